@@ -1,0 +1,677 @@
+//! Instructions and terminators.
+//!
+//! Every operand is a [`Reg`]: constants are registers too, defined once in the
+//! function's constant table, so the interpreter reads every operand the same way.
+//! Opcode and predicate names are LLVM's mnemonics.
+
+use crate::entities::{Block, BranchSite, Func, OpSite, Reg};
+use crate::types::{FloatTy, Type};
+
+/// Integer binary operations (`add` .. `xor`), with LLVM semantics on two's complement.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub enum IntBinOp {
+    Add,
+    Sub,
+    Mul,
+    Udiv,
+    Sdiv,
+    Urem,
+    Srem,
+    Shl,
+    Lshr,
+    Ashr,
+    And,
+    Or,
+    Xor,
+}
+
+/// Floating-point binary operations; each one is an [`OpSite`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub enum FloatBinOp {
+    Fadd,
+    Fsub,
+    Fmul,
+    Fdiv,
+    Frem,
+}
+
+/// Integer comparison predicates.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub enum IntPred {
+    Eq,
+    Ne,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Sgt,
+    Sge,
+    Slt,
+    Sle,
+}
+
+/// Floating-point comparison predicates (ordered `o*`, unordered `u*`, constant `true`/`false`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub enum FloatPred {
+    False,
+    Oeq,
+    Ogt,
+    Oge,
+    Olt,
+    Ole,
+    One,
+    Ord,
+    Ueq,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Une,
+    Uno,
+    True,
+}
+
+/// Conversions between types.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub enum CastOp {
+    Trunc,
+    Zext,
+    Sext,
+    Fptrunc,
+    Fpext,
+    Fptoui,
+    Fptosi,
+    Uitofp,
+    Sitofp,
+    Ptrtoint,
+    Inttoptr,
+    Bitcast,
+}
+
+/// A C math function or LLVM floating-point intrinsic, evaluated as the host libm does.
+///
+/// The format (`sin` vs `sinf`) is carried separately by [`MathCall`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub enum MathFn {
+    // Unary f -> f.
+    Fabs,
+    Sqrt,
+    Cbrt,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    Rint,
+    Nearbyint,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Logb,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Erf,
+    Erfc,
+    Tgamma,
+    Lgamma,
+    J0,
+    J1,
+    Y0,
+    Y1,
+    // Binary (f, f) -> f.
+    Pow,
+    Atan2,
+    Fmod,
+    Remainder,
+    Hypot,
+    Copysign,
+    Fmin,
+    Fmax,
+    Fdim,
+    Nextafter,
+    Minnum,
+    Maxnum,
+    // Ternary (f, f, f) -> f.
+    Fma,
+    Fmuladd,
+    // (f, int) -> f.
+    Ldexp,
+    Scalbn,
+    // f -> int.
+    Ilogb,
+    Lround,
+    Llround,
+    Lrint,
+    Llrint,
+    // (f, ptr) -> f: the second result is stored through the pointer.
+    Frexp,
+    Modf,
+}
+
+/// How a math function's operands and result are typed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MathShape {
+    /// `f -> f`.
+    Unary,
+    /// `(f, f) -> f`.
+    Binary,
+    /// `(f, f, f) -> f`.
+    Ternary,
+    /// `(f, i32) -> f`.
+    FloatInt,
+    /// `f -> int` (the result width comes from the call's destination register).
+    ToInt,
+    /// `(f, ptr) -> f`, writing a second result to memory.
+    FloatPtr,
+}
+
+impl MathFn {
+    /// Every math function, in declaration order.
+    pub const ALL: &'static [MathFn] = &[
+        MathFn::Fabs,
+        MathFn::Sqrt,
+        MathFn::Cbrt,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Trunc,
+        MathFn::Round,
+        MathFn::Rint,
+        MathFn::Nearbyint,
+        MathFn::Exp,
+        MathFn::Exp2,
+        MathFn::Expm1,
+        MathFn::Log,
+        MathFn::Log2,
+        MathFn::Log10,
+        MathFn::Log1p,
+        MathFn::Logb,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Tanh,
+        MathFn::Asinh,
+        MathFn::Acosh,
+        MathFn::Atanh,
+        MathFn::Erf,
+        MathFn::Erfc,
+        MathFn::Tgamma,
+        MathFn::Lgamma,
+        MathFn::J0,
+        MathFn::J1,
+        MathFn::Y0,
+        MathFn::Y1,
+        MathFn::Pow,
+        MathFn::Atan2,
+        MathFn::Fmod,
+        MathFn::Remainder,
+        MathFn::Hypot,
+        MathFn::Copysign,
+        MathFn::Fmin,
+        MathFn::Fmax,
+        MathFn::Fdim,
+        MathFn::Nextafter,
+        MathFn::Minnum,
+        MathFn::Maxnum,
+        MathFn::Fma,
+        MathFn::Fmuladd,
+        MathFn::Ldexp,
+        MathFn::Scalbn,
+        MathFn::Ilogb,
+        MathFn::Lround,
+        MathFn::Llround,
+        MathFn::Lrint,
+        MathFn::Llrint,
+        MathFn::Frexp,
+        MathFn::Modf,
+    ];
+
+    /// The operand/result shape.
+    pub fn shape(self) -> MathShape {
+        use MathFn::*;
+        match self {
+            Pow | Atan2 | Fmod | Remainder | Hypot | Copysign | Fmin | Fmax | Fdim | Nextafter
+            | Minnum | Maxnum => MathShape::Binary,
+            Fma | Fmuladd => MathShape::Ternary,
+            Ldexp | Scalbn => MathShape::FloatInt,
+            Ilogb | Lround | Llround | Lrint | Llrint => MathShape::ToInt,
+            Frexp | Modf => MathShape::FloatPtr,
+            _ => MathShape::Unary,
+        }
+    }
+
+    /// The IR text name (the C double-precision name, or the LLVM intrinsic stem).
+    pub fn name(self) -> &'static str {
+        use MathFn::*;
+        match self {
+            Fabs => "fabs",
+            Sqrt => "sqrt",
+            Cbrt => "cbrt",
+            Floor => "floor",
+            Ceil => "ceil",
+            Trunc => "trunc",
+            Round => "round",
+            Rint => "rint",
+            Nearbyint => "nearbyint",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Expm1 => "expm1",
+            Log => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Log1p => "log1p",
+            Logb => "logb",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Asinh => "asinh",
+            Acosh => "acosh",
+            Atanh => "atanh",
+            Erf => "erf",
+            Erfc => "erfc",
+            Tgamma => "tgamma",
+            Lgamma => "lgamma",
+            J0 => "j0",
+            J1 => "j1",
+            Y0 => "y0",
+            Y1 => "y1",
+            Pow => "pow",
+            Atan2 => "atan2",
+            Fmod => "fmod",
+            Remainder => "remainder",
+            Hypot => "hypot",
+            Copysign => "copysign",
+            Fmin => "fmin",
+            Fmax => "fmax",
+            Fdim => "fdim",
+            Nextafter => "nextafter",
+            Minnum => "minnum",
+            Maxnum => "maxnum",
+            Fma => "fma",
+            Fmuladd => "fmuladd",
+            Ldexp => "ldexp",
+            Scalbn => "scalbn",
+            Ilogb => "ilogb",
+            Lround => "lround",
+            Llround => "llround",
+            Lrint => "lrint",
+            Llrint => "llrint",
+            Frexp => "frexp",
+            Modf => "modf",
+        }
+    }
+
+    /// Looks a function up by its IR text name.
+    pub fn from_name(name: &str) -> Option<MathFn> {
+        MathFn::ALL.iter().copied().find(|m| m.name() == name)
+    }
+}
+
+/// A call of a math function at one format.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct MathCall {
+    /// Which function.
+    pub func: MathFn,
+    /// The format of its floating-point operands and result.
+    pub ty: FloatTy,
+}
+
+/// Memory and bit-manipulation intrinsics and the few libc functions with fixed meaning.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub enum Builtin {
+    /// `(dst, src, len)`.
+    Memcpy,
+    /// `(dst, src, len)`, overlapping allowed.
+    Memmove,
+    /// `(dst, byte, len)`.
+    Memset,
+    /// `(size) -> ptr`.
+    Malloc,
+    /// `(count, size) -> ptr`.
+    Calloc,
+    /// `(ptr, size) -> ptr`.
+    Realloc,
+    /// `(ptr)`.
+    Free,
+    /// Terminates the run with a trap.
+    Abort,
+    /// `(code)`: terminates the run.
+    Exit,
+    /// `__assert_fail`: terminates the run with a trap.
+    AssertFail,
+    /// `llvm.ctpop`.
+    Ctpop,
+    /// `llvm.ctlz` (second operand: zero is poison; ignored).
+    Ctlz,
+    /// `llvm.cttz`.
+    Cttz,
+    /// `llvm.bswap`.
+    Bswap,
+    /// `llvm.abs`.
+    Abs,
+    /// `llvm.smax`.
+    Smax,
+    /// `llvm.smin`.
+    Smin,
+    /// `llvm.umax`.
+    Umax,
+    /// `llvm.umin`.
+    Umin,
+    /// `llvm.stacksave -> ptr`.
+    StackSave,
+    /// `llvm.stackrestore(ptr)`.
+    StackRestore,
+}
+
+impl Builtin {
+    /// Every builtin.
+    pub const ALL: &'static [Builtin] = &[
+        Builtin::Memcpy,
+        Builtin::Memmove,
+        Builtin::Memset,
+        Builtin::Malloc,
+        Builtin::Calloc,
+        Builtin::Realloc,
+        Builtin::Free,
+        Builtin::Abort,
+        Builtin::Exit,
+        Builtin::AssertFail,
+        Builtin::Ctpop,
+        Builtin::Ctlz,
+        Builtin::Cttz,
+        Builtin::Bswap,
+        Builtin::Abs,
+        Builtin::Smax,
+        Builtin::Smin,
+        Builtin::Umax,
+        Builtin::Umin,
+        Builtin::StackSave,
+        Builtin::StackRestore,
+    ];
+
+    /// IR text name.
+    pub fn name(self) -> &'static str {
+        use Builtin::*;
+        match self {
+            Memcpy => "memcpy",
+            Memmove => "memmove",
+            Memset => "memset",
+            Malloc => "malloc",
+            Calloc => "calloc",
+            Realloc => "realloc",
+            Free => "free",
+            Abort => "abort",
+            Exit => "exit",
+            AssertFail => "assert_fail",
+            Ctpop => "ctpop",
+            Ctlz => "ctlz",
+            Cttz => "cttz",
+            Bswap => "bswap",
+            Abs => "abs",
+            Smax => "smax",
+            Smin => "smin",
+            Umax => "umax",
+            Umin => "umin",
+            StackSave => "stacksave",
+            StackRestore => "stackrestore",
+        }
+    }
+
+    /// Looks a builtin up by its IR text name.
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        Builtin::ALL.iter().copied().find(|b| b.name() == name)
+    }
+}
+
+/// What a call instruction calls.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Callee {
+    /// A function defined in the module.
+    Direct(Func),
+    /// A function pointer held in a register.
+    Indirect(Reg),
+    /// A math function; the call is an [`OpSite`].
+    Math(MathCall, OpSite),
+    /// A builtin with fixed meaning.
+    Builtin(Builtin),
+    /// A function neither defined nor known, by index into `Module::externals`; calling it traps.
+    External(u32),
+}
+
+/// One `index * scale` term of an address computation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct IndexTerm {
+    /// The index register (an integer, sign-extended to 64 bits).
+    pub index: Reg,
+    /// Bytes per unit of index.
+    pub scale: i64,
+}
+
+/// A non-terminator instruction. Its result register, if any, is [`Inst::dest`].
+#[derive(Clone, PartialEq, Debug)]
+pub enum InstKind {
+    /// Integer arithmetic at type `ty`.
+    IntBin {
+        /// The operation.
+        op: IntBinOp,
+        /// Operand and result type.
+        ty: Type,
+        /// Left operand.
+        lhs: Reg,
+        /// Right operand.
+        rhs: Reg,
+    },
+    /// Floating-point arithmetic; an op site.
+    FloatBin {
+        /// The operation.
+        op: FloatBinOp,
+        /// Operand and result format.
+        ty: FloatTy,
+        /// Left operand.
+        lhs: Reg,
+        /// Right operand.
+        rhs: Reg,
+        /// The op site of this operation.
+        site: OpSite,
+    },
+    /// Floating-point negation (sign flip, exact).
+    Fneg {
+        /// Operand format.
+        ty: FloatTy,
+        /// Operand.
+        arg: Reg,
+    },
+    /// Integer or pointer comparison producing `i1`.
+    Icmp {
+        /// Predicate.
+        pred: IntPred,
+        /// Operand type.
+        ty: Type,
+        /// Left operand.
+        lhs: Reg,
+        /// Right operand.
+        rhs: Reg,
+    },
+    /// Floating-point comparison producing `i1`.
+    Fcmp {
+        /// Predicate.
+        pred: FloatPred,
+        /// Operand format.
+        ty: FloatTy,
+        /// Left operand.
+        lhs: Reg,
+        /// Right operand.
+        rhs: Reg,
+    },
+    /// Conversion from type `from` to type `to`.
+    Cast {
+        /// The conversion.
+        op: CastOp,
+        /// Source type.
+        from: Type,
+        /// Result type.
+        to: Type,
+        /// Operand.
+        arg: Reg,
+    },
+    /// `cond ? if_true : if_false`.
+    Select {
+        /// Result type.
+        ty: Type,
+        /// `i1` condition.
+        cond: Reg,
+        /// Value when true.
+        if_true: Reg,
+        /// Value when false.
+        if_false: Reg,
+    },
+    /// Little-endian load of `ty` from `addr`.
+    Load {
+        /// Loaded type.
+        ty: Type,
+        /// Address.
+        addr: Reg,
+    },
+    /// Little-endian store of `value` (of type `ty`) to `addr`.
+    Store {
+        /// Stored type.
+        ty: Type,
+        /// Address.
+        addr: Reg,
+        /// Value.
+        value: Reg,
+    },
+    /// Stack allocation of `size * count` bytes aligned to `align`; freed on return.
+    Alloca {
+        /// Bytes per element.
+        size: u64,
+        /// Element count register (`None` means 1).
+        count: Option<Reg>,
+        /// Alignment in bytes.
+        align: u32,
+    },
+    /// Address arithmetic: `base + offset + sum(index * scale)`.
+    PtrOffset {
+        /// Base address.
+        base: Reg,
+        /// Constant byte offset.
+        offset: i64,
+        /// Variable terms.
+        terms: Vec<IndexTerm>,
+    },
+    /// A call; `dest` receives the result if the callee returns one.
+    Call {
+        /// What is called.
+        callee: Callee,
+        /// Arguments.
+        args: Vec<Reg>,
+    },
+}
+
+/// An instruction with its optional result register.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Inst {
+    /// Result register.
+    pub dest: Option<Reg>,
+    /// Operation.
+    pub kind: InstKind,
+}
+
+/// A jump target with the values passed to the block's parameters.
+#[derive(Clone, PartialEq, Debug)]
+pub struct BlockCall {
+    /// Target block.
+    pub block: Block,
+    /// Arguments, one per parameter of `block`.
+    pub args: Vec<Reg>,
+}
+
+/// One case of a switch.
+#[derive(Clone, PartialEq, Debug)]
+pub struct SwitchCase {
+    /// Case value (bits of the scrutinee's type, zero-extended).
+    pub value: u64,
+    /// Where it goes.
+    pub target: BlockCall,
+}
+
+/// How a block ends.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Terminator {
+    /// Unconditional jump.
+    Jump(BlockCall),
+    /// Two-way branch on an `i1`; a branch site.
+    Br {
+        /// Condition.
+        cond: Reg,
+        /// Target when true.
+        then_to: BlockCall,
+        /// Target when false.
+        else_to: BlockCall,
+        /// Its site.
+        site: BranchSite,
+    },
+    /// Multi-way branch on an integer; a branch site.
+    Switch {
+        /// Scrutinee type.
+        ty: Type,
+        /// Scrutinee.
+        value: Reg,
+        /// Cases, in source order.
+        cases: Vec<SwitchCase>,
+        /// Target when no case matches.
+        default: BlockCall,
+        /// Its site.
+        site: BranchSite,
+    },
+    /// Return, with a value unless the function returns void.
+    Ret(Option<Reg>),
+    /// Reaching it is a trap.
+    Unreachable,
+}
+
+impl Terminator {
+    /// All jump targets, in order (then/else; cases then default).
+    pub fn targets(&self) -> Vec<&BlockCall> {
+        match self {
+            Terminator::Jump(t) => vec![t],
+            Terminator::Br {
+                then_to, else_to, ..
+            } => vec![then_to, else_to],
+            Terminator::Switch { cases, default, .. } => {
+                cases.iter().map(|c| &c.target).chain([default]).collect()
+            }
+            Terminator::Ret(_) | Terminator::Unreachable => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! `fpir`: fpforge's lowered intermediate representation.
+//!
+//! A compact, typed, register-based IR that every engine runs through one interpreter.
+//! Functions own typed tables of registers and blocks; blocks take parameters instead
+//! of phis; constants are registers defined in a per-function table; every conditional
+//! branch or switch is a numbered [`BranchSite`] and every floating-point operation or
+//! math call a numbered [`OpSite`], each with its source location.
+//!
+//! The IR has a text form ([`write`] prints it, [`parse`] reads it back) and a
+//! [`verify`] pass that checks the invariants listed in its module docs.
+
+#![deny(missing_docs)]
+
+pub mod entities;
+pub mod float_text;
+pub mod inst;
+pub mod module;
+pub mod parse;
+pub mod types;
+pub mod verify;
+pub mod write;
+
+pub use entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
+pub use inst::{
+    BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
+    IntPred, MathCall, MathFn, MathShape, SwitchCase, Terminator,
+};
+pub use module::{
+    AddrBase, BlockData, BranchKind, BranchSiteData, CmpPred, Comparison, Const, Function,
+    GlobalData, Module, OpKind, OpSiteData, Reloc, SiteIndexError, SrcLoc,
+};
+pub use parse::{parse_module, ParseError};
+pub use types::{FloatTy, Type};
+pub use verify::{verify_module, VerifyError};
+pub use write::write_module;

@@ -1,0 +1,104 @@
+//! Value types of the IR: integers of 1 to 64 bits, binary32, binary64 and pointers.
+//!
+//! Registers hold scalars only. Aggregates live in memory and are reached through
+//! pointers; lowering turns LLVM aggregate types into byte offsets.
+
+use std::fmt;
+
+/// A floating-point format.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum FloatTy {
+    /// IEEE 754 binary32 (`float`).
+    F32,
+    /// IEEE 754 binary64 (`double`).
+    F64,
+}
+
+impl FloatTy {
+    /// Size in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            FloatTy::F32 => 4,
+            FloatTy::F64 => 8,
+        }
+    }
+}
+
+/// The type of a register or of a memory access.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Type {
+    /// An integer of the given width in bits (1..=64).
+    Int(u8),
+    /// A floating-point value.
+    Float(FloatTy),
+    /// A 64-bit address.
+    Ptr,
+}
+
+impl Type {
+    /// `i1`, the type of conditions.
+    pub const BOOL: Type = Type::Int(1);
+    /// `i8`.
+    pub const I8: Type = Type::Int(8);
+    /// `i32`.
+    pub const I32: Type = Type::Int(32);
+    /// `i64`.
+    pub const I64: Type = Type::Int(64);
+    /// `f32`.
+    pub const F32: Type = Type::Float(FloatTy::F32);
+    /// `f64`.
+    pub const F64: Type = Type::Float(FloatTy::F64);
+
+    /// Size in memory, in bytes (`i1` occupies one byte, as in LLVM).
+    pub fn bytes(self) -> u32 {
+        match self {
+            Type::Int(bits) => u32::from(bits).div_ceil(8),
+            Type::Float(f) => f.bytes(),
+            Type::Ptr => 8,
+        }
+    }
+
+    /// Width of the value in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            Type::Int(bits) => u32::from(bits),
+            Type::Float(f) => f.bytes() * 8,
+            Type::Ptr => 64,
+        }
+    }
+
+    /// The float format, if this is a float type.
+    pub fn as_float(self) -> Option<FloatTy> {
+        match self {
+            Type::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// True for integer types.
+    pub fn is_int(self) -> bool {
+        matches!(self, Type::Int(_))
+    }
+}
+
+impl fmt::Display for FloatTy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FloatTy::F32 => "f32",
+            FloatTy::F64 => "f64",
+        })
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Int(bits) => write!(f, "i{bits}"),
+            Type::Float(ft) => write!(f, "{ft}"),
+            Type::Ptr => f.write_str("ptr"),
+        }
+    }
+}
+
+/// The result type of a function: a scalar or nothing.
+pub type RetType = Option<Type>;
