@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up, builds fpforge, and runs it on the bundled example: lists the branch and op
+# sites of a small fdlibm-style function and runs it on a few inputs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+cargo build --release -q -p fpforge-cli
+fpforge=target/release/fpforge
+example=examples/ieee_classify.c
+set -x
+"$fpforge" sites "$example" -f classify
+"$fpforge" run "$example" -f classify 0x1p-1030
+"$fpforge" run "$example" -f classify -- -inf
+"$fpforge" run "$example" -f scaled_norm '[3, 4, 0x1p-1074]' 3

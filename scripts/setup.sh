@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what fpforge needs beyond the base image: clang-14 (the C/C++ frontend),
+# the LLVM 14 tools, and the C libraries some crates build against. Idempotent and quick
+# when everything is present. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(clang-14 llvm-14 llvm-14-dev libz3-dev m4 gcc)
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+for tool in clang-14 opt-14 llvm-link-14 llvm-dis-14; do
+  command -v "$tool" >/dev/null || { echo "setup: $tool not found after install" >&2; exit 1; }
+done
+command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust (rustup) first" >&2; exit 1; }
