@@ -1,0 +1,22 @@
+//! `fpforge-search`: derivative-free minimization for test-input generation.
+//!
+//! Engines minimize functions such as CoverMe's representing function, whose zeros are
+//! the inputs they want. Each minimizer is a small algorithm module driven through one
+//! [`Evaluator`] that owns the budget (evaluations, wall-clock deadline), the target value
+//! that ends the search early, the best point so far, and the reason a search stopped.
+//!
+//! Searches run either in real coordinates or in the ordered-bits space of binary64
+//! ([`Space::OrderedBits`]), where a unit step is one ulp and large steps cross binades,
+//! so subnormals, huge values and signed zeros are as reachable as 1.0.
+
+#![deny(missing_docs)]
+
+pub mod basinhopping;
+pub mod evaluator;
+pub mod powell;
+pub mod space;
+
+pub use basinhopping::{basinhopping, BasinhoppingConfig};
+pub use evaluator::{Budget, Evaluator, Outcome, Stop, StopReason};
+pub use powell::{powell, PowellConfig};
+pub use space::Space;
