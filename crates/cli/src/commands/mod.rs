@@ -1,0 +1,5 @@
+//! One module per subcommand: parse its flags, call the libraries, print its report.
+
+pub mod ir;
+pub mod run;
+pub mod sites;

@@ -1,0 +1,240 @@
+//! `fpforge run`: execute a function on given arguments with the concrete interpreter and
+//! report its result, the output arrays, the branch sites taken and any trap.
+
+use crate::inputs::{split_items, Loaded, ProgramArgs};
+use crate::values::{compact, parse_arg, show, ShownValue};
+use crate::EXIT_TRAPPED;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use fpforge_exec::{
+    Arg, BranchOutcome, BranchTrace, Concrete, ExecConfig, Interpreter, Outcome, Trap,
+};
+use fpir::{BranchSite, Module, Terminator};
+use serde::Serialize;
+use std::process::ExitCode;
+
+/// Flags of `fpforge run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories, then the function's arguments:
+    /// floats (`1.5`, `0x1.8p+1`, `-inf`, `nan`, `raw:7ff8000000000001`), integers,
+    /// arrays for pointer parameters (`[1.5, 0x1p-3]`). Negative decimal numbers work
+    /// as they are; put `--` before other arguments that start with `-` (`-inf`, `-0x1p-3`).
+    #[arg(required = true, allow_negative_numbers = true)]
+    items: Vec<String>,
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// Instruction budget; running out is reported as a trap.
+    #[arg(long, value_name = "N")]
+    fuel: Option<u64>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct BranchRow {
+    site: String,
+    outcome: String,
+    location: String,
+}
+
+#[derive(Serialize)]
+struct ArrayRow {
+    parameter: String,
+    values: Vec<ShownValue>,
+}
+
+#[derive(Serialize)]
+struct RunReport {
+    function: String,
+    arguments: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    returned: Option<ShownValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trap: Option<String>,
+    arrays: Vec<ArrayRow>,
+    branches: Vec<BranchRow>,
+    steps: u64,
+}
+
+/// Runs `fpforge run`.
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    let (paths, arg_texts) = split_items(&args.items)?;
+    let loaded = args.program.load(&paths)?;
+    let call_args = parse_call_args(&loaded, &arg_texts)?;
+    let mut config = ExecConfig::default();
+    if let Some(fuel) = args.fuel {
+        config = config.with_fuel(fuel);
+    }
+    let mut interp = Interpreter::new(&loaded.module, Concrete, BranchTrace::default(), config)?;
+    let run = interp.call(loaded.func, &call_args)?;
+    let report = build_report(&loaded, &arg_texts, &call_args, &run, interp.observer());
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_text(&report);
+    }
+    Ok(if report.trap.is_some() {
+        ExitCode::from(EXIT_TRAPPED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn parse_call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
+    let func = &loaded.module.funcs[loaded.func];
+    let types = func.param_types();
+    if texts.len() != types.len() {
+        bail!(
+            "`{}` takes {} argument(s) ({}), {} given",
+            func.name,
+            types.len(),
+            signature(&loaded.module, loaded.func),
+            texts.len()
+        );
+    }
+    texts
+        .iter()
+        .zip(&types)
+        .enumerate()
+        .map(|(i, (text, &ty))| {
+            let pointee = func.param_pointees.get(i).copied().flatten();
+            parse_arg(text, ty, pointee)
+                .with_context(|| format!("argument {} of `{}`", i + 1, func.name))
+        })
+        .collect()
+}
+
+/// `x: f64, a: ptr<f64>` for error messages.
+fn signature(module: &Module, func: fpir::Func) -> String {
+    let f = &module.funcs[func];
+    f.param_types()
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| {
+            let name = f
+                .param_names
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| format!("arg{}", i + 1));
+            match f.param_pointees.get(i).copied().flatten() {
+                Some(p) => format!("{name}: {p}*"),
+                None => format!("{name}: {ty}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn build_report(
+    loaded: &Loaded,
+    arg_texts: &[String],
+    call_args: &[Arg],
+    run: &fpforge_exec::Run<u64>,
+    trace: &BranchTrace,
+) -> RunReport {
+    let module = &loaded.module;
+    let func = &module.funcs[loaded.func];
+    let (returned, trap) = match &run.outcome {
+        Outcome::Returned(value) => (
+            value.and_then(|bits| func.ret.map(|ty| show(ty, bits))),
+            None,
+        ),
+        Outcome::Trapped(trap) => (None, Some(describe_trap(module, trap))),
+    };
+    let array_params = call_args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match a {
+            Arg::Array { elem, .. } => Some((i, *elem)),
+            Arg::Scalar(_) => None,
+        });
+    let arrays = array_params
+        .zip(&run.arrays)
+        .map(|((i, elem), values)| ArrayRow {
+            parameter: func
+                .param_names
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| format!("arg{}", i + 1)),
+            values: values.iter().map(|&bits| show(elem, bits)).collect(),
+        })
+        .collect();
+    let branches = trace
+        .events
+        .iter()
+        .map(|(site, outcome)| BranchRow {
+            site: site.to_string(),
+            outcome: outcome_text(module, *site, *outcome),
+            location: module.describe_loc(module.branch_sites[*site].loc),
+        })
+        .collect();
+    RunReport {
+        function: func.name.clone(),
+        arguments: arg_texts.to_vec(),
+        returned,
+        trap,
+        arrays,
+        branches,
+        steps: run.steps,
+    }
+}
+
+/// `out-of-bounds access of 8 bytes at 0x... in lookup at file.c:6:12`.
+fn describe_trap(module: &Module, trap: &Trap) -> String {
+    let func = module
+        .funcs
+        .get(trap.func)
+        .map_or("?", |f| f.name.as_str());
+    format!("{} in {func} at {}", trap.kind, module.describe_loc(trap.loc))
+}
+
+/// `T`/`F` for conditional branches; the case value or `default` for switches.
+fn outcome_text(module: &Module, site: BranchSite, outcome: BranchOutcome) -> String {
+    match outcome {
+        BranchOutcome::Cond(true) => "T".to_string(),
+        BranchOutcome::Cond(false) => "F".to_string(),
+        BranchOutcome::Case(None) => "default".to_string(),
+        BranchOutcome::Case(Some(index)) => {
+            let data = &module.branch_sites[site];
+            let term = &module.funcs[data.func].blocks[data.block].term;
+            match term {
+                Terminator::Switch { ty, cases, .. } => cases
+                    .get(index as usize)
+                    .map(|c| format!("case {}", compact(*ty, c.value)))
+                    .unwrap_or_else(|| format!("case #{index}")),
+                _ => format!("case #{index}"),
+            }
+        }
+    }
+}
+
+fn print_text(report: &RunReport) {
+    let call = format!("{}({})", report.function, report.arguments.join(", "));
+    match (&report.returned, &report.trap) {
+        (_, Some(trap)) => println!("{call} trapped: {trap}"),
+        (Some(v), None) if v.ty.starts_with('f') => {
+            println!("{call} = {}  ({} {})", v.exact, v.ty, v.decimal)
+        }
+        (Some(v), None) => println!("{call} = {}  ({} {})", v.decimal, v.ty, v.exact),
+        (None, None) => println!("{call} returned"),
+    }
+    for array in &report.arrays {
+        let items: Vec<&str> = array.values.iter().map(|v| v.exact.as_str()).collect();
+        println!("  {} = [{}]", array.parameter, items.join(", "));
+    }
+    let taken: Vec<String> = report
+        .branches
+        .iter()
+        .map(|b| format!("{}:{}", b.site, b.outcome))
+        .collect();
+    println!("branches ({}): {}", taken.len(), taken.join(" "));
+    let mut listed = std::collections::HashSet::new();
+    for b in report.branches.iter().filter(|b| listed.insert(&b.site)) {
+        println!("  {:<6} {}", b.site, b.location);
+    }
+    println!("steps: {}", report.steps);
+}

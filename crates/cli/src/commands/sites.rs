@@ -1,0 +1,123 @@
+//! `fpforge sites`: the branch and op sites of a function, with source locations.
+
+use crate::inputs::{split_items, ProgramArgs};
+use anyhow::Result;
+use clap::Args;
+use fpir::write::{float_bin_name, float_pred_name, int_pred_name};
+use fpir::{BranchKind, CmpPred, Func, Module, OpKind};
+use serde::Serialize;
+use std::process::ExitCode;
+
+/// Flags of `fpforge sites`.
+#[derive(Args, Debug)]
+pub struct SitesArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories.
+    #[arg(required = true)]
+    items: Vec<String>,
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// Include the sites of every function the entry function may call.
+    #[arg(long)]
+    deep: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct SiteRow {
+    id: String,
+    function: String,
+    location: String,
+    what: String,
+}
+
+#[derive(Serialize)]
+struct SitesReport {
+    function: String,
+    branch_sites: Vec<SiteRow>,
+    op_sites: Vec<SiteRow>,
+}
+
+/// Runs `fpforge sites`.
+pub fn run(args: SitesArgs) -> Result<ExitCode> {
+    let (paths, _) = split_items(&args.items)?;
+    let loaded = args.program.load(&paths)?;
+    let funcs = if args.deep {
+        loaded.module.reachable_funcs(loaded.func)
+    } else {
+        vec![loaded.func]
+    };
+    let report = collect(&loaded.module, &funcs, &args.program.function);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_table(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn collect(module: &Module, funcs: &[Func], entry: &str) -> SitesReport {
+    let name = |f: Func| module.funcs[f].name.clone();
+    let branch_sites = module
+        .branch_sites
+        .iter()
+        .filter(|(_, s)| funcs.contains(&s.func))
+        .map(|(id, s)| SiteRow {
+            id: id.to_string(),
+            function: name(s.func),
+            location: module.describe_loc(s.loc),
+            what: describe_branch(s.kind, s.cmp.as_ref()),
+        })
+        .collect();
+    let op_sites = module
+        .op_sites
+        .iter()
+        .filter(|(_, s)| funcs.contains(&s.func))
+        .map(|(id, s)| SiteRow {
+            id: id.to_string(),
+            function: name(s.func),
+            location: module.describe_loc(s.loc),
+            what: match s.kind {
+                OpKind::Arith(op, ty) => format!("{} {ty}", float_bin_name(op)),
+                OpKind::Math(call) => format!("{}.{}", call.func.name(), call.ty),
+            },
+        })
+        .collect();
+    SitesReport {
+        function: entry.to_string(),
+        branch_sites,
+        op_sites,
+    }
+}
+
+fn describe_branch(kind: BranchKind, cmp: Option<&fpir::Comparison>) -> String {
+    match (kind, cmp) {
+        (BranchKind::Switch { cases }, _) => format!("switch, {cases} cases + default"),
+        (BranchKind::Cond, Some(c)) => {
+            let pred = match c.pred {
+                CmpPred::Int(p) => format!("icmp {}", int_pred_name(p)),
+                CmpPred::Float(p) => format!("fcmp {}", float_pred_name(p)),
+            };
+            let not = if c.negated { "not " } else { "" };
+            format!("{not}{pred} {} {}, {}", c.ty, c.lhs, c.rhs)
+        }
+        (BranchKind::Cond, None) => "condition not from a comparison".to_string(),
+    }
+}
+
+fn print_table(report: &SitesReport) {
+    for (title, rows) in [
+        ("branch sites", &report.branch_sites),
+        ("op sites", &report.op_sites),
+    ] {
+        println!("{title} of {} ({}):", report.function, rows.len());
+        let width = rows.iter().map(|r| r.location.len()).max().unwrap_or(0);
+        for row in rows.iter() {
+            println!(
+                "  {:<6} {:<width$}  {:<12} {}",
+                row.id, row.location, row.function, row.what
+            );
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! `fpforge`: generate and check test inputs for floating-point C/C++ code.
+//!
+//! The binary is thin: it turns flags into validated inputs and configs (`inputs`),
+//! calls the library crates, and prints reports (`commands`). Errors print as one line
+//! naming the cause (and the location when there is one) and exit non-zero.
+
+mod commands;
+mod inputs;
+mod values;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Test-input generation for floating-point C/C++ code.
+#[derive(Parser, Debug)]
+#[command(name = "fpforge", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a function on given arguments and show its result, branches taken and traps.
+    Run(commands::run::RunArgs),
+    /// List the branch and floating-point op sites of a function with source locations.
+    Sites(commands::sites::SitesArgs),
+    /// Print the lowered IR (fpir text form) of the inputs.
+    Ir(commands::ir::IrArgs),
+}
+
+/// Exit code of a run whose program trapped (out-of-bounds access, fuel exhausted, ...).
+pub const EXIT_TRAPPED: u8 = 3;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => commands::run::run(args),
+        Command::Sites(args) => commands::sites::run(args),
+        Command::Ir(args) => commands::ir::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Reading argument values from the command line and printing result values.
+//!
+//! Floats accept decimal, C99 hex (`0x1.8p+1`), `inf`/`-inf`/`nan` and `raw:` + hex bits;
+//! integers accept decimal or `0x` hex; arrays are `[v, v, ...]` and are passed by
+//! pointer to the pointee type the function's parameter declares.
+
+use anyhow::{anyhow, bail, Context, Result};
+use fpforge_exec::Arg;
+use fpir::float_text::{format_decimal, format_exact, parse_float};
+use fpir::Type;
+
+/// Parses the text of one argument for a parameter of type `ty` (with optional pointee).
+pub fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Result<Arg> {
+    let trimmed = text.trim();
+    if let Some(inner) = trimmed.strip_prefix('[') {
+        let Some(inner) = inner.strip_suffix(']') else {
+            bail!("array `{text}` has no closing `]`");
+        };
+        if ty != Type::Ptr {
+            bail!("`{text}` is an array but the parameter is {ty}");
+        }
+        let elem = pointee.unwrap_or(Type::F64);
+        let values = inner
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|item| parse_scalar(item, elem))
+            .collect::<Result<Vec<u64>>>()?;
+        return Ok(Arg::Array { elem, values });
+    }
+    if ty == Type::Ptr {
+        let elem = pointee.unwrap_or(Type::F64);
+        let value = parse_scalar(trimmed, elem)
+            .with_context(|| format!("pointer parameter: give an array like `[{trimmed}]`"))?;
+        return Ok(Arg::Array {
+            elem,
+            values: vec![value],
+        });
+    }
+    Ok(Arg::Scalar(parse_scalar(trimmed, ty)?))
+}
+
+/// Parses a scalar of type `ty` into its raw bits (integers truncated to the width
+/// after a range check).
+pub fn parse_scalar(text: &str, ty: Type) -> Result<u64> {
+    match ty {
+        Type::Float(ft) => Ok(parse_float(ft, text)?),
+        Type::Int(width) => parse_int(text, width),
+        Type::Ptr => bail!("cannot pass `{text}` as a raw pointer"),
+    }
+}
+
+fn parse_int(text: &str, width: u8) -> Result<u64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let magnitude = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => digits.parse::<u64>(),
+    }
+    .map_err(|_| anyhow!("`{text}` is not an integer"))?;
+    let bits = u32::from(width);
+    let unsigned_max = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let signed_min_magnitude = 1u64 << (bits - 1);
+    if (negative && magnitude > signed_min_magnitude) || (!negative && magnitude > unsigned_max)
+    {
+        bail!("`{text}` does not fit in i{width}");
+    }
+    let value = if negative {
+        magnitude.wrapping_neg()
+    } else {
+        magnitude
+    };
+    Ok(value & unsigned_max)
+}
+
+/// A value printed for people and machines.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ShownValue {
+    /// IR type name.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Exact text: hex float, `raw:` NaN, or integer.
+    pub exact: String,
+    /// Shortest round-trip decimal (floats) or signed decimal (ints).
+    pub decimal: String,
+}
+
+/// Shows `bits` of type `ty`.
+pub fn show(ty: Type, bits: u64) -> ShownValue {
+    let (exact, decimal) = match ty {
+        Type::Float(ft) => (format_exact(ft, bits), format_decimal(ft, bits)),
+        Type::Int(width) => {
+            let shift = 64 - u32::from(width);
+            let signed = ((bits << shift) as i64) >> shift;
+            (format!("{:#x}", bits), signed.to_string())
+        }
+        Type::Ptr => (format!("{bits:#x}"), format!("{bits:#x}")),
+    };
+    ShownValue {
+        ty: ty.to_string(),
+        exact,
+        decimal,
+    }
+}
+
+/// Formats one value compactly: hex float for floats, signed decimal for integers.
+pub fn compact(ty: Type, bits: u64) -> String {
+    let shown = show(ty, bits);
+    match ty {
+        Type::Float(_) => shown.exact,
+        _ => shown.decimal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_range_checked_and_truncated() {
+        assert_eq!(parse_scalar("-1", Type::I32).unwrap(), 0xffff_ffff);
+        assert_eq!(parse_scalar("0x10", Type::I8).unwrap(), 16);
+        assert!(parse_scalar("256", Type::I8).is_err());
+        assert!(parse_scalar("-129", Type::I8).is_err());
+        assert_eq!(parse_scalar("-128", Type::I8).unwrap(), 0x80);
+        assert!(parse_scalar("1.5", Type::I32).is_err());
+    }
+
+    #[test]
+    fn arrays_take_the_pointee_type() {
+        let arg = parse_arg("[1.5, 0x1p-3, -inf]", Type::Ptr, Some(Type::F32)).unwrap();
+        let Arg::Array { elem, values } = arg else {
+            panic!("expected an array")
+        };
+        assert_eq!(elem, Type::F32);
+        assert_eq!(
+            values,
+            vec![
+                u64::from(1.5f32.to_bits()),
+                u64::from(0.125f32.to_bits()),
+                u64::from(f32::NEG_INFINITY.to_bits())
+            ]
+        );
+        assert!(parse_arg("[1, 2", Type::Ptr, None).is_err());
+        assert!(parse_arg("[1]", Type::F64, None).is_err());
+    }
+
+    #[test]
+    fn shows_signed_integers_and_exact_floats() {
+        assert_eq!(show(Type::I32, 0xffff_fffe).decimal, "-2");
+        assert_eq!(show(Type::F64, 3f64.to_bits()).exact, "0x1.8p+1");
+        assert_eq!(show(Type::F64, 3f64.to_bits()).decimal, "3.0");
+    }
+}

@@ -1,0 +1,157 @@
+//! End-to-end tests of the `fpforge` binary: real C fixtures compiled by clang-14, checked
+//! for results, exit codes and one-line error messages that name cause and location.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cli");
+    root.join(name).to_string_lossy().into_owned()
+}
+
+fn fpforge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .args(args)
+        .output()
+        .expect("the fpforge binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn run_prints_result_and_branches() {
+    let out = fpforge(&["run", &fixture("branches.c"), "-f", "sign_class", "--", "-0x1p-1074"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("sign_class(-0x1p-1074) = -1"), "{text}");
+    assert!(text.contains("branches (2): br0:F br1:T"), "{text}");
+    assert!(text.contains("branches.c:9:"), "{text}");
+}
+
+#[test]
+fn run_json_reports_output_arrays() {
+    let out = fpforge(&[
+        "run",
+        &fixture("branches.c"),
+        "-f",
+        "double_and_sum",
+        "[1, 0x1.8p+0, -0.0]",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["returned"]["exact"], "0x1.4p+2");
+    let values: Vec<&str> = report["arrays"][0]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["exact"].as_str().unwrap())
+        .collect();
+    assert_eq!(values, ["0x1p+1", "0x1.8p+1", "-0x0p+0"]);
+    assert_eq!(report["arrays"][0]["parameter"], "a");
+}
+
+#[test]
+fn syntax_error_shows_clang_diagnostic() {
+    let out = fpforge(&["run", &fixture("syntax_error.c"), "-f", "broken", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("syntax_error.c:3:16: error: expected expression"), "{err}");
+}
+
+#[test]
+fn unknown_function_lists_defined_ones() {
+    let out = fpforge(&["run", &fixture("branches.c"), "-f", "nope", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("no function named `nope`"), "{err}");
+    assert!(err.contains("sign_class"), "{err}");
+}
+
+#[test]
+fn long_double_is_a_clear_unsupported_error() {
+    let out = fpforge(&["run", &fixture("long_double.c"), "-f", "widen", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("unsupported"), "{err}");
+    assert!(err.contains("long_double.c:"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn unresolved_externals_are_listed() {
+    let out = fpforge(&["run", &fixture("calls_unknown.c"), "-f", "uses_mystery", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("helper, mystery"), "{err}");
+}
+
+#[test]
+fn endless_loop_stops_on_fuel() {
+    let out = fpforge(&["run", &fixture("forever.c"), "-f", "spin", "--fuel", "100000", "--", "-1"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("trapped"), "{text}");
+    assert!(text.contains("fuel"), "{text}");
+}
+
+#[test]
+fn out_of_bounds_read_is_a_trap_with_location() {
+    let out = fpforge(&["run", &fixture("out_of_bounds.c"), "-f", "lookup", "4"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("out of bounds") || text.contains("out-of-bounds"), "{text}");
+    assert!(text.contains("out_of_bounds.c:6:"), "{text}");
+    let ok = fpforge(&["run", &fixture("out_of_bounds.c"), "-f", "lookup", "3"]);
+    assert!(stdout(&ok).contains("= 0x1p+3"), "{}", stdout(&ok));
+}
+
+#[test]
+fn null_dereference_is_a_trap() {
+    let out = fpforge(&["run", &fixture("out_of_bounds.c"), "-f", "deref_null", "2"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stdout(&out).contains("null"), "{}", stdout(&out));
+}
+
+#[test]
+fn wrong_argument_count_names_the_signature() {
+    let out = fpforge(&["run", &fixture("branches.c"), "-f", "hypot_via_libm", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("takes 2 argument(s) (x: f64, y: f64), 1 given"), "{err}");
+}
+
+#[test]
+fn malformed_value_names_the_argument() {
+    let out = fpforge(&["run", &fixture("branches.c"), "-f", "sign_class", "1.5.2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("argument 1 of `sign_class`"), "{}", stderr(&out));
+}
+
+#[test]
+fn sites_lists_branches_and_ops_with_locations() {
+    let out = fpforge(&["sites", &fixture("branches.c"), "-f", "hypot_via_libm", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ops: Vec<&str> = report["op_sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["what"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ops,
+        ["fmul f64", "fmul f64", "fadd f64", "sqrt.f64", "hypot.f64", "fmul f64", "fadd f64"]
+    );
+    assert!(report["op_sites"][0]["location"]
+        .as_str()
+        .unwrap()
+        .ends_with("branches.c:31:17"));
+}

@@ -1,0 +1,789 @@
+//! The interpreter: [`Interpreter::call`] runs one function of a module to completion.
+//!
+//! [`step`] executes one prepared op and returns a [`Control`] value (next, jump, call,
+//! return, trap); it touches registers, memory, the semantics and the observer but never
+//! control state. The driver loop ([`Interpreter::call`]) owns control: the current
+//! function, pc and frame base, the frame stack, block-parameter copies, fuel and call
+//! depth. Registers of all live frames sit in one stack of values; a call appends the
+//! callee's frame template (its constants already in place) and a return truncates it, so
+//! calls allocate nothing once the stack has grown.
+
+use crate::memory::Memory;
+use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
+use crate::prepare::{prepare, FuncCode, Op, Program, Slot, NONE};
+use crate::semantics::{InputSlot, Semantics};
+use crate::trap::{ExecError, Trap, TrapKind};
+use fpir::{Builtin, CastOp, EntityId, FloatBinOp, Func, IntBinOp, MathFn, Module, Type};
+
+/// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExecConfig {
+    /// Instruction budget per call (terminators count); default 100 000 000.
+    pub fuel: u64,
+    /// Maximum call depth; default 50 000.
+    pub max_depth: u32,
+    /// Stack budget in bytes for `alloca`s; default 8 MiB (the Linux default).
+    pub stack_bytes: u64,
+    /// Heap budget in bytes (array arguments included); default 256 MiB.
+    pub heap_bytes: u64,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        ExecConfig {
+            fuel: 100_000_000,
+            max_depth: 50_000,
+            stack_bytes: 8 << 20,
+            heap_bytes: 256 << 20,
+        }
+    }
+}
+
+impl ExecConfig {
+    /// Sets [`ExecConfig::fuel`].
+    pub fn with_fuel(mut self, fuel: u64) -> Self {
+        self.fuel = fuel;
+        self
+    }
+
+    /// Sets [`ExecConfig::max_depth`].
+    pub fn with_max_depth(mut self, max_depth: u32) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`ExecConfig::stack_bytes`].
+    pub fn with_stack_bytes(mut self, stack_bytes: u64) -> Self {
+        self.stack_bytes = stack_bytes;
+        self
+    }
+
+    /// Sets [`ExecConfig::heap_bytes`].
+    pub fn with_heap_bytes(mut self, heap_bytes: u64) -> Self {
+        self.heap_bytes = heap_bytes;
+        self
+    }
+}
+
+/// An argument of [`Interpreter::call`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Arg {
+    /// Raw bits of an integer, float or pointer parameter (masked to the parameter's width,
+    /// so a sign-extended `-1i32 as u64` is accepted).
+    Scalar(u64),
+    /// An array placed in a fresh heap block (with redzones) whose address is passed to a
+    /// pointer parameter; its final contents come back in [`Run::arrays`].
+    Array {
+        /// Element type.
+        elem: Type,
+        /// Raw bits of the elements.
+        values: Vec<u64>,
+    },
+}
+
+/// How a run ended.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Outcome<V> {
+    /// The function returned (with a value unless it returns void).
+    Returned(Option<V>),
+    /// The program trapped (including `exit`).
+    Trapped(Trap),
+}
+
+/// The result of one [`Interpreter::call`].
+#[derive(Clone, PartialEq, Debug)]
+pub struct Run<V> {
+    /// How it ended.
+    pub outcome: Outcome<V>,
+    /// Final contents (raw bits) of the [`Arg::Array`] arguments, in argument order.
+    pub arrays: Vec<Vec<u64>>,
+    /// Instructions executed (terminators included).
+    pub steps: u64,
+}
+
+/// A caller's state saved across a call.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    func: u32,
+    pc: u32,
+    base: usize,
+    dest: Slot,
+    mark: u64,
+}
+
+/// The mutable state `step` works on.
+struct Machine<S: Semantics, O> {
+    sem: S,
+    obs: O,
+    mem: Memory,
+    regs: Vec<S::Value>,
+    frames: Vec<Frame>,
+    scratch: Vec<S::Value>,
+}
+
+/// What the driver does after an op.
+enum Control {
+    Next,
+    Jump(u32),
+    Call {
+        func: u32,
+        dest: Slot,
+        start: u32,
+        len: u32,
+    },
+    Ret(Slot),
+    Trap(TrapKind),
+}
+
+/// Runs functions of one module under semantics `S`, reporting to observer `O`.
+pub struct Interpreter<'m, S: Semantics, O: Observer> {
+    module: &'m Module,
+    prog: Program,
+    templates: Vec<Vec<S::Value>>,
+    config: ExecConfig,
+    m: Machine<S, O>,
+}
+
+impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
+    /// Lays out memory, prepares the code and builds every function's frame template.
+    pub fn new(
+        module: &'m Module,
+        mut semantics: S,
+        observer: O,
+        config: ExecConfig,
+    ) -> Result<Self, ExecError> {
+        let mem = Memory::new(module, config.stack_bytes, config.heap_bytes)?;
+        let prog = prepare(module, &mem)?;
+        let templates = prog
+            .funcs
+            .iter()
+            .map(|fc| {
+                let mut t: Vec<S::Value> = fc
+                    .reg_types
+                    .iter()
+                    .map(|&ty| semantics.constant(ty, 0))
+                    .collect();
+                for c in &fc.consts {
+                    t[c.slot as usize] = semantics.constant(c.ty, c.bits);
+                }
+                t
+            })
+            .collect();
+        Ok(Interpreter {
+            module,
+            prog,
+            templates,
+            config,
+            m: Machine {
+                sem: semantics,
+                obs: observer,
+                mem,
+                regs: Vec::new(),
+                frames: Vec::new(),
+                scratch: Vec::new(),
+            },
+        })
+    }
+
+    /// The module being run.
+    pub fn module(&self) -> &'m Module {
+        self.module
+    }
+
+    /// The limits in force.
+    pub fn config(&self) -> &ExecConfig {
+        &self.config
+    }
+
+    /// The observer.
+    pub fn observer(&self) -> &O {
+        &self.m.obs
+    }
+
+    /// The observer, mutably (to clear it between runs).
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.m.obs
+    }
+
+    /// The semantics.
+    pub fn semantics(&self) -> &S {
+        &self.m.sem
+    }
+
+    /// The semantics, mutably.
+    pub fn semantics_mut(&mut self) -> &mut S {
+        &mut self.m.sem
+    }
+
+    /// Memory as the last run left it.
+    pub fn memory(&self) -> &Memory {
+        &self.m.mem
+    }
+
+    /// Gives back the semantics and the observer.
+    pub fn into_parts(self) -> (S, O) {
+        (self.m.sem, self.m.obs)
+    }
+
+    /// Runs `func` on `args` from a fresh memory state (initial globals, empty stack and
+    /// heap), so runs are independent and deterministic.
+    pub fn call(&mut self, func: Func, args: &[Arg]) -> Result<Run<S::Value>, ExecError> {
+        let fc = self
+            .prog
+            .funcs
+            .get(func.index())
+            .ok_or(ExecError::UnknownFunc(func))?;
+        if args.len() != fc.params.len() {
+            return Err(ExecError::ArgCount {
+                func,
+                expected: fc.params.len(),
+                got: args.len(),
+            });
+        }
+        for (index, (arg, &p)) in args.iter().zip(&fc.params).enumerate() {
+            let ty = fc.reg_types[p as usize];
+            if matches!(arg, Arg::Array { .. }) && ty != Type::Ptr {
+                return Err(ExecError::ArgType {
+                    func,
+                    index,
+                    message: format!("an array passed for a parameter of type {ty}"),
+                });
+            }
+        }
+        let m = &mut self.m;
+        m.mem.reset();
+        m.sem.begin_run();
+        m.regs.clear();
+        m.frames.clear();
+        m.regs.extend_from_slice(&self.templates[func.index()]);
+        let mut slot = 0u32;
+        let mut arrays = Vec::new();
+        for (arg, &p) in args.iter().zip(&fc.params) {
+            let ty = fc.reg_types[p as usize];
+            let value = match arg {
+                Arg::Scalar(bits) => {
+                    slot += 1;
+                    m.sem
+                        .input(InputSlot(slot - 1), ty, bits & crate::concrete::mask(ty))
+                }
+                Arg::Array { elem, values } => {
+                    let elem = *elem;
+                    let esize = u64::from(elem.bytes());
+                    let size = esize
+                        .checked_mul(values.len() as u64)
+                        .ok_or(ExecError::ArgsTooLarge)?;
+                    let addr = m.mem.malloc(size).map_err(|_| ExecError::ArgsTooLarge)?;
+                    if addr == 0 {
+                        return Err(ExecError::ArgsTooLarge);
+                    }
+                    for (k, &bits) in values.iter().enumerate() {
+                        let v = m.sem.input(
+                            InputSlot(slot),
+                            elem,
+                            bits & crate::concrete::mask(elem),
+                        );
+                        slot += 1;
+                        m.sem
+                            .store(&mut m.mem, elem, addr + esize * k as u64, &v)
+                            .map_err(|_| ExecError::ArgsTooLarge)?;
+                    }
+                    arrays.push((addr, elem, values.len()));
+                    m.sem.address(addr)
+                }
+            };
+            m.regs[p as usize] = value;
+        }
+        let (outcome, steps) = self.run(func.0);
+        let mem = &self.m.mem;
+        let arrays = arrays
+            .into_iter()
+            .map(|(addr, elem, n)| {
+                let esize = u64::from(elem.bytes());
+                (0..n as u64)
+                    .map(|k| mem.peek(elem, addr + esize * k).unwrap_or(0))
+                    .collect()
+            })
+            .collect();
+        Ok(Run {
+            outcome,
+            arrays,
+            steps,
+        })
+    }
+
+    /// The driver loop, from the entry of `entry` whose frame is set up at the bottom of
+    /// the register stack.
+    fn run(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
+        let prog = &self.prog;
+        let templates = &self.templates;
+        let module = self.module;
+        let m = &mut self.m;
+        let fuel = self.config.fuel;
+        let max_depth = self.config.max_depth as usize;
+        let mut func = entry;
+        let mut fc = &prog.funcs[func as usize];
+        let mut pc = 0usize;
+        let mut base = 0usize;
+        let mut mark = m.mem.stack_pointer();
+        let mut steps = 0u64;
+        loop {
+            let control = match fc.code.get(pc) {
+                _ if steps >= fuel => Control::Trap(TrapKind::FuelExhausted),
+                Some(op) => {
+                    steps += 1;
+                    step(m, prog, fc, &module.externals, op, base, mark)
+                }
+                None => Control::Trap(TrapKind::Unreachable),
+            };
+            match control {
+                Control::Next => pc += 1,
+                Control::Jump(edge) => pc = take_edge(m, fc, edge, base),
+                Control::Call {
+                    func: callee,
+                    dest,
+                    start,
+                    len,
+                } => {
+                    if m.frames.len() >= max_depth {
+                        let trap = trap_at(func, fc, pc, TrapKind::StackOverflow);
+                        return (Outcome::Trapped(trap), steps);
+                    }
+                    let cfc = &prog.funcs[callee as usize];
+                    let new_base = base + fc.nregs as usize;
+                    m.regs.extend_from_slice(&templates[callee as usize]);
+                    let args = &fc.args[start as usize..(start + len) as usize];
+                    for (&a, &p) in args.iter().zip(&cfc.params) {
+                        let v = m.regs[base + a as usize].clone();
+                        m.regs[new_base + p as usize] = v;
+                    }
+                    m.frames.push(Frame {
+                        func,
+                        pc: pc as u32 + 1,
+                        base,
+                        dest,
+                        mark,
+                    });
+                    func = callee;
+                    fc = cfc;
+                    pc = 0;
+                    base = new_base;
+                    mark = m.mem.stack_pointer();
+                }
+                Control::Ret(slot) => {
+                    let value = (slot != NONE).then(|| m.regs[base + slot as usize].clone());
+                    m.mem.stack_release(mark);
+                    m.regs.truncate(base);
+                    let Some(frame) = m.frames.pop() else {
+                        return (Outcome::Returned(value), steps);
+                    };
+                    func = frame.func;
+                    fc = &prog.funcs[func as usize];
+                    pc = frame.pc as usize;
+                    base = frame.base;
+                    mark = frame.mark;
+                    if frame.dest != NONE {
+                        let d = frame.dest as usize;
+                        let v = match value {
+                            Some(v) => v,
+                            None => m.sem.constant(fc.reg_types[d], 0),
+                        };
+                        m.regs[base + d] = v;
+                    }
+                }
+                Control::Trap(kind) => {
+                    return (Outcome::Trapped(trap_at(func, fc, pc, kind)), steps);
+                }
+            }
+        }
+    }
+}
+
+fn trap_at(func: u32, fc: &FuncCode, pc: usize, kind: TrapKind) -> Trap {
+    Trap {
+        kind,
+        func: Func(func),
+        loc: fc.locs.get(pc).copied().flatten(),
+    }
+}
+
+/// Copies block arguments along `edge` and returns the target pc.
+#[inline(always)]
+fn take_edge<S: Semantics, O>(m: &mut Machine<S, O>, fc: &FuncCode, edge: u32, base: usize) -> usize {
+    let e = fc.edges[edge as usize];
+    let moves = &fc.moves[e.moves_start as usize..(e.moves_start + e.moves_len) as usize];
+    if e.parallel {
+        m.scratch.clear();
+        for &(_, src) in moves {
+            m.scratch.push(m.regs[base + src as usize].clone());
+        }
+        for (&(dst, _), v) in moves.iter().zip(m.scratch.drain(..)) {
+            m.regs[base + dst as usize] = v;
+        }
+    } else {
+        for &(dst, src) in moves {
+            let v = m.regs[base + src as usize].clone();
+            m.regs[base + dst as usize] = v;
+        }
+    }
+    e.pc as usize
+}
+
+macro_rules! try_trap {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(kind) => return Control::Trap(kind),
+        }
+    };
+}
+
+/// Executes one op of the frame at `base` (whose stack mark is `mark`).
+#[inline(always)]
+fn step<S: Semantics, O: Observer>(
+    m: &mut Machine<S, O>,
+    prog: &Program,
+    fc: &FuncCode,
+    externals: &[String],
+    op: &Op,
+    base: usize,
+    mark: u64,
+) -> Control {
+    let Machine {
+        sem,
+        obs,
+        mem,
+        regs,
+        scratch,
+        ..
+    } = m;
+    macro_rules! reg {
+        ($s:expr) => {
+            regs[base + $s as usize]
+        };
+    }
+    match *op {
+        Op::IntBin { op, ty, d, a, b } => {
+            let (x, y) = (&reg!(a), &reg!(b));
+            let v = match op {
+                IntBinOp::Add => sem.iadd(ty, x, y),
+                IntBinOp::Sub => sem.isub(ty, x, y),
+                IntBinOp::Mul => sem.imul(ty, x, y),
+                IntBinOp::Udiv => try_trap!(sem.udiv(ty, x, y)),
+                IntBinOp::Sdiv => try_trap!(sem.sdiv(ty, x, y)),
+                IntBinOp::Urem => try_trap!(sem.urem(ty, x, y)),
+                IntBinOp::Srem => try_trap!(sem.srem(ty, x, y)),
+                IntBinOp::Shl => sem.shl(ty, x, y),
+                IntBinOp::Lshr => sem.lshr(ty, x, y),
+                IntBinOp::Ashr => sem.ashr(ty, x, y),
+                IntBinOp::And => sem.band(ty, x, y),
+                IntBinOp::Or => sem.bor(ty, x, y),
+                IntBinOp::Xor => sem.bxor(ty, x, y),
+            };
+            reg!(d) = v;
+        }
+        Op::FloatBin {
+            op,
+            ty,
+            d,
+            a,
+            b,
+            site,
+        } => {
+            sem.op_site(site);
+            let (x, y) = (&reg!(a), &reg!(b));
+            let v = match op {
+                FloatBinOp::Fadd => sem.fadd(ty, x, y),
+                FloatBinOp::Fsub => sem.fsub(ty, x, y),
+                FloatBinOp::Fmul => sem.fmul(ty, x, y),
+                FloatBinOp::Fdiv => sem.fdiv(ty, x, y),
+                FloatBinOp::Frem => sem.frem(ty, x, y),
+            };
+            if O::OBSERVES_OPS {
+                obs.on_op(&OpEvent {
+                    site,
+                    operands: [sem.concrete_bits(x), sem.concrete_bits(y), 0],
+                    arity: 2,
+                    result: sem.concrete_bits(&v),
+                });
+            }
+            reg!(d) = v;
+        }
+        Op::Fneg { ty, d, a } => {
+            let v = sem.fneg(ty, &reg!(a));
+            reg!(d) = v;
+        }
+        Op::Icmp { pred, ty, d, a, b } => {
+            let v = sem.icmp(pred, ty, &reg!(a), &reg!(b));
+            reg!(d) = v;
+        }
+        Op::Fcmp { pred, ty, d, a, b } => {
+            let v = sem.fcmp(pred, ty, &reg!(a), &reg!(b));
+            reg!(d) = v;
+        }
+        Op::Cast { op, from, to, d, a } => {
+            let x = &reg!(a);
+            let v = match op {
+                CastOp::Trunc => sem.trunc(from, to, x),
+                CastOp::Zext => sem.zext(from, to, x),
+                CastOp::Sext => sem.sext(from, to, x),
+                CastOp::Fptrunc => sem.fptrunc(from, to, x),
+                CastOp::Fpext => sem.fpext(from, to, x),
+                CastOp::Fptoui => sem.fptoui(from, to, x),
+                CastOp::Fptosi => sem.fptosi(from, to, x),
+                CastOp::Uitofp => sem.uitofp(from, to, x),
+                CastOp::Sitofp => sem.sitofp(from, to, x),
+                CastOp::Ptrtoint => sem.ptrtoint(from, to, x),
+                CastOp::Inttoptr => sem.inttoptr(from, to, x),
+                CastOp::Bitcast => sem.bitcast(from, to, x),
+            };
+            reg!(d) = v;
+        }
+        Op::Select { ty, d, c, t, f } => {
+            let v = sem.select(ty, &reg!(c), &reg!(t), &reg!(f));
+            reg!(d) = v;
+        }
+        Op::Load { ty, d, addr } => {
+            let at = sem.concrete_bits(&reg!(addr));
+            let v = try_trap!(sem.load(mem, ty, at));
+            reg!(d) = v;
+        }
+        Op::Store { ty, addr, val } => {
+            let at = sem.concrete_bits(&reg!(addr));
+            try_trap!(sem.store(mem, ty, at, &reg!(val)));
+        }
+        Op::Alloca {
+            d,
+            size,
+            count,
+            count_ty,
+            align,
+        } => {
+            let n = if count == NONE {
+                1
+            } else {
+                sem.concrete_bits(&reg!(count)) & crate::concrete::mask(count_ty)
+            };
+            let total = try_trap!(size.checked_mul(n).ok_or(TrapKind::StackOverflow));
+            let at = try_trap!(mem.alloca(total, u64::from(align)));
+            reg!(d) = sem.address(at);
+        }
+        Op::PtrOffset {
+            d,
+            base: b,
+            offset,
+            start,
+            len,
+        } => {
+            let mut at = sem.concrete_bits(&reg!(b)).wrapping_add(offset as u64);
+            for &(index, ty, scale) in &fc.terms[start as usize..(start + len) as usize] {
+                let bits = sem.concrete_bits(&reg!(index));
+                let i = if ty.is_int() {
+                    crate::concrete::sext(ty, bits)
+                } else {
+                    bits as i64
+                };
+                at = at.wrapping_add(i.wrapping_mul(scale) as u64);
+            }
+            reg!(d) = sem.address(at);
+        }
+        Op::Call {
+            func,
+            d,
+            start,
+            len,
+        } => {
+            return Control::Call {
+                func,
+                dest: d,
+                start,
+                len,
+            }
+        }
+        Op::CallIndirect {
+            target,
+            d,
+            start,
+            len,
+        } => {
+            let at = sem.concrete_bits(&reg!(target));
+            return match mem.func_at(at) {
+                Some(func) if prog.funcs[func as usize].params.len() == len as usize => {
+                    Control::Call {
+                        func,
+                        dest: d,
+                        start,
+                        len,
+                    }
+                }
+                _ => Control::Trap(TrapKind::BadIndirectCall { addr: at }),
+            };
+        }
+        Op::Math {
+            call,
+            site,
+            ret,
+            d,
+            start,
+            len,
+        } => {
+            sem.op_site(site);
+            scratch.clear();
+            for &a in &fc.args[start as usize..(start + len) as usize] {
+                scratch.push(reg!(a).clone());
+            }
+            let (v, second) = sem.math(call, scratch, ret);
+            if let (Some(second), Some(ptr)) = (second, scratch.get(1)) {
+                let at = sem.concrete_bits(ptr);
+                let ty = if call.func == MathFn::Frexp {
+                    Type::I32
+                } else {
+                    Type::Float(call.ty)
+                };
+                try_trap!(sem.store(mem, ty, at, &second));
+            }
+            if O::OBSERVES_OPS {
+                let mut operands = [0u64; 3];
+                for (o, a) in operands.iter_mut().zip(scratch.iter()) {
+                    *o = sem.concrete_bits(a);
+                }
+                obs.on_op(&OpEvent {
+                    site,
+                    operands,
+                    arity: scratch.len().min(3) as u8,
+                    result: sem.concrete_bits(&v),
+                });
+            }
+            if d != NONE {
+                reg!(d) = v;
+            }
+        }
+        Op::Builtin {
+            b,
+            ty,
+            d,
+            start,
+            len,
+        } => {
+            let args = &fc.args[start as usize..(start + len) as usize];
+            let mut a = [0u64; 3];
+            for (x, &s) in a.iter_mut().zip(args) {
+                *x = sem.concrete_bits(&reg!(s));
+            }
+            let v = match b {
+                Builtin::Memcpy | Builtin::Memmove => {
+                    try_trap!(sem.copy(mem, a[0], a[1], a[2]));
+                    sem.address(a[0])
+                }
+                Builtin::Memset => {
+                    try_trap!(sem.fill(mem, a[0], a[1] as u8, a[2]));
+                    sem.address(a[0])
+                }
+                Builtin::Malloc => {
+                    let p = try_trap!(mem.malloc(a[0]));
+                    sem.address(p)
+                }
+                Builtin::Calloc => {
+                    let p = match a[0].checked_mul(a[1]) {
+                        Some(n) => try_trap!(mem.malloc(n)),
+                        None => 0,
+                    };
+                    sem.address(p)
+                }
+                Builtin::Realloc => {
+                    let p = try_trap!(realloc(sem, mem, a[0], a[1]));
+                    sem.address(p)
+                }
+                Builtin::Free => {
+                    try_trap!(mem.free(a[0]));
+                    return Control::Next;
+                }
+                Builtin::Abort => return Control::Trap(TrapKind::Abort),
+                Builtin::Exit => return Control::Trap(TrapKind::Exit(a[0] as u32 as i32)),
+                Builtin::AssertFail => return Control::Trap(TrapKind::AssertFail),
+                Builtin::Ctpop => sem.ctpop(ty, &reg!(args[0])),
+                Builtin::Ctlz => sem.ctlz(ty, &reg!(args[0])),
+                Builtin::Cttz => sem.cttz(ty, &reg!(args[0])),
+                Builtin::Bswap => sem.bswap(ty, &reg!(args[0])),
+                Builtin::Abs => sem.abs(ty, &reg!(args[0])),
+                Builtin::Smax => sem.smax(ty, &reg!(args[0]), &reg!(args[1])),
+                Builtin::Smin => sem.smin(ty, &reg!(args[0]), &reg!(args[1])),
+                Builtin::Umax => sem.umax(ty, &reg!(args[0]), &reg!(args[1])),
+                Builtin::Umin => sem.umin(ty, &reg!(args[0]), &reg!(args[1])),
+                Builtin::StackSave => sem.address(mem.stack_pointer()),
+                Builtin::StackRestore => {
+                    if a[0] >= mark {
+                        mem.stack_release(a[0]);
+                    }
+                    return Control::Next;
+                }
+            };
+            if d != NONE {
+                reg!(d) = v;
+            }
+        }
+        Op::External { index } => {
+            let name = externals.get(index as usize).cloned().unwrap_or_default();
+            return Control::Trap(TrapKind::UnknownExternal(name));
+        }
+        Op::Jump { edge } => return Control::Jump(edge),
+        Op::Br {
+            cond,
+            then_edge,
+            else_edge,
+            site,
+            lhs,
+            rhs,
+        } => {
+            let taken = sem.concrete_bits(&reg!(cond)) & 1 != 0;
+            if O::OBSERVES_BRANCHES {
+                let operands = (lhs != NONE)
+                    .then(|| [sem.concrete_bits(&reg!(lhs)), sem.concrete_bits(&reg!(rhs))]);
+                obs.on_branch(&BranchEvent {
+                    site,
+                    outcome: BranchOutcome::Cond(taken),
+                    operands,
+                });
+            }
+            return Control::Jump(if taken { then_edge } else { else_edge });
+        }
+        Op::Switch { value, table, site } => {
+            let v = sem.concrete_bits(&reg!(value));
+            let table = &fc.switches[table as usize];
+            let (case, edge) = match table.cases.binary_search_by_key(&v, |c| c.0) {
+                Ok(i) => (Some(table.cases[i].1), table.cases[i].2),
+                Err(_) => (None, table.default),
+            };
+            if O::OBSERVES_BRANCHES {
+                obs.on_branch(&BranchEvent {
+                    site,
+                    outcome: BranchOutcome::Case(case),
+                    operands: Some([v, 0]),
+                });
+            }
+            return Control::Jump(edge);
+        }
+        Op::Ret { value } => return Control::Ret(value),
+        Op::Unreachable => return Control::Trap(TrapKind::Unreachable),
+    }
+    Control::Next
+}
+
+/// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a
+/// failed allocation leaves the block alone and returns NULL.
+fn realloc<S: Semantics>(sem: &mut S, mem: &mut Memory, p: u64, size: u64) -> Result<u64, TrapKind> {
+    if p == 0 {
+        return mem.malloc(size);
+    }
+    let old = mem.block_size(p)?;
+    if size == 0 {
+        mem.free(p)?;
+        return Ok(0);
+    }
+    let q = mem.malloc(size)?;
+    if q != 0 {
+        sem.copy(mem, q, p, old.min(size))?;
+        mem.free(p)?;
+    }
+    Ok(q)
+}

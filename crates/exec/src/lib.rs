@@ -1,0 +1,106 @@
+//! `fpforge-exec`: the one interpreter every engine runs programs through.
+//!
+//! An [`Interpreter`] runs functions of an [`fpir::Module`] under a [`Semantics`] (what a
+//! value is) and reports to an [`Observer`] (what is recorded). Both are type parameters
+//! and the interpreter is monomorphized, so the concrete run with a branch observer costs
+//! what a plain interpreter costs.
+//!
+//! ```
+//! use fpforge_exec::{Arg, BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
+//! # fn demo(module: &fpir::Module, f: fpir::Func) -> Result<(), fpforge_exec::ExecError> {
+//! let mut interp = Interpreter::new(module, Concrete, BranchTrace::default(), ExecConfig::default())?;
+//! let run = interp.call(f, &[Arg::Scalar(2.5f64.to_bits())])?;
+//! if let Outcome::Returned(Some(bits)) = run.outcome {
+//!     println!("{} after {} steps", f64::from_bits(bits), run.steps);
+//! }
+//! println!("{:?}", interp.observer().events);
+//! # Ok(()) }
+//! ```
+//!
+//! - [`semantics`]: the [`Semantics`] trait; [`concrete`]: the bit-exact [`Concrete`] semantics.
+//! - [`interp`]: [`Interpreter`], its pure `step` and the driver loop (frames, fuel, traps).
+//! - [`prepare`](crate::interp): code is pre-decoded once into flat per-function op arrays.
+//! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
+//!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
+//!
+//! See [`docs`] for how the other semantics plug in.
+
+#![deny(missing_docs)]
+
+pub mod concrete;
+pub mod interp;
+pub mod libm;
+pub mod memory;
+pub mod observer;
+mod prepare;
+pub mod semantics;
+pub mod trap;
+
+pub use concrete::Concrete;
+pub use interp::{Arg, ExecConfig, Interpreter, Outcome, Run};
+pub use libm::supported_math;
+pub use memory::Memory;
+pub use observer::{
+    BranchEvent, BranchOutcome, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace,
+};
+pub use semantics::{InputSlot, Semantics};
+pub use trap::{ExecError, Trap, TrapKind};
+
+pub mod docs {
+    //! Design notes: the execution model and how each semantics plugs in.
+    //!
+    //! # Execution model
+    //!
+    //! - **Values.** Registers hold `S::Value`. The interpreter reads
+    //!   [`Semantics::concrete_bits`](crate::Semantics::concrete_bits) whenever it must
+    //!   decide something: branch conditions, switch scrutinees, load/store addresses,
+    //!   indirect call targets, `malloc` sizes, and the operands reported to observers.
+    //!   Addresses are always concrete; results of `alloca`, `malloc` and pointer arithmetic
+    //!   are made by [`Semantics::address`](crate::Semantics::address).
+    //! - **Frames.** One register stack holds every live frame; a call appends the callee's
+    //!   template (constants pre-made by the semantics at [`Interpreter::new`](crate::Interpreter::new)),
+    //!   a return truncates. Block parameters are copied in parallel on each edge.
+    //! - **Limits.** Fuel counts every op including terminators
+    //!   ([`TrapKind::FuelExhausted`](crate::TrapKind::FuelExhausted)); call depth and
+    //!   stack bytes give [`TrapKind::StackOverflow`](crate::TrapKind::StackOverflow).
+    //! - **Runs are independent.** Each [`Interpreter::call`](crate::Interpreter::call)
+    //!   restores dirtied globals and empties stack and heap, then calls
+    //!   [`Semantics::begin_run`](crate::Semantics::begin_run).
+    //! - **Inputs.** Scalar parameters and array elements are numbered as
+    //!   [`InputSlot`](crate::InputSlot)s in argument order and created by
+    //!   [`Semantics::input`](crate::Semantics::input); array elements are then written to
+    //!   memory with [`Semantics::store`](crate::Semantics::store).
+    //!
+    //! # Plugging in a semantics
+    //!
+    //! **Concrete** ([`Concrete`](crate::Concrete)): `Value = u64` raw bits; bit-exact
+    //! against native x86-64 clang -O0 code (see [`concrete`](crate::concrete) for the
+    //! choices where LLVM leaves results undefined).
+    //!
+    //! **Shadow** (crate `mpfr`): `Value = (u64, Mpfr)`: the concrete bits drive everything
+    //! exactly as in Concrete (implement each method by calling `Concrete`'s on `.0`) and
+    //! an MPFR value at high precision is computed beside it. `concrete_bits` returns `.0`.
+    //! `op_site` tells which op site the next float op or math call belongs to, so the
+    //! local and accumulated error can be attributed to it. Memory: override `store` to
+    //! write the concrete bytes and record `addr -> Mpfr` in a shadow map (removing
+    //! entries the store overlaps), `load` to read the concrete bytes and take the shadow
+    //! only if the entry at `addr` has the same type and its recorded concrete bits still
+    //! equal the loaded bits (otherwise the shadow is the loaded value itself: punning and
+    //! stale stack slots then degrade gracefully), `copy` to move shadow entries with the
+    //! bytes and `fill` to drop them. Clear the map in `begin_run`.
+    //!
+    //! **HighPrecision** (crate `mpfr`): `Value = Mpfr` for floats (and bits for
+    //! integers and pointers): the MPFR value drives control flow, so `concrete_bits`
+    //! rounds the MPFR value to the register's format (keep the format in the value) and
+    //! `fcmp` compares MPFR values. Memory keeps a shadow map like Shadow, with the
+    //! rounded bits in the concrete bytes.
+    //!
+    //! **Concolic** (crate `explore`): `Value = (u64, Option<TermId>)`: `input` creates a
+    //! symbolic variable per [`InputSlot`](crate::InputSlot); every operation computes the
+    //! concrete bits as Concrete does and builds a term when an operand has one. Branch
+    //! conditions stay concrete (the interpreter follows `concrete_bits`), and the path
+    //! condition is recovered from the `i1` terms of the comparisons feeding each branch
+    //! (the observer sees the site; `module.branch_sites[site].cmp` names the registers).
+    //! Memory: a map `addr -> (Type, TermId)` maintained by `store`/`load`/`copy`/`fill`
+    //! as for Shadow; addresses are concretized.
+}

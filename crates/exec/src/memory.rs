@@ -1,0 +1,550 @@
+//! Byte-addressed linear memory with bounds, lifetime and read-only checks.
+//!
+//! The address space has four parts, each far from the others so that a stray pointer
+//! lands in no object:
+//!
+//! | range | what |
+//! |---|---|
+//! | `0 .. 4096` | null guard page: every access traps with [`TrapKind::NullDeref`] |
+//! | [`FUNC_BASE`] `+ 16 * f` | function addresses (not readable; calling one is an indirect call) |
+//! | `globals_base ..` | globals, in module order, each aligned and followed by a redzone |
+//! | [`HEAP_BASE`] `..` | heap blocks from `malloc`/`calloc`/`realloc`, bump-allocated, never reused |
+//! | [`STACK_BASE`] `..` | `alloca`s, growing upward, released when their frame returns |
+//!
+//! Every byte has a state (invalid, writable, read-only, freed) in a byte map beside the
+//! data. An access is valid when its first and last bytes are valid: every object is
+//! surrounded by redzones of [`REDZONE`] bytes, more than the largest scalar access (8
+//! bytes), so an access cannot straddle two objects. Bulk operations (`memcpy`, `memset`)
+//! check every byte. Regions grow lazily and [`Memory::reset`] costs what the previous run
+//! used, not what the budgets allow: globals are restored from their initial image only if
+//! a store dirtied them, stack and heap are emptied.
+//!
+//! Loads and stores are little-endian. Integer loads are zero-extended and masked to the
+//! type's width; an `i1` occupies one byte.
+
+use crate::trap::{ExecError, TrapKind};
+use fpir::{AddrBase, Module, Type};
+
+/// Addresses below this trap as null dereferences.
+pub const NULL_GUARD: u64 = 4096;
+/// Address of function 0; function `f` lives at `FUNC_BASE + FUNC_STRIDE * f`.
+pub const FUNC_BASE: u64 = 0x10_0000;
+/// Distance between consecutive function addresses.
+pub const FUNC_STRIDE: u64 = 16;
+/// Lowest address the globals may start at.
+pub const GLOBALS_MIN_BASE: u64 = 0x40_0000;
+/// First address of the heap region.
+pub const HEAP_BASE: u64 = 0x1000_0000_0000;
+/// First address of the stack region.
+pub const STACK_BASE: u64 = 0x7ff0_0000_0000;
+/// Invalid bytes around every object (greater than the largest scalar access).
+pub const REDZONE: u64 = 16;
+/// Largest total size of the globals the interpreter lays out.
+pub const MAX_GLOBALS_BYTES: u64 = 1 << 30;
+
+const INVALID: u8 = 0;
+const RW: u8 = 1;
+const RO: u8 = 2;
+const FREED: u8 = 3;
+
+const GLOBALS: usize = 0;
+const HEAP: usize = 1;
+const STACK: usize = 2;
+
+/// One contiguous region: data bytes and their states, both `len` long.
+#[derive(Clone, Debug)]
+struct Region {
+    base: u64,
+    bytes: Vec<u8>,
+    state: Vec<u8>,
+}
+
+impl Region {
+    fn new(base: u64) -> Region {
+        Region {
+            base,
+            bytes: Vec::new(),
+            state: Vec::new(),
+        }
+    }
+
+    fn grow_to(&mut self, len: usize) {
+        if self.bytes.len() < len {
+            self.bytes.resize(len, 0);
+            self.state.resize(len, INVALID);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.state.clear();
+    }
+}
+
+/// A heap block.
+#[derive(Clone, Copy, Debug)]
+struct HeapBlock {
+    addr: u64,
+    size: u64,
+    freed: bool,
+}
+
+/// The memory of one interpreter: globals, stack and heap.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    regions: [Region; 3],
+    global_init: Vec<u8>,
+    globals_dirty: bool,
+    global_addrs: Vec<u64>,
+    func_count: u64,
+    /// Stack pointer, as an offset in the stack region.
+    sp: u64,
+    stack_limit: u64,
+    /// End of the last heap block, as an offset in the heap region.
+    heap_top: u64,
+    heap_limit: u64,
+    blocks: Vec<HeapBlock>,
+}
+
+fn round_up(x: u64, align: u64) -> Option<u64> {
+    let align = align.max(1);
+    x.checked_add(align - 1).map(|y| y / align * align)
+}
+
+impl Memory {
+    /// Lays out the globals of `module` (patching their relocations) with the given
+    /// stack and heap budgets in bytes.
+    pub fn new(module: &Module, stack_bytes: u64, heap_bytes: u64) -> Result<Memory, ExecError> {
+        let func_count = module.funcs.len() as u64;
+        let funcs_end = FUNC_BASE + FUNC_STRIDE * func_count;
+        let base = GLOBALS_MIN_BASE.max(round_up(funcs_end + NULL_GUARD, NULL_GUARD).unwrap_or(0));
+        let too_large = || ExecError::InvalidModule("globals exceed 1 GiB".into());
+        let mut addrs = Vec::with_capacity(module.globals.len());
+        let mut off = 0u64;
+        for g in module.globals.values() {
+            off = off
+                .checked_add(REDZONE)
+                .and_then(|o| round_up(o, u64::from(g.align)))
+                .ok_or_else(too_large)?;
+            addrs.push(base + off);
+            off = off.checked_add(g.init.len() as u64).ok_or_else(too_large)?;
+            if off > MAX_GLOBALS_BYTES {
+                return Err(too_large());
+            }
+        }
+        let total = (off + REDZONE) as usize;
+        let mut region = Region::new(base);
+        region.grow_to(total);
+        for (g, &addr) in module.globals.values().zip(&addrs) {
+            let start = (addr - base) as usize;
+            let end = start + g.init.len();
+            region.bytes[start..end].copy_from_slice(&g.init);
+            region.state[start..end].fill(if g.constant { RO } else { RW });
+            for r in &g.relocs {
+                let at = usize::try_from(r.at).ok().filter(|&at| {
+                    at.checked_add(8).is_some_and(|e| e <= g.init.len())
+                });
+                let Some(at) = at else {
+                    return Err(ExecError::InvalidModule(format!(
+                        "relocation at {} outside global `{}`",
+                        r.at, g.name
+                    )));
+                };
+                let target = match r.target {
+                    AddrBase::Global(t) => *addrs.get(t.0 as usize).ok_or_else(|| {
+                        ExecError::InvalidModule(format!("relocation to unknown global {t}"))
+                    })?,
+                    AddrBase::Func(f) if u64::from(f.0) < func_count => func_addr(f.0),
+                    AddrBase::Func(f) => {
+                        return Err(ExecError::InvalidModule(format!(
+                            "relocation to unknown function {f}"
+                        )))
+                    }
+                };
+                let value = target.wrapping_add(r.addend as u64);
+                region.bytes[start + at..start + at + 8].copy_from_slice(&value.to_le_bytes());
+            }
+        }
+        Ok(Memory {
+            global_init: region.bytes.clone(),
+            regions: [region, Region::new(HEAP_BASE), Region::new(STACK_BASE)],
+            globals_dirty: false,
+            global_addrs: addrs,
+            func_count,
+            sp: 0,
+            stack_limit: stack_bytes,
+            heap_top: 0,
+            heap_limit: heap_bytes,
+            blocks: Vec::new(),
+        })
+    }
+
+    /// Restores the state right after [`Memory::new`]: initial globals, empty stack and heap.
+    pub fn reset(&mut self) {
+        if self.globals_dirty {
+            self.regions[GLOBALS].bytes.copy_from_slice(&self.global_init);
+            self.globals_dirty = false;
+        }
+        self.regions[STACK].clear();
+        self.regions[HEAP].clear();
+        self.sp = 0;
+        self.heap_top = 0;
+        self.blocks.clear();
+    }
+
+    /// Address of global number `index`.
+    pub fn global_addr(&self, index: usize) -> Option<u64> {
+        self.global_addrs.get(index).copied()
+    }
+
+    /// The function whose address is `addr`, if any.
+    pub fn func_at(&self, addr: u64) -> Option<u32> {
+        let off = addr.checked_sub(FUNC_BASE)?;
+        let index = off / FUNC_STRIDE;
+        (off % FUNC_STRIDE == 0 && index < self.func_count).then_some(index as u32)
+    }
+
+    #[inline]
+    fn region_of(addr: u64) -> usize {
+        if addr >= STACK_BASE {
+            STACK
+        } else if addr >= HEAP_BASE {
+            HEAP
+        } else {
+            GLOBALS
+        }
+    }
+
+    /// Checks a `size`-byte scalar access (`size` in 1..=8) and returns the region and
+    /// offset. Only the first and last bytes are checked (see the module docs).
+    #[inline]
+    fn check(&self, addr: u64, size: u64, write: bool) -> Result<(usize, usize), TrapKind> {
+        let r = Self::region_of(addr);
+        let region = &self.regions[r];
+        if let Some(off) = addr.checked_sub(region.base) {
+            if off.saturating_add(size) <= region.state.len() as u64 {
+                let off = off as usize;
+                let first = region.state[off];
+                let last = region.state[off + size as usize - 1];
+                let ok = if write {
+                    first == RW && last == RW
+                } else {
+                    (first == RW || first == RO) && (last == RW || last == RO)
+                };
+                if ok {
+                    return Ok((r, off));
+                }
+            }
+        }
+        Err(self.fault(addr, size, write))
+    }
+
+    /// Checks every byte of a bulk access of `len >= 1` bytes.
+    fn check_range(&self, addr: u64, len: u64, write: bool) -> Result<(usize, usize), TrapKind> {
+        let r = Self::region_of(addr);
+        let region = &self.regions[r];
+        let range = addr
+            .checked_sub(region.base)
+            .and_then(|off| Some((off, off.checked_add(len)?)))
+            .filter(|&(_, end)| end <= region.state.len() as u64);
+        if let Some((off, end)) = range {
+            let states = &region.state[off as usize..end as usize];
+            let ok = if write {
+                states.iter().all(|&s| s == RW)
+            } else {
+                states.iter().all(|&s| s == RW || s == RO)
+            };
+            if ok {
+                return Ok((r, off as usize));
+            }
+        }
+        Err(self.fault(addr, len, write))
+    }
+
+    /// Classifies a failed access.
+    fn fault(&self, addr: u64, size: u64, write: bool) -> TrapKind {
+        if addr < NULL_GUARD {
+            return TrapKind::NullDeref { addr };
+        }
+        let region = &self.regions[Self::region_of(addr)];
+        if let Some(off) = addr.checked_sub(region.base) {
+            let states = region
+                .state
+                .iter()
+                .skip(usize::try_from(off).unwrap_or(usize::MAX))
+                .take(usize::try_from(size).unwrap_or(usize::MAX));
+            for (i, &s) in states.enumerate() {
+                let at = addr + i as u64;
+                match s {
+                    FREED => return TrapKind::UseAfterFree { addr: at },
+                    RO if write => return TrapKind::ReadOnlyWrite { addr: at },
+                    RW | RO => {}
+                    _ => break,
+                }
+            }
+        }
+        TrapKind::OutOfBounds { addr, size }
+    }
+
+    /// Loads a scalar of type `ty`, returning its bits zero-extended (integers masked to
+    /// their width).
+    #[inline]
+    pub fn load(&self, ty: Type, addr: u64) -> Result<u64, TrapKind> {
+        let n = (ty.bytes() as usize).clamp(1, 8);
+        let (r, off) = self.check(addr, n as u64, false)?;
+        let bytes = &self.regions[r].bytes[off..off + n];
+        let raw = if let Ok(b8) = <[u8; 8]>::try_from(bytes) {
+            u64::from_le_bytes(b8)
+        } else {
+            let mut buf = [0u8; 8];
+            buf[..n].copy_from_slice(bytes);
+            u64::from_le_bytes(buf)
+        };
+        Ok(raw & crate::concrete::mask(ty))
+    }
+
+    /// Stores the low `ty.bytes()` bytes of `bits`.
+    #[inline]
+    pub fn store(&mut self, ty: Type, addr: u64, bits: u64) -> Result<(), TrapKind> {
+        let n = (ty.bytes() as usize).clamp(1, 8);
+        let (r, off) = self.check(addr, n as u64, true)?;
+        if r == GLOBALS {
+            self.globals_dirty = true;
+        }
+        self.regions[r].bytes[off..off + n].copy_from_slice(&bits.to_le_bytes()[..n]);
+        Ok(())
+    }
+
+    /// Reads a scalar like [`Memory::load`] but ignoring byte states (to inspect memory
+    /// after a run, even freed blocks); `None` outside the laid-out part of every region.
+    pub fn peek(&self, ty: Type, addr: u64) -> Option<u64> {
+        let n = (ty.bytes() as usize).clamp(1, 8);
+        let region = &self.regions[Self::region_of(addr)];
+        let off = usize::try_from(addr.checked_sub(region.base)?).ok()?;
+        let bytes = region.bytes.get(off..off.checked_add(n)?)?;
+        let mut buf = [0u8; 8];
+        buf[..n].copy_from_slice(bytes);
+        Some(u64::from_le_bytes(buf) & crate::concrete::mask(ty))
+    }
+
+    /// Reads `len` bytes (every byte must be readable).
+    pub fn read_bytes(&self, addr: u64, len: u64) -> Result<&[u8], TrapKind> {
+        if len == 0 {
+            return Ok(&[]);
+        }
+        let (r, off) = self.check_range(addr, len, false)?;
+        Ok(&self.regions[r].bytes[off..off + len as usize])
+    }
+
+    /// Writes `data` (every byte must be writable).
+    pub fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), TrapKind> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let (r, off) = self.check_range(addr, data.len() as u64, true)?;
+        if r == GLOBALS {
+            self.globals_dirty = true;
+        }
+        self.regions[r].bytes[off..off + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    /// `memmove(dst, src, len)`: copies `len` bytes; the ranges may overlap.
+    pub fn copy(&mut self, dst: u64, src: u64, len: u64) -> Result<(), TrapKind> {
+        if len == 0 {
+            return Ok(());
+        }
+        let (rs, so) = self.check_range(src, len, false)?;
+        let (rd, d) = self.check_range(dst, len, true)?;
+        let n = len as usize;
+        if rd == GLOBALS {
+            self.globals_dirty = true;
+        }
+        if rs == rd {
+            self.regions[rd].bytes.copy_within(so..so + n, d);
+        } else {
+            let (lo, hi) = self.regions.split_at_mut(rs.max(rd));
+            let (src_region, dst_region) = if rs < rd {
+                (&lo[rs], &mut hi[0])
+            } else {
+                (&hi[0], &mut lo[rd])
+            };
+            dst_region.bytes[d..d + n].copy_from_slice(&src_region.bytes[so..so + n]);
+        }
+        Ok(())
+    }
+
+    /// `memset(dst, byte, len)`.
+    pub fn fill(&mut self, dst: u64, byte: u8, len: u64) -> Result<(), TrapKind> {
+        if len == 0 {
+            return Ok(());
+        }
+        let (r, off) = self.check_range(dst, len, true)?;
+        if r == GLOBALS {
+            self.globals_dirty = true;
+        }
+        self.regions[r].bytes[off..off + len as usize].fill(byte);
+        Ok(())
+    }
+
+    /// The current stack pointer (the address right after the last `alloca`).
+    pub fn stack_pointer(&self) -> u64 {
+        STACK_BASE + self.sp
+    }
+
+    /// Allocates `size` bytes on the stack aligned to `align`, preceded by a redzone.
+    pub fn alloca(&mut self, size: u64, align: u64) -> Result<u64, TrapKind> {
+        let start = (STACK_BASE + self.sp)
+            .checked_add(REDZONE)
+            .and_then(|a| round_up(a, align))
+            .ok_or(TrapKind::StackOverflow)?
+            - STACK_BASE;
+        let end = start.checked_add(size).ok_or(TrapKind::StackOverflow)?;
+        if end.saturating_add(REDZONE) > self.stack_limit {
+            return Err(TrapKind::StackOverflow);
+        }
+        let region = &mut self.regions[STACK];
+        region.grow_to((end + REDZONE) as usize);
+        region.state[start as usize..end as usize].fill(RW);
+        self.sp = end;
+        Ok(STACK_BASE + start)
+    }
+
+    /// Releases every `alloca` made since the stack pointer was `mark`
+    /// (a value of [`Memory::stack_pointer`]); marks above the current pointer are ignored.
+    pub fn stack_release(&mut self, mark: u64) {
+        let Some(off) = mark.checked_sub(STACK_BASE) else {
+            return;
+        };
+        if off < self.sp {
+            let region = &mut self.regions[STACK];
+            region.state[off as usize..self.sp as usize].fill(INVALID);
+            self.sp = off;
+        }
+    }
+
+    /// `malloc(size)`: a fresh zeroed block, or NULL (0) when `size` exceeds the whole heap
+    /// budget; [`TrapKind::OutOfMemory`] when the budget is used up.
+    pub fn malloc(&mut self, size: u64) -> Result<u64, TrapKind> {
+        if size > self.heap_limit {
+            return Ok(0);
+        }
+        let start = round_up(self.heap_top + REDZONE, 16).ok_or(TrapKind::OutOfMemory)?;
+        let end = start.checked_add(size).ok_or(TrapKind::OutOfMemory)?;
+        if end.saturating_add(REDZONE) > self.heap_limit {
+            return Err(TrapKind::OutOfMemory);
+        }
+        let region = &mut self.regions[HEAP];
+        region.grow_to((end + REDZONE) as usize);
+        region.state[start as usize..end as usize].fill(RW);
+        self.heap_top = end;
+        let addr = HEAP_BASE + start;
+        self.blocks.push(HeapBlock {
+            addr,
+            size,
+            freed: false,
+        });
+        Ok(addr)
+    }
+
+    fn live_block(&self, addr: u64) -> Result<usize, TrapKind> {
+        match self.blocks.binary_search_by_key(&addr, |b| b.addr) {
+            Ok(i) if !self.blocks[i].freed => Ok(i),
+            _ => Err(TrapKind::InvalidFree { addr }),
+        }
+    }
+
+    /// Size of the live heap block starting at `addr` ([`TrapKind::InvalidFree`] if none).
+    pub fn block_size(&self, addr: u64) -> Result<u64, TrapKind> {
+        self.live_block(addr).map(|i| self.blocks[i].size)
+    }
+
+    /// `free(addr)`: NULL is ignored; anything but the start of a live block traps.
+    pub fn free(&mut self, addr: u64) -> Result<(), TrapKind> {
+        if addr == 0 {
+            return Ok(());
+        }
+        let i = self.live_block(addr)?;
+        let block = &mut self.blocks[i];
+        block.freed = true;
+        let start = (block.addr - HEAP_BASE) as usize;
+        self.regions[HEAP].state[start..start + block.size as usize].fill(FREED);
+        Ok(())
+    }
+}
+
+/// The address of function number `index`.
+pub fn func_addr(index: u32) -> u64 {
+    FUNC_BASE + FUNC_STRIDE * u64::from(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fpir::{GlobalData, Module};
+
+    fn module_with_globals() -> Module {
+        let mut m = Module::default();
+        m.globals.push(GlobalData {
+            name: "a".into(),
+            init: vec![1, 2, 3, 4],
+            align: 4,
+            constant: false,
+            relocs: vec![],
+        });
+        m.globals.push(GlobalData {
+            name: "c".into(),
+            init: vec![9; 8],
+            align: 8,
+            constant: true,
+            relocs: vec![],
+        });
+        m
+    }
+
+    #[test]
+    fn globals_are_laid_out_and_restored() {
+        let m = module_with_globals();
+        let mut mem = Memory::new(&m, 1 << 20, 1 << 20).unwrap();
+        let a = mem.global_addr(0).unwrap();
+        let c = mem.global_addr(1).unwrap();
+        assert_eq!(mem.load(Type::I32, a).unwrap(), 0x0403_0201);
+        assert_eq!(mem.load(Type::I8, c).unwrap(), 9);
+        mem.store(Type::I32, a, 7).unwrap();
+        assert_eq!(
+            mem.store(Type::I8, c, 1),
+            Err(TrapKind::ReadOnlyWrite { addr: c })
+        );
+        assert!(matches!(
+            mem.load(Type::I64, a),
+            Err(TrapKind::OutOfBounds { .. })
+        ));
+        mem.reset();
+        assert_eq!(mem.load(Type::I32, a).unwrap(), 0x0403_0201);
+    }
+
+    #[test]
+    fn heap_tracks_lifetimes() {
+        let mut mem = Memory::new(&Module::default(), 1 << 20, 1 << 20).unwrap();
+        let p = mem.malloc(10).unwrap();
+        mem.store(Type::Int(16), p + 8, 0xffff).unwrap();
+        assert!(mem.store(Type::Int(16), p + 9, 0).is_err());
+        mem.free(p).unwrap();
+        assert_eq!(mem.load(Type::I8, p), Err(TrapKind::UseAfterFree { addr: p }));
+        assert_eq!(mem.free(p), Err(TrapKind::InvalidFree { addr: p }));
+        assert_eq!(mem.malloc(1 << 30), Ok(0));
+        assert_eq!(mem.load(Type::I8, 8), Err(TrapKind::NullDeref { addr: 8 }));
+    }
+
+    #[test]
+    fn stack_releases_frames() {
+        let mut mem = Memory::new(&Module::default(), 4096, 0).unwrap();
+        let mark = mem.stack_pointer();
+        let p = mem.alloca(8, 8).unwrap();
+        assert_eq!(p % 8, 0);
+        mem.store(Type::F64, p, 1.5f64.to_bits()).unwrap();
+        mem.stack_release(mark);
+        assert!(mem.load(Type::F64, p).is_err());
+        assert_eq!(mem.alloca(8192, 8), Err(TrapKind::StackOverflow));
+    }
+}

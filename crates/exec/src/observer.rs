@@ -1,0 +1,163 @@
+//! Observers: what a run records. The interpreter calls [`Observer::on_branch`] at every
+//! conditional branch and switch, and [`Observer::on_op`] after every floating-point
+//! operation and math call when [`Observer::OBSERVES_OPS`] is set. Observers are
+//! monomorphized with the interpreter, so [`NoObserver`] and the disabled hooks cost
+//! nothing.
+
+use fpir::{BranchSite, OpSite};
+
+/// How a branch went.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum BranchOutcome {
+    /// A conditional branch took its `then` (true) or `else` (false) edge.
+    Cond(bool),
+    /// A switch took case number `Some(i)` (source order) or the default (`None`).
+    Case(Option<u32>),
+}
+
+/// One executed branch.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct BranchEvent {
+    /// Which branch.
+    pub site: BranchSite,
+    /// Where it went.
+    pub outcome: BranchOutcome,
+    /// Concrete bits of the deciding comparison's `lhs` and `rhs` for a conditional branch
+    /// whose site records one (`module.branch_sites[site].cmp`); `[scrutinee, 0]` for a
+    /// switch; `None` otherwise.
+    pub operands: Option<[u64; 2]>,
+}
+
+/// One executed floating-point operation or math call.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct OpEvent {
+    /// Which operation (`module.op_sites[site]` says what it computes).
+    pub site: OpSite,
+    /// Concrete bits of the operands; only the first [`OpEvent::arity`] are meaningful.
+    pub operands: [u64; 3],
+    /// Number of operands.
+    pub arity: u8,
+    /// Concrete bits of the result.
+    pub result: u64,
+}
+
+impl OpEvent {
+    /// The meaningful operands.
+    pub fn args(&self) -> &[u64] {
+        &self.operands[..usize::from(self.arity).min(3)]
+    }
+}
+
+/// Receives run events. Every hook defaults to doing nothing.
+pub trait Observer {
+    /// Whether [`Observer::on_branch`] is called (set to false to skip computing events).
+    const OBSERVES_BRANCHES: bool = true;
+    /// Whether [`Observer::on_op`] is called.
+    const OBSERVES_OPS: bool = false;
+
+    /// A conditional branch or switch was decided.
+    fn on_branch(&mut self, ev: &BranchEvent) {
+        let _ = ev;
+    }
+
+    /// A floating-point operation or math call produced its result.
+    fn on_op(&mut self, ev: &OpEvent) {
+        let _ = ev;
+    }
+}
+
+impl<O: Observer> Observer for &mut O {
+    const OBSERVES_BRANCHES: bool = O::OBSERVES_BRANCHES;
+    const OBSERVES_OPS: bool = O::OBSERVES_OPS;
+
+    #[inline]
+    fn on_branch(&mut self, ev: &BranchEvent) {
+        (**self).on_branch(ev);
+    }
+
+    #[inline]
+    fn on_op(&mut self, ev: &OpEvent) {
+        (**self).on_op(ev);
+    }
+}
+
+/// Records nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    const OBSERVES_BRANCHES: bool = false;
+}
+
+/// Records every branch outcome in order.
+#[derive(Clone, Debug, Default)]
+pub struct BranchTrace {
+    /// `(site, outcome)` in execution order.
+    pub events: Vec<(BranchSite, BranchOutcome)>,
+}
+
+impl BranchTrace {
+    /// Forgets the recorded events (keeps the allocation).
+    pub fn clear(&mut self) {
+        self.events.clear();
+    }
+}
+
+impl Observer for BranchTrace {
+    #[inline]
+    fn on_branch(&mut self, ev: &BranchEvent) {
+        self.events.push((ev.site, ev.outcome));
+    }
+}
+
+/// Records every branch event (with operands) and every op event in order.
+#[derive(Clone, Debug, Default)]
+pub struct FullTrace {
+    /// Branch events in execution order.
+    pub branches: Vec<BranchEvent>,
+    /// Op events in execution order.
+    pub ops: Vec<OpEvent>,
+}
+
+impl FullTrace {
+    /// Forgets the recorded events (keeps the allocations).
+    pub fn clear(&mut self) {
+        self.branches.clear();
+        self.ops.clear();
+    }
+}
+
+impl Observer for FullTrace {
+    const OBSERVES_OPS: bool = true;
+
+    fn on_branch(&mut self, ev: &BranchEvent) {
+        self.branches.push(*ev);
+    }
+
+    fn on_op(&mut self, ev: &OpEvent) {
+        self.ops.push(*ev);
+    }
+}
+
+/// Records every op event in order (and no branches).
+#[derive(Clone, Debug, Default)]
+pub struct OpTrace {
+    /// Op events in execution order.
+    pub events: Vec<OpEvent>,
+}
+
+impl OpTrace {
+    /// Forgets the recorded events (keeps the allocation).
+    pub fn clear(&mut self) {
+        self.events.clear();
+    }
+}
+
+impl Observer for OpTrace {
+    const OBSERVES_BRANCHES: bool = false;
+    const OBSERVES_OPS: bool = true;
+
+    fn on_op(&mut self, ev: &OpEvent) {
+        self.events.push(*ev);
+    }
+}

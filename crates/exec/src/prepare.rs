@@ -1,0 +1,649 @@
+//! The pre-decoded form the driver executes: one flat op array per function.
+//!
+//! Preparation runs once per interpreter. It lays each function's blocks out back to back
+//! (a block is its instructions followed by its terminator), turns block ids into program
+//! counters, registers into frame-relative `u32` slots, jump arguments into move lists
+//! (marked when they need a parallel copy), switch cases into sorted tables, and resolves
+//! constant addresses against the memory layout. It also checks every invariant the
+//! driver relies on to index without panicking (register, block, function and external
+//! ids in range, argument counts), so a malformed module fails in
+//! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
+
+use crate::memory::{func_addr, Memory};
+use crate::trap::ExecError;
+use fpir::{
+    AddrBase, BlockCall, Builtin, EntityId, BranchSite, Callee, CastOp, Const, FloatBinOp, FloatPred,
+    FloatTy, Func, Function, InstKind, IntBinOp, IntPred, MathCall, MathShape, Module, OpSite,
+    SrcLoc, Terminator, Type,
+};
+
+/// A frame-relative register slot.
+pub(crate) type Slot = u32;
+
+/// "No register" in optional slot positions.
+pub(crate) const NONE: Slot = u32::MAX;
+
+/// One executable operation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    IntBin {
+        op: IntBinOp,
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    FloatBin {
+        op: FloatBinOp,
+        ty: FloatTy,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Fneg {
+        ty: FloatTy,
+        d: Slot,
+        a: Slot,
+    },
+    Icmp {
+        pred: IntPred,
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Fcmp {
+        pred: FloatPred,
+        ty: FloatTy,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Cast {
+        op: CastOp,
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Select {
+        ty: Type,
+        d: Slot,
+        c: Slot,
+        t: Slot,
+        f: Slot,
+    },
+    Load {
+        ty: Type,
+        d: Slot,
+        addr: Slot,
+    },
+    Store {
+        ty: Type,
+        addr: Slot,
+        val: Slot,
+    },
+    /// `count` is `NONE` for a single element.
+    Alloca {
+        d: Slot,
+        size: u64,
+        count: Slot,
+        count_ty: Type,
+        align: u32,
+    },
+    /// Terms are `terms[start..start + len]`.
+    PtrOffset {
+        d: Slot,
+        base: Slot,
+        offset: i64,
+        start: u32,
+        len: u32,
+    },
+    /// Arguments are `args[start..start + len]`.
+    Call {
+        func: u32,
+        d: Slot,
+        start: u32,
+        len: u32,
+    },
+    CallIndirect {
+        target: Slot,
+        d: Slot,
+        start: u32,
+        len: u32,
+    },
+    Math {
+        call: MathCall,
+        site: OpSite,
+        ret: Type,
+        d: Slot,
+        start: u32,
+        len: u32,
+    },
+    /// `ty` is the type of the first argument (or of the result when there is none).
+    Builtin {
+        b: Builtin,
+        ty: Type,
+        d: Slot,
+        start: u32,
+        len: u32,
+    },
+    External {
+        index: u32,
+    },
+    Jump {
+        edge: u32,
+    },
+    /// `lhs`/`rhs` are the deciding comparison's operands (`NONE` when unknown).
+    Br {
+        cond: Slot,
+        then_edge: u32,
+        else_edge: u32,
+        site: BranchSite,
+        lhs: Slot,
+        rhs: Slot,
+    },
+    Switch {
+        value: Slot,
+        table: u32,
+        site: BranchSite,
+    },
+    Ret {
+        value: Slot,
+    },
+    Unreachable,
+}
+
+/// A control-flow edge: target pc and the block-parameter moves `(dst, src)`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Edge {
+    pub pc: u32,
+    pub moves_start: u32,
+    pub moves_len: u32,
+    /// True when a destination is read by a later move, so the copy needs a temporary.
+    pub parallel: bool,
+}
+
+/// A switch: cases sorted by value (first in source order wins), default edge.
+#[derive(Clone, Debug)]
+pub(crate) struct SwitchTable {
+    /// `(value, case index in source order, edge)`.
+    pub cases: Vec<(u64, u32, u32)>,
+    pub default: u32,
+}
+
+/// A constant register's resolved value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConstSlot {
+    pub slot: Slot,
+    pub ty: Type,
+    pub bits: u64,
+}
+
+/// One function, ready to run.
+#[derive(Clone, Debug)]
+pub(crate) struct FuncCode {
+    pub code: Vec<Op>,
+    pub locs: Vec<Option<SrcLoc>>,
+    pub nregs: u32,
+    pub reg_types: Vec<Type>,
+    pub params: Vec<Slot>,
+    pub consts: Vec<ConstSlot>,
+    pub args: Vec<Slot>,
+    /// `(index slot, index type, scale)`.
+    pub terms: Vec<(Slot, Type, i64)>,
+    pub edges: Vec<Edge>,
+    pub moves: Vec<(Slot, Slot)>,
+    pub switches: Vec<SwitchTable>,
+}
+
+/// The whole module, ready to run.
+#[derive(Clone, Debug)]
+pub(crate) struct Program {
+    pub funcs: Vec<FuncCode>,
+}
+
+/// Prepares every function of `module` against the memory layout `mem`.
+pub(crate) fn prepare(module: &Module, mem: &Memory) -> Result<Program, ExecError> {
+    let funcs = module
+        .funcs
+        .iter()
+        .map(|(id, f)| FuncBuilder::new(module, mem, id, f).build())
+        .collect::<Result<_, _>>()?;
+    Ok(Program { funcs })
+}
+
+struct FuncBuilder<'a> {
+    module: &'a Module,
+    mem: &'a Memory,
+    id: Func,
+    func: &'a Function,
+    block_pcs: Vec<u32>,
+    out: FuncCode,
+}
+
+impl<'a> FuncBuilder<'a> {
+    fn new(module: &'a Module, mem: &'a Memory, id: Func, func: &'a Function) -> Self {
+        FuncBuilder {
+            module,
+            mem,
+            id,
+            func,
+            block_pcs: Vec::new(),
+            out: FuncCode {
+                code: Vec::new(),
+                locs: Vec::new(),
+                nregs: 0,
+                reg_types: func.regs.values().copied().collect(),
+                params: Vec::new(),
+                consts: Vec::new(),
+                args: Vec::new(),
+                terms: Vec::new(),
+                edges: Vec::new(),
+                moves: Vec::new(),
+                switches: Vec::new(),
+            },
+        }
+    }
+
+    fn invalid(&self, message: impl std::fmt::Display) -> ExecError {
+        ExecError::InvalidModule(format!("{} `{}`: {message}", self.id, self.func.name))
+    }
+
+    fn slot(&self, r: fpir::Reg) -> Result<Slot, ExecError> {
+        if r.index() < self.func.regs.len() {
+            Ok(r.0)
+        } else {
+            Err(self.invalid(format!("register {r} is not declared")))
+        }
+    }
+
+    fn reg_type(&self, r: fpir::Reg) -> Type {
+        self.func.regs.get(r).copied().unwrap_or(Type::I64)
+    }
+
+    fn dest(&self, d: Option<fpir::Reg>) -> Result<Slot, ExecError> {
+        d.map_or(Ok(NONE), |r| self.slot(r))
+    }
+
+    fn need_dest(&self, d: Option<fpir::Reg>) -> Result<Slot, ExecError> {
+        match d {
+            Some(r) => self.slot(r),
+            None => Err(self.invalid("instruction without a destination register")),
+        }
+    }
+
+    fn push_args(&mut self, args: &[fpir::Reg]) -> Result<(u32, u32), ExecError> {
+        let start = self.out.args.len() as u32;
+        for &a in args {
+            let s = self.slot(a)?;
+            self.out.args.push(s);
+        }
+        Ok((start, args.len() as u32))
+    }
+
+    fn build(mut self) -> Result<FuncCode, ExecError> {
+        let nregs = u32::try_from(self.func.regs.len())
+            .ok()
+            .filter(|&n| n < NONE)
+            .ok_or_else(|| self.invalid("too many registers"))?;
+        self.out.nregs = nregs;
+        if self.func.blocks.is_empty() {
+            return Err(self.invalid("function has no blocks"));
+        }
+        self.out.params = self
+            .func
+            .params()
+            .iter()
+            .map(|&r| self.slot(r))
+            .collect::<Result<_, _>>()?;
+        for &(r, c) in &self.func.consts {
+            let slot = self.slot(r)?;
+            let ty = self.reg_type(r);
+            let bits = match c {
+                Const::Bits(b) => b,
+                Const::Addr(AddrBase::Global(g), off) => self
+                    .mem
+                    .global_addr(g.index())
+                    .ok_or_else(|| self.invalid(format!("unknown global {g}")))?
+                    .wrapping_add(off as u64),
+                Const::Addr(AddrBase::Func(f), off) => {
+                    if f.index() >= self.module.funcs.len() {
+                        return Err(self.invalid(format!("unknown function {f}")));
+                    }
+                    func_addr(f.0).wrapping_add(off as u64)
+                }
+            };
+            self.out.consts.push(ConstSlot { slot, ty, bits });
+        }
+        let mut pc = 0u32;
+        for block in self.func.blocks.values() {
+            self.block_pcs.push(pc);
+            pc = u32::try_from(block.insts.len() + 1)
+                .ok()
+                .and_then(|n| pc.checked_add(n))
+                .ok_or_else(|| self.invalid("function too large"))?;
+        }
+        for block in self.func.blocks.values() {
+            for (i, inst) in block.insts.iter().enumerate() {
+                let op = self.inst(inst.dest, &inst.kind)?;
+                self.out.code.push(op);
+                self.out.locs.push(block.locs.get(i).copied().flatten());
+            }
+            let op = self.term(&block.term)?;
+            self.out.code.push(op);
+            self.out.locs.push(block.term_loc);
+        }
+        Ok(self.out)
+    }
+
+    fn inst(&mut self, dest: Option<fpir::Reg>, kind: &InstKind) -> Result<Op, ExecError> {
+        Ok(match *kind {
+            InstKind::IntBin { op, ty, lhs, rhs } => Op::IntBin {
+                op,
+                ty,
+                d: self.need_dest(dest)?,
+                a: self.slot(lhs)?,
+                b: self.slot(rhs)?,
+            },
+            InstKind::FloatBin {
+                op,
+                ty,
+                lhs,
+                rhs,
+                site,
+            } => Op::FloatBin {
+                op,
+                ty,
+                d: self.need_dest(dest)?,
+                a: self.slot(lhs)?,
+                b: self.slot(rhs)?,
+                site,
+            },
+            InstKind::Fneg { ty, arg } => Op::Fneg {
+                ty,
+                d: self.need_dest(dest)?,
+                a: self.slot(arg)?,
+            },
+            InstKind::Icmp { pred, ty, lhs, rhs } => Op::Icmp {
+                pred,
+                ty,
+                d: self.need_dest(dest)?,
+                a: self.slot(lhs)?,
+                b: self.slot(rhs)?,
+            },
+            InstKind::Fcmp { pred, ty, lhs, rhs } => Op::Fcmp {
+                pred,
+                ty,
+                d: self.need_dest(dest)?,
+                a: self.slot(lhs)?,
+                b: self.slot(rhs)?,
+            },
+            InstKind::Cast { op, from, to, arg } => Op::Cast {
+                op,
+                from,
+                to,
+                d: self.need_dest(dest)?,
+                a: self.slot(arg)?,
+            },
+            InstKind::Select {
+                ty,
+                cond,
+                if_true,
+                if_false,
+            } => Op::Select {
+                ty,
+                d: self.need_dest(dest)?,
+                c: self.slot(cond)?,
+                t: self.slot(if_true)?,
+                f: self.slot(if_false)?,
+            },
+            InstKind::Load { ty, addr } => Op::Load {
+                ty,
+                d: self.need_dest(dest)?,
+                addr: self.slot(addr)?,
+            },
+            InstKind::Store { ty, addr, value } => Op::Store {
+                ty,
+                addr: self.slot(addr)?,
+                val: self.slot(value)?,
+            },
+            InstKind::Alloca { size, count, align } => Op::Alloca {
+                d: self.need_dest(dest)?,
+                size,
+                count: count.map_or(Ok(NONE), |c| self.slot(c))?,
+                count_ty: count.map_or(Type::I64, |c| self.reg_type(c)),
+                align,
+            },
+            InstKind::PtrOffset {
+                base,
+                offset,
+                ref terms,
+            } => {
+                let start = self.out.terms.len() as u32;
+                for t in terms {
+                    let s = self.slot(t.index)?;
+                    self.out.terms.push((s, self.reg_type(t.index), t.scale));
+                }
+                Op::PtrOffset {
+                    d: self.need_dest(dest)?,
+                    base: self.slot(base)?,
+                    offset,
+                    start,
+                    len: terms.len() as u32,
+                }
+            }
+            InstKind::Call {
+                ref callee,
+                ref args,
+            } => self.call(dest, callee, args)?,
+        })
+    }
+
+    fn call(
+        &mut self,
+        dest: Option<fpir::Reg>,
+        callee: &Callee,
+        args: &[fpir::Reg],
+    ) -> Result<Op, ExecError> {
+        let d = self.dest(dest)?;
+        Ok(match *callee {
+            Callee::Direct(f) => {
+                let Some(target) = self.module.funcs.get(f) else {
+                    return Err(self.invalid(format!("call of unknown function {f}")));
+                };
+                let nparams = target.blocks.values().next().map_or(0, |b| b.params.len());
+                if nparams != args.len() {
+                    return Err(self.invalid(format!(
+                        "call of {f} with {} arguments, it takes {nparams}",
+                        args.len()
+                    )));
+                }
+                let (start, len) = self.push_args(args)?;
+                Op::Call {
+                    func: f.0,
+                    d,
+                    start,
+                    len,
+                }
+            }
+            Callee::Indirect(r) => {
+                let target = self.slot(r)?;
+                let (start, len) = self.push_args(args)?;
+                Op::CallIndirect {
+                    target,
+                    d,
+                    start,
+                    len,
+                }
+            }
+            Callee::Math(call, site) => {
+                let need = match call.func.shape() {
+                    MathShape::Unary | MathShape::ToInt => 1,
+                    MathShape::Binary | MathShape::FloatInt | MathShape::FloatPtr => 2,
+                    MathShape::Ternary => 3,
+                };
+                if args.len() != need {
+                    return Err(self.invalid(format!(
+                        "{} takes {need} arguments, {} given",
+                        call.func.name(),
+                        args.len()
+                    )));
+                }
+                let ret = dest.map_or(Type::Float(call.ty), |r| self.reg_type(r));
+                let (start, len) = self.push_args(args)?;
+                Op::Math {
+                    call,
+                    site,
+                    ret,
+                    d,
+                    start,
+                    len,
+                }
+            }
+            Callee::Builtin(b) => {
+                let need = match b {
+                    Builtin::Abort | Builtin::StackSave | Builtin::AssertFail => 0,
+                    Builtin::Malloc
+                    | Builtin::Free
+                    | Builtin::Exit
+                    | Builtin::Ctpop
+                    | Builtin::Ctlz
+                    | Builtin::Cttz
+                    | Builtin::Bswap
+                    | Builtin::Abs
+                    | Builtin::StackRestore => 1,
+                    Builtin::Calloc
+                    | Builtin::Realloc
+                    | Builtin::Smax
+                    | Builtin::Smin
+                    | Builtin::Umax
+                    | Builtin::Umin => 2,
+                    Builtin::Memcpy | Builtin::Memmove | Builtin::Memset => 3,
+                };
+                if args.len() < need {
+                    return Err(self.invalid(format!(
+                        "{} takes {need} arguments, {} given",
+                        b.name(),
+                        args.len()
+                    )));
+                }
+                let ty = args
+                    .first()
+                    .or(dest.as_ref())
+                    .map_or(Type::I64, |&r| self.reg_type(r));
+                let (start, len) = self.push_args(args)?;
+                Op::Builtin {
+                    b,
+                    ty,
+                    d,
+                    start,
+                    len,
+                }
+            }
+            Callee::External(index) => {
+                if index as usize >= self.module.externals.len() {
+                    return Err(self.invalid(format!("unknown external #{index}")));
+                }
+                Op::External { index }
+            }
+        })
+    }
+
+    fn edge(&mut self, call: &BlockCall) -> Result<u32, ExecError> {
+        let Some(target) = self.func.blocks.get(call.block) else {
+            return Err(self.invalid(format!("jump to unknown block {}", call.block)));
+        };
+        if target.params.len() != call.args.len() {
+            return Err(self.invalid(format!(
+                "jump to {} with {} arguments, it takes {}",
+                call.block,
+                call.args.len(),
+                target.params.len()
+            )));
+        }
+        let mut moves = Vec::with_capacity(call.args.len());
+        for (&p, &a) in target.params.iter().zip(&call.args) {
+            let (dst, src) = (self.slot(p)?, self.slot(a)?);
+            if dst != src {
+                moves.push((dst, src));
+            }
+        }
+        let parallel = moves
+            .iter()
+            .enumerate()
+            .any(|(i, &(dst, _))| moves[i + 1..].iter().any(|&(_, src)| src == dst));
+        let edge = Edge {
+            pc: self.block_pcs[call.block.index()],
+            moves_start: self.out.moves.len() as u32,
+            moves_len: moves.len() as u32,
+            parallel,
+        };
+        self.out.moves.extend(moves);
+        self.out.edges.push(edge);
+        Ok(self.out.edges.len() as u32 - 1)
+    }
+
+    fn term(&mut self, term: &Terminator) -> Result<Op, ExecError> {
+        Ok(match term {
+            Terminator::Jump(to) => Op::Jump {
+                edge: self.edge(to)?,
+            },
+            Terminator::Br {
+                cond,
+                then_to,
+                else_to,
+                site,
+            } => {
+                let cmp = self
+                    .module
+                    .branch_sites
+                    .get(*site)
+                    .filter(|s| s.func == self.id)
+                    .and_then(|s| s.cmp);
+                let (lhs, rhs) = match cmp {
+                    Some(c) => (self.slot(c.lhs)?, self.slot(c.rhs)?),
+                    None => (NONE, NONE),
+                };
+                Op::Br {
+                    cond: self.slot(*cond)?,
+                    then_edge: self.edge(then_to)?,
+                    else_edge: self.edge(else_to)?,
+                    site: *site,
+                    lhs,
+                    rhs,
+                }
+            }
+            Terminator::Switch {
+                ty,
+                value,
+                cases,
+                default,
+                site,
+            } => {
+                let mask = crate::concrete::mask(*ty);
+                let mut table = Vec::with_capacity(cases.len());
+                for (i, c) in cases.iter().enumerate() {
+                    table.push((c.value & mask, i as u32, self.edge(&c.target)?));
+                }
+                table.sort_by_key(|&(v, i, _)| (v, i));
+                table.dedup_by_key(|&mut (v, _, _)| v);
+                let default = self.edge(default)?;
+                self.out.switches.push(SwitchTable {
+                    cases: table,
+                    default,
+                });
+                Op::Switch {
+                    value: self.slot(*value)?,
+                    table: self.out.switches.len() as u32 - 1,
+                    site: *site,
+                }
+            }
+            Terminator::Ret(value) => Op::Ret {
+                value: self.dest(*value)?,
+            },
+            Terminator::Unreachable => Op::Unreachable,
+        })
+    }
+}

@@ -1,0 +1,209 @@
+//! The [`Semantics`] trait: what a value is and what each opcode does to values.
+//!
+//! The interpreter is generic over it and monomorphized, so the concrete path pays
+//! nothing for the abstraction. Methods are named after IR opcodes (`iadd` and `band`
+//! rather than `add`/`and`, which collide with std traits). The interpreter decides
+//! control flow, addresses and call targets from [`Semantics::concrete_bits`]; a semantics
+//! only chooses what rides along with those bits (an MPFR shadow, a symbolic term).
+//!
+//! Memory goes through [`Semantics::load`], [`Semantics::store`], [`Semantics::copy`] and
+//! [`Semantics::fill`], whose default implementations move concrete bytes in [`Memory`].
+//! A semantics with richer values overrides them to keep a shadow map keyed by address
+//! (see the crate docs, section *Plugging in a semantics*).
+
+use crate::memory::Memory;
+use crate::trap::TrapKind;
+use fpir::{FloatPred, FloatTy, IntPred, MathCall, OpSite, Type};
+
+/// The position of an input in the argument list of [`crate::Interpreter::call`]: scalar
+/// parameters and array elements, numbered in order (`f(double x, double *a /* 3 */, int n)`
+/// numbers `x` 0, `a[0..3]` 1..=3 and `n` 4).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct InputSlot(pub u32);
+
+/// What a value is, and the meaning of every value-level opcode.
+///
+/// Integer values are interpreted with LLVM's two's-complement semantics at the type's
+/// width; floats are IEEE binary32/binary64. Every method receives the operand types, so
+/// a value need not carry its own.
+pub trait Semantics {
+    /// A register value.
+    type Value: Clone;
+
+    /// Called at the start of every [`crate::Interpreter::call`], after memory is reset.
+    /// Values made by [`Semantics::constant`] earlier must stay valid: the interpreter
+    /// builds its constant templates once, in [`crate::Interpreter::new`].
+    fn begin_run(&mut self) {}
+
+    /// A constant of type `ty` with raw bits `bits` (zero-extended).
+    fn constant(&mut self, ty: Type, bits: u64) -> Self::Value;
+
+    /// An input of the run (a scalar argument or an array element) with initial bits.
+    fn input(&mut self, slot: InputSlot, ty: Type, bits: u64) -> Self::Value {
+        let _ = slot;
+        self.constant(ty, bits)
+    }
+
+    /// An address computed by the interpreter (`alloca`, `malloc`, pointer arithmetic):
+    /// addresses are always concrete.
+    fn address(&mut self, addr: u64) -> Self::Value {
+        self.constant(Type::Ptr, addr)
+    }
+
+    /// The concrete bits of a value (zero-extended), used for branch decisions, switch
+    /// values, addresses, call targets and observer events.
+    fn concrete_bits(&self, value: &Self::Value) -> u64;
+
+    /// Called just before the floating-point operation or math call at `site` (so a
+    /// semantics can attribute errors to op sites).
+    fn op_site(&mut self, site: OpSite) {
+        let _ = site;
+    }
+
+    /// `add`.
+    fn iadd(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `sub`.
+    fn isub(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `mul`.
+    fn imul(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `udiv`; traps on division by zero.
+    fn udiv(&mut self, ty: Type, a: &Self::Value, b: &Self::Value)
+        -> Result<Self::Value, TrapKind>;
+    /// `sdiv`; traps on division by zero and on `MIN / -1`.
+    fn sdiv(&mut self, ty: Type, a: &Self::Value, b: &Self::Value)
+        -> Result<Self::Value, TrapKind>;
+    /// `urem`; traps on division by zero.
+    fn urem(&mut self, ty: Type, a: &Self::Value, b: &Self::Value)
+        -> Result<Self::Value, TrapKind>;
+    /// `srem`; traps on division by zero and on `MIN % -1`.
+    fn srem(&mut self, ty: Type, a: &Self::Value, b: &Self::Value)
+        -> Result<Self::Value, TrapKind>;
+    /// `shl` (the count is masked as x86 does: mod 32 up to 32 bits, mod 64 above).
+    fn shl(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `lshr` (count masked like [`Semantics::shl`]).
+    fn lshr(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `ashr` (count masked like [`Semantics::shl`]).
+    fn ashr(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `and`.
+    fn band(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `or`.
+    fn bor(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `xor`.
+    fn bxor(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+
+    /// `fadd`.
+    fn fadd(&mut self, ty: FloatTy, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `fsub`.
+    fn fsub(&mut self, ty: FloatTy, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `fmul`.
+    fn fmul(&mut self, ty: FloatTy, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `fdiv`.
+    fn fdiv(&mut self, ty: FloatTy, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `frem` (C `fmod`).
+    fn frem(&mut self, ty: FloatTy, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `fneg` (sign flip).
+    fn fneg(&mut self, ty: FloatTy, a: &Self::Value) -> Self::Value;
+
+    /// `icmp`, producing an `i1`.
+    fn icmp(&mut self, pred: IntPred, ty: Type, a: &Self::Value, b: &Self::Value)
+        -> Self::Value;
+    /// `fcmp`, producing an `i1`.
+    fn fcmp(
+        &mut self,
+        pred: FloatPred,
+        ty: FloatTy,
+        a: &Self::Value,
+        b: &Self::Value,
+    ) -> Self::Value;
+
+    /// `trunc`.
+    fn trunc(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `zext`.
+    fn zext(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `sext`.
+    fn sext(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `fptrunc`.
+    fn fptrunc(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `fpext`.
+    fn fpext(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `fptoui` (out-of-range values behave as x86-64 code from clang -O0).
+    fn fptoui(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `fptosi` (out-of-range values behave as x86-64 `cvttsd2si`).
+    fn fptosi(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `uitofp`.
+    fn uitofp(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `sitofp`.
+    fn sitofp(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `ptrtoint`.
+    fn ptrtoint(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `inttoptr`.
+    fn inttoptr(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+    /// `bitcast` (same bits, new type).
+    fn bitcast(&mut self, from: Type, to: Type, a: &Self::Value) -> Self::Value;
+
+    /// `select cond, if_true, if_false`.
+    fn select(
+        &mut self,
+        ty: Type,
+        cond: &Self::Value,
+        if_true: &Self::Value,
+        if_false: &Self::Value,
+    ) -> Self::Value;
+
+    /// A math function. `ret` is the destination type (the integer width for
+    /// `lround`-like functions). Returns the result and, for `frexp`/`modf`, the second
+    /// result that the interpreter stores through the pointer argument (an `i32` exponent
+    /// for `frexp`, a float of the call's format for `modf`).
+    fn math(
+        &mut self,
+        call: MathCall,
+        args: &[Self::Value],
+        ret: Type,
+    ) -> (Self::Value, Option<Self::Value>);
+
+    /// `llvm.ctpop`.
+    fn ctpop(&mut self, ty: Type, a: &Self::Value) -> Self::Value;
+    /// `llvm.ctlz` (zero gives the width).
+    fn ctlz(&mut self, ty: Type, a: &Self::Value) -> Self::Value;
+    /// `llvm.cttz` (zero gives the width).
+    fn cttz(&mut self, ty: Type, a: &Self::Value) -> Self::Value;
+    /// `llvm.bswap`.
+    fn bswap(&mut self, ty: Type, a: &Self::Value) -> Self::Value;
+    /// `llvm.abs` (`abs(MIN) = MIN`).
+    fn abs(&mut self, ty: Type, a: &Self::Value) -> Self::Value;
+    /// `llvm.smax`.
+    fn smax(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `llvm.smin`.
+    fn smin(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `llvm.umax`.
+    fn umax(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// `llvm.umin`.
+    fn umin(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
+
+    /// Loads a `ty` from `addr`. The default reads concrete bytes.
+    fn load(&mut self, mem: &Memory, ty: Type, addr: u64) -> Result<Self::Value, TrapKind> {
+        let bits = mem.load(ty, addr)?;
+        Ok(self.constant(ty, bits))
+    }
+
+    /// Stores `value` as a `ty` at `addr`. The default writes concrete bytes.
+    fn store(
+        &mut self,
+        mem: &mut Memory,
+        ty: Type,
+        addr: u64,
+        value: &Self::Value,
+    ) -> Result<(), TrapKind> {
+        mem.store(ty, addr, self.concrete_bits(value))
+    }
+
+    /// `memmove(dst, src, len)` (also used for `memcpy` and `realloc`).
+    fn copy(&mut self, mem: &mut Memory, dst: u64, src: u64, len: u64) -> Result<(), TrapKind> {
+        mem.copy(dst, src, len)
+    }
+
+    /// `memset(dst, byte, len)`.
+    fn fill(&mut self, mem: &mut Memory, dst: u64, byte: u8, len: u64) -> Result<(), TrapKind> {
+        mem.fill(dst, byte, len)
+    }
+}

@@ -1,0 +1,920 @@
+//! Integration tests of the interpreter on hand-built IR: semantics against Rust's own
+//! operations, memory, traps, calls, switches and observer events.
+
+mod common;
+
+use common::{module, single, FnBuilder};
+use fpforge_exec::{
+    Arg, BranchOutcome, BranchTrace, Concrete, ExecConfig, FullTrace, Interpreter, NoObserver,
+    Observer, OpTrace, Outcome, Run, TrapKind,
+};
+use fpir::{
+    AddrBase, Builtin, BranchSite, Callee, CastOp, FloatBinOp, FloatPred, FloatTy,
+    Func, GlobalData, InstKind, IntBinOp, IntPred, MathCall, MathFn, Module, SwitchCase,
+    Terminator, Type,
+};
+use proptest::prelude::*;
+
+fn interp<O: Observer>(m: &Module, obs: O) -> Interpreter<'_, Concrete, O> {
+    Interpreter::new(m, Concrete, obs, ExecConfig::default()).expect("valid module")
+}
+
+fn run(m: &Module, args: &[Arg]) -> Run<u64> {
+    interp(m, NoObserver).call(Func(0), args).expect("valid call")
+}
+
+fn returned(r: &Run<u64>) -> u64 {
+    match &r.outcome {
+        Outcome::Returned(Some(v)) => *v,
+        other => panic!("expected a value, got {other:?}"),
+    }
+}
+
+fn trapped(r: &Run<u64>) -> TrapKind {
+    match &r.outcome {
+        Outcome::Trapped(t) => t.kind.clone(),
+        other => panic!("expected a trap, got {other:?}"),
+    }
+}
+
+fn scalars(xs: &[u64]) -> Vec<Arg> {
+    xs.iter().map(|&x| Arg::Scalar(x)).collect()
+}
+
+/// `f(a, b) = a op b` at type `ty`.
+fn int_bin_module(op: IntBinOp, ty: Type) -> Module {
+    let (mut b, p) = FnBuilder::new("f", &[ty, ty], Some(ty));
+    let r = b.ibin(op, ty, p[0], p[1]);
+    b.ret(Some(r));
+    single(b.finish())
+}
+
+const INT_OPS: [IntBinOp; 13] = [
+    IntBinOp::Add,
+    IntBinOp::Sub,
+    IntBinOp::Mul,
+    IntBinOp::Udiv,
+    IntBinOp::Sdiv,
+    IntBinOp::Urem,
+    IntBinOp::Srem,
+    IntBinOp::Shl,
+    IntBinOp::Lshr,
+    IntBinOp::Ashr,
+    IntBinOp::And,
+    IntBinOp::Or,
+    IntBinOp::Xor,
+];
+
+macro_rules! int_ref {
+    ($u:ty, $i:ty, $op:expr, $a:expr, $b:expr) => {{
+        let (a, b) = ($a as $u, $b as $u);
+        let (sa, sb) = (a as $i, b as $i);
+        let bits = <$u>::BITS;
+        let count = if bits <= 32 { $b & 31 } else { $b & 63 } as u32;
+        let r: Option<$u> = match $op {
+            IntBinOp::Add => Some(a.wrapping_add(b)),
+            IntBinOp::Sub => Some(a.wrapping_sub(b)),
+            IntBinOp::Mul => Some(a.wrapping_mul(b)),
+            IntBinOp::Udiv => a.checked_div(b),
+            IntBinOp::Sdiv => sa.checked_div(sb).map(|v| v as $u),
+            IntBinOp::Urem => a.checked_rem(b),
+            IntBinOp::Srem => sa.checked_rem(sb).map(|v| v as $u),
+            IntBinOp::Shl => Some(((a as u64) << count) as $u),
+            IntBinOp::Lshr => Some(((a as u64) >> count) as $u),
+            IntBinOp::Ashr => Some(((sa as i64) >> count) as $u),
+            IntBinOp::And => Some(a & b),
+            IntBinOp::Or => Some(a | b),
+            IntBinOp::Xor => Some(a ^ b),
+        };
+        r.map(|v| v as u64)
+    }};
+}
+
+fn int_reference(op: IntBinOp, width: u8, a: u64, b: u64) -> Option<u64> {
+    match width {
+        8 => int_ref!(u8, i8, op, a, b),
+        16 => int_ref!(u16, i16, op, a, b),
+        32 => int_ref!(u32, i32, op, a, b),
+        _ => int_ref!(u64, i64, op, a, b),
+    }
+}
+
+fn small_or_any() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        any::<u64>(),
+        (0u64..70),
+        Just(u64::MAX),
+        Just(1 << 63),
+        Just(0x8000_0000),
+        Just(0xffff_ffff)
+    ]
+}
+
+fn float_bits() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        any::<u64>(),
+        (-1e3f64..1e3).prop_map(f64::to_bits),
+        prop::sample::select(vec![
+            0.0f64, -0.0, 1.0, -1.0, 0.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+            f64::MIN_POSITIVE, 5e-324, f64::MAX, 1e19, -1e19, 2147483648.0, 4294967296.0,
+            9.3e18, 1.8446744073709552e19
+        ])
+        .prop_map(f64::to_bits),
+    ]
+}
+
+fn f32_bits() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        any::<u32>().prop_map(u64::from),
+        float_bits().prop_map(|b| u64::from((f64::from_bits(b) as f32).to_bits())),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn int_ops_match_rust(a in small_or_any(), b in small_or_any()) {
+        for width in [8u8, 16, 32, 64] {
+            let ty = Type::Int(width);
+            for op in INT_OPS {
+                let m = int_bin_module(op, ty);
+                let r = run(&m, &scalars(&[a, b]));
+                match int_reference(op, width, a, b) {
+                    Some(v) => prop_assert_eq!(returned(&r), v, "{:?} i{} {:#x} {:#x}", op, width, a, b),
+                    None => prop_assert!(matches!(
+                        trapped(&r),
+                        TrapKind::IntDivByZero | TrapKind::IntDivOverflow
+                    )),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn f64_ops_match_rust(a in float_bits(), b in float_bits()) {
+        let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+        let expect = [x + y, x - y, x * y, x / y, x % y];
+        let ops = [FloatBinOp::Fadd, FloatBinOp::Fsub, FloatBinOp::Fmul, FloatBinOp::Fdiv, FloatBinOp::Frem];
+        for (op, e) in ops.into_iter().zip(expect) {
+            let (mut bld, p) = FnBuilder::new("f", &[Type::F64, Type::F64], Some(Type::F64));
+            let r = bld.fbin(op, FloatTy::F64, p[0], p[1]);
+            bld.ret(Some(r));
+            let got = returned(&run(&single(bld.finish()), &scalars(&[a, b])));
+            prop_assert_eq!(got, e.to_bits(), "{:?} {} {}", op, x, y);
+        }
+    }
+
+    #[test]
+    fn f32_ops_match_rust(a in f32_bits(), b in f32_bits()) {
+        let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+        let expect = [x + y, x - y, x * y, x / y, x % y];
+        let ops = [FloatBinOp::Fadd, FloatBinOp::Fsub, FloatBinOp::Fmul, FloatBinOp::Fdiv, FloatBinOp::Frem];
+        for (op, e) in ops.into_iter().zip(expect) {
+            let (mut bld, p) = FnBuilder::new("f", &[Type::F32, Type::F32], Some(Type::F32));
+            let r = bld.fbin(op, FloatTy::F32, p[0], p[1]);
+            bld.ret(Some(r));
+            let got = returned(&run(&single(bld.finish()), &scalars(&[a, b])));
+            prop_assert_eq!(got, u64::from(e.to_bits()), "{:?} {} {}", op, x, y);
+        }
+    }
+
+    #[test]
+    fn fcmp_matches_partial_cmp(a in float_bits(), b in float_bits()) {
+        use std::cmp::Ordering::*;
+        let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+        let o = x.partial_cmp(&y);
+        let table = [
+            (FloatPred::False, false),
+            (FloatPred::Oeq, o == Some(Equal)),
+            (FloatPred::Ogt, o == Some(Greater)),
+            (FloatPred::Oge, matches!(o, Some(Greater | Equal))),
+            (FloatPred::Olt, o == Some(Less)),
+            (FloatPred::Ole, matches!(o, Some(Less | Equal))),
+            (FloatPred::One, matches!(o, Some(Less | Greater))),
+            (FloatPred::Ord, o.is_some()),
+            (FloatPred::Ueq, matches!(o, None | Some(Equal))),
+            (FloatPred::Ugt, matches!(o, None | Some(Greater))),
+            (FloatPred::Uge, o != Some(Less)),
+            (FloatPred::Ult, matches!(o, None | Some(Less))),
+            (FloatPred::Ule, o != Some(Greater)),
+            (FloatPred::Une, o != Some(Equal)),
+            (FloatPred::Uno, o.is_none()),
+            (FloatPred::True, true),
+        ];
+        for (pred, e) in table {
+            let (mut bld, p) = FnBuilder::new("f", &[Type::F64, Type::F64], Some(Type::BOOL));
+            let r = bld.op(Type::BOOL, InstKind::Fcmp { pred, ty: FloatTy::F64, lhs: p[0], rhs: p[1] });
+            bld.ret(Some(r));
+            let got = returned(&run(&single(bld.finish()), &scalars(&[a, b])));
+            prop_assert_eq!(got, u64::from(e), "{:?} {} {}", pred, x, y);
+        }
+    }
+
+    #[test]
+    fn icmp_matches_rust(a in small_or_any(), b in small_or_any()) {
+        let (x, y) = (a as u32, b as u32);
+        let (sx, sy) = (x as i32, y as i32);
+        let table = [
+            (IntPred::Eq, x == y), (IntPred::Ne, x != y),
+            (IntPred::Ugt, x > y), (IntPred::Uge, x >= y), (IntPred::Ult, x < y), (IntPred::Ule, x <= y),
+            (IntPred::Sgt, sx > sy), (IntPred::Sge, sx >= sy), (IntPred::Slt, sx < sy), (IntPred::Sle, sx <= sy),
+        ];
+        for (pred, e) in table {
+            let (mut bld, p) = FnBuilder::new("f", &[Type::I32, Type::I32], Some(Type::BOOL));
+            let r = bld.op(Type::BOOL, InstKind::Icmp { pred, ty: Type::I32, lhs: p[0], rhs: p[1] });
+            bld.ret(Some(r));
+            let got = returned(&run(&single(bld.finish()), &scalars(&[a, b])));
+            prop_assert_eq!(got, u64::from(e), "{:?}", pred);
+        }
+    }
+
+    #[test]
+    fn casts_match_rust(a in float_bits(), i in small_or_any()) {
+        let x = f64::from_bits(a);
+        let mut cases: Vec<(CastOp, Type, Type, u64, u64)> = vec![
+            (CastOp::Sitofp, Type::I32, Type::F64, i, f64::from(i as u32 as i32).to_bits()),
+            (CastOp::Sitofp, Type::I64, Type::F32, i, u64::from((i as i64 as f32).to_bits())),
+            (CastOp::Uitofp, Type::I64, Type::F64, i, (i as f64).to_bits()),
+            (CastOp::Uitofp, Type::I64, Type::F32, i, u64::from((i as f32).to_bits())),
+            (CastOp::Uitofp, Type::I32, Type::F32, i, u64::from((i as u32 as f32).to_bits())),
+            (CastOp::Sext, Type::I8, Type::I32, i, u64::from(i as u8 as i8 as i32 as u32)),
+            (CastOp::Zext, Type::I8, Type::I64, i, u64::from(i as u8)),
+            (CastOp::Trunc, Type::I64, Type::Int(16), i, u64::from(i as u16)),
+            (CastOp::Fptrunc, Type::F64, Type::F32, a, u64::from((x as f32).to_bits())),
+            (CastOp::Bitcast, Type::F64, Type::I64, a, a),
+        ];
+        if x.is_finite() && x.abs() < 2147483648.0 {
+            cases.push((CastOp::Fptosi, Type::F64, Type::I32, a, u64::from(x as i32 as u32)));
+        }
+        if x.is_finite() && x.abs() < 9.2e18 {
+            cases.push((CastOp::Fptosi, Type::F64, Type::I64, a, x as i64 as u64));
+        }
+        if x.is_finite() && x > -1.0 && x < 1.8e19 {
+            cases.push((CastOp::Fptoui, Type::F64, Type::I64, a, x as u64));
+        }
+        let xf = x as f32;
+        cases.push((CastOp::Fpext, Type::F32, Type::F64, u64::from(xf.to_bits()), f64::from(xf).to_bits()));
+        for (op, from, to, arg, e) in cases {
+            let (mut bld, p) = FnBuilder::new("f", &[from], Some(to));
+            let r = bld.op(to, InstKind::Cast { op, from, to, arg: p[0] });
+            bld.ret(Some(r));
+            let got = returned(&run(&single(bld.finish()), &scalars(&[arg])));
+            prop_assert_eq!(got, e, "{:?} {} -> {}", op, from, to);
+        }
+    }
+}
+
+#[test]
+fn store_f64_load_high_word() {
+    // int hi(double x) { return *(1 + (int *)&x); }
+    let (mut b, p) = FnBuilder::new("hi", &[Type::F64], Some(Type::I32));
+    let slot = b.op(
+        Type::Ptr,
+        InstKind::Alloca {
+            size: 8,
+            count: None,
+            align: 8,
+        },
+    );
+    b.effect(InstKind::Store {
+        ty: Type::F64,
+        addr: slot,
+        value: p[0],
+    });
+    let hi = b.op(
+        Type::Ptr,
+        InstKind::PtrOffset {
+            base: slot,
+            offset: 4,
+            terms: vec![],
+        },
+    );
+    let v = b.op(Type::I32, InstKind::Load { ty: Type::I32, addr: hi });
+    b.ret(Some(v));
+    let m = single(b.finish());
+    for x in [1.0f64, -2.5, f64::NAN, 1e-310] {
+        let r = run(&m, &[Arg::Scalar(x.to_bits())]);
+        assert_eq!(returned(&r), x.to_bits() >> 32);
+    }
+}
+
+/// `fact(n) = n <= 1 ? 1 : n * fact(n - 1)` on i64.
+fn factorial() -> Module {
+    let (mut b, p) = FnBuilder::new("fact", &[Type::I64], Some(Type::I64));
+    let one = b.i64c(1);
+    let c = b.op(
+        Type::BOOL,
+        InstKind::Icmp {
+            pred: IntPred::Sle,
+            ty: Type::I64,
+            lhs: p[0],
+            rhs: one,
+        },
+    );
+    let (base, _) = b.block(&[]);
+    let (rec, _) = b.block(&[]);
+    b.br(c, base, rec);
+    b.switch_to(base);
+    b.ret(Some(one));
+    b.switch_to(rec);
+    let n1 = b.ibin(IntBinOp::Sub, Type::I64, p[0], one);
+    let f = b
+        .call(Some(Type::I64), Callee::Direct(Func(0)), vec![n1])
+        .unwrap();
+    let r = b.ibin(IntBinOp::Mul, Type::I64, p[0], f);
+    b.ret(Some(r));
+    single(b.finish())
+}
+
+#[test]
+fn recursion_factorial() {
+    let m = factorial();
+    let mut it = interp(&m, BranchTrace::default());
+    for (n, e) in [(0u64, 1u64), (1, 1), (5, 120), (20, 2432902008176640000)] {
+        let r = it.call(Func(0), &[Arg::Scalar(n)]).unwrap();
+        assert_eq!(returned(&r), e);
+    }
+    it.observer_mut().clear();
+    it.call(Func(0), &[Arg::Scalar(3)]).unwrap();
+    let outs: Vec<_> = it.observer().events.iter().map(|e| e.1).collect();
+    assert_eq!(
+        outs,
+        [false, false, true].map(BranchOutcome::Cond).to_vec()
+    );
+}
+
+#[test]
+fn recursion_depth_traps() {
+    let m = factorial();
+    let cfg = ExecConfig::default().with_max_depth(100);
+    let mut it = Interpreter::new(&m, Concrete, NoObserver, cfg).unwrap();
+    assert_eq!(returned(&it.call(Func(0), &[Arg::Scalar(50)]).unwrap()), 3_049_267_712_737_411_072);
+    let r = it.call(Func(0), &[Arg::Scalar(1000)]).unwrap();
+    assert_eq!(trapped(&r), TrapKind::StackOverflow);
+}
+
+/// `fib(n) = n < 2 ? n : fib(n-1) + fib(n-2)` on i32.
+fn fib() -> Module {
+    let (mut b, p) = FnBuilder::new("fib", &[Type::I32], Some(Type::I32));
+    let two = b.i32c(2);
+    let one = b.i32c(1);
+    let c = b.op(
+        Type::BOOL,
+        InstKind::Icmp {
+            pred: IntPred::Slt,
+            ty: Type::I32,
+            lhs: p[0],
+            rhs: two,
+        },
+    );
+    let (base, _) = b.block(&[]);
+    let (rec, _) = b.block(&[]);
+    b.br(c, base, rec);
+    b.switch_to(base);
+    b.ret(Some(p[0]));
+    b.switch_to(rec);
+    let n1 = b.ibin(IntBinOp::Sub, Type::I32, p[0], one);
+    let n2 = b.ibin(IntBinOp::Sub, Type::I32, p[0], two);
+    let f1 = b.call(Some(Type::I32), Callee::Direct(Func(0)), vec![n1]).unwrap();
+    let f2 = b.call(Some(Type::I32), Callee::Direct(Func(0)), vec![n2]).unwrap();
+    let r = b.ibin(IntBinOp::Add, Type::I32, f1, f2);
+    b.ret(Some(r));
+    single(b.finish())
+}
+
+#[test]
+fn recursion_fib() {
+    let m = fib();
+    let r = run(&m, &[Arg::Scalar(20)]);
+    assert_eq!(returned(&r), 6765);
+}
+
+/// `loop(n)`: `i = 0; while (1) i++;` when `n != 0`, counting with block parameters.
+fn infinite_loop() -> Module {
+    let (mut b, _) = FnBuilder::new("spin", &[Type::I32], Some(Type::I32));
+    let zero = b.i32c(0);
+    let one = b.i32c(1);
+    let (head, hp) = b.block(&[Type::I32]);
+    b.jump(head, vec![zero]);
+    b.switch_to(head);
+    let next = b.ibin(IntBinOp::Add, Type::I32, hp[0], one);
+    b.jump(head, vec![next]);
+    single(b.finish())
+}
+
+#[test]
+fn fuel_exhaustion() {
+    let m = infinite_loop();
+    let cfg = ExecConfig::default().with_fuel(10_000);
+    let mut it = Interpreter::new(&m, Concrete, NoObserver, cfg).unwrap();
+    let r = it.call(Func(0), &[Arg::Scalar(1)]).unwrap();
+    assert_eq!(trapped(&r), TrapKind::FuelExhausted);
+    assert_eq!(r.steps, 10_000);
+}
+
+#[test]
+fn parallel_block_arguments() {
+    // (a, b) = (b, a) three times, through block parameters.
+    let (mut b, p) = FnBuilder::new("swap", &[Type::I32, Type::I32], Some(Type::I32));
+    let zero = b.i32c(0);
+    let one = b.i32c(1);
+    let three = b.i32c(3);
+    let ten = b.i32c(10);
+    let (head, hp) = b.block(&[Type::I32, Type::I32, Type::I32]);
+    let (done, _) = b.block(&[]);
+    let (body, _) = b.block(&[]);
+    b.jump(head, vec![p[0], p[1], zero]);
+    b.switch_to(head);
+    let c = b.op(
+        Type::BOOL,
+        InstKind::Icmp {
+            pred: IntPred::Slt,
+            ty: Type::I32,
+            lhs: hp[2],
+            rhs: three,
+        },
+    );
+    b.br(c, body, done);
+    b.switch_to(body);
+    let i1 = b.ibin(IntBinOp::Add, Type::I32, hp[2], one);
+    b.jump(head, vec![hp[1], hp[0], i1]);
+    b.switch_to(done);
+    let t = b.ibin(IntBinOp::Mul, Type::I32, hp[0], ten);
+    let r = b.ibin(IntBinOp::Add, Type::I32, t, hp[1]);
+    b.ret(Some(r));
+    let m = single(b.finish());
+    assert_eq!(returned(&run(&m, &scalars(&[1, 2]))), 21);
+}
+
+/// `sw(x)`: `switch (x) { case 1: return 10; case 5: return 50; case 3: return 30; default: return -1; }`
+fn switch_module() -> Module {
+    let (mut b, p) = FnBuilder::new("sw", &[Type::I32], Some(Type::I32));
+    let mut cases = Vec::new();
+    for v in [1u64, 5, 3] {
+        let (blk, _) = b.block(&[]);
+        let c = b.i32c(v as i32 * 10);
+        b.switch_to(blk);
+        b.ret(Some(c));
+        cases.push(SwitchCase {
+            value: v,
+            target: fpir::module::block_call(blk),
+        });
+    }
+    let (dflt, _) = b.block(&[]);
+    let m1 = b.i32c(-1);
+    b.switch_to(dflt);
+    b.ret(Some(m1));
+    b.switch_to(fpir::Block(0));
+    b.term(Terminator::Switch {
+        ty: Type::I32,
+        value: p[0],
+        cases,
+        default: fpir::module::block_call(dflt),
+        site: BranchSite(0),
+    });
+    single(b.finish())
+}
+
+#[test]
+fn switch_cases_and_default() {
+    let m = switch_module();
+    let mut it = interp(&m, FullTrace::default());
+    for (x, e, case) in [
+        (1u64, 10u64, Some(0)),
+        (3, 30, Some(2)),
+        (5, 50, Some(1)),
+        (4, u64::from(-1i32 as u32), None),
+        (u64::from(-1i32 as u32), u64::from(-1i32 as u32), None),
+    ] {
+        it.observer_mut().clear();
+        let r = it.call(Func(0), &[Arg::Scalar(x)]).unwrap();
+        assert_eq!(returned(&r), e);
+        let ev = it.observer().branches[0];
+        assert_eq!(ev.outcome, BranchOutcome::Case(case));
+        assert_eq!(ev.operands, Some([x, 0]));
+    }
+}
+
+#[test]
+fn branch_operands_come_from_the_comparison() {
+    // if (x < 1.5) return x + 1.0; else return x;
+    let (mut b, p) = FnBuilder::new("g", &[Type::F64], Some(Type::F64));
+    let k = b.f64c(1.5);
+    let one = b.f64c(1.0);
+    let c = b.op(
+        Type::BOOL,
+        InstKind::Fcmp {
+            pred: FloatPred::Olt,
+            ty: FloatTy::F64,
+            lhs: p[0],
+            rhs: k,
+        },
+    );
+    let (t, _) = b.block(&[]);
+    let (e, _) = b.block(&[]);
+    b.br(c, t, e);
+    b.switch_to(t);
+    let s = b.fbin(FloatBinOp::Fadd, FloatTy::F64, p[0], one);
+    b.ret(Some(s));
+    b.switch_to(e);
+    b.ret(Some(p[0]));
+    let m = single(b.finish());
+    let mut it = interp(&m, FullTrace::default());
+    let r = it.call(Func(0), &[Arg::Scalar(0.25f64.to_bits())]).unwrap();
+    assert_eq!(returned(&r), 1.25f64.to_bits());
+    let tr = it.observer();
+    assert_eq!(tr.branches.len(), 1);
+    assert_eq!(tr.branches[0].outcome, BranchOutcome::Cond(true));
+    assert_eq!(
+        tr.branches[0].operands,
+        Some([0.25f64.to_bits(), 1.5f64.to_bits()])
+    );
+    assert_eq!(tr.ops.len(), 1);
+    assert_eq!(tr.ops[0].args(), &[0.25f64.to_bits(), 1.0f64.to_bits()]);
+    assert_eq!(tr.ops[0].result, 1.25f64.to_bits());
+
+    let mut it = interp(&m, OpTrace::default());
+    it.call(Func(0), &[Arg::Scalar(2.0f64.to_bits())]).unwrap();
+    assert!(it.observer().events.is_empty());
+}
+
+fn load_at(off: i64, size: u64, ty: Type) -> Module {
+    let (mut b, _) = FnBuilder::new("oob", &[], Some(ty));
+    let slot = b.op(
+        Type::Ptr,
+        InstKind::Alloca {
+            size,
+            count: None,
+            align: 8,
+        },
+    );
+    let at = b.op(
+        Type::Ptr,
+        InstKind::PtrOffset {
+            base: slot,
+            offset: off,
+            terms: vec![],
+        },
+    );
+    let v = b.op(ty, InstKind::Load { ty, addr: at });
+    b.ret(Some(v));
+    single(b.finish())
+}
+
+#[test]
+fn traps_out_of_bounds_and_null() {
+    assert!(matches!(
+        trapped(&run(&load_at(8, 8, Type::I64), &[])),
+        TrapKind::OutOfBounds { size: 8, .. }
+    ));
+    assert!(matches!(
+        trapped(&run(&load_at(4, 8, Type::I64), &[])),
+        TrapKind::OutOfBounds { .. }
+    ));
+    assert!(matches!(
+        trapped(&run(&load_at(-1, 8, Type::I8), &[])),
+        TrapKind::OutOfBounds { .. }
+    ));
+    assert_eq!(returned(&run(&load_at(4, 8, Type::I32), &[])), 0);
+
+    let (mut b, _) = FnBuilder::new("null", &[], Some(Type::F64));
+    let null = b.konst(Type::Ptr, 0);
+    let v = b.op(Type::F64, InstKind::Load { ty: Type::F64, addr: null });
+    b.ret(Some(v));
+    let r = run(&single(b.finish()), &[]);
+    assert_eq!(trapped(&r), TrapKind::NullDeref { addr: 0 });
+}
+
+#[test]
+fn traps_unreachable_external_and_abort() {
+    let (mut b, _) = FnBuilder::new("u", &[], None);
+    b.term(Terminator::Unreachable);
+    assert_eq!(trapped(&run(&single(b.finish()), &[])), TrapKind::Unreachable);
+
+    let (mut b, _) = FnBuilder::new("e", &[], None);
+    b.call(None, Callee::External(0), vec![]);
+    b.ret(None);
+    let m = module(vec![b.finish()], vec![], vec!["printf".into()]);
+    assert_eq!(
+        trapped(&run(&m, &[])),
+        TrapKind::UnknownExternal("printf".into())
+    );
+
+    let (mut b, _) = FnBuilder::new("a", &[], None);
+    b.call(None, Callee::Builtin(Builtin::Abort), vec![]);
+    b.ret(None);
+    assert_eq!(trapped(&run(&single(b.finish()), &[])), TrapKind::Abort);
+
+    let (mut b, _) = FnBuilder::new("x", &[], None);
+    let code = b.i32c(3);
+    b.call(None, Callee::Builtin(Builtin::Exit), vec![code]);
+    b.ret(None);
+    assert_eq!(trapped(&run(&single(b.finish()), &[])), TrapKind::Exit(3));
+}
+
+#[test]
+fn heap_use_after_free_and_double_free() {
+    // p = malloc(16); p[1] = 7; free(p); [free(p) | return p[1]]
+    for double in [false, true] {
+        let (mut b, _) = FnBuilder::new("h", &[], Some(Type::I64));
+        let n = b.i64c(16);
+        let v7 = b.i64c(7);
+        let p = b
+            .call(Some(Type::Ptr), Callee::Builtin(Builtin::Malloc), vec![n])
+            .unwrap();
+        let q = b.op(
+            Type::Ptr,
+            InstKind::PtrOffset {
+                base: p,
+                offset: 8,
+                terms: vec![],
+            },
+        );
+        b.effect(InstKind::Store {
+            ty: Type::I64,
+            addr: q,
+            value: v7,
+        });
+        b.call(None, Callee::Builtin(Builtin::Free), vec![p]);
+        if double {
+            b.call(None, Callee::Builtin(Builtin::Free), vec![p]);
+            b.ret(Some(v7));
+        } else {
+            let v = b.op(Type::I64, InstKind::Load { ty: Type::I64, addr: q });
+            b.ret(Some(v));
+        }
+        let r = run(&single(b.finish()), &[]);
+        let kind = trapped(&r);
+        if double {
+            assert!(matches!(kind, TrapKind::InvalidFree { .. }), "{kind:?}");
+        } else {
+            assert!(matches!(kind, TrapKind::UseAfterFree { .. }), "{kind:?}");
+        }
+    }
+}
+
+#[test]
+fn realloc_keeps_contents() {
+    // p = malloc(8); *p = 42; p = realloc(p, 64); return *p;
+    let (mut b, _) = FnBuilder::new("r", &[], Some(Type::I64));
+    let n8 = b.i64c(8);
+    let n64 = b.i64c(64);
+    let v = b.i64c(42);
+    let p = b
+        .call(Some(Type::Ptr), Callee::Builtin(Builtin::Malloc), vec![n8])
+        .unwrap();
+    b.effect(InstKind::Store {
+        ty: Type::I64,
+        addr: p,
+        value: v,
+    });
+    let q = b
+        .call(Some(Type::Ptr), Callee::Builtin(Builtin::Realloc), vec![p, n64])
+        .unwrap();
+    let x = b.op(Type::I64, InstKind::Load { ty: Type::I64, addr: q });
+    b.ret(Some(x));
+    assert_eq!(returned(&run(&single(b.finish()), &[])), 42);
+}
+
+#[test]
+fn globals_are_reset_between_runs_and_constants_are_read_only() {
+    // counter++ ; return counter;   and a store into a const global.
+    let globals = vec![
+        GlobalData {
+            name: "counter".into(),
+            init: 5i32.to_le_bytes().to_vec(),
+            align: 4,
+            constant: false,
+            relocs: vec![],
+        },
+        GlobalData {
+            name: "table".into(),
+            init: vec![0; 8],
+            align: 8,
+            constant: true,
+            relocs: vec![],
+        },
+    ];
+    let (mut b, p) = FnBuilder::new("inc", &[Type::I32], Some(Type::I32));
+    let g = b.addr_const(AddrBase::Global(fpir::Global(0)), 0);
+    let t = b.addr_const(AddrBase::Global(fpir::Global(1)), 0);
+    let one = b.i32c(1);
+    let v = b.op(Type::I32, InstKind::Load { ty: Type::I32, addr: g });
+    let w = b.ibin(IntBinOp::Add, Type::I32, v, one);
+    b.effect(InstKind::Store {
+        ty: Type::I32,
+        addr: g,
+        value: w,
+    });
+    let zero = b.i32c(0);
+    let c = b.op(
+        Type::BOOL,
+        InstKind::Icmp {
+            pred: IntPred::Ne,
+            ty: Type::I32,
+            lhs: p[0],
+            rhs: zero,
+        },
+    );
+    let (bad, _) = b.block(&[]);
+    let (ok, _) = b.block(&[]);
+    b.br(c, bad, ok);
+    b.switch_to(bad);
+    b.effect(InstKind::Store {
+        ty: Type::I32,
+        addr: t,
+        value: w,
+    });
+    b.ret(Some(w));
+    b.switch_to(ok);
+    let x = b.op(Type::I32, InstKind::Load { ty: Type::I32, addr: g });
+    b.ret(Some(x));
+    let m = module(vec![b.finish()], globals, vec![]);
+    let mut it = interp(&m, NoObserver);
+    for _ in 0..3 {
+        assert_eq!(returned(&it.call(Func(0), &[Arg::Scalar(0)]).unwrap()), 6);
+    }
+    let r = it.call(Func(0), &[Arg::Scalar(1)]).unwrap();
+    assert!(matches!(trapped(&r), TrapKind::ReadOnlyWrite { .. }));
+}
+
+#[test]
+fn array_arguments_are_read_and_written() {
+    // void scale(double *a, int n) { for (i = 0; i < n; i++) a[i] *= 2; } ; returns sum
+    let (mut b, p) = FnBuilder::new("scale", &[Type::Ptr, Type::I32], Some(Type::F64));
+    let zero = b.i32c(0);
+    let one = b.i32c(1);
+    let two = b.f64c(2.0);
+    let fz = b.f64c(0.0);
+    let (head, hp) = b.block(&[Type::I32, Type::F64]);
+    let (body, _) = b.block(&[]);
+    let (done, _) = b.block(&[]);
+    b.jump(head, vec![zero, fz]);
+    b.switch_to(head);
+    let c = b.op(
+        Type::BOOL,
+        InstKind::Icmp {
+            pred: IntPred::Slt,
+            ty: Type::I32,
+            lhs: hp[0],
+            rhs: p[1],
+        },
+    );
+    b.br(c, body, done);
+    b.switch_to(body);
+    let at = b.op(
+        Type::Ptr,
+        InstKind::PtrOffset {
+            base: p[0],
+            offset: 0,
+            terms: vec![fpir::IndexTerm {
+                index: hp[0],
+                scale: 8,
+            }],
+        },
+    );
+    let x = b.op(Type::F64, InstKind::Load { ty: Type::F64, addr: at });
+    let y = b.fbin(FloatBinOp::Fmul, FloatTy::F64, x, two);
+    b.effect(InstKind::Store {
+        ty: Type::F64,
+        addr: at,
+        value: y,
+    });
+    let s = b.fbin(FloatBinOp::Fadd, FloatTy::F64, hp[1], y);
+    let i1 = b.ibin(IntBinOp::Add, Type::I32, hp[0], one);
+    b.jump(head, vec![i1, s]);
+    b.switch_to(done);
+    b.ret(Some(hp[1]));
+    let m = single(b.finish());
+    let arr = Arg::Array {
+        elem: Type::F64,
+        values: [1.0f64, 2.5, -3.0].iter().map(|x| x.to_bits()).collect(),
+    };
+    let r = run(&m, &[arr.clone(), Arg::Scalar(3)]);
+    assert_eq!(f64::from_bits(returned(&r)), 1.0);
+    let expect: Vec<u64> = [2.0f64, 5.0, -6.0].iter().map(|x| x.to_bits()).collect();
+    assert_eq!(r.arrays, vec![expect]);
+    // One element too many: reading a[3] hits the redzone.
+    let r = run(&m, &[arr, Arg::Scalar(4)]);
+    assert!(matches!(trapped(&r), TrapKind::OutOfBounds { .. }));
+}
+
+#[test]
+fn indirect_calls_through_memory() {
+    // double twice(double x) { return x + x; }
+    let (mut t, tp) = FnBuilder::new("twice", &[Type::F64], Some(Type::F64));
+    let s = t.fbin(FloatBinOp::Fadd, FloatTy::F64, tp[0], tp[0]);
+    t.ret(Some(s));
+    // double apply(double x) { double (*f)(double) = twice; store f; load f; f(x) }
+    let (mut b, p) = FnBuilder::new("apply", &[Type::F64], Some(Type::F64));
+    let fp = b.addr_const(AddrBase::Func(Func(1)), 0);
+    let slot = b.op(
+        Type::Ptr,
+        InstKind::Alloca {
+            size: 8,
+            count: None,
+            align: 8,
+        },
+    );
+    b.effect(InstKind::Store {
+        ty: Type::Ptr,
+        addr: slot,
+        value: fp,
+    });
+    let f = b.op(Type::Ptr, InstKind::Load { ty: Type::Ptr, addr: slot });
+    let r = b
+        .call(Some(Type::F64), Callee::Indirect(f), vec![p[0]])
+        .unwrap();
+    b.ret(Some(r));
+    let m = module(vec![b.finish(), t.finish()], vec![], vec![]);
+    assert_eq!(returned(&run(&m, &[Arg::Scalar(1.5f64.to_bits())])), 3.0f64.to_bits());
+
+    let (mut b, _) = FnBuilder::new("bad", &[], None);
+    let junk = b.konst(Type::Ptr, 0x1234_5678);
+    b.call(None, Callee::Indirect(junk), vec![]);
+    b.ret(None);
+    assert_eq!(
+        trapped(&run(&single(b.finish()), &[])),
+        TrapKind::BadIndirectCall { addr: 0x1234_5678 }
+    );
+}
+
+#[test]
+fn math_calls_and_frexp_store() {
+    // double f(double x) { int e; double m = frexp(x, &e); return sin(m) + (double)e; }
+    let (mut b, p) = FnBuilder::new("f", &[Type::F64], Some(Type::F64));
+    let slot = b.op(
+        Type::Ptr,
+        InstKind::Alloca {
+            size: 4,
+            count: None,
+            align: 4,
+        },
+    );
+    let math = |func| Callee::Math(MathCall { func, ty: FloatTy::F64 }, fpir::OpSite(0));
+    let m = b
+        .call(Some(Type::F64), math(MathFn::Frexp), vec![p[0], slot])
+        .unwrap();
+    let s = b.call(Some(Type::F64), math(MathFn::Sin), vec![m]).unwrap();
+    let e = b.op(Type::I32, InstKind::Load { ty: Type::I32, addr: slot });
+    let ef = b.op(
+        Type::F64,
+        InstKind::Cast {
+            op: CastOp::Sitofp,
+            from: Type::I32,
+            to: Type::F64,
+            arg: e,
+        },
+    );
+    let r = b.fbin(FloatBinOp::Fadd, FloatTy::F64, s, ef);
+    b.ret(Some(r));
+    let module = single(b.finish());
+    let mut it = interp(&module, OpTrace::default());
+    let run = it.call(Func(0), &[Arg::Scalar(12.0f64.to_bits())]).unwrap();
+    assert_eq!(returned(&run), (0.75f64.sin() + 4.0).to_bits());
+    assert_eq!(it.observer().events.len(), 3);
+    assert_eq!(it.observer().events[1].args(), &[0.75f64.to_bits()]);
+}
+
+#[test]
+fn bit_builtins() {
+    let cases: [(Builtin, Type, u64, u64); 6] = [
+        (Builtin::Ctpop, Type::I32, 0xf0f0, 8),
+        (Builtin::Ctlz, Type::I32, 1, 31),
+        (Builtin::Cttz, Type::I64, 0, 64),
+        (Builtin::Bswap, Type::I32, 0x1122_3344, 0x4433_2211),
+        (Builtin::Abs, Type::I32, 0xffff_fffb, 5),
+        (Builtin::Abs, Type::I32, 0x8000_0000, 0x8000_0000),
+    ];
+    for (bi, ty, x, e) in cases {
+        let (mut b, p) = FnBuilder::new("f", &[ty], Some(ty));
+        let r = b.call(Some(ty), Callee::Builtin(bi), vec![p[0]]).unwrap();
+        b.ret(Some(r));
+        assert_eq!(returned(&run(&single(b.finish()), &[Arg::Scalar(x)])), e, "{bi:?}");
+    }
+    let (mut b, p) = FnBuilder::new("f", &[Type::I32, Type::I32], Some(Type::I32));
+    let r = b
+        .call(Some(Type::I32), Callee::Builtin(Builtin::Smax), vec![p[0], p[1]])
+        .unwrap();
+    b.ret(Some(r));
+    let m = single(b.finish());
+    assert_eq!(returned(&run(&m, &scalars(&[0xffff_ffff, 3]))), 3);
+}
+
+#[test]
+fn misuse_is_an_error_not_a_trap() {
+    let m = factorial();
+    let mut it = interp(&m, NoObserver);
+    assert!(it.call(Func(7), &[]).is_err());
+    assert!(it.call(Func(0), &[]).is_err());
+    let arr = Arg::Array {
+        elem: Type::I64,
+        values: vec![1],
+    };
+    assert!(it.call(Func(0), &[arr]).is_err());
+
+    let (mut b, _) = FnBuilder::new("broken", &[], None);
+    b.jump(fpir::Block(9), vec![]);
+    assert!(Interpreter::new(&single(b.finish()), Concrete, NoObserver, ExecConfig::default()).is_err());
+}

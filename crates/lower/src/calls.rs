@@ -1,0 +1,233 @@
+//! What a call calls: a defined function, a math function (an op site), a builtin with
+//! fixed meaning, an intrinsic that lowering drops or forwards, or an unknown external.
+//!
+//! Precedence: a function defined in the module is always called directly (musl's own
+//! `sin` runs as code); otherwise LLVM intrinsics and C math functions with the expected
+//! signature (`sin`/`sinf`, `frexp`, `lround`, ... every [`MathFn`] in its `double` and
+//! `float` versions) become [`Callee::Math`], the memory, allocation and termination
+//! functions of libc become builtins, and any other name is an external that traps
+//! when called.
+//!
+//! [`Callee::Math`]: fpir::Callee::Math
+
+use crate::layout::scalar;
+use fpir::{Builtin, FloatTy, MathCall, MathFn, MathShape, Type};
+use llvm_ir::Type as LType;
+
+/// How a call to a function that the module does not define is lowered.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Target {
+    /// Drop the call (debug info, lifetime markers, hints).
+    Drop,
+    /// The result is argument 0 (`llvm.expect`, libc `memcpy`'s returned pointer); the
+    /// call itself is dropped.
+    Forward,
+    /// A builtin; the call's arguments pass through [`BuiltinArgs`].
+    Builtin(Builtin, BuiltinArgs),
+    /// A builtin whose result, if used, is argument 0 (libc `memcpy`/`memmove`/`memset`).
+    BuiltinReturningArg0(Builtin, BuiltinArgs),
+    /// A math function: an op site.
+    Math(MathCall),
+    /// An external that traps when called.
+    External,
+    /// Something fpir cannot represent.
+    Unsupported(&'static str),
+}
+
+/// How a builtin's arguments are formed from the call's.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum BuiltinArgs {
+    /// All arguments as they are.
+    All,
+    /// The first three (drops the `isvolatile` flag of `llvm.mem*`).
+    First3,
+    /// `(ptr, int, len)` of libc `memset`: the byte is truncated to `i8`.
+    MemsetTruncByte,
+}
+
+/// Classifies a call of `name` (not defined in the module) with parameter types `params`
+/// and result type `ret`.
+pub(crate) fn classify(name: &str, params: &[LType], ret: &LType) -> Target {
+    if let Some(rest) = name.strip_prefix("llvm.") {
+        return classify_intrinsic(rest, params);
+    }
+    if let Some(call) = c_math(name, params, ret) {
+        return Target::Math(call);
+    }
+    use BuiltinArgs::*;
+    match name {
+        "memcpy" => Target::BuiltinReturningArg0(Builtin::Memcpy, All),
+        "memmove" => Target::BuiltinReturningArg0(Builtin::Memmove, All),
+        "memset" => Target::BuiltinReturningArg0(Builtin::Memset, MemsetTruncByte),
+        "malloc" => Target::Builtin(Builtin::Malloc, All),
+        "calloc" => Target::Builtin(Builtin::Calloc, All),
+        "realloc" => Target::Builtin(Builtin::Realloc, All),
+        "free" => Target::Builtin(Builtin::Free, All),
+        "abort" => Target::Builtin(Builtin::Abort, All),
+        "exit" | "_Exit" => Target::Builtin(Builtin::Exit, All),
+        "__assert_fail" => Target::Builtin(Builtin::AssertFail, All),
+        _ => Target::External,
+    }
+}
+
+fn classify_intrinsic(rest: &str, params: &[LType]) -> Target {
+    use BuiltinArgs::*;
+    let stem = rest.split('.').next().unwrap_or(rest);
+    match stem {
+        "dbg" | "lifetime" | "assume" | "donothing" | "prefetch" | "sideeffect" | "var"
+        | "pseudoprobe" => return Target::Drop,
+        "experimental" if rest.starts_with("experimental.noalias.scope.decl") => {
+            return Target::Drop
+        }
+        "expect" | "ssa" | "annotation" => return Target::Forward,
+        "ptr" if rest.starts_with("ptr.annotation") => return Target::Forward,
+        "memcpy" => return Target::Builtin(Builtin::Memcpy, First3),
+        "memmove" => return Target::Builtin(Builtin::Memmove, First3),
+        "memset" => return Target::Builtin(Builtin::Memset, First3),
+        "ctpop" => return Target::Builtin(Builtin::Ctpop, All),
+        "ctlz" => return Target::Builtin(Builtin::Ctlz, All),
+        "cttz" => return Target::Builtin(Builtin::Cttz, All),
+        "bswap" => return Target::Builtin(Builtin::Bswap, All),
+        "abs" => return Target::Builtin(Builtin::Abs, All),
+        "smax" => return Target::Builtin(Builtin::Smax, All),
+        "smin" => return Target::Builtin(Builtin::Smin, All),
+        "umax" => return Target::Builtin(Builtin::Umax, All),
+        "umin" => return Target::Builtin(Builtin::Umin, All),
+        "stacksave" => return Target::Builtin(Builtin::StackSave, All),
+        "stackrestore" => return Target::Builtin(Builtin::StackRestore, All),
+        "trap" | "debugtrap" | "ubsantrap" => return Target::Builtin(Builtin::Abort, All),
+        "va_start" | "va_end" | "va_copy" => {
+            return Target::Unsupported("variable arguments (va_start/va_arg)")
+        }
+        _ => {}
+    }
+    let Some(func) = MathFn::from_name(stem).filter(|f| is_intrinsic_math(*f)) else {
+        return Target::Unsupported("LLVM intrinsic");
+    };
+    match params.first().and_then(scalar).and_then(Type::as_float) {
+        Some(ty) => Target::Math(MathCall { func, ty }),
+        None => Target::Unsupported("math intrinsic on a type other than float or double"),
+    }
+}
+
+/// The math functions LLVM has intrinsics for (`llvm.sin.f64`, `llvm.fmuladd.f32`, ...).
+fn is_intrinsic_math(f: MathFn) -> bool {
+    use MathFn::*;
+    matches!(
+        f,
+        Fabs | Sqrt
+            | Floor
+            | Ceil
+            | Trunc
+            | Round
+            | Rint
+            | Nearbyint
+            | Exp
+            | Exp2
+            | Log
+            | Log2
+            | Log10
+            | Sin
+            | Cos
+            | Pow
+            | Copysign
+            | Minnum
+            | Maxnum
+            | Fma
+            | Fmuladd
+            | Lround
+            | Llround
+            | Lrint
+            | Llrint
+    )
+}
+
+/// A C math function (`sin`, `sinf`, ...) called with the signature it has in `<math.h>`.
+fn c_math(name: &str, params: &[LType], ret: &LType) -> Option<MathCall> {
+    let not_c = |f: &MathFn| !matches!(f, MathFn::Minnum | MathFn::Maxnum | MathFn::Fmuladd);
+    let call = match MathFn::from_name(name).filter(not_c) {
+        Some(func) => MathCall {
+            func,
+            ty: FloatTy::F64,
+        },
+        None => MathCall {
+            func: MathFn::from_name(name.strip_suffix('f')?).filter(not_c)?,
+            ty: FloatTy::F32,
+        },
+    };
+    let f = Some(Type::Float(call.ty));
+    let ps: Vec<Option<Type>> = params.iter().map(scalar).collect();
+    let r = scalar(ret);
+    let ok = match call.func.shape() {
+        MathShape::Unary => ps == [f] && r == f,
+        MathShape::Binary => ps == [f, f] && r == f,
+        MathShape::Ternary => ps == [f, f, f] && r == f,
+        MathShape::FloatInt => ps == [f, Some(Type::I32)] && r == f,
+        MathShape::ToInt => ps == [f] && r.is_some_and(Type::is_int),
+        MathShape::FloatPtr => ps == [f, Some(Type::Ptr)] && r == f,
+    };
+    ok.then_some(call)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const D: LType = LType::FPType(llvm_ir::types::FPType::Double);
+    const F: LType = LType::FPType(llvm_ir::types::FPType::Single);
+    const I32: LType = LType::IntegerType { bits: 32 };
+
+    #[test]
+    fn c_math_names_and_signatures() {
+        let sin = classify("sin", &[D], &D);
+        assert_eq!(
+            sin,
+            Target::Math(MathCall {
+                func: MathFn::Sin,
+                ty: FloatTy::F64
+            })
+        );
+        let modff = classify("erff", &[F], &F);
+        assert_eq!(
+            modff,
+            Target::Math(MathCall {
+                func: MathFn::Erf,
+                ty: FloatTy::F32
+            })
+        );
+        assert_eq!(
+            classify("ilogbf", &[F], &I32),
+            Target::Math(MathCall {
+                func: MathFn::Ilogb,
+                ty: FloatTy::F32
+            })
+        );
+        assert_eq!(classify("sin", &[I32], &D), Target::External);
+        assert_eq!(classify("fmuladd", &[D, D, D], &D), Target::External);
+        assert_eq!(classify("printf", &[], &I32), Target::External);
+    }
+
+    #[test]
+    fn intrinsics() {
+        assert_eq!(
+            classify("llvm.fmuladd.f64", &[D, D, D], &D),
+            Target::Math(MathCall {
+                func: MathFn::Fmuladd,
+                ty: FloatTy::F64
+            })
+        );
+        assert_eq!(classify("llvm.dbg.value", &[], &D), Target::Drop);
+        assert_eq!(
+            classify("llvm.memcpy.p0i8.p0i8.i64", &[], &D),
+            Target::Builtin(Builtin::Memcpy, BuiltinArgs::First3)
+        );
+        assert!(matches!(
+            classify(
+                "llvm.sin.f80",
+                &[LType::FPType(llvm_ir::types::FPType::X86_FP80)],
+                &D
+            ),
+            Target::Unsupported(_)
+        ));
+    }
+}

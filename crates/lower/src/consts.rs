@@ -1,0 +1,348 @@
+//! Constants: folding LLVM constants and constant expressions to fpir [`Const`] values,
+//! and writing global initializers as little-endian bytes plus relocations.
+//!
+//! Folding covers what clang emits at `-O0`: integers, floats, null/undef/poison (as
+//! zero), addresses of globals and functions, and `getelementptr`, `bitcast`,
+//! `addrspacecast`, `inttoptr`, `ptrtoint` and integer arithmetic over them. A constant
+//! expression that needs an address at run time (`ptrtoint @g` used as an integer) does
+//! not fold; function lowering then materializes it as instructions.
+
+use crate::layout::{gep_offsets, GepIndex};
+use crate::lower::{name_text, Ctx};
+use fpir::{AddrBase, Const, Reloc};
+use llvm_ir::constant::Float;
+use llvm_ir::{Constant, IntPredicate, Type};
+
+/// A folded constant.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Folded {
+    /// Raw bits (integers zero-extended, floats as IEEE bits, null as 0).
+    Bits(u64),
+    /// An address inside a global or of a function.
+    Addr(AddrBase, i64),
+}
+
+impl Folded {
+    /// As an fpir constant.
+    pub fn to_const(self) -> Const {
+        match self {
+            Folded::Bits(b) => Const::Bits(b),
+            Folded::Addr(base, off) => Const::Addr(base, off),
+        }
+    }
+}
+
+/// Keeps the low `bits` bits of `value`.
+pub(crate) fn mask(value: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        value
+    } else {
+        value & ((1u64 << bits) - 1)
+    }
+}
+
+/// Sign-extends the low `bits` bits of `value` to 64 bits.
+pub(crate) fn sext(value: u64, bits: u32) -> i64 {
+    if bits == 0 || bits >= 64 {
+        value as i64
+    } else {
+        let shift = 64 - bits;
+        ((value << shift) as i64) >> shift
+    }
+}
+
+/// Bit width of an integer or pointer type (0 for anything else).
+pub(crate) fn int_width(ty: &Type) -> u32 {
+    match ty {
+        Type::IntegerType { bits } => *bits,
+        Type::PointerType { .. } => 64,
+        _ => 0,
+    }
+}
+
+impl<'m> Ctx<'m> {
+    /// Width in bits of the integer (or pointer) type of `c`.
+    fn width_of(&self, c: &Constant) -> u32 {
+        int_width(&self.llvm.types.type_of(c))
+    }
+
+    /// Folds `c`. `Ok(None)` means it is a valid constant expression whose value is only
+    /// known at run time (it involves `ptrtoint` of an address); `Err` names what is
+    /// unsupported.
+    pub fn fold(&self, c: &Constant) -> Result<Option<Folded>, String> {
+        use Folded::Bits;
+        Ok(Some(match c {
+            Constant::Int { bits, value } if *bits <= 64 => Bits(mask(*value, *bits)),
+            Constant::Int { bits, .. } => {
+                return Err(format!("{bits}-bit integer constant (wider than 64 bits)"))
+            }
+            Constant::Float(Float::Single(f)) => Bits(u64::from(f.to_bits())),
+            Constant::Float(Float::Double(d)) => Bits(d.to_bits()),
+            Constant::Float(Float::X86_FP80) => {
+                return Err("x86_fp80 (long double) constant".to_string())
+            }
+            Constant::Float(other) => return Err(format!("{other:?} floating-point constant")),
+            Constant::Null(_)
+            | Constant::AggregateZero(_)
+            | Constant::Undef(_)
+            | Constant::Poison(_) => Bits(0),
+            Constant::GlobalReference { name, .. } => match self.resolve(name)? {
+                Some((base, off)) => Folded::Addr(base, off),
+                None => {
+                    return Err(format!(
+                        "address of `{}`, which is declared but not defined in the inputs",
+                        name_text(name)
+                    ))
+                }
+            },
+            Constant::BitCast(b) => return self.fold(&b.operand),
+            Constant::AddrSpaceCast(a) => return self.fold(&a.operand),
+            Constant::IntToPtr(i) => {
+                if let Constant::PtrToInt(p) = i.operand.as_ref() {
+                    if self.width_of(&i.operand) == 64 {
+                        return self.fold(&p.operand);
+                    }
+                }
+                match self.fold(&i.operand)? {
+                    Some(Bits(b)) => Bits(b),
+                    other => return Ok(other),
+                }
+            }
+            Constant::PtrToInt(p) => match self.fold(&p.operand)? {
+                Some(Bits(b)) => Bits(mask(b, int_width(&p.to_type))),
+                _ => return Ok(None),
+            },
+            Constant::GetElementPtr(g) => {
+                let base = match self.fold(&g.address)? {
+                    Some(f) => f,
+                    None => return Ok(None),
+                };
+                let source = match self.llvm.types.type_of(&*g.address).as_ref() {
+                    Type::PointerType { pointee_type, .. } => pointee_type.clone(),
+                    other => return Err(format!("getelementptr on {other}")),
+                };
+                let mut indices = Vec::with_capacity(g.indices.len());
+                for idx in &g.indices {
+                    match self.fold(idx)? {
+                        Some(Bits(b)) => indices.push(GepIndex::Const(sext(b, self.width_of(idx)))),
+                        _ => return Err("getelementptr with a non-constant index".to_string()),
+                    }
+                }
+                let (off, _) = gep_offsets(&self.layout, &source, &indices)?;
+                match base {
+                    Bits(b) => Bits(b.wrapping_add(off as u64)),
+                    Folded::Addr(base, o) => Folded::Addr(base, o.wrapping_add(off)),
+                }
+            }
+            Constant::Trunc(t) => match self.fold(&t.operand)? {
+                Some(Bits(b)) => Bits(mask(b, int_width(&t.to_type))),
+                _ => return Ok(None),
+            },
+            Constant::ZExt(z) => match self.fold(&z.operand)? {
+                Some(Bits(b)) => Bits(b),
+                _ => return Ok(None),
+            },
+            Constant::SExt(s) => match self.fold(&s.operand)? {
+                Some(Bits(b)) => Bits(mask(
+                    sext(b, self.width_of(&s.operand)) as u64,
+                    int_width(&s.to_type),
+                )),
+                _ => return Ok(None),
+            },
+            Constant::Add(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::Sub(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::Mul(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::UDiv(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::SDiv(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::URem(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::SRem(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::And(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::Or(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::Xor(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::Shl(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::LShr(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::AShr(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
+            Constant::ICmp(i) => {
+                let (Some(Bits(a)), Some(Bits(b))) =
+                    (self.fold(&i.operand0)?, self.fold(&i.operand1)?)
+                else {
+                    return Ok(None);
+                };
+                let w = self.width_of(&i.operand0);
+                let (sa, sb) = (sext(a, w), sext(b, w));
+                Bits(u64::from(match i.predicate {
+                    IntPredicate::EQ => a == b,
+                    IntPredicate::NE => a != b,
+                    IntPredicate::UGT => a > b,
+                    IntPredicate::UGE => a >= b,
+                    IntPredicate::ULT => a < b,
+                    IntPredicate::ULE => a <= b,
+                    IntPredicate::SGT => sa > sb,
+                    IntPredicate::SGE => sa >= sb,
+                    IntPredicate::SLT => sa < sb,
+                    IntPredicate::SLE => sa <= sb,
+                }))
+            }
+            Constant::Select(s) => match self.fold(&s.condition)? {
+                Some(Bits(0)) => return self.fold(&s.false_value),
+                Some(Bits(_)) => return self.fold(&s.true_value),
+                _ => return Ok(None),
+            },
+            Constant::FAdd(_)
+            | Constant::FSub(_)
+            | Constant::FMul(_)
+            | Constant::FDiv(_)
+            | Constant::FRem(_)
+            | Constant::FPTrunc(_)
+            | Constant::FPExt(_)
+            | Constant::FPToUI(_)
+            | Constant::FPToSI(_)
+            | Constant::UIToFP(_)
+            | Constant::SIToFP(_)
+            | Constant::FCmp(_) => return Err(format!("floating-point constant expression `{c}`")),
+            Constant::Struct { .. } | Constant::Array { .. } => {
+                return Err(format!("aggregate constant `{c}` in a register"))
+            }
+            Constant::Vector(_)
+            | Constant::ExtractElement(_)
+            | Constant::InsertElement(_)
+            | Constant::ShuffleVector(_) => return Err(format!("vector constant `{c}`")),
+            Constant::ExtractValue(_) | Constant::InsertValue(_) => {
+                return Err(format!("aggregate constant expression `{c}`"))
+            }
+            Constant::BlockAddress => return Err("block address (computed goto)".to_string()),
+            Constant::TokenNone => return Err("token constant".to_string()),
+        }))
+    }
+
+    /// Folds an integer binary constant expression over two folded integers.
+    fn fold_bin(
+        &self,
+        c: &Constant,
+        lhs: &Constant,
+        rhs: &Constant,
+    ) -> Result<Option<Folded>, String> {
+        let (Some(Folded::Bits(a)), Some(Folded::Bits(b))) = (self.fold(lhs)?, self.fold(rhs)?)
+        else {
+            return Ok(None);
+        };
+        let w = self.width_of(lhs);
+        let (sa, sb) = (sext(a, w), sext(b, w));
+        let shift = u32::try_from(b).unwrap_or(u32::MAX);
+        let value = match c {
+            Constant::Add(_) => a.wrapping_add(b),
+            Constant::Sub(_) => a.wrapping_sub(b),
+            Constant::Mul(_) => a.wrapping_mul(b),
+            Constant::UDiv(_) if b != 0 => a / b,
+            Constant::SDiv(_) if b != 0 => sa.wrapping_div(sb) as u64,
+            Constant::URem(_) if b != 0 => a % b,
+            Constant::SRem(_) if b != 0 => sa.wrapping_rem(sb) as u64,
+            Constant::And(_) => a & b,
+            Constant::Or(_) => a | b,
+            Constant::Xor(_) => a ^ b,
+            Constant::Shl(_) if shift < w => a << shift,
+            Constant::LShr(_) if shift < w => a >> shift,
+            Constant::AShr(_) if shift < w => (sa >> shift) as u64,
+            // Division by zero and over-wide shifts are poison: any value will do.
+            _ => 0,
+        };
+        Ok(Some(Folded::Bits(mask(value, w))))
+    }
+
+    /// Writes the initializer `c` at byte `at` of `bytes`, recording pointers in `relocs`.
+    pub fn write_init(
+        &self,
+        c: &Constant,
+        at: u64,
+        bytes: &mut [u8],
+        relocs: &mut Vec<Reloc>,
+    ) -> Result<(), String> {
+        match c {
+            Constant::Null(_)
+            | Constant::AggregateZero(_)
+            | Constant::Undef(_)
+            | Constant::Poison(_) => Ok(()),
+            Constant::Struct {
+                values, is_packed, ..
+            } => {
+                let types: Vec<_> = values.iter().map(|v| self.llvm.types.type_of(v)).collect();
+                let (offsets, _) = self.layout.struct_layout(&types, *is_packed)?;
+                for (v, off) in values.iter().zip(offsets) {
+                    self.write_init(v, at + off, bytes, relocs)?;
+                }
+                Ok(())
+            }
+            Constant::Array {
+                element_type,
+                elements,
+            } => {
+                let stride = self.layout.size_align(element_type)?.size;
+                for (i, e) in elements.iter().enumerate() {
+                    self.write_init(e, at + stride * i as u64, bytes, relocs)?;
+                }
+                Ok(())
+            }
+            Constant::Vector(elements) => {
+                let mut off = at;
+                for e in elements {
+                    self.write_init(e, off, bytes, relocs)?;
+                    off += self.layout.size_align(&self.llvm.types.type_of(e))?.size;
+                }
+                Ok(())
+            }
+            Constant::Int { bits, value } => {
+                let len = u64::from(*bits).div_ceil(8).min(8);
+                write_le(bytes, at, *value, len)
+            }
+            Constant::Float(Float::Single(f)) => write_le(bytes, at, u64::from(f.to_bits()), 4),
+            Constant::Float(Float::Double(d)) => write_le(bytes, at, d.to_bits(), 8),
+            _ => match self.fold(c)? {
+                Some(Folded::Bits(b)) => {
+                    let len = u64::from(self.width_of(c).div_ceil(8)).clamp(1, 8);
+                    write_le(bytes, at, b, len)
+                }
+                Some(Folded::Addr(target, addend)) => self.reloc(bytes, at, target, addend, relocs),
+                None => match c {
+                    Constant::PtrToInt(p) if self.width_of(c) == 64 => {
+                        match self.fold(&p.operand)? {
+                            Some(Folded::Addr(target, addend)) => {
+                                self.reloc(bytes, at, target, addend, relocs)
+                            }
+                            _ => Err(format!("initializer `{c}`")),
+                        }
+                    }
+                    _ => Err(format!(
+                        "initializer `{c}` (needs an address as an integer)"
+                    )),
+                },
+            },
+        }
+    }
+
+    fn reloc(
+        &self,
+        bytes: &[u8],
+        at: u64,
+        target: AddrBase,
+        addend: i64,
+        relocs: &mut Vec<Reloc>,
+    ) -> Result<(), String> {
+        if at.checked_add(8).is_none_or(|end| end > bytes.len() as u64) {
+            return Err("pointer outside its global".to_string());
+        }
+        relocs.push(Reloc { at, target, addend });
+        Ok(())
+    }
+}
+
+/// Writes the low `len` bytes of `value` little-endian at `at`.
+fn write_le(bytes: &mut [u8], at: u64, value: u64, len: u64) -> Result<(), String> {
+    let start = usize::try_from(at).map_err(|e| e.to_string())?;
+    let len = usize::try_from(len).map_err(|e| e.to_string())?;
+    let dst = start
+        .checked_add(len)
+        .and_then(|end| bytes.get_mut(start..end))
+        .ok_or_else(|| "initializer value outside its global".to_string())?;
+    dst.copy_from_slice(&value.to_le_bytes()[..len]);
+    Ok(())
+}

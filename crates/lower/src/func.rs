@@ -1,0 +1,978 @@
+//! Function bodies: LLVM instructions and terminators to fpir, one handler per opcode.
+//!
+//! Registers are allocated on first mention (parameters first, then values in the order
+//! the body names them); phis become block parameters and every jump passes the phi
+//! values for its edge. Values that are pure renamings — `bitcast` between pointers,
+//! `addrspacecast`, `freeze`, `llvm.expect`, the pointer libc `memcpy` returns — are not
+//! instructions: their uses read the original operand. Constants become registers of
+//! the function's constant table (one per distinct type and value); constant expressions
+//! that need a run-time address as an integer are materialized as instructions before
+//! their use.
+
+use crate::calls::{classify, BuiltinArgs, Target};
+use crate::consts::{int_width, mask, sext, Folded};
+use crate::error::LowerError;
+use crate::layout::{describe_unsupported, gep_offsets, scalar, GepIndex};
+use crate::lower::Ctx;
+use fpir::{
+    BlockCall, BlockData, Builtin, Callee, CastOp, Const, EntityVec, FloatBinOp, FloatPred,
+    Function, Inst, InstKind, IntBinOp, IntPred, Reg, SrcLoc, SwitchCase, Terminator, Type,
+};
+use llvm_ir::debugloc::DebugLoc;
+use llvm_ir::function::ParameterAttribute;
+use llvm_ir::instruction::{Call, Phi};
+use llvm_ir::terminator as term;
+use llvm_ir::{Constant, FPPredicate, Instruction, IntPredicate, Name, Operand, TypeRef};
+use std::collections::HashMap;
+
+/// Lowers one defined function.
+pub(crate) fn lower_function<'m>(
+    ctx: &mut Ctx<'m>,
+    f: &'m llvm_ir::Function,
+) -> Result<Function, LowerError> {
+    let mut fl = FnLower {
+        ctx,
+        f,
+        regs: EntityVec::new(),
+        consts: Vec::new(),
+        const_regs: HashMap::new(),
+        values: HashMap::new(),
+        aliases: HashMap::new(),
+        blocks: HashMap::new(),
+        phis: Vec::new(),
+        block_name: None,
+        insts: Vec::new(),
+        locs: Vec::new(),
+        dloc: &None,
+        loc: None,
+    };
+    fl.run()
+}
+
+struct FnLower<'c, 'm> {
+    ctx: &'c mut Ctx<'m>,
+    f: &'m llvm_ir::Function,
+    regs: EntityVec<Reg, Type>,
+    consts: Vec<(Reg, Const)>,
+    const_regs: HashMap<(Type, Const), Reg>,
+    values: HashMap<&'m Name, Reg>,
+    aliases: HashMap<&'m Name, &'m Operand>,
+    blocks: HashMap<&'m Name, fpir::Block>,
+    phis: Vec<Vec<&'m Phi>>,
+    /// The LLVM block being lowered (the predecessor of the edges its terminator makes).
+    block_name: Option<&'m Name>,
+    insts: Vec<Inst>,
+    locs: Vec<Option<SrcLoc>>,
+    /// Debug location of the instruction being lowered (for error messages).
+    dloc: &'m Option<DebugLoc>,
+    /// Its interned location.
+    loc: Option<SrcLoc>,
+}
+
+impl<'c, 'm> FnLower<'c, 'm> {
+    fn run(&mut self) -> Result<Function, LowerError> {
+        let f = self.f;
+        self.dloc = &f.debugloc;
+        let mut params = Vec::new();
+        let mut param_pointees = Vec::new();
+        let mut param_names = Vec::new();
+        for p in &f.parameters {
+            params.push(self.value(&p.name, &p.ty)?);
+            param_pointees.push(match p.ty.as_ref() {
+                llvm_ir::Type::PointerType { pointee_type, .. } => scalar(pointee_type),
+                _ => None,
+            });
+            param_names.push(match &p.name {
+                Name::Name(s) => Some(s.to_string()),
+                Name::Number(_) => None,
+            });
+        }
+        let ret = match f.return_type.as_ref() {
+            llvm_ir::Type::VoidType => None,
+            other => Some(scalar(other).ok_or_else(|| {
+                self.unsupported(format!("returning a {}", describe_unsupported(other)))
+            })?),
+        };
+        for (i, bb) in f.basic_blocks.iter().enumerate() {
+            self.blocks
+                .insert(&bb.name, <fpir::Block as fpir::EntityId>::new(i));
+            let mut phis = Vec::new();
+            for inst in &bb.instrs {
+                match inst {
+                    Instruction::Phi(phi) => phis.push(phi),
+                    other => self.find_alias(other),
+                }
+            }
+            self.phis.push(phis);
+        }
+        let mut blocks = EntityVec::new();
+        for (i, bb) in f.basic_blocks.iter().enumerate() {
+            self.block_name = Some(&bb.name);
+            let block_params = if i == 0 {
+                params.clone()
+            } else {
+                let mut ps = Vec::new();
+                let phis = self.phis[i].clone();
+                for phi in phis {
+                    self.dloc = &phi.debugloc;
+                    ps.push(self.value(&phi.dest, &phi.to_type)?);
+                }
+                ps
+            };
+            for inst in &bb.instrs {
+                self.dloc = inst_debugloc(inst);
+                self.loc = self.ctx.src_loc(self.dloc);
+                self.lower_inst(inst)?;
+            }
+            self.dloc = term_debugloc(&bb.term);
+            self.loc = self.ctx.src_loc(self.dloc);
+            let term_loc = self.loc;
+            let term = self.lower_term(&bb.term)?;
+            blocks.push(BlockData {
+                params: block_params,
+                insts: std::mem::take(&mut self.insts),
+                locs: std::mem::take(&mut self.locs),
+                term,
+                term_loc,
+            });
+        }
+        let loc = self.ctx.src_loc(&f.debugloc).or_else(|| {
+            blocks
+                .values()
+                .find_map(|b: &BlockData| b.locs.iter().flatten().next().copied())
+        });
+        Ok(Function {
+            name: f.name.clone(),
+            ret,
+            param_pointees,
+            param_names,
+            regs: std::mem::take(&mut self.regs),
+            consts: std::mem::take(&mut self.consts),
+            blocks,
+            loc,
+        })
+    }
+
+    // ---- errors ----
+
+    fn location(&mut self) -> String {
+        let loc = self.ctx.src_loc(self.dloc);
+        self.ctx.out.describe_loc(loc)
+    }
+
+    fn unsupported(&mut self, what: impl std::fmt::Display) -> LowerError {
+        LowerError::Unsupported {
+            what: format!("{what} in function `{}`", self.f.name),
+            location: self.location(),
+        }
+    }
+
+    fn malformed(&mut self, what: impl std::fmt::Display) -> LowerError {
+        LowerError::Malformed {
+            what: format!("{what} in function `{}`", self.f.name),
+            location: self.location(),
+        }
+    }
+
+    // ---- values ----
+
+    /// Records instructions whose result is another value under a new name.
+    fn find_alias(&mut self, inst: &'m Instruction) {
+        let types = &self.ctx.llvm.types;
+        match inst {
+            Instruction::Freeze(i) => {
+                self.aliases.insert(&i.dest, &i.operand);
+            }
+            Instruction::AddrSpaceCast(i) => {
+                self.aliases.insert(&i.dest, &i.operand);
+            }
+            Instruction::BitCast(i) => {
+                let from = types.type_of(&i.operand);
+                let both_ptr = matches!(from.as_ref(), llvm_ir::Type::PointerType { .. })
+                    && matches!(i.to_type.as_ref(), llvm_ir::Type::PointerType { .. });
+                if both_ptr || from == i.to_type {
+                    self.aliases.insert(&i.dest, &i.operand);
+                }
+            }
+            Instruction::Call(call) => {
+                if let (Some(dest), Some((_, target))) = (&call.dest, self.external_target(call)) {
+                    if matches!(target, Target::Forward | Target::BuiltinReturningArg0(..)) {
+                        if let Some((arg, _)) = call.arguments.first() {
+                            self.aliases.insert(dest, arg);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A new register of type `ty`.
+    fn new_reg(&mut self, ty: Type) -> Reg {
+        self.regs.push(ty)
+    }
+
+    /// The register of the local value `name` of LLVM type `ty`.
+    fn value(&mut self, name: &'m Name, ty: &TypeRef) -> Result<Reg, LowerError> {
+        if let Some(&r) = self.values.get(name) {
+            return Ok(r);
+        }
+        let t = self.scalar_ty(ty)?;
+        let r = self.new_reg(t);
+        self.values.insert(name, r);
+        Ok(r)
+    }
+
+    fn scalar_ty(&mut self, ty: &TypeRef) -> Result<Type, LowerError> {
+        scalar(ty).ok_or_else(|| self.unsupported(describe_unsupported(ty)))
+    }
+
+    fn type_of(&self, op: &Operand) -> TypeRef {
+        self.ctx.llvm.types.type_of(op)
+    }
+
+    fn operand_ty(&mut self, op: &Operand) -> Result<Type, LowerError> {
+        let ty = self.type_of(op);
+        self.scalar_ty(&ty)
+    }
+
+    /// The register holding operand `op`.
+    fn operand(&mut self, op: &'m Operand) -> Result<Reg, LowerError> {
+        match op {
+            Operand::LocalOperand { name, ty } => match self.aliases.get(name) {
+                Some(&orig) => self.operand(orig),
+                None => self.value(name, ty),
+            },
+            Operand::ConstantOperand(c) => self.constant(c),
+            Operand::MetadataOperand => Err(self.unsupported("metadata operand")),
+        }
+    }
+
+    /// The constant register of `value` at type `ty`.
+    fn const_reg(&mut self, ty: Type, value: Const) -> Reg {
+        if let Some(&r) = self.const_regs.get(&(ty, value)) {
+            return r;
+        }
+        let r = self.new_reg(ty);
+        self.consts.push((r, value));
+        self.const_regs.insert((ty, value), r);
+        r
+    }
+
+    /// A register holding constant `c`, materializing run-time constant expressions.
+    fn constant(&mut self, c: &'m Constant) -> Result<Reg, LowerError> {
+        let ty = self.ctx.llvm.types.type_of(c);
+        let t = self.scalar_ty(&ty)?;
+        match self.ctx.fold(c) {
+            Ok(Some(folded)) => {
+                let value = match (t, folded) {
+                    (Type::Int(_), Folded::Addr(..)) | (Type::Float(_), Folded::Addr(..)) => {
+                        return Err(self.unsupported(format!("constant expression `{c}`")))
+                    }
+                    (_, f) => f.to_const(),
+                };
+                Ok(self.const_reg(t, value))
+            }
+            Ok(None) => self.materialize(c, t),
+            Err(what) => Err(self.unsupported(what)),
+        }
+    }
+
+    /// Emits instructions computing a constant expression that does not fold.
+    fn materialize(&mut self, c: &'m Constant, t: Type) -> Result<Reg, LowerError> {
+        let cast = match c {
+            Constant::PtrToInt(x) => Some((CastOp::Ptrtoint, &x.operand)),
+            Constant::IntToPtr(x) => Some((CastOp::Inttoptr, &x.operand)),
+            Constant::Trunc(x) => Some((CastOp::Trunc, &x.operand)),
+            Constant::ZExt(x) => Some((CastOp::Zext, &x.operand)),
+            Constant::SExt(x) => Some((CastOp::Sext, &x.operand)),
+            Constant::BitCast(x) => Some((CastOp::Bitcast, &x.operand)),
+            _ => None,
+        };
+        if let Some((op, operand)) = cast {
+            let from = {
+                let ty = self.ctx.llvm.types.type_of(&**operand);
+                self.scalar_ty(&ty)?
+            };
+            let arg = self.constant(operand)?;
+            if op == CastOp::Bitcast && from == t {
+                return Ok(arg);
+            }
+            return Ok(self.emit(
+                t,
+                InstKind::Cast {
+                    op,
+                    from,
+                    to: t,
+                    arg,
+                },
+            ));
+        }
+        let bin = |op, a: &'m llvm_ir::ConstantRef, b: &'m llvm_ir::ConstantRef| Some((op, a, b));
+        let found = match c {
+            Constant::Add(x) => bin(IntBinOp::Add, &x.operand0, &x.operand1),
+            Constant::Sub(x) => bin(IntBinOp::Sub, &x.operand0, &x.operand1),
+            Constant::Mul(x) => bin(IntBinOp::Mul, &x.operand0, &x.operand1),
+            Constant::UDiv(x) => bin(IntBinOp::Udiv, &x.operand0, &x.operand1),
+            Constant::SDiv(x) => bin(IntBinOp::Sdiv, &x.operand0, &x.operand1),
+            Constant::URem(x) => bin(IntBinOp::Urem, &x.operand0, &x.operand1),
+            Constant::SRem(x) => bin(IntBinOp::Srem, &x.operand0, &x.operand1),
+            Constant::And(x) => bin(IntBinOp::And, &x.operand0, &x.operand1),
+            Constant::Or(x) => bin(IntBinOp::Or, &x.operand0, &x.operand1),
+            Constant::Xor(x) => bin(IntBinOp::Xor, &x.operand0, &x.operand1),
+            Constant::Shl(x) => bin(IntBinOp::Shl, &x.operand0, &x.operand1),
+            Constant::LShr(x) => bin(IntBinOp::Lshr, &x.operand0, &x.operand1),
+            Constant::AShr(x) => bin(IntBinOp::Ashr, &x.operand0, &x.operand1),
+            _ => None,
+        };
+        if let Some((op, a, b)) = found {
+            let lhs = self.constant(a)?;
+            let rhs = self.constant(b)?;
+            return Ok(self.emit(
+                t,
+                InstKind::IntBin {
+                    op,
+                    ty: t,
+                    lhs,
+                    rhs,
+                },
+            ));
+        }
+        match c {
+            Constant::ICmp(i) => {
+                let ty = {
+                    let ty = self.ctx.llvm.types.type_of(&*i.operand0);
+                    self.scalar_ty(&ty)?
+                };
+                let lhs = self.constant(&i.operand0)?;
+                let rhs = self.constant(&i.operand1)?;
+                let pred = int_pred(i.predicate);
+                Ok(self.emit(t, InstKind::Icmp { pred, ty, lhs, rhs }))
+            }
+            Constant::Select(s) => {
+                let cond = self.constant(&s.condition)?;
+                let if_true = self.constant(&s.true_value)?;
+                let if_false = self.constant(&s.false_value)?;
+                Ok(self.emit(
+                    t,
+                    InstKind::Select {
+                        ty: t,
+                        cond,
+                        if_true,
+                        if_false,
+                    },
+                ))
+            }
+            Constant::GetElementPtr(_) => Err(self.unsupported(format!(
+                "constant getelementptr on an integer address `{c}`"
+            ))),
+            _ => Err(self.unsupported(format!("constant expression `{c}`"))),
+        }
+    }
+
+    // ---- emitting ----
+
+    fn push(&mut self, dest: Option<Reg>, kind: InstKind) {
+        self.insts.push(Inst { dest, kind });
+        self.locs.push(self.loc);
+    }
+
+    /// Emits an instruction into a new register of type `ty`.
+    fn emit(&mut self, ty: Type, kind: InstKind) -> Reg {
+        let r = self.new_reg(ty);
+        self.push(Some(r), kind);
+        r
+    }
+
+    /// Emits an instruction defining the LLVM value `dest`.
+    fn define(&mut self, dest: &'m Name, ty: &TypeRef, kind: InstKind) -> Result<(), LowerError> {
+        let r = self.value(dest, ty)?;
+        self.push(Some(r), kind);
+        Ok(())
+    }
+
+    // ---- instructions ----
+
+    fn int_bin(
+        &mut self,
+        op: IntBinOp,
+        a: &'m Operand,
+        b: &'m Operand,
+        dest: &'m Name,
+    ) -> Result<(), LowerError> {
+        let ty = self.operand_ty(a)?;
+        if !ty.is_int() {
+            return Err(self.unsupported(format!("integer operation on {ty}")));
+        }
+        let lhs = self.operand(a)?;
+        let rhs = self.operand(b)?;
+        let llty = self.type_of(a);
+        self.define(dest, &llty, InstKind::IntBin { op, ty, lhs, rhs })
+    }
+
+    fn float_bin(
+        &mut self,
+        op: FloatBinOp,
+        a: &'m Operand,
+        b: &'m Operand,
+        dest: &'m Name,
+    ) -> Result<(), LowerError> {
+        let ty = self.operand_ty(a)?;
+        let Some(ft) = ty.as_float() else {
+            return Err(self.unsupported(format!("floating-point operation on {ty}")));
+        };
+        let lhs = self.operand(a)?;
+        let rhs = self.operand(b)?;
+        let site = self.ctx.next_op();
+        let llty = self.type_of(a);
+        self.define(
+            dest,
+            &llty,
+            InstKind::FloatBin {
+                op,
+                ty: ft,
+                lhs,
+                rhs,
+                site,
+            },
+        )
+    }
+
+    fn cast(
+        &mut self,
+        op: CastOp,
+        arg: &'m Operand,
+        to_type: &TypeRef,
+        dest: &'m Name,
+    ) -> Result<(), LowerError> {
+        let from = self.operand_ty(arg)?;
+        let to = self.scalar_ty(to_type)?;
+        let arg = self.operand(arg)?;
+        self.define(dest, to_type, InstKind::Cast { op, from, to, arg })
+    }
+
+    fn lower_inst(&mut self, inst: &'m Instruction) -> Result<(), LowerError> {
+        use Instruction as I;
+        match inst {
+            I::Add(i) => self.int_bin(IntBinOp::Add, &i.operand0, &i.operand1, &i.dest),
+            I::Sub(i) => self.int_bin(IntBinOp::Sub, &i.operand0, &i.operand1, &i.dest),
+            I::Mul(i) => self.int_bin(IntBinOp::Mul, &i.operand0, &i.operand1, &i.dest),
+            I::UDiv(i) => self.int_bin(IntBinOp::Udiv, &i.operand0, &i.operand1, &i.dest),
+            I::SDiv(i) => self.int_bin(IntBinOp::Sdiv, &i.operand0, &i.operand1, &i.dest),
+            I::URem(i) => self.int_bin(IntBinOp::Urem, &i.operand0, &i.operand1, &i.dest),
+            I::SRem(i) => self.int_bin(IntBinOp::Srem, &i.operand0, &i.operand1, &i.dest),
+            I::And(i) => self.int_bin(IntBinOp::And, &i.operand0, &i.operand1, &i.dest),
+            I::Or(i) => self.int_bin(IntBinOp::Or, &i.operand0, &i.operand1, &i.dest),
+            I::Xor(i) => self.int_bin(IntBinOp::Xor, &i.operand0, &i.operand1, &i.dest),
+            I::Shl(i) => self.int_bin(IntBinOp::Shl, &i.operand0, &i.operand1, &i.dest),
+            I::LShr(i) => self.int_bin(IntBinOp::Lshr, &i.operand0, &i.operand1, &i.dest),
+            I::AShr(i) => self.int_bin(IntBinOp::Ashr, &i.operand0, &i.operand1, &i.dest),
+            I::FAdd(i) => self.float_bin(FloatBinOp::Fadd, &i.operand0, &i.operand1, &i.dest),
+            I::FSub(i) => self.float_bin(FloatBinOp::Fsub, &i.operand0, &i.operand1, &i.dest),
+            I::FMul(i) => self.float_bin(FloatBinOp::Fmul, &i.operand0, &i.operand1, &i.dest),
+            I::FDiv(i) => self.float_bin(FloatBinOp::Fdiv, &i.operand0, &i.operand1, &i.dest),
+            I::FRem(i) => self.float_bin(FloatBinOp::Frem, &i.operand0, &i.operand1, &i.dest),
+            I::FNeg(i) => {
+                let ty = self.operand_ty(&i.operand)?;
+                let Some(ft) = ty.as_float() else {
+                    return Err(self.unsupported(format!("fneg on {ty}")));
+                };
+                let arg = self.operand(&i.operand)?;
+                let llty = self.type_of(&i.operand);
+                self.define(&i.dest, &llty, InstKind::Fneg { ty: ft, arg })
+            }
+            I::ExtractElement(_) | I::InsertElement(_) | I::ShuffleVector(_) => {
+                Err(self.unsupported(format!("vector instruction `{inst}`")))
+            }
+            I::ExtractValue(_) | I::InsertValue(_) => Err(self.unsupported(format!(
+                "aggregate value in a register (`{inst}`; struct returned or passed by value)"
+            ))),
+            I::Alloca(a) => {
+                let sa = self
+                    .ctx
+                    .layout
+                    .size_align(&a.allocated_type)
+                    .map_err(|e| self.unsupported(e))?;
+                let count = match a.num_elements.as_constant() {
+                    Some(Constant::Int { value: 1, .. }) => None,
+                    _ => Some(self.operand(&a.num_elements)?),
+                };
+                let align = if a.alignment > 0 {
+                    a.alignment
+                } else {
+                    sa.align
+                };
+                let ptr = self.ctx.llvm.types.pointer_to(a.allocated_type.clone());
+                self.define(
+                    &a.dest,
+                    &ptr,
+                    InstKind::Alloca {
+                        size: sa.size,
+                        count,
+                        align,
+                    },
+                )
+            }
+            I::Load(l) => {
+                if l.atomicity.is_some() {
+                    return Err(self.unsupported("atomic load"));
+                }
+                let loaded = match self.type_of(&l.address).as_ref() {
+                    llvm_ir::Type::PointerType { pointee_type, .. } => pointee_type.clone(),
+                    _ => return Err(self.unsupported("load through a vector of pointers")),
+                };
+                let ty = self.scalar_ty(&loaded)?;
+                let addr = self.operand(&l.address)?;
+                self.define(&l.dest, &loaded, InstKind::Load { ty, addr })
+            }
+            I::Store(s) => {
+                if s.atomicity.is_some() {
+                    return Err(self.unsupported("atomic store"));
+                }
+                let ty = self.operand_ty(&s.value)?;
+                let value = self.operand(&s.value)?;
+                let addr = self.operand(&s.address)?;
+                self.push(None, InstKind::Store { ty, addr, value });
+                Ok(())
+            }
+            I::Fence(_) | I::CmpXchg(_) | I::AtomicRMW(_) => {
+                Err(self.unsupported(format!("atomic instruction `{inst}`")))
+            }
+            I::GetElementPtr(g) => {
+                let addr_ty = self.operand_ty(&g.address)?;
+                if addr_ty != Type::Ptr {
+                    return Err(self.unsupported("getelementptr on a vector of pointers"));
+                }
+                let base = self.operand(&g.address)?;
+                let mut indices = Vec::with_capacity(g.indices.len());
+                for idx in &g.indices {
+                    let width = int_width(&self.type_of(idx));
+                    let folded = match idx.as_constant() {
+                        Some(c) => self.ctx.fold(c).map_err(|e| self.unsupported(e))?,
+                        None => None,
+                    };
+                    indices.push(match folded {
+                        Some(Folded::Bits(b)) => GepIndex::Const(sext(b, width)),
+                        _ => {
+                            let r = self.operand(idx)?;
+                            if !self.regs[r].is_int() {
+                                return Err(self.unsupported("getelementptr with a vector index"));
+                            }
+                            GepIndex::Var(r)
+                        }
+                    });
+                }
+                let (offset, terms) =
+                    gep_offsets(&self.ctx.layout, &g.source_element_type, &indices)
+                        .map_err(|e| self.unsupported(e))?;
+                if offset == 0 && terms.is_empty() && !self.values.contains_key(&g.dest) {
+                    // `gep p, 0` is `p` under another name.
+                    self.values.insert(&g.dest, base);
+                    return Ok(());
+                }
+                let llty = self.type_of(&g.address);
+                let ptr = match llty.as_ref() {
+                    llvm_ir::Type::PointerType { .. } => llty.clone(),
+                    _ => return Err(self.unsupported("getelementptr on a non-pointer")),
+                };
+                self.define(
+                    &g.dest,
+                    &ptr,
+                    InstKind::PtrOffset {
+                        base,
+                        offset,
+                        terms,
+                    },
+                )
+            }
+            I::Trunc(c) => self.cast(CastOp::Trunc, &c.operand, &c.to_type, &c.dest),
+            I::ZExt(c) => self.cast(CastOp::Zext, &c.operand, &c.to_type, &c.dest),
+            I::SExt(c) => self.cast(CastOp::Sext, &c.operand, &c.to_type, &c.dest),
+            I::FPTrunc(c) => self.cast(CastOp::Fptrunc, &c.operand, &c.to_type, &c.dest),
+            I::FPExt(c) => self.cast(CastOp::Fpext, &c.operand, &c.to_type, &c.dest),
+            I::FPToUI(c) => self.cast(CastOp::Fptoui, &c.operand, &c.to_type, &c.dest),
+            I::FPToSI(c) => self.cast(CastOp::Fptosi, &c.operand, &c.to_type, &c.dest),
+            I::UIToFP(c) => self.cast(CastOp::Uitofp, &c.operand, &c.to_type, &c.dest),
+            I::SIToFP(c) => self.cast(CastOp::Sitofp, &c.operand, &c.to_type, &c.dest),
+            I::PtrToInt(c) => self.cast(CastOp::Ptrtoint, &c.operand, &c.to_type, &c.dest),
+            I::IntToPtr(c) => self.cast(CastOp::Inttoptr, &c.operand, &c.to_type, &c.dest),
+            I::BitCast(c) => {
+                if self.aliases.contains_key(&c.dest) {
+                    return Ok(());
+                }
+                let from = self.operand_ty(&c.operand)?;
+                let to = self.scalar_ty(&c.to_type)?;
+                if from.bits() != to.bits() || from == Type::Ptr || to == Type::Ptr {
+                    return Err(self.unsupported(format!("bitcast from {from} to {to}")));
+                }
+                self.cast(CastOp::Bitcast, &c.operand, &c.to_type, &c.dest)
+            }
+            I::AddrSpaceCast(_) | I::Freeze(_) => Ok(()),
+            I::ICmp(i) => {
+                let ty = self.operand_ty(&i.operand0)?;
+                let lhs = self.operand(&i.operand0)?;
+                let rhs = self.operand(&i.operand1)?;
+                let pred = int_pred(i.predicate);
+                let b = self.ctx.llvm.types.bool();
+                self.define(&i.dest, &b, InstKind::Icmp { pred, ty, lhs, rhs })
+            }
+            I::FCmp(i) => {
+                let ty = self.operand_ty(&i.operand0)?;
+                let Some(ft) = ty.as_float() else {
+                    return Err(self.unsupported(format!("fcmp on {ty}")));
+                };
+                let lhs = self.operand(&i.operand0)?;
+                let rhs = self.operand(&i.operand1)?;
+                let pred = float_pred(i.predicate);
+                let b = self.ctx.llvm.types.bool();
+                self.define(
+                    &i.dest,
+                    &b,
+                    InstKind::Fcmp {
+                        pred,
+                        ty: ft,
+                        lhs,
+                        rhs,
+                    },
+                )
+            }
+            I::Phi(_) => Ok(()),
+            I::Select(s) => {
+                let cond_ty = self.operand_ty(&s.condition)?;
+                if cond_ty != Type::BOOL {
+                    return Err(self.unsupported("select on a vector condition"));
+                }
+                let ty = self.operand_ty(&s.true_value)?;
+                let cond = self.operand(&s.condition)?;
+                let if_true = self.operand(&s.true_value)?;
+                let if_false = self.operand(&s.false_value)?;
+                let llty = self.type_of(&s.true_value);
+                self.define(
+                    &s.dest,
+                    &llty,
+                    InstKind::Select {
+                        ty,
+                        cond,
+                        if_true,
+                        if_false,
+                    },
+                )
+            }
+            I::Call(call) => self.call(call),
+            I::VAArg(_) => Err(self.unsupported("variable arguments (`va_arg`)")),
+            I::LandingPad(_) | I::CatchPad(_) | I::CleanupPad(_) => {
+                Err(self.unsupported(format!("C++ exception handling (`{inst}`)")))
+            }
+        }
+    }
+
+    // ---- calls ----
+
+    /// The function type a call calls through.
+    fn callee_type(&self, call: &'m Call) -> Option<TypeRef> {
+        match self.type_of(call.function.as_ref().right()?).as_ref() {
+            llvm_ir::Type::PointerType { pointee_type, .. } => Some(pointee_type.clone()),
+            _ => None,
+        }
+    }
+
+    /// For a call of a function the module does not define: its name and how to lower it.
+    fn external_target(&self, call: &'m Call) -> Option<(&'m str, Target)> {
+        let callee = call.function.as_ref().right()?.as_constant()?;
+        let name = self.ctx.callee_name(callee)?;
+        if self.ctx.funcs.contains_key(name) {
+            return None;
+        }
+        let fn_ty = self.callee_type(call)?;
+        let llvm_ir::Type::FuncType {
+            result_type,
+            param_types,
+            ..
+        } = fn_ty.as_ref()
+        else {
+            return None;
+        };
+        let params: Vec<llvm_ir::Type> = param_types.iter().map(|t| t.as_ref().clone()).collect();
+        Some((name, classify(name, &params, result_type)))
+    }
+
+    fn call(&mut self, call: &'m Call) -> Result<(), LowerError> {
+        let Some(function) = call.function.as_ref().right() else {
+            return Err(self.unsupported("inline assembly"));
+        };
+        let fn_ty = self.callee_type(call);
+        let Some(llvm_ir::Type::FuncType {
+            result_type,
+            param_types,
+            is_var_arg,
+        }) = fn_ty.as_deref()
+        else {
+            return Err(self.malformed("call through a non-function type"));
+        };
+        let external = self.external_target(call);
+        match external {
+            Some((_, Target::Drop | Target::Forward)) => return Ok(()),
+            Some((name, Target::Unsupported(what))) => {
+                return Err(self.unsupported(format!("{what} (call of `{name}`)")))
+            }
+            _ => {}
+        }
+        let dest = match (&call.dest, result_type.as_ref()) {
+            (Some(name), ty) if !matches!(ty, llvm_ir::Type::VoidType) => {
+                if self.aliases.contains_key(name) {
+                    None
+                } else {
+                    Some(self.value(name, result_type)?)
+                }
+            }
+            _ => None,
+        };
+        if let Some((name, target)) = external {
+            let (callee, args) = match target {
+                Target::Drop | Target::Forward | Target::Unsupported(_) => return Ok(()),
+                Target::Math(m) => {
+                    let args = self.args(call, false, usize::MAX)?;
+                    (Callee::Math(m, self.ctx.next_op()), args)
+                }
+                Target::Builtin(b, how) | Target::BuiltinReturningArg0(b, how) => {
+                    (Callee::Builtin(b), self.builtin_args(call, how)?)
+                }
+                Target::External => {
+                    let args = self.args(call, false, usize::MAX)?;
+                    (Callee::External(self.ctx.external(name)), args)
+                }
+            };
+            self.push(dest, InstKind::Call { callee, args });
+            return Ok(());
+        }
+        let callee = match function
+            .as_constant()
+            .and_then(|c| self.ctx.callee_name(c))
+            .and_then(|n| self.ctx.funcs.get(n).copied())
+        {
+            Some(f) => {
+                let def = &self.ctx.llvm.functions[f.0 as usize];
+                let def_params: Vec<&TypeRef> = def.parameters.iter().map(|p| &p.ty).collect();
+                let call_params: Vec<&TypeRef> = param_types.iter().collect();
+                let same = if def.is_var_arg {
+                    call_params.len() >= def_params.len()
+                        && call_params[..def_params.len()] == def_params[..]
+                } else {
+                    call_params == def_params && !is_var_arg
+                };
+                if !same || def.return_type != *result_type {
+                    return Err(self.unsupported(format!(
+                        "call of `{}` with a signature different from its definition",
+                        def.name
+                    )));
+                }
+                Callee::Direct(f)
+            }
+            None => Callee::Indirect(self.operand(function)?),
+        };
+        let args = self.args(call, true, usize::MAX)?;
+        self.push(dest, InstKind::Call { callee, args });
+        Ok(())
+    }
+
+    /// The registers of the first `limit` arguments of a call; with `copy_byval`, `byval`
+    /// arguments are passed as a fresh copy (what the callee's frame receives).
+    fn args(
+        &mut self,
+        call: &'m Call,
+        copy_byval: bool,
+        limit: usize,
+    ) -> Result<Vec<Reg>, LowerError> {
+        let mut regs = Vec::with_capacity(call.arguments.len());
+        for (arg, attrs) in call.arguments.iter().take(limit) {
+            let r = self.operand(arg)?;
+            let byval = attrs.iter().find_map(|a| match a {
+                ParameterAttribute::ByVal(ty) => Some(ty),
+                _ => None,
+            });
+            match byval {
+                Some(ty) if copy_byval => {
+                    let sa = self
+                        .ctx
+                        .layout
+                        .size_align(ty)
+                        .map_err(|e| self.unsupported(e))?;
+                    let copy = self.emit(
+                        Type::Ptr,
+                        InstKind::Alloca {
+                            size: sa.size,
+                            count: None,
+                            align: sa.align,
+                        },
+                    );
+                    let len = self.const_reg(Type::I64, Const::Bits(sa.size));
+                    self.push(
+                        None,
+                        InstKind::Call {
+                            callee: Callee::Builtin(Builtin::Memcpy),
+                            args: vec![copy, r, len],
+                        },
+                    );
+                    regs.push(copy);
+                }
+                _ => regs.push(r),
+            }
+        }
+        Ok(regs)
+    }
+
+    fn builtin_args(&mut self, call: &'m Call, how: BuiltinArgs) -> Result<Vec<Reg>, LowerError> {
+        let limit = match how {
+            BuiltinArgs::First3 => 3,
+            _ => usize::MAX,
+        };
+        let mut args = self.args(call, false, limit)?;
+        match how {
+            BuiltinArgs::All | BuiltinArgs::First3 => {}
+            BuiltinArgs::MemsetTruncByte => {
+                if let Some(byte) = args.get(1).copied() {
+                    let from = self.regs[byte];
+                    if from != Type::I8 {
+                        args[1] = self.emit(
+                            Type::I8,
+                            InstKind::Cast {
+                                op: CastOp::Trunc,
+                                from,
+                                to: Type::I8,
+                                arg: byte,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        Ok(args)
+    }
+
+    // ---- terminators ----
+
+    /// The jump to `target` from the block being lowered, passing its phi values.
+    fn block_call(&mut self, target: &'m Name) -> Result<BlockCall, LowerError> {
+        let Some(&block) = self.blocks.get(target) else {
+            return Err(self.malformed(format!("branch to unknown block {target}")));
+        };
+        let pred = self.block_name;
+        let mut args = Vec::new();
+        for phi in self.phis[block.0 as usize].clone() {
+            let incoming = phi
+                .incoming_values
+                .iter()
+                .find(|(_, from)| Some(from) == pred)
+                .map(|(v, _)| v);
+            match incoming {
+                Some(v) => args.push(self.operand(v)?),
+                None => {
+                    return Err(self.malformed(format!(
+                        "phi {} has no value for an edge into block {target}",
+                        phi.dest
+                    )))
+                }
+            }
+        }
+        Ok(BlockCall { block, args })
+    }
+
+    fn lower_term(&mut self, t: &'m term::Terminator) -> Result<Terminator, LowerError> {
+        use term::Terminator as T;
+        match t {
+            T::Ret(r) => match &r.return_operand {
+                Some(op) => Ok(Terminator::Ret(Some(self.operand(op)?))),
+                None => Ok(Terminator::Ret(None)),
+            },
+            T::Br(b) => Ok(Terminator::Jump(self.block_call(&b.dest)?)),
+            T::CondBr(b) => {
+                let site = self.ctx.next_branch();
+                let cond = self.operand(&b.condition)?;
+                let then_to = self.block_call(&b.true_dest)?;
+                let else_to = self.block_call(&b.false_dest)?;
+                Ok(Terminator::Br {
+                    cond,
+                    then_to,
+                    else_to,
+                    site,
+                })
+            }
+            T::Switch(s) => {
+                let site = self.ctx.next_branch();
+                let ty = self.operand_ty(&s.operand)?;
+                let value = self.operand(&s.operand)?;
+                let mut cases = Vec::with_capacity(s.dests.len());
+                for (c, dest) in &s.dests {
+                    let v = match c.as_ref() {
+                        Constant::Int { value, bits } if *bits <= 64 => mask(*value, *bits),
+                        other => return Err(self.unsupported(format!("switch case value {other}"))),
+                    };
+                    cases.push(SwitchCase {
+                        value: v,
+                        target: self.block_call(dest)?,
+                    });
+                }
+                let default = self.block_call(&s.default_dest)?;
+                Ok(Terminator::Switch {
+                    ty,
+                    value,
+                    cases,
+                    default,
+                    site,
+                })
+            }
+            T::Unreachable(_) => Ok(Terminator::Unreachable),
+            T::IndirectBr(_) => Err(self.unsupported("indirect branch (computed goto)")),
+            T::Invoke(_) | T::Resume(_) | T::CleanupRet(_) | T::CatchRet(_) | T::CatchSwitch(_) => {
+                Err(self.unsupported(format!("C++ exception handling (`{t}`)")))
+            }
+            T::CallBr(_) => Err(self.unsupported("inline assembly (`callbr`)")),
+        }
+    }
+}
+
+fn inst_debugloc(inst: &Instruction) -> &Option<DebugLoc> {
+    use llvm_ir::HasDebugLoc;
+    inst.get_debug_loc()
+}
+
+fn term_debugloc(t: &term::Terminator) -> &Option<DebugLoc> {
+    use llvm_ir::HasDebugLoc;
+    t.get_debug_loc()
+}
+
+fn int_pred(p: IntPredicate) -> IntPred {
+    match p {
+        IntPredicate::EQ => IntPred::Eq,
+        IntPredicate::NE => IntPred::Ne,
+        IntPredicate::UGT => IntPred::Ugt,
+        IntPredicate::UGE => IntPred::Uge,
+        IntPredicate::ULT => IntPred::Ult,
+        IntPredicate::ULE => IntPred::Ule,
+        IntPredicate::SGT => IntPred::Sgt,
+        IntPredicate::SGE => IntPred::Sge,
+        IntPredicate::SLT => IntPred::Slt,
+        IntPredicate::SLE => IntPred::Sle,
+    }
+}
+
+fn float_pred(p: FPPredicate) -> FloatPred {
+    match p {
+        FPPredicate::False => FloatPred::False,
+        FPPredicate::OEQ => FloatPred::Oeq,
+        FPPredicate::OGT => FloatPred::Ogt,
+        FPPredicate::OGE => FloatPred::Oge,
+        FPPredicate::OLT => FloatPred::Olt,
+        FPPredicate::OLE => FloatPred::Ole,
+        FPPredicate::ONE => FloatPred::One,
+        FPPredicate::ORD => FloatPred::Ord,
+        FPPredicate::UNO => FloatPred::Uno,
+        FPPredicate::UEQ => FloatPred::Ueq,
+        FPPredicate::UGT => FloatPred::Ugt,
+        FPPredicate::UGE => FloatPred::Uge,
+        FPPredicate::ULT => FloatPred::Ult,
+        FPPredicate::ULE => FloatPred::Ule,
+        FPPredicate::UNE => FloatPred::Une,
+        FPPredicate::True => FloatPred::True,
+    }
+}

@@ -1,0 +1,123 @@
+//! Stubs: function bodies synthesized for functions the module only declares but whose
+//! address it takes (`integrate(sin, 0, 1)`, a table of libm function pointers).
+//!
+//! fpir addresses name functions with bodies, so each such declaration gets a one-block
+//! function of the same name and signature that makes the call a direct call would make
+//! (a math call, a builtin or an external that traps) and returns its result. Stubs get
+//! the function ids after every defined function, in the order their addresses are
+//! first taken, so they never disturb the numbering of defined functions or of the
+//! branch sites; a stub's math call is an op site numbered after all the textual ones.
+
+use crate::calls::{classify, BuiltinArgs, Target};
+use crate::error::LowerError;
+use crate::layout::{describe_unsupported, scalar};
+use crate::lower::Ctx;
+use fpir::{
+    BlockData, Builtin, Callee, CastOp, EntityVec, Function, Inst, InstKind, Reg, Terminator, Type,
+};
+use llvm_ir::function::FunctionDeclaration;
+
+/// Builds the stub for `decl`.
+pub(crate) fn lower_stub(
+    ctx: &mut Ctx<'_>,
+    decl: &FunctionDeclaration,
+) -> Result<Function, LowerError> {
+    let location = {
+        let loc = ctx.src_loc(&decl.debugloc);
+        ctx.out.describe_loc(loc)
+    };
+    let unsupported = |what: String| LowerError::Unsupported {
+        what: format!("taking the address of `{}`: {what}", decl.name),
+        location: location.clone(),
+    };
+    let mut regs: EntityVec<Reg, Type> = EntityVec::new();
+    let mut params = Vec::with_capacity(decl.parameters.len());
+    let mut param_pointees = Vec::with_capacity(decl.parameters.len());
+    for p in &decl.parameters {
+        let ty = scalar(&p.ty).ok_or_else(|| {
+            unsupported(format!("a parameter is a {}", describe_unsupported(&p.ty)))
+        })?;
+        params.push(regs.push(ty));
+        param_pointees.push(match p.ty.as_ref() {
+            llvm_ir::Type::PointerType { pointee_type, .. } => scalar(pointee_type),
+            _ => None,
+        });
+    }
+    let ret =
+        match decl.return_type.as_ref() {
+            llvm_ir::Type::VoidType => None,
+            other => Some(scalar(other).ok_or_else(|| {
+                unsupported(format!("it returns a {}", describe_unsupported(other)))
+            })?),
+        };
+    let param_types: Vec<llvm_ir::Type> = decl
+        .parameters
+        .iter()
+        .map(|p| p.ty.as_ref().clone())
+        .collect();
+    let mut insts = Vec::new();
+    let mut args = params.clone();
+    let callee = match classify(&decl.name, &param_types, &decl.return_type) {
+        Target::Math(call) => Callee::Math(call, ctx.next_op()),
+        Target::External => Callee::External(ctx.external(&decl.name)),
+        Target::Builtin(b, how) | Target::BuiltinReturningArg0(b, how) => {
+            if how == BuiltinArgs::MemsetTruncByte {
+                if let Some(byte) = args.get(1).copied().filter(|&r| regs[r] != Type::I8) {
+                    let narrow = regs.push(Type::I8);
+                    insts.push(Inst {
+                        dest: Some(narrow),
+                        kind: InstKind::Cast {
+                            op: CastOp::Trunc,
+                            from: regs[byte],
+                            to: Type::I8,
+                            arg: byte,
+                        },
+                    });
+                    args[1] = narrow;
+                }
+            }
+            Callee::Builtin(b)
+        }
+        Target::Drop | Target::Forward | Target::Unsupported(_) => {
+            return Err(unsupported("it is an LLVM intrinsic".to_string()))
+        }
+    };
+    let (dest, result) = match callee {
+        // libc `memcpy`/`memmove`/`memset` return their first argument.
+        Callee::Builtin(b) if returns_first_argument(b) && ret.is_some() => {
+            (None, params.first().copied())
+        }
+        _ => {
+            let dest = ret.map(|t| regs.push(t));
+            (dest, dest)
+        }
+    };
+    insts.push(Inst {
+        dest,
+        kind: InstKind::Call { callee, args },
+    });
+    let n = params.len();
+    let locs = vec![None; insts.len()];
+    let mut blocks = EntityVec::new();
+    blocks.push(BlockData {
+        params,
+        insts,
+        locs,
+        term: Terminator::Ret(result),
+        term_loc: None,
+    });
+    Ok(Function {
+        name: decl.name.clone(),
+        ret,
+        param_pointees,
+        param_names: vec![None; n],
+        regs,
+        consts: Vec::new(),
+        blocks,
+        loc: None,
+    })
+}
+
+fn returns_first_argument(b: Builtin) -> bool {
+    matches!(b, Builtin::Memcpy | Builtin::Memmove | Builtin::Memset)
+}

@@ -1,0 +1,309 @@
+//! Lowering tests: C fixtures under `tests/fixtures/lower` lowered and compared as fpir
+//! text against golden `.ir` files next to them (re-bless with `FPFORGE_BLESS=1`), the
+//! site-numbering contract checked against `llvm-dis`, and the error paths.
+
+use fpforge_lower::{compile_to_bitcode, load, lower_bitcode, LoadOptions, LowerError};
+use fpir::{BranchKind, Callee, InstKind, Module, OpKind};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/lower")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    fixtures().join(name)
+}
+
+/// Loads fixtures and makes file names relative to the fixture directory (clang records
+/// them relative to its working directory when they are under it, absolute otherwise),
+/// so golden files do not depend on where the repository lives or the test runs.
+fn load_fixtures(names: &[&str]) -> Module {
+    let paths: Vec<PathBuf> = names.iter().map(|n| fixture(n)).collect();
+    let mut module = load(&paths, &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("loading {names:?} failed: {e}"));
+    let files: Vec<String> = module
+        .files
+        .values()
+        .map(|f| f.rsplit("fixtures/lower/").next().unwrap_or(f).to_string())
+        .collect();
+    module.files = files.into_iter().collect();
+    fpir::verify_module(&module).expect("lowered module verifies");
+    module
+}
+
+/// Compares the IR text of `module` with `<name>.ir`, or rewrites it when blessing.
+fn check_golden(name: &str, module: &Module) {
+    let text = fpir::write_module(module);
+    let golden = fixture(&format!("{name}.ir"));
+    if std::env::var_os("FPFORGE_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&golden, &text).expect("writing golden file");
+        return;
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_else(|_| {
+        panic!(
+            "missing golden file {}; run with FPFORGE_BLESS=1 to create it",
+            golden.display()
+        )
+    });
+    if expected != text {
+        let first = expected
+            .lines()
+            .zip(text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| expected.lines().count().min(text.lines().count()));
+        panic!(
+            "{name}: lowered IR differs from {} at line {}:\n  expected: {:?}\n  actual:   {:?}\n\
+             full output:\n{text}\n(re-bless with FPFORGE_BLESS=1 if the change is intended)",
+            golden.display(),
+            first + 1,
+            expected.lines().nth(first),
+            text.lines().nth(first),
+        );
+    }
+}
+
+macro_rules! golden {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                let module = load_fixtures(&[concat!($name, ".c")]);
+                check_golden($name, &module);
+            }
+        )*
+    };
+}
+
+golden! {
+    golden_branches => "branches",
+    golden_loops => "loops",
+    golden_switch => "switch",
+    golden_globals => "globals",
+    golden_punning => "punning",
+    golden_gep => "gep",
+    golden_math => "math",
+    golden_fnptr => "fnptr",
+}
+
+/// One site as the test harness sees it in `llvm-dis` output: function and kind.
+#[derive(Debug, PartialEq, Eq)]
+struct TextSite {
+    func: String,
+    what: String,
+}
+
+/// Numbers the `br i1`/`switch` lines and the FP operations and math calls of the
+/// textual IR, the way the differential harness does.
+fn text_sites(ll: &str, module: &Module) -> (Vec<TextSite>, Vec<TextSite>) {
+    let mut branches = Vec::new();
+    let mut ops = Vec::new();
+    let mut func = String::new();
+    for line in ll.lines() {
+        if let Some(rest) = line.strip_prefix("define ") {
+            let at = rest.find('@').expect("function name");
+            let name = &rest[at + 1..];
+            func = name[..name.find('(').expect("parameter list")]
+                .trim_matches('"')
+                .to_string();
+            continue;
+        }
+        let t = line.trim_start();
+        if t.starts_with("br i1 ") {
+            branches.push(TextSite {
+                func: func.clone(),
+                what: "cond".into(),
+            });
+        } else if t.starts_with("switch ") {
+            branches.push(TextSite {
+                func: func.clone(),
+                what: "switch".into(),
+            });
+        }
+        let op = t.split(" = ").nth(1).unwrap_or("");
+        let mnemonic = op.split_whitespace().next().unwrap_or("");
+        if ["fadd", "fsub", "fmul", "fdiv", "frem"].contains(&mnemonic) {
+            ops.push(TextSite {
+                func: func.clone(),
+                what: mnemonic.into(),
+            });
+        } else if op.contains("call ") {
+            let callee = op.split('@').nth(1).and_then(|c| c.split('(').next());
+            if let Some(callee) = callee {
+                let is_math = !callee.starts_with("llvm.dbg")
+                    && module.func_by_name(callee).is_none()
+                    && is_math_name(callee);
+                if is_math {
+                    ops.push(TextSite {
+                        func: func.clone(),
+                        what: "math".into(),
+                    });
+                }
+            }
+        }
+    }
+    (branches, ops)
+}
+
+fn is_math_name(callee: &str) -> bool {
+    let stem = callee
+        .strip_prefix("llvm.")
+        .map(|s| s.split('.').next().unwrap_or(s))
+        .unwrap_or(callee);
+    fpir::MathFn::from_name(stem).is_some()
+        || stem
+            .strip_suffix('f')
+            .is_some_and(|s| fpir::MathFn::from_name(s).is_some())
+}
+
+#[test]
+fn sites_follow_llvm_textual_order() {
+    let paths = [fixture("fdlibm.c"), fixture("math.c"), fixture("switch.c")];
+    let bitcode = compile_to_bitcode(&paths, &LoadOptions::default()).expect("compiles");
+    let module = lower_bitcode(bitcode.path()).expect("lowers");
+    let out = Command::new("llvm-dis-14")
+        .arg(bitcode.path())
+        .arg("-o")
+        .arg("-")
+        .output()
+        .expect("llvm-dis-14 runs");
+    assert!(out.status.success());
+    let ll = String::from_utf8(out.stdout).expect("utf-8");
+    let (text_branches, text_ops) = text_sites(&ll, &module);
+    let ours: Vec<TextSite> = module
+        .branch_sites
+        .values()
+        .map(|s| TextSite {
+            func: module.funcs[s.func].name.clone(),
+            what: match s.kind {
+                BranchKind::Cond => "cond".into(),
+                BranchKind::Switch { .. } => "switch".into(),
+            },
+        })
+        .collect();
+    assert!(ours.len() > 90, "fdlibm.c has many branches");
+    assert_eq!(ours, text_branches);
+    let our_ops: Vec<TextSite> = module
+        .op_sites
+        .values()
+        .map(|s| TextSite {
+            func: module.funcs[s.func].name.clone(),
+            what: match s.kind {
+                OpKind::Arith(op, _) => fpir::write::float_bin_name(op).into(),
+                OpKind::Math(_) => "math".into(),
+            },
+        })
+        .collect();
+    assert_eq!(our_ops, text_ops);
+}
+
+#[test]
+fn fdlibm_style_file_lowers_with_locations() {
+    let module = load_fixtures(&["fdlibm.c"]);
+    assert_eq!(module.files.values().collect::<Vec<_>>(), ["fdlibm.c"]);
+    let exp = module.func_by_name("fd_exp").expect("fd_exp");
+    let f = &module.funcs[exp];
+    assert_eq!(module.describe_loc(f.loc), "fdlibm.c:57:0");
+    assert_eq!(f.param_names, [Some("x".to_string())]);
+    let frexp = &module.funcs[module.func_by_name("fd_frexp").expect("fd_frexp")];
+    assert_eq!(frexp.param_pointees, [None, Some(fpir::Type::I32)]);
+    assert!(module.externals.is_empty());
+    for site in module.branch_sites.values() {
+        assert!(site.loc.is_some(), "every branch has a location");
+    }
+    let with_cmp = module.branch_sites.values().filter(|s| s.cmp.is_some());
+    assert!(with_cmp.count() > 80, "branch comparisons are found");
+}
+
+#[test]
+fn directories_are_loaded_in_name_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("b.c"), "double b(double x) { return x; }\n").unwrap();
+    std::fs::write(
+        dir.path().join("a.c"),
+        "double b(double);\ndouble a(double x) { return b(x) * 2; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a source").unwrap();
+    let module = load(&[dir.path().to_path_buf()], &LoadOptions::default()).expect("loads");
+    let names: Vec<&str> = module.funcs.values().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    let a = &module.funcs[module.func_by_name("a").unwrap()];
+    let calls_b = a.blocks.values().flat_map(|b| &b.insts).any(|i| {
+        matches!(&i.kind, InstKind::Call { callee: Callee::Direct(f), .. } if module.funcs[*f].name == "b")
+    });
+    assert!(calls_b, "the call crosses files as a direct call");
+}
+
+#[test]
+fn llvm_ir_inputs_are_accepted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ll = dir.path().join("m.ll");
+    std::fs::write(
+        &ll,
+        "define double @twice(double %x) {\nentry:\n  %r = fmul double %x, 2.0\n  ret double %r\n}\n",
+    )
+    .unwrap();
+    let module = load(&[ll], &LoadOptions::default()).expect("loads");
+    let text = fpir::write_module(&module);
+    assert!(text.contains("fmul f64 v0, v1 @op0"), "{text}");
+}
+
+#[test]
+fn syntax_errors_show_clang_diagnostics() {
+    let err = load(&[fixture("syntax_error.c")], &LoadOptions::default()).unwrap_err();
+    assert!(matches!(err, LowerError::Compile { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("syntax_error.c:2:"), "{text}");
+    assert!(text.contains("error: expected expression"), "{text}");
+}
+
+#[test]
+fn long_double_is_unsupported_with_its_location() {
+    let err = load(&[fixture("long_double.c")], &LoadOptions::default()).unwrap_err();
+    let LowerError::Unsupported { what, location } = &err else {
+        panic!("expected Unsupported, got {err:?}");
+    };
+    assert!(what.contains("long double"), "{what}");
+    assert!(what.contains("`widen`"), "{what}");
+    assert!(location.ends_with("long_double.c:3:0"), "{location}");
+}
+
+#[test]
+fn unknown_externals_are_reported_by_unresolved_from() {
+    let module = load_fixtures(&["unknown_external.c"]);
+    let calls = module.func_by_name("calls_mystery").unwrap();
+    assert_eq!(module.unresolved_from(calls), ["mystery", "printf"]);
+    let pure = module.func_by_name("pure").unwrap();
+    assert!(module.unresolved_from(pure).is_empty());
+}
+
+#[test]
+fn missing_clang_says_to_run_setup() {
+    let opts = LoadOptions::default().with_clang("clang-14-does-not-exist");
+    let err = load(&[fixture("branches.c")], &opts).unwrap_err();
+    assert!(matches!(err, LowerError::ToolNotFound { .. }), "{err:?}");
+    assert!(err.to_string().contains("scripts/setup.sh"), "{err}");
+}
+
+#[test]
+fn compiler_flags_reach_clang() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("d.c");
+    std::fs::write(&src, "double k(void) { return SCALE * 2.0; }\n").unwrap();
+    assert!(matches!(
+        load(std::slice::from_ref(&src), &LoadOptions::default()),
+        Err(LowerError::Compile { .. })
+    ));
+    let opts = LoadOptions::default().with_compiler_flags(["-DSCALE=3.0"]);
+    let module = load(&[src], &opts).expect("compiles with -D");
+    assert!(module.func_by_name("k").is_some());
+}
+
+#[test]
+fn unknown_input_kinds_are_rejected() {
+    let err = load(&[PathBuf::from("notes.txt")], &LoadOptions::default()).unwrap_err();
+    assert!(matches!(err, LowerError::UnknownInput { .. }), "{err:?}");
+    let err = load(&[], &LoadOptions::default()).unwrap_err();
+    assert!(matches!(err, LowerError::NoInputs), "{err:?}");
+}
