@@ -53,7 +53,9 @@ pub fn is_input_path(item: &str) -> bool {
 pub fn split_items(items: &[String]) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let count = items.iter().take_while(|i| is_input_path(i)).count();
     if count == 0 {
-        bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments");
+        bail!(
+            "no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments"
+        );
     }
     let paths: Vec<PathBuf> = items[..count].iter().map(PathBuf::from).collect();
     for p in &paths {
@@ -96,7 +98,12 @@ fn find_function(module: &Module, name: &str) -> Result<Func> {
     }
     let mut names: Vec<&str> = module.funcs.values().map(|f| f.name.as_str()).collect();
     names.sort_unstable();
-    let shown = names.iter().take(20).copied().collect::<Vec<_>>().join(", ");
+    let shown = names
+        .iter()
+        .take(20)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     let more = if names.len() > 20 { ", ..." } else { "" };
     let available = if names.is_empty() {
         "the inputs define no functions".to_string()

@@ -55,7 +55,10 @@ fn parse_int(text: &str, width: u8) -> Result<u64> {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
-    let magnitude = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => digits.parse::<u64>(),
     }
@@ -67,8 +70,7 @@ fn parse_int(text: &str, width: u8) -> Result<u64> {
         (1u64 << bits) - 1
     };
     let signed_min_magnitude = 1u64 << (bits - 1);
-    if (negative && magnitude > signed_min_magnitude) || (!negative && magnitude > unsigned_max)
-    {
+    if (negative && magnitude > signed_min_magnitude) || (!negative && magnitude > unsigned_max) {
         bail!("`{text}` does not fit in i{width}");
     }
     let value = if negative {

@@ -26,12 +26,19 @@ fn stderr(out: &Output) -> String {
 
 #[test]
 fn run_prints_result_and_branches() {
-    let out = fpforge(&["run", &fixture("branches.c"), "-f", "sign_class", "--", "-0x1p-1074"]);
+    let out = fpforge(&[
+        "run",
+        &fixture("branches.c"),
+        "-f",
+        "sign_class",
+        "--",
+        "-0x1p-1074",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("sign_class(-0x1p-1074) = -1"), "{text}");
     assert!(text.contains("branches (2): br0:F br1:T"), "{text}");
-    assert!(text.contains("branches.c:9:"), "{text}");
+    assert!(text.contains("branches.c:6:9"), "{text}");
 }
 
 #[test]
@@ -63,7 +70,10 @@ fn syntax_error_shows_clang_diagnostic() {
     let out = fpforge(&["run", &fixture("syntax_error.c"), "-f", "broken", "1"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("syntax_error.c:3:16: error: expected expression"), "{err}");
+    assert!(
+        err.contains("syntax_error.c:3:16: error: expected expression"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -87,7 +97,13 @@ fn long_double_is_a_clear_unsupported_error() {
 
 #[test]
 fn unresolved_externals_are_listed() {
-    let out = fpforge(&["run", &fixture("calls_unknown.c"), "-f", "uses_mystery", "1"]);
+    let out = fpforge(&[
+        "run",
+        &fixture("calls_unknown.c"),
+        "-f",
+        "uses_mystery",
+        "1",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("helper, mystery"), "{err}");
@@ -95,7 +111,16 @@ fn unresolved_externals_are_listed() {
 
 #[test]
 fn endless_loop_stops_on_fuel() {
-    let out = fpforge(&["run", &fixture("forever.c"), "-f", "spin", "--fuel", "100000", "--", "-1"]);
+    let out = fpforge(&[
+        "run",
+        &fixture("forever.c"),
+        "-f",
+        "spin",
+        "--fuel",
+        "100000",
+        "--",
+        "-1",
+    ]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("trapped"), "{text}");
@@ -107,7 +132,10 @@ fn out_of_bounds_read_is_a_trap_with_location() {
     let out = fpforge(&["run", &fixture("out_of_bounds.c"), "-f", "lookup", "4"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("out of bounds") || text.contains("out-of-bounds"), "{text}");
+    assert!(
+        text.contains("out of bounds") || text.contains("out-of-bounds"),
+        "{text}"
+    );
     assert!(text.contains("out_of_bounds.c:6:"), "{text}");
     let ok = fpforge(&["run", &fixture("out_of_bounds.c"), "-f", "lookup", "3"]);
     assert!(stdout(&ok).contains("= 0x1p+3"), "{}", stdout(&ok));
@@ -125,19 +153,32 @@ fn wrong_argument_count_names_the_signature() {
     let out = fpforge(&["run", &fixture("branches.c"), "-f", "hypot_via_libm", "1"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("takes 2 argument(s) (x: f64, y: f64), 1 given"), "{err}");
+    assert!(
+        err.contains("takes 2 argument(s) (x: f64, y: f64), 1 given"),
+        "{err}"
+    );
 }
 
 #[test]
 fn malformed_value_names_the_argument() {
     let out = fpforge(&["run", &fixture("branches.c"), "-f", "sign_class", "1.5.2"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("argument 1 of `sign_class`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("argument 1 of `sign_class`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn sites_lists_branches_and_ops_with_locations() {
-    let out = fpforge(&["sites", &fixture("branches.c"), "-f", "hypot_via_libm", "--json"]);
+    let out = fpforge(&[
+        "sites",
+        &fixture("branches.c"),
+        "-f",
+        "hypot_via_libm",
+        "--json",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let ops: Vec<&str> = report["op_sites"]
@@ -148,10 +189,18 @@ fn sites_lists_branches_and_ops_with_locations() {
         .collect();
     assert_eq!(
         ops,
-        ["fmul f64", "fmul f64", "fadd f64", "sqrt.f64", "hypot.f64", "fmul f64", "fadd f64"]
+        [
+            "fmul f64",
+            "fmul f64",
+            "fadd f64",
+            "sqrt.f64",
+            "hypot.f64",
+            "fmul f64",
+            "fadd f64"
+        ]
     );
     assert!(report["op_sites"][0]["location"]
         .as_str()
         .unwrap()
-        .ends_with("branches.c:31:17"));
+        .ends_with("branches.c:28:19"));
 }

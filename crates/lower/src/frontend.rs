@@ -2,8 +2,10 @@
 //! inputs, promotes locals to SSA, and reads the result.
 //!
 //! Pipeline, in a temporary directory: each C/C++ file goes through
-//! `clang-14 -O0 -Xclang -disable-O0-optnone -g -fno-discard-value-names -emit-llvm -c`
-//! (plus the user's flags); everything is linked with `llvm-link-14`; `opt-14
+//! `clang-14 -O0 -Xclang -disable-O0-optnone -g -fno-discard-value-names -ffp-contract=off
+//! -emit-llvm -c` (plus the user's flags, which come later and so can turn contraction
+//! back on; separate `fmul`/`fadd` keep one op site per source operation and match what
+//! gcc and x86-64 without FMA compute); everything is linked with `llvm-link-14`; `opt-14
 //! -passes=mem2reg` turns the scalar locals into SSA values (without
 //! `-disable-O0-optnone`, `-O0` marks every function `optnone` and mem2reg skips it).
 //! Address-taken locals (type punning through `*(1+(int*)&x)`) stay in memory, as they
@@ -238,6 +240,7 @@ pub fn compile_to_bitcode(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Bitc
                     "-disable-O0-optnone",
                     "-g",
                     "-fno-discard-value-names",
+                    "-ffp-contract=off",
                     "-emit-llvm",
                     "-c",
                 ])

@@ -144,13 +144,10 @@ fn build_report(
         ),
         Outcome::Trapped(trap) => (None, Some(describe_trap(module, trap))),
     };
-    let array_params = call_args
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| match a {
-            Arg::Array { elem, .. } => Some((i, *elem)),
-            Arg::Scalar(_) => None,
-        });
+    let array_params = call_args.iter().enumerate().filter_map(|(i, a)| match a {
+        Arg::Array { elem, .. } => Some((i, *elem)),
+        Arg::Scalar(_) => None,
+    });
     let arrays = array_params
         .zip(&run.arrays)
         .map(|((i, elem), values)| ArrayRow {
@@ -185,11 +182,12 @@ fn build_report(
 
 /// `out-of-bounds access of 8 bytes at 0x... in lookup at file.c:6:12`.
 fn describe_trap(module: &Module, trap: &Trap) -> String {
-    let func = module
-        .funcs
-        .get(trap.func)
-        .map_or("?", |f| f.name.as_str());
-    format!("{} in {func} at {}", trap.kind, module.describe_loc(trap.loc))
+    let func = module.funcs.get(trap.func).map_or("?", |f| f.name.as_str());
+    format!(
+        "{} in {func} at {}",
+        trap.kind,
+        module.describe_loc(trap.loc)
+    )
 }
 
 /// `T`/`F` for conditional branches; the case value or `default` for switches.
