@@ -6,6 +6,7 @@
 
 mod commands;
 mod inputs;
+mod output;
 mod values;
 
 use clap::{Parser, Subcommand};

@@ -204,3 +204,116 @@ fn sites_lists_branches_and_ops_with_locations() {
         .unwrap()
         .ends_with("branches.c:28:19"));
 }
+
+/// Native result of `rough_cos(x)` from the same three sources built by clang-14.
+fn native_rough_cos(xs: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main.c");
+    let calls: String = xs
+        .iter()
+        .map(|x| format!("    printf(\"%a\\n\", rough_cos({x}));\n"))
+        .collect();
+    std::fs::write(
+        &main,
+        format!("#include <stdio.h>\ndouble rough_cos(double);\nint main(void) {{\n{calls}}}\n"),
+    )
+    .unwrap();
+    let exe = dir.path().join("native");
+    let multi = fixture("multi");
+    let status = Command::new("clang-14")
+        .args([
+            "-O0",
+            "-ffp-contract=off",
+            "-DTERMS=5",
+            "-I",
+            &fixture("include"),
+        ])
+        .args(["kernel.c", "reduce.c", "cosine.c"].map(|f| format!("{multi}/{f}")))
+        .arg(&main)
+        .args(["-lm", "-o"])
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = Command::new(&exe).output().unwrap();
+    stdout(&out).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn directory_and_file_lists_link_into_one_program_matching_native() {
+    let xs = ["0.3", "2.0", "-4.0", "1e3", "0x1.921fb54442d18p+1"];
+    let native = native_rough_cos(&xs);
+    let multi = fixture("multi");
+    let include = fixture("include");
+    let files = ["reduce.c", "kernel.c", "cosine.c"].map(|f| format!("{multi}/{f}"));
+    for (x, expected) in xs.iter().zip(&native) {
+        let from_dir = fpforge(&[
+            "run",
+            &multi,
+            "-I",
+            &include,
+            "-D",
+            "TERMS=5",
+            "-f",
+            "rough_cos",
+            "--",
+            x,
+        ]);
+        assert_eq!(from_dir.status.code(), Some(0), "{}", stderr(&from_dir));
+        let first = stdout(&from_dir)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            first.contains(&format!("= {expected} ")),
+            "{first} vs native {expected}"
+        );
+        let mut args = vec!["run"];
+        args.extend(files.iter().map(String::as_str));
+        args.extend([
+            "-I",
+            &include,
+            "--cflag",
+            "-DTERMS=5",
+            "-f",
+            "rough_cos",
+            "--",
+            x,
+        ]);
+        let from_files = fpforge(&args);
+        assert_eq!(stdout(&from_files).lines().next(), Some(first.as_str()));
+    }
+}
+
+#[test]
+fn missing_macro_shows_the_compiler_error() {
+    let out = fpforge(&[
+        "run",
+        &fixture("multi"),
+        "-I",
+        &fixture("include"),
+        "-f",
+        "rough_cos",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("compile with -DTERMS=n"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn closed_stdout_is_not_a_crash() {
+    // `head -c 0` exits at once, so the pipe is closed before fpforge writes.
+    let script = format!(
+        "{{ sleep 0.3; exec '{}' ir '{}' -f sign_class; }} | head -c 0",
+        env!("CARGO_BIN_EXE_fpforge"),
+        fixture("branches.c")
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(out.status.success());
+}

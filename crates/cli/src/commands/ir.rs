@@ -19,6 +19,6 @@ pub struct IrArgs {
 pub fn run(args: IrArgs) -> Result<ExitCode> {
     let (paths, _) = split_items(&args.items)?;
     let loaded = args.program.load(&paths)?;
-    print!("{}", fpir::write_module(&loaded.module));
+    crate::output::emit(&fpir::write_module(&loaded.module))?;
     Ok(ExitCode::SUCCESS)
 }

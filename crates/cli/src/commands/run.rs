@@ -11,6 +11,7 @@ use fpforge_exec::{
 };
 use fpir::{BranchSite, Module, Terminator};
 use serde::Serialize;
+use std::fmt::{self, Write};
 use std::process::ExitCode;
 
 /// Flags of `fpforge run`.
@@ -71,9 +72,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let run = interp.call(loaded.func, &call_args)?;
     let report = build_report(&loaded, &arg_texts, &call_args, &run, interp.observer());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::output::emit(&(serde_json::to_string_pretty(&report)? + "\n"))?;
     } else {
-        print_text(&report);
+        crate::output::emit(&print_text(&report)?)?;
     }
     Ok(if report.trap.is_some() {
         ExitCode::from(EXIT_TRAPPED)
@@ -210,29 +211,31 @@ fn outcome_text(module: &Module, site: BranchSite, outcome: BranchOutcome) -> St
     }
 }
 
-fn print_text(report: &RunReport) {
+fn print_text(report: &RunReport) -> Result<String, fmt::Error> {
+    let mut out = String::new();
     let call = format!("{}({})", report.function, report.arguments.join(", "));
     match (&report.returned, &report.trap) {
-        (_, Some(trap)) => println!("{call} trapped: {trap}"),
+        (_, Some(trap)) => writeln!(out, "{call} trapped: {trap}")?,
         (Some(v), None) if v.ty.starts_with('f') => {
-            println!("{call} = {}  ({} {})", v.exact, v.ty, v.decimal)
+            writeln!(out, "{call} = {}  ({} {})", v.exact, v.ty, v.decimal)?
         }
-        (Some(v), None) => println!("{call} = {}  ({} {})", v.decimal, v.ty, v.exact),
-        (None, None) => println!("{call} returned"),
+        (Some(v), None) => writeln!(out, "{call} = {}  ({} {})", v.decimal, v.ty, v.exact)?,
+        (None, None) => writeln!(out, "{call} returned")?,
     }
     for array in &report.arrays {
         let items: Vec<&str> = array.values.iter().map(|v| v.exact.as_str()).collect();
-        println!("  {} = [{}]", array.parameter, items.join(", "));
+        writeln!(out, "  {} = [{}]", array.parameter, items.join(", "))?;
     }
     let taken: Vec<String> = report
         .branches
         .iter()
         .map(|b| format!("{}:{}", b.site, b.outcome))
         .collect();
-    println!("branches ({}): {}", taken.len(), taken.join(" "));
+    writeln!(out, "branches ({}): {}", taken.len(), taken.join(" "))?;
     let mut listed = std::collections::HashSet::new();
     for b in report.branches.iter().filter(|b| listed.insert(&b.site)) {
-        println!("  {:<6} {}", b.site, b.location);
+        writeln!(out, "  {:<6} {}", b.site, b.location)?;
     }
-    println!("steps: {}", report.steps);
+    writeln!(out, "steps: {}", report.steps)?;
+    Ok(out)
 }

@@ -6,6 +6,7 @@ use clap::Args;
 use fpir::write::{float_bin_name, float_pred_name, int_pred_name};
 use fpir::{BranchKind, CmpPred, Func, Module, OpKind};
 use serde::Serialize;
+use std::fmt::{self, Write};
 use std::process::ExitCode;
 
 /// Flags of `fpforge sites`.
@@ -50,9 +51,9 @@ pub fn run(args: SitesArgs) -> Result<ExitCode> {
     };
     let report = collect(&loaded.module, &funcs, &args.program.function);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::output::emit(&(serde_json::to_string_pretty(&report)? + "\n"))?;
     } else {
-        print_table(&report);
+        crate::output::emit(&print_table(&report)?)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -106,18 +107,21 @@ fn describe_branch(kind: BranchKind, cmp: Option<&fpir::Comparison>) -> String {
     }
 }
 
-fn print_table(report: &SitesReport) {
+fn print_table(report: &SitesReport) -> Result<String, fmt::Error> {
+    let mut out = String::new();
     for (title, rows) in [
         ("branch sites", &report.branch_sites),
         ("op sites", &report.op_sites),
     ] {
-        println!("{title} of {} ({}):", report.function, rows.len());
+        writeln!(out, "{title} of {} ({}):", report.function, rows.len())?;
         let width = rows.iter().map(|r| r.location.len()).max().unwrap_or(0);
         for row in rows.iter() {
-            println!(
+            writeln!(
+                out,
                 "  {:<6} {:<width$}  {:<12} {}",
                 row.id, row.location, row.function, row.what
-            );
+            )?;
         }
     }
+    Ok(out)
 }
