@@ -28,6 +28,8 @@ enum Command {
     Sites(commands::sites::SitesArgs),
     /// Print the lowered IR (fpir text form) of the inputs.
     Ir(commands::ir::IrArgs),
+    /// Decide an SMT-LIB floating-point script: sat (with a checked model), unsat, unknown.
+    Solve(commands::solve::SolveArgs),
 }
 
 /// Exit code of a run whose program trapped (out-of-bounds access, fuel exhausted, ...).
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Sites(args) => commands::sites::run(args),
         Command::Ir(args) => commands::ir::run(args),
+        Command::Solve(args) => commands::solve::run(args),
     };
     match result {
         Ok(code) => code,

@@ -6,7 +6,7 @@
 //! branch or switch is a numbered [`BranchSite`] and every floating-point operation or
 //! math call a numbered [`OpSite`], each with its source location.
 //!
-//! The IR has a text form ([`write`] prints it, [`parse`] reads it back) and a
+//! The IR has a text form ([`mod@write`] prints it, [`mod@parse`] reads it back) and a
 //! [`verify`] pass that checks the invariants listed in its module docs.
 
 #![deny(missing_docs)]

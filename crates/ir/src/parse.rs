@@ -1280,3 +1280,89 @@ fn check_dense(sites: &HashMap<u32, Pos>, prefix: &str) -> Result<(), ParseError
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(text: &str) -> Vec<Tok> {
+        let tokens = Lexer::new(text).tokens().unwrap();
+        tokens.into_iter().map(|t| t.tok).collect()
+    }
+
+    fn lit(s: &str) -> Tok {
+        Tok::Lit(s.into())
+    }
+
+    #[test]
+    fn lexes_literals_that_contain_signs_and_colons() {
+        assert_eq!(
+            toks("0x1.8p+1 1e-3 -inf raw:ffc00000 g3+8 f2-4 -0x0p+0"),
+            [
+                lit("0x1.8p+1"),
+                lit("1e-3"),
+                lit("-inf"),
+                lit("raw:ffc00000"),
+                lit("g3+8"),
+                lit("f2-4"),
+                lit("-0x0p+0"),
+                Tok::Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn lexes_locations_sites_and_names() {
+        assert_eq!(
+            toks("!0:4:9 @op3 v0: ptr<f64> #x.y, x\"0aff\" -> \"a\\\"b\"\n"),
+            [
+                Tok::Punct('!'),
+                lit("0"),
+                Tok::Punct(':'),
+                lit("4"),
+                Tok::Punct(':'),
+                lit("9"),
+                Tok::Punct('@'),
+                Tok::Word("op3".into()),
+                Tok::Word("v0".into()),
+                Tok::Punct(':'),
+                Tok::Word("ptr".into()),
+                Tok::Punct('<'),
+                Tok::Word("f64".into()),
+                Tok::Punct('>'),
+                Tok::Name("x.y".into()),
+                Tok::Punct(','),
+                Tok::Hex("0aff".into()),
+                Tok::Arrow,
+                Tok::Str("a\"b".into()),
+                Tok::Newline,
+                Tok::Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_constants_of_every_kind() {
+        assert_eq!(
+            parse_const(Type::Ptr, "g3+8"),
+            Ok(Const::Addr(AddrBase::Global(Global(3)), 8))
+        );
+        assert_eq!(
+            parse_const(Type::Ptr, "f2-4"),
+            Ok(Const::Addr(AddrBase::Func(Func(2)), -4))
+        );
+        assert_eq!(parse_const(Type::Ptr, "0x10"), Ok(Const::Bits(16)));
+        assert_eq!(parse_const(Type::I8, "-1"), Ok(Const::Bits(0xff)));
+        assert_eq!(parse_const(Type::BOOL, "-1"), Ok(Const::Bits(1)));
+        assert!(parse_const(Type::BOOL, "2").is_err());
+        assert!(parse_const(Type::I8, "-129").is_err());
+        assert_eq!(
+            parse_const(Type::F32, "raw:7fc00001"),
+            Ok(Const::Bits(0x7fc0_0001))
+        );
+        assert_eq!(
+            parse_const(Type::F64, "0x1p+0"),
+            Ok(Const::Bits(1f64.to_bits()))
+        );
+    }
+}

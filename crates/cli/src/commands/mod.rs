@@ -3,3 +3,4 @@
 pub mod ir;
 pub mod run;
 pub mod sites;
+pub mod solve;

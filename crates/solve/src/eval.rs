@@ -1,0 +1,657 @@
+//! The exact evaluator: IEEE-754 semantics of every operator on concrete values.
+//!
+//! This is the model checker behind every `sat` answer, so it is written
+//! independently of the interval projections (`crate::interval`) and uses only
+//! the host's IEEE arithmetic, which Rust defines as round-to-nearest-even:
+//! `+ - * /`, `sqrt`, `mul_add` (fused), `as` conversions between floats and
+//! integers (RNE), and `round_ties_even`/`round`/`ceil`/`floor`/`trunc` for the
+//! five rounding modes of `roundToIntegral`. Results that SMT-LIB leaves
+//! unspecified (`fp.min` of `+0`/`-0`, out-of-range `fp.to_sbv`) are marked
+//! *tainted*: a model whose assertions depend on one is never reported `sat`.
+
+use std::fmt;
+
+use crate::sort::{FpFormat, RoundingMode, Sort};
+use crate::term::{mask, Op, TermId, TermStore};
+
+/// A concrete value of some sort.
+#[derive(Clone, Copy, Debug)]
+pub enum Value {
+    /// A Boolean.
+    Bool(bool),
+    /// A binary32 number.
+    F32(f32),
+    /// A binary64 number.
+    F64(f64),
+    /// A bit-vector: value (upper bits zero) and width.
+    Bv(u64, u32),
+    /// A rounding mode.
+    Rm(RoundingMode),
+}
+
+impl Value {
+    /// The default value of a sort (false, +0, zero bit-vector, RNE).
+    pub fn zero(sort: Sort) -> Value {
+        match sort {
+            Sort::Bool => Value::Bool(false),
+            Sort::Fp(FpFormat::F32) => Value::F32(0.0),
+            Sort::Fp(FpFormat::F64) => Value::F64(0.0),
+            Sort::BitVec(w) => Value::Bv(0, w),
+            Sort::RoundingMode => Value::Rm(RoundingMode::Rne),
+        }
+    }
+
+    /// SMT-LIB `=`: identity, with a single NaN and `+0 != -0`.
+    pub fn same(&self, other: &Value) -> bool {
+        match (*self, *other) {
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::F32(a), Value::F32(b)) => {
+                (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+            }
+            (Value::F64(a), Value::F64(b)) => {
+                (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+            }
+            (Value::Bv(a, w), Value::Bv(b, v)) => a == b && w == v,
+            (Value::Rm(a), Value::Rm(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The Boolean inside, or false for other sorts.
+    pub fn as_bool(&self) -> bool {
+        matches!(self, Value::Bool(true))
+    }
+
+    /// The float inside widened to f64 (exact for binary32).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::F32(x) => Some(f64::from(x)),
+            Value::F64(x) => Some(x),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// SMT-LIB syntax: `true`, `(fp #b0 #b... #b...)`, `(_ NaN 8 24)`, `#b0101`, `RNE`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::F32(x) if x.is_nan() => write!(f, "(_ NaN 8 24)"),
+            Value::F64(x) if x.is_nan() => write!(f, "(_ NaN 11 53)"),
+            Value::F32(x) => write_fp(f, u64::from(x.to_bits()), 8, 23),
+            Value::F64(x) => write_fp(f, x.to_bits(), 11, 52),
+            Value::Bv(v, w) => {
+                write!(f, "#b")?;
+                for i in (0..w).rev() {
+                    write!(f, "{}", (v >> i) & 1)?;
+                }
+                Ok(())
+            }
+            Value::Rm(r) => write!(f, "{}", r.name()),
+        }
+    }
+}
+
+fn write_fp(f: &mut fmt::Formatter<'_>, bits: u64, eb: u32, mb: u32) -> fmt::Result {
+    let bin = |v: u64, w: u32| -> String {
+        (0..w)
+            .rev()
+            .map(|i| if (v >> i) & 1 == 1 { '1' } else { '0' })
+            .collect()
+    };
+    write!(
+        f,
+        "(fp #b{} #b{} #b{})",
+        bits >> (eb + mb),
+        bin((bits >> mb) & mask(eb), eb),
+        bin(bits & mask(mb), mb)
+    )
+}
+
+/// Values of the declared variables, indexed by [`crate::term::VarId`].
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    /// One value per variable of the store.
+    pub values: Vec<Value>,
+}
+
+impl Model {
+    /// The all-default model for the store's variables.
+    pub fn zeros(store: &TermStore) -> Model {
+        Model {
+            values: store.vars().iter().map(|v| Value::zero(v.sort)).collect(),
+        }
+    }
+}
+
+/// Evaluates a fixed set of root terms (and their sub-terms) under models.
+///
+/// The cone of the roots is computed once; each [`Evaluator::run`] fills a
+/// value and a taint flag per term, in id order (children first).
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    cone: Vec<TermId>,
+    vals: Vec<Value>,
+    tainted: Vec<bool>,
+}
+
+impl Evaluator {
+    /// An evaluator for `roots` in `store`.
+    pub fn new(store: &TermStore, roots: &[TermId]) -> Evaluator {
+        let mut seen = vec![false; store.len()];
+        let mut stack: Vec<TermId> = roots.to_vec();
+        while let Some(t) = stack.pop() {
+            if std::mem::replace(&mut seen[t.index()], true) {
+                continue;
+            }
+            stack.extend(store.get(t).args.iter().copied());
+        }
+        let cone = (0..store.len() as u32)
+            .map(TermId)
+            .filter(|t| seen[t.index()])
+            .collect();
+        Evaluator {
+            cone,
+            vals: vec![Value::Bool(false); store.len()],
+            tainted: vec![false; store.len()],
+        }
+    }
+
+    /// Evaluates every term of the cone under `model`.
+    pub fn run(&mut self, store: &TermStore, model: &Model) {
+        for &t in &self.cone {
+            let term = store.get(t);
+            let mut taint = term.args.iter().any(|a| self.tainted[a.index()]);
+            let v = match term.op {
+                Op::Var(v) => model
+                    .values
+                    .get(v.index())
+                    .copied()
+                    .unwrap_or(Value::zero(term.sort)),
+                _ => {
+                    let args: Vec<Value> = term.args.iter().map(|a| self.vals[a.index()]).collect();
+                    match apply(term.op, &args) {
+                        Some(v) => v,
+                        None => {
+                            taint = true;
+                            Value::zero(term.sort)
+                        }
+                    }
+                }
+            };
+            self.vals[t.index()] = v;
+            self.tainted[t.index()] = taint;
+        }
+    }
+
+    /// The value of `t` after the last [`Evaluator::run`].
+    pub fn value(&self, t: TermId) -> Value {
+        self.vals[t.index()]
+    }
+
+    /// Whether `t`'s value depends on an unspecified result.
+    pub fn is_tainted(&self, t: TermId) -> bool {
+        self.tainted[t.index()]
+    }
+
+    /// True when every root is `true` and untainted.
+    pub fn holds(&self, roots: &[TermId]) -> bool {
+        roots
+            .iter()
+            .all(|&r| self.vals[r.index()].as_bool() && !self.tainted[r.index()])
+    }
+}
+
+/// Checks that `model` satisfies every assertion, with exact semantics.
+pub fn check_model(store: &TermStore, assertions: &[TermId], model: &Model) -> bool {
+    let mut ev = Evaluator::new(store, assertions);
+    ev.run(store, model);
+    ev.holds(assertions)
+}
+
+/// Evaluates one term under a model; `None` if its value is unspecified.
+pub fn eval_term(store: &TermStore, t: TermId, model: &Model) -> Option<Value> {
+    let mut ev = Evaluator::new(store, &[t]);
+    ev.run(store, model);
+    (!ev.is_tainted(t)).then(|| ev.value(t))
+}
+
+/// IEEE-754 `remainder(x, y)`: `x - y*n` with `n` the integer nearest `x/y`
+/// (ties to even), computed exactly. Exact for binary32 arguments too.
+pub fn ieee_remainder(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() || x.is_infinite() || y == 0.0 {
+        return f64::NAN;
+    }
+    if y.is_infinite() || x == 0.0 {
+        return x;
+    }
+    let ay = y.abs();
+    // r = fmod(x, 2|y|) keeps the parity of the quotient; `%` is exact.
+    let two_ay = ay * 2.0;
+    let mut ax = if two_ay.is_finite() {
+        (x % two_ay).abs()
+    } else {
+        x.abs()
+    };
+    let mut odd = false;
+    if ax >= ay {
+        // ax is in [ay, 2ay): exact by Sterbenz.
+        ax -= ay;
+        odd = true;
+    }
+    // Compare ax with ay/2 without rounding: ay/2 is exact when ay is large,
+    // ax + ax is exact when ay is small.
+    let twice_cmp = if ay > f64::MAX / 2.0 {
+        ax.partial_cmp(&(ay / 2.0))
+    } else {
+        (ax + ax).partial_cmp(&ay)
+    };
+    match twice_cmp {
+        Some(std::cmp::Ordering::Greater) => ax -= ay,
+        Some(std::cmp::Ordering::Equal) if odd => ax -= ay,
+        _ => {}
+    }
+    if ax == 0.0 {
+        ax = 0.0;
+    }
+    if x.is_sign_negative() {
+        -ax
+    } else {
+        ax
+    }
+}
+
+/// Rounds to an integral value in the given rounding mode (sign of zero kept).
+pub fn round_integral(x: f64, rm: RoundingMode) -> f64 {
+    match rm {
+        RoundingMode::Rne => x.round_ties_even(),
+        RoundingMode::Rna => x.round(),
+        RoundingMode::Rtp => x.ceil(),
+        RoundingMode::Rtn => x.floor(),
+        RoundingMode::Rtz => x.trunc(),
+    }
+}
+
+fn round_integral32(x: f32, rm: RoundingMode) -> f32 {
+    match rm {
+        RoundingMode::Rne => x.round_ties_even(),
+        RoundingMode::Rna => x.round(),
+        RoundingMode::Rtp => x.ceil(),
+        RoundingMode::Rtn => x.floor(),
+        RoundingMode::Rtz => x.trunc(),
+    }
+}
+
+fn min_max(a: f64, b: f64, max: bool) -> Option<f64> {
+    if a.is_nan() {
+        return Some(b);
+    }
+    if b.is_nan() {
+        return Some(a);
+    }
+    if a == 0.0 && b == 0.0 && a.is_sign_negative() != b.is_sign_negative() {
+        return None;
+    }
+    Some(if (a < b) != max { a } else { b })
+}
+
+fn to_sbv(x: f64, w: u32, rm: RoundingMode) -> Option<u64> {
+    if !x.is_finite() {
+        return None;
+    }
+    let r = round_integral(x, rm);
+    let lim = 2f64.powi(w as i32 - 1);
+    (r >= -lim && r < lim).then(|| (r as i64 as u64) & mask(w))
+}
+
+fn to_ubv(x: f64, w: u32, rm: RoundingMode) -> Option<u64> {
+    if !x.is_finite() {
+        return None;
+    }
+    let r = round_integral(x, rm);
+    (r >= 0.0 && r < 2f64.powi(w as i32)).then_some(r as u64)
+}
+
+fn sext(v: u64, w: u32) -> i64 {
+    if w >= 64 {
+        v as i64
+    } else {
+        ((v << (64 - w)) as i64) >> (64 - w)
+    }
+}
+
+macro_rules! fp1 {
+    ($a:expr, |$x:ident| $e:expr) => {
+        match $a {
+            Value::F32($x) => Value::F32($e),
+            Value::F64($x) => Value::F64($e),
+            _ => return None,
+        }
+    };
+}
+
+macro_rules! fp2 {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $e:expr) => {
+        match ($a, $b) {
+            (Value::F32($x), Value::F32($y)) => Value::F32($e),
+            (Value::F64($x), Value::F64($y)) => Value::F64($e),
+            _ => return None,
+        }
+    };
+}
+
+macro_rules! fpcmp {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $e:expr) => {
+        match ($a, $b) {
+            (Value::F32($x), Value::F32($y)) => Value::Bool($e),
+            (Value::F64($x), Value::F64($y)) => Value::Bool($e),
+            _ => return None,
+        }
+    };
+}
+
+macro_rules! fptest {
+    ($a:expr, |$x:ident| $e:expr) => {
+        match $a {
+            Value::F32($x) => Value::Bool($e),
+            Value::F64($x) => Value::Bool($e),
+            _ => return None,
+        }
+    };
+}
+
+fn float_of(f: FpFormat, x: f64) -> Value {
+    match f {
+        FpFormat::F32 => Value::F32(x as f32),
+        FpFormat::F64 => Value::F64(x),
+    }
+}
+
+/// Applies a non-variable operator to argument values; `None` when the result
+/// is unspecified by SMT-LIB (or, defensively, on ill-sorted arguments).
+pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
+    use Op::*;
+    let b = |i: usize| a[i].as_bool();
+    let bv = |i: usize| match a[i] {
+        Value::Bv(v, w) => (v, w),
+        _ => (0, 1),
+    };
+    Some(match op {
+        Var(_) => return None,
+        BoolConst(x) => Value::Bool(x),
+        FpConst(FpFormat::F32, bits) => Value::F32(f32::from_bits(bits as u32)),
+        FpConst(FpFormat::F64, bits) => Value::F64(f64::from_bits(bits)),
+        BvConst(v, w) => Value::Bv(v, w),
+        RmConst(r) => Value::Rm(r),
+        Not => Value::Bool(!b(0)),
+        And => Value::Bool(b(0) && b(1)),
+        Or => Value::Bool(b(0) || b(1)),
+        Xor => Value::Bool(b(0) != b(1)),
+        Implies => Value::Bool(!b(0) || b(1)),
+        Ite => {
+            if b(0) {
+                a[1]
+            } else {
+                a[2]
+            }
+        }
+        Eq => Value::Bool(a[0].same(&a[1])),
+        Distinct => Value::Bool(!a[0].same(&a[1])),
+        FpAbs => fp1!(a[0], |x| x.abs()),
+        FpNeg => fp1!(a[0], |x| -x),
+        FpAdd => fp2!(a[0], a[1], |x, y| x + y),
+        FpSub => fp2!(a[0], a[1], |x, y| x - y),
+        FpMul => fp2!(a[0], a[1], |x, y| x * y),
+        FpDiv => fp2!(a[0], a[1], |x, y| x / y),
+        FpSqrt => fp1!(a[0], |x| x.sqrt()),
+        FpFma => match (a[0], a[1], a[2]) {
+            (Value::F32(x), Value::F32(y), Value::F32(z)) => Value::F32(x.mul_add(y, z)),
+            (Value::F64(x), Value::F64(y), Value::F64(z)) => Value::F64(x.mul_add(y, z)),
+            _ => return None,
+        },
+        FpRem => match (a[0], a[1]) {
+            (Value::F32(x), Value::F32(y)) => {
+                Value::F32(ieee_remainder(f64::from(x), f64::from(y)) as f32)
+            }
+            (Value::F64(x), Value::F64(y)) => Value::F64(ieee_remainder(x, y)),
+            _ => return None,
+        },
+        FpRoundToIntegral(rm) => match a[0] {
+            Value::F32(x) => Value::F32(round_integral32(x, rm)),
+            Value::F64(x) => Value::F64(round_integral(x, rm)),
+            _ => return None,
+        },
+        FpMin | FpMax => match (a[0], a[1]) {
+            (Value::F32(x), Value::F32(y)) => {
+                Value::F32(min_max(f64::from(x), f64::from(y), op == FpMax)? as f32)
+            }
+            (Value::F64(x), Value::F64(y)) => Value::F64(min_max(x, y, op == FpMax)?),
+            _ => return None,
+        },
+        FpLeq => fpcmp!(a[0], a[1], |x, y| x <= y),
+        FpLt => fpcmp!(a[0], a[1], |x, y| x < y),
+        FpGeq => fpcmp!(a[0], a[1], |x, y| x >= y),
+        FpGt => fpcmp!(a[0], a[1], |x, y| x > y),
+        FpEq => fpcmp!(a[0], a[1], |x, y| x == y),
+        FpIsNormal => fptest!(a[0], |x| x.is_normal()),
+        FpIsSubnormal => fptest!(a[0], |x| x.is_subnormal()),
+        FpIsZero => fptest!(a[0], |x| x == 0.0),
+        FpIsInfinite => fptest!(a[0], |x| x.is_infinite()),
+        FpIsNaN => fptest!(a[0], |x| x.is_nan()),
+        FpIsNegative => fptest!(a[0], |x| !x.is_nan() && x.is_sign_negative()),
+        FpIsPositive => fptest!(a[0], |x| !x.is_nan() && x.is_sign_positive()),
+        FpToSbv(w, rm) => Value::Bv(to_sbv(a[0].as_f64()?, w, rm)?, w),
+        FpToUbv(w, rm) => Value::Bv(to_ubv(a[0].as_f64()?, w, rm)?, w),
+        FpToFp(f) => float_of(f, a[0].as_f64()?),
+        SbvToFp(f) => {
+            let (v, w) = bv(0);
+            let i = sext(v, w);
+            match f {
+                FpFormat::F32 => Value::F32(i as f32),
+                FpFormat::F64 => Value::F64(i as f64),
+            }
+        }
+        UbvToFp(f) => {
+            let (v, _) = bv(0);
+            match f {
+                FpFormat::F32 => Value::F32(v as f32),
+                FpFormat::F64 => Value::F64(v as f64),
+            }
+        }
+        BitsToFp(FpFormat::F32) => Value::F32(f32::from_bits(bv(0).0 as u32)),
+        BitsToFp(FpFormat::F64) => Value::F64(f64::from_bits(bv(0).0)),
+        BvNot => {
+            let (x, w) = bv(0);
+            Value::Bv(!x & mask(w), w)
+        }
+        BvNeg => {
+            let (x, w) = bv(0);
+            Value::Bv(x.wrapping_neg() & mask(w), w)
+        }
+        BvAnd | BvOr | BvXor | BvAdd | BvSub | BvMul | BvUdiv | BvUrem | BvSdiv | BvSrem
+        | BvSmod | BvShl | BvLshr | BvAshr => {
+            let ((x, w), (y, _)) = (bv(0), bv(1));
+            Value::Bv(bv_binary(op, x, y, w) & mask(w), w)
+        }
+        Concat => {
+            let ((x, w), (y, v)) = (bv(0), bv(1));
+            Value::Bv((x << v) | y, w + v)
+        }
+        Extract(hi, lo) => {
+            let (x, _) = bv(0);
+            Value::Bv((x >> lo) & mask(hi - lo + 1), hi - lo + 1)
+        }
+        ZeroExtend(n) => {
+            let (x, w) = bv(0);
+            Value::Bv(x, w + n)
+        }
+        SignExtend(n) => {
+            let (x, w) = bv(0);
+            Value::Bv(sext(x, w) as u64 & mask(w + n), w + n)
+        }
+        BvUlt | BvUle | BvUgt | BvUge => {
+            let ((x, _), (y, _)) = (bv(0), bv(1));
+            Value::Bool(match op {
+                BvUlt => x < y,
+                BvUle => x <= y,
+                BvUgt => x > y,
+                _ => x >= y,
+            })
+        }
+        BvSlt | BvSle | BvSgt | BvSge => {
+            let ((x, w), (y, _)) = (bv(0), bv(1));
+            let (x, y) = (sext(x, w), sext(y, w));
+            Value::Bool(match op {
+                BvSlt => x < y,
+                BvSle => x <= y,
+                BvSgt => x > y,
+                _ => x >= y,
+            })
+        }
+    })
+}
+
+/// SMT-LIB bit-vector binary operators on `w`-bit values (result not masked).
+fn bv_binary(op: Op, x: u64, y: u64, w: u32) -> u64 {
+    let m = mask(w);
+    let neg = |v: u64| v.wrapping_neg() & m;
+    let msb = |v: u64| (v >> (w - 1)) & 1 == 1;
+    let udiv = |x: u64, y: u64| x.checked_div(y).unwrap_or(m);
+    let urem = |x: u64, y: u64| if y == 0 { x } else { x % y };
+    match op {
+        Op::BvAnd => x & y,
+        Op::BvOr => x | y,
+        Op::BvXor => x ^ y,
+        Op::BvAdd => x.wrapping_add(y),
+        Op::BvSub => x.wrapping_sub(y),
+        Op::BvMul => x.wrapping_mul(y),
+        Op::BvUdiv => udiv(x, y),
+        Op::BvUrem => urem(x, y),
+        Op::BvSdiv => match (msb(x), msb(y)) {
+            (false, false) => udiv(x, y),
+            (true, false) => neg(udiv(neg(x), y)),
+            (false, true) => neg(udiv(x, neg(y))),
+            (true, true) => udiv(neg(x), neg(y)),
+        },
+        Op::BvSrem => match (msb(x), msb(y)) {
+            (false, false) => urem(x, y),
+            (true, false) => neg(urem(neg(x), y)),
+            (false, true) => urem(x, neg(y)),
+            (true, true) => neg(urem(neg(x), neg(y))),
+        },
+        Op::BvSmod => {
+            let abs = |v: u64| if msb(v) { neg(v) } else { v };
+            let u = urem(abs(x), abs(y));
+            if u == 0 {
+                u
+            } else {
+                match (msb(x), msb(y)) {
+                    (false, false) => u,
+                    (true, false) => neg(u).wrapping_add(y),
+                    (false, true) => u.wrapping_add(y),
+                    (true, true) => neg(u),
+                }
+            }
+        }
+        Op::BvShl => {
+            if y >= u64::from(w) {
+                0
+            } else {
+                x << y
+            }
+        }
+        Op::BvLshr => {
+            if y >= u64::from(w) {
+                0
+            } else {
+                x >> y
+            }
+        }
+        _ => {
+            let s = sext(x, w);
+            (if y >= u64::from(w) { s >> 63 } else { s >> y }) as u64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remainder_matches_definition() {
+        let cases = [
+            (5.0, 2.0, 1.0),
+            (7.0, 2.0, -1.0),
+            (-7.0, 2.0, 1.0),
+            (6.0, 4.0, -2.0),
+            (10.0, 4.0, 2.0),
+            (1.0, 3.0, 1.0),
+            (2.0, 3.0, -1.0),
+            (-0.0, 1.0, -0.0),
+            (4.0, 2.0, 0.0),
+            (-4.0, 2.0, -0.0),
+            (3.0, f64::INFINITY, 3.0),
+            (f64::MAX, f64::MAX, 0.0),
+            (
+                f64::MAX,
+                -1.5 * 2f64.powi(1023),
+                f64::MAX - 1.5 * 2f64.powi(1023),
+            ),
+        ];
+        for (x, y, r) in cases {
+            assert_eq!(ieee_remainder(x, y).to_bits(), r.to_bits(), "{x} rem {y}");
+        }
+        assert!(ieee_remainder(f64::INFINITY, 1.0).is_nan());
+        assert!(ieee_remainder(1.0, 0.0).is_nan());
+    }
+
+    #[test]
+    fn remainder_agrees_with_integer_arithmetic() {
+        for x in -50i64..50 {
+            for y in 1i64..12 {
+                let q = x as f64 / y as f64;
+                let n = q.round_ties_even();
+                let want = x as f64 - n * y as f64;
+                let got = ieee_remainder(x as f64, y as f64);
+                assert_eq!(got, want, "{x} rem {y}");
+                assert!(got.abs() * 2.0 <= y as f64);
+            }
+        }
+    }
+
+    #[test]
+    fn bit_vector_division_follows_smtlib() {
+        let v = |op, x, y| bv_binary(op, x, y, 8) & 0xff;
+        assert_eq!(v(Op::BvUdiv, 7, 0), 0xff);
+        assert_eq!(v(Op::BvUrem, 7, 0), 7);
+        assert_eq!(v(Op::BvSdiv, 0xf9, 2), 0xfd); // -7 / 2 = -3
+        assert_eq!(v(Op::BvSrem, 0xf9, 2), 0xff); // -7 rem 2 = -1
+        assert_eq!(v(Op::BvSmod, 0xf9, 2), 1); // -7 mod 2 = 1
+        assert_eq!(v(Op::BvSmod, 7, 0xfe), 0xff); // 7 mod -2 = -1
+        assert_eq!(v(Op::BvAshr, 0x80, 9), 0xff);
+        assert_eq!(v(Op::BvShl, 1, 8), 0);
+    }
+
+    #[test]
+    fn conversions_and_unspecified_results() {
+        assert!(apply(Op::FpToSbv(8, RoundingMode::Rtz), &[Value::F32(127.9)]).is_some());
+        assert!(apply(Op::FpToSbv(8, RoundingMode::Rne), &[Value::F32(127.9)]).is_none());
+        assert!(apply(Op::FpMin, &[Value::F64(0.0), Value::F64(-0.0)]).is_none());
+        let r = apply(Op::FpToUbv(8, RoundingMode::Rtz), &[Value::F64(-0.5)]).unwrap();
+        assert!(r.same(&Value::Bv(0, 8)));
+        let r = apply(Op::SbvToFp(FpFormat::F32), &[Value::Bv(0xff, 8)]).unwrap();
+        assert!(r.same(&Value::F32(-1.0)));
+    }
+
+    #[test]
+    fn values_print_in_smtlib_syntax() {
+        assert_eq!(
+            Value::F32(-2.0).to_string(),
+            "(fp #b1 #b10000000 #b00000000000000000000000)"
+        );
+        assert_eq!(Value::F64(f64::NAN).to_string(), "(_ NaN 11 53)");
+        assert_eq!(Value::Bv(5, 4).to_string(), "#b0101");
+    }
+}

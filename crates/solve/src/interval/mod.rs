@@ -1,0 +1,311 @@
+//! Interval domains and the complete (FPSE) side of the solver.
+//!
+//! After Botella, Gotlieb and Michel, "Symbolic execution of floating-point
+//! computations", STVR 16(2), 2006 (FPSE): every term has a domain — floats an
+//! interval `[lo, hi]` over the total order `-oo < ... < -0 < +0 < ... < +oo`
+//! plus a NaN flag, bit-vectors an unsigned range, Booleans a subset of
+//! `{false, true}`. Projection functions ([`proj`]) narrow domains, the
+//! propagator ([`propagate`]) runs them to a fixpoint, and labeling
+//! ([`labeling`]) splits domains; exhausting labeling proves `unsat`.
+//!
+//! Float bounds are stored as ordinals ([`crate::fpord`]), so intersection is
+//! `max`/`min` and "the float halving the count" is an ordinal midpoint.
+
+pub mod labeling;
+pub mod proj;
+pub mod propagate;
+
+use crate::fpord::{from_ord, max_ord, min_ord};
+use crate::sort::{FpFormat, Sort};
+use crate::term::mask;
+
+/// A float domain: ordinals `lo..=hi` (empty when `lo > hi`) and maybe NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FDom {
+    /// Lowest ordinal.
+    pub lo: i64,
+    /// Highest ordinal.
+    pub hi: i64,
+    /// Whether NaN is in the domain.
+    pub nan: bool,
+}
+
+impl FDom {
+    /// Every value of format `f`, NaN included.
+    pub fn full(f: FpFormat) -> FDom {
+        FDom {
+            lo: min_ord(f),
+            hi: max_ord(f),
+            nan: true,
+        }
+    }
+
+    /// Ordinals `lo..=hi`, no NaN.
+    pub fn range(lo: i64, hi: i64) -> FDom {
+        FDom { lo, hi, nan: false }
+    }
+
+    /// Only NaN.
+    pub fn nan_only() -> FDom {
+        FDom {
+            lo: 1,
+            hi: 0,
+            nan: true,
+        }
+    }
+
+    /// No value.
+    pub fn empty() -> FDom {
+        FDom {
+            lo: 1,
+            hi: 0,
+            nan: false,
+        }
+    }
+
+    /// True when the ordinal range is empty.
+    pub fn range_empty(&self) -> bool {
+        self.lo > self.hi
+    }
+
+    /// True when the domain has no value at all.
+    pub fn is_empty(&self) -> bool {
+        self.range_empty() && !self.nan
+    }
+
+    /// Number of values (NaN counts as one).
+    pub fn count(&self) -> u128 {
+        let r = if self.range_empty() {
+            0
+        } else {
+            (i128::from(self.hi) - i128::from(self.lo) + 1) as u128
+        };
+        r + u128::from(self.nan)
+    }
+
+    /// Intersection.
+    pub fn meet(&self, o: &FDom) -> FDom {
+        FDom {
+            lo: self.lo.max(o.lo),
+            hi: self.hi.min(o.hi),
+            nan: self.nan && o.nan,
+        }
+        .normalized()
+    }
+
+    /// Interval hull of the union.
+    pub fn join(&self, o: &FDom) -> FDom {
+        let (lo, hi) = match (self.range_empty(), o.range_empty()) {
+            (true, true) => (1, 0),
+            (true, false) => (o.lo, o.hi),
+            (false, true) => (self.lo, self.hi),
+            (false, false) => (self.lo.min(o.lo), self.hi.max(o.hi)),
+        };
+        FDom {
+            lo,
+            hi,
+            nan: self.nan || o.nan,
+        }
+    }
+
+    fn normalized(self) -> FDom {
+        if self.lo > self.hi {
+            FDom {
+                lo: 1,
+                hi: 0,
+                nan: self.nan,
+            }
+        } else {
+            self
+        }
+    }
+
+    /// The lower bound as a value.
+    pub fn lo_v(&self, f: FpFormat) -> f64 {
+        from_ord(f, self.lo)
+    }
+
+    /// The upper bound as a value.
+    pub fn hi_v(&self, f: FpFormat) -> f64 {
+        from_ord(f, self.hi)
+    }
+
+    /// The single non-NaN value, if the domain is exactly one.
+    pub fn single(&self, f: FpFormat) -> Option<f64> {
+        (!self.nan && self.lo == self.hi).then(|| from_ord(f, self.lo))
+    }
+
+    /// Whether some zero (either sign) is in the range.
+    pub fn has_zero(&self) -> bool {
+        !self.range_empty() && self.lo <= 0 && self.hi >= -1
+    }
+
+    /// Whether an infinity is in the range.
+    pub fn has_inf(&self, f: FpFormat) -> bool {
+        !self.range_empty() && (self.lo == min_ord(f) || self.hi == max_ord(f))
+    }
+
+    /// The part of the range at or below `-0`, without NaN.
+    pub fn neg_part(&self) -> FDom {
+        FDom::range(self.lo, self.hi.min(-1)).normalized()
+    }
+
+    /// The part of the range at or above `+0`, without NaN.
+    pub fn pos_part(&self) -> FDom {
+        FDom::range(self.lo.max(0), self.hi).normalized()
+    }
+
+    /// The negated domain (`ord(-x) = -ord(x) - 1`).
+    pub fn neg(&self) -> FDom {
+        if self.range_empty() {
+            return *self;
+        }
+        FDom {
+            lo: -self.hi - 1,
+            hi: -self.lo - 1,
+            nan: self.nan,
+        }
+    }
+}
+
+/// A bit-vector domain: unsigned values `lo..=hi` (empty when `lo > hi`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BDom {
+    /// Lowest value.
+    pub lo: u64,
+    /// Highest value.
+    pub hi: u64,
+}
+
+impl BDom {
+    /// All values of width `w`.
+    pub fn full(w: u32) -> BDom {
+        BDom { lo: 0, hi: mask(w) }
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.lo > self.hi
+    }
+
+    /// Intersection.
+    pub fn meet(&self, o: &BDom) -> BDom {
+        BDom {
+            lo: self.lo.max(o.lo),
+            hi: self.hi.min(o.hi),
+        }
+    }
+
+    /// Hull of the union.
+    pub fn join(&self, o: &BDom) -> BDom {
+        if self.is_empty() {
+            return *o;
+        }
+        if o.is_empty() {
+            return *self;
+        }
+        BDom {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+        }
+    }
+
+    /// Number of values.
+    pub fn count(&self) -> u128 {
+        if self.is_empty() {
+            0
+        } else {
+            u128::from(self.hi - self.lo) + 1
+        }
+    }
+}
+
+/// Boolean domain bits.
+pub const CAN_FALSE: u8 = 1;
+/// Boolean domain bits.
+pub const CAN_TRUE: u8 = 2;
+
+/// The domain of one term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dom {
+    /// A subset of `{false, true}` as [`CAN_FALSE`] | [`CAN_TRUE`].
+    Bool(u8),
+    /// A float domain.
+    Fp(FDom),
+    /// A bit-vector domain.
+    Bv(BDom),
+    /// Rounding modes are not tracked.
+    Rm,
+}
+
+impl Dom {
+    /// The unconstrained domain of a sort.
+    pub fn full(sort: Sort) -> Dom {
+        match sort {
+            Sort::Bool => Dom::Bool(CAN_FALSE | CAN_TRUE),
+            Sort::Fp(f) => Dom::Fp(FDom::full(f)),
+            Sort::BitVec(w) => Dom::Bv(BDom::full(w)),
+            Sort::RoundingMode => Dom::Rm,
+        }
+    }
+
+    /// True when no value remains.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Dom::Bool(b) => *b == 0,
+            Dom::Fp(d) => d.is_empty(),
+            Dom::Bv(d) => d.is_empty(),
+            Dom::Rm => false,
+        }
+    }
+
+    /// Number of values (rounding modes count as one).
+    pub fn count(&self) -> u128 {
+        match self {
+            Dom::Bool(b) => u128::from(b.count_ones()),
+            Dom::Fp(d) => d.count(),
+            Dom::Bv(d) => d.count(),
+            Dom::Rm => 1,
+        }
+    }
+
+    /// Intersection (domains of one sort).
+    pub fn meet(&self, o: &Dom) -> Dom {
+        match (self, o) {
+            (Dom::Bool(a), Dom::Bool(b)) => Dom::Bool(a & b),
+            (Dom::Fp(a), Dom::Fp(b)) => Dom::Fp(a.meet(b)),
+            (Dom::Bv(a), Dom::Bv(b)) => Dom::Bv(a.meet(b)),
+            _ => *self,
+        }
+    }
+
+    /// Hull of the union (domains of one sort).
+    pub fn join(&self, o: &Dom) -> Dom {
+        match (self, o) {
+            (Dom::Bool(a), Dom::Bool(b)) => Dom::Bool(a | b),
+            (Dom::Fp(a), Dom::Fp(b)) => Dom::Fp(a.join(b)),
+            (Dom::Bv(a), Dom::Bv(b)) => Dom::Bv(a.join(b)),
+            _ => *self,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fpord::ord;
+
+    #[test]
+    fn float_domains_meet_join_and_negate() {
+        let f = FpFormat::F32;
+        let a = FDom::range(ord(f, -1.0), ord(f, 2.0));
+        let b = FDom::range(ord(f, 0.0), ord(f, 5.0));
+        assert_eq!(a.meet(&b), FDom::range(0, ord(f, 2.0)));
+        assert_eq!(a.join(&b), FDom::range(ord(f, -1.0), ord(f, 5.0)));
+        assert!(a.has_zero() && !b.neg_part().has_zero() && b.pos_part().has_zero());
+        assert_eq!(a.neg(), FDom::range(ord(f, -2.0), ord(f, 1.0)));
+        assert!(FDom::range(3, 2).is_empty());
+        assert_eq!(FDom::nan_only().count(), 1);
+        assert_eq!(FDom::full(f).count(), (2u128 * 0x7f80_0001) + 1);
+    }
+}

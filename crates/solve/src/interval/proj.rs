@@ -1,0 +1,699 @@
+//! Projection functions over float domains, for round-to-nearest-even.
+//!
+//! *Direct* projections bound a result from its operands; *indirect* ones
+//! bound an operand from the result and the other operand (FPSE, Botella et
+//! al. 2006, §4). Rounding is monotone, so inside a sub-box where `z = x op y`
+//! is monotone in each argument (fixed signs, no `0 * oo`, `oo - oo`, `0/0`,
+//! `oo/oo`) the exact indirect bounds are the smallest and largest `x` whose
+//! rounded image can still reach `[z.lo, z.hi]`. FPSE computes them in closed
+//! form through the half-way points between neighbouring floats; we find the
+//! same floats by bisection over ordinals, evaluating the RNE operation itself
+//! at each probe, which makes the bounds exact by construction (at most 64
+//! probes per bound). Sub-boxes are split by sign and their hulls joined.
+//!
+//! Max-ULP filtering (Marre and Michel, 2010; Bagnara, Carlier, Gori, Gotlieb,
+//! "Exploiting binary floating-point representations for constraint
+//! propagation", INFORMS J. Computing 28(1), 2016, §4) bounds operands of
+//! `z = x + y` even when the other operand is unbounded. We use a bound
+//! derived from Sterbenz's lemma that is sound for ranges of `z`: if `z` is
+//! finite and non-zero then `|x|, |y| < 2^(e + p + 1)` where `2^e <= max|z|`
+//! and `p` is the precision (same-sign sums give `|x| <= |z|`; cancellations
+//! without Sterbenz give `|x| <= 2|z|`; exact Sterbenz cancellations make `z`
+//! a multiple of the quantum of the smaller operand). It is weaker than
+//! Bagnara et al.'s exact per-value bound but cheap for whole ranges. For
+//! `*` and `/` a finite non-NaN result excludes infinite operands (and a
+//! non-zero result excludes zero factors), which with the indirect
+//! projections gives the max-ULP bounds `|x| >= min|z| / MAX`.
+
+use super::FDom;
+use crate::fpord::{from_ord, max_ord, min_ord, ord, round_to};
+use crate::sort::FpFormat;
+
+/// The smallest `i` in `lo..=hi` with `p(i)`, for `p` monotone false..true.
+pub fn first_true(lo: i64, hi: i64, p: impl Fn(i64) -> bool) -> Option<i64> {
+    if lo > hi || !p(hi) {
+        return None;
+    }
+    let (mut a, mut b) = (lo, hi);
+    while a < b {
+        let m = a + ((i128::from(b) - i128::from(a)) / 2) as i64;
+        if p(m) {
+            b = m;
+        } else {
+            a = m + 1;
+        }
+    }
+    Some(a)
+}
+
+/// The largest `i` in `lo..=hi` with `p(i)`, for `p` monotone true..false.
+pub fn last_true(lo: i64, hi: i64, p: impl Fn(i64) -> bool) -> Option<i64> {
+    if lo > hi || !p(lo) {
+        return None;
+    }
+    let (mut a, mut b) = (lo, hi);
+    while a < b {
+        let m = a + ((i128::from(b) - i128::from(a) + 1) / 2) as i64;
+        if p(m) {
+            a = m;
+        } else {
+            b = m - 1;
+        }
+    }
+    Some(a)
+}
+
+/// A binary RNE operation of the format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    /// `x + y`.
+    Add,
+    /// `x * y`.
+    Mul,
+    /// `x / y`.
+    Div,
+}
+
+/// `x op y` rounded to nearest-even in format `f` (operands in `f`).
+pub fn arith_rne(f: FpFormat, op: Arith, x: f64, y: f64) -> f64 {
+    match f {
+        FpFormat::F32 => {
+            let (a, b) = (x as f32, y as f32);
+            f64::from(match op {
+                Arith::Add => a + b,
+                Arith::Mul => a * b,
+                Arith::Div => a / b,
+            })
+        }
+        FpFormat::F64 => match op {
+            Arith::Add => x + y,
+            Arith::Mul => x * y,
+            Arith::Div => x / y,
+        },
+    }
+}
+
+fn sqrt_rne(f: FpFormat, x: f64) -> f64 {
+    match f {
+        FpFormat::F32 => f64::from((x as f32).sqrt()),
+        FpFormat::F64 => x.sqrt(),
+    }
+}
+
+/// The range of ordinals of the values `v` (none NaN) in format `f`.
+fn hull_of(f: FpFormat, vs: &[f64]) -> FDom {
+    let mut d = FDom::empty();
+    for &v in vs {
+        let o = ord(f, v);
+        d = d.join(&FDom::range(o, o));
+    }
+    d
+}
+
+/// Widens bounds that are zeros to cover both zeros (sound for `*` and `/`,
+/// where the sign of a zero result depends on interior points).
+fn widen_zeros(mut d: FDom) -> FDom {
+    if d.range_empty() {
+        return d;
+    }
+    if d.lo == 0 || d.lo == -1 {
+        d.lo = -1;
+    }
+    if d.hi == 0 || d.hi == -1 {
+        d.hi = 0;
+    }
+    d
+}
+
+/// Direct projection of `z = x op y` (FPSE §4.1): the rounded corners bound
+/// the result; NaN if an operand may be NaN or an invalid pair may occur.
+pub fn arith_fwd(f: FpFormat, op: Arith, x: &FDom, y: &FDom) -> FDom {
+    let mut nan = x.nan || y.nan;
+    if x.range_empty() || y.range_empty() {
+        return FDom {
+            nan,
+            ..FDom::empty()
+        };
+    }
+    nan |= match op {
+        Arith::Add => {
+            (x.lo == min_ord(f) && y.hi == max_ord(f)) || (x.hi == max_ord(f) && y.lo == min_ord(f))
+        }
+        Arith::Mul => (x.has_zero() && y.has_inf(f)) || (x.has_inf(f) && y.has_zero()),
+        Arith::Div => (x.has_zero() && y.has_zero()) || (x.has_inf(f) && y.has_inf(f)),
+    };
+    let full = FDom::full(f);
+    let range = match op {
+        // Addition is monotone in the total order (-0 < +0) in both arguments.
+        Arith::Add => {
+            let lo = arith_rne(f, op, x.lo_v(f), y.lo_v(f));
+            let hi = arith_rne(f, op, x.hi_v(f), y.hi_v(f));
+            if lo.is_nan() || hi.is_nan() {
+                FDom::range(full.lo, full.hi)
+            } else {
+                FDom::range(ord(f, lo), ord(f, hi))
+            }
+        }
+        // Real products/quotients on a box take their extremes at corners
+        // (bilinear, or monotone per argument when 0 is not in y for `/`).
+        Arith::Mul | Arith::Div => {
+            if op == Arith::Div && y.has_zero() {
+                FDom::range(full.lo, full.hi)
+            } else {
+                let c = [
+                    arith_rne(f, op, x.lo_v(f), y.lo_v(f)),
+                    arith_rne(f, op, x.lo_v(f), y.hi_v(f)),
+                    arith_rne(f, op, x.hi_v(f), y.lo_v(f)),
+                    arith_rne(f, op, x.hi_v(f), y.hi_v(f)),
+                ];
+                if c.iter().any(|v| v.is_nan()) {
+                    FDom::range(full.lo, full.hi)
+                } else {
+                    widen_zeros(hull_of(f, &c))
+                }
+            }
+        }
+    };
+    FDom { nan, ..range }
+}
+
+/// Within a sub-box where `z = op(t, o)` is monotone in `t` (increasing when
+/// `inc_t`) and in `o` (increasing when `inc_o`) and never NaN, the hull of
+/// the `t` whose images can reach `z`'s range.
+fn narrow_box(
+    f: FpFormat,
+    t: FDom,
+    o: FDom,
+    z: &FDom,
+    op: &dyn Fn(f64, f64) -> f64,
+    inc_t: bool,
+    inc_o: bool,
+) -> FDom {
+    if t.range_empty() || o.range_empty() || z.range_empty() {
+        return FDom::empty();
+    }
+    let (o_for_min, o_for_max) = if inc_o {
+        (o.lo_v(f), o.hi_v(f))
+    } else {
+        (o.hi_v(f), o.lo_v(f))
+    };
+    let zmin = |ti: i64| ord(f, op(from_ord(f, ti), o_for_min));
+    let zmax = |ti: i64| ord(f, op(from_ord(f, ti), o_for_max));
+    let (lo, hi) = if inc_t {
+        (
+            first_true(t.lo, t.hi, |ti| zmax(ti) >= z.lo),
+            last_true(t.lo, t.hi, |ti| zmin(ti) <= z.hi),
+        )
+    } else {
+        (
+            first_true(t.lo, t.hi, |ti| zmin(ti) <= z.hi),
+            last_true(t.lo, t.hi, |ti| zmax(ti) >= z.lo),
+        )
+    };
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => FDom::range(lo, hi).meet(&FDom::range(t.lo, t.hi)),
+        _ => FDom::empty(),
+    }
+}
+
+/// Removes infinities at the ends of a range.
+fn shave_inf(f: FpFormat, mut d: FDom) -> FDom {
+    if d.range_empty() {
+        return d;
+    }
+    if d.lo == min_ord(f) {
+        d.lo += 1;
+    }
+    if d.hi == max_ord(f) {
+        d.hi -= 1;
+    }
+    d.meet(&d)
+}
+
+/// Removes zeros at the ends of a range.
+fn shave_zero(mut d: FDom) -> FDom {
+    if d.range_empty() {
+        return d;
+    }
+    if d.lo >= -1 {
+        d.lo = d.lo.max(1);
+    }
+    if d.hi <= 0 {
+        d.hi = d.hi.min(-2);
+    }
+    d.meet(&d)
+}
+
+/// The max-ULP style bound for an operand of `z = x + y` (see the module doc).
+fn add_magnitude_bound(f: FpFormat, z: &FDom) -> Option<FDom> {
+    if z.nan || z.range_empty() || z.has_zero() || z.has_inf(f) {
+        return None;
+    }
+    let m = z.lo_v(f).abs().max(z.hi_v(f).abs());
+    let e = m.log2().floor() as i32;
+    let p = f.significand_bits() as i32;
+    let alpha = 2f64.powi(e + p + 1);
+    let a = round_to(f, alpha);
+    if !a.is_finite() {
+        return None;
+    }
+    Some(FDom::range(ord(f, -a), ord(f, a)))
+}
+
+/// Indirect projection of `z = t op o` (or `z = o op t` when `t_is_rhs`) onto
+/// the target `t`.
+pub fn arith_bwd(f: FpFormat, op: Arith, z: &FDom, t: &FDom, o: &FDom, t_is_rhs: bool) -> FDom {
+    // A NaN operand gives a NaN result.
+    let nan = t.nan && z.nan;
+    let mut t_range = FDom { nan: false, ..*t };
+    let z_range = FDom { nan: false, ..*z };
+    // Finite / non-zero results exclude some operand values (max-ULP step).
+    let denominator = op == Arith::Div && t_is_rhs;
+    if !z.nan && !z_range.has_inf(f) && !denominator {
+        t_range = shave_inf(f, t_range);
+    }
+    if !z.nan && !z_range.has_zero() && (op == Arith::Mul || (op == Arith::Div && !t_is_rhs)) {
+        t_range = shave_zero(t_range);
+    }
+    if op == Arith::Add {
+        if let Some(b) = add_magnitude_bound(f, z) {
+            t_range = t_range.meet(&b);
+        }
+    }
+    // If z may be NaN and the op may produce NaN from t's range, z's range
+    // says nothing about t.
+    let nan_from_ranges = match op {
+        Arith::Add => t_range.has_inf(f) || o.has_inf(f),
+        Arith::Mul => (t_range.has_zero() && o.has_inf(f)) || (t_range.has_inf(f) && o.has_zero()),
+        Arith::Div => (t_range.has_zero() && o.has_zero()) || (t_range.has_inf(f) && o.has_inf(f)),
+    };
+    if z.nan && (o.nan || nan_from_ranges) {
+        return FDom { nan, ..t_range };
+    }
+    let o_range = FDom { nan: false, ..*o };
+    let apply = |a: f64, b: f64| {
+        if t_is_rhs {
+            arith_rne(f, op, b, a)
+        } else {
+            arith_rne(f, op, a, b)
+        }
+    };
+    let mut out = FDom::empty();
+    match op {
+        Arith::Add => {
+            if o_range.has_inf(f) {
+                out = t_range;
+            } else {
+                out = narrow_box(f, t_range, o_range, &z_range, &apply, true, true);
+            }
+        }
+        Arith::Mul | Arith::Div => {
+            for tp in [t_range.neg_part(), t_range.pos_part()] {
+                for op_ in [o_range.neg_part(), o_range.pos_part()] {
+                    if tp.range_empty() || op_.range_empty() {
+                        continue;
+                    }
+                    let t_pos = tp.lo >= 0;
+                    let o_pos = op_.lo >= 0;
+                    let part = match (op, t_is_rhs) {
+                        (Arith::Mul, _) => {
+                            if (tp.has_inf(f) && op_.has_zero())
+                                || (tp.has_zero() && op_.has_inf(f))
+                            {
+                                tp
+                            } else {
+                                narrow_box(f, tp, op_, &z_range, &apply, o_pos, t_pos)
+                            }
+                        }
+                        // z = t / o
+                        (Arith::Div, false) => {
+                            if op_.has_zero() || (tp.has_inf(f) && op_.has_inf(f)) {
+                                tp
+                            } else {
+                                narrow_box(f, tp, op_, &z_range, &apply, o_pos, !t_pos)
+                            }
+                        }
+                        // z = o / t
+                        _ => {
+                            if tp.has_zero() || (tp.has_inf(f) && op_.has_inf(f)) {
+                                tp
+                            } else {
+                                narrow_box(f, tp, op_, &z_range, &apply, !o_pos, t_pos)
+                            }
+                        }
+                    };
+                    out = out.join(&part);
+                }
+            }
+        }
+    }
+    FDom { nan, ..out }
+}
+
+/// A unary operation that is monotone nondecreasing in the total order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Monotone {
+    /// `fp.sqrt` (defined on `[-0, +oo]`, NaN below).
+    Sqrt,
+    /// `fp.roundToIntegral` in a given mode.
+    RoundIntegral(crate::sort::RoundingMode),
+    /// Float-to-float conversion into the given format (RNE).
+    Convert(FpFormat),
+}
+
+impl Monotone {
+    fn apply(self, f: FpFormat, x: f64) -> f64 {
+        match self {
+            Monotone::Sqrt => sqrt_rne(f, x),
+            Monotone::RoundIntegral(rm) => {
+                use crate::sort::RoundingMode::*;
+                let r = match rm {
+                    Rne => x.round_ties_even(),
+                    Rna => x.round(),
+                    Rtp => x.ceil(),
+                    Rtn => x.floor(),
+                    Rtz => x.trunc(),
+                };
+                round_to(f, r)
+            }
+            Monotone::Convert(to) => round_to(to, x),
+        }
+    }
+
+    /// The part of `x`'s range where the operation is not NaN.
+    fn defined(self, x: &FDom) -> FDom {
+        match self {
+            Monotone::Sqrt => FDom::range(x.lo.max(-1), x.hi).meet(&FDom::range(x.lo, x.hi)),
+            _ => FDom { nan: false, ..*x },
+        }
+    }
+}
+
+/// Direct projection of `z = g(x)` for monotone `g` (`fz` is z's format).
+pub fn monotone_fwd(g: Monotone, f: FpFormat, fz: FpFormat, x: &FDom) -> FDom {
+    let def = g.defined(x);
+    let nan = x.nan || (!x.range_empty() && def.count() < FDom { nan: false, ..*x }.count());
+    if def.range_empty() {
+        return FDom {
+            nan,
+            ..FDom::empty()
+        };
+    }
+    let lo = g.apply(f, def.lo_v(f));
+    let hi = g.apply(f, def.hi_v(f));
+    FDom {
+        nan,
+        ..FDom::range(ord(fz, lo), ord(fz, hi))
+    }
+}
+
+/// Indirect projection of `z = g(x)` onto `x`.
+pub fn monotone_bwd(g: Monotone, f: FpFormat, fz: FpFormat, z: &FDom, x: &FDom) -> FDom {
+    let nan = x.nan && z.nan;
+    let def = g.defined(x);
+    let zo = |xi: i64| ord(fz, g.apply(f, from_ord(f, xi)));
+    let mut out = match (
+        first_true(def.lo, def.hi, |xi| zo(xi) >= z.lo),
+        last_true(def.lo, def.hi, |xi| zo(xi) <= z.hi),
+    ) {
+        (Some(lo), Some(hi)) if !z.range_empty() => FDom::range(lo, hi),
+        _ => FDom::empty(),
+    };
+    if z.nan && g == Monotone::Sqrt {
+        // Negative inputs give NaN.
+        out = out.join(&FDom::range(x.lo, x.hi.min(-2)).meet(&FDom::range(x.lo, x.hi)));
+    }
+    FDom { nan, ..out }
+}
+
+/// The largest ordinal of a value `< v`-bound (value order: `-0 == +0`).
+fn below(o: i64) -> i64 {
+    if o == 0 || o == -1 {
+        -2
+    } else {
+        o - 1
+    }
+}
+
+/// The smallest ordinal of a value `> v`-bound.
+fn above(o: i64) -> i64 {
+    if o == 0 || o == -1 {
+        1
+    } else {
+        o + 1
+    }
+}
+
+/// A float comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `fp.lt`
+    Lt,
+    /// `fp.leq`
+    Leq,
+    /// `fp.eq`
+    Eq,
+}
+
+/// Which truth values `x cmp y` can take: (can be false, can be true).
+pub fn cmp_fwd(f: FpFormat, c: Cmp, x: &FDom, y: &FDom) -> (bool, bool) {
+    let ranges = !x.range_empty() && !y.range_empty();
+    let (xl, xh, yl, yh) = (x.lo_v(f), x.hi_v(f), y.lo_v(f), y.hi_v(f));
+    let can_true = ranges
+        && match c {
+            Cmp::Lt => xl < yh,
+            Cmp::Leq => xl <= yh,
+            Cmp::Eq => xl <= yh && yl <= xh,
+        };
+    let can_false = x.nan
+        || y.nan
+        || (ranges
+            && match c {
+                Cmp::Lt => xh >= yl,
+                Cmp::Leq => xh > yl,
+                Cmp::Eq => !(x.lo == x.hi && y.lo == y.hi && xl == yl),
+            });
+    (can_false, can_true)
+}
+
+/// Narrows `(x, y)` given that `x cmp y` is `truth`.
+pub fn cmp_bwd(c: Cmp, truth: bool, x: &FDom, y: &FDom) -> (FDom, FDom) {
+    if !truth {
+        return match c {
+            // not (x < y) with no NaN: y <= x.
+            Cmp::Lt if !x.nan && !y.nan => {
+                let (ny, nx) = cmp_bwd(Cmp::Leq, true, y, x);
+                (nx, ny)
+            }
+            Cmp::Leq if !x.nan && !y.nan => {
+                let (ny, nx) = cmp_bwd(Cmp::Lt, true, y, x);
+                (nx, ny)
+            }
+            _ => (*x, *y),
+        };
+    }
+    let (mut x, mut y) = (FDom { nan: false, ..*x }, FDom { nan: false, ..*y });
+    if x.range_empty() || y.range_empty() {
+        return (FDom::empty(), FDom::empty());
+    }
+    match c {
+        Cmp::Lt => {
+            x.hi = x.hi.min(below(y.hi));
+            y.lo = y.lo.max(above(x.lo));
+        }
+        Cmp::Leq => {
+            x.hi = x.hi.min(if y.hi == -1 { 0 } else { y.hi });
+            y.lo = y.lo.max(if x.lo == 0 { -1 } else { x.lo });
+        }
+        Cmp::Eq => {
+            let widen = |d: FDom| {
+                FDom::range(
+                    if d.lo == 0 { -1 } else { d.lo },
+                    if d.hi == -1 { 0 } else { d.hi },
+                )
+            };
+            let (wx, wy) = (widen(x), widen(y));
+            x = x.meet(&wy);
+            y = y.meet(&wx);
+        }
+    }
+    (x.meet(&x), y.meet(&y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    const F: FpFormat = FpFormat::F32;
+
+    /// A small random f32 domain around interesting magnitudes.
+    fn random_dom(rng: &mut ChaCha8Rng) -> FDom {
+        let centre: f32 = match rng.gen_range(0..4) {
+            0 => rng.gen_range(-4.0..4.0),
+            1 => rng.gen_range(-1e-38..1e-38),
+            2 => 0.0,
+            _ => rng.gen_range(-1e30..1e30),
+        };
+        let c = ord(F, f64::from(centre));
+        let w = rng.gen_range(0..40);
+        FDom {
+            lo: (c - rng.gen_range(0..=w)).max(min_ord(F)),
+            hi: (c + rng.gen_range(0..=w)).min(max_ord(F)),
+            nan: rng.gen_bool(0.2),
+        }
+    }
+
+    fn values(d: &FDom) -> Vec<f64> {
+        let mut v: Vec<f64> = (d.lo..=d.hi).map(|o| from_ord(F, o)).collect();
+        if d.nan {
+            v.push(f64::NAN);
+        }
+        v
+    }
+
+    fn contains(d: &FDom, v: f64) -> bool {
+        if v.is_nan() {
+            d.nan
+        } else {
+            let o = ord(F, v);
+            d.lo <= o && o <= d.hi
+        }
+    }
+
+    /// Brute force over every pair of small sampled f32 domains: the direct
+    /// projection contains every result; the indirect projections keep every
+    /// operand value that has a support, and are exact (tight) on ranges.
+    #[test]
+    fn arithmetic_projections_match_brute_force() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..400 {
+            let op = [Arith::Add, Arith::Mul, Arith::Div][rng.gen_range(0..3)];
+            let (x, y) = (random_dom(&mut rng), random_dom(&mut rng));
+            let z = arith_fwd(F, op, &x, &y);
+            let mut results = Vec::new();
+            for &a in &values(&x) {
+                for &b in &values(&y) {
+                    let r = arith_rne(F, op, a, b);
+                    assert!(contains(&z, r), "{op:?} {a} {b} = {r} not in {z:?}");
+                    results.push((a, b, r));
+                }
+            }
+            // Pick a result sub-range and check the indirect projections.
+            let zt = if results.is_empty() {
+                z
+            } else {
+                let (_, _, r) = results[rng.gen_range(0..results.len())];
+                if r.is_nan() {
+                    FDom::nan_only()
+                } else {
+                    let o = ord(F, r);
+                    FDom {
+                        lo: o - rng.gen_range(0..3),
+                        hi: o + rng.gen_range(0..3),
+                        nan: rng.gen_bool(0.3),
+                    }
+                }
+            };
+            let nx = arith_bwd(F, op, &zt, &x, &y, false);
+            let ny = arith_bwd(F, op, &zt, &y, &x, true);
+            let mut hull_x = FDom::empty();
+            let mut hull_y = FDom::empty();
+            for &(a, b, r) in &results {
+                if contains(&zt, r) {
+                    assert!(
+                        contains(&nx, a),
+                        "{op:?}: x={a} lost, y={b}, z={r}, {x:?} {y:?} {zt:?} -> {nx:?}"
+                    );
+                    assert!(
+                        contains(&ny, b),
+                        "{op:?}: y={b} lost, x={a}, z={r}, {x:?} {y:?} {zt:?} -> {ny:?}"
+                    );
+                    if !a.is_nan() {
+                        hull_x = hull_x.join(&FDom::range(ord(F, a), ord(F, a)));
+                    }
+                    if !b.is_nan() {
+                        hull_y = hull_y.join(&FDom::range(ord(F, b), ord(F, b)));
+                    }
+                }
+            }
+            // Exactness: with the other operand fixed, the preimage of a range
+            // under a monotone rounded operation is a range, and the projection
+            // must be exactly its hull.
+            if !y.range_empty() && !y.has_zero() && !y.has_inf(F) && !zt.nan {
+                let y1 = FDom::range(y.lo, y.lo);
+                let b = y.lo_v(F);
+                let n1 = arith_bwd(F, op, &zt, &x, &y1, false);
+                let mut hull = FDom::empty();
+                for &a in &values(&x) {
+                    let r = arith_rne(F, op, a, b);
+                    if !a.is_nan() && contains(&zt, r) {
+                        hull = hull.join(&FDom::range(ord(F, a), ord(F, a)));
+                    }
+                }
+                let x_plain = !x.has_inf(F) && (op == Arith::Add || !x.has_zero());
+                if x_plain {
+                    if hull.range_empty() {
+                        assert!(
+                            n1.range_empty(),
+                            "{op:?} not exact: {x:?} y={b} {zt:?} -> {n1:?}"
+                        );
+                    } else {
+                        assert_eq!(
+                            (n1.lo, n1.hi),
+                            (hull.lo, hull.hi),
+                            "{op:?} not exact: {x:?} y={b} {zt:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn max_ulp_bound_is_sound_for_exact_cancellation() {
+        // x + y = 1 with y unbounded: x can be as large as 2^24 (f32) but not 2^26.
+        let z = FDom::range(ord(F, 1.0), ord(F, 1.0));
+        let t = arith_bwd(F, Arith::Add, &z, &FDom::full(F), &FDom::full(F), false);
+        let big = f64::from(2f32.powi(24)) - 1.0;
+        assert_eq!(arith_rne(F, Arith::Add, big, -(big - 1.0)), 1.0);
+        assert!(contains(&t, big) && contains(&t, -(big - 1.0)));
+        assert!(!contains(&t, f64::from(2f32.powi(26))));
+        assert!(!t.nan);
+    }
+
+    #[test]
+    fn monotone_projections_match_brute_force() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..300 {
+            let g = [
+                Monotone::Sqrt,
+                Monotone::RoundIntegral(crate::sort::RoundingMode::Rne),
+                Monotone::RoundIntegral(crate::sort::RoundingMode::Rtz),
+            ][rng.gen_range(0..3)];
+            let x = random_dom(&mut rng);
+            let z = monotone_fwd(g, F, F, &x);
+            for &a in &values(&x) {
+                let r = if a.is_nan() { f64::NAN } else { g.apply(F, a) };
+                assert!(contains(&z, r), "{g:?}({a}) = {r} not in {z:?}");
+                let nx = monotone_bwd(g, F, F, &z, &x);
+                assert!(contains(&nx, a), "{g:?} lost {a}");
+            }
+        }
+    }
+
+    #[test]
+    fn comparisons_narrow_by_value_order() {
+        let x = FDom::range(ord(F, -5.0), ord(F, 5.0));
+        let y = FDom::range(ord(F, 0.0), ord(F, 0.0));
+        let (nx, _) = cmp_bwd(Cmp::Lt, true, &x, &y);
+        assert_eq!(nx.hi, ord(F, -f64::from(f32::from_bits(1))));
+        let (nx, _) = cmp_bwd(Cmp::Leq, true, &x, &y);
+        assert_eq!(nx.hi, 0);
+        let (nx, ny) = cmp_bwd(Cmp::Eq, true, &x, &y);
+        assert_eq!((nx.lo, nx.hi), (-1, 0));
+        assert_eq!((ny.lo, ny.hi), (0, 0));
+        assert_eq!(cmp_fwd(F, Cmp::Lt, &y, &FDom::range(-1, -1)), (true, false));
+    }
+}

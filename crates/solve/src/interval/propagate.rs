@@ -1,0 +1,811 @@
+//! Constraint propagation over term domains (FPSE, Botella et al. 2006, §5).
+//!
+//! Every non-leaf term `t = op(args)` is a constraint. Revising it applies the
+//! direct projection (narrowing `t`) and then the indirect projections
+//! (narrowing each argument); a domain that changes re-schedules the
+//! constraints it takes part in, AC-3 style, until a fixpoint, an empty domain
+//! (a conflict), or the revision cap. To avoid FPSE's slow convergence, a
+//! change smaller than the configured fraction of the domain (0 for direct,
+//! 10% for indirect projections by default) is kept but does not re-schedule.
+//!
+//! Operators without a dedicated projection are handled by evaluation once
+//! all their arguments are single values; labeling makes every variable a
+//! single value eventually, so propagation plus labeling stays complete.
+
+use std::collections::VecDeque;
+
+use super::proj::{self, Arith, Cmp, Monotone};
+use super::{BDom, Dom, FDom, CAN_FALSE, CAN_TRUE};
+use crate::eval::{apply, Value};
+use crate::fpord::{from_ord, max_ord, min_ord, ord};
+use crate::sort::{FpFormat, Sort};
+use crate::term::{mask, Op, TermId, TermStore};
+
+/// Revisions allowed per call to [`Propagator::propagate`].
+const MAX_REVISIONS: u64 = 200_000;
+
+/// Domains of all terms, indexed by [`TermId`].
+pub type Doms = Vec<Dom>;
+
+/// An empty domain was derived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict;
+
+/// The propagation network of a set of assertions.
+pub struct Propagator<'s> {
+    store: &'s TermStore,
+    roots: Vec<TermId>,
+    cone: Vec<TermId>,
+    parents: Vec<Vec<TermId>>,
+    queued: Vec<bool>,
+    queue: VecDeque<TermId>,
+    direct_eps: f64,
+    indirect_eps: f64,
+    /// Constraint revisions performed so far.
+    pub revisions: u64,
+}
+
+fn bool_dom(can_false: bool, can_true: bool) -> Dom {
+    Dom::Bool(if can_false { CAN_FALSE } else { 0 } | if can_true { CAN_TRUE } else { 0 })
+}
+
+fn fdom(d: &Dom) -> FDom {
+    match d {
+        Dom::Fp(x) => *x,
+        _ => FDom::empty(),
+    }
+}
+
+fn bdom(d: &Dom) -> BDom {
+    match d {
+        Dom::Bv(x) => *x,
+        _ => BDom { lo: 1, hi: 0 },
+    }
+}
+
+fn bits(d: &Dom) -> u8 {
+    match d {
+        Dom::Bool(b) => *b,
+        _ => 0,
+    }
+}
+
+fn fmt_of(sort: Sort) -> FpFormat {
+    match sort {
+        Sort::Fp(f) => f,
+        _ => FpFormat::F64,
+    }
+}
+
+/// The single value of a domain, if it has exactly one.
+pub fn single_value(d: &Dom, sort: Sort) -> Option<Value> {
+    match (d, sort) {
+        (Dom::Bool(b), _) => match *b {
+            CAN_TRUE => Some(Value::Bool(true)),
+            CAN_FALSE => Some(Value::Bool(false)),
+            _ => None,
+        },
+        (Dom::Fp(x), Sort::Fp(f)) => {
+            if x.count() != 1 {
+                return None;
+            }
+            let v = if x.nan { f64::NAN } else { from_ord(f, x.lo) };
+            Some(match f {
+                FpFormat::F32 => Value::F32(v as f32),
+                FpFormat::F64 => Value::F64(v),
+            })
+        }
+        (Dom::Bv(x), Sort::BitVec(w)) => (x.lo == x.hi).then_some(Value::Bv(x.lo, w)),
+        _ => None,
+    }
+}
+
+/// The domain holding exactly `v`.
+pub fn value_dom(v: Value) -> Dom {
+    match v {
+        Value::Bool(b) => bool_dom(!b, b),
+        Value::F32(x) if x.is_nan() => Dom::Fp(FDom::nan_only()),
+        Value::F64(x) if x.is_nan() => Dom::Fp(FDom::nan_only()),
+        Value::F32(x) => {
+            let o = ord(FpFormat::F32, f64::from(x));
+            Dom::Fp(FDom::range(o, o))
+        }
+        Value::F64(x) => {
+            let o = ord(FpFormat::F64, x);
+            Dom::Fp(FDom::range(o, o))
+        }
+        Value::Bv(x, _) => Dom::Bv(BDom { lo: x, hi: x }),
+        Value::Rm(_) => Dom::Rm,
+    }
+}
+
+/// Removes one value (given as its single-value domain) from the ends of `d`.
+fn remove_end(d: &Dom, v: &Dom) -> Dom {
+    match (d, v) {
+        (Dom::Fp(x), Dom::Fp(s)) => {
+            let mut x = *x;
+            if s.nan {
+                x.nan = false;
+            } else {
+                if x.lo == s.lo {
+                    x.lo += 1;
+                }
+                if x.hi == s.lo {
+                    x.hi -= 1;
+                }
+            }
+            Dom::Fp(x.meet(&x))
+        }
+        (Dom::Bv(x), Dom::Bv(s)) => {
+            let mut x = *x;
+            if x.lo == s.lo && x.lo < x.hi {
+                x.lo += 1;
+            } else if x.lo == s.lo {
+                return Dom::Bv(BDom { lo: 1, hi: 0 });
+            }
+            if x.hi == s.lo && x.hi > x.lo {
+                x.hi -= 1;
+            }
+            Dom::Bv(x)
+        }
+        (Dom::Bool(x), Dom::Bool(s)) => Dom::Bool(x & !s),
+        _ => *d,
+    }
+}
+
+impl<'s> Propagator<'s> {
+    /// A network for `roots`; epsilons as in [`crate::SolveConfig`].
+    pub fn new(
+        store: &'s TermStore,
+        roots: &[TermId],
+        direct_eps: f64,
+        indirect_eps: f64,
+    ) -> Propagator<'s> {
+        let mut seen = vec![false; store.len()];
+        let mut stack = roots.to_vec();
+        while let Some(t) = stack.pop() {
+            if std::mem::replace(&mut seen[t.index()], true) {
+                continue;
+            }
+            stack.extend(store.get(t).args.iter().copied());
+        }
+        let cone: Vec<TermId> = (0..store.len() as u32)
+            .map(TermId)
+            .filter(|t| seen[t.index()])
+            .collect();
+        let mut parents = vec![Vec::new(); store.len()];
+        for &t in &cone {
+            for &a in store.get(t).args.iter() {
+                if !parents[a.index()].contains(&t) {
+                    parents[a.index()].push(t);
+                }
+            }
+        }
+        Propagator {
+            store,
+            roots: roots.to_vec(),
+            cone,
+            parents,
+            queued: vec![false; store.len()],
+            queue: VecDeque::new(),
+            direct_eps,
+            indirect_eps,
+            revisions: 0,
+        }
+    }
+
+    /// The terms the assertions depend on, in id order.
+    pub fn cone(&self) -> &[TermId] {
+        &self.cone
+    }
+
+    /// Initial domains: constants are single values, roots are `true`,
+    /// everything else is unconstrained. Then propagates.
+    pub fn initial(&mut self) -> Result<Doms, Conflict> {
+        let mut doms: Doms = (0..self.store.len())
+            .map(|i| Dom::full(self.store.sort(TermId(i as u32))))
+            .collect();
+        for &t in &self.cone {
+            let term = self.store.get(t);
+            if term.args.is_empty() && !matches!(term.op, Op::Var(_)) {
+                if let Some(v) = apply(term.op, &[]) {
+                    doms[t.index()] = value_dom(v);
+                }
+            }
+        }
+        for &r in &self.roots {
+            doms[r.index()] = doms[r.index()].meet(&Dom::Bool(CAN_TRUE));
+            if doms[r.index()].is_empty() {
+                return Err(Conflict);
+            }
+        }
+        let all: Vec<TermId> = self.cone.clone();
+        self.propagate(&mut doms, &all)?;
+        Ok(doms)
+    }
+
+    /// Propagates after the domains of `changed` were narrowed.
+    pub fn propagate(&mut self, doms: &mut Doms, changed: &[TermId]) -> Result<(), Conflict> {
+        for &t in changed {
+            self.schedule(t);
+        }
+        let limit = self.revisions + MAX_REVISIONS;
+        let result = loop {
+            let Some(t) = self.queue.pop_front() else {
+                break Ok(());
+            };
+            self.queued[t.index()] = false;
+            if self.revisions >= limit {
+                continue;
+            }
+            self.revisions += 1;
+            if let Err(c) = self.revise(doms, t) {
+                break Err(c);
+            }
+        };
+        while let Some(t) = self.queue.pop_front() {
+            self.queued[t.index()] = false;
+        }
+        result
+    }
+
+    fn enqueue(&mut self, t: TermId) {
+        if !self.store.get(t).args.is_empty()
+            && !std::mem::replace(&mut self.queued[t.index()], true)
+        {
+            self.queue.push_back(t);
+        }
+    }
+
+    /// Schedules `t`'s own constraint and those of its parents.
+    fn schedule(&mut self, t: TermId) {
+        self.enqueue(t);
+        for i in 0..self.parents[t.index()].len() {
+            let p = self.parents[t.index()][i];
+            self.enqueue(p);
+        }
+    }
+
+    fn update(&mut self, doms: &mut Doms, t: TermId, new: Dom, eps: f64) -> Result<(), Conflict> {
+        let old = doms[t.index()];
+        let n = old.meet(&new);
+        if n.is_empty() {
+            return Err(Conflict);
+        }
+        if n == old {
+            return Ok(());
+        }
+        doms[t.index()] = n;
+        let (oc, nc) = (old.count(), n.count());
+        let nan_changed = matches!((old, n), (Dom::Fp(a), Dom::Fp(b)) if a.nan != b.nan);
+        let significant =
+            eps <= 0.0 || nan_changed || nc <= 2 || (oc - nc) as f64 >= eps * oc as f64;
+        if significant {
+            self.schedule(t);
+        }
+        Ok(())
+    }
+
+    fn revise(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        let store = self.store;
+        let term = store.get(t);
+        let a: &[TermId] = &term.args;
+        let d = |i: TermId, doms: &Doms| doms[i.index()];
+        let (de, ie) = (self.direct_eps, self.indirect_eps);
+        macro_rules! fwd {
+            ($dom:expr) => {{
+                let v = $dom;
+                self.update(doms, t, v, de)?;
+            }};
+        }
+        macro_rules! bwd {
+            ($arg:expr, $dom:expr) => {{
+                let v = $dom;
+                self.update(doms, $arg, v, ie)?;
+            }};
+        }
+        match term.op {
+            Op::Var(_) | Op::BoolConst(_) | Op::FpConst(..) | Op::BvConst(..) | Op::RmConst(_) => {}
+            Op::Not => {
+                let swap = |b: u8| ((b & CAN_FALSE) << 1) | ((b & CAN_TRUE) >> 1);
+                fwd!(Dom::Bool(swap(bits(&d(a[0], doms)))));
+                bwd!(a[0], Dom::Bool(swap(bits(&d(t, doms)))));
+            }
+            Op::And | Op::Or | Op::Implies => {
+                // Implies is (or (not a) b): flip a's bits.
+                let flip = |b: u8| ((b & CAN_FALSE) << 1) | ((b & CAN_TRUE) >> 1);
+                let neg_a = term.op == Op::Implies;
+                let get_a = |doms: &Doms| {
+                    if neg_a {
+                        flip(bits(&d(a[0], doms)))
+                    } else {
+                        bits(&d(a[0], doms))
+                    }
+                };
+                let (x, y) = (get_a(doms), bits(&d(a[1], doms)));
+                let is_and = term.op == Op::And;
+                // For `and`, "absorbing" is false; for `or`, true.
+                let (absorb, unit) = if is_and {
+                    (CAN_FALSE, CAN_TRUE)
+                } else {
+                    (CAN_TRUE, CAN_FALSE)
+                };
+                let can_absorb = x & absorb != 0 || y & absorb != 0;
+                let can_unit = x & unit != 0 && y & unit != 0;
+                fwd!(Dom::Bool(
+                    if can_absorb { absorb } else { 0 } | if can_unit { unit } else { 0 }
+                ));
+                let z = bits(&d(t, doms));
+                let set_a = |v: u8| if neg_a { flip(v) } else { v };
+                if z == unit {
+                    bwd!(a[0], Dom::Bool(set_a(unit)));
+                    bwd!(a[1], Dom::Bool(unit));
+                } else if z == absorb {
+                    let (x, y) = (get_a(doms), bits(&d(a[1], doms)));
+                    if x == unit {
+                        bwd!(a[1], Dom::Bool(absorb));
+                    }
+                    if y == unit {
+                        bwd!(a[0], Dom::Bool(set_a(absorb)));
+                    }
+                }
+            }
+            Op::Ite => {
+                let c = bits(&d(a[0], doms));
+                let (x, y) = (d(a[1], doms), d(a[2], doms));
+                let v = match c {
+                    CAN_TRUE => x,
+                    CAN_FALSE => y,
+                    _ => x.join(&y),
+                };
+                fwd!(v);
+                let z = d(t, doms);
+                match c {
+                    CAN_TRUE => bwd!(a[1], z),
+                    CAN_FALSE => bwd!(a[2], z),
+                    _ => {
+                        if z.meet(&x).is_empty() {
+                            bwd!(a[0], Dom::Bool(CAN_FALSE));
+                        } else if z.meet(&y).is_empty() {
+                            bwd!(a[0], Dom::Bool(CAN_TRUE));
+                        }
+                    }
+                }
+            }
+            Op::Eq | Op::Distinct | Op::Xor => {
+                let (x, y) = (d(a[0], doms), d(a[1], doms));
+                let eq_true = term.op == Op::Eq;
+                let meet = x.meet(&y);
+                let can_eq = !meet.is_empty();
+                let can_ne = !(x.count() == 1 && y.count() == 1 && x == y);
+                fwd!(if eq_true {
+                    bool_dom(can_ne, can_eq)
+                } else {
+                    bool_dom(can_eq, can_ne)
+                });
+                let z = bits(&d(t, doms));
+                let want_eq = if eq_true {
+                    z == CAN_TRUE
+                } else {
+                    z == CAN_FALSE
+                };
+                let want_ne = if eq_true {
+                    z == CAN_FALSE
+                } else {
+                    z == CAN_TRUE
+                };
+                if want_eq {
+                    bwd!(a[0], meet);
+                    bwd!(a[1], meet);
+                } else if want_ne {
+                    if y.count() == 1 {
+                        bwd!(a[0], remove_end(&x, &y));
+                    }
+                    if x.count() == 1 {
+                        bwd!(a[1], remove_end(&y, &x));
+                    }
+                }
+            }
+            Op::FpAdd | Op::FpSub | Op::FpMul | Op::FpDiv => {
+                let f = fmt_of(term.sort);
+                let (x, y) = (fdom(&d(a[0], doms)), fdom(&d(a[1], doms)));
+                let (op, y_eff) = match term.op {
+                    Op::FpAdd => (Arith::Add, y),
+                    Op::FpSub => (Arith::Add, y.neg()),
+                    Op::FpMul => (Arith::Mul, y),
+                    _ => (Arith::Div, y),
+                };
+                fwd!(Dom::Fp(proj::arith_fwd(f, op, &x, &y_eff)));
+                let z = fdom(&d(t, doms));
+                let nx = proj::arith_bwd(f, op, &z, &x, &y_eff, false);
+                bwd!(a[0], Dom::Fp(nx));
+                let x = fdom(&d(a[0], doms));
+                let ny = proj::arith_bwd(f, op, &z, &y_eff, &x, true);
+                let ny = if term.op == Op::FpSub { ny.neg() } else { ny };
+                bwd!(a[1], Dom::Fp(ny));
+            }
+            Op::FpNeg => {
+                fwd!(Dom::Fp(fdom(&d(a[0], doms)).neg()));
+                bwd!(a[0], Dom::Fp(fdom(&d(t, doms)).neg()));
+            }
+            Op::FpAbs => {
+                let x = fdom(&d(a[0], doms));
+                let mut v = x.pos_part().join(&x.neg_part().neg());
+                v.nan = x.nan;
+                fwd!(Dom::Fp(v));
+                let z = fdom(&d(t, doms));
+                let p = z.pos_part();
+                let mut back = p.join(&p.neg());
+                back.nan = z.nan;
+                bwd!(a[0], Dom::Fp(back));
+            }
+            Op::FpSqrt | Op::FpRoundToIntegral(_) | Op::FpToFp(_) => {
+                let fx = fmt_of(store.sort(a[0]));
+                let fz = fmt_of(term.sort);
+                let g = match term.op {
+                    Op::FpSqrt => Monotone::Sqrt,
+                    Op::FpRoundToIntegral(rm) => Monotone::RoundIntegral(rm),
+                    _ => Monotone::Convert(fz),
+                };
+                let x = fdom(&d(a[0], doms));
+                fwd!(Dom::Fp(proj::monotone_fwd(g, fx, fz, &x)));
+                let z = fdom(&d(t, doms));
+                bwd!(a[0], Dom::Fp(proj::monotone_bwd(g, fx, fz, &z, &x)));
+            }
+            Op::FpLt | Op::FpLeq | Op::FpGt | Op::FpGeq | Op::FpEq => {
+                let f = fmt_of(store.sort(a[0]));
+                let (c, swap) = match term.op {
+                    Op::FpLt => (Cmp::Lt, false),
+                    Op::FpLeq => (Cmp::Leq, false),
+                    Op::FpGt => (Cmp::Lt, true),
+                    Op::FpGeq => (Cmp::Leq, true),
+                    _ => (Cmp::Eq, false),
+                };
+                let (i, j) = if swap { (a[1], a[0]) } else { (a[0], a[1]) };
+                let (x, y) = (fdom(&d(i, doms)), fdom(&d(j, doms)));
+                let (cf, ct) = proj::cmp_fwd(f, c, &x, &y);
+                fwd!(bool_dom(cf, ct));
+                let z = bits(&d(t, doms));
+                if z == CAN_TRUE || z == CAN_FALSE {
+                    let (nx, ny) = proj::cmp_bwd(c, z == CAN_TRUE, &x, &y);
+                    bwd!(i, Dom::Fp(nx));
+                    bwd!(j, Dom::Fp(ny));
+                }
+            }
+            Op::FpIsNaN | Op::FpIsZero | Op::FpIsInfinite | Op::FpIsNegative | Op::FpIsPositive => {
+                let f = fmt_of(store.sort(a[0]));
+                let x = fdom(&d(a[0], doms));
+                let r = FDom { nan: false, ..x };
+                let (lo_inf, hi_inf) = (min_ord(f), max_ord(f));
+                let (true_part, false_part) = match term.op {
+                    Op::FpIsNaN => (FDom::nan_only(), r),
+                    Op::FpIsZero => (
+                        FDom::range(-1, 0),
+                        FDom {
+                            nan: true,
+                            ..FDom::range(lo_inf, hi_inf)
+                        },
+                    ),
+                    Op::FpIsInfinite => (
+                        FDom::range(lo_inf, hi_inf),
+                        FDom {
+                            nan: true,
+                            ..FDom::range(lo_inf + 1, hi_inf - 1)
+                        },
+                    ),
+                    Op::FpIsNegative => (
+                        FDom::range(lo_inf, -1),
+                        FDom {
+                            nan: true,
+                            ..FDom::range(0, hi_inf)
+                        },
+                    ),
+                    _ => (
+                        FDom::range(0, hi_inf),
+                        FDom {
+                            nan: true,
+                            ..FDom::range(lo_inf, -1)
+                        },
+                    ),
+                };
+                let ct = !x.meet(&true_part).is_empty();
+                let cf = match term.op {
+                    // Ranges cannot express holes: test the exact complement.
+                    Op::FpIsZero => x.nan || r.count() > r.meet(&FDom::range(-1, 0)).count(),
+                    Op::FpIsInfinite => {
+                        x.nan
+                            || r.count()
+                                > u128::from(r.lo == lo_inf)
+                                    + u128::from(r.hi == hi_inf && r.hi != r.lo)
+                    }
+                    _ => !x.meet(&false_part).is_empty(),
+                };
+                fwd!(bool_dom(cf, ct));
+                let z = bits(&d(t, doms));
+                if z == CAN_TRUE {
+                    let mut n = x.meet(&true_part);
+                    if term.op == Op::FpIsInfinite {
+                        // Only the two infinities: shrink to whichever ends are infinite.
+                        if n.lo != lo_inf {
+                            n.lo = hi_inf;
+                        }
+                        if n.hi != hi_inf {
+                            n.hi = lo_inf;
+                        }
+                        n = n.meet(&n);
+                    }
+                    bwd!(a[0], Dom::Fp(n));
+                } else if z == CAN_FALSE {
+                    let n = match term.op {
+                        Op::FpIsZero => {
+                            let mut n = x;
+                            if n.lo == -1 || n.lo == 0 {
+                                n.lo = n.lo.max(1);
+                            }
+                            if n.hi == 0 || n.hi == -1 {
+                                n.hi = n.hi.min(-2);
+                            }
+                            n.meet(&n)
+                        }
+                        _ => x.meet(&false_part),
+                    };
+                    bwd!(a[0], Dom::Fp(n));
+                }
+            }
+            Op::FpIsNormal | Op::FpIsSubnormal => {
+                self.fallback(doms, t)?;
+                if bits(&d(t, doms)) == CAN_TRUE {
+                    let x = fdom(&d(a[0], doms));
+                    bwd!(a[0], Dom::Fp(FDom { nan: false, ..x }));
+                }
+            }
+            Op::BitsToFp(f) => {
+                // Positive patterns map to ordinals identically; negative
+                // patterns in reverse; the rest are NaN.
+                let x = bdom(&d(a[0], doms));
+                let sign = 1u64 << (f.width() - 1);
+                let inf = max_ord(f) as u64;
+                let v = if x.hi <= inf {
+                    FDom::range(x.lo as i64, x.hi as i64)
+                } else if x.lo >= sign && x.hi <= sign | inf {
+                    FDom::range(-((x.hi - sign) as i64) - 1, -((x.lo - sign) as i64) - 1)
+                } else {
+                    FDom::full(f)
+                };
+                fwd!(Dom::Fp(v));
+                let z = fdom(&d(t, doms));
+                if !z.nan && !z.range_empty() {
+                    if z.lo >= 0 {
+                        bwd!(
+                            a[0],
+                            Dom::Bv(BDom {
+                                lo: z.lo as u64,
+                                hi: z.hi as u64
+                            })
+                        );
+                    } else if z.hi < 0 {
+                        bwd!(
+                            a[0],
+                            Dom::Bv(BDom {
+                                lo: sign | (-z.hi - 1) as u64,
+                                hi: sign | (-z.lo - 1) as u64
+                            })
+                        );
+                    }
+                }
+            }
+            Op::UbvToFp(f) => {
+                let x = bdom(&d(a[0], doms));
+                let conv = |v: u64| match f {
+                    FpFormat::F32 => f64::from(v as f32),
+                    FpFormat::F64 => v as f64,
+                };
+                if !x.is_empty() {
+                    fwd!(Dom::Fp(FDom::range(ord(f, conv(x.lo)), ord(f, conv(x.hi)))));
+                    let z = fdom(&d(t, doms));
+                    let lo = proj::first_true(0, (x.hi - x.lo) as i64, |i| {
+                        ord(f, conv(x.lo + i as u64)) >= z.lo
+                    });
+                    let hi = proj::last_true(0, (x.hi - x.lo) as i64, |i| {
+                        ord(f, conv(x.lo + i as u64)) <= z.hi
+                    });
+                    if x.hi - x.lo <= i64::MAX as u64 {
+                        let n = match (lo, hi) {
+                            (Some(l), Some(h)) if !z.range_empty() => BDom {
+                                lo: x.lo + l as u64,
+                                hi: x.lo + h as u64,
+                            },
+                            _ => BDom { lo: 1, hi: 0 },
+                        };
+                        bwd!(a[0], Dom::Bv(n));
+                    }
+                }
+            }
+            Op::BvAdd | Op::BvSub => {
+                let w = match term.sort {
+                    Sort::BitVec(w) => w,
+                    _ => 64,
+                };
+                let (x, y) = (bdom(&d(a[0], doms)), bdom(&d(a[1], doms)));
+                let m = u128::from(mask(w));
+                let v = if term.op == Op::BvAdd {
+                    let hi = u128::from(x.hi) + u128::from(y.hi);
+                    (hi <= m).then(|| BDom {
+                        lo: x.lo + y.lo,
+                        hi: x.hi + y.hi,
+                    })
+                } else {
+                    (x.lo >= y.hi).then(|| BDom {
+                        lo: x.lo - y.hi,
+                        hi: x.hi - y.lo,
+                    })
+                };
+                match v {
+                    Some(v) => fwd!(Dom::Bv(v)),
+                    None => self.fallback(doms, t)?,
+                }
+            }
+            Op::BvUlt | Op::BvUle | Op::BvUgt | Op::BvUge => {
+                let swap = matches!(term.op, Op::BvUgt | Op::BvUge);
+                let strict = matches!(term.op, Op::BvUlt | Op::BvUgt);
+                let (i, j) = if swap { (a[1], a[0]) } else { (a[0], a[1]) };
+                let (x, y) = (bdom(&d(i, doms)), bdom(&d(j, doms)));
+                let (ct, cf) = if strict {
+                    (x.lo < y.hi, x.hi >= y.lo)
+                } else {
+                    (x.lo <= y.hi, x.hi > y.lo)
+                };
+                fwd!(bool_dom(cf, ct));
+                let z = bits(&d(t, doms));
+                let k = u64::from(strict);
+                if z == CAN_TRUE {
+                    // x < y (or <=): x.hi <= y.hi - k, y.lo >= x.lo + k.
+                    let nx = if y.hi < k {
+                        BDom { lo: 1, hi: 0 }
+                    } else {
+                        BDom {
+                            lo: x.lo,
+                            hi: x.hi.min(y.hi - k),
+                        }
+                    };
+                    bwd!(i, Dom::Bv(nx));
+                    let ny = match x.lo.checked_add(k) {
+                        Some(l) => BDom {
+                            lo: y.lo.max(l),
+                            hi: y.hi,
+                        },
+                        None => BDom { lo: 1, hi: 0 },
+                    };
+                    bwd!(j, Dom::Bv(ny));
+                } else if z == CAN_FALSE {
+                    // y <= x (or <): y.hi <= x.hi - (1-k), x.lo >= y.lo + (1-k).
+                    let k2 = 1 - k;
+                    let ny = if x.hi < k2 {
+                        BDom { lo: 1, hi: 0 }
+                    } else {
+                        BDom {
+                            lo: y.lo,
+                            hi: y.hi.min(x.hi - k2),
+                        }
+                    };
+                    bwd!(j, Dom::Bv(ny));
+                    let nx = match y.lo.checked_add(k2) {
+                        Some(l) => BDom {
+                            lo: x.lo.max(l),
+                            hi: x.hi,
+                        },
+                        None => BDom { lo: 1, hi: 0 },
+                    };
+                    bwd!(i, Dom::Bv(nx));
+                }
+            }
+            Op::ZeroExtend(_) => {
+                fwd!(d(a[0], doms));
+                bwd!(
+                    a[0],
+                    d(t, doms).meet(&Dom::Bv(BDom::full(match store.sort(a[0]) {
+                        Sort::BitVec(w) => w,
+                        _ => 64,
+                    })))
+                );
+            }
+            Op::Concat => {
+                let (x, y) = (bdom(&d(a[0], doms)), bdom(&d(a[1], doms)));
+                let wy = match store.sort(a[1]) {
+                    Sort::BitVec(w) => w,
+                    _ => 1,
+                };
+                if !x.is_empty() && !y.is_empty() {
+                    let sh = |v: u64| if wy >= 64 { 0 } else { v << wy };
+                    fwd!(Dom::Bv(BDom {
+                        lo: sh(x.lo) | y.lo,
+                        hi: sh(x.hi) | y.hi
+                    }));
+                    // The high part is determined by the high bits of the result.
+                    let z = bdom(&d(t, doms));
+                    if wy < 64 {
+                        bwd!(
+                            a[0],
+                            Dom::Bv(BDom {
+                                lo: z.lo >> wy,
+                                hi: z.hi >> wy
+                            })
+                        );
+                    }
+                }
+                self.fallback(doms, t)?;
+            }
+            _ => self.fallback(doms, t)?,
+        }
+        Ok(())
+    }
+
+    /// Direct projection by evaluation when every argument is a single value.
+    fn fallback(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        let term = self.store.get(t);
+        let mut args = Vec::with_capacity(term.args.len());
+        for &a in term.args.iter() {
+            match single_value(&doms[a.index()], self.store.sort(a)) {
+                Some(v) => args.push(v),
+                None => {
+                    if matches!(self.store.sort(a), Sort::RoundingMode) {
+                        args.push(Value::zero(Sort::RoundingMode));
+                    } else {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        match apply(term.op, &args) {
+            Some(v) => self.update(doms, t, value_dom(v), self.direct_eps),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn propagation_refutes_absorption_bound() {
+        // x + 1 == x with x in [0, 100] has no solution.
+        let mut s = TermStore::new();
+        let x = s.declare("x", Sort::F32);
+        let one = s.f32_const(1.0);
+        let zero = s.f32_const(0.0);
+        let hundred = s.f32_const(100.0);
+        let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
+        let eq = s.mk(Op::FpEq, &[sum, x]).unwrap();
+        let ge = s.mk(Op::FpGeq, &[x, zero]).unwrap();
+        let le = s.mk(Op::FpLeq, &[x, hundred]).unwrap();
+        let mut p = Propagator::new(&s, &[eq, ge, le], 0.0, 0.1);
+        let doms = p.initial();
+        // Propagation alone narrows but need not refute; labeling does.
+        if let Ok(doms) = doms {
+            let Dom::Fp(dx) = doms[x.index()] else {
+                panic!("x is a float")
+            };
+            assert!(!dx.nan && dx.lo >= -1 && dx.hi <= ord(FpFormat::F32, 100.0));
+        }
+    }
+
+    #[test]
+    fn propagation_detects_simple_conflicts() {
+        let mut s = TermStore::new();
+        let x = s.declare("x", Sort::F64);
+        let two = s.f64_const(2.0);
+        let lt = s.mk(Op::FpLt, &[x, two]).unwrap();
+        let gt = s.mk(Op::FpGt, &[x, two]).unwrap();
+        let mut p = Propagator::new(&s, &[lt, gt], 0.0, 0.1);
+        assert_eq!(p.initial().err(), Some(Conflict));
+        let b = s.declare("b", Sort::BitVec(8));
+        let k = s.bv_const(3, 8).unwrap();
+        let ult = s.mk(Op::BvUlt, &[b, k]).unwrap();
+        let sum = s.mk(Op::BvAdd, &[b, k]).unwrap();
+        let ten = s.bv_const(10, 8).unwrap();
+        let eq = s.mk(Op::Eq, &[sum, ten]).unwrap();
+        let mut p = Propagator::new(&s, &[ult, eq], 0.0, 0.1);
+        assert_eq!(p.initial().err(), Some(Conflict));
+    }
+}

@@ -1,0 +1,198 @@
+//! fpforge-solve: a floating-point constraint solver that stands beside Z3.
+//!
+//! Constraints are SMT-LIB 2.6 QF_FP / QF_BVFP / QF_BV over binary32,
+//! binary64, bit-vectors up to 64 bits and Booleans. Two families of engines
+//! answer them:
+//!
+//! * **search** (FloPSy, Lakhotia et al., ICTSS 2010): branch-distance fitness
+//!   minimized by the alternating variable method, an evolution strategy and
+//!   random search — fast on satisfiable queries, never says `unsat`;
+//! * **interval propagation and labeling** (FPSE, Botella, Gotlieb, Michel,
+//!   STVR 2006; max-ULP filtering after Bagnara et al., 2016) — can prove
+//!   `unsat` by exhausting the search.
+//!
+//! Every `sat` answer carries a model re-checked by the exact evaluator
+//! ([`eval`]); `unsat` comes only from exhausted interval search.
+//!
+//! Layout: [`sort`] and [`term`] (the hash-consed arena), [`sexpr`] and
+//! [`smtlib`] (reader, script runner, model printer), [`eval`] (IEEE semantics),
+//! [`search`] (FloPSy engines), [`interval`] (FPSE domains, projections,
+//! propagation, labeling), [`solver`] (the portfolio and its statistics).
+#![deny(missing_docs)]
+
+pub mod eval;
+pub mod fpord;
+pub mod interval;
+pub mod search;
+pub mod sexpr;
+pub mod smtlib;
+pub mod solver;
+pub mod sort;
+pub mod term;
+
+use std::fmt;
+use std::time::Duration;
+
+pub use eval::{check_model, Model, Value};
+pub use solver::{Answer, Solver, Stats};
+pub use sort::{FpFormat, RoundingMode, Sort};
+pub use term::{Op, TermError, TermId, TermStore, VarId};
+
+/// Which engine answers `check-sat`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// Interval propagation with labeling (complete: can answer `unsat`).
+    Interval,
+    /// Alternating variable method.
+    Avm,
+    /// (mu + lambda) evolution strategy.
+    Es,
+    /// Random search.
+    Random,
+    /// All of the above interleaved under one time limit; first answer wins.
+    #[default]
+    Portfolio,
+}
+
+/// The fitness function the search engines minimize (FloPSy §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Fitness {
+    /// Sum of branch distances in the value space (FloPSy's table).
+    #[default]
+    BranchDistance,
+    /// Sum of distances counted in units in the last place.
+    Ulp,
+}
+
+/// Solver configuration.
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub struct SolveConfig {
+    /// Wall-clock limit per `check-sat`. Default: 10 s.
+    pub timeout: Duration,
+    /// Engine choice. Default: [`Strategy::Portfolio`].
+    pub strategy: Strategy,
+    /// Seed of every random choice; runs are reproducible given the seed and
+    /// enough time. Default: 0.
+    pub seed: u64,
+    /// Print statistics after each `check-sat`. Default: false.
+    pub stats: bool,
+    /// Fitness for the search engines. Default: [`Fitness::BranchDistance`].
+    pub fitness: Fitness,
+    /// Slow-convergence cut-off for direct projections: a narrowing that
+    /// removes less than this fraction of a domain does not re-schedule
+    /// propagation. Default: 0.0 (FPSE §5).
+    pub direct_epsilon: f64,
+    /// Same cut-off for indirect projections. Default: 0.1 (FPSE §5).
+    pub indirect_epsilon: f64,
+}
+
+impl Default for SolveConfig {
+    fn default() -> Self {
+        SolveConfig {
+            timeout: Duration::from_secs(10),
+            strategy: Strategy::Portfolio,
+            seed: 0,
+            stats: false,
+            fitness: Fitness::BranchDistance,
+            direct_epsilon: 0.0,
+            indirect_epsilon: 0.1,
+        }
+    }
+}
+
+impl SolveConfig {
+    /// Sets [`SolveConfig::timeout`].
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+    /// Sets [`SolveConfig::strategy`].
+    pub fn with_strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+    /// Sets [`SolveConfig::seed`].
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Sets [`SolveConfig::stats`].
+    pub fn with_stats(mut self, stats: bool) -> Self {
+        self.stats = stats;
+        self
+    }
+    /// Sets [`SolveConfig::fitness`].
+    pub fn with_fitness(mut self, fitness: Fitness) -> Self {
+        self.fitness = fitness;
+        self
+    }
+    /// Sets [`SolveConfig::direct_epsilon`] and [`SolveConfig::indirect_epsilon`].
+    pub fn with_epsilons(mut self, direct: f64, indirect: f64) -> Self {
+        self.direct_epsilon = direct;
+        self.indirect_epsilon = indirect;
+        self
+    }
+}
+
+/// The answer to one `check-sat`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// A model was found and checked.
+    Sat,
+    /// Proved by exhausted interval search.
+    Unsat,
+    /// Neither within the limits.
+    Unknown,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Sat => "sat",
+            Status::Unsat => "unsat",
+            Status::Unknown => "unknown",
+        })
+    }
+}
+
+/// What a script run did.
+#[derive(Clone, Debug, Default)]
+pub struct ScriptSummary {
+    /// One status per `check-sat`, in order.
+    pub answers: Vec<Status>,
+    /// Number of notes written (ignored commands and options).
+    pub notes: usize,
+    /// Statistics summed over all `check-sat`s.
+    pub stats: Stats,
+}
+
+/// Errors of this crate. Unsat and unknown are answers, not errors.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// Malformed or unsupported SMT-LIB input.
+    #[error("{line}:{col}: {msg}")]
+    Parse {
+        /// 1-based line.
+        line: u32,
+        /// 1-based column.
+        col: u32,
+        /// What is wrong.
+        msg: String,
+    },
+    /// Writing the responses failed.
+    #[error("writing solver output: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Executes an SMT-LIB script, writing responses (`sat`/`unsat`/`unknown`,
+/// models, values, notes as `;` comments) to `out`. Stops at the first
+/// malformed command with [`SolveError::Parse`]; responses to earlier
+/// commands have been written by then.
+pub fn run_script(
+    text: &str,
+    config: &SolveConfig,
+    out: &mut dyn std::io::Write,
+) -> Result<ScriptSummary, SolveError> {
+    smtlib::run(text, config, out)
+}

@@ -1,0 +1,1027 @@
+//! The SMT-LIB 2.6 front end: elaborates s-expressions into terms and runs
+//! script commands (declarations, assertions, `check-sat`, models, scopes).
+//!
+//! Supported logics are QF_FP, QF_BVFP and QF_BV over the sorts of
+//! [`crate::sort`]. Everything the solver cannot represent (other float
+//! formats, `Real`, uninterpreted functions, non-RNE arithmetic) is rejected
+//! with an error naming the line and column; `set-info`/`set-option` are
+//! ignored with a note.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use crate::eval::{eval_term, Model, Value};
+use crate::sexpr::{Atom, Pos, Reader, SExpr};
+use crate::solver::{Answer, Solver, Stats};
+use crate::sort::{FpFormat, RoundingMode, Sort};
+use crate::term::{Op, TermError, TermId, TermStore};
+use crate::{ScriptSummary, SolveConfig, SolveError, Status};
+
+type PResult<T> = Result<T, SolveError>;
+
+fn perr(pos: Pos, msg: impl Into<String>) -> SolveError {
+    SolveError::Parse {
+        line: pos.line,
+        col: pos.col,
+        msg: msg.into(),
+    }
+}
+
+fn term_err(pos: Pos, e: TermError) -> SolveError {
+    perr(pos, e.to_string())
+}
+
+/// A `define-fun` with parameters, expanded at each application.
+#[derive(Clone, Debug)]
+struct Macro {
+    params: Vec<(String, Sort)>,
+    body: SExpr,
+}
+
+#[derive(Clone, Debug)]
+enum Binding {
+    Term(TermId),
+    Macro(Macro),
+}
+
+/// One `push` level: what to undo on `pop`.
+#[derive(Clone, Debug)]
+struct Frame {
+    assertions: usize,
+    declared: usize,
+    names: Vec<String>,
+}
+
+/// The state of a running script.
+struct Script<'c> {
+    store: TermStore,
+    globals: HashMap<String, Binding>,
+    /// Declared variables in declaration order (name, term), for `get-model`.
+    declared: Vec<(String, TermId)>,
+    locals: Vec<(String, TermId)>,
+    assertions: Vec<TermId>,
+    frames: Vec<Frame>,
+    model: Option<Model>,
+    config: &'c SolveConfig,
+    summary: ScriptSummary,
+}
+
+/// Runs `text` as an SMT-LIB script; see [`crate::run_script`].
+pub fn run(
+    text: &str,
+    config: &SolveConfig,
+    out: &mut dyn Write,
+) -> Result<ScriptSummary, SolveError> {
+    let mut script = Script {
+        store: TermStore::new(),
+        globals: HashMap::new(),
+        declared: Vec::new(),
+        locals: Vec::new(),
+        assertions: Vec::new(),
+        frames: Vec::new(),
+        model: None,
+        config,
+        summary: ScriptSummary::default(),
+    };
+    let mut reader = Reader::new(text);
+    loop {
+        let cmd = reader.next_sexpr().map_err(|e| perr(e.pos, e.msg))?;
+        let Some(cmd) = cmd else { break };
+        if !script.command(&cmd, out)? {
+            break;
+        }
+    }
+    Ok(script.summary)
+}
+
+fn list(e: &SExpr) -> Option<&[SExpr]> {
+    match e {
+        SExpr::List(items, _) => Some(items),
+        SExpr::Atom(..) => None,
+    }
+}
+
+fn numeral(e: &SExpr) -> PResult<u64> {
+    match e {
+        SExpr::Atom(Atom::Numeral(s), p) => s
+            .parse()
+            .map_err(|_| perr(*p, format!("numeral {s} too large"))),
+        _ => Err(perr(e.pos(), format!("expected a numeral, got {e}"))),
+    }
+}
+
+fn index_u32(e: &SExpr) -> PResult<u32> {
+    let n = numeral(e)?;
+    u32::try_from(n).map_err(|_| perr(e.pos(), format!("index {n} too large")))
+}
+
+impl Script<'_> {
+    /// Runs one command; false on `(exit)`.
+    fn command(&mut self, cmd: &SExpr, out: &mut dyn Write) -> PResult<bool> {
+        let pos = cmd.pos();
+        let items = list(cmd).ok_or_else(|| perr(pos, "expected a command in parentheses"))?;
+        let name = items
+            .first()
+            .and_then(SExpr::symbol)
+            .ok_or_else(|| perr(pos, "expected a command name"))?;
+        let args = &items[1..];
+        match name {
+            "set-logic" => {
+                let logic = args.first().and_then(SExpr::symbol).unwrap_or("");
+                if !matches!(logic, "QF_FP" | "QF_BVFP" | "QF_FPBV" | "QF_BV" | "ALL") {
+                    self.note(
+                        out,
+                        &format!("logic {logic} is not one of QF_FP, QF_BVFP, QF_BV; continuing"),
+                    )?;
+                }
+            }
+            "set-info" | "set-option" => {
+                let what = args.first().map(|a| a.to_string()).unwrap_or_default();
+                self.note(out, &format!("{name} {what} ignored"))?;
+            }
+            "declare-const" => {
+                let [n, s] = args else {
+                    return Err(perr(pos, "declare-const expects a name and a sort"));
+                };
+                let sort = self.sort(s)?;
+                self.declare(n, sort)?;
+            }
+            "declare-fun" => {
+                let [n, params, s] = args else {
+                    return Err(perr(
+                        pos,
+                        "declare-fun expects a name, parameter sorts and a sort",
+                    ));
+                };
+                if !list(params).is_some_and(|p| p.is_empty()) {
+                    return Err(perr(
+                        params.pos(),
+                        "uninterpreted functions with arguments are not supported",
+                    ));
+                }
+                let sort = self.sort(s)?;
+                self.declare(n, sort)?;
+            }
+            "define-fun" => self.define_fun(pos, args)?,
+            "assert" => {
+                let [t] = args else {
+                    return Err(perr(pos, "assert expects one term"));
+                };
+                let id = self.term(t)?;
+                if self.store.sort(id) != Sort::Bool {
+                    return Err(perr(t.pos(), "assert expects a Bool term"));
+                }
+                self.assertions.push(id);
+                self.model = None;
+            }
+            "check-sat" => self.check_sat(out)?,
+            "get-model" => self.get_model(out)?,
+            "get-value" => self.get_value(pos, args, out)?,
+            "push" => {
+                let n = args.first().map(numeral).transpose()?.unwrap_or(1);
+                for _ in 0..n {
+                    self.frames.push(Frame {
+                        assertions: self.assertions.len(),
+                        declared: self.declared.len(),
+                        names: Vec::new(),
+                    });
+                }
+            }
+            "pop" => {
+                let n = args.first().map(numeral).transpose()?.unwrap_or(1);
+                if n > self.frames.len() as u64 {
+                    return Err(perr(
+                        pos,
+                        format!("pop {n} with only {} pushed scopes", self.frames.len()),
+                    ));
+                }
+                for _ in 0..n {
+                    let frame = self.frames.pop().expect("checked depth");
+                    self.assertions.truncate(frame.assertions);
+                    self.declared.truncate(frame.declared);
+                    for name in frame.names {
+                        self.globals.remove(&name);
+                    }
+                }
+                self.model = None;
+            }
+            "reset-assertions" => {
+                self.assertions.clear();
+                self.model = None;
+            }
+            "echo" => {
+                if let Some(SExpr::Atom(Atom::Str(s), _)) = args.first() {
+                    writeln!(out, "{s}")?;
+                }
+            }
+            "exit" => return Ok(false),
+            "get-info" | "get-option" => writeln!(out, "unsupported")?,
+            other => return Err(perr(pos, format!("unsupported command '{other}'"))),
+        }
+        Ok(true)
+    }
+
+    fn note(&mut self, out: &mut dyn Write, msg: &str) -> PResult<()> {
+        self.summary.notes += 1;
+        writeln!(out, "; note: {msg}")?;
+        Ok(())
+    }
+
+    /// Binds a new global name (callers have checked it is fresh).
+    fn bind_global(&mut self, name: &str, b: Binding) {
+        self.globals.insert(name.to_string(), b);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.names.push(name.to_string());
+        }
+    }
+
+    fn declare(&mut self, n: &SExpr, sort: Sort) -> PResult<()> {
+        let name = n
+            .symbol()
+            .ok_or_else(|| perr(n.pos(), "expected a symbol"))?
+            .to_string();
+        if self.globals.contains_key(&name) {
+            return Err(perr(n.pos(), format!("'{name}' is already declared")));
+        }
+        let t = self.store.declare(&name, sort);
+        self.declared.push((name.clone(), t));
+        self.bind_global(&name, Binding::Term(t));
+        Ok(())
+    }
+
+    fn define_fun(&mut self, pos: Pos, args: &[SExpr]) -> PResult<()> {
+        let [n, params, s, body] = args else {
+            return Err(perr(
+                pos,
+                "define-fun expects a name, parameters, a sort and a body",
+            ));
+        };
+        let name = n
+            .symbol()
+            .ok_or_else(|| perr(n.pos(), "expected a symbol"))?
+            .to_string();
+        if self.globals.contains_key(&name) {
+            return Err(perr(n.pos(), format!("'{name}' is already declared")));
+        }
+        let sort = self.sort(s)?;
+        let plist = list(params).ok_or_else(|| perr(params.pos(), "expected a parameter list"))?;
+        let mut ps = Vec::new();
+        for p in plist {
+            match list(p) {
+                Some([pn, ps_]) => {
+                    let pname = pn
+                        .symbol()
+                        .ok_or_else(|| perr(pn.pos(), "expected a parameter name"))?;
+                    ps.push((pname.to_string(), self.sort(ps_)?));
+                }
+                _ => return Err(perr(p.pos(), "expected (name sort)")),
+            }
+        }
+        let binding = if ps.is_empty() {
+            let t = self.term(body)?;
+            if self.store.sort(t) != sort {
+                return Err(perr(
+                    body.pos(),
+                    format!("body of {name} does not have sort {sort}"),
+                ));
+            }
+            Binding::Term(t)
+        } else {
+            // Type-check the body once with placeholder variables.
+            let saved = self.locals.len();
+            let mut probe = self.store.clone();
+            for (pn, psort) in &ps {
+                let t = probe.declare(pn, *psort);
+                self.locals.push((pn.clone(), t));
+            }
+            std::mem::swap(&mut probe, &mut self.store);
+            let checked = self.term(body);
+            std::mem::swap(&mut probe, &mut self.store);
+            self.locals.truncate(saved);
+            if probe.sort(checked?) != sort {
+                return Err(perr(
+                    body.pos(),
+                    format!("body of {name} does not have sort {sort}"),
+                ));
+            }
+            Binding::Macro(Macro {
+                params: ps,
+                body: body.clone(),
+            })
+        };
+        self.bind_global(&name, binding);
+        Ok(())
+    }
+
+    fn sort(&self, e: &SExpr) -> PResult<Sort> {
+        let pos = e.pos();
+        if let Some(s) = e.symbol() {
+            return match s {
+                "Bool" => Ok(Sort::Bool),
+                "Float32" => Ok(Sort::F32),
+                "Float64" => Ok(Sort::F64),
+                "RoundingMode" | "RM" => Ok(Sort::RoundingMode),
+                "Float16" | "Float128" => Err(perr(
+                    pos,
+                    format!("sort {s} is not supported (only Float32 and Float64)"),
+                )),
+                _ => Err(perr(pos, format!("unsupported sort '{s}'"))),
+            };
+        }
+        match list(e) {
+            Some([u, kind, rest @ ..]) if u.symbol() == Some("_") => match (kind.symbol(), rest) {
+                (Some("BitVec"), [w]) => {
+                    let w = numeral(w)?;
+                    if (1..=64).contains(&w) {
+                        Ok(Sort::BitVec(w as u32))
+                    } else {
+                        Err(perr(
+                            pos,
+                            format!("(_ BitVec {w}) is not supported (widths 1..=64)"),
+                        ))
+                    }
+                }
+                (Some("FloatingPoint"), [eb, sb]) => {
+                    let (eb, sb) = (numeral(eb)?, numeral(sb)?);
+                    FpFormat::from_eb_sb(eb, sb).map(Sort::Fp).ok_or_else(|| {
+                        perr(
+                            pos,
+                            format!(
+                                "(_ FloatingPoint {eb} {sb}) is not supported: only (_ FloatingPoint 8 24) and (_ FloatingPoint 11 53)"
+                            ),
+                        )
+                    })
+                }
+                _ => Err(perr(pos, format!("unsupported sort {e}"))),
+            },
+            _ => Err(perr(pos, format!("unsupported sort {e}"))),
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        if let Some((_, t)) = self.locals.iter().rev().find(|(n, _)| n == name) {
+            return Some(Binding::Term(*t));
+        }
+        self.globals.get(name).cloned()
+    }
+
+    fn mk(&mut self, pos: Pos, op: Op, args: &[TermId]) -> PResult<TermId> {
+        self.store.mk(op, args).map_err(|e| term_err(pos, e))
+    }
+
+    /// Folds an n-ary left-associative operator.
+    fn fold(&mut self, pos: Pos, op: Op, args: &[TermId]) -> PResult<TermId> {
+        let Some((&first, rest)) = args.split_first() else {
+            return Err(perr(pos, format!("{op:?} expects arguments")));
+        };
+        if rest.is_empty() {
+            return Err(perr(pos, format!("{op:?} expects at least two arguments")));
+        }
+        let mut acc = first;
+        for &a in rest {
+            acc = self.mk(pos, op, &[acc, a])?;
+        }
+        Ok(acc)
+    }
+
+    /// A chainable relation `(r a b c)` = `(and (r a b) (r b c))`.
+    fn chain(&mut self, pos: Pos, op: Op, args: &[TermId]) -> PResult<TermId> {
+        if args.len() < 2 {
+            return Err(perr(pos, format!("{op:?} expects at least two arguments")));
+        }
+        let mut parts = Vec::new();
+        for w in args.windows(2) {
+            parts.push(self.mk(pos, op, w)?);
+        }
+        self.conj(pos, &parts)
+    }
+
+    fn conj(&mut self, pos: Pos, parts: &[TermId]) -> PResult<TermId> {
+        match parts {
+            [] => Ok(self.store.bool_const(true)),
+            [one] => Ok(*one),
+            _ => self.fold(pos, Op::And, parts),
+        }
+    }
+
+    fn rounding(&mut self, e: &SExpr) -> PResult<RoundingMode> {
+        let t = self.term(e)?;
+        match self.store.get(t).op {
+            Op::RmConst(r) => Ok(r),
+            _ => Err(perr(
+                e.pos(),
+                "the rounding mode must be a literal such as RNE",
+            )),
+        }
+    }
+
+    fn rne_only(&mut self, e: &SExpr, what: &str) -> PResult<()> {
+        match self.rounding(e)? {
+            RoundingMode::Rne => Ok(()),
+            r => Err(perr(
+                e.pos(),
+                format!(
+                    "{what} with rounding mode {} is not supported (only RNE)",
+                    r.name()
+                ),
+            )),
+        }
+    }
+
+    fn term(&mut self, e: &SExpr) -> PResult<TermId> {
+        let pos = e.pos();
+        match e {
+            SExpr::Atom(a, _) => self.atom(a, pos),
+            SExpr::List(items, _) => {
+                let Some((head, rest)) = items.split_first() else {
+                    return Err(perr(pos, "empty application"));
+                };
+                if head.symbol() == Some("_") {
+                    return self.indexed_constant(pos, rest);
+                }
+                if let Some(h) = list(head) {
+                    return self.indexed_app(pos, h, rest);
+                }
+                let name = head
+                    .symbol()
+                    .ok_or_else(|| perr(head.pos(), format!("expected an operator, got {head}")))?;
+                self.app(pos, name, rest)
+            }
+        }
+    }
+
+    fn atom(&mut self, a: &Atom, pos: Pos) -> PResult<TermId> {
+        match a {
+            Atom::Symbol(s) => {
+                match s.as_str() {
+                    "true" => return Ok(self.store.bool_const(true)),
+                    "false" => return Ok(self.store.bool_const(false)),
+                    _ => {}
+                }
+                if let Some(b) = self.lookup(s) {
+                    return match b {
+                        Binding::Term(t) => Ok(t),
+                        Binding::Macro(_) => Err(perr(pos, format!("'{s}' expects arguments"))),
+                    };
+                }
+                if let Some(r) = RoundingMode::from_name(s) {
+                    return self.mk(pos, Op::RmConst(r), &[]);
+                }
+                Err(perr(pos, format!("unknown symbol '{s}'")))
+            }
+            Atom::Binary(bits) => {
+                if bits.len() > 64 {
+                    return Err(perr(
+                        pos,
+                        "bit-vector literals wider than 64 bits are not supported",
+                    ));
+                }
+                let v = u64::from_str_radix(bits, 2).map_err(|e| perr(pos, e.to_string()))?;
+                self.store
+                    .bv_const(v, bits.len() as u32)
+                    .map_err(|e| term_err(pos, e))
+            }
+            Atom::Hex(h) => {
+                if h.len() > 16 {
+                    return Err(perr(
+                        pos,
+                        "bit-vector literals wider than 64 bits are not supported",
+                    ));
+                }
+                let v = u64::from_str_radix(h, 16).map_err(|e| perr(pos, e.to_string()))?;
+                self.store
+                    .bv_const(v, 4 * h.len() as u32)
+                    .map_err(|e| term_err(pos, e))
+            }
+            Atom::Numeral(_) | Atom::Decimal(_) => Err(perr(
+                pos,
+                "Int/Real literals are only supported as the argument of to_fp",
+            )),
+            Atom::Keyword(_) | Atom::Str(_) => Err(perr(pos, "expected a term")),
+        }
+    }
+
+    /// `(_ +zero 8 24)`, `(_ NaN 11 53)`, `(_ bv5 8)`, ...
+    fn indexed_constant(&mut self, pos: Pos, rest: &[SExpr]) -> PResult<TermId> {
+        let name = rest
+            .first()
+            .and_then(SExpr::symbol)
+            .ok_or_else(|| perr(pos, "expected an indexed identifier"))?;
+        if let Some(digits) = name.strip_prefix("bv") {
+            let [_, w] = rest else {
+                return Err(perr(pos, "(_ bvN w) expects a width"));
+            };
+            let v: u64 = digits
+                .parse()
+                .map_err(|_| perr(pos, format!("bad or too large literal {name}")))?;
+            let w = index_u32(w)?;
+            if w < 64 && v >> w != 0 {
+                return Err(perr(pos, format!("{v} does not fit in {w} bits")));
+            }
+            return self.store.bv_const(v, w).map_err(|e| term_err(pos, e));
+        }
+        let [_, eb, sb] = rest else {
+            return Err(perr(pos, format!("unsupported indexed identifier {name}")));
+        };
+        let (eb, sb) = (numeral(eb)?, numeral(sb)?);
+        let f = FpFormat::from_eb_sb(eb, sb)
+            .ok_or_else(|| perr(pos, format!("(_ FloatingPoint {eb} {sb}) is not supported")))?;
+        let x = match name {
+            "+zero" => 0.0,
+            "-zero" => -0.0,
+            "+oo" => f64::INFINITY,
+            "-oo" => f64::NEG_INFINITY,
+            "NaN" => f64::NAN,
+            _ => return Err(perr(pos, format!("unsupported indexed identifier {name}"))),
+        };
+        Ok(self.float_const(f, x))
+    }
+
+    fn float_const(&mut self, f: FpFormat, x: f64) -> TermId {
+        match f {
+            FpFormat::F32 => self.store.f32_const(x as f32),
+            FpFormat::F64 => self.store.f64_const(x),
+        }
+    }
+
+    /// `((_ extract 7 0) x)`, `((_ to_fp 8 24) RNE x)`, ...
+    fn indexed_app(&mut self, pos: Pos, head: &[SExpr], rest: &[SExpr]) -> PResult<TermId> {
+        let (Some(u), Some(name)) = (head.first(), head.get(1).and_then(SExpr::symbol)) else {
+            return Err(perr(pos, "expected an indexed operator"));
+        };
+        if u.symbol() != Some("_") {
+            return Err(perr(pos, "expected an indexed operator"));
+        }
+        let idx = &head[2..];
+        match (name, idx) {
+            ("extract", [hi, lo]) => {
+                let (hi, lo) = (index_u32(hi)?, index_u32(lo)?);
+                let [x] = rest else {
+                    return Err(perr(pos, "extract expects one argument"));
+                };
+                let x = self.term(x)?;
+                self.mk(pos, Op::Extract(hi, lo), &[x])
+            }
+            ("zero_extend" | "sign_extend", [n]) => {
+                let n = index_u32(n)?;
+                let [x] = rest else {
+                    return Err(perr(pos, format!("{name} expects one argument")));
+                };
+                let x = self.term(x)?;
+                if n == 0 {
+                    return Ok(x);
+                }
+                let op = if name == "zero_extend" {
+                    Op::ZeroExtend(n)
+                } else {
+                    Op::SignExtend(n)
+                };
+                self.mk(pos, op, &[x])
+            }
+            ("fp.to_sbv" | "fp.to_ubv", [w]) => {
+                let w = index_u32(w)?;
+                let [rm, x] = rest else {
+                    return Err(perr(
+                        pos,
+                        format!("{name} expects a rounding mode and a float"),
+                    ));
+                };
+                let rm = self.rounding(rm)?;
+                let x = self.term(x)?;
+                let op = if name == "fp.to_sbv" {
+                    Op::FpToSbv(w, rm)
+                } else {
+                    Op::FpToUbv(w, rm)
+                };
+                self.mk(pos, op, &[x])
+            }
+            ("to_fp" | "to_fp_unsigned", [eb, sb]) => {
+                let (eb, sb) = (numeral(eb)?, numeral(sb)?);
+                let f = FpFormat::from_eb_sb(eb, sb).ok_or_else(|| {
+                    perr(pos, format!("(_ FloatingPoint {eb} {sb}) is not supported"))
+                })?;
+                self.convert_to_fp(pos, f, name == "to_fp_unsigned", rest)
+            }
+            _ => Err(perr(
+                pos,
+                format!("unsupported indexed operator (_ {name} ...)"),
+            )),
+        }
+    }
+
+    fn convert_to_fp(
+        &mut self,
+        pos: Pos,
+        f: FpFormat,
+        unsigned: bool,
+        rest: &[SExpr],
+    ) -> PResult<TermId> {
+        match rest {
+            [bits] if !unsigned => {
+                let b = self.term(bits)?;
+                self.mk(pos, Op::BitsToFp(f), &[b])
+            }
+            [rm, arg] => {
+                if let Some(x) = real_literal(arg)? {
+                    self.rne_only(rm, "to_fp of a real literal")?;
+                    return Ok(match f {
+                        FpFormat::F32 => self.store.f32_const(
+                            x.parse::<f32>()
+                                .map_err(|e| perr(arg.pos(), e.to_string()))?,
+                        ),
+                        FpFormat::F64 => self.store.f64_const(
+                            x.parse::<f64>()
+                                .map_err(|e| perr(arg.pos(), e.to_string()))?,
+                        ),
+                    });
+                }
+                let r = self.rounding(rm)?;
+                let a = self.term(arg)?;
+                match self.store.sort(a) {
+                    Sort::Fp(from) if !unsigned => {
+                        if from > f && r != RoundingMode::Rne {
+                            return Err(perr(
+                                rm.pos(),
+                                "narrowing to_fp is only supported with RNE",
+                            ));
+                        }
+                        if from == f {
+                            return Ok(a);
+                        }
+                        self.mk(pos, Op::FpToFp(f), &[a])
+                    }
+                    Sort::BitVec(w) => {
+                        let exact = w <= f.significand_bits() - u32::from(!unsigned);
+                        if !exact && r != RoundingMode::Rne {
+                            return Err(perr(
+                                rm.pos(),
+                                "inexact bit-vector to_fp is only supported with RNE",
+                            ));
+                        }
+                        let op = if unsigned {
+                            Op::UbvToFp(f)
+                        } else {
+                            Op::SbvToFp(f)
+                        };
+                        self.mk(pos, op, &[a])
+                    }
+                    s => Err(perr(
+                        arg.pos(),
+                        format!("to_fp of sort {s} is not supported"),
+                    )),
+                }
+            }
+            _ => Err(perr(pos, "unsupported form of to_fp")),
+        }
+    }
+
+    fn app(&mut self, pos: Pos, name: &str, rest: &[SExpr]) -> PResult<TermId> {
+        match name {
+            "let" => return self.let_(pos, rest),
+            "!" => {
+                return match rest.first() {
+                    Some(t) => self.term(t),
+                    None => Err(perr(pos, "empty annotation")),
+                }
+            }
+            "fp" => {
+                let [s, e, m] = rest else {
+                    return Err(perr(pos, "fp expects sign, exponent and significand"));
+                };
+                let (s, e, m) = (self.term(s)?, self.term(e)?, self.term(m)?);
+                let (Sort::BitVec(ew), Sort::BitVec(mw)) = (self.store.sort(e), self.store.sort(m))
+                else {
+                    return Err(perr(pos, "fp expects bit-vector arguments"));
+                };
+                let f =
+                    FpFormat::from_eb_sb(u64::from(ew), u64::from(mw) + 1).ok_or_else(|| {
+                        perr(
+                            pos,
+                            format!("(_ FloatingPoint {ew} {}) is not supported", mw + 1),
+                        )
+                    })?;
+                if self.store.sort(s) != Sort::BitVec(1) {
+                    return Err(perr(pos, "fp expects a 1-bit sign"));
+                }
+                let se = self.mk(pos, Op::Concat, &[s, e])?;
+                let bits = self.mk(pos, Op::Concat, &[se, m])?;
+                if let Op::BvConst(v, _) = self.store.get(bits).op {
+                    return Ok(match f {
+                        FpFormat::F32 => self.store.f32_const(f32::from_bits(v as u32)),
+                        FpFormat::F64 => self.store.f64_const(f64::from_bits(v)),
+                    });
+                }
+                return self.mk(pos, Op::BitsToFp(f), &[bits]);
+            }
+            _ => {}
+        }
+        if let Some(Binding::Macro(m)) = self.lookup(name) {
+            if rest.len() != m.params.len() {
+                return Err(perr(
+                    pos,
+                    format!("{name} expects {} arguments", m.params.len()),
+                ));
+            }
+            let mut vals = Vec::new();
+            for (a, (_, psort)) in rest.iter().zip(&m.params) {
+                let t = self.term(a)?;
+                if self.store.sort(t) != *psort {
+                    return Err(perr(
+                        a.pos(),
+                        format!("argument of {name} must have sort {psort}"),
+                    ));
+                }
+                vals.push(t);
+            }
+            // Macro bodies see only their parameters and globals.
+            let saved = std::mem::take(&mut self.locals);
+            self.locals = m.params.iter().map(|p| p.0.clone()).zip(vals).collect();
+            let r = self.term(&m.body);
+            self.locals = saved;
+            return r;
+        }
+        let rne_op = match name {
+            "fp.add" => Some(Op::FpAdd),
+            "fp.sub" => Some(Op::FpSub),
+            "fp.mul" => Some(Op::FpMul),
+            "fp.div" => Some(Op::FpDiv),
+            "fp.fma" => Some(Op::FpFma),
+            "fp.sqrt" => Some(Op::FpSqrt),
+            _ => None,
+        };
+        if let Some(op) = rne_op {
+            let Some((rm, xs)) = rest.split_first() else {
+                return Err(perr(pos, format!("{name} expects a rounding mode")));
+            };
+            self.rne_only(rm, name)?;
+            let args = self.terms(xs)?;
+            return self.mk(pos, op, &args);
+        }
+        if name == "fp.roundToIntegral" {
+            let [rm, x] = rest else {
+                return Err(perr(
+                    pos,
+                    "fp.roundToIntegral expects a rounding mode and a float",
+                ));
+            };
+            let rm = self.rounding(rm)?;
+            let x = self.term(x)?;
+            return self.mk(pos, Op::FpRoundToIntegral(rm), &[x]);
+        }
+        let args = self.terms(rest)?;
+        let simple = match name {
+            "not" => Op::Not,
+            "ite" => Op::Ite,
+            "fp.abs" => Op::FpAbs,
+            "fp.neg" => Op::FpNeg,
+            "fp.rem" => Op::FpRem,
+            "fp.min" => Op::FpMin,
+            "fp.max" => Op::FpMax,
+            "fp.isNormal" => Op::FpIsNormal,
+            "fp.isSubnormal" => Op::FpIsSubnormal,
+            "fp.isZero" => Op::FpIsZero,
+            "fp.isInfinite" => Op::FpIsInfinite,
+            "fp.isNaN" => Op::FpIsNaN,
+            "fp.isNegative" => Op::FpIsNegative,
+            "fp.isPositive" => Op::FpIsPositive,
+            "bvnot" => Op::BvNot,
+            "bvneg" => Op::BvNeg,
+            "bvsub" => Op::BvSub,
+            "bvudiv" => Op::BvUdiv,
+            "bvurem" => Op::BvUrem,
+            "bvsdiv" => Op::BvSdiv,
+            "bvsrem" => Op::BvSrem,
+            "bvsmod" => Op::BvSmod,
+            "bvshl" => Op::BvShl,
+            "bvlshr" => Op::BvLshr,
+            "bvashr" => Op::BvAshr,
+            "bvult" => Op::BvUlt,
+            "bvule" => Op::BvUle,
+            "bvugt" => Op::BvUgt,
+            "bvuge" => Op::BvUge,
+            "bvslt" => Op::BvSlt,
+            "bvsle" => Op::BvSle,
+            "bvsgt" => Op::BvSgt,
+            "bvsge" => Op::BvSge,
+            "and" | "or" | "xor" | "bvand" | "bvor" | "bvxor" | "bvadd" | "bvmul" | "concat" => {
+                let op = match name {
+                    "and" => Op::And,
+                    "or" => Op::Or,
+                    "xor" => Op::Xor,
+                    "bvand" => Op::BvAnd,
+                    "bvor" => Op::BvOr,
+                    "bvxor" => Op::BvXor,
+                    "bvadd" => Op::BvAdd,
+                    "bvmul" => Op::BvMul,
+                    _ => Op::Concat,
+                };
+                return match (op, args.len()) {
+                    (Op::And, 0) => Ok(self.store.bool_const(true)),
+                    (Op::Or, 0) => Ok(self.store.bool_const(false)),
+                    (Op::And | Op::Or, 1) => {
+                        if self.store.sort(args[0]) != Sort::Bool {
+                            return Err(perr(pos, format!("{name} expects Bool arguments")));
+                        }
+                        Ok(args[0])
+                    }
+                    _ => self.fold(pos, op, &args),
+                };
+            }
+            "=>" => {
+                // Right associative.
+                let Some((&last, init)) = args.split_last() else {
+                    return Err(perr(pos, "=> expects arguments"));
+                };
+                if init.is_empty() {
+                    return Err(perr(pos, "=> expects at least two arguments"));
+                }
+                let mut acc = last;
+                for &a in init.iter().rev() {
+                    acc = self.mk(pos, Op::Implies, &[a, acc])?;
+                }
+                return Ok(acc);
+            }
+            "=" | "fp.eq" | "fp.lt" | "fp.leq" | "fp.gt" | "fp.geq" => {
+                let op = match name {
+                    "=" => Op::Eq,
+                    "fp.eq" => Op::FpEq,
+                    "fp.lt" => Op::FpLt,
+                    "fp.leq" => Op::FpLeq,
+                    "fp.gt" => Op::FpGt,
+                    _ => Op::FpGeq,
+                };
+                return self.chain(pos, op, &args);
+            }
+            "distinct" => {
+                let mut parts = Vec::new();
+                for i in 0..args.len() {
+                    for j in i + 1..args.len() {
+                        parts.push(self.mk(pos, Op::Distinct, &[args[i], args[j]])?);
+                    }
+                }
+                if args.len() < 2 {
+                    return Err(perr(pos, "distinct expects at least two arguments"));
+                }
+                return self.conj(pos, &parts);
+            }
+            "fp.to_real" | "to_real" | "to_int" | "+" | "-" | "*" | "/" => {
+                return Err(perr(
+                    pos,
+                    format!("'{name}' (Int/Real arithmetic) is not supported"),
+                ))
+            }
+            _ => {
+                return Err(perr(
+                    pos,
+                    format!("unknown or unsupported operator '{name}'"),
+                ));
+            }
+        };
+        self.mk(pos, simple, &args)
+    }
+
+    fn terms(&mut self, xs: &[SExpr]) -> PResult<Vec<TermId>> {
+        xs.iter().map(|x| self.term(x)).collect()
+    }
+
+    fn let_(&mut self, pos: Pos, rest: &[SExpr]) -> PResult<TermId> {
+        let [bindings, body] = rest else {
+            return Err(perr(pos, "let expects bindings and a body"));
+        };
+        let bl = list(bindings).ok_or_else(|| perr(bindings.pos(), "expected let bindings"))?;
+        let mut new = Vec::new();
+        for b in bl {
+            match list(b) {
+                Some([n, t]) => {
+                    let name = n
+                        .symbol()
+                        .ok_or_else(|| perr(n.pos(), "expected a symbol"))?;
+                    new.push((name.to_string(), self.term(t)?));
+                }
+                _ => return Err(perr(b.pos(), "expected (name term)")),
+            }
+        }
+        let saved = self.locals.len();
+        self.locals.extend(new);
+        let r = self.term(body);
+        self.locals.truncate(saved);
+        r
+    }
+
+    fn check_sat(&mut self, out: &mut dyn Write) -> PResult<()> {
+        let mut solver = Solver::new(&self.store, self.config.clone());
+        let answer = solver.check(&self.assertions);
+        let stats: Stats = solver.stats().clone();
+        let status = match answer {
+            Answer::Sat(m) => {
+                self.model = Some(m);
+                Status::Sat
+            }
+            Answer::Unsat => {
+                self.model = None;
+                Status::Unsat
+            }
+            Answer::Unknown => {
+                self.model = None;
+                Status::Unknown
+            }
+        };
+        writeln!(out, "{status}")?;
+        if self.config.stats {
+            for line in stats.to_string().lines() {
+                writeln!(out, "; {line}")?;
+            }
+        }
+        self.summary.answers.push(status);
+        self.summary.stats.absorb(&stats);
+        Ok(())
+    }
+
+    fn current_model(&self) -> Option<Model> {
+        let mut m = self.model.clone()?;
+        let zeros = Model::zeros(&self.store);
+        m.values
+            .extend_from_slice(&zeros.values[m.values.len().min(zeros.values.len())..]);
+        Some(m)
+    }
+
+    fn get_model(&mut self, out: &mut dyn Write) -> PResult<()> {
+        let Some(m) = self.current_model() else {
+            writeln!(
+                out,
+                "(error \"no model available: the last check-sat did not answer sat\")"
+            )?;
+            return Ok(());
+        };
+        writeln!(out, "(")?;
+        for (name, t) in &self.declared {
+            let Op::Var(v) = self.store.get(*t).op else {
+                continue;
+            };
+            let value = m.values[v.index()];
+            writeln!(
+                out,
+                "  (define-fun {} () {} {})",
+                print_symbol(name),
+                self.store.sort(*t),
+                value
+            )?;
+        }
+        writeln!(out, ")")?;
+        Ok(())
+    }
+
+    fn get_value(&mut self, pos: Pos, args: &[SExpr], out: &mut dyn Write) -> PResult<()> {
+        let [ts] = args else {
+            return Err(perr(pos, "get-value expects a list of terms"));
+        };
+        let ts = list(ts).ok_or_else(|| perr(ts.pos(), "get-value expects a list of terms"))?;
+        let Some(m) = self.current_model() else {
+            writeln!(
+                out,
+                "(error \"no model available: the last check-sat did not answer sat\")"
+            )?;
+            return Ok(());
+        };
+        let mut parts = Vec::new();
+        for e in ts {
+            let t = self.term(e)?;
+            let v = eval_term(&self.store, t, &m).unwrap_or(Value::zero(self.store.sort(t)));
+            parts.push(format!("({e} {v})"));
+        }
+        writeln!(out, "({})", parts.join(" "))?;
+        Ok(())
+    }
+}
+
+/// `Some(text)` when `e` is a real literal: a numeral, decimal, or `(- lit)`.
+fn real_literal(e: &SExpr) -> PResult<Option<String>> {
+    match e {
+        SExpr::Atom(Atom::Numeral(s) | Atom::Decimal(s), _) => Ok(Some(s.clone())),
+        SExpr::List(items, p) => match items.as_slice() {
+            [m, x] if m.symbol() == Some("-") => match real_literal(x)? {
+                Some(s) => Ok(Some(format!("-{s}"))),
+                None => Err(perr(*p, "expected a real literal after '-'")),
+            },
+            [d, ..] if d.symbol() == Some("/") => Err(perr(
+                *p,
+                "rational literals (/ a b) in to_fp are not supported; use a decimal",
+            )),
+            _ => Ok(None),
+        },
+        _ => Ok(None),
+    }
+}
+
+fn print_symbol(name: &str) -> String {
+    let simple = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "~!@$%^&*_-+=<>.?/".contains(c));
+    if simple {
+        name.to_string()
+    } else {
+        format!("|{name}|")
+    }
+}

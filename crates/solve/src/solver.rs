@@ -1,0 +1,340 @@
+//! The solver core: one [`Solver`] runs the configured engines on a set of
+//! assertions and answers with evidence.
+//!
+//! The portfolio first propagates at the root (a conflict there is `unsat`;
+//! the narrowed float ranges seed the search), then interleaves rounds of
+//! AVM, ES (cycling through recombination and mutation variants), random
+//! search and labeling with budgets that double each round, all under one
+//! deadline; the first definite answer wins. `sat` is reported only with a
+//! model the exact evaluator accepts; `unsat` only from exhausted labeling.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use crate::eval::{check_model, Model};
+use crate::interval::labeling::{LabelOutcome, Labeling, VarOrder};
+use crate::interval::propagate::Doms;
+use crate::interval::{Dom, FDom};
+use crate::search::avm::Avm;
+use crate::search::es::{Es, Mutation, Recombination};
+use crate::search::random::RandomSearch;
+use crate::search::{run_engine, Objective, SearchEngine, StopReason};
+use crate::sort::Sort;
+use crate::term::{TermId, TermStore};
+use crate::{SolveConfig, Strategy};
+
+/// The answer to a check.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// A model accepted by the exact evaluator.
+    Sat(Model),
+    /// Proved by exhausted interval labeling.
+    Unsat,
+    /// No answer within the limits.
+    Unknown,
+}
+
+/// Counters and timings of one or more checks.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// `check` calls.
+    pub checks: u64,
+    /// Fitness evaluations by the search engines.
+    pub evals: u64,
+    /// Constraint revisions (projection applications) by propagation.
+    pub propagations: u64,
+    /// Labeling nodes.
+    pub nodes: u64,
+    /// Labeling nodes that failed.
+    pub conflicts: u64,
+    /// Time spent in search engines.
+    pub search_time: Duration,
+    /// Time spent in propagation and labeling.
+    pub interval_time: Duration,
+    /// Which engine answered the last check.
+    pub winner: Option<&'static str>,
+}
+
+impl Stats {
+    /// Adds another run's counters to these.
+    pub fn absorb(&mut self, o: &Stats) {
+        self.checks += o.checks;
+        self.evals += o.evals;
+        self.propagations += o.propagations;
+        self.nodes += o.nodes;
+        self.conflicts += o.conflicts;
+        self.search_time += o.search_time;
+        self.interval_time += o.interval_time;
+        if o.winner.is_some() {
+            self.winner = o.winner;
+        }
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "checks        {}", self.checks)?;
+        writeln!(f, "evaluations   {}", self.evals)?;
+        writeln!(f, "propagations  {}", self.propagations)?;
+        writeln!(f, "nodes         {}", self.nodes)?;
+        writeln!(f, "conflicts     {}", self.conflicts)?;
+        writeln!(f, "search time   {:.3}s", self.search_time.as_secs_f64())?;
+        writeln!(f, "interval time {:.3}s", self.interval_time.as_secs_f64())?;
+        writeln!(f, "answered by   {}", self.winner.unwrap_or("-"))
+    }
+}
+
+/// A solver over terms of one store.
+pub struct Solver<'s> {
+    store: &'s TermStore,
+    config: SolveConfig,
+    stats: Stats,
+}
+
+const RECOMBINATIONS: [Recombination; 4] = [
+    Recombination::Discrete,
+    Recombination::GlobalDiscrete,
+    Recombination::Intermediate,
+    Recombination::GlobalIntermediate,
+];
+
+impl<'s> Solver<'s> {
+    /// A solver with the given configuration.
+    pub fn new(store: &'s TermStore, config: SolveConfig) -> Solver<'s> {
+        Solver {
+            store,
+            config,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Statistics accumulated over all checks.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Decides the conjunction of `assertions` (Boolean terms of the store).
+    pub fn check(&mut self, assertions: &[TermId]) -> Answer {
+        self.stats.checks += 1;
+        let deadline = Instant::now() + self.config.timeout;
+        let answer = match self.config.strategy {
+            Strategy::Interval => self.interval_only(assertions, deadline),
+            Strategy::Avm | Strategy::Es | Strategy::Random => {
+                let seed = self.config.seed;
+                let mut engine: Box<dyn SearchEngine> = match self.config.strategy {
+                    Strategy::Avm => Box::new(Avm::new(seed)),
+                    Strategy::Es => {
+                        Box::new(Es::new(seed, Recombination::Discrete, Mutation::MultiSigma))
+                    }
+                    _ => Box::new(RandomSearch::new(seed)),
+                };
+                let mut obj = Objective::new(self.store, assertions, self.config.fitness);
+                let name = strategy_name(self.config.strategy);
+                self.search(&mut obj, engine.as_mut(), u64::MAX, deadline, name)
+                    .map_or(Answer::Unknown, Answer::Sat)
+            }
+            Strategy::Portfolio => self.portfolio(assertions, deadline),
+        };
+        if let Answer::Sat(m) = &answer {
+            // Evidence: never report a model the evaluator rejects.
+            if !check_model(self.store, assertions, m) {
+                self.stats.winner = None;
+                return Answer::Unknown;
+            }
+        }
+        answer
+    }
+
+    fn search(
+        &mut self,
+        obj: &mut Objective<'_>,
+        engine: &mut dyn SearchEngine,
+        evals: u64,
+        deadline: Instant,
+        name: &'static str,
+    ) -> Option<Model> {
+        let start = Instant::now();
+        let before = obj.evals;
+        let reason = run_engine(engine, obj, evals, deadline);
+        self.stats.evals += obj.evals - before;
+        self.stats.search_time += start.elapsed();
+        if reason == StopReason::Solved {
+            self.stats.winner = Some(name);
+            return obj.solution.clone();
+        }
+        None
+    }
+
+    fn label(
+        &mut self,
+        lab: &mut Labeling<'_>,
+        root: Doms,
+        nodes: u64,
+        deadline: Instant,
+    ) -> LabelOutcome {
+        let start = Instant::now();
+        let (n0, c0, r0) = (lab.nodes, lab.conflicts, lab.revisions());
+        let out = lab.search(root, nodes, deadline);
+        self.stats.nodes += lab.nodes - n0;
+        self.stats.conflicts += lab.conflicts - c0;
+        self.stats.propagations += lab.revisions() - r0;
+        self.stats.interval_time += start.elapsed();
+        if !matches!(out, LabelOutcome::Unknown) {
+            self.stats.winner = Some("interval");
+        }
+        out
+    }
+
+    fn new_labeling<'t>(&self, store: &'t TermStore, assertions: &[TermId]) -> Labeling<'t> {
+        Labeling::new(
+            store,
+            assertions,
+            self.config.direct_epsilon,
+            self.config.indirect_epsilon,
+            VarOrder::LargestFirst,
+        )
+    }
+
+    fn root(&mut self, lab: &mut Labeling<'_>) -> Option<Doms> {
+        let start = Instant::now();
+        let r0 = lab.revisions();
+        let root = lab.root();
+        self.stats.propagations += lab.revisions() - r0;
+        self.stats.interval_time += start.elapsed();
+        if root.is_none() {
+            self.stats.winner = Some("interval");
+        }
+        root
+    }
+
+    fn interval_only(&mut self, assertions: &[TermId], deadline: Instant) -> Answer {
+        let store = self.store;
+        let mut lab = self.new_labeling(store, assertions);
+        let Some(root) = self.root(&mut lab) else {
+            return Answer::Unsat;
+        };
+        match self.label(&mut lab, root, u64::MAX, deadline) {
+            LabelOutcome::Sat(m) => Answer::Sat(m),
+            LabelOutcome::Unsat => Answer::Unsat,
+            LabelOutcome::Unknown => Answer::Unknown,
+        }
+    }
+
+    fn portfolio(&mut self, assertions: &[TermId], deadline: Instant) -> Answer {
+        let store = self.store;
+        let mut lab = self.new_labeling(store, assertions);
+        let Some(root) = self.root(&mut lab) else {
+            return Answer::Unsat;
+        };
+        let mut obj = Objective::new(store, assertions, self.config.fitness);
+        seed_bounds(store, &mut obj, &root);
+        let seed = self.config.seed;
+        let mut avm = Avm::new(seed);
+        let mut random = RandomSearch::new(seed ^ 0x5eed);
+        let mut round: u32 = 0;
+        while Instant::now() < deadline {
+            let scale = 1u64 << round.min(20);
+            if let Some(m) = self.search(&mut obj, &mut avm, 1000 * scale, deadline, "avm") {
+                return Answer::Sat(m);
+            }
+            let mutation = if round % 2 == 0 {
+                Mutation::MultiSigma
+            } else {
+                Mutation::SingleSigma
+            };
+            let mut es = Es::new(
+                seed.wrapping_add(u64::from(round)),
+                RECOMBINATIONS[round as usize % 4],
+                mutation,
+            );
+            if let Some(m) = self.search(&mut obj, &mut es, 1000 * scale, deadline, "es") {
+                return Answer::Sat(m);
+            }
+            if let Some(m) = self.search(&mut obj, &mut random, 250 * scale, deadline, "random") {
+                return Answer::Sat(m);
+            }
+            match self.label(&mut lab, root.clone(), 200 * scale, deadline) {
+                LabelOutcome::Sat(m) => return Answer::Sat(m),
+                LabelOutcome::Unsat => return Answer::Unsat,
+                LabelOutcome::Unknown => {}
+            }
+            round += 1;
+        }
+        Answer::Unknown
+    }
+}
+
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Interval => "interval",
+        Strategy::Avm => "avm",
+        Strategy::Es => "es",
+        Strategy::Random => "random",
+        Strategy::Portfolio => "portfolio",
+    }
+}
+
+/// Gives the search engines the float ranges propagation found at the root.
+fn seed_bounds(store: &TermStore, obj: &mut Objective<'_>, root: &Doms) {
+    for (i, v) in obj.vars.iter().enumerate() {
+        let term = store.vars()[v.index].term;
+        if let (Sort::Fp(f), Dom::Fp(d)) = (v.sort, root[term.index()]) {
+            if !d.range_empty() && d.count() < FDom::full(f).count() - 1 {
+                obj.bounds[i] = Some((d.lo, d.hi));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::Op;
+
+    fn solve(s: &TermStore, roots: &[TermId], strategy: Strategy) -> Answer {
+        let cfg = SolveConfig::default()
+            .with_strategy(strategy)
+            .with_timeout(Duration::from_secs(5));
+        Solver::new(s, cfg).check(roots)
+    }
+
+    #[test]
+    fn every_engine_solves_a_simple_equation() {
+        // x * x == 2.25 in binary64.
+        let mut s = TermStore::new();
+        let x = s.declare("x", Sort::F64);
+        let sq = s.mk(Op::FpMul, &[x, x]).unwrap();
+        let c = s.f64_const(2.25);
+        let eq = s.mk(Op::FpEq, &[sq, c]).unwrap();
+        for st in [
+            Strategy::Portfolio,
+            Strategy::Interval,
+            Strategy::Avm,
+            Strategy::Es,
+        ] {
+            match solve(&s, &[eq], st) {
+                Answer::Sat(m) => assert!(check_model(&s, &[eq], &m), "{st:?}"),
+                other => panic!("{st:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn only_interval_search_says_unsat() {
+        let mut s = TermStore::new();
+        let x = s.declare("x", Sort::F32);
+        let nan = s.mk(Op::FpIsNaN, &[x]).unwrap();
+        let eq = s.mk(Op::FpEq, &[x, x]).unwrap();
+        assert!(matches!(
+            solve(&s, &[nan, eq], Strategy::Portfolio),
+            Answer::Unsat
+        ));
+        let cfg = SolveConfig::default()
+            .with_strategy(Strategy::Random)
+            .with_timeout(Duration::from_millis(100));
+        assert!(matches!(
+            Solver::new(&s, cfg).check(&[nan, eq]),
+            Answer::Unknown
+        ));
+    }
+}

@@ -1,0 +1,124 @@
+//! Sorts of the constraint language and the floating-point formats they name.
+//!
+//! Only the two IEEE-754 binary formats that C programs use are supported
+//! (`(_ FloatingPoint 8 24)` and `(_ FloatingPoint 11 53)`); bit-vectors are
+//! limited to 64 bits so that every value fits in a `u64`.
+
+use std::fmt;
+
+/// An IEEE-754 binary interchange format supported by the solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FpFormat {
+    /// binary32, SMT-LIB `(_ FloatingPoint 8 24)`.
+    F32,
+    /// binary64, SMT-LIB `(_ FloatingPoint 11 53)`.
+    F64,
+}
+
+impl FpFormat {
+    /// Exponent width in bits (SMT-LIB `eb`).
+    pub fn exponent_bits(self) -> u32 {
+        match self {
+            FpFormat::F32 => 8,
+            FpFormat::F64 => 11,
+        }
+    }
+
+    /// Significand precision including the hidden bit (SMT-LIB `sb`).
+    pub fn significand_bits(self) -> u32 {
+        match self {
+            FpFormat::F32 => 24,
+            FpFormat::F64 => 53,
+        }
+    }
+
+    /// Total width of the bit pattern.
+    pub fn width(self) -> u32 {
+        self.exponent_bits() + self.significand_bits()
+    }
+
+    /// The format with the given SMT-LIB `eb` and `sb`, if supported.
+    pub fn from_eb_sb(eb: u64, sb: u64) -> Option<FpFormat> {
+        match (eb, sb) {
+            (8, 24) => Some(FpFormat::F32),
+            (11, 53) => Some(FpFormat::F64),
+            _ => None,
+        }
+    }
+}
+
+/// The sort (type) of a term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sort {
+    /// Booleans.
+    Bool,
+    /// IEEE floating-point numbers of one format.
+    Fp(FpFormat),
+    /// Bit-vectors of width 1..=64.
+    BitVec(u32),
+    /// The five IEEE rounding modes.
+    RoundingMode,
+}
+
+impl Sort {
+    /// binary32.
+    pub const F32: Sort = Sort::Fp(FpFormat::F32);
+    /// binary64.
+    pub const F64: Sort = Sort::Fp(FpFormat::F64);
+}
+
+impl fmt::Display for Sort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Sort::Bool => write!(f, "Bool"),
+            Sort::Fp(ff) => write!(
+                f,
+                "(_ FloatingPoint {} {})",
+                ff.exponent_bits(),
+                ff.significand_bits()
+            ),
+            Sort::BitVec(w) => write!(f, "(_ BitVec {w})"),
+            Sort::RoundingMode => write!(f, "RoundingMode"),
+        }
+    }
+}
+
+/// An IEEE-754 rounding mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RoundingMode {
+    /// Round to nearest, ties to even.
+    Rne,
+    /// Round to nearest, ties away from zero.
+    Rna,
+    /// Round toward positive.
+    Rtp,
+    /// Round toward negative.
+    Rtn,
+    /// Round toward zero.
+    Rtz,
+}
+
+impl RoundingMode {
+    /// Parses both the short and the long SMT-LIB names.
+    pub fn from_name(name: &str) -> Option<RoundingMode> {
+        Some(match name {
+            "RNE" | "roundNearestTiesToEven" => RoundingMode::Rne,
+            "RNA" | "roundNearestTiesToAway" => RoundingMode::Rna,
+            "RTP" | "roundTowardPositive" => RoundingMode::Rtp,
+            "RTN" | "roundTowardNegative" => RoundingMode::Rtn,
+            "RTZ" | "roundTowardZero" => RoundingMode::Rtz,
+            _ => return None,
+        })
+    }
+
+    /// The short SMT-LIB name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RoundingMode::Rne => "RNE",
+            RoundingMode::Rna => "RNA",
+            RoundingMode::Rtp => "RTP",
+            RoundingMode::Rtn => "RTN",
+            RoundingMode::Rtz => "RTZ",
+        }
+    }
+}

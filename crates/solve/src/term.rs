@@ -1,0 +1,530 @@
+//! The term arena: a flat, hash-consed store of typed terms.
+//!
+//! Every term is a `u32` [`TermId`] into one [`TermStore`]; children are always
+//! created before their parents, so iterating ids in increasing order visits a
+//! term after all of its arguments (the evaluator and the propagator rely on
+//! this). Structurally equal terms get the same id. Sorts are checked once, in
+//! [`TermStore::mk`], so every stored term is well sorted.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::sort::{FpFormat, RoundingMode, Sort};
+
+/// Id of a term in a [`TermStore`]; displays as `t7`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TermId(pub u32);
+
+impl TermId {
+    /// The index of this term in the arena.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for TermId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "t{}", self.0)
+    }
+}
+
+/// Id of a declared variable (an SMT-LIB constant); displays as `x3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+impl VarId {
+    /// The index of this variable in the store's variable table.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for VarId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "x{}", self.0)
+    }
+}
+
+/// Operators. Literal payloads and indices live in the operator; arguments are
+/// term ids. Floating-point arithmetic rounds to nearest-even (other rounding
+/// modes are rejected when terms are built); conversions to integers and
+/// `roundToIntegral` carry their rounding mode.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// A declared variable.
+    Var(VarId),
+    BoolConst(bool),
+    /// A float literal given by its bit pattern (NaN is always the quiet NaN).
+    FpConst(FpFormat, u64),
+    /// A bit-vector literal: value and width.
+    BvConst(u64, u32),
+    RmConst(RoundingMode),
+    Not,
+    And,
+    Or,
+    Xor,
+    Implies,
+    Ite,
+    /// SMT-LIB `=`: identity of values (one NaN, +0 distinct from -0).
+    Eq,
+    Distinct,
+    FpAbs,
+    FpNeg,
+    FpAdd,
+    FpSub,
+    FpMul,
+    FpDiv,
+    FpFma,
+    FpSqrt,
+    FpRem,
+    FpRoundToIntegral(RoundingMode),
+    FpMin,
+    FpMax,
+    FpLeq,
+    FpLt,
+    FpGeq,
+    FpGt,
+    FpEq,
+    FpIsNormal,
+    FpIsSubnormal,
+    FpIsZero,
+    FpIsInfinite,
+    FpIsNaN,
+    FpIsNegative,
+    FpIsPositive,
+    /// `((_ fp.to_sbv w) rm x)`.
+    FpToSbv(u32, RoundingMode),
+    /// `((_ fp.to_ubv w) rm x)`.
+    FpToUbv(u32, RoundingMode),
+    /// `((_ to_fp e s) rm x)` from another float format.
+    FpToFp(FpFormat),
+    /// `((_ to_fp e s) rm bv)`: signed bit-vector to float.
+    SbvToFp(FpFormat),
+    /// `((_ to_fp_unsigned e s) rm bv)`.
+    UbvToFp(FpFormat),
+    /// `((_ to_fp e s) bv)`: reinterpret an IEEE bit pattern.
+    BitsToFp(FpFormat),
+    BvNot,
+    BvNeg,
+    BvAnd,
+    BvOr,
+    BvXor,
+    BvAdd,
+    BvSub,
+    BvMul,
+    BvUdiv,
+    BvUrem,
+    BvSdiv,
+    BvSrem,
+    BvSmod,
+    BvShl,
+    BvLshr,
+    BvAshr,
+    Concat,
+    /// `((_ extract hi lo) x)`.
+    Extract(u32, u32),
+    ZeroExtend(u32),
+    SignExtend(u32),
+    BvUlt,
+    BvUle,
+    BvUgt,
+    BvUge,
+    BvSlt,
+    BvSle,
+    BvSgt,
+    BvSge,
+}
+
+/// One stored term.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Term {
+    /// The operator.
+    pub op: Op,
+    /// Argument ids, all smaller than this term's id.
+    pub args: Box<[TermId]>,
+    /// The sort of the term.
+    pub sort: Sort,
+}
+
+/// A declared variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VarInfo {
+    /// Its name.
+    pub name: String,
+    /// Its sort.
+    pub sort: Sort,
+    /// The term `Op::Var` for it.
+    pub term: TermId,
+}
+
+/// A term that is not well sorted, or an unsupported construction.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TermError {
+    /// Wrong number of arguments.
+    #[error("{op} expects {expected} arguments, got {got}")]
+    Arity {
+        /// Operator name.
+        op: String,
+        /// Expected count, in words.
+        expected: &'static str,
+        /// Actual count.
+        got: usize,
+    },
+    /// An argument of the wrong sort.
+    #[error("{op}: argument {index} has sort {got}, expected {expected}")]
+    Sort {
+        /// Operator name.
+        op: String,
+        /// 0-based argument index.
+        index: usize,
+        /// Actual sort.
+        got: Sort,
+        /// Expected sort, in words.
+        expected: String,
+    },
+    /// A bit-vector index or width out of range.
+    #[error("{0}")]
+    Width(String),
+}
+
+/// The hash-consed term arena plus the variable table.
+#[derive(Clone, Debug, Default)]
+pub struct TermStore {
+    terms: Vec<Term>,
+    dedup: HashMap<Term, TermId>,
+    vars: Vec<VarInfo>,
+}
+
+impl TermStore {
+    /// An empty store.
+    pub fn new() -> TermStore {
+        TermStore::default()
+    }
+
+    /// The term with id `t`.
+    pub fn get(&self, t: TermId) -> &Term {
+        &self.terms[t.index()]
+    }
+
+    /// The sort of `t`.
+    pub fn sort(&self, t: TermId) -> Sort {
+        self.terms[t.index()].sort
+    }
+
+    /// Number of terms.
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// True when no term exists.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// All declared variables, indexed by [`VarId`].
+    pub fn vars(&self) -> &[VarInfo] {
+        &self.vars
+    }
+
+    /// Declares a fresh variable (names need not be unique).
+    pub fn declare(&mut self, name: &str, sort: Sort) -> TermId {
+        let v = VarId(self.vars.len() as u32);
+        let term = self.intern(Op::Var(v), Box::new([]), sort);
+        self.vars.push(VarInfo {
+            name: name.to_string(),
+            sort,
+            term,
+        });
+        term
+    }
+
+    fn intern(&mut self, op: Op, args: Box<[TermId]>, sort: Sort) -> TermId {
+        let term = Term { op, args, sort };
+        if let Some(&id) = self.dedup.get(&term) {
+            return id;
+        }
+        let id = TermId(self.terms.len() as u32);
+        self.terms.push(term.clone());
+        self.dedup.insert(term, id);
+        id
+    }
+
+    /// The Boolean literal `b`.
+    pub fn bool_const(&mut self, b: bool) -> TermId {
+        self.intern(Op::BoolConst(b), Box::new([]), Sort::Bool)
+    }
+
+    /// A binary32 literal (any NaN becomes the canonical NaN).
+    pub fn f32_const(&mut self, x: f32) -> TermId {
+        let bits = if x.is_nan() {
+            f32::NAN.to_bits()
+        } else {
+            x.to_bits()
+        };
+        self.intern(
+            Op::FpConst(FpFormat::F32, u64::from(bits)),
+            Box::new([]),
+            Sort::F32,
+        )
+    }
+
+    /// A binary64 literal (any NaN becomes the canonical NaN).
+    pub fn f64_const(&mut self, x: f64) -> TermId {
+        let bits = if x.is_nan() {
+            f64::NAN.to_bits()
+        } else {
+            x.to_bits()
+        };
+        self.intern(Op::FpConst(FpFormat::F64, bits), Box::new([]), Sort::F64)
+    }
+
+    /// A bit-vector literal of width `w` (the value is truncated to `w` bits).
+    pub fn bv_const(&mut self, value: u64, w: u32) -> Result<TermId, TermError> {
+        check_width(w)?;
+        Ok(self.intern(
+            Op::BvConst(value & mask(w), w),
+            Box::new([]),
+            Sort::BitVec(w),
+        ))
+    }
+
+    /// Builds `op(args)` after checking arity and sorts. Constants and
+    /// variables are built with their own constructors.
+    pub fn mk(&mut self, op: Op, args: &[TermId]) -> Result<TermId, TermError> {
+        let sort = self.sort_of(op, args)?;
+        Ok(self.intern(op, args.into(), sort))
+    }
+
+    fn sort_of(&self, op: Op, args: &[TermId]) -> Result<Sort, TermError> {
+        let name = format!("{op:?}");
+        let sorts: Vec<Sort> = args.iter().map(|&a| self.sort(a)).collect();
+        let arity = |n: usize, words: &'static str| -> Result<(), TermError> {
+            if sorts.len() == n {
+                Ok(())
+            } else {
+                Err(TermError::Arity {
+                    op: name.clone(),
+                    expected: words,
+                    got: sorts.len(),
+                })
+            }
+        };
+        let bad = |index: usize, expected: &str| TermError::Sort {
+            op: name.clone(),
+            index,
+            got: sorts[index],
+            expected: expected.to_string(),
+        };
+        let want_bool = |i: usize| -> Result<(), TermError> {
+            if sorts[i] == Sort::Bool {
+                Ok(())
+            } else {
+                Err(bad(i, "Bool"))
+            }
+        };
+        let want_fp = |i: usize| -> Result<FpFormat, TermError> {
+            match sorts[i] {
+                Sort::Fp(f) => Ok(f),
+                _ => Err(bad(i, "a floating-point sort")),
+            }
+        };
+        let want_bv = |i: usize| -> Result<u32, TermError> {
+            match sorts[i] {
+                Sort::BitVec(w) => Ok(w),
+                _ => Err(bad(i, "a bit-vector sort")),
+            }
+        };
+        let same_as_first = |i: usize| -> Result<(), TermError> {
+            if sorts[i] == sorts[0] {
+                Ok(())
+            } else {
+                Err(bad(i, &sorts[0].to_string()))
+            }
+        };
+        use Op::*;
+        match op {
+            Var(_) | BoolConst(_) | FpConst(..) | BvConst(..) | RmConst(_) => {
+                arity(0, "zero")?;
+                Ok(match op {
+                    Var(v) => self.vars[v.index()].sort,
+                    BoolConst(_) => Sort::Bool,
+                    FpConst(f, _) => Sort::Fp(f),
+                    BvConst(_, w) => Sort::BitVec(w),
+                    _ => Sort::RoundingMode,
+                })
+            }
+            Not => {
+                arity(1, "one")?;
+                want_bool(0)?;
+                Ok(Sort::Bool)
+            }
+            And | Or | Xor | Implies => {
+                arity(2, "two")?;
+                want_bool(0)?;
+                want_bool(1)?;
+                Ok(Sort::Bool)
+            }
+            Ite => {
+                arity(3, "three")?;
+                want_bool(0)?;
+                if sorts[2] != sorts[1] {
+                    return Err(bad(2, &sorts[1].to_string()));
+                }
+                Ok(sorts[1])
+            }
+            Eq | Distinct => {
+                arity(2, "two")?;
+                same_as_first(1)?;
+                Ok(Sort::Bool)
+            }
+            FpAbs | FpNeg | FpSqrt | FpRoundToIntegral(_) => {
+                arity(1, "one")?;
+                Ok(Sort::Fp(want_fp(0)?))
+            }
+            FpAdd | FpSub | FpMul | FpDiv | FpRem | FpMin | FpMax => {
+                arity(2, "two")?;
+                let f = want_fp(0)?;
+                same_as_first(1)?;
+                Ok(Sort::Fp(f))
+            }
+            FpFma => {
+                arity(3, "three")?;
+                let f = want_fp(0)?;
+                same_as_first(1)?;
+                same_as_first(2)?;
+                Ok(Sort::Fp(f))
+            }
+            FpLeq | FpLt | FpGeq | FpGt | FpEq => {
+                arity(2, "two")?;
+                want_fp(0)?;
+                same_as_first(1)?;
+                Ok(Sort::Bool)
+            }
+            FpIsNormal | FpIsSubnormal | FpIsZero | FpIsInfinite | FpIsNaN | FpIsNegative
+            | FpIsPositive => {
+                arity(1, "one")?;
+                want_fp(0)?;
+                Ok(Sort::Bool)
+            }
+            FpToSbv(w, _) | FpToUbv(w, _) => {
+                arity(1, "one")?;
+                want_fp(0)?;
+                check_width(w)?;
+                Ok(Sort::BitVec(w))
+            }
+            FpToFp(f) => {
+                arity(1, "one")?;
+                want_fp(0)?;
+                Ok(Sort::Fp(f))
+            }
+            SbvToFp(f) | UbvToFp(f) => {
+                arity(1, "one")?;
+                want_bv(0)?;
+                Ok(Sort::Fp(f))
+            }
+            BitsToFp(f) => {
+                arity(1, "one")?;
+                if want_bv(0)? != f.width() {
+                    return Err(bad(0, &Sort::BitVec(f.width()).to_string()));
+                }
+                Ok(Sort::Fp(f))
+            }
+            BvNot | BvNeg => {
+                arity(1, "one")?;
+                Ok(Sort::BitVec(want_bv(0)?))
+            }
+            BvAnd | BvOr | BvXor | BvAdd | BvSub | BvMul | BvUdiv | BvUrem | BvSdiv | BvSrem
+            | BvSmod | BvShl | BvLshr | BvAshr => {
+                arity(2, "two")?;
+                let w = want_bv(0)?;
+                same_as_first(1)?;
+                Ok(Sort::BitVec(w))
+            }
+            BvUlt | BvUle | BvUgt | BvUge | BvSlt | BvSle | BvSgt | BvSge => {
+                arity(2, "two")?;
+                want_bv(0)?;
+                same_as_first(1)?;
+                Ok(Sort::Bool)
+            }
+            Concat => {
+                arity(2, "two")?;
+                let w = want_bv(0)? + want_bv(1)?;
+                check_width(w)?;
+                Ok(Sort::BitVec(w))
+            }
+            Extract(hi, lo) => {
+                arity(1, "one")?;
+                let w = want_bv(0)?;
+                if lo > hi || hi >= w {
+                    return Err(TermError::Width(format!(
+                        "extract {hi} {lo} out of range for width {w}"
+                    )));
+                }
+                Ok(Sort::BitVec(hi - lo + 1))
+            }
+            ZeroExtend(n) | SignExtend(n) => {
+                arity(1, "one")?;
+                let w = want_bv(0)?.saturating_add(n);
+                check_width(w)?;
+                Ok(Sort::BitVec(w))
+            }
+        }
+    }
+}
+
+/// The all-ones mask of width `w` (1..=64).
+pub fn mask(w: u32) -> u64 {
+    if w >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
+}
+
+fn check_width(w: u32) -> Result<(), TermError> {
+    if (1..=64).contains(&w) {
+        Ok(())
+    } else {
+        Err(TermError::Width(format!(
+            "bit-vector width {w} unsupported (1..=64)"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_consing_shares_equal_terms() {
+        let mut s = TermStore::new();
+        let x = s.declare("x", Sort::F32);
+        let y = s.declare("y", Sort::F32);
+        let a = s.mk(Op::FpAdd, &[x, y]).unwrap();
+        let b = s.mk(Op::FpAdd, &[x, y]).unwrap();
+        assert_eq!(a, b);
+        let c = s.mk(Op::FpAdd, &[y, x]).unwrap();
+        assert_ne!(a, c);
+        assert!(a.index() > x.index() && a.index() > y.index());
+    }
+
+    #[test]
+    fn sorts_are_checked() {
+        let mut s = TermStore::new();
+        let x = s.declare("x", Sort::F32);
+        let d = s.declare("d", Sort::F64);
+        assert!(matches!(
+            s.mk(Op::FpAdd, &[x, d]),
+            Err(TermError::Sort { index: 1, .. })
+        ));
+        let b = s.declare("b", Sort::BitVec(32));
+        let f = s.mk(Op::BitsToFp(FpFormat::F32), &[b]).unwrap();
+        assert_eq!(s.sort(f), Sort::F32);
+        assert!(s.mk(Op::BitsToFp(FpFormat::F64), &[b]).is_err());
+        assert!(s.mk(Op::Extract(32, 0), &[b]).is_err());
+        assert!(s.mk(Op::Concat, &[b, b]).is_ok());
+        let wide = s.mk(Op::Concat, &[b, b]).unwrap();
+        assert!(s.mk(Op::Concat, &[wide, b]).is_err());
+    }
+}

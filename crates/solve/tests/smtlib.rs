@@ -1,0 +1,136 @@
+//! Integration tests of the SMT-LIB front end: scripts in, responses out.
+
+use std::time::Duration;
+
+use fpforge_solve::{run_script, SolveConfig, SolveError, Status, Strategy};
+
+fn run(script: &str) -> (String, Result<Vec<Status>, SolveError>) {
+    run_with(
+        script,
+        SolveConfig::default().with_timeout(Duration::from_secs(5)),
+    )
+}
+
+fn run_with(script: &str, cfg: SolveConfig) -> (String, Result<Vec<Status>, SolveError>) {
+    let mut out = Vec::new();
+    let r = run_script(script, &cfg, &mut out).map(|s| s.answers);
+    (String::from_utf8(out).expect("utf-8 output"), r)
+}
+
+fn parse_error(script: &str) -> (u32, u32, String) {
+    match run(script).1 {
+        Err(SolveError::Parse { line, col, msg }) => (line, col, msg),
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+#[test]
+fn sat_with_model_and_values() {
+    let (out, r) = run("(set-logic QF_FP)
+         (set-option :produce-models true)
+         (declare-const x Float32)
+         (declare-fun y () (_ FloatingPoint 8 24))
+         (define-fun two () Float32 ((_ to_fp 8 24) RNE 2.0))
+         (assert (fp.eq (fp.add RNE x y) two))
+         (assert (fp.gt x (_ +zero 8 24)))
+         (assert (fp.gt y ((_ to_fp 8 24) RNE 0.5)))
+         (check-sat)
+         (get-model)
+         (get-value (x (fp.add RNE x y)))");
+    assert_eq!(r.unwrap(), vec![Status::Sat]);
+    assert!(
+        out.contains("; note: set-option :produce-models ignored"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(define-fun x () (_ FloatingPoint 8 24) (fp #b"),
+        "{out}"
+    );
+    assert!(
+        out.contains("((fp.add RNE x y) (fp #b0 #b10000000 #b00000000000000000000000))"),
+        "{out}"
+    );
+}
+
+#[test]
+fn unsat_needs_exhausted_labeling() {
+    let (out, r) = run("(declare-const x Float64)
+         (assert (fp.isNaN x))
+         (assert (fp.eq x x))
+         (check-sat)
+         (get-model)");
+    assert_eq!(r.unwrap(), vec![Status::Unsat]);
+    assert!(out.starts_with("unsat\n(error"), "{out}");
+}
+
+#[test]
+fn push_pop_let_and_define_fun_with_parameters() {
+    let (out, r) = run("(set-logic QF_BVFP)
+         (declare-const b (_ BitVec 32))
+         (define-fun f ((v (_ BitVec 32))) Float32 ((_ to_fp 8 24) v))
+         (push 1)
+         (assert (let ((z (f b))) (and (fp.isInfinite z) (fp.isNegative z))))
+         (check-sat)
+         (get-value (b))
+         (pop 1)
+         (declare-const c (_ BitVec 8))
+         (assert (= (bvadd c #x01) #x00))
+         (check-sat)
+         (get-value (c))");
+    assert_eq!(r.unwrap(), vec![Status::Sat, Status::Sat]);
+    assert!(
+        out.contains("((b #b11111111100000000000000000000000))"),
+        "{out}"
+    );
+    assert!(out.contains("((c #b11111111))"), "{out}");
+}
+
+#[test]
+fn parse_errors_name_line_and_column() {
+    assert_eq!(
+        parse_error("(declare-const x Float32)\n(assert (fp.lt x))").0,
+        2
+    );
+    let (line, col, msg) = parse_error("(declare-const x (_ FloatingPoint 5 11))");
+    assert_eq!((line, col), (1, 18));
+    assert!(msg.contains("not supported"), "{msg}");
+    let (line, col, msg) = parse_error("(declare-const x Float32)\n  (assert (fp.lt x y))");
+    assert_eq!((line, col), (2, 20));
+    assert!(msg.contains("unknown symbol 'y'"), "{msg}");
+    let (_, _, msg) = parse_error("(declare-const x Float32)(assert (fp.lt (fp.add RTZ x x) x))");
+    assert!(msg.contains("only RNE"), "{msg}");
+    // An unbalanced list is reported where the innermost open list starts.
+    let (line, col, _) = parse_error("(assert true)\n(assert (and true");
+    assert_eq!((line, col), (2, 9));
+    let (_, _, msg) = parse_error("(declare-fun f (Float32) Float32)");
+    assert!(msg.contains("uninterpreted functions"), "{msg}");
+}
+
+#[test]
+fn earlier_responses_survive_a_later_error() {
+    let (out, r) = run("(check-sat)\n(frobnicate)");
+    assert!(r.is_err());
+    assert_eq!(out, "sat\n");
+}
+
+#[test]
+fn each_solver_can_be_selected() {
+    let script = "(declare-const x Float64)
+                  (assert (fp.eq (fp.mul RNE x x) ((_ to_fp 11 53) RNE 6.25)))
+                  (check-sat)";
+    for s in [
+        Strategy::Interval,
+        Strategy::Avm,
+        Strategy::Es,
+        Strategy::Portfolio,
+    ] {
+        let cfg = SolveConfig::default()
+            .with_strategy(s)
+            .with_seed(3)
+            .with_stats(true)
+            .with_timeout(Duration::from_secs(5));
+        let (out, r) = run_with(script, cfg);
+        assert_eq!(r.unwrap(), vec![Status::Sat], "{s:?}: {out}");
+        assert!(out.contains("; evaluations"), "{out}");
+    }
+}

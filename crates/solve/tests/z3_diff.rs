@@ -1,0 +1,385 @@
+//! Differential soundness against Z3 (the system libz3 through the `z3` crate).
+//!
+//! A seeded generator writes small random QF_FP / QF_BVFP formulas over
+//! Float32, Float64 and bit-vectors. Each goes to fpforge and to Z3; where
+//! both answer they must agree, and every model fpforge reports must be
+//! accepted by Z3 when its values are asserted. The default test runs a few
+//! hundred formulas; `z3_differential_10k` (ignored by default) runs 10,000
+//! (or `FPFORGE_DIFF_COUNT`):
+//! `cargo test --release -p fpforge-solve --test z3_diff -- --ignored --nocapture`.
+//! `FPFORGE_DIFF_VERBOSE=1` prints each formula's answers and times.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use fpforge_solve::sexpr::{Reader, SExpr};
+use fpforge_solve::{run_script, SolveConfig, Status};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use z3::{Config, Context, Params, SatResult, Solver};
+
+/// Generates one random formula as SMT-LIB declarations and assertions.
+struct Gen {
+    rng: ChaCha8Rng,
+    fvars: Vec<(String, u32)>,
+    bvars: Vec<(String, u32)>,
+}
+
+fn fmt_sort(bits: u32) -> &'static str {
+    if bits == 32 {
+        "(_ FloatingPoint 8 24)"
+    } else {
+        "(_ FloatingPoint 11 53)"
+    }
+}
+
+fn eb_sb(bits: u32) -> &'static str {
+    if bits == 32 {
+        "8 24"
+    } else {
+        "11 53"
+    }
+}
+
+impl Gen {
+    fn new(seed: u64) -> Gen {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let nf = rng.gen_range(1..=3);
+        let fvars = (0..nf)
+            .map(|i| (format!("x{i}"), if rng.gen_bool(0.6) { 32 } else { 64 }))
+            .collect();
+        let nb = rng.gen_range(0..=2);
+        let bvars = (0..nb)
+            .map(|i| (format!("b{i}"), [8, 16, 32][rng.gen_range(0..3)]))
+            .collect();
+        Gen { rng, fvars, bvars }
+    }
+
+    fn script(&mut self) -> String {
+        let mut s = String::new();
+        for (n, b) in &self.fvars {
+            writeln!(s, "(declare-const {n} {})", fmt_sort(*b)).unwrap();
+        }
+        for (n, w) in &self.bvars {
+            writeln!(s, "(declare-const {n} (_ BitVec {w}))").unwrap();
+        }
+        for _ in 0..self.rng.gen_range(1..=3) {
+            let a = self.boolean(3);
+            writeln!(s, "(assert {a})").unwrap();
+        }
+        s
+    }
+
+    fn fconst(&mut self, bits: u32) -> String {
+        let es = eb_sb(bits);
+        match self.rng.gen_range(0..6) {
+            0 => format!("(_ +zero {es})"),
+            1 => format!("(_ -zero {es})"),
+            2 => ["(_ +oo {es})", "(_ -oo {es})", "(_ NaN {es})"][self.rng.gen_range(0..3)]
+                .replace("{es}", es),
+            3 => {
+                let v: f64 = self.rng.gen_range(-10.0..10.0);
+                format!("((_ to_fp {es}) RNE {:.3})", v.abs())
+                    .replace("RNE ", if v < 0.0 { "RNE (- " } else { "RNE " })
+                    + if v < 0.0 { ")" } else { "" }
+            }
+            _ => format!("((_ to_fp {es}) RNE {}.0)", self.rng.gen_range(0..100)),
+        }
+    }
+
+    fn float(&mut self, bits: u32, depth: u32) -> String {
+        let es = eb_sb(bits);
+        let leaf = depth == 0 || self.rng.gen_bool(0.3);
+        if leaf {
+            let vars: Vec<String> = self
+                .fvars
+                .iter()
+                .filter(|v| v.1 == bits)
+                .map(|v| v.0.clone())
+                .collect();
+            if !vars.is_empty() && self.rng.gen_bool(0.75) {
+                return vars[self.rng.gen_range(0..vars.len())].clone();
+            }
+            return self.fconst(bits);
+        }
+        let d = depth - 1;
+        match self.rng.gen_range(0..18) {
+            0..=2 => {
+                let op = ["fp.add", "fp.sub", "fp.mul", "fp.div"][self.rng.gen_range(0..4)];
+                format!("({op} RNE {} {})", self.float(bits, d), self.float(bits, d))
+            }
+            3..=5 => {
+                let op = ["fp.add", "fp.mul"][self.rng.gen_range(0..2)];
+                format!("({op} RNE {} {})", self.float(bits, d), self.float(bits, d))
+            }
+            6 => format!("(fp.sqrt RNE {})", self.float(bits, d)),
+            7 => format!("(fp.abs {})", self.float(bits, d)),
+            8 => format!("(fp.neg {})", self.float(bits, d)),
+            9 => format!(
+                "(fp.fma RNE {} {} {})",
+                self.float(bits, d),
+                self.float(bits, d),
+                self.float(bits, d)
+            ),
+            10 => format!("(fp.rem {} {})", self.float(bits, d), self.float(bits, d)),
+            11 => {
+                let rm = ["RNE", "RNA", "RTP", "RTN", "RTZ"][self.rng.gen_range(0..5)];
+                format!("(fp.roundToIntegral {rm} {})", self.float(bits, d))
+            }
+            12 => {
+                let op = ["fp.min", "fp.max"][self.rng.gen_range(0..2)];
+                format!("({op} {} {})", self.float(bits, d), self.float(bits, d))
+            }
+            13 => format!(
+                "(ite {} {} {})",
+                self.boolean(d),
+                self.float(bits, d),
+                self.float(bits, d)
+            ),
+            14 => {
+                let other = if bits == 32 { 64 } else { 32 };
+                format!("((_ to_fp {es}) RNE {})", self.float(other, d))
+            }
+            15 => {
+                let w = [8, 16, 32][self.rng.gen_range(0..3)];
+                let op = ["to_fp", "to_fp_unsigned"][self.rng.gen_range(0..2)];
+                format!("((_ {op} {es}) RNE {})", self.bv(w, d))
+            }
+            16 => format!("((_ to_fp {es}) {})", self.bv(bits, d)),
+            _ => self.float(bits, d),
+        }
+    }
+
+    fn bv(&mut self, w: u32, depth: u32) -> String {
+        if depth == 0 || self.rng.gen_bool(0.3) {
+            let vars: Vec<String> = self
+                .bvars
+                .iter()
+                .filter(|v| v.1 == w)
+                .map(|v| v.0.clone())
+                .collect();
+            if !vars.is_empty() && self.rng.gen_bool(0.7) {
+                return vars[self.rng.gen_range(0..vars.len())].clone();
+            }
+            let v: u64 = if self.rng.gen_bool(0.5) {
+                self.rng.gen_range(0..8)
+            } else {
+                self.rng.gen()
+            };
+            let v = if w == 64 { v } else { v & ((1u64 << w) - 1) };
+            return format!("(_ bv{v} {w})");
+        }
+        let d = depth - 1;
+        match self.rng.gen_range(0..8) {
+            0..=2 => {
+                let ops = [
+                    "bvadd", "bvsub", "bvmul", "bvand", "bvor", "bvxor", "bvshl", "bvlshr",
+                    "bvashr", "bvudiv", "bvurem", "bvsdiv", "bvsrem", "bvsmod",
+                ];
+                let op = ops[self.rng.gen_range(0..ops.len())];
+                format!("({op} {} {})", self.bv(w, d), self.bv(w, d))
+            }
+            3 => format!(
+                "({} {})",
+                ["bvneg", "bvnot"][self.rng.gen_range(0..2)],
+                self.bv(w, d)
+            ),
+            4 if w == 32 || w == 64 => {
+                let bits = w;
+                format!("((_ fp.to_sbv {w}) RTZ {})", self.float(bits, d))
+            }
+            5 if w >= 16 => {
+                let half = w / 2;
+                format!("(concat {} {})", self.bv(half, d), self.bv(half, d))
+            }
+            6 if w <= 16 => {
+                let from = w * 2;
+                format!("((_ extract {} 0) {})", w - 1, self.bv(from, d))
+            }
+            7 if w >= 16 => {
+                let from = w / 2;
+                let op = ["zero_extend", "sign_extend"][self.rng.gen_range(0..2)];
+                format!("((_ {op} {from}) {})", self.bv(from, d))
+            }
+            _ => self.bv(w, d),
+        }
+    }
+
+    fn boolean(&mut self, depth: u32) -> String {
+        if depth == 0 {
+            return "true".into();
+        }
+        let d = depth - 1;
+        let bits = if self.rng.gen_bool(0.6) { 32 } else { 64 };
+        match self.rng.gen_range(0..12) {
+            0..=3 => {
+                let op =
+                    ["fp.lt", "fp.leq", "fp.gt", "fp.geq", "fp.eq", "="][self.rng.gen_range(0..6)];
+                format!("({op} {} {})", self.float(bits, d), self.float(bits, d))
+            }
+            4 => {
+                let ops = [
+                    "fp.isNaN",
+                    "fp.isInfinite",
+                    "fp.isZero",
+                    "fp.isNormal",
+                    "fp.isSubnormal",
+                    "fp.isNegative",
+                    "fp.isPositive",
+                ];
+                format!(
+                    "({} {})",
+                    ops[self.rng.gen_range(0..ops.len())],
+                    self.float(bits, d)
+                )
+            }
+            5 | 6 if !self.bvars.is_empty() => {
+                let w = self.bvars[self.rng.gen_range(0..self.bvars.len())].1;
+                let ops = ["bvult", "bvule", "bvslt", "bvsge", "="];
+                format!(
+                    "({} {} {})",
+                    ops[self.rng.gen_range(0..ops.len())],
+                    self.bv(w, d),
+                    self.bv(w, d)
+                )
+            }
+            7 => format!("(not {})", self.boolean(d)),
+            8 => format!("(and {} {})", self.boolean(d), self.boolean(d)),
+            9 => format!("(or {} {})", self.boolean(d), self.boolean(d)),
+            10 => format!("(=> {} {})", self.boolean(d), self.boolean(d)),
+            _ => format!("(fp.lt {} {})", self.float(bits, d), self.float(bits, d)),
+        }
+    }
+}
+
+fn z3_check(ctx: &Context, text: &str, timeout_ms: u32) -> SatResult {
+    let solver = Solver::new(ctx);
+    let mut p = Params::new(ctx);
+    p.set_u32("timeout", timeout_ms);
+    solver.set_params(&p);
+    solver.from_string(text);
+    solver.check()
+}
+
+/// The model printed by `get-model` as `(assert (= x v))` lines, read back
+/// with fpforge's own s-expression reader.
+fn model_assertions(out: &str) -> String {
+    let start = out.find("(\n").expect("a model after sat");
+    let mut reader = Reader::new(&out[start..]);
+    let Ok(Some(SExpr::List(defs, _))) = reader.next_sexpr() else {
+        panic!("unreadable model:\n{out}");
+    };
+    let mut s = String::new();
+    for def in defs {
+        let SExpr::List(items, _) = def else {
+            panic!("bad model entry")
+        };
+        writeln!(s, "(assert (= {} {}))", items[1], items[4]).unwrap();
+    }
+    s
+}
+
+struct Tally {
+    agree: u32,
+    ours_unknown: u32,
+    z3_unknown: u32,
+    sat: u32,
+    unsat: u32,
+    ours_time: Duration,
+    z3_time: Duration,
+}
+
+fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> Tally {
+    let cfg = Config::new();
+    let ctx = Context::new(&cfg);
+    let solve_cfg = SolveConfig::default().with_timeout(timeout);
+    let mut t = Tally {
+        agree: 0,
+        ours_unknown: 0,
+        z3_unknown: 0,
+        sat: 0,
+        unsat: 0,
+        ours_time: Duration::ZERO,
+        z3_time: Duration::ZERO,
+    };
+    for seed in first_seed..first_seed + count {
+        let text = Gen::new(seed).script();
+        let mut out = Vec::new();
+        let t0 = Instant::now();
+        let ours = run_script(
+            &format!("{text}(check-sat)\n(get-model)\n"),
+            &solve_cfg,
+            &mut out,
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: our reader rejected\n{text}\n{e}"));
+        let out = String::from_utf8(out).unwrap();
+        let t1 = Instant::now();
+        let z3 = z3_check(&ctx, &text, z3_ms);
+        t.z3_time += t1.elapsed();
+        t.ours_time += t1 - t0;
+        if std::env::var_os("FPFORGE_DIFF_VERBOSE").is_some() {
+            eprintln!(
+                "seed {seed}: ours {:?} {:?}, z3 {:?} {:?}",
+                ours.answers,
+                t1 - t0,
+                z3,
+                t1.elapsed()
+            );
+        }
+        let ours = ours.answers[0];
+        match (ours, z3) {
+            (Status::Sat, SatResult::Unsat) | (Status::Unsat, SatResult::Sat) => {
+                panic!("seed {seed}: fpforge says {ours}, z3 says {z3:?}\n{text}\n{out}")
+            }
+            (Status::Unknown, _) => t.ours_unknown += 1,
+            (_, SatResult::Unknown) => t.z3_unknown += 1,
+            (Status::Sat, _) => {
+                t.agree += 1;
+                t.sat += 1;
+            }
+            (Status::Unsat, _) => {
+                t.agree += 1;
+                t.unsat += 1;
+            }
+        }
+        if ours == Status::Sat {
+            let check = format!("{text}{}", model_assertions(&out));
+            let r = z3_check(&ctx, &check, 10_000);
+            assert!(
+                r != SatResult::Unsat,
+                "seed {seed}: z3 rejects our model\n{check}"
+            );
+        }
+    }
+    t
+}
+
+fn report(t: &Tally) {
+    eprintln!(
+        "agree {} (sat {}, unsat {}), fpforge unknown {}, z3 unknown {}; time fpforge {:?}, z3 {:?}",
+        t.agree, t.sat, t.unsat, t.ours_unknown, t.z3_unknown, t.ours_time, t.z3_time
+    );
+}
+
+#[test]
+fn z3_differential_small() {
+    let t = differential(200, 0, Duration::from_millis(300), 500);
+    report(&t);
+    assert!(t.agree >= 140, "too few definite answers: {}", t.agree);
+}
+
+#[test]
+#[ignore = "10,000 formulas; run in release mode"]
+fn z3_differential_10k() {
+    let count = std::env::var("FPFORGE_DIFF_COUNT")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(10_000);
+    let t = differential(count, 1_000_000, Duration::from_secs(1), 2000);
+    report(&t);
+    assert!(
+        u64::from(t.agree) * 10 >= count * 8,
+        "too few definite answers: {}",
+        t.agree
+    );
+}
