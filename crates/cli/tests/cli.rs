@@ -317,3 +317,56 @@ fn closed_stdout_is_not_a_crash() {
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     assert!(out.status.success());
 }
+
+fn solve_fixture(name: &str) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/solve");
+    root.join(name).to_string_lossy().into_owned()
+}
+
+/// Reads `(fp #bS #bE #bM)` for `name` from a printed model, as f32.
+fn model_f32(model: &str, name: &str) -> f32 {
+    let start = model
+        .find(&format!("(define-fun {name} "))
+        .expect("variable in model");
+    let fp = &model[start..];
+    let fields: Vec<&str> = fp[fp.find("(fp ").unwrap() + 4..]
+        .split(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|f| f.trim_start_matches("#b"))
+        .collect();
+    let bits = u32::from_str_radix(&fields.concat(), 2).unwrap();
+    f32::from_bits(bits)
+}
+
+#[test]
+fn solve_answers_sat_with_a_model_that_holds() {
+    let out = fpforge(&["solve", &solve_fixture("absorption.smt2"), "--seed", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("sat\n"), "{text}");
+    let (x, y) = (model_f32(&text, "x"), model_f32(&text, "y"));
+    assert!(x + y == x && y != 0.0 && x > 1.0, "x = {x:e}, y = {y:e}");
+}
+
+#[test]
+fn solve_proves_unsat_by_propagation() {
+    let out = fpforge(&[
+        "solve",
+        &solve_fixture("empty_range.smt2"),
+        "--solver",
+        "interval",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "unsat");
+}
+
+#[test]
+fn solve_parse_error_names_file_line_and_column() {
+    let out = fpforge(&["solve", &solve_fixture("bad_command.smt2")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("bad_command.smt2:3:"), "{err}");
+    assert!(err.contains("fp.frobnicate"), "{err}");
+}
