@@ -91,45 +91,65 @@ fn cvtt32(x: f64) -> u64 {
     }
 }
 
-/// `fcmp` on two values promoted to `f64` (promotion from `f32` preserves order and NaN).
+/// The outcomes each `fcmp` predicate accepts, as a mask over the relation of the operands
+/// (bit 0: equal, 1: greater, 2: less, 3: unordered), LLVM's own encoding of predicates.
 #[inline]
-pub fn fcmp_f64(pred: FloatPred, x: f64, y: f64) -> bool {
-    let uno = x.is_nan() || y.is_nan();
+fn fcmp_accepts(pred: FloatPred) -> u8 {
     match pred {
-        FloatPred::False => false,
-        FloatPred::Oeq => x == y,
-        FloatPred::Ogt => x > y,
-        FloatPred::Oge => x >= y,
-        FloatPred::Olt => x < y,
-        FloatPred::Ole => x <= y,
-        FloatPred::One => !uno && x != y,
-        FloatPred::Ord => !uno,
-        FloatPred::Ueq => uno || x == y,
-        FloatPred::Ugt => uno || x > y,
-        FloatPred::Uge => uno || x >= y,
-        FloatPred::Ult => uno || x < y,
-        FloatPred::Ule => uno || x <= y,
-        FloatPred::Une => x != y,
-        FloatPred::Uno => uno,
-        FloatPred::True => true,
+        FloatPred::False => 0b0000,
+        FloatPred::Oeq => 0b0001,
+        FloatPred::Ogt => 0b0010,
+        FloatPred::Oge => 0b0011,
+        FloatPred::Olt => 0b0100,
+        FloatPred::Ole => 0b0101,
+        FloatPred::One => 0b0110,
+        FloatPred::Ord => 0b0111,
+        FloatPred::Uno => 0b1000,
+        FloatPred::Ueq => 0b1001,
+        FloatPred::Ugt => 0b1010,
+        FloatPred::Uge => 0b1011,
+        FloatPred::Ult => 0b1100,
+        FloatPred::Ule => 0b1101,
+        FloatPred::Une => 0b1110,
+        FloatPred::True => 0b1111,
     }
 }
 
-/// `icmp` on zero-extended bits of type `ty`.
+/// `fcmp` on two values promoted to `f64` (promotion from `f32` preserves order and NaN).
+/// Branch-free: the relation of the operands selects a bit of the predicate's mask.
+#[inline]
+pub fn fcmp_f64(pred: FloatPred, x: f64, y: f64) -> bool {
+    let relation = u8::from(x == y)
+        | u8::from(x > y) << 1
+        | u8::from(x < y) << 2
+        | u8::from(x.is_nan() || y.is_nan()) << 3;
+    fcmp_accepts(pred) & relation != 0
+}
+
+/// `icmp` on zero-extended bits of type `ty`. Branch-free: the relations of the operands
+/// (bit 0: equal, 1: unsigned less, 2: unsigned greater, 3: signed less, 4: signed greater)
+/// meet the predicate's mask.
 #[inline]
 pub fn icmp_bits(pred: IntPred, ty: Type, a: u64, b: u64) -> bool {
-    match pred {
-        IntPred::Eq => a == b,
-        IntPred::Ne => a != b,
-        IntPred::Ugt => a > b,
-        IntPred::Uge => a >= b,
-        IntPred::Ult => a < b,
-        IntPred::Ule => a <= b,
-        IntPred::Sgt => sext(ty, a) > sext(ty, b),
-        IntPred::Sge => sext(ty, a) >= sext(ty, b),
-        IntPred::Slt => sext(ty, a) < sext(ty, b),
-        IntPred::Sle => sext(ty, a) <= sext(ty, b),
-    }
+    let (sa, sb) = (sext(ty, a), sext(ty, b));
+    let relation = u8::from(a == b)
+        | u8::from(a < b) << 1
+        | u8::from(a > b) << 2
+        | u8::from(sa < sb) << 3
+        | u8::from(sa > sb) << 4;
+    let accepts: u8 = match pred {
+        IntPred::Eq => 0b00001,
+        IntPred::Ne => 0b00110,
+        IntPred::Ult => 0b00010,
+        IntPred::Ule => 0b00011,
+        IntPred::Ugt => 0b00100,
+        IntPred::Uge => 0b00101,
+        IntPred::Slt => 0b01000,
+        IntPred::Sle => 0b01001,
+        IntPred::Sgt => 0b10000,
+        IntPred::Sge => 0b10001,
+    };
+    accepts & relation != 0
 }
 
 macro_rules! float_op {
@@ -353,14 +373,18 @@ impl Semantics for Concrete {
         libm::eval(call, args, ret)
     }
 
-    fn ctpop(&mut self, _ty: Type, a: &u64) -> u64 {
-        u64::from(a.count_ones())
+    fn ctpop(&mut self, ty: Type, a: &u64) -> u64 {
+        u64::from((a & mask(ty)).count_ones())
     }
     fn ctlz(&mut self, ty: Type, a: &u64) -> u64 {
-        u64::from(a.leading_zeros() - (64 - width(ty)))
+        u64::from(
+            (a & mask(ty))
+                .leading_zeros()
+                .saturating_sub(64 - width(ty)),
+        )
     }
     fn cttz(&mut self, ty: Type, a: &u64) -> u64 {
-        u64::from(a.trailing_zeros().min(width(ty)))
+        u64::from((a & mask(ty)).trailing_zeros().min(width(ty)))
     }
     fn bswap(&mut self, ty: Type, a: &u64) -> u64 {
         (a.swap_bytes() >> (64 - width(ty))) & mask(ty)
@@ -412,7 +436,10 @@ mod tests {
             assert_eq!(s.fptoui(Type::F64, Type::I32, &b), u32v, "{x} u32");
             assert_eq!(s.fptoui(Type::F64, Type::Int(16), &b), u16v, "{x} u16");
         }
-        assert_eq!(s.fptosi(Type::F64, Type::I32, &3e9f64.to_bits()), 0x8000_0000);
+        assert_eq!(
+            s.fptosi(Type::F64, Type::I32, &3e9f64.to_bits()),
+            0x8000_0000
+        );
         assert_eq!(s.fptosi(Type::F64, Type::Int(16), &1e19f64.to_bits()), 0);
     }
 

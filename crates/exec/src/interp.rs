@@ -7,25 +7,29 @@
 //! depth. Registers of all live frames sit in one stack of values; a call appends the
 //! callee's frame template (its constants already in place) and a return truncates it, so
 //! calls allocate nothing once the stack has grown.
+//!
+//! The only `unsafe` code reads and writes registers without bounds checks: the driver
+//! slices the current frame to exactly the function's register count, and preparation
+//! rejects any op naming a register outside it (see `prepare`).
 
 use crate::memory::Memory;
 use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
-use fpir::{Builtin, CastOp, EntityId, FloatBinOp, Func, IntBinOp, MathFn, Module, Type};
+use fpir::{Builtin, EntityId, Func, MathFn, Module, Type};
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ExecConfig {
-    /// Instruction budget per call (terminators count); default 100 000 000.
+    /// Instruction budget per call, in executed ops (see [`Run::steps`]); default 100 000 000.
     pub fuel: u64,
     /// Maximum call depth; default 50 000.
     pub max_depth: u32,
     /// Stack budget in bytes for `alloca`s; default 8 MiB (the Linux default).
     pub stack_bytes: u64,
-    /// Heap budget in bytes (array arguments included); default 256 MiB.
+    /// Heap budget in bytes (array arguments included); default 64 MiB.
     pub heap_bytes: u64,
 }
 
@@ -35,7 +39,7 @@ impl Default for ExecConfig {
             fuel: 100_000_000,
             max_depth: 50_000,
             stack_bytes: 8 << 20,
-            heap_bytes: 256 << 20,
+            heap_bytes: 64 << 20,
         }
     }
 }
@@ -98,7 +102,9 @@ pub struct Run<V> {
     pub outcome: Outcome<V>,
     /// Final contents (raw bits) of the [`Arg::Array`] arguments, in argument order.
     pub arrays: Vec<Vec<u64>>,
-    /// Instructions executed (terminators included).
+    /// Ops executed: one per instruction and per taken terminator, except that a
+    /// comparison and the branch on it count once, and jumps that preparation threads
+    /// through or lays out as fall-through count zero.
     pub steps: u64,
 }
 
@@ -117,9 +123,9 @@ struct Machine<S: Semantics, O> {
     sem: S,
     obs: O,
     mem: Memory,
-    regs: Vec<S::Value>,
-    frames: Vec<Frame>,
     scratch: Vec<S::Value>,
+    /// The trap a `Control::Trap` reports.
+    pending: Option<TrapKind>,
 }
 
 /// What the driver does after an op.
@@ -133,7 +139,8 @@ enum Control {
         len: u32,
     },
     Ret(Slot),
-    Trap(TrapKind),
+    /// The kind is in `Machine::pending`.
+    Trap,
 }
 
 /// Runs functions of one module under semantics `S`, reporting to observer `O`.
@@ -143,6 +150,10 @@ pub struct Interpreter<'m, S: Semantics, O: Observer> {
     templates: Vec<Vec<S::Value>>,
     config: ExecConfig,
     m: Machine<S, O>,
+    /// Registers of every live frame, bottom frame first.
+    regs: Vec<S::Value>,
+    /// Saved callers.
+    frames: Vec<Frame>,
 }
 
 impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
@@ -179,10 +190,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 sem: semantics,
                 obs: observer,
                 mem,
-                regs: Vec::new(),
-                frames: Vec::new(),
                 scratch: Vec::new(),
+                pending: None,
             },
+            regs: Vec::new(),
+            frames: Vec::new(),
         })
     }
 
@@ -254,9 +266,9 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let m = &mut self.m;
         m.mem.reset();
         m.sem.begin_run();
-        m.regs.clear();
-        m.frames.clear();
-        m.regs.extend_from_slice(&self.templates[func.index()]);
+        self.regs.clear();
+        self.frames.clear();
+        self.regs.extend_from_slice(&self.templates[func.index()]);
         let mut slot = 0u32;
         let mut arrays = Vec::new();
         for (arg, &p) in args.iter().zip(&fc.params) {
@@ -278,11 +290,9 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                         return Err(ExecError::ArgsTooLarge);
                     }
                     for (k, &bits) in values.iter().enumerate() {
-                        let v = m.sem.input(
-                            InputSlot(slot),
-                            elem,
-                            bits & crate::concrete::mask(elem),
-                        );
+                        let v =
+                            m.sem
+                                .input(InputSlot(slot), elem, bits & crate::concrete::mask(elem));
                         slot += 1;
                         m.sem
                             .store(&mut m.mem, elem, addr + esize * k as u64, &v)
@@ -292,11 +302,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     m.sem.address(addr)
                 }
             };
-            m.regs[p as usize] = value;
+            self.regs[p as usize] = value;
         }
         let (outcome, steps) = self.run(func.0);
         let mem = &self.m.mem;
-        let arrays = arrays
+        let arrays: Vec<Vec<u64>> = arrays
             .into_iter()
             .map(|(addr, elem, n)| {
                 let esize = u64::from(elem.bytes());
@@ -319,6 +329,8 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let templates = &self.templates;
         let module = self.module;
         let m = &mut self.m;
+        let regs = &mut self.regs;
+        let frames = &mut self.frames;
         let fuel = self.config.fuel;
         let max_depth = self.config.max_depth as usize;
         let mut func = entry;
@@ -328,36 +340,46 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let mut mark = m.mem.stack_pointer();
         let mut steps = 0u64;
         loop {
-            let control = match fc.code.get(pc) {
-                _ if steps >= fuel => Control::Trap(TrapKind::FuelExhausted),
-                Some(op) => {
-                    steps += 1;
-                    step(m, prog, fc, &module.externals, op, base, mark)
+            // One activation of `fc`: runs until a call, return or trap.
+            let frame = &mut regs[base..base + fc.nregs as usize];
+            let code = &fc.code[..];
+            let control = loop {
+                if steps >= fuel {
+                    m.pending = Some(TrapKind::FuelExhausted);
+                    break Control::Trap;
                 }
-                None => Control::Trap(TrapKind::Unreachable),
+                steps += 1;
+                let Some(op) = code.get(pc) else {
+                    m.pending = Some(TrapKind::Unreachable);
+                    break Control::Trap;
+                };
+                match step(m, frame, prog, fc, &module.externals, op, mark) {
+                    Control::Next => pc += 1,
+                    Control::Jump(edge) => pc = take_edge(&mut m.scratch, frame, fc, edge),
+                    other => break other,
+                }
             };
             match control {
-                Control::Next => pc += 1,
-                Control::Jump(edge) => pc = take_edge(m, fc, edge, base),
+                Control::Next | Control::Jump(_) => {}
                 Control::Call {
                     func: callee,
                     dest,
                     start,
                     len,
                 } => {
-                    if m.frames.len() >= max_depth {
+                    if frames.len() >= max_depth {
                         let trap = trap_at(func, fc, pc, TrapKind::StackOverflow);
                         return (Outcome::Trapped(trap), steps);
                     }
                     let cfc = &prog.funcs[callee as usize];
                     let new_base = base + fc.nregs as usize;
-                    m.regs.extend_from_slice(&templates[callee as usize]);
+                    regs.extend_from_slice(&templates[callee as usize]);
                     let args = &fc.args[start as usize..(start + len) as usize];
                     for (&a, &p) in args.iter().zip(&cfc.params) {
-                        let v = m.regs[base + a as usize].clone();
-                        m.regs[new_base + p as usize] = v;
+                        let v = regs[base + a as usize].clone();
+                        regs[new_base + p as usize] = v;
                     }
-                    m.frames.push(Frame {
+                    frames.push(Frame {
                         func,
                         pc: pc as u32 + 1,
                         base,
@@ -371,10 +393,10 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     mark = m.mem.stack_pointer();
                 }
                 Control::Ret(slot) => {
-                    let value = (slot != NONE).then(|| m.regs[base + slot as usize].clone());
+                    let value = (slot != NONE).then(|| regs[base + slot as usize].clone());
                     m.mem.stack_release(mark);
-                    m.regs.truncate(base);
-                    let Some(frame) = m.frames.pop() else {
+                    regs.truncate(base);
+                    let Some(frame) = frames.pop() else {
                         return (Outcome::Returned(value), steps);
                     };
                     func = frame.func;
@@ -388,10 +410,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                             Some(v) => v,
                             None => m.sem.constant(fc.reg_types[d], 0),
                         };
-                        m.regs[base + d] = v;
+                        regs[base + d] = v;
                     }
                 }
-                Control::Trap(kind) => {
+                Control::Trap => {
+                    let kind = m.pending.take().unwrap_or(TrapKind::Unreachable);
                     return (Outcome::Trapped(trap_at(func, fc, pc, kind)), steps);
                 }
             }
@@ -409,21 +432,31 @@ fn trap_at(func: u32, fc: &FuncCode, pc: usize, kind: TrapKind) -> Trap {
 
 /// Copies block arguments along `edge` and returns the target pc.
 #[inline(always)]
-fn take_edge<S: Semantics, O>(m: &mut Machine<S, O>, fc: &FuncCode, edge: u32, base: usize) -> usize {
+fn take_edge<V: Clone>(scratch: &mut Vec<V>, frame: &mut [V], fc: &FuncCode, edge: u32) -> usize {
     let e = fc.edges[edge as usize];
     let moves = &fc.moves[e.moves_start as usize..(e.moves_start + e.moves_len) as usize];
+    // SAFETY: `frame` is exactly `fc.nregs` long and preparation checked that every slot
+    // of `fc.moves` is below `fc.nregs`.
+    let get = |frame: &[V], slot: Slot| {
+        debug_assert!((slot as usize) < frame.len());
+        unsafe { frame.get_unchecked(slot as usize) }.clone()
+    };
+    let put = |frame: &mut [V], slot: Slot, v: V| {
+        debug_assert!((slot as usize) < frame.len());
+        *unsafe { frame.get_unchecked_mut(slot as usize) } = v;
+    };
     if e.parallel {
-        m.scratch.clear();
+        scratch.clear();
         for &(_, src) in moves {
-            m.scratch.push(m.regs[base + src as usize].clone());
+            scratch.push(get(frame, src));
         }
-        for (&(dst, _), v) in moves.iter().zip(m.scratch.drain(..)) {
-            m.regs[base + dst as usize] = v;
+        for (&(dst, _), v) in moves.iter().zip(scratch.drain(..)) {
+            put(frame, dst, v);
         }
     } else {
         for &(dst, src) in moves {
-            let v = m.regs[base + src as usize].clone();
-            m.regs[base + dst as usize] = v;
+            let v = get(frame, src);
+            put(frame, dst, v);
         }
     }
     e.pc as usize
@@ -433,124 +466,194 @@ macro_rules! try_trap {
     ($e:expr) => {
         match $e {
             Ok(v) => v,
-            Err(kind) => return Control::Trap(kind),
+            Err(kind) => trap!(kind),
         }
     };
 }
 
-/// Executes one op of the frame at `base` (whose stack mark is `mark`).
+/// Executes one op on the registers `frame` of the current function (whose stack mark
+/// is `mark`).
 #[inline(always)]
 fn step<S: Semantics, O: Observer>(
     m: &mut Machine<S, O>,
+    frame: &mut [S::Value],
     prog: &Program,
     fc: &FuncCode,
     externals: &[String],
     op: &Op,
-    base: usize,
     mark: u64,
 ) -> Control {
     let Machine {
         sem,
         obs,
         mem,
-        regs,
         scratch,
-        ..
+        pending,
     } = m;
-    macro_rules! reg {
-        ($s:expr) => {
-            regs[base + $s as usize]
-        };
+    macro_rules! trap {
+        ($kind:expr) => {{
+            *pending = Some($kind);
+            return Control::Trap;
+        }};
     }
-    match *op {
-        Op::IntBin { op, ty, d, a, b } => {
-            let (x, y) = (&reg!(a), &reg!(b));
-            let v = match op {
-                IntBinOp::Add => sem.iadd(ty, x, y),
-                IntBinOp::Sub => sem.isub(ty, x, y),
-                IntBinOp::Mul => sem.imul(ty, x, y),
-                IntBinOp::Udiv => try_trap!(sem.udiv(ty, x, y)),
-                IntBinOp::Sdiv => try_trap!(sem.sdiv(ty, x, y)),
-                IntBinOp::Urem => try_trap!(sem.urem(ty, x, y)),
-                IntBinOp::Srem => try_trap!(sem.srem(ty, x, y)),
-                IntBinOp::Shl => sem.shl(ty, x, y),
-                IntBinOp::Lshr => sem.lshr(ty, x, y),
-                IntBinOp::Ashr => sem.ashr(ty, x, y),
-                IntBinOp::And => sem.band(ty, x, y),
-                IntBinOp::Or => sem.bor(ty, x, y),
-                IntBinOp::Xor => sem.bxor(ty, x, y),
-            };
-            reg!(d) = v;
-        }
-        Op::FloatBin {
-            op,
-            ty,
-            d,
-            a,
-            b,
-            site,
-        } => {
-            sem.op_site(site);
-            let (x, y) = (&reg!(a), &reg!(b));
-            let v = match op {
-                FloatBinOp::Fadd => sem.fadd(ty, x, y),
-                FloatBinOp::Fsub => sem.fsub(ty, x, y),
-                FloatBinOp::Fmul => sem.fmul(ty, x, y),
-                FloatBinOp::Fdiv => sem.fdiv(ty, x, y),
-                FloatBinOp::Frem => sem.frem(ty, x, y),
-            };
+    // SAFETY (for `reg!` and `set!`): `frame` is exactly `fc.nregs` long (the driver
+    // slices it so), and preparation checked that every slot an op of `fc` names is below
+    // `fc.nregs`; `NONE` slots are tested before any access.
+    macro_rules! reg {
+        ($s:expr) => {{
+            let slot = $s as usize;
+            debug_assert!(slot < frame.len());
+            unsafe { frame.get_unchecked(slot) }
+        }};
+    }
+    macro_rules! set {
+        ($s:expr, $v:expr) => {{
+            let slot = $s as usize;
+            let value = $v;
+            debug_assert!(slot < frame.len());
+            *unsafe { frame.get_unchecked_mut(slot) } = value;
+        }};
+    }
+    macro_rules! int_op {
+        ($method:ident, $ty:expr, $d:expr, $a:expr, $b:expr) => {{
+            let v = sem.$method($ty, reg!($a), reg!($b));
+            set!($d, v);
+        }};
+    }
+    macro_rules! float_op {
+        ($method:ident, $ty:expr, $d:expr, $a:expr, $b:expr, $site:expr) => {{
+            sem.op_site($site);
+            let (x, y) = (reg!($a), reg!($b));
+            let v = sem.$method($ty, x, y);
             if O::OBSERVES_OPS {
                 obs.on_op(&OpEvent {
-                    site,
+                    site: $site,
                     operands: [sem.concrete_bits(x), sem.concrete_bits(y), 0],
                     arity: 2,
                     result: sem.concrete_bits(&v),
                 });
             }
-            reg!(d) = v;
+            set!($d, v);
+        }};
+    }
+    macro_rules! cmp_br {
+        ($cmp:expr, $d:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
+            let v = $cmp;
+            let taken = sem.concrete_bits(&v) & 1 != 0;
+            set!($d, v);
+            if O::OBSERVES_BRANCHES {
+                obs.on_branch(&BranchEvent {
+                    site: $site,
+                    outcome: BranchOutcome::Cond(taken),
+                    operands: Some([sem.concrete_bits(reg!($a)), sem.concrete_bits(reg!($b))]),
+                });
+            }
+            return Control::Jump(if taken { $then } else { $else });
+        }};
+    }
+    match *op {
+        Op::Iadd { ty, d, a, b } => int_op!(iadd, ty, d, a, b),
+        Op::Isub { ty, d, a, b } => int_op!(isub, ty, d, a, b),
+        Op::Imul { ty, d, a, b } => int_op!(imul, ty, d, a, b),
+        Op::Udiv { ty, d, a, b } => {
+            let v = try_trap!(sem.udiv(ty, reg!(a), reg!(b)));
+            set!(d, v);
         }
+        Op::Sdiv { ty, d, a, b } => {
+            let v = try_trap!(sem.sdiv(ty, reg!(a), reg!(b)));
+            set!(d, v);
+        }
+        Op::Urem { ty, d, a, b } => {
+            let v = try_trap!(sem.urem(ty, reg!(a), reg!(b)));
+            set!(d, v);
+        }
+        Op::Srem { ty, d, a, b } => {
+            let v = try_trap!(sem.srem(ty, reg!(a), reg!(b)));
+            set!(d, v);
+        }
+        Op::Shl { ty, d, a, b } => int_op!(shl, ty, d, a, b),
+        Op::Lshr { ty, d, a, b } => int_op!(lshr, ty, d, a, b),
+        Op::Ashr { ty, d, a, b } => int_op!(ashr, ty, d, a, b),
+        Op::Band { ty, d, a, b } => int_op!(band, ty, d, a, b),
+        Op::Bor { ty, d, a, b } => int_op!(bor, ty, d, a, b),
+        Op::Bxor { ty, d, a, b } => int_op!(bxor, ty, d, a, b),
+        Op::Fadd { ty, d, a, b, site } => float_op!(fadd, ty, d, a, b, site),
+        Op::Fsub { ty, d, a, b, site } => float_op!(fsub, ty, d, a, b, site),
+        Op::Fmul { ty, d, a, b, site } => float_op!(fmul, ty, d, a, b, site),
+        Op::Fdiv { ty, d, a, b, site } => float_op!(fdiv, ty, d, a, b, site),
+        Op::Frem { ty, d, a, b, site } => float_op!(frem, ty, d, a, b, site),
         Op::Fneg { ty, d, a } => {
-            let v = sem.fneg(ty, &reg!(a));
-            reg!(d) = v;
+            let v = sem.fneg(ty, reg!(a));
+            set!(d, v);
         }
         Op::Icmp { pred, ty, d, a, b } => {
-            let v = sem.icmp(pred, ty, &reg!(a), &reg!(b));
-            reg!(d) = v;
+            let v = sem.icmp(pred, ty, reg!(a), reg!(b));
+            set!(d, v);
         }
         Op::Fcmp { pred, ty, d, a, b } => {
-            let v = sem.fcmp(pred, ty, &reg!(a), &reg!(b));
-            reg!(d) = v;
+            let v = sem.fcmp(pred, ty, reg!(a), reg!(b));
+            set!(d, v);
         }
-        Op::Cast { op, from, to, d, a } => {
-            let x = &reg!(a);
-            let v = match op {
-                CastOp::Trunc => sem.trunc(from, to, x),
-                CastOp::Zext => sem.zext(from, to, x),
-                CastOp::Sext => sem.sext(from, to, x),
-                CastOp::Fptrunc => sem.fptrunc(from, to, x),
-                CastOp::Fpext => sem.fpext(from, to, x),
-                CastOp::Fptoui => sem.fptoui(from, to, x),
-                CastOp::Fptosi => sem.fptosi(from, to, x),
-                CastOp::Uitofp => sem.uitofp(from, to, x),
-                CastOp::Sitofp => sem.sitofp(from, to, x),
-                CastOp::Ptrtoint => sem.ptrtoint(from, to, x),
-                CastOp::Inttoptr => sem.inttoptr(from, to, x),
-                CastOp::Bitcast => sem.bitcast(from, to, x),
-            };
-            reg!(d) = v;
+        Op::Trunc { from, to, d, a } => {
+            let v = sem.trunc(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Zext { from, to, d, a } => {
+            let v = sem.zext(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Sext { from, to, d, a } => {
+            let v = sem.sext(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Fptrunc { from, to, d, a } => {
+            let v = sem.fptrunc(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Fpext { from, to, d, a } => {
+            let v = sem.fpext(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Fptoui { from, to, d, a } => {
+            let v = sem.fptoui(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Fptosi { from, to, d, a } => {
+            let v = sem.fptosi(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Uitofp { from, to, d, a } => {
+            let v = sem.uitofp(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Sitofp { from, to, d, a } => {
+            let v = sem.sitofp(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Ptrtoint { from, to, d, a } => {
+            let v = sem.ptrtoint(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Inttoptr { from, to, d, a } => {
+            let v = sem.inttoptr(from, to, reg!(a));
+            set!(d, v);
+        }
+        Op::Bitcast { from, to, d, a } => {
+            let v = sem.bitcast(from, to, reg!(a));
+            set!(d, v);
         }
         Op::Select { ty, d, c, t, f } => {
-            let v = sem.select(ty, &reg!(c), &reg!(t), &reg!(f));
-            reg!(d) = v;
+            let v = sem.select(ty, reg!(c), reg!(t), reg!(f));
+            set!(d, v);
         }
         Op::Load { ty, d, addr } => {
-            let at = sem.concrete_bits(&reg!(addr));
+            let at = sem.concrete_bits(reg!(addr));
             let v = try_trap!(sem.load(mem, ty, at));
-            reg!(d) = v;
+            set!(d, v);
         }
         Op::Store { ty, addr, val } => {
-            let at = sem.concrete_bits(&reg!(addr));
-            try_trap!(sem.store(mem, ty, at, &reg!(val)));
+            let at = sem.concrete_bits(reg!(addr));
+            try_trap!(sem.store(mem, ty, at, reg!(val)));
         }
         Op::Alloca {
             d,
@@ -562,11 +665,11 @@ fn step<S: Semantics, O: Observer>(
             let n = if count == NONE {
                 1
             } else {
-                sem.concrete_bits(&reg!(count)) & crate::concrete::mask(count_ty)
+                sem.concrete_bits(reg!(count)) & crate::concrete::mask(count_ty)
             };
             let total = try_trap!(size.checked_mul(n).ok_or(TrapKind::StackOverflow));
             let at = try_trap!(mem.alloca(total, u64::from(align)));
-            reg!(d) = sem.address(at);
+            set!(d, sem.address(at));
         }
         Op::PtrOffset {
             d,
@@ -575,9 +678,9 @@ fn step<S: Semantics, O: Observer>(
             start,
             len,
         } => {
-            let mut at = sem.concrete_bits(&reg!(b)).wrapping_add(offset as u64);
+            let mut at = sem.concrete_bits(reg!(b)).wrapping_add(offset as u64);
             for &(index, ty, scale) in &fc.terms[start as usize..(start + len) as usize] {
-                let bits = sem.concrete_bits(&reg!(index));
+                let bits = sem.concrete_bits(reg!(index));
                 let i = if ty.is_int() {
                     crate::concrete::sext(ty, bits)
                 } else {
@@ -585,7 +688,7 @@ fn step<S: Semantics, O: Observer>(
                 };
                 at = at.wrapping_add(i.wrapping_mul(scale) as u64);
             }
-            reg!(d) = sem.address(at);
+            set!(d, sem.address(at));
         }
         Op::Call {
             func,
@@ -606,7 +709,7 @@ fn step<S: Semantics, O: Observer>(
             start,
             len,
         } => {
-            let at = sem.concrete_bits(&reg!(target));
+            let at = sem.concrete_bits(reg!(target));
             return match mem.func_at(at) {
                 Some(func) if prog.funcs[func as usize].params.len() == len as usize => {
                     Control::Call {
@@ -616,7 +719,7 @@ fn step<S: Semantics, O: Observer>(
                         len,
                     }
                 }
-                _ => Control::Trap(TrapKind::BadIndirectCall { addr: at }),
+                _ => trap!(TrapKind::BadIndirectCall { addr: at }),
             };
         }
         Op::Math {
@@ -655,7 +758,7 @@ fn step<S: Semantics, O: Observer>(
                 });
             }
             if d != NONE {
-                reg!(d) = v;
+                set!(d, v);
             }
         }
         Op::Builtin {
@@ -668,7 +771,7 @@ fn step<S: Semantics, O: Observer>(
             let args = &fc.args[start as usize..(start + len) as usize];
             let mut a = [0u64; 3];
             for (x, &s) in a.iter_mut().zip(args) {
-                *x = sem.concrete_bits(&reg!(s));
+                *x = sem.concrete_bits(reg!(s));
             }
             let v = match b {
                 Builtin::Memcpy | Builtin::Memmove => {
@@ -698,18 +801,18 @@ fn step<S: Semantics, O: Observer>(
                     try_trap!(mem.free(a[0]));
                     return Control::Next;
                 }
-                Builtin::Abort => return Control::Trap(TrapKind::Abort),
-                Builtin::Exit => return Control::Trap(TrapKind::Exit(a[0] as u32 as i32)),
-                Builtin::AssertFail => return Control::Trap(TrapKind::AssertFail),
-                Builtin::Ctpop => sem.ctpop(ty, &reg!(args[0])),
-                Builtin::Ctlz => sem.ctlz(ty, &reg!(args[0])),
-                Builtin::Cttz => sem.cttz(ty, &reg!(args[0])),
-                Builtin::Bswap => sem.bswap(ty, &reg!(args[0])),
-                Builtin::Abs => sem.abs(ty, &reg!(args[0])),
-                Builtin::Smax => sem.smax(ty, &reg!(args[0]), &reg!(args[1])),
-                Builtin::Smin => sem.smin(ty, &reg!(args[0]), &reg!(args[1])),
-                Builtin::Umax => sem.umax(ty, &reg!(args[0]), &reg!(args[1])),
-                Builtin::Umin => sem.umin(ty, &reg!(args[0]), &reg!(args[1])),
+                Builtin::Abort => trap!(TrapKind::Abort),
+                Builtin::Exit => trap!(TrapKind::Exit(a[0] as u32 as i32)),
+                Builtin::AssertFail => trap!(TrapKind::AssertFail),
+                Builtin::Ctpop => sem.ctpop(ty, reg!(args[0])),
+                Builtin::Ctlz => sem.ctlz(ty, reg!(args[0])),
+                Builtin::Cttz => sem.cttz(ty, reg!(args[0])),
+                Builtin::Bswap => sem.bswap(ty, reg!(args[0])),
+                Builtin::Abs => sem.abs(ty, reg!(args[0])),
+                Builtin::Smax => sem.smax(ty, reg!(args[0]), reg!(args[1])),
+                Builtin::Smin => sem.smin(ty, reg!(args[0]), reg!(args[1])),
+                Builtin::Umax => sem.umax(ty, reg!(args[0]), reg!(args[1])),
+                Builtin::Umin => sem.umin(ty, reg!(args[0]), reg!(args[1])),
                 Builtin::StackSave => sem.address(mem.stack_pointer()),
                 Builtin::StackRestore => {
                     if a[0] >= mark {
@@ -719,12 +822,12 @@ fn step<S: Semantics, O: Observer>(
                 }
             };
             if d != NONE {
-                reg!(d) = v;
+                set!(d, v);
             }
         }
         Op::External { index } => {
             let name = externals.get(index as usize).cloned().unwrap_or_default();
-            return Control::Trap(TrapKind::UnknownExternal(name));
+            trap!(TrapKind::UnknownExternal(name));
         }
         Op::Jump { edge } => return Control::Jump(edge),
         Op::Br {
@@ -735,10 +838,10 @@ fn step<S: Semantics, O: Observer>(
             lhs,
             rhs,
         } => {
-            let taken = sem.concrete_bits(&reg!(cond)) & 1 != 0;
+            let taken = sem.concrete_bits(reg!(cond)) & 1 != 0;
             if O::OBSERVES_BRANCHES {
                 let operands = (lhs != NONE)
-                    .then(|| [sem.concrete_bits(&reg!(lhs)), sem.concrete_bits(&reg!(rhs))]);
+                    .then(|| [sem.concrete_bits(reg!(lhs)), sem.concrete_bits(reg!(rhs))]);
                 obs.on_branch(&BranchEvent {
                     site,
                     outcome: BranchOutcome::Cond(taken),
@@ -747,8 +850,44 @@ fn step<S: Semantics, O: Observer>(
             }
             return Control::Jump(if taken { then_edge } else { else_edge });
         }
+        Op::IcmpBr {
+            pred,
+            ty,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => cmp_br!(
+            sem.icmp(pred, ty, reg!(a), reg!(b)),
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site
+        ),
+        Op::FcmpBr {
+            pred,
+            ty,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => cmp_br!(
+            sem.fcmp(pred, ty, reg!(a), reg!(b)),
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site
+        ),
         Op::Switch { value, table, site } => {
-            let v = sem.concrete_bits(&reg!(value));
+            let v = sem.concrete_bits(reg!(value));
             let table = &fc.switches[table as usize];
             let (case, edge) = match table.cases.binary_search_by_key(&v, |c| c.0) {
                 Ok(i) => (Some(table.cases[i].1), table.cases[i].2),
@@ -764,14 +903,19 @@ fn step<S: Semantics, O: Observer>(
             return Control::Jump(edge);
         }
         Op::Ret { value } => return Control::Ret(value),
-        Op::Unreachable => return Control::Trap(TrapKind::Unreachable),
+        Op::Unreachable => trap!(TrapKind::Unreachable),
     }
     Control::Next
 }
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a
 /// failed allocation leaves the block alone and returns NULL.
-fn realloc<S: Semantics>(sem: &mut S, mem: &mut Memory, p: u64, size: u64) -> Result<u64, TrapKind> {
+fn realloc<S: Semantics>(
+    sem: &mut S,
+    mem: &mut Memory,
+    p: u64,
+    size: u64,
+) -> Result<u64, TrapKind> {
     if p == 0 {
         return mem.malloc(size);
     }

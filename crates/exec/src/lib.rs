@@ -19,7 +19,9 @@
 //!
 //! - [`semantics`]: the [`Semantics`] trait; [`concrete`]: the bit-exact [`Concrete`] semantics.
 //! - [`interp`]: [`Interpreter`], its pure `step` and the driver loop (frames, fuel, traps).
-//! - [`prepare`](crate::interp): code is pre-decoded once into flat per-function op arrays.
+//! - `prepare` (private): code is pre-decoded once into flat per-function op arrays, with
+//!   blocks laid out to fall through, empty jump blocks threaded, and each comparison fused
+//!   with the branch on it.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
 //!
@@ -60,8 +62,8 @@ pub mod docs {
     //! - **Frames.** One register stack holds every live frame; a call appends the callee's
     //!   template (constants pre-made by the semantics at [`Interpreter::new`](crate::Interpreter::new)),
     //!   a return truncates. Block parameters are copied in parallel on each edge.
-    //! - **Limits.** Fuel counts every op including terminators
-    //!   ([`TrapKind::FuelExhausted`](crate::TrapKind::FuelExhausted)); call depth and
+    //! - **Limits.** Fuel counts executed ops ([`Run::steps`](crate::Run::steps);
+    //!   [`TrapKind::FuelExhausted`](crate::TrapKind::FuelExhausted)); call depth and
     //!   stack bytes give [`TrapKind::StackOverflow`](crate::TrapKind::StackOverflow).
     //! - **Runs are independent.** Each [`Interpreter::call`](crate::Interpreter::call)
     //!   restores dirtied globals and empties stack and heap, then calls

@@ -358,13 +358,21 @@ mod tests {
         let (r, _) = eval(call(MathFn::Sin, FloatTy::F64), &[x.to_bits()], Type::F64);
         assert_eq!(r, x.sin().to_bits());
         let xf = 0.7f32;
-        let (r, _) = eval(call(MathFn::Sqrt, FloatTy::F32), &[u64::from(xf.to_bits())], Type::F32);
+        let (r, _) = eval(
+            call(MathFn::Sqrt, FloatTy::F32),
+            &[u64::from(xf.to_bits())],
+            Type::F32,
+        );
         assert_eq!(r, u64::from(xf.sqrt().to_bits()));
     }
 
     #[test]
     fn frexp_returns_exponent() {
-        let (m, e) = eval(call(MathFn::Frexp, FloatTy::F64), &[8.0f64.to_bits(), 0], Type::F64);
+        let (m, e) = eval(
+            call(MathFn::Frexp, FloatTy::F64),
+            &[8.0f64.to_bits(), 0],
+            Type::F64,
+        );
         assert_eq!(f64::from_bits(m), 0.5);
         assert_eq!(e, Some(4));
     }
@@ -380,7 +388,11 @@ mod tests {
 
     #[test]
     fn lround_truncates_to_destination() {
-        let (r, _) = eval(call(MathFn::Lround, FloatTy::F64), &[(-2.5f64).to_bits()], Type::I32);
+        let (r, _) = eval(
+            call(MathFn::Lround, FloatTy::F64),
+            &[(-2.5f64).to_bits()],
+            Type::I32,
+        );
         assert_eq!(r, u64::from(-3i32 as u32));
     }
 }

@@ -141,9 +141,9 @@ impl Memory {
             region.bytes[start..end].copy_from_slice(&g.init);
             region.state[start..end].fill(if g.constant { RO } else { RW });
             for r in &g.relocs {
-                let at = usize::try_from(r.at).ok().filter(|&at| {
-                    at.checked_add(8).is_some_and(|e| e <= g.init.len())
-                });
+                let at = usize::try_from(r.at)
+                    .ok()
+                    .filter(|&at| at.checked_add(8).is_some_and(|e| e <= g.init.len()));
                 let Some(at) = at else {
                     return Err(ExecError::InvalidModule(format!(
                         "relocation at {} outside global `{}`",
@@ -182,7 +182,9 @@ impl Memory {
     /// Restores the state right after [`Memory::new`]: initial globals, empty stack and heap.
     pub fn reset(&mut self) {
         if self.globals_dirty {
-            self.regions[GLOBALS].bytes.copy_from_slice(&self.global_init);
+            self.regions[GLOBALS]
+                .bytes
+                .copy_from_slice(&self.global_init);
             self.globals_dirty = false;
         }
         self.regions[STACK].clear();
@@ -388,6 +390,7 @@ impl Memory {
     }
 
     /// The current stack pointer (the address right after the last `alloca`).
+    #[inline]
     pub fn stack_pointer(&self) -> u64 {
         STACK_BASE + self.sp
     }
@@ -412,15 +415,21 @@ impl Memory {
 
     /// Releases every `alloca` made since the stack pointer was `mark`
     /// (a value of [`Memory::stack_pointer`]); marks above the current pointer are ignored.
+    #[inline]
     pub fn stack_release(&mut self, mark: u64) {
         let Some(off) = mark.checked_sub(STACK_BASE) else {
             return;
         };
         if off < self.sp {
-            let region = &mut self.regions[STACK];
-            region.state[off as usize..self.sp as usize].fill(INVALID);
-            self.sp = off;
+            self.release_above(off);
         }
+    }
+
+    /// Marks the stack bytes from offset `off` up to the stack pointer invalid.
+    fn release_above(&mut self, off: u64) {
+        let region = &mut self.regions[STACK];
+        region.state[off as usize..self.sp as usize].fill(INVALID);
+        self.sp = off;
     }
 
     /// `malloc(size)`: a fresh zeroed block, or NULL (0) when `size` exceeds the whole heap
@@ -530,7 +539,10 @@ mod tests {
         mem.store(Type::Int(16), p + 8, 0xffff).unwrap();
         assert!(mem.store(Type::Int(16), p + 9, 0).is_err());
         mem.free(p).unwrap();
-        assert_eq!(mem.load(Type::I8, p), Err(TrapKind::UseAfterFree { addr: p }));
+        assert_eq!(
+            mem.load(Type::I8, p),
+            Err(TrapKind::UseAfterFree { addr: p })
+        );
         assert_eq!(mem.free(p), Err(TrapKind::InvalidFree { addr: p }));
         assert_eq!(mem.malloc(1 << 30), Ok(0));
         assert_eq!(mem.load(Type::I8, 8), Err(TrapKind::NullDeref { addr: 8 }));

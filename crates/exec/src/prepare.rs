@@ -1,7 +1,10 @@
 //! The pre-decoded form the driver executes: one flat op array per function.
 //!
 //! Preparation runs once per interpreter. It lays each function's blocks out back to back
-//! (a block is its instructions followed by its terminator), turns block ids into program
+//! (a block is its instructions followed by its terminator; a jump that moves nothing to a
+//! block not yet placed is dropped and the target placed right behind, so control falls
+//! through), threads jumps through blocks that only jump on, fuses a comparison with the
+//! branch on its result into one op, turns block ids into program
 //! counters, registers into frame-relative `u32` slots, jump arguments into move lists
 //! (marked when they need a parallel copy), switch cases into sorted tables, and resolves
 //! constant addresses against the memory layout. It also checks every invariant the
@@ -12,9 +15,9 @@
 use crate::memory::{func_addr, Memory};
 use crate::trap::ExecError;
 use fpir::{
-    AddrBase, BlockCall, Builtin, EntityId, BranchSite, Callee, CastOp, Const, FloatBinOp, FloatPred,
-    FloatTy, Func, Function, InstKind, IntBinOp, IntPred, MathCall, MathShape, Module, OpSite,
-    SrcLoc, Terminator, Type,
+    AddrBase, Block, BlockCall, BranchSite, Builtin, Callee, CastOp, Const, EntityId, FloatBinOp,
+    FloatPred, FloatTy, Func, Function, InstKind, IntBinOp, IntPred, MathCall, MathShape, Module,
+    OpSite, SrcLoc, Terminator, Type,
 };
 
 /// A frame-relative register slot.
@@ -26,15 +29,113 @@ pub(crate) const NONE: Slot = u32::MAX;
 /// One executable operation.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Op {
-    IntBin {
-        op: IntBinOp,
+    Iadd {
         ty: Type,
         d: Slot,
         a: Slot,
         b: Slot,
     },
-    FloatBin {
-        op: FloatBinOp,
+    Isub {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Imul {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Udiv {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Sdiv {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Urem {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Srem {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Shl {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Lshr {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Ashr {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Band {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Bor {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Bxor {
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Fadd {
+        ty: FloatTy,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Fsub {
+        ty: FloatTy,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Fmul {
+        ty: FloatTy,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Fdiv {
+        ty: FloatTy,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Frem {
         ty: FloatTy,
         d: Slot,
         a: Slot,
@@ -60,8 +161,73 @@ pub(crate) enum Op {
         a: Slot,
         b: Slot,
     },
-    Cast {
-        op: CastOp,
+    Trunc {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Zext {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Sext {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Fptrunc {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Fpext {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Fptoui {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Fptosi {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Uitofp {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Sitofp {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Ptrtoint {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Inttoptr {
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    },
+    Bitcast {
         from: Type,
         to: Type,
         d: Slot,
@@ -143,6 +309,28 @@ pub(crate) enum Op {
         site: BranchSite,
         lhs: Slot,
         rhs: Slot,
+    },
+    /// An `icmp` immediately followed by the `br` on its result (writes `d` too).
+    IcmpBr {
+        pred: IntPred,
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        then_edge: u32,
+        else_edge: u32,
+        site: BranchSite,
+    },
+    /// An `fcmp` immediately followed by the `br` on its result (writes `d` too).
+    FcmpBr {
+        pred: FloatPred,
+        ty: FloatTy,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        then_edge: u32,
+        else_edge: u32,
+        site: BranchSite,
     },
     Switch {
         value: Slot,
@@ -317,50 +505,100 @@ impl<'a> FuncBuilder<'a> {
             };
             self.out.consts.push(ConstSlot { slot, ty, bits });
         }
+        let order = self.layout();
+        self.block_pcs = vec![0; self.func.blocks.len()];
         let mut pc = 0u32;
-        for block in self.func.blocks.values() {
-            self.block_pcs.push(pc);
-            pc = u32::try_from(block.insts.len() + 1)
+        for &(b, with_term) in &order {
+            self.block_pcs[b.index()] = pc;
+            let len = self.func.blocks[b].insts.len() + usize::from(with_term);
+            pc = u32::try_from(len)
                 .ok()
                 .and_then(|n| pc.checked_add(n))
                 .ok_or_else(|| self.invalid("function too large"))?;
         }
-        for block in self.func.blocks.values() {
+        for (b, with_term) in order {
+            let block = &self.func.blocks[b];
             for (i, inst) in block.insts.iter().enumerate() {
                 let op = self.inst(inst.dest, &inst.kind)?;
                 self.out.code.push(op);
                 self.out.locs.push(block.locs.get(i).copied().flatten());
             }
-            let op = self.term(&block.term)?;
-            self.out.code.push(op);
-            self.out.locs.push(block.term_loc);
+            if with_term {
+                let op = self.term(&block.term)?;
+                if let (Some(last), Op::Br { .. }) = (self.out.code.last_mut(), op) {
+                    fuse(last, op);
+                }
+                self.out.code.push(op);
+                self.out.locs.push(block.term_loc);
+            }
         }
         Ok(self.out)
     }
 
+    /// The order blocks are laid out in, entry first. A block ending in a jump that moves
+    /// nothing is followed by its target when that is not placed yet, and the jump is
+    /// dropped (`false`: the block falls through).
+    fn layout(&self) -> Vec<(Block, bool)> {
+        let blocks = &self.func.blocks;
+        let mut placed = vec![false; blocks.len()];
+        let mut order = Vec::with_capacity(blocks.len());
+        for start in blocks.keys() {
+            let mut b = start;
+            while !placed[b.index()] {
+                placed[b.index()] = true;
+                let next = match &blocks[b].term {
+                    Terminator::Jump(to) => blocks
+                        .get(to.block)
+                        .filter(|t| t.params == to.args && !placed[to.block.index()])
+                        .map(|_| to.block),
+                    _ => None,
+                };
+                order.push((b, next.is_none()));
+                match next {
+                    Some(t) => b = t,
+                    None => break,
+                }
+            }
+        }
+        order
+    }
+
     fn inst(&mut self, dest: Option<fpir::Reg>, kind: &InstKind) -> Result<Op, ExecError> {
         Ok(match *kind {
-            InstKind::IntBin { op, ty, lhs, rhs } => Op::IntBin {
-                op,
-                ty,
-                d: self.need_dest(dest)?,
-                a: self.slot(lhs)?,
-                b: self.slot(rhs)?,
-            },
+            InstKind::IntBin { op, ty, lhs, rhs } => {
+                let (d, a, b) = (self.need_dest(dest)?, self.slot(lhs)?, self.slot(rhs)?);
+                match op {
+                    IntBinOp::Add => Op::Iadd { ty, d, a, b },
+                    IntBinOp::Sub => Op::Isub { ty, d, a, b },
+                    IntBinOp::Mul => Op::Imul { ty, d, a, b },
+                    IntBinOp::Udiv => Op::Udiv { ty, d, a, b },
+                    IntBinOp::Sdiv => Op::Sdiv { ty, d, a, b },
+                    IntBinOp::Urem => Op::Urem { ty, d, a, b },
+                    IntBinOp::Srem => Op::Srem { ty, d, a, b },
+                    IntBinOp::Shl => Op::Shl { ty, d, a, b },
+                    IntBinOp::Lshr => Op::Lshr { ty, d, a, b },
+                    IntBinOp::Ashr => Op::Ashr { ty, d, a, b },
+                    IntBinOp::And => Op::Band { ty, d, a, b },
+                    IntBinOp::Or => Op::Bor { ty, d, a, b },
+                    IntBinOp::Xor => Op::Bxor { ty, d, a, b },
+                }
+            }
             InstKind::FloatBin {
                 op,
                 ty,
                 lhs,
                 rhs,
                 site,
-            } => Op::FloatBin {
-                op,
-                ty,
-                d: self.need_dest(dest)?,
-                a: self.slot(lhs)?,
-                b: self.slot(rhs)?,
-                site,
-            },
+            } => {
+                let (d, a, b) = (self.need_dest(dest)?, self.slot(lhs)?, self.slot(rhs)?);
+                match op {
+                    FloatBinOp::Fadd => Op::Fadd { ty, d, a, b, site },
+                    FloatBinOp::Fsub => Op::Fsub { ty, d, a, b, site },
+                    FloatBinOp::Fmul => Op::Fmul { ty, d, a, b, site },
+                    FloatBinOp::Fdiv => Op::Fdiv { ty, d, a, b, site },
+                    FloatBinOp::Frem => Op::Frem { ty, d, a, b, site },
+                }
+            }
             InstKind::Fneg { ty, arg } => Op::Fneg {
                 ty,
                 d: self.need_dest(dest)?,
@@ -380,13 +618,23 @@ impl<'a> FuncBuilder<'a> {
                 a: self.slot(lhs)?,
                 b: self.slot(rhs)?,
             },
-            InstKind::Cast { op, from, to, arg } => Op::Cast {
-                op,
-                from,
-                to,
-                d: self.need_dest(dest)?,
-                a: self.slot(arg)?,
-            },
+            InstKind::Cast { op, from, to, arg } => {
+                let (d, a) = (self.need_dest(dest)?, self.slot(arg)?);
+                match op {
+                    CastOp::Trunc => Op::Trunc { from, to, d, a },
+                    CastOp::Zext => Op::Zext { from, to, d, a },
+                    CastOp::Sext => Op::Sext { from, to, d, a },
+                    CastOp::Fptrunc => Op::Fptrunc { from, to, d, a },
+                    CastOp::Fpext => Op::Fpext { from, to, d, a },
+                    CastOp::Fptoui => Op::Fptoui { from, to, d, a },
+                    CastOp::Fptosi => Op::Fptosi { from, to, d, a },
+                    CastOp::Uitofp => Op::Uitofp { from, to, d, a },
+                    CastOp::Sitofp => Op::Sitofp { from, to, d, a },
+                    CastOp::Ptrtoint => Op::Ptrtoint { from, to, d, a },
+                    CastOp::Inttoptr => Op::Inttoptr { from, to, d, a },
+                    CastOp::Bitcast => Op::Bitcast { from, to, d, a },
+                }
+            }
             InstKind::Select {
                 ty,
                 cond,
@@ -551,7 +799,8 @@ impl<'a> FuncBuilder<'a> {
         })
     }
 
-    fn edge(&mut self, call: &BlockCall) -> Result<u32, ExecError> {
+    /// The parallel moves of a jump, checked.
+    fn moves(&self, call: &BlockCall) -> Result<Vec<(Slot, Slot)>, ExecError> {
         let Some(target) = self.func.blocks.get(call.block) else {
             return Err(self.invalid(format!("jump to unknown block {}", call.block)));
         };
@@ -570,12 +819,38 @@ impl<'a> FuncBuilder<'a> {
                 moves.push((dst, src));
             }
         }
+        Ok(moves)
+    }
+
+    /// Makes the edge of a jump. Jumps into blocks that only jump on are threaded through
+    /// them when one of the two jumps moves nothing (so the moves stay one parallel copy);
+    /// the skipped jumps are not executed and cost no fuel.
+    fn edge(&mut self, call: &BlockCall) -> Result<u32, ExecError> {
+        let mut moves = self.moves(call)?;
+        let mut block = call.block;
+        for _ in 0..self.func.blocks.len() {
+            let data = &self.func.blocks[block];
+            let Terminator::Jump(next) = &data.term else {
+                break;
+            };
+            if !data.insts.is_empty() {
+                break;
+            }
+            let next_moves = self.moves(next)?;
+            if !moves.is_empty() && !next_moves.is_empty() {
+                break;
+            }
+            if moves.is_empty() {
+                moves = next_moves;
+            }
+            block = next.block;
+        }
         let parallel = moves
             .iter()
             .enumerate()
             .any(|(i, &(dst, _))| moves[i + 1..].iter().any(|&(_, src)| src == dst));
         let edge = Edge {
-            pc: self.block_pcs[call.block.index()],
+            pc: self.block_pcs[block.index()],
             moves_start: self.out.moves.len() as u32,
             moves_len: moves.len() as u32,
             parallel,
@@ -646,4 +921,42 @@ impl<'a> FuncBuilder<'a> {
             Terminator::Unreachable => Op::Unreachable,
         })
     }
+}
+
+/// Turns a comparison followed by the branch on its result into one fused op (the branch
+/// stays in place behind it, unreachable, so program counters do not move).
+fn fuse(last: &mut Op, br: Op) {
+    let Op::Br {
+        cond,
+        then_edge,
+        else_edge,
+        site,
+        ..
+    } = br
+    else {
+        return;
+    };
+    *last = match *last {
+        Op::Icmp { pred, ty, d, a, b } if d == cond => Op::IcmpBr {
+            pred,
+            ty,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        },
+        Op::Fcmp { pred, ty, d, a, b } if d == cond => Op::FcmpBr {
+            pred,
+            ty,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        },
+        other => other,
+    };
 }

@@ -39,6 +39,7 @@ pub trait Semantics {
     fn constant(&mut self, ty: Type, bits: u64) -> Self::Value;
 
     /// An input of the run (a scalar argument or an array element) with initial bits.
+    #[inline]
     fn input(&mut self, slot: InputSlot, ty: Type, bits: u64) -> Self::Value {
         let _ = slot;
         self.constant(ty, bits)
@@ -46,6 +47,7 @@ pub trait Semantics {
 
     /// An address computed by the interpreter (`alloca`, `malloc`, pointer arithmetic):
     /// addresses are always concrete.
+    #[inline]
     fn address(&mut self, addr: u64) -> Self::Value {
         self.constant(Type::Ptr, addr)
     }
@@ -105,8 +107,7 @@ pub trait Semantics {
     fn fneg(&mut self, ty: FloatTy, a: &Self::Value) -> Self::Value;
 
     /// `icmp`, producing an `i1`.
-    fn icmp(&mut self, pred: IntPred, ty: Type, a: &Self::Value, b: &Self::Value)
-        -> Self::Value;
+    fn icmp(&mut self, pred: IntPred, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
     /// `fcmp`, producing an `i1`.
     fn fcmp(
         &mut self,
@@ -181,12 +182,14 @@ pub trait Semantics {
     fn umin(&mut self, ty: Type, a: &Self::Value, b: &Self::Value) -> Self::Value;
 
     /// Loads a `ty` from `addr`. The default reads concrete bytes.
+    #[inline]
     fn load(&mut self, mem: &Memory, ty: Type, addr: u64) -> Result<Self::Value, TrapKind> {
         let bits = mem.load(ty, addr)?;
         Ok(self.constant(ty, bits))
     }
 
     /// Stores `value` as a `ty` at `addr`. The default writes concrete bytes.
+    #[inline]
     fn store(
         &mut self,
         mem: &mut Memory,

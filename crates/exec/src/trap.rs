@@ -136,4 +136,3 @@ pub enum ExecError {
     #[error("invalid module: {0}")]
     InvalidModule(String),
 }
-

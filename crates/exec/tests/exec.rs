@@ -9,9 +9,9 @@ use fpforge_exec::{
     Observer, OpTrace, Outcome, Run, TrapKind,
 };
 use fpir::{
-    AddrBase, Builtin, BranchSite, Callee, CastOp, FloatBinOp, FloatPred, FloatTy,
-    Func, GlobalData, InstKind, IntBinOp, IntPred, MathCall, MathFn, Module, SwitchCase,
-    Terminator, Type,
+    AddrBase, BranchSite, Builtin, Callee, CastOp, FloatBinOp, FloatPred, FloatTy, Func,
+    GlobalData, InstKind, IntBinOp, IntPred, MathCall, MathFn, Module, SwitchCase, Terminator,
+    Type,
 };
 use proptest::prelude::*;
 
@@ -20,7 +20,9 @@ fn interp<O: Observer>(m: &Module, obs: O) -> Interpreter<'_, Concrete, O> {
 }
 
 fn run(m: &Module, args: &[Arg]) -> Run<u64> {
-    interp(m, NoObserver).call(Func(0), args).expect("valid call")
+    interp(m, NoObserver)
+        .call(Func(0), args)
+        .expect("valid call")
 }
 
 fn returned(r: &Run<u64>) -> u64 {
@@ -115,9 +117,23 @@ fn float_bits() -> impl Strategy<Value = u64> {
         any::<u64>(),
         (-1e3f64..1e3).prop_map(f64::to_bits),
         prop::sample::select(vec![
-            0.0f64, -0.0, 1.0, -1.0, 0.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
-            f64::MIN_POSITIVE, 5e-324, f64::MAX, 1e19, -1e19, 2147483648.0, 4294967296.0,
-            9.3e18, 1.8446744073709552e19
+            0.0f64,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            1e19,
+            -1e19,
+            2147483648.0,
+            4294967296.0,
+            9.3e18,
+            1.8446744073709552e19
         ])
         .prop_map(f64::to_bits),
     ]
@@ -290,7 +306,13 @@ fn store_f64_load_high_word() {
             terms: vec![],
         },
     );
-    let v = b.op(Type::I32, InstKind::Load { ty: Type::I32, addr: hi });
+    let v = b.op(
+        Type::I32,
+        InstKind::Load {
+            ty: Type::I32,
+            addr: hi,
+        },
+    );
     b.ret(Some(v));
     let m = single(b.finish());
     for x in [1.0f64, -2.5, f64::NAN, 1e-310] {
@@ -338,10 +360,7 @@ fn recursion_factorial() {
     it.observer_mut().clear();
     it.call(Func(0), &[Arg::Scalar(3)]).unwrap();
     let outs: Vec<_> = it.observer().events.iter().map(|e| e.1).collect();
-    assert_eq!(
-        outs,
-        [false, false, true].map(BranchOutcome::Cond).to_vec()
-    );
+    assert_eq!(outs, [false, false, true].map(BranchOutcome::Cond).to_vec());
 }
 
 #[test]
@@ -349,7 +368,11 @@ fn recursion_depth_traps() {
     let m = factorial();
     let cfg = ExecConfig::default().with_max_depth(100);
     let mut it = Interpreter::new(&m, Concrete, NoObserver, cfg).unwrap();
-    assert_eq!(returned(&it.call(Func(0), &[Arg::Scalar(50)]).unwrap()), 3_049_267_712_737_411_072);
+    let fact50 = (1..=50u64).fold(1u64, u64::wrapping_mul);
+    assert_eq!(
+        returned(&it.call(Func(0), &[Arg::Scalar(50)]).unwrap()),
+        fact50
+    );
     let r = it.call(Func(0), &[Arg::Scalar(1000)]).unwrap();
     assert_eq!(trapped(&r), TrapKind::StackOverflow);
 }
@@ -376,8 +399,12 @@ fn fib() -> Module {
     b.switch_to(rec);
     let n1 = b.ibin(IntBinOp::Sub, Type::I32, p[0], one);
     let n2 = b.ibin(IntBinOp::Sub, Type::I32, p[0], two);
-    let f1 = b.call(Some(Type::I32), Callee::Direct(Func(0)), vec![n1]).unwrap();
-    let f2 = b.call(Some(Type::I32), Callee::Direct(Func(0)), vec![n2]).unwrap();
+    let f1 = b
+        .call(Some(Type::I32), Callee::Direct(Func(0)), vec![n1])
+        .unwrap();
+    let f2 = b
+        .call(Some(Type::I32), Callee::Direct(Func(0)), vec![n2])
+        .unwrap();
     let r = b.ibin(IntBinOp::Add, Type::I32, f1, f2);
     b.ret(Some(r));
     single(b.finish())
@@ -580,7 +607,13 @@ fn traps_out_of_bounds_and_null() {
 
     let (mut b, _) = FnBuilder::new("null", &[], Some(Type::F64));
     let null = b.konst(Type::Ptr, 0);
-    let v = b.op(Type::F64, InstKind::Load { ty: Type::F64, addr: null });
+    let v = b.op(
+        Type::F64,
+        InstKind::Load {
+            ty: Type::F64,
+            addr: null,
+        },
+    );
     b.ret(Some(v));
     let r = run(&single(b.finish()), &[]);
     assert_eq!(trapped(&r), TrapKind::NullDeref { addr: 0 });
@@ -590,7 +623,10 @@ fn traps_out_of_bounds_and_null() {
 fn traps_unreachable_external_and_abort() {
     let (mut b, _) = FnBuilder::new("u", &[], None);
     b.term(Terminator::Unreachable);
-    assert_eq!(trapped(&run(&single(b.finish()), &[])), TrapKind::Unreachable);
+    assert_eq!(
+        trapped(&run(&single(b.finish()), &[])),
+        TrapKind::Unreachable
+    );
 
     let (mut b, _) = FnBuilder::new("e", &[], None);
     b.call(None, Callee::External(0), vec![]);
@@ -641,7 +677,13 @@ fn heap_use_after_free_and_double_free() {
             b.call(None, Callee::Builtin(Builtin::Free), vec![p]);
             b.ret(Some(v7));
         } else {
-            let v = b.op(Type::I64, InstKind::Load { ty: Type::I64, addr: q });
+            let v = b.op(
+                Type::I64,
+                InstKind::Load {
+                    ty: Type::I64,
+                    addr: q,
+                },
+            );
             b.ret(Some(v));
         }
         let r = run(&single(b.finish()), &[]);
@@ -670,9 +712,19 @@ fn realloc_keeps_contents() {
         value: v,
     });
     let q = b
-        .call(Some(Type::Ptr), Callee::Builtin(Builtin::Realloc), vec![p, n64])
+        .call(
+            Some(Type::Ptr),
+            Callee::Builtin(Builtin::Realloc),
+            vec![p, n64],
+        )
         .unwrap();
-    let x = b.op(Type::I64, InstKind::Load { ty: Type::I64, addr: q });
+    let x = b.op(
+        Type::I64,
+        InstKind::Load {
+            ty: Type::I64,
+            addr: q,
+        },
+    );
     b.ret(Some(x));
     assert_eq!(returned(&run(&single(b.finish()), &[])), 42);
 }
@@ -700,7 +752,13 @@ fn globals_are_reset_between_runs_and_constants_are_read_only() {
     let g = b.addr_const(AddrBase::Global(fpir::Global(0)), 0);
     let t = b.addr_const(AddrBase::Global(fpir::Global(1)), 0);
     let one = b.i32c(1);
-    let v = b.op(Type::I32, InstKind::Load { ty: Type::I32, addr: g });
+    let v = b.op(
+        Type::I32,
+        InstKind::Load {
+            ty: Type::I32,
+            addr: g,
+        },
+    );
     let w = b.ibin(IntBinOp::Add, Type::I32, v, one);
     b.effect(InstKind::Store {
         ty: Type::I32,
@@ -728,7 +786,13 @@ fn globals_are_reset_between_runs_and_constants_are_read_only() {
     });
     b.ret(Some(w));
     b.switch_to(ok);
-    let x = b.op(Type::I32, InstKind::Load { ty: Type::I32, addr: g });
+    let x = b.op(
+        Type::I32,
+        InstKind::Load {
+            ty: Type::I32,
+            addr: g,
+        },
+    );
     b.ret(Some(x));
     let m = module(vec![b.finish()], globals, vec![]);
     let mut it = interp(&m, NoObserver);
@@ -774,7 +838,13 @@ fn array_arguments_are_read_and_written() {
             }],
         },
     );
-    let x = b.op(Type::F64, InstKind::Load { ty: Type::F64, addr: at });
+    let x = b.op(
+        Type::F64,
+        InstKind::Load {
+            ty: Type::F64,
+            addr: at,
+        },
+    );
     let y = b.fbin(FloatBinOp::Fmul, FloatTy::F64, x, two);
     b.effect(InstKind::Store {
         ty: Type::F64,
@@ -822,13 +892,22 @@ fn indirect_calls_through_memory() {
         addr: slot,
         value: fp,
     });
-    let f = b.op(Type::Ptr, InstKind::Load { ty: Type::Ptr, addr: slot });
+    let f = b.op(
+        Type::Ptr,
+        InstKind::Load {
+            ty: Type::Ptr,
+            addr: slot,
+        },
+    );
     let r = b
         .call(Some(Type::F64), Callee::Indirect(f), vec![p[0]])
         .unwrap();
     b.ret(Some(r));
     let m = module(vec![b.finish(), t.finish()], vec![], vec![]);
-    assert_eq!(returned(&run(&m, &[Arg::Scalar(1.5f64.to_bits())])), 3.0f64.to_bits());
+    assert_eq!(
+        returned(&run(&m, &[Arg::Scalar(1.5f64.to_bits())])),
+        3.0f64.to_bits()
+    );
 
     let (mut b, _) = FnBuilder::new("bad", &[], None);
     let junk = b.konst(Type::Ptr, 0x1234_5678);
@@ -852,12 +931,26 @@ fn math_calls_and_frexp_store() {
             align: 4,
         },
     );
-    let math = |func| Callee::Math(MathCall { func, ty: FloatTy::F64 }, fpir::OpSite(0));
+    let math = |func| {
+        Callee::Math(
+            MathCall {
+                func,
+                ty: FloatTy::F64,
+            },
+            fpir::OpSite(0),
+        )
+    };
     let m = b
         .call(Some(Type::F64), math(MathFn::Frexp), vec![p[0], slot])
         .unwrap();
     let s = b.call(Some(Type::F64), math(MathFn::Sin), vec![m]).unwrap();
-    let e = b.op(Type::I32, InstKind::Load { ty: Type::I32, addr: slot });
+    let e = b.op(
+        Type::I32,
+        InstKind::Load {
+            ty: Type::I32,
+            addr: slot,
+        },
+    );
     let ef = b.op(
         Type::F64,
         InstKind::Cast {
@@ -891,11 +984,19 @@ fn bit_builtins() {
         let (mut b, p) = FnBuilder::new("f", &[ty], Some(ty));
         let r = b.call(Some(ty), Callee::Builtin(bi), vec![p[0]]).unwrap();
         b.ret(Some(r));
-        assert_eq!(returned(&run(&single(b.finish()), &[Arg::Scalar(x)])), e, "{bi:?}");
+        assert_eq!(
+            returned(&run(&single(b.finish()), &[Arg::Scalar(x)])),
+            e,
+            "{bi:?}"
+        );
     }
     let (mut b, p) = FnBuilder::new("f", &[Type::I32, Type::I32], Some(Type::I32));
     let r = b
-        .call(Some(Type::I32), Callee::Builtin(Builtin::Smax), vec![p[0], p[1]])
+        .call(
+            Some(Type::I32),
+            Callee::Builtin(Builtin::Smax),
+            vec![p[0], p[1]],
+        )
         .unwrap();
     b.ret(Some(r));
     let m = single(b.finish());
@@ -916,5 +1017,135 @@ fn misuse_is_an_error_not_a_trap() {
 
     let (mut b, _) = FnBuilder::new("broken", &[], None);
     b.jump(fpir::Block(9), vec![]);
-    assert!(Interpreter::new(&single(b.finish()), Concrete, NoObserver, ExecConfig::default()).is_err());
+    assert!(Interpreter::new(
+        &single(b.finish()),
+        Concrete,
+        NoObserver,
+        ExecConfig::default()
+    )
+    .is_err());
+}
+
+/// End-to-end: C fixtures lowered by `fpforge-lower`, expectations from a native
+/// clang-14 -O0 build (`make -C tests/fixtures/exec native` prints them).
+mod end_to_end {
+    use super::*;
+    use std::path::PathBuf;
+    use std::sync::OnceLock;
+
+    fn basic() -> &'static Module {
+        static MODULE: OnceLock<Module> = OnceLock::new();
+        MODULE.get_or_init(|| {
+            let path =
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/exec/basic.c");
+            fpforge_lower::load(&[path], &fpforge_lower::LoadOptions::default())
+                .expect("basic.c lowers")
+        })
+    }
+
+    fn call(name: &str, args: &[Arg]) -> Run<u64> {
+        let m = basic();
+        let f = m
+            .func_by_name(name)
+            .unwrap_or_else(|| panic!("no function {name}"));
+        interp(m, NoObserver).call(f, args).expect("valid call")
+    }
+
+    fn ret(name: &str, args: &[Arg]) -> u64 {
+        returned(&call(name, args))
+    }
+
+    fn d(x: f64) -> Arg {
+        Arg::Scalar(x.to_bits())
+    }
+
+    fn i(x: i64) -> Arg {
+        Arg::Scalar(x as u64)
+    }
+
+    #[test]
+    fn branches_punning_and_unions() {
+        assert_eq!(ret("sign", &[d(2.0)]), 1);
+        assert_eq!(ret("sign", &[d(-0.5)]), 0xffff_ffff);
+        assert_eq!(ret("sign", &[d(0.0)]), 0);
+        assert_eq!(
+            ret("high_word", &[d(-2.5)]),
+            u64::from(-1073479680i32 as u32)
+        );
+        assert_eq!(ret("bits_of", &[d(0.1)]), 0x3fb9_9999_9999_999a);
+    }
+
+    #[test]
+    fn loops_globals_switch_recursion() {
+        assert_eq!(ret("poly", &[d(1.1)]), 0x3ff2_b020_c49b_a5e4);
+        assert_eq!(ret("classify", &[i(7)]), 700);
+        assert_eq!(ret("classify", &[i(42)]), 4200);
+        assert_eq!(ret("classify", &[i(3)]), 0xffff_ffff);
+        assert_eq!(ret("fact", &[i(15)]), 1_307_674_368_000);
+        assert_eq!(ret("bump", &[]), 11);
+        assert_eq!(ret("bump", &[]), 11, "globals are reset between runs");
+    }
+
+    #[test]
+    fn arrays_structs_heap_and_function_pointers() {
+        let a = Arg::Array {
+            elem: Type::F64,
+            values: vec![0.1f64.to_bits(), 0.2f64.to_bits(), 0.3f64.to_bits()],
+        };
+        let r = call("sum", &[a, i(3)]);
+        assert_eq!(returned(&r), 0x3fe3_3333_3333_3334);
+        assert_eq!(
+            r.arrays,
+            vec![vec![
+                0x3fb9_9999_9999_999a,
+                0x3fd3_3333_3333_3334,
+                0x3fe3_3333_3333_3334
+            ]]
+        );
+        assert_eq!(ret("norm", &[d(3e-200), d(4e-200)]), 0);
+        assert_eq!(ret("heap", &[i(10)]), 0x4036_8000_0000_0000);
+        assert_eq!(ret("apply", &[i(0), d(1.25)]), 0x4004_0000_0000_0000);
+        assert_eq!(ret("apply", &[i(1), d(1.25)]), 0x3ff9_0000_0000_0000);
+    }
+
+    #[test]
+    fn math_and_conversions() {
+        assert_eq!(ret("mathmix", &[d(2.75)]), 0x402c_048d_c20e_7101);
+        let fmix = ret(
+            "fmix",
+            &[
+                Arg::Scalar(u64::from(0.3f32.to_bits())),
+                Arg::Scalar(u64::from((-1.7f32).to_bits())),
+            ],
+        );
+        assert_eq!(fmix, 0x3f00_5f6e);
+        assert_eq!(ret("to_u64", &[d(-1.0)]), u64::MAX);
+        assert_eq!(ret("to_u64", &[d(1.5e19)]), 0xd02a_b486_cedc_0000);
+        assert_eq!(ret("to_u64", &[d(1e300)]), 0x8000_0000_0000_0000);
+        assert_eq!(ret("to_u32", &[d(-1.0)]), 0xffff_ffff);
+        assert_eq!(ret("to_u32", &[d(5e9)]), 0x2a05_f200);
+        assert_eq!(ret("to_i32", &[d(-3e9)]), 0x8000_0000);
+        assert_eq!(ret("shifts", &[i(-12345), i(3)]), 0x1ffe_7e38);
+        assert_eq!(ret("fma_like", &[d(0.1), d(10.0), d(-1.0)]), 0);
+    }
+
+    #[test]
+    fn traps_carry_source_locations() {
+        let r = call("divide", &[i(1), i(0)]);
+        let Outcome::Trapped(t) = &r.outcome else {
+            panic!("{:?}", r.outcome)
+        };
+        assert_eq!(t.kind, TrapKind::IntDivByZero);
+        assert_eq!(basic().funcs[t.func].name, "divide");
+        assert!(t.loc.is_some_and(|l| l.line > 0));
+        assert!(matches!(
+            trapped(&call("oob", &[i(4)])),
+            TrapKind::OutOfBounds { .. }
+        ));
+        assert_eq!(ret("oob", &[i(3)]), 4.0f64.to_bits());
+        assert!(matches!(
+            trapped(&call("deref", &[Arg::Scalar(0)])),
+            TrapKind::NullDeref { .. }
+        ));
+    }
 }

@@ -11,7 +11,7 @@
 //! [`Callee::Math`]: fpir::Callee::Math
 
 use crate::layout::scalar;
-use fpir::{Builtin, FloatTy, MathCall, MathFn, MathShape, Type};
+use fpir::{Builtin, CastOp, FloatBinOp, FloatTy, MathCall, MathFn, MathShape, Type};
 use llvm_ir::Type as LType;
 
 /// How a call to a function that the module does not define is lowered.
@@ -28,10 +28,22 @@ pub(crate) enum Target {
     BuiltinReturningArg0(Builtin, BuiltinArgs),
     /// A math function: an op site.
     Math(MathCall),
+    /// A constrained floating-point intrinsic (`#pragma STDC FENV_ACCESS ON`), lowered as
+    /// the plain operation it constrains: fpir runs in the default environment.
+    Constrained(Constrained),
     /// An external that traps when called.
     External,
     /// Something fpir cannot represent.
     Unsupported(&'static str),
+}
+
+/// The plain operation behind an `llvm.experimental.constrained.*` intrinsic.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Constrained {
+    /// `fadd` .. `frem`.
+    Bin(FloatBinOp),
+    /// A conversion.
+    Cast(CastOp),
 }
 
 /// How a builtin's arguments are formed from the call's.
@@ -79,6 +91,9 @@ fn classify_intrinsic(rest: &str, params: &[LType]) -> Target {
         "experimental" if rest.starts_with("experimental.noalias.scope.decl") => {
             return Target::Drop
         }
+        "experimental" if rest.starts_with("experimental.constrained.") => {
+            return constrained(&rest["experimental.constrained.".len()..], params)
+        }
         "expect" | "ssa" | "annotation" => return Target::Forward,
         "ptr" if rest.starts_with("ptr.annotation") => return Target::Forward,
         "memcpy" => return Target::Builtin(Builtin::Memcpy, First3),
@@ -108,6 +123,36 @@ fn classify_intrinsic(rest: &str, params: &[LType]) -> Target {
         Some(ty) => Target::Math(MathCall { func, ty }),
         None => Target::Unsupported("math intrinsic on a type other than float or double"),
     }
+}
+
+fn constrained(rest: &str, params: &[LType]) -> Target {
+    let stem = rest.split('.').next().unwrap_or(rest);
+    let op = match stem {
+        "fadd" => Constrained::Bin(FloatBinOp::Fadd),
+        "fsub" => Constrained::Bin(FloatBinOp::Fsub),
+        "fmul" => Constrained::Bin(FloatBinOp::Fmul),
+        "fdiv" => Constrained::Bin(FloatBinOp::Fdiv),
+        "frem" => Constrained::Bin(FloatBinOp::Frem),
+        "fpext" => Constrained::Cast(CastOp::Fpext),
+        "fptrunc" => Constrained::Cast(CastOp::Fptrunc),
+        "sitofp" => Constrained::Cast(CastOp::Sitofp),
+        "uitofp" => Constrained::Cast(CastOp::Uitofp),
+        "fptosi" => Constrained::Cast(CastOp::Fptosi),
+        "fptoui" => Constrained::Cast(CastOp::Fptoui),
+        "fcmp" | "fcmps" => {
+            return Target::Unsupported(
+                "floating-point comparison under `#pragma STDC FENV_ACCESS ON` (its predicate is not readable)",
+            )
+        }
+        _ => match MathFn::from_name(stem).filter(|f| is_intrinsic_math(*f)) {
+            Some(func) => match params.first().and_then(scalar).and_then(Type::as_float) {
+                Some(ty) => return Target::Math(MathCall { func, ty }),
+                None => return Target::Unsupported("math intrinsic on a type other than float or double"),
+            },
+            None => return Target::Unsupported("constrained floating-point intrinsic"),
+        },
+    };
+    Target::Constrained(op)
 }
 
 /// The math functions LLVM has intrinsics for (`llvm.sin.f64`, `llvm.fmuladd.f32`, ...).

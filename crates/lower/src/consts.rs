@@ -302,14 +302,9 @@ impl<'m> Ctx<'m> {
                     write_le(bytes, at, b, len)
                 }
                 Some(Folded::Addr(target, addend)) => self.reloc(bytes, at, target, addend, relocs),
-                None => match c {
-                    Constant::PtrToInt(p) if self.width_of(c) == 64 => {
-                        match self.fold(&p.operand)? {
-                            Some(Folded::Addr(target, addend)) => {
-                                self.reloc(bytes, at, target, addend, relocs)
-                            }
-                            _ => Err(format!("initializer `{c}`")),
-                        }
+                None => match self.fold_int_addr(c)? {
+                    Some((target, addend)) if self.width_of(c) == 64 => {
+                        self.reloc(bytes, at, target, addend, relocs)
                     }
                     _ => Err(format!(
                         "initializer `{c}` (needs an address as an integer)"
@@ -317,6 +312,31 @@ impl<'m> Ctx<'m> {
                 },
             },
         }
+    }
+
+    /// An integer constant expression that is an address plus a constant:
+    /// `ptrtoint @g`, and `add`/`sub` of such with folded integers.
+    fn fold_int_addr(&self, c: &Constant) -> Result<Option<(AddrBase, i64)>, String> {
+        let addr_and_bits = |a: &Constant, b: &Constant| -> Result<Option<_>, String> {
+            match (self.fold_int_addr(a)?, self.fold(b)?) {
+                (Some(addr), Some(Folded::Bits(k))) => Ok(Some((addr, k as i64))),
+                _ => Ok(None),
+            }
+        };
+        Ok(match c {
+            Constant::PtrToInt(p) => match self.fold(&p.operand)? {
+                Some(Folded::Addr(base, off)) => Some((base, off)),
+                _ => None,
+            },
+            Constant::Add(x) => match addr_and_bits(&x.operand0, &x.operand1)? {
+                Some(((base, off), k)) => Some((base, off.wrapping_add(k))),
+                None => addr_and_bits(&x.operand1, &x.operand0)?
+                    .map(|((base, off), k)| (base, off.wrapping_add(k))),
+            },
+            Constant::Sub(x) => addr_and_bits(&x.operand0, &x.operand1)?
+                .map(|((base, off), k)| (base, off.wrapping_sub(k))),
+            _ => None,
+        })
     }
 
     fn reloc(

@@ -54,7 +54,9 @@ pub enum LowerError {
         /// What went wrong.
         message: String,
     },
-    /// The program uses a construct fpir cannot represent.
+    /// The program uses a construct fpir cannot represent (see
+    /// [`LoadOptions::skip_unsupported`](crate::LoadOptions::skip_unsupported) to load
+    /// the other functions anyway).
     #[error("{location}: unsupported: {what}")]
     Unsupported {
         /// The construct, the instruction and the enclosing function.
@@ -69,6 +71,14 @@ pub enum LowerError {
         what: String,
         /// `file:line:col` of the construct (or `<unknown location>`).
         location: String,
+    },
+    /// Lowering hit a bug (a panic in this crate or in the LLVM reader).
+    #[error("internal error while lowering {} (please report): {message}", path.display())]
+    Internal {
+        /// The bitcode being lowered.
+        path: PathBuf,
+        /// The panic message.
+        message: String,
     },
     /// The lowered module broke an fpir invariant: a bug in this crate.
     #[error("internal error: the lowered module does not verify (please report):\n{0}")]

@@ -9,12 +9,15 @@
 //! -passes=mem2reg` turns the scalar locals into SSA values (without
 //! `-disable-O0-optnone`, `-O0` marks every function `optnone` and mem2reg skips it).
 //! Address-taken locals (type punning through `*(1+(int*)&x)`) stay in memory, as they
-//! must. The differential test harness compiles the very same bitcode natively, so
-//! [`compile_to_bitcode`] hands it out.
+//! must. Source files compile in parallel (one clang per core). The differential test
+//! harness compiles the very same bitcode natively, so [`compile_to_bitcode`] hands it
+//! out.
 
 use crate::error::LowerError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// How to compile and load the inputs.
 #[derive(Clone, Debug)]
@@ -30,6 +33,15 @@ pub struct LoadOptions {
     pub llvm_link: PathBuf,
     /// The LLVM optimizer that runs mem2reg. Default: `opt-14`.
     pub opt: PathBuf,
+    /// Lower functions that use something fpir cannot represent (`long double`, vectors,
+    /// struct values in registers, ...) as skeletons that trap when called, instead of
+    /// failing the whole load. Their branch sites remain, so site numbering still follows
+    /// the text. The trap is a call of an external named `"<function> (not lowered:
+    /// <reason>)"`, which `Module::unresolved_from` reports for any function that may
+    /// call it. Globals whose initial value cannot be represented (`long double`
+    /// constants) start zero-filled. Default: `false` (the first unsupported construct
+    /// is an error).
+    pub skip_unsupported: bool,
 }
 
 impl Default for LoadOptions {
@@ -39,6 +51,7 @@ impl Default for LoadOptions {
             clang: PathBuf::from("clang-14"),
             llvm_link: PathBuf::from("llvm-link-14"),
             opt: PathBuf::from("opt-14"),
+            skip_unsupported: false,
         }
     }
 }
@@ -62,6 +75,12 @@ impl LoadOptions {
     /// Sets the bitcode linker.
     pub fn with_llvm_link(mut self, llvm_link: impl Into<PathBuf>) -> Self {
         self.llvm_link = llvm_link.into();
+        self
+    }
+
+    /// Sets whether functions using unsupported constructs become trapping skeletons.
+    pub fn with_skip_unsupported(mut self, skip: bool) -> Self {
+        self.skip_unsupported = skip;
         self
     }
 
@@ -96,11 +115,19 @@ impl Bitcode {
 /// or directories whose such files are taken in name order, not recursively).
 pub fn load(inputs: &[PathBuf], opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
     let bitcode = compile_to_bitcode(inputs, opts)?;
-    lower_bitcode(bitcode.path())
+    lower_bitcode_with(bitcode.path(), opts)
 }
 
-/// Reads a bitcode (or LLVM IR text) file and lowers it as it is (no mem2reg).
+/// Reads a bitcode (or LLVM IR text) file and lowers it as it is (no mem2reg); any
+/// unsupported construct is an error. A panic in the LLVM reader or in lowering
+/// becomes [`LowerError::Parse`] or [`LowerError::Internal`].
 pub fn lower_bitcode(path: &Path) -> Result<fpir::Module, LowerError> {
+    lower_bitcode_with(path, &LoadOptions::default())
+}
+
+/// [`lower_bitcode`] honouring [`LoadOptions::skip_unsupported`] (the other options are
+/// about compiling and do not apply).
+pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
     let is_text = path.extension().is_some_and(|e| e == "ll");
     let parsed = std::panic::catch_unwind(|| {
         if is_text {
@@ -125,7 +152,20 @@ pub fn lower_bitcode(path: &Path) -> Result<fpir::Module, LowerError> {
             })
         }
     };
-    crate::lower::lower_module(&module)
+    let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::lower::lower_module(&module, opts.skip_unsupported)
+    }));
+    lowered.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".to_string());
+        Err(LowerError::Internal {
+            path: path.to_path_buf(),
+            message,
+        })
+    })
 }
 
 /// What kind of input a file is.
@@ -170,19 +210,27 @@ fn collect_inputs(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, Kind)>, LowerError
             found.sort();
             files.extend(found);
         } else {
-            match kind_of(input) {
-                Some(kind) => files.push((input.clone(), kind)),
-                None => {
-                    return Err(LowerError::UnknownInput {
-                        path: input.clone(),
-                    })
-                }
+            let Some(kind) = kind_of(input) else {
+                return Err(LowerError::UnknownInput {
+                    path: input.clone(),
+                });
+            };
+            if !input.exists() {
+                return Err(LowerError::Io {
+                    path: input.clone(),
+                    source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                });
             }
+            files.push((input.clone(), kind));
         }
     }
     if files.is_empty() {
         return Err(LowerError::NoInputs);
     }
+    // The same file named twice (`f.c` and `./f.c`, or a file and its directory) would
+    // define every symbol twice.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|(path, _)| seen.insert(path.canonicalize().unwrap_or_else(|_| path.clone())));
     Ok(files)
 }
 
@@ -214,6 +262,60 @@ fn run(
     }
 }
 
+/// Compiles one C/C++ file to bitcode.
+fn compile_one(source: &Path, out: &Path, opts: &LoadOptions) -> Result<(), LowerError> {
+    let mut cmd = Command::new(&opts.clang);
+    cmd.args([
+        "-O0",
+        "-Xclang",
+        "-disable-O0-optnone",
+        "-g",
+        "-fno-discard-value-names",
+        "-ffp-contract=off",
+        "-emit-llvm",
+        "-c",
+    ])
+    .args(&opts.compiler_flags)
+    .arg(source)
+    .arg("-o")
+    .arg(out);
+    run(&mut cmd, &opts.clang, |stderr| LowerError::Compile {
+        file: source.to_path_buf(),
+        stderr,
+    })
+}
+
+/// Compiles `(source, output)` pairs on as many threads as the machine has cores; the
+/// error reported is that of the first failing file in input order.
+fn compile_all(jobs: &[(&PathBuf, &PathBuf)], opts: &LoadOptions) -> Result<(), LowerError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len());
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<Result<(), LowerError>>>> =
+        jobs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((source, out)) = jobs.get(i) else {
+                    break;
+                };
+                let result = compile_one(source, out, opts);
+                if let Ok(mut slot) = results[i].lock() {
+                    *slot = Some(result);
+                }
+            });
+        }
+    });
+    for slot in results {
+        if let Ok(Some(Err(e))) = slot.into_inner() {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Compiles and links `inputs` to one bitcode file with mem2reg applied.
 pub fn compile_to_bitcode(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Bitcode, LowerError> {
     let files = collect_inputs(inputs)?;
@@ -224,38 +326,26 @@ pub fn compile_to_bitcode(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Bitc
             path: std::env::temp_dir(),
             source,
         })?;
-    let mut to_link = Vec::with_capacity(files.len());
-    for (i, (path, kind)) in files.iter().enumerate() {
-        match kind {
-            Kind::Llvm => to_link.push(path.clone()),
+    let to_link: Vec<PathBuf> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (path, kind))| match kind {
+            Kind::Llvm => path.clone(),
             Kind::Source => {
                 let stem = path
                     .file_stem()
                     .map_or_else(|| "input".into(), |s| s.to_string_lossy());
-                let out = dir.path().join(format!("{i}-{stem}.bc"));
-                let mut cmd = Command::new(&opts.clang);
-                cmd.args([
-                    "-O0",
-                    "-Xclang",
-                    "-disable-O0-optnone",
-                    "-g",
-                    "-fno-discard-value-names",
-                    "-ffp-contract=off",
-                    "-emit-llvm",
-                    "-c",
-                ])
-                .args(&opts.compiler_flags)
-                .arg(path)
-                .arg("-o")
-                .arg(&out);
-                run(&mut cmd, &opts.clang, |stderr| LowerError::Compile {
-                    file: path.clone(),
-                    stderr,
-                })?;
-                to_link.push(out);
+                dir.path().join(format!("{i}-{stem}.bc"))
             }
-        }
-    }
+        })
+        .collect();
+    let jobs: Vec<(&PathBuf, &PathBuf)> = files
+        .iter()
+        .zip(&to_link)
+        .filter(|((_, kind), _)| *kind == Kind::Source)
+        .map(|((path, _), out)| (path, out))
+        .collect();
+    compile_all(&jobs, opts)?;
     let linked = dir.path().join("linked.bc");
     let mut link = Command::new(&opts.llvm_link);
     link.args(&to_link).arg("-o").arg(&linked);

@@ -8,8 +8,15 @@
 //! the function's constant table (one per distinct type and value); constant expressions
 //! that need a run-time address as an integer are materialized as instructions before
 //! their use.
+//!
+//! Blocks only reachable through a branch on a constant are dead code; an unsupported
+//! instruction there is dropped (its result, if fpir can type it, reads as zero) instead
+//! of failing the function, and a terminator operand that cannot be lowered becomes
+//! zero, so every block and branch site survives. A function lowered as a skeleton
+//! (`LoadOptions::skip_unsupported`) is lowered as if all of it were dead code, behind a
+//! trapping call at its entry.
 
-use crate::calls::{classify, BuiltinArgs, Target};
+use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::consts::{int_width, mask, sext, Folded};
 use crate::error::LowerError;
 use crate::layout::{describe_unsupported, gep_offsets, scalar, GepIndex};
@@ -25,28 +32,22 @@ use llvm_ir::terminator as term;
 use llvm_ir::{Constant, FPPredicate, Instruction, IntPredicate, Name, Operand, TypeRef};
 use std::collections::HashMap;
 
-/// Lowers one defined function.
+/// Lowers one defined function. With `skip_unsupported`, a function using something
+/// fpir cannot represent is lowered as a skeleton instead of failing (see
+/// [`FnLower::skipped`]).
 pub(crate) fn lower_function<'m>(
     ctx: &mut Ctx<'m>,
     f: &'m llvm_ir::Function,
+    skip_unsupported: bool,
 ) -> Result<Function, LowerError> {
-    let mut fl = FnLower {
-        ctx,
-        f,
-        regs: EntityVec::new(),
-        consts: Vec::new(),
-        const_regs: HashMap::new(),
-        values: HashMap::new(),
-        aliases: HashMap::new(),
-        blocks: HashMap::new(),
-        phis: Vec::new(),
-        block_name: None,
-        insts: Vec::new(),
-        locs: Vec::new(),
-        dloc: &None,
-        loc: None,
-    };
-    fl.run()
+    let counters = ctx.site_counters();
+    match FnLower::new(ctx, f, None).run() {
+        Err(e @ LowerError::Unsupported { .. }) if skip_unsupported => {
+            ctx.reset_site_counters(counters);
+            FnLower::new(ctx, f, Some(e.to_string())).run()
+        }
+        result => result,
+    }
 }
 
 struct FnLower<'c, 'm> {
@@ -67,9 +68,43 @@ struct FnLower<'c, 'm> {
     dloc: &'m Option<DebugLoc>,
     /// Its interned location.
     loc: Option<SrcLoc>,
+    /// True while lowering a block that is dead (see [`FnLower::live_blocks`]):
+    /// unsupported instructions there are dropped instead of failing the function.
+    lenient: bool,
+    /// Why the function is lowered as a skeleton, when it is.
+    skipped: Option<String>,
+    /// The fpir result type.
+    ret: Option<Type>,
 }
 
 impl<'c, 'm> FnLower<'c, 'm> {
+    fn new(ctx: &'c mut Ctx<'m>, f: &'m llvm_ir::Function, skipped: Option<String>) -> Self {
+        FnLower {
+            ctx,
+            f,
+            regs: EntityVec::new(),
+            consts: Vec::new(),
+            const_regs: HashMap::new(),
+            values: HashMap::new(),
+            aliases: HashMap::new(),
+            blocks: HashMap::new(),
+            phis: Vec::new(),
+            block_name: None,
+            insts: Vec::new(),
+            locs: Vec::new(),
+            dloc: &None,
+            loc: None,
+            lenient: false,
+            skipped,
+            ret: None,
+        }
+    }
+
+    /// Lowers the function. A skipped function (`self.skipped`) is lowered as a
+    /// skeleton: every block is treated as dead code (unsupported instructions dropped,
+    /// branch sites kept), parameters and a result of unsupported types are left out,
+    /// and the entry block first calls an external named after the function and the
+    /// reason, so running it traps and `Module::unresolved_from` reports it.
     fn run(&mut self) -> Result<Function, LowerError> {
         let f = self.f;
         self.dloc = &f.debugloc;
@@ -77,6 +112,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let mut param_pointees = Vec::new();
         let mut param_names = Vec::new();
         for p in &f.parameters {
+            if self.skipped.is_some() && scalar(&p.ty).is_none() {
+                continue;
+            }
             params.push(self.value(&p.name, &p.ty)?);
             param_pointees.push(match p.ty.as_ref() {
                 llvm_ir::Type::PointerType { pointee_type, .. } => scalar(pointee_type),
@@ -89,10 +127,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
         let ret = match f.return_type.as_ref() {
             llvm_ir::Type::VoidType => None,
+            other if self.skipped.is_some() => scalar(other),
             other => Some(scalar(other).ok_or_else(|| {
-                self.unsupported(format!("returning a {}", describe_unsupported(other)))
+                self.unsupported(format!("{} result", describe_unsupported(other)))
             })?),
         };
+        self.ret = ret;
         for (i, bb) in f.basic_blocks.iter().enumerate() {
             self.blocks
                 .insert(&bb.name, <fpir::Block as fpir::EntityId>::new(i));
@@ -105,9 +145,19 @@ impl<'c, 'm> FnLower<'c, 'm> {
             }
             self.phis.push(phis);
         }
+        let live = match self.skipped {
+            Some(_) => vec![false; f.basic_blocks.len()],
+            None => self.live_blocks(),
+        };
+        for (phis, &live) in self.phis.iter_mut().zip(&live) {
+            // Phis of types fpir cannot hold may only sit in dead code; drop them there.
+            phis.retain(|phi| live || scalar(&phi.to_type).is_some());
+        }
         let mut blocks = EntityVec::new();
+        let mut dropped_code = false;
         for (i, bb) in f.basic_blocks.iter().enumerate() {
             self.block_name = Some(&bb.name);
+            self.lenient = !live[i];
             let block_params = if i == 0 {
                 params.clone()
             } else {
@@ -119,15 +169,46 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 }
                 ps
             };
+            if let (0, Some(reason)) = (i, &self.skipped) {
+                let name = format!("{} (not lowered: {reason})", f.name);
+                let trap = Callee::External(self.ctx.external(&name));
+                self.push(
+                    None,
+                    InstKind::Call {
+                        callee: trap,
+                        args: Vec::new(),
+                    },
+                );
+            }
             for inst in &bb.instrs {
                 self.dloc = inst_debugloc(inst);
                 self.loc = self.ctx.src_loc(self.dloc);
-                self.lower_inst(inst)?;
+                let emitted = self.insts.len();
+                match self.lower_inst(inst) {
+                    Ok(()) => {}
+                    Err(LowerError::Unsupported { .. }) if self.lenient => {
+                        self.insts.truncate(emitted);
+                        self.locs.truncate(emitted);
+                        dropped_code = true;
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             self.dloc = term_debugloc(&bb.term);
             self.loc = self.ctx.src_loc(self.dloc);
             let term_loc = self.loc;
-            let term = self.lower_term(&bb.term)?;
+            let term = match self.lower_term(&bb.term) {
+                Err(LowerError::Unsupported { .. })
+                    if self.lenient
+                        && !matches!(
+                            bb.term,
+                            term::Terminator::CondBr(_) | term::Terminator::Switch(_)
+                        ) =>
+                {
+                    Terminator::Unreachable
+                }
+                other => other?,
+            };
             blocks.push(BlockData {
                 params: block_params,
                 insts: std::mem::take(&mut self.insts),
@@ -135,6 +216,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 term,
                 term_loc,
             });
+        }
+        if dropped_code {
+            self.define_dropped_values(&blocks);
         }
         let loc = self.ctx.src_loc(&f.debugloc).or_else(|| {
             blocks
@@ -151,6 +235,89 @@ impl<'c, 'm> FnLower<'c, 'm> {
             blocks,
             loc,
         })
+    }
+
+    /// Which blocks can run: those reachable from the entry when a branch on a constant
+    /// condition only follows the edge it takes. Dead code is common at `-O0`: musl's
+    /// `isnan(x)` expands to `sizeof(x) == sizeof(double) ? ... : __fpclassifyl(x)`,
+    /// whose `long double` arm sits behind `br i1 false`. Unsupported instructions in
+    /// dead blocks are dropped (their results read as zero) rather than failing the
+    /// function; the blocks and their branch sites stay, so site numbering still follows
+    /// the text.
+    fn live_blocks(&self) -> Vec<bool> {
+        use term::Terminator as T;
+        let bbs = &self.f.basic_blocks;
+        let mut live = vec![false; bbs.len()];
+        let mut stack = vec![0usize];
+        while let Some(i) = stack.pop() {
+            if i >= bbs.len() || std::mem::replace(&mut live[i], true) {
+                continue;
+            }
+            let succs: Vec<&Name> = match &bbs[i].term {
+                T::Br(b) => vec![&b.dest],
+                T::CondBr(b) => match b.condition.as_constant() {
+                    Some(Constant::Int { value, .. }) if value & 1 == 1 => vec![&b.true_dest],
+                    Some(Constant::Int { .. }) => vec![&b.false_dest],
+                    _ => vec![&b.true_dest, &b.false_dest],
+                },
+                T::Switch(s) => match s.operand.as_constant() {
+                    Some(k @ Constant::Int { .. }) => {
+                        let hit = s.dests.iter().find(|(c, _)| c.as_ref() == k);
+                        vec![hit.map_or(&s.default_dest, |(_, d)| d)]
+                    }
+                    _ => s
+                        .dests
+                        .iter()
+                        .map(|(_, d)| d)
+                        .chain([&s.default_dest])
+                        .collect(),
+                },
+                T::IndirectBr(b) => b.possible_dests.iter().collect(),
+                T::Invoke(inv) => vec![&inv.return_label, &inv.exception_label],
+                _ => Vec::new(),
+            };
+            stack.extend(
+                succs
+                    .into_iter()
+                    .filter_map(|n| self.blocks.get(n))
+                    .map(|b| b.0 as usize),
+            );
+        }
+        live
+    }
+
+    /// Defines every register left without a definition by dropped dead code as zero.
+    fn define_dropped_values(&mut self, blocks: &EntityVec<fpir::Block, BlockData>) {
+        let mut defined = vec![false; self.regs.len()];
+        let mut mark = |r: Reg| {
+            if let Some(d) = defined.get_mut(r.0 as usize) {
+                *d = true;
+            }
+        };
+        for (r, _) in &self.consts {
+            mark(*r);
+        }
+        for b in blocks.values() {
+            b.params.iter().copied().for_each(&mut mark);
+            b.insts.iter().filter_map(|i| i.dest).for_each(&mut mark);
+        }
+        for (r, _) in self.regs.iter() {
+            if !defined[r.0 as usize] {
+                self.consts.push((r, Const::Bits(0)));
+            }
+        }
+    }
+
+    /// The register of a terminator operand of type `ty`; in dead code an operand that
+    /// cannot be lowered reads as zero.
+    fn term_operand(&mut self, op: &'m Operand, ty: Type) -> Result<Reg, LowerError> {
+        match self.operand(op) {
+            Ok(r) => Ok(r),
+            Err(LowerError::Unsupported { .. }) if self.lenient => {
+                Ok(self.const_reg(ty, Const::Bits(0)))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     // ---- errors ----
@@ -224,7 +391,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     fn scalar_ty(&mut self, ty: &TypeRef) -> Result<Type, LowerError> {
-        scalar(ty).ok_or_else(|| self.unsupported(describe_unsupported(ty)))
+        scalar(ty).ok_or_else(|| self.unsupported(format!("{} value", describe_unsupported(ty))))
     }
 
     fn type_of(&self, op: &Operand) -> TypeRef {
@@ -734,6 +901,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     let args = self.args(call, false, usize::MAX)?;
                     (Callee::Math(m, self.ctx.next_op()), args)
                 }
+                Target::Constrained(op) => return self.constrained(call, op, dest),
                 Target::Builtin(b, how) | Target::BuiltinReturningArg0(b, how) => {
                     (Callee::Builtin(b), self.builtin_args(call, how)?)
                 }
@@ -772,6 +940,50 @@ impl<'c, 'm> FnLower<'c, 'm> {
         };
         let args = self.args(call, true, usize::MAX)?;
         self.push(dest, InstKind::Call { callee, args });
+        Ok(())
+    }
+
+    /// Lowers a constrained intrinsic as its plain operation (the metadata arguments,
+    /// rounding mode and exception behaviour, are dropped).
+    fn constrained(
+        &mut self,
+        call: &'m Call,
+        op: Constrained,
+        dest: Option<Reg>,
+    ) -> Result<(), LowerError> {
+        let values: Vec<&'m Operand> = call
+            .arguments
+            .iter()
+            .map(|(a, _)| a)
+            .filter(|a| !matches!(a, Operand::MetadataOperand))
+            .collect();
+        let (Some(dest), Some(&first)) = (dest, values.first()) else {
+            return Err(self.malformed("constrained intrinsic without operands or result"));
+        };
+        let from = self.operand_ty(first)?;
+        let kind = match op {
+            Constrained::Bin(op) => {
+                let (Some(ty), Some(&second)) = (from.as_float(), values.get(1)) else {
+                    return Err(self.malformed("constrained arithmetic on non-floats"));
+                };
+                let lhs = self.operand(first)?;
+                let rhs = self.operand(second)?;
+                InstKind::FloatBin {
+                    op,
+                    ty,
+                    lhs,
+                    rhs,
+                    site: self.ctx.next_op(),
+                }
+            }
+            Constrained::Cast(op) => InstKind::Cast {
+                op,
+                from,
+                to: self.regs[dest],
+                arg: self.operand(first)?,
+            },
+        };
+        self.push(Some(dest), kind);
         Ok(())
     }
 
@@ -865,7 +1077,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 .find(|(_, from)| Some(from) == pred)
                 .map(|(v, _)| v);
             match incoming {
-                Some(v) => args.push(self.operand(v)?),
+                Some(v) => {
+                    let ty = self.scalar_ty(&phi.to_type)?;
+                    args.push(self.term_operand(v, ty)?);
+                }
                 None => {
                     return Err(self.malformed(format!(
                         "phi {} has no value for an edge into block {target}",
@@ -880,14 +1095,17 @@ impl<'c, 'm> FnLower<'c, 'm> {
     fn lower_term(&mut self, t: &'m term::Terminator) -> Result<Terminator, LowerError> {
         use term::Terminator as T;
         match t {
-            T::Ret(r) => match &r.return_operand {
-                Some(op) => Ok(Terminator::Ret(Some(self.operand(op)?))),
-                None => Ok(Terminator::Ret(None)),
+            T::Ret(r) => match (&r.return_operand, self.ret) {
+                (Some(op), Some(ty)) => Ok(Terminator::Ret(Some(self.term_operand(op, ty)?))),
+                (None, Some(_)) => {
+                    Err(self.malformed("`ret void` in a function returning a value"))
+                }
+                (_, None) => Ok(Terminator::Ret(None)),
             },
             T::Br(b) => Ok(Terminator::Jump(self.block_call(&b.dest)?)),
             T::CondBr(b) => {
                 let site = self.ctx.next_branch();
-                let cond = self.operand(&b.condition)?;
+                let cond = self.term_operand(&b.condition, Type::BOOL)?;
                 let then_to = self.block_call(&b.true_dest)?;
                 let else_to = self.block_call(&b.false_dest)?;
                 Ok(Terminator::Br {
@@ -900,7 +1118,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             T::Switch(s) => {
                 let site = self.ctx.next_branch();
                 let ty = self.operand_ty(&s.operand)?;
-                let value = self.operand(&s.operand)?;
+                let value = self.term_operand(&s.operand, ty)?;
                 let mut cases = Vec::with_capacity(s.dests.len());
                 for (c, dest) in &s.dests {
                     let v = match c.as_ref() {

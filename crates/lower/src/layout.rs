@@ -33,18 +33,19 @@ pub(crate) fn scalar(ty: &Type) -> Option<fpir::Type> {
     }
 }
 
-/// A short description of a type fpir registers cannot hold, for error messages.
+/// Names a type fpir registers cannot hold, for error messages ("x86_fp80 (long
+/// double)"); callers add what it is ("value", "result", "parameter").
 pub(crate) fn describe_unsupported(ty: &Type) -> String {
     match ty {
-        Type::IntegerType { bits } => format!("{bits}-bit integer value (wider than 64 bits)"),
-        Type::FPType(FPType::X86_FP80) => "x86_fp80 (long double) value".to_string(),
-        Type::FPType(FPType::FP128) => "fp128 (__float128) value".to_string(),
-        Type::FPType(ft) => format!("{ft} floating-point value"),
-        Type::VectorType { .. } => format!("vector value of type {ty}"),
+        Type::IntegerType { bits } => format!("{bits}-bit integer (wider than 64 bits)"),
+        Type::FPType(FPType::X86_FP80) => "x86_fp80 (long double)".to_string(),
+        Type::FPType(FPType::FP128) => "fp128 (__float128)".to_string(),
+        Type::FPType(ft) => format!("{ft} floating-point"),
+        Type::VectorType { .. } => format!("vector {ty}"),
         Type::StructType { .. } | Type::NamedStructType { .. } | Type::ArrayType { .. } => {
-            format!("aggregate value of type {ty} in a register")
+            format!("by-value struct or array {ty}")
         }
-        _ => format!("value of type {ty}"),
+        _ => format!("{ty}"),
     }
 }
 
@@ -221,4 +222,56 @@ pub(crate) fn gep_offsets(
         }
     }
     Ok((offset, terms))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use llvm_ir::types::FPType;
+
+    fn layout_of(ir: &str, global: &str) -> (SizeAlign, Vec<u64>) {
+        let module = llvm_ir::Module::from_ir_str(ir).expect("valid IR");
+        let layout = Layout::new(&module.types);
+        let g = module
+            .global_vars
+            .iter()
+            .find(|g| g.name == llvm_ir::Name::from(global))
+            .expect("global");
+        let Type::PointerType { pointee_type, .. } = g.ty.as_ref() else {
+            panic!("globals are pointers");
+        };
+        let sa = layout.size_align(pointee_type).expect("sized");
+        let offsets = match layout.struct_fields(pointee_type) {
+            Ok((fields, packed)) => layout.struct_layout(fields, packed).expect("laid out").0,
+            Err(_) => Vec::new(),
+        };
+        (sa, offsets)
+    }
+
+    #[test]
+    fn structs_pad_fields_and_packed_structs_do_not() {
+        let ir = "%s = type { i8, double, [3 x i32] }\n\
+                  %p = type <{ i8, double, i32 }>\n\
+                  %n = type { %s, i16 }\n\
+                  @s = global %s zeroinitializer\n\
+                  @p = global %p zeroinitializer\n\
+                  @n = global %n zeroinitializer\n\
+                  @w = global { i24, i128, x86_fp80 } zeroinitializer\n";
+        let sa = |size, align| SizeAlign { size, align };
+        assert_eq!(layout_of(ir, "s"), (sa(32, 8), vec![0, 8, 16]));
+        assert_eq!(layout_of(ir, "p"), (sa(13, 1), vec![0, 1, 9]));
+        assert_eq!(layout_of(ir, "n"), (sa(40, 8), vec![0, 32]));
+        assert_eq!(layout_of(ir, "w"), (sa(48, 16), vec![0, 8, 32]));
+    }
+
+    #[test]
+    fn scalars_map_to_fpir_types() {
+        assert_eq!(
+            scalar(&Type::IntegerType { bits: 1 }),
+            Some(fpir::Type::BOOL)
+        );
+        assert_eq!(scalar(&Type::IntegerType { bits: 65 }), None);
+        assert_eq!(scalar(&Type::FPType(FPType::Single)), Some(fpir::Type::F32));
+        assert_eq!(scalar(&Type::FPType(FPType::X86_FP80)), None);
+    }
 }

@@ -1,15 +1,47 @@
 //! `fpforge-lower`: turns C, C++ and LLVM-14 IR into an [`fpir::Module`].
 //!
-//! [`frontend`] drives the LLVM 14 toolchain (clang, llvm-link, opt's mem2reg) and
-//! [`lower`] translates the resulting bitcode, read through the `llvm-ir` crate, into
-//! fpir. This is the only crate that sees `llvm-ir`; nothing of it leaks past this API.
+//! [`frontend`] drives the LLVM 14 toolchain (clang, llvm-link, opt's mem2reg) and the
+//! private lowering modules translate the resulting bitcode, read through the `llvm-ir`
+//! crate, into fpir. This is the only crate that sees `llvm-ir`; nothing of it leaks
+//! past this API.
 //!
 //! ```no_run
 //! use fpforge_lower::{load, LoadOptions};
-//! let module = load(&["fdlibm.c".into()], &LoadOptions::default())?;
+//! let opts = LoadOptions::default().with_compiler_flags(["-DUSE_TABLES"]);
+//! let module = load(&["fdlibm.c".into()], &opts)?;
 //! print!("{}", fpir::write_module(&module));
 //! # Ok::<(), fpforge_lower::LowerError>(())
 //! ```
+//!
+//! # What lowers
+//!
+//! - Integers of 1 to 64 bits, `float`, `double` and pointers in registers; structs,
+//!   arrays, unions and vectors in memory, laid out as on x86-64 (packed structs
+//!   honoured); `getelementptr` as byte offsets plus sign-extended index terms.
+//! - Phis as block parameters; constants (including `undef`/`poison` as zero, addresses
+//!   of globals and functions, and constant expressions) as constant registers; global
+//!   initializers as little-endian bytes with relocations for the pointers inside.
+//! - Calls: defined functions directly; C math functions and LLVM math intrinsics
+//!   (`double` and `float` versions) as math calls when the module does not define them;
+//!   `memcpy`/`memset`/`memmove`/`malloc`/`calloc`/`realloc`/`free`/`abort`/`exit`/
+//!   `__assert_fail` and the bit intrinsics as builtins; everything else as externals
+//!   that trap when called (`fpir::Module::unresolved_from` lists them). Debug info,
+//!   lifetime and hint intrinsics are dropped; `byval` arguments are copied.
+//! - Addresses of functions the inputs only declare (`integrate(sin, 0, 1)`) point to
+//!   stubs that make the call.
+//! - Constrained floating-point intrinsics (`#pragma STDC FENV_ACCESS ON`) as the plain
+//!   operations, except comparisons.
+//!
+//! # What does not
+//!
+//! `long double` (x86_fp80), `__float128`, `_Float16`, integers wider than 64 bits and
+//! vectors as values; structs and arrays as values in registers (struct returns of two
+//! eightbytes, `extractvalue`); atomics, inline assembly, variable arguments,
+//! exceptions, computed goto. Each is a [`LowerError::Unsupported`] naming the
+//! construct, the function and `file:line:col` — except in dead code (behind a branch
+//! on a constant, as musl's type-generic macros produce), where it is dropped, and with
+//! [`LoadOptions::skip_unsupported`], which turns such functions into skeletons that
+//! trap when called.
 
 #![deny(missing_docs)]
 
@@ -23,4 +55,6 @@ mod lower;
 mod stubs;
 
 pub use error::LowerError;
-pub use frontend::{compile_to_bitcode, load, lower_bitcode, Bitcode, LoadOptions};
+pub use frontend::{
+    compile_to_bitcode, load, lower_bitcode, lower_bitcode_with, Bitcode, LoadOptions,
+};

@@ -1,18 +1,27 @@
 //! Module-level lowering: ids for functions and globals, global initializers, the
-//! function bodies ([`crate::func`]), then the site tables.
+//! function bodies ([`crate::func`]), stubs ([`crate::stubs`]), then the site tables.
 //!
 //! Functions keep their definition order and globals their order in the LLVM module, so
 //! `Func(i)` is the `i`-th `define` and `Global(i)` the `i`-th global variable of the
-//! linked module (declarations of undefined global variables become zero-filled
-//! globals). Branch and op sites are numbered while lowering in LLVM textual order:
-//! functions in definition order, blocks in order, instructions in order. That order is
-//! a contract with the differential test harness, which numbers the `br i1` and
-//! `switch` lines of `llvm-dis` output of the same bitcode and must get the same ids.
+//! linked module, leaving out LLVM's own `llvm.*` globals (`llvm.used`,
+//! `llvm.global_ctors`: constructors are not run). Stubs for declared functions whose
+//! address is taken come after the defined functions. Declarations of global variables
+//! that no input defines (`extern double table[];`) become zero-filled globals.
 //!
-//! Source files are interned as the debug info names them (`DIFile` filename, not
-//! joined with the compilation directory): the path the user gave the compiler, so
-//! reports print `file:line:col` the way compiler diagnostics do, and golden files do
-//! not depend on the machine.
+//! Branch and op sites are numbered while lowering, in LLVM textual order: functions in
+//! definition order, blocks in order, instructions in order; one branch site per
+//! conditional `br` (also `br i1 true`) and per `switch`, one op site per
+//! `fadd`/`fsub`/`fmul`/`fdiv`/`frem` (also their constrained intrinsics) and per math
+//! call. That order is a contract with the differential test harness, which numbers the
+//! `br i1` and `switch` lines of `llvm-dis` output of the same bitcode and must get the
+//! same ids. Floating-point operations on unsupported types in dead code, which lowering
+//! drops (see [`crate::func`]), get no op site; stubs' math calls are numbered last.
+//!
+//! Source files are interned as the debug info names them (the `DIFile` filename, not
+//! joined with the compilation directory): the path as given to clang, which clang
+//! makes relative to its working directory when the file lies under it. Reports then
+//! print `file:line:col` the way compiler diagnostics do, and golden files do not depend
+//! on the machine.
 
 use crate::error::LowerError;
 use crate::func::lower_function;
@@ -21,6 +30,7 @@ use crate::stubs::lower_stub;
 use fpir::{AddrBase, EntityId, FileId, Func, Global, GlobalData, SrcLoc};
 use llvm_ir::debugloc::DebugLoc;
 use llvm_ir::function::FunctionDeclaration;
+use llvm_ir::module::GlobalVariable;
 use llvm_ir::{Constant, ConstantRef, Name, Type};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -42,6 +52,9 @@ pub(crate) struct Ctx<'m> {
     stubs: RefCell<Vec<&'m FunctionDeclaration>>,
     files: HashMap<String, FileId>,
     externals: HashMap<String, u32>,
+    /// Skeletons instead of errors for unsupported functions (and zeros for
+    /// unrepresentable global initializers).
+    skip_unsupported: bool,
     /// The module being built (files, externals and globals fill in as lowering goes).
     pub out: fpir::Module,
     next_branch: u32,
@@ -49,7 +62,10 @@ pub(crate) struct Ctx<'m> {
 }
 
 /// Lowers a parsed LLVM module to fpir and indexes its sites.
-pub(crate) fn lower_module(llvm: &llvm_ir::Module) -> Result<fpir::Module, LowerError> {
+pub(crate) fn lower_module(
+    llvm: &llvm_ir::Module,
+    skip_unsupported: bool,
+) -> Result<fpir::Module, LowerError> {
     let mut ctx = Ctx {
         llvm,
         layout: Layout::new(&llvm.types),
@@ -60,6 +76,7 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module) -> Result<fpir::Module, Lower
         stubs: RefCell::new(Vec::new()),
         files: HashMap::new(),
         externals: HashMap::new(),
+        skip_unsupported,
         out: fpir::Module::default(),
         next_branch: 0,
         next_op: 0,
@@ -67,7 +84,12 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module) -> Result<fpir::Module, Lower
     for (i, f) in llvm.functions.iter().enumerate() {
         ctx.funcs.insert(f.name.as_str(), Func::new(i));
     }
-    for (i, g) in llvm.global_vars.iter().enumerate() {
+    let program_globals: Vec<&GlobalVariable> = llvm
+        .global_vars
+        .iter()
+        .filter(|g| !is_llvm_special(g))
+        .collect();
+    for (i, g) in program_globals.iter().enumerate() {
         ctx.globals.insert(&g.name, Global::new(i));
     }
     for d in &llvm.func_declarations {
@@ -76,12 +98,12 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module) -> Result<fpir::Module, Lower
     for a in &llvm.global_aliases {
         ctx.aliases.insert(&a.name, &a.aliasee);
     }
-    for g in &llvm.global_vars {
+    for g in program_globals {
         let data = ctx.lower_global(g)?;
         ctx.out.globals.push(data);
     }
     for f in &llvm.functions {
-        let func = lower_function(&mut ctx, f)?;
+        let func = lower_function(&mut ctx, f, skip_unsupported)?;
         ctx.out.funcs.push(func);
     }
     let mut done = 0;
@@ -108,6 +130,12 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module) -> Result<fpir::Module, Lower
         })?;
     }
     Ok(module)
+}
+
+/// LLVM's own globals (`llvm.used`, `llvm.global_ctors`, `llvm.global.annotations`,
+/// ...): lists for the compiler and linker, not program data a program can address.
+fn is_llvm_special(g: &GlobalVariable) -> bool {
+    matches!(&g.name, Name::Name(s) if s.starts_with("llvm."))
 }
 
 /// The text of an LLVM global name (`@foo` -> `foo`, `@0` -> `0`).
@@ -146,6 +174,17 @@ impl<'m> Ctx<'m> {
         self.out.externals.push(name.to_string());
         self.externals.insert(name.to_string(), i);
         i
+    }
+
+    /// The next branch and op site numbers.
+    pub fn site_counters(&self) -> (u32, u32) {
+        (self.next_branch, self.next_op)
+    }
+
+    /// Rewinds the site numbering (before lowering a function again).
+    pub fn reset_site_counters(&mut self, (branch, op): (u32, u32)) {
+        self.next_branch = branch;
+        self.next_op = op;
     }
 
     /// The next branch site id (textual order).
@@ -239,8 +278,14 @@ impl<'m> Ctx<'m> {
         let mut init = vec![0u8; size];
         let mut relocs = Vec::new();
         if let Some(c) = &g.initializer {
-            self.write_init(c, 0, &mut init, &mut relocs)
-                .map_err(unsupported)?;
+            match self.write_init(c, 0, &mut init, &mut relocs) {
+                Ok(()) => {}
+                Err(_) if self.skip_unsupported => {
+                    init.fill(0);
+                    relocs.clear();
+                }
+                Err(e) => return Err(unsupported(e)),
+            }
         }
         Ok(GlobalData {
             name: name.clone(),

@@ -34,22 +34,21 @@ pub(crate) fn lower_stub(
     let mut params = Vec::with_capacity(decl.parameters.len());
     let mut param_pointees = Vec::with_capacity(decl.parameters.len());
     for p in &decl.parameters {
-        let ty = scalar(&p.ty).ok_or_else(|| {
-            unsupported(format!("a parameter is a {}", describe_unsupported(&p.ty)))
-        })?;
+        let ty = scalar(&p.ty)
+            .ok_or_else(|| unsupported(format!("{} parameter", describe_unsupported(&p.ty))))?;
         params.push(regs.push(ty));
         param_pointees.push(match p.ty.as_ref() {
             llvm_ir::Type::PointerType { pointee_type, .. } => scalar(pointee_type),
             _ => None,
         });
     }
-    let ret =
-        match decl.return_type.as_ref() {
-            llvm_ir::Type::VoidType => None,
-            other => Some(scalar(other).ok_or_else(|| {
-                unsupported(format!("it returns a {}", describe_unsupported(other)))
-            })?),
-        };
+    let ret = match decl.return_type.as_ref() {
+        llvm_ir::Type::VoidType => None,
+        other => Some(
+            scalar(other)
+                .ok_or_else(|| unsupported(format!("{} result", describe_unsupported(other))))?,
+        ),
+    };
     let param_types: Vec<llvm_ir::Type> = decl
         .parameters
         .iter()
@@ -78,7 +77,7 @@ pub(crate) fn lower_stub(
             }
             Callee::Builtin(b)
         }
-        Target::Drop | Target::Forward | Target::Unsupported(_) => {
+        Target::Drop | Target::Forward | Target::Constrained(_) | Target::Unsupported(_) => {
             return Err(unsupported("it is an LLVM intrinsic".to_string()))
         }
     };

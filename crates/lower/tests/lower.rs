@@ -29,6 +29,9 @@ fn load_fixtures(names: &[&str]) -> Module {
         .collect();
     module.files = files.into_iter().collect();
     fpir::verify_module(&module).expect("lowered module verifies");
+    let text = fpir::write_module(&module);
+    let reparsed = fpir::parse_module(&text).expect("the IR text parses back");
+    assert_eq!(reparsed, module, "the IR text round-trips");
     module
 }
 
@@ -64,26 +67,30 @@ fn check_golden(name: &str, module: &Module) {
 }
 
 macro_rules! golden {
-    ($($test:ident => $name:literal),* $(,)?) => {
+    ($($test:ident => $file:literal),* $(,)?) => {
         $(
             #[test]
             fn $test() {
-                let module = load_fixtures(&[concat!($name, ".c")]);
-                check_golden($name, &module);
+                let module = load_fixtures(&[$file]);
+                let stem = $file.rsplit_once('.').map_or($file, |(stem, _)| stem);
+                check_golden(stem, &module);
             }
         )*
     };
 }
 
 golden! {
-    golden_branches => "branches",
-    golden_loops => "loops",
-    golden_switch => "switch",
-    golden_globals => "globals",
-    golden_punning => "punning",
-    golden_gep => "gep",
-    golden_math => "math",
-    golden_fnptr => "fnptr",
+    golden_branches => "branches.c",
+    golden_loops => "loops.c",
+    golden_switch => "switch.c",
+    golden_globals => "globals.c",
+    golden_punning => "punning.c",
+    golden_gep => "gep.c",
+    golden_math => "math.c",
+    golden_fnptr => "fnptr.c",
+    golden_dead_code => "dead_code.c",
+    golden_constexpr => "constexpr.ll",
+    golden_cxx => "cxx.cpp",
 }
 
 /// One site as the test harness sees it in `llvm-dis` output: function and kind.
@@ -270,6 +277,74 @@ fn long_double_is_unsupported_with_its_location() {
 }
 
 #[test]
+fn stubs_stand_for_declared_functions_whose_address_is_taken() {
+    let module = load_fixtures(&["fnptr.c"]);
+    let sin = module.func_by_name("sin").expect("a stub for sin");
+    let body = &module.funcs[sin].blocks[fpir::Function::ENTRY].insts;
+    assert!(matches!(
+        body[..],
+        [fpir::Inst {
+            kind: InstKind::Call {
+                callee: Callee::Math(..),
+                ..
+            },
+            ..
+        }]
+    ));
+    let integrate_sin = module.func_by_name("integrate_sin").unwrap();
+    assert!(module.reachable_funcs(integrate_sin).contains(&sin));
+    assert!(module.unresolved_from(integrate_sin).is_empty());
+    let mystery = module.func_by_name("mystery").expect("a stub for mystery");
+    assert_eq!(module.unresolved_from(mystery), ["mystery"]);
+}
+
+#[test]
+fn skip_unsupported_turns_such_functions_into_trapping_skeletons() {
+    let opts = LoadOptions::default().with_skip_unsupported(true);
+    let module = load(&[fixture("long_double.c")], &opts).expect("loads with skipping");
+    fpir::verify_module(&module).expect("verifies");
+    let fine = module.func_by_name("fine").unwrap();
+    assert!(module.unresolved_from(fine).is_empty());
+    let widen = module.func_by_name("widen").unwrap();
+    assert_eq!(
+        module.funcs[widen].ret, None,
+        "the long double result is left out"
+    );
+    let missing = module.unresolved_from(widen);
+    assert_eq!(missing.len(), 1);
+    assert!(
+        missing[0].starts_with("widen (not lowered: ") && missing[0].contains("long double"),
+        "{missing:?}"
+    );
+}
+
+#[test]
+fn skipped_functions_keep_their_branch_sites() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("mixed.c");
+    std::fs::write(
+        &src,
+        "double before(double x) { return x < 0 ? -x : x; }\n\
+         long double mid(long double x, int n) { for (int i = 0; i < n; i++) x *= 2; return x; }\n\
+         int after(double x) { if (x > 1) return 1; return 0; }\n",
+    )
+    .unwrap();
+    let opts = LoadOptions::default().with_skip_unsupported(true);
+    let bitcode = compile_to_bitcode(&[src], &opts).expect("compiles");
+    let module = fpforge_lower::lower_bitcode_with(bitcode.path(), &opts).expect("lowers");
+    let funcs: Vec<&str> = module
+        .branch_sites
+        .values()
+        .map(|s| module.funcs[s.func].name.as_str())
+        .collect();
+    assert_eq!(funcs, ["before", "mid", "after"]);
+    assert!(matches!(
+        lower_bitcode(bitcode.path()),
+        Err(LowerError::Unsupported { .. })
+    ));
+}
+
+#[test]
 fn unknown_externals_are_reported_by_unresolved_from() {
     let module = load_fixtures(&["unknown_external.c"]);
     let calls = module.func_by_name("calls_mystery").unwrap();
@@ -306,4 +381,14 @@ fn unknown_input_kinds_are_rejected() {
     assert!(matches!(err, LowerError::UnknownInput { .. }), "{err:?}");
     let err = load(&[], &LoadOptions::default()).unwrap_err();
     assert!(matches!(err, LowerError::NoInputs), "{err:?}");
+    let err = load(&[fixture("no_such_file.c")], &LoadOptions::default()).unwrap_err();
+    assert!(matches!(err, LowerError::Io { .. }), "{err:?}");
+}
+
+#[test]
+fn a_file_named_twice_is_compiled_once() {
+    let dir = fixtures();
+    let twice = [fixture("branches.c"), dir.join(".").join("branches.c")];
+    let module = load(&twice, &LoadOptions::default()).expect("loads");
+    assert_eq!(module.funcs.len(), 2);
 }

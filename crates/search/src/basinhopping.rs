@@ -65,7 +65,11 @@ pub fn basinhopping<F: FnMut(&[f64]) -> f64, R: Rng>(
     let (mut current, mut f_current) = powell(ev, start, &config.local)?;
     for _ in 0..config.n_iter {
         let scale = current.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let width = config.abs_step.max(config.rel_step * scale);
+        // Capped so the uniform range stays finite when a coordinate is huge or infinite.
+        let width = config
+            .abs_step
+            .max(config.rel_step * scale)
+            .min(f64::MAX / 2.0);
         let hop: Vec<f64> = current
             .iter()
             .map(|&c| c + rng.gen_range(-width..=width))

@@ -115,7 +115,9 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
         if self.budget.max_evals.is_some_and(|m| self.evals >= m) {
             return Err(Stop(StopReason::EvalLimit));
         }
-        if self.evals.is_multiple_of(64) && self.budget.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.evals.is_multiple_of(64)
+            && self.budget.deadline.is_some_and(|d| Instant::now() >= d)
+        {
             return Err(Stop(StopReason::TimeLimit));
         }
         self.scratch.clear();

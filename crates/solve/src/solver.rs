@@ -234,7 +234,7 @@ impl<'s> Solver<'s> {
         let mut round: u32 = 0;
         while Instant::now() < deadline {
             let scale = 1u64 << round.min(20);
-            if let Some(m) = self.search(&mut obj, &mut avm, 1000 * scale, deadline, "avm") {
+            if let Some(m) = self.search(&mut obj, &mut avm, 4000 * scale, deadline, "avm") {
                 return Answer::Sat(m);
             }
             let mutation = if round % 2 == 0 {
@@ -253,7 +253,7 @@ impl<'s> Solver<'s> {
             if let Some(m) = self.search(&mut obj, &mut random, 250 * scale, deadline, "random") {
                 return Answer::Sat(m);
             }
-            match self.label(&mut lab, root.clone(), 200 * scale, deadline) {
+            match self.label(&mut lab, root.clone(), 100 * scale, deadline) {
                 LabelOutcome::Sat(m) => return Answer::Sat(m),
                 LabelOutcome::Unsat => return Answer::Unsat,
                 LabelOutcome::Unknown => {}

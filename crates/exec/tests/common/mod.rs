@@ -34,13 +34,7 @@ impl FnBuilder {
             term: Terminator::Unreachable,
             term_loc: None,
         });
-        (
-            FnBuilder {
-                f,
-                cur: Block(0),
-            },
-            ps,
-        )
+        (FnBuilder { f, cur: Block(0) }, ps)
     }
 
     pub fn reg(&mut self, ty: Type) -> Reg {

@@ -350,6 +350,55 @@ pub fn arith_bwd(f: FpFormat, op: Arith, z: &FDom, t: &FDom, o: &FDom, t_is_rhs:
     FDom { nan, ..out }
 }
 
+/// Direct projection of `z = x * x`: a square is never negative, so the
+/// corner rule (which forgets that both factors are the same) is replaced by
+/// the image of `|x|`, on which squaring is monotone.
+pub fn square_fwd(f: FpFormat, x: &FDom) -> FDom {
+    let a = x.pos_part().join(&x.neg_part().neg());
+    if a.range_empty() {
+        return FDom {
+            nan: x.nan,
+            ..FDom::empty()
+        };
+    }
+    let lo = arith_rne(f, Arith::Mul, a.lo_v(f), a.lo_v(f));
+    let hi = arith_rne(f, Arith::Mul, a.hi_v(f), a.hi_v(f));
+    FDom {
+        nan: x.nan,
+        ..FDom::range(ord(f, lo), ord(f, hi))
+    }
+}
+
+/// Indirect projection of `z = x * x` onto `x`: bisection on each sign part
+/// (increasing on `x >= +0`, decreasing on `x <= -0`).
+pub fn square_bwd(f: FpFormat, z: &FDom, x: &FDom) -> FDom {
+    let sq = |o: i64| {
+        let v = from_ord(f, o);
+        ord(f, arith_rne(f, Arith::Mul, v, v))
+    };
+    let mut out = FDom::empty();
+    if !z.range_empty() {
+        let p = x.pos_part();
+        if let (Some(lo), Some(hi)) = (
+            first_true(p.lo, p.hi, |o| sq(o) >= z.lo),
+            last_true(p.lo, p.hi, |o| sq(o) <= z.hi),
+        ) {
+            out = out.join(&FDom::range(lo, hi));
+        }
+        let n = x.neg_part();
+        if let (Some(lo), Some(hi)) = (
+            first_true(n.lo, n.hi, |o| sq(o) <= z.hi),
+            last_true(n.lo, n.hi, |o| sq(o) >= z.lo),
+        ) {
+            out = out.join(&FDom::range(lo, hi));
+        }
+    }
+    FDom {
+        nan: x.nan && z.nan,
+        ..out
+    }
+}
+
 /// A unary operation that is monotone nondecreasing in the total order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Monotone {
@@ -679,6 +728,31 @@ mod tests {
                 assert!(contains(&z, r), "{g:?}({a}) = {r} not in {z:?}");
                 let nx = monotone_bwd(g, F, F, &z, &x);
                 assert!(contains(&nx, a), "{g:?} lost {a}");
+            }
+        }
+    }
+
+    #[test]
+    fn square_projections_match_brute_force() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..300 {
+            let x = random_dom(&mut rng);
+            let z = square_fwd(F, &x);
+            let vals = values(&x);
+            let pick = vals[rng.gen_range(0..vals.len())];
+            let r0 = arith_rne(F, Arith::Mul, pick, pick);
+            let zt = if r0.is_nan() {
+                FDom::nan_only()
+            } else {
+                FDom::range(ord(F, r0) - 1, ord(F, r0) + 1)
+            };
+            let nx = square_bwd(F, &zt, &x);
+            for &a in &vals {
+                let r = arith_rne(F, Arith::Mul, a, a);
+                assert!(contains(&z, r), "{a}^2 = {r} not in {z:?}");
+                if contains(&zt, r) {
+                    assert!(contains(&nx, a), "lost {a} for {zt:?}");
+                }
             }
         }
     }

@@ -119,6 +119,24 @@ pub fn value_dom(v: Value) -> Dom {
     }
 }
 
+/// Whether a float domain lost NaN, an infinity, a zero or a sign: such
+/// changes enable other projections (finite operands, fixed signs) however
+/// few values they remove, so they always re-schedule.
+fn structural_change(old: &Dom, new: &Dom) -> bool {
+    let (Dom::Fp(a), Dom::Fp(b)) = (old, new) else {
+        return false;
+    };
+    let inf = |d: &FDom| {
+        !d.range_empty()
+            && (d.lo == min_ord(FpFormat::F32)
+                || d.lo == min_ord(FpFormat::F64)
+                || d.hi == max_ord(FpFormat::F32)
+                || d.hi == max_ord(FpFormat::F64))
+    };
+    let signs = |d: &FDom| (!d.range_empty() && d.lo < 0, !d.range_empty() && d.hi >= 0);
+    a.nan != b.nan || inf(a) != inf(b) || a.has_zero() != b.has_zero() || signs(a) != signs(b)
+}
+
 /// Removes one value (given as its single-value domain) from the ends of `d`.
 fn remove_end(d: &Dom, v: &Dom) -> Dom {
     match (d, v) {
@@ -277,9 +295,10 @@ impl<'s> Propagator<'s> {
         }
         doms[t.index()] = n;
         let (oc, nc) = (old.count(), n.count());
-        let nan_changed = matches!((old, n), (Dom::Fp(a), Dom::Fp(b)) if a.nan != b.nan);
-        let significant =
-            eps <= 0.0 || nan_changed || nc <= 2 || (oc - nc) as f64 >= eps * oc as f64;
+        let significant = eps <= 0.0
+            || nc <= 2
+            || (oc - nc) as f64 >= eps * oc as f64
+            || structural_change(&old, &n);
         if significant {
             self.schedule(t);
         }
@@ -405,6 +424,13 @@ impl<'s> Propagator<'s> {
                         bwd!(a[1], remove_end(&y, &x));
                     }
                 }
+            }
+            Op::FpMul if a[0] == a[1] => {
+                let f = fmt_of(term.sort);
+                let x = fdom(&d(a[0], doms));
+                fwd!(Dom::Fp(proj::square_fwd(f, &x)));
+                let z = fdom(&d(t, doms));
+                bwd!(a[0], Dom::Fp(proj::square_bwd(f, &z, &x)));
             }
             Op::FpAdd | Op::FpSub | Op::FpMul | Op::FpDiv => {
                 let f = fmt_of(term.sort);
