@@ -44,6 +44,8 @@ pub(crate) enum Constrained {
     Bin(FloatBinOp),
     /// A conversion.
     Cast(CastOp),
+    /// `fcmp`/`fcmps`: the predicate comes from [`crate::fenv`].
+    Fcmp,
 }
 
 /// How a builtin's arguments are formed from the call's.
@@ -139,15 +141,15 @@ fn constrained(rest: &str, params: &[LType]) -> Target {
         "uitofp" => Constrained::Cast(CastOp::Uitofp),
         "fptosi" => Constrained::Cast(CastOp::Fptosi),
         "fptoui" => Constrained::Cast(CastOp::Fptoui),
-        "fcmp" | "fcmps" => {
-            return Target::Unsupported(
-                "floating-point comparison under `#pragma STDC FENV_ACCESS ON` (its predicate is not readable)",
-            )
-        }
+        "fcmp" | "fcmps" => Constrained::Fcmp,
         _ => match MathFn::from_name(stem).filter(|f| is_intrinsic_math(*f)) {
             Some(func) => match params.first().and_then(scalar).and_then(Type::as_float) {
                 Some(ty) => return Target::Math(MathCall { func, ty }),
-                None => return Target::Unsupported("math intrinsic on a type other than float or double"),
+                None => {
+                    return Target::Unsupported(
+                        "math intrinsic on a type other than float or double",
+                    )
+                }
             },
             None => return Target::Unsupported("constrained floating-point intrinsic"),
         },

@@ -152,8 +152,22 @@ pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Modul
             })
         }
     };
+    let needs_predicates = module
+        .func_declarations
+        .iter()
+        .any(|d| crate::fenv::is_constrained_fcmp(&d.name));
+    let fcmp_predicates = if needs_predicates {
+        crate::fenv::constrained_fcmp_predicates(path, is_text).map_err(|message| {
+            LowerError::Parse {
+                path: path.to_path_buf(),
+                message,
+            }
+        })?
+    } else {
+        Default::default()
+    };
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::lower::lower_module(&module, opts.skip_unsupported)
+        crate::lower::lower_module(&module, opts.skip_unsupported, fcmp_predicates)
     }));
     lowered.unwrap_or_else(|panic| {
         let message = panic

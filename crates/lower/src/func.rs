@@ -9,6 +9,13 @@
 //! that need a run-time address as an integer are materialized as instructions before
 //! their use.
 //!
+//! Aggregate and vector values (`{ double, double }` returned by a small-struct
+//! function, `<2 x float>`) live in memory: the register is a `ptr` to a copy of the
+//! bytes that nothing writes through afterwards — a stack slot made where the value is
+//! made (`load`, `insertvalue`, call results), or a constant global for constants.
+//! `extractvalue`/`extractelement` read from it, `store` copies it, and a function
+//! returning one takes a hidden first parameter ([`SRET_NAME`]) to copy it into.
+//!
 //! Blocks only reachable through a branch on a constant are dead code; an unsupported
 //! instruction there is dropped (its result, if fpir can type it, reads as zero) instead
 //! of failing the function, and a terminator operand that cannot be lowered becomes
@@ -31,6 +38,11 @@ use llvm_ir::instruction::{Call, Phi};
 use llvm_ir::terminator as term;
 use llvm_ir::{Constant, FPPredicate, Instruction, IntPredicate, Name, Operand, TypeRef};
 use std::collections::HashMap;
+
+/// The name of the hidden first parameter through which a function returning an
+/// aggregate or vector (`{ double, double }`, `<2 x float>`) delivers its result: the
+/// caller passes a slot, the callee copies the value there and returns nothing.
+pub(crate) const SRET_NAME: &str = ".sret";
 
 /// Lowers one defined function. With `skip_unsupported`, a function using something
 /// fpir cannot represent is lowered as a skeleton instead of failing (see
@@ -75,6 +87,11 @@ struct FnLower<'c, 'm> {
     skipped: Option<String>,
     /// The fpir result type.
     ret: Option<Type>,
+    /// The hidden first parameter receiving an aggregate result, when the function
+    /// returns one.
+    sret: Option<Reg>,
+    /// Block and instruction index of the instruction being lowered.
+    position: (usize, usize),
 }
 
 impl<'c, 'm> FnLower<'c, 'm> {
@@ -97,6 +114,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
             lenient: false,
             skipped,
             ret: None,
+            sret: None,
+            position: (0, 0),
         }
     }
 
@@ -111,13 +130,22 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let mut params = Vec::new();
         let mut param_pointees = Vec::new();
         let mut param_names = Vec::new();
+        if self.is_mem(&f.return_type) {
+            let sret = self.new_reg(Type::Ptr);
+            self.sret = Some(sret);
+            params.push(sret);
+            param_pointees.push(None);
+            param_names.push(Some(SRET_NAME.to_string()));
+        }
         for p in &f.parameters {
-            if self.skipped.is_some() && scalar(&p.ty).is_none() {
+            if self.skipped.is_some() && self.reg_ty(&p.ty).is_none() {
                 continue;
             }
             params.push(self.value(&p.name, &p.ty)?);
             param_pointees.push(match p.ty.as_ref() {
                 llvm_ir::Type::PointerType { pointee_type, .. } => scalar(pointee_type),
+                llvm_ir::Type::VectorType { element_type, .. }
+                | llvm_ir::Type::ArrayType { element_type, .. } => scalar(element_type),
                 _ => None,
             });
             param_names.push(match &p.name {
@@ -127,6 +155,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
         let ret = match f.return_type.as_ref() {
             llvm_ir::Type::VoidType => None,
+            _ if self.sret.is_some() => None,
             other if self.skipped.is_some() => scalar(other),
             other => Some(scalar(other).ok_or_else(|| {
                 self.unsupported(format!("{} result", describe_unsupported(other)))
@@ -149,10 +178,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
             Some(_) => vec![false; f.basic_blocks.len()],
             None => self.live_blocks(),
         };
-        for (phis, &live) in self.phis.iter_mut().zip(&live) {
+        let mut phis = std::mem::take(&mut self.phis);
+        for (phis, &live) in phis.iter_mut().zip(&live) {
             // Phis of types fpir cannot hold may only sit in dead code; drop them there.
-            phis.retain(|phi| live || scalar(&phi.to_type).is_some());
+            phis.retain(|phi| live || self.reg_ty(&phi.to_type).is_some());
         }
+        self.phis = phis;
         let mut blocks = EntityVec::new();
         let mut dropped_code = false;
         for (i, bb) in f.basic_blocks.iter().enumerate() {
@@ -180,7 +211,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     },
                 );
             }
-            for inst in &bb.instrs {
+            for (j, inst) in bb.instrs.iter().enumerate() {
+                self.position = (i, j);
                 self.dloc = inst_debugloc(inst);
                 self.loc = self.ctx.src_loc(self.dloc);
                 let emitted = self.insts.len();
@@ -357,7 +389,11 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 let from = types.type_of(&i.operand);
                 let both_ptr = matches!(from.as_ref(), llvm_ir::Type::PointerType { .. })
                     && matches!(i.to_type.as_ref(), llvm_ir::Type::PointerType { .. });
-                if both_ptr || from == i.to_type {
+                let same_bytes = self.is_mem(&from)
+                    && self.is_mem(&i.to_type)
+                    && self.ctx.layout.size_align(&from).map(|sa| sa.size)
+                        == self.ctx.layout.size_align(&i.to_type).map(|sa| sa.size);
+                if both_ptr || same_bytes || from == i.to_type {
                     self.aliases.insert(&i.dest, &i.operand);
                 }
             }
@@ -384,10 +420,155 @@ impl<'c, 'm> FnLower<'c, 'm> {
         if let Some(&r) = self.values.get(name) {
             return Ok(r);
         }
-        let t = self.scalar_ty(ty)?;
+        let t = match self.reg_ty(ty) {
+            Some(t) => t,
+            None => return Err(self.unsupported(format!("{} value", describe_unsupported(ty)))),
+        };
         let r = self.new_reg(t);
         self.values.insert(name, r);
         Ok(r)
+    }
+
+    /// True for first-class aggregates and vectors, which live in memory: such a value
+    /// is a `ptr` register pointing to a read-only copy of its bytes (a stack slot, or a
+    /// constant global for constants). Nothing ever writes through it.
+    fn is_mem(&self, ty: &llvm_ir::Type) -> bool {
+        matches!(
+            ty,
+            llvm_ir::Type::StructType { .. }
+                | llvm_ir::Type::NamedStructType { .. }
+                | llvm_ir::Type::ArrayType { .. }
+                | llvm_ir::Type::VectorType { .. }
+        ) && self.ctx.layout.size_align(ty).is_ok()
+    }
+
+    /// The register type of an LLVM value type: its scalar type, or `ptr` for values
+    /// held in memory.
+    fn reg_ty(&self, ty: &llvm_ir::Type) -> Option<Type> {
+        scalar(ty).or_else(|| self.is_mem(ty).then_some(Type::Ptr))
+    }
+
+    /// Size and alignment of a type held in memory.
+    fn mem_layout(&mut self, ty: &llvm_ir::Type) -> Result<crate::layout::SizeAlign, LowerError> {
+        self.ctx
+            .layout
+            .size_align(ty)
+            .map_err(|e| self.unsupported(e))
+    }
+
+    /// Emits `memcpy(dst, src, size)`.
+    fn memcpy(&mut self, dst: Reg, src: Reg, size: u64) {
+        let len = self.const_reg(Type::I64, Const::Bits(size));
+        self.push(
+            None,
+            InstKind::Call {
+                callee: Callee::Builtin(Builtin::Memcpy),
+                args: vec![dst, src, len],
+            },
+        );
+    }
+
+    /// Emits a fresh stack slot for a value of type `ty`.
+    fn slot(&mut self, ty: &llvm_ir::Type) -> Result<Reg, LowerError> {
+        let sa = self.mem_layout(ty)?;
+        Ok(self.emit(
+            Type::Ptr,
+            InstKind::Alloca {
+                size: sa.size,
+                count: None,
+                align: sa.align,
+            },
+        ))
+    }
+
+    /// The byte offset and type of the element at constant `indices` inside `ty`.
+    fn element_at(&mut self, ty: &TypeRef, indices: &[u32]) -> Result<(u64, TypeRef), LowerError> {
+        let mut offset = 0u64;
+        let mut ty = ty.clone();
+        for &i in indices {
+            let next = match ty.as_ref() {
+                llvm_ir::Type::ArrayType { element_type, .. }
+                | llvm_ir::Type::VectorType { element_type, .. } => {
+                    let size = self.mem_layout(element_type)?.size;
+                    offset = offset.wrapping_add(size.wrapping_mul(u64::from(i)));
+                    element_type.clone()
+                }
+                _ => {
+                    let (off, field) = match self.ctx.layout.field(&ty, u64::from(i)) {
+                        Ok((off, field)) => (off, field.clone()),
+                        Err(e) => return Err(self.unsupported(e)),
+                    };
+                    offset = offset.wrapping_add(off);
+                    field
+                }
+            };
+            ty = next;
+        }
+        Ok((offset, ty))
+    }
+
+    /// Defines `dest` as a fresh stack slot for a value of type `ty`.
+    fn slot_for(&mut self, dest: &'m Name, ty: &TypeRef) -> Result<Reg, LowerError> {
+        let sa = self.mem_layout(ty)?;
+        let r = self.value(dest, ty)?;
+        self.push(
+            Some(r),
+            InstKind::Alloca {
+                size: sa.size,
+                count: None,
+                align: sa.align,
+            },
+        );
+        Ok(r)
+    }
+
+    /// A constant aggregate or vector: the address of a constant global holding it.
+    fn const_global(&mut self, c: &Constant, ty: &TypeRef) -> Result<Reg, LowerError> {
+        let sa = self.mem_layout(ty)?;
+        let mut init = vec![0u8; usize::try_from(sa.size).unwrap_or(usize::MAX).min(1 << 32)];
+        let mut relocs = Vec::new();
+        if let Err(e) = self.ctx.write_init(c, 0, &mut init, &mut relocs) {
+            return Err(self.unsupported(e));
+        }
+        let name = format!("{}.const{}", self.f.name, self.ctx.out.globals.len());
+        let g = self.ctx.out.globals.push(fpir::GlobalData {
+            name,
+            init,
+            align: sa.align,
+            constant: true,
+            relocs,
+        });
+        Ok(self.const_reg(Type::Ptr, Const::Addr(fpir::AddrBase::Global(g), 0)))
+    }
+
+    /// Writes `value` (of LLVM type `ty`) to `addr`.
+    fn write_value(&mut self, ty: &TypeRef, addr: Reg, value: Reg) -> Result<(), LowerError> {
+        match scalar(ty) {
+            Some(t) => {
+                self.push(None, InstKind::Store { ty: t, addr, value });
+                Ok(())
+            }
+            None => {
+                let size = self.mem_layout(ty)?.size;
+                self.memcpy(addr, value, size);
+                Ok(())
+            }
+        }
+    }
+
+    /// `base + offset` as a register (the base itself when the offset is 0).
+    fn offset_addr(&mut self, base: Reg, offset: u64) -> Reg {
+        if offset == 0 {
+            return base;
+        }
+        self.emit(
+            Type::Ptr,
+            InstKind::PtrOffset {
+                base,
+                offset: offset as i64,
+                terms: Vec::new(),
+            },
+        )
     }
 
     fn scalar_ty(&mut self, ty: &TypeRef) -> Result<Type, LowerError> {
@@ -429,6 +610,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
     /// A register holding constant `c`, materializing run-time constant expressions.
     fn constant(&mut self, c: &'m Constant) -> Result<Reg, LowerError> {
         let ty = self.ctx.llvm.types.type_of(c);
+        if scalar(&ty).is_none() && self.is_mem(&ty) {
+            return self.const_global(c, &ty);
+        }
         let t = self.scalar_ty(&ty)?;
         match self.ctx.fold(c) {
             Ok(Some(folded)) => {
@@ -648,12 +832,46 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 let llty = self.type_of(&i.operand);
                 self.define(&i.dest, &llty, InstKind::Fneg { ty: ft, arg })
             }
-            I::ExtractElement(_) | I::InsertElement(_) | I::ShuffleVector(_) => {
-                Err(self.unsupported(format!("vector instruction `{inst}`")))
+            I::ExtractValue(e) => {
+                let agg_ty = self.type_of(&e.aggregate);
+                let base = self.operand(&e.aggregate)?;
+                let (offset, elem_ty) = self.element_at(&agg_ty, &e.indices)?;
+                self.read_at(&e.dest, &elem_ty, base, offset as i64, Vec::new())
             }
-            I::ExtractValue(_) | I::InsertValue(_) => Err(self.unsupported(format!(
-                "aggregate value in a register (`{inst}`; struct returned or passed by value)"
-            ))),
+            I::InsertValue(iv) => {
+                let agg_ty = self.type_of(&iv.aggregate);
+                let slot = self.copy_for_insert(&iv.dest, &iv.aggregate, &agg_ty)?;
+                let (offset, elem_ty) = self.element_at(&agg_ty, &iv.indices)?;
+                let addr = self.offset_addr(slot, offset);
+                let value = self.operand(&iv.element)?;
+                self.write_value(&elem_ty, addr, value)
+            }
+            I::ExtractElement(e) => {
+                let vec_ty = self.type_of(&e.vector);
+                let base = self.operand(&e.vector)?;
+                let (offset, terms, elem_ty) = self.vector_index(&vec_ty, &e.index)?;
+                self.read_at(&e.dest, &elem_ty, base, offset, terms)
+            }
+            I::InsertElement(ie) => {
+                let vec_ty = self.type_of(&ie.vector);
+                let slot = self.copy_for_insert(&ie.dest, &ie.vector, &vec_ty)?;
+                let (offset, terms, elem_ty) = self.vector_index(&vec_ty, &ie.index)?;
+                let addr = if terms.is_empty() {
+                    self.offset_addr(slot, offset as u64)
+                } else {
+                    self.emit(
+                        Type::Ptr,
+                        InstKind::PtrOffset {
+                            base: slot,
+                            offset,
+                            terms,
+                        },
+                    )
+                };
+                let value = self.operand(&ie.element)?;
+                self.write_value(&elem_ty, addr, value)
+            }
+            I::ShuffleVector(_) => Err(self.unsupported(format!("vector instruction `{inst}`"))),
             I::Alloca(a) => {
                 let sa = self
                     .ctx
@@ -688,6 +906,14 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     llvm_ir::Type::PointerType { pointee_type, .. } => pointee_type.clone(),
                     _ => return Err(self.unsupported("load through a vector of pointers")),
                 };
+                if scalar(&loaded).is_none() && self.is_mem(&loaded) {
+                    // An aggregate value: a private copy of the bytes.
+                    let addr = self.operand(&l.address)?;
+                    let size = self.mem_layout(&loaded)?.size;
+                    let slot = self.slot_for(&l.dest, &loaded)?;
+                    self.memcpy(slot, addr, size);
+                    return Ok(());
+                }
                 let ty = self.scalar_ty(&loaded)?;
                 let addr = self.operand(&l.address)?;
                 self.define(&l.dest, &loaded, InstKind::Load { ty, addr })
@@ -695,6 +921,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
             I::Store(s) => {
                 if s.atomicity.is_some() {
                     return Err(self.unsupported("atomic store"));
+                }
+                let value_ty = self.type_of(&s.value);
+                if scalar(&value_ty).is_none() && self.is_mem(&value_ty) {
+                    let value = self.operand(&s.value)?;
+                    let addr = self.operand(&s.address)?;
+                    return self.write_value(&value_ty, addr, value);
                 }
                 let ty = self.operand_ty(&s.value)?;
                 let value = self.operand(&s.value)?;
@@ -767,6 +999,27 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 if self.aliases.contains_key(&c.dest) {
                     return Ok(());
                 }
+                let from_ty = self.type_of(&c.operand);
+                if scalar(&from_ty).is_none() && self.is_mem(&from_ty) {
+                    // Reinterpreting an in-memory value as a scalar: read its bytes.
+                    let ty = self.scalar_ty(&c.to_type)?;
+                    let addr = self.operand(&c.operand)?;
+                    return self.define(&c.dest, &c.to_type, InstKind::Load { ty, addr });
+                }
+                if scalar(&c.to_type).is_none() && self.is_mem(&c.to_type) {
+                    let ty = self.operand_ty(&c.operand)?;
+                    let value = self.operand(&c.operand)?;
+                    let slot = self.slot_for(&c.dest, &c.to_type)?;
+                    self.push(
+                        None,
+                        InstKind::Store {
+                            ty,
+                            addr: slot,
+                            value,
+                        },
+                    );
+                    return Ok(());
+                }
                 let from = self.operand_ty(&c.operand)?;
                 let to = self.scalar_ty(&c.to_type)?;
                 if from.bits() != to.bits() || from == Type::Ptr || to == Type::Ptr {
@@ -809,7 +1062,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 if cond_ty != Type::BOOL {
                     return Err(self.unsupported("select on a vector condition"));
                 }
-                let ty = self.operand_ty(&s.true_value)?;
+                let value_ty = self.type_of(&s.true_value);
+                let Some(ty) = self.reg_ty(&value_ty) else {
+                    return Err(
+                        self.unsupported(format!("{} value", describe_unsupported(&value_ty)))
+                    );
+                };
                 let cond = self.operand(&s.condition)?;
                 let if_true = self.operand(&s.true_value)?;
                 let if_false = self.operand(&s.false_value)?;
@@ -833,6 +1091,76 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
     }
 
+    /// Defines `dest` as the element of type `ty` at `base + offset + terms`: a load for
+    /// scalars, the address itself for values held in memory.
+    fn read_at(
+        &mut self,
+        dest: &'m Name,
+        ty: &TypeRef,
+        base: Reg,
+        offset: i64,
+        terms: Vec<fpir::IndexTerm>,
+    ) -> Result<(), LowerError> {
+        let place = InstKind::PtrOffset {
+            base,
+            offset,
+            terms,
+        };
+        match scalar(ty) {
+            Some(t) => {
+                let addr = match place {
+                    InstKind::PtrOffset {
+                        base,
+                        offset: 0,
+                        ref terms,
+                    } if terms.is_empty() => base,
+                    place => self.emit(Type::Ptr, place),
+                };
+                self.define(dest, ty, InstKind::Load { ty: t, addr })
+            }
+            None => self.define(dest, ty, place),
+        }
+    }
+
+    /// Defines `dest` as a new slot holding a copy of `original` (for `insertvalue` and
+    /// `insertelement`; an `undef` original is not copied).
+    fn copy_for_insert(
+        &mut self,
+        dest: &'m Name,
+        original: &'m Operand,
+        ty: &TypeRef,
+    ) -> Result<Reg, LowerError> {
+        let slot = self.slot_for(dest, ty)?;
+        if !matches!(
+            original.as_constant(),
+            Some(Constant::Undef(_) | Constant::Poison(_))
+        ) {
+            let size = self.mem_layout(ty)?.size;
+            let src = self.operand(original)?;
+            self.memcpy(slot, src, size);
+        }
+        Ok(slot)
+    }
+
+    /// The place of element `index` of a vector of type `ty`: constant offset, variable
+    /// terms, and the element type.
+    fn vector_index(
+        &mut self,
+        ty: &TypeRef,
+        index: &'m Operand,
+    ) -> Result<(i64, Vec<fpir::IndexTerm>, TypeRef), LowerError> {
+        let llvm_ir::Type::VectorType { element_type, .. } = ty.as_ref() else {
+            return Err(self.malformed(format!("vector operation on {ty}")));
+        };
+        let elem = element_type.clone();
+        let size = self.mem_layout(&elem)?.size as i64;
+        if let Some(Constant::Int { value, bits }) = index.as_constant() {
+            return Ok((sext(*value, *bits).wrapping_mul(size), Vec::new(), elem));
+        }
+        let index = self.operand(index)?;
+        Ok((0, vec![fpir::IndexTerm { index, scale: size }], elem))
+    }
+
     // ---- calls ----
 
     /// The function type a call calls through.
@@ -851,15 +1179,16 @@ impl<'c, 'm> FnLower<'c, 'm> {
             return None;
         }
         let fn_ty = self.callee_type(call)?;
-        let llvm_ir::Type::FuncType {
-            result_type,
-            param_types,
-            ..
-        } = fn_ty.as_ref()
-        else {
+        let llvm_ir::Type::FuncType { result_type, .. } = fn_ty.as_ref() else {
             return None;
         };
-        let params: Vec<llvm_ir::Type> = param_types.iter().map(|t| t.as_ref().clone()).collect();
+        // The arguments' types, which are the parameter types except for calls through
+        // an unprototyped declaration (`double sqrt();`).
+        let params: Vec<llvm_ir::Type> = call
+            .arguments
+            .iter()
+            .map(|(a, _)| self.type_of(a).as_ref().clone())
+            .collect();
         Some((name, classify(name, &params, result_type)))
     }
 
@@ -868,12 +1197,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             return Err(self.unsupported("inline assembly"));
         };
         let fn_ty = self.callee_type(call);
-        let Some(llvm_ir::Type::FuncType {
-            result_type,
-            param_types,
-            is_var_arg,
-        }) = fn_ty.as_deref()
-        else {
+        let Some(llvm_ir::Type::FuncType { result_type, .. }) = fn_ty.as_deref() else {
             return Err(self.malformed("call through a non-function type"));
         };
         let external = self.external_target(call);
@@ -884,7 +1208,16 @@ impl<'c, 'm> FnLower<'c, 'm> {
             }
             _ => {}
         }
+        let sret = if scalar(result_type).is_none() && self.is_mem(result_type) {
+            Some(match &call.dest {
+                Some(name) => self.slot_for(name, result_type)?,
+                None => self.slot(result_type)?,
+            })
+        } else {
+            None
+        };
         let dest = match (&call.dest, result_type.as_ref()) {
+            _ if sret.is_some() => None,
             (Some(name), ty) if !matches!(ty, llvm_ir::Type::VoidType) => {
                 if self.aliases.contains_key(name) {
                     None
@@ -906,7 +1239,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     (Callee::Builtin(b), self.builtin_args(call, how)?)
                 }
                 Target::External => {
-                    let args = self.args(call, false, usize::MAX)?;
+                    let mut args = self.args(call, false, usize::MAX)?;
+                    args.splice(0..0, sret);
                     (Callee::External(self.ctx.external(name)), args)
                 }
             };
@@ -920,15 +1254,23 @@ impl<'c, 'm> FnLower<'c, 'm> {
         {
             Some(f) => {
                 let def = &self.ctx.llvm.functions[f.0 as usize];
+                // Compare the arguments, not the call's function type: an unprototyped
+                // (K&R) declaration calls through `double (...)*`.
                 let def_params: Vec<&TypeRef> = def.parameters.iter().map(|p| &p.ty).collect();
-                let call_params: Vec<&TypeRef> = param_types.iter().collect();
-                let same = if def.is_var_arg {
-                    call_params.len() >= def_params.len()
-                        && call_params[..def_params.len()] == def_params[..]
-                } else {
-                    call_params == def_params && !is_var_arg
-                };
-                if !same || def.return_type != *result_type {
+                let arg_types: Vec<TypeRef> = call
+                    .arguments
+                    .iter()
+                    .map(|(a, _)| self.type_of(a))
+                    .collect();
+                if def.is_var_arg {
+                    return Err(self.unsupported(format!(
+                        "call of variadic function `{}` (variable arguments)",
+                        def.name
+                    )));
+                }
+                if arg_types.iter().ne(def_params.iter().copied())
+                    || def.return_type != *result_type
+                {
                     return Err(self.unsupported(format!(
                         "call of `{}` with a signature different from its definition",
                         def.name
@@ -938,7 +1280,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
             }
             None => Callee::Indirect(self.operand(function)?),
         };
-        let args = self.args(call, true, usize::MAX)?;
+        let mut args = self.args(call, true, usize::MAX)?;
+        args.splice(0..0, sret);
         self.push(dest, InstKind::Call { callee, args });
         Ok(())
     }
@@ -982,6 +1325,19 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 to: self.regs[dest],
                 arg: self.operand(first)?,
             },
+            Constrained::Fcmp => {
+                let key = (self.f.name.clone(), self.position.0, self.position.1);
+                let pred = self.ctx.fcmp_predicates.get(&key).copied();
+                let (Some(pred), Some(ty), Some(&second)) = (pred, from.as_float(), values.get(1))
+                else {
+                    return Err(self.unsupported(
+                        "floating-point comparison under `#pragma STDC FENV_ACCESS ON` whose predicate cannot be read",
+                    ));
+                };
+                let lhs = self.operand(first)?;
+                let rhs = self.operand(second)?;
+                InstKind::Fcmp { pred, ty, lhs, rhs }
+            }
         };
         self.push(Some(dest), kind);
         Ok(())
@@ -1078,7 +1434,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 .map(|(v, _)| v);
             match incoming {
                 Some(v) => {
-                    let ty = self.scalar_ty(&phi.to_type)?;
+                    let Some(ty) = self.reg_ty(&phi.to_type) else {
+                        return Err(self
+                            .unsupported(format!("{} value", describe_unsupported(&phi.to_type))));
+                    };
                     args.push(self.term_operand(v, ty)?);
                 }
                 None => {
@@ -1095,12 +1454,21 @@ impl<'c, 'm> FnLower<'c, 'm> {
     fn lower_term(&mut self, t: &'m term::Terminator) -> Result<Terminator, LowerError> {
         use term::Terminator as T;
         match t {
-            T::Ret(r) => match (&r.return_operand, self.ret) {
-                (Some(op), Some(ty)) => Ok(Terminator::Ret(Some(self.term_operand(op, ty)?))),
-                (None, Some(_)) => {
+            T::Ret(r) => match (&r.return_operand, self.ret, self.sret) {
+                (Some(op), None, Some(sret)) => {
+                    let ty = self.type_of(op);
+                    match self.operand(op) {
+                        Ok(value) => self.write_value(&ty, sret, value)?,
+                        Err(LowerError::Unsupported { .. }) if self.lenient => {}
+                        Err(e) => return Err(e),
+                    }
+                    Ok(Terminator::Ret(None))
+                }
+                (Some(op), Some(ty), _) => Ok(Terminator::Ret(Some(self.term_operand(op, ty)?))),
+                (None, Some(_), _) => {
                     Err(self.malformed("`ret void` in a function returning a value"))
                 }
-                (_, None) => Ok(Terminator::Ret(None)),
+                (_, None, _) => Ok(Terminator::Ret(None)),
             },
             T::Br(b) => Ok(Terminator::Jump(self.block_call(&b.dest)?)),
             T::CondBr(b) => {

@@ -29,14 +29,17 @@
 //!   lifetime and hint intrinsics are dropped; `byval` arguments are copied.
 //! - Addresses of functions the inputs only declare (`integrate(sin, 0, 1)`) point to
 //!   stubs that make the call.
+//! - Aggregate and vector values in registers (small structs returned by value as
+//!   `{ double, double }` or `<2 x float>`, `insertvalue`, `extractelement`) as pointers
+//!   to read-only copies in memory; a function returning one gets a hidden first
+//!   parameter `.sret` that receives the result.
 //! - Constrained floating-point intrinsics (`#pragma STDC FENV_ACCESS ON`) as the plain
 //!   operations, except comparisons.
 //!
 //! # What does not
 //!
-//! `long double` (x86_fp80), `__float128`, `_Float16`, integers wider than 64 bits and
-//! vectors as values; structs and arrays as values in registers (struct returns of two
-//! eightbytes, `extractvalue`); atomics, inline assembly, variable arguments,
+//! `long double` (x86_fp80), `__float128`, `_Float16` and integers wider than 64 bits
+//! as values; arithmetic on vectors; atomics, inline assembly, variable arguments,
 //! exceptions, computed goto. Each is a [`LowerError::Unsupported`] naming the
 //! construct, the function and `file:line:col` — except in dead code (behind a branch
 //! on a constant, as musl's type-generic macros produce), where it is dropped, and with
@@ -48,6 +51,7 @@
 mod calls;
 mod consts;
 mod error;
+mod fenv;
 pub mod frontend;
 mod func;
 mod layout;

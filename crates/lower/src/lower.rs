@@ -5,7 +5,10 @@
 //! `Func(i)` is the `i`-th `define` and `Global(i)` the `i`-th global variable of the
 //! linked module, leaving out LLVM's own `llvm.*` globals (`llvm.used`,
 //! `llvm.global_ctors`: constructors are not run). Stubs for declared functions whose
-//! address is taken come after the defined functions. Declarations of global variables
+//! address is taken come after the defined functions, then one function per alias of a
+//! function (musl's `weak_alias(__lgamma_r, lgamma_r)`), which calls its target, so
+//! the alias name can be run too; calls and addresses inside the module go to the
+//! target directly. Declarations of global variables
 //! that no input defines (`extern double table[];`) become zero-filled globals.
 //!
 //! Branch and op sites are numbered while lowering, in LLVM textual order: functions in
@@ -23,10 +26,12 @@
 //! print `file:line:col` the way compiler diagnostics do, and golden files do not depend
 //! on the machine.
 
+use crate::consts::Folded;
 use crate::error::LowerError;
+use crate::fenv::FcmpPredicates;
 use crate::func::lower_function;
 use crate::layout::Layout;
-use crate::stubs::lower_stub;
+use crate::stubs::{alias_function, lower_stub};
 use fpir::{AddrBase, EntityId, FileId, Func, Global, GlobalData, SrcLoc};
 use llvm_ir::debugloc::DebugLoc;
 use llvm_ir::function::FunctionDeclaration;
@@ -55,6 +60,8 @@ pub(crate) struct Ctx<'m> {
     /// Skeletons instead of errors for unsupported functions (and zeros for
     /// unrepresentable global initializers).
     skip_unsupported: bool,
+    /// Predicates of constrained comparisons (see [`crate::fenv`]).
+    pub fcmp_predicates: FcmpPredicates,
     /// The module being built (files, externals and globals fill in as lowering goes).
     pub out: fpir::Module,
     next_branch: u32,
@@ -65,6 +72,7 @@ pub(crate) struct Ctx<'m> {
 pub(crate) fn lower_module(
     llvm: &llvm_ir::Module,
     skip_unsupported: bool,
+    fcmp_predicates: FcmpPredicates,
 ) -> Result<fpir::Module, LowerError> {
     let mut ctx = Ctx {
         llvm,
@@ -77,6 +85,7 @@ pub(crate) fn lower_module(
         files: HashMap::new(),
         externals: HashMap::new(),
         skip_unsupported,
+        fcmp_predicates,
         out: fpir::Module::default(),
         next_branch: 0,
         next_op: 0,
@@ -113,6 +122,13 @@ pub(crate) fn lower_module(
         let stub = lower_stub(&mut ctx, decl)?;
         ctx.out.funcs.push(stub);
         done += 1;
+    }
+    for alias in &llvm.global_aliases {
+        let name = name_text(&alias.name);
+        if let Ok(Some(Folded::Addr(AddrBase::Func(target), 0))) = ctx.fold(&alias.aliasee) {
+            let wrapper = alias_function(&name, target, &ctx.out.funcs[target]);
+            ctx.out.funcs.push(wrapper);
+        }
     }
     let mut module = ctx.out;
     module

@@ -7,13 +7,15 @@
 //! the function ids after every defined function, in the order their addresses are
 //! first taken, so they never disturb the numbering of defined functions or of the
 //! branch sites; a stub's math call is an op site numbered after all the textual ones.
+//! Aliases of defined functions get a similar forwarding function ([`alias_function`]).
 
 use crate::calls::{classify, BuiltinArgs, Target};
 use crate::error::LowerError;
 use crate::layout::{describe_unsupported, scalar};
 use crate::lower::Ctx;
 use fpir::{
-    BlockData, Builtin, Callee, CastOp, EntityVec, Function, Inst, InstKind, Reg, Terminator, Type,
+    BlockData, Builtin, Callee, CastOp, EntityVec, Func, Function, Inst, InstKind, Reg, Terminator,
+    Type,
 };
 use llvm_ir::function::FunctionDeclaration;
 
@@ -119,4 +121,40 @@ pub(crate) fn lower_stub(
 
 fn returns_first_argument(b: Builtin) -> bool {
     matches!(b, Builtin::Memcpy | Builtin::Memmove | Builtin::Memset)
+}
+
+/// A function named `name` that calls `target` (whose lowered form is `callee`) with its
+/// own parameters and returns the result: what an alias of `target` runs.
+pub(crate) fn alias_function(name: &str, target: Func, callee: &Function) -> Function {
+    let mut regs: EntityVec<Reg, Type> = EntityVec::new();
+    let params: Vec<Reg> = callee
+        .param_types()
+        .into_iter()
+        .map(|t| regs.push(t))
+        .collect();
+    let dest = callee.ret.map(|t| regs.push(t));
+    let mut blocks = EntityVec::new();
+    blocks.push(BlockData {
+        params: params.clone(),
+        insts: vec![Inst {
+            dest,
+            kind: InstKind::Call {
+                callee: Callee::Direct(target),
+                args: params,
+            },
+        }],
+        locs: vec![callee.loc],
+        term: Terminator::Ret(dest),
+        term_loc: callee.loc,
+    });
+    Function {
+        name: name.to_string(),
+        ret: callee.ret,
+        param_pointees: callee.param_pointees.clone(),
+        param_names: callee.param_names.clone(),
+        regs,
+        consts: Vec::new(),
+        blocks,
+        loc: callee.loc,
+    }
 }

@@ -91,6 +91,9 @@ golden! {
     golden_dead_code => "dead_code.c",
     golden_constexpr => "constexpr.ll",
     golden_cxx => "cxx.cpp",
+    golden_aggregates => "aggregates.c",
+    golden_aggregate_values => "aggregate_values.ll",
+    golden_fenv => "fenv.c",
 }
 
 /// One site as the test harness sees it in `llvm-dis` output: function and kind.
@@ -136,7 +139,16 @@ fn text_sites(ll: &str, module: &Module) -> (Vec<TextSite>, Vec<TextSite>) {
             });
         } else if op.contains("call ") {
             let callee = op.split('@').nth(1).and_then(|c| c.split('(').next());
-            if let Some(callee) = callee {
+            let constrained = callee
+                .and_then(|c| c.strip_prefix("llvm.experimental.constrained."))
+                .and_then(|c| c.split('.').next())
+                .filter(|op| ["fadd", "fsub", "fmul", "fdiv", "frem"].contains(op));
+            if let Some(op) = constrained {
+                ops.push(TextSite {
+                    func: func.clone(),
+                    what: op.into(),
+                });
+            } else if let Some(callee) = callee {
                 let is_math = !callee.starts_with("llvm.dbg")
                     && module.func_by_name(callee).is_none()
                     && is_math_name(callee);
@@ -165,7 +177,14 @@ fn is_math_name(callee: &str) -> bool {
 
 #[test]
 fn sites_follow_llvm_textual_order() {
-    let paths = [fixture("fdlibm.c"), fixture("math.c"), fixture("switch.c")];
+    let paths = [
+        fixture("fdlibm.c"),
+        fixture("math.c"),
+        fixture("switch.c"),
+        fixture("dead_code.c"),
+        fixture("aggregates.c"),
+        fixture("fenv.c"),
+    ];
     let bitcode = compile_to_bitcode(&paths, &LoadOptions::default()).expect("compiles");
     let module = lower_bitcode(bitcode.path()).expect("lowers");
     let out = Command::new("llvm-dis-14")
@@ -342,6 +361,35 @@ fn skipped_functions_keep_their_branch_sites() {
         lower_bitcode(bitcode.path()),
         Err(LowerError::Unsupported { .. })
     ));
+}
+
+#[test]
+fn aliases_of_functions_can_be_run_by_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("alias.c");
+    std::fs::write(
+        &src,
+        "double __twice(double x) { return 2 * x; }\n\
+         extern __typeof(__twice) twice __attribute__((weak, alias(\"__twice\")));\n\
+         double four(double x) { return twice(twice(x)); }\n",
+    )
+    .unwrap();
+    let module = load(&[src], &LoadOptions::default()).expect("loads");
+    fpir::verify_module(&module).expect("verifies");
+    let target = module.func_by_name("__twice").unwrap();
+    let alias = module
+        .func_by_name("twice")
+        .expect("the alias is a function");
+    let insts = &module.funcs[alias].blocks[fpir::Function::ENTRY].insts;
+    assert!(matches!(
+        &insts[..],
+        [fpir::Inst { kind: InstKind::Call { callee: Callee::Direct(f), .. }, .. }] if *f == target
+    ));
+    let four = module.func_by_name("four").unwrap();
+    assert!(
+        !module.reachable_funcs(four).contains(&alias),
+        "calls go to the target"
+    );
 }
 
 #[test]

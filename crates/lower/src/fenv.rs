@@ -1,0 +1,185 @@
+//! Predicates of constrained floating-point comparisons.
+//!
+//! Under `#pragma STDC FENV_ACCESS ON` clang emits
+//! `llvm.experimental.constrained.fcmp(a, b, metadata !"olt", metadata !"fpexcept.strict")`,
+//! and `llvm-ir` does not expose metadata operands. This module reads the same file
+//! through the LLVM C API and records each such call's predicate by function name,
+//! block index and instruction index (the positions `llvm-ir` uses). It only runs when
+//! the module declares such an intrinsic.
+
+use fpir::FloatPred;
+use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
+use llvm_sys::core::{
+    LLVMContextCreate, LLVMContextDispose, LLVMCountBasicBlocks,
+    LLVMCreateMemoryBufferWithContentsOfFile, LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
+    LLVMDisposeModule, LLVMGetCalledValue, LLVMGetFirstBasicBlock, LLVMGetFirstFunction,
+    LLVMGetFirstInstruction, LLVMGetMDString, LLVMGetNextBasicBlock, LLVMGetNextFunction,
+    LLVMGetNextInstruction, LLVMGetNumOperands, LLVMGetOperand, LLVMGetValueName2, LLVMIsACallInst,
+};
+use llvm_sys::ir_reader::LLVMParseIRInContext;
+use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::path::Path;
+
+/// Predicates by (function name, block index, instruction index).
+pub(crate) type FcmpPredicates = HashMap<(String, usize, usize), FloatPred>;
+
+/// True for the names of the constrained comparison intrinsics.
+pub(crate) fn is_constrained_fcmp(name: &str) -> bool {
+    name.starts_with("llvm.experimental.constrained.fcmp")
+}
+
+/// Reads the predicates of all constrained comparisons in the bitcode (or, with
+/// `is_text`, LLVM IR text) file at `path`.
+pub(crate) fn constrained_fcmp_predicates(
+    path: &Path,
+    is_text: bool,
+) -> Result<FcmpPredicates, String> {
+    let cpath = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+    // SAFETY: every LLVM object created here is disposed of before returning, values
+    // are only read while the module is alive, and strings are copied out.
+    unsafe {
+        let context = LLVMContextCreate();
+        let mut buffer = std::ptr::null_mut();
+        let mut message = std::ptr::null_mut();
+        if LLVMCreateMemoryBufferWithContentsOfFile(cpath.as_ptr(), &mut buffer, &mut message) != 0
+        {
+            let text = take_message(message);
+            LLVMContextDispose(context);
+            return Err(text);
+        }
+        let mut module: LLVMModuleRef = std::ptr::null_mut();
+        let failed = if is_text {
+            // Takes ownership of the buffer.
+            LLVMParseIRInContext(context, buffer, &mut module, &mut message) != 0
+        } else {
+            let failed = LLVMParseBitcodeInContext2(context, buffer, &mut module) != 0;
+            LLVMDisposeMemoryBuffer(buffer);
+            failed
+        };
+        if failed {
+            let text = take_message(message);
+            LLVMContextDispose(context);
+            return Err(if text.is_empty() {
+                "cannot parse the module".to_string()
+            } else {
+                text
+            });
+        }
+        let found = collect(module);
+        LLVMDisposeModule(module);
+        LLVMContextDispose(context);
+        Ok(found)
+    }
+}
+
+/// Walks every defined function of `module`.
+///
+/// # Safety
+/// `module` must be a live module.
+unsafe fn collect(module: LLVMModuleRef) -> FcmpPredicates {
+    let mut found = HashMap::new();
+    let mut func = LLVMGetFirstFunction(module);
+    while !func.is_null() {
+        if LLVMCountBasicBlocks(func) > 0 {
+            let name = value_name(func);
+            let mut block = LLVMGetFirstBasicBlock(func);
+            let mut b = 0;
+            while !block.is_null() {
+                let mut inst = LLVMGetFirstInstruction(block);
+                let mut i = 0;
+                while !inst.is_null() {
+                    if let Some(pred) = predicate(inst) {
+                        found.insert((name.clone(), b, i), pred);
+                    }
+                    inst = LLVMGetNextInstruction(inst);
+                    i += 1;
+                }
+                block = LLVMGetNextBasicBlock(block);
+                b += 1;
+            }
+        }
+        func = LLVMGetNextFunction(func);
+    }
+    found
+}
+
+/// The predicate of `inst` if it is a constrained comparison.
+///
+/// # Safety
+/// `inst` must be a live instruction.
+unsafe fn predicate(inst: LLVMValueRef) -> Option<FloatPred> {
+    if LLVMIsACallInst(inst).is_null() {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(inst);
+    if callee.is_null() || !is_constrained_fcmp(&value_name(callee)) {
+        return None;
+    }
+    // Operands: a, b, predicate, exception behaviour, callee.
+    if LLVMGetNumOperands(inst) < 3 {
+        return None;
+    }
+    let operand = LLVMGetOperand(inst, 2);
+    if operand.is_null() {
+        return None;
+    }
+    let mut len = 0;
+    let text = LLVMGetMDString(operand, &mut len);
+    if text.is_null() {
+        return None;
+    }
+    let bytes = std::slice::from_raw_parts(text.cast::<u8>(), len as usize);
+    pred_from_name(std::str::from_utf8(bytes).ok()?)
+}
+
+/// The name of a value, copied.
+///
+/// # Safety
+/// `value` must be a live value.
+unsafe fn value_name(value: LLVMValueRef) -> String {
+    let mut len = 0;
+    let ptr = LLVMGetValueName2(value, &mut len);
+    if ptr.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(ptr.cast::<u8>(), len)).into_owned()
+}
+
+/// Copies and frees an LLVM error message.
+///
+/// # Safety
+/// `message` must be null or a message LLVM allocated.
+unsafe fn take_message(message: *mut std::os::raw::c_char) -> String {
+    if message.is_null() {
+        return String::new();
+    }
+    let text = CStr::from_ptr(message).to_string_lossy().into_owned();
+    LLVMDisposeMessage(message);
+    text
+}
+
+/// A predicate from its LLVM name (`"olt"`).
+fn pred_from_name(name: &str) -> Option<FloatPred> {
+    use FloatPred::*;
+    Some(match name {
+        "false" => False,
+        "oeq" => Oeq,
+        "ogt" => Ogt,
+        "oge" => Oge,
+        "olt" => Olt,
+        "ole" => Ole,
+        "one" => One,
+        "ord" => Ord,
+        "ueq" => Ueq,
+        "ugt" => Ugt,
+        "uge" => Uge,
+        "ult" => Ult,
+        "ule" => Ule,
+        "une" => Une,
+        "uno" => Uno,
+        "true" => True,
+        _ => return None,
+    })
+}
