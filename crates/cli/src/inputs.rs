@@ -27,6 +27,11 @@ pub struct ProgramArgs {
     /// Any other compiler flag, passed to clang as is (repeatable).
     #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
     pub cflags: Vec<String>,
+    /// Load the inputs even if some functions use unsupported constructs (long double,
+    /// inline asm, ...); such a function traps when called, and calling it from FUNC is
+    /// reported before the run.
+    #[arg(long)]
+    pub skip_unsupported: bool,
 }
 
 /// A module loaded from the inputs, with the entry function resolved.
@@ -73,7 +78,9 @@ impl ProgramArgs {
         flags.extend(self.define.iter().map(|d| format!("-D{d}")));
         flags.extend(self.std.iter().map(|s| format!("-std={s}")));
         flags.extend(self.cflags.iter().cloned());
-        LoadOptions::default().with_compiler_flags(flags)
+        LoadOptions::default()
+            .with_compiler_flags(flags)
+            .with_skip_unsupported(self.skip_unsupported)
     }
 
     /// Compiles, links and lowers `paths`, and finds the entry function.

@@ -96,6 +96,36 @@ fn long_double_is_a_clear_unsupported_error() {
 }
 
 #[test]
+fn skip_unsupported_runs_the_supported_functions() {
+    let strict = fpforge(&["run", &fixture("long_double.c"), "-f", "halve", "3"]);
+    assert_eq!(strict.status.code(), Some(1));
+    let lenient = fpforge(&[
+        "run",
+        &fixture("long_double.c"),
+        "-f",
+        "halve",
+        "--skip-unsupported",
+        "3",
+    ]);
+    assert_eq!(lenient.status.code(), Some(0), "{}", stderr(&lenient));
+    assert!(
+        stdout(&lenient).contains("halve(3) = 0x1.8p+0"),
+        "{}",
+        stdout(&lenient)
+    );
+    let entry = fpforge(&[
+        "run",
+        &fixture("long_double.c"),
+        "-f",
+        "widen",
+        "--skip-unsupported",
+        "3",
+    ]);
+    assert_eq!(entry.status.code(), Some(1));
+    assert!(stderr(&entry).contains("not lowered"), "{}", stderr(&entry));
+}
+
+#[test]
 fn unresolved_externals_are_listed() {
     let out = fpforge(&[
         "run",
