@@ -17,6 +17,7 @@
 //! - `sdiv`/`srem` trap on zero divisors and on `MIN / -1` (x86 `idiv` faults).
 
 use crate::libm;
+use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
 use fpir::{FloatPred, FloatTy, IntPred, MathCall, Type};
@@ -38,7 +39,11 @@ pub fn mask(ty: Type) -> u64 {
 /// Width in bits of an integer type, clamped to 1..=64.
 #[inline]
 fn width(ty: Type) -> u32 {
-    ty.bits().clamp(1, 64)
+    match ty {
+        Type::Int(w) => u32::from(w).clamp(1, 64),
+        Type::Float(FloatTy::F32) => 32,
+        _ => 64,
+    }
 }
 
 /// Sign-extends the low `ty`-width bits of `v`.
@@ -194,6 +199,11 @@ impl Semantics for Concrete {
     #[inline]
     fn concrete_bits(&self, value: &u64) -> u64 {
         *value
+    }
+
+    #[inline]
+    fn load(&mut self, mem: &Memory, ty: Type, addr: u64) -> Result<u64, TrapKind> {
+        mem.load(ty, addr)
     }
 
     #[inline]

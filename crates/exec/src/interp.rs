@@ -1,6 +1,6 @@
 //! The interpreter: [`Interpreter::call`] runs one function of a module to completion.
 //!
-//! [`step`] executes one prepared op and returns a [`Control`] value (next, jump, call,
+//! `step` executes one prepared op and returns a `Control` value (next, jump, call,
 //! return, trap); it touches registers, memory, the semantics and the observer but never
 //! control state. The driver loop ([`Interpreter::call`]) owns control: the current
 //! function, pc and frame base, the frame stack, block-parameter copies, fuel and call
@@ -17,7 +17,7 @@ use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
-use fpir::{Builtin, EntityId, Func, MathFn, Module, Type};
+use fpir::{Builtin, EntityId, FloatTy, Func, MathFn, Module, Type};
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -253,16 +253,6 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 got: args.len(),
             });
         }
-        for (index, (arg, &p)) in args.iter().zip(&fc.params).enumerate() {
-            let ty = fc.reg_types[p as usize];
-            if matches!(arg, Arg::Array { .. }) && ty != Type::Ptr {
-                return Err(ExecError::ArgType {
-                    func,
-                    index,
-                    message: format!("an array passed for a parameter of type {ty}"),
-                });
-            }
-        }
         let m = &mut self.m;
         m.mem.reset();
         m.sem.begin_run();
@@ -271,13 +261,20 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         self.regs.extend_from_slice(&self.templates[func.index()]);
         let mut slot = 0u32;
         let mut arrays = Vec::new();
-        for (arg, &p) in args.iter().zip(&fc.params) {
+        for (index, (arg, &p)) in args.iter().zip(&fc.params).enumerate() {
             let ty = fc.reg_types[p as usize];
             let value = match arg {
                 Arg::Scalar(bits) => {
                     slot += 1;
                     m.sem
                         .input(InputSlot(slot - 1), ty, bits & crate::concrete::mask(ty))
+                }
+                Arg::Array { .. } if ty != Type::Ptr => {
+                    return Err(ExecError::ArgType {
+                        func,
+                        index,
+                        message: format!("an array passed for a parameter of type {ty}"),
+                    });
                 }
                 Arg::Array { elem, values } => {
                     let elem = *elem;
@@ -306,15 +303,19 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         }
         let (outcome, steps) = self.run(func.0);
         let mem = &self.m.mem;
-        let arrays: Vec<Vec<u64>> = arrays
-            .into_iter()
-            .map(|(addr, elem, n)| {
-                let esize = u64::from(elem.bytes());
-                (0..n as u64)
-                    .map(|k| mem.peek(elem, addr + esize * k).unwrap_or(0))
-                    .collect()
-            })
-            .collect();
+        let arrays = if arrays.is_empty() {
+            Vec::new()
+        } else {
+            arrays
+                .into_iter()
+                .map(|(addr, elem, n)| {
+                    let esize = u64::from(elem.bytes());
+                    (0..n as u64)
+                        .map(|k| mem.peek(elem, addr + esize * k).unwrap_or(0))
+                        .collect()
+                })
+                .collect()
+        };
         Ok(Run {
             outcome,
             arrays,
@@ -360,6 +361,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 }
             };
             match control {
+                // Handled inside the activation loop.
                 Control::Next | Control::Jump(_) => {}
                 Control::Call {
                     func: callee,
@@ -536,10 +538,24 @@ fn step<S: Semantics, O: Observer>(
             set!($d, v);
         }};
     }
+    macro_rules! load {
+        ($ty:expr, $d:expr, $addr:expr) => {{
+            let at = sem.concrete_bits(reg!($addr));
+            let v = try_trap!(sem.load(mem, $ty, at));
+            set!($d, v);
+        }};
+    }
+    macro_rules! store {
+        ($ty:expr, $addr:expr, $val:expr) => {{
+            let at = sem.concrete_bits(reg!($addr));
+            try_trap!(sem.store(mem, $ty, at, reg!($val)));
+        }};
+    }
     macro_rules! cmp_br {
         ($cmp:expr, $d:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
             let v = $cmp;
             let taken = sem.concrete_bits(&v) & 1 != 0;
+            sem.br($site, &v, taken);
             set!($d, v);
             if O::OBSERVES_BRANCHES {
                 obs.on_branch(&BranchEvent {
@@ -582,6 +598,69 @@ fn step<S: Semantics, O: Observer>(
         Op::Fmul { ty, d, a, b, site } => float_op!(fmul, ty, d, a, b, site),
         Op::Fdiv { ty, d, a, b, site } => float_op!(fdiv, ty, d, a, b, site),
         Op::Frem { ty, d, a, b, site } => float_op!(frem, ty, d, a, b, site),
+        Op::Iadd32 { d, a, b } => int_op!(iadd, Type::I32, d, a, b),
+        Op::Iadd64 { d, a, b } => int_op!(iadd, Type::I64, d, a, b),
+        Op::Isub32 { d, a, b } => int_op!(isub, Type::I32, d, a, b),
+        Op::Isub64 { d, a, b } => int_op!(isub, Type::I64, d, a, b),
+        Op::Imul32 { d, a, b } => int_op!(imul, Type::I32, d, a, b),
+        Op::Imul64 { d, a, b } => int_op!(imul, Type::I64, d, a, b),
+        Op::Fadd64 { d, a, b, site } => float_op!(fadd, FloatTy::F64, d, a, b, site),
+        Op::Fsub64 { d, a, b, site } => float_op!(fsub, FloatTy::F64, d, a, b, site),
+        Op::Fmul64 { d, a, b, site } => float_op!(fmul, FloatTy::F64, d, a, b, site),
+        Op::Fdiv64 { d, a, b, site } => float_op!(fdiv, FloatTy::F64, d, a, b, site),
+        Op::Sext32To64 { d, a } => set!(d, sem.sext(Type::I32, Type::I64, reg!(a))),
+        Op::Sitofp32To64 { d, a } => set!(d, sem.sitofp(Type::I32, Type::F64, reg!(a))),
+        Op::IcmpBr64 {
+            pred,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => cmp_br!(
+            sem.icmp(pred, Type::I64, reg!(a), reg!(b)),
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site
+        ),
+        Op::IcmpBr32 {
+            pred,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => cmp_br!(
+            sem.icmp(pred, Type::I32, reg!(a), reg!(b)),
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site
+        ),
+        Op::FcmpBr64 {
+            pred,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => cmp_br!(
+            sem.fcmp(pred, FloatTy::F64, reg!(a), reg!(b)),
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site
+        ),
         Op::Fneg { ty, d, a } => {
             let v = sem.fneg(ty, reg!(a));
             set!(d, v);
@@ -646,15 +725,8 @@ fn step<S: Semantics, O: Observer>(
             let v = sem.select(ty, reg!(c), reg!(t), reg!(f));
             set!(d, v);
         }
-        Op::Load { ty, d, addr } => {
-            let at = sem.concrete_bits(reg!(addr));
-            let v = try_trap!(sem.load(mem, ty, at));
-            set!(d, v);
-        }
-        Op::Store { ty, addr, val } => {
-            let at = sem.concrete_bits(reg!(addr));
-            try_trap!(sem.store(mem, ty, at, reg!(val)));
-        }
+        Op::Load { ty, d, addr } => load!(ty, d, addr),
+        Op::Store { ty, addr, val } => store!(ty, addr, val),
         Op::Alloca {
             d,
             size,
@@ -680,14 +752,26 @@ fn step<S: Semantics, O: Observer>(
         } => {
             let mut at = sem.concrete_bits(reg!(b)).wrapping_add(offset as u64);
             for &(index, ty, scale) in &fc.terms[start as usize..(start + len) as usize] {
-                let bits = sem.concrete_bits(reg!(index));
-                let i = if ty.is_int() {
-                    crate::concrete::sext(ty, bits)
-                } else {
-                    bits as i64
-                };
-                at = at.wrapping_add(i.wrapping_mul(scale) as u64);
+                at = at.wrapping_add(scaled_index(sem.concrete_bits(reg!(index)), ty, scale));
             }
+            set!(d, sem.address(at));
+        }
+        Op::PtrOffset1 {
+            d,
+            base: b,
+            index,
+            index_ty,
+            offset,
+            scale,
+        } => {
+            let at = sem
+                .concrete_bits(reg!(b))
+                .wrapping_add(offset as u64)
+                .wrapping_add(scaled_index(
+                    sem.concrete_bits(reg!(index)),
+                    index_ty,
+                    scale,
+                ));
             set!(d, sem.address(at));
         }
         Op::Call {
@@ -839,6 +923,7 @@ fn step<S: Semantics, O: Observer>(
             rhs,
         } => {
             let taken = sem.concrete_bits(reg!(cond)) & 1 != 0;
+            sem.br(site, reg!(cond), taken);
             if O::OBSERVES_BRANCHES {
                 let operands = (lhs != NONE)
                     .then(|| [sem.concrete_bits(reg!(lhs)), sem.concrete_bits(reg!(rhs))]);
@@ -886,13 +971,19 @@ fn step<S: Semantics, O: Observer>(
             else_edge,
             site
         ),
-        Op::Switch { value, table, site } => {
-            let v = sem.concrete_bits(reg!(value));
+        Op::Switch {
+            ty,
+            value,
+            table,
+            site,
+        } => {
+            let v = sem.concrete_bits(reg!(value)) & crate::concrete::mask(ty);
             let table = &fc.switches[table as usize];
             let (case, edge) = match table.cases.binary_search_by_key(&v, |c| c.0) {
                 Ok(i) => (Some(table.cases[i].1), table.cases[i].2),
                 Err(_) => (None, table.default),
             };
+            sem.switch(site, ty, reg!(value), case);
             if O::OBSERVES_BRANCHES {
                 obs.on_branch(&BranchEvent {
                     site,
@@ -906,6 +997,17 @@ fn step<S: Semantics, O: Observer>(
         Op::Unreachable => trap!(TrapKind::Unreachable),
     }
     Control::Next
+}
+
+/// `index * scale` with the index sign-extended from its type, wrapping.
+#[inline(always)]
+fn scaled_index(bits: u64, ty: Type, scale: i64) -> u64 {
+    let i = if ty.is_int() {
+        crate::concrete::sext(ty, bits)
+    } else {
+        bits as i64
+    };
+    i.wrapping_mul(scale) as u64
 }
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a

@@ -68,6 +68,9 @@ pub mod docs {
     //! - **Runs are independent.** Each [`Interpreter::call`](crate::Interpreter::call)
     //!   restores dirtied globals and empties stack and heap, then calls
     //!   [`Semantics::begin_run`](crate::Semantics::begin_run).
+    //! - **Cost of values.** A call clones the callee's whole frame template, and block
+    //!   arguments are cloned on every jump, so a semantics with heavy values (MPFR) should
+    //!   make `Value` cheap to clone: concrete bits plus an index into its own arena.
     //! - **Inputs.** Scalar parameters and array elements are numbered as
     //!   [`InputSlot`](crate::InputSlot)s in argument order and created by
     //!   [`Semantics::input`](crate::Semantics::input); array elements are then written to
@@ -100,9 +103,10 @@ pub mod docs {
     //! **Concolic** (crate `explore`): `Value = (u64, Option<TermId>)`: `input` creates a
     //! symbolic variable per [`InputSlot`](crate::InputSlot); every operation computes the
     //! concrete bits as Concrete does and builds a term when an operand has one. Branch
-    //! conditions stay concrete (the interpreter follows `concrete_bits`), and the path
-    //! condition is recovered from the `i1` terms of the comparisons feeding each branch
-    //! (the observer sees the site; `module.branch_sites[site].cmp` names the registers).
+    //! conditions stay concrete (the interpreter follows `concrete_bits`); the hooks
+    //! [`Semantics::br`](crate::Semantics::br) and [`Semantics::switch`](crate::Semantics::switch)
+    //! receive the deciding value with its term and the direction taken, which is the
+    //! path condition.
     //! Memory: a map `addr -> (Type, TermId)` maintained by `store`/`load`/`copy`/`fill`
     //! as for Shadow; addresses are concretized.
 }

@@ -1,10 +1,12 @@
 //! Math functions, evaluated by the host C library so results are bit-identical to native C.
 //!
 //! Every [`MathFn`] is supported at both formats: the `f64` form calls the C function
-//! (`sin`), the `f32` form its `f`-suffixed twin (`sinf`), through `extern "C"`
-//! declarations linked against `libm`. `lgamma` goes through `lgamma_r` (same value, no
-//! write to the global `signgam`). A few LLVM intrinsics are computed directly, matching
-//! what clang-14 -O0 emits on x86-64 without FMA:
+//! (`sin`), the `f32` form its `f`-suffixed twin (`sinf`). The functions are looked up in
+//! glibc's `libm.so.6` with `dlsym` (see `sys`): linking them statically would pick up the
+//! Rust toolchain's own `cbrt`, `fmin`, `fma`, ... from compiler-builtins, which are not
+//! glibc's. `lgamma` goes through `lgamma_r` (same value, no write to the global
+//! `signgam`). A few LLVM intrinsics are computed directly, matching what clang-14 -O0
+//! emits on x86-64 without FMA:
 //!
 //! | function | computed as |
 //! |---|---|
@@ -24,124 +26,190 @@ pub fn supported_math() -> &'static [MathFn] {
     MathFn::ALL
 }
 
-#[allow(missing_docs)]
+/// The C library's math functions, resolved at run time from `libm.so.6`.
+///
+/// Plain `extern "C"` declarations are not enough: the Rust toolchain's compiler-builtins
+/// defines some of these symbols itself (`cbrt`, `fmin`, `fma`, `floor`, ...) and a static
+/// definition wins over the shared library at link time, so `cbrt(-2.0)` would not be
+/// glibc's. Each entry is looked up with `dlsym` in `libm.so.6` (what native code calls);
+/// only if that fails does it fall back to the statically linked symbol.
 mod sys {
-    #[link(name = "m")]
+    use std::ffi::{c_char, c_int, c_void};
+    use std::sync::OnceLock;
+
     extern "C" {
-        pub fn fabs(x: f64) -> f64;
-        pub fn sqrt(x: f64) -> f64;
-        pub fn cbrt(x: f64) -> f64;
-        pub fn floor(x: f64) -> f64;
-        pub fn ceil(x: f64) -> f64;
-        pub fn trunc(x: f64) -> f64;
-        pub fn round(x: f64) -> f64;
-        pub fn rint(x: f64) -> f64;
-        pub fn nearbyint(x: f64) -> f64;
-        pub fn exp(x: f64) -> f64;
-        pub fn exp2(x: f64) -> f64;
-        pub fn expm1(x: f64) -> f64;
-        pub fn log(x: f64) -> f64;
-        pub fn log2(x: f64) -> f64;
-        pub fn log10(x: f64) -> f64;
-        pub fn log1p(x: f64) -> f64;
-        pub fn logb(x: f64) -> f64;
-        pub fn sin(x: f64) -> f64;
-        pub fn cos(x: f64) -> f64;
-        pub fn tan(x: f64) -> f64;
-        pub fn asin(x: f64) -> f64;
-        pub fn acos(x: f64) -> f64;
-        pub fn atan(x: f64) -> f64;
-        pub fn sinh(x: f64) -> f64;
-        pub fn cosh(x: f64) -> f64;
-        pub fn tanh(x: f64) -> f64;
-        pub fn asinh(x: f64) -> f64;
-        pub fn acosh(x: f64) -> f64;
-        pub fn atanh(x: f64) -> f64;
-        pub fn erf(x: f64) -> f64;
-        pub fn erfc(x: f64) -> f64;
-        pub fn tgamma(x: f64) -> f64;
-        pub fn j0(x: f64) -> f64;
-        pub fn j1(x: f64) -> f64;
-        pub fn y0(x: f64) -> f64;
-        pub fn y1(x: f64) -> f64;
-        pub fn pow(x: f64, y: f64) -> f64;
-        pub fn atan2(x: f64, y: f64) -> f64;
-        pub fn fmod(x: f64, y: f64) -> f64;
-        pub fn remainder(x: f64, y: f64) -> f64;
-        pub fn hypot(x: f64, y: f64) -> f64;
-        pub fn copysign(x: f64, y: f64) -> f64;
-        pub fn fmin(x: f64, y: f64) -> f64;
-        pub fn fmax(x: f64, y: f64) -> f64;
-        pub fn fdim(x: f64, y: f64) -> f64;
-        pub fn nextafter(x: f64, y: f64) -> f64;
-        pub fn fma(x: f64, y: f64, z: f64) -> f64;
-        pub fn ldexp(x: f64, n: i32) -> f64;
-        pub fn scalbn(x: f64, n: i32) -> f64;
-        pub fn ilogb(x: f64) -> i32;
-        pub fn lround(x: f64) -> i64;
-        pub fn llround(x: f64) -> i64;
-        pub fn lrint(x: f64) -> i64;
-        pub fn llrint(x: f64) -> i64;
-        pub fn frexp(x: f64, e: *mut i32) -> f64;
-        pub fn modf(x: f64, i: *mut f64) -> f64;
-        pub fn lgamma_r(x: f64, sign: *mut i32) -> f64;
-        pub fn fabsf(x: f32) -> f32;
-        pub fn sqrtf(x: f32) -> f32;
-        pub fn cbrtf(x: f32) -> f32;
-        pub fn floorf(x: f32) -> f32;
-        pub fn ceilf(x: f32) -> f32;
-        pub fn truncf(x: f32) -> f32;
-        pub fn roundf(x: f32) -> f32;
-        pub fn rintf(x: f32) -> f32;
-        pub fn nearbyintf(x: f32) -> f32;
-        pub fn expf(x: f32) -> f32;
-        pub fn exp2f(x: f32) -> f32;
-        pub fn expm1f(x: f32) -> f32;
-        pub fn logf(x: f32) -> f32;
-        pub fn log2f(x: f32) -> f32;
-        pub fn log10f(x: f32) -> f32;
-        pub fn log1pf(x: f32) -> f32;
-        pub fn logbf(x: f32) -> f32;
-        pub fn sinf(x: f32) -> f32;
-        pub fn cosf(x: f32) -> f32;
-        pub fn tanf(x: f32) -> f32;
-        pub fn asinf(x: f32) -> f32;
-        pub fn acosf(x: f32) -> f32;
-        pub fn atanf(x: f32) -> f32;
-        pub fn sinhf(x: f32) -> f32;
-        pub fn coshf(x: f32) -> f32;
-        pub fn tanhf(x: f32) -> f32;
-        pub fn asinhf(x: f32) -> f32;
-        pub fn acoshf(x: f32) -> f32;
-        pub fn atanhf(x: f32) -> f32;
-        pub fn erff(x: f32) -> f32;
-        pub fn erfcf(x: f32) -> f32;
-        pub fn tgammaf(x: f32) -> f32;
-        pub fn j0f(x: f32) -> f32;
-        pub fn j1f(x: f32) -> f32;
-        pub fn y0f(x: f32) -> f32;
-        pub fn y1f(x: f32) -> f32;
-        pub fn powf(x: f32, y: f32) -> f32;
-        pub fn atan2f(x: f32, y: f32) -> f32;
-        pub fn fmodf(x: f32, y: f32) -> f32;
-        pub fn remainderf(x: f32, y: f32) -> f32;
-        pub fn hypotf(x: f32, y: f32) -> f32;
-        pub fn copysignf(x: f32, y: f32) -> f32;
-        pub fn fminf(x: f32, y: f32) -> f32;
-        pub fn fmaxf(x: f32, y: f32) -> f32;
-        pub fn fdimf(x: f32, y: f32) -> f32;
-        pub fn nextafterf(x: f32, y: f32) -> f32;
-        pub fn fmaf(x: f32, y: f32, z: f32) -> f32;
-        pub fn ldexpf(x: f32, n: i32) -> f32;
-        pub fn scalbnf(x: f32, n: i32) -> f32;
-        pub fn ilogbf(x: f32) -> i32;
-        pub fn lroundf(x: f32) -> i64;
-        pub fn llroundf(x: f32) -> i64;
-        pub fn lrintf(x: f32) -> i64;
-        pub fn llrintf(x: f32) -> i64;
-        pub fn frexpf(x: f32, e: *mut i32) -> f32;
-        pub fn modff(x: f32, i: *mut f32) -> f32;
-        pub fn lgammaf_r(x: f32, sign: *mut i32) -> f32;
+        fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
+        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    }
+
+    const RTLD_NOW: c_int = 2;
+
+    macro_rules! libm_table {
+        ($($name:ident: fn($($arg:ty),*) -> $ret:ty;)*) => {
+            mod fallback {
+                #[link(name = "m")]
+                extern "C" {
+                    $(pub fn $name($(_: $arg),*) -> $ret;)*
+                }
+            }
+
+            /// One function pointer per C math function.
+            pub struct Table {
+                $(pub $name: unsafe extern "C" fn($($arg),*) -> $ret,)*
+            }
+
+            impl Table {
+                fn load() -> Table {
+                    // SAFETY: dlopen/dlsym are called with NUL-terminated names; a
+                    // non-null symbol from libm.so.6 is the C function of that name, whose
+                    // signature is the declared one.
+                    unsafe {
+                        let handle = dlopen(c"libm.so.6".as_ptr(), RTLD_NOW);
+                        Table {
+                            $($name: {
+                                let name = concat!(stringify!($name), "\0");
+                                let sym = if handle.is_null() {
+                                    std::ptr::null_mut()
+                                } else {
+                                    dlsym(handle, name.as_ptr().cast())
+                                };
+                                if sym.is_null() {
+                                    fallback::$name
+                                } else {
+                                    std::mem::transmute::<
+                                        *mut c_void,
+                                        unsafe extern "C" fn($($arg),*) -> $ret,
+                                    >(sym)
+                                }
+                            },)*
+                        }
+                    }
+                }
+            }
+        };
+    }
+
+    libm_table! {
+        fabs: fn(f64) -> f64;
+        sqrt: fn(f64) -> f64;
+        cbrt: fn(f64) -> f64;
+        floor: fn(f64) -> f64;
+        ceil: fn(f64) -> f64;
+        trunc: fn(f64) -> f64;
+        round: fn(f64) -> f64;
+        rint: fn(f64) -> f64;
+        nearbyint: fn(f64) -> f64;
+        exp: fn(f64) -> f64;
+        exp2: fn(f64) -> f64;
+        expm1: fn(f64) -> f64;
+        log: fn(f64) -> f64;
+        log2: fn(f64) -> f64;
+        log10: fn(f64) -> f64;
+        log1p: fn(f64) -> f64;
+        logb: fn(f64) -> f64;
+        sin: fn(f64) -> f64;
+        cos: fn(f64) -> f64;
+        tan: fn(f64) -> f64;
+        asin: fn(f64) -> f64;
+        acos: fn(f64) -> f64;
+        atan: fn(f64) -> f64;
+        sinh: fn(f64) -> f64;
+        cosh: fn(f64) -> f64;
+        tanh: fn(f64) -> f64;
+        asinh: fn(f64) -> f64;
+        acosh: fn(f64) -> f64;
+        atanh: fn(f64) -> f64;
+        erf: fn(f64) -> f64;
+        erfc: fn(f64) -> f64;
+        tgamma: fn(f64) -> f64;
+        j0: fn(f64) -> f64;
+        j1: fn(f64) -> f64;
+        y0: fn(f64) -> f64;
+        y1: fn(f64) -> f64;
+        pow: fn(f64, f64) -> f64;
+        atan2: fn(f64, f64) -> f64;
+        fmod: fn(f64, f64) -> f64;
+        remainder: fn(f64, f64) -> f64;
+        hypot: fn(f64, f64) -> f64;
+        copysign: fn(f64, f64) -> f64;
+        fmin: fn(f64, f64) -> f64;
+        fmax: fn(f64, f64) -> f64;
+        fdim: fn(f64, f64) -> f64;
+        nextafter: fn(f64, f64) -> f64;
+        fma: fn(f64, f64, f64) -> f64;
+        ldexp: fn(f64, i32) -> f64;
+        scalbn: fn(f64, i32) -> f64;
+        ilogb: fn(f64) -> i32;
+        lround: fn(f64) -> i64;
+        llround: fn(f64) -> i64;
+        lrint: fn(f64) -> i64;
+        llrint: fn(f64) -> i64;
+        frexp: fn(f64, *mut i32) -> f64;
+        modf: fn(f64, *mut f64) -> f64;
+        lgamma_r: fn(f64, *mut i32) -> f64;
+        fabsf: fn(f32) -> f32;
+        sqrtf: fn(f32) -> f32;
+        cbrtf: fn(f32) -> f32;
+        floorf: fn(f32) -> f32;
+        ceilf: fn(f32) -> f32;
+        truncf: fn(f32) -> f32;
+        roundf: fn(f32) -> f32;
+        rintf: fn(f32) -> f32;
+        nearbyintf: fn(f32) -> f32;
+        expf: fn(f32) -> f32;
+        exp2f: fn(f32) -> f32;
+        expm1f: fn(f32) -> f32;
+        logf: fn(f32) -> f32;
+        log2f: fn(f32) -> f32;
+        log10f: fn(f32) -> f32;
+        log1pf: fn(f32) -> f32;
+        logbf: fn(f32) -> f32;
+        sinf: fn(f32) -> f32;
+        cosf: fn(f32) -> f32;
+        tanf: fn(f32) -> f32;
+        asinf: fn(f32) -> f32;
+        acosf: fn(f32) -> f32;
+        atanf: fn(f32) -> f32;
+        sinhf: fn(f32) -> f32;
+        coshf: fn(f32) -> f32;
+        tanhf: fn(f32) -> f32;
+        asinhf: fn(f32) -> f32;
+        acoshf: fn(f32) -> f32;
+        atanhf: fn(f32) -> f32;
+        erff: fn(f32) -> f32;
+        erfcf: fn(f32) -> f32;
+        tgammaf: fn(f32) -> f32;
+        j0f: fn(f32) -> f32;
+        j1f: fn(f32) -> f32;
+        y0f: fn(f32) -> f32;
+        y1f: fn(f32) -> f32;
+        powf: fn(f32, f32) -> f32;
+        atan2f: fn(f32, f32) -> f32;
+        fmodf: fn(f32, f32) -> f32;
+        remainderf: fn(f32, f32) -> f32;
+        hypotf: fn(f32, f32) -> f32;
+        copysignf: fn(f32, f32) -> f32;
+        fminf: fn(f32, f32) -> f32;
+        fmaxf: fn(f32, f32) -> f32;
+        fdimf: fn(f32, f32) -> f32;
+        nextafterf: fn(f32, f32) -> f32;
+        fmaf: fn(f32, f32, f32) -> f32;
+        ldexpf: fn(f32, i32) -> f32;
+        scalbnf: fn(f32, i32) -> f32;
+        ilogbf: fn(f32) -> i32;
+        lroundf: fn(f32) -> i64;
+        llroundf: fn(f32) -> i64;
+        lrintf: fn(f32) -> i64;
+        llrintf: fn(f32) -> i64;
+        frexpf: fn(f32, *mut i32) -> f32;
+        modff: fn(f32, *mut f32) -> f32;
+        lgammaf_r: fn(f32, *mut i32) -> f32;
+    }
+
+    /// The table, resolved on first use.
+    pub fn table() -> &'static Table {
+        static TABLE: OnceLock<Table> = OnceLock::new();
+        TABLE.get_or_init(Table::load)
     }
 }
 
@@ -170,83 +238,83 @@ enum R<T> {
 }
 
 fn eval64(func: MathFn, raw: [u64; 3], ret: Type) -> (u64, Option<u64>) {
-    use sys::*;
     use MathFn::*;
+    let t = sys::table();
     use R::{F, I};
     let [x, y, z] = raw.map(f64::from_bits);
     let n = raw[1] as u32 as i32;
     // SAFETY: these are the C library's pure math functions; the out-pointers of
     // `frexp`, `modf` and `lgamma_r` point to live locals.
     let r = match func {
-        Fabs => F(unsafe { fabs(x) }),
-        Sqrt => F(unsafe { sqrt(x) }),
-        Cbrt => F(unsafe { cbrt(x) }),
-        Floor => F(unsafe { floor(x) }),
-        Ceil => F(unsafe { ceil(x) }),
-        Trunc => F(unsafe { trunc(x) }),
-        Round => F(unsafe { round(x) }),
-        Rint => F(unsafe { rint(x) }),
-        Nearbyint => F(unsafe { nearbyint(x) }),
-        Exp => F(unsafe { exp(x) }),
-        Exp2 => F(unsafe { exp2(x) }),
-        Expm1 => F(unsafe { expm1(x) }),
-        Log => F(unsafe { log(x) }),
-        Log2 => F(unsafe { log2(x) }),
-        Log10 => F(unsafe { log10(x) }),
-        Log1p => F(unsafe { log1p(x) }),
-        Logb => F(unsafe { logb(x) }),
-        Sin => F(unsafe { sin(x) }),
-        Cos => F(unsafe { cos(x) }),
-        Tan => F(unsafe { tan(x) }),
-        Asin => F(unsafe { asin(x) }),
-        Acos => F(unsafe { acos(x) }),
-        Atan => F(unsafe { atan(x) }),
-        Sinh => F(unsafe { sinh(x) }),
-        Cosh => F(unsafe { cosh(x) }),
-        Tanh => F(unsafe { tanh(x) }),
-        Asinh => F(unsafe { asinh(x) }),
-        Acosh => F(unsafe { acosh(x) }),
-        Atanh => F(unsafe { atanh(x) }),
-        Erf => F(unsafe { erf(x) }),
-        Erfc => F(unsafe { erfc(x) }),
-        Tgamma => F(unsafe { tgamma(x) }),
-        J0 => F(unsafe { j0(x) }),
-        J1 => F(unsafe { j1(x) }),
-        Y0 => F(unsafe { y0(x) }),
-        Y1 => F(unsafe { y1(x) }),
-        Pow => F(unsafe { pow(x, y) }),
-        Atan2 => F(unsafe { atan2(x, y) }),
-        Fmod => F(unsafe { fmod(x, y) }),
-        Remainder => F(unsafe { remainder(x, y) }),
-        Hypot => F(unsafe { hypot(x, y) }),
-        Copysign => F(unsafe { copysign(x, y) }),
-        Fmin => F(unsafe { fmin(x, y) }),
-        Fmax => F(unsafe { fmax(x, y) }),
-        Fdim => F(unsafe { fdim(x, y) }),
-        Nextafter => F(unsafe { nextafter(x, y) }),
+        Fabs => F(unsafe { (t.fabs)(x) }),
+        Sqrt => F(unsafe { (t.sqrt)(x) }),
+        Cbrt => F(unsafe { (t.cbrt)(x) }),
+        Floor => F(unsafe { (t.floor)(x) }),
+        Ceil => F(unsafe { (t.ceil)(x) }),
+        Trunc => F(unsafe { (t.trunc)(x) }),
+        Round => F(unsafe { (t.round)(x) }),
+        Rint => F(unsafe { (t.rint)(x) }),
+        Nearbyint => F(unsafe { (t.nearbyint)(x) }),
+        Exp => F(unsafe { (t.exp)(x) }),
+        Exp2 => F(unsafe { (t.exp2)(x) }),
+        Expm1 => F(unsafe { (t.expm1)(x) }),
+        Log => F(unsafe { (t.log)(x) }),
+        Log2 => F(unsafe { (t.log2)(x) }),
+        Log10 => F(unsafe { (t.log10)(x) }),
+        Log1p => F(unsafe { (t.log1p)(x) }),
+        Logb => F(unsafe { (t.logb)(x) }),
+        Sin => F(unsafe { (t.sin)(x) }),
+        Cos => F(unsafe { (t.cos)(x) }),
+        Tan => F(unsafe { (t.tan)(x) }),
+        Asin => F(unsafe { (t.asin)(x) }),
+        Acos => F(unsafe { (t.acos)(x) }),
+        Atan => F(unsafe { (t.atan)(x) }),
+        Sinh => F(unsafe { (t.sinh)(x) }),
+        Cosh => F(unsafe { (t.cosh)(x) }),
+        Tanh => F(unsafe { (t.tanh)(x) }),
+        Asinh => F(unsafe { (t.asinh)(x) }),
+        Acosh => F(unsafe { (t.acosh)(x) }),
+        Atanh => F(unsafe { (t.atanh)(x) }),
+        Erf => F(unsafe { (t.erf)(x) }),
+        Erfc => F(unsafe { (t.erfc)(x) }),
+        Tgamma => F(unsafe { (t.tgamma)(x) }),
+        J0 => F(unsafe { (t.j0)(x) }),
+        J1 => F(unsafe { (t.j1)(x) }),
+        Y0 => F(unsafe { (t.y0)(x) }),
+        Y1 => F(unsafe { (t.y1)(x) }),
+        Pow => F(unsafe { (t.pow)(x, y) }),
+        Atan2 => F(unsafe { (t.atan2)(x, y) }),
+        Fmod => F(unsafe { (t.fmod)(x, y) }),
+        Remainder => F(unsafe { (t.remainder)(x, y) }),
+        Hypot => F(unsafe { (t.hypot)(x, y) }),
+        Copysign => F(unsafe { (t.copysign)(x, y) }),
+        Fmin => F(unsafe { (t.fmin)(x, y) }),
+        Fmax => F(unsafe { (t.fmax)(x, y) }),
+        Fdim => F(unsafe { (t.fdim)(x, y) }),
+        Nextafter => F(unsafe { (t.nextafter)(x, y) }),
         Lgamma => {
             let mut sign = 0i32;
-            F(unsafe { lgamma_r(x, &mut sign) })
+            F(unsafe { (t.lgamma_r)(x, &mut sign) })
         }
         Minnum => F(if x.is_nan() || y < x { y } else { x }),
         Maxnum => F(if x.is_nan() || y > x { y } else { x }),
-        Fma => F(unsafe { fma(x, y, z) }),
+        Fma => F(unsafe { (t.fma)(x, y, z) }),
         Fmuladd => F(x * y + z),
-        Ldexp => F(unsafe { ldexp(x, n) }),
-        Scalbn => F(unsafe { scalbn(x, n) }),
-        Ilogb => I(i64::from(unsafe { ilogb(x) })),
-        Lround => I(unsafe { lround(x) }),
-        Llround => I(unsafe { llround(x) }),
-        Lrint => I(unsafe { lrint(x) }),
-        Llrint => I(unsafe { llrint(x) }),
+        Ldexp => F(unsafe { (t.ldexp)(x, n) }),
+        Scalbn => F(unsafe { (t.scalbn)(x, n) }),
+        Ilogb => I(i64::from(unsafe { (t.ilogb)(x) })),
+        Lround => I(unsafe { (t.lround)(x) }),
+        Llround => I(unsafe { (t.llround)(x) }),
+        Lrint => I(unsafe { (t.lrint)(x) }),
+        Llrint => I(unsafe { (t.llrint)(x) }),
         Frexp => {
             let mut e = 0i32;
-            let m = unsafe { frexp(x, &mut e) };
+            let m = unsafe { (t.frexp)(x, &mut e) };
             R::Two(m, u64::from(e as u32))
         }
         Modf => {
             let mut ip = 0f64;
-            let frac = unsafe { modf(x, &mut ip) };
+            let frac = unsafe { (t.modf)(x, &mut ip) };
             R::Two(frac, ip.to_bits())
         }
     };
@@ -258,82 +326,82 @@ fn eval64(func: MathFn, raw: [u64; 3], ret: Type) -> (u64, Option<u64>) {
 }
 
 fn eval32(func: MathFn, raw: [u64; 3], ret: Type) -> (u64, Option<u64>) {
-    use sys::*;
     use MathFn::*;
+    let t = sys::table();
     use R::{F, I};
     let [x, y, z] = raw.map(|b| f32::from_bits(b as u32));
     let n = raw[1] as u32 as i32;
     // SAFETY: as in `eval64`.
     let r = match func {
-        Fabs => F(unsafe { fabsf(x) }),
-        Sqrt => F(unsafe { sqrtf(x) }),
-        Cbrt => F(unsafe { cbrtf(x) }),
-        Floor => F(unsafe { floorf(x) }),
-        Ceil => F(unsafe { ceilf(x) }),
-        Trunc => F(unsafe { truncf(x) }),
-        Round => F(unsafe { roundf(x) }),
-        Rint => F(unsafe { rintf(x) }),
-        Nearbyint => F(unsafe { nearbyintf(x) }),
-        Exp => F(unsafe { expf(x) }),
-        Exp2 => F(unsafe { exp2f(x) }),
-        Expm1 => F(unsafe { expm1f(x) }),
-        Log => F(unsafe { logf(x) }),
-        Log2 => F(unsafe { log2f(x) }),
-        Log10 => F(unsafe { log10f(x) }),
-        Log1p => F(unsafe { log1pf(x) }),
-        Logb => F(unsafe { logbf(x) }),
-        Sin => F(unsafe { sinf(x) }),
-        Cos => F(unsafe { cosf(x) }),
-        Tan => F(unsafe { tanf(x) }),
-        Asin => F(unsafe { asinf(x) }),
-        Acos => F(unsafe { acosf(x) }),
-        Atan => F(unsafe { atanf(x) }),
-        Sinh => F(unsafe { sinhf(x) }),
-        Cosh => F(unsafe { coshf(x) }),
-        Tanh => F(unsafe { tanhf(x) }),
-        Asinh => F(unsafe { asinhf(x) }),
-        Acosh => F(unsafe { acoshf(x) }),
-        Atanh => F(unsafe { atanhf(x) }),
-        Erf => F(unsafe { erff(x) }),
-        Erfc => F(unsafe { erfcf(x) }),
-        Tgamma => F(unsafe { tgammaf(x) }),
-        J0 => F(unsafe { j0f(x) }),
-        J1 => F(unsafe { j1f(x) }),
-        Y0 => F(unsafe { y0f(x) }),
-        Y1 => F(unsafe { y1f(x) }),
-        Pow => F(unsafe { powf(x, y) }),
-        Atan2 => F(unsafe { atan2f(x, y) }),
-        Fmod => F(unsafe { fmodf(x, y) }),
-        Remainder => F(unsafe { remainderf(x, y) }),
-        Hypot => F(unsafe { hypotf(x, y) }),
-        Copysign => F(unsafe { copysignf(x, y) }),
-        Fmin => F(unsafe { fminf(x, y) }),
-        Fmax => F(unsafe { fmaxf(x, y) }),
-        Fdim => F(unsafe { fdimf(x, y) }),
-        Nextafter => F(unsafe { nextafterf(x, y) }),
+        Fabs => F(unsafe { (t.fabsf)(x) }),
+        Sqrt => F(unsafe { (t.sqrtf)(x) }),
+        Cbrt => F(unsafe { (t.cbrtf)(x) }),
+        Floor => F(unsafe { (t.floorf)(x) }),
+        Ceil => F(unsafe { (t.ceilf)(x) }),
+        Trunc => F(unsafe { (t.truncf)(x) }),
+        Round => F(unsafe { (t.roundf)(x) }),
+        Rint => F(unsafe { (t.rintf)(x) }),
+        Nearbyint => F(unsafe { (t.nearbyintf)(x) }),
+        Exp => F(unsafe { (t.expf)(x) }),
+        Exp2 => F(unsafe { (t.exp2f)(x) }),
+        Expm1 => F(unsafe { (t.expm1f)(x) }),
+        Log => F(unsafe { (t.logf)(x) }),
+        Log2 => F(unsafe { (t.log2f)(x) }),
+        Log10 => F(unsafe { (t.log10f)(x) }),
+        Log1p => F(unsafe { (t.log1pf)(x) }),
+        Logb => F(unsafe { (t.logbf)(x) }),
+        Sin => F(unsafe { (t.sinf)(x) }),
+        Cos => F(unsafe { (t.cosf)(x) }),
+        Tan => F(unsafe { (t.tanf)(x) }),
+        Asin => F(unsafe { (t.asinf)(x) }),
+        Acos => F(unsafe { (t.acosf)(x) }),
+        Atan => F(unsafe { (t.atanf)(x) }),
+        Sinh => F(unsafe { (t.sinhf)(x) }),
+        Cosh => F(unsafe { (t.coshf)(x) }),
+        Tanh => F(unsafe { (t.tanhf)(x) }),
+        Asinh => F(unsafe { (t.asinhf)(x) }),
+        Acosh => F(unsafe { (t.acoshf)(x) }),
+        Atanh => F(unsafe { (t.atanhf)(x) }),
+        Erf => F(unsafe { (t.erff)(x) }),
+        Erfc => F(unsafe { (t.erfcf)(x) }),
+        Tgamma => F(unsafe { (t.tgammaf)(x) }),
+        J0 => F(unsafe { (t.j0f)(x) }),
+        J1 => F(unsafe { (t.j1f)(x) }),
+        Y0 => F(unsafe { (t.y0f)(x) }),
+        Y1 => F(unsafe { (t.y1f)(x) }),
+        Pow => F(unsafe { (t.powf)(x, y) }),
+        Atan2 => F(unsafe { (t.atan2f)(x, y) }),
+        Fmod => F(unsafe { (t.fmodf)(x, y) }),
+        Remainder => F(unsafe { (t.remainderf)(x, y) }),
+        Hypot => F(unsafe { (t.hypotf)(x, y) }),
+        Copysign => F(unsafe { (t.copysignf)(x, y) }),
+        Fmin => F(unsafe { (t.fminf)(x, y) }),
+        Fmax => F(unsafe { (t.fmaxf)(x, y) }),
+        Fdim => F(unsafe { (t.fdimf)(x, y) }),
+        Nextafter => F(unsafe { (t.nextafterf)(x, y) }),
         Lgamma => {
             let mut sign = 0i32;
-            F(unsafe { lgammaf_r(x, &mut sign) })
+            F(unsafe { (t.lgammaf_r)(x, &mut sign) })
         }
         Minnum => F(if x.is_nan() || y < x { y } else { x }),
         Maxnum => F(if x.is_nan() || y > x { y } else { x }),
-        Fma => F(unsafe { fmaf(x, y, z) }),
+        Fma => F(unsafe { (t.fmaf)(x, y, z) }),
         Fmuladd => F(x * y + z),
-        Ldexp => F(unsafe { ldexpf(x, n) }),
-        Scalbn => F(unsafe { scalbnf(x, n) }),
-        Ilogb => I(i64::from(unsafe { ilogbf(x) })),
-        Lround => I(unsafe { lroundf(x) }),
-        Llround => I(unsafe { llroundf(x) }),
-        Lrint => I(unsafe { lrintf(x) }),
-        Llrint => I(unsafe { llrintf(x) }),
+        Ldexp => F(unsafe { (t.ldexpf)(x, n) }),
+        Scalbn => F(unsafe { (t.scalbnf)(x, n) }),
+        Ilogb => I(i64::from(unsafe { (t.ilogbf)(x) })),
+        Lround => I(unsafe { (t.lroundf)(x) }),
+        Llround => I(unsafe { (t.llroundf)(x) }),
+        Lrint => I(unsafe { (t.lrintf)(x) }),
+        Llrint => I(unsafe { (t.llrintf)(x) }),
         Frexp => {
             let mut e = 0i32;
-            let m = unsafe { frexpf(x, &mut e) };
+            let m = unsafe { (t.frexpf)(x, &mut e) };
             R::Two(m, u64::from(e as u32))
         }
         Modf => {
             let mut ip = 0f32;
-            let frac = unsafe { modff(x, &mut ip) };
+            let frac = unsafe { (t.modff)(x, &mut ip) };
             R::Two(frac, u64::from(ip.to_bits()))
         }
     };

@@ -16,14 +16,14 @@
 //! surrounded by redzones of [`REDZONE`] bytes, more than the largest scalar access (8
 //! bytes), so an access cannot straddle two objects. Bulk operations (`memcpy`, `memset`)
 //! check every byte. Regions grow lazily and [`Memory::reset`] costs what the previous run
-//! used, not what the budgets allow: globals are restored from their initial image only if
-//! a store dirtied them, stack and heap are emptied.
+//! used, not what the budgets allow: the span of the globals that stores dirtied is restored
+//! from their initial image, stack and heap are emptied.
 //!
 //! Loads and stores are little-endian. Integer loads are zero-extended and masked to the
 //! type's width; an `i1` occupies one byte.
 
 use crate::trap::{ExecError, TrapKind};
-use fpir::{AddrBase, Module, Type};
+use fpir::{AddrBase, FloatTy, Module, Type};
 
 /// Addresses below this trap as null dereferences.
 pub const NULL_GUARD: u64 = 4096;
@@ -79,6 +79,56 @@ impl Region {
         self.bytes.clear();
         self.state.clear();
     }
+
+    /// The offset of an `n`-byte scalar access at `addr` (`n` in 1..=8) when its first and
+    /// last bytes are readable (or writable); see the module docs for why that suffices.
+    #[inline]
+    fn scalar(&self, addr: u64, n: usize, write: bool) -> Option<usize> {
+        let off = usize::try_from(addr.checked_sub(self.base)?).ok()?;
+        let states = self.state.get(off..off.checked_add(n)?)?;
+        let (&first, &last) = (states.first()?, states.last()?);
+        let ok = if write {
+            first == RW && last == RW
+        } else {
+            (first == RW || first == RO) && (last == RW || last == RO)
+        };
+        ok.then_some(off)
+    }
+
+    /// Reads `n` (1..=8) bytes at `off`, little-endian, zero-extended (0 if out of range).
+    #[inline]
+    fn read(&self, off: usize, n: usize) -> u64 {
+        let Some(bytes) = self.bytes.get(off..off + n) else {
+            return 0;
+        };
+        match n {
+            8 => u64::from_le_bytes(bytes.try_into().unwrap_or_default()),
+            4 => u64::from(u32::from_le_bytes(bytes.try_into().unwrap_or_default())),
+            _ => {
+                let mut buf = [0u8; 8];
+                buf[..n].copy_from_slice(bytes);
+                u64::from_le_bytes(buf)
+            }
+        }
+    }
+
+    /// Writes the low `n` (1..=8) bytes of `bits` at `off` (nothing if out of range).
+    #[inline]
+    fn write(&mut self, off: usize, n: usize, bits: u64) {
+        if let Some(bytes) = self.bytes.get_mut(off..off + n) {
+            bytes.copy_from_slice(&bits.to_le_bytes()[..n]);
+        }
+    }
+}
+
+/// Bytes of a scalar access of type `ty`, in 1..=8 (`i1` takes one byte).
+#[inline]
+fn scalar_size(ty: Type) -> usize {
+    match ty {
+        Type::Int(w) => usize::from(w).div_ceil(8).clamp(1, 8),
+        Type::Float(FloatTy::F32) => 4,
+        _ => 8,
+    }
 }
 
 /// A heap block.
@@ -94,7 +144,8 @@ struct HeapBlock {
 pub struct Memory {
     regions: [Region; 3],
     global_init: Vec<u8>,
-    globals_dirty: bool,
+    /// Byte range of the globals written since the last reset (empty when `lo >= hi`).
+    dirty: (usize, usize),
     global_addrs: Vec<u64>,
     func_count: u64,
     /// Stack pointer, as an offset in the stack region.
@@ -168,7 +219,7 @@ impl Memory {
         Ok(Memory {
             global_init: region.bytes.clone(),
             regions: [region, Region::new(HEAP_BASE), Region::new(STACK_BASE)],
-            globals_dirty: false,
+            dirty: (usize::MAX, 0),
             global_addrs: addrs,
             func_count,
             sp: 0,
@@ -181,11 +232,10 @@ impl Memory {
 
     /// Restores the state right after [`Memory::new`]: initial globals, empty stack and heap.
     pub fn reset(&mut self) {
-        if self.globals_dirty {
-            self.regions[GLOBALS]
-                .bytes
-                .copy_from_slice(&self.global_init);
-            self.globals_dirty = false;
+        let (lo, hi) = self.dirty;
+        if lo < hi {
+            self.regions[GLOBALS].bytes[lo..hi].copy_from_slice(&self.global_init[lo..hi]);
+            self.dirty = (usize::MAX, 0);
         }
         self.regions[STACK].clear();
         self.regions[HEAP].clear();
@@ -215,30 +265,6 @@ impl Memory {
         } else {
             GLOBALS
         }
-    }
-
-    /// Checks a `size`-byte scalar access (`size` in 1..=8) and returns the region and
-    /// offset. Only the first and last bytes are checked (see the module docs).
-    #[inline]
-    fn check(&self, addr: u64, size: u64, write: bool) -> Result<(usize, usize), TrapKind> {
-        let r = Self::region_of(addr);
-        let region = &self.regions[r];
-        if let Some(off) = addr.checked_sub(region.base) {
-            if off.saturating_add(size) <= region.state.len() as u64 {
-                let off = off as usize;
-                let first = region.state[off];
-                let last = region.state[off + size as usize - 1];
-                let ok = if write {
-                    first == RW && last == RW
-                } else {
-                    (first == RW || first == RO) && (last == RW || last == RO)
-                };
-                if ok {
-                    return Ok((r, off));
-                }
-            }
-        }
-        Err(self.fault(addr, size, write))
     }
 
     /// Checks every byte of a bulk access of `len >= 1` bytes.
@@ -292,35 +318,39 @@ impl Memory {
     /// their width).
     #[inline]
     pub fn load(&self, ty: Type, addr: u64) -> Result<u64, TrapKind> {
-        let n = (ty.bytes() as usize).clamp(1, 8);
-        let (r, off) = self.check(addr, n as u64, false)?;
-        let bytes = &self.regions[r].bytes[off..off + n];
-        let raw = if let Ok(b8) = <[u8; 8]>::try_from(bytes) {
-            u64::from_le_bytes(b8)
-        } else {
-            let mut buf = [0u8; 8];
-            buf[..n].copy_from_slice(bytes);
-            u64::from_le_bytes(buf)
-        };
-        Ok(raw & crate::concrete::mask(ty))
+        let n = scalar_size(ty);
+        let region = &self.regions[Self::region_of(addr)];
+        match region.scalar(addr, n, false) {
+            Some(off) => Ok(region.read(off, n) & crate::concrete::mask(ty)),
+            None => Err(self.fault(addr, n as u64, false)),
+        }
+    }
+
+    /// Records that `len` bytes of the globals at offset `off` are written.
+    #[inline]
+    fn mark_dirty(&mut self, off: usize, len: usize) {
+        self.dirty = (self.dirty.0.min(off), self.dirty.1.max(off + len));
     }
 
     /// Stores the low `ty.bytes()` bytes of `bits`.
     #[inline]
     pub fn store(&mut self, ty: Type, addr: u64, bits: u64) -> Result<(), TrapKind> {
-        let n = (ty.bytes() as usize).clamp(1, 8);
-        let (r, off) = self.check(addr, n as u64, true)?;
+        let n = scalar_size(ty);
+        let r = Self::region_of(addr);
+        let Some(off) = self.regions[r].scalar(addr, n, true) else {
+            return Err(self.fault(addr, n as u64, true));
+        };
         if r == GLOBALS {
-            self.globals_dirty = true;
+            self.mark_dirty(off, n);
         }
-        self.regions[r].bytes[off..off + n].copy_from_slice(&bits.to_le_bytes()[..n]);
+        self.regions[r].write(off, n, bits);
         Ok(())
     }
 
     /// Reads a scalar like [`Memory::load`] but ignoring byte states (to inspect memory
     /// after a run, even freed blocks); `None` outside the laid-out part of every region.
     pub fn peek(&self, ty: Type, addr: u64) -> Option<u64> {
-        let n = (ty.bytes() as usize).clamp(1, 8);
+        let n = scalar_size(ty);
         let region = &self.regions[Self::region_of(addr)];
         let off = usize::try_from(addr.checked_sub(region.base)?).ok()?;
         let bytes = region.bytes.get(off..off.checked_add(n)?)?;
@@ -345,7 +375,7 @@ impl Memory {
         }
         let (r, off) = self.check_range(addr, data.len() as u64, true)?;
         if r == GLOBALS {
-            self.globals_dirty = true;
+            self.mark_dirty(off, data.len());
         }
         self.regions[r].bytes[off..off + data.len()].copy_from_slice(data);
         Ok(())
@@ -360,7 +390,7 @@ impl Memory {
         let (rd, d) = self.check_range(dst, len, true)?;
         let n = len as usize;
         if rd == GLOBALS {
-            self.globals_dirty = true;
+            self.mark_dirty(d, n);
         }
         if rs == rd {
             self.regions[rd].bytes.copy_within(so..so + n, d);
@@ -383,7 +413,7 @@ impl Memory {
         }
         let (r, off) = self.check_range(dst, len, true)?;
         if r == GLOBALS {
-            self.globals_dirty = true;
+            self.mark_dirty(off, len as usize);
         }
         self.regions[r].bytes[off..off + len as usize].fill(byte);
         Ok(())

@@ -142,6 +142,106 @@ pub(crate) enum Op {
         b: Slot,
         site: OpSite,
     },
+    // Specializations of the ops above at their most common types, so the semantics
+    // sees a constant type (see `specialize`).
+    Iadd32 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Iadd64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Isub32 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Isub64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Imul32 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Imul64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Fadd64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Fsub64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Fmul64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Fdiv64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        site: OpSite,
+    },
+    Sext32To64 {
+        d: Slot,
+        a: Slot,
+    },
+    Sitofp32To64 {
+        d: Slot,
+        a: Slot,
+    },
+    /// `PtrOffset` with exactly one index term.
+    PtrOffset1 {
+        d: Slot,
+        base: Slot,
+        index: Slot,
+        index_ty: Type,
+        offset: i64,
+        scale: i64,
+    },
+    IcmpBr64 {
+        pred: IntPred,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        then_edge: u32,
+        else_edge: u32,
+        site: BranchSite,
+    },
+    IcmpBr32 {
+        pred: IntPred,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        then_edge: u32,
+        else_edge: u32,
+        site: BranchSite,
+    },
+    FcmpBr64 {
+        pred: FloatPred,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        then_edge: u32,
+        else_edge: u32,
+        site: BranchSite,
+    },
     Fneg {
         ty: FloatTy,
         d: Slot,
@@ -333,6 +433,7 @@ pub(crate) enum Op {
         site: BranchSite,
     },
     Switch {
+        ty: Type,
         value: Slot,
         table: u32,
         site: BranchSite,
@@ -519,7 +620,7 @@ impl<'a> FuncBuilder<'a> {
         for (b, with_term) in order {
             let block = &self.func.blocks[b];
             for (i, inst) in block.insts.iter().enumerate() {
-                let op = self.inst(inst.dest, &inst.kind)?;
+                let op = specialize(self.inst(inst.dest, &inst.kind)?);
                 self.out.code.push(op);
                 self.out.locs.push(block.locs.get(i).copied().flatten());
             }
@@ -527,6 +628,7 @@ impl<'a> FuncBuilder<'a> {
                 let op = self.term(&block.term)?;
                 if let (Some(last), Op::Br { .. }) = (self.out.code.last_mut(), op) {
                     fuse(last, op);
+                    *last = specialize(*last);
                 }
                 self.out.code.push(op);
                 self.out.locs.push(block.term_loc);
@@ -674,12 +776,22 @@ impl<'a> FuncBuilder<'a> {
                     let s = self.slot(t.index)?;
                     self.out.terms.push((s, self.reg_type(t.index), t.scale));
                 }
-                Op::PtrOffset {
-                    d: self.need_dest(dest)?,
-                    base: self.slot(base)?,
-                    offset,
-                    start,
-                    len: terms.len() as u32,
+                match terms[..] {
+                    [t] => Op::PtrOffset1 {
+                        d: self.need_dest(dest)?,
+                        base: self.slot(base)?,
+                        index: self.slot(t.index)?,
+                        index_ty: self.reg_type(t.index),
+                        offset,
+                        scale: t.scale,
+                    },
+                    _ => Op::PtrOffset {
+                        d: self.need_dest(dest)?,
+                        base: self.slot(base)?,
+                        offset,
+                        start,
+                        len: terms.len() as u32,
+                    },
                 }
             }
             InstKind::Call {
@@ -910,6 +1022,7 @@ impl<'a> FuncBuilder<'a> {
                     default,
                 });
                 Op::Switch {
+                    ty: *ty,
                     value: self.slot(*value)?,
                     table: self.out.switches.len() as u32 - 1,
                     site: *site,
@@ -959,4 +1072,124 @@ fn fuse(last: &mut Op, br: Op) {
         },
         other => other,
     };
+}
+
+/// Rewrites an op at one of the most common types into its specialized twin.
+fn specialize(op: Op) -> Op {
+    const I32: Type = Type::I32;
+    const I64: Type = Type::I64;
+    match op {
+        Op::Iadd { ty: I32, d, a, b } => Op::Iadd32 { d, a, b },
+        Op::Iadd { ty: I64, d, a, b } => Op::Iadd64 { d, a, b },
+        Op::Isub { ty: I32, d, a, b } => Op::Isub32 { d, a, b },
+        Op::Isub { ty: I64, d, a, b } => Op::Isub64 { d, a, b },
+        Op::Imul { ty: I32, d, a, b } => Op::Imul32 { d, a, b },
+        Op::Imul { ty: I64, d, a, b } => Op::Imul64 { d, a, b },
+        Op::Fadd {
+            ty: FloatTy::F64,
+            d,
+            a,
+            b,
+            site,
+        } => Op::Fadd64 { d, a, b, site },
+        Op::Fsub {
+            ty: FloatTy::F64,
+            d,
+            a,
+            b,
+            site,
+        } => Op::Fsub64 { d, a, b, site },
+        Op::Fmul {
+            ty: FloatTy::F64,
+            d,
+            a,
+            b,
+            site,
+        } => Op::Fmul64 { d, a, b, site },
+        Op::Fdiv {
+            ty: FloatTy::F64,
+            d,
+            a,
+            b,
+            site,
+        } => Op::Fdiv64 { d, a, b, site },
+        Op::Sext {
+            from: I32,
+            to: I64,
+            d,
+            a,
+        } => Op::Sext32To64 { d, a },
+        Op::Sitofp {
+            from: I32,
+            to: Type::F64,
+            d,
+            a,
+        } => Op::Sitofp32To64 { d, a },
+        Op::IcmpBr {
+            pred,
+            ty: I64,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => Op::IcmpBr64 {
+            pred,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        },
+        Op::IcmpBr {
+            pred,
+            ty: I32,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => Op::IcmpBr32 {
+            pred,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        },
+        Op::FcmpBr {
+            pred,
+            ty: FloatTy::F64,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => Op::FcmpBr64 {
+            pred,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops_stay_small() {
+        // The dispatch loop streams through ops; keep them at half a cache line.
+        assert!(std::mem::size_of::<Op>() <= 32);
+    }
 }

@@ -13,7 +13,7 @@
 
 use crate::memory::Memory;
 use crate::trap::TrapKind;
-use fpir::{FloatPred, FloatTy, IntPred, MathCall, OpSite, Type};
+use fpir::{BranchSite, FloatPred, FloatTy, IntPred, MathCall, OpSite, Type};
 
 /// The position of an input in the argument list of [`crate::Interpreter::call`]: scalar
 /// parameters and array elements, numbered in order (`f(double x, double *a /* 3 */, int n)`
@@ -60,6 +60,20 @@ pub trait Semantics {
     /// semantics can attribute errors to op sites).
     fn op_site(&mut self, site: OpSite) {
         let _ = site;
+    }
+
+    /// A conditional branch at `site` on `cond` goes the way `taken` says (decided from
+    /// its concrete bits). Concolic semantics record the path condition here.
+    #[inline]
+    fn br(&mut self, site: BranchSite, cond: &Self::Value, taken: bool) {
+        let _ = (site, cond, taken);
+    }
+
+    /// A switch at `site` on `value` (of type `ty`) takes case `case` (source order) or
+    /// the default (`None`).
+    #[inline]
+    fn switch(&mut self, site: BranchSite, ty: Type, value: &Self::Value, case: Option<u32>) {
+        let _ = (site, ty, value, case);
     }
 
     /// `add`.

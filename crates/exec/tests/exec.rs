@@ -1130,6 +1130,60 @@ mod end_to_end {
     }
 
     #[test]
+    fn heap_and_narrow_conversions() {
+        assert_eq!(ret("zeroed", &[i(5)]), 0x4018_0000_0000_0000);
+        let f = |x: f32| Arg::Scalar(u64::from(x.to_bits()));
+        assert_eq!(ret("f2u", &[f(-1.0)]), u64::MAX);
+        assert_eq!(ret("f2u", &[f(1.5e19)]), 0xd02a_b500_0000_0000);
+        assert_eq!(ret("narrow", &[d(0.1)]), 0x3dcc_cccd);
+    }
+
+    #[test]
+    fn libm_is_glibc_not_compiler_builtins() {
+        // compiler-builtins' cbrt(-2) is 1 ulp away from glibc's.
+        assert_eq!(ret("cube_root", &[d(-2.0)]), 0xbff4_28a2_f98d_728c);
+        assert_eq!(ret("cube_root", &[d(3.0)]), 0x3ff7_1374_4912_3ef6);
+        assert_eq!(ret("lo", &[d(0.0), d(-0.0)]), 0);
+        assert_eq!(ret("lo", &[d(-0.0), d(0.0)]), 0x8000_0000_0000_0000);
+    }
+
+    #[test]
+    fn libc_terminations_and_fuel() {
+        assert_eq!(ret("checked", &[i(3)]), 3);
+        assert_eq!(trapped(&call("checked", &[i(0)])), TrapKind::AssertFail);
+        assert_eq!(trapped(&call("quit", &[i(2)])), TrapKind::Exit(2));
+        assert!(matches!(
+            trapped(&call("uaf", &[])),
+            TrapKind::UseAfterFree { .. }
+        ));
+        let m = basic();
+        let cfg = ExecConfig::default().with_fuel(100_000);
+        let mut it = Interpreter::new(m, Concrete, NoObserver, cfg).unwrap();
+        let spin = m.func_by_name("spin").unwrap();
+        let r = it.call(spin, &[i(1)]).unwrap();
+        assert_eq!(trapped(&r), TrapKind::FuelExhausted);
+        assert_eq!(returned(&it.call(spin, &[i(0)]).unwrap()), 0);
+    }
+
+    #[test]
+    fn branch_events_from_c() {
+        let m = basic();
+        let mut it = interp(m, FullTrace::default());
+        let sign = m.func_by_name("sign").unwrap();
+        it.call(sign, &[d(-0.5)]).unwrap();
+        let events = &it.observer().branches;
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0].outcome, BranchOutcome::Cond(false));
+        assert_eq!(events[0].operands, Some([(-0.5f64).to_bits(), 0]));
+        assert_eq!(events[1].outcome, BranchOutcome::Cond(true));
+        for ev in events {
+            let data = &m.branch_sites[ev.site];
+            assert_eq!(data.func, sign);
+            assert!(data.loc.is_some());
+        }
+    }
+
+    #[test]
     fn traps_carry_source_locations() {
         let r = call("divide", &[i(1), i(0)]);
         let Outcome::Trapped(t) = &r.outcome else {
@@ -1147,5 +1201,334 @@ mod end_to_end {
             trapped(&call("deref", &[Arg::Scalar(0)])),
             TrapKind::NullDeref { .. }
         ));
+    }
+}
+
+/// Every function of the shared corpus, called with random arguments, returns or traps:
+/// the interpreter never panics and never reports misuse for well-formed calls.
+#[test]
+fn corpus_smoke_never_panics() {
+    use rand::{Rng, SeedableRng};
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("corpus directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    files.sort();
+    let mut outcomes = [0usize; 2];
+    let mut loaded = 0;
+    for path in files {
+        let Ok(m) = fpforge_lower::load(
+            std::slice::from_ref(&path),
+            &fpforge_lower::LoadOptions::default(),
+        ) else {
+            continue;
+        };
+        loaded += 1;
+        let cfg = ExecConfig::default().with_fuel(1_000_000);
+        let mut it = Interpreter::new(&m, Concrete, FullTrace::default(), cfg)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (id, f) in m.funcs.iter() {
+            for _ in 0..20 {
+                let args: Vec<Arg> = f
+                    .params()
+                    .iter()
+                    .zip(&f.param_pointees)
+                    .map(|(&r, pointee)| match f.regs[r] {
+                        Type::Ptr => {
+                            let elem = pointee.unwrap_or(Type::F64);
+                            let values = (0..16).map(|_| random_bits(&mut rng, elem)).collect();
+                            Arg::Array { elem, values }
+                        }
+                        ty => Arg::Scalar(random_bits(&mut rng, ty)),
+                    })
+                    .collect();
+                let run = it
+                    .call(id, &args)
+                    .unwrap_or_else(|e| panic!("{}: {}: {e}", path.display(), f.name));
+                outcomes[usize::from(matches!(run.outcome, Outcome::Trapped(_)))] += 1;
+            }
+        }
+    }
+    assert!(loaded > 0, "no corpus module lowers");
+    assert!(outcomes[0] > 0, "some calls return: {outcomes:?}");
+
+    fn random_bits(rng: &mut impl Rng, ty: Type) -> u64 {
+        match ty {
+            Type::Float(FloatTy::F64) => rng.gen_range(-100.0f64..100.0).to_bits(),
+            Type::Float(FloatTy::F32) => u64::from(rng.gen_range(-100.0f32..100.0).to_bits()),
+            Type::Int(_) => rng.gen_range(0..8),
+            Type::Ptr => 0,
+        }
+    }
+}
+
+/// A semantics defined outside the crate: Concrete plus a record of branch decisions and
+/// stores, as Concolic and Shadow semantics hook in.
+mod custom_semantics {
+    use super::*;
+    use fpforge_exec::{Memory, Semantics};
+
+    #[derive(Default)]
+    struct Recording {
+        inner: Concrete,
+        branches: Vec<(BranchSite, u64, bool)>,
+        switches: Vec<(BranchSite, u64, Option<u32>)>,
+        stores: Vec<(u64, u64)>,
+    }
+
+    macro_rules! delegate {
+        (int: $($m:ident)*) => {$(
+            fn $m(&mut self, ty: Type, a: &u64, b: &u64) -> u64 { self.inner.$m(ty, a, b) }
+        )*};
+        (div: $($m:ident)*) => {$(
+            fn $m(&mut self, ty: Type, a: &u64, b: &u64) -> Result<u64, TrapKind> {
+                self.inner.$m(ty, a, b)
+            }
+        )*};
+        (float: $($m:ident)*) => {$(
+            fn $m(&mut self, ty: FloatTy, a: &u64, b: &u64) -> u64 { self.inner.$m(ty, a, b) }
+        )*};
+        (cast: $($m:ident)*) => {$(
+            fn $m(&mut self, from: Type, to: Type, a: &u64) -> u64 { self.inner.$m(from, to, a) }
+        )*};
+        (unary: $($m:ident)*) => {$(
+            fn $m(&mut self, ty: Type, a: &u64) -> u64 { self.inner.$m(ty, a) }
+        )*};
+    }
+
+    impl Semantics for Recording {
+        type Value = u64;
+        fn constant(&mut self, ty: Type, bits: u64) -> u64 {
+            self.inner.constant(ty, bits)
+        }
+        fn concrete_bits(&self, v: &u64) -> u64 {
+            *v
+        }
+        fn br(&mut self, site: BranchSite, cond: &u64, taken: bool) {
+            self.branches.push((site, *cond, taken));
+        }
+        fn switch(&mut self, site: BranchSite, _ty: Type, value: &u64, case: Option<u32>) {
+            self.switches.push((site, *value, case));
+        }
+        fn store(
+            &mut self,
+            mem: &mut Memory,
+            ty: Type,
+            addr: u64,
+            v: &u64,
+        ) -> Result<(), TrapKind> {
+            self.stores.push((addr, *v));
+            mem.store(ty, addr, *v)
+        }
+        delegate!(int: iadd isub imul shl lshr ashr band bor bxor smax smin umax umin);
+        delegate!(div: udiv sdiv urem srem);
+        delegate!(float: fadd fsub fmul fdiv frem);
+        delegate!(cast: trunc zext sext fptrunc fpext fptoui fptosi uitofp sitofp ptrtoint inttoptr bitcast);
+        delegate!(unary: ctpop ctlz cttz bswap abs);
+        fn fneg(&mut self, ty: FloatTy, a: &u64) -> u64 {
+            self.inner.fneg(ty, a)
+        }
+        fn icmp(&mut self, pred: IntPred, ty: Type, a: &u64, b: &u64) -> u64 {
+            self.inner.icmp(pred, ty, a, b)
+        }
+        fn fcmp(&mut self, pred: FloatPred, ty: FloatTy, a: &u64, b: &u64) -> u64 {
+            self.inner.fcmp(pred, ty, a, b)
+        }
+        fn select(&mut self, ty: Type, c: &u64, t: &u64, f: &u64) -> u64 {
+            self.inner.select(ty, c, t, f)
+        }
+        fn math(&mut self, call: MathCall, args: &[u64], ret: Type) -> (u64, Option<u64>) {
+            self.inner.math(call, args, ret)
+        }
+    }
+
+    #[test]
+    fn hooks_see_branches_switches_and_stores() {
+        let m = factorial();
+        let mut it =
+            Interpreter::new(&m, Recording::default(), NoObserver, ExecConfig::default()).unwrap();
+        assert_eq!(returned(&it.call(Func(0), &[Arg::Scalar(3)]).unwrap()), 6);
+        let taken: Vec<bool> = it.semantics().branches.iter().map(|b| b.2).collect();
+        assert_eq!(taken, [false, false, true]);
+
+        let m = switch_module();
+        let mut it =
+            Interpreter::new(&m, Recording::default(), NoObserver, ExecConfig::default()).unwrap();
+        it.call(Func(0), &[Arg::Scalar(5)]).unwrap();
+        let (sem, _) = it.into_parts();
+        assert_eq!(sem.switches, [(BranchSite(0), 5, Some(1))]);
+
+        let (mut b, p) = FnBuilder::new("st", &[Type::I64], None);
+        let slot = b.op(
+            Type::Ptr,
+            InstKind::Alloca {
+                size: 8,
+                count: None,
+                align: 8,
+            },
+        );
+        b.effect(InstKind::Store {
+            ty: Type::I64,
+            addr: slot,
+            value: p[0],
+        });
+        b.ret(None);
+        let m = single(b.finish());
+        let mut it =
+            Interpreter::new(&m, Recording::default(), NoObserver, ExecConfig::default()).unwrap();
+        let run = it.call(Func(0), &[Arg::Scalar(9)]).unwrap();
+        assert_eq!(run.outcome, Outcome::Returned(None));
+        assert_eq!(it.semantics().stores.len(), 1);
+        assert_eq!(it.semantics().stores[0].1, 9);
+    }
+}
+
+/// `f(x0..x3, k)`: `k` times, `(x0, x1, x2, x3) = (x[perm[0]], ..)` through block
+/// parameters; returns `x0 + 10 x1 + 100 x2 + 1000 x3`.
+fn permute_module(perm: [usize; 4]) -> Module {
+    let i64t = Type::I64;
+    let (mut b, p) = FnBuilder::new("perm", &[i64t, i64t, i64t, i64t, i64t], Some(i64t));
+    let zero = b.i64c(0);
+    let one = b.i64c(1);
+    let (head, hp) = b.block(&[i64t, i64t, i64t, i64t, i64t]);
+    let (body, _) = b.block(&[]);
+    let (done, _) = b.block(&[]);
+    b.jump(head, vec![p[0], p[1], p[2], p[3], zero]);
+    b.switch_to(head);
+    let c = b.op(
+        Type::BOOL,
+        InstKind::Icmp {
+            pred: IntPred::Slt,
+            ty: i64t,
+            lhs: hp[4],
+            rhs: p[4],
+        },
+    );
+    b.br(c, body, done);
+    b.switch_to(body);
+    let i1 = b.ibin(IntBinOp::Add, i64t, hp[4], one);
+    b.jump(
+        head,
+        vec![hp[perm[0]], hp[perm[1]], hp[perm[2]], hp[perm[3]], i1],
+    );
+    b.switch_to(done);
+    let mut acc = hp[0];
+    for (k, &r) in hp[1..4].iter().enumerate() {
+        let w = b.i64c(10i64.pow(k as u32 + 1));
+        let t = b.ibin(IntBinOp::Mul, i64t, r, w);
+        acc = b.ibin(IntBinOp::Add, i64t, acc, t);
+    }
+    b.ret(Some(acc));
+    single(b.finish())
+}
+
+/// `f(v, off_store, off_load)`: stores `v` as `store_ty` into a zeroed 16-byte stack
+/// buffer at `off_store` and loads a `load_ty` at `off_load`.
+fn pun_module(store_ty: Type, load_ty: Type) -> Module {
+    let (mut b, p) = FnBuilder::new("pun", &[store_ty, Type::I64, Type::I64], Some(load_ty));
+    let buf = b.op(
+        Type::Ptr,
+        InstKind::Alloca {
+            size: 16,
+            count: None,
+            align: 8,
+        },
+    );
+    let zbyte = b.konst(Type::I8, 0);
+    let len = b.i64c(16);
+    b.call(
+        None,
+        Callee::Builtin(Builtin::Memset),
+        vec![buf, zbyte, len],
+    );
+    let at = |b: &mut FnBuilder, off| {
+        b.op(
+            Type::Ptr,
+            InstKind::PtrOffset {
+                base: buf,
+                offset: 0,
+                terms: vec![fpir::IndexTerm {
+                    index: off,
+                    scale: 1,
+                }],
+            },
+        )
+    };
+    let sa = at(&mut b, p[1]);
+    b.effect(InstKind::Store {
+        ty: store_ty,
+        addr: sa,
+        value: p[0],
+    });
+    let la = at(&mut b, p[2]);
+    let v = b.op(
+        load_ty,
+        InstKind::Load {
+            ty: load_ty,
+            addr: la,
+        },
+    );
+    b.ret(Some(v));
+    single(b.finish())
+}
+
+fn scalar_types() -> impl Strategy<Value = Type> {
+    prop::sample::select(vec![
+        Type::I8,
+        Type::Int(16),
+        Type::I32,
+        Type::I64,
+        Type::F32,
+        Type::F64,
+        Type::Ptr,
+        Type::BOOL,
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn block_arguments_move_in_parallel(
+        perm in Just([0usize, 1, 2, 3]).prop_shuffle(),
+        k in 0u64..6,
+    ) {
+        let m = permute_module(perm);
+        let mut x = [1u64, 2, 3, 4];
+        for _ in 0..k {
+            x = [x[perm[0]], x[perm[1]], x[perm[2]], x[perm[3]]];
+        }
+        let expect = x[0] + 10 * x[1] + 100 * x[2] + 1000 * x[3];
+        prop_assert_eq!(returned(&run(&m, &scalars(&[1, 2, 3, 4, k]))), expect);
+    }
+
+    #[test]
+    fn memory_punning_matches_a_byte_model(
+        st in scalar_types(),
+        lt in scalar_types(),
+        v in any::<u64>(),
+        so in 0u64..16,
+        lo in 0u64..16,
+    ) {
+        let m = pun_module(st, lt);
+        let r = run(&m, &scalars(&[v, so, lo]));
+        let (sn, ln) = (u64::from(st.bytes()), u64::from(lt.bytes()));
+        if so + sn > 16 || lo + ln > 16 {
+            let out_of_bounds = matches!(trapped(&r), TrapKind::OutOfBounds { .. });
+            prop_assert!(out_of_bounds);
+        } else {
+            let mut bytes = [0u8; 16];
+            let mask = if st.bits() >= 64 { u64::MAX } else { (1u64 << st.bits()) - 1 };
+            bytes[so as usize..(so + sn) as usize]
+                .copy_from_slice(&(v & mask).to_le_bytes()[..sn as usize]);
+            let mut out = [0u8; 8];
+            out[..ln as usize].copy_from_slice(&bytes[lo as usize..(lo + ln) as usize]);
+            let lmask = if lt.bits() >= 64 { u64::MAX } else { (1u64 << lt.bits()) - 1 };
+            prop_assert_eq!(returned(&r), u64::from_le_bytes(out) & lmask);
+        }
     }
 }

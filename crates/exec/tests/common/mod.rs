@@ -1,7 +1,5 @@
 //! A tiny builder for hand-written fpir functions in tests.
 
-#![allow(dead_code)]
-
 use fpir::{
     Block, BlockCall, BlockData, BranchSite, Callee, Const, EntityVec, FloatBinOp, FloatTy,
     Function, GlobalData, Inst, InstKind, IntBinOp, Module, OpSite, Reg, Terminator, Type,
