@@ -1,0 +1,269 @@
+//! Calling native functions of a fixed set of signatures.
+//!
+//! A `dlsym` address becomes callable only once it has a Rust `extern "C" fn` type. The
+//! corpus and musl functions use a small number of shapes; [`SHAPES`] lists them and
+//! [`call`] transmutes the address to the matching type. Every pointer parameter is a
+//! `*mut u8` at the ABI level, so `double *` and `float *` share shapes.
+
+use std::ffi::c_void;
+use std::fmt;
+
+/// The ABI class of a parameter or result.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Kind {
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+    /// `int` / `unsigned`.
+    I32,
+    /// `long` / `long long` / `unsigned long`.
+    I64,
+    /// Any data pointer.
+    Ptr,
+    /// No value (results only).
+    Void,
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::F32 => "f32",
+            Kind::F64 => "f64",
+            Kind::I32 => "i32",
+            Kind::I64 => "i64",
+            Kind::Ptr => "ptr",
+            Kind::Void => "void",
+        })
+    }
+}
+
+/// A native signature: parameter kinds and result kind.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Signature {
+    /// Parameters in order.
+    pub params: Vec<Kind>,
+    /// The result (`Kind::Void` for none).
+    pub ret: Kind,
+}
+
+impl fmt::Display for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        for (i, p) in self.params.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        write!(f, ") -> {}", self.ret)
+    }
+}
+
+macro_rules! rust_ty {
+    (F32) => { f32 };
+    (F64) => { f64 };
+    (I32) => { i32 };
+    (I64) => { i64 };
+    (Ptr) => { *mut u8 };
+    (Void) => { () };
+}
+
+macro_rules! from_bits {
+    (F32, $b:expr) => {
+        f32::from_bits($b as u32)
+    };
+    (F64, $b:expr) => {
+        f64::from_bits($b)
+    };
+    (I32, $b:expr) => {
+        $b as u32 as i32
+    };
+    (I64, $b:expr) => {
+        $b as i64
+    };
+    (Ptr, $b:expr) => {
+        $b as usize as *mut u8
+    };
+}
+
+macro_rules! to_bits {
+    (F32, $v:expr) => {
+        Some(u64::from($v.to_bits()))
+    };
+    (F64, $v:expr) => {
+        Some($v.to_bits())
+    };
+    (I32, $v:expr) => {
+        Some(u64::from($v as u32))
+    };
+    (I64, $v:expr) => {
+        Some($v as u64)
+    };
+    (Void, $v:expr) => {{
+        let () = $v;
+        None
+    }};
+}
+
+macro_rules! shapes {
+    ($( ($($p:ident),*) -> $r:ident ;)*) => {
+        /// Every supported signature.
+        pub const SHAPES: &[(&[Kind], Kind)] = &[$( (&[$(Kind::$p),*], Kind::$r) ),*];
+
+        /// Calls `ptr` as a function of signature `sig` with `args` (one raw value per
+        /// parameter: float bits, integer bits, or an address for pointers). Returns the
+        /// result's bits (zero-extended), or `None` for void.
+        ///
+        /// # Safety
+        /// `ptr` must be a function of exactly that C signature, and pointer arguments
+        /// must point to buffers large enough for what the function reads and writes.
+        pub unsafe fn call(ptr: *const c_void, sig: &Signature, args: &[u64]) -> Result<Option<u64>, DispatchError> {
+            if args.len() != sig.params.len() {
+                return Err(DispatchError::Arity { expected: sig.params.len(), got: args.len() });
+            }
+            $(
+                if sig.ret == Kind::$r && sig.params.as_slice() == [$(Kind::$p),*].as_slice() {
+                    // SAFETY: the caller guarantees the signature; this is that signature.
+                    let f: extern "C" fn($(rust_ty!($p)),*) -> rust_ty!($r) = unsafe { std::mem::transmute(ptr) };
+                    let mut it = args.iter().copied();
+                    let r = f($(from_bits!($p, it.next().unwrap_or(0))),*);
+                    return Ok(to_bits!($r, r));
+                }
+            )*
+            Err(DispatchError::Unsupported(sig.clone()))
+        }
+    };
+}
+
+shapes! {
+    (F64) -> F64;
+    (F64, F64) -> F64;
+    (F64, F64, F64) -> F64;
+    (F32) -> F32;
+    (F32, F32) -> F32;
+    (F32, F32, F32) -> F32;
+    (F64, I32) -> F64;
+    (F32, I32) -> F32;
+    (I32, F64) -> F64;
+    (I32, F32) -> F32;
+    (F64, I64) -> F64;
+    (F32, I64) -> F32;
+    (F64) -> I32;
+    (F32) -> I32;
+    (F64) -> I64;
+    (F32) -> I64;
+    (F64) -> F32;
+    (F32) -> F64;
+    (F64, F32) -> F64;
+    (F64, F64) -> I32;
+    (F32, F32) -> I32;
+    (F64, F64, I32) -> F64;
+    (F64, I32) -> I32;
+    (I32) -> I32;
+    (I32, I32) -> I32;
+    (I64) -> I64;
+    (I64, I64) -> I64;
+    (I32) -> F64;
+    (I64) -> F64;
+    (F64) -> Void;
+    (Ptr, I32) -> F64;
+    (Ptr, I32) -> F32;
+    (Ptr, I32) -> I32;
+    (Ptr, I32) -> Void;
+    (Ptr, Ptr, I32) -> F64;
+    (Ptr, Ptr, I32) -> Void;
+    (Ptr, I32, F64) -> F64;
+    (Ptr, I32, F64) -> Void;
+    (F64, Ptr, I32) -> F64;
+    (Ptr, Ptr, I32, F64) -> Void;
+    (F64, Ptr) -> F64;
+    (F32, Ptr) -> F32;
+    (F64, F64, Ptr) -> F64;
+    (F32, F32, Ptr) -> F32;
+    (F64, Ptr, Ptr) -> Void;
+    (F32, Ptr, Ptr) -> Void;
+}
+
+/// A call that [`call`] cannot make.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum DispatchError {
+    /// The signature is not in [`SHAPES`].
+    #[error("unsupported native signature {0}")]
+    Unsupported(Signature),
+    /// Wrong number of arguments.
+    #[error("expected {expected} arguments, got {got}")]
+    Arity {
+        /// Parameters of the signature.
+        expected: usize,
+        /// Arguments given.
+        got: usize,
+    },
+}
+
+/// True when [`call`] supports `sig`.
+pub fn supported(sig: &Signature) -> bool {
+    SHAPES
+        .iter()
+        .any(|(p, r)| *r == sig.ret && *p == sig.params.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    extern "C" fn twice(x: f64) -> f64 {
+        2.0 * x
+    }
+
+    extern "C" fn scale(p: *mut u8, n: i32, s: f64) {
+        let p = p.cast::<f64>();
+        for i in 0..n as usize {
+            // SAFETY: the test passes a buffer of n doubles.
+            unsafe { *p.add(i) *= s };
+        }
+    }
+
+    extern "C" fn low_word(x: f64) -> i32 {
+        x.to_bits() as i32
+    }
+
+    #[test]
+    fn calls_each_kind() {
+        let sig = Signature {
+            params: vec![Kind::F64],
+            ret: Kind::F64,
+        };
+        let r = unsafe { call(twice as *const c_void, &sig, &[1.5f64.to_bits()]) };
+        assert_eq!(r, Ok(Some(3.0f64.to_bits())));
+
+        let mut buf = [1.0f64, -2.0, 0.5];
+        let sig = Signature {
+            params: vec![Kind::Ptr, Kind::I32, Kind::F64],
+            ret: Kind::Void,
+        };
+        let args = [buf.as_mut_ptr() as u64, 3, 4.0f64.to_bits()];
+        let r = unsafe { call(scale as *const c_void, &sig, &args) };
+        assert_eq!(r, Ok(None));
+        assert_eq!(buf, [4.0, -8.0, 2.0]);
+
+        let sig = Signature {
+            params: vec![Kind::F64],
+            ret: Kind::I32,
+        };
+        let x = f64::from_bits(0x0000_0001_ffff_fffe);
+        let r = unsafe { call(low_word as *const c_void, &sig, &[x.to_bits()]) };
+        assert_eq!(r, Ok(Some(0xffff_fffe)));
+    }
+
+    #[test]
+    fn refuses_unknown_shapes() {
+        let sig = Signature {
+            params: vec![Kind::Ptr; 5],
+            ret: Kind::Ptr,
+        };
+        assert!(!supported(&sig));
+        let r = unsafe { call(twice as *const c_void, &sig, &[0; 5]) };
+        assert!(matches!(r, Err(DispatchError::Unsupported(_))));
+    }
+}
