@@ -28,6 +28,8 @@ enum Command {
     Sites(commands::sites::SitesArgs),
     /// Print the lowered IR (fpir text form) of the inputs.
     Ir(commands::ir::IrArgs),
+    /// Generate inputs that take every branch of a function (CoverMe-style search).
+    Cover(commands::cover::CoverArgs),
     /// Decide an SMT-LIB floating-point script: sat (with a checked model), unsat, unknown.
     Solve(commands::solve::SolveArgs),
 }
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::Sites(args) => commands::sites::run(args),
         Command::Ir(args) => commands::ir::run(args),
         Command::Solve(args) => commands::solve::run(args),
+        Command::Cover(args) => commands::cover::run(args),
     };
     match result {
         Ok(code) => code,

@@ -69,7 +69,7 @@ pub fn basinhopping<F: FnMut(&[f64]) -> f64, R: Rng>(
         let width = config
             .abs_step
             .max(config.rel_step * scale)
-            .min(f64::MAX / 2.0);
+            .min(f64::MAX / 4.0);
         let hop: Vec<f64> = current
             .iter()
             .map(|&c| c + rng.gen_range(-width..=width))

@@ -7,15 +7,18 @@
 //!
 //! Searches run either in real coordinates or in the ordered-bits space of binary64
 //! ([`Space::OrderedBits`]), where a unit step is one ulp and large steps cross binades,
-//! so subnormals, huge values and signed zeros are as reachable as 1.0.
+//! so subnormals, huge values and signed zeros are as reachable as 1.0. The alternating
+//! variable method ([`mod@avm`]) moves real coordinates by exact ulps, to land on equalities.
 
 #![deny(missing_docs)]
 
+pub mod avm;
 pub mod basinhopping;
 pub mod evaluator;
 pub mod powell;
 pub mod space;
 
+pub use avm::{avm, AvmConfig};
 pub use basinhopping::{basinhopping, BasinhoppingConfig};
 pub use evaluator::{Budget, Evaluator, Outcome, Stop, StopReason};
 pub use powell::{powell, PowellConfig};

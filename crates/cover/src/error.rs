@@ -1,0 +1,25 @@
+//! Errors of the coverage engine: inputs it cannot search over and interpreter misuse.
+//! Branches not reached and traps of the program under test are results, not errors.
+
+use fpforge_exec::ExecError;
+
+/// Why a coverage run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum CoverError {
+    /// The entry function is not in the module.
+    #[error("function {0} is not in the module")]
+    UnknownFunc(fpir::Func),
+    /// A parameter type the engine cannot generate values for.
+    #[error("parameter {index} of `{func}` has type {ty}, which `cover` cannot generate yet (double, float, integers and pointers to them are supported)")]
+    UnsupportedParam {
+        /// Function name.
+        func: String,
+        /// 1-based parameter number.
+        index: usize,
+        /// Its type, as the IR prints it (`ptr` for pointers without a known pointee).
+        ty: String,
+    },
+    /// The interpreter rejected the module or a call.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+}

@@ -1,0 +1,364 @@
+//! The search's view of a function's parameters: one coordinate per input, decoded into
+//! interpreter arguments, and the starting points of the searches.
+//!
+//! Doubles are taken as they are, floats are rounded to binary32, integers are rounded
+//! and clamped to their range, and a pointer to a scalar gets a one-element array of its
+//! pointee whose element is the coordinate (CoverMe's `double*` parameters, Fu & Su,
+//! PLDI'17, Sec. 4). Starting points mix special values, constants harvested from the
+//! program (each with its neighbours one ulp away, and for 32-bit integer constants the
+//! doubles whose high word they are, as fdlibm's bit tests compare), random normal
+//! variates and random bit patterns.
+
+use crate::error::CoverError;
+use fpforge_exec::Arg;
+use fpir::float_text::format_exact;
+use fpir::{Const, FloatTy, Func, InstKind, Module, Terminator, Type};
+use rand::Rng;
+use std::collections::BTreeSet;
+
+/// One argument of a test: raw bits of a scalar, or of the single element a pointer
+/// parameter points to.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct TestArg {
+    /// Type of the value (the pointee type for pointer parameters).
+    pub ty: Type,
+    /// Raw bits (zero-extended to 64).
+    pub bits: u64,
+    /// True when the parameter is a pointer to this value.
+    pub by_pointer: bool,
+}
+
+impl TestArg {
+    /// The interpreter argument.
+    pub fn to_arg(&self) -> Arg {
+        if self.by_pointer {
+            Arg::Array {
+                elem: self.ty,
+                values: vec![self.bits],
+            }
+        } else {
+            Arg::Scalar(self.bits)
+        }
+    }
+
+    /// Exact text that `fpforge run` reads back: a C99 hex float, `raw:` and the bits of
+    /// a NaN, or a signed decimal integer.
+    pub fn text(&self) -> String {
+        match self.ty {
+            Type::Float(ft) => format_exact(ft, self.bits),
+            Type::Int(width) => {
+                let shift = 64 - u32::from(width);
+                (((self.bits << shift) as i64) >> shift).to_string()
+            }
+            Type::Ptr => format!("{:#x}", self.bits),
+        }
+    }
+}
+
+/// A generated test: the arguments of one call.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Test {
+    /// Arguments in parameter order.
+    pub args: Vec<TestArg>,
+}
+
+impl Test {
+    /// The interpreter arguments.
+    pub fn to_args(&self) -> Vec<Arg> {
+        self.args.iter().map(TestArg::to_arg).collect()
+    }
+
+    /// The arguments as one line of exact texts separated by spaces (`inputs.txt`).
+    pub fn line(&self) -> String {
+        self.args
+            .iter()
+            .map(TestArg::text)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// How one coordinate becomes an argument.
+#[derive(Clone, Copy, Debug)]
+struct Param {
+    ty: Type,
+    by_pointer: bool,
+}
+
+/// The parameters of the entry function and the constants harvested from the program.
+#[derive(Clone, Debug)]
+pub struct InputPlan {
+    params: Vec<Param>,
+    /// Harvested doubles, sorted by bits (deterministic).
+    harvested: Vec<f64>,
+}
+
+/// Special values every search may start from.
+const SPECIALS: [f64; 14] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    f64::MIN_POSITIVE,
+    -f64::MIN_POSITIVE,
+    5e-324,
+    -5e-324,
+    f64::MAX,
+    -f64::MAX,
+    2.0,
+];
+
+impl InputPlan {
+    /// Plans the inputs of `func`, harvesting constants from the functions in `funcs`.
+    pub fn new(module: &Module, func: Func, funcs: &[Func]) -> Result<InputPlan, CoverError> {
+        let f = module
+            .funcs
+            .get(func)
+            .ok_or(CoverError::UnknownFunc(func))?;
+        let params = f
+            .param_types()
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                let pointee = f.param_pointees.get(i).copied().flatten();
+                match (ty, pointee) {
+                    (Type::Ptr, Some(Type::Ptr)) => Err(CoverError::UnsupportedParam {
+                        func: f.name.clone(),
+                        index: i + 1,
+                        ty: "ptr<ptr>".to_string(),
+                    }),
+                    (Type::Ptr, p) => Ok(Param {
+                        ty: p.unwrap_or(Type::F64),
+                        by_pointer: true,
+                    }),
+                    (ty, _) => Ok(Param {
+                        ty,
+                        by_pointer: false,
+                    }),
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(InputPlan {
+            params,
+            harvested: harvest(module, funcs),
+        })
+    }
+
+    /// Number of coordinates.
+    pub fn dims(&self) -> usize {
+        self.params.len()
+    }
+
+    /// The test a point stands for.
+    pub fn decode(&self, point: &[f64]) -> Test {
+        let args = self
+            .params
+            .iter()
+            .zip(point)
+            .map(|(p, &x)| TestArg {
+                ty: p.ty,
+                bits: value_bits(p.ty, x),
+                by_pointer: p.by_pointer,
+            })
+            .collect();
+        Test { args }
+    }
+
+    /// The point a test stands for (the inverse of [`InputPlan::decode`]).
+    pub fn encode(&self, test: &Test) -> Vec<f64> {
+        test.args.iter().map(|a| value_of(a.ty, a.bits)).collect()
+    }
+
+    /// Points made of special values only, evaluated before any search: every
+    /// combination when there are at most 256, otherwise each special value in every
+    /// coordinate at once.
+    pub fn special_points(&self) -> Vec<Vec<f64>> {
+        let n = self.params.len();
+        let grid = u32::try_from(n)
+            .ok()
+            .and_then(|n| SPECIALS.len().checked_pow(n))
+            .filter(|&size| size <= 256);
+        match grid {
+            Some(size) => (0..size)
+                .map(|mut index| {
+                    (0..n)
+                        .map(|_| {
+                            let v = SPECIALS[index % SPECIALS.len()];
+                            index /= SPECIALS.len();
+                            v
+                        })
+                        .collect()
+                })
+                .collect(),
+            None => SPECIALS.iter().map(|&v| vec![v; n]).collect(),
+        }
+    }
+
+    /// A starting point: per coordinate, a special value, a harvested constant, a
+    /// normal variate or a random bit pattern.
+    pub fn start<R: Rng>(&self, rng: &mut R) -> Vec<f64> {
+        self.params
+            .iter()
+            .map(|p| match rng.gen_range(0..4) {
+                0 => SPECIALS[rng.gen_range(0..SPECIALS.len())],
+                1 if !self.harvested.is_empty() => {
+                    self.harvested[rng.gen_range(0..self.harvested.len())]
+                }
+                1 | 2 => normal(rng) * f64::from(rng.gen_range(-8i32..=8)).exp2(),
+                _ => match p.ty {
+                    Type::Float(FloatTy::F32) => f64::from(f32::from_bits(rng.gen())),
+                    Type::Int(_) => f64::from(rng.gen::<i32>()),
+                    _ => f64::from_bits(rng.gen()),
+                },
+            })
+            .collect()
+    }
+}
+
+/// A standard normal variate (Box-Muller).
+fn normal<R: Rng>(rng: &mut R) -> f64 {
+    let u: f64 = 1.0 - rng.gen::<f64>();
+    let v: f64 = rng.gen();
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
+/// Raw bits of a coordinate as a value of type `ty`: integers narrower than 64 bits take
+/// values from the signed minimum to the unsigned maximum of their width; 64-bit ones the
+/// signed range.
+fn value_bits(ty: Type, x: f64) -> u64 {
+    match ty {
+        Type::Float(FloatTy::F64) => x.to_bits(),
+        Type::Float(FloatTy::F32) => u64::from((x as f32).to_bits()),
+        Type::Int(width) => {
+            let width = u32::from(width).clamp(1, 64);
+            let mask = if width == 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            };
+            if x.is_nan() {
+                return 0;
+            }
+            if width == 64 {
+                // Signed, saturating: i64::MAX and i64::MIN are reachable although no
+                // f64 coordinate equals them.
+                return x.round() as i64 as u64;
+            }
+            let lo = -(2f64.powi(width as i32 - 1));
+            let hi = 2f64.powi(width as i32) - 1.0;
+            let r = x.round().clamp(lo, hi);
+            let bits = if r < 0.0 { (r as i64) as u64 } else { r as u64 };
+            bits & mask
+        }
+        Type::Ptr => 0,
+    }
+}
+
+/// The coordinate of raw bits of type `ty`.
+fn value_of(ty: Type, bits: u64) -> f64 {
+    match ty {
+        Type::Float(FloatTy::F64) => f64::from_bits(bits),
+        Type::Float(FloatTy::F32) => f64::from(f32::from_bits(bits as u32)),
+        Type::Int(width) => {
+            let shift = 64 - u32::from(width).clamp(1, 64);
+            (((bits << shift) as i64) >> shift) as f64
+        }
+        Type::Ptr => 0.0,
+    }
+}
+
+/// Constants of the program worth starting from: every float constant of the functions,
+/// and the integer constants their comparisons and switches test, with neighbours.
+fn harvest(module: &Module, funcs: &[Func]) -> Vec<f64> {
+    let mut bits: BTreeSet<u64> = BTreeSet::new();
+    let mut add = |x: f64| {
+        bits.insert(x.to_bits());
+    };
+    for &fid in funcs {
+        let func = &module.funcs[fid];
+        let mut tested = BTreeSet::new();
+        for block in func.blocks.values() {
+            for inst in &block.insts {
+                if let InstKind::Icmp { lhs, rhs, .. } = &inst.kind {
+                    tested.insert(*lhs);
+                    tested.insert(*rhs);
+                }
+            }
+            if let Terminator::Switch { ty, cases, .. } = &block.term {
+                for c in cases {
+                    add_int(&mut add, *ty, c.value);
+                }
+            }
+        }
+        for (reg, c) in &func.consts {
+            let Const::Bits(b) = *c else { continue };
+            match func.regs[*reg] {
+                Type::Float(FloatTy::F64) => add_float(&mut add, f64::from_bits(b)),
+                Type::Float(FloatTy::F32) => {
+                    add_float(&mut add, f64::from(f32::from_bits(b as u32)))
+                }
+                ty @ Type::Int(_) if tested.contains(reg) => add_int(&mut add, ty, b),
+                _ => {}
+            }
+        }
+    }
+    bits.into_iter().map(f64::from_bits).collect()
+}
+
+fn add_float(add: &mut impl FnMut(f64), x: f64) {
+    add(x);
+    if x.is_finite() {
+        add(x.next_up());
+        add(x.next_down());
+    }
+}
+
+fn add_int(add: &mut impl FnMut(f64), ty: Type, bits: u64) {
+    let width = ty.bits().clamp(1, 64);
+    let shift = 64 - width;
+    let value = ((bits << shift) as i64) >> shift;
+    for v in [value.saturating_sub(1), value, value.saturating_add(1)] {
+        add(v as f64);
+        if width == 32 {
+            let high = (v as u64 & 0xffff_ffff) << 32;
+            add(f64::from_bits(high));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coordinates_become_values_of_the_parameter_type() {
+        assert_eq!(value_bits(Type::F32, 0.1), u64::from(0.1f32.to_bits()));
+        assert_eq!(value_bits(Type::I32, -2.6), u64::from((-3i32) as u32));
+        assert_eq!(value_bits(Type::I32, 1e300), u64::from(u32::MAX));
+        assert_eq!(value_bits(Type::I32, f64::NEG_INFINITY), 0x8000_0000);
+        assert_eq!(value_bits(Type::I8, f64::NAN), 0);
+        assert_eq!(value_bits(Type::I64, -1.0), u64::MAX);
+        assert_eq!(value_bits(Type::I64, 9.3e18), i64::MAX as u64);
+        assert_eq!(value_bits(Type::I64, -1e300), i64::MIN as u64);
+        assert_eq!(value_bits(Type::F64, -0.0), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn arguments_print_exactly() {
+        let arg = |ty, bits| TestArg {
+            ty,
+            bits,
+            by_pointer: false,
+        };
+        assert_eq!(arg(Type::F64, 1.5f64.to_bits()).text(), "0x1.8p+0");
+        assert_eq!(
+            arg(Type::F64, 0x7ff8_0000_0000_0001).text(),
+            "raw:7ff8000000000001"
+        );
+        assert_eq!(arg(Type::I32, 0xffff_fffe).text(), "-2");
+        assert_eq!(arg(Type::F32, u64::from(0.5f32.to_bits())).text(), "0x1p-1");
+    }
+}

@@ -1,0 +1,231 @@
+//! The representing function's observer (CoverMe, Fu & Su, PLDI'17, Sec. 3,
+//! and its instrumentation in Sec. 4: `r = pen(...)` before each branch).
+//!
+//! [`Penalty`] keeps `r`, starting at 1. At each branch of an included site it looks at
+//! the saturation of the site's sides, fixed for the duration of a run:
+//!
+//! - no side saturated: `r = 0` (the run reaches a branch with work left on both sides);
+//! - some side unsaturated: `r` is the smallest branch distance to an unsaturated side
+//!   (0 if the run takes one); for a two-way branch with one unsaturated side this is
+//!   CoverMe's distance to that side;
+//! - every side saturated: `r` is unchanged.
+//!
+//! The branch distance comes from the concrete operands of the comparison feeding the
+//! branch ([`crate::distance`]); a branch without a known comparison is 1 away from a
+//! side it does not take. It also records which sides the run took, and, when given a
+//! target side, the smallest distance to taking it over all executions of its branch
+//! (the objective of targeted searches, [`crate::engine`]).
+
+use crate::config::Metric;
+use crate::distance::{distance, int_gap};
+use crate::sides::SideTable;
+use fpforge_exec::{BranchEvent, BranchOutcome, Observer};
+use fpir::{BranchKind, Comparison, Module, Terminator, Type};
+
+/// What the observer needs to know about one included site.
+#[derive(Clone, Debug)]
+enum SiteShape {
+    Cond {
+        first: u32,
+        cmp: Option<Comparison>,
+    },
+    Switch {
+        first: u32,
+        ty: Type,
+        cases: Vec<u64>,
+    },
+}
+
+/// Per-site shapes, built once per module and entry function.
+#[derive(Clone, Debug)]
+pub struct SiteShapes {
+    shapes: Vec<Option<SiteShape>>,
+}
+
+impl SiteShapes {
+    /// The shapes of the sites `table` includes.
+    pub fn new(module: &Module, table: &SideTable) -> SiteShapes {
+        let shapes = module
+            .branch_sites
+            .iter()
+            .map(|(site, data)| {
+                let first = table.first_side(site)?;
+                Some(match data.kind {
+                    BranchKind::Cond => SiteShape::Cond {
+                        first,
+                        cmp: data.cmp,
+                    },
+                    BranchKind::Switch { .. } => {
+                        let term = &module.funcs[data.func].blocks[data.block].term;
+                        let (ty, cases) = match term {
+                            Terminator::Switch { ty, cases, .. } => {
+                                (*ty, cases.iter().map(|c| c.value).collect())
+                            }
+                            _ => (Type::I64, Vec::new()),
+                        };
+                        SiteShape::Switch { first, ty, cases }
+                    }
+                })
+            })
+            .collect();
+        SiteShapes { shapes }
+    }
+}
+
+/// The observer computing `FOO_R`: the penalty `r` and the sides a run took.
+#[derive(Clone, Debug)]
+pub struct Penalty<'a> {
+    shapes: &'a SiteShapes,
+    metric: Metric,
+    /// Saturation of every side, as of the start of the run.
+    pub saturated: Vec<bool>,
+    /// The penalty.
+    pub r: f64,
+    /// Sides taken in this run, each once, in first-taken order.
+    pub hits: Vec<u32>,
+    /// How many of them were unsaturated (the run's depth into unfinished code).
+    pub open_hits: u32,
+    /// A side to aim at, besides computing `r`.
+    pub target: Option<u32>,
+    /// The smallest distance to the target side over the run's events (infinite when
+    /// its branch was not reached).
+    pub target_distance: f64,
+    stamp: Vec<u32>,
+    generation: u32,
+}
+
+impl<'a> Penalty<'a> {
+    /// An observer over `sides` sides, none saturated.
+    pub fn new(shapes: &'a SiteShapes, sides: usize, metric: Metric) -> Penalty<'a> {
+        Penalty {
+            shapes,
+            metric,
+            saturated: vec![false; sides],
+            r: 1.0,
+            hits: Vec::new(),
+            open_hits: 0,
+            target: None,
+            target_distance: f64::INFINITY,
+            stamp: vec![0; sides],
+            generation: 1,
+        }
+    }
+
+    /// Resets `r` to 1 and forgets the sides taken, before a run.
+    pub fn begin(&mut self) {
+        self.r = 1.0;
+        self.hits.clear();
+        self.open_hits = 0;
+        self.target_distance = f64::INFINITY;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    fn hit(&mut self, side: u32) {
+        let stamp = &mut self.stamp[side as usize];
+        if *stamp != self.generation {
+            *stamp = self.generation;
+            self.hits.push(side);
+            self.open_hits += u32::from(!self.saturated[side as usize]);
+        }
+    }
+
+    fn cond(&mut self, first: u32, cmp: Option<Comparison>, ev: &BranchEvent, taken: bool) {
+        let want_then = !self.saturated[first as usize];
+        let want_else = !self.saturated[first as usize + 1];
+        match (want_then, want_else) {
+            (true, true) => self.r = 0.0,
+            (false, false) => {}
+            (then, _) => self.r = cond_distance(cmp, ev, taken, then, self.metric),
+        }
+    }
+
+    fn switch(&mut self, first: u32, ty: Type, cases: &[u64], ev: &BranchEvent, taken: u32) {
+        let n = cases.len() as u32 + 1;
+        let best = (0..n)
+            .filter(|&k| !self.saturated[(first + k) as usize])
+            .map(|k| case_distance(ty, cases, ev, taken, k))
+            .min_by(f64::total_cmp);
+        if let Some(d) = best {
+            self.r = d;
+        }
+    }
+
+    /// Lowers [`Penalty::target_distance`] by this event's distance to the target side.
+    fn aim(&mut self, first: u32, distance: impl FnOnce(u32) -> f64) {
+        if let Some(target) = self.target {
+            if let Some(k) = target.checked_sub(first) {
+                let d = distance(k);
+                self.target_distance = self.target_distance.min(d);
+            }
+        }
+    }
+}
+
+/// Distance from a conditional branch's event to taking its then side (`then`) or its
+/// else side: 0 when taken, the comparison's branch distance otherwise (1 without one).
+fn cond_distance(
+    cmp: Option<Comparison>,
+    ev: &BranchEvent,
+    taken: bool,
+    then: bool,
+    metric: Metric,
+) -> f64 {
+    if then == taken {
+        return 0.0;
+    }
+    match (cmp, ev.operands) {
+        (Some(c), Some([a, b])) => distance(c.pred, c.ty, a, b, then != c.negated, metric),
+        _ => 1.0,
+    }
+}
+
+/// Distance from a switch event (which took side `taken`) to taking side `k`: the gap
+/// between scrutinee and case value, or 1 for the default.
+fn case_distance(ty: Type, cases: &[u64], ev: &BranchEvent, taken: u32, k: u32) -> f64 {
+    if k == taken {
+        return 0.0;
+    }
+    match (cases.get(k as usize), ev.operands) {
+        (Some(case), Some([v, _])) => int_gap(ty, v, *case),
+        _ => 1.0,
+    }
+}
+
+impl Observer for Penalty<'_> {
+    fn on_branch(&mut self, ev: &BranchEvent) {
+        let shapes = self.shapes;
+        let Some(Some(shape)) = shapes.shapes.get(ev.site.0 as usize) else {
+            return;
+        };
+        match (shape, ev.outcome) {
+            (SiteShape::Cond { first, cmp }, BranchOutcome::Cond(taken)) => {
+                self.hit(first + u32::from(!taken));
+                self.cond(*first, *cmp, ev, taken);
+                let metric = self.metric;
+                self.aim(*first, |k| match k {
+                    0 | 1 => cond_distance(*cmp, ev, taken, k == 0, metric),
+                    _ => f64::INFINITY,
+                });
+            }
+            (SiteShape::Switch { first, ty, cases }, BranchOutcome::Case(case)) => {
+                let taken = case.unwrap_or(cases.len() as u32);
+                if taken as usize <= cases.len() {
+                    self.hit(first + taken);
+                    self.switch(*first, *ty, cases, ev, taken);
+                    self.aim(*first, |k| {
+                        if k as usize <= cases.len() {
+                            case_distance(*ty, cases, ev, taken, k)
+                        } else {
+                            f64::INFINITY
+                        }
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Branch sides, the sites a run includes, and saturation (CoverMe, Fu & Su, PLDI'17,
+//! Sec. 3).
+//!
+//! A conditional branch has two sides (then, else); a switch has one side per case plus
+//! the default. Sides are numbered densely over the included sites. A side is *saturated*
+//! when it is covered and so is every side reachable from its target block in the
+//! function's control-flow graph (transitively, loops included). Reachability is
+//! intra-procedural and computed once; saturation is recomputed after new coverage.
+
+use fpforge_exec::BranchOutcome;
+use fpir::{Block, BranchKind, BranchSite, Func, Module, Terminator};
+use std::fmt;
+
+/// Which way a branch goes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Arm {
+    /// The condition held.
+    Then,
+    /// The condition did not hold.
+    Else,
+    /// Switch case number `i` (source order).
+    Case(u32),
+    /// The switch's default.
+    Default,
+}
+
+impl fmt::Display for Arm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Arm::Then => f.write_str("T"),
+            Arm::Else => f.write_str("F"),
+            Arm::Case(i) => write!(f, "case#{i}"),
+            Arm::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// One side of a branch site.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Side {
+    /// The site.
+    pub site: BranchSite,
+    /// The side.
+    pub arm: Arm,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.site, self.arm)
+    }
+}
+
+/// The included sites, their sides and the sides reachable from each side.
+#[derive(Clone, Debug)]
+pub struct SideTable {
+    /// Every included side, site by site (then/else, or cases then default).
+    pub sides: Vec<Side>,
+    /// For each branch site of the module: index of its first side, if included.
+    first: Vec<Option<u32>>,
+    /// For each side: the sides reachable from its target block (itself included when
+    /// it lies on a cycle).
+    reach: Vec<Vec<u32>>,
+}
+
+impl SideTable {
+    /// Numbers the sides of the sites in `funcs` and computes reachability.
+    pub fn new(module: &Module, funcs: &[Func]) -> SideTable {
+        let mut sides = Vec::new();
+        let mut first = vec![None; module.branch_sites.len()];
+        for (site, data) in module.branch_sites.iter() {
+            if !funcs.contains(&data.func) {
+                continue;
+            }
+            first[site.0 as usize] = Some(sides.len() as u32);
+            match data.kind {
+                BranchKind::Cond => {
+                    sides.push(Side {
+                        site,
+                        arm: Arm::Then,
+                    });
+                    sides.push(Side {
+                        site,
+                        arm: Arm::Else,
+                    });
+                }
+                BranchKind::Switch { cases } => {
+                    sides.extend((0..cases).map(|i| Side {
+                        site,
+                        arm: Arm::Case(i),
+                    }));
+                    sides.push(Side {
+                        site,
+                        arm: Arm::Default,
+                    });
+                }
+            }
+        }
+        let mut table = SideTable {
+            sides,
+            first,
+            reach: Vec::new(),
+        };
+        table.reach = table.compute_reach(module);
+        table
+    }
+
+    /// Number of included sides.
+    pub fn len(&self) -> usize {
+        self.sides.len()
+    }
+
+    /// True when no site is included.
+    pub fn is_empty(&self) -> bool {
+        self.sides.is_empty()
+    }
+
+    /// Index of the first side of `site`, if it is included.
+    pub fn first_side(&self, site: BranchSite) -> Option<u32> {
+        self.first.get(site.0 as usize).copied().flatten()
+    }
+
+    /// Number of sides of `site` (whether included or not).
+    pub fn arity(module: &Module, site: BranchSite) -> u32 {
+        match module.branch_sites[site].kind {
+            BranchKind::Cond => 2,
+            BranchKind::Switch { cases } => cases + 1,
+        }
+    }
+
+    /// The side index an outcome of an included site stands for.
+    pub fn side_of(
+        &self,
+        module: &Module,
+        site: BranchSite,
+        outcome: BranchOutcome,
+    ) -> Option<u32> {
+        let first = self.first_side(site)?;
+        let arity = Self::arity(module, site);
+        let offset = match outcome {
+            BranchOutcome::Cond(true) => 0,
+            BranchOutcome::Cond(false) => 1,
+            BranchOutcome::Case(Some(i)) => i,
+            BranchOutcome::Case(None) => arity - 1,
+        };
+        (offset < arity).then_some(first + offset)
+    }
+
+    /// The other sides of the branch side `side` belongs to.
+    pub fn siblings(&self, side: u32) -> impl Iterator<Item = u32> + '_ {
+        let site = self.sides[side as usize].site;
+        let first = self.first_side(site).unwrap_or(side);
+        (first..)
+            .take_while(move |&t| self.sides.get(t as usize).is_some_and(|s| s.site == site))
+            .filter(move |&t| t != side)
+    }
+
+    /// Recomputes saturation from coverage: `saturated[s]` iff `s` and every side
+    /// reachable from it are covered.
+    pub fn saturate(&self, covered: &[bool], saturated: &mut [bool]) {
+        for (s, sat) in saturated.iter_mut().enumerate() {
+            *sat = covered[s] && self.reach[s].iter().all(|&t| covered[t as usize]);
+        }
+    }
+
+    fn compute_reach(&self, module: &Module) -> Vec<Vec<u32>> {
+        let mut reach = vec![Vec::new(); self.sides.len()];
+        let mut site_at_block: Vec<(Func, Block, BranchSite)> = Vec::new();
+        for (site, data) in module.branch_sites.iter() {
+            if self.first_side(site).is_some() {
+                site_at_block.push((data.func, data.block, site));
+            }
+        }
+        for (s, side) in self.sides.iter().enumerate() {
+            let data = &module.branch_sites[side.site];
+            let func = &module.funcs[data.func];
+            let target = side_target(&func.blocks[data.block].term, side.arm);
+            let Some(target) = target else { continue };
+            let blocks = reachable_blocks(func, target);
+            for &(f, b, site) in &site_at_block {
+                if f == data.func && blocks[b.0 as usize] {
+                    let first = self.first_side(site).unwrap_or(0);
+                    reach[s].extend(first..first + Self::arity(module, site));
+                }
+            }
+        }
+        reach
+    }
+}
+
+/// The block a side jumps to.
+fn side_target(term: &Terminator, arm: Arm) -> Option<Block> {
+    match (term, arm) {
+        (Terminator::Br { then_to, .. }, Arm::Then) => Some(then_to.block),
+        (Terminator::Br { else_to, .. }, Arm::Else) => Some(else_to.block),
+        (Terminator::Switch { cases, .. }, Arm::Case(i)) => {
+            cases.get(i as usize).map(|c| c.target.block)
+        }
+        (Terminator::Switch { default, .. }, Arm::Default) => Some(default.block),
+        _ => None,
+    }
+}
+
+/// Blocks reachable from `from` (inclusive).
+fn reachable_blocks(func: &fpir::Function, from: Block) -> Vec<bool> {
+    let mut seen = vec![false; func.blocks.len()];
+    let mut stack = vec![from];
+    while let Some(b) = stack.pop() {
+        let Some(data) = func.blocks.get(b) else {
+            continue;
+        };
+        if std::mem::replace(&mut seen[b.0 as usize], true) {
+            continue;
+        }
+        stack.extend(data.term.targets().iter().map(|t| t.block));
+    }
+    seen
+}
