@@ -226,23 +226,10 @@ mod tests {
             1.0,
             f64::MAX,
         ];
-        let preds = [
-            FloatPred::Oeq,
-            FloatPred::Ogt,
-            FloatPred::Oge,
-            FloatPred::Olt,
-            FloatPred::Ole,
-            FloatPred::One,
-            FloatPred::Ord,
-            FloatPred::Ueq,
-            FloatPred::Ugt,
-            FloatPred::Uge,
-            FloatPred::Ult,
-            FloatPred::Ule,
-            FloatPred::Une,
-            FloatPred::Uno,
-        ];
-        for &p in &preds {
+        let ordered_and_unordered = FloatPred::ALL
+            .iter()
+            .filter(|p| !matches!(p, FloatPred::False | FloatPred::True));
+        for &p in ordered_and_unordered {
             for &a in &values {
                 for &b in &values {
                     for want in [true, false] {

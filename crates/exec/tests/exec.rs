@@ -51,22 +51,6 @@ fn int_bin_module(op: IntBinOp, ty: Type) -> Module {
     single(b.finish())
 }
 
-const INT_OPS: [IntBinOp; 13] = [
-    IntBinOp::Add,
-    IntBinOp::Sub,
-    IntBinOp::Mul,
-    IntBinOp::Udiv,
-    IntBinOp::Sdiv,
-    IntBinOp::Urem,
-    IntBinOp::Srem,
-    IntBinOp::Shl,
-    IntBinOp::Lshr,
-    IntBinOp::Ashr,
-    IntBinOp::And,
-    IntBinOp::Or,
-    IntBinOp::Xor,
-];
-
 macro_rules! int_ref {
     ($u:ty, $i:ty, $op:expr, $a:expr, $b:expr) => {{
         let (a, b) = ($a as $u, $b as $u);
@@ -153,7 +137,7 @@ proptest! {
     fn int_ops_match_rust(a in small_or_any(), b in small_or_any()) {
         for width in [8u8, 16, 32, 64] {
             let ty = Type::Int(width);
-            for op in INT_OPS {
+            for op in IntBinOp::ALL {
                 let m = int_bin_module(op, ty);
                 let r = run(&m, &scalars(&[a, b]));
                 match int_reference(op, width, a, b) {

@@ -26,6 +26,25 @@ pub enum IntBinOp {
     Xor,
 }
 
+impl IntBinOp {
+    /// Every value, in declaration order.
+    pub const ALL: [IntBinOp; 13] = [
+        IntBinOp::Add,
+        IntBinOp::Sub,
+        IntBinOp::Mul,
+        IntBinOp::Udiv,
+        IntBinOp::Sdiv,
+        IntBinOp::Urem,
+        IntBinOp::Srem,
+        IntBinOp::Shl,
+        IntBinOp::Lshr,
+        IntBinOp::Ashr,
+        IntBinOp::And,
+        IntBinOp::Or,
+        IntBinOp::Xor,
+    ];
+}
+
 /// Floating-point binary operations; each one is an [`OpSite`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[allow(missing_docs)]
@@ -35,6 +54,17 @@ pub enum FloatBinOp {
     Fmul,
     Fdiv,
     Frem,
+}
+
+impl FloatBinOp {
+    /// Every value, in declaration order.
+    pub const ALL: [FloatBinOp; 5] = [
+        FloatBinOp::Fadd,
+        FloatBinOp::Fsub,
+        FloatBinOp::Fmul,
+        FloatBinOp::Fdiv,
+        FloatBinOp::Frem,
+    ];
 }
 
 /// Integer comparison predicates.
@@ -51,6 +81,22 @@ pub enum IntPred {
     Sge,
     Slt,
     Sle,
+}
+
+impl IntPred {
+    /// Every value, in declaration order.
+    pub const ALL: [IntPred; 10] = [
+        IntPred::Eq,
+        IntPred::Ne,
+        IntPred::Ugt,
+        IntPred::Uge,
+        IntPred::Ult,
+        IntPred::Ule,
+        IntPred::Sgt,
+        IntPred::Sge,
+        IntPred::Slt,
+        IntPred::Sle,
+    ];
 }
 
 /// Floating-point comparison predicates (ordered `o*`, unordered `u*`, constant `true`/`false`).
@@ -75,6 +121,28 @@ pub enum FloatPred {
     True,
 }
 
+impl FloatPred {
+    /// Every value, in declaration order.
+    pub const ALL: [FloatPred; 16] = [
+        FloatPred::False,
+        FloatPred::Oeq,
+        FloatPred::Ogt,
+        FloatPred::Oge,
+        FloatPred::Olt,
+        FloatPred::Ole,
+        FloatPred::One,
+        FloatPred::Ord,
+        FloatPred::Ueq,
+        FloatPred::Ugt,
+        FloatPred::Uge,
+        FloatPred::Ult,
+        FloatPred::Ule,
+        FloatPred::Une,
+        FloatPred::Uno,
+        FloatPred::True,
+    ];
+}
+
 /// Conversions between types.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[allow(missing_docs)]
@@ -91,6 +159,24 @@ pub enum CastOp {
     Ptrtoint,
     Inttoptr,
     Bitcast,
+}
+
+impl CastOp {
+    /// Every value, in declaration order.
+    pub const ALL: [CastOp; 12] = [
+        CastOp::Trunc,
+        CastOp::Zext,
+        CastOp::Sext,
+        CastOp::Fptrunc,
+        CastOp::Fpext,
+        CastOp::Fptoui,
+        CastOp::Fptosi,
+        CastOp::Uitofp,
+        CastOp::Sitofp,
+        CastOp::Ptrtoint,
+        CastOp::Inttoptr,
+        CastOp::Bitcast,
+    ];
 }
 
 /// A C math function or LLVM floating-point intrinsic, evaluated as the host libm does.

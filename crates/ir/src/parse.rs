@@ -290,77 +290,6 @@ impl Lexer {
     }
 }
 
-const INT_BIN_OPS: [IntBinOp; 13] = [
-    IntBinOp::Add,
-    IntBinOp::Sub,
-    IntBinOp::Mul,
-    IntBinOp::Udiv,
-    IntBinOp::Sdiv,
-    IntBinOp::Urem,
-    IntBinOp::Srem,
-    IntBinOp::Shl,
-    IntBinOp::Lshr,
-    IntBinOp::Ashr,
-    IntBinOp::And,
-    IntBinOp::Or,
-    IntBinOp::Xor,
-];
-
-const FLOAT_BIN_OPS: [FloatBinOp; 5] = [
-    FloatBinOp::Fadd,
-    FloatBinOp::Fsub,
-    FloatBinOp::Fmul,
-    FloatBinOp::Fdiv,
-    FloatBinOp::Frem,
-];
-
-const INT_PREDS: [IntPred; 10] = [
-    IntPred::Eq,
-    IntPred::Ne,
-    IntPred::Ugt,
-    IntPred::Uge,
-    IntPred::Ult,
-    IntPred::Ule,
-    IntPred::Sgt,
-    IntPred::Sge,
-    IntPred::Slt,
-    IntPred::Sle,
-];
-
-const FLOAT_PREDS: [FloatPred; 16] = [
-    FloatPred::False,
-    FloatPred::Oeq,
-    FloatPred::Ogt,
-    FloatPred::Oge,
-    FloatPred::Olt,
-    FloatPred::Ole,
-    FloatPred::One,
-    FloatPred::Ord,
-    FloatPred::Ueq,
-    FloatPred::Ugt,
-    FloatPred::Uge,
-    FloatPred::Ult,
-    FloatPred::Ule,
-    FloatPred::Une,
-    FloatPred::Uno,
-    FloatPred::True,
-];
-
-const CAST_OPS: [CastOp; 12] = [
-    CastOp::Trunc,
-    CastOp::Zext,
-    CastOp::Sext,
-    CastOp::Fptrunc,
-    CastOp::Fpext,
-    CastOp::Fptoui,
-    CastOp::Fptosi,
-    CastOp::Uitofp,
-    CastOp::Sitofp,
-    CastOp::Ptrtoint,
-    CastOp::Inttoptr,
-    CastOp::Bitcast,
-];
-
 /// Finds the item of `all` whose text name is `name`.
 fn lookup<T: Copy>(all: &[T], name_of: fn(T) -> &'static str, name: &str) -> Option<T> {
     all.iter().copied().find(|&x| name_of(x) == name)
@@ -1106,11 +1035,11 @@ impl Parser {
         } else {
             "an instruction or terminator"
         })?;
-        let kind = if let Some(op) = lookup(&INT_BIN_OPS, int_bin_name, &opcode) {
+        let kind = if let Some(op) = lookup(&IntBinOp::ALL, int_bin_name, &opcode) {
             let ty = self.ty()?;
             let (lhs, rhs) = self.two_regs(regs)?;
             InstKind::IntBin { op, ty, lhs, rhs }
-        } else if let Some(op) = lookup(&FLOAT_BIN_OPS, float_bin_name, &opcode) {
+        } else if let Some(op) = lookup(&FloatBinOp::ALL, float_bin_name, &opcode) {
             let ty = self.float_ty()?;
             let (lhs, rhs) = self.two_regs(regs)?;
             let site = self.op_site()?;
@@ -1121,7 +1050,7 @@ impl Parser {
                 rhs,
                 site,
             }
-        } else if let Some(op) = lookup(&CAST_OPS, cast_name, &opcode) {
+        } else if let Some(op) = lookup(&CastOp::ALL, cast_name, &opcode) {
             let from = self.ty()?;
             let arg = self.reg(regs)?;
             self.expect_word("to")?;
@@ -1136,7 +1065,7 @@ impl Parser {
                 }
                 "icmp" => {
                     let pred = match &self.peek().tok {
-                        Tok::Word(w) => lookup(&INT_PREDS, int_pred_name, w),
+                        Tok::Word(w) => lookup(&IntPred::ALL, int_pred_name, w),
                         _ => None,
                     };
                     let Some(pred) = pred else {
@@ -1149,7 +1078,7 @@ impl Parser {
                 }
                 "fcmp" => {
                     let pred = match &self.peek().tok {
-                        Tok::Word(w) => lookup(&FLOAT_PREDS, float_pred_name, w),
+                        Tok::Word(w) => lookup(&FloatPred::ALL, float_pred_name, w),
                         _ => None,
                     };
                     let Some(pred) = pred else {

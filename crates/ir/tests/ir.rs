@@ -1251,58 +1251,6 @@ impl Rng {
     }
 }
 
-const INT_OPS: [IntBinOp; 13] = [
-    IntBinOp::Add,
-    IntBinOp::Sub,
-    IntBinOp::Mul,
-    IntBinOp::Udiv,
-    IntBinOp::Sdiv,
-    IntBinOp::Urem,
-    IntBinOp::Srem,
-    IntBinOp::Shl,
-    IntBinOp::Lshr,
-    IntBinOp::Ashr,
-    IntBinOp::And,
-    IntBinOp::Or,
-    IntBinOp::Xor,
-];
-const FLOAT_OPS: [FloatBinOp; 5] = [
-    FloatBinOp::Fadd,
-    FloatBinOp::Fsub,
-    FloatBinOp::Fmul,
-    FloatBinOp::Fdiv,
-    FloatBinOp::Frem,
-];
-const INT_PREDS: [IntPred; 10] = [
-    IntPred::Eq,
-    IntPred::Ne,
-    IntPred::Ugt,
-    IntPred::Uge,
-    IntPred::Ult,
-    IntPred::Ule,
-    IntPred::Sgt,
-    IntPred::Sge,
-    IntPred::Slt,
-    IntPred::Sle,
-];
-const FLOAT_PREDS: [FloatPred; 16] = [
-    FloatPred::False,
-    FloatPred::Oeq,
-    FloatPred::Ogt,
-    FloatPred::Oge,
-    FloatPred::Olt,
-    FloatPred::Ole,
-    FloatPred::One,
-    FloatPred::Ord,
-    FloatPred::Ueq,
-    FloatPred::Ugt,
-    FloatPred::Uge,
-    FloatPred::Ult,
-    FloatPred::Ule,
-    FloatPred::Une,
-    FloatPred::Uno,
-    FloatPred::True,
-];
 /// Legal casts, one per line of the verifier's rules.
 const CASTS: [(CastOp, Type, Type); 16] = [
     (CastOp::Trunc, Type::I64, Type::I32),
@@ -1404,14 +1352,14 @@ impl FuncGen<'_> {
         let (dest, kind) = match self.rng.below(16) {
             0 => {
                 let ty = rng_ty(self, &[Type::BOOL, Type::I8, Type::I32, Type::I64]);
-                let op = self.rng.pick(&INT_OPS);
+                let op = self.rng.pick(&IntBinOp::ALL);
                 let (lhs, rhs) = (self.reg_of(scope, ty), self.reg_of(scope, ty));
                 (Some(ty), IntBin { op, ty, lhs, rhs })
             }
             1 => {
                 let ty = self.rng.pick(&[FloatTy::F32, FloatTy::F64]);
                 let t = Type::Float(ty);
-                let op = self.rng.pick(&FLOAT_OPS);
+                let op = self.rng.pick(&FloatBinOp::ALL);
                 let (lhs, rhs) = (self.reg_of(scope, t), self.reg_of(scope, t));
                 let site = self.site();
                 (
@@ -1432,13 +1380,13 @@ impl FuncGen<'_> {
             }
             3 => {
                 let ty = rng_ty(self, &[Type::I8, Type::I32, Type::I64, Type::Ptr]);
-                let pred = self.rng.pick(&INT_PREDS);
+                let pred = self.rng.pick(&IntPred::ALL);
                 let (lhs, rhs) = (self.reg_of(scope, ty), self.reg_of(scope, ty));
                 (Some(Type::BOOL), Icmp { pred, ty, lhs, rhs })
             }
             4 => {
                 let ty = self.rng.pick(&[FloatTy::F32, FloatTy::F64]);
-                let pred = self.rng.pick(&FLOAT_PREDS);
+                let pred = self.rng.pick(&FloatPred::ALL);
                 let t = Type::Float(ty);
                 let (lhs, rhs) = (self.reg_of(scope, t), self.reg_of(scope, t));
                 (Some(Type::BOOL), Fcmp { pred, ty, lhs, rhs })
@@ -1643,7 +1591,7 @@ impl FuncGen<'_> {
         let ty = self.rng.pick(&[FloatTy::F32, FloatTy::F64]);
         let t = Type::Float(ty);
         let (lhs, rhs) = (self.reg_of(scope, t), self.reg_of(scope, t));
-        let pred = self.rng.pick(&FLOAT_PREDS);
+        let pred = self.rng.pick(&FloatPred::ALL);
         self.emit(
             block,
             scope,
