@@ -59,30 +59,31 @@ pub fn run(args: SitesArgs) -> Result<ExitCode> {
 }
 
 fn collect(module: &Module, funcs: &[Func], entry: &str) -> SitesReport {
-    let name = |f: Func| module.funcs[f].name.clone();
+    let row = |id: String, func: Func, loc, what: String| SiteRow {
+        id,
+        function: module.funcs[func].name.clone(),
+        location: module.describe_loc(loc),
+        what,
+    };
     let branch_sites = module
         .branch_sites
         .iter()
         .filter(|(_, s)| funcs.contains(&s.func))
-        .map(|(id, s)| SiteRow {
-            id: id.to_string(),
-            function: name(s.func),
-            location: module.describe_loc(s.loc),
-            what: describe_branch(s.kind, s.cmp.as_ref()),
+        .map(|(id, s)| {
+            let what = describe_branch(s.kind, s.cmp.as_ref());
+            row(id.to_string(), s.func, s.loc, what)
         })
         .collect();
     let op_sites = module
         .op_sites
         .iter()
         .filter(|(_, s)| funcs.contains(&s.func))
-        .map(|(id, s)| SiteRow {
-            id: id.to_string(),
-            function: name(s.func),
-            location: module.describe_loc(s.loc),
-            what: match s.kind {
+        .map(|(id, s)| {
+            let what = match s.kind {
                 OpKind::Arith(op, ty) => format!("{} {ty}", float_bin_name(op)),
                 OpKind::Math(call) => format!("{}.{}", call.func.name(), call.ty),
-            },
+            };
+            row(id.to_string(), s.func, s.loc, what)
         })
         .collect();
     SitesReport {
