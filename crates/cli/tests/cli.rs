@@ -400,3 +400,36 @@ fn solve_parse_error_names_file_line_and_column() {
     assert!(err.contains("bad_command.smt2:3:"), "{err}");
     assert!(err.contains("fp.frobnicate"), "{err}");
 }
+
+#[test]
+fn bitcode_and_textual_ir_inputs_run_like_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("branches.c");
+    let from_source = fpforge(&["run", &source, "-f", "sign_class", "--", "-0.0"]);
+    assert_eq!(
+        from_source.status.code(),
+        Some(0),
+        "{}",
+        stderr(&from_source)
+    );
+    let first_line = |out: &Output| stdout(out).lines().next().unwrap_or_default().to_string();
+    for (flag, ext) in [("-c", "bc"), ("-S", "ll")] {
+        let ir = dir.path().join(format!("branches.{ext}"));
+        let status = Command::new("clang-14")
+            .args(["-O0", "-g", "-emit-llvm", flag, &source, "-o"])
+            .arg(&ir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = fpforge(&[
+            "run",
+            ir.to_str().unwrap(),
+            "-f",
+            "sign_class",
+            "--",
+            "-0.0",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(first_line(&out), first_line(&from_source), "{ext}");
+    }
+}
