@@ -433,3 +433,28 @@ fn bitcode_and_textual_ir_inputs_run_like_the_source() {
         assert_eq!(first_line(&out), first_line(&from_source), "{ext}");
     }
 }
+
+#[test]
+fn struct_results_come_back_without_a_hidden_argument() {
+    let out = fpforge(&[
+        "run",
+        &fixture("struct_result.c"),
+        "-f",
+        "cmul",
+        "1",
+        "2",
+        "3",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fields: Vec<&str> = report["returned_struct"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["exact"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["-0x1.4p+2", "0x1.4p+3"]);
+    assert_eq!(report["arrays"].as_array().unwrap().len(), 0);
+}

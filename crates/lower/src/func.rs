@@ -26,7 +26,7 @@
 use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::consts::{int_width, mask, sext, Folded};
 use crate::error::LowerError;
-use crate::layout::{describe_unsupported, gep_offsets, scalar, GepIndex};
+use crate::layout::{describe_unsupported, gep_offsets, scalar, uniform_element, GepIndex};
 use crate::lower::Ctx;
 use fpir::{
     BlockCall, BlockData, Builtin, Callee, CastOp, Const, EntityVec, FloatBinOp, FloatPred,
@@ -134,7 +134,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             let sret = self.new_reg(Type::Ptr);
             self.sret = Some(sret);
             params.push(sret);
-            param_pointees.push(None);
+            param_pointees.push(uniform_element(&f.return_type));
             param_names.push(Some(SRET_NAME.to_string()));
         }
         for p in &f.parameters {

@@ -33,6 +33,24 @@ pub(crate) fn scalar(ty: &Type) -> Option<fpir::Type> {
     }
 }
 
+/// The scalar type every element of a small aggregate shares (`{double, double}`,
+/// `<2 x float>`, `[2 x i32]`), if there is one.
+pub(crate) fn uniform_element(ty: &Type) -> Option<fpir::Type> {
+    match ty {
+        Type::StructType { element_types, .. } => {
+            let first = scalar(element_types.first()?)?;
+            element_types
+                .iter()
+                .all(|t| scalar(t) == Some(first))
+                .then_some(first)
+        }
+        Type::VectorType { element_type, .. } | Type::ArrayType { element_type, .. } => {
+            scalar(element_type)
+        }
+        _ => None,
+    }
+}
+
 /// Names a type fpir registers cannot hold, for error messages ("x86_fp80 (long
 /// double)"); callers add what it is ("value", "result", "parameter").
 pub(crate) fn describe_unsupported(ty: &Type) -> String {

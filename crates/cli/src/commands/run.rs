@@ -9,10 +9,23 @@ use clap::Args;
 use fpforge_exec::{
     Arg, BranchOutcome, BranchTrace, Concrete, ExecConfig, Interpreter, Outcome, Trap,
 };
-use fpir::{BranchSite, Module, Terminator};
+use fpir::{BranchSite, Function, Module, Terminator, Type};
 use serde::Serialize;
 use std::fmt::{self, Write};
 use std::process::ExitCode;
+
+/// Name lowering gives the hidden first parameter that receives a struct returned by value.
+const SRET_PARAM: &str = ".sret";
+
+/// Clang returns aggregates of at most 16 bytes in registers (lowered to `.sret`); larger
+/// ones already are an ordinary result-pointer parameter.
+const SRET_BYTES: u32 = 16;
+
+/// The element type of the hidden struct-result parameter, when the function has one.
+fn sret_elem(func: &Function) -> Option<Type> {
+    let first = func.param_names.first()?.as_deref();
+    (first == Some(SRET_PARAM)).then(|| func.param_pointees[0].unwrap_or(Type::I64))
+}
 
 /// Flags of `fpforge run`.
 #[derive(Args, Debug)]
@@ -52,6 +65,9 @@ struct RunReport {
     arguments: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     returned: Option<ShownValue>,
+    /// The fields of a struct returned by value, as a buffer of its element type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    returned_struct: Option<Vec<ShownValue>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     trap: Option<String>,
     arrays: Vec<ArrayRow>,
@@ -86,33 +102,45 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 fn parse_call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
     let func = &loaded.module.funcs[loaded.func];
     let types = func.param_types();
-    if texts.len() != types.len() {
+    let hidden = sret_elem(func);
+    let first_visible = usize::from(hidden.is_some());
+    if texts.len() != types.len() - first_visible {
         bail!(
             "`{}` takes {} argument(s) ({}), {} given",
             func.name,
-            types.len(),
+            types.len() - first_visible,
             signature(&loaded.module, loaded.func),
             texts.len()
         );
     }
-    texts
+    let result_buffer = hidden.map(|elem| Arg::Array {
+        elem,
+        values: vec![0; (SRET_BYTES / elem.bytes()) as usize],
+    });
+    let given = texts
         .iter()
-        .zip(&types)
+        .zip(&types[first_visible..])
         .enumerate()
         .map(|(i, (text, &ty))| {
-            let pointee = func.param_pointees.get(i).copied().flatten();
+            let pointee = func
+                .param_pointees
+                .get(i + first_visible)
+                .copied()
+                .flatten();
             parse_arg(text, ty, pointee)
                 .with_context(|| format!("argument {} of `{}`", i + 1, func.name))
-        })
-        .collect()
+        });
+    result_buffer.into_iter().map(Ok).chain(given).collect()
 }
 
 /// `x: f64, a: ptr<f64>` for error messages.
 fn signature(module: &Module, func: fpir::Func) -> String {
     let f = &module.funcs[func];
+    let first_visible = usize::from(sret_elem(f).is_some());
     f.param_types()
         .iter()
         .enumerate()
+        .skip(first_visible)
         .map(|(i, ty)| {
             let name = f
                 .param_names
@@ -149,7 +177,7 @@ fn build_report(
         Arg::Array { elem, .. } => Some((i, *elem)),
         Arg::Scalar(_) => None,
     });
-    let arrays = array_params
+    let mut arrays: Vec<ArrayRow> = array_params
         .zip(&run.arrays)
         .map(|((i, elem), values)| ArrayRow {
             parameter: func
@@ -161,6 +189,10 @@ fn build_report(
             values: values.iter().map(|&bits| show(elem, bits)).collect(),
         })
         .collect();
+    let returned_struct = match (&run.outcome, sret_elem(func)) {
+        (Outcome::Returned(_), Some(_)) if !arrays.is_empty() => Some(arrays.remove(0).values),
+        _ => None,
+    };
     let branches = trace
         .events
         .iter()
@@ -174,6 +206,7 @@ fn build_report(
         function: func.name.clone(),
         arguments: arg_texts.to_vec(),
         returned,
+        returned_struct,
         trap,
         arrays,
         branches,
@@ -220,7 +253,17 @@ fn print_text(report: &RunReport) -> Result<String, fmt::Error> {
             writeln!(out, "{call} = {}  ({} {})", v.exact, v.ty, v.decimal)?
         }
         (Some(v), None) => writeln!(out, "{call} = {}  ({} {})", v.decimal, v.ty, v.exact)?,
-        (None, None) => writeln!(out, "{call} returned")?,
+        (None, None) => match &report.returned_struct {
+            Some(fields) => {
+                let items: Vec<&str> = fields.iter().map(|v| v.exact.as_str()).collect();
+                writeln!(
+                    out,
+                    "{call} = {{{}}}  (struct result buffer)",
+                    items.join(", ")
+                )?
+            }
+            None => writeln!(out, "{call} returned")?,
+        },
     }
     for array in &report.arrays {
         let items: Vec<&str> = array.values.iter().map(|v| v.exact.as_str()).collect();
