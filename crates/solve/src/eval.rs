@@ -459,6 +459,11 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
                 FpFormat::F64 => Value::F64(v as f64),
             }
         }
+        Ext(g) => match a[0] {
+            Value::F32(x) => Value::F32(g.apply32(x)),
+            Value::F64(x) => Value::F64(g.apply64(x)),
+            _ => return None,
+        },
         BitsToFp(FpFormat::F32) => Value::F32(f32::from_bits(bv(0).0 as u32)),
         BitsToFp(FpFormat::F64) => Value::F64(f64::from_bits(bv(0).0)),
         BvNot => {

@@ -14,6 +14,23 @@
 //! Every `sat` answer carries a model re-checked by the exact evaluator
 //! ([`eval`]); `unsat` comes only from exhausted interval search.
 //!
+//! Solving terms built in Rust (the API the engines use):
+//!
+//! ```
+//! use fpforge_solve::{Answer, Op, Solver, SolveConfig, Sort, TermStore};
+//! let mut s = TermStore::new();
+//! let x = s.declare("x", Sort::F32);
+//! let one = s.f32_const(1.0);
+//! let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
+//! let absorbed = s.mk(Op::FpEq, &[sum, x]).unwrap(); // x + 1 == x
+//! let positive = s.mk(Op::FpIsPositive, &[x]).unwrap();
+//! let mut solver = Solver::new(&s, SolveConfig::default());
+//! match solver.check(&[absorbed, positive]) {
+//!     Answer::Sat(model) => assert!(model.values[0].as_f64().unwrap() >= 16777216.0),
+//!     other => panic!("expected sat, got {other:?}"),
+//! }
+//! ```
+//!
 //! Layout: [`sort`] and [`term`] (the hash-consed arena), [`sexpr`] and
 //! [`smtlib`] (reader, script runner, model printer), [`eval`] (IEEE semantics),
 //! [`search`] (FloPSy engines), [`interval`] (FPSE domains, projections,
@@ -34,6 +51,7 @@ use std::fmt;
 use std::time::Duration;
 
 pub use eval::{check_model, Model, Value};
+pub use interval::labeling::VarOrder;
 pub use solver::{Answer, Solver, Stats};
 pub use sort::{FpFormat, RoundingMode, Sort};
 pub use term::{Op, TermError, TermId, TermStore, VarId};
@@ -52,6 +70,39 @@ pub enum Strategy {
     /// All of the above interleaved under one time limit; first answer wins.
     #[default]
     Portfolio,
+}
+
+impl Strategy {
+    /// The CLI name: `interval`, `avm`, `es`, `random` or `portfolio`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Interval => "interval",
+            Strategy::Avm => "avm",
+            Strategy::Es => "es",
+            Strategy::Random => "random",
+            Strategy::Portfolio => "portfolio",
+        }
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+
+    /// Parses a CLI name (see [`Strategy::name`]).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [
+            Strategy::Interval,
+            Strategy::Avm,
+            Strategy::Es,
+            Strategy::Random,
+            Strategy::Portfolio,
+        ]
+        .into_iter()
+        .find(|st| st.name() == s)
+        .ok_or_else(|| {
+            format!("unknown solver '{s}' (expected interval, avm, es, random or portfolio)")
+        })
+    }
 }
 
 /// The fitness function the search engines minimize (FloPSy §3).
@@ -85,6 +136,8 @@ pub struct SolveConfig {
     pub direct_epsilon: f64,
     /// Same cut-off for indirect projections. Default: 0.1 (FPSE §5).
     pub indirect_epsilon: f64,
+    /// Labeling's variable choice. Default: [`VarOrder::LargestFirst`].
+    pub var_order: VarOrder,
 }
 
 impl Default for SolveConfig {
@@ -97,6 +150,7 @@ impl Default for SolveConfig {
             fitness: Fitness::BranchDistance,
             direct_epsilon: 0.0,
             indirect_epsilon: 0.1,
+            var_order: VarOrder::LargestFirst,
         }
     }
 }
@@ -125,6 +179,11 @@ impl SolveConfig {
     /// Sets [`SolveConfig::fitness`].
     pub fn with_fitness(mut self, fitness: Fitness) -> Self {
         self.fitness = fitness;
+        self
+    }
+    /// Sets [`SolveConfig::var_order`].
+    pub fn with_var_order(mut self, var_order: VarOrder) -> Self {
+        self.var_order = var_order;
         self
     }
     /// Sets [`SolveConfig::direct_epsilon`] and [`SolveConfig::indirect_epsilon`].

@@ -106,6 +106,10 @@ pub struct Reader<'a> {
     pos: Pos,
 }
 
+/// Deepest list nesting accepted; deeper input is rejected with an error
+/// rather than risking the stack in later recursive passes.
+pub const MAX_DEPTH: usize = 1000;
+
 fn is_symbol_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "~!@$%^&*_-+=<>.?/".contains(c)
 }
@@ -174,6 +178,11 @@ impl<'a> Reader<'a> {
             };
             let done = match c {
                 '(' => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(
+                            self.err(start, format!("lists nested deeper than {MAX_DEPTH}"))
+                        );
+                    }
                     self.bump();
                     stack.push((Vec::new(), start));
                     continue;
@@ -309,6 +318,15 @@ mod tests {
         assert_eq!(e.pos, Pos { line: 1, col: 4 });
         let e = read_all("(a #q)").unwrap_err();
         assert_eq!(e.pos, Pos { line: 1, col: 4 });
+        let deep = "(".repeat(MAX_DEPTH + 1);
+        let e = read_all(&deep).unwrap_err();
+        assert_eq!(
+            e.pos,
+            Pos {
+                line: 1,
+                col: MAX_DEPTH as u32 + 1
+            }
+        );
     }
 
     #[test]

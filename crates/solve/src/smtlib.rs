@@ -5,7 +5,10 @@
 //! [`crate::sort`]. Everything the solver cannot represent (other float
 //! formats, `Real`, uninterpreted functions, non-RNE arithmetic) is rejected
 //! with an error naming the line and column; `set-info`/`set-option` are
-//! ignored with a note.
+//! ignored with a note. Beyond SMT-LIB, the unary extension operators
+//! `fpext.exp`, `fpext.log`, `fpext.atan`, `fpext.sin`, `fpext.cos` and
+//! `fpext.tan` stand for the C math functions (see [`crate::term::ExtFn`]);
+//! the first use writes a note saying so.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -14,7 +17,7 @@ use crate::eval::{eval_term, Model, Value};
 use crate::sexpr::{Atom, Pos, Reader, SExpr};
 use crate::solver::{Answer, Solver, Stats};
 use crate::sort::{FpFormat, RoundingMode, Sort};
-use crate::term::{Op, TermError, TermId, TermStore};
+use crate::term::{ExtFn, Op, TermError, TermId, TermStore};
 use crate::{ScriptSummary, SolveConfig, SolveError, Status};
 
 type PResult<T> = Result<T, SolveError>;
@@ -64,6 +67,10 @@ struct Script<'c> {
     model: Option<Model>,
     config: &'c SolveConfig,
     summary: ScriptSummary,
+    /// Whether the extension-operator note was written.
+    ext_noted: bool,
+    /// A note raised while elaborating, written after the command.
+    pending_note: Option<String>,
 }
 
 /// Runs `text` as an SMT-LIB script; see [`crate::run_script`].
@@ -82,12 +89,18 @@ pub fn run(
         model: None,
         config,
         summary: ScriptSummary::default(),
+        ext_noted: false,
+        pending_note: None,
     };
     let mut reader = Reader::new(text);
     loop {
         let cmd = reader.next_sexpr().map_err(|e| perr(e.pos, e.msg))?;
         let Some(cmd) = cmd else { break };
-        if !script.command(&cmd, out)? {
+        let go_on = script.command(&cmd, out)?;
+        if let Some(n) = script.pending_note.take() {
+            script.note(out, &n)?;
+        }
+        if !go_on {
             break;
         }
     }
@@ -376,6 +389,22 @@ impl Script<'_> {
         };
         if rest.is_empty() {
             return Err(perr(pos, format!("{op:?} expects at least two arguments")));
+        }
+        if matches!(op, Op::And | Op::Or) {
+            // Associative: a balanced tree keeps later recursive passes shallow.
+            let mut layer = args.to_vec();
+            while layer.len() > 1 {
+                let mut next = Vec::with_capacity(layer.len().div_ceil(2));
+                for pair in layer.chunks(2) {
+                    next.push(match pair {
+                        [a, b] => self.mk(pos, op, &[*a, *b])?,
+                        [a] => *a,
+                        _ => unreachable!("chunks(2) yields one or two items"),
+                    });
+                }
+                layer = next;
+            }
+            return Ok(layer[0]);
         }
         let mut acc = first;
         for &a in rest {
@@ -767,6 +796,16 @@ impl Script<'_> {
             let rm = self.rounding(rm)?;
             let x = self.term(x)?;
             return self.mk(pos, Op::FpRoundToIntegral(rm), &[x]);
+        }
+        if let Some(g) = ExtFn::from_name(name) {
+            if !self.ext_noted {
+                self.ext_noted = true;
+                self.pending_note = Some(format!(
+                    "{name} is an fpforge extension evaluated with the host libm; models are checked against it"
+                ));
+            }
+            let args = self.terms(rest)?;
+            return self.mk(pos, Op::Ext(g), &args);
         }
         let args = self.terms(rest)?;
         let simple = match name {

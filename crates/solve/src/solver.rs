@@ -4,15 +4,17 @@
 //! The portfolio first propagates at the root (a conflict there is `unsat`;
 //! the narrowed float ranges seed the search), then interleaves rounds of
 //! AVM, ES (cycling through recombination and mutation variants), random
-//! search and labeling with budgets that double each round, all under one
-//! deadline; the first definite answer wins. `sat` is reported only with a
+//! search and labeling in time slices that double each round (half search,
+//! half labeling; AVM and labeling resume where they stopped), all under one
+//! deadline; the first definite answer wins. Each engine alone is
+//! deterministic given the seed; which one answers first depends on timing. `sat` is reported only with a
 //! model the exact evaluator accepts; `unsat` only from exhausted labeling.
 
 use std::fmt;
 use std::time::{Duration, Instant};
 
 use crate::eval::{check_model, Model};
-use crate::interval::labeling::{LabelOutcome, Labeling, VarOrder};
+use crate::interval::labeling::{LabelOutcome, Labeling};
 use crate::interval::propagate::Doms;
 use crate::interval::{Dom, FDom};
 use crate::search::avm::Avm;
@@ -129,7 +131,7 @@ impl<'s> Solver<'s> {
                     _ => Box::new(RandomSearch::new(seed)),
                 };
                 let mut obj = Objective::new(self.store, assertions, self.config.fitness);
-                let name = strategy_name(self.config.strategy);
+                let name = self.config.strategy.name();
                 self.search(&mut obj, engine.as_mut(), u64::MAX, deadline, name)
                     .map_or(Answer::Unknown, Answer::Sat)
             }
@@ -165,16 +167,10 @@ impl<'s> Solver<'s> {
         None
     }
 
-    fn label(
-        &mut self,
-        lab: &mut Labeling<'_>,
-        root: Doms,
-        nodes: u64,
-        deadline: Instant,
-    ) -> LabelOutcome {
+    fn label(&mut self, lab: &mut Labeling<'_>, nodes: u64, deadline: Instant) -> LabelOutcome {
         let start = Instant::now();
         let (n0, c0, r0) = (lab.nodes, lab.conflicts, lab.revisions());
-        let out = lab.search(root, nodes, deadline);
+        let out = lab.search(nodes, deadline);
         self.stats.nodes += lab.nodes - n0;
         self.stats.conflicts += lab.conflicts - c0;
         self.stats.propagations += lab.revisions() - r0;
@@ -191,7 +187,7 @@ impl<'s> Solver<'s> {
             assertions,
             self.config.direct_epsilon,
             self.config.indirect_epsilon,
-            VarOrder::LargestFirst,
+            self.config.var_order,
         )
     }
 
@@ -210,10 +206,10 @@ impl<'s> Solver<'s> {
     fn interval_only(&mut self, assertions: &[TermId], deadline: Instant) -> Answer {
         let store = self.store;
         let mut lab = self.new_labeling(store, assertions);
-        let Some(root) = self.root(&mut lab) else {
+        if self.root(&mut lab).is_none() {
             return Answer::Unsat;
-        };
-        match self.label(&mut lab, root, u64::MAX, deadline) {
+        }
+        match self.label(&mut lab, u64::MAX, deadline) {
             LabelOutcome::Sat(m) => Answer::Sat(m),
             LabelOutcome::Unsat => Answer::Unsat,
             LabelOutcome::Unknown => Answer::Unknown,
@@ -231,10 +227,13 @@ impl<'s> Solver<'s> {
         let seed = self.config.seed;
         let mut avm = Avm::new(seed);
         let mut random = RandomSearch::new(seed ^ 0x5eed);
+        // Time slices that double each round: half to search (AVM, then ES,
+        // then random), half to labeling, so neither side can starve the other.
+        let mut slice = Duration::from_millis(4);
         let mut round: u32 = 0;
         while Instant::now() < deadline {
-            let scale = 1u64 << round.min(20);
-            if let Some(m) = self.search(&mut obj, &mut avm, 4000 * scale, deadline, "avm") {
+            let until = |share: u32| deadline.min(Instant::now() + slice / share);
+            if let Some(m) = self.search(&mut obj, &mut avm, u64::MAX, until(4), "avm") {
                 return Answer::Sat(m);
             }
             let mutation = if round % 2 == 0 {
@@ -247,30 +246,21 @@ impl<'s> Solver<'s> {
                 RECOMBINATIONS[round as usize % 4],
                 mutation,
             );
-            if let Some(m) = self.search(&mut obj, &mut es, 1000 * scale, deadline, "es") {
+            if let Some(m) = self.search(&mut obj, &mut es, u64::MAX, until(8), "es") {
                 return Answer::Sat(m);
             }
-            if let Some(m) = self.search(&mut obj, &mut random, 250 * scale, deadline, "random") {
+            if let Some(m) = self.search(&mut obj, &mut random, u64::MAX, until(8), "random") {
                 return Answer::Sat(m);
             }
-            match self.label(&mut lab, root.clone(), 100 * scale, deadline) {
+            match self.label(&mut lab, u64::MAX, until(2)) {
                 LabelOutcome::Sat(m) => return Answer::Sat(m),
                 LabelOutcome::Unsat => return Answer::Unsat,
                 LabelOutcome::Unknown => {}
             }
+            slice = slice.saturating_mul(2);
             round += 1;
         }
         Answer::Unknown
-    }
-}
-
-fn strategy_name(s: Strategy) -> &'static str {
-    match s {
-        Strategy::Interval => "interval",
-        Strategy::Avm => "avm",
-        Strategy::Es => "es",
-        Strategy::Random => "random",
-        Strategy::Portfolio => "portfolio",
     }
 }
 

@@ -105,6 +105,9 @@ pub enum Op {
     UbvToFp(FpFormat),
     /// `((_ to_fp e s) bv)`: reinterpret an IEEE bit pattern.
     BitsToFp(FpFormat),
+    /// An extension: a C math function (`fpext.exp` ...), evaluated with the
+    /// host libm, not part of SMT-LIB.
+    Ext(ExtFn),
     BvNot,
     BvNeg,
     BvAnd,
@@ -134,6 +137,71 @@ pub enum Op {
     BvSle,
     BvSgt,
     BvSge,
+}
+
+/// C math functions available as extension operators `fpext.NAME`.
+///
+/// They are evaluated with the host C library (`exp`, `log`, ... of the
+/// float's format), so models are checked against that library, not against
+/// the exact function; Z3 and Bitwuzla cannot read them. Propagation uses
+/// enclosures widened by [`EXT_ULP_BOUND`] ulps on each side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExtFn {
+    /// `exp`, monotone.
+    Exp,
+    /// `log`, monotone (NaN below -0).
+    Log,
+    /// `atan`, monotone.
+    Atan,
+    /// `sin`.
+    Sin,
+    /// `cos`.
+    Cos,
+    /// `tan`.
+    Tan,
+}
+
+/// Ulps the host libm may be off by, as assumed by propagation (glibc
+/// documents at most 1–2 ulps for these functions; we take twice that).
+pub const EXT_ULP_BOUND: i64 = 4;
+
+impl ExtFn {
+    /// Parses `fpext.NAME`.
+    pub fn from_name(name: &str) -> Option<ExtFn> {
+        Some(match name {
+            "fpext.exp" => ExtFn::Exp,
+            "fpext.log" => ExtFn::Log,
+            "fpext.atan" => ExtFn::Atan,
+            "fpext.sin" => ExtFn::Sin,
+            "fpext.cos" => ExtFn::Cos,
+            "fpext.tan" => ExtFn::Tan,
+            _ => return None,
+        })
+    }
+
+    /// Applies the host function in binary64.
+    pub fn apply64(self, x: f64) -> f64 {
+        match self {
+            ExtFn::Exp => x.exp(),
+            ExtFn::Log => x.ln(),
+            ExtFn::Atan => x.atan(),
+            ExtFn::Sin => x.sin(),
+            ExtFn::Cos => x.cos(),
+            ExtFn::Tan => x.tan(),
+        }
+    }
+
+    /// Applies the host function in binary32.
+    pub fn apply32(self, x: f32) -> f32 {
+        match self {
+            ExtFn::Exp => x.exp(),
+            ExtFn::Log => x.ln(),
+            ExtFn::Atan => x.atan(),
+            ExtFn::Sin => x.sin(),
+            ExtFn::Cos => x.cos(),
+            ExtFn::Tan => x.tan(),
+        }
+    }
 }
 
 /// One stored term.
@@ -412,6 +480,10 @@ impl TermStore {
                 want_fp(0)?;
                 check_width(w)?;
                 Ok(Sort::BitVec(w))
+            }
+            Ext(_) => {
+                arity(1, "one")?;
+                Ok(Sort::Fp(want_fp(0)?))
             }
             FpToFp(f) => {
                 arity(1, "one")?;

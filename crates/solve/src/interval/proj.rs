@@ -28,6 +28,7 @@
 use super::FDom;
 use crate::fpord::{from_ord, max_ord, min_ord, ord, round_to};
 use crate::sort::FpFormat;
+use crate::term::{ExtFn, EXT_ULP_BOUND};
 
 /// The smallest `i` in `lo..=hi` with `p(i)`, for `p` monotone false..true.
 pub fn first_true(lo: i64, hi: i64, p: impl Fn(i64) -> bool) -> Option<i64> {
@@ -175,6 +176,68 @@ pub fn arith_fwd(f: FpFormat, op: Arith, x: &FDom, y: &FDom) -> FDom {
         }
     };
     FDom { nan, ..range }
+}
+
+/// Direct projection of `fma(x, y, z) = round(x*y + z)`: the exact value is
+/// bilinear in `(x, y)` and increasing in `z`, so its extremes over the box
+/// are at the eight vertices, and rounding is monotone. Vertices that are
+/// NaN (`0 * oo`, `oo - oo`) give up on the range.
+pub fn fma_fwd(f: FpFormat, x: &FDom, y: &FDom, z: &FDom) -> FDom {
+    let nan = x.nan
+        || y.nan
+        || z.nan
+        || (x.has_zero() && y.has_inf(f))
+        || (x.has_inf(f) && y.has_zero())
+        || ((x.has_inf(f) || y.has_inf(f)) && z.has_inf(f));
+    if x.range_empty() || y.range_empty() || z.range_empty() {
+        return FDom {
+            nan,
+            ..FDom::empty()
+        };
+    }
+    let fma = |a: f64, b: f64, c: f64| match f {
+        FpFormat::F32 => f64::from((a as f32).mul_add(b as f32, c as f32)),
+        FpFormat::F64 => a.mul_add(b, c),
+    };
+    let mut vs = Vec::with_capacity(8);
+    for a in [x.lo_v(f), x.hi_v(f)] {
+        for b in [y.lo_v(f), y.hi_v(f)] {
+            for c in [z.lo_v(f), z.hi_v(f)] {
+                vs.push(fma(a, b, c));
+            }
+        }
+    }
+    let range = if vs.iter().any(|v| v.is_nan()) {
+        let full = FDom::full(f);
+        FDom::range(full.lo, full.hi)
+    } else {
+        widen_zeros(hull_of(f, &vs))
+    };
+    FDom { nan, ..range }
+}
+
+/// Direct projection of `fp.min` / `fp.max` (IEEE minNum/maxNum: a NaN
+/// operand yields the other one). Both are monotone in each argument; the
+/// result of `-0` vs `+0` is unspecified, so zero bounds are widened.
+pub fn min_max_fwd(max: bool, x: &FDom, y: &FDom) -> FDom {
+    let (xr, yr) = (FDom { nan: false, ..*x }, FDom { nan: false, ..*y });
+    let mut out = if xr.range_empty() || yr.range_empty() {
+        FDom::empty()
+    } else if max {
+        widen_zeros(FDom::range(xr.lo.max(yr.lo), xr.hi.max(yr.hi)))
+    } else {
+        widen_zeros(FDom::range(xr.lo.min(yr.lo), xr.hi.min(yr.hi)))
+    };
+    if x.nan {
+        out = out.join(&yr);
+    }
+    if y.nan {
+        out = out.join(&xr);
+    }
+    FDom {
+        nan: x.nan && y.nan,
+        ..out
+    }
 }
 
 /// Within a sub-box where `z = op(t, o)` is monotone in `t` (increasing when
@@ -396,6 +459,57 @@ pub fn square_bwd(f: FpFormat, z: &FDom, x: &FDom) -> FDom {
     FDom {
         nan: x.nan && z.nan,
         ..out
+    }
+}
+
+/// Direct projection of an extension function (host libm), widened by
+/// [`EXT_ULP_BOUND`] ulps: monotone functions map the bounds; `sin`/`cos`
+/// of finite ranges lie in `[-1, 1]`. `None` when no enclosure is known.
+pub fn ext_fwd(g: ExtFn, f: FpFormat, x: &FDom) -> Option<FDom> {
+    let apply = |v: f64| match f {
+        FpFormat::F32 => f64::from(g.apply32(v as f32)),
+        FpFormat::F64 => g.apply64(v),
+    };
+    let widen = |d: FDom| FDom {
+        lo: (d.lo - EXT_ULP_BOUND).max(min_ord(f)),
+        hi: (d.hi + EXT_ULP_BOUND).min(max_ord(f)),
+        nan: d.nan,
+    };
+    if x.range_empty() {
+        return Some(FDom {
+            nan: x.nan,
+            ..FDom::empty()
+        });
+    }
+    match g {
+        ExtFn::Exp | ExtFn::Atan => {
+            let (lo, hi) = (apply(x.lo_v(f)), apply(x.hi_v(f)));
+            Some(widen(FDom {
+                nan: x.nan,
+                ..FDom::range(ord(f, lo), ord(f, hi))
+            }))
+        }
+        ExtFn::Log => {
+            // NaN below -0; log(+-0) = -oo.
+            let def = FDom::range(x.lo.max(-1), x.hi).meet(&FDom::range(x.lo, x.hi));
+            let nan = x.nan || x.lo < -1;
+            if def.range_empty() {
+                return Some(FDom {
+                    nan,
+                    ..FDom::empty()
+                });
+            }
+            let (lo, hi) = (apply(def.lo_v(f)), apply(def.hi_v(f)));
+            Some(widen(FDom {
+                nan,
+                ..FDom::range(ord(f, lo), ord(f, hi))
+            }))
+        }
+        ExtFn::Sin | ExtFn::Cos => Some(FDom {
+            nan: x.nan || x.has_inf(f),
+            ..FDom::range(ord(f, -1.0), ord(f, 1.0))
+        }),
+        ExtFn::Tan => None,
     }
 }
 
@@ -752,6 +866,69 @@ mod tests {
                 assert!(contains(&z, r), "{a}^2 = {r} not in {z:?}");
                 if contains(&zt, r) {
                     assert!(contains(&nx, a), "lost {a} for {zt:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extension_enclosures_contain_host_results() {
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        for _ in 0..300 {
+            let g =
+                [ExtFn::Exp, ExtFn::Log, ExtFn::Atan, ExtFn::Sin, ExtFn::Cos][rng.gen_range(0..5)];
+            let x = random_dom(&mut rng);
+            let z = ext_fwd(g, F, &x).expect("an enclosure");
+            for &a in &values(&x) {
+                let r = f64::from(g.apply32(a as f32));
+                assert!(contains(&z, r), "{g:?}({a}) = {r} not in {z:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn fma_min_max_enclosures_match_brute_force() {
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        for _ in 0..150 {
+            let (x, y, z) = (
+                random_dom(&mut rng),
+                random_dom(&mut rng),
+                random_dom(&mut rng),
+            );
+            let (x, y) = (
+                FDom {
+                    hi: x.lo + (x.hi - x.lo).min(6),
+                    ..x
+                },
+                FDom {
+                    hi: y.lo + (y.hi - y.lo).min(6),
+                    ..y
+                },
+            );
+            let e = fma_fwd(F, &x, &y, &z);
+            let (mn, mx) = (min_max_fwd(false, &x, &y), min_max_fwd(true, &x, &y));
+            for &a in &values(&x) {
+                for &b in &values(&y) {
+                    for &c in &values(&z) {
+                        let r = f64::from((a as f32).mul_add(b as f32, c as f32));
+                        assert!(contains(&e, r), "fma({a}, {b}, {c}) = {r} not in {e:?}");
+                    }
+                    for (m, d) in [(false, &mn), (true, &mx)] {
+                        if let Some(v) = crate::eval::apply(
+                            if m {
+                                crate::term::Op::FpMax
+                            } else {
+                                crate::term::Op::FpMin
+                            },
+                            &[
+                                crate::eval::Value::F32(a as f32),
+                                crate::eval::Value::F32(b as f32),
+                            ],
+                        ) {
+                            let v = v.as_f64().unwrap();
+                            assert!(contains(d, v), "min/max {m} {a} {b} = {v} not in {d:?}");
+                        }
+                    }
                 }
             }
         }

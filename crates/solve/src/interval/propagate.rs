@@ -8,9 +8,19 @@
 //! change smaller than the configured fraction of the domain (0 for direct,
 //! 10% for indirect projections by default) is kept but does not re-schedule.
 //!
-//! Operators without a dedicated projection are handled by evaluation once
-//! all their arguments are single values; labeling makes every variable a
-//! single value eventually, so propagation plus labeling stays complete.
+//! Dedicated projections: the Boolean connectives, `ite`, `=`/`distinct`,
+//! `fp.add`/`sub`/`mul`/`div` (squares separately), `neg`, `abs`, `sqrt`,
+//! `roundToIntegral`, float-to-float conversion, comparisons and
+//! classification (direct and indirect); `fma`, `min`/`max`, `to_fp` from
+//! bit-vectors and `fp.to_sbv` (direct); bit patterns to floats both ways;
+//! `bvadd`/`bvsub` without overflow, unsigned and signed comparisons,
+//! `zero_extend`/`sign_extend`, `extract` and `concat` on ranges; direct range
+//! bounds for `bvand`/`bvor`/`bvxor`, `bvmul` without overflow, `bvudiv`/
+//! `bvurem`/shifts by constants. Other operators (`fp.rem`, `fp.to_ubv`,
+//! signed division, ...) are handled by
+//! evaluation once all their arguments are single values; labeling makes
+//! every variable a single value eventually, so propagation plus labeling
+//! stays complete.
 
 use std::collections::VecDeque;
 
@@ -135,6 +145,135 @@ fn structural_change(old: &Dom, new: &Dom) -> bool {
     };
     let signs = |d: &FDom| (!d.range_empty() && d.lo < 0, !d.range_empty() && d.hi >= 0);
     a.nan != b.nan || inf(a) != inf(b) || a.has_zero() != b.has_zero() || signs(a) != signs(b)
+}
+
+/// All ones up to the highest set bit of `v`.
+fn fill_down(v: u64) -> u64 {
+    if v == 0 {
+        0
+    } else {
+        u64::MAX >> v.leading_zeros()
+    }
+}
+
+/// Direct range projections of bit-vector operators of result width `w`
+/// (`None` when nothing better than the full range is known).
+fn bv_fwd(op: Op, w: u32, x: BDom, y: BDom) -> Option<BDom> {
+    if x.is_empty() || y.is_empty() {
+        return None;
+    }
+    let m = mask(w);
+    let single = |d: BDom| (d.lo == d.hi).then_some(d.lo);
+    Some(match op {
+        // x & y <= min(x, y); x | y >= max(x, y) and stays below the next
+        // power of two; so does x ^ y.
+        Op::BvAnd => BDom {
+            lo: 0,
+            hi: x.hi.min(y.hi),
+        },
+        Op::BvOr => BDom {
+            lo: x.lo.max(y.lo),
+            hi: fill_down(x.hi.max(y.hi)),
+        },
+        Op::BvXor => BDom {
+            lo: 0,
+            hi: fill_down(x.hi.max(y.hi)),
+        },
+        Op::BvMul => {
+            let hi = u128::from(x.hi) * u128::from(y.hi);
+            (hi <= u128::from(m)).then(|| BDom {
+                lo: x.lo * y.lo,
+                hi: hi as u64,
+            })?
+        }
+        Op::BvUdiv => match single(y) {
+            Some(c) if c > 0 => BDom {
+                lo: x.lo / c,
+                hi: x.hi / c,
+            },
+            _ => return None,
+        },
+        Op::BvUrem => match single(y) {
+            Some(c) if c > 0 && x.lo / c == x.hi / c => BDom {
+                lo: x.lo % c,
+                hi: x.hi % c,
+            },
+            Some(c) if c > 0 => BDom {
+                lo: 0,
+                hi: (c - 1).min(x.hi),
+            },
+            _ => return None,
+        },
+        Op::BvLshr => match single(y) {
+            Some(k) if k < u64::from(w) => BDom {
+                lo: x.lo >> k,
+                hi: x.hi >> k,
+            },
+            _ => return None,
+        },
+        Op::BvShl => match single(y) {
+            Some(k) if k < u64::from(w) && (x.hi << k) >> k == x.hi && x.hi << k <= m => BDom {
+                lo: x.lo << k,
+                hi: x.hi << k,
+            },
+            _ => return None,
+        },
+        // Bits hi..lo of values that agree above bit hi are monotone.
+        Op::Extract(hi, lo) => {
+            let above = |v: u64| if hi >= 63 { 0 } else { v >> (hi + 1) };
+            if above(x.lo) != above(x.hi) {
+                return None;
+            }
+            BDom {
+                lo: (x.lo >> lo) & m,
+                hi: (x.hi >> lo) & m,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The signed interval of an unsigned `w`-bit range (the full signed range
+/// when it straddles the sign boundary; `lo > hi` when empty).
+fn signed_range(d: BDom, w: u32) -> (i128, i128) {
+    if d.is_empty() {
+        return (1, 0);
+    }
+    let half = 1i128 << (w - 1);
+    let s = |v: u64| {
+        let v = i128::from(v);
+        if v >= half {
+            v - 2 * half
+        } else {
+            v
+        }
+    };
+    if (d.lo as i128) < half && (d.hi as i128) >= half {
+        (-half, half - 1)
+    } else {
+        (s(d.lo), s(d.hi))
+    }
+}
+
+/// The unsigned range of the `w`-bit values in a signed interval (clamped to
+/// the `w`-bit signed range): exact when it lies in one half, the full range
+/// when it straddles zero.
+fn unsigned_range(r: (i128, i128), w: u32) -> BDom {
+    let half = 1i128 << (w - 1);
+    let (lo, hi) = (r.0.max(-half), r.1.min(half - 1));
+    if lo > hi {
+        return BDom { lo: 1, hi: 0 };
+    }
+    let m = i128::from(mask(w));
+    let u = |v: i128| (v & m) as u64;
+    if lo < 0 && hi >= 0 {
+        BDom::full(w)
+    } else {
+        BDom {
+            lo: u(lo),
+            hi: u(hi),
+        }
+    }
 }
 
 /// Removes one value (given as its single-value domain) from the ends of `d`.
@@ -450,6 +589,20 @@ impl<'s> Propagator<'s> {
                 let ny = if term.op == Op::FpSub { ny.neg() } else { ny };
                 bwd!(a[1], Dom::Fp(ny));
             }
+            Op::FpFma => {
+                let f = fmt_of(term.sort);
+                let (x, y, z) = (
+                    fdom(&d(a[0], doms)),
+                    fdom(&d(a[1], doms)),
+                    fdom(&d(a[2], doms)),
+                );
+                fwd!(Dom::Fp(proj::fma_fwd(f, &x, &y, &z)));
+            }
+            Op::FpMin | Op::FpMax => {
+                let (x, y) = (fdom(&d(a[0], doms)), fdom(&d(a[1], doms)));
+                fwd!(Dom::Fp(proj::min_max_fwd(term.op == Op::FpMax, &x, &y)));
+                self.fallback(doms, t)?;
+            }
             Op::FpNeg => {
                 fwd!(Dom::Fp(fdom(&d(a[0], doms)).neg()));
                 bwd!(a[0], Dom::Fp(fdom(&d(t, doms)).neg()));
@@ -464,6 +617,15 @@ impl<'s> Propagator<'s> {
                 let mut back = p.join(&p.neg());
                 back.nan = z.nan;
                 bwd!(a[0], Dom::Fp(back));
+            }
+            Op::Ext(g) => {
+                let f = fmt_of(term.sort);
+                let x = fdom(&d(a[0], doms));
+                if let Some(v) = proj::ext_fwd(g, f, &x) {
+                    fwd!(Dom::Fp(v));
+                } else {
+                    self.fallback(doms, t)?;
+                }
             }
             Op::FpSqrt | Op::FpRoundToIntegral(_) | Op::FpToFp(_) => {
                 let fx = fmt_of(store.sort(a[0]));
@@ -671,6 +833,26 @@ impl<'s> Propagator<'s> {
                     None => self.fallback(doms, t)?,
                 }
             }
+            Op::BvAnd
+            | Op::BvOr
+            | Op::BvXor
+            | Op::BvMul
+            | Op::BvUdiv
+            | Op::BvUrem
+            | Op::BvShl
+            | Op::BvLshr
+            | Op::Extract(..) => {
+                let w = match term.sort {
+                    Sort::BitVec(w) => w,
+                    _ => 64,
+                };
+                let x = bdom(&d(a[0], doms));
+                let y = if a.len() > 1 { bdom(&d(a[1], doms)) } else { x };
+                if let Some(v) = bv_fwd(term.op, w, x, y) {
+                    fwd!(Dom::Bv(v));
+                }
+                self.fallback(doms, t)?;
+            }
             Op::BvUlt | Op::BvUle | Op::BvUgt | Op::BvUge => {
                 let swap = matches!(term.op, Op::BvUgt | Op::BvUge);
                 let strict = matches!(term.op, Op::BvUlt | Op::BvUgt);
@@ -724,6 +906,81 @@ impl<'s> Propagator<'s> {
                     };
                     bwd!(i, Dom::Bv(nx));
                 }
+            }
+            Op::BvSlt | Op::BvSle | Op::BvSgt | Op::BvSge => {
+                // Signed order: map each unsigned range to a signed interval
+                // (a range straddling the sign boundary becomes the full
+                // signed range), reason there, and map back only results that
+                // stay in one half, which unsigned ranges can represent.
+                let w = match store.sort(a[0]) {
+                    Sort::BitVec(w) => w,
+                    _ => 64,
+                };
+                let swap = matches!(term.op, Op::BvSgt | Op::BvSge);
+                let strict = matches!(term.op, Op::BvSlt | Op::BvSgt);
+                let (i, j) = if swap { (a[1], a[0]) } else { (a[0], a[1]) };
+                let (x, y) = (
+                    signed_range(bdom(&d(i, doms)), w),
+                    signed_range(bdom(&d(j, doms)), w),
+                );
+                let (ct, cf) = if strict {
+                    (x.0 < y.1, x.1 >= y.0)
+                } else {
+                    (x.0 <= y.1, x.1 > y.0)
+                };
+                fwd!(bool_dom(cf, ct));
+                let z = bits(&d(t, doms));
+                let k = i128::from(strict);
+                let (nx, ny) = if z == CAN_TRUE {
+                    ((x.0, x.1.min(y.1 - k)), (y.0.max(x.0 + k), y.1))
+                } else if z == CAN_FALSE {
+                    let k2 = 1 - k;
+                    ((x.0.max(y.0 + k2), x.1), (y.0, y.1.min(x.1 - k2)))
+                } else {
+                    (x, y)
+                };
+                bwd!(i, Dom::Bv(unsigned_range(nx, w)));
+                bwd!(j, Dom::Bv(unsigned_range(ny, w)));
+            }
+            Op::SbvToFp(f) => {
+                // Monotone in the signed value (RNE conversion).
+                let w = match store.sort(a[0]) {
+                    Sort::BitVec(w) => w,
+                    _ => 64,
+                };
+                let (lo, hi) = signed_range(bdom(&d(a[0], doms)), w);
+                if lo <= hi {
+                    let conv = |v: i128| match f {
+                        FpFormat::F32 => f64::from(v as i64 as f32),
+                        FpFormat::F64 => v as i64 as f64,
+                    };
+                    fwd!(Dom::Fp(FDom::range(ord(f, conv(lo)), ord(f, conv(hi)))));
+                }
+            }
+            Op::FpToSbv(w, rm) => {
+                // Monotone where specified: finite inputs whose rounded value
+                // fits; otherwise SMT-LIB leaves the result open.
+                let f = fmt_of(store.sort(a[0]));
+                let x = fdom(&d(a[0], doms));
+                let half = 2f64.powi(w as i32 - 1);
+                let r = |o: i64| crate::eval::round_integral(from_ord(f, o), rm);
+                if !x.nan && !x.range_empty() && !x.has_inf(f) {
+                    let (lo, hi) = (r(x.lo), r(x.hi));
+                    if lo >= -half && hi < half {
+                        fwd!(Dom::Bv(unsigned_range((lo as i128, hi as i128), w)));
+                    }
+                }
+                self.fallback(doms, t)?;
+            }
+            Op::SignExtend(n) => {
+                let w = match store.sort(a[0]) {
+                    Sort::BitVec(w) => w,
+                    _ => 64,
+                };
+                let x = signed_range(bdom(&d(a[0], doms)), w);
+                fwd!(Dom::Bv(unsigned_range(x, w + n)));
+                let z = signed_range(bdom(&d(t, doms)), w + n);
+                bwd!(a[0], Dom::Bv(unsigned_range(z, w)));
             }
             Op::ZeroExtend(_) => {
                 fwd!(d(a[0], doms));
@@ -794,7 +1051,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn propagation_refutes_absorption_bound() {
+    fn propagation_narrows_absorption_bounds() {
         // x + 1 == x with x in [0, 100] has no solution.
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F32);
@@ -814,6 +1071,113 @@ mod tests {
             };
             assert!(!dx.nan && dx.lo >= -1 && dx.hi <= ord(FpFormat::F32, 100.0));
         }
+    }
+
+    #[test]
+    fn bit_vector_range_projections_match_brute_force() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let w = 6;
+        for _ in 0..2000 {
+            let op = [
+                Op::BvAnd,
+                Op::BvOr,
+                Op::BvXor,
+                Op::BvMul,
+                Op::BvUdiv,
+                Op::BvUrem,
+                Op::BvShl,
+                Op::BvLshr,
+                Op::Extract(4, 2),
+            ][rng.gen_range(0..9)];
+            let r = |rng: &mut rand_chacha::ChaCha8Rng| {
+                let a = rng.gen_range(0..64u64);
+                let b = rng.gen_range(a..64u64.min(a + 12));
+                BDom { lo: a, hi: b }
+            };
+            let (x, y) = (
+                r(&mut rng),
+                if rng.gen_bool(0.3) {
+                    let c = rng.gen_range(0..8);
+                    BDom { lo: c, hi: c }
+                } else {
+                    r(&mut rng)
+                },
+            );
+            let rw = if let Op::Extract(h, l) = op {
+                h - l + 1
+            } else {
+                w
+            };
+            let Some(z) = bv_fwd(op, rw, x, y) else {
+                continue;
+            };
+            for a in x.lo..=x.hi {
+                for b in y.lo..=y.hi {
+                    let args = if let Op::Extract(..) = op {
+                        vec![Value::Bv(a, w)]
+                    } else {
+                        vec![Value::Bv(a, w), Value::Bv(b, w)]
+                    };
+                    let Some(Value::Bv(v, _)) = apply(op, &args) else {
+                        panic!("bv result")
+                    };
+                    assert!(z.lo <= v && v <= z.hi, "{op:?} {a} {b} = {v} not in {z:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn signed_ranges_round_trip() {
+        assert_eq!(signed_range(BDom { lo: 0xf0, hi: 0xff }, 8), (-16, -1));
+        assert_eq!(signed_range(BDom { lo: 0x70, hi: 0x90 }, 8), (-128, 127));
+        assert_eq!(unsigned_range((-16, -1), 8), BDom { lo: 0xf0, hi: 0xff });
+        assert_eq!(unsigned_range((-1, 1), 8), BDom::full(8));
+        // Sign-extended results outside the narrow range are clamped first.
+        assert_eq!(unsigned_range((-300, -100), 8), BDom { lo: 0x80, hi: 0x9c });
+        assert!(unsigned_range((-1000, -900), 8).is_empty());
+        // b <s -100 and b >s 100 is unsat; b <s -100 alone narrows b.
+        let mut s = TermStore::new();
+        let b = s.declare("b", Sort::BitVec(8));
+        let m100 = s.bv_const((-100i64) as u64, 8).unwrap();
+        let p100 = s.bv_const(100, 8).unwrap();
+        let lt = s.mk(Op::BvSlt, &[b, m100]).unwrap();
+        let gt = s.mk(Op::BvSgt, &[b, p100]).unwrap();
+        assert_eq!(
+            Propagator::new(&s, &[lt, gt], 0.0, 0.1).initial().err(),
+            Some(Conflict)
+        );
+        let doms = Propagator::new(&s, &[lt], 0.0, 0.1).initial().unwrap();
+        assert_eq!(doms[b.index()], Dom::Bv(BDom { lo: 0x80, hi: 0x9b }));
+    }
+
+    #[test]
+    fn conversions_between_floats_and_integers_propagate() {
+        // 1.5 <= x <= 3.7 and b = to_sbv(RTZ, x): b in [1, 3]; then
+        // to_fp(b) >= 4 is a conflict.
+        let mut s = TermStore::new();
+        let x = s.declare("x", Sort::F32);
+        let lo = s.f32_const(1.5);
+        let hi = s.f32_const(3.7);
+        let four = s.f32_const(4.0);
+        let ge = s.mk(Op::FpGeq, &[x, lo]).unwrap();
+        let le = s.mk(Op::FpLeq, &[x, hi]).unwrap();
+        let b = s
+            .mk(Op::FpToSbv(8, crate::sort::RoundingMode::Rtz), &[x])
+            .unwrap();
+        let doms = Propagator::new(&s, &[ge, le], 0.0, 0.1).initial().unwrap();
+        assert_eq!(
+            doms[x.index()],
+            Dom::Fp(FDom::range(
+                ord(FpFormat::F32, 1.5),
+                ord(FpFormat::F32, f64::from(3.7f32))
+            ))
+        );
+        let back = s.mk(Op::SbvToFp(FpFormat::F32), &[b]).unwrap();
+        let big = s.mk(Op::FpGeq, &[back, four]).unwrap();
+        let mut p = Propagator::new(&s, &[ge, le, big], 0.0, 0.1);
+        assert_eq!(p.initial().err(), Some(Conflict));
     }
 
     #[test]
