@@ -1,0 +1,8 @@
+(set-logic QF_FP)
+(declare-const x (_ FloatingPoint 8 24))
+(declare-const y (_ FloatingPoint 8 24))
+(assert (fp.eq (fp.add RNE x y) x))
+(assert (not (fp.isZero y)))
+(assert (not (fp.isInfinite x)))
+(check-sat)
+(exit)

@@ -1,0 +1,6 @@
+(set-logic QF_FP)
+(declare-const x (_ FloatingPoint 8 24))
+(assert (fp.eq (fp.add RNE x ((_ to_fp 8 24) RNE 1.0)) x))
+(assert (fp.leq (fp.abs x) ((_ to_fp 8 24) RNE 1000.0)))
+(check-sat)
+(exit)

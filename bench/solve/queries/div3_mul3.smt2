@@ -1,0 +1,7 @@
+(set-logic QF_FP)
+(declare-const x (_ FloatingPoint 8 24))
+(assert (not (fp.eq (fp.mul RNE (fp.div RNE x ((_ to_fp 8 24) RNE 3.0)) ((_ to_fp 8 24) RNE 3.0)) x)))
+(assert (not (fp.isNaN x)))
+(assert (not (fp.isInfinite x)))
+(check-sat)
+(exit)

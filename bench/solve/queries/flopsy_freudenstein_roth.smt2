@@ -1,0 +1,6 @@
+(set-logic QF_FP)
+(declare-const x1 (_ FloatingPoint 11 53))
+(declare-const x2 (_ FloatingPoint 11 53))
+(assert (fp.eq (fp.add RNE (fp.mul RNE (fp.add RNE (fp.add RNE (fp.neg ((_ to_fp 11 53) RNE 13.0)) x1) (fp.mul RNE (fp.sub RNE (fp.mul RNE (fp.sub RNE ((_ to_fp 11 53) RNE 5.0) x2) x2) ((_ to_fp 11 53) RNE 2.0)) x2)) (fp.add RNE (fp.add RNE (fp.neg ((_ to_fp 11 53) RNE 13.0)) x1) (fp.mul RNE (fp.sub RNE (fp.mul RNE (fp.sub RNE ((_ to_fp 11 53) RNE 5.0) x2) x2) ((_ to_fp 11 53) RNE 2.0)) x2))) (fp.mul RNE (fp.add RNE (fp.add RNE (fp.neg ((_ to_fp 11 53) RNE 29.0)) x1) (fp.mul RNE (fp.sub RNE (fp.mul RNE (fp.add RNE x2 ((_ to_fp 11 53) RNE 1.0)) x2) ((_ to_fp 11 53) RNE 14.0)) x2)) (fp.add RNE (fp.add RNE (fp.neg ((_ to_fp 11 53) RNE 29.0)) x1) (fp.mul RNE (fp.sub RNE (fp.mul RNE (fp.add RNE x2 ((_ to_fp 11 53) RNE 1.0)) x2) ((_ to_fp 11 53) RNE 14.0)) x2)))) (_ +zero 11 53)))
+(check-sat)
+(exit)

@@ -1,0 +1,7 @@
+(set-logic QF_FP)
+(declare-const x1 (_ FloatingPoint 11 53))
+(declare-const x2 (_ FloatingPoint 11 53))
+(declare-const x3 (_ FloatingPoint 11 53))
+(assert (fp.eq (fp.add RNE (fp.add RNE (fp.mul RNE (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) (fp.sub RNE x3 (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) (ite (fp.gt x1 (_ +zero 11 53)) (fp.div RNE (fpext.atan (fp.div RNE x2 x1)) ((_ to_fp 11 53) RNE 6.283185307179586)) (fp.add RNE (fp.div RNE (fpext.atan (fp.div RNE x2 x1)) ((_ to_fp 11 53) RNE 6.283185307179586)) ((_ to_fp 11 53) RNE 0.5)))))) (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) (fp.sub RNE x3 (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) (ite (fp.gt x1 (_ +zero 11 53)) (fp.div RNE (fpext.atan (fp.div RNE x2 x1)) ((_ to_fp 11 53) RNE 6.283185307179586)) (fp.add RNE (fp.div RNE (fpext.atan (fp.div RNE x2 x1)) ((_ to_fp 11 53) RNE 6.283185307179586)) ((_ to_fp 11 53) RNE 0.5))))))) (fp.mul RNE (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) (fp.sub RNE (fp.sqrt RNE (fp.add RNE (fp.mul RNE x1 x1) (fp.mul RNE x2 x2))) ((_ to_fp 11 53) RNE 1.0))) (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) (fp.sub RNE (fp.sqrt RNE (fp.add RNE (fp.mul RNE x1 x1) (fp.mul RNE x2 x2))) ((_ to_fp 11 53) RNE 1.0))))) (fp.mul RNE x3 x3)) (_ +zero 11 53)))
+(check-sat)
+(exit)

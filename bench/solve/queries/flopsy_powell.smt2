@@ -1,0 +1,8 @@
+(set-logic QF_FP)
+(declare-const x1 (_ FloatingPoint 11 53))
+(declare-const x2 (_ FloatingPoint 11 53))
+(declare-const x3 (_ FloatingPoint 11 53))
+(declare-const x4 (_ FloatingPoint 11 53))
+(assert (fp.eq (fp.add RNE (fp.add RNE (fp.add RNE (fp.mul RNE (fp.add RNE x1 (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) x2)) (fp.add RNE x1 (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) x2))) (fp.mul RNE ((_ to_fp 11 53) RNE 5.0) (fp.mul RNE (fp.sub RNE x3 x4) (fp.sub RNE x3 x4)))) (fp.mul RNE (fp.mul RNE (fp.sub RNE x2 (fp.mul RNE ((_ to_fp 11 53) RNE 2.0) x3)) (fp.sub RNE x2 (fp.mul RNE ((_ to_fp 11 53) RNE 2.0) x3))) (fp.mul RNE (fp.sub RNE x2 (fp.mul RNE ((_ to_fp 11 53) RNE 2.0) x3)) (fp.sub RNE x2 (fp.mul RNE ((_ to_fp 11 53) RNE 2.0) x3))))) (fp.mul RNE ((_ to_fp 11 53) RNE 10.0) (fp.mul RNE (fp.mul RNE (fp.sub RNE x1 x4) (fp.sub RNE x1 x4)) (fp.mul RNE (fp.sub RNE x1 x4) (fp.sub RNE x1 x4))))) (_ +zero 11 53)))
+(check-sat)
+(exit)

@@ -1,0 +1,6 @@
+(set-logic QF_FP)
+(declare-const x1 (_ FloatingPoint 11 53))
+(declare-const x2 (_ FloatingPoint 11 53))
+(assert (fp.eq (fp.add RNE (fp.mul RNE ((_ to_fp 11 53) RNE 100.0) (fp.mul RNE (fp.sub RNE x2 (fp.mul RNE x1 x1)) (fp.sub RNE x2 (fp.mul RNE x1 x1)))) (fp.mul RNE (fp.sub RNE ((_ to_fp 11 53) RNE 1.0) x1) (fp.sub RNE ((_ to_fp 11 53) RNE 1.0) x1))) (_ +zero 11 53)))
+(check-sat)
+(exit)

@@ -1,0 +1,8 @@
+(set-logic QF_FP)
+(declare-const x1 (_ FloatingPoint 11 53))
+(declare-const x2 (_ FloatingPoint 11 53))
+(declare-const x3 (_ FloatingPoint 11 53))
+(declare-const x4 (_ FloatingPoint 11 53))
+(assert (fp.eq (fp.add RNE (fp.add RNE (fp.add RNE (fp.add RNE (fp.add RNE (fp.mul RNE ((_ to_fp 11 53) RNE 100.0) (fp.mul RNE (fp.sub RNE x2 (fp.mul RNE x1 x1)) (fp.sub RNE x2 (fp.mul RNE x1 x1)))) (fp.mul RNE (fp.sub RNE ((_ to_fp 11 53) RNE 1.0) x1) (fp.sub RNE ((_ to_fp 11 53) RNE 1.0) x1))) (fp.mul RNE ((_ to_fp 11 53) RNE 90.0) (fp.mul RNE (fp.sub RNE x4 (fp.mul RNE x3 x3)) (fp.sub RNE x4 (fp.mul RNE x3 x3))))) (fp.mul RNE (fp.sub RNE ((_ to_fp 11 53) RNE 1.0) x3) (fp.sub RNE ((_ to_fp 11 53) RNE 1.0) x3))) (fp.mul RNE ((_ to_fp 11 53) RNE 10.1) (fp.add RNE (fp.mul RNE (fp.sub RNE x2 ((_ to_fp 11 53) RNE 1.0)) (fp.sub RNE x2 ((_ to_fp 11 53) RNE 1.0))) (fp.mul RNE (fp.sub RNE x4 ((_ to_fp 11 53) RNE 1.0)) (fp.sub RNE x4 ((_ to_fp 11 53) RNE 1.0)))))) (fp.mul RNE ((_ to_fp 11 53) RNE 19.8) (fp.mul RNE (fp.sub RNE x2 ((_ to_fp 11 53) RNE 1.0)) (fp.sub RNE x4 ((_ to_fp 11 53) RNE 1.0))))) (_ +zero 11 53)))
+(check-sat)
+(exit)

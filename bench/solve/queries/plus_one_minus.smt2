@@ -1,0 +1,7 @@
+(set-logic QF_FP)
+(declare-const x (_ FloatingPoint 8 24))
+(assert (not (fp.eq (fp.sub RNE (fp.add RNE x ((_ to_fp 8 24) RNE 1.0)) x) ((_ to_fp 8 24) RNE 1.0))))
+(assert (not (fp.isNaN x)))
+(assert (not (fp.isInfinite x)))
+(check-sat)
+(exit)

@@ -1,0 +1,5 @@
+(set-logic QF_FP)
+(declare-const x (_ FloatingPoint 8 24))
+(assert (fp.eq (fp.mul RNE x x) ((_ to_fp 8 24) RNE 2.0)))
+(check-sat)
+(exit)
