@@ -19,6 +19,14 @@ pub enum CoverError {
         /// Its type, as the IR prints it (`ptr` for pointers without a known pointee).
         ty: String,
     },
+    /// A result type the emitted C regression test cannot declare.
+    #[error("`{func}` returns {ty}, which has no C scalar type the regression test can declare")]
+    UnsupportedResult {
+        /// Function name.
+        func: String,
+        /// Its type, as the IR prints it.
+        ty: String,
+    },
     /// The interpreter rejected the module or a call.
     #[error(transparent)]
     Exec(#[from] ExecError),

@@ -43,6 +43,7 @@
 
 pub mod config;
 pub mod distance;
+pub mod emit_c;
 pub mod engine;
 pub mod error;
 pub mod inputs;
@@ -51,6 +52,7 @@ pub mod represent;
 pub mod sides;
 
 pub use config::{CoverConfig, Metric};
+pub use emit_c::emit_c;
 pub use engine::{cover, cover_with, CoverEvent};
 pub use error::CoverError;
 pub use fpforge_search::Space;

@@ -5,9 +5,10 @@
 //! The output directory holds `inputs.txt` (one test per line, exact arguments that
 //! `fpforge run FILE -f FUNC -- <line>` reads back; appended and flushed as tests are
 //! found), `coverage.json` (per site: id, location, each side's status and witness test,
-//! its 0-based line in `inputs.txt`) and `coverage.lcov` (`BRDA` records); both are
-//! rewritten atomically when the search starts and after every new test, so an
-//! interrupted run leaves a valid directory.
+//! its 0-based line in `inputs.txt`), `coverage.lcov` (`BRDA` records) and `regression.c`
+//! (a C99 program calling FUNC on every test and printing the results, see
+//! [`fpforge_cover::emit_c()`]); these three are rewritten atomically when the search
+//! starts and after every new test, so an interrupted run leaves a valid directory.
 
 use crate::inputs::{split_items, ProgramArgs};
 use crate::values::compact;
@@ -15,7 +16,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use fpforge_cover::report::lcov;
 use fpforge_cover::{
-    cover_with, Arm, CoverConfig, CoverEvent, CoverReport, Side, SideReport, SideStatus,
+    cover_with, emit_c, Arm, CoverConfig, CoverEvent, CoverReport, Side, SideReport, SideStatus,
+    Test,
 };
 use fpir::{Func, Module, Terminator};
 use serde::Serialize;
@@ -91,7 +93,7 @@ struct OutDir<'m> {
     inputs: File,
     sides: Vec<Side>,
     witness: Vec<Option<usize>>,
-    tests: usize,
+    tests: Vec<Test>,
     evals: u64,
     /// The first write error; later writes are skipped and it is reported at the end.
     error: Option<anyhow::Error>,
@@ -119,7 +121,8 @@ impl OutDir<'_> {
                         self.witness[i] = Some(*index);
                     }
                 }
-                self.tests = index + 1;
+                self.tests.truncate(*index);
+                self.tests.push((*test).clone());
                 writeln!(self.inputs, "{}", test.line())
                     .and_then(|()| self.inputs.flush())
                     .context("cannot write inputs.txt")
@@ -149,6 +152,9 @@ impl OutDir<'_> {
     /// Rewrites `coverage.json` and `coverage.lcov` from the state so far (`report` once
     /// the search has ended).
     fn write_files(&self, report: Option<&CoverReport>) -> Result<()> {
+        if let Ok(c) = emit_c(self.module, self.func, &self.tests) {
+            write_atomic(&self.dir.join("regression.c"), &c)?;
+        }
         let sides: Vec<SideReport> = self
             .sides
             .iter()
@@ -196,7 +202,7 @@ impl OutDir<'_> {
             stop: report.map(|r| r.stop.to_string()),
             covered: self.witness.iter().filter(|w| w.is_some()).count(),
             total: self.sides.len(),
-            tests: self.tests,
+            tests: self.tests.len(),
             evals: report.map_or(self.evals, |r| r.evals),
             sites,
         };
@@ -268,7 +274,7 @@ pub fn run(args: CoverArgs) -> Result<ExitCode> {
         inputs,
         sides: Vec::new(),
         witness: Vec::new(),
-        tests: 0,
+        tests: Vec::new(),
         evals: 0,
         error: None,
         progress: std::io::stderr().is_terminal(),
@@ -283,7 +289,11 @@ pub fn run(args: CoverArgs) -> Result<ExitCode> {
         return Err(err);
     }
     out.write_files(Some(&report))?;
-    crate::output::emit(&summary(&loaded.module, &report, &args.out))?;
+    let mut text = summary(&loaded.module, &report, &args.out);
+    if let Err(err) = emit_c(&loaded.module, loaded.func, &report.tests) {
+        let _ = writeln!(text, "no regression.c: {err}");
+    }
+    crate::output::emit(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -334,7 +344,7 @@ fn summary(module: &Module, report: &CoverReport, out: &Path) -> String {
     }
     let _ = writeln!(
         text,
-        "wrote {}/inputs.txt, coverage.json, coverage.lcov",
+        "wrote {}/inputs.txt, coverage.json, coverage.lcov, regression.c",
         out.display()
     );
     text
