@@ -224,14 +224,7 @@ mod tests {
     fn labeling_proves_small_unsat_and_finds_models() {
         // x + 1 == x, 0 <= x <= 100: unsat, needs splitting.
         let mut s = TermStore::new();
-        let x = s.declare("x", Sort::F32);
-        let one = s.f32_const(1.0);
-        let zero = s.f32_const(0.0);
-        let hundred = s.f32_const(100.0);
-        let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
-        let eq = s.mk(Op::FpEq, &[sum, x]).unwrap();
-        let ge = s.mk(Op::FpGeq, &[x, zero]).unwrap();
-        let le = s.mk(Op::FpLeq, &[x, hundred]).unwrap();
+        let (_x, eq, ge, le) = crate::interval::test_formulas::bounded_absorption(&mut s);
         for order in [
             VarOrder::LargestFirst,
             VarOrder::FirstFail,

@@ -15,6 +15,27 @@ pub mod labeling;
 pub mod proj;
 pub mod propagate;
 
+/// Formulas shared by the tests of the interval modules.
+#[cfg(test)]
+pub(crate) mod test_formulas {
+    use crate::sort::Sort;
+    use crate::term::{Op, TermId, TermStore};
+
+    /// The absorption problem `x + 1 == x` for f32 `x`, with the bounds `0 <= x <= 100`
+    /// that make it unsat: returns `(x, x + 1 == x, x >= 0, x <= 100)`.
+    pub(crate) fn bounded_absorption(s: &mut TermStore) -> (TermId, TermId, TermId, TermId) {
+        let x = s.declare("x", Sort::F32);
+        let one = s.f32_const(1.0);
+        let zero = s.f32_const(0.0);
+        let hundred = s.f32_const(100.0);
+        let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
+        let eq = s.mk(Op::FpEq, &[sum, x]).unwrap();
+        let ge = s.mk(Op::FpGeq, &[x, zero]).unwrap();
+        let le = s.mk(Op::FpLeq, &[x, hundred]).unwrap();
+        (x, eq, ge, le)
+    }
+}
+
 use crate::fpord::{from_ord, max_ord, min_ord};
 use crate::sort::{FpFormat, Sort};
 use crate::term::mask;

@@ -1054,14 +1054,7 @@ mod tests {
     fn propagation_narrows_absorption_bounds() {
         // x + 1 == x with x in [0, 100] has no solution.
         let mut s = TermStore::new();
-        let x = s.declare("x", Sort::F32);
-        let one = s.f32_const(1.0);
-        let zero = s.f32_const(0.0);
-        let hundred = s.f32_const(100.0);
-        let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
-        let eq = s.mk(Op::FpEq, &[sum, x]).unwrap();
-        let ge = s.mk(Op::FpGeq, &[x, zero]).unwrap();
-        let le = s.mk(Op::FpLeq, &[x, hundred]).unwrap();
+        let (x, eq, ge, le) = crate::interval::test_formulas::bounded_absorption(&mut s);
         let mut p = Propagator::new(&s, &[eq, ge, le], 0.0, 0.1);
         let doms = p.initial();
         // Propagation alone narrows but need not refute; labeling does.
