@@ -114,6 +114,23 @@ fn list(e: &SExpr) -> Option<&[SExpr]> {
     }
 }
 
+/// Reads a list of `(name X)` pairs (parameters, `let` bindings); `shape` names the
+/// expected pair in errors, e.g. `"(name sort)"`.
+fn named_pairs<'e>(items: &'e [SExpr], shape: &str) -> PResult<Vec<(String, &'e SExpr)>> {
+    items
+        .iter()
+        .map(|item| match list(item) {
+            Some([name, value]) => {
+                let name = name
+                    .symbol()
+                    .ok_or_else(|| perr(name.pos(), format!("expected a name in {shape}")))?;
+                Ok((name.to_string(), value))
+            }
+            _ => Err(perr(item.pos(), format!("expected {shape}"))),
+        })
+        .collect()
+}
+
 fn numeral(e: &SExpr) -> PResult<u64> {
     match e {
         SExpr::Atom(Atom::Numeral(s), p) => s
@@ -278,18 +295,10 @@ impl Script<'_> {
         }
         let sort = self.sort(s)?;
         let plist = list(params).ok_or_else(|| perr(params.pos(), "expected a parameter list"))?;
-        let mut ps = Vec::new();
-        for p in plist {
-            match list(p) {
-                Some([pn, ps_]) => {
-                    let pname = pn
-                        .symbol()
-                        .ok_or_else(|| perr(pn.pos(), "expected a parameter name"))?;
-                    ps.push((pname.to_string(), self.sort(ps_)?));
-                }
-                _ => return Err(perr(p.pos(), "expected (name sort)")),
-            }
-        }
+        let ps = named_pairs(plist, "(name sort)")?
+            .into_iter()
+            .map(|(pname, sort)| Ok((pname, self.sort(sort)?)))
+            .collect::<PResult<Vec<_>>>()?;
         let binding = if ps.is_empty() {
             let t = self.term(body)?;
             if self.store.sort(t) != sort {
@@ -928,18 +937,10 @@ impl Script<'_> {
             return Err(perr(pos, "let expects bindings and a body"));
         };
         let bl = list(bindings).ok_or_else(|| perr(bindings.pos(), "expected let bindings"))?;
-        let mut new = Vec::new();
-        for b in bl {
-            match list(b) {
-                Some([n, t]) => {
-                    let name = n
-                        .symbol()
-                        .ok_or_else(|| perr(n.pos(), "expected a symbol"))?;
-                    new.push((name.to_string(), self.term(t)?));
-                }
-                _ => return Err(perr(b.pos(), "expected (name term)")),
-            }
-        }
+        let new = named_pairs(bl, "(name term)")?
+            .into_iter()
+            .map(|(name, t)| Ok((name, self.term(t)?)))
+            .collect::<PResult<Vec<_>>>()?;
         let saved = self.locals.len();
         self.locals.extend(new);
         let r = self.term(body);
