@@ -4,9 +4,10 @@
 //! integers accept decimal or `0x` hex; arrays are `[v, v, ...]` and are passed by
 //! pointer to the pointee type the function's parameter declares.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
+use fpforge_exec::spec::parse_value;
 use fpforge_exec::Arg;
-use fpir::float_text::{format_decimal, format_exact, parse_float};
+use fpir::float_text::{format_decimal, format_exact};
 use fpir::Type;
 
 /// Parses the text of one argument for a parameter of type `ty` (with optional pointee).
@@ -43,42 +44,10 @@ pub fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Result<Arg> {
 /// Parses a scalar of type `ty` into its raw bits (integers truncated to the width
 /// after a range check).
 pub fn parse_scalar(text: &str, ty: Type) -> Result<u64> {
-    match ty {
-        Type::Float(ft) => Ok(parse_float(ft, text)?),
-        Type::Int(width) => parse_int(text, width),
-        Type::Ptr => bail!("cannot pass `{text}` as a raw pointer"),
+    if ty == Type::Ptr {
+        bail!("cannot pass `{text}` as a raw pointer");
     }
-}
-
-fn parse_int(text: &str, width: u8) -> Result<u64> {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let magnitude = match digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => digits.parse::<u64>(),
-    }
-    .map_err(|_| anyhow!("`{text}` is not an integer"))?;
-    let bits = u32::from(width);
-    let unsigned_max = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let signed_min_magnitude = 1u64 << (bits - 1);
-    if (negative && magnitude > signed_min_magnitude) || (!negative && magnitude > unsigned_max) {
-        bail!("`{text}` does not fit in i{width}");
-    }
-    let value = if negative {
-        magnitude.wrapping_neg()
-    } else {
-        magnitude
-    };
-    Ok(value & unsigned_max)
+    Ok(parse_value(text, ty)?)
 }
 
 /// A value printed for people and machines.

@@ -24,6 +24,8 @@
 //!   with the branch on it.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
+//! - [`spec`]: input specifications (`--arg`), the one mapping from search coordinates
+//!   to arguments that every engine uses.
 //!
 //! See [`docs`] for how the other semantics plug in.
 
@@ -36,6 +38,7 @@ pub mod memory;
 pub mod observer;
 mod prepare;
 pub mod semantics;
+pub mod spec;
 pub mod trap;
 
 pub use concrete::Concrete;
@@ -46,6 +49,7 @@ pub use observer::{
     BranchEvent, BranchOutcome, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace,
 };
 pub use semantics::{InputSlot, Semantics};
+pub use spec::{ArgSpec, Coord, InputSpec, OutArgSpec, ParamInput, SpecError, ValueRange};
 pub use trap::{ExecError, Trap, TrapKind};
 
 pub mod docs {

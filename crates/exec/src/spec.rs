@@ -1,0 +1,720 @@
+//! Input specifications: which parameters of an entry function are inputs, their shapes
+//! and value ranges, and how a vector of search coordinates becomes interpreter arguments.
+//!
+//! Every engine (cover, accuracy, explore) searches over a flat vector of coordinates; this
+//! module owns the one mapping from that vector to [`Arg`]s so the engines agree on it.
+//! Users describe parameters with `--arg` texts ([`ArgSpec`]) and output arrays with
+//! `--out-arg` texts ([`OutArgSpec`]):
+//!
+//! | text | meaning |
+//! |---|---|
+//! | `x: f64` | scalar input (or the pointee of a pointer parameter) |
+//! | `a: f64[8]` | array of 8 inputs passed by pointer |
+//! | `a: f64[8] in [-100, 100]` | the same, each element in the range |
+//! | `x in [0, 1]` | the parameter's own type, in a range |
+//! | `n = 8` | a fixed value, not an input |
+//! | `--out-arg b`, `--out-arg 'b: f64[8]'` | a zero-filled output array |
+//!
+//! A parameter is named by its source name or its 1-based position. Parameters without a
+//! spec default to one coordinate each: scalars as they are, a pointer to a scalar gets a
+//! one-element array whose element is the coordinate (CoverMe's `double*` parameters).
+
+use crate::interp::Arg;
+use fpir::float_text::parse_float;
+use fpir::{FloatTy, Func, Module, Type};
+use std::fmt;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// Errors in argument specifications.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SpecError {
+    /// The text of a spec does not follow the grammar.
+    #[error("bad argument spec `{text}`: {reason}")]
+    Syntax {
+        /// The spec text.
+        text: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A value does not parse as its type.
+    #[error("`{text}` is not a valid {ty} value")]
+    BadValue {
+        /// The value text.
+        text: String,
+        /// The expected type.
+        ty: Type,
+    },
+    /// No parameter has the given name or position.
+    #[error("function `{func}` has no parameter `{name}` (parameters: {known})")]
+    UnknownParam {
+        /// Function name.
+        func: String,
+        /// The name or position given.
+        name: String,
+        /// The parameters the function has.
+        known: String,
+    },
+    /// Two specs name the same parameter.
+    #[error("parameter `{0}` is specified twice")]
+    Duplicate(String),
+    /// The spec does not fit the parameter's type.
+    #[error("parameter `{name}` of type {ty}: {reason}")]
+    Mismatch {
+        /// Parameter name.
+        name: String,
+        /// Its IR type.
+        ty: Type,
+        /// Why the spec does not fit.
+        reason: String,
+    },
+    /// The function id is not in the module.
+    #[error("no function {0} in the module")]
+    UnknownFunc(Func),
+}
+
+/// A closed range of values for every coordinate of a parameter.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct ValueRange {
+    /// Lowest value.
+    pub lo: f64,
+    /// Highest value.
+    pub hi: f64,
+}
+
+impl ValueRange {
+    /// True when `x` lies in the range.
+    pub fn contains(&self, x: f64) -> bool {
+        self.lo <= x && x <= self.hi
+    }
+}
+
+/// The shape a spec gives a parameter.
+#[derive(Clone, PartialEq, Debug)]
+pub enum SpecShape {
+    /// Inputs: an explicit element type (or the parameter's own), an array length (or a
+    /// scalar), and an optional range.
+    Input {
+        /// Element type, when written.
+        ty: Option<Type>,
+        /// Array length, when written (`[N]`).
+        len: Option<usize>,
+        /// Value range, when written.
+        range: Option<ValueRange>,
+    },
+    /// A fixed value (`n = 8`), kept as text until the parameter's type is known.
+    Fixed(String),
+}
+
+/// One `--arg` text, parsed.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ArgSpec {
+    /// Parameter name or 1-based position.
+    pub name: String,
+    /// What the spec says about it.
+    pub shape: SpecShape,
+}
+
+/// One `--out-arg` text, parsed: an output array.
+#[derive(Clone, PartialEq, Debug)]
+pub struct OutArgSpec {
+    /// Parameter name or 1-based position.
+    pub name: String,
+    /// Element type, when written.
+    pub elem: Option<Type>,
+    /// Length, when written (otherwise the length of the first input array).
+    pub len: Option<usize>,
+}
+
+/// How one parameter is passed.
+#[derive(Clone, PartialEq, Debug)]
+pub enum ParamInput {
+    /// A scalar input: one coordinate.
+    Scalar {
+        /// Its type.
+        ty: Type,
+        /// Its range, if any.
+        range: Option<ValueRange>,
+    },
+    /// A pointer to one scalar input: one coordinate, passed as a one-element array.
+    Pointee {
+        /// The pointee type.
+        ty: Type,
+        /// Its range, if any.
+        range: Option<ValueRange>,
+    },
+    /// An array of inputs passed by pointer: `len` coordinates.
+    Array {
+        /// Element type.
+        elem: Type,
+        /// Number of elements.
+        len: usize,
+        /// Range of every element, if any.
+        range: Option<ValueRange>,
+    },
+    /// A fixed scalar value: no coordinate.
+    Fixed {
+        /// Its type.
+        ty: Type,
+        /// Its raw bits.
+        bits: u64,
+    },
+    /// A zero-filled output array passed by pointer: no coordinate.
+    Output {
+        /// Element type.
+        elem: Type,
+        /// Number of elements.
+        len: usize,
+    },
+}
+
+/// One search coordinate: which parameter (and array element) it feeds.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Coord {
+    /// Index of the parameter.
+    pub param: usize,
+    /// Element index for array parameters.
+    pub elem: Option<usize>,
+    /// Type of the value.
+    pub ty: Type,
+    /// Range of the value, if any.
+    pub range: Option<ValueRange>,
+}
+
+/// The inputs of one entry function: how each parameter is passed and the flat list of
+/// coordinates the engines search over.
+#[derive(Clone, PartialEq, Debug)]
+pub struct InputSpec {
+    names: Vec<String>,
+    params: Vec<ParamInput>,
+    coords: Vec<Coord>,
+}
+
+impl InputSpec {
+    /// Plans the inputs of `func` from the user's specs; parameters without one take the
+    /// defaults described in the module docs.
+    pub fn for_function(
+        module: &Module,
+        func: Func,
+        args: &[ArgSpec],
+        outs: &[OutArgSpec],
+    ) -> Result<InputSpec, SpecError> {
+        let f = module.funcs.get(func).ok_or(SpecError::UnknownFunc(func))?;
+        let types = f.param_types();
+        let names: Vec<String> = (0..types.len())
+            .map(|i| match f.param_names.get(i).cloned().flatten() {
+                Some(name) => name,
+                None => format!("{}", i + 1),
+            })
+            .collect();
+        let resolve = |name: &str| -> Result<usize, SpecError> {
+            names
+                .iter()
+                .position(|n| n == name)
+                .or_else(|| {
+                    name.parse::<usize>()
+                        .ok()
+                        .filter(|&k| (1..=names.len()).contains(&k))
+                        .map(|k| k - 1)
+                })
+                .ok_or_else(|| SpecError::UnknownParam {
+                    func: f.name.clone(),
+                    name: name.to_string(),
+                    known: names.join(", "),
+                })
+        };
+        let mut arg_of: Vec<Option<&ArgSpec>> = vec![None; types.len()];
+        let mut out_of: Vec<Option<&OutArgSpec>> = vec![None; types.len()];
+        for spec in args {
+            let index = resolve(&spec.name)?;
+            if arg_of[index].replace(spec).is_some() {
+                return Err(SpecError::Duplicate(names[index].clone()));
+            }
+        }
+        for spec in outs {
+            let index = resolve(&spec.name)?;
+            if arg_of[index].is_some() || out_of[index].replace(spec).is_some() {
+                return Err(SpecError::Duplicate(names[index].clone()));
+            }
+        }
+        let mut params = Vec::with_capacity(types.len());
+        for (i, &ty) in types.iter().enumerate() {
+            let pointee = f.param_pointees.get(i).copied().flatten();
+            let param = Param {
+                name: &names[i],
+                ty,
+                pointee,
+            };
+            params.push(match arg_of[i] {
+                Some(spec) => param.input_from(&spec.shape)?,
+                None if out_of[i].is_some() => ParamInput::Fixed { ty, bits: 0 },
+                None => param.default_input()?,
+            });
+        }
+        let first_array_len = params.iter().find_map(|p| match p {
+            ParamInput::Array { len, .. } => Some(*len),
+            _ => None,
+        });
+        for (i, out) in out_of.iter().enumerate() {
+            if let Some(out) = out {
+                let param = Param {
+                    name: &names[i],
+                    ty: types[i],
+                    pointee: f.param_pointees.get(i).copied().flatten(),
+                };
+                params[i] = param.output(out, first_array_len)?;
+            }
+        }
+        let coords = coords_of(&params);
+        Ok(InputSpec {
+            names,
+            params,
+            coords,
+        })
+    }
+
+    /// How each parameter is passed, in parameter order.
+    pub fn params(&self) -> &[ParamInput] {
+        &self.params
+    }
+
+    /// The search coordinates, in parameter order then element order.
+    pub fn coords(&self) -> &[Coord] {
+        &self.coords
+    }
+
+    /// Number of coordinates.
+    pub fn dims(&self) -> usize {
+        self.coords.len()
+    }
+
+    /// The source name (or 1-based position) of parameter `param`.
+    pub fn param_name(&self, param: usize) -> &str {
+        &self.names[param]
+    }
+
+    /// The interpreter arguments for the raw bits of every coordinate.
+    ///
+    /// # Panics
+    /// When `coord_bits` does not have one value per coordinate (a caller bug).
+    pub fn to_args(&self, coord_bits: &[u64]) -> Vec<Arg> {
+        assert_eq!(
+            coord_bits.len(),
+            self.coords.len(),
+            "one value per coordinate"
+        );
+        let mut next = coord_bits.iter().copied();
+        self.params
+            .iter()
+            .map(|param| match *param {
+                ParamInput::Scalar { .. } => Arg::Scalar(next.next().unwrap_or(0)),
+                ParamInput::Pointee { ty, .. } => Arg::Array {
+                    elem: ty,
+                    values: vec![next.next().unwrap_or(0)],
+                },
+                ParamInput::Array { elem, len, .. } => Arg::Array {
+                    elem,
+                    values: next.by_ref().take(len).collect(),
+                },
+                ParamInput::Fixed { bits, .. } => Arg::Scalar(bits),
+                ParamInput::Output { elem, len } => Arg::Array {
+                    elem,
+                    values: vec![0; len],
+                },
+            })
+            .collect()
+    }
+}
+
+fn coords_of(params: &[ParamInput]) -> Vec<Coord> {
+    let mut coords = Vec::new();
+    for (param, input) in params.iter().enumerate() {
+        match *input {
+            ParamInput::Scalar { ty, range } | ParamInput::Pointee { ty, range } => {
+                coords.push(Coord {
+                    param,
+                    elem: None,
+                    ty,
+                    range,
+                })
+            }
+            ParamInput::Array { elem, len, range } => coords.extend((0..len).map(|k| Coord {
+                param,
+                elem: Some(k),
+                ty: elem,
+                range,
+            })),
+            ParamInput::Fixed { .. } | ParamInput::Output { .. } => {}
+        }
+    }
+    coords
+}
+
+/// A parameter being planned.
+struct Param<'a> {
+    name: &'a str,
+    ty: Type,
+    pointee: Option<Type>,
+}
+
+impl Param<'_> {
+    fn mismatch(&self, reason: impl Into<String>) -> SpecError {
+        SpecError::Mismatch {
+            name: self.name.to_string(),
+            ty: self.ty,
+            reason: reason.into(),
+        }
+    }
+
+    fn default_input(&self) -> Result<ParamInput, SpecError> {
+        match (self.ty, self.pointee) {
+            (Type::Ptr, Some(Type::Ptr)) => {
+                Err(self
+                    .mismatch("a pointer to a pointer cannot be an input; write a driver function"))
+            }
+            (Type::Ptr, pointee) => Ok(ParamInput::Pointee {
+                ty: pointee.unwrap_or(Type::F64),
+                range: None,
+            }),
+            (ty, _) => Ok(ParamInput::Scalar { ty, range: None }),
+        }
+    }
+
+    fn input_from(&self, shape: &SpecShape) -> Result<ParamInput, SpecError> {
+        match shape {
+            SpecShape::Fixed(text) => {
+                if self.ty == Type::Ptr {
+                    return Err(self.mismatch("a pointer cannot have a fixed value"));
+                }
+                Ok(ParamInput::Fixed {
+                    ty: self.ty,
+                    bits: parse_value(text, self.ty)?,
+                })
+            }
+            SpecShape::Input { ty, len, range } => {
+                if let Some(range) = range {
+                    let elem = ty.or(self.pointee).unwrap_or(self.ty);
+                    if !matches!(elem, Type::Float(_) | Type::Int(_)) {
+                        return Err(self.mismatch("a range needs a number type"));
+                    }
+                    if range.lo > range.hi {
+                        return Err(self.mismatch("the range is empty"));
+                    }
+                }
+                match (self.ty, len) {
+                    (Type::Ptr, Some(len)) => Ok(ParamInput::Array {
+                        elem: self.pointee_type(*ty)?,
+                        len: *len,
+                        range: *range,
+                    }),
+                    (Type::Ptr, None) => Ok(ParamInput::Pointee {
+                        ty: self.pointee_type(*ty)?,
+                        range: *range,
+                    }),
+                    (_, Some(_)) => Err(self.mismatch("an array needs a pointer parameter")),
+                    (own, None) => match ty {
+                        Some(t) if *t != own => Err(self.mismatch(format!("the spec says {t}"))),
+                        _ => Ok(ParamInput::Scalar {
+                            ty: own,
+                            range: *range,
+                        }),
+                    },
+                }
+            }
+        }
+    }
+
+    /// The element type of a pointer parameter: the written one, which must agree with the
+    /// declared pointee when the source says it.
+    fn pointee_type(&self, written: Option<Type>) -> Result<Type, SpecError> {
+        match (written, self.pointee) {
+            (Some(Type::Ptr), _) | (None, Some(Type::Ptr)) => {
+                Err(self
+                    .mismatch("a pointer to a pointer cannot be an input; write a driver function"))
+            }
+            (Some(w), Some(p)) if w != p => {
+                Err(self.mismatch(format!("the spec says {w} but the parameter points to {p}")))
+            }
+            (Some(w), _) => Ok(w),
+            (None, p) => Ok(p.unwrap_or(Type::F64)),
+        }
+    }
+
+    fn output(
+        &self,
+        spec: &OutArgSpec,
+        default_len: Option<usize>,
+    ) -> Result<ParamInput, SpecError> {
+        if self.ty != Type::Ptr {
+            return Err(self.mismatch("an output array needs a pointer parameter"));
+        }
+        let elem = self.pointee_type(spec.elem)?;
+        let len = spec.len.or(default_len).ok_or_else(|| {
+            self.mismatch("give the output's length (`NAME: f64[N]`) or an input array")
+        })?;
+        Ok(ParamInput::Output { elem, len })
+    }
+}
+
+/// Parses a scalar of type `ty` into its raw bits: floats in decimal, C99 hex, `inf`,
+/// `nan` or `raw:` + hex bits; integers in decimal or `0x` hex, range-checked and
+/// truncated to the width.
+pub fn parse_value(text: &str, ty: Type) -> Result<u64, SpecError> {
+    let bad = || SpecError::BadValue {
+        text: text.to_string(),
+        ty,
+    };
+    match ty {
+        Type::Float(ft) => parse_float(ft, text.trim()).map_err(|_| bad()),
+        Type::Int(width) => parse_int(text.trim(), width).ok_or_else(bad),
+        Type::Ptr => Err(bad()),
+    }
+}
+
+fn parse_int(text: &str, width: u8) -> Option<u64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => u64::from_str_radix(hex, 16).ok()?,
+        None => digits.parse::<u64>().ok()?,
+    };
+    let bits = u32::from(width);
+    let unsigned_max = u64::MAX >> (64 - bits);
+    let signed_min_magnitude = 1u64 << (bits - 1);
+    if (negative && magnitude > signed_min_magnitude) || (!negative && magnitude > unsigned_max) {
+        return None;
+    }
+    let value = if negative {
+        magnitude.wrapping_neg()
+    } else {
+        magnitude
+    };
+    Some(value & unsigned_max)
+}
+
+fn syntax(text: &str, reason: &str) -> SpecError {
+    SpecError::Syntax {
+        text: text.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Parses a type name: `f64`/`double`, `f32`/`float`, `i8`/`char`, `i16`/`short`,
+/// `i32`/`int`, `i64`/`long`.
+fn parse_type(text: &str) -> Option<Type> {
+    Some(match text {
+        "f64" | "double" => Type::Float(FloatTy::F64),
+        "f32" | "float" => Type::Float(FloatTy::F32),
+        "i8" | "char" => Type::I8,
+        "i16" | "short" => Type::Int(16),
+        "i32" | "int" => Type::I32,
+        "i64" | "long" => Type::I64,
+        _ => return None,
+    })
+}
+
+/// Parses `TYPE` or `TYPE[N]`.
+fn parse_type_and_len(full: &str, text: &str) -> Result<(Type, Option<usize>), SpecError> {
+    let (name, len) = match text.split_once('[') {
+        Some((name, rest)) => {
+            let len_text = rest
+                .strip_suffix(']')
+                .ok_or_else(|| syntax(full, "missing `]` after the array length"))?;
+            let len = len_text
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| syntax(full, "the array length must be a positive integer"))?;
+            (name.trim(), Some(len))
+        }
+        None => (text.trim(), None),
+    };
+    let ty = parse_type(name).ok_or_else(|| {
+        syntax(
+            full,
+            &format!("unknown type `{name}` (f64, f32, i8, i16, i32, i64)"),
+        )
+    })?;
+    Ok((ty, len))
+}
+
+/// Parses `[LO, HI]`.
+fn parse_range(full: &str, text: &str) -> Result<ValueRange, SpecError> {
+    let inner = text
+        .trim()
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .ok_or_else(|| syntax(full, "a range is written `in [LO, HI]`"))?;
+    let (lo, hi) = inner
+        .split_once(',')
+        .ok_or_else(|| syntax(full, "a range is written `in [LO, HI]`"))?;
+    let bound = |t: &str| -> Result<f64, SpecError> {
+        parse_float(FloatTy::F64, t.trim())
+            .map(f64::from_bits)
+            .ok()
+            .filter(|v| !v.is_nan())
+            .ok_or_else(|| syntax(full, &format!("`{}` is not a number", t.trim())))
+    };
+    let range = ValueRange {
+        lo: bound(lo)?,
+        hi: bound(hi)?,
+    };
+    if range.lo > range.hi {
+        return Err(syntax(full, "the range is empty (LO > HI)"));
+    }
+    Ok(range)
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+}
+
+impl FromStr for ArgSpec {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<ArgSpec, SpecError> {
+        if let Some((name, value)) = text.split_once('=') {
+            let name = name.trim();
+            if !valid_name(name) || value.trim().is_empty() {
+                return Err(syntax(text, "a fixed value is written `NAME = VALUE`"));
+            }
+            return Ok(ArgSpec {
+                name: name.to_string(),
+                shape: SpecShape::Fixed(value.trim().to_string()),
+            });
+        }
+        let (head, range) = match text.split_once(" in ") {
+            Some((head, range)) => (head, Some(parse_range(text, range)?)),
+            None => (text, None),
+        };
+        let (name, ty, len) = match head.split_once(':') {
+            Some((name, ty)) => {
+                let (ty, len) = parse_type_and_len(text, ty)?;
+                (name.trim(), Some(ty), len)
+            }
+            None => (head.trim(), None, None),
+        };
+        if !valid_name(name) {
+            return Err(syntax(
+                text,
+                "expected `NAME: TYPE[N] in [LO, HI]`, `NAME in [LO, HI]` or `NAME = VALUE`",
+            ));
+        }
+        if ty.is_none() && range.is_none() {
+            return Err(syntax(text, "say a type (`NAME: f64`), a range or a value"));
+        }
+        Ok(ArgSpec {
+            name: name.to_string(),
+            shape: SpecShape::Input { ty, len, range },
+        })
+    }
+}
+
+impl FromStr for OutArgSpec {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<OutArgSpec, SpecError> {
+        let (name, elem, len) = match text.split_once(':') {
+            Some((name, ty)) => {
+                let (ty, len) = parse_type_and_len(text, ty)?;
+                (name.trim(), Some(ty), len)
+            }
+            None => (text.trim(), None, None),
+        };
+        if !valid_name(name) {
+            return Err(syntax(text, "expected `NAME` or `NAME: TYPE[N]`"));
+        }
+        Ok(OutArgSpec {
+            name: name.to_string(),
+            elem,
+            len,
+        })
+    }
+}
+
+impl fmt::Display for ParamInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let range = |r: &Option<ValueRange>| match r {
+            Some(r) => format!(" in [{}, {}]", r.lo, r.hi),
+            None => String::new(),
+        };
+        match self {
+            ParamInput::Scalar { ty, range: r } => write!(f, "{ty}{}", range(r)),
+            ParamInput::Pointee { ty, range: r } => write!(f, "*{ty}{}", range(r)),
+            ParamInput::Array {
+                elem,
+                len,
+                range: r,
+            } => write!(f, "{elem}[{len}]{}", range(r)),
+            ParamInput::Fixed { ty, bits } => write!(f, "{ty} = {bits:#x}"),
+            ParamInput::Output { elem, len } => write!(f, "out {elem}[{len}]"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_form() {
+        let a: ArgSpec = "a: f64[8] in [-100, 100]".parse().unwrap();
+        assert_eq!(a.name, "a");
+        assert_eq!(
+            a.shape,
+            SpecShape::Input {
+                ty: Some(Type::F64),
+                len: Some(8),
+                range: Some(ValueRange {
+                    lo: -100.0,
+                    hi: 100.0
+                })
+            }
+        );
+        let n: ArgSpec = "n = 8".parse().unwrap();
+        assert_eq!(n.shape, SpecShape::Fixed("8".to_string()));
+        let x: ArgSpec = "2 in [0x1p-3, inf]".parse().unwrap();
+        assert_eq!(x.name, "2");
+        let out: OutArgSpec = "b: f32[4]".parse().unwrap();
+        assert_eq!((out.elem, out.len), (Some(Type::F32), Some(4)));
+        let bare: OutArgSpec = "b".parse().unwrap();
+        assert_eq!((bare.elem, bare.len), (None, None));
+    }
+
+    #[test]
+    fn rejects_malformed_specs() {
+        for bad in [
+            "a",
+            "a: f80",
+            "a: f64[0]",
+            "a: f64[8",
+            "a in [2, 1]",
+            "a in 1, 2",
+            "a in [x, 2]",
+            "= 3",
+            "a b: f64",
+        ] {
+            assert!(bad.parse::<ArgSpec>().is_err(), "{bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn values_are_range_checked_and_truncated() {
+        assert_eq!(parse_value("-1", Type::I32).unwrap(), 0xffff_ffff);
+        assert_eq!(parse_value("0x10", Type::I8).unwrap(), 16);
+        assert!(parse_value("256", Type::I8).is_err());
+        assert!(parse_value("-129", Type::I8).is_err());
+        assert_eq!(parse_value("-128", Type::I8).unwrap(), 0x80);
+        assert!(parse_value("1.5", Type::I32).is_err());
+        assert_eq!(parse_value("0x1.8p+1", Type::F64).unwrap(), 3f64.to_bits());
+    }
+}

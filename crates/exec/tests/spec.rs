@@ -1,0 +1,139 @@
+//! Input specs against lowered C functions: parameter resolution, defaults, coordinates,
+//! and the arguments the interpreter receives.
+
+use fpforge_exec::{
+    Arg, ArgSpec, Concrete, ExecConfig, InputSpec, Interpreter, NoObserver, OutArgSpec, Outcome,
+    ParamInput, SpecError, ValueRange,
+};
+use fpir::{Module, Type};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn module() -> &'static Module {
+    static MODULE: OnceLock<Module> = OnceLock::new();
+    MODULE.get_or_init(|| {
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/exec/spec.c");
+        fpforge_lower::load(&[path], &fpforge_lower::LoadOptions::default()).expect("spec.c lowers")
+    })
+}
+
+fn plan(func: &str, args: &[&str], outs: &[&str]) -> Result<InputSpec, SpecError> {
+    let m = module();
+    let f = m.func_by_name(func).expect("function exists");
+    let args: Vec<ArgSpec> = args
+        .iter()
+        .map(|t| t.parse().expect("spec parses"))
+        .collect();
+    let outs: Vec<OutArgSpec> = outs
+        .iter()
+        .map(|t| t.parse().expect("spec parses"))
+        .collect();
+    InputSpec::for_function(m, f, &args, &outs)
+}
+
+fn run(func: &str, args: &[Arg]) -> fpforge_exec::Run<u64> {
+    let m = module();
+    let f = m.func_by_name(func).expect("function exists");
+    let mut interp =
+        Interpreter::new(m, Concrete, NoObserver, ExecConfig::default()).expect("valid module");
+    interp.call(f, args).expect("valid call")
+}
+
+#[test]
+fn arrays_and_fixed_lengths_drive_a_real_call() {
+    let spec = plan(
+        "dot",
+        &["a: f64[3] in [-100, 100]", "b: f64[3]", "n = 3"],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(spec.dims(), 6);
+    assert_eq!(
+        spec.coords()[0].range,
+        Some(ValueRange {
+            lo: -100.0,
+            hi: 100.0
+        })
+    );
+    assert_eq!(spec.coords()[4].param, 1);
+    assert_eq!(spec.coords()[4].elem, Some(1));
+    let values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0].map(f64::to_bits);
+    let result = run("dot", &spec.to_args(&values));
+    assert_eq!(
+        result.outcome,
+        Outcome::Returned(Some((4.0f64 + 10.0 + 18.0).to_bits()))
+    );
+}
+
+#[test]
+fn output_arrays_take_the_first_input_length() {
+    let spec = plan("scale", &["x: f32[4]", "n = 4", "k = 0.5"], &["out"]).unwrap();
+    assert_eq!(
+        spec.params()[1],
+        ParamInput::Output {
+            elem: Type::F32,
+            len: 4
+        }
+    );
+    assert_eq!(spec.dims(), 4);
+    let values = [2.0f32, -4.0, 8.0, 1.0].map(|v| u64::from(v.to_bits()));
+    let result = run("scale", &spec.to_args(&values));
+    let halves: Vec<u64> = [1.0f32, -2.0, 4.0, 0.5]
+        .iter()
+        .map(|v| u64::from(v.to_bits()))
+        .collect();
+    assert_eq!(result.arrays[1], halves);
+}
+
+#[test]
+fn defaults_give_one_coordinate_per_parameter() {
+    let spec = plan("bump", &[], &[]).unwrap();
+    assert_eq!(
+        spec.params(),
+        &[
+            ParamInput::Pointee {
+                ty: Type::F64,
+                range: None
+            },
+            ParamInput::Scalar {
+                ty: Type::I32,
+                range: None
+            }
+        ]
+    );
+    let spec = plan("bump", &["2 = -3"], &[]).unwrap();
+    assert_eq!(spec.dims(), 1);
+    let result = run("bump", &spec.to_args(&[1.5f64.to_bits()]));
+    assert_eq!(result.arrays[0], vec![(-1.5f64).to_bits()]);
+}
+
+#[test]
+fn mistakes_are_named() {
+    let unknown = plan("dot", &["c: f64[2]"], &[]).unwrap_err();
+    assert!(unknown.to_string().contains("a, b, n"), "{unknown}");
+    assert!(matches!(
+        plan("dot", &["a: f64[2]", "1: f64[2]"], &[]),
+        Err(SpecError::Duplicate(_))
+    ));
+    assert!(matches!(
+        plan("dot", &["n: i32[2]"], &[]),
+        Err(SpecError::Mismatch { .. })
+    ));
+    assert!(matches!(
+        plan("dot", &["a: f32[2]"], &[]),
+        Err(SpecError::Mismatch { .. })
+    ));
+    assert!(matches!(
+        plan("dot", &["n = 1.5"], &[]),
+        Err(SpecError::BadValue { .. })
+    ));
+    assert!(matches!(
+        plan("scale", &[], &["out"]),
+        Err(SpecError::Mismatch { .. })
+    ));
+    assert!(matches!(
+        plan("first", &[], &[]),
+        Err(SpecError::Mismatch { .. })
+    ));
+}
