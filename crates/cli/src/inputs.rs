@@ -32,6 +32,12 @@ pub struct ProgramArgs {
     /// reported before the run.
     #[arg(long)]
     pub skip_unsupported: bool,
+    /// Load the program even if FUNC may call functions that are neither defined in the
+    /// inputs nor known math functions (e.g. `fprintf` on a library's error path): they
+    /// are listed in a warning and trap if a run reaches them. Without this flag they are
+    /// an error.
+    #[arg(long)]
+    pub allow_undefined: bool,
 }
 
 /// A module loaded from the inputs, with the entry function resolved.
@@ -88,9 +94,15 @@ impl ProgramArgs {
         let module = fpforge_lower::load(paths, &self.load_options())?;
         let func = find_function(&module, &self.function)?;
         let missing = module.unresolved_from(func);
-        if !missing.is_empty() {
+        if !missing.is_empty() && self.allow_undefined {
+            eprintln!(
+                "warning: `{}` may call undefined functions, which trap if reached: {}",
+                self.function,
+                missing.join(", ")
+            );
+        } else if !missing.is_empty() {
             bail!(
-                "`{}` calls functions that are neither defined in the inputs nor known math functions: {} (add the files that define them)",
+                "`{}` calls functions that are neither defined in the inputs nor known math functions: {} (add the files that define them, or pass --allow-undefined to trap when one is reached)",
                 self.function,
                 missing.join(", ")
             );

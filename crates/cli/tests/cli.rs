@@ -140,6 +140,39 @@ fn unresolved_externals_are_listed() {
 }
 
 #[test]
+fn allow_undefined_warns_and_traps_only_when_reached() {
+    let strict = fpforge(&[
+        "run",
+        &fixture("error_path.c"),
+        "-f",
+        "checked_sum",
+        "1",
+        "2",
+    ]);
+    assert_eq!(strict.status.code(), Some(1));
+    let err = stderr(&strict);
+    assert!(
+        err.contains("fprintf") && err.contains("--allow-undefined"),
+        "{err}"
+    );
+
+    let args = ["run", &fixture("error_path.c"), "-f", "checked_sum"];
+    let fine = fpforge(&[&args[..], &["--allow-undefined", "1", "2"]].concat());
+    assert_eq!(fine.status.code(), Some(0), "{}", stderr(&fine));
+    assert!(stdout(&fine).contains("= 0x1.8p+1"), "{}", stdout(&fine));
+    let warning = stderr(&fine);
+    assert!(
+        warning.contains("warning:") && warning.contains("fprintf"),
+        "{warning}"
+    );
+
+    let reached = fpforge(&[&args[..], &["--allow-undefined", "--", "-1", "2"]].concat());
+    assert_eq!(reached.status.code(), Some(3), "{}", stderr(&reached));
+    let report = stdout(&reached);
+    assert!(report.contains("fprintf"), "{report}");
+}
+
+#[test]
 fn endless_loop_stops_on_fuel() {
     let out = fpforge(&[
         "run",
