@@ -752,6 +752,7 @@ fn step<S: Semantics, O: Observer>(
         } => {
             let mut at = sem.concrete_bits(reg!(b)).wrapping_add(offset as u64);
             for &(index, ty, scale) in &fc.terms[start as usize..(start + len) as usize] {
+                sem.address_index(reg!(index));
                 at = at.wrapping_add(scaled_index(sem.concrete_bits(reg!(index)), ty, scale));
             }
             set!(d, sem.address(at));
@@ -764,6 +765,7 @@ fn step<S: Semantics, O: Observer>(
             offset,
             scale,
         } => {
+            sem.address_index(reg!(index));
             let at = sem
                 .concrete_bits(reg!(b))
                 .wrapping_add(offset as u64)

@@ -52,6 +52,14 @@ pub trait Semantics {
         self.constant(Type::Ptr, addr)
     }
 
+    /// An integer used as an index of address arithmetic (`ptroffset`): the address is
+    /// computed from its concrete bits. Concolic semantics record that a symbolic index
+    /// was concretized here; the default does nothing.
+    #[inline]
+    fn address_index(&mut self, index: &Self::Value) {
+        let _ = index;
+    }
+
     /// The concrete bits of a value (zero-extended), used for branch decisions, switch
     /// values, addresses, call targets and observer events.
     fn concrete_bits(&self, value: &Self::Value) -> u64;

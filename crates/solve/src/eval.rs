@@ -466,6 +466,11 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
         },
         BitsToFp(FpFormat::F32) => Value::F32(f32::from_bits(bv(0).0 as u32)),
         BitsToFp(FpFormat::F64) => Value::F64(f64::from_bits(bv(0).0)),
+        FpToBits(_) => match a[0] {
+            Value::F32(x) => Value::Bv(u64::from(x.to_bits()), 32),
+            Value::F64(x) => Value::Bv(x.to_bits(), 64),
+            _ => return None,
+        },
         BvNot => {
             let (x, w) = bv(0);
             Value::Bv(!x & mask(w), w)

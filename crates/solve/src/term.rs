@@ -105,6 +105,10 @@ pub enum Op {
     UbvToFp(FpFormat),
     /// `((_ to_fp e s) bv)`: reinterpret an IEEE bit pattern.
     BitsToFp(FpFormat),
+    /// The IEEE bit pattern of a float (the inverse of [`Op::BitsToFp`]; a NaN gives
+    /// the payload the value carries). Not SMT-LIB: writers express it as a fresh
+    /// bit-vector `b` with `((_ to_fp e s) b) = x`.
+    FpToBits(FpFormat),
     /// An extension: a C math function (`fpext.exp` ...), evaluated with the
     /// host libm, not part of SMT-LIB.
     Ext(ExtFn),
@@ -501,6 +505,13 @@ impl TermStore {
                     return Err(bad(0, &Sort::BitVec(f.width()).to_string()));
                 }
                 Ok(Sort::Fp(f))
+            }
+            FpToBits(f) => {
+                arity(1, "one")?;
+                if want_fp(0)? != f {
+                    return Err(bad(0, &Sort::Fp(f).to_string()));
+                }
+                Ok(Sort::BitVec(f.width()))
             }
             BvNot | BvNeg => {
                 arity(1, "one")?;

@@ -147,6 +147,42 @@ fn structural_change(old: &Dom, new: &Dom) -> bool {
     a.nan != b.nan || inf(a) != inf(b) || a.has_zero() != b.has_zero() || signs(a) != signs(b)
 }
 
+/// The floats whose bit patterns lie in `x`: positive patterns map to ordinals
+/// identically, negative patterns in reverse, the rest are NaN.
+fn patterns_to_floats(f: FpFormat, x: BDom) -> FDom {
+    let sign = 1u64 << (f.width() - 1);
+    let inf = max_ord(f) as u64;
+    if x.hi <= inf {
+        FDom::range(x.lo as i64, x.hi as i64)
+    } else if x.lo >= sign && x.hi <= sign | inf {
+        FDom::range(-((x.hi - sign) as i64) - 1, -((x.lo - sign) as i64) - 1)
+    } else {
+        FDom::full(f)
+    }
+}
+
+/// The range of bit patterns of the non-NaN floats of `z`, when `z` holds no NaN and
+/// one sign only (`None` otherwise: the patterns are not one range).
+fn floats_to_patterns(f: FpFormat, z: FDom) -> Option<BDom> {
+    let sign = 1u64 << (f.width() - 1);
+    if z.nan || z.range_empty() {
+        return None;
+    }
+    if z.lo >= 0 {
+        Some(BDom {
+            lo: z.lo as u64,
+            hi: z.hi as u64,
+        })
+    } else if z.hi < 0 {
+        Some(BDom {
+            lo: sign | (-z.hi - 1) as u64,
+            hi: sign | (-z.lo - 1) as u64,
+        })
+    } else {
+        None
+    }
+}
+
 /// All ones up to the highest set bit of `v`.
 fn fill_down(v: u64) -> u64 {
     if v == 0 {
@@ -748,38 +784,18 @@ impl<'s> Propagator<'s> {
                 }
             }
             Op::BitsToFp(f) => {
-                // Positive patterns map to ordinals identically; negative
-                // patterns in reverse; the rest are NaN.
-                let x = bdom(&d(a[0], doms));
-                let sign = 1u64 << (f.width() - 1);
-                let inf = max_ord(f) as u64;
-                let v = if x.hi <= inf {
-                    FDom::range(x.lo as i64, x.hi as i64)
-                } else if x.lo >= sign && x.hi <= sign | inf {
-                    FDom::range(-((x.hi - sign) as i64) - 1, -((x.lo - sign) as i64) - 1)
-                } else {
-                    FDom::full(f)
-                };
-                fwd!(Dom::Fp(v));
-                let z = fdom(&d(t, doms));
-                if !z.nan && !z.range_empty() {
-                    if z.lo >= 0 {
-                        bwd!(
-                            a[0],
-                            Dom::Bv(BDom {
-                                lo: z.lo as u64,
-                                hi: z.hi as u64
-                            })
-                        );
-                    } else if z.hi < 0 {
-                        bwd!(
-                            a[0],
-                            Dom::Bv(BDom {
-                                lo: sign | (-z.hi - 1) as u64,
-                                hi: sign | (-z.lo - 1) as u64
-                            })
-                        );
-                    }
+                fwd!(Dom::Fp(patterns_to_floats(f, bdom(&d(a[0], doms)))));
+                if let Some(b) = floats_to_patterns(f, fdom(&d(t, doms))) {
+                    bwd!(a[0], Dom::Bv(b));
+                }
+            }
+            Op::FpToBits(f) => {
+                if let Some(b) = floats_to_patterns(f, fdom(&d(a[0], doms))) {
+                    fwd!(Dom::Bv(b));
+                }
+                let x = patterns_to_floats(f, bdom(&d(t, doms)));
+                if !x.nan {
+                    bwd!(a[0], Dom::Fp(x));
                 }
             }
             Op::UbvToFp(f) => {

@@ -144,6 +144,11 @@ impl Avm {
                         if fit == 0.0 || matches!(space, Space::Flip) {
                             return true;
                         }
+                        if k == i64::MAX {
+                            // The step cannot grow: a saturated pattern move would
+                            // creep linearly (2^63 at a time) across the range.
+                            return true;
+                        }
                         k = k.saturating_mul(2);
                     } else {
                         self.cur[i] = old;

@@ -226,7 +226,7 @@ pub fn sample(rng: &mut ChaCha8Rng, sort: Sort, bounds: Option<(i64, i64)>) -> V
             let x = match (bounds, rng.gen_range(0..8)) {
                 (Some((lo, hi)), 0..=3) => from_ord(f, rng.gen_range(lo..=hi)),
                 (_, 0) => {
-                    const SPECIAL: [f64; 8] = [
+                    const SPECIAL: [f64; 9] = [
                         0.0,
                         -0.0,
                         1.0,
@@ -235,6 +235,7 @@ pub fn sample(rng: &mut ChaCha8Rng, sort: Sort, bounds: Option<(i64, i64)>) -> V
                         0.5,
                         f64::INFINITY,
                         f64::NEG_INFINITY,
+                        f64::NAN,
                     ];
                     SPECIAL[rng.gen_range(0..SPECIAL.len())]
                 }

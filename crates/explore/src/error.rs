@@ -1,0 +1,24 @@
+//! Errors of the explore crate. Unreachable paths, unknown answers and traps of the
+//! program under test are results, not errors.
+
+use fpforge_exec::{ExecError, SpecError};
+use thiserror::Error;
+
+/// What stops `reach` or `explore` before it can search.
+#[derive(Debug, Error)]
+pub enum ExploreError {
+    /// A path spec or branch decision does not parse or names no site.
+    #[error("bad path `{text}`: {reason}")]
+    PathSyntax {
+        /// The text given.
+        text: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The interpreter refused the module or the arguments.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    /// The input spec does not fit the function.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+}

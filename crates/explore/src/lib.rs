@@ -1,0 +1,60 @@
+//! `fpforge-explore`: concolic execution over fpforge's interpreter, path-oriented input
+//! generation (`reach`, after FPSE) and generational path exploration (`explore`, with
+//! FloPSy's and FPSE's solvers answering the path conditions).
+//!
+//! - [`concolic`]: the [`Concolic`] semantics (concrete bits plus solver terms, a
+//!   byte-granular symbolic memory shadow, path conditions, recorded concretizations).
+//! - [`constant`]: branch sides infeasible by constant conditions (no run needed).
+//! - [`path`]: path specs (`br3:T (br2:T br4:F)x12 file.c:41:F`).
+//! - [`session`]: one entry function under concolic execution: runs, solver queries,
+//!   concrete confirmation.
+//! - [`reach`]: an input for a path or a branch side, or a proof of infeasibility
+//!   ([`reach_sides`] is what `cover` calls for the sides it could not reach).
+//! - [`explore`](mod@explore): generational, coverage-first exploration.
+//! - [`smt2`]: queries as SMT-LIB for peer solvers; [`output`]: inputs.txt lines and
+//!   coverage.json.
+//!
+//! What `cover` calls for the sides its search did not reach (coordinates as in
+//! [`fpforge_exec::InputSpec::to_args`]):
+//!
+//! ```no_run
+//! use fpforge_explore::{reach_sides, Decision, EngineConfig, SideAnswer};
+//! # fn demo(module: &fpir::Module, func: fpir::Func, spec: fpforge_exec::InputSpec)
+//! #     -> Result<(), fpforge_explore::ExploreError> {
+//! let side = Decision::parse("br7:T", module)?;
+//! let config = EngineConfig::default().with_time_limit(std::time::Duration::from_secs(5));
+//! for answer in reach_sides(module, func, spec.clone(), &[side], config)? {
+//!     match answer {
+//!         SideAnswer::Covered(coords) => println!("witness {:?}", spec.to_args(&coords)),
+//!         SideAnswer::Infeasible { method } => println!("infeasible (proved by {method})"),
+//!         SideAnswer::Unknown => println!("not reached"),
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Soundness: every input reported has been re-executed on the concrete interpreter
+//! along the claimed path or side; "infeasible" comes only from a complete method on an
+//! exact path condition (no concretization in it), and names the method.
+#![deny(missing_docs)]
+
+pub mod concolic;
+pub mod constant;
+pub mod error;
+pub mod explore;
+pub mod output;
+pub mod path;
+pub mod reach;
+pub mod session;
+pub mod smt2;
+
+pub use concolic::{CVal, CallPolicy, Concolic, Mismatch, PathEntry};
+pub use error::ExploreError;
+pub use explore::{
+    explore, ExploreConfig, ExploreEvent, ExploreReport, ExploreStop, SideReport, SideStatus,
+};
+pub use path::{Decision, PathSpec};
+pub use reach::{
+    reach_path, reach_side, reach_sides, InfeasibleMethod, ReachAnswer, ReachReport, SideAnswer,
+};
+pub use session::{EngineConfig, QueryStats};

@@ -1,0 +1,173 @@
+//! Output formats shared with `fpforge cover` (whose writers live in the CLI and are
+//! private, so this crate has its own): one test per line of exact argument texts that
+//! `fpforge run FILE -f FUNC -- <line>` reads back, and `coverage.json`.
+
+use crate::explore::{ExploreReport, SideStatus};
+use crate::path::Decision;
+use fpforge_exec::{BranchOutcome, InputSpec, ParamInput};
+use fpir::float_text::format_exact;
+use fpir::{Module, Terminator, Type};
+use serde::Serialize;
+
+/// Exact text of raw bits of type `ty`: a C99 hex float (`raw:` bits for NaN), or a
+/// signed decimal integer.
+pub fn value_text(ty: Type, bits: u64) -> String {
+    match ty {
+        Type::Float(ft) => format_exact(ft, bits),
+        Type::Int(width) => {
+            let shift = 64 - u32::from(width).clamp(1, 64);
+            (((bits << shift) as i64) >> shift).to_string()
+        }
+        Type::Ptr => format!("{bits:#x}"),
+    }
+}
+
+/// The arguments of one test as `fpforge run` reads them: scalars and pointees as
+/// values, arrays as `[a, b, ...]`, fixed values as given, output arrays zero-filled.
+pub fn input_line(spec: &InputSpec, bits: &[u64]) -> String {
+    let mut next = bits.iter().copied();
+    let texts: Vec<String> = spec
+        .params()
+        .iter()
+        .map(|p| match *p {
+            ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
+                value_text(ty, next.next().unwrap_or(0))
+            }
+            ParamInput::Array { elem, len, .. } => format!(
+                "[{}]",
+                next.by_ref()
+                    .take(len)
+                    .map(|b| value_text(elem, b))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            ParamInput::Fixed { ty, bits } => value_text(ty, bits),
+            ParamInput::Output { elem, len } => {
+                format!("[{}]", vec![value_text(elem, 0); len].join(", "))
+            }
+        })
+        .collect();
+    texts.join(" ")
+}
+
+/// `T`/`F` for conditional branches; `case V` or `default` for switches.
+pub fn side_text(module: &Module, side: Decision) -> String {
+    match side.outcome {
+        BranchOutcome::Cond(true) => "T".into(),
+        BranchOutcome::Cond(false) => "F".into(),
+        BranchOutcome::Case(None) => "default".into(),
+        BranchOutcome::Case(Some(i)) => {
+            let data = &module.branch_sites[side.site];
+            match &module.funcs[data.func].blocks[data.block].term {
+                Terminator::Switch { ty, cases, .. } => cases
+                    .get(i as usize)
+                    .map(|c| format!("case {}", value_text(*ty, c.value)))
+                    .unwrap_or_else(|| format!("case #{i}")),
+                _ => format!("case #{i}"),
+            }
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct SideRow {
+    side: String,
+    status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    test: Option<usize>,
+    /// Seconds from the start until the side was first covered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seconds: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct SiteRow {
+    id: String,
+    location: String,
+    sides: Vec<SideRow>,
+}
+
+#[derive(Serialize)]
+struct Queries {
+    total: u64,
+    sat: u64,
+    unsat: u64,
+    unknown: u64,
+}
+
+#[derive(Serialize)]
+struct CoverageJson<'a> {
+    function: &'a str,
+    finished: bool,
+    stop: String,
+    complete: bool,
+    covered: usize,
+    infeasible: usize,
+    total: usize,
+    tests: usize,
+    paths: u64,
+    runs: u64,
+    queries: Queries,
+    sites: Vec<SiteRow>,
+}
+
+/// The status text of a side: `covered`, `infeasible (proved by METHOD)`, `not reached`.
+pub fn status_text(status: &SideStatus) -> String {
+    match status {
+        SideStatus::Covered { .. } => "covered".into(),
+        SideStatus::Infeasible { method } => format!("infeasible (proved by {method})"),
+        SideStatus::NotReached => "not reached".into(),
+    }
+}
+
+/// `coverage.json` of an exploration (the layout of `fpforge cover`'s, plus proved
+/// infeasible sides, paths and query counts).
+pub fn coverage_json(module: &Module, report: &ExploreReport) -> String {
+    let mut sites: Vec<SiteRow> = Vec::new();
+    for s in &report.sides {
+        let id = s.side.site.to_string();
+        if sites.last().is_none_or(|r| r.id != id) {
+            sites.push(SiteRow {
+                id,
+                location: module.describe_loc(module.branch_sites[s.side.site].loc),
+                sides: Vec::new(),
+            });
+        }
+        if let Some(row) = sites.last_mut() {
+            row.sides.push(SideRow {
+                side: side_text(module, s.side),
+                status: status_text(&s.status),
+                test: match s.status {
+                    SideStatus::Covered { test } => Some(test),
+                    _ => None,
+                },
+                seconds: match s.status {
+                    SideStatus::Covered { test } => {
+                        report.found_at.get(test).map(|d| d.as_secs_f64())
+                    }
+                    _ => None,
+                },
+            });
+        }
+    }
+    let json = CoverageJson {
+        function: &module.funcs[report.func].name,
+        finished: true,
+        stop: report.stop.to_string(),
+        complete: report.complete,
+        covered: report.covered(),
+        infeasible: report.infeasible(),
+        total: report.sides.len(),
+        tests: report.tests.len(),
+        paths: report.paths,
+        runs: report.runs,
+        queries: Queries {
+            total: report.queries.queries,
+            sat: report.queries.sat,
+            unsat: report.queries.unsat,
+            unknown: report.queries.unknown,
+        },
+        sites,
+    };
+    serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
+}

@@ -1,0 +1,299 @@
+//! `reach`: an input that takes a given path ([`reach_path`]) or one branch side
+//! ([`reach_side`]), or a proof that none exists.
+//!
+//! **Paths** (FPSE's question, Botella, Gotlieb, Michel, STVR 2006), generationally:
+//! run the current input concolically; find the first spec decision the run does not
+//! take (index `k`, run event `j`); ask the solver for an input satisfying every
+//! symbolic decision of the run before `j` plus the spec's side at `j`; repeat from its
+//! model. When the query is exactly the condition of the spec's prefix — nothing was
+//! concretized before `j` and every input-dependent decision before `j` is one of the
+//! spec's — `unsat` (from interval labeling), a decision at `j` that does not depend on
+//! the inputs, or a run that returns before decision `k` proves the path infeasible:
+//! every input taking the spec's first `k` decisions follows this run's events up to
+//! `j`, by induction over the events. Otherwise a negative answer restarts from a random
+//! input (an unknown one also multiplies the query limit by four, up to 64), and the
+//! answer is `unknown` when time runs out.
+//!
+//! Proofs through the math functions the solver has as extension operators (`exp log
+//! atan sin cos tan`) rest on its documented assumption that the host libm is within
+//! `fpforge_solve::term::EXT_ULP_BOUND` ulps of the true function;
+//! `--concretize-calls` (or [`crate::CallPolicy::Concretize`]) makes such paths inexact,
+//! so they are never proved infeasible.
+//!
+//! **Branch sides** are reached by [`crate::explore::explore`] with the side as target.
+//!
+//! Every input returned re-executes on the concrete interpreter along the claimed path.
+
+use crate::error::ExploreError;
+use crate::explore::{explore, ExploreConfig, SideStatus};
+use crate::path::{Decision, PathSpec};
+use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
+use fpforge_exec::InputSpec;
+use fpforge_solve::TermId;
+use fpir::{Func, Module};
+use std::fmt;
+use std::time::Duration;
+
+/// How infeasibility was proved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InfeasibleMethod {
+    /// Interval labeling exhausted the path condition (complete search).
+    IntervalLabeling,
+    /// The decision does not depend on the inputs along the only prefix that leads to it.
+    ConstantDecision,
+    /// Every input taking the prefix returns before the next decision.
+    PathEnds,
+    /// Exhaustive exploration: every path was enumerated, each alternative decided.
+    ExhaustiveExploration,
+    /// The condition is computed from constants only, or the site is in a block only
+    /// such conditions lead away from ([`crate::constant`]).
+    ConstantCondition,
+    /// Every path prefix that can lead to the site was explored and each alternative
+    /// toward the side decided unsat (exploration need not be complete elsewhere).
+    PrefixExploration,
+}
+
+impl fmt::Display for InfeasibleMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InfeasibleMethod::IntervalLabeling => "interval labeling",
+            InfeasibleMethod::ConstantDecision => "an input-independent decision",
+            InfeasibleMethod::PathEnds => "the path ending first",
+            InfeasibleMethod::ExhaustiveExploration => "exhaustive path exploration",
+            InfeasibleMethod::ConstantCondition => "a constant condition",
+            InfeasibleMethod::PrefixExploration => "exploring every prefix that reaches the site",
+        })
+    }
+}
+
+/// The answer of `reach`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReachAnswer {
+    /// An input (coordinate bits) whose concrete run takes the path.
+    Reached(Vec<u64>),
+    /// No input takes the path.
+    Infeasible {
+        /// The proof.
+        method: InfeasibleMethod,
+        /// Spec decisions that can be taken before the infeasible one.
+        prefix: usize,
+    },
+    /// Neither within the limits; says what was tried.
+    Unknown(String),
+}
+
+/// What `reach` did.
+#[derive(Clone, Debug)]
+pub struct ReachReport {
+    /// The answer.
+    pub answer: ReachAnswer,
+    /// Concolic runs.
+    pub runs: u64,
+    /// Solver queries.
+    pub queries: QueryStats,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// The query that decided the answer (the path condition of the confirmed run, or the
+    /// condition proved unsat), as SMT-LIB, when [`reach_path`] was asked for it and it
+    /// can be written (extension operators cannot).
+    pub smt2: Option<String>,
+}
+
+/// Searches an input that takes `path` (see the module docs).
+pub fn reach_path(
+    module: &Module,
+    func: Func,
+    spec: InputSpec,
+    path: &PathSpec,
+    config: EngineConfig,
+    emit_smt2: bool,
+) -> Result<ReachReport, ExploreError> {
+    let mut s = Session::new(module, func, spec, config)?;
+    let sites = path.sites();
+    let mut input = s.seed_input();
+    let mut tried: Vec<String> = Vec::new();
+    let mut restarts = 0u32;
+    let mut scale = 8u32;
+    let mut last_query: Vec<TermId> = Vec::new();
+    let finish = |s: &Session<'_>, answer: ReachAnswer, query: &[TermId]| ReachReport {
+        smt2: emit_smt2
+            .then(|| crate::smt2::write_query(s.store(), &s.with_ranges(query)))
+            .flatten(),
+        answer,
+        runs: s.runs,
+        queries: s.stats,
+        elapsed: s.elapsed(),
+    };
+    loop {
+        let run = s.run(&input)?;
+        let follow = path.follow(&run.decisions());
+        if follow.matched == path.decisions.len() {
+            let concrete = s.concrete_decisions(&input)?;
+            if path.follow(&concrete).matched == path.decisions.len() {
+                let last = follow.positions.last().copied().unwrap_or(0);
+                let pc: Vec<TermId> = run.path[..=last]
+                    .iter()
+                    .filter_map(|e| e.constraint)
+                    .collect();
+                return Ok(finish(&s, ReachAnswer::Reached(input), &pc));
+            }
+            tried.push("a model's concrete run left the path".into());
+        }
+        let j = follow.diverged_at.unwrap_or(run.path.len());
+        let exact = j <= run.exact_prefix
+            && run.path[..j]
+                .iter()
+                .all(|e| e.constraint.is_none() || sites.contains(&e.site));
+        let prefix: Vec<TermId> = run.path[..j].iter().filter_map(|e| e.constraint).collect();
+        let mut negative = None;
+        match follow.diverged_at {
+            None => {
+                // The run ended before the next spec decision.
+                if exact && run.end == RunEnd::Returned {
+                    return Ok(finish(
+                        &s,
+                        ReachAnswer::Infeasible {
+                            method: InfeasibleMethod::PathEnds,
+                            prefix: follow.matched,
+                        },
+                        &prefix,
+                    ));
+                }
+                negative = Some(format!(
+                    "runs end after {} of the path's decisions",
+                    follow.matched
+                ));
+            }
+            Some(j) => {
+                let want = path.decisions[follow.matched];
+                let entry = run.path[j];
+                match s.semantics_mut().constraint_for(&entry, want.outcome) {
+                    None if exact => {
+                        return Ok(finish(
+                            &s,
+                            ReachAnswer::Infeasible {
+                                method: InfeasibleMethod::ConstantDecision,
+                                prefix: follow.matched,
+                            },
+                            &prefix,
+                        ));
+                    }
+                    None => {
+                        negative = Some(format!(
+                            "decision {want} does not depend on the inputs here, but the prefix is not exact (a concretization, or input-dependent decisions at sites the path does not name)"
+                        ))
+                    }
+                    Some(c) => {
+                        let mut query = prefix.clone();
+                        query.push(c);
+                        last_query.clone_from(&query);
+                        match s.solve(&query, &input, scale) {
+                            QueryAnswer::Sat(next) => input = next,
+                            QueryAnswer::Unsat if exact => {
+                                return Ok(finish(
+                                    &s,
+                                    ReachAnswer::Infeasible {
+                                        method: InfeasibleMethod::IntervalLabeling,
+                                        prefix: follow.matched,
+                                    },
+                                    &query,
+                                ));
+                            }
+                            QueryAnswer::Unsat => {
+                                negative = Some(format!(
+                                    "decision {} unsat along an inexact prefix",
+                                    follow.matched + 1
+                                ))
+                            }
+                            QueryAnswer::Unknown => {
+                                // Retry from a fresh input with a longer query limit.
+                                scale = (scale * 4).min(64 * 8);
+                                negative =
+                                    Some(format!("decision {}: solver unknown", follow.matched + 1))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(why) = negative {
+            if !tried.contains(&why) {
+                tried.push(why);
+            }
+            restarts += 1;
+            input = s.random_input();
+        }
+        if s.out_of_time() {
+            let text = format!(
+                "{} runs, {} queries ({} sat, {} unsat, {} unknown), {restarts} random restarts; {}",
+                s.runs,
+                s.stats.queries,
+                s.stats.sat,
+                s.stats.unsat,
+                s.stats.unknown,
+                tried.join("; ")
+            );
+            return Ok(finish(&s, ReachAnswer::Unknown(text), &last_query));
+        }
+    }
+}
+
+/// The answer for one branch side, as `cover` uses it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SideAnswer {
+    /// An input (coordinate bits) whose concrete run takes the side.
+    Covered(Vec<u64>),
+    /// No input takes the side.
+    Infeasible {
+        /// The proof.
+        method: InfeasibleMethod,
+    },
+    /// Neither within the time limit.
+    Unknown,
+}
+
+/// Reaches one branch side of `func` within `config.time_limit`: exploration with the
+/// side as target (see [`mod@crate::explore`]).
+pub fn reach_side(
+    module: &Module,
+    func: Func,
+    spec: InputSpec,
+    side: Decision,
+    config: EngineConfig,
+) -> Result<SideAnswer, ExploreError> {
+    let mut answers = reach_sides(module, func, spec, &[side], config)?;
+    Ok(answers.pop().unwrap_or(SideAnswer::Unknown))
+}
+
+/// Reaches each of `sides` of `func` within one `config.time_limit`: one exploration
+/// with every side as target, stopping once all are taken. The library entry point
+/// `cover` calls for the sides its search did not reach; answers are in `sides` order.
+pub fn reach_sides(
+    module: &Module,
+    func: Func,
+    spec: InputSpec,
+    sides: &[Decision],
+    config: EngineConfig,
+) -> Result<Vec<SideAnswer>, ExploreError> {
+    let cfg = ExploreConfig::default()
+        .with_engine(config)
+        .with_targets(sides.to_vec());
+    let report = explore(module, func, spec, &cfg, |_| {})?;
+    Ok(sides
+        .iter()
+        .map(|side| {
+            let status = report
+                .sides
+                .iter()
+                .find(|r| r.side == *side)
+                .map(|r| r.status.clone());
+            match status {
+                Some(SideStatus::Covered { test }) => {
+                    SideAnswer::Covered(report.tests[test].clone())
+                }
+                Some(SideStatus::Infeasible { method }) => SideAnswer::Infeasible { method },
+                _ => SideAnswer::Unknown,
+            }
+        })
+        .collect())
+}

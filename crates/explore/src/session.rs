@@ -1,0 +1,430 @@
+//! The machinery `reach` and `explore` share: one concolic interpreter over one entry
+//! function, queries to the solver built from path entries, and concrete confirmation
+//! of every input before it is reported.
+
+use crate::concolic::{bits_value, value_bits, CallPolicy, Concolic, PathEntry};
+use crate::error::ExploreError;
+use fpforge_exec::{
+    BranchOutcome, BranchTrace, Concrete, ExecConfig, InputSpec, Interpreter, NoObserver, Outcome,
+    TrapKind,
+};
+use fpforge_solve::{Answer, Op, SolveConfig, Solver, Sort, Strategy, TermId, TermStore};
+use fpir::{BranchSite, FloatTy, Func, Module, Type};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::time::{Duration, Instant};
+
+/// Settings shared by `reach` and `explore`.
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Wall-clock limit of the whole search. Default: 10 s.
+    pub time_limit: Duration,
+    /// Limit of each solver query. Default: 1 s.
+    pub query_timeout: Duration,
+    /// Solver engine for queries. Default: [`Strategy::Portfolio`].
+    pub strategy: Strategy,
+    /// Seed of the solver and of random restarts. Default: 0.
+    pub seed: u64,
+    /// What math calls become. Default: [`CallPolicy::Symbolic`].
+    pub calls: CallPolicy,
+    /// Interpreter limits of each run. Default: fuel 1 000 000 ops (a concolic run
+    /// builds terms at every step, so long loops are cut short and reported as traps),
+    /// otherwise [`ExecConfig::default`].
+    pub exec: ExecConfig,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            time_limit: Duration::from_secs(10),
+            query_timeout: Duration::from_secs(1),
+            strategy: Strategy::Portfolio,
+            seed: 0,
+            calls: CallPolicy::Symbolic,
+            exec: ExecConfig::default().with_fuel(1_000_000),
+        }
+    }
+}
+
+impl EngineConfig {
+    /// Sets [`EngineConfig::time_limit`].
+    pub fn with_time_limit(mut self, t: Duration) -> Self {
+        self.time_limit = t;
+        self
+    }
+    /// Sets [`EngineConfig::query_timeout`].
+    pub fn with_query_timeout(mut self, t: Duration) -> Self {
+        self.query_timeout = t;
+        self
+    }
+    /// Sets [`EngineConfig::strategy`].
+    pub fn with_strategy(mut self, s: Strategy) -> Self {
+        self.strategy = s;
+        self
+    }
+    /// Sets [`EngineConfig::seed`].
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Sets [`EngineConfig::calls`].
+    pub fn with_calls(mut self, calls: CallPolicy) -> Self {
+        self.calls = calls;
+        self
+    }
+    /// Sets [`EngineConfig::exec`].
+    pub fn with_exec(mut self, exec: ExecConfig) -> Self {
+        self.exec = exec;
+        self
+    }
+}
+
+/// How a concolic run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunEnd {
+    /// The function returned.
+    Returned,
+    /// The program trapped.
+    Trapped(TrapKind),
+}
+
+/// One concolic run.
+#[derive(Clone, Debug)]
+pub struct ConcolicRun {
+    /// The coordinate bits of the input.
+    pub input: Vec<u64>,
+    /// The path condition, one entry per executed branch or switch.
+    pub path: Vec<PathEntry>,
+    /// Entries before the first concretization (`path.len()` when none).
+    pub exact_prefix: usize,
+    /// How it ended.
+    pub end: RunEnd,
+}
+
+impl ConcolicRun {
+    /// The decisions of the run.
+    pub fn decisions(&self) -> Vec<(BranchSite, BranchOutcome)> {
+        self.path.iter().map(|e| (e.site, e.outcome)).collect()
+    }
+}
+
+/// The answer to one query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QueryAnswer {
+    /// A model, as the next input's coordinate bits.
+    Sat(Vec<u64>),
+    /// Proved unsatisfiable by interval labeling.
+    Unsat,
+    /// Neither within the query limit.
+    Unknown,
+}
+
+/// Counters of the solver queries of a search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueryStats {
+    /// Queries sent.
+    pub queries: u64,
+    /// Answered sat.
+    pub sat: u64,
+    /// Answered unsat.
+    pub unsat: u64,
+    /// Answered unknown.
+    pub unknown: u64,
+}
+
+/// One entry function under concolic execution.
+pub struct Session<'m> {
+    module: &'m Module,
+    func: Func,
+    spec: InputSpec,
+    interp: Interpreter<'m, Concolic, NoObserver>,
+    confirm: Interpreter<'m, Concrete, BranchTrace>,
+    config: EngineConfig,
+    /// Range constraints per coordinate.
+    ranges: Vec<Option<TermId>>,
+    rng: ChaCha8Rng,
+    start: Instant,
+    /// Query counters.
+    pub stats: QueryStats,
+    /// Concolic runs made.
+    pub runs: u64,
+}
+
+impl<'m> Session<'m> {
+    /// A session for `func` with inputs `spec`.
+    pub fn new(
+        module: &'m Module,
+        func: Func,
+        spec: InputSpec,
+        config: EngineConfig,
+    ) -> Result<Session<'m>, ExploreError> {
+        let mut sem = Concolic::new(module, &spec, config.calls);
+        let ranges = range_constraints(&spec, &mut sem);
+        let interp = Interpreter::new(module, sem, NoObserver, config.exec.clone())?;
+        let confirm = Interpreter::new(
+            module,
+            Concrete,
+            BranchTrace::default(),
+            config.exec.clone(),
+        )?;
+        use rand::SeedableRng;
+        Ok(Session {
+            module,
+            func,
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            spec,
+            interp,
+            confirm,
+            config,
+            ranges,
+            start: Instant::now(),
+            stats: QueryStats::default(),
+            runs: 0,
+        })
+    }
+
+    /// The module.
+    pub fn module(&self) -> &'m Module {
+        self.module
+    }
+
+    /// The input spec.
+    pub fn spec(&self) -> &InputSpec {
+        &self.spec
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// The term store of the path conditions.
+    pub fn store(&self) -> &TermStore {
+        self.interp.semantics().store()
+    }
+
+    /// The concolic semantics (to build constraints).
+    pub fn semantics_mut(&mut self) -> &mut Concolic {
+        self.interp.semantics_mut()
+    }
+
+    /// Time since the session started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// True once the time limit has passed.
+    pub fn out_of_time(&self) -> bool {
+        self.start.elapsed() >= self.config.time_limit
+    }
+
+    /// The first input: every coordinate zero, or the range's point nearest zero.
+    pub fn seed_input(&self) -> Vec<u64> {
+        self.spec
+            .coords()
+            .iter()
+            .map(|c| {
+                let x = c.range.map_or(0.0, |r| 0f64.clamp(r.lo, r.hi));
+                number_bits(c.ty, x)
+            })
+            .collect()
+    }
+
+    /// A random input (within the ranges): small numbers, wide magnitudes, and for
+    /// unranged floats random bit patterns.
+    pub fn random_input(&mut self) -> Vec<u64> {
+        let coords = self.spec.coords().to_vec();
+        coords
+            .iter()
+            .map(|c| {
+                let x = match c.range {
+                    Some(r) => self.rng.gen_range(r.lo..=r.hi),
+                    None => match self.rng.gen_range(0..3) {
+                        0 => self.rng.gen_range(-10.0..10.0),
+                        1 => self.rng.gen_range(-1e6..1e6),
+                        _ => {
+                            let e: i32 = self.rng.gen_range(-60..60);
+                            self.rng.gen_range(-1.0..1.0) * 2f64.powi(e)
+                        }
+                    },
+                };
+                number_bits(c.ty, x)
+            })
+            .collect()
+    }
+
+    /// Runs the function concolically on `input`.
+    pub fn run(&mut self, input: &[u64]) -> Result<ConcolicRun, ExploreError> {
+        self.runs += 1;
+        let args = self.spec.to_args(input);
+        let run = self.interp.call(self.func, &args)?;
+        let sem = self.interp.semantics();
+        let path = sem.path().to_vec();
+        Ok(ConcolicRun {
+            input: input.to_vec(),
+            exact_prefix: sem.exact_prefix().unwrap_or(path.len()),
+            path,
+            end: match run.outcome {
+                Outcome::Returned(_) => RunEnd::Returned,
+                Outcome::Trapped(t) => RunEnd::Trapped(t.kind),
+            },
+        })
+    }
+
+    /// The decisions of a concrete run on `input` (the evidence behind every answer).
+    pub fn concrete_decisions(
+        &mut self,
+        input: &[u64],
+    ) -> Result<Vec<(BranchSite, BranchOutcome)>, ExploreError> {
+        let args = self.spec.to_args(input);
+        self.confirm.observer_mut().clear();
+        self.confirm.call(self.func, &args)?;
+        Ok(self.confirm.observer().events.clone())
+    }
+
+    /// Decides the conjunction of `constraints` (plus the ranges of the variables they
+    /// use). Variables the query does not mention keep their value in `current`.
+    ///
+    /// The query's time limit is the configured one times `eighths / 8` (a first cheap
+    /// attempt, longer retries of unknown queries), within the time left.
+    pub fn solve(&mut self, constraints: &[TermId], current: &[u64], eighths: u32) -> QueryAnswer {
+        let timeout = (self.config.query_timeout / 8)
+            .saturating_mul(eighths.max(1))
+            .min(self.config.time_limit.saturating_sub(self.start.elapsed()))
+            .max(Duration::from_millis(1));
+        let query = self.with_ranges(constraints);
+        let store = self.interp.semantics().store();
+        let cfg = SolveConfig::default()
+            .with_timeout(timeout)
+            .with_strategy(self.config.strategy)
+            .with_seed(self.config.seed);
+        self.stats.queries += 1;
+        let answer = Solver::new(store, cfg).check(&query);
+        match answer {
+            Answer::Sat(model) => {
+                self.stats.sat += 1;
+                let used = vars_in(store, &query);
+                let vars = self.interp.semantics().vars();
+                let mut next = current.to_vec();
+                for (i, &(term, ty)) in vars.iter().enumerate() {
+                    if !used.contains(&term) {
+                        continue;
+                    }
+                    if let (Some(slot), Some(v)) = (next.get_mut(i), model.values.get(i)) {
+                        *slot = value_bits(v) & fpforge_exec::concrete::mask(ty);
+                    }
+                }
+                QueryAnswer::Sat(next)
+            }
+            Answer::Unsat => {
+                self.stats.unsat += 1;
+                QueryAnswer::Unsat
+            }
+            Answer::Unknown => {
+                self.stats.unknown += 1;
+                QueryAnswer::Unknown
+            }
+        }
+    }
+
+    /// `constraints` plus the range constraints of the variables they use.
+    pub fn with_ranges(&self, constraints: &[TermId]) -> Vec<TermId> {
+        let store = self.interp.semantics().store();
+        let used = vars_in(store, constraints);
+        let vars = self.interp.semantics().vars();
+        let mut query = constraints.to_vec();
+        for (i, &(term, _)) in vars.iter().enumerate() {
+            if let Some(r) = self.ranges.get(i).copied().flatten() {
+                if used.contains(&term) {
+                    query.push(r);
+                }
+            }
+        }
+        query
+    }
+
+    /// The model value of coordinate bits, for printing.
+    pub fn coord_values(&self, input: &[u64]) -> Vec<fpforge_solve::eval::Value> {
+        self.spec
+            .coords()
+            .iter()
+            .zip(input)
+            .map(|(c, &b)| bits_value(c.ty, b))
+            .collect()
+    }
+}
+
+/// The variable terms used by `roots`.
+pub fn vars_in(store: &TermStore, roots: &[TermId]) -> std::collections::HashSet<TermId> {
+    let mut seen = std::collections::HashSet::new();
+    let mut vars = std::collections::HashSet::new();
+    let mut stack = roots.to_vec();
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        let term = store.get(t);
+        if matches!(term.op, Op::Var(_)) {
+            vars.insert(t);
+        }
+        stack.extend(term.args.iter().copied());
+    }
+    vars
+}
+
+/// Raw bits of the number `x` as a value of type `ty` (integers rounded and clamped).
+pub fn number_bits(ty: Type, x: f64) -> u64 {
+    match ty {
+        Type::Float(FloatTy::F32) => u64::from((x as f32).to_bits()),
+        Type::Float(FloatTy::F64) => x.to_bits(),
+        Type::Int(w) => {
+            let w = u32::from(w).clamp(1, 64);
+            let (lo, hi) = if w == 64 {
+                (i64::MIN as f64, i64::MAX as f64)
+            } else {
+                (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1) - 1.0)
+            };
+            (x.round().clamp(lo, hi) as i64 as u64) & fpforge_exec::concrete::mask(ty)
+        }
+        Type::Ptr => 0,
+    }
+}
+
+/// One range constraint per coordinate that has a range.
+fn range_constraints(spec: &InputSpec, sem: &mut Concolic) -> Vec<Option<TermId>> {
+    let vars = sem.vars().to_vec();
+    let store = sem.store_mut();
+    spec.coords()
+        .iter()
+        .zip(&vars)
+        .map(|(c, &(var, ty))| {
+            let r = c.range?;
+            let (lo, hi) = match (ty, store.sort(var)) {
+                (Type::Float(_), _) => {
+                    let x = match ty {
+                        Type::Float(FloatTy::F32) => store
+                            .mk(Op::FpToFp(fpforge_solve::FpFormat::F64), &[var])
+                            .ok()?,
+                        _ => var,
+                    };
+                    let (lo, hi) = (store.f64_const(r.lo), store.f64_const(r.hi));
+                    (
+                        store.mk(Op::FpGeq, &[x, lo]).ok()?,
+                        store.mk(Op::FpLeq, &[x, hi]).ok()?,
+                    )
+                }
+                (Type::Int(_), Sort::BitVec(w)) => {
+                    let lo = store.bv_const(number_bits(ty, r.lo.ceil()), w).ok()?;
+                    let hi = store.bv_const(number_bits(ty, r.hi.floor()), w).ok()?;
+                    (
+                        store.mk(Op::BvSge, &[var, lo]).ok()?,
+                        store.mk(Op::BvSle, &[var, hi]).ok()?,
+                    )
+                }
+                _ => return None,
+            };
+            store.mk(Op::And, &[lo, hi]).ok()
+        })
+        .collect()
+}
