@@ -1,0 +1,34 @@
+//! `fpforge-mpfr`: MPFR-backed semantics for fpforge's interpreter and floating-point
+//! error metrics; the only crate that sees `rug`.
+//!
+//! - [`semantics`]: [`HighPrecision`] (every FP value and operation in MPFR; control flow
+//!   follows the high-precision values) and [`Shadow`] (the concrete run drives; an MPFR
+//!   shadow rides beside every FP register and memory cell, with per op site error and
+//!   cancellation records and branch divergences).
+//! - [`math`]: math functions in MPFR, with the documented fallbacks.
+//! - [`metrics`]: relative, ulp and bits-lost errors against a [`HighValue`] reference,
+//!   and FPGen's precision-loss and cancellation checks.
+//!
+//! ```
+//! use fpforge_mpfr::{HighPrecision, metrics};
+//! use fpforge_exec::{ExecConfig, Interpreter, NoObserver, Outcome};
+//! # fn demo(module: &fpir::Module, f: fpir::Func, args: &[fpforge_exec::Arg]) -> Result<(), fpforge_exec::ExecError> {
+//! let mut interp = Interpreter::new(module, HighPrecision::new(128), NoObserver, ExecConfig::default())?;
+//! let run = interp.call(f, args)?;
+//! if let Outcome::Returned(Some(v)) = run.outcome {
+//!     let reference = interp.semantics().high_value(fpir::FloatTy::F64, &v);
+//!     println!("reference {reference}");
+//! }
+//! # Ok(()) }
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod math;
+pub mod metrics;
+pub mod semantics;
+
+pub use metrics::{measure, ErrorMeasure, HighValue, Thresholds};
+pub use semantics::{
+    HighPrecision, Mode, MpValue, Mpfr, Reference, Shadow, Shadowed, SiteStats, DEFAULT_PRECISION,
+};
