@@ -4,10 +4,11 @@
 //! The portfolio first propagates at the root (a conflict there is `unsat`;
 //! the narrowed float ranges seed the search), then interleaves rounds of
 //! AVM, ES (cycling through recombination and mutation variants), random
-//! search and labeling in time slices that double each round (half search,
-//! half labeling; AVM and labeling resume where they stopped), all under one
-//! deadline; the first definite answer wins. Each engine alone is
-//! deterministic given the seed; which one answers first depends on timing. `sat` is reported only with a
+//! search and labeling in work budgets (evaluations, labeling nodes) that
+//! double each round (AVM and labeling resume where they stopped), all under
+//! one deadline; the first definite answer wins. The schedule depends on the
+//! seed only, so the same seed gives the same answer unless the deadline cuts
+//! the run short. `sat` is reported only with a
 //! model the exact evaluator accepts; `unsat` only from exhausted labeling.
 
 use std::fmt;
@@ -227,13 +228,14 @@ impl<'s> Solver<'s> {
         let seed = self.config.seed;
         let mut avm = Avm::new(seed);
         let mut random = RandomSearch::new(seed ^ 0x5eed);
-        // Time slices that double each round: half to search (AVM, then ES,
-        // then random), half to labeling, so neither side can starve the other.
-        let mut slice = Duration::from_millis(4);
+        // Work budgets that double each round, so the schedule (and with it the answer)
+        // depends on the seed only, never on timing. Measured on bench/solve: an
+        // evaluation costs ~1 us and a labeling node ~70 us, so the first round gives
+        // about 1 ms to AVM, 0.5 ms each to ES and random, and 2 ms to labeling.
         let mut round: u32 = 0;
         while Instant::now() < deadline {
-            let until = |share: u32| deadline.min(Instant::now() + slice / share);
-            if let Some(m) = self.search(&mut obj, &mut avm, u64::MAX, until(4), "avm") {
+            let budget = |base: u64| base.saturating_mul(1u64 << round.min(40));
+            if let Some(m) = self.search(&mut obj, &mut avm, budget(1024), deadline, "avm") {
                 return Answer::Sat(m);
             }
             let mutation = if round % 2 == 0 {
@@ -246,18 +248,17 @@ impl<'s> Solver<'s> {
                 RECOMBINATIONS[round as usize % 4],
                 mutation,
             );
-            if let Some(m) = self.search(&mut obj, &mut es, u64::MAX, until(8), "es") {
+            if let Some(m) = self.search(&mut obj, &mut es, budget(512), deadline, "es") {
                 return Answer::Sat(m);
             }
-            if let Some(m) = self.search(&mut obj, &mut random, u64::MAX, until(8), "random") {
+            if let Some(m) = self.search(&mut obj, &mut random, budget(512), deadline, "random") {
                 return Answer::Sat(m);
             }
-            match self.label(&mut lab, u64::MAX, until(2)) {
+            match self.label(&mut lab, budget(32), deadline) {
                 LabelOutcome::Sat(m) => return Answer::Sat(m),
                 LabelOutcome::Unsat => return Answer::Unsat,
                 LabelOutcome::Unknown => {}
             }
-            slice = slice.saturating_mul(2);
             round += 1;
         }
         Answer::Unknown

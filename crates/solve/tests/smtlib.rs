@@ -155,3 +155,32 @@ fn each_solver_can_be_selected() {
         assert!(out.contains("; evaluations"), "{out}");
     }
 }
+
+#[test]
+fn portfolio_answers_depend_on_the_seed_only() {
+    // The portfolio's schedule is counted in evaluations and labeling nodes, so repeated
+    // runs print the same model.
+    let script = "(set-logic QF_FP)
+        (set-option :produce-models true)
+        (declare-const x (_ FloatingPoint 11 53))
+        (declare-const y (_ FloatingPoint 11 53))
+        (define-fun one () (_ FloatingPoint 11 53) ((_ to_fp 11 53) RNE 1.0))
+        (define-fun d () (_ FloatingPoint 11 53) (fp.sub RNE y (fp.mul RNE x x)))
+        (assert (fp.lt (fp.add RNE (fp.mul RNE ((_ to_fp 11 53) RNE 100.0) (fp.mul RNE d d))
+                                   (fp.mul RNE (fp.sub RNE one x) (fp.sub RNE one x)))
+                       ((_ to_fp 11 53) RNE 0.001)))
+        (assert (fp.gt x ((_ to_fp 11 53) RNE 0.5)))
+        (check-sat)
+        (get-model)";
+    let cfg = || {
+        SolveConfig::default()
+            .with_timeout(Duration::from_secs(20))
+            .with_strategy(Strategy::Portfolio)
+            .with_seed(11)
+    };
+    let (first, answers) = run_with(script, cfg());
+    assert_eq!(answers.expect("script runs"), vec![Status::Sat], "{first}");
+    for _ in 0..3 {
+        assert_eq!(run_with(script, cfg()).0, first);
+    }
+}
