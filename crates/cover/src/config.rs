@@ -1,7 +1,10 @@
 //! The configuration of a coverage run: budgets, search parameters and which sites count.
 //! Defaults follow CoverMe's evaluation (Fu & Su, PLDI'17: `n_start = 500`, `n_iter = 5`).
 
+use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_search::Space;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How branch distances are measured ([`crate::distance`]).
@@ -49,9 +52,31 @@ pub struct CoverConfig {
     /// Rank evaluations first by how many unsaturated sides the run takes, then by `r`
     /// (default true; false is CoverMe's representing function alone).
     pub levels: bool,
-    /// Instruction budget of one run of the function under test (default 1 000 000);
+    /// Instruction budget of one run of the function under test (default 100 000: a
+    /// run of a libm function takes a few thousand; loops bounded by an input, such as
+    /// `jn`'s, would otherwise make one evaluation cost milliseconds);
     /// a run that exhausts it keeps the coverage it made before.
     pub fuel: u64,
+    /// Evaluate points made of special values first and start searches from constants
+    /// harvested from the program (default true; false is CoverMe's random starts).
+    pub seeding: bool,
+    /// After the sides, aim at every operand relation (`<`, `==`, `>`) of each ordered
+    /// comparison that no test shows yet, a few thousand evaluations each (default
+    /// true). Compilers partition comparisons differently (gcc compiles `x < y ? y : x`
+    /// as a branch on `x > y`), so these tests cover branches another build has.
+    pub boundaries: bool,
+    /// Parameter specs (`--arg`): shapes, ranges and fixed values (default: none, every
+    /// parameter takes [`fpforge_exec::InputSpec`]'s default).
+    pub args: Vec<ArgSpec>,
+    /// Output arrays (`--out-arg`) (default: none).
+    pub out_args: Vec<OutArgSpec>,
+    /// Worker threads (default 1). Starts run in rounds, each worker with its own seed
+    /// stream, and are merged in worker order after each round, so the same seed and
+    /// job count give the same tests whatever the timing.
+    pub jobs: usize,
+    /// Set by the caller (e.g. on Ctrl-C) to end the run early; the report keeps what
+    /// was found (default: none).
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for CoverConfig {
@@ -68,7 +93,13 @@ impl Default for CoverConfig {
             ulp_refine: true,
             levels: true,
             targeted: true,
-            fuel: 1_000_000,
+            fuel: 100_000,
+            seeding: true,
+            boundaries: true,
+            args: Vec::new(),
+            out_args: Vec::new(),
+            jobs: 1,
+            interrupt: None,
         }
     }
 }
@@ -143,6 +174,37 @@ impl CoverConfig {
     /// Sets [`CoverConfig::fuel`].
     pub fn with_fuel(mut self, fuel: u64) -> Self {
         self.fuel = fuel;
+        self
+    }
+
+    /// Sets [`CoverConfig::seeding`].
+    pub fn with_seeding(mut self, seeding: bool) -> Self {
+        self.seeding = seeding;
+        self
+    }
+
+    /// Sets [`CoverConfig::boundaries`].
+    pub fn with_boundaries(mut self, boundaries: bool) -> Self {
+        self.boundaries = boundaries;
+        self
+    }
+
+    /// Sets [`CoverConfig::args`] and [`CoverConfig::out_args`].
+    pub fn with_args(mut self, args: Vec<ArgSpec>, out_args: Vec<OutArgSpec>) -> Self {
+        self.args = args;
+        self.out_args = out_args;
+        self
+    }
+
+    /// Sets [`CoverConfig::jobs`] (at least 1).
+    pub fn with_jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Sets [`CoverConfig::interrupt`].
+    pub fn with_interrupt(mut self, flag: Option<Arc<AtomicBool>>) -> Self {
+        self.interrupt = flag;
         self
     }
 }

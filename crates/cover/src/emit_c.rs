@@ -1,20 +1,25 @@
 //! The regression test a user keeps: a C99 file that declares the function under test
 //! with its C parameter types, calls it on every generated test and prints each result.
 //!
-//! Arguments are written exactly: finite floats as C99 hex-float literals, integers as
-//! decimal literals, and infinities and NaNs (whose payload no literal can spell) as bit
-//! patterns copied from an unsigned integer with `memcpy`. A pointer parameter gets a
-//! local variable holding its one element. Each result is printed on its own line,
+//! Tests are stored as the raw bits of their coordinates (one `uint64_t` per coordinate
+//! of the [`fpforge_exec::InputSpec`], with the `inputs.txt` line beside each as a
+//! comment), so every value is exact, NaN payloads included. `fpforge_call` turns one row
+//! of bits into the arguments (values copied from their bits with `memcpy`; a pointer
+//! parameter gets a local array holding its element(s); fixed values and zero-filled
+//! output arrays are spelled in the function) and prints the result on its own line:
 //! floats as `%a` followed by their bit pattern in brackets (glibc prints subnormals and
 //! NaNs in forms that lose or change the bits), integers as `%lld`, so the output can be
 //! compared line by line with `fpforge run`.
 //!
 //! The file compiles with `cc -std=c99 regression.c FILE.c -lm`; its own names start
-//! with `fpforge_` so they do not clash with the program's.
+//! with `fpforge_` so they do not clash with the program's. Defined `FPFORGE_NO_MAIN`, it
+//! is a library for other drivers (random testing, fuzzers, replays): `FPFORGE_COORDS`
+//! coordinates, `fpforge_call(const uint64_t *bits)`, and `fpforge_quiet` to silence the
+//! printing.
 
 use crate::error::CoverError;
-use crate::inputs::{Test, TestArg};
-use fpir::float_text::format_hex;
+use crate::inputs::{InputPlan, Test};
+use fpforge_exec::ParamInput;
 use fpir::{FloatTy, Func, Module, Type};
 use std::fmt::Write as _;
 
@@ -37,63 +42,60 @@ fn has_c_type(ty: Type) -> bool {
     !matches!(ty, Type::Int(w) if ![1, 8, 16, 32, 64].contains(&w))
 }
 
-/// The exact C expression of one argument value.
-fn c_value(arg: &TestArg) -> String {
-    match arg.ty {
-        Type::Float(ft) => {
-            let finite = match ft {
-                FloatTy::F64 => f64::from_bits(arg.bits).is_finite(),
-                FloatTy::F32 => f32::from_bits(arg.bits as u32).is_finite(),
-            };
-            match (ft, finite) {
-                (FloatTy::F64, true) => format_hex(ft, arg.bits),
-                (FloatTy::F32, true) => format!("{}f", format_hex(ft, arg.bits)),
-                (FloatTy::F64, false) => format!("fpforge_f64_bits(0x{:016x}u)", arg.bits),
-                (FloatTy::F32, false) => format!("fpforge_f32_bits(0x{:08x}u)", arg.bits as u32),
-            }
-        }
-        Type::Int(width) => {
-            let width = u32::from(width).clamp(1, 64);
-            let shift = 64 - width;
-            let value = ((arg.bits << shift) as i64) >> shift;
-            match (width, value) {
-                (1, v) => (v & 1).to_string(),
-                (_, i64::MIN) => "(-9223372036854775807LL - 1)".to_string(),
-                (64, v) => format!("{v}LL"),
-                (_, v) => v.to_string(),
-            }
-        }
-        Type::Ptr => format!("(void *)0x{:x}u", arg.bits),
+/// The C expression converting the raw bits `bits` (a C `uint64_t` expression) to `ty`.
+fn from_bits(ty: Type, bits: &str) -> String {
+    match ty {
+        Type::Float(FloatTy::F64) => format!("fpforge_f64_bits({bits})"),
+        Type::Float(FloatTy::F32) => format!("fpforge_f32_bits((uint32_t){bits})"),
+        Type::Int(1) => format!("(_Bool)({bits} & 1u)"),
+        Type::Int(8) => format!("(signed char)fpforge_i64_bits(fpforge_sext({bits}, 8))"),
+        Type::Int(16) => format!("(short)fpforge_i64_bits(fpforge_sext({bits}, 16))"),
+        Type::Int(32) => format!("(int)fpforge_i64_bits(fpforge_sext({bits}, 32))"),
+        Type::Int(_) => format!("fpforge_i64_bits({bits})"),
+        Type::Ptr => format!("(void *)(uintptr_t){bits}"),
     }
 }
 
-/// The C source of a regression test calling function `func` of `module` on every test.
+/// The C declaration of a parameter's type as the spec passes it.
+fn param_decl(input: &ParamInput) -> Option<String> {
+    match *input {
+        ParamInput::Scalar { ty, .. } | ParamInput::Fixed { ty, .. } => {
+            has_c_type(ty).then(|| c_type(ty).to_string())
+        }
+        ParamInput::Pointee { ty, .. }
+        | ParamInput::Array { elem: ty, .. }
+        | ParamInput::Output { elem: ty, .. } => {
+            (has_c_type(ty) && ty != Type::Ptr).then(|| format!("{} *", c_type(ty)))
+        }
+    }
+}
+
+/// The C source of a regression test calling function `func` of `module` on every test
+/// of `plan`'s inputs.
 ///
 /// Fails when a parameter or the result has no C scalar type (an integer of an odd
 /// width, or a pointer to a pointer).
-pub fn emit_c(module: &Module, func: Func, tests: &[Test]) -> Result<String, CoverError> {
+pub fn emit_c(
+    module: &Module,
+    func: Func,
+    plan: &InputPlan,
+    tests: &[Test],
+) -> Result<String, CoverError> {
     let f = module
         .funcs
         .get(func)
         .ok_or(CoverError::UnknownFunc(func))?;
-    let unsupported = |index: usize, ty: Type| CoverError::UnsupportedParam {
-        func: f.name.clone(),
-        index,
-        ty: ty.to_string(),
-    };
+    let spec = plan.spec();
+    let types = f.param_types();
     let mut params = Vec::new();
-    for (i, ty) in f.param_types().into_iter().enumerate() {
-        let pointee = f.param_pointees.get(i).copied().flatten();
-        let decl = match (ty, pointee) {
-            (Type::Ptr, Some(p @ (Type::Int(_) | Type::Float(_)))) if has_c_type(p) => {
-                format!("{} *", c_type(p))
-            }
-            (Type::Ptr, Some(_)) => return Err(unsupported(i + 1, ty)),
-            (Type::Ptr, None) => "double *".to_string(),
-            (ty, _) if has_c_type(ty) => c_type(ty).to_string(),
-            (ty, _) => return Err(unsupported(i + 1, ty)),
-        };
-        params.push(decl);
+    for (i, input) in spec.params().iter().enumerate() {
+        params.push(
+            param_decl(input).ok_or_else(|| CoverError::UnsupportedParam {
+                func: f.name.clone(),
+                index: i + 1,
+                ty: types.get(i).map_or_else(String::new, Type::to_string),
+            })?,
+        );
     }
     let ret = match f.ret {
         None => "void",
@@ -106,21 +108,27 @@ pub fn emit_c(module: &Module, func: Func, tests: &[Test]) -> Result<String, Cov
         }
     };
     let name = &f.name;
+    let dims = spec.dims();
     let mut c = String::new();
     let _ = writeln!(
         c,
         "/* Regression test generated by `fpforge cover` for `{name}`: calls it on every\n \
          * generated input and prints one result per line (floats as %a and [bits]).\n \
-         * Build: cc -std=c99 regression.c <source of {name}> -lm */"
+         * Build: cc -std=c99 regression.c <source of {name}> -lm\n \
+         * With -DFPFORGE_NO_MAIN it is a library: fpforge_call(bits of FPFORGE_COORDS coordinates). */"
     );
     c.push_str(
         "#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n\
          static double fpforge_f64_bits(uint64_t b) { double x; memcpy(&x, &b, sizeof x); return x; }\n\
          static float fpforge_f32_bits(uint32_t b) { float x; memcpy(&x, &b, sizeof x); return x; }\n\
+         static long long fpforge_i64_bits(uint64_t b) { long long x; memcpy(&x, &b, sizeof x); return x; }\n\
+         static uint64_t fpforge_sext(uint64_t b, unsigned w) { uint64_t m = (uint64_t)1 << (w - 1); \
+         b &= ((uint64_t)1 << w) - 1; return (b ^ m) - m; }\n\
          static void fpforge_show_f64(double x) { uint64_t b; memcpy(&b, &x, sizeof b); \
          printf(\"%a [0x%016llx]\\n\", x, (unsigned long long)b); }\n\
          static void fpforge_show_f32(float x) { uint32_t b; memcpy(&b, &x, sizeof b); \
-         printf(\"%a [0x%08lx]\\n\", (double)x, (unsigned long)b); }\n\n",
+         printf(\"%a [0x%08lx]\\n\", (double)x, (unsigned long)b); }\n\n\
+         /* Set to 1 to call without printing. */\nstatic int fpforge_quiet = 0;\n\n",
     );
     let param_list = if params.is_empty() {
         "void".to_string()
@@ -128,34 +136,92 @@ pub fn emit_c(module: &Module, func: Func, tests: &[Test]) -> Result<String, Cov
         params.join(", ")
     };
     let _ = writeln!(c, "{ret} {name}({param_list});\n");
-    c.push_str("int main(void) {\n    (void)fpforge_f64_bits;\n    (void)fpforge_f32_bits;\n    (void)fpforge_show_f64;\n    (void)fpforge_show_f32;\n");
-    for (index, test) in tests.iter().enumerate() {
-        let _ = writeln!(c, "    {{ /* test {index}: {} */", test.line());
-        let mut call_args = Vec::new();
-        for (j, arg) in test.args.iter().enumerate() {
-            if arg.by_pointer {
+    let _ = writeln!(c, "#define FPFORGE_COORDS {dims}\n");
+    c.push_str("static void fpforge_call(const uint64_t *fpforge_v) {\n");
+    c.push_str("    (void)fpforge_f64_bits;\n    (void)fpforge_f32_bits;\n    (void)fpforge_i64_bits;\n    (void)fpforge_sext;\n    (void)fpforge_show_f64;\n    (void)fpforge_show_f32;\n    (void)fpforge_v;\n");
+    let mut next = 0usize;
+    let mut call_args = Vec::new();
+    for (j, input) in spec.params().iter().enumerate() {
+        match *input {
+            ParamInput::Scalar { ty, .. } => {
+                call_args.push(from_bits(ty, &format!("fpforge_v[{next}]")));
+                next += 1;
+            }
+            ParamInput::Fixed { ty, bits } => {
+                call_args.push(from_bits(ty, &format!("UINT64_C(0x{bits:x})")));
+            }
+            ParamInput::Pointee { ty, .. } | ParamInput::Array { elem: ty, .. } => {
+                let len = match *input {
+                    ParamInput::Array { len, .. } => len,
+                    _ => 1,
+                };
+                let _ = writeln!(c, "    {} fpforge_a{j}[{}];", c_type(ty), len.max(1));
+                for k in 0..len {
+                    let value = from_bits(ty, &format!("fpforge_v[{}]", next + k));
+                    let _ = writeln!(c, "    fpforge_a{j}[{k}] = {value};");
+                }
+                next += len;
+                call_args.push(format!("fpforge_a{j}"));
+            }
+            ParamInput::Output { elem, len } => {
                 let _ = writeln!(
                     c,
-                    "        {} fpforge_arg{j} = {};",
-                    c_type(arg.ty),
-                    c_value(arg)
+                    "    {} fpforge_a{j}[{}] = {{0}};",
+                    c_type(elem),
+                    len.max(1)
                 );
-                call_args.push(format!("&fpforge_arg{j}"));
-            } else {
-                call_args.push(c_value(arg));
+                call_args.push(format!("fpforge_a{j}"));
             }
         }
-        let call = format!("{name}({})", call_args.join(", "));
-        let line = match f.ret {
-            None => format!("{call}; puts(\"void\");"),
-            Some(Type::Float(FloatTy::F64)) => format!("fpforge_show_f64({call});"),
-            Some(Type::Float(FloatTy::F32)) => format!("fpforge_show_f32({call});"),
-            Some(Type::Ptr) => format!("printf(\"%p\\n\", {call});"),
-            Some(Type::Int(_)) => format!("printf(\"%lld\\n\", (long long){call});"),
-        };
-        let _ = writeln!(c, "        {line}\n    }}");
     }
-    c.push_str("    return 0;\n}\n");
+    let call = format!("{name}({})", call_args.join(", "));
+    let line = match f.ret {
+        None => format!("{call};\n    if (!fpforge_quiet) puts(\"void\");"),
+        Some(Type::Float(FloatTy::F64)) => {
+            format!("double fpforge_r = {call};\n    if (!fpforge_quiet) fpforge_show_f64(fpforge_r);")
+        }
+        Some(Type::Float(FloatTy::F32)) => {
+            format!("float fpforge_r = {call};\n    if (!fpforge_quiet) fpforge_show_f32(fpforge_r);")
+        }
+        Some(Type::Ptr) => {
+            format!("void *fpforge_r = {call};\n    if (!fpforge_quiet) printf(\"%p\\n\", fpforge_r);")
+        }
+        Some(Type::Int(_)) => format!(
+            "long long fpforge_r = (long long){call};\n    if (!fpforge_quiet) printf(\"%lld\\n\", fpforge_r);"
+        ),
+    };
+    let _ = writeln!(c, "    {line}\n}}\n");
+    c.push_str("#ifndef FPFORGE_NO_MAIN\n");
+    let _ = writeln!(c, "#define FPFORGE_TESTS {}", tests.len());
+    let _ = writeln!(
+        c,
+        "static const uint64_t fpforge_tests[{}][{}] = {{",
+        tests.len().max(1),
+        dims.max(1)
+    );
+    for test in tests {
+        let row: Vec<String> = test
+            .coords
+            .iter()
+            .map(|b| format!("UINT64_C(0x{b:x})"))
+            .collect();
+        let row = if row.is_empty() {
+            "0".to_string()
+        } else {
+            row.join(", ")
+        };
+        let _ = writeln!(
+            c,
+            "    {{ {row} }}, /* {} */",
+            test.line().replace("*/", "* /")
+        );
+    }
+    if tests.is_empty() {
+        c.push_str("    { 0 }\n");
+    }
+    c.push_str(
+        "};\n\nint main(void) {\n    int i;\n    for (i = 0; i < FPFORGE_TESTS; i++)\n        fpforge_call(fpforge_tests[i]);\n    return 0;\n}\n#endif\n",
+    );
     Ok(c)
 }
 
@@ -163,33 +229,28 @@ pub fn emit_c(module: &Module, func: Func, tests: &[Test]) -> Result<String, Cov
 mod tests {
     use super::*;
 
-    fn arg(ty: Type, bits: u64) -> TestArg {
-        TestArg {
-            ty,
-            bits,
-            by_pointer: false,
-        }
-    }
-
     #[test]
-    fn values_are_exact_c_literals() {
-        assert_eq!(c_value(&arg(Type::F64, 1.5f64.to_bits())), "0x1.8p+0");
+    fn values_are_converted_from_their_bits() {
+        assert_eq!(from_bits(Type::F64, "v"), "fpforge_f64_bits(v)");
+        assert_eq!(from_bits(Type::F32, "v"), "fpforge_f32_bits((uint32_t)v)");
         assert_eq!(
-            c_value(&arg(Type::F64, 0x7ff8_0000_0000_0001)),
-            "fpforge_f64_bits(0x7ff8000000000001u)"
+            from_bits(Type::I32, "v"),
+            "(int)fpforge_i64_bits(fpforge_sext(v, 32))"
         );
         assert_eq!(
-            c_value(&arg(Type::F32, u64::from(f32::NEG_INFINITY.to_bits()))),
-            "fpforge_f32_bits(0xff800000u)"
+            param_decl(&ParamInput::Array {
+                elem: Type::F32,
+                len: 3,
+                range: None
+            }),
+            Some("float *".to_string())
         );
         assert_eq!(
-            c_value(&arg(Type::F32, u64::from(0.5f32.to_bits()))),
-            "0x1p-1f"
-        );
-        assert_eq!(c_value(&arg(Type::I32, 0xffff_fffe)), "-2");
-        assert_eq!(
-            c_value(&arg(Type::I64, i64::MIN as u64)),
-            "(-9223372036854775807LL - 1)"
+            param_decl(&ParamInput::Pointee {
+                ty: Type::Ptr,
+                range: None
+            }),
+            None
         );
     }
 }

@@ -21,8 +21,8 @@
 //!
 //! With [`CoverConfig::targeted`] every other start aims at one uncovered side whose
 //! branch a test already reaches (the frontier, round robin): it starts from the test
-//! closest to taking that side and minimizes the smallest distance to taking the side over the run (a run that
-//! misses the branch scores above any distance). CoverMe's `r` is 0 at every branch with
+//! closest to taking that side and minimizes the smallest distance to taking the side
+//! over the run (a run that misses the branch scores above any distance). CoverMe's `r` is 0 at every branch with
 //! two unsaturated sides, so it says nothing about a side whose sibling leads to work
 //! too; the targeted objective does. New coverage still ends the search with 0.
 //!
@@ -30,20 +30,45 @@
 //! sides they take (like the approach level of search-based testing) and then by `r`:
 //! CoverMe compares branch distances measured at different branches, so a run that went
 //! deeper but ended far from its last branch could lose to a shallow run.
+//!
+//! Sides proved infeasible from constant branch conditions
+//! ([`SideTable::infeasible`]) count as done from the start, so a run whose other sides
+//! are all covered ends at once instead of searching for them.
+//!
+//! With [`CoverConfig::jobs`] above 1, the starts run in rounds: every worker thread
+//! runs four starts with its own start numbers (hence seed streams) from
+//! a snapshot of the coverage so far and an equal share of the evaluations left, and the
+//! tests the workers found are then confirmed again in worker order. The result depends
+//! on the seed, the job count and the evaluation budget, never on timing (a time limit
+//! or an interrupt can still cut a round short).
+//!
+//! With [`CoverConfig::boundaries`], once the sides are done, every ordered comparison a
+//! test executes is checked for the three operand relations `<`, `==`, `>`; each relation
+//! no test shows gets a short exact-step search from the closest test, and an input that
+//! shows it is kept as a test. Sides are one compiler's partition of the inputs: gcc
+//! compiles `x < y ? y : x` as a branch on `x > y`, whose sides these tests cover.
+//!
+//! Finally every side left uncovered is explained ([`Miss`]): whether some test reaches
+//! its branch (CoverMe's "likely infeasible", Sec. 5 — a label, never a proof) and which
+//! test came closest to taking it.
 
 use crate::config::{CoverConfig, Metric};
+use crate::distance::distance;
 use crate::error::CoverError;
 use crate::inputs::{InputPlan, Test};
-use crate::report::{CoverReport, CoverStop, SideReport, SideStatus};
-use crate::represent::{Penalty, SiteShapes};
-use crate::sides::{Side, SideTable};
-use fpforge_exec::{BranchTrace, Concrete, ExecConfig, ExecError, Interpreter};
+use crate::report::{CoverReport, CoverStop, Miss, SideReport, SideStatus};
+use crate::represent::{Goal, Penalty, SiteShapes};
+use crate::sides::{Infeasible, Side, SideTable};
+use fpforge_exec::InputSpec;
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, ExecError, FullTrace, Interpreter};
 use fpforge_search::{
     avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
 };
+use fpir::{CmpPred, FloatPred, IntPred};
 use fpir::{Func, Module};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Something a running search reports, as it happens.
@@ -53,6 +78,8 @@ pub enum CoverEvent<'a> {
     Started {
         /// Every included side.
         sides: &'a [Side],
+        /// How coordinates become arguments (for writing tests).
+        plan: &'a InputPlan,
     },
     /// A new test covered new sides (already confirmed by re-execution).
     Test {
@@ -125,34 +152,38 @@ pub fn cover_with(
         vec![func]
     };
     let table = SideTable::new(module, &funcs);
-    let plan = InputPlan::new(module, func, &funcs)?;
+    let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+    let mut plan = InputPlan::new(module, func, &funcs, spec)?;
+    if !config.seeding {
+        plan = plan.without_harvest();
+    }
     let shapes = SiteShapes::new(module, &table);
-    let exec_config = ExecConfig::default().with_fuel(config.fuel);
-    let penalty = Penalty::new(&shapes, table.len(), config.metric);
-    let interp = Interpreter::new(module, Concrete, penalty, exec_config.clone())?;
-    on_event(&CoverEvent::Started {
-        sides: &table.sides,
-    });
-    let mut search = Search {
+    let infeasible = table.infeasible(module);
+    let shared = Shared {
+        infeasible: &infeasible,
         module,
         func,
         table: &table,
         plan: &plan,
-        interp,
-        exec_config,
-        covered: vec![false; table.len()],
-        witness: vec![None; table.len()],
-        covered_count: 0,
-        tests: Vec::new(),
-        evals: 0,
+        shapes: &shapes,
+        config,
         started,
-        last_progress: started,
-        on_event,
-        levels: config.levels,
-        metric: config.metric,
-        error: None,
+        deadline: config.time_limit.map(|t| started + t),
     };
-    let (stop, starts) = search.run(config)?;
+    on_event(&CoverEvent::Started {
+        sides: &table.sides,
+        plan: &plan,
+    });
+    let mut search = Search::new(&shared, on_event)?;
+    let (stop, starts) = search.run(&shared)?;
+    if config.boundaries && matches!(stop, CoverStop::AllCovered | CoverStop::StartsExhausted) {
+        search.cover_boundaries()?;
+    }
+    let misses = search.explain_misses()?;
+    let witness = std::mem::take(&mut search.witness);
+    let tests = std::mem::take(&mut search.tests);
+    let evals = search.evals;
+    drop(search);
     let sides = table
         .sides
         .iter()
@@ -160,25 +191,77 @@ pub fn cover_with(
         .map(|(s, &side)| SideReport {
             side,
             loc: module.branch_sites[side.site].loc,
-            status: match search.witness[s] {
-                Some(test) => SideStatus::Covered { test },
-                None => SideStatus::NotReached,
+            status: match (witness[s], infeasible[s]) {
+                (Some(test), _) => SideStatus::Covered { test },
+                (None, Some(why)) => SideStatus::Infeasible(why),
+                (None, None) => SideStatus::NotReached(misses[s]),
             },
         })
         .collect();
     Ok(CoverReport {
         func,
         sides,
-        tests: search.tests,
-        evals: search.evals,
+        tests,
+        evals,
         starts,
         elapsed: started.elapsed(),
         stop,
+        plan,
     })
 }
 
-/// The state of one coverage run.
+/// What every search of one run shares (read-only, so worker threads can share it).
+struct Shared<'m, 's> {
+    /// Sides proved never taken ([`SideTable::infeasible`]).
+    infeasible: &'s [Option<Infeasible>],
+    module: &'m Module,
+    func: Func,
+    table: &'s SideTable,
+    plan: &'s InputPlan,
+    shapes: &'s SiteShapes,
+    config: &'s CoverConfig,
+    started: Instant,
+    deadline: Option<Instant>,
+}
+
+/// What a worker of a parallel round hands back: the tests it found (re-confirmed by the
+/// merge), its evaluations, and why it stopped early, if it did.
+struct RoundResult {
+    found: Vec<Vec<u64>>,
+    evals: u64,
+    starts: u32,
+    stop: Option<CoverStop>,
+}
+
+/// Evaluations spent on each boundary goal.
+const BOUNDARY_EVALS: u64 = 2_000;
+
+/// The three operand relations of an ordered comparison with predicate `pred`, as
+/// predicates (`<`, `==`, `>`, signed or unsigned as `pred` is); none for equality
+/// tests, whose partition every compiler keeps.
+fn relations(pred: CmpPred) -> Option<[CmpPred; 3]> {
+    use FloatPred as F;
+    use IntPred as I;
+    match pred {
+        CmpPred::Float(F::Olt | F::Ole | F::Ogt | F::Oge | F::Ult | F::Ule | F::Ugt | F::Uge) => {
+            Some([F::Olt, F::Oeq, F::Ogt].map(CmpPred::Float))
+        }
+        CmpPred::Int(I::Ult | I::Ule | I::Ugt | I::Uge) => {
+            Some([I::Ult, I::Eq, I::Ugt].map(CmpPred::Int))
+        }
+        CmpPred::Int(I::Slt | I::Sle | I::Sgt | I::Sge) => {
+            Some([I::Slt, I::Eq, I::Sgt].map(CmpPred::Int))
+        }
+        _ => None,
+    }
+}
+
+/// Starts each worker runs per parallel round.
+const STARTS_PER_ROUND: u32 = 4;
+
+/// The state of one coverage run (or of one worker's share of a round).
 struct Search<'m, 's, E> {
+    shared: &'s Shared<'m, 's>,
     module: &'m Module,
     func: Func,
     table: &'s SideTable,
@@ -190,6 +273,12 @@ struct Search<'m, 's, E> {
     covered_count: usize,
     tests: Vec<Test>,
     evals: u64,
+    /// Evaluations this search may make in all (the run's limit, or a worker's quota).
+    eval_cap: Option<u64>,
+    /// Starts run so far.
+    starts: u32,
+    /// Where the round robin over frontier sides resumes.
+    target_cursor: usize,
     started: Instant,
     /// When progress was last reported.
     last_progress: Instant,
@@ -200,59 +289,205 @@ struct Search<'m, 's, E> {
     metric: Metric,
     /// An interpreter error met inside the objective, reported when the start ends.
     error: Option<ExecError>,
+    /// Set by the caller to stop the run.
+    interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-impl<E: FnMut(&CoverEvent<'_>)> Search<'_, '_, E> {
-    /// Runs the starts; returns why it stopped and how many starts ran.
-    fn run(&mut self, config: &CoverConfig) -> Result<(CoverStop, u32), CoverError> {
-        let deadline = config.time_limit.map(|t| self.started + t);
-        let default_spaces = [Space::Real, Space::OrderedBits];
-        let spaces: &[Space] = if config.spaces.is_empty() {
-            &default_spaces
+/// One worker's share of a parallel round: `count` starts numbered from `first`, from a
+/// snapshot of the coverage so far, within `cap` evaluations.
+fn run_worker(
+    shared: &Shared<'_, '_>,
+    covered: &[bool],
+    tests: &[Test],
+    first: u32,
+    count: u32,
+    cap: Option<u64>,
+) -> Result<RoundResult, CoverError> {
+    let noop: fn(&CoverEvent<'_>) = |_| {};
+    let mut search = Search::new(shared, noop)?;
+    search.covered = covered.to_vec();
+    search.covered_count = covered.iter().filter(|&&c| c).count();
+    search.tests = tests.to_vec();
+    search.eval_cap = cap;
+    search.target_cursor = first as usize;
+    search
+        .table
+        .saturate(&search.covered, &mut search.interp.observer_mut().saturated);
+    let stop = search.run_starts(first, count)?;
+    Ok(RoundResult {
+        found: search.tests[tests.len()..]
+            .iter()
+            .map(|t| t.coords.clone())
+            .collect(),
+        evals: search.evals,
+        starts: search.starts,
+        stop,
+    })
+}
+
+impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
+    /// A search with nothing covered yet.
+    fn new(shared: &'s Shared<'m, 's>, on_event: E) -> Result<Self, CoverError> {
+        let config = shared.config;
+        let exec_config = ExecConfig::default().with_fuel(config.fuel);
+        let penalty = Penalty::new(shared.shapes, shared.table.len(), config.metric);
+        let mut interp = Interpreter::new(shared.module, Concrete, penalty, exec_config.clone())?;
+        let covered: Vec<bool> = shared.infeasible.iter().map(Option::is_some).collect();
+        shared
+            .table
+            .saturate(&covered, &mut interp.observer_mut().saturated);
+        Ok(Search {
+            shared,
+            module: shared.module,
+            func: shared.func,
+            table: shared.table,
+            plan: shared.plan,
+            interp,
+            exec_config,
+            covered_count: covered.iter().filter(|&&c| c).count(),
+            covered,
+            witness: vec![None; shared.table.len()],
+            tests: Vec::new(),
+            evals: 0,
+            eval_cap: config.max_evals,
+            starts: 0,
+            target_cursor: 0,
+            started: shared.started,
+            last_progress: shared.started,
+            on_event,
+            levels: config.levels,
+            metric: config.metric,
+            error: None,
+            interrupt: config.interrupt.clone(),
+        })
+    }
+
+    /// Why the run must stop now, if it must.
+    fn must_stop(&self) -> Option<CoverStop> {
+        if self.covered_count == self.table.len() {
+            Some(CoverStop::AllCovered)
+        } else if self.interrupted() {
+            Some(CoverStop::Interrupted)
+        } else if self.eval_cap.is_some_and(|m| self.evals >= m) {
+            Some(CoverStop::EvalLimit)
+        } else if self.shared.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(CoverStop::TimeLimit)
         } else {
-            &config.spaces
+            None
+        }
+    }
+
+    /// Runs the special points, then the starts (in parallel rounds with more than one
+    /// job); returns why it stopped and how many starts ran.
+    fn run(&mut self, shared: &Shared<'_, '_>) -> Result<(CoverStop, u32), CoverError> {
+        let config = shared.config;
+        let specials = if config.seeding {
+            self.plan.special_points()
+        } else {
+            Vec::new()
         };
-        for point in self.plan.special_points() {
-            if self.covered_count == self.table.len() {
-                return Ok((CoverStop::AllCovered, 0));
-            }
-            if config.max_evals.is_some_and(|m| self.evals >= m) {
-                return Ok((CoverStop::EvalLimit, 0));
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok((CoverStop::TimeLimit, 0));
+        for point in specials {
+            if let Some(stop) = self.must_stop() {
+                return Ok((stop, 0));
             }
             self.evaluate(&point);
             if let Some(err) = self.error.take() {
                 return Err(err.into());
             }
         }
-        if self.plan.dims() == 0 {
-            let stop = if self.covered_count == self.table.len() {
-                CoverStop::AllCovered
+        if self.plan.dims() > 0 {
+            let stop = if config.jobs <= 1 {
+                self.run_starts(0, config.n_start)?
             } else {
-                CoverStop::StartsExhausted
+                self.run_rounds(shared)?
             };
-            return Ok((stop, 0));
+            if let Some(stop) = stop {
+                return Ok((stop, self.starts));
+            }
         }
+        let stop = if self.covered_count == self.table.len() {
+            CoverStop::AllCovered
+        } else {
+            CoverStop::StartsExhausted
+        };
+        Ok((stop, self.starts))
+    }
+
+    /// Parallel rounds: each of `jobs` workers runs [`STARTS_PER_ROUND`] starts from the
+    /// coverage so far with its own start numbers (so its own seed streams) and an equal
+    /// share of the evaluations left; then their tests are confirmed again in worker
+    /// order, so the result depends on the seed and the job count, not on timing.
+    fn run_rounds(&mut self, shared: &Shared<'_, '_>) -> Result<Option<CoverStop>, CoverError> {
+        let config = shared.config;
+        let jobs = config.jobs as u32;
+        let mut next = 0u32;
+        while next < config.n_start {
+            if let Some(stop) = self.must_stop() {
+                return Ok(Some(stop));
+            }
+            let cap = config
+                .max_evals
+                .map(|m| m.saturating_sub(self.evals) / u64::from(jobs));
+            if cap == Some(0) {
+                return Ok(Some(CoverStop::EvalLimit));
+            }
+            let (covered, tests) = (&self.covered, &self.tests);
+            let results: Vec<Result<RoundResult, CoverError>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..jobs)
+                    .map(|w| {
+                        let first = next + w * STARTS_PER_ROUND;
+                        let count = STARTS_PER_ROUND.min(config.n_start.saturating_sub(first));
+                        scope.spawn(move || run_worker(shared, covered, tests, first, count, cap))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a cover worker panicked"))
+                    .collect()
+            });
+            next += jobs * STARTS_PER_ROUND;
+            let mut stop = None;
+            for result in results {
+                let result = result?;
+                self.evals += result.evals;
+                self.starts += result.starts;
+                for coords in result.found {
+                    self.confirm(coords)?;
+                }
+                stop = stop.or(result.stop.filter(|s| *s != CoverStop::EvalLimit));
+            }
+            self.progress();
+            if let Some(stop) = stop {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Runs `count` starts numbered from `first` (the number seeds the start's random
+    /// stream); returns why the run must stop, or `None` when the starts are done.
+    fn run_starts(&mut self, first: u32, count: u32) -> Result<Option<CoverStop>, CoverError> {
+        let config = self.shared.config;
+        let deadline = self.shared.deadline;
+        let default_spaces = [Space::Real, Space::OrderedBits];
+        let spaces: &[Space] = if config.spaces.is_empty() {
+            &default_spaces
+        } else {
+            &config.spaces
+        };
         let mut from_witness: Option<Vec<f64>> = None;
-        let mut target_cursor = 0;
-        let mut starts = 0;
-        while starts < config.n_start {
-            if self.covered_count == self.table.len() {
-                return Ok((CoverStop::AllCovered, starts));
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok((CoverStop::TimeLimit, starts));
-            }
-            if config.max_evals.is_some_and(|m| self.evals >= m) {
-                return Ok((CoverStop::EvalLimit, starts));
+        for start in first..first.saturating_add(count) {
+            if let Some(stop) = self.must_stop() {
+                return Ok(Some(stop));
             }
             let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-            rng.set_stream(u64::from(starts));
-            let mut space = spaces[starts as usize % spaces.len()];
-            let aim = if config.targeted && starts % 2 == 1 && from_witness.is_none() {
-                self.next_target(&mut target_cursor)
+            rng.set_stream(u64::from(start));
+            let mut space = spaces[start as usize % spaces.len()];
+            let aim = if config.targeted && start % 2 == 1 && from_witness.is_none() {
+                let mut cursor = self.target_cursor;
+                let aim = self.next_target(&mut cursor);
+                self.target_cursor = cursor;
+                aim
             } else {
                 None
             };
@@ -265,7 +500,7 @@ impl<E: FnMut(&CoverEvent<'_>)> Search<'_, '_, E> {
             };
             if self.covered_count == self.table.len() {
                 self.interp.observer_mut().target = None;
-                return Ok((CoverStop::AllCovered, starts));
+                return Ok(Some(CoverStop::AllCovered));
             }
             if point.iter().any(|v| !v.is_finite()) {
                 space = Space::OrderedBits;
@@ -278,48 +513,213 @@ impl<E: FnMut(&CoverEvent<'_>)> Search<'_, '_, E> {
             let hopping = BasinhoppingConfig::default()
                 .with_n_iter(config.n_iter)
                 .with_abs_step(abs_step);
-            let budget = self.budget(config, deadline);
+            let budget = self.budget(deadline);
             let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), space, budget);
             let result = basinhopping(&mut ev, &coords, &hopping, &mut rng);
             let mut outcome = ev.finish(result);
             if outcome.reason == StopReason::Converged && config.ulp_refine {
-                let budget = self.budget(config, deadline);
+                let budget = self.budget(deadline);
                 let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), Space::Real, budget);
                 let result = avm(&mut ev, &outcome.best_input, &AvmConfig::default());
                 outcome = ev.finish(result.map(|_| ()));
             }
             self.interp.observer_mut().target = None;
-            starts += 1;
+            self.starts += 1;
             if let Some(err) = self.error.take() {
                 return Err(err.into());
             }
             self.progress();
+            if self.interrupted() {
+                return Ok(Some(CoverStop::Interrupted));
+            }
             match outcome.reason {
                 StopReason::TargetReached => from_witness = Some(outcome.best_input),
-                StopReason::EvalLimit => return Ok((CoverStop::EvalLimit, starts)),
-                StopReason::TimeLimit => return Ok((CoverStop::TimeLimit, starts)),
+                StopReason::EvalLimit => return Ok(Some(CoverStop::EvalLimit)),
+                StopReason::TimeLimit => return Ok(Some(CoverStop::TimeLimit)),
                 StopReason::Converged => {}
             }
         }
-        let stop = if self.covered_count == self.table.len() {
-            CoverStop::AllCovered
-        } else {
-            CoverStop::StartsExhausted
+        Ok(None)
+    }
+
+    /// The boundary goals no test reaches yet: for each included ordered comparison that
+    /// some test executes, the operand relations none of its executions shows.
+    fn missing_goals(&self) -> Result<Vec<Goal>, CoverError> {
+        let mut tracer = Interpreter::new(
+            self.module,
+            Concrete,
+            FullTrace::default(),
+            self.exec_config.clone(),
+        )?;
+        let mut seen: std::collections::BTreeMap<u32, [bool; 3]> = Default::default();
+        for test in &self.tests {
+            tracer.observer_mut().clear();
+            tracer.call(self.func, test.args())?;
+            for ev in &tracer.observer().branches {
+                self.note_relations(ev, &mut seen);
+            }
+        }
+        let mut goals = Vec::new();
+        for (site, shown) in seen {
+            let site = fpir::BranchSite(site);
+            let Some(rels) = self.module.branch_sites[site]
+                .cmp
+                .and_then(|c| relations(c.pred))
+            else {
+                continue;
+            };
+            for (k, pred) in rels.into_iter().enumerate() {
+                if !shown[k] {
+                    goals.push(Goal { site, pred });
+                }
+            }
+        }
+        Ok(goals)
+    }
+
+    /// Records which relations the operands of a branch event show, for included ordered
+    /// comparisons.
+    fn note_relations(
+        &self,
+        ev: &fpforge_exec::BranchEvent,
+        seen: &mut std::collections::BTreeMap<u32, [bool; 3]>,
+    ) {
+        if self.table.first_side(ev.site).is_none() {
+            return;
+        }
+        let Some(cmp) = self.module.branch_sites[ev.site].cmp else {
+            return;
         };
-        Ok((stop, starts))
+        let (Some(rels), Some([a, b])) = (relations(cmp.pred), ev.operands) else {
+            return;
+        };
+        let shown = seen.entry(ev.site.0).or_default();
+        for (k, pred) in rels.into_iter().enumerate() {
+            shown[k] |= distance(pred, cmp.ty, a, b, true, self.metric) == 0.0;
+        }
+    }
+
+    /// Aims a short search at every missing boundary goal ([`CoverConfig::boundaries`])
+    /// from the test closest to it; each input that reaches its goal is re-executed and
+    /// kept as a test.
+    fn cover_boundaries(&mut self) -> Result<(), CoverError> {
+        let goals = self.missing_goals()?;
+        let mut reached: Vec<Goal> = Vec::new();
+        for goal in goals {
+            if reached.contains(&goal) {
+                continue;
+            }
+            if self.interrupted()
+                || self.eval_cap.is_some_and(|m| self.evals >= m)
+                || self.shared.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                break;
+            }
+            self.interp.observer_mut().goal = Some(goal);
+            let start = self.closest_test();
+            let mut budget = self.budget(self.shared.deadline);
+            budget.max_evals = Some(
+                budget
+                    .max_evals
+                    .map_or(BOUNDARY_EVALS, |m| m.min(BOUNDARY_EVALS)),
+            );
+            let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), Space::Real, budget);
+            let result = avm(&mut ev, &start, &AvmConfig::default());
+            let outcome = ev.finish(result.map(|_| ()));
+            self.interp.observer_mut().goal = None;
+            if let Some(err) = self.error.take() {
+                return Err(err.into());
+            }
+            if outcome.reason == StopReason::TargetReached {
+                let bits = self.plan.bits(&outcome.best_input);
+                reached.extend(self.keep_boundary_test(bits)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Re-executes a boundary test; keeps it when it shows a relation no test showed
+    /// (unless an evaluation already kept it for new sides). Returns the goals it reaches.
+    fn keep_boundary_test(&mut self, bits: Vec<u64>) -> Result<Vec<Goal>, CoverError> {
+        let test = self.plan.test(bits);
+        if self.tests.contains(&test) {
+            return Ok(Vec::new());
+        }
+        let mut tracer = Interpreter::new(
+            self.module,
+            Concrete,
+            FullTrace::default(),
+            self.exec_config.clone(),
+        )?;
+        tracer.call(self.func, test.args())?;
+        let mut seen = Default::default();
+        for ev in &tracer.observer().branches {
+            self.note_relations(ev, &mut seen);
+        }
+        let goals: Vec<Goal> = seen
+            .iter()
+            .flat_map(|(&site, shown)| {
+                let site = fpir::BranchSite(site);
+                let rels = self.module.branch_sites[site]
+                    .cmp
+                    .and_then(|c| relations(c.pred));
+                rels.into_iter().flat_map(move |rels| {
+                    rels.into_iter()
+                        .zip(*shown)
+                        .filter(|&(_, s)| s)
+                        .map(move |(pred, _)| Goal { site, pred })
+                })
+            })
+            .collect();
+        let index = self.tests.len();
+        self.tests.push(test);
+        (self.on_event)(&CoverEvent::Test {
+            index,
+            test: &self.tests[index],
+            new_sides: &[],
+        });
+        Ok(goals)
+    }
+
+    /// Explains every uncovered side: whether some test reaches its branch (then
+    /// CoverMe's heuristic calls it likely infeasible) and the test that came closest to
+    /// taking it, with its branch distance.
+    fn explain_misses(&mut self) -> Result<Vec<Miss>, CoverError> {
+        let mut misses = vec![Miss::default(); self.table.len()];
+        let args: Vec<Vec<fpforge_exec::Arg>> = self.tests.iter().map(Test::to_args).collect();
+        for (s, miss) in misses.iter_mut().enumerate() {
+            if self.covered[s] {
+                continue;
+            }
+            miss.branch_reached = self.table.siblings(s as u32).any(|t| self.taken(t));
+            if miss.branch_reached {
+                self.interp.observer_mut().target = Some(s as u32);
+                for (index, args) in args.iter().enumerate() {
+                    self.interp.observer_mut().begin();
+                    self.interp.call(self.func, args)?;
+                    let d = self.interp.observer().target_distance;
+                    if d.is_finite() && miss.closest.is_none_or(|(_, best)| d < best) {
+                        miss.closest = Some((index, d));
+                    }
+                }
+                self.interp.observer_mut().target = None;
+            }
+        }
+        Ok(misses)
+    }
+
+    /// Whether some test takes side `s` (covered, not merely proved infeasible).
+    fn taken(&self, s: u32) -> bool {
+        self.covered[s as usize] && self.shared.infeasible[s as usize].is_none()
     }
 
     /// The next uncovered side (round robin from `cursor`) whose branch some test
     /// reaches: the target of a targeted search.
     fn next_target(&self, cursor: &mut usize) -> Option<u32> {
         let n = self.table.len();
-        let s = (0..n).map(|step| (*cursor + step) % n).find(|&s| {
-            !self.covered[s]
-                && self
-                    .table
-                    .siblings(s as u32)
-                    .any(|t| self.covered[t as usize])
-        })?;
+        let s = (0..n)
+            .map(|step| (*cursor + step) % n)
+            .find(|&s| !self.covered[s] && self.table.siblings(s as u32).any(|t| self.taken(t)))?;
         *cursor = s + 1;
         Some(s as u32)
     }
@@ -339,9 +739,9 @@ impl<E: FnMut(&CoverEvent<'_>)> Search<'_, '_, E> {
 
     /// The budget of one search: what is left of the run's evaluations, its deadline,
     /// and target 0.
-    fn budget(&self, config: &CoverConfig, deadline: Option<Instant>) -> Budget {
+    fn budget(&self, deadline: Option<Instant>) -> Budget {
         let mut budget = Budget::default().with_target(0.0);
-        if let Some(m) = config.max_evals {
+        if let Some(m) = self.eval_cap {
             budget = budget.with_eval_limit(m.saturating_sub(self.evals));
         }
         if let Some(d) = deadline {
@@ -350,14 +750,26 @@ impl<E: FnMut(&CoverEvent<'_>)> Search<'_, '_, E> {
         budget
     }
 
-    /// `FOO_R` at `point`, recording any new coverage.
+    /// Whether the caller asked the run to stop.
+    fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    /// `FOO_R` at `point`, recording any new coverage. Once the run is interrupted every
+    /// evaluation returns 0, the target, so the search in progress ends at once.
     fn evaluate(&mut self, point: &[f64]) -> f64 {
         if self.error.is_some() {
             return f64::INFINITY;
         }
-        let test = self.plan.decode(point);
+        if self.interrupted() {
+            return 0.0;
+        }
+        let bits = self.plan.bits(point);
+        let args = self.plan.spec().to_args(&bits);
         self.interp.observer_mut().begin();
-        if let Err(err) = self.interp.call(self.func, &test.to_args()) {
+        if let Err(err) = self.interp.call(self.func, &args) {
             self.error = Some(err);
             return f64::INFINITY;
         }
@@ -368,10 +780,11 @@ impl<E: FnMut(&CoverEvent<'_>)> Search<'_, '_, E> {
         let observer = self.interp.observer();
         let r = observer.r;
         let open_hits = observer.open_hits;
-        let aimed = observer.target.map(|_| observer.target_distance);
+        let aimed = (observer.target.is_some() || observer.goal.is_some())
+            .then_some(observer.target_distance);
         let candidate = observer.hits.iter().any(|&s| !self.covered[s as usize]);
         if candidate {
-            match self.confirm(test) {
+            match self.confirm(bits) {
                 Ok(true) => return 0.0,
                 Ok(false) => {}
                 Err(err) => {
@@ -393,14 +806,15 @@ impl<E: FnMut(&CoverEvent<'_>)> Search<'_, '_, E> {
 
     /// Re-executes `test` with a fresh tracing interpreter; records it if the re-run
     /// covers new sides. Returns whether it did.
-    fn confirm(&mut self, test: Test) -> Result<bool, ExecError> {
+    fn confirm(&mut self, bits: Vec<u64>) -> Result<bool, ExecError> {
+        let test = self.plan.test(bits);
         let mut tracer = Interpreter::new(
             self.module,
             Concrete,
             BranchTrace::default(),
             self.exec_config.clone(),
         )?;
-        tracer.call(self.func, &test.to_args())?;
+        tracer.call(self.func, test.args())?;
         let mut new: Vec<u32> = tracer
             .observer()
             .events
@@ -434,7 +848,7 @@ impl<E: FnMut(&CoverEvent<'_>)> Search<'_, '_, E> {
     fn progress(&mut self) {
         self.last_progress = Instant::now();
         (self.on_event)(&CoverEvent::Progress {
-            covered: self.covered_count,
+            covered: self.covered_count - self.shared.infeasible.iter().flatten().count(),
             total: self.table.len(),
             evals: self.evals,
             elapsed: self.started.elapsed(),

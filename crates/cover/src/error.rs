@@ -27,6 +27,9 @@ pub enum CoverError {
         /// Its type, as the IR prints it.
         ty: String,
     },
+    /// The argument specs do not fit the function.
+    #[error(transparent)]
+    Spec(#[from] fpforge_exec::SpecError),
     /// The interpreter rejected the module or a call.
     #[error(transparent)]
     Exec(#[from] ExecError),

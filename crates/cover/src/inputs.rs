@@ -1,94 +1,71 @@
-//! The search's view of a function's parameters: one coordinate per input, decoded into
-//! interpreter arguments, and the starting points of the searches.
+//! The search's view of a function's parameters: the coordinates of its
+//! [`InputSpec`] (one per scalar input, pointee or array element; fixed values and output
+//! arrays have none), decoded into interpreter arguments, and the starting points of the
+//! searches.
 //!
 //! Doubles are taken as they are, floats are rounded to binary32, integers are rounded
-//! and clamped to their range, and a pointer to a scalar gets a one-element array of its
-//! pointee whose element is the coordinate (CoverMe's `double*` parameters, Fu & Su,
-//! PLDI'17, Sec. 4). Starting points mix special values, constants harvested from the
-//! program (each with its neighbours one ulp away, and for 32-bit integer constants the
-//! doubles whose high word they are, as fdlibm's bit tests compare), random normal
-//! variates and random bit patterns.
+//! and clamped to their range, and every value is clamped into its coordinate's range
+//! (`in [lo, hi]`). By default a pointer to a scalar gets a one-element array whose
+//! element is the coordinate (CoverMe's `double*` parameters, Fu & Su, PLDI'17, Sec. 4).
+//! Starting points mix special values, constants harvested from the program (each with
+//! its neighbours one ulp away, and for 32-bit integer constants the doubles whose high
+//! word they are, as fdlibm's bit tests compare), random normal variates and random bit
+//! patterns.
 
 use crate::error::CoverError;
-use fpforge_exec::Arg;
+use fpforge_exec::{Arg, Coord, InputSpec, ParamInput};
 use fpir::float_text::format_exact;
 use fpir::{Const, FloatTy, Func, InstKind, Module, Terminator, Type};
 use rand::Rng;
 use std::collections::BTreeSet;
 
-/// One argument of a test: raw bits of a scalar, or of the single element a pointer
-/// parameter points to.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct TestArg {
-    /// Type of the value (the pointee type for pointer parameters).
-    pub ty: Type,
-    /// Raw bits (zero-extended to 64).
-    pub bits: u64,
-    /// True when the parameter is a pointer to this value.
-    pub by_pointer: bool,
-}
-
-impl TestArg {
-    /// The interpreter argument.
-    pub fn to_arg(&self) -> Arg {
-        if self.by_pointer {
-            Arg::Array {
-                elem: self.ty,
-                values: vec![self.bits],
-            }
-        } else {
-            Arg::Scalar(self.bits)
+/// The exact text of one value that `fpforge run` reads back: a C99 hex float, `raw:` and
+/// the bits of a NaN, or a signed decimal integer.
+pub fn value_text(ty: Type, bits: u64) -> String {
+    match ty {
+        Type::Float(ft) => format_exact(ft, bits),
+        Type::Int(width) => {
+            let shift = 64 - u32::from(width).clamp(1, 64);
+            (((bits << shift) as i64) >> shift).to_string()
         }
-    }
-
-    /// Exact text that `fpforge run` reads back: a C99 hex float, `raw:` and the bits of
-    /// a NaN, or a signed decimal integer.
-    pub fn text(&self) -> String {
-        match self.ty {
-            Type::Float(ft) => format_exact(ft, self.bits),
-            Type::Int(width) => {
-                let shift = 64 - u32::from(width);
-                (((self.bits << shift) as i64) >> shift).to_string()
-            }
-            Type::Ptr => format!("{:#x}", self.bits),
-        }
+        Type::Ptr => format!("{bits:#x}"),
     }
 }
 
-/// A generated test: the arguments of one call.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+/// A generated test: the raw bits of every coordinate, the interpreter arguments they
+/// stand for, and its line of `inputs.txt`.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Test {
-    /// Arguments in parameter order.
-    pub args: Vec<TestArg>,
+    /// Raw bits of each coordinate of the [`InputSpec`], in order.
+    pub coords: Vec<u64>,
+    args: Vec<Arg>,
+    line: String,
 }
 
 impl Test {
     /// The interpreter arguments.
     pub fn to_args(&self) -> Vec<Arg> {
-        self.args.iter().map(TestArg::to_arg).collect()
+        self.args.clone()
     }
 
-    /// The arguments as one line of exact texts separated by spaces (`inputs.txt`).
-    pub fn line(&self) -> String {
-        self.args
-            .iter()
-            .map(TestArg::text)
-            .collect::<Vec<_>>()
-            .join(" ")
+    /// The interpreter arguments, borrowed.
+    pub fn args(&self) -> &[Arg] {
+        &self.args
+    }
+
+    /// One exact text per parameter separated by spaces, as `fpforge run` reads them
+    /// (`inputs.txt`): scalars and pointees as values, arrays as `[v,v,...]`, fixed values
+    /// as themselves and output arrays as their zeros.
+    pub fn line(&self) -> &str {
+        &self.line
     }
 }
 
-/// How one coordinate becomes an argument.
-#[derive(Clone, Copy, Debug)]
-struct Param {
-    ty: Type,
-    by_pointer: bool,
-}
-
-/// The parameters of the entry function and the constants harvested from the program.
+/// The input specification of the entry function and the constants harvested from the
+/// program.
 #[derive(Clone, Debug)]
 pub struct InputPlan {
-    params: Vec<Param>,
+    spec: InputSpec,
     /// Harvested doubles, sorted by bits (deterministic).
     harvested: Vec<f64>,
 }
@@ -112,71 +89,99 @@ const SPECIALS: [f64; 14] = [
 ];
 
 impl InputPlan {
-    /// Plans the inputs of `func`, harvesting constants from the functions in `funcs`.
-    pub fn new(module: &Module, func: Func, funcs: &[Func]) -> Result<InputPlan, CoverError> {
-        let f = module
+    /// Plans the inputs of `func` from `spec`, harvesting constants from the functions in
+    /// `funcs`.
+    pub fn new(
+        module: &Module,
+        func: Func,
+        funcs: &[Func],
+        spec: InputSpec,
+    ) -> Result<InputPlan, CoverError> {
+        module
             .funcs
             .get(func)
             .ok_or(CoverError::UnknownFunc(func))?;
-        let params = f
-            .param_types()
-            .into_iter()
-            .enumerate()
-            .map(|(i, ty)| {
-                let pointee = f.param_pointees.get(i).copied().flatten();
-                match (ty, pointee) {
-                    (Type::Ptr, Some(Type::Ptr)) => Err(CoverError::UnsupportedParam {
-                        func: f.name.clone(),
-                        index: i + 1,
-                        ty: "ptr<ptr>".to_string(),
-                    }),
-                    (Type::Ptr, p) => Ok(Param {
-                        ty: p.unwrap_or(Type::F64),
-                        by_pointer: true,
-                    }),
-                    (ty, _) => Ok(Param {
-                        ty,
-                        by_pointer: false,
-                    }),
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         Ok(InputPlan {
-            params,
+            spec,
             harvested: harvest(module, funcs),
         })
     }
 
+    /// The same plan without harvested constants (starts from special values, normal
+    /// variates and random bits only).
+    pub fn without_harvest(mut self) -> InputPlan {
+        self.harvested.clear();
+        self
+    }
+
+    /// The input specification.
+    pub fn spec(&self) -> &InputSpec {
+        &self.spec
+    }
+
     /// Number of coordinates.
     pub fn dims(&self) -> usize {
-        self.params.len()
+        self.spec.dims()
+    }
+
+    /// The raw bits of each coordinate of a point.
+    pub fn bits(&self, point: &[f64]) -> Vec<u64> {
+        self.spec
+            .coords()
+            .iter()
+            .zip(point)
+            .map(|(c, &x)| value_bits(c.ty, clamp(c, x)))
+            .collect()
     }
 
     /// The test a point stands for.
     pub fn decode(&self, point: &[f64]) -> Test {
-        let args = self
-            .params
+        self.test(self.bits(point))
+    }
+
+    /// The test of the raw bits of every coordinate.
+    pub fn test(&self, coords: Vec<u64>) -> Test {
+        let args = self.spec.to_args(&coords);
+        let line = self.line(&coords);
+        Test { coords, args, line }
+    }
+
+    fn line(&self, coords: &[u64]) -> String {
+        let mut next = coords.iter().copied();
+        let list = |ty: Type, values: &mut dyn Iterator<Item = u64>| {
+            let items: Vec<String> = values.map(|b| value_text(ty, b)).collect();
+            format!("[{}]", items.join(","))
+        };
+        self.spec
+            .params()
             .iter()
-            .zip(point)
-            .map(|(p, &x)| TestArg {
-                ty: p.ty,
-                bits: value_bits(p.ty, x),
-                by_pointer: p.by_pointer,
+            .map(|p| match *p {
+                ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
+                    value_text(ty, next.next().unwrap_or(0))
+                }
+                ParamInput::Array { elem, len, .. } => list(elem, &mut next.by_ref().take(len)),
+                ParamInput::Fixed { ty, bits } => value_text(ty, bits),
+                ParamInput::Output { elem, len } => list(elem, &mut std::iter::repeat_n(0, len)),
             })
-            .collect();
-        Test { args }
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The point a test stands for (the inverse of [`InputPlan::decode`]).
     pub fn encode(&self, test: &Test) -> Vec<f64> {
-        test.args.iter().map(|a| value_of(a.ty, a.bits)).collect()
+        self.spec
+            .coords()
+            .iter()
+            .zip(&test.coords)
+            .map(|(c, &b)| value_of(c.ty, b))
+            .collect()
     }
 
     /// Points made of special values only, evaluated before any search: every
     /// combination when there are at most 256, otherwise each special value in every
     /// coordinate at once.
     pub fn special_points(&self) -> Vec<Vec<f64>> {
-        let n = self.params.len();
+        let n = self.dims();
         let grid = u32::try_from(n)
             .ok()
             .and_then(|n| SPECIALS.len().checked_pow(n))
@@ -198,23 +203,41 @@ impl InputPlan {
     }
 
     /// A starting point: per coordinate, a special value, a harvested constant, a
-    /// normal variate or a random bit pattern.
+    /// normal variate, a random bit pattern or (in a range) a uniform value of the range.
     pub fn start<R: Rng>(&self, rng: &mut R) -> Vec<f64> {
-        self.params
+        self.spec
+            .coords()
             .iter()
-            .map(|p| match rng.gen_range(0..4) {
-                0 => SPECIALS[rng.gen_range(0..SPECIALS.len())],
-                1 if !self.harvested.is_empty() => {
-                    self.harvested[rng.gen_range(0..self.harvested.len())]
+            .map(|c| {
+                if let Some(r) = c.range.filter(|r| r.lo.is_finite() && r.hi.is_finite()) {
+                    if rng.gen_range(0..2) == 0 {
+                        return r.lo + (r.hi - r.lo) * rng.gen::<f64>();
+                    }
                 }
-                1 | 2 => normal(rng) * f64::from(rng.gen_range(-8i32..=8)).exp2(),
-                _ => match p.ty {
-                    Type::Float(FloatTy::F32) => f64::from(f32::from_bits(rng.gen())),
-                    Type::Int(_) => f64::from(rng.gen::<i32>()),
-                    _ => f64::from_bits(rng.gen()),
-                },
+                let x = match rng.gen_range(0..4) {
+                    0 => SPECIALS[rng.gen_range(0..SPECIALS.len())],
+                    1 if !self.harvested.is_empty() => {
+                        self.harvested[rng.gen_range(0..self.harvested.len())]
+                    }
+                    1 | 2 => normal(rng) * f64::from(rng.gen_range(-8i32..=8)).exp2(),
+                    _ => match c.ty {
+                        Type::Float(FloatTy::F32) => f64::from(f32::from_bits(rng.gen())),
+                        Type::Int(_) => f64::from(rng.gen::<i32>()),
+                        _ => f64::from_bits(rng.gen()),
+                    },
+                };
+                clamp(c, x)
             })
             .collect()
+    }
+}
+
+/// `x` clamped into the coordinate's range (a NaN becomes the range's low end).
+fn clamp(c: &Coord, x: f64) -> f64 {
+    match c.range {
+        Some(r) if x.is_nan() => r.lo,
+        Some(r) => x.clamp(r.lo, r.hi),
+        None => x,
     }
 }
 
@@ -347,18 +370,13 @@ mod tests {
     }
 
     #[test]
-    fn arguments_print_exactly() {
-        let arg = |ty, bits| TestArg {
-            ty,
-            bits,
-            by_pointer: false,
-        };
-        assert_eq!(arg(Type::F64, 1.5f64.to_bits()).text(), "0x1.8p+0");
+    fn values_print_exactly() {
+        assert_eq!(value_text(Type::F64, 1.5f64.to_bits()), "0x1.8p+0");
         assert_eq!(
-            arg(Type::F64, 0x7ff8_0000_0000_0001).text(),
+            value_text(Type::F64, 0x7ff8_0000_0000_0001),
             "raw:7ff8000000000001"
         );
-        assert_eq!(arg(Type::I32, 0xffff_fffe).text(), "-2");
-        assert_eq!(arg(Type::F32, u64::from(0.5f32.to_bits())).text(), "0x1p-1");
+        assert_eq!(value_text(Type::I32, 0xffff_fffe), "-2");
+        assert_eq!(value_text(Type::F32, u64::from(0.5f32.to_bits())), "0x1p-1");
     }
 }

@@ -24,12 +24,20 @@
 //! points from constants harvested from the program; incidental coverage (any evaluation
 //! that covers a new side records a test); an exact ulp-step local search (the
 //! alternating variable method) after each start; an objective ranked by how deep a run
-//! gets into unfinished code; and starts aimed at one uncovered side from the test
-//! closest to it.
+//! gets into unfinished code; starts aimed at one uncovered side from the test
+//! closest to it; tests for the `<`/`==`/`>` relations of ordered comparisons that other
+//! compilers branch on; and parallel rounds of starts over `jobs` threads. Outside the
+//! search, [`split_selects`] turns clang's `select`s into branch sites (gcc, and so gcov,
+//! compiles those conditional expressions as branches), and sides behind constant
+//! conditions are proved infeasible ([`Infeasible`]).
+//!
+//! Parameters come from an [`fpforge_exec::InputSpec`] (scalars, pointees, arrays,
+//! ranges, fixed values, output arrays; [`CoverConfig::args`]).
 //!
 //! Every test is re-executed with a fresh [`fpforge_exec::BranchTrace`] interpreter before
 //! it is reported, and the sides it is credited with are those of the re-run. A side never
-//! covered is reported as [`SideStatus::NotReached`]: a search cannot prove infeasibility.
+//! covered is reported as [`SideStatus::NotReached`] (a search cannot prove
+//! infeasibility), unless constant conditions prove it [`SideStatus::Infeasible`].
 //!
 //! ```no_run
 //! use fpforge_cover::{cover, CoverConfig};
@@ -49,6 +57,7 @@ pub mod error;
 pub mod inputs;
 pub mod report;
 pub mod represent;
+pub mod selects;
 pub mod sides;
 
 pub use config::{CoverConfig, Metric};
@@ -56,6 +65,7 @@ pub use emit_c::emit_c;
 pub use engine::{cover, cover_with, CoverEvent};
 pub use error::CoverError;
 pub use fpforge_search::Space;
-pub use inputs::{Test, TestArg};
-pub use report::{CoverReport, CoverStop, SideReport, SideStatus};
-pub use sides::{Arm, Side};
+pub use inputs::{value_text, InputPlan, Test};
+pub use report::{CoverReport, CoverStop, Miss, SideReport, SideStatus};
+pub use selects::split_selects;
+pub use sides::{Arm, Infeasible, Side};

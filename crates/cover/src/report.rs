@@ -2,18 +2,19 @@
 //! the run's statistics; and the lcov tracefile of a report.
 //!
 //! A side is [`SideStatus::Covered`] only when the re-execution of its witness test took
-//! it. A side never covered is [`SideStatus::NotReached`]: search proves nothing about
-//! feasibility.
+//! it. A side never covered is [`SideStatus::NotReached`] (search proves nothing about
+//! feasibility; [`Miss`] says what it knows), unless a complete argument from constant
+//! conditions or switch values shows it [`SideStatus::Infeasible`].
 
-use crate::inputs::Test;
-use crate::sides::Side;
+use crate::inputs::{InputPlan, Test};
+use crate::sides::{Infeasible, Side};
 use fpir::{Func, Module, SrcLoc};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::time::Duration;
 
 /// The status of one side.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 pub enum SideStatus {
     /// Taken by test number `test` (index into [`CoverReport::tests`]).
     Covered {
@@ -21,7 +22,34 @@ pub enum SideStatus {
         test: usize,
     },
     /// No test took it within the budget.
-    NotReached,
+    NotReached(Miss),
+    /// Never taken, proved from constant branch conditions or switch values.
+    Infeasible(Infeasible),
+}
+
+/// What the search knows about a side it did not cover. Search proves nothing, so even
+/// a side whose branch was reached many times is only *likely* infeasible (CoverMe's
+/// heuristic, Fu & Su, PLDI'17, Sec. 5), never infeasible.
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct Miss {
+    /// Some test reaches the side's branch (and takes another side there).
+    pub branch_reached: bool,
+    /// The test that came closest to taking the side, and its smallest branch distance
+    /// (in the run's metric) over the executions of the branch.
+    pub closest: Option<(usize, f64)>,
+}
+
+impl Miss {
+    /// The label of the side's status: `not reached (likely infeasible)` when its branch
+    /// was reached but never went this way, `not reached (branch not executed)` when no
+    /// test reaches the branch at all.
+    pub fn label(&self) -> &'static str {
+        if self.branch_reached {
+            "not reached (likely infeasible)"
+        } else {
+            "not reached (branch not executed)"
+        }
+    }
 }
 
 /// One included side and its status.
@@ -46,6 +74,8 @@ pub enum CoverStop {
     EvalLimit,
     /// The time limit passed.
     TimeLimit,
+    /// The caller asked the run to stop ([`crate::CoverConfig::interrupt`]).
+    Interrupted,
 }
 
 impl std::fmt::Display for CoverStop {
@@ -55,6 +85,7 @@ impl std::fmt::Display for CoverStop {
             CoverStop::StartsExhausted => "all starting points searched",
             CoverStop::EvalLimit => "evaluation limit",
             CoverStop::TimeLimit => "time limit",
+            CoverStop::Interrupted => "interrupted",
         })
     }
 }
@@ -76,6 +107,8 @@ pub struct CoverReport {
     pub elapsed: Duration,
     /// Why the run ended.
     pub stop: CoverStop,
+    /// The inputs' plan: how the tests' coordinates become arguments and text.
+    pub plan: InputPlan,
 }
 
 impl CoverReport {
@@ -84,6 +117,14 @@ impl CoverReport {
         self.sides
             .iter()
             .filter(|s| matches!(s.status, SideStatus::Covered { .. }))
+            .count()
+    }
+
+    /// Number of sides proved infeasible.
+    pub fn infeasible(&self) -> usize {
+        self.sides
+            .iter()
+            .filter(|s| matches!(s.status, SideStatus::Infeasible(_)))
             .count()
     }
 
@@ -114,8 +155,8 @@ pub fn lcov(module: &Module, func: Func, sides: &[SideReport]) -> String {
         let arm = arm_index.entry(site).or_default();
         let taken = match s.status {
             SideStatus::Covered { .. } => "1",
-            SideStatus::NotReached if site_reached[&site] => "0",
-            SideStatus::NotReached => "-",
+            SideStatus::NotReached(_) | SideStatus::Infeasible(_) if site_reached[&site] => "0",
+            SideStatus::NotReached(_) | SideStatus::Infeasible(_) => "-",
         };
         if let Some(loc) = s.loc {
             let file = module.files.get(loc.file).cloned().unwrap_or_default();

@@ -14,13 +14,24 @@
 //! branch ([`crate::distance`]); a branch without a known comparison is 1 away from a
 //! side it does not take. It also records which sides the run took, and, when given a
 //! target side, the smallest distance to taking it over all executions of its branch
-//! (the objective of targeted searches, [`crate::engine`]).
+//! (the objective of targeted searches, [`crate::engine`]); given a [`Goal`] (an operand
+//! relation at one comparison), the smallest distance to that relation holding.
 
 use crate::config::Metric;
 use crate::distance::{distance, int_gap};
 use crate::sides::SideTable;
 use fpforge_exec::{BranchEvent, BranchOutcome, Observer};
-use fpir::{BranchKind, Comparison, Module, Terminator, Type};
+use fpir::{BranchKind, BranchSite, CmpPred, Comparison, Module, Terminator, Type};
+
+/// An operand relation to reach at one branch: `lhs pred rhs` must hold at some
+/// execution of the site's comparison (the boundary goals of [`crate::engine`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Goal {
+    /// The branch site.
+    pub site: BranchSite,
+    /// The relation, as a predicate over the comparison's operands.
+    pub pred: CmpPred,
+}
 
 /// What the observer needs to know about one included site.
 #[derive(Clone, Debug)]
@@ -87,6 +98,8 @@ pub struct Penalty<'a> {
     pub open_hits: u32,
     /// A side to aim at, besides computing `r`.
     pub target: Option<u32>,
+    /// An operand relation to aim at (instead of a side), besides computing `r`.
+    pub goal: Option<Goal>,
     /// The smallest distance to the target side over the run's events (infinite when
     /// its branch was not reached).
     pub target_distance: f64,
@@ -105,6 +118,7 @@ impl<'a> Penalty<'a> {
             hits: Vec::new(),
             open_hits: 0,
             target: None,
+            goal: None,
             target_distance: f64::INFINITY,
             stamp: vec![0; sides],
             generation: 1,
@@ -203,6 +217,12 @@ impl Observer for Penalty<'_> {
         };
         match (shape, ev.outcome) {
             (SiteShape::Cond { first, cmp }, BranchOutcome::Cond(taken)) => {
+                if let (Some(goal), Some(c), Some([a, b])) = (self.goal, cmp, ev.operands) {
+                    if goal.site == ev.site {
+                        let d = distance(goal.pred, c.ty, a, b, true, self.metric);
+                        self.target_distance = self.target_distance.min(d);
+                    }
+                }
                 self.hit(first + u32::from(!taken));
                 self.cond(*first, *cmp, ev, taken);
                 let metric = self.metric;

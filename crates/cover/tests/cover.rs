@@ -2,7 +2,10 @@
 //! sides, every claim confirmed by re-execution, determinism, and infeasible sides left
 //! as not reached. Budgets are evaluation limits so results do not depend on speed.
 
-use fpforge_cover::{cover, Arm, CoverConfig, CoverReport, Side, SideStatus};
+use fpforge_cover::{
+    cover, split_selects, Arm, CoverConfig, CoverReport, Infeasible, Side, SideStatus,
+};
+use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
 use fpforge_lower::LoadOptions;
 use fpir::{Func, Module};
@@ -80,7 +83,7 @@ fn assert_full(report: &CoverReport) {
     let missing: Vec<String> = report
         .sides
         .iter()
-        .filter(|s| s.status == SideStatus::NotReached)
+        .filter(|s| matches!(s.status, SideStatus::NotReached(_)))
         .map(|s| s.side.to_string())
         .collect();
     assert!(
@@ -126,7 +129,7 @@ fn infeasible_side_is_not_reached_and_never_claimed() {
     let not_reached: Vec<&Side> = report
         .sides
         .iter()
-        .filter(|s| s.status == SideStatus::NotReached)
+        .filter(|s| matches!(s.status, SideStatus::NotReached(_)))
         .map(|s| &s.side)
         .collect();
     assert_eq!(not_reached.len(), 1, "{:?}", report.sides);
@@ -137,7 +140,12 @@ fn infeasible_side_is_not_reached_and_never_claimed() {
 
 #[test]
 fn same_seed_same_tests() {
-    let lines = |r: &CoverReport| r.tests.iter().map(|t| t.line()).collect::<Vec<_>>();
+    let lines = |r: &CoverReport| {
+        r.tests
+            .iter()
+            .map(|t| t.line().to_string())
+            .collect::<Vec<_>>()
+    };
     let a = run("count_above", 11, 20_000);
     let b = run("count_above", 11, 20_000);
     assert_eq!(lines(&a), lines(&b));
@@ -173,4 +181,136 @@ fn coverme_alone_still_confirms_what_it_claims() {
     let report = cover(module(), func("dispatch"), &baseline).unwrap();
     check_witnesses(&report);
     assert!(report.covered() >= 4, "{:?}", report.sides);
+}
+
+fn spec(text: &str) -> ArgSpec {
+    text.parse().expect("valid spec")
+}
+
+#[test]
+fn arrays_and_fixed_values_from_specs() {
+    let config = config(12, 60_000).with_args(vec![spec("a: f64[4]"), spec("n = 4")], Vec::new());
+    let report = cover(module(), func("array_sum"), &config).unwrap();
+    check_witnesses(&report);
+    // With `n = 4` only `n > 2`'s false side is out of reach, and it is labelled so.
+    let missed: Vec<&fpforge_cover::SideReport> = report
+        .sides
+        .iter()
+        .filter(|s| !matches!(s.status, SideStatus::Covered { .. }))
+        .collect();
+    assert_eq!(missed.len(), 1, "{:?}", report.sides);
+    assert_eq!(missed[0].side.arm, Arm::Else);
+    assert!(matches!(missed[0].status, SideStatus::NotReached(m) if m.branch_reached));
+    assert_eq!(report.plan.dims(), 4);
+    for test in &report.tests {
+        let line = test.line();
+        assert!(line.starts_with('[') && line.ends_with("] 4"), "{line}");
+        assert_eq!(line.matches(',').count(), 3, "{line}");
+    }
+}
+
+#[test]
+fn ranges_bound_every_input() {
+    let config = config(13, 20_000).with_args(vec![spec("x in [0, 1]")], Vec::new());
+    let report = cover(module(), func("in_range"), &config).unwrap();
+    check_witnesses(&report);
+    assert_eq!(report.covered(), 3, "{:?}", report.sides);
+    for test in &report.tests {
+        let x = f64::from_bits(test.coords[0]);
+        assert!((0.0..=1.0).contains(&x), "{x}");
+    }
+    assert_full(&run("in_range", 13, 20_000));
+}
+
+#[test]
+fn output_arrays_are_not_inputs() {
+    let config = config(14, 20_000).with_args(
+        vec![spec("n = 3")],
+        vec!["a: f64[3]".parse::<OutArgSpec>().unwrap()],
+    );
+    let report = cover(module(), func("array_sum"), &config).unwrap();
+    assert_eq!(report.plan.dims(), 0);
+    assert_eq!(report.tests.len(), 1);
+    assert_eq!(report.tests[0].line(), "[0x0p+0,0x0p+0,0x0p+0] 3");
+}
+
+#[test]
+fn jobs_give_the_same_tests_for_the_same_seed() {
+    let lines = |r: &CoverReport| {
+        r.tests
+            .iter()
+            .map(|t| t.line().to_string())
+            .collect::<Vec<_>>()
+    };
+    for name in ["classify", "count_above"] {
+        let jobs = config(15, 40_000).with_jobs(2);
+        let a = cover(module(), func(name), &jobs).unwrap();
+        let b = cover(module(), func(name), &jobs).unwrap();
+        check_witnesses(&a);
+        assert_eq!(lines(&a), lines(&b), "{name}");
+        assert_eq!(a.covered(), b.covered());
+    }
+    assert_full(&cover(module(), func("classify"), &config(15, 60_000).with_jobs(2)).unwrap());
+}
+
+#[test]
+fn selects_become_sites_and_constant_branches_are_infeasible() {
+    let mut m = module().clone();
+    let f = m.func_by_name("sign_or_one").unwrap();
+    let before = m.branch_sites.len();
+    assert_eq!(split_selects(&mut m, &[f]).unwrap(), 1);
+    assert_eq!(m.branch_sites.len(), before + 1);
+    fpir::verify_module(&m).expect("the split module verifies");
+    let report = cover(&m, f, &config(16, 20_000)).unwrap();
+    let status = |site: usize, arm: Arm| {
+        report
+            .sides
+            .iter()
+            .find(|s| s.side.site.0 as usize == site && s.side.arm == arm)
+            .map(|s| s.status)
+    };
+    // The select's two sides are covered.
+    assert!(matches!(
+        status(before, Arm::Then),
+        Some(SideStatus::Covered { .. })
+    ));
+    assert!(matches!(
+        status(before, Arm::Else),
+        Some(SideStatus::Covered { .. })
+    ));
+    // `sizeof(x) == sizeof(float)` is false: its then side is infeasible, and the two
+    // branches of `x > 0 && x < 1` are dead.
+    assert_eq!(report.infeasible(), 5, "{:?}", report.sides);
+    assert!(report
+        .sides
+        .iter()
+        .any(|s| s.status == SideStatus::Infeasible(Infeasible::ConstantCondition)));
+    assert_eq!(report.covered() + report.infeasible(), report.sides.len());
+    assert_eq!(report.stop, fpforge_cover::CoverStop::AllCovered);
+}
+
+#[test]
+fn interrupt_ends_the_run_with_what_was_found() {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let config = config(17, 1_000_000).with_interrupt(Some(flag));
+    let report = cover(module(), func("impossible"), &config).unwrap();
+    assert_eq!(report.stop, fpforge_cover::CoverStop::Interrupted);
+    assert!(report.evals < 1_000);
+}
+
+#[test]
+fn switch_defaults_the_value_cannot_reach_are_infeasible() {
+    let report = run("quadrant", 18, 20_000);
+    check_witnesses(&report);
+    assert_eq!(report.covered(), 4, "{:?}", report.sides);
+    let default = report
+        .sides
+        .iter()
+        .find(|s| s.side.arm == Arm::Default)
+        .unwrap();
+    assert_eq!(
+        default.status,
+        SideStatus::Infeasible(Infeasible::ImpossibleValue)
+    );
+    assert_eq!(report.stop, fpforge_cover::CoverStop::AllCovered);
 }

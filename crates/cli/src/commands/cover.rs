@@ -8,7 +8,13 @@
 //! its 0-based line in `inputs.txt`), `coverage.lcov` (`BRDA` records) and `regression.c`
 //! (a C99 program calling FUNC on every test and printing the results, see
 //! [`fpforge_cover::emit_c()`]); these three are rewritten atomically when the search
-//! starts and after every new test, so an interrupted run leaves a valid directory.
+//! starts and after every new test. Ctrl-C (SIGINT) asks the search to stop: the files
+//! are then completed as for a finished run, with stop reason `interrupted`; and since
+//! each `inputs.txt` line is written with one `write` call and the other files are
+//! replaced by renames, even a killed run leaves a valid directory.
+//!
+//! `--arg` and `--out-arg` shape the parameters ([`fpforge_exec::spec`]); the `--no-*`
+//! flags switch off one improvement over CoverMe each, for measurements.
 
 use crate::inputs::{split_items, ProgramArgs};
 use crate::values::compact;
@@ -16,9 +22,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use fpforge_cover::report::lcov;
 use fpforge_cover::{
-    cover_with, emit_c, Arm, CoverConfig, CoverEvent, CoverReport, Side, SideReport, SideStatus,
-    Test,
+    cover_with, emit_c, split_selects, Arm, CoverConfig, CoverEvent, CoverReport, Infeasible,
+    InputPlan, Metric, Miss, Side, SideReport, SideStatus, Space, Test,
 };
+use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpir::{Func, Module, Terminator};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -26,6 +33,8 @@ use std::fs::{self, File};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Flags of `fpforge cover`.
@@ -52,6 +61,46 @@ pub struct CoverArgs {
     /// Also cover the branches of the functions FUNC calls.
     #[arg(long)]
     deep: bool,
+    /// Instruction budget of one run of FUNC; a run that exhausts it keeps the coverage
+    /// it made before.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    fuel: u64,
+    /// A parameter's shape, range or value: `x: f64`, `a: f64[8]`, `a: f64[8] in [-1, 1]`,
+    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position).
+    #[arg(long = "arg", value_name = "SPEC")]
+    arg_specs: Vec<ArgSpec>,
+    /// An output array (zero-filled, not an input): `out` or `out: f64[8]`.
+    #[arg(long = "out-arg", value_name = "SPEC")]
+    out_args: Vec<OutArgSpec>,
+    /// Worker threads; the same --seed, --jobs and --evals give the same inputs.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    jobs: usize,
+    /// Search in real coordinates only (CoverMe), not also in ordered-bits (ulp) space.
+    #[arg(long)]
+    no_ulp_space: bool,
+    /// Measure branch distances in reals (CoverMe), not in ulps.
+    #[arg(long)]
+    no_ulp_distance: bool,
+    /// No special-value points first and no starts from the program's constants.
+    #[arg(long)]
+    no_seeding: bool,
+    /// No exact ulp-step search after a start converges.
+    #[arg(long)]
+    no_refine: bool,
+    /// No starts aimed at one uncovered side from the closest test.
+    #[arg(long)]
+    no_targeted: bool,
+    /// Rank runs by `r` alone (CoverMe), not first by how deep they get.
+    #[arg(long)]
+    no_levels: bool,
+    /// No extra tests for the `<`, `==`, `>` operand relations of comparisons that the
+    /// tests covering the sides do not show.
+    #[arg(long)]
+    no_boundaries: bool,
+    /// Leave `select`s (conditional expressions clang did not compile to branches) alone
+    /// instead of covering both of their sides as branch sites.
+    #[arg(long)]
+    no_select_sites: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     out: PathBuf,
@@ -63,11 +112,18 @@ struct SideRow {
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     test: Option<usize>,
+    /// Why an uncovered side is uncovered, as far as the search knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
 }
 
 #[derive(Serialize)]
 struct SiteRow {
     id: String,
+    /// `select` for a conditional expression that clang compiled to a `select` and
+    /// `cover` splits into a branch (not a site of `fpforge sites` or `fpforge run`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     location: String,
     sides: Vec<SideRow>,
 }
@@ -82,6 +138,12 @@ struct CoverageJson<'a> {
     total: usize,
     tests: usize,
     evals: u64,
+    /// Seconds spent searching (after compiling and loading), once finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    search_seconds: Option<f64>,
+    /// Sides proved infeasible, once finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    infeasible: Option<usize>,
     sites: Vec<SiteRow>,
 }
 
@@ -89,8 +151,11 @@ struct CoverageJson<'a> {
 struct OutDir<'m> {
     module: &'m Module,
     func: Func,
+    /// Sites numbered from here on are split `select`s.
+    first_select: u32,
     dir: PathBuf,
     inputs: File,
+    plan: Option<InputPlan>,
     sides: Vec<Side>,
     witness: Vec<Option<usize>>,
     tests: Vec<Test>,
@@ -106,7 +171,8 @@ impl OutDir<'_> {
             return;
         }
         let result = match event {
-            CoverEvent::Started { sides } => {
+            CoverEvent::Started { sides, plan } => {
+                self.plan = Some((*plan).clone());
                 self.sides = sides.to_vec();
                 self.witness = vec![None; sides.len()];
                 self.write_files(None)
@@ -123,7 +189,8 @@ impl OutDir<'_> {
                 }
                 self.tests.truncate(*index);
                 self.tests.push((*test).clone());
-                writeln!(self.inputs, "{}", test.line())
+                self.inputs
+                    .write_all(format!("{}\n", test.line()).as_bytes())
                     .and_then(|()| self.inputs.flush())
                     .context("cannot write inputs.txt")
                     .and_then(|()| self.write_files(None))
@@ -152,44 +219,82 @@ impl OutDir<'_> {
     /// Rewrites `coverage.json` and `coverage.lcov` from the state so far (`report` once
     /// the search has ended).
     fn write_files(&self, report: Option<&CoverReport>) -> Result<()> {
-        if let Ok(c) = emit_c(self.module, self.func, &self.tests) {
-            write_atomic(&self.dir.join("regression.c"), &c)?;
+        if let Some(plan) = &self.plan {
+            if let Ok(c) = emit_c(self.module, self.func, plan, &self.tests) {
+                write_atomic(&self.dir.join("regression.c"), &c)?;
+            }
         }
-        let sides: Vec<SideReport> = self
-            .sides
-            .iter()
-            .zip(&self.witness)
-            .map(|(&side, witness)| SideReport {
-                side,
-                loc: self.module.branch_sites[side.site].loc,
-                status: witness.map_or(SideStatus::NotReached, |test| SideStatus::Covered { test }),
-            })
-            .collect();
+        let sides: Vec<SideReport> = match report {
+            Some(report) => report.sides.clone(),
+            None => self
+                .sides
+                .iter()
+                .zip(&self.witness)
+                .map(|(&side, witness)| SideReport {
+                    side,
+                    loc: self.module.branch_sites[side.site].loc,
+                    status: witness.map_or(SideStatus::NotReached(Miss::default()), |test| {
+                        SideStatus::Covered { test }
+                    }),
+                })
+                .collect(),
+        };
         write_atomic(
             &self.dir.join("coverage.lcov"),
             &lcov(self.module, self.func, &sides),
         )?;
         let mut sites: Vec<SiteRow> = Vec::new();
-        for (side, witness) in self.sides.iter().zip(&self.witness) {
-            if sites.last().is_none_or(|s| s.id != side.site.to_string()) {
+        for side in &sides {
+            if sites
+                .last()
+                .is_none_or(|s| s.id != side.side.site.to_string())
+            {
                 sites.push(SiteRow {
-                    id: side.site.to_string(),
-                    location: self
-                        .module
-                        .describe_loc(self.module.branch_sites[side.site].loc),
+                    id: side.side.site.to_string(),
+                    kind: (side.side.site.0 >= self.first_select).then_some("select"),
+                    location: self.module.describe_loc(side.loc),
                     sides: Vec::new(),
                 });
             }
-            let row = match witness {
-                Some(test) => SideRow {
-                    side: arm_text(self.module, *side),
+            let arm = arm_text(self.module, side.side);
+            let row = match side.status {
+                SideStatus::Covered { test } => SideRow {
+                    side: arm,
                     status: "covered",
-                    test: Some(*test),
+                    test: Some(test),
+                    reason: None,
                 },
-                None => SideRow {
-                    side: arm_text(self.module, *side),
+                SideStatus::NotReached(_) if report.is_none() => SideRow {
+                    side: arm,
                     status: "not reached",
                     test: None,
+                    reason: Some("the search is still running".to_string()),
+                },
+                SideStatus::NotReached(miss) => SideRow {
+                    side: arm,
+                    status: miss.label(),
+                    test: None,
+                    reason: Some(miss_reason(&miss)),
+                },
+                SideStatus::Infeasible(why) => SideRow {
+                    side: arm,
+                    status: why.label(),
+                    test: None,
+                    reason: Some(
+                        match why {
+                            Infeasible::ConstantCondition => {
+                                "the branch condition is a constant that selects another side"
+                            }
+                            Infeasible::DeadCode => {
+                                "no path from the function's entry reaches this branch \
+                                 (constant branches cut it off)"
+                            }
+                            Infeasible::ImpossibleValue => {
+                                "the switch value's possible bits rule this side out"
+                            }
+                        }
+                        .to_string(),
+                    ),
                 },
             };
             if let Some(site) = sites.last_mut() {
@@ -204,6 +309,8 @@ impl OutDir<'_> {
             total: self.sides.len(),
             tests: self.tests.len(),
             evals: report.map_or(self.evals, |r| r.evals),
+            search_seconds: report.map(|r| r.elapsed.as_secs_f64()),
+            infeasible: report.map(CoverReport::infeasible),
             sites,
         };
         write_atomic(
@@ -213,12 +320,51 @@ impl OutDir<'_> {
     }
 }
 
+/// The flag SIGINT sets: the handler may only touch an atomic.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn note_interrupt(_signal: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Makes Ctrl-C set `flag` (through [`INTERRUPTED`], watched by a thread) instead of
+/// killing the process, so the search stops and the output files are completed.
+pub(crate) fn on_interrupt(flag: &Arc<AtomicBool>) {
+    let handler = note_interrupt as extern "C" fn(libc::c_int);
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+    }
+    let flag = Arc::clone(flag);
+    std::thread::spawn(move || loop {
+        if INTERRUPTED.load(Ordering::Relaxed) {
+            flag.store(true, Ordering::Relaxed);
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    });
+}
+
 /// Writes `text` to a temporary file beside `path` and renames it over `path`.
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let tmp = path.with_extension("tmp");
     fs::write(&tmp, text)
         .and_then(|()| fs::rename(&tmp, path))
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Why a side was not covered, in words: what [`Miss`] records.
+fn miss_reason(miss: &Miss) -> String {
+    match (miss.branch_reached, miss.closest) {
+        (true, Some((test, d))) => format!(
+            "tests reach this branch but none takes this side; the closest is test {test} \
+             (branch distance {d:e}); a search cannot prove it infeasible"
+        ),
+        (true, None) => "tests reach this branch but none takes this side; \
+                         a search cannot prove it infeasible"
+            .to_string(),
+        (false, _) => "no test reaches this branch".to_string(),
+    }
 }
 
 /// `T`/`F` for conditional branches; `case V` or `default` for switches.
@@ -255,13 +401,48 @@ pub fn run(args: CoverArgs) -> Result<ExitCode> {
                 args.time_limit
             )
         })?;
-    let loaded = args.program.load(&paths)?;
+    let mut loaded = args.program.load(&paths)?;
+    let first_select = loaded.module.branch_sites.len() as u32;
+    if !args.no_select_sites {
+        let funcs = if args.deep {
+            loaded.module.reachable_funcs(loaded.func)
+        } else {
+            vec![loaded.func]
+        };
+        split_selects(&mut loaded.module, &funcs)
+            .map_err(|err| anyhow::anyhow!("cannot split selects: {err}"))?;
+    }
+    if args.jobs == 0 {
+        bail!("--jobs must be at least 1");
+    }
+    let interrupt = Arc::new(AtomicBool::new(false));
+    on_interrupt(&interrupt);
+    let spaces = if args.no_ulp_space {
+        vec![Space::Real]
+    } else {
+        vec![Space::Real, Space::OrderedBits]
+    };
     let config = CoverConfig::default()
         .with_seed(args.seed)
         .with_time_limit(Some(time_limit))
         .with_n_start(args.starts)
         .with_max_evals(args.evals)
-        .with_deep(args.deep);
+        .with_deep(args.deep)
+        .with_fuel(args.fuel)
+        .with_args(args.arg_specs.clone(), args.out_args.clone())
+        .with_jobs(args.jobs)
+        .with_spaces(spaces)
+        .with_metric(if args.no_ulp_distance {
+            Metric::Real
+        } else {
+            Metric::Ulp
+        })
+        .with_seeding(!args.no_seeding)
+        .with_ulp_refine(!args.no_refine)
+        .with_targeted(!args.no_targeted)
+        .with_levels(!args.no_levels)
+        .with_boundaries(!args.no_boundaries)
+        .with_interrupt(Some(interrupt));
     fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let inputs_path = args.out.join("inputs.txt");
@@ -270,8 +451,10 @@ pub fn run(args: CoverArgs) -> Result<ExitCode> {
     let mut out = OutDir {
         module: &loaded.module,
         func: loaded.func,
+        first_select,
         dir: args.out.clone(),
         inputs,
+        plan: None,
         sides: Vec::new(),
         witness: Vec::new(),
         tests: Vec::new(),
@@ -290,7 +473,7 @@ pub fn run(args: CoverArgs) -> Result<ExitCode> {
     }
     out.write_files(Some(&report))?;
     let mut text = summary(&loaded.module, &report, &args.out);
-    if let Err(err) = emit_c(&loaded.module, loaded.func, &report.tests) {
+    if let Err(err) = emit_c(&loaded.module, loaded.func, &report.plan, &report.tests) {
         let _ = writeln!(text, "no regression.c: {err}");
     }
     crate::output::emit(&text)?;
@@ -307,9 +490,15 @@ fn summary(module: &Module, report: &CoverReport, out: &Path) -> String {
         100.0 * covered as f64 / total as f64
     };
     let name = &module.funcs[report.func].name;
+    let infeasible = report.infeasible();
+    let proved = if infeasible == 0 {
+        String::new()
+    } else {
+        format!("; {infeasible} proved infeasible")
+    };
     let _ = writeln!(
         text,
-        "{name}: covered {covered}/{total} branch sides ({percent:.1}%) with {} tests",
+        "{name}: covered {covered}/{total} branch sides ({percent:.1}%) with {} tests{proved}",
         report.tests.len()
     );
     let _ = writeln!(
@@ -323,7 +512,7 @@ fn summary(module: &Module, report: &CoverReport, out: &Path) -> String {
     let missing: Vec<_> = report
         .sides
         .iter()
-        .filter(|s| s.status == SideStatus::NotReached)
+        .filter(|s| !matches!(s.status, SideStatus::Covered { .. }))
         .collect();
     if !missing.is_empty() {
         let _ = writeln!(text, "uncovered:");
@@ -333,9 +522,14 @@ fn summary(module: &Module, report: &CoverReport, out: &Path) -> String {
             "site", "side", "location"
         );
         for s in missing {
+            let label = match s.status {
+                SideStatus::NotReached(miss) => miss.label(),
+                SideStatus::Infeasible(why) => why.label(),
+                SideStatus::Covered { .. } => "covered",
+            };
             let _ = writeln!(
                 text,
-                "  {:<8} {:<10} {:<40} not reached",
+                "  {:<8} {:<10} {:<40} {label}",
                 s.side.site.to_string(),
                 arm_text(module, s.side),
                 module.describe_loc(s.loc)
