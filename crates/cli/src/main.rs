@@ -32,6 +32,12 @@ enum Command {
     Cover(commands::cover::CoverArgs),
     /// Decide an SMT-LIB floating-point script: sat (with a checked model), unsat, unknown.
     Solve(commands::solve::SolveArgs),
+    /// Find an input taking a path or branch side, or prove none exists (concolic + solver).
+    Reach(commands::reach::ReachArgs),
+    /// Explore a function's paths generationally: tests, covered and infeasible branch sides.
+    Explore(commands::explore::ExploreArgs),
+    /// Find the inputs on which a function is least accurate (MPFR reference) and blame ops.
+    Accuracy(commands::accuracy::AccuracyArgs),
 }
 
 /// Exit code of a run whose program trapped (out-of-bounds access, fuel exhausted, ...).
@@ -45,6 +51,9 @@ fn main() -> ExitCode {
         Command::Ir(args) => commands::ir::run(args),
         Command::Solve(args) => commands::solve::run(args),
         Command::Cover(args) => commands::cover::run(args),
+        Command::Reach(args) => commands::reach::run(args),
+        Command::Explore(args) => commands::explore::run(args),
+        Command::Accuracy(args) => commands::accuracy::run(args),
     };
     match result {
         Ok(code) => code,

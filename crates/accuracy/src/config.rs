@@ -1,0 +1,203 @@
+//! The configuration of an accuracy run: budget, seed, reference precision, strategy,
+//! which op sites carry FPGen's checks and which loop iterations are checked.
+
+use fpforge_exec::{ArgSpec, OutArgSpec};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How candidates are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// FPGen-style: a random phase for a base input, then rounds that search a subset of
+    /// the coordinates (the rest stay at the base) toward the checks and the error.
+    Search,
+    /// Pure random sampling of the input space (the baseline).
+    Random,
+}
+
+/// Which floating-point additions and subtractions carry the two checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SiteSelection {
+    /// Every `fadd`/`fsub` of the entry function and the functions it may call.
+    All,
+    /// Those inside loops.
+    Loops,
+    /// Those on the given source lines (`file` matches the end of the recorded path).
+    Lines(Vec<(String, u32)>),
+}
+
+/// Which executions of a site are checked (loop iterations, counted per site from 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// Executions `start, start + step, start + 2 step, ...`.
+    Uniform {
+        /// First checked execution.
+        start: u64,
+        /// Distance between checked executions (0 counts as 1).
+        step: u64,
+    },
+    /// Executions `start, start + 1, start + 3, start + 7, ...` (`start + 2^k - 1`).
+    Logarithmic {
+        /// First checked execution.
+        start: u64,
+    },
+}
+
+impl Sampling {
+    /// Whether execution number `n` (from 0) of a site is checked.
+    pub fn checks(self, n: u64) -> bool {
+        match self {
+            Sampling::Uniform { start, step } => {
+                n >= start && (n - start).is_multiple_of(step.max(1))
+            }
+            Sampling::Logarithmic { start } => n >= start && (n - start + 1).is_power_of_two(),
+        }
+    }
+}
+
+/// Parameters of [`crate::accuracy`]. Build with [`AccuracyConfig::default`] and the
+/// `with_*` methods.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct AccuracyConfig {
+    /// Seed of every random choice (default 0). With an evaluation limit instead of a
+    /// time limit the same seed gives the same report.
+    pub seed: u64,
+    /// Wall-clock budget (default 10 s).
+    pub time_limit: Option<Duration>,
+    /// Candidate evaluations at most (default: unlimited).
+    pub max_evals: Option<u64>,
+    /// MPFR precision of the reference in bits (default 128).
+    pub precision: u32,
+    /// Precision in bits at which every input that enters the kept worst inputs is
+    /// measured again, its reference replacing the working one (default 2200: sums and
+    /// differences of any binary64 values are exact at 2200 bits, so a reference that
+    /// lost a tiny addend next to a huge one is corrected); `None` keeps the working
+    /// reference.
+    pub verify_precision: Option<u32>,
+    /// Candidate generation (default [`Strategy::Search`]).
+    pub strategy: Strategy,
+    /// Sites with checks (default [`SiteSelection::All`]).
+    pub sites: SiteSelection,
+    /// Checked executions of each site (default: every one).
+    pub sampling: Sampling,
+    /// Inputs evaluated in the random phase before the first search round (default 200).
+    pub random_phase: u64,
+    /// Number of worst inputs kept (default 10).
+    pub top_k: usize,
+    /// Instruction budget of one run (default 20 000 000).
+    pub fuel: u64,
+    /// Parameter specs (`--arg`) (default: none, every parameter takes
+    /// [`fpforge_exec::InputSpec`]'s default).
+    pub args: Vec<ArgSpec>,
+    /// Output arrays (`--out-arg`): when given, the error is measured on them (maximum
+    /// over elements) instead of on the return value (default: none).
+    pub out_args: Vec<OutArgSpec>,
+    /// Set by the caller (e.g. on Ctrl-C) to end the run early (default: none).
+    pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Default for AccuracyConfig {
+    fn default() -> Self {
+        AccuracyConfig {
+            seed: 0,
+            time_limit: Some(Duration::from_secs(10)),
+            max_evals: None,
+            precision: 128,
+            verify_precision: Some(2200),
+            strategy: Strategy::Search,
+            sites: SiteSelection::All,
+            sampling: Sampling::Uniform { start: 0, step: 1 },
+            random_phase: 200,
+            top_k: 10,
+            fuel: 20_000_000,
+            args: Vec::new(),
+            out_args: Vec::new(),
+            interrupt: None,
+        }
+    }
+}
+
+impl AccuracyConfig {
+    /// Sets [`AccuracyConfig::seed`].
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Sets [`AccuracyConfig::time_limit`].
+    pub fn with_time_limit(mut self, limit: Option<Duration>) -> Self {
+        self.time_limit = limit;
+        self
+    }
+    /// Sets [`AccuracyConfig::max_evals`].
+    pub fn with_max_evals(mut self, evals: Option<u64>) -> Self {
+        self.max_evals = evals;
+        self
+    }
+    /// Sets [`AccuracyConfig::precision`].
+    pub fn with_precision(mut self, bits: u32) -> Self {
+        self.precision = bits;
+        self
+    }
+    /// Sets [`AccuracyConfig::verify_precision`].
+    pub fn with_verify_precision(mut self, bits: Option<u32>) -> Self {
+        self.verify_precision = bits;
+        self
+    }
+    /// Sets [`AccuracyConfig::strategy`].
+    pub fn with_strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+    /// Sets [`AccuracyConfig::sites`].
+    pub fn with_sites(mut self, sites: SiteSelection) -> Self {
+        self.sites = sites;
+        self
+    }
+    /// Sets [`AccuracyConfig::sampling`].
+    pub fn with_sampling(mut self, sampling: Sampling) -> Self {
+        self.sampling = sampling;
+        self
+    }
+    /// Sets [`AccuracyConfig::top_k`].
+    pub fn with_top_k(mut self, k: usize) -> Self {
+        self.top_k = k;
+        self
+    }
+    /// Sets [`AccuracyConfig::fuel`].
+    pub fn with_fuel(mut self, fuel: u64) -> Self {
+        self.fuel = fuel;
+        self
+    }
+    /// Sets [`AccuracyConfig::args`].
+    pub fn with_args(mut self, args: Vec<ArgSpec>) -> Self {
+        self.args = args;
+        self
+    }
+    /// Sets [`AccuracyConfig::out_args`].
+    pub fn with_out_args(mut self, outs: Vec<OutArgSpec>) -> Self {
+        self.out_args = outs;
+        self
+    }
+    /// Sets [`AccuracyConfig::interrupt`].
+    pub fn with_interrupt(mut self, flag: Option<Arc<AtomicBool>>) -> Self {
+        self.interrupt = flag;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampling_schedules() {
+        let u = Sampling::Uniform { start: 2, step: 3 };
+        let picked: Vec<u64> = (0..12).filter(|&n| u.checks(n)).collect();
+        assert_eq!(picked, [2, 5, 8, 11]);
+        let l = Sampling::Logarithmic { start: 1 };
+        let picked: Vec<u64> = (0..20).filter(|&n| l.checks(n)).collect();
+        assert_eq!(picked, [1, 2, 4, 8, 16]);
+    }
+}

@@ -1,0 +1,637 @@
+//! The search for error-inducing inputs.
+//!
+//! After FPGen (Guo & Rubio-González, ICSE'20, Sec. III-C), with our own search in place
+//! of symbolic execution:
+//!
+//! 1. **Random phase**: `random_phase` inputs drawn uniformly from the argument ranges
+//!    (or from the cover engine's start distribution for unranged coordinates); the worst
+//!    becomes the *base* input.
+//! 2. **Rounds**: a subset of `k` coordinates (initially all) is searched while the
+//!    others stay at the base. Rounds alternate their goal between the error itself
+//!    (minimize `-log2(relative error)`, with the largest cancellation as a tie-breaker
+//!    where the error is zero) and one uncovered check target (minimize its distance,
+//!    [`crate::targets`]), and alternate the method between the alternating variable
+//!    method in ulp steps ([`fpforge_search::avm()`]) and a (1+1) evolution strategy in
+//!    the ordered-bits space of binary64 (a step is a number of ulps, adapted by the 1/5
+//!    success rule). A round that improves the worst error or covers a target moves the
+//!    base there; a round without progress halves `k` (FPGen's subset adaptation), and
+//!    after three fruitless rounds at `k = 1` the search restarts from a kept input or a
+//!    random one with all coordinates.
+//!
+//! Every candidate is measured ([`crate::measure`]); the `top_k` worst are kept. With
+//! [`Strategy::Random`] only the random phase runs, for the whole budget: the baseline
+//! a benchmark compares against under the same reference.
+
+use crate::blame::{blame, Blame};
+use crate::config::{AccuracyConfig, Strategy};
+use crate::error::AccuracyError;
+use crate::measure::{worse, Finding, Measurer};
+use crate::targets::{Target, Targets};
+use fpforge_cover::{InputPlan, Test};
+use fpforge_search::space::{from_ordinal, to_ordinal};
+use fpforge_search::{avm, AvmConfig, Budget, Evaluator, Space};
+use fpir::{Func, Module};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::fmt;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The time limit passed.
+    TimeLimit,
+    /// The evaluation budget is spent.
+    EvalLimit,
+    /// The caller's interrupt flag was set.
+    Interrupted,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StopReason::TimeLimit => "time limit",
+            StopReason::EvalLimit => "evaluation limit",
+            StopReason::Interrupted => "interrupted",
+        })
+    }
+}
+
+/// A check target and whether the run covered it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TargetStatus {
+    /// The target.
+    pub target: Target,
+    /// Smallest distance seen (`<= 0`: covered); `None` when never executed.
+    pub best_distance: Option<i32>,
+}
+
+impl TargetStatus {
+    /// Whether some input passed the check.
+    pub fn covered(&self) -> bool {
+        self.best_distance.is_some_and(|d| d <= 0)
+    }
+}
+
+/// The result of [`accuracy`].
+#[derive(Clone, Debug)]
+pub struct AccuracyReport {
+    /// The entry function.
+    pub func: Func,
+    /// The worst inputs with a finite error, worst first (at most `top_k`), each
+    /// re-executed.
+    pub top: Vec<Finding>,
+    /// The first input whose computed result is not finite (NaN, infinity) while the
+    /// reference is, or the other way round: an infinite relative error, reported apart
+    /// so that it does not hide the finite errors (re-executed).
+    pub non_finite: Option<Finding>,
+    /// The input with the largest finite error among those whose reference run took the
+    /// same branches as the concrete run: pure rounding error, no change of path
+    /// (re-executed).
+    pub worst_same_path: Option<Finding>,
+    /// Blame for the worst input.
+    pub blame: Blame,
+    /// The check targets.
+    pub targets: Vec<TargetStatus>,
+    /// Candidates evaluated.
+    pub evals: u64,
+    /// Wall-clock time spent.
+    pub elapsed: Duration,
+    /// Why it ended.
+    pub stop: StopReason,
+    /// How candidates were generated.
+    pub strategy: Strategy,
+}
+
+impl AccuracyReport {
+    /// The worst input found, if any candidate ran to completion.
+    pub fn worst(&self) -> Option<&Finding> {
+        self.top.first()
+    }
+}
+
+/// What the engine reports while it runs.
+#[derive(Debug)]
+pub enum AccuracyEvent<'a> {
+    /// The search starts.
+    Started {
+        /// The input plan (for writing inputs).
+        plan: &'a InputPlan,
+        /// The check targets.
+        targets: &'a [Target],
+    },
+    /// A new worst input.
+    NewWorst {
+        /// It.
+        finding: &'a Finding,
+        /// Evaluations so far.
+        evals: u64,
+    },
+    /// Periodic progress.
+    Progress {
+        /// Evaluations so far.
+        evals: u64,
+        /// Largest relative error so far.
+        best_rel: f64,
+        /// Targets covered so far.
+        covered: usize,
+        /// Time since the start.
+        elapsed: Duration,
+    },
+}
+
+/// Runs the search on `func` and returns the report.
+pub fn accuracy(
+    module: &Module,
+    func: Func,
+    config: &AccuracyConfig,
+) -> Result<AccuracyReport, AccuracyError> {
+    accuracy_with(module, func, config, |_| {})
+}
+
+/// Measures one input (raw bits per coordinate) at `config.precision`, with blame.
+pub fn check_input(
+    module: &Module,
+    func: Func,
+    config: &AccuracyConfig,
+    coords: Vec<u64>,
+) -> Result<Option<(Finding, Blame)>, AccuracyError> {
+    let funcs = module.reachable_funcs(func);
+    let targets = Targets::select(module, &funcs, &config.sites);
+    let mut m = Measurer::new(module, func, config, targets)?;
+    let expected = m.plan().dims();
+    if coords.len() != expected {
+        return Err(AccuracyError::InputLength {
+            expected,
+            got: coords.len(),
+        });
+    }
+    let test = m.plan().test(coords);
+    let Some(finding) = m.measure(&test) else {
+        return Ok(None);
+    };
+    let b = blame(module, func, &test, config.precision, config.fuel)?;
+    Ok(Some((finding, b)))
+}
+
+/// [`accuracy`], reporting events to `on_event` as they happen.
+pub fn accuracy_with(
+    module: &Module,
+    func: Func,
+    config: &AccuracyConfig,
+    mut on_event: impl FnMut(&AccuracyEvent<'_>),
+) -> Result<AccuracyReport, AccuracyError> {
+    let start = Instant::now();
+    let funcs = module.reachable_funcs(func);
+    let targets = Targets::select(module, &funcs, &config.sites);
+    let measurer = Measurer::new(module, func, config, targets.clone())?;
+    on_event(&AccuracyEvent::Started {
+        plan: measurer.plan(),
+        targets: &targets.list,
+    });
+    let mut state = State {
+        measurer,
+        config,
+        top: Vec::new(),
+        non_finite: None,
+        same_path: None,
+        distances: vec![None; targets.len()],
+        evals: 0,
+        start,
+        deadline: config.time_limit.map(|t| start + t),
+        last_progress: start,
+        stop: None,
+        on_event: &mut on_event,
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+    match config.strategy {
+        Strategy::Random => {
+            while state.running() {
+                let p = state.random_point(&mut rng);
+                state.eval_point(&p, Goal::Error);
+            }
+        }
+        Strategy::Search => search(&mut state, &mut rng),
+    }
+    let stop = state.stop.unwrap_or(StopReason::EvalLimit);
+    let evals = state.evals;
+    let mut top = Vec::with_capacity(state.top.len());
+    let kept: Vec<Test> = state.top.iter().map(|(f, _)| f.test.clone()).collect();
+    for test in kept {
+        // Every reported input is re-executed.
+        if let Some(f) = state.measurer.measure_verified(&test) {
+            top.push(f);
+        }
+    }
+    top.sort_by(|a: &Finding, b: &Finding| b.error.rel.total_cmp(&a.error.rel));
+    let non_finite = match state.non_finite.take() {
+        Some(f) => state.measurer.measure_verified(&f.test),
+        None => None,
+    };
+    let worst_same_path = match state.same_path.take() {
+        Some(f) => state.measurer.measure_verified(&f.test),
+        None => None,
+    };
+    let blame = match top.first() {
+        Some(w) => blame(module, func, &w.test, config.precision, config.fuel)?,
+        None => Blame::default(),
+    };
+    let targets = targets
+        .list
+        .iter()
+        .zip(&state.distances)
+        .map(|(&target, &best_distance)| TargetStatus {
+            target,
+            best_distance,
+        })
+        .collect();
+    Ok(AccuracyReport {
+        func,
+        top,
+        non_finite,
+        worst_same_path,
+        blame,
+        targets,
+        evals,
+        elapsed: start.elapsed(),
+        stop,
+        strategy: config.strategy,
+    })
+}
+
+/// What a round minimizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Goal {
+    /// `-log2(relative error)`.
+    Error,
+    /// The distance of target `i`.
+    Target(usize),
+}
+
+/// Objective value of a candidate that trapped or produced no result.
+const FAILED: f64 = 1e9;
+
+struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
+    measurer: Measurer<'m>,
+    config: &'c AccuracyConfig,
+    /// Worst findings with their points, worst first.
+    top: Vec<(Finding, Vec<f64>)>,
+    non_finite: Option<Finding>,
+    same_path: Option<Finding>,
+    distances: Vec<Option<i32>>,
+    evals: u64,
+    start: Instant,
+    deadline: Option<Instant>,
+    last_progress: Instant,
+    stop: Option<StopReason>,
+    on_event: &'e mut E,
+}
+
+impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
+    /// Whether the budget allows another evaluation (sets the stop reason when not).
+    fn running(&mut self) -> bool {
+        if self.stop.is_some() {
+            return false;
+        }
+        if self.config.max_evals.is_some_and(|m| self.evals >= m) {
+            self.stop = Some(StopReason::EvalLimit);
+        } else if self.evals.is_multiple_of(16)
+            && self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.stop = Some(StopReason::TimeLimit);
+        } else if self
+            .config
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            self.stop = Some(StopReason::Interrupted);
+        }
+        self.stop.is_none()
+    }
+
+    fn remaining_evals(&self) -> u64 {
+        self.config
+            .max_evals
+            .map_or(u64::MAX, |m| m.saturating_sub(self.evals))
+    }
+
+    fn best_rel(&self) -> f64 {
+        self.top.first().map_or(0.0, |(f, _)| f.error.rel)
+    }
+
+    fn covered(&self) -> usize {
+        self.distances
+            .iter()
+            .filter(|d| d.is_some_and(|d| d <= 0))
+            .count()
+    }
+
+    fn random_point<R: Rng>(&self, rng: &mut R) -> Vec<f64> {
+        let plan = self.measurer.plan();
+        let fallback = plan.start(rng);
+        plan.spec()
+            .coords()
+            .iter()
+            .zip(fallback)
+            .map(|(c, x)| match c.range {
+                Some(r) if r.lo.is_finite() && r.hi.is_finite() => {
+                    r.lo + (r.hi - r.lo) * rng.gen::<f64>()
+                }
+                _ => x,
+            })
+            .collect()
+    }
+
+    /// Measures a point, keeps what it found and returns the objective of `goal`.
+    fn eval_point(&mut self, point: &[f64], goal: Goal) -> f64 {
+        self.evals += 1;
+        let test = self.measurer.plan().decode(point);
+        let finding = self.measurer.measure(&test);
+        let checks = self.measurer.checks();
+        let mut max_cancel = 0i32;
+        for (i, d) in self.distances.iter_mut().enumerate() {
+            if let Some(new) = checks.distance(i) {
+                if d.is_none_or(|old| new < old) {
+                    *d = Some(new);
+                }
+            }
+        }
+        for i in (1..self.distances.len()).step_by(2) {
+            max_cancel = max_cancel.max(checks.best[i]);
+        }
+        let goal_value = match goal {
+            Goal::Target(i) => checks.distance(i).map_or(FAILED, f64::from),
+            Goal::Error => 0.0,
+        };
+        let value = match &finding {
+            None => FAILED,
+            Some(f) => {
+                // Non-finite results are kept apart and give no guidance.
+                let rel = if f.error.rel.is_finite() {
+                    f.error.rel
+                } else {
+                    0.0
+                };
+                let err_obj = -(rel.max(f64::MIN_POSITIVE * 1e-30)).log2();
+                match goal {
+                    Goal::Error => err_obj - 1e-3 * f64::from(max_cancel.max(0)),
+                    Goal::Target(_) => goal_value + 1e-6 * err_obj,
+                }
+            }
+        };
+        if let Some(f) = finding {
+            self.keep(f, point);
+        }
+        if self.last_progress.elapsed() >= Duration::from_millis(250) {
+            self.last_progress = Instant::now();
+            let event = AccuracyEvent::Progress {
+                evals: self.evals,
+                best_rel: self.best_rel(),
+                covered: self.covered(),
+                elapsed: self.start.elapsed(),
+            };
+            (self.on_event)(&event);
+        }
+        value
+    }
+
+    fn keep(&mut self, f: Finding, point: &[f64]) {
+        if !f.error.rel.is_finite() {
+            if self.non_finite.is_none() && !f.error.rel.is_nan() {
+                self.non_finite = Some(f);
+            }
+            return;
+        }
+        if !f.diverged
+            && f.error.rel > 0.0
+            && self
+                .same_path
+                .as_ref()
+                .is_none_or(|g| worse(&f.error, &g.error))
+        {
+            if let Some(v) = self.measurer.measure_verified(&f.test) {
+                let better = self
+                    .same_path
+                    .as_ref()
+                    .is_none_or(|g| worse(&v.error, &g.error));
+                if !v.diverged && v.error.rel.is_finite() && better {
+                    self.same_path = Some(v);
+                }
+            }
+        }
+        let k = self.config.top_k.max(1);
+        let enters = |f: &Finding, top: &[(Finding, Vec<f64>)]| {
+            f.error.rel > 0.0
+                && !top.iter().any(|(g, _)| g.test.coords == f.test.coords)
+                && (top.len() < k || top.last().is_some_and(|(g, _)| worse(&f.error, &g.error)))
+        };
+        if !enters(&f, &self.top) {
+            return;
+        }
+        // Measured again against the verification reference before it is kept.
+        let Some(f) = self.measurer.measure_verified(&f.test) else {
+            return;
+        };
+        if !enters(&f, &self.top) || !f.error.rel.is_finite() {
+            return;
+        }
+        let pos = self
+            .top
+            .iter()
+            .position(|(g, _)| worse(&f.error, &g.error))
+            .unwrap_or(self.top.len());
+        self.top.insert(pos, (f, point.to_vec()));
+        self.top.truncate(k);
+        if pos == 0 {
+            let event = AccuracyEvent::NewWorst {
+                finding: &self.top[0].0,
+                evals: self.evals,
+            };
+            (self.on_event)(&event);
+        }
+    }
+}
+
+/// Evaluations per round and coordinate.
+const ROUND_EVALS_PER_COORD: u64 = 60;
+
+fn search<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, rng: &mut ChaCha8Rng) {
+    let dims = state.measurer.plan().dims();
+    let mut base: Vec<f64> = Vec::new();
+    for _ in 0..state.config.random_phase {
+        if !state.running() {
+            return;
+        }
+        let p = state.random_point(rng);
+        state.eval_point(&p, Goal::Error);
+        if base.is_empty() {
+            base = p;
+        }
+    }
+    if let Some((_, p)) = state.top.first() {
+        base.clone_from(p);
+    }
+    if dims == 0 {
+        // Nothing to search: one evaluation is the whole story.
+        while state.running() {
+            state.eval_point(&[], Goal::Error);
+            state.stop = Some(StopReason::EvalLimit);
+        }
+        return;
+    }
+    if base.len() != dims {
+        base = state.random_point(rng);
+    }
+    let mut k = dims;
+    let mut stuck = 0u32;
+    let mut round = 0u64;
+    while state.running() {
+        round += 1;
+        let uncovered: Vec<usize> = (0..state.distances.len())
+            .filter(|&i| state.distances[i].is_none_or(|d| d > 0))
+            .collect();
+        let goal = if round.is_multiple_of(2) && !uncovered.is_empty() {
+            // The uncovered target closest to being covered (ties: lowest index).
+            let best = uncovered
+                .iter()
+                .copied()
+                .min_by_key(|&i| state.distances[i].unwrap_or(i32::MAX))
+                .unwrap_or(uncovered[0]);
+            Goal::Target(best)
+        } else {
+            Goal::Error
+        };
+        let mut subset: Vec<usize> = (0..dims).collect();
+        for i in 0..k.min(dims) {
+            let j = rng.gen_range(i..dims);
+            subset.swap(i, j);
+        }
+        subset.truncate(k.min(dims));
+        subset.sort_unstable();
+        let before_rel = state.best_rel();
+        let before_covered = state.covered();
+        let limit = (ROUND_EVALS_PER_COORD * k as u64 + 100).min(state.remaining_evals());
+        let best_point = if round.is_multiple_of(3) {
+            es_round(state, rng, &base, &subset, goal, limit)
+        } else {
+            avm_round(state, &base, &subset, goal, limit)
+        };
+        let improved_error = state.best_rel() > before_rel;
+        let improved_target = state.covered() > before_covered;
+        if improved_error {
+            if let Some((_, p)) = state.top.first() {
+                base.clone_from(p);
+            }
+            stuck = 0;
+        } else if improved_target {
+            if let Some(p) = best_point {
+                base = p;
+            }
+            stuck = 0;
+        } else if k > 1 {
+            k = (k / 2).max(1);
+        } else {
+            stuck += 1;
+            if stuck >= 3 {
+                stuck = 0;
+                k = dims;
+                let pick = rng.gen_range(0..=state.top.len());
+                base = match state.top.get(pick) {
+                    Some((_, p)) => p.clone(),
+                    None => state.random_point(rng),
+                };
+            }
+        }
+    }
+}
+
+/// The full point with `sub` written into the coordinates of `subset`.
+fn merged(base: &[f64], subset: &[usize], sub: &[f64]) -> Vec<f64> {
+    let mut p = base.to_vec();
+    for (&i, &x) in subset.iter().zip(sub) {
+        p[i] = x;
+    }
+    p
+}
+
+/// One round of the alternating variable method over `subset`; the best full point.
+fn avm_round<E: FnMut(&AccuracyEvent<'_>)>(
+    state: &mut State<'_, '_, '_, E>,
+    base: &[f64],
+    subset: &[usize],
+    goal: Goal,
+    limit: u64,
+) -> Option<Vec<f64>> {
+    let mut budget = Budget::default()
+        .with_eval_limit(limit)
+        .with_target(f64::NEG_INFINITY);
+    if let Some(d) = state.deadline {
+        budget = budget.with_deadline(d);
+    }
+    if let Goal::Target(_) = goal {
+        budget = budget.with_target(0.0);
+    }
+    let start: Vec<f64> = subset.iter().map(|&i| base[i]).collect();
+    let mut ev = Evaluator::new(
+        |sub: &[f64]| state.eval_point(&merged(base, subset, sub), goal),
+        Space::Real,
+        budget,
+    );
+    let result = avm(&mut ev, &start, &AvmConfig::default().with_max_sweeps(8)).map(|_| ());
+    let outcome = ev.finish(result);
+    (!outcome.best_input.is_empty()).then(|| merged(base, subset, &outcome.best_input))
+}
+
+/// One round of a (1+1) evolution strategy in ordered-bits coordinates over `subset`.
+fn es_round<E: FnMut(&AccuracyEvent<'_>)>(
+    state: &mut State<'_, '_, '_, E>,
+    rng: &mut ChaCha8Rng,
+    base: &[f64],
+    subset: &[usize],
+    goal: Goal,
+    limit: u64,
+) -> Option<Vec<f64>> {
+    let mut x: Vec<f64> = subset.iter().map(|&i| to_ordinal(base[i])).collect();
+    let mut fx = state.eval_point(&merged(base, subset, &decode(&x)), goal);
+    let mut sigma = 2f64.powi(40);
+    for _ in 1..limit {
+        if !state.running() {
+            break;
+        }
+        let y: Vec<f64> = x
+            .iter()
+            .map(|&c| {
+                if rng.gen_bool(0.5) {
+                    c
+                } else {
+                    (c + normal(rng) * sigma).round()
+                }
+            })
+            .collect();
+        let fy = state.eval_point(&merged(base, subset, &decode(&y)), goal);
+        if fy <= fx {
+            x = y;
+            fx = fy;
+            sigma = (sigma * 1.5).min(2f64.powi(62));
+        } else {
+            sigma = (sigma * 0.9).max(1.0);
+        }
+        if matches!(goal, Goal::Target(_)) && fx <= 0.0 {
+            break;
+        }
+    }
+    Some(merged(base, subset, &decode(&x)))
+}
+
+fn decode(ordinals: &[f64]) -> Vec<f64> {
+    ordinals.iter().map(|&c| from_ordinal(c)).collect()
+}
+
+/// A standard normal variate (Box-Muller).
+fn normal<R: Rng>(rng: &mut R) -> f64 {
+    let u: f64 = 1.0 - rng.gen::<f64>();
+    let v: f64 = rng.gen();
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}

@@ -1,0 +1,30 @@
+//! [`AccuracyError`]: why an accuracy run cannot start. What the program under test does
+//! (traps, NaNs) is a result, not an error.
+
+use fpforge_exec::{ExecError, SpecError};
+use thiserror::Error;
+
+/// Errors of [`crate::accuracy`].
+#[derive(Debug, Error)]
+pub enum AccuracyError {
+    /// The `--arg`/`--out-arg` specs do not fit the function.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// The interpreter cannot run the module.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    /// There is no floating-point result to measure.
+    #[error("`{0}` returns no floating-point value and has no floating-point output array: name one with --out-arg")]
+    NothingToMeasure(String),
+    /// A check input does not have one value per coordinate.
+    #[error("the input has {got} values but the function has {expected} input coordinates")]
+    InputLength {
+        /// Coordinates of the input spec.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
+    /// Setting up the inputs failed.
+    #[error("{0}")]
+    Inputs(String),
+}

@@ -1,0 +1,47 @@
+//! `fpforge-accuracy`: the inputs on which a floating-point function is least accurate,
+//! and the operations to blame.
+//!
+//! After FPGen (H. Guo and C. Rubio-González, "Efficient Generation of Error-Inducing
+//! Floating-Point Inputs via Symbolic Execution", ICSE 2020), without its hand work:
+//!
+//! - **References** come from the interpreter itself: every candidate runs concretely and
+//!   under [`fpforge_mpfr::HighPrecision`] (MPFR at `precision` bits, default 128), and
+//!   the error is FPGen's relative error, plus ulps and bits lost ([`measure`]).
+//! - **Targets** are FPGen's precision-loss and cancellation checks after every selected
+//!   `fadd`/`fsub`, observed on the concrete run ([`targets`]).
+//! - **Search** follows FPGen's concretization: a random phase for a base input, then
+//!   rounds over a subset of the coordinates, the subset halved when a round makes no
+//!   progress, driven by the alternating variable method and an evolution strategy
+//!   ([`engine`]).
+//! - **Blame** ranks op sites of the worst input by the error they introduce, measured
+//!   under [`fpforge_mpfr::Shadow`] ([`blame`]).
+//!
+//! ```no_run
+//! use fpforge_accuracy::{accuracy, AccuracyConfig};
+//! # fn demo(module: &fpir::Module, f: fpir::Func) -> Result<(), fpforge_accuracy::AccuracyError> {
+//! let report = accuracy(module, f, &AccuracyConfig::default().with_seed(1))?;
+//! if let Some(w) = report.worst() {
+//!     println!("relative error {:e} ({} bits lost)", w.error.rel, w.error.bits_lost);
+//! }
+//! # Ok(()) }
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod blame;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod measure;
+pub mod targets;
+
+pub use blame::{Blame, BlameRow};
+pub use config::{AccuracyConfig, Sampling, SiteSelection, Strategy};
+pub use engine::{
+    accuracy, accuracy_with, check_input, AccuracyEvent, AccuracyReport, StopReason, TargetStatus,
+};
+pub use error::AccuracyError;
+pub use fpforge_cover::{value_text, InputPlan, Test};
+pub use fpforge_mpfr::{ErrorMeasure, HighValue};
+pub use measure::{Finding, OutputLoc};
+pub use targets::{Check, Target};

@@ -1,0 +1,136 @@
+//! End-to-end tests of `fpforge accuracy` on `tests/fixtures/accuracy/sums.c`: naive
+//! summation of four doubles in [-100, 100] has relative error at least 0.5, a sum by
+//! error-free transformations stays within an ulp, the output directory holds the report
+//! and inputs that `fpforge run` reproduces, the same seed gives the same report, and
+//! `--check-input` re-measures a reported input at another precision.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture() -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/accuracy");
+    root.join("sums.c").to_string_lossy().into_owned()
+}
+
+fn fpforge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .args(args)
+        .output()
+        .expect("the fpforge binary runs")
+}
+
+fn accuracy(func: &str, extra: &[&str]) -> Output {
+    let fixture = fixture();
+    let mut args = vec![
+        "accuracy",
+        fixture.as_str(),
+        "-f",
+        func,
+        "--arg",
+        "a: f64[4] in [-100, 100]",
+        "--arg",
+        "n = 4",
+        "--evals",
+        "2000",
+        "--seed",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    fpforge(&args)
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+fn rel(report: &serde_json::Value) -> f64 {
+    report["worst"]["rel_error"].as_f64().unwrap_or(0.0)
+}
+
+#[test]
+fn naive_sum_is_inaccurate_and_exact_partials_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let naive = json(&accuracy("naive_sum", &["--json", "--out", &out]));
+    assert!(rel(&naive) >= 0.5, "{naive}");
+    assert_eq!(naive["blame"][0]["op"], "fadd");
+    assert!(naive["targets_covered"].as_u64().unwrap() >= 1);
+
+    // report.json in the directory is the printed report; inputs.txt replays with `run`.
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(file["worst"], naive["worst"]);
+    let inputs = std::fs::read_to_string(dir.path().join("inputs.txt")).unwrap();
+    let first = inputs.lines().next().unwrap();
+    assert_eq!(first, naive["worst"]["input"].as_str().unwrap());
+    let mut run_args = vec![
+        "run".to_string(),
+        fixture(),
+        "-f".into(),
+        "naive_sum".into(),
+        "--json".into(),
+        "--".into(),
+    ];
+    run_args.extend(first.split(' ').map(String::from));
+    let run_args: Vec<&str> = run_args.iter().map(String::as_str).collect();
+    let run = fpforge(&run_args);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        text.contains(naive["worst"]["computed"].as_str().unwrap()),
+        "run gives the computed value: {text}"
+    );
+
+    let exact = json(&accuracy("msum", &["--json"]));
+    assert!(rel(&exact) <= f64::EPSILON, "{exact}");
+}
+
+#[test]
+fn same_seed_same_report_and_recheck() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let a = json(&accuracy("naive_sum", &["--json", "--out", &out]));
+    let b = json(&accuracy("naive_sum", &["--json"]));
+    assert_eq!(a["top"], b["top"]);
+    assert_eq!(a["blame"], b["blame"]);
+
+    let report = Path::new(&out)
+        .join("report.json")
+        .to_string_lossy()
+        .into_owned();
+    let check = json(&accuracy(
+        "naive_sum",
+        &["--check-input", &report, "--precision", "256", "--json"],
+    ));
+    assert_eq!(check["worst"]["computed"], a["worst"]["computed"]);
+    assert_eq!(check["worst"]["coords"], a["worst"]["coords"]);
+    let (x, y) = (rel(&check), rel(&a));
+    assert!((x - y).abs() <= 1e-9 * y, "{x} vs {y}");
+}
+
+#[test]
+fn text_report_and_errors() {
+    let out = accuracy("naive_sum", &["--strategy", "random"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("strategy random"), "{text}");
+    assert!(text.contains("worst input: ["), "{text}");
+    assert!(text.contains("relative error"), "{text}");
+
+    let bad = accuracy("naive_sum", &["--sites", "nowhere"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--sites"));
+    let void = fpforge(&["accuracy", &fixture(), "-f", "prefix_sums", "--evals", "10"]);
+    assert!(!void.status.success());
+    assert!(String::from_utf8_lossy(&void.stderr).contains("--out-arg"));
+}
