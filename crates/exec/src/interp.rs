@@ -341,23 +341,60 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let mut mark = m.mem.stack_pointer();
         let mut steps = 0u64;
         loop {
-            // One activation of `fc`: runs until a call, return or trap.
+            // One activation of `fc`: runs until a call, return or trap. Ops between two
+            // control transfers form a segment starting at `seg`; their steps are counted
+            // when control leaves the segment, and fuel is checked there too. A segment
+            // never runs past the end of `code` (preparation: it ends in a terminator), so
+            // while `steps + code.len() < fuel` no op inside the next segment can exhaust
+            // the fuel; closer to the limit the careful loop checks before every op,
+            // exactly where a per-op check would trap.
             let frame = &mut regs[base..base + fc.nregs as usize];
             let code = &fc.code[..];
-            let control = loop {
-                if steps >= fuel {
-                    m.pending = Some(TrapKind::FuelExhausted);
-                    break Control::Trap;
+            let span = code.len() as u64;
+            let mut seg = pc;
+            // SAFETY (for the op fetches): `pc` is 0, a return address (the op after a
+            // call, never the last op since the last op is a terminator), `pc + 1` after
+            // an op that is not a terminator, or an edge target; preparation checks that
+            // the code is non-empty, ends in a terminator and that every edge target is
+            // inside the code (`prepare::check_code`).
+            macro_rules! fetch {
+                () => {{
+                    debug_assert!(pc < code.len());
+                    unsafe { code.get_unchecked(pc) }
+                }};
+            }
+            let control = 'activation: {
+                if steps.saturating_add(span) < fuel {
+                    loop {
+                        match step(m, frame, prog, fc, &module.externals, fetch!(), mark) {
+                            Control::Next => pc += 1,
+                            Control::Jump(edge) => {
+                                steps += (pc + 1 - seg) as u64;
+                                pc = take_edge(&mut m.scratch, frame, fc, edge);
+                                seg = pc;
+                                if steps.saturating_add(span) >= fuel {
+                                    break;
+                                }
+                            }
+                            other => {
+                                steps += (pc + 1 - seg) as u64;
+                                break 'activation other;
+                            }
+                        }
+                    }
                 }
-                steps += 1;
-                let Some(op) = code.get(pc) else {
-                    m.pending = Some(TrapKind::Unreachable);
-                    break Control::Trap;
-                };
-                match step(m, frame, prog, fc, &module.externals, op, mark) {
-                    Control::Next => pc += 1,
-                    Control::Jump(edge) => pc = take_edge(&mut m.scratch, frame, fc, edge),
-                    other => break other,
+                // Careful: one op at a time against the fuel.
+                loop {
+                    if steps >= fuel {
+                        m.pending = Some(TrapKind::FuelExhausted);
+                        break Control::Trap;
+                    }
+                    steps += 1;
+                    match step(m, frame, prog, fc, &module.externals, fetch!(), mark) {
+                        Control::Next => pc += 1,
+                        Control::Jump(edge) => pc = take_edge(&mut m.scratch, frame, fc, edge),
+                        other => break other,
+                    }
                 }
             };
             match control {
@@ -435,8 +472,17 @@ fn trap_at(func: u32, fc: &FuncCode, pc: usize, kind: TrapKind) -> Trap {
 /// Copies block arguments along `edge` and returns the target pc.
 #[inline(always)]
 fn take_edge<V: Clone>(scratch: &mut Vec<V>, frame: &mut [V], fc: &FuncCode, edge: u32) -> usize {
-    let e = fc.edges[edge as usize];
-    let moves = &fc.moves[e.moves_start as usize..(e.moves_start + e.moves_len) as usize];
+    // SAFETY: `edge` comes from an op of `fc`, and preparation made every such edge index
+    // below `fc.edges.len()` and every edge's move range inside `fc.moves`
+    // (`prepare::check_code`).
+    debug_assert!((edge as usize) < fc.edges.len());
+    let e = *unsafe { fc.edges.get_unchecked(edge as usize) };
+    if e.moves_len == 0 {
+        return e.pc as usize;
+    }
+    let range = e.moves_start as usize..(e.moves_start + e.moves_len) as usize;
+    debug_assert!(range.end <= fc.moves.len());
+    let moves = unsafe { fc.moves.get_unchecked(range) };
     // SAFETY: `frame` is exactly `fc.nregs` long and preparation checked that every slot
     // of `fc.moves` is below `fc.nregs`.
     let get = |frame: &[V], slot: Slot| {

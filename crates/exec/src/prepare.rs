@@ -634,6 +634,7 @@ impl<'a> FuncBuilder<'a> {
                 self.out.locs.push(block.term_loc);
             }
         }
+        check_code(&self.out).map_err(|e| self.invalid(e))?;
         Ok(self.out)
     }
 
@@ -1034,6 +1035,93 @@ impl<'a> FuncBuilder<'a> {
             Terminator::Unreachable => Op::Unreachable,
         })
     }
+}
+
+/// The op never continues at `pc + 1`: control always moves along an edge, returns or traps.
+fn is_terminator(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Jump { .. }
+            | Op::Br { .. }
+            | Op::IcmpBr { .. }
+            | Op::IcmpBr32 { .. }
+            | Op::IcmpBr64 { .. }
+            | Op::FcmpBr { .. }
+            | Op::FcmpBr64 { .. }
+            | Op::Switch { .. }
+            | Op::Ret { .. }
+            | Op::Unreachable
+    )
+}
+
+/// The edges an op may take.
+fn op_edges(op: &Op) -> [Option<u32>; 2] {
+    match *op {
+        Op::Jump { edge } => [Some(edge), None],
+        Op::Br {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::IcmpBr {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::IcmpBr32 {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::IcmpBr64 {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::FcmpBr {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::FcmpBr64 {
+            then_edge,
+            else_edge,
+            ..
+        } => [Some(then_edge), Some(else_edge)],
+        _ => [None, None],
+    }
+}
+
+/// Checks what the driver fetches without bounds checks: the code is non-empty and ends
+/// in a terminator (so `pc + 1` after any other op, and the return address after a call,
+/// is inside the code), every edge an op or switch table names exists, every edge target
+/// is inside the code and every edge's moves are inside the move list.
+fn check_code(fc: &FuncCode) -> Result<(), String> {
+    if !fc.code.last().is_some_and(is_terminator) {
+        return Err("prepared code does not end in a terminator".into());
+    }
+    let len = fc.code.len();
+    let edge_ok = |e: u32| fc.edges.get(e as usize).is_some();
+    for op in &fc.code {
+        if op_edges(op).into_iter().flatten().any(|e| !edge_ok(e)) {
+            return Err("op names an unknown edge".into());
+        }
+        if let Op::Switch { table, .. } = *op {
+            let Some(t) = fc.switches.get(table as usize) else {
+                return Err("switch names an unknown table".into());
+            };
+            if !edge_ok(t.default) || t.cases.iter().any(|c| !edge_ok(c.2)) {
+                return Err("switch names an unknown edge".into());
+            }
+        }
+    }
+    for e in &fc.edges {
+        let end = e.moves_start as usize + e.moves_len as usize;
+        if e.pc as usize >= len || end > fc.moves.len() {
+            return Err("edge outside the code or the move list".into());
+        }
+    }
+    Ok(())
 }
 
 /// Turns a comparison followed by the branch on its result into one fused op (the branch

@@ -425,6 +425,25 @@ fn fuel_exhaustion() {
 }
 
 #[test]
+fn fuel_runs_out_exactly_at_the_budget() {
+    // Steps are counted per segment and fuel is checked at control transfers (with a
+    // careful per-op mode near the end): the trap still comes after exactly `fuel` ops.
+    let m = fib();
+    let full = run(&m, &[Arg::Scalar(6)]);
+    for fuel in 0..=full.steps + 2 {
+        let cfg = ExecConfig::default().with_fuel(fuel);
+        let mut it = Interpreter::new(&m, Concrete, NoObserver, cfg).unwrap();
+        let r = it.call(Func(0), &[Arg::Scalar(6)]).unwrap();
+        if fuel < full.steps {
+            assert_eq!(trapped(&r), TrapKind::FuelExhausted, "fuel {fuel}");
+            assert_eq!(r.steps, fuel);
+        } else {
+            assert_eq!(r, full, "fuel {fuel}");
+        }
+    }
+}
+
+#[test]
 fn parallel_block_arguments() {
     // (a, b) = (b, a) three times, through block parameters.
     let (mut b, p) = FnBuilder::new("swap", &[Type::I32, Type::I32], Some(Type::I32));
