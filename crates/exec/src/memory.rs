@@ -106,12 +106,14 @@ impl Region {
         ok.then_some(off)
     }
 
-    /// Reads `n` (1..=8) bytes at `off`, little-endian, zero-extended (0 if out of range).
+    /// Reads `n` (1..=8) bytes at `off`, little-endian, zero-extended; `off` comes from
+    /// [`Region::scalar`].
     #[inline]
     fn read(&self, off: usize, n: usize) -> u64 {
-        let Some(bytes) = self.bytes.get(off..off + n) else {
-            return 0;
-        };
+        debug_assert!(off + n <= self.bytes.len());
+        // SAFETY: `scalar` checked `off + n <= state.len()`, and `bytes` and `state` always
+        // have the same length (they only grow together, in `grow_to`).
+        let bytes = unsafe { self.bytes.get_unchecked(off..off + n) };
         match n {
             8 => u64::from_le_bytes(bytes.try_into().unwrap_or_default()),
             4 => u64::from(u32::from_le_bytes(bytes.try_into().unwrap_or_default())),
@@ -123,12 +125,14 @@ impl Region {
         }
     }
 
-    /// Writes the low `n` (1..=8) bytes of `bits` at `off` (nothing if out of range).
+    /// Writes the low `n` (1..=8) bytes of `bits` at `off`; `off` comes from
+    /// [`Region::scalar`].
     #[inline]
     fn write(&mut self, off: usize, n: usize, bits: u64) {
-        if let Some(bytes) = self.bytes.get_mut(off..off + n) {
-            bytes.copy_from_slice(&bits.to_le_bytes()[..n]);
-        }
+        debug_assert!(off + n <= self.bytes.len());
+        // SAFETY: as in `read`.
+        let bytes = unsafe { self.bytes.get_unchecked_mut(off..off + n) };
+        bytes.copy_from_slice(&bits.to_le_bytes()[..n]);
     }
 }
 

@@ -202,6 +202,55 @@ pub(crate) enum Op {
         d: Slot,
         a: Slot,
     },
+    Trunc64To32 {
+        d: Slot,
+        a: Slot,
+    },
+    Zext32To64 {
+        d: Slot,
+        a: Slot,
+    },
+    Shl64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Lshr64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Band64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Bor64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Band32 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    LoadF64 {
+        d: Slot,
+        addr: Slot,
+    },
+    LoadI64 {
+        d: Slot,
+        addr: Slot,
+    },
+    StoreF64 {
+        addr: Slot,
+        val: Slot,
+    },
+    StoreI64 {
+        addr: Slot,
+        val: Slot,
+    },
     Sitofp32To64 {
         d: Slot,
         a: Slot,
@@ -1166,6 +1215,7 @@ fn fuse(last: &mut Op, br: Op) {
 fn specialize(op: Op) -> Op {
     const I32: Type = Type::I32;
     const I64: Type = Type::I64;
+    const F64: Type = Type::F64;
     match op {
         Op::Iadd { ty: I32, d, a, b } => Op::Iadd32 { d, a, b },
         Op::Iadd { ty: I64, d, a, b } => Op::Iadd64 { d, a, b },
@@ -1207,6 +1257,27 @@ fn specialize(op: Op) -> Op {
             d,
             a,
         } => Op::Sext32To64 { d, a },
+        Op::Zext {
+            from: I32,
+            to: I64,
+            d,
+            a,
+        } => Op::Zext32To64 { d, a },
+        Op::Trunc {
+            from: I64,
+            to: I32,
+            d,
+            a,
+        } => Op::Trunc64To32 { d, a },
+        Op::Shl { ty: I64, d, a, b } => Op::Shl64 { d, a, b },
+        Op::Lshr { ty: I64, d, a, b } => Op::Lshr64 { d, a, b },
+        Op::Band { ty: I64, d, a, b } => Op::Band64 { d, a, b },
+        Op::Bor { ty: I64, d, a, b } => Op::Bor64 { d, a, b },
+        Op::Band { ty: I32, d, a, b } => Op::Band32 { d, a, b },
+        Op::Load { ty: F64, d, addr } => Op::LoadF64 { d, addr },
+        Op::Load { ty: I64, d, addr } => Op::LoadI64 { d, addr },
+        Op::Store { ty: F64, addr, val } => Op::StoreF64 { addr, val },
+        Op::Store { ty: I64, addr, val } => Op::StoreI64 { addr, val },
         Op::Sitofp {
             from: I32,
             to: Type::F64,
