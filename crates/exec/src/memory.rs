@@ -86,6 +86,9 @@ impl Region {
 
     /// Empties the region: zero and invalid again up to `used`, the vectors kept.
     fn clear(&mut self) {
+        if self.used == 0 {
+            return;
+        }
         self.bytes[..self.used].fill(0);
         self.state[..self.used].fill(INVALID);
         self.used = 0;
