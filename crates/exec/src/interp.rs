@@ -8,9 +8,12 @@
 //! callee's frame template (its constants already in place) and a return truncates it, so
 //! calls allocate nothing once the stack has grown.
 //!
-//! The only `unsafe` code reads and writes registers without bounds checks: the driver
-//! slices the current frame to exactly the function's register count, and preparation
-//! rejects any op naming a register outside it (see `prepare`).
+//! The `unsafe` code reads and writes registers, fetches ops and follows edges without
+//! bounds checks: the driver slices the current frame to exactly the function's register
+//! count, and preparation rejects any op naming a register outside it, and checks that
+//! the code ends in a terminator and that every edge and its moves are in range (see
+//! `prepare`). Fuel is checked where control moves rather than before every op (see
+//! `Interpreter::run`), with the same result.
 
 use crate::memory::Memory;
 use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
@@ -103,8 +106,11 @@ pub struct Run<V> {
     /// Final contents (raw bits) of the [`Arg::Array`] arguments, in argument order.
     pub arrays: Vec<Vec<u64>>,
     /// Ops executed: one per instruction and per taken terminator, except that a
-    /// comparison and the branch on it count once, and jumps that preparation threads
-    /// through or lays out as fall-through count zero.
+    /// comparison and the branch on it count once, jumps that preparation threads
+    /// through or lays out as fall-through count zero, and a call of a small leaf that
+    /// preparation inlines counts its body (plus a copy when it returns a parameter or
+    /// constant, and a stack save and restore when it has allocas) instead of call and
+    /// return.
     pub steps: u64,
 }
 
@@ -464,7 +470,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
 fn trap_at(func: u32, fc: &FuncCode, pc: usize, kind: TrapKind) -> Trap {
     Trap {
         kind,
-        func: Func(func),
+        func: fc.owners.get(pc).copied().unwrap_or(Func(func)),
         loc: fc.locs.get(pc).copied().flatten(),
     }
 }
@@ -1052,6 +1058,12 @@ fn step<S: Semantics, O: Observer>(
         }
         Op::Ret { value } => return Control::Ret(value),
         Op::Unreachable => trap!(TrapKind::Unreachable),
+        Op::Move { d, a } => {
+            if d != NONE {
+                let v = reg!(a).clone();
+                set!(d, v);
+            }
+        }
     }
     Control::Next
 }

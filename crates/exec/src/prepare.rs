@@ -6,10 +6,12 @@
 //! through), threads jumps through blocks that only jump on, fuses a comparison with the
 //! branch on its result into one op, turns block ids into program
 //! counters, registers into frame-relative `u32` slots, jump arguments into move lists
-//! (marked when they need a parallel copy), switch cases into sorted tables, and resolves
-//! constant addresses against the memory layout. It also checks every invariant the
+//! (marked when they need a parallel copy), switch cases into sorted tables, resolves
+//! constant addresses against the memory layout, and inlines calls of small branch-free
+//! leaves (`FuncBuilder::inline_target`). It also checks every invariant the
 //! driver relies on to index without panicking (register, block, function and external
-//! ids in range, argument counts), so a malformed module fails in
+//! ids in range, argument counts, code ending in a terminator, edges and moves in range),
+//! so a malformed module fails in
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
 use crate::memory::{func_addr, Memory};
@@ -491,6 +493,12 @@ pub(crate) enum Op {
         value: Slot,
     },
     Unreachable,
+    /// Copies a register (the result of an inlined call that returns a parameter or a
+    /// constant).
+    Move {
+        d: Slot,
+        a: Slot,
+    },
 }
 
 /// A control-flow edge: target pc and the block-parameter moves `(dst, src)`.
@@ -524,6 +532,8 @@ pub(crate) struct ConstSlot {
 pub(crate) struct FuncCode {
     pub code: Vec<Op>,
     pub locs: Vec<Option<SrcLoc>>,
+    /// The function each op comes from: this one, or an inlined callee (for traps).
+    pub owners: Vec<Func>,
     pub nregs: u32,
     pub reg_types: Vec<Type>,
     pub params: Vec<Slot>,
@@ -558,8 +568,15 @@ struct FuncBuilder<'a> {
     id: Func,
     func: &'a Function,
     block_pcs: Vec<u32>,
+    /// While an inlined body is emitted: the slot of each of the callee's registers.
+    rename: Option<Vec<Slot>>,
+    /// Callees inlined so far and the first slot of their registers in this frame.
+    inlined: Vec<(Func, Slot)>,
     out: FuncCode,
 }
+
+/// Largest body (instructions) inlined at a call site.
+const INLINE_MAX_INSTS: usize = 12;
 
 impl<'a> FuncBuilder<'a> {
     fn new(module: &'a Module, mem: &'a Memory, id: Func, func: &'a Function) -> Self {
@@ -569,9 +586,12 @@ impl<'a> FuncBuilder<'a> {
             id,
             func,
             block_pcs: Vec::new(),
+            rename: None,
+            inlined: Vec::new(),
             out: FuncCode {
                 code: Vec::new(),
                 locs: Vec::new(),
+                owners: Vec::new(),
                 nregs: 0,
                 reg_types: func.regs.values().copied().collect(),
                 params: Vec::new(),
@@ -590,6 +610,12 @@ impl<'a> FuncBuilder<'a> {
     }
 
     fn slot(&self, r: fpir::Reg) -> Result<Slot, ExecError> {
+        if let Some(map) = &self.rename {
+            return map
+                .get(r.index())
+                .copied()
+                .ok_or_else(|| self.invalid(format!("register {r} is not declared")));
+        }
         if r.index() < self.func.regs.len() {
             Ok(r.0)
         } else {
@@ -610,6 +636,208 @@ impl<'a> FuncBuilder<'a> {
             Some(r) => self.slot(r),
             None => Err(self.invalid("instruction without a destination register")),
         }
+    }
+
+    /// The bits of a constant, addresses resolved against the memory layout.
+    fn const_bits(&self, c: Const) -> Result<u64, ExecError> {
+        Ok(match c {
+            Const::Bits(b) => b,
+            Const::Addr(AddrBase::Global(g), off) => self
+                .mem
+                .global_addr(g.index())
+                .ok_or_else(|| self.invalid(format!("unknown global {g}")))?
+                .wrapping_add(off as u64),
+            Const::Addr(AddrBase::Func(f), off) => {
+                if f.index() >= self.module.funcs.len() {
+                    return Err(self.invalid(format!("unknown function {f}")));
+                }
+                func_addr(f.0).wrapping_add(off as u64)
+            }
+        })
+    }
+
+    /// The callee a call instruction is replaced by, when it is inlined: a defined
+    /// function other than this one whose body is one block of at most
+    /// [`INLINE_MAX_INSTS`] instructions without calls (math calls aside) or
+    /// builtins, ending in a return, called with as many arguments as it takes. Such a
+    /// body has no branch, so observers see the same events; its allocas are released
+    /// where the call would return (a `stacksave`/`stackrestore` pair around it).
+    fn inline_target(&self, inst: &fpir::Inst) -> Option<(Func, &'a Function)> {
+        let InstKind::Call {
+            callee: Callee::Direct(f),
+            ref args,
+        } = inst.kind
+        else {
+            return None;
+        };
+        let callee = self.module.funcs.get(f)?;
+        if f == self.id || callee.blocks.len() != 1 {
+            return None;
+        }
+        let block = callee.blocks.values().next()?;
+        let ok = block.params.len() == args.len()
+            && block.insts.len() <= INLINE_MAX_INSTS
+            && matches!(block.term, Terminator::Ret(_))
+            && block.insts.iter().all(|i| match &i.kind {
+                InstKind::Call { callee, .. } => matches!(callee, Callee::Math(..)),
+                _ => true,
+            });
+        ok.then_some((f, callee))
+    }
+
+    /// Ops an instruction becomes.
+    fn op_count(&self, inst: &fpir::Inst) -> usize {
+        let Some((_, callee)) = self.inline_target(inst) else {
+            return 1;
+        };
+        let block = &callee.blocks[Function::ENTRY];
+        let allocas = block
+            .insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Alloca { .. }));
+        let needs_move = match block.term {
+            Terminator::Ret(Some(v)) => !block.insts.iter().any(|i| i.dest == Some(v)),
+            _ => false,
+        };
+        block.insts.len() + usize::from(needs_move) + 2 * usize::from(allocas)
+    }
+
+    /// Pushes one op with its location and owner.
+    fn emit(&mut self, op: Op, loc: Option<SrcLoc>, owner: Func) {
+        self.out.code.push(op);
+        self.out.locs.push(loc);
+        self.out.owners.push(owner);
+    }
+
+    /// Emits the body of `callee` (see [`FuncBuilder::inline_target`]) in place of the
+    /// call `inst`; exactly [`FuncBuilder::op_count`] ops.
+    fn inline_call(
+        &mut self,
+        inst: &fpir::Inst,
+        f: Func,
+        callee: &'a Function,
+        loc: Option<SrcLoc>,
+    ) -> Result<(), ExecError> {
+        let InstKind::Call { ref args, .. } = inst.kind else {
+            return Err(self.invalid("inlining a non-call"));
+        };
+        let d = self.dest(inst.dest)?;
+        let arg_slots = args
+            .iter()
+            .map(|&a| self.slot(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The callee's registers get one block of slots in this frame per callee, shared
+        // by its call sites: each inlined body writes a register before reading it.
+        let base = match self.inlined.iter().find(|&&(g, _)| g == f) {
+            Some(&(_, base)) => base,
+            None => {
+                let base = self.out.nregs;
+                let n = u32::try_from(callee.regs.len())
+                    .ok()
+                    .and_then(|n| base.checked_add(n))
+                    .filter(|&n| n < NONE)
+                    .ok_or_else(|| self.invalid("too many registers"))?;
+                self.out.nregs = n;
+                self.out.reg_types.extend(callee.regs.values().copied());
+                for &(r, c) in &callee.consts {
+                    if r.index() >= callee.regs.len() {
+                        return Err(self.invalid(format!("register {r} of {f} is not declared")));
+                    }
+                    let ty = callee.regs[r];
+                    let bits = self.const_bits(c)?;
+                    self.out.consts.push(ConstSlot {
+                        slot: base + r.0,
+                        ty,
+                        bits,
+                    });
+                }
+                self.inlined.push((f, base));
+                base
+            }
+        };
+        let block = &callee.blocks[Function::ENTRY];
+        let mut map: Vec<Slot> = (0..callee.regs.len() as u32).map(|r| base + r).collect();
+        for (&p, &a) in block.params.iter().zip(&arg_slots) {
+            if let Some(m) = map.get_mut(p.index()) {
+                *m = a;
+            }
+        }
+        let ret = match block.term {
+            Terminator::Ret(v) => v,
+            _ => None,
+        };
+        let defined = ret.filter(|&v| block.insts.iter().any(|i| i.dest == Some(v)));
+        if let (Some(v), true) = (defined, d != NONE) {
+            if let Some(m) = map.get_mut(v.index()) {
+                *m = d;
+            }
+        }
+        let allocas = block
+            .insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Alloca { .. }));
+        // The stack pointer is saved in a fresh slot of this frame.
+        let saved = if allocas {
+            let s = self.out.nregs;
+            if s.checked_add(1).is_none_or(|n| n == NONE) {
+                return Err(self.invalid("too many registers"));
+            }
+            self.out.nregs += 1;
+            self.out.reg_types.push(Type::Ptr);
+            let (start, len) = (self.out.args.len() as u32, 0);
+            self.emit(
+                Op::Builtin {
+                    b: Builtin::StackSave,
+                    ty: Type::Ptr,
+                    d: s,
+                    start,
+                    len,
+                },
+                loc,
+                self.id,
+            );
+            Some(s)
+        } else {
+            None
+        };
+        let (outer_func, outer_id) = (self.func, self.id);
+        self.func = callee;
+        self.id = f;
+        self.rename = Some(map);
+        let body = (|| {
+            for (i, inst) in block.insts.iter().enumerate() {
+                let op = specialize(self.inst(inst.dest, &inst.kind)?);
+                self.emit(op, block.locs.get(i).copied().flatten(), f);
+            }
+            if let (Some(v), None, true) = (ret, defined, d != NONE) {
+                let a = self.slot(v)?;
+                self.emit(Op::Move { d, a }, block.term_loc, f);
+            } else if ret.is_some() && defined.is_none() {
+                // A void use of a parameter or constant result: keep the op count.
+                self.emit(Op::Move { d: NONE, a: NONE }, block.term_loc, f);
+            }
+            Ok(())
+        })();
+        self.rename = None;
+        self.func = outer_func;
+        self.id = outer_id;
+        body?;
+        if let Some(s) = saved {
+            let start = self.out.args.len() as u32;
+            self.out.args.push(s);
+            self.emit(
+                Op::Builtin {
+                    b: Builtin::StackRestore,
+                    ty: Type::Ptr,
+                    d: NONE,
+                    start,
+                    len: 1,
+                },
+                loc,
+                self.id,
+            );
+        }
+        Ok(())
     }
 
     fn push_args(&mut self, args: &[fpir::Reg]) -> Result<(u32, u32), ExecError> {
@@ -639,20 +867,7 @@ impl<'a> FuncBuilder<'a> {
         for &(r, c) in &self.func.consts {
             let slot = self.slot(r)?;
             let ty = self.reg_type(r);
-            let bits = match c {
-                Const::Bits(b) => b,
-                Const::Addr(AddrBase::Global(g), off) => self
-                    .mem
-                    .global_addr(g.index())
-                    .ok_or_else(|| self.invalid(format!("unknown global {g}")))?
-                    .wrapping_add(off as u64),
-                Const::Addr(AddrBase::Func(f), off) => {
-                    if f.index() >= self.module.funcs.len() {
-                        return Err(self.invalid(format!("unknown function {f}")));
-                    }
-                    func_addr(f.0).wrapping_add(off as u64)
-                }
-            };
+            let bits = self.const_bits(c)?;
             self.out.consts.push(ConstSlot { slot, ty, bits });
         }
         let order = self.layout();
@@ -660,7 +875,9 @@ impl<'a> FuncBuilder<'a> {
         let mut pc = 0u32;
         for &(b, with_term) in &order {
             self.block_pcs[b.index()] = pc;
-            let len = self.func.blocks[b].insts.len() + usize::from(with_term);
+            let insts = &self.func.blocks[b].insts;
+            let len =
+                insts.iter().map(|i| self.op_count(i)).sum::<usize>() + usize::from(with_term);
             pc = u32::try_from(len)
                 .ok()
                 .and_then(|n| pc.checked_add(n))
@@ -669,9 +886,13 @@ impl<'a> FuncBuilder<'a> {
         for (b, with_term) in order {
             let block = &self.func.blocks[b];
             for (i, inst) in block.insts.iter().enumerate() {
+                let loc = block.locs.get(i).copied().flatten();
+                if let Some((f, callee)) = self.inline_target(inst) {
+                    self.inline_call(inst, f, callee, loc)?;
+                    continue;
+                }
                 let op = specialize(self.inst(inst.dest, &inst.kind)?);
-                self.out.code.push(op);
-                self.out.locs.push(block.locs.get(i).copied().flatten());
+                self.emit(op, loc, self.id);
             }
             if with_term {
                 let op = self.term(&block.term)?;
@@ -679,8 +900,7 @@ impl<'a> FuncBuilder<'a> {
                     fuse(last, op);
                     *last = specialize(*last);
                 }
-                self.out.code.push(op);
-                self.out.locs.push(block.term_loc);
+                self.emit(op, block.term_loc, self.id);
             }
         }
         check_code(&self.out).map_err(|e| self.invalid(e))?;
