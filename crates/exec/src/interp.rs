@@ -17,7 +17,7 @@
 
 use crate::memory::Memory;
 use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
-use crate::prepare::{prepare, FuncCode, Op, Program, Slot, NONE};
+use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
 use fpir::{Builtin, EntityId, FloatTy, Func, MathFn, Module, Type};
@@ -351,12 +351,13 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             // control transfers form a segment starting at `seg`; their steps are counted
             // when control leaves the segment, and fuel is checked there too. A segment
             // never runs past the end of `code` (preparation: it ends in a terminator), so
-            // while `steps + code.len() < fuel` no op inside the next segment can exhaust
+            // while `steps < fuel - code.len()` no op inside the next segment can exhaust
             // the fuel; closer to the limit the careful loop checks before every op,
             // exactly where a per-op check would trap.
             let frame = &mut regs[base..base + fc.nregs as usize];
             let code = &fc.code[..];
-            let span = code.len() as u64;
+            // Below `limit`, the next segment cannot reach the fuel budget.
+            let limit = fuel.saturating_sub(code.len() as u64);
             let mut seg = pc;
             // SAFETY (for the op fetches): `pc` is 0, a return address (the op after a
             // call, never the last op since the last op is a terminator), `pc + 1` after
@@ -370,7 +371,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 }};
             }
             let control = 'activation: {
-                if steps.saturating_add(span) < fuel {
+                if steps < limit {
                     loop {
                         match step(m, frame, prog, fc, &module.externals, fetch!(), mark) {
                             Control::Next => pc += 1,
@@ -378,7 +379,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                                 steps += (pc + 1 - seg) as u64;
                                 pc = take_edge(&mut m.scratch, frame, fc, edge);
                                 seg = pc;
-                                if steps.saturating_add(span) >= fuel {
+                                if steps >= limit {
                                     break;
                                 }
                             }
@@ -478,6 +479,9 @@ fn trap_at(func: u32, fc: &FuncCode, pc: usize, kind: TrapKind) -> Trap {
 /// Copies block arguments along `edge` and returns the target pc.
 #[inline(always)]
 fn take_edge<V: Clone>(scratch: &mut Vec<V>, frame: &mut [V], fc: &FuncCode, edge: u32) -> usize {
+    if edge & DIRECT != 0 {
+        return (edge & !DIRECT) as usize;
+    }
     // SAFETY: `edge` comes from an op of `fc`, and preparation made every such edge index
     // below `fc.edges.len()` and every edge's move range inside `fc.moves`
     // (`prepare::check_code`).

@@ -501,6 +501,10 @@ pub(crate) enum Op {
     },
 }
 
+/// Marks an edge operand that is a target pc itself (an edge without moves) rather than
+/// an index into [`FuncCode::edges`].
+pub(crate) const DIRECT: u32 = 1 << 31;
+
 /// A control-flow edge: target pc and the block-parameter moves `(dst, src)`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Edge {
@@ -1227,12 +1231,16 @@ impl<'a> FuncBuilder<'a> {
             }
             block = next.block;
         }
+        let pc = self.block_pcs[block.index()];
+        if moves.is_empty() && pc < DIRECT {
+            return Ok(DIRECT | pc);
+        }
         let parallel = moves
             .iter()
             .enumerate()
             .any(|(i, &(dst, _))| moves[i + 1..].iter().any(|&(_, src)| src == dst));
         let edge = Edge {
-            pc: self.block_pcs[block.index()],
+            pc,
             moves_start: self.out.moves.len() as u32,
             moves_len: moves.len() as u32,
             parallel,
@@ -1363,14 +1371,21 @@ fn op_edges(op: &Op) -> [Option<u32>; 2] {
 
 /// Checks what the driver fetches without bounds checks: the code is non-empty and ends
 /// in a terminator (so `pc + 1` after any other op, and the return address after a call,
-/// is inside the code), every edge an op or switch table names exists, every edge target
+/// is inside the code), every edge an op or switch table names exists (or, marked
+/// [`DIRECT`], is a pc inside the code), every edge target
 /// is inside the code and every edge's moves are inside the move list.
 fn check_code(fc: &FuncCode) -> Result<(), String> {
     if !fc.code.last().is_some_and(is_terminator) {
         return Err("prepared code does not end in a terminator".into());
     }
     let len = fc.code.len();
-    let edge_ok = |e: u32| fc.edges.get(e as usize).is_some();
+    let edge_ok = |e: u32| {
+        if e & DIRECT != 0 {
+            ((e & !DIRECT) as usize) < len
+        } else {
+            fc.edges.get(e as usize).is_some()
+        }
+    };
     for op in &fc.code {
         if op_edges(op).into_iter().flatten().any(|e| !edge_ok(e)) {
             return Err("op names an unknown edge".into());
