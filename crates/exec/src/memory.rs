@@ -98,9 +98,19 @@ impl Region {
     /// last bytes are readable (or writable); see the module docs for why that suffices.
     #[inline]
     fn scalar(&self, addr: u64, n: usize, write: bool) -> Option<usize> {
-        let off = usize::try_from(addr.checked_sub(self.base)?).ok()?;
-        let states = self.state.get(off..off.checked_add(n)?)?;
-        let (&first, &last) = (states.first()?, states.last()?);
+        // Below the base the offset wraps around to far beyond the states.
+        let off = addr.wrapping_sub(self.base) as usize;
+        let len = self.state.len();
+        if off >= len || len - off < n || n == 0 {
+            return None;
+        }
+        // SAFETY: `1 <= n` and `off + n <= state.len()`.
+        let (first, last) = unsafe {
+            (
+                *self.state.get_unchecked(off),
+                *self.state.get_unchecked(off + n - 1),
+            )
+        };
         let ok = if write {
             first == RW && last == RW
         } else {
