@@ -20,7 +20,7 @@ use crate::libm;
 use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::{FloatPred, FloatTy, IntPred, MathCall, Type};
+use fpir::{FloatPred, FloatTy, IntPred, MathCall, MathFn, Type};
 
 /// The concrete semantics: values are raw bits.
 #[derive(Clone, Copy, Debug, Default)]
@@ -372,7 +372,14 @@ impl Semantics for Concrete {
     }
 
     fn math(&mut self, call: MathCall, args: &[u64], ret: Type) -> (u64, Option<u64>) {
-        libm::eval(call, args, ret)
+        // Sign-bit functions are computed here (what the C library does too) rather than
+        // through a call into it.
+        match (call.func, call.ty, args) {
+            (MathFn::Fabs, FloatTy::F64, &[x]) => (x & !(1 << 63), None),
+            (MathFn::Fabs, FloatTy::F32, &[x]) => (x & 0x7fff_ffff, None),
+            (MathFn::Copysign, FloatTy::F64, &[x, y]) => ((x & !(1 << 63)) | (y & (1 << 63)), None),
+            _ => libm::eval(call, args, ret),
+        }
     }
 
     fn ctpop(&mut self, ty: Type, a: &u64) -> u64 {
