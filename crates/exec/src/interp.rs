@@ -158,6 +158,12 @@ pub struct Interpreter<'m, S: Semantics, O: Observer> {
     m: Machine<S, O>,
     /// Registers of every live frame, bottom frame first.
     regs: Vec<S::Value>,
+    /// The function whose frame template the bottom of `regs` still holds from the
+    /// previous run: its constant slots are never written (preparation checks that no
+    /// instruction or block parameter defines a constant register), and every other
+    /// register is written before it is read (SSA), so the next run of the same function
+    /// need not copy the template again.
+    bottom: Option<u32>,
     /// Saved callers.
     frames: Vec<Frame>,
 }
@@ -200,6 +206,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 pending: None,
             },
             regs: Vec::new(),
+            bottom: None,
             frames: Vec::new(),
         })
     }
@@ -262,9 +269,15 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let m = &mut self.m;
         m.mem.reset();
         m.sem.begin_run();
-        self.regs.clear();
         self.frames.clear();
-        self.regs.extend_from_slice(&self.templates[func.index()]);
+        let nregs = fc.nregs as usize;
+        if self.bottom == Some(func.0) && self.regs.len() >= nregs {
+            self.regs.truncate(nregs);
+        } else {
+            self.regs.clear();
+            self.regs.extend_from_slice(&self.templates[func.index()]);
+            self.bottom = Some(func.0);
+        }
         let mut slot = 0u32;
         let mut arrays = Vec::new();
         for (index, (arg, &p)) in args.iter().zip(&fc.params).enumerate() {
@@ -441,10 +454,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 Control::Ret(slot) => {
                     let value = (slot != NONE).then(|| regs[base + slot as usize].clone());
                     m.mem.stack_release(mark);
-                    regs.truncate(base);
                     let Some(frame) = frames.pop() else {
+                        // The bottom frame stays for the next run (see `bottom`).
                         return (Outcome::Returned(value), steps);
                     };
+                    regs.truncate(base);
                     func = frame.func;
                     fc = &prog.funcs[func as usize];
                     pc = frame.pc as usize;

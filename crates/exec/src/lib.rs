@@ -66,7 +66,11 @@ pub mod docs {
     //!   are made by [`Semantics::address`](crate::Semantics::address).
     //! - **Frames.** One register stack holds every live frame; a call appends the callee's
     //!   template (constants pre-made by the semantics at [`Interpreter::new`](crate::Interpreter::new)),
-    //!   a return truncates. Block parameters are copied in parallel on each edge.
+    //!   a return truncates. Block parameters are copied in parallel on each edge. The
+    //!   bottom frame is kept between runs of the same function: constant registers are
+    //!   never written (preparation rejects a module that redefines one) and every other
+    //!   register is written before it is read (SSA dominance, which the IR verifier checks),
+    //!   so a run never sees its predecessor's values.
     //! - **Inlining.** A call of a defined one-block function of at most 12 instructions
     //!   without calls (math calls aside) runs its body in the caller's frame. It has no
     //!   branches, so observers and semantics see exactly the events of the call; its

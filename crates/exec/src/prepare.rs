@@ -868,6 +868,25 @@ impl<'a> FuncBuilder<'a> {
             .iter()
             .map(|&r| self.slot(r))
             .collect::<Result<_, _>>()?;
+        // The driver keeps a function's frame between runs and relies on constant
+        // registers never being written (`Interpreter::call`).
+        let mut is_const = vec![false; self.func.regs.len()];
+        for &(r, _) in &self.func.consts {
+            if let Some(c) = is_const.get_mut(r.index()) {
+                *c = true;
+            }
+        }
+        let defines_const = |r: fpir::Reg| is_const.get(r.index()).copied().unwrap_or(false);
+        for (b, block) in self.func.blocks.iter() {
+            if let Some(&r) = block
+                .params
+                .iter()
+                .chain(block.insts.iter().filter_map(|i| i.dest.as_ref()))
+                .find(|&&r| defines_const(r))
+            {
+                return Err(self.invalid(format!("constant register {r} is redefined in {b}")));
+            }
+        }
         for &(r, c) in &self.func.consts {
             let slot = self.slot(r)?;
             let ty = self.reg_type(r);

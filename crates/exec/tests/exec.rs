@@ -518,6 +518,29 @@ fn inlined_leaves_release_their_stack_and_report_their_traps() {
         }
         other => panic!("expected a trap, got {other:?}"),
     }
+    // Runs stay independent when the interpreter keeps the bottom frame between runs of
+    // the same function, after a trap and after running another function.
+    let again = it
+        .call(Func(0), &[Arg::Scalar(n), Arg::Scalar(x.to_bits())])
+        .unwrap();
+    assert_eq!(returned(&again), expect);
+    let q = it.call(Func(3), &[Arg::Scalar(7), Arg::Scalar(2)]).unwrap();
+    assert_eq!(returned(&q), 3);
+    let third = it
+        .call(Func(0), &[Arg::Scalar(n), Arg::Scalar(x.to_bits())])
+        .unwrap();
+    assert_eq!(third, again);
+}
+
+#[test]
+fn redefined_constant_registers_are_rejected() {
+    let (mut b, p) = FnBuilder::new("f", &[Type::I32], Some(Type::I32));
+    b.ret(Some(p[0]));
+    let mut f = b.finish();
+    // Make the parameter a constant too: preparation must refuse it.
+    f.consts.push((p[0], fpir::Const::Bits(5)));
+    let m = single(f);
+    assert!(Interpreter::new(&m, Concrete, NoObserver, ExecConfig::default()).is_err());
 }
 
 #[test]
