@@ -1076,6 +1076,13 @@ fn step<S: Semantics, O: Observer>(
         }
         Op::Ret { value } => return Control::Ret(value),
         Op::Unreachable => trap!(TrapKind::Unreachable),
+        Op::StackSave { d } => set!(d, sem.address(mem.stack_pointer())),
+        Op::StackRestore { a } => {
+            let at = sem.concrete_bits(reg!(a));
+            if at >= mark {
+                mem.stack_release(at);
+            }
+        }
         Op::Move { d, a } => {
             if d != NONE {
                 let v = reg!(a).clone();

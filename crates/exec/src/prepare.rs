@@ -499,6 +499,14 @@ pub(crate) enum Op {
         d: Slot,
         a: Slot,
     },
+    /// `llvm.stacksave` (around inlined bodies with allocas).
+    StackSave {
+        d: Slot,
+    },
+    /// `llvm.stackrestore` (around inlined bodies with allocas).
+    StackRestore {
+        a: Slot,
+    },
 }
 
 /// Marks an edge operand that is a target pc itself (an edge without moves) rather than
@@ -788,18 +796,7 @@ impl<'a> FuncBuilder<'a> {
             }
             self.out.nregs += 1;
             self.out.reg_types.push(Type::Ptr);
-            let (start, len) = (self.out.args.len() as u32, 0);
-            self.emit(
-                Op::Builtin {
-                    b: Builtin::StackSave,
-                    ty: Type::Ptr,
-                    d: s,
-                    start,
-                    len,
-                },
-                loc,
-                self.id,
-            );
+            self.emit(Op::StackSave { d: s }, loc, self.id);
             Some(s)
         } else {
             None
@@ -827,19 +824,7 @@ impl<'a> FuncBuilder<'a> {
         self.id = outer_id;
         body?;
         if let Some(s) = saved {
-            let start = self.out.args.len() as u32;
-            self.out.args.push(s);
-            self.emit(
-                Op::Builtin {
-                    b: Builtin::StackRestore,
-                    ty: Type::Ptr,
-                    d: NONE,
-                    start,
-                    len: 1,
-                },
-                loc,
-                self.id,
-            );
+            self.emit(Op::StackRestore { a: s }, loc, self.id);
         }
         Ok(())
     }
