@@ -20,7 +20,7 @@ use crate::libm;
 use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::{FloatPred, FloatTy, IntPred, MathCall, Type};
+use fpir::{FloatPred, FloatTy, IntPred, MathCall, MathFn, Type};
 
 /// The concrete semantics: values are raw bits.
 #[derive(Clone, Copy, Debug, Default)]
@@ -131,30 +131,22 @@ pub fn fcmp_f64(pred: FloatPred, x: f64, y: f64) -> bool {
     fcmp_accepts(pred) & relation != 0
 }
 
-/// `icmp` on zero-extended bits of type `ty`. Branch-free: the relations of the operands
-/// (bit 0: equal, 1: unsigned less, 2: unsigned greater, 3: signed less, 4: signed greater)
-/// meet the predicate's mask.
+/// `icmp` on zero-extended bits of type `ty`: one comparison per predicate (the signed
+/// ones on the sign-extended bits).
 #[inline]
 pub fn icmp_bits(pred: IntPred, ty: Type, a: u64, b: u64) -> bool {
-    let (sa, sb) = (sext(ty, a), sext(ty, b));
-    let relation = u8::from(a == b)
-        | u8::from(a < b) << 1
-        | u8::from(a > b) << 2
-        | u8::from(sa < sb) << 3
-        | u8::from(sa > sb) << 4;
-    let accepts: u8 = match pred {
-        IntPred::Eq => 0b00001,
-        IntPred::Ne => 0b00110,
-        IntPred::Ult => 0b00010,
-        IntPred::Ule => 0b00011,
-        IntPred::Ugt => 0b00100,
-        IntPred::Uge => 0b00101,
-        IntPred::Slt => 0b01000,
-        IntPred::Sle => 0b01001,
-        IntPred::Sgt => 0b10000,
-        IntPred::Sge => 0b10001,
-    };
-    accepts & relation != 0
+    match pred {
+        IntPred::Eq => a == b,
+        IntPred::Ne => a != b,
+        IntPred::Ult => a < b,
+        IntPred::Ule => a <= b,
+        IntPred::Ugt => a > b,
+        IntPred::Uge => a >= b,
+        IntPred::Slt => sext(ty, a) < sext(ty, b),
+        IntPred::Sle => sext(ty, a) <= sext(ty, b),
+        IntPred::Sgt => sext(ty, a) > sext(ty, b),
+        IntPred::Sge => sext(ty, a) >= sext(ty, b),
+    }
 }
 
 macro_rules! float_op {
@@ -380,7 +372,14 @@ impl Semantics for Concrete {
     }
 
     fn math(&mut self, call: MathCall, args: &[u64], ret: Type) -> (u64, Option<u64>) {
-        libm::eval(call, args, ret)
+        // Sign-bit functions are computed here (what the C library does too) rather than
+        // through a call into it.
+        match (call.func, call.ty, args) {
+            (MathFn::Fabs, FloatTy::F64, &[x]) => (x & !(1 << 63), None),
+            (MathFn::Fabs, FloatTy::F32, &[x]) => (x & 0x7fff_ffff, None),
+            (MathFn::Copysign, FloatTy::F64, &[x, y]) => ((x & !(1 << 63)) | (y & (1 << 63)), None),
+            _ => libm::eval(call, args, ret),
+        }
     }
 
     fn ctpop(&mut self, ty: Type, a: &u64) -> u64 {

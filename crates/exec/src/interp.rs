@@ -8,13 +8,16 @@
 //! callee's frame template (its constants already in place) and a return truncates it, so
 //! calls allocate nothing once the stack has grown.
 //!
-//! The only `unsafe` code reads and writes registers without bounds checks: the driver
-//! slices the current frame to exactly the function's register count, and preparation
-//! rejects any op naming a register outside it (see `prepare`).
+//! The `unsafe` code reads and writes registers, fetches ops and follows edges without
+//! bounds checks: the driver slices the current frame to exactly the function's register
+//! count, and preparation rejects any op naming a register outside it, and checks that
+//! the code ends in a terminator and that every edge and its moves are in range (see
+//! `prepare`). Fuel is checked where control moves rather than before every op (see
+//! `Interpreter::run`), with the same result.
 
 use crate::memory::Memory;
 use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
-use crate::prepare::{prepare, FuncCode, Op, Program, Slot, NONE};
+use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
 use fpir::{Builtin, EntityId, FloatTy, Func, MathFn, Module, Type};
@@ -103,8 +106,11 @@ pub struct Run<V> {
     /// Final contents (raw bits) of the [`Arg::Array`] arguments, in argument order.
     pub arrays: Vec<Vec<u64>>,
     /// Ops executed: one per instruction and per taken terminator, except that a
-    /// comparison and the branch on it count once, and jumps that preparation threads
-    /// through or lays out as fall-through count zero.
+    /// comparison and the branch on it count once, jumps that preparation threads
+    /// through or lays out as fall-through count zero, and a call of a small leaf that
+    /// preparation inlines counts its body (plus a copy when it returns a parameter or
+    /// constant, and a stack save and restore when it has allocas) instead of call and
+    /// return.
     pub steps: u64,
 }
 
@@ -152,6 +158,12 @@ pub struct Interpreter<'m, S: Semantics, O: Observer> {
     m: Machine<S, O>,
     /// Registers of every live frame, bottom frame first.
     regs: Vec<S::Value>,
+    /// The function whose frame template the bottom of `regs` still holds from the
+    /// previous run: its constant slots are never written (preparation checks that no
+    /// instruction or block parameter defines a constant register), and every other
+    /// register is written before it is read (SSA), so the next run of the same function
+    /// need not copy the template again.
+    bottom: Option<u32>,
     /// Saved callers.
     frames: Vec<Frame>,
 }
@@ -194,6 +206,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 pending: None,
             },
             regs: Vec::new(),
+            bottom: None,
             frames: Vec::new(),
         })
     }
@@ -256,9 +269,15 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let m = &mut self.m;
         m.mem.reset();
         m.sem.begin_run();
-        self.regs.clear();
         self.frames.clear();
-        self.regs.extend_from_slice(&self.templates[func.index()]);
+        let nregs = fc.nregs as usize;
+        if self.bottom == Some(func.0) && self.regs.len() >= nregs {
+            self.regs.truncate(nregs);
+        } else {
+            self.regs.clear();
+            self.regs.extend_from_slice(&self.templates[func.index()]);
+            self.bottom = Some(func.0);
+        }
         let mut slot = 0u32;
         let mut arrays = Vec::new();
         for (index, (arg, &p)) in args.iter().zip(&fc.params).enumerate() {
@@ -341,23 +360,61 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let mut mark = m.mem.stack_pointer();
         let mut steps = 0u64;
         loop {
-            // One activation of `fc`: runs until a call, return or trap.
+            // One activation of `fc`: runs until a call, return or trap. Ops between two
+            // control transfers form a segment starting at `seg`; their steps are counted
+            // when control leaves the segment, and fuel is checked there too. A segment
+            // never runs past the end of `code` (preparation: it ends in a terminator), so
+            // while `steps < fuel - code.len()` no op inside the next segment can exhaust
+            // the fuel; closer to the limit the careful loop checks before every op,
+            // exactly where a per-op check would trap.
             let frame = &mut regs[base..base + fc.nregs as usize];
             let code = &fc.code[..];
-            let control = loop {
-                if steps >= fuel {
-                    m.pending = Some(TrapKind::FuelExhausted);
-                    break Control::Trap;
+            // Below `limit`, the next segment cannot reach the fuel budget.
+            let limit = fuel.saturating_sub(code.len() as u64);
+            let mut seg = pc;
+            // SAFETY (for the op fetches): `pc` is 0, a return address (the op after a
+            // call, never the last op since the last op is a terminator), `pc + 1` after
+            // an op that is not a terminator, or an edge target; preparation checks that
+            // the code is non-empty, ends in a terminator and that every edge target is
+            // inside the code (`prepare::check_code`).
+            macro_rules! fetch {
+                () => {{
+                    debug_assert!(pc < code.len());
+                    unsafe { code.get_unchecked(pc) }
+                }};
+            }
+            let control = 'activation: {
+                if steps < limit {
+                    loop {
+                        match step(m, frame, prog, fc, &module.externals, fetch!(), mark) {
+                            Control::Next => pc += 1,
+                            Control::Jump(edge) => {
+                                steps += (pc + 1 - seg) as u64;
+                                pc = take_edge(&mut m.scratch, frame, fc, edge);
+                                seg = pc;
+                                if steps >= limit {
+                                    break;
+                                }
+                            }
+                            other => {
+                                steps += (pc + 1 - seg) as u64;
+                                break 'activation other;
+                            }
+                        }
+                    }
                 }
-                steps += 1;
-                let Some(op) = code.get(pc) else {
-                    m.pending = Some(TrapKind::Unreachable);
-                    break Control::Trap;
-                };
-                match step(m, frame, prog, fc, &module.externals, op, mark) {
-                    Control::Next => pc += 1,
-                    Control::Jump(edge) => pc = take_edge(&mut m.scratch, frame, fc, edge),
-                    other => break other,
+                // Careful: one op at a time against the fuel.
+                loop {
+                    if steps >= fuel {
+                        m.pending = Some(TrapKind::FuelExhausted);
+                        break Control::Trap;
+                    }
+                    steps += 1;
+                    match step(m, frame, prog, fc, &module.externals, fetch!(), mark) {
+                        Control::Next => pc += 1,
+                        Control::Jump(edge) => pc = take_edge(&mut m.scratch, frame, fc, edge),
+                        other => break other,
+                    }
                 }
             };
             match control {
@@ -397,10 +454,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 Control::Ret(slot) => {
                     let value = (slot != NONE).then(|| regs[base + slot as usize].clone());
                     m.mem.stack_release(mark);
-                    regs.truncate(base);
                     let Some(frame) = frames.pop() else {
+                        // The bottom frame stays for the next run (see `bottom`).
                         return (Outcome::Returned(value), steps);
                     };
+                    regs.truncate(base);
                     func = frame.func;
                     fc = &prog.funcs[func as usize];
                     pc = frame.pc as usize;
@@ -427,7 +485,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
 fn trap_at(func: u32, fc: &FuncCode, pc: usize, kind: TrapKind) -> Trap {
     Trap {
         kind,
-        func: Func(func),
+        func: fc.owners.get(pc).copied().unwrap_or(Func(func)),
         loc: fc.locs.get(pc).copied().flatten(),
     }
 }
@@ -435,8 +493,20 @@ fn trap_at(func: u32, fc: &FuncCode, pc: usize, kind: TrapKind) -> Trap {
 /// Copies block arguments along `edge` and returns the target pc.
 #[inline(always)]
 fn take_edge<V: Clone>(scratch: &mut Vec<V>, frame: &mut [V], fc: &FuncCode, edge: u32) -> usize {
-    let e = fc.edges[edge as usize];
-    let moves = &fc.moves[e.moves_start as usize..(e.moves_start + e.moves_len) as usize];
+    if edge & DIRECT != 0 {
+        return (edge & !DIRECT) as usize;
+    }
+    // SAFETY: `edge` comes from an op of `fc`, and preparation made every such edge index
+    // below `fc.edges.len()` and every edge's move range inside `fc.moves`
+    // (`prepare::check_code`).
+    debug_assert!((edge as usize) < fc.edges.len());
+    let e = *unsafe { fc.edges.get_unchecked(edge as usize) };
+    if e.moves_len == 0 {
+        return e.pc as usize;
+    }
+    let range = e.moves_start as usize..(e.moves_start + e.moves_len) as usize;
+    debug_assert!(range.end <= fc.moves.len());
+    let moves = unsafe { fc.moves.get_unchecked(range) };
     // SAFETY: `frame` is exactly `fc.nregs` long and preparation checked that every slot
     // of `fc.moves` is below `fc.nregs`.
     let get = |frame: &[V], slot: Slot| {
@@ -610,6 +680,17 @@ fn step<S: Semantics, O: Observer>(
         Op::Fdiv64 { d, a, b, site } => float_op!(fdiv, FloatTy::F64, d, a, b, site),
         Op::Sext32To64 { d, a } => set!(d, sem.sext(Type::I32, Type::I64, reg!(a))),
         Op::Sitofp32To64 { d, a } => set!(d, sem.sitofp(Type::I32, Type::F64, reg!(a))),
+        Op::Zext32To64 { d, a } => set!(d, sem.zext(Type::I32, Type::I64, reg!(a))),
+        Op::Trunc64To32 { d, a } => set!(d, sem.trunc(Type::I64, Type::I32, reg!(a))),
+        Op::Shl64 { d, a, b } => int_op!(shl, Type::I64, d, a, b),
+        Op::Lshr64 { d, a, b } => int_op!(lshr, Type::I64, d, a, b),
+        Op::Band64 { d, a, b } => int_op!(band, Type::I64, d, a, b),
+        Op::Bor64 { d, a, b } => int_op!(bor, Type::I64, d, a, b),
+        Op::Band32 { d, a, b } => int_op!(band, Type::I32, d, a, b),
+        Op::LoadF64 { d, addr } => load!(Type::F64, d, addr),
+        Op::LoadI64 { d, addr } => load!(Type::I64, d, addr),
+        Op::StoreF64 { addr, val } => store!(Type::F64, addr, val),
+        Op::StoreI64 { addr, val } => store!(Type::I64, addr, val),
         Op::IcmpBr64 {
             pred,
             d,
@@ -997,6 +1078,19 @@ fn step<S: Semantics, O: Observer>(
         }
         Op::Ret { value } => return Control::Ret(value),
         Op::Unreachable => trap!(TrapKind::Unreachable),
+        Op::StackSave { d } => set!(d, sem.address(mem.stack_pointer())),
+        Op::StackRestore { a } => {
+            let at = sem.concrete_bits(reg!(a));
+            if at >= mark {
+                mem.stack_release(at);
+            }
+        }
+        Op::Move { d, a } => {
+            if d != NONE {
+                let v = reg!(a).clone();
+                set!(d, v);
+            }
+        }
     }
     Control::Next
 }

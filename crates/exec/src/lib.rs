@@ -20,8 +20,9 @@
 //! - [`semantics`]: the [`Semantics`] trait; [`concrete`]: the bit-exact [`Concrete`] semantics.
 //! - [`interp`]: [`Interpreter`], its pure `step` and the driver loop (frames, fuel, traps).
 //! - `prepare` (private): code is pre-decoded once into flat per-function op arrays, with
-//!   blocks laid out to fall through, empty jump blocks threaded, and each comparison fused
-//!   with the branch on it.
+//!   blocks laid out to fall through, empty jump blocks threaded, each comparison fused
+//!   with the branch on it, common ops specialized to their type, and calls of small
+//!   branch-free leaves (musl's `asuint64`/`top12`/`eval_as_double` helpers) inlined.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
 //! - [`spec`]: input specifications (`--arg`), the one mapping from search coordinates
@@ -65,7 +66,17 @@ pub mod docs {
     //!   are made by [`Semantics::address`](crate::Semantics::address).
     //! - **Frames.** One register stack holds every live frame; a call appends the callee's
     //!   template (constants pre-made by the semantics at [`Interpreter::new`](crate::Interpreter::new)),
-    //!   a return truncates. Block parameters are copied in parallel on each edge.
+    //!   a return truncates. Block parameters are copied in parallel on each edge. The
+    //!   bottom frame is kept between runs of the same function: constant registers are
+    //!   never written (preparation rejects a module that redefines one) and every other
+    //!   register is written before it is read (SSA dominance, which the IR verifier checks),
+    //!   so a run never sees its predecessor's values.
+    //! - **Inlining.** A call of a defined one-block function of at most 12 instructions
+    //!   without calls (math calls aside) runs its body in the caller's frame. It has no
+    //!   branches, so observers and semantics see exactly the events of the call; its
+    //!   allocas are released where the call would return and a trap in it names the
+    //!   callee. Only the step count ([`Run::steps`](crate::Run::steps)) and the call
+    //!   depth differ (an inlined call cannot overflow the depth limit).
     //! - **Limits.** Fuel counts executed ops ([`Run::steps`](crate::Run::steps);
     //!   [`TrapKind::FuelExhausted`](crate::TrapKind::FuelExhausted)); call depth and
     //!   stack bytes give [`TrapKind::StackOverflow`](crate::TrapKind::StackOverflow).

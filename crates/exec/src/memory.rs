@@ -51,12 +51,16 @@ const GLOBALS: usize = 0;
 const HEAP: usize = 1;
 const STACK: usize = 2;
 
-/// One contiguous region: data bytes and their states, both `len` long.
+/// One contiguous region: data bytes and their states, both at least `used` long. The
+/// vectors keep their length across resets so that a run does not pay for growing them
+/// again; bytes from `used` on are always zero and invalid, as in a freshly grown region.
 #[derive(Clone, Debug)]
 struct Region {
     base: u64,
     bytes: Vec<u8>,
     state: Vec<u8>,
+    /// The laid-out part: everything a run has grown the region to since the last reset.
+    used: usize,
 }
 
 impl Region {
@@ -65,28 +69,48 @@ impl Region {
             base,
             bytes: Vec::new(),
             state: Vec::new(),
+            used: 0,
         }
     }
 
+    #[inline]
     fn grow_to(&mut self, len: usize) {
-        if self.bytes.len() < len {
-            self.bytes.resize(len, 0);
-            self.state.resize(len, INVALID);
+        if self.used < len {
+            if self.bytes.len() < len {
+                self.bytes.resize(len, 0);
+                self.state.resize(len, INVALID);
+            }
+            self.used = len;
         }
     }
 
+    /// Empties the region: zero and invalid again up to `used`, the vectors kept.
     fn clear(&mut self) {
-        self.bytes.clear();
-        self.state.clear();
+        if self.used == 0 {
+            return;
+        }
+        self.bytes[..self.used].fill(0);
+        self.state[..self.used].fill(INVALID);
+        self.used = 0;
     }
 
     /// The offset of an `n`-byte scalar access at `addr` (`n` in 1..=8) when its first and
     /// last bytes are readable (or writable); see the module docs for why that suffices.
     #[inline]
     fn scalar(&self, addr: u64, n: usize, write: bool) -> Option<usize> {
-        let off = usize::try_from(addr.checked_sub(self.base)?).ok()?;
-        let states = self.state.get(off..off.checked_add(n)?)?;
-        let (&first, &last) = (states.first()?, states.last()?);
+        // Below the base the offset wraps around to far beyond the states.
+        let off = addr.wrapping_sub(self.base) as usize;
+        let len = self.state.len();
+        if off >= len || len - off < n || n == 0 {
+            return None;
+        }
+        // SAFETY: `1 <= n` and `off + n <= state.len()`.
+        let (first, last) = unsafe {
+            (
+                *self.state.get_unchecked(off),
+                *self.state.get_unchecked(off + n - 1),
+            )
+        };
         let ok = if write {
             first == RW && last == RW
         } else {
@@ -95,12 +119,14 @@ impl Region {
         ok.then_some(off)
     }
 
-    /// Reads `n` (1..=8) bytes at `off`, little-endian, zero-extended (0 if out of range).
+    /// Reads `n` (1..=8) bytes at `off`, little-endian, zero-extended; `off` comes from
+    /// [`Region::scalar`].
     #[inline]
     fn read(&self, off: usize, n: usize) -> u64 {
-        let Some(bytes) = self.bytes.get(off..off + n) else {
-            return 0;
-        };
+        debug_assert!(off + n <= self.bytes.len());
+        // SAFETY: `scalar` checked `off + n <= state.len()`, and `bytes` and `state` always
+        // have the same length (they only grow together, in `grow_to`).
+        let bytes = unsafe { self.bytes.get_unchecked(off..off + n) };
         match n {
             8 => u64::from_le_bytes(bytes.try_into().unwrap_or_default()),
             4 => u64::from(u32::from_le_bytes(bytes.try_into().unwrap_or_default())),
@@ -112,12 +138,14 @@ impl Region {
         }
     }
 
-    /// Writes the low `n` (1..=8) bytes of `bits` at `off` (nothing if out of range).
+    /// Writes the low `n` (1..=8) bytes of `bits` at `off`; `off` comes from
+    /// [`Region::scalar`].
     #[inline]
     fn write(&mut self, off: usize, n: usize, bits: u64) {
-        if let Some(bytes) = self.bytes.get_mut(off..off + n) {
-            bytes.copy_from_slice(&bits.to_le_bytes()[..n]);
-        }
+        debug_assert!(off + n <= self.bytes.len());
+        // SAFETY: as in `read`.
+        let bytes = unsafe { self.bytes.get_unchecked_mut(off..off + n) };
+        bytes.copy_from_slice(&bits.to_le_bytes()[..n]);
     }
 }
 
@@ -157,9 +185,15 @@ pub struct Memory {
     blocks: Vec<HeapBlock>,
 }
 
+#[inline]
 fn round_up(x: u64, align: u64) -> Option<u64> {
     let align = align.max(1);
-    x.checked_add(align - 1).map(|y| y / align * align)
+    let y = x.checked_add(align - 1)?;
+    Some(if align.is_power_of_two() {
+        y & !(align - 1)
+    } else {
+        y / align * align
+    })
 }
 
 impl Memory {
@@ -274,7 +308,7 @@ impl Memory {
         let range = addr
             .checked_sub(region.base)
             .and_then(|off| Some((off, off.checked_add(len)?)))
-            .filter(|&(_, end)| end <= region.state.len() as u64);
+            .filter(|&(_, end)| end <= region.used as u64);
         if let Some((off, end)) = range {
             let states = &region.state[off as usize..end as usize];
             let ok = if write {
@@ -353,7 +387,7 @@ impl Memory {
         let n = scalar_size(ty);
         let region = &self.regions[Self::region_of(addr)];
         let off = usize::try_from(addr.checked_sub(region.base)?).ok()?;
-        let bytes = region.bytes.get(off..off.checked_add(n)?)?;
+        let bytes = region.bytes[..region.used].get(off..off.checked_add(n)?)?;
         let mut buf = [0u8; 8];
         buf[..n].copy_from_slice(bytes);
         Some(u64::from_le_bytes(buf) & crate::concrete::mask(ty))
@@ -426,6 +460,7 @@ impl Memory {
     }
 
     /// Allocates `size` bytes on the stack aligned to `align`, preceded by a redzone.
+    #[inline]
     pub fn alloca(&mut self, size: u64, align: u64) -> Result<u64, TrapKind> {
         let start = (STACK_BASE + self.sp)
             .checked_add(REDZONE)

@@ -6,10 +6,12 @@
 //! through), threads jumps through blocks that only jump on, fuses a comparison with the
 //! branch on its result into one op, turns block ids into program
 //! counters, registers into frame-relative `u32` slots, jump arguments into move lists
-//! (marked when they need a parallel copy), switch cases into sorted tables, and resolves
-//! constant addresses against the memory layout. It also checks every invariant the
+//! (marked when they need a parallel copy), switch cases into sorted tables, resolves
+//! constant addresses against the memory layout, and inlines calls of small branch-free
+//! leaves (`FuncBuilder::inline_target`). It also checks every invariant the
 //! driver relies on to index without panicking (register, block, function and external
-//! ids in range, argument counts), so a malformed module fails in
+//! ids in range, argument counts, code ending in a terminator, edges and moves in range),
+//! so a malformed module fails in
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
 use crate::memory::{func_addr, Memory};
@@ -201,6 +203,55 @@ pub(crate) enum Op {
     Sext32To64 {
         d: Slot,
         a: Slot,
+    },
+    Trunc64To32 {
+        d: Slot,
+        a: Slot,
+    },
+    Zext32To64 {
+        d: Slot,
+        a: Slot,
+    },
+    Shl64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Lshr64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Band64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Bor64 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Band32 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    LoadF64 {
+        d: Slot,
+        addr: Slot,
+    },
+    LoadI64 {
+        d: Slot,
+        addr: Slot,
+    },
+    StoreF64 {
+        addr: Slot,
+        val: Slot,
+    },
+    StoreI64 {
+        addr: Slot,
+        val: Slot,
     },
     Sitofp32To64 {
         d: Slot,
@@ -442,7 +493,25 @@ pub(crate) enum Op {
         value: Slot,
     },
     Unreachable,
+    /// Copies a register (the result of an inlined call that returns a parameter or a
+    /// constant).
+    Move {
+        d: Slot,
+        a: Slot,
+    },
+    /// `llvm.stacksave` (around inlined bodies with allocas).
+    StackSave {
+        d: Slot,
+    },
+    /// `llvm.stackrestore` (around inlined bodies with allocas).
+    StackRestore {
+        a: Slot,
+    },
 }
+
+/// Marks an edge operand that is a target pc itself (an edge without moves) rather than
+/// an index into [`FuncCode::edges`].
+pub(crate) const DIRECT: u32 = 1 << 31;
 
 /// A control-flow edge: target pc and the block-parameter moves `(dst, src)`.
 #[derive(Clone, Copy, Debug)]
@@ -475,6 +544,8 @@ pub(crate) struct ConstSlot {
 pub(crate) struct FuncCode {
     pub code: Vec<Op>,
     pub locs: Vec<Option<SrcLoc>>,
+    /// The function each op comes from: this one, or an inlined callee (for traps).
+    pub owners: Vec<Func>,
     pub nregs: u32,
     pub reg_types: Vec<Type>,
     pub params: Vec<Slot>,
@@ -509,8 +580,15 @@ struct FuncBuilder<'a> {
     id: Func,
     func: &'a Function,
     block_pcs: Vec<u32>,
+    /// While an inlined body is emitted: the slot of each of the callee's registers.
+    rename: Option<Vec<Slot>>,
+    /// Callees inlined so far and the first slot of their registers in this frame.
+    inlined: Vec<(Func, Slot)>,
     out: FuncCode,
 }
+
+/// Largest body (instructions) inlined at a call site.
+const INLINE_MAX_INSTS: usize = 12;
 
 impl<'a> FuncBuilder<'a> {
     fn new(module: &'a Module, mem: &'a Memory, id: Func, func: &'a Function) -> Self {
@@ -520,9 +598,12 @@ impl<'a> FuncBuilder<'a> {
             id,
             func,
             block_pcs: Vec::new(),
+            rename: None,
+            inlined: Vec::new(),
             out: FuncCode {
                 code: Vec::new(),
                 locs: Vec::new(),
+                owners: Vec::new(),
                 nregs: 0,
                 reg_types: func.regs.values().copied().collect(),
                 params: Vec::new(),
@@ -541,6 +622,12 @@ impl<'a> FuncBuilder<'a> {
     }
 
     fn slot(&self, r: fpir::Reg) -> Result<Slot, ExecError> {
+        if let Some(map) = &self.rename {
+            return map
+                .get(r.index())
+                .copied()
+                .ok_or_else(|| self.invalid(format!("register {r} is not declared")));
+        }
         if r.index() < self.func.regs.len() {
             Ok(r.0)
         } else {
@@ -561,6 +648,185 @@ impl<'a> FuncBuilder<'a> {
             Some(r) => self.slot(r),
             None => Err(self.invalid("instruction without a destination register")),
         }
+    }
+
+    /// The bits of a constant, addresses resolved against the memory layout.
+    fn const_bits(&self, c: Const) -> Result<u64, ExecError> {
+        Ok(match c {
+            Const::Bits(b) => b,
+            Const::Addr(AddrBase::Global(g), off) => self
+                .mem
+                .global_addr(g.index())
+                .ok_or_else(|| self.invalid(format!("unknown global {g}")))?
+                .wrapping_add(off as u64),
+            Const::Addr(AddrBase::Func(f), off) => {
+                if f.index() >= self.module.funcs.len() {
+                    return Err(self.invalid(format!("unknown function {f}")));
+                }
+                func_addr(f.0).wrapping_add(off as u64)
+            }
+        })
+    }
+
+    /// The callee a call instruction is replaced by, when it is inlined: a defined
+    /// function other than this one whose body is one block of at most
+    /// [`INLINE_MAX_INSTS`] instructions without calls (math calls aside) or
+    /// builtins, ending in a return, called with as many arguments as it takes. Such a
+    /// body has no branch, so observers see the same events; its allocas are released
+    /// where the call would return (a `stacksave`/`stackrestore` pair around it).
+    fn inline_target(&self, inst: &fpir::Inst) -> Option<(Func, &'a Function)> {
+        let InstKind::Call {
+            callee: Callee::Direct(f),
+            ref args,
+        } = inst.kind
+        else {
+            return None;
+        };
+        let callee = self.module.funcs.get(f)?;
+        if f == self.id || callee.blocks.len() != 1 {
+            return None;
+        }
+        let block = callee.blocks.values().next()?;
+        let ok = block.params.len() == args.len()
+            && block.insts.len() <= INLINE_MAX_INSTS
+            && matches!(block.term, Terminator::Ret(_))
+            && block.insts.iter().all(|i| match &i.kind {
+                InstKind::Call { callee, .. } => matches!(callee, Callee::Math(..)),
+                _ => true,
+            });
+        ok.then_some((f, callee))
+    }
+
+    /// Ops an instruction becomes.
+    fn op_count(&self, inst: &fpir::Inst) -> usize {
+        let Some((_, callee)) = self.inline_target(inst) else {
+            return 1;
+        };
+        let block = &callee.blocks[Function::ENTRY];
+        let allocas = block
+            .insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Alloca { .. }));
+        let needs_move = match block.term {
+            Terminator::Ret(Some(v)) => !block.insts.iter().any(|i| i.dest == Some(v)),
+            _ => false,
+        };
+        block.insts.len() + usize::from(needs_move) + 2 * usize::from(allocas)
+    }
+
+    /// Pushes one op with its location and owner.
+    fn emit(&mut self, op: Op, loc: Option<SrcLoc>, owner: Func) {
+        self.out.code.push(op);
+        self.out.locs.push(loc);
+        self.out.owners.push(owner);
+    }
+
+    /// Emits the body of `callee` (see [`FuncBuilder::inline_target`]) in place of the
+    /// call `inst`; exactly [`FuncBuilder::op_count`] ops.
+    fn inline_call(
+        &mut self,
+        inst: &fpir::Inst,
+        f: Func,
+        callee: &'a Function,
+        loc: Option<SrcLoc>,
+    ) -> Result<(), ExecError> {
+        let InstKind::Call { ref args, .. } = inst.kind else {
+            return Err(self.invalid("inlining a non-call"));
+        };
+        let d = self.dest(inst.dest)?;
+        let arg_slots = args
+            .iter()
+            .map(|&a| self.slot(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The callee's registers get one block of slots in this frame per callee, shared
+        // by its call sites: each inlined body writes a register before reading it.
+        let base = match self.inlined.iter().find(|&&(g, _)| g == f) {
+            Some(&(_, base)) => base,
+            None => {
+                let base = self.out.nregs;
+                let n = u32::try_from(callee.regs.len())
+                    .ok()
+                    .and_then(|n| base.checked_add(n))
+                    .filter(|&n| n < NONE)
+                    .ok_or_else(|| self.invalid("too many registers"))?;
+                self.out.nregs = n;
+                self.out.reg_types.extend(callee.regs.values().copied());
+                for &(r, c) in &callee.consts {
+                    if r.index() >= callee.regs.len() {
+                        return Err(self.invalid(format!("register {r} of {f} is not declared")));
+                    }
+                    let ty = callee.regs[r];
+                    let bits = self.const_bits(c)?;
+                    self.out.consts.push(ConstSlot {
+                        slot: base + r.0,
+                        ty,
+                        bits,
+                    });
+                }
+                self.inlined.push((f, base));
+                base
+            }
+        };
+        let block = &callee.blocks[Function::ENTRY];
+        let mut map: Vec<Slot> = (0..callee.regs.len() as u32).map(|r| base + r).collect();
+        for (&p, &a) in block.params.iter().zip(&arg_slots) {
+            if let Some(m) = map.get_mut(p.index()) {
+                *m = a;
+            }
+        }
+        let ret = match block.term {
+            Terminator::Ret(v) => v,
+            _ => None,
+        };
+        let defined = ret.filter(|&v| block.insts.iter().any(|i| i.dest == Some(v)));
+        if let (Some(v), true) = (defined, d != NONE) {
+            if let Some(m) = map.get_mut(v.index()) {
+                *m = d;
+            }
+        }
+        let allocas = block
+            .insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Alloca { .. }));
+        // The stack pointer is saved in a fresh slot of this frame.
+        let saved = if allocas {
+            let s = self.out.nregs;
+            if s.checked_add(1).is_none_or(|n| n == NONE) {
+                return Err(self.invalid("too many registers"));
+            }
+            self.out.nregs += 1;
+            self.out.reg_types.push(Type::Ptr);
+            self.emit(Op::StackSave { d: s }, loc, self.id);
+            Some(s)
+        } else {
+            None
+        };
+        let (outer_func, outer_id) = (self.func, self.id);
+        self.func = callee;
+        self.id = f;
+        self.rename = Some(map);
+        let body = (|| {
+            for (i, inst) in block.insts.iter().enumerate() {
+                let op = specialize(self.inst(inst.dest, &inst.kind)?);
+                self.emit(op, block.locs.get(i).copied().flatten(), f);
+            }
+            if let (Some(v), None, true) = (ret, defined, d != NONE) {
+                let a = self.slot(v)?;
+                self.emit(Op::Move { d, a }, block.term_loc, f);
+            } else if ret.is_some() && defined.is_none() {
+                // A void use of a parameter or constant result: keep the op count.
+                self.emit(Op::Move { d: NONE, a: NONE }, block.term_loc, f);
+            }
+            Ok(())
+        })();
+        self.rename = None;
+        self.func = outer_func;
+        self.id = outer_id;
+        body?;
+        if let Some(s) = saved {
+            self.emit(Op::StackRestore { a: s }, loc, self.id);
+        }
+        Ok(())
     }
 
     fn push_args(&mut self, args: &[fpir::Reg]) -> Result<(u32, u32), ExecError> {
@@ -587,23 +853,29 @@ impl<'a> FuncBuilder<'a> {
             .iter()
             .map(|&r| self.slot(r))
             .collect::<Result<_, _>>()?;
+        // The driver keeps a function's frame between runs and relies on constant
+        // registers never being written (`Interpreter::call`).
+        let mut is_const = vec![false; self.func.regs.len()];
+        for &(r, _) in &self.func.consts {
+            if let Some(c) = is_const.get_mut(r.index()) {
+                *c = true;
+            }
+        }
+        let defines_const = |r: fpir::Reg| is_const.get(r.index()).copied().unwrap_or(false);
+        for (b, block) in self.func.blocks.iter() {
+            if let Some(&r) = block
+                .params
+                .iter()
+                .chain(block.insts.iter().filter_map(|i| i.dest.as_ref()))
+                .find(|&&r| defines_const(r))
+            {
+                return Err(self.invalid(format!("constant register {r} is redefined in {b}")));
+            }
+        }
         for &(r, c) in &self.func.consts {
             let slot = self.slot(r)?;
             let ty = self.reg_type(r);
-            let bits = match c {
-                Const::Bits(b) => b,
-                Const::Addr(AddrBase::Global(g), off) => self
-                    .mem
-                    .global_addr(g.index())
-                    .ok_or_else(|| self.invalid(format!("unknown global {g}")))?
-                    .wrapping_add(off as u64),
-                Const::Addr(AddrBase::Func(f), off) => {
-                    if f.index() >= self.module.funcs.len() {
-                        return Err(self.invalid(format!("unknown function {f}")));
-                    }
-                    func_addr(f.0).wrapping_add(off as u64)
-                }
-            };
+            let bits = self.const_bits(c)?;
             self.out.consts.push(ConstSlot { slot, ty, bits });
         }
         let order = self.layout();
@@ -611,7 +883,9 @@ impl<'a> FuncBuilder<'a> {
         let mut pc = 0u32;
         for &(b, with_term) in &order {
             self.block_pcs[b.index()] = pc;
-            let len = self.func.blocks[b].insts.len() + usize::from(with_term);
+            let insts = &self.func.blocks[b].insts;
+            let len =
+                insts.iter().map(|i| self.op_count(i)).sum::<usize>() + usize::from(with_term);
             pc = u32::try_from(len)
                 .ok()
                 .and_then(|n| pc.checked_add(n))
@@ -620,9 +894,13 @@ impl<'a> FuncBuilder<'a> {
         for (b, with_term) in order {
             let block = &self.func.blocks[b];
             for (i, inst) in block.insts.iter().enumerate() {
+                let loc = block.locs.get(i).copied().flatten();
+                if let Some((f, callee)) = self.inline_target(inst) {
+                    self.inline_call(inst, f, callee, loc)?;
+                    continue;
+                }
                 let op = specialize(self.inst(inst.dest, &inst.kind)?);
-                self.out.code.push(op);
-                self.out.locs.push(block.locs.get(i).copied().flatten());
+                self.emit(op, loc, self.id);
             }
             if with_term {
                 let op = self.term(&block.term)?;
@@ -630,10 +908,10 @@ impl<'a> FuncBuilder<'a> {
                     fuse(last, op);
                     *last = specialize(*last);
                 }
-                self.out.code.push(op);
-                self.out.locs.push(block.term_loc);
+                self.emit(op, block.term_loc, self.id);
             }
         }
+        check_code(&self.out).map_err(|e| self.invalid(e))?;
         Ok(self.out)
     }
 
@@ -957,12 +1235,16 @@ impl<'a> FuncBuilder<'a> {
             }
             block = next.block;
         }
+        let pc = self.block_pcs[block.index()];
+        if moves.is_empty() && pc < DIRECT {
+            return Ok(DIRECT | pc);
+        }
         let parallel = moves
             .iter()
             .enumerate()
             .any(|(i, &(dst, _))| moves[i + 1..].iter().any(|&(_, src)| src == dst));
         let edge = Edge {
-            pc: self.block_pcs[block.index()],
+            pc,
             moves_start: self.out.moves.len() as u32,
             moves_len: moves.len() as u32,
             parallel,
@@ -1036,6 +1318,100 @@ impl<'a> FuncBuilder<'a> {
     }
 }
 
+/// The op never continues at `pc + 1`: control always moves along an edge, returns or traps.
+fn is_terminator(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Jump { .. }
+            | Op::Br { .. }
+            | Op::IcmpBr { .. }
+            | Op::IcmpBr32 { .. }
+            | Op::IcmpBr64 { .. }
+            | Op::FcmpBr { .. }
+            | Op::FcmpBr64 { .. }
+            | Op::Switch { .. }
+            | Op::Ret { .. }
+            | Op::Unreachable
+    )
+}
+
+/// The edges an op may take.
+fn op_edges(op: &Op) -> [Option<u32>; 2] {
+    match *op {
+        Op::Jump { edge } => [Some(edge), None],
+        Op::Br {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::IcmpBr {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::IcmpBr32 {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::IcmpBr64 {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::FcmpBr {
+            then_edge,
+            else_edge,
+            ..
+        }
+        | Op::FcmpBr64 {
+            then_edge,
+            else_edge,
+            ..
+        } => [Some(then_edge), Some(else_edge)],
+        _ => [None, None],
+    }
+}
+
+/// Checks what the driver fetches without bounds checks: the code is non-empty and ends
+/// in a terminator (so `pc + 1` after any other op, and the return address after a call,
+/// is inside the code), every edge an op or switch table names exists (or, marked
+/// [`DIRECT`], is a pc inside the code), every edge target
+/// is inside the code and every edge's moves are inside the move list.
+fn check_code(fc: &FuncCode) -> Result<(), String> {
+    if !fc.code.last().is_some_and(is_terminator) {
+        return Err("prepared code does not end in a terminator".into());
+    }
+    let len = fc.code.len();
+    let edge_ok = |e: u32| {
+        if e & DIRECT != 0 {
+            ((e & !DIRECT) as usize) < len
+        } else {
+            fc.edges.get(e as usize).is_some()
+        }
+    };
+    for op in &fc.code {
+        if op_edges(op).into_iter().flatten().any(|e| !edge_ok(e)) {
+            return Err("op names an unknown edge".into());
+        }
+        if let Op::Switch { table, .. } = *op {
+            let Some(t) = fc.switches.get(table as usize) else {
+                return Err("switch names an unknown table".into());
+            };
+            if !edge_ok(t.default) || t.cases.iter().any(|c| !edge_ok(c.2)) {
+                return Err("switch names an unknown edge".into());
+            }
+        }
+    }
+    for e in &fc.edges {
+        let end = e.moves_start as usize + e.moves_len as usize;
+        if e.pc as usize >= len || end > fc.moves.len() {
+            return Err("edge outside the code or the move list".into());
+        }
+    }
+    Ok(())
+}
+
 /// Turns a comparison followed by the branch on its result into one fused op (the branch
 /// stays in place behind it, unreachable, so program counters do not move).
 fn fuse(last: &mut Op, br: Op) {
@@ -1078,6 +1454,7 @@ fn fuse(last: &mut Op, br: Op) {
 fn specialize(op: Op) -> Op {
     const I32: Type = Type::I32;
     const I64: Type = Type::I64;
+    const F64: Type = Type::F64;
     match op {
         Op::Iadd { ty: I32, d, a, b } => Op::Iadd32 { d, a, b },
         Op::Iadd { ty: I64, d, a, b } => Op::Iadd64 { d, a, b },
@@ -1119,6 +1496,27 @@ fn specialize(op: Op) -> Op {
             d,
             a,
         } => Op::Sext32To64 { d, a },
+        Op::Zext {
+            from: I32,
+            to: I64,
+            d,
+            a,
+        } => Op::Zext32To64 { d, a },
+        Op::Trunc {
+            from: I64,
+            to: I32,
+            d,
+            a,
+        } => Op::Trunc64To32 { d, a },
+        Op::Shl { ty: I64, d, a, b } => Op::Shl64 { d, a, b },
+        Op::Lshr { ty: I64, d, a, b } => Op::Lshr64 { d, a, b },
+        Op::Band { ty: I64, d, a, b } => Op::Band64 { d, a, b },
+        Op::Bor { ty: I64, d, a, b } => Op::Bor64 { d, a, b },
+        Op::Band { ty: I32, d, a, b } => Op::Band32 { d, a, b },
+        Op::Load { ty: F64, d, addr } => Op::LoadF64 { d, addr },
+        Op::Load { ty: I64, d, addr } => Op::LoadI64 { d, addr },
+        Op::Store { ty: F64, addr, val } => Op::StoreF64 { addr, val },
+        Op::Store { ty: I64, addr, val } => Op::StoreI64 { addr, val },
         Op::Sitofp {
             from: I32,
             to: Type::F64,

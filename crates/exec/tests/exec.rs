@@ -424,6 +424,144 @@ fn fuel_exhaustion() {
     assert_eq!(r.steps, 10_000);
 }
 
+/// `bits(x)`: the word of `x` through a stack slot (a leaf that preparation inlines).
+fn bits_leaf() -> fpir::Function {
+    let (mut b, p) = FnBuilder::new("bits", &[Type::F64], Some(Type::I64));
+    let slot = b.op(
+        Type::Ptr,
+        InstKind::Alloca {
+            size: 8,
+            count: None,
+            align: 8,
+        },
+    );
+    b.effect(InstKind::Store {
+        ty: Type::F64,
+        addr: slot,
+        value: p[0],
+    });
+    let v = b.op(
+        Type::I64,
+        InstKind::Load {
+            ty: Type::I64,
+            addr: slot,
+        },
+    );
+    b.ret(Some(v));
+    b.finish()
+}
+
+#[test]
+fn inlined_leaves_release_their_stack_and_report_their_traps() {
+    // f0(n, x): s = 0; for i in 0..n { s ^= bits(id(x)) ^ i } return s / div(n)
+    let (mut b, p) = FnBuilder::new("f", &[Type::I64, Type::F64], Some(Type::I64));
+    let zero = b.i64c(0);
+    let one = b.i64c(1);
+    let (head, hp) = b.block(&[Type::I64, Type::I64]);
+    let (body, _) = b.block(&[]);
+    let (done, _) = b.block(&[]);
+    b.jump(head, vec![zero, zero]);
+    b.switch_to(head);
+    let more = b.op(
+        Type::BOOL,
+        InstKind::Icmp {
+            pred: IntPred::Slt,
+            ty: Type::I64,
+            lhs: hp[0],
+            rhs: p[0],
+        },
+    );
+    b.br(more, body, done);
+    b.switch_to(body);
+    let x = b
+        .call(Some(Type::F64), Callee::Direct(Func(2)), vec![p[1]])
+        .unwrap();
+    let w = b
+        .call(Some(Type::I64), Callee::Direct(Func(1)), vec![x])
+        .unwrap();
+    let s = b.ibin(IntBinOp::Xor, Type::I64, hp[1], w);
+    let s = b.ibin(IntBinOp::Xor, Type::I64, s, hp[0]);
+    let i = b.ibin(IntBinOp::Add, Type::I64, hp[0], one);
+    b.jump(head, vec![i, s]);
+    b.switch_to(done);
+    let q = b
+        .call(Some(Type::I64), Callee::Direct(Func(3)), vec![hp[1], p[0]])
+        .unwrap();
+    b.ret(Some(q));
+    let f = b.finish();
+    let (mut id, ip) = FnBuilder::new("id", &[Type::F64], Some(Type::F64));
+    id.ret(Some(ip[0]));
+    let (mut div, dp) = FnBuilder::new("div", &[Type::I64, Type::I64], Some(Type::I64));
+    let r = div.ibin(IntBinOp::Udiv, Type::I64, dp[0], dp[1]);
+    div.ret(Some(r));
+    let m = module(
+        vec![f, bits_leaf(), id.finish(), div.finish()],
+        vec![],
+        vec![],
+    );
+    let cfg = ExecConfig::default().with_stack_bytes(256);
+    let mut it = Interpreter::new(&m, Concrete, NoObserver, cfg).unwrap();
+    let x = 1.5f64;
+    let n = 10_000u64;
+    let expect = (0..n).fold(0, |s, i| s ^ x.to_bits() ^ i) / n;
+    let r = it
+        .call(Func(0), &[Arg::Scalar(n), Arg::Scalar(x.to_bits())])
+        .unwrap();
+    assert_eq!(returned(&r), expect);
+    let r = it
+        .call(Func(0), &[Arg::Scalar(0), Arg::Scalar(x.to_bits())])
+        .unwrap();
+    match r.outcome {
+        Outcome::Trapped(t) => {
+            assert_eq!(t.kind, TrapKind::IntDivByZero);
+            assert_eq!(t.func, Func(3));
+        }
+        other => panic!("expected a trap, got {other:?}"),
+    }
+    // Runs stay independent when the interpreter keeps the bottom frame between runs of
+    // the same function, after a trap and after running another function.
+    let again = it
+        .call(Func(0), &[Arg::Scalar(n), Arg::Scalar(x.to_bits())])
+        .unwrap();
+    assert_eq!(returned(&again), expect);
+    let q = it.call(Func(3), &[Arg::Scalar(7), Arg::Scalar(2)]).unwrap();
+    assert_eq!(returned(&q), 3);
+    let third = it
+        .call(Func(0), &[Arg::Scalar(n), Arg::Scalar(x.to_bits())])
+        .unwrap();
+    assert_eq!(third, again);
+}
+
+#[test]
+fn redefined_constant_registers_are_rejected() {
+    let (mut b, p) = FnBuilder::new("f", &[Type::I32], Some(Type::I32));
+    b.ret(Some(p[0]));
+    let mut f = b.finish();
+    // Make the parameter a constant too: preparation must refuse it.
+    f.consts.push((p[0], fpir::Const::Bits(5)));
+    let m = single(f);
+    assert!(Interpreter::new(&m, Concrete, NoObserver, ExecConfig::default()).is_err());
+}
+
+#[test]
+fn fuel_runs_out_exactly_at_the_budget() {
+    // Steps are counted per segment and fuel is checked at control transfers (with a
+    // careful per-op mode near the end): the trap still comes after exactly `fuel` ops.
+    let m = fib();
+    let full = run(&m, &[Arg::Scalar(6)]);
+    for fuel in 0..=full.steps + 2 {
+        let cfg = ExecConfig::default().with_fuel(fuel);
+        let mut it = Interpreter::new(&m, Concrete, NoObserver, cfg).unwrap();
+        let r = it.call(Func(0), &[Arg::Scalar(6)]).unwrap();
+        if fuel < full.steps {
+            assert_eq!(trapped(&r), TrapKind::FuelExhausted, "fuel {fuel}");
+            assert_eq!(r.steps, fuel);
+        } else {
+            assert_eq!(r, full, "fuel {fuel}");
+        }
+    }
+}
+
 #[test]
 fn parallel_block_arguments() {
     // (a, b) = (b, a) three times, through block parameters.

@@ -1,0 +1,98 @@
+//! Evaluation rate of one function: lowers C sources, then calls `FUNC` `CALLS` times with a
+//! [`BranchTrace`] observer cleared before every call, as coverage search does.
+//!
+//! ```sh
+//! cargo run --release -p fpforge-exec --example evalrate -- FUNC CALLS FILE... [-- CLANG_FLAGS...]
+//! ```
+//!
+//! Float parameters get deterministic pseudo-random values in [-0.75, 8) (the moderate
+//! inputs of the musl speed benchmark); integer parameters get `EVALRATE_INT` (default 100).
+//! The same `CALLS` prefix of inputs is used by every run, so machine instructions per call
+//! are exact and free of noise on a loaded machine:
+//!
+//! ```sh
+//! valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+//!     target/release/examples/evalrate exp 1000 exp.c exp_data.c ... -- -I...
+//! ```
+//!
+//! run with two values of `CALLS`; the difference of the instruction totals divided by the
+//! difference of the calls is the cost of one call. The wall-clock rate printed is only
+//! indicative when other jobs share the machine.
+
+use fpforge_exec::{Arg, BranchTrace, Concrete, ExecConfig, Interpreter};
+use fpir::{FloatTy, Type};
+use std::path::PathBuf;
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: evalrate FUNC CALLS FILE... [-- CLANG_FLAGS...]";
+    let name = args.next().expect(usage);
+    let calls: u64 = args.next().and_then(|n| n.parse().ok()).expect(usage);
+    let mut files = Vec::new();
+    let mut flags = Vec::new();
+    let mut in_flags = false;
+    for a in args {
+        if a == "--" {
+            in_flags = true;
+        } else if in_flags {
+            flags.push(a);
+        } else {
+            files.push(PathBuf::from(a));
+        }
+    }
+    let mut opts = fpforge_lower::LoadOptions::default();
+    opts.compiler_flags = flags;
+    let module = fpforge_lower::load(&files, &opts).expect("sources lower");
+    let func = module.func_by_name(&name).expect("function exists");
+    let int_value: u64 = std::env::var("EVALRATE_INT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let param_types: Vec<Type> = {
+        let f = &module.funcs[func];
+        f.params().iter().map(|&r| f.regs[r]).collect()
+    };
+    let mut it = Interpreter::new(
+        &module,
+        Concrete,
+        BranchTrace::default(),
+        ExecConfig::default(),
+    )
+    .expect("valid module");
+    // xorshift64*: deterministic inputs, cheap enough not to blur the counts.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut unit = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut argv: Vec<Arg> = Vec::with_capacity(param_types.len());
+    let (mut steps, mut events) = (0u64, 0usize);
+    let start = Instant::now();
+    for _ in 0..calls {
+        argv.clear();
+        for &ty in &param_types {
+            let x = -0.75 + 8.75 * unit();
+            argv.push(Arg::Scalar(match ty {
+                Type::Float(FloatTy::F64) => x.to_bits(),
+                Type::Float(FloatTy::F32) => u64::from((x as f32).to_bits()),
+                _ => int_value,
+            }));
+        }
+        it.observer_mut().clear();
+        let run = it.call(func, &argv).expect("valid call");
+        steps += run.steps;
+        events += it.observer().events.len();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let per_call = |x: f64| x / calls.max(1) as f64;
+    println!(
+        "{name}: {calls} calls, {:.1} steps/call, {:.1} branches/call, {:.1} ns/call, {:.3e} calls/s",
+        per_call(steps as f64),
+        per_call(events as f64),
+        per_call(secs * 1e9),
+        calls as f64 / secs
+    );
+}
