@@ -1,6 +1,7 @@
 //! The configuration of a coverage run: budgets, search parameters and which sites count.
 //! Defaults follow CoverMe's evaluation (Fu & Su, PLDI'17: `n_start = 500`, `n_iter = 5`).
 
+use crate::prover::SideProver;
 use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_search::Space;
 use std::sync::atomic::AtomicBool;
@@ -77,6 +78,12 @@ pub struct CoverConfig {
     /// Set by the caller (e.g. on Ctrl-C) to end the run early; the report keeps what
     /// was found (default: none).
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Settles the sides the search left open: a witness (re-executed before it counts)
+    /// or a proof of infeasibility (default: none).
+    pub prover: Option<Arc<dyn SideProver>>,
+    /// Time the prover gets (default: none, meaning what is left of
+    /// [`CoverConfig::time_limit`], at least 1 s and at most 3 s).
+    pub prover_time: Option<Duration>,
 }
 
 impl Default for CoverConfig {
@@ -100,6 +107,8 @@ impl Default for CoverConfig {
             out_args: Vec::new(),
             jobs: 1,
             interrupt: None,
+            prover: None,
+            prover_time: None,
         }
     }
 }
@@ -199,6 +208,18 @@ impl CoverConfig {
     /// Sets [`CoverConfig::jobs`] (at least 1).
     pub fn with_jobs(mut self, jobs: usize) -> Self {
         self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Sets [`CoverConfig::prover`].
+    pub fn with_prover(mut self, prover: Option<Arc<dyn SideProver>>) -> Self {
+        self.prover = prover;
+        self
+    }
+
+    /// Sets [`CoverConfig::prover_time`].
+    pub fn with_prover_time(mut self, time: Option<Duration>) -> Self {
+        self.prover_time = time;
         self
     }
 

@@ -56,6 +56,7 @@ use crate::config::{CoverConfig, Metric};
 use crate::distance::distance;
 use crate::error::CoverError;
 use crate::inputs::{InputPlan, Test};
+use crate::prover::{Settlement, SideProver};
 use crate::report::{CoverReport, CoverStop, Miss, SideReport, SideStatus};
 use crate::represent::{Goal, Penalty, SiteShapes};
 use crate::sides::{Infeasible, Side, SideTable};
@@ -123,6 +124,13 @@ fn leveled(r: f64, open_hits: u32, metric: Metric) -> f64 {
 /// above every branch distance.
 const UNREACHED: f64 = 1.2e21;
 
+/// The least time a [`SideProver`] gets when the search used up the time limit.
+const PROVER_MIN_TIME: Duration = Duration::from_secs(1);
+
+/// The most time a [`SideProver`] gets by default: sides it can settle it mostly
+/// settles fast, and a run whose sides stay open should not take the whole limit.
+const PROVER_DEFAULT_MAX_TIME: Duration = Duration::from_secs(3);
+
 /// The interval between progress reports.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
@@ -178,6 +186,12 @@ pub fn cover_with(
     let (stop, starts) = search.run(&shared)?;
     if config.boundaries && matches!(stop, CoverStop::AllCovered | CoverStop::StartsExhausted) {
         search.cover_boundaries()?;
+    }
+    let mut infeasible = infeasible.clone();
+    if let Some(prover) = &config.prover {
+        if stop != CoverStop::Interrupted {
+            search.settle(prover.as_ref(), &mut infeasible)?;
+        }
     }
     let misses = search.explain_misses()?;
     let witness = std::mem::take(&mut search.witness);
@@ -802,6 +816,44 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         } else {
             r
         }
+    }
+
+    /// Hands the sides still open to `prover`: a witness counts once its re-run takes
+    /// the side ([`Search::confirm`]); a proof marks the side in `infeasible`.
+    fn settle(
+        &mut self,
+        prover: &dyn SideProver,
+        infeasible: &mut [Option<Infeasible>],
+    ) -> Result<(), CoverError> {
+        let open: Vec<usize> = (0..self.table.len())
+            .filter(|&s| !self.covered[s] && infeasible[s].is_none())
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        let config = self.shared.config;
+        let remaining = self
+            .shared
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+            .unwrap_or(PROVER_MIN_TIME);
+        let time = config
+            .prover_time
+            .unwrap_or_else(|| remaining.clamp(PROVER_MIN_TIME, PROVER_DEFAULT_MAX_TIME));
+        let sides: Vec<Side> = open.iter().map(|&s| self.table.sides[s]).collect();
+        let answers = prover.settle(self.module, self.func, self.plan.spec(), &sides, time);
+        for (&s, answer) in open.iter().zip(answers) {
+            match answer {
+                Settlement::Witness(bits) if bits.len() == self.plan.spec().dims() => {
+                    self.confirm(bits)?;
+                }
+                Settlement::Infeasible(method) if !self.covered[s] => {
+                    infeasible[s] = Some(Infeasible::Proved(method));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Re-executes `test` with a fresh tracing interpreter; records it if the re-run

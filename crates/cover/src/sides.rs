@@ -55,6 +55,8 @@ pub enum Infeasible {
     /// case, or every value they allow has a case so the default is never taken
     /// (`switch (n & 3)` with cases 0 to 3).
     ImpossibleValue,
+    /// A [`crate::SideProver`]'s complete method (named) showed that no input takes it.
+    Proved(&'static str),
 }
 
 impl Infeasible {
@@ -64,6 +66,7 @@ impl Infeasible {
             Infeasible::ConstantCondition => "infeasible (constant condition)",
             Infeasible::DeadCode => "infeasible (dead code)",
             Infeasible::ImpossibleValue => "infeasible (impossible switch value)",
+            Infeasible::Proved(_) => "infeasible (proved)",
         }
     }
 }

@@ -3,7 +3,8 @@
 //! as not reached. Budgets are evaluation limits so results do not depend on speed.
 
 use fpforge_cover::{
-    cover, split_selects, Arm, CoverConfig, CoverReport, Infeasible, Side, SideStatus,
+    cover, split_selects, Arm, CoverConfig, CoverReport, Infeasible, Settlement, Side, SideProver,
+    SideStatus,
 };
 use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
@@ -313,4 +314,43 @@ fn switch_defaults_the_value_cannot_reach_are_infeasible() {
         SideStatus::Infeasible(Infeasible::ImpossibleValue)
     );
     assert_eq!(report.stop, fpforge_cover::CoverStop::AllCovered);
+}
+
+/// A prover that answers every side with the same witness, or proves it infeasible.
+struct FixedProver(Settlement);
+
+impl SideProver for FixedProver {
+    fn settle(
+        &self,
+        _: &Module,
+        _: Func,
+        _: &fpforge_exec::InputSpec,
+        sides: &[fpforge_cover::Side],
+        _: std::time::Duration,
+    ) -> Vec<Settlement> {
+        vec![self.0.clone(); sides.len()]
+    }
+}
+
+#[test]
+fn prover_witnesses_count_only_when_their_rerun_takes_the_side() {
+    let with = |answer: Settlement| {
+        let config = config(5, 3_000).with_prover(Some(std::sync::Arc::new(FixedProver(answer))));
+        cover(module(), func("impossible"), &config).unwrap()
+    };
+    // `x < 0 && x > 1`: a witness claiming the impossible side is re-run and dropped.
+    let report = with(Settlement::Witness(vec![(-1.0f64).to_bits()]));
+    assert_eq!(report.covered(), 3);
+    assert!(report
+        .sides
+        .iter()
+        .all(|s| !matches!(s.status, SideStatus::Infeasible(_))));
+    let report = with(Settlement::Infeasible("a test's say-so"));
+    let proved: Vec<_> = report
+        .sides
+        .iter()
+        .filter(|s| s.status == SideStatus::Infeasible(Infeasible::Proved("a test's say-so")))
+        .collect();
+    assert_eq!(proved.len(), 1, "{:?}", report.sides);
+    assert_eq!(report.covered() + report.infeasible(), report.sides.len());
 }

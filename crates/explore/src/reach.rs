@@ -53,16 +53,23 @@ pub enum InfeasibleMethod {
     PrefixExploration,
 }
 
-impl fmt::Display for InfeasibleMethod {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl InfeasibleMethod {
+    /// The method's name in reports (`infeasible (proved by ...)`).
+    pub fn label(self) -> &'static str {
+        match self {
             InfeasibleMethod::IntervalLabeling => "interval labeling",
             InfeasibleMethod::ConstantDecision => "an input-independent decision",
             InfeasibleMethod::PathEnds => "the path ending first",
             InfeasibleMethod::ExhaustiveExploration => "exhaustive path exploration",
             InfeasibleMethod::ConstantCondition => "a constant condition",
             InfeasibleMethod::PrefixExploration => "exploring every prefix that reaches the site",
-        })
+        }
+    }
+}
+
+impl fmt::Display for InfeasibleMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
     }
 }
 

@@ -23,9 +23,12 @@ use clap::Args;
 use fpforge_cover::report::lcov;
 use fpforge_cover::{
     cover_with, emit_c, split_selects, Arm, CoverConfig, CoverEvent, CoverReport, Infeasible,
-    InputPlan, Metric, Miss, Side, SideReport, SideStatus, Space, Test,
+    InputPlan, Metric, Miss, Settlement, Side, SideProver, SideReport, SideStatus, Space, Test,
 };
-use fpforge_exec::{ArgSpec, OutArgSpec};
+use fpforge_exec::{ArgSpec, BranchOutcome, InputSpec, OutArgSpec};
+use fpforge_explore::path::Decision;
+use fpforge_explore::reach::{reach_sides, SideAnswer};
+use fpforge_explore::session::EngineConfig;
 use fpir::{Func, Module, Terminator};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -101,9 +104,60 @@ pub struct CoverArgs {
     /// instead of covering both of their sides as branch sites.
     #[arg(long)]
     no_select_sites: bool,
+    /// Do not hand the sides the search left open to concolic execution (`reach`),
+    /// which finds witnesses the search missed or proves sides infeasible.
+    #[arg(long)]
+    no_reach: bool,
+    /// Seconds `reach` gets for the open sides (default: what is left of the time
+    /// limit, at least 1 and at most 3).
+    #[arg(long, value_name = "S")]
+    reach_time: Option<f64>,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     out: PathBuf,
+}
+
+/// `reach` as cover's prover: one exploration aimed at every open side.
+struct ConcolicProver {
+    seed: u64,
+}
+
+impl SideProver for ConcolicProver {
+    fn settle(
+        &self,
+        module: &Module,
+        func: Func,
+        spec: &InputSpec,
+        sides: &[Side],
+        time_limit: Duration,
+    ) -> Vec<Settlement> {
+        let decisions: Vec<Decision> = sides
+            .iter()
+            .map(|side| Decision {
+                site: side.site,
+                outcome: match side.arm {
+                    Arm::Then => BranchOutcome::Cond(true),
+                    Arm::Else => BranchOutcome::Cond(false),
+                    Arm::Case(i) => BranchOutcome::Case(Some(i)),
+                    Arm::Default => BranchOutcome::Case(None),
+                },
+            })
+            .collect();
+        let config = EngineConfig::default()
+            .with_time_limit(time_limit)
+            .with_seed(self.seed);
+        match reach_sides(module, func, spec.clone(), &decisions, config) {
+            Ok(answers) => answers
+                .into_iter()
+                .map(|answer| match answer {
+                    SideAnswer::Covered(bits) => Settlement::Witness(bits),
+                    SideAnswer::Infeasible { method } => Settlement::Infeasible(method.label()),
+                    SideAnswer::Unknown => Settlement::Unknown,
+                })
+                .collect(),
+            Err(_) => vec![Settlement::Unknown; sides.len()],
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -280,21 +334,21 @@ impl OutDir<'_> {
                     side: arm,
                     status: why.label(),
                     test: None,
-                    reason: Some(
-                        match why {
-                            Infeasible::ConstantCondition => {
-                                "the branch condition is a constant that selects another side"
-                            }
-                            Infeasible::DeadCode => {
-                                "no path from the function's entry reaches this branch \
-                                 (constant branches cut it off)"
-                            }
-                            Infeasible::ImpossibleValue => {
-                                "the switch value's possible bits rule this side out"
-                            }
+                    reason: Some(match why {
+                        Infeasible::ConstantCondition => {
+                            "the branch condition is a constant that selects another side"
+                                .to_string()
                         }
-                        .to_string(),
-                    ),
+                        Infeasible::DeadCode => "no path from the function's entry reaches \
+                                                 this branch (constant branches cut it off)"
+                            .to_string(),
+                        Infeasible::ImpossibleValue => {
+                            "the switch value's possible bits rule this side out".to_string()
+                        }
+                        Infeasible::Proved(method) => {
+                            format!("concolic execution proved it by {method}")
+                        }
+                    }),
                 },
             };
             if let Some(site) = sites.last_mut() {
@@ -415,6 +469,13 @@ pub fn run(args: CoverArgs) -> Result<ExitCode> {
     if args.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
+    let reach_time = args
+        .reach_time
+        .map(|secs| {
+            Duration::try_from_secs_f64(secs)
+                .with_context(|| format!("--reach-time must be seconds, not {secs}"))
+        })
+        .transpose()?;
     let interrupt = Arc::new(AtomicBool::new(false));
     on_interrupt(&interrupt);
     let spaces = if args.no_ulp_space {
@@ -442,7 +503,13 @@ pub fn run(args: CoverArgs) -> Result<ExitCode> {
         .with_targeted(!args.no_targeted)
         .with_levels(!args.no_levels)
         .with_boundaries(!args.no_boundaries)
-        .with_interrupt(Some(interrupt));
+        .with_interrupt(Some(interrupt))
+        .with_prover(if args.no_reach {
+            None
+        } else {
+            Some(Arc::new(ConcolicProver { seed: args.seed }))
+        })
+        .with_prover_time(reach_time);
     fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let inputs_path = args.out.join("inputs.txt");

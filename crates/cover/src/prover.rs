@@ -1,0 +1,44 @@
+//! The hook through which a complete method settles the sides a search did not reach.
+//!
+//! A search never proves a side infeasible; concolic execution with an interval solver
+//! can (`fpforge-explore`'s `reach_sides`). `cover` stays independent of that engine: the
+//! caller plugs one in as a [`SideProver`], `cover` hands it the open sides after its
+//! search, re-executes every witness it returns (only a re-run that takes the side
+//! counts), and labels the sides it proves `infeasible (proved)` with the method.
+
+use crate::sides::Side;
+use fpforge_exec::InputSpec;
+use fpir::{Func, Module};
+use std::fmt;
+use std::time::Duration;
+
+/// A prover's answer for one side.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Settlement {
+    /// Coordinate bits (in the [`InputSpec`]'s order) of an input said to take the side.
+    Witness(Vec<u64>),
+    /// No input takes the side, by the named complete method.
+    Infeasible(&'static str),
+    /// Neither within the time given.
+    Unknown,
+}
+
+/// A complete method for the sides a search left open.
+pub trait SideProver: Send + Sync {
+    /// Settles `sides` of `func` (inputs planned by `spec`) within `time_limit`: one
+    /// answer per side, in order.
+    fn settle(
+        &self,
+        module: &Module,
+        func: Func,
+        spec: &InputSpec,
+        sides: &[Side],
+        time_limit: Duration,
+    ) -> Vec<Settlement>;
+}
+
+impl fmt::Debug for dyn SideProver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SideProver")
+    }
+}
