@@ -13,24 +13,11 @@
 //! patterns.
 
 use crate::error::CoverError;
-use fpforge_exec::{Arg, Coord, InputSpec, ParamInput};
-use fpir::float_text::format_exact;
+pub use fpforge_exec::spec::value_text;
+use fpforge_exec::{Arg, Coord, InputSpec};
 use fpir::{Const, FloatTy, Func, InstKind, Module, Terminator, Type};
 use rand::Rng;
 use std::collections::BTreeSet;
-
-/// The exact text of one value that `fpforge run` reads back: a C99 hex float, `raw:` and
-/// the bits of a NaN, or a signed decimal integer.
-pub fn value_text(ty: Type, bits: u64) -> String {
-    match ty {
-        Type::Float(ft) => format_exact(ft, bits),
-        Type::Int(width) => {
-            let shift = 64 - u32::from(width).clamp(1, 64);
-            (((bits << shift) as i64) >> shift).to_string()
-        }
-        Type::Ptr => format!("{bits:#x}"),
-    }
-}
 
 /// A generated test: the raw bits of every coordinate, the interpreter arguments they
 /// stand for, and its line of `inputs.txt`.
@@ -142,29 +129,8 @@ impl InputPlan {
     /// The test of the raw bits of every coordinate.
     pub fn test(&self, coords: Vec<u64>) -> Test {
         let args = self.spec.to_args(&coords);
-        let line = self.line(&coords);
+        let line = self.spec.line(&coords);
         Test { coords, args, line }
-    }
-
-    fn line(&self, coords: &[u64]) -> String {
-        let mut next = coords.iter().copied();
-        let list = |ty: Type, values: &mut dyn Iterator<Item = u64>| {
-            let items: Vec<String> = values.map(|b| value_text(ty, b)).collect();
-            format!("[{}]", items.join(","))
-        };
-        self.spec
-            .params()
-            .iter()
-            .map(|p| match *p {
-                ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
-                    value_text(ty, next.next().unwrap_or(0))
-                }
-                ParamInput::Array { elem, len, .. } => list(elem, &mut next.by_ref().take(len)),
-                ParamInput::Fixed { ty, bits } => value_text(ty, bits),
-                ParamInput::Output { elem, len } => list(elem, &mut std::iter::repeat_n(0, len)),
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
     }
 
     /// The point a test stands for (the inverse of [`InputPlan::decode`]).

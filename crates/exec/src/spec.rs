@@ -20,7 +20,7 @@
 //! one-element array whose element is the coordinate (CoverMe's `double*` parameters).
 
 use crate::interp::Arg;
-use fpir::float_text::parse_float;
+use fpir::float_text::{format_exact, parse_float};
 use fpir::{FloatTy, Func, Module, Type};
 use std::fmt;
 use std::str::FromStr;
@@ -293,6 +293,29 @@ impl InputSpec {
         &self.names[param]
     }
 
+    /// The arguments for the raw bits of every coordinate as one line that `fpforge run`
+    /// reads back: exact values ([`value_text`]) separated by spaces, arrays as
+    /// `[a,b,...]`, fixed values as given, output arrays zero-filled.
+    pub fn line(&self, coord_bits: &[u64]) -> String {
+        let mut next = coord_bits.iter().copied();
+        let list = |ty: Type, values: &mut dyn Iterator<Item = u64>| {
+            let items: Vec<String> = values.map(|b| value_text(ty, b)).collect();
+            format!("[{}]", items.join(","))
+        };
+        self.params
+            .iter()
+            .map(|p| match *p {
+                ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
+                    value_text(ty, next.next().unwrap_or(0))
+                }
+                ParamInput::Array { elem, len, .. } => list(elem, &mut next.by_ref().take(len)),
+                ParamInput::Fixed { ty, bits } => value_text(ty, bits),
+                ParamInput::Output { elem, len } => list(elem, &mut std::iter::repeat_n(0, len)),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// The interpreter arguments for the raw bits of every coordinate.
     ///
     /// # Panics
@@ -453,6 +476,19 @@ impl Param<'_> {
             self.mismatch("give the output's length (`NAME: f64[N]`) or an input array")
         })?;
         Ok(ParamInput::Output { elem, len })
+    }
+}
+
+/// The exact text of one value that `fpforge run` reads back: a C99 hex float, `raw:`
+/// and the bits of a NaN, or a signed decimal integer.
+pub fn value_text(ty: Type, bits: u64) -> String {
+    match ty {
+        Type::Float(ft) => format_exact(ft, bits),
+        Type::Int(width) => {
+            let shift = 64 - u32::from(width).clamp(1, 64);
+            (((bits << shift) as i64) >> shift).to_string()
+        }
+        Type::Ptr => format!("{bits:#x}"),
     }
 }
 

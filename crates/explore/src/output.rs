@@ -1,54 +1,12 @@
-//! Output formats shared with `fpforge cover` (whose writers live in the CLI and are
-//! private, so this crate has its own): one test per line of exact argument texts that
-//! `fpforge run FILE -f FUNC -- <line>` reads back, and `coverage.json`.
+//! Output formats like `fpforge cover`'s: side and status texts and `coverage.json`
+//! (input lines come from [`fpforge_exec::InputSpec::line`]).
 
 use crate::explore::{ExploreReport, SideStatus};
 use crate::path::Decision;
-use fpforge_exec::{BranchOutcome, InputSpec, ParamInput};
-use fpir::float_text::format_exact;
-use fpir::{Module, Terminator, Type};
+use fpforge_exec::spec::value_text;
+use fpforge_exec::BranchOutcome;
+use fpir::{Module, Terminator};
 use serde::Serialize;
-
-/// Exact text of raw bits of type `ty`: a C99 hex float (`raw:` bits for NaN), or a
-/// signed decimal integer.
-pub fn value_text(ty: Type, bits: u64) -> String {
-    match ty {
-        Type::Float(ft) => format_exact(ft, bits),
-        Type::Int(width) => {
-            let shift = 64 - u32::from(width).clamp(1, 64);
-            (((bits << shift) as i64) >> shift).to_string()
-        }
-        Type::Ptr => format!("{bits:#x}"),
-    }
-}
-
-/// The arguments of one test as `fpforge run` reads them: scalars and pointees as
-/// values, arrays as `[a, b, ...]`, fixed values as given, output arrays zero-filled.
-pub fn input_line(spec: &InputSpec, bits: &[u64]) -> String {
-    let mut next = bits.iter().copied();
-    let texts: Vec<String> = spec
-        .params()
-        .iter()
-        .map(|p| match *p {
-            ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
-                value_text(ty, next.next().unwrap_or(0))
-            }
-            ParamInput::Array { elem, len, .. } => format!(
-                "[{}]",
-                next.by_ref()
-                    .take(len)
-                    .map(|b| value_text(elem, b))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            ParamInput::Fixed { ty, bits } => value_text(ty, bits),
-            ParamInput::Output { elem, len } => {
-                format!("[{}]", vec![value_text(elem, 0); len].join(", "))
-            }
-        })
-        .collect();
-    texts.join(" ")
-}
 
 /// `T`/`F` for conditional branches; `case V` or `default` for switches.
 pub fn side_text(module: &Module, side: Decision) -> String {

@@ -8,7 +8,7 @@ use super::reach::EngineArgs;
 use crate::inputs::{split_items, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fpforge_explore::output::{coverage_json, input_line, side_text, status_text};
+use fpforge_explore::output::{coverage_json, side_text, status_text};
 use fpforge_explore::{explore, ExploreConfig, ExploreEvent, SideStatus};
 use std::fmt::Write as _;
 use std::fs::{self, File};
@@ -51,7 +51,7 @@ pub fn run(args: ExploreArgs) -> Result<ExitCode> {
         if let ExploreEvent::Test { input, .. } = event {
             if write_error.is_none() {
                 if let Err(e) =
-                    writeln!(inputs, "{}", input_line(&spec, input)).and_then(|()| inputs.flush())
+                    writeln!(inputs, "{}", spec.line(input)).and_then(|()| inputs.flush())
                 {
                     write_error = Some(e);
                 }

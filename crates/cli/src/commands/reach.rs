@@ -10,7 +10,6 @@ use crate::inputs::{split_items, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use fpforge_exec::{ArgSpec, InputSpec, OutArgSpec};
-use fpforge_explore::output::input_line;
 use fpforge_explore::{
     reach_path, reach_side, CallPolicy, Decision, EngineConfig, PathSpec, ReachAnswer, SideAnswer,
 };
@@ -178,7 +177,7 @@ pub fn run(args: ReachArgs) -> Result<ExitCode> {
             SideAnswer::Unknown => ("unknown".to_string(), detail, None),
         }
     };
-    let line = input.as_ref().map(|bits| input_line(&spec, bits));
+    let line = input.as_ref().map(|bits| spec.line(bits));
     if args.json {
         let status = answer.split(' ').next().unwrap_or("unknown");
         let value = json!({
