@@ -97,9 +97,11 @@ pub mod docs {
     //! against native x86-64 clang -O0 code (see [`concrete`](crate::concrete) for the
     //! choices where LLVM leaves results undefined).
     //!
-    //! **Shadow** (crate `mpfr`): `Value = (u64, Mpfr)`: the concrete bits drive everything
-    //! exactly as in Concrete (implement each method by calling `Concrete`'s on `.0`) and
-    //! an MPFR value at high precision is computed beside it. `concrete_bits` returns `.0`.
+    //! **Shadow** (crate `mpfr`): `Value = MpValue`, the concrete bits plus the index of an
+    //! MPFR value in the semantics' arena (so values stay `Copy` and cheap to clone): the
+    //! concrete bits drive everything exactly as in Concrete (each method calls
+    //! `Concrete`'s on the bits) and the MPFR value at high precision is computed beside
+    //! it. `concrete_bits` returns the bits.
     //! `op_site` tells which op site the next float op or math call belongs to, so the
     //! local and accumulated error can be attributed to it. Memory: override `store` to
     //! write the concrete bytes and record `addr -> Mpfr` in a shadow map (removing
@@ -109,13 +111,12 @@ pub mod docs {
     //! stale stack slots then degrade gracefully), `copy` to move shadow entries with the
     //! bytes and `fill` to drop them. Clear the map in `begin_run`.
     //!
-    //! **HighPrecision** (crate `mpfr`): `Value = Mpfr` for floats (and bits for
-    //! integers and pointers): the MPFR value drives control flow, so `concrete_bits`
-    //! rounds the MPFR value to the register's format (keep the format in the value) and
-    //! `fcmp` compares MPFR values. Memory keeps a shadow map like Shadow, with the
+    //! **HighPrecision** (crate `mpfr`): the same `MpValue`, whose bits are the MPFR
+    //! value rounded to the register's format (plain bits for integers and pointers): the
+    //! MPFR value drives control flow, and `fcmp` compares MPFR values. Memory keeps a shadow map like Shadow, with the
     //! rounded bits in the concrete bytes.
     //!
-    //! **Concolic** (crate `explore`): `Value = (u64, Option<TermId>)`: `input` creates a
+    //! **Concolic** (crate `explore`): `Value = CVal { bits, term: Option<TermId> }`: `input` creates a
     //! symbolic variable per [`InputSlot`](crate::InputSlot); every operation computes the
     //! concrete bits as Concrete does and builds a term when an operand has one. Branch
     //! conditions stay concrete (the interpreter follows `concrete_bits`); the hooks
