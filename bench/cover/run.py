@@ -15,11 +15,17 @@ For every selected function (double/float/int parameters and pointers to those):
   4. AFL++: the same library driven by afl-fuzz in persistent mode (8 raw bytes per
      coordinate on stdin), built with afl-clang-fast; its queue is then replayed
      through the --coverage object.
+  5. soundness cross-check: the peers' inputs (the AFL++ queue, then the start of the
+     random driver's stream, at most --replay-cap per function) are replayed through
+     the interpreter (`fpforge run --json` on the function's bitcode, compiled once with
+     fpforge's own clang flags) and no branch side they take may be one fpforge reported
+     `infeasible (...)`. Split `select` sites (only `cover` numbers them) are skipped.
 Optional ablation rows rerun fpforge with one improvement switched off.
 
 Prints a markdown table (and writes JSON beside it with --json).
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -319,6 +325,13 @@ class Bench:
                        infeasible=cov.get("infeasible"), sides=cov["total"],
                        sides_covered=cov["covered"], tests=cov["tests"], stop=cov.get("stop"))
             row["selects"] = sum(1 for s in cov["sites"] if s.get("kind") == "select")
+            statuses = [side["status"] for s in cov["sites"] for side in s["sides"]]
+            row["sides_infeasible"] = sum(1 for st in statuses if st.startswith("infeasible"))
+            row["sides_open"] = row["sides"] - row["sides_covered"] - row["sides_infeasible"]
+            row["settled"] = row["sides_open"] == 0
+            row["statuses"] = {}
+            for st in statuses:
+                row["statuses"][st] = row["statuses"].get(st, 0) + 1
             row["uncovered"] = [(s["location"], side["side"], side["status"])
                                 for s in cov["sites"] for side in s["sides"]
                                 if side["status"] != "covered"]
@@ -337,9 +350,12 @@ class Bench:
                 row["random_taken"], _ = self.measure(
                     work, func, files,
                     lambda: sh(["./random", f"{budget}", "1"], cwd=work, timeout=budget + 120))
+                queue = []
                 if self.afl:
-                    row["afl_taken"] = self.afl_run(work, func, files, objs, budget)
+                    row["afl_taken"], queue = self.afl_run(work, func, files, objs, budget)
                     row["afl_execs"] = self.afl_execs
+                if self.args.replay_cap:
+                    row.update(self.cross_check(work, func, files, cov, queue))
             for name, flags in self.args.ablations:
                 out2, wall2, cov2 = self.run_fpforge(work, func, files, flags, out_name=f"fp-{name}")
                 g2 = self.gcov_of_fpforge(work, func, files, out2, objs)
@@ -379,7 +395,142 @@ class Bench:
         self.link(work, REPLAY_DRIVER, "replay", objs)
         g = self.measure(work, func, files,
                          lambda: sh(["./replay", *queue], cwd=work, timeout=300, check=False))
-        return g[0] if g else 0
+        return (g[0] if g else 0), queue
+
+    def cross_check(self, work: Path, func, files, cov, queue):
+        """Replays peer inputs through the interpreter: the sides fpforge reported
+        infeasible that one of them takes (must be none), and how many were replayed."""
+        infeasible = {(s["id"], side["side"]): side["status"] for s in cov["sites"]
+                      if s.get("kind") != "select" for side in s["sides"]
+                      if side["status"].startswith("infeasible")}
+        out = {"replayed": 0, "replay_failed": 0, "violations": [], "site_mismatch": [],
+               "skipped_select_infeasible": sum(1 for s in cov["sites"] if s.get("kind") == "select"
+                                                for side in s["sides"]
+                                                if side["status"].startswith("infeasible"))}
+        if not infeasible:
+            return out
+        decode = self.arg_decoder(work / "regression.c", func)
+        if decode is None:
+            out["replay_error"] = "cannot read the parameters from regression.c"
+            return out
+        coords = decode[0]
+        try:
+            decode[1]([0] * coords)
+        except ValueError as e:
+            out["replay_error"] = f"unexpected argument expression in regression.c: {e}"
+            return out
+        inputs = []
+        for q in queue[: self.args.replay_cap // 2]:
+            raw = q.read_bytes()[: 8 * coords].ljust(8 * coords, b"\0")
+            inputs.append([int.from_bytes(raw[8 * k: 8 * k + 8], "little") for k in range(coords)])
+        # The random driver's stream (seed 1): its first inputs, as it drew them.
+        s = (1 * 0x9E3779B97F4A7C15 + 1) & (2**64 - 1)
+        while len(inputs) < self.args.replay_cap:
+            v = []
+            for _ in range(coords):
+                s ^= (s << 13) & (2**64 - 1)
+                s ^= s >> 7
+                s ^= (s << 17) & (2**64 - 1)
+                v.append(s)
+            inputs.append(v)
+        bc = self.bitcode(work, files)
+        locations = {s["id"]: s["location"] for s in cov["sites"]}
+        # Every side a replay takes at a site of coverage.json must be one of its sides
+        # (the labels agree); the ones that are not are listed.
+        labels = {(s["id"], side["side"]) for s in cov["sites"] for side in s["sides"]}
+        out["unknown_sides"] = []
+
+        def replay(bits):
+            # The same instruction budget per run as cover's (its --fuel default): without
+            # one, jn with a huge n records branches until memory runs out.
+            try:
+                r = subprocess.run([self.args.fpforge, "run", bc, "-f", func, "--json", "--fuel", "100000",
+                                    "--", *decode[1](bits)], capture_output=True, text=True, timeout=120)
+                return bits, json.loads(r.stdout)
+            except (json.JSONDecodeError, subprocess.TimeoutExpired):
+                return bits, None
+        with concurrent.futures.ThreadPoolExecutor(self.args.replay_jobs) as pool:
+            for bits, res in pool.map(replay, inputs):
+                if res is None:
+                    out["replay_failed"] += 1
+                    continue
+                out["replayed"] += 1
+                for b in res.get("branches", []):
+                    key = (b["site"], b["outcome"])
+                    loc = locations.get(b["site"])
+                    if loc is not None and loc != b["location"] and b["site"] not in out["site_mismatch"]:
+                        out["site_mismatch"].append(b["site"])
+                    if loc is not None and key not in labels and list(key) not in out["unknown_sides"]:
+                        out["unknown_sides"].append(list(key))
+                    if key in infeasible and all((v["site"], v["side"]) != key for v in out["violations"]):
+                        out["violations"].append({"site": key[0], "side": key[1], "status": infeasible[key],
+                                                  "location": b["location"],
+                                                  "input": [f"{x:#x}" for x in bits]})
+        return out
+
+    def bitcode(self, work: Path, files):
+        """Links the function's files to one bitcode file with the clang flags fpforge
+        uses itself (crates/lower/src/frontend.rs), so `fpforge run` skips clang and
+        numbers the sites as `cover` did (checked against coverage.json's locations)."""
+        bcs = []
+        for i, f in enumerate(files):
+            bc = work / f"replay{i}.bc"
+            sh(["clang-14", "-O0", "-Xclang", "-disable-O0-optnone", "-g", "-fno-discard-value-names",
+                "-ffp-contract=off", "-emit-llvm", "-c", *self.musl.gcc_flags(), self.musl.math / f,
+                "-o", bc], cwd=work)
+            bcs.append(bc)
+        out = work / "replay.bc"
+        sh(["llvm-link-14", *bcs, "-o", out], cwd=work)
+        return out
+
+    @staticmethod
+    def arg_decoder(regression: Path, func):
+        """(number of coordinates, bits -> `fpforge run` argument texts), read from the
+        `fpforge_call` that `fpforge cover` emitted (emit_c.rs's conversions)."""
+        text = regression.read_text()
+        m = re.search(r"#define FPFORGE_COORDS (\d+)", text)
+        call = re.search(r"^\s+(?:[\w ]+ fpforge_r = )?" + re.escape(func) + r"\((.*)\);$", text, re.M)
+        if not m or not call:
+            return None
+        coords = int(m.group(1))
+        arrays = {}
+        for a in re.finditer(r"(fpforge_a\d+)\[(\d+)\] = (.*);", text):
+            arrays.setdefault(a.group(1), []).append(a.group(3))
+        parts, depth, cur = [], 0, ""
+        for ch in call.group(1):
+            if ch == "," and depth == 0:
+                parts.append(cur.strip())
+                cur = ""
+                continue
+            depth += ch == "("
+            depth -= ch == ")"
+            cur += ch
+        if cur.strip():
+            parts.append(cur.strip())
+
+        def value(expr, bits):
+            k = re.search(r"fpforge_v\[(\d+)\]", expr)
+            if not k:
+                raise ValueError(expr)
+            b = bits[int(k.group(1))]
+            if "fpforge_f64_bits" in expr:
+                return f"raw:{b:016x}"
+            if "fpforge_f32_bits" in expr:
+                return f"raw:{b & 0xFFFFFFFF:08x}"
+            w = re.search(r"fpforge_sext\(fpforge_v\[\d+\], (\d+)\)", expr)
+            width = int(w.group(1)) if w else 64
+            b &= (1 << width) - 1
+            return str(b - (1 << width) if b >> (width - 1) else b)
+
+        def args(bits):
+            out = []
+            for p in parts:
+                if p in arrays:
+                    out.append("[" + ", ".join(value(e, bits) for e in arrays[p]) + "]")
+                else:
+                    out.append(value(p, bits))
+            return out
+        return coords, args
 
 
 def pct(a, b):
@@ -398,6 +549,9 @@ def main():
     ap.add_argument("--min-peer", type=float, default=2.0, help="smallest peer budget (s)")
     ap.add_argument("--peer-cap", type=float, default=60.0, help="largest peer budget (s); 0: none")
     ap.add_argument("--no-peers", dest="peers", action="store_false")
+    ap.add_argument("--replay-cap", type=int, default=200,
+                    help="peer inputs replayed through the interpreter per function (0: no cross-check)")
+    ap.add_argument("--replay-jobs", type=int, default=2, help="parallel `fpforge run`s of the replay")
     ap.add_argument("--ablate", action="store_true", help="also run fpforge with each improvement off")
     ap.add_argument("--json", type=Path, help="write the rows as JSON")
     ap.add_argument("--fpforge", type=Path, default=FPFORGE, help="the fpforge binary")
@@ -476,13 +630,54 @@ def print_table(rows, args):
     errors = [r["function"] for r in rows if "error" in r]
     print(f"errors: {', '.join(errors) or 'none'}")
     if any("selects" in r for r in ok):
-        print("\n| function | gcov branches | fpforge sides | proved infeasible | covered | split select sites | tests |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        print("\n| function | gcov branches | sides | covered | proved infeasible | open | settled | split select sites | tests | peer inputs replayed |")
+        print("|---|---:|---:|---:|---:|---:|:-:|---:|---:|---:|")
         for r in ok:
-            print(f"| {r['function']} | {r['branches']} | {r['sides']} | {r.get('infeasible') or 0} | "
-                  f"{r['sides_covered']} | {r.get('selects', 0)} | {r['tests']} |")
-        totals = [sum(r.get(k) or 0 for r in ok) for k in ("branches", "sides", "infeasible", "sides_covered", "selects", "tests")]
-        print("| **total** | " + " | ".join(str(t) for t in totals) + " |")
+            rep = str(r["replayed"]) if "replayed" in r and r.get("sides_infeasible") else "-"
+            print(f"| {r['function']} | {r['branches']} | {r['sides']} | {r['sides_covered']} | "
+                  f"{r['sides_infeasible']} | {r['sides_open']} | {'yes' if r['settled'] else 'no'} | "
+                  f"{r.get('selects', 0)} | {r['tests']} | {rep} |")
+        totals = [sum(r.get(k) or 0 for r in ok) for k in ("branches", "sides", "sides_covered", "sides_infeasible", "sides_open")]
+        settled = sum(1 for r in ok if r["settled"])
+        rest = [sum(r.get(k) or 0 for r in ok) for k in ("selects", "tests", "replayed")]
+        print("| **total** | " + " | ".join(str(t) for t in totals) + f" | {settled} | " + " | ".join(str(t) for t in rest) + " |")
+        ran = [r for r in rows if "error" not in r and "settled" in r]
+        settled_all = sum(1 for r in ran if r["settled"])
+        print(f"\nfunctions settled (every side covered or proved infeasible): {settled} of {len(ok)} "
+              f"with gcov branches ({pct(settled, len(ok)):.0f}%); {settled_all} of {len(ran)} run "
+              f"({pct(settled_all, len(ran)):.0f}%)")
+        unsettled = [f"{r['function']} ({r['sides_open']})" for r in ran if not r["settled"]]
+        print(f"functions with open sides (how many): {', '.join(unsettled) or 'none'}")
+        kinds = {}
+        for r in ran:
+            for st, n in r.get("statuses", {}).items():
+                if st.startswith("infeasible") or st.startswith("not reached"):
+                    kinds[st] = kinds.get(st, 0) + n
+        print("side statuses other than covered (all functions run): "
+              + "; ".join(f"{k}: {v}" for k, v in sorted(kinds.items())))
+        checked = [r for r in ran if "replayed" in r]
+        if checked:
+            viol = [(r["function"], v) for r in checked for v in r["violations"]]
+            print(f"\nsoundness cross-check: {sum(r['replayed'] for r in checked)} peer inputs replayed "
+                  f"through `fpforge run` on the {sum(1 for r in checked if r.get('sides_infeasible'))} "
+                  f"functions with sides reported infeasible "
+                  f"({sum(r['replay_failed'] for r in checked)} replays without JSON); "
+                  f"infeasible sides of split select sites not checked: "
+                  f"{sum(r['skipped_select_infeasible'] for r in checked)}")
+            mism = [f"{r['function']}: {', '.join(r['site_mismatch'])}" for r in checked if r["site_mismatch"]]
+            if mism:
+                print(f"site ids whose location differs between `run` and coverage.json: {'; '.join(mism)}")
+            unk = [f"{r['function']}: {', '.join(':'.join(k) for k in r['unknown_sides'])}"
+                   for r in checked if r.get("unknown_sides")]
+            if unk:
+                print(f"sides taken by replays that coverage.json does not list: {'; '.join(unk)}")
+            errs = [f"{r['function']}: {r['replay_error']}" for r in checked if "replay_error" in r]
+            if errs:
+                print(f"not replayed: {'; '.join(errs)}")
+            distinct = {(f, v["site"], v["side"]): v for f, v in viol}
+            print(f"sides reported infeasible but taken by a peer input: {len(distinct)}")
+            for (f, _, _), v in sorted(distinct.items()):
+                print(f"  - {f} {v['site']}:{v['side']} ({v['status']}) at {v['location']}, input {' '.join(v['input'])}")
         search = [r["search_s"] for r in ok if r.get("search_s") is not None]
         if search:
             evals = sum(r["evals"] for r in ok)
