@@ -8,7 +8,7 @@
 //! happened are left out. Branches where the shadow values would have gone the other
 //! way are listed as divergences.
 
-use fpforge_cover::Test;
+use fpforge_exec::plan::Test;
 use fpforge_exec::{ExecConfig, ExecError, Interpreter, NoObserver};
 use fpforge_mpfr::Shadow;
 use fpir::{BranchSite, FloatBinOp, Func, Module, OpKind, OpSite};

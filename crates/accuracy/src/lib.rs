@@ -41,7 +41,6 @@ pub use engine::{
     accuracy, accuracy_with, check_input, AccuracyEvent, AccuracyReport, StopReason, TargetStatus,
 };
 pub use error::AccuracyError;
-pub use fpforge_cover::{value_text, InputPlan, Test};
 pub use fpforge_mpfr::{ErrorMeasure, HighValue};
 pub use measure::{Finding, OutputLoc};
 pub use targets::{Check, Target};

@@ -6,7 +6,7 @@
 use crate::config::AccuracyConfig;
 use crate::error::AccuracyError;
 use crate::targets::{CheckObserver, Targets};
-use fpforge_cover::{InputPlan, Test};
+use fpforge_exec::plan::{InputPlan, Test};
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, InputSlot, InputSpec, Interpreter, Outcome, ParamInput,
 };

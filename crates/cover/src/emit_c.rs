@@ -18,7 +18,7 @@
 //! printing.
 
 use crate::error::CoverError;
-use crate::inputs::{InputPlan, Test};
+use fpforge_exec::plan::{InputPlan, Test};
 use fpforge_exec::ParamInput;
 use fpir::{FloatTy, Func, Module, Type};
 use std::fmt::Write as _;

@@ -55,11 +55,11 @@
 use crate::config::{CoverConfig, Metric};
 use crate::distance::distance;
 use crate::error::CoverError;
-use crate::inputs::{InputPlan, Test};
 use crate::prover::{Settlement, SideProver};
 use crate::report::{CoverReport, CoverStop, Miss, SideReport, SideStatus};
 use crate::represent::{Goal, Penalty, SiteShapes};
 use crate::sides::{Infeasible, Side, SideTable};
+use fpforge_exec::plan::{InputPlan, Test};
 use fpforge_exec::InputSpec;
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, ExecError, FullTrace, Interpreter};
 use fpforge_search::{

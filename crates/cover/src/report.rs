@@ -6,8 +6,8 @@
 //! feasibility; [`Miss`] says what it knows), unless a complete argument from constant
 //! conditions or switch values shows it [`SideStatus::Infeasible`].
 
-use crate::inputs::{InputPlan, Test};
 use crate::sides::{Infeasible, Side};
+use fpforge_exec::plan::{InputPlan, Test};
 use fpir::{Func, Module, SrcLoc};
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -26,7 +26,9 @@
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
 //! - [`spec`]: input specifications (`--arg`), the one mapping from search coordinates
-//!   to arguments that every engine uses.
+//!   to arguments that every engine uses; [`plan`]: the searches' starting points over
+//!   those coordinates (special values, constants harvested from the program) and the
+//!   [`plan::Test`] a point stands for.
 //!
 //! See [`docs`] for how the other semantics plug in.
 
@@ -37,6 +39,7 @@ pub mod interp;
 pub mod libm;
 pub mod memory;
 pub mod observer;
+pub mod plan;
 mod prepare;
 pub mod semantics;
 pub mod spec;

@@ -23,8 +23,9 @@ use clap::Args;
 use fpforge_cover::report::lcov;
 use fpforge_cover::{
     cover_with, emit_c, split_selects, Arm, CoverConfig, CoverEvent, CoverReport, Infeasible,
-    InputPlan, Metric, Miss, Settlement, Side, SideProver, SideReport, SideStatus, Space, Test,
+    Metric, Miss, Settlement, Side, SideProver, SideReport, SideStatus, Space,
 };
+use fpforge_exec::plan::{InputPlan, Test};
 use fpforge_exec::{ArgSpec, BranchOutcome, InputSpec, OutArgSpec};
 use fpforge_explore::path::Decision;
 use fpforge_explore::reach::{reach_sides, SideAnswer};

@@ -1,4 +1,4 @@
-//! The search's view of a function's parameters: the coordinates of its
+//! The search's view of a function's parameters (shared by `cover` and `accuracy`): the coordinates of its
 //! [`InputSpec`] (one per scalar input, pointee or array element; fixed values and output
 //! arrays have none), decoded into interpreter arguments, and the starting points of the
 //! searches.
@@ -12,9 +12,8 @@
 //! word they are, as fdlibm's bit tests compare), random normal variates and random bit
 //! patterns.
 
-use crate::error::CoverError;
-pub use fpforge_exec::spec::value_text;
-use fpforge_exec::{Arg, Coord, InputSpec};
+use crate::spec::{Coord, InputSpec, SpecError};
+use crate::Arg;
 use fpir::{Const, FloatTy, Func, InstKind, Module, Terminator, Type};
 use rand::Rng;
 use std::collections::BTreeSet;
@@ -83,11 +82,8 @@ impl InputPlan {
         func: Func,
         funcs: &[Func],
         spec: InputSpec,
-    ) -> Result<InputPlan, CoverError> {
-        module
-            .funcs
-            .get(func)
-            .ok_or(CoverError::UnknownFunc(func))?;
+    ) -> Result<InputPlan, SpecError> {
+        module.funcs.get(func).ok_or(SpecError::UnknownFunc(func))?;
         Ok(InputPlan {
             spec,
             harvested: harvest(module, funcs),
@@ -337,6 +333,7 @@ mod tests {
 
     #[test]
     fn values_print_exactly() {
+        use crate::spec::value_text;
         assert_eq!(value_text(Type::F64, 1.5f64.to_bits()), "0x1.8p+0");
         assert_eq!(
             value_text(Type::F64, 0x7ff8_0000_0000_0001),
