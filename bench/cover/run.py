@@ -142,25 +142,28 @@ class Musl:
 
 
 def gcov_branches(gcov_text, func):
-    """Branches of `func` in a `gcov -b -c` file: (taken at least once, total). Counted
-    as crates/cli/tests/gcov.rs counts them: the `branch N taken M` lines from the
-    `function FUNC called` header to the next function."""
+    """Branches of `func` in a `gcov -b -c` file: (taken at least once, total, the taken
+    ones as `line:N` texts). Counted as crates/cli/tests/gcov.rs counts them: the
+    `branch N taken M` lines from the `function FUNC called` header to the next function."""
     lines = gcov_text.splitlines()
     header = f"function {func} called"
     try:
         start = next(i for i, l in enumerate(lines) if l.startswith(header))
     except StopIteration:
         return None
-    taken = total = 0
+    taken, total, line = set(), 0, 0
     for l in lines[start + 1:]:
         if l.startswith("function "):
             break
+        source = re.match(r"\s*[^:]+:\s*(\d+):", l)
+        if source:
+            line = int(source.group(1))
         if l.startswith("branch "):
             total += 1
             w = l.split()
             if "taken" in w and int(w[w.index("taken") + 1].rstrip("%")) > 0:
-                taken += 1
-    return taken, total
+                taken.add(f"{line}:{w[1]}")
+    return len(taken), total, taken
 
 
 RANDOM_DRIVER = r"""
@@ -339,7 +342,7 @@ class Bench:
             if g is None:
                 row["error"] = "gcov has no record of the function"
                 return row
-            row["fp_taken"], row["branches"] = g
+            row["fp_taken"], row["branches"], fp_set = g
             shutil.copy(out / "regression.c", work / "regression.c")
             budget = max(10 * wall, self.args.min_peer)
             if self.args.peer_cap:
@@ -347,13 +350,17 @@ class Bench:
             row["peer_budget"] = budget
             if self.args.peers:
                 self.link(work, RANDOM_DRIVER, "random", objs)
-                row["random_taken"], _ = self.measure(
+                row["random_taken"], _, peer_set = self.measure(
                     work, func, files,
                     lambda: sh(["./random", f"{budget}", "1"], cwd=work, timeout=budget + 120))
                 queue = []
                 if self.afl:
-                    row["afl_taken"], queue = self.afl_run(work, func, files, objs, budget)
+                    row["afl_taken"], queue, afl_set = self.afl_run(work, func, files, objs, budget)
                     row["afl_execs"] = self.afl_execs
+                    peer_set = peer_set | afl_set
+                # gcov's own view of soundness: a branch some peer input takes and no test
+                # of fpforge's does (with every side settled, there must be none).
+                row["peer_only"] = sorted(peer_set - fp_set)
                 if self.args.replay_cap:
                     row.update(self.cross_check(work, func, files, cov, queue))
             for name, flags in self.args.ablations:
@@ -395,7 +402,7 @@ class Bench:
         self.link(work, REPLAY_DRIVER, "replay", objs)
         g = self.measure(work, func, files,
                          lambda: sh(["./replay", *queue], cwd=work, timeout=300, check=False))
-        return (g[0] if g else 0), queue
+        return (g[0], queue, g[2]) if g else (0, queue, set())
 
     def cross_check(self, work: Path, func, files, cov, queue):
         """Replays peer inputs through the interpreter: the sides fpforge reported
@@ -655,6 +662,16 @@ def print_table(rows, args):
                     kinds[st] = kinds.get(st, 0) + n
         print("side statuses other than covered (all functions run): "
               + "; ".join(f"{k}: {v}" for k, v in sorted(kinds.items())))
+        gcov_checked = [r for r in ok if "peer_only" in r]
+        if gcov_checked:
+            missed = [f"{r['function']} ({', '.join(r['peer_only'])}{'' if r['settled'] else ', open sides'})"
+                      for r in gcov_checked if r["peer_only"]]
+            print(f"\ngcov branches some peer input takes and no fpforge test takes "
+                  f"(source line:branch): {'; '.join(missed) or 'none'}")
+            confirmed = sum(1 for r in gcov_checked if r["settled"] and r["fp_taken"] + r["sides_infeasible"] >= r["branches"])
+            print(f"functions settled with gcov confirming (every gcov branch taken by fpforge's tests, or as many "
+                  f"sides proved infeasible as gcov branches left): {confirmed} of {len(gcov_checked)} "
+                  f"({pct(confirmed, len(gcov_checked)):.0f}%)")
         checked = [r for r in ran if "replayed" in r]
         if checked:
             viol = [(r["function"], v) for r in checked for v in r["violations"]]
