@@ -496,7 +496,7 @@ class Bench:
         `fpforge_call` that `fpforge cover` emitted (emit_c.rs's conversions)."""
         text = regression.read_text()
         m = re.search(r"#define FPFORGE_COORDS (\d+)", text)
-        call = re.search(r"^\s+(?:[\w ]+ fpforge_r = )?" + re.escape(func) + r"\((.*)\);$", text, re.M)
+        call = re.search(r"^\s+(?:[\w ]+ fpforge_r = )?(?:\(long long\))?fpforge_fn\((.*)\);$", text, re.M)
         if not m or not call:
             return None
         coords = int(m.group(1))

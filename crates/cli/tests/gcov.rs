@@ -188,6 +188,7 @@ gcov_agrees!(
     exp_bands,
     float_bits,
     float_int_mix,
+    fma,
     hi_classify,
     hypot_order,
     int_digits,

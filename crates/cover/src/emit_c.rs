@@ -15,7 +15,8 @@
 //! with `fpforge_` so they do not clash with the program's. Defined `FPFORGE_NO_MAIN`, it
 //! is a library for other drivers (random testing, fuzzers, replays): `FPFORGE_COORDS`
 //! coordinates, `fpforge_call(const uint64_t *bits)`, and `fpforge_quiet` to silence the
-//! printing.
+//! printing. The function is called through a volatile function pointer, `fpforge_fn`,
+//! so that a compiler cannot treat it as a builtin of the same name.
 
 use crate::error::CoverError;
 use fpforge_exec::plan::{InputPlan, Test};
@@ -135,7 +136,13 @@ pub fn emit_c(
     } else {
         params.join(", ")
     };
-    let _ = writeln!(c, "{ret} {name}({param_list});\n");
+    // Called through a volatile pointer: a function named like a C library builtin
+    // (`fma`, `fmax`, ...) is otherwise compiled as the builtin, and gcc swaps the
+    // multiplicands of `fma` or folds calls, so the tests would not run as written.
+    let _ = writeln!(
+        c,
+        "{ret} {name}({param_list});\nstatic {ret} (*volatile fpforge_fn)({param_list}) = {name};\n"
+    );
     let _ = writeln!(c, "#define FPFORGE_COORDS {dims}\n");
     c.push_str("static void fpforge_call(const uint64_t *fpforge_v) {\n");
     c.push_str("    (void)fpforge_f64_bits;\n    (void)fpforge_f32_bits;\n    (void)fpforge_i64_bits;\n    (void)fpforge_sext;\n    (void)fpforge_show_f64;\n    (void)fpforge_show_f32;\n    (void)fpforge_v;\n");
@@ -174,7 +181,7 @@ pub fn emit_c(
             }
         }
     }
-    let call = format!("{name}({})", call_args.join(", "));
+    let call = format!("fpforge_fn({})", call_args.join(", "));
     let line = match f.ret {
         None => format!("{call};\n    if (!fpforge_quiet) puts(\"void\");"),
         Some(Type::Float(FloatTy::F64)) => {
