@@ -184,3 +184,99 @@ fn portfolio_answers_depend_on_the_seed_only() {
         assert_eq!(run_with(script, cfg()).0, first);
     }
 }
+
+/// Runs `script` with the interval solver alone and returns its answers.
+fn interval(script: &str) -> Vec<Status> {
+    let cfg = SolveConfig::default()
+        .with_strategy(Strategy::Interval)
+        .with_timeout(Duration::from_secs(5));
+    let (out, r) = run_with(script, cfg);
+    r.unwrap_or_else(|e| panic!("{e:?}: {out}"))
+}
+
+#[test]
+fn known_bits_decide_bit_vector_queries() {
+    // A masked value cannot have bits outside the mask.
+    let q = |body: &str| {
+        format!("(declare-const x (_ BitVec 8)) (declare-const s (_ BitVec 8)) {body} (check-sat)")
+    };
+    assert_eq!(
+        interval(&q("(assert (= (bvand x #x0F) #x10))")),
+        vec![Status::Unsat]
+    );
+    // Negative and even (sign bit 1, bit 0 clear) but above -2: the signed
+    // view of the known bits is [-128, -2].
+    assert_eq!(
+        interval(&q(
+            "(assert (= (bvand x #x81) #x80)) (assert (bvsgt x #xfe))"
+        )),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q(
+            "(assert (= (bvand x #x81) #x80)) (assert (bvsgt x #xfb))"
+        )),
+        vec![Status::Sat]
+    );
+    // Doubling clears bit 0; 3 is invertible modulo 2^8.
+    assert_eq!(
+        interval(&q("(assert (= (bvmul x #x02) #x01))")),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q("(assert (= (bvmul x #x03) #x01))")),
+        vec![Status::Sat]
+    );
+    // A shift by a nonzero amount (a range) clears bit 0.
+    assert_eq!(
+        interval(&q("(assert (bvugt s #x00)) (assert (= (bvshl x s) #x01))")),
+        vec![Status::Unsat]
+    );
+    // Bits through concat, extract and sign_extend.
+    assert_eq!(
+        interval(&q(
+            "(assert (= ((_ extract 7 4) (concat x x)) ((_ extract 3 0) (bvnot x))))
+             (assert (= ((_ extract 7 7) ((_ sign_extend 4) x)) #b1))
+             (assert (bvuge (bvadd x #x01) #x01))"
+        )),
+        vec![Status::Sat]
+    );
+}
+
+#[test]
+fn float_bit_patterns_exchange_sign_and_exponent() {
+    // fdlibm: `hx = high word of x; ix = hx & 0x7fffffff; if (ix >= 0x7ff00000)`
+    // means x is infinite or NaN.
+    let q = |body: &str| {
+        format!(
+            "(declare-const b (_ BitVec 64))
+             (define-fun x () Float64 ((_ to_fp 11 53) b))
+             (define-fun ix () (_ BitVec 32) (bvand ((_ extract 63 32) b) #x7fffffff))
+             {body} (check-sat)"
+        )
+    };
+    assert_eq!(
+        interval(&q(
+            "(assert (bvuge ix #x7ff00000))
+                     (assert (not (fp.isNaN x))) (assert (not (fp.isInfinite x)))"
+        )),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q("(assert (bvuge ix #x7ff00000)) (assert (fp.isNaN x))")),
+        vec![Status::Sat]
+    );
+    // The other way: a finite x of magnitude below 1 has a high word below
+    // 0x3ff00000 once the sign bit is masked off.
+    assert_eq!(
+        interval(&q("(assert (fp.lt (fp.abs x) ((_ to_fp 11 53) RNE 1.0)))
+                     (assert (bvuge ix #x3ff00000))")),
+        vec![Status::Unsat]
+    );
+    // A known sign bit fixes the float's sign.
+    assert_eq!(
+        interval(&q("(assert (= ((_ extract 63 63) b) #b1))
+                     (assert (fp.gt x ((_ to_fp 11 53) RNE 0.0)))")),
+        vec![Status::Unsat]
+    );
+}

@@ -2,8 +2,9 @@
 //! 2006, §5.3). A variable is chosen by the selected heuristic, its float
 //! domain is split at the float that halves the count of floats in it
 //! (`x = v`, then `x < v`, then `x > v`; NaN separately), bit-vector ranges
-//! are halved and Booleans tried both ways; each child is propagated. A node
-//! whose variables are all single values is checked with the exact evaluator.
+//! are halved (each half keeps the known bits, so no value is lost) and
+//! Booleans tried both ways; each child is propagated. A node whose
+//! variables are all single values is checked with the exact evaluator.
 //! Exhausting the tree proves that no model exists.
 
 use std::time::Instant;
@@ -132,13 +133,12 @@ impl<'s> Labeling<'s> {
                 v
             }
             Dom::Bv(x) => {
+                // Halve the range; each half keeps the known bits (and is
+                // reduced by them), so the halves partition the values.
                 let mid = x.lo + (x.hi - x.lo) / 2;
                 vec![
-                    Dom::Bv(BDom { lo: x.lo, hi: mid }),
-                    Dom::Bv(BDom {
-                        lo: mid + 1,
-                        hi: x.hi,
-                    }),
+                    Dom::Bv(x.meet(&BDom::range(x.lo, mid))),
+                    Dom::Bv(x.meet(&BDom::range(mid + 1, x.hi))),
                 ]
             }
             Dom::Rm => vec![],
