@@ -280,3 +280,57 @@ fn float_bit_patterns_exchange_sign_and_exponent() {
         vec![Status::Unsat]
     );
 }
+
+#[test]
+fn max_ulp_filters_bound_operands_of_unbounded_partners() {
+    let q = |body: &str| {
+        format!(
+            "(declare-const x Float32) (declare-const y Float32)
+             {body} (check-sat)"
+        )
+    };
+    // x + y = 1.5: the last bit of 1.5 is 2^-1, so x <= 2^23 + 1 (reached
+    // with y = 1.5 - x) and x >= -(2^23 - 0.5), whatever y is.
+    let sum = "(assert (fp.eq (fp.add RNE x y) ((_ to_fp 8 24) RNE 1.5)))";
+    for (bound, answer) in [
+        (
+            "(assert (fp.gt x ((_ to_fp 8 24) RNE 8388609.0)))",
+            Status::Unsat,
+        ),
+        (
+            "(assert (fp.geq x ((_ to_fp 8 24) RNE 8388609.0)))",
+            Status::Sat,
+        ),
+        (
+            "(assert (fp.lt x (fp.neg ((_ to_fp 8 24) RNE 8388607.5))))",
+            Status::Unsat,
+        ),
+        (
+            "(assert (fp.leq (fp.sub RNE y x) (fp.neg ((_ to_fp 8 24) RNE 16777216.0))))",
+            Status::Sat,
+        ),
+    ] {
+        assert_eq!(
+            interval(&q(&format!("{sum} {bound}"))),
+            vec![answer],
+            "{bound}"
+        );
+    }
+    // x * y = 1e30 needs |x| >= 1e30 / MAX (about 2.94e-9); x / y = 1e-30
+    // needs |x| <= 1e-30 * MAX; x / y = 1e30 needs |y| <= MAX / 1e30.
+    assert_eq!(
+        interval(&q("(assert (fp.eq (fp.mul RNE x y) ((_ to_fp 8 24) RNE 1000000000000000000000000000000.0)))
+                     (assert (fp.lt (fp.abs x) ((_ to_fp 8 24) RNE 0.000000001)))")),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q("(assert (fp.eq (fp.div RNE x y) ((_ to_fp 8 24) RNE 0.000000000000000000000000000001)))
+                     (assert (fp.gt (fp.abs x) ((_ to_fp 8 24) RNE 10000000000.0)))")),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q("(assert (fp.eq (fp.div RNE x y) ((_ to_fp 8 24) RNE 1000000000000000000000000000000.0)))
+                     (assert (fp.gt (fp.abs y) ((_ to_fp 8 24) RNE 10000000000.0)))")),
+        vec![Status::Unsat]
+    );
+}

@@ -15,6 +15,7 @@
 pub mod bv;
 pub mod known;
 pub mod labeling;
+pub mod max_ulp;
 pub mod proj;
 pub mod propagate;
 
