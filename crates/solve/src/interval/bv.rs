@@ -222,6 +222,9 @@ pub fn bwd(op: Op, w: u32, wy: u32, z: &BDom, a: &[BDom], i: usize) -> Option<BD
             }
             r
         }
+        // Shifts: try every amount `k` of `y` (those `>= w` act alike); an
+        // amount is feasible when `x` shifted by it meets `z`. `x` is the join
+        // of its preimages under the feasible amounts, `y` the range of them.
         Op::BvShl | Op::BvLshr | Op::BvAshr => {
             let (x, y) = (a[0], a[1]);
             let (ks, big) = shift_amounts(&y, w);
@@ -234,7 +237,7 @@ pub fn bwd(op: Op, w: u32, wy: u32, z: &BDom, a: &[BDom], i: usize) -> Option<BD
                 }
                 kmin.get_or_insert(u64::from(k));
                 kmax = Some(u64::from(k));
-                let back = match op {
+                let pre = match op {
                     Op::BvShl => bits(back::shl(z.bits, k, w)),
                     Op::BvLshr => {
                         let hi = u128::from(z.hi) << k | u128::from(mask(k));
@@ -243,7 +246,7 @@ pub fn bwd(op: Op, w: u32, wy: u32, z: &BDom, a: &[BDom], i: usize) -> Option<BD
                     }
                     _ => bits(back::shr(z.bits, k, w)),
                 };
-                xs = xs.join(&x.meet(&back));
+                xs = xs.join(&x.meet(&pre));
             }
             if big && !shift_out(op, &x, w).meet(z).is_empty() {
                 kmin.get_or_insert(u64::from(w));
