@@ -8,8 +8,9 @@
 //!   minimized by the alternating variable method, an evolution strategy and
 //!   random search — fast on satisfiable queries, never says `unsat`;
 //! * **interval propagation and labeling** (FPSE, Botella, Gotlieb, Michel,
-//!   STVR 2006; max-ULP filtering after Bagnara et al., 2016) — can prove
-//!   `unsat` by exhausting the search.
+//!   STVR 2006; max-ULP filtering after Marre and Michel, 2010 and Bagnara et
+//!   al., 2016; bit-vectors as ranges plus known bits) — can prove `unsat` by
+//!   exhausting the search.
 //!
 //! Every `sat` answer carries a model re-checked by the exact evaluator
 //! ([`eval`]); `unsat` comes only from exhausted interval search.

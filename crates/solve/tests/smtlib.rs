@@ -184,3 +184,153 @@ fn portfolio_answers_depend_on_the_seed_only() {
         assert_eq!(run_with(script, cfg()).0, first);
     }
 }
+
+/// Runs `script` with the interval solver alone and returns its answers.
+fn interval(script: &str) -> Vec<Status> {
+    let cfg = SolveConfig::default()
+        .with_strategy(Strategy::Interval)
+        .with_timeout(Duration::from_secs(5));
+    let (out, r) = run_with(script, cfg);
+    r.unwrap_or_else(|e| panic!("{e:?}: {out}"))
+}
+
+#[test]
+fn known_bits_decide_bit_vector_queries() {
+    // A masked value cannot have bits outside the mask.
+    let q = |body: &str| {
+        format!("(declare-const x (_ BitVec 8)) (declare-const s (_ BitVec 8)) {body} (check-sat)")
+    };
+    assert_eq!(
+        interval(&q("(assert (= (bvand x #x0F) #x10))")),
+        vec![Status::Unsat]
+    );
+    // Negative and even (sign bit 1, bit 0 clear) but above -2: the signed
+    // view of the known bits is [-128, -2].
+    assert_eq!(
+        interval(&q(
+            "(assert (= (bvand x #x81) #x80)) (assert (bvsgt x #xfe))"
+        )),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q(
+            "(assert (= (bvand x #x81) #x80)) (assert (bvsgt x #xfb))"
+        )),
+        vec![Status::Sat]
+    );
+    // Doubling clears bit 0; 3 is invertible modulo 2^8.
+    assert_eq!(
+        interval(&q("(assert (= (bvmul x #x02) #x01))")),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q("(assert (= (bvmul x #x03) #x01))")),
+        vec![Status::Sat]
+    );
+    // A shift by a nonzero amount (a range) clears bit 0.
+    assert_eq!(
+        interval(&q("(assert (bvugt s #x00)) (assert (= (bvshl x s) #x01))")),
+        vec![Status::Unsat]
+    );
+    // Bits through concat, extract and sign_extend.
+    assert_eq!(
+        interval(&q(
+            "(assert (= ((_ extract 7 4) (concat x x)) ((_ extract 3 0) (bvnot x))))
+             (assert (= ((_ extract 7 7) ((_ sign_extend 4) x)) #b1))
+             (assert (bvuge (bvadd x #x01) #x01))"
+        )),
+        vec![Status::Sat]
+    );
+}
+
+#[test]
+fn float_bit_patterns_exchange_sign_and_exponent() {
+    // fdlibm: `hx = high word of x; ix = hx & 0x7fffffff; if (ix >= 0x7ff00000)`
+    // means x is infinite or NaN.
+    let q = |body: &str| {
+        format!(
+            "(declare-const b (_ BitVec 64))
+             (define-fun x () Float64 ((_ to_fp 11 53) b))
+             (define-fun ix () (_ BitVec 32) (bvand ((_ extract 63 32) b) #x7fffffff))
+             {body} (check-sat)"
+        )
+    };
+    assert_eq!(
+        interval(&q(
+            "(assert (bvuge ix #x7ff00000))
+                     (assert (not (fp.isNaN x))) (assert (not (fp.isInfinite x)))"
+        )),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q("(assert (bvuge ix #x7ff00000)) (assert (fp.isNaN x))")),
+        vec![Status::Sat]
+    );
+    // The other way: a finite x of magnitude below 1 has a high word below
+    // 0x3ff00000 once the sign bit is masked off.
+    assert_eq!(
+        interval(&q("(assert (fp.lt (fp.abs x) ((_ to_fp 11 53) RNE 1.0)))
+                     (assert (bvuge ix #x3ff00000))")),
+        vec![Status::Unsat]
+    );
+    // A known sign bit fixes the float's sign.
+    assert_eq!(
+        interval(&q("(assert (= ((_ extract 63 63) b) #b1))
+                     (assert (fp.gt x ((_ to_fp 11 53) RNE 0.0)))")),
+        vec![Status::Unsat]
+    );
+}
+
+#[test]
+fn max_ulp_filters_bound_operands_of_unbounded_partners() {
+    let q = |body: &str| {
+        format!(
+            "(declare-const x Float32) (declare-const y Float32)
+             {body} (check-sat)"
+        )
+    };
+    // x + y = 1.5: the last bit of 1.5 is 2^-1, so x <= 2^23 + 1 (reached
+    // with y = 1.5 - x) and x >= -(2^23 - 0.5), whatever y is.
+    let sum = "(assert (fp.eq (fp.add RNE x y) ((_ to_fp 8 24) RNE 1.5)))";
+    for (bound, answer) in [
+        (
+            "(assert (fp.gt x ((_ to_fp 8 24) RNE 8388609.0)))",
+            Status::Unsat,
+        ),
+        (
+            "(assert (fp.geq x ((_ to_fp 8 24) RNE 8388609.0)))",
+            Status::Sat,
+        ),
+        (
+            "(assert (fp.lt x (fp.neg ((_ to_fp 8 24) RNE 8388607.5))))",
+            Status::Unsat,
+        ),
+        (
+            "(assert (fp.leq (fp.sub RNE y x) (fp.neg ((_ to_fp 8 24) RNE 16777216.0))))",
+            Status::Sat,
+        ),
+    ] {
+        assert_eq!(
+            interval(&q(&format!("{sum} {bound}"))),
+            vec![answer],
+            "{bound}"
+        );
+    }
+    // x * y = 1e30 needs |x| >= 1e30 / MAX (about 2.94e-9); x / y = 1e-30
+    // needs |x| <= 1e-30 * MAX; x / y = 1e30 needs |y| <= MAX / 1e30.
+    assert_eq!(
+        interval(&q("(assert (fp.eq (fp.mul RNE x y) ((_ to_fp 8 24) RNE 1000000000000000000000000000000.0)))
+                     (assert (fp.lt (fp.abs x) ((_ to_fp 8 24) RNE 0.000000001)))")),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q("(assert (fp.eq (fp.div RNE x y) ((_ to_fp 8 24) RNE 0.000000000000000000000000000001)))
+                     (assert (fp.gt (fp.abs x) ((_ to_fp 8 24) RNE 10000000000.0)))")),
+        vec![Status::Unsat]
+    );
+    assert_eq!(
+        interval(&q("(assert (fp.eq (fp.div RNE x y) ((_ to_fp 8 24) RNE 1000000000000000000000000000000.0)))
+                     (assert (fp.gt (fp.abs y) ((_ to_fp 8 24) RNE 10000000000.0)))")),
+        vec![Status::Unsat]
+    );
+}

@@ -3,7 +3,8 @@
 //! After Botella, Gotlieb and Michel, "Symbolic execution of floating-point
 //! computations", STVR 16(2), 2006 (FPSE): every term has a domain — floats an
 //! interval `[lo, hi]` over the total order `-oo < ... < -0 < +0 < ... < +oo`
-//! plus a NaN flag, bit-vectors an unsigned range, Booleans a subset of
+//! plus a NaN flag, bit-vectors an unsigned range with known bits ([`known`];
+//! the signed range is derived from both), Booleans a subset of
 //! `{false, true}`. Projection functions ([`proj`]) narrow domains, the
 //! propagator ([`propagate`]) runs them to a fixpoint, and labeling
 //! ([`labeling`]) splits domains; exhausting labeling proves `unsat`.
@@ -11,7 +12,10 @@
 //! Float bounds are stored as ordinals ([`crate::fpord`]), so intersection is
 //! `max`/`min` and "the float halving the count" is an ordinal midpoint.
 
+pub mod bv;
+pub mod known;
 pub mod labeling;
+pub mod max_ulp;
 pub mod proj;
 pub mod propagate;
 
@@ -39,6 +43,7 @@ pub(crate) mod test_formulas {
 use crate::fpord::{from_ord, max_ord, min_ord};
 use crate::sort::{FpFormat, Sort};
 use crate::term::mask;
+pub use known::Tnum;
 
 /// A float domain: ordinals `lo..=hi` (empty when `lo > hi`) and maybe NaN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,19 +194,72 @@ impl FDom {
     }
 }
 
-/// A bit-vector domain: unsigned values `lo..=hi` (empty when `lo > hi`).
+/// A bit-vector domain: the reduced product of the unsigned range `lo..=hi`
+/// and the known bits `bits` ([`Tnum`]); the signed view is derived from
+/// both ([`BDom::signed`]).
+///
+/// Every constructor reduces: the range shrinks to the least and greatest
+/// values consistent with the known bits ([`Tnum::next_ge`],
+/// [`Tnum::prev_le`]), and the common leading bits of `lo` and `hi` become
+/// known. After that `lo` and `hi` are members, the leading bits they share
+/// are known, and a domain without values is the canonical [`BDom::EMPTY`],
+/// so `==` compares sets of values. Bits above the width are known zero
+/// because `hi` is below `2^w`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BDom {
     /// Lowest value.
     pub lo: u64,
     /// Highest value.
     pub hi: u64,
+    /// Known bits.
+    pub bits: Tnum,
 }
 
 impl BDom {
+    /// No value.
+    pub const EMPTY: BDom = BDom {
+        lo: 1,
+        hi: 0,
+        bits: Tnum { val: 0, unk: 0 },
+    };
+
     /// All values of width `w`.
     pub fn full(w: u32) -> BDom {
-        BDom { lo: 0, hi: mask(w) }
+        BDom::range(0, mask(w))
+    }
+
+    /// The values `lo..=hi` (empty when `lo > hi`).
+    pub fn range(lo: u64, hi: u64) -> BDom {
+        BDom::new(lo, hi, Tnum::TOP)
+    }
+
+    /// Exactly `v`.
+    pub fn single(v: u64) -> BDom {
+        BDom::range(v, v)
+    }
+
+    /// The values of `t` (truncated to `w` bits).
+    pub fn of_bits(t: Tnum, w: u32) -> BDom {
+        BDom::new(0, mask(w), t)
+    }
+
+    /// The values in `lo..=hi` consistent with `bits`, reduced.
+    pub fn new(lo: u64, hi: u64, bits: Tnum) -> BDom {
+        if lo > hi {
+            return BDom::EMPTY;
+        }
+        let Some(bits) = bits.meet(Tnum::prefix(lo, hi)) else {
+            return BDom::EMPTY;
+        };
+        let (Some(lo), Some(hi)) = (bits.next_ge(lo), bits.prev_le(hi)) else {
+            return BDom::EMPTY;
+        };
+        if lo > hi {
+            return BDom::EMPTY;
+        }
+        // lo and hi are members, so their common prefix is consistent.
+        let bits = bits.meet(Tnum::prefix(lo, hi)).unwrap_or(bits);
+        BDom { lo, hi, bits }
     }
 
     /// True when empty.
@@ -209,15 +267,20 @@ impl BDom {
         self.lo > self.hi
     }
 
+    /// The single value, if there is exactly one.
+    pub fn value(&self) -> Option<u64> {
+        (self.lo == self.hi).then_some(self.lo)
+    }
+
     /// Intersection.
     pub fn meet(&self, o: &BDom) -> BDom {
-        BDom {
-            lo: self.lo.max(o.lo),
-            hi: self.hi.min(o.hi),
+        match self.bits.meet(o.bits) {
+            Some(b) => BDom::new(self.lo.max(o.lo), self.hi.min(o.hi), b),
+            None => BDom::EMPTY,
         }
     }
 
-    /// Hull of the union.
+    /// Hull of the union: the range hull and the bits known in both.
     pub fn join(&self, o: &BDom) -> BDom {
         if self.is_empty() {
             return *o;
@@ -225,19 +288,61 @@ impl BDom {
         if o.is_empty() {
             return *self;
         }
-        BDom {
-            lo: self.lo.min(o.lo),
-            hi: self.hi.max(o.hi),
-        }
+        BDom::new(self.lo.min(o.lo), self.hi.max(o.hi), self.bits.join(o.bits))
     }
 
-    /// Number of values.
+    /// Number of values (in the range and consistent with the known bits).
     pub fn count(&self) -> u128 {
         if self.is_empty() {
             0
         } else {
-            u128::from(self.hi - self.lo) + 1
+            self.bits.count_le(self.hi) - self.bits.count_le(self.lo) + 1
         }
+    }
+
+    /// The signed view as a `w`-bit two's-complement interval (`lo > hi`
+    /// when empty): exact bounds of each half that holds values, so a
+    /// domain straddling the sign boundary gives `[least negative, greatest
+    /// non-negative]`, the signed hull.
+    pub fn signed(&self, w: u32) -> (i128, i128) {
+        if self.is_empty() {
+            return (1, 0);
+        }
+        let half = 1u64 << (w - 1);
+        let s = |v: u64| {
+            if v >= half {
+                i128::from(v) - (i128::from(half) << 1)
+            } else {
+                i128::from(v)
+            }
+        };
+        if self.lo < half && self.hi >= half {
+            // Both halves are non-empty (lo and hi are members).
+            let neg_lo = self.bits.next_ge(half).unwrap_or(self.hi);
+            let pos_hi = self.bits.prev_le(half - 1).unwrap_or(self.lo);
+            (s(neg_lo), s(pos_hi))
+        } else {
+            (s(self.lo), s(self.hi))
+        }
+    }
+
+    /// The values whose `w`-bit signed reading lies in `r`: the union of the
+    /// non-negative and the negative part, each a range, met with `self`.
+    pub fn meet_signed(&self, r: (i128, i128), w: u32) -> BDom {
+        let half = 1i128 << (w - 1);
+        let (lo, hi) = (r.0.max(-half), r.1.min(half - 1));
+        if lo > hi {
+            return BDom::EMPTY;
+        }
+        let mut out = BDom::EMPTY;
+        if hi >= 0 {
+            out = out.join(&self.meet(&BDom::range(lo.max(0) as u64, hi as u64)));
+        }
+        if lo < 0 {
+            let u = |v: i128| (v + 2 * half) as u64;
+            out = out.join(&self.meet(&BDom::range(u(lo), u(hi.min(-1)))));
+        }
+        out
     }
 }
 

@@ -11,21 +11,21 @@
 //! at each probe, which makes the bounds exact by construction (at most 64
 //! probes per bound). Sub-boxes are split by sign and their hulls joined.
 //!
-//! Max-ULP filtering (Marre and Michel, 2010; Bagnara, Carlier, Gori, Gotlieb,
-//! "Exploiting binary floating-point representations for constraint
-//! propagation", INFORMS J. Computing 28(1), 2016, §4) bounds operands of
-//! `z = x + y` even when the other operand is unbounded. We use a bound
-//! derived from Sterbenz's lemma that is sound for ranges of `z`: if `z` is
-//! finite and non-zero then `|x|, |y| < 2^(e + p + 1)` where `2^e <= max|z|`
-//! and `p` is the precision (same-sign sums give `|x| <= |z|`; cancellations
-//! without Sterbenz give `|x| <= 2|z|`; exact Sterbenz cancellations make `z`
-//! a multiple of the quantum of the smaller operand). It is weaker than
-//! Bagnara et al.'s exact per-value bound but cheap for whole ranges. For
-//! `*` and `/` a finite non-NaN result excludes infinite operands (and a
-//! non-zero result excludes zero factors), which with the indirect
-//! projections gives the max-ULP bounds `|x| >= min|z| / MAX`.
+//! Max-ULP filtering ([`super::max_ulp`]: Marre and Michel, 2010; Bagnara,
+//! Carlier, Gori, Gotlieb, "Exploiting binary floating-point representations
+//! for constraint propagation", INFORMS J. Computing 28(1), 2016) bounds
+//! operands of `z = x + y`, `x * y` and `x / y` even when the other operand
+//! is unbounded: for `+`, from the trailing zeros of the `z` in `z`'s range
+//! that has the most (`-(2^(nu+p) - 2^nu) <= x <= 2^(nu+p) + z - 2^nu` for
+//! `z > 0`, exact per value); for `*` and `/`, from `z`'s range and the
+//! extreme magnitudes of the format (`|x| >= pred(min|z|) / MAX`, ...). It
+//! replaces an older Sterbenz-derived bound for `+` (`|x|, |y| < 2^(e + p +
+//! 1)` where `2^e <= max|z|`), which it implies (`nu <= e`, and the new
+//! upper end is below `2^(nu+p+1)`); a test checks the inclusion. A finite non-NaN result also excludes infinite operands
+//! (and a non-zero result zero factors), for the target and for the other
+//! operand, so the box rules then apply with the other operand's extremes.
 
-use super::FDom;
+use super::{max_ulp, FDom};
 use crate::fpord::{from_ord, max_ord, min_ord, ord, round_to};
 use crate::sort::FpFormat;
 use crate::term::{ExtFn, EXT_ULP_BOUND};
@@ -307,25 +307,10 @@ fn shave_zero(mut d: FDom) -> FDom {
     d.meet(&d)
 }
 
-/// The max-ULP style bound for an operand of `z = x + y` (see the module doc).
-fn add_magnitude_bound(f: FpFormat, z: &FDom) -> Option<FDom> {
-    if z.nan || z.range_empty() || z.has_zero() || z.has_inf(f) {
-        return None;
-    }
-    let m = z.lo_v(f).abs().max(z.hi_v(f).abs());
-    let e = m.log2().floor() as i32;
-    let p = f.significand_bits() as i32;
-    let alpha = 2f64.powi(e + p + 1);
-    let a = round_to(f, alpha);
-    if !a.is_finite() {
-        return None;
-    }
-    Some(FDom::range(ord(f, -a), ord(f, a)))
-}
-
 /// Indirect projection of `z = t op o` (or `z = o op t` when `t_is_rhs`) onto
 /// the target `t`.
 pub fn arith_bwd(f: FpFormat, op: Arith, z: &FDom, t: &FDom, o: &FDom, t_is_rhs: bool) -> FDom {
+    let z = &z.meet(&FDom::full(f));
     // A NaN operand gives a NaN result.
     let nan = t.nan && z.nan;
     let mut t_range = FDom { nan: false, ..*t };
@@ -339,8 +324,17 @@ pub fn arith_bwd(f: FpFormat, op: Arith, z: &FDom, t: &FDom, o: &FDom, t_is_rhs:
         t_range = shave_zero(t_range);
     }
     if op == Arith::Add {
-        if let Some(b) = add_magnitude_bound(f, z) {
+        if let Some(b) = max_ulp::add_filter(f, z) {
             t_range = t_range.meet(&b);
+        }
+    } else {
+        let which = match (op, t_is_rhs) {
+            (Arith::Mul, _) => max_ulp::Operand::Factor,
+            (_, false) => max_ulp::Operand::Dividend,
+            _ => max_ulp::Operand::Divisor,
+        };
+        if let Some(b) = max_ulp::mul_div_filter(f, which, z, &t_range) {
+            t_range = b;
         }
     }
     // If z may be NaN and the op may produce NaN from t's range, z's range
@@ -353,7 +347,24 @@ pub fn arith_bwd(f: FpFormat, op: Arith, z: &FDom, t: &FDom, o: &FDom, t_is_rhs:
     if z.nan && (o.nan || nan_from_ranges) {
         return FDom { nan, ..t_range };
     }
-    let o_range = FDom { nan: false, ..*o };
+    let mut o_range = FDom { nan: false, ..*o };
+    // The other operand cannot be a value that forces a NaN, infinite or
+    // zero result either; dropping it lets the box rules below apply.
+    let (no_inf, no_zero) = (!z.nan && !z_range.has_inf(f), !z.nan && !z_range.has_zero());
+    let (o_inf_gives_inf, o_zero_gives_zero) = match (op, t_is_rhs) {
+        (Arith::Add, _) => (true, false),
+        (Arith::Mul, _) => (true, true),
+        // z = t / o: o = oo gives 0, o = 0 gives oo (or NaN).
+        (Arith::Div, false) => (false, false),
+        // z = o / t: o = oo gives oo, o = 0 gives 0 (or NaN).
+        (Arith::Div, true) => (true, true),
+    };
+    if (o_inf_gives_inf && no_inf) || (op == Arith::Div && !t_is_rhs && no_zero) {
+        o_range = shave_inf(f, o_range);
+    }
+    if (o_zero_gives_zero && no_zero) || (op == Arith::Div && !t_is_rhs && no_inf) {
+        o_range = shave_zero(o_range);
+    }
     let apply = |a: f64, b: f64| {
         if t_is_rhs {
             arith_rne(f, op, b, a)
@@ -810,6 +821,44 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// The Sterbenz-derived bound this module used before max-ULP filtering:
+    /// `|x|, |y| < 2^(e + p + 1)` where `2^e <= max|z|`.
+    fn add_magnitude_bound(f: FpFormat, z: &FDom) -> Option<FDom> {
+        if z.nan || z.range_empty() || z.has_zero() || z.has_inf(f) {
+            return None;
+        }
+        let m = z.lo_v(f).abs().max(z.hi_v(f).abs());
+        let e = m.log2().floor() as i32;
+        let p = f.significand_bits() as i32;
+        let alpha = 2f64.powi(e + p + 1);
+        let a = round_to(f, alpha);
+        if !a.is_finite() {
+            return None;
+        }
+        Some(FDom::range(ord(f, -a), ord(f, a)))
+    }
+
+    #[test]
+    fn max_ulp_filter_implies_the_sterbenz_bound() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        for i in 0..5000 {
+            let z = if i % 2 == 0 {
+                random_dom(&mut rng)
+            } else {
+                let a = rng.gen_range(min_ord(F)..=max_ord(F));
+                let b = rng.gen_range(min_ord(F)..=max_ord(F));
+                FDom::range(a.min(b), a.max(b))
+            };
+            if let Some(old) = add_magnitude_bound(F, &z) {
+                let new = max_ulp::add_filter(F, &z).expect("a bound");
+                assert!(
+                    old.lo <= new.lo && new.hi <= old.hi,
+                    "{z:?}: {new:?} vs {old:?}"
+                );
             }
         }
     }

@@ -12,11 +12,14 @@
 //! `fp.add`/`sub`/`mul`/`div` (squares separately), `neg`, `abs`, `sqrt`,
 //! `roundToIntegral`, float-to-float conversion, comparisons and
 //! classification (direct and indirect); `fma`, `min`/`max`, `to_fp` from
-//! bit-vectors and `fp.to_sbv` (direct); bit patterns to floats both ways;
-//! `bvadd`/`bvsub` without overflow, unsigned and signed comparisons,
-//! `zero_extend`/`sign_extend`, `extract` and `concat` on ranges; direct range
-//! bounds for `bvand`/`bvor`/`bvxor`, `bvmul` without overflow, `bvudiv`/
-//! `bvurem`/shifts by constants. Other operators (`fp.rem`, `fp.to_ubv`,
+//! bit-vectors and `fp.to_sbv` (direct); bit patterns to floats both ways,
+//! where a sign half of the patterns (a known sign bit) fixes the float's sign
+//! and known exponent bits bound its magnitude, and the floats' sign parts and
+//! NaN give ranges and known bits of the patterns; the bit-vector operators of
+//! [`super::bv`] on ranges plus known bits, direct and indirect (logic,
+//! shifts by constants and ranges, `extract`/`concat`/extensions, modular
+//! `bvadd`/`bvsub`, `bvmul` with an inverse for constants, unsigned and signed
+//! comparisons). Other operators (`fp.rem`, `fp.to_ubv`,
 //! signed division, ...) are handled by
 //! evaluation once all their arguments are single values; labeling makes
 //! every variable a single value eventually, so propagation plus labeling
@@ -25,7 +28,7 @@
 use std::collections::VecDeque;
 
 use super::proj::{self, Arith, Cmp, Monotone};
-use super::{BDom, Dom, FDom, CAN_FALSE, CAN_TRUE};
+use super::{bv, BDom, Dom, FDom, Tnum, CAN_FALSE, CAN_TRUE};
 use crate::eval::{apply, Value};
 use crate::fpord::{from_ord, max_ord, min_ord, ord};
 use crate::sort::{FpFormat, Sort};
@@ -69,7 +72,7 @@ fn fdom(d: &Dom) -> FDom {
 fn bdom(d: &Dom) -> BDom {
     match d {
         Dom::Bv(x) => *x,
-        _ => BDom { lo: 1, hi: 0 },
+        _ => BDom::EMPTY,
     }
 }
 
@@ -77,6 +80,13 @@ fn bits(d: &Dom) -> u8 {
     match d {
         Dom::Bool(b) => *b,
         _ => 0,
+    }
+}
+
+fn bv_width(sort: Sort) -> u32 {
+    match sort {
+        Sort::BitVec(w) => w,
+        _ => 64,
     }
 }
 
@@ -124,7 +134,7 @@ pub fn value_dom(v: Value) -> Dom {
             let o = ord(FpFormat::F64, x);
             Dom::Fp(FDom::range(o, o))
         }
-        Value::Bv(x, _) => Dom::Bv(BDom { lo: x, hi: x }),
+        Value::Bv(x, _) => Dom::Bv(BDom::single(x)),
         Value::Rm(_) => Dom::Rm,
     }
 }
@@ -147,169 +157,68 @@ fn structural_change(old: &Dom, new: &Dom) -> bool {
     a.nan != b.nan || inf(a) != inf(b) || a.has_zero() != b.has_zero() || signs(a) != signs(b)
 }
 
-/// The floats whose bit patterns lie in `x`: positive patterns map to ordinals
-/// identically, negative patterns in reverse, the rest are NaN.
+/// The floats whose bit patterns lie in `x` (of format `f`): each sign half
+/// of `x` (met with the known bits) gives a range of ordinals — positive
+/// patterns map to ordinals identically, negative ones in reverse — and NaN
+/// when it holds a pattern above the infinity's; the result is their hull.
+/// So a known sign bit fixes the float's sign, and known exponent bits bound
+/// its magnitude through the range they reduce to.
 fn patterns_to_floats(f: FpFormat, x: BDom) -> FDom {
     let sign = 1u64 << (f.width() - 1);
     let inf = max_ord(f) as u64;
-    if x.hi <= inf {
-        FDom::range(x.lo as i64, x.hi as i64)
-    } else if x.lo >= sign && x.hi <= sign | inf {
-        FDom::range(-((x.hi - sign) as i64) - 1, -((x.lo - sign) as i64) - 1)
-    } else {
-        FDom::full(f)
+    let mut out = FDom::empty();
+    for base in [0, sign] {
+        let half = x.meet(&BDom::range(base, base | (sign - 1)));
+        if half.is_empty() {
+            continue;
+        }
+        let num = half.meet(&BDom::range(base, base | inf));
+        if !num.is_empty() {
+            let (lo, hi) = ((num.lo - base) as i64, (num.hi - base) as i64);
+            let r = if base == 0 {
+                FDom::range(lo, hi)
+            } else {
+                FDom::range(-hi - 1, -lo - 1)
+            };
+            out = out.join(&r);
+        }
+        if half.hi > base | inf {
+            out.nan = true;
+        }
     }
+    out
 }
 
-/// The range of bit patterns of the non-NaN floats of `z`, when `z` holds no NaN and
-/// one sign only (`None` otherwise: the patterns are not one range).
-fn floats_to_patterns(f: FpFormat, z: FDom) -> Option<BDom> {
+/// The bit patterns of the floats of `z`: the pattern range of each sign
+/// part (their join keeps the bits both share, e.g. a small exponent's
+/// leading zeros), and for NaN every pattern with an all-ones exponent.
+fn floats_to_patterns(f: FpFormat, z: FDom) -> BDom {
     let sign = 1u64 << (f.width() - 1);
-    if z.nan || z.range_empty() {
-        return None;
+    let inf = max_ord(f) as u64;
+    let mut out = BDom::EMPTY;
+    let p = z.pos_part();
+    if !p.range_empty() {
+        out = out.join(&BDom::range(p.lo as u64, p.hi as u64));
     }
-    if z.lo >= 0 {
-        Some(BDom {
-            lo: z.lo as u64,
-            hi: z.hi as u64,
-        })
-    } else if z.hi < 0 {
-        Some(BDom {
-            lo: sign | (-z.hi - 1) as u64,
-            hi: sign | (-z.lo - 1) as u64,
-        })
-    } else {
-        None
+    let n = z.neg_part();
+    if !n.range_empty() {
+        out = out.join(&BDom::range(
+            sign | (-n.hi - 1) as u64,
+            sign | (-n.lo - 1) as u64,
+        ));
     }
-}
-
-/// All ones up to the highest set bit of `v`.
-fn fill_down(v: u64) -> u64 {
-    if v == 0 {
-        0
-    } else {
-        u64::MAX >> v.leading_zeros()
-    }
-}
-
-/// Direct range projections of bit-vector operators of result width `w`
-/// (`None` when nothing better than the full range is known).
-fn bv_fwd(op: Op, w: u32, x: BDom, y: BDom) -> Option<BDom> {
-    if x.is_empty() || y.is_empty() {
-        return None;
-    }
-    let m = mask(w);
-    let single = |d: BDom| (d.lo == d.hi).then_some(d.lo);
-    Some(match op {
-        // x & y <= min(x, y); x | y >= max(x, y) and stays below the next
-        // power of two; so does x ^ y.
-        Op::BvAnd => BDom {
-            lo: 0,
-            hi: x.hi.min(y.hi),
-        },
-        Op::BvOr => BDom {
-            lo: x.lo.max(y.lo),
-            hi: fill_down(x.hi.max(y.hi)),
-        },
-        Op::BvXor => BDom {
-            lo: 0,
-            hi: fill_down(x.hi.max(y.hi)),
-        },
-        Op::BvMul => {
-            let hi = u128::from(x.hi) * u128::from(y.hi);
-            (hi <= u128::from(m)).then(|| BDom {
-                lo: x.lo * y.lo,
-                hi: hi as u64,
-            })?
-        }
-        Op::BvUdiv => match single(y) {
-            Some(c) if c > 0 => BDom {
-                lo: x.lo / c,
-                hi: x.hi / c,
+    if z.nan {
+        let nan = BDom::new(
+            inf + 1,
+            mask(f.width()),
+            Tnum {
+                val: inf,
+                unk: sign | ((inf & inf.wrapping_neg()) - 1),
             },
-            _ => return None,
-        },
-        Op::BvUrem => match single(y) {
-            Some(c) if c > 0 && x.lo / c == x.hi / c => BDom {
-                lo: x.lo % c,
-                hi: x.hi % c,
-            },
-            Some(c) if c > 0 => BDom {
-                lo: 0,
-                hi: (c - 1).min(x.hi),
-            },
-            _ => return None,
-        },
-        Op::BvLshr => match single(y) {
-            Some(k) if k < u64::from(w) => BDom {
-                lo: x.lo >> k,
-                hi: x.hi >> k,
-            },
-            _ => return None,
-        },
-        Op::BvShl => match single(y) {
-            Some(k) if k < u64::from(w) && (x.hi << k) >> k == x.hi && x.hi << k <= m => BDom {
-                lo: x.lo << k,
-                hi: x.hi << k,
-            },
-            _ => return None,
-        },
-        // Bits hi..lo of values that agree above bit hi are monotone.
-        Op::Extract(hi, lo) => {
-            let above = |v: u64| if hi >= 63 { 0 } else { v >> (hi + 1) };
-            if above(x.lo) != above(x.hi) {
-                return None;
-            }
-            BDom {
-                lo: (x.lo >> lo) & m,
-                hi: (x.hi >> lo) & m,
-            }
-        }
-        _ => return None,
-    })
-}
-
-/// The signed interval of an unsigned `w`-bit range (the full signed range
-/// when it straddles the sign boundary; `lo > hi` when empty).
-fn signed_range(d: BDom, w: u32) -> (i128, i128) {
-    if d.is_empty() {
-        return (1, 0);
+        );
+        out = out.join(&nan);
     }
-    let half = 1i128 << (w - 1);
-    let s = |v: u64| {
-        let v = i128::from(v);
-        if v >= half {
-            v - 2 * half
-        } else {
-            v
-        }
-    };
-    if (d.lo as i128) < half && (d.hi as i128) >= half {
-        (-half, half - 1)
-    } else {
-        (s(d.lo), s(d.hi))
-    }
-}
-
-/// The unsigned range of the `w`-bit values in a signed interval (clamped to
-/// the `w`-bit signed range): exact when it lies in one half, the full range
-/// when it straddles zero.
-fn unsigned_range(r: (i128, i128), w: u32) -> BDom {
-    let half = 1i128 << (w - 1);
-    let (lo, hi) = (r.0.max(-half), r.1.min(half - 1));
-    if lo > hi {
-        return BDom { lo: 1, hi: 0 };
-    }
-    let m = i128::from(mask(w));
-    let u = |v: i128| (v & m) as u64;
-    if lo < 0 && hi >= 0 {
-        BDom::full(w)
-    } else {
-        BDom {
-            lo: u(lo),
-            hi: u(hi),
-        }
-    }
+    out
 }
 
 /// Removes one value (given as its single-value domain) from the ends of `d`.
@@ -330,16 +239,20 @@ fn remove_end(d: &Dom, v: &Dom) -> Dom {
             Dom::Fp(x.meet(&x))
         }
         (Dom::Bv(x), Dom::Bv(s)) => {
-            let mut x = *x;
-            if x.lo == s.lo && x.lo < x.hi {
-                x.lo += 1;
-            } else if x.lo == s.lo {
-                return Dom::Bv(BDom { lo: 1, hi: 0 });
+            let (mut lo, mut hi) = (x.lo, x.hi);
+            if lo == s.lo {
+                lo = lo.wrapping_add(1);
+                if lo == 0 {
+                    return Dom::Bv(BDom::EMPTY);
+                }
             }
-            if x.hi == s.lo && x.hi > x.lo {
-                x.hi -= 1;
+            if hi == s.lo {
+                if hi == 0 {
+                    return Dom::Bv(BDom::EMPTY);
+                }
+                hi -= 1;
             }
-            Dom::Bv(x)
+            Dom::Bv(BDom::new(lo, hi, x.bits))
         }
         (Dom::Bool(x), Dom::Bool(s)) => Dom::Bool(x & !s),
         _ => *d,
@@ -785,18 +698,11 @@ impl<'s> Propagator<'s> {
             }
             Op::BitsToFp(f) => {
                 fwd!(Dom::Fp(patterns_to_floats(f, bdom(&d(a[0], doms)))));
-                if let Some(b) = floats_to_patterns(f, fdom(&d(t, doms))) {
-                    bwd!(a[0], Dom::Bv(b));
-                }
+                bwd!(a[0], Dom::Bv(floats_to_patterns(f, fdom(&d(t, doms)))));
             }
             Op::FpToBits(f) => {
-                if let Some(b) = floats_to_patterns(f, fdom(&d(a[0], doms))) {
-                    fwd!(Dom::Bv(b));
-                }
-                let x = patterns_to_floats(f, bdom(&d(t, doms)));
-                if !x.nan {
-                    bwd!(a[0], Dom::Fp(x));
-                }
+                fwd!(Dom::Bv(floats_to_patterns(f, fdom(&d(a[0], doms)))));
+                bwd!(a[0], Dom::Fp(patterns_to_floats(f, bdom(&d(t, doms)))));
             }
             Op::UbvToFp(f) => {
                 let x = bdom(&d(a[0], doms));
@@ -815,148 +721,66 @@ impl<'s> Propagator<'s> {
                     });
                     if x.hi - x.lo <= i64::MAX as u64 {
                         let n = match (lo, hi) {
-                            (Some(l), Some(h)) if !z.range_empty() => BDom {
-                                lo: x.lo + l as u64,
-                                hi: x.lo + h as u64,
-                            },
-                            _ => BDom { lo: 1, hi: 0 },
+                            (Some(l), Some(h)) if !z.range_empty() => {
+                                BDom::range(x.lo + l as u64, x.lo + h as u64)
+                            }
+                            _ => BDom::EMPTY,
                         };
                         bwd!(a[0], Dom::Bv(n));
                     }
                 }
             }
-            Op::BvAdd | Op::BvSub => {
-                let w = match term.sort {
-                    Sort::BitVec(w) => w,
-                    _ => 64,
-                };
-                let (x, y) = (bdom(&d(a[0], doms)), bdom(&d(a[1], doms)));
-                let m = u128::from(mask(w));
-                let v = if term.op == Op::BvAdd {
-                    let hi = u128::from(x.hi) + u128::from(y.hi);
-                    (hi <= m).then(|| BDom {
-                        lo: x.lo + y.lo,
-                        hi: x.hi + y.hi,
-                    })
-                } else {
-                    (x.lo >= y.hi).then(|| BDom {
-                        lo: x.lo - y.hi,
-                        hi: x.hi - y.lo,
-                    })
-                };
-                match v {
-                    Some(v) => fwd!(Dom::Bv(v)),
-                    None => self.fallback(doms, t)?,
-                }
-            }
-            Op::BvAnd
+            Op::BvNot
+            | Op::BvNeg
+            | Op::BvAnd
             | Op::BvOr
             | Op::BvXor
+            | Op::BvAdd
+            | Op::BvSub
             | Op::BvMul
             | Op::BvUdiv
             | Op::BvUrem
             | Op::BvShl
             | Op::BvLshr
-            | Op::Extract(..) => {
-                let w = match term.sort {
-                    Sort::BitVec(w) => w,
-                    _ => 64,
-                };
-                let x = bdom(&d(a[0], doms));
-                let y = if a.len() > 1 { bdom(&d(a[1], doms)) } else { x };
-                if let Some(v) = bv_fwd(term.op, w, x, y) {
+            | Op::BvAshr
+            | Op::Extract(..)
+            | Op::Concat
+            | Op::ZeroExtend(_)
+            | Op::SignExtend(_) => {
+                let w = bv_width(store.sort(a[0]));
+                let wy = a.get(1).map_or(w, |&y| bv_width(store.sort(y)));
+                let args: Vec<BDom> = a.iter().map(|&i| bdom(&d(i, doms))).collect();
+                if let Some(v) = bv::fwd(term.op, w, wy, &args) {
                     fwd!(Dom::Bv(v));
+                }
+                for (i, &ai) in a.iter().enumerate() {
+                    let args: Vec<BDom> = a.iter().map(|&i| bdom(&d(i, doms))).collect();
+                    let z = bdom(&d(t, doms));
+                    if let Some(v) = bv::bwd(term.op, w, wy, &z, &args, i) {
+                        bwd!(ai, Dom::Bv(v));
+                    }
                 }
                 self.fallback(doms, t)?;
             }
-            Op::BvUlt | Op::BvUle | Op::BvUgt | Op::BvUge => {
-                let swap = matches!(term.op, Op::BvUgt | Op::BvUge);
-                let strict = matches!(term.op, Op::BvUlt | Op::BvUgt);
-                let (i, j) = if swap { (a[1], a[0]) } else { (a[0], a[1]) };
-                let (x, y) = (bdom(&d(i, doms)), bdom(&d(j, doms)));
-                let (ct, cf) = if strict {
-                    (x.lo < y.hi, x.hi >= y.lo)
-                } else {
-                    (x.lo <= y.hi, x.hi > y.lo)
-                };
+            Op::BvUlt
+            | Op::BvUle
+            | Op::BvUgt
+            | Op::BvUge
+            | Op::BvSlt
+            | Op::BvSle
+            | Op::BvSgt
+            | Op::BvSge => {
+                // Signed comparisons read the signed view of the domains.
+                let w = bv_width(store.sort(a[0]));
+                let (x, y) = (bdom(&d(a[0], doms)), bdom(&d(a[1], doms)));
+                let (cf, ct) = bv::cmp_fwd(term.op, w, &x, &y);
                 fwd!(bool_dom(cf, ct));
                 let z = bits(&d(t, doms));
-                let k = u64::from(strict);
-                if z == CAN_TRUE {
-                    // x < y (or <=): x.hi <= y.hi - k, y.lo >= x.lo + k.
-                    let nx = if y.hi < k {
-                        BDom { lo: 1, hi: 0 }
-                    } else {
-                        BDom {
-                            lo: x.lo,
-                            hi: x.hi.min(y.hi - k),
-                        }
-                    };
-                    bwd!(i, Dom::Bv(nx));
-                    let ny = match x.lo.checked_add(k) {
-                        Some(l) => BDom {
-                            lo: y.lo.max(l),
-                            hi: y.hi,
-                        },
-                        None => BDom { lo: 1, hi: 0 },
-                    };
-                    bwd!(j, Dom::Bv(ny));
-                } else if z == CAN_FALSE {
-                    // y <= x (or <): y.hi <= x.hi - (1-k), x.lo >= y.lo + (1-k).
-                    let k2 = 1 - k;
-                    let ny = if x.hi < k2 {
-                        BDom { lo: 1, hi: 0 }
-                    } else {
-                        BDom {
-                            lo: y.lo,
-                            hi: y.hi.min(x.hi - k2),
-                        }
-                    };
-                    bwd!(j, Dom::Bv(ny));
-                    let nx = match y.lo.checked_add(k2) {
-                        Some(l) => BDom {
-                            lo: x.lo.max(l),
-                            hi: x.hi,
-                        },
-                        None => BDom { lo: 1, hi: 0 },
-                    };
-                    bwd!(i, Dom::Bv(nx));
+                if z == CAN_TRUE || z == CAN_FALSE {
+                    let (nx, ny) = bv::cmp_bwd(term.op, w, z == CAN_TRUE, &x, &y);
+                    bwd!(a[0], Dom::Bv(nx));
+                    bwd!(a[1], Dom::Bv(ny));
                 }
-            }
-            Op::BvSlt | Op::BvSle | Op::BvSgt | Op::BvSge => {
-                // Signed order: map each unsigned range to a signed interval
-                // (a range straddling the sign boundary becomes the full
-                // signed range), reason there, and map back only results that
-                // stay in one half, which unsigned ranges can represent.
-                let w = match store.sort(a[0]) {
-                    Sort::BitVec(w) => w,
-                    _ => 64,
-                };
-                let swap = matches!(term.op, Op::BvSgt | Op::BvSge);
-                let strict = matches!(term.op, Op::BvSlt | Op::BvSgt);
-                let (i, j) = if swap { (a[1], a[0]) } else { (a[0], a[1]) };
-                let (x, y) = (
-                    signed_range(bdom(&d(i, doms)), w),
-                    signed_range(bdom(&d(j, doms)), w),
-                );
-                let (ct, cf) = if strict {
-                    (x.0 < y.1, x.1 >= y.0)
-                } else {
-                    (x.0 <= y.1, x.1 > y.0)
-                };
-                fwd!(bool_dom(cf, ct));
-                let z = bits(&d(t, doms));
-                let k = i128::from(strict);
-                let (nx, ny) = if z == CAN_TRUE {
-                    ((x.0, x.1.min(y.1 - k)), (y.0.max(x.0 + k), y.1))
-                } else if z == CAN_FALSE {
-                    let k2 = 1 - k;
-                    ((x.0.max(y.0 + k2), x.1), (y.0, y.1.min(x.1 - k2)))
-                } else {
-                    (x, y)
-                };
-                bwd!(i, Dom::Bv(unsigned_range(nx, w)));
-                bwd!(j, Dom::Bv(unsigned_range(ny, w)));
             }
             Op::SbvToFp(f) => {
                 // Monotone in the signed value (RNE conversion).
@@ -964,7 +788,7 @@ impl<'s> Propagator<'s> {
                     Sort::BitVec(w) => w,
                     _ => 64,
                 };
-                let (lo, hi) = signed_range(bdom(&d(a[0], doms)), w);
+                let (lo, hi) = bdom(&d(a[0], doms)).signed(w);
                 if lo <= hi {
                     let conv = |v: i128| match f {
                         FpFormat::F32 => f64::from(v as i64 as f32),
@@ -983,53 +807,9 @@ impl<'s> Propagator<'s> {
                 if !x.nan && !x.range_empty() && !x.has_inf(f) {
                     let (lo, hi) = (r(x.lo), r(x.hi));
                     if lo >= -half && hi < half {
-                        fwd!(Dom::Bv(unsigned_range((lo as i128, hi as i128), w)));
-                    }
-                }
-                self.fallback(doms, t)?;
-            }
-            Op::SignExtend(n) => {
-                let w = match store.sort(a[0]) {
-                    Sort::BitVec(w) => w,
-                    _ => 64,
-                };
-                let x = signed_range(bdom(&d(a[0], doms)), w);
-                fwd!(Dom::Bv(unsigned_range(x, w + n)));
-                let z = signed_range(bdom(&d(t, doms)), w + n);
-                bwd!(a[0], Dom::Bv(unsigned_range(z, w)));
-            }
-            Op::ZeroExtend(_) => {
-                fwd!(d(a[0], doms));
-                bwd!(
-                    a[0],
-                    d(t, doms).meet(&Dom::Bv(BDom::full(match store.sort(a[0]) {
-                        Sort::BitVec(w) => w,
-                        _ => 64,
-                    })))
-                );
-            }
-            Op::Concat => {
-                let (x, y) = (bdom(&d(a[0], doms)), bdom(&d(a[1], doms)));
-                let wy = match store.sort(a[1]) {
-                    Sort::BitVec(w) => w,
-                    _ => 1,
-                };
-                if !x.is_empty() && !y.is_empty() {
-                    let sh = |v: u64| if wy >= 64 { 0 } else { v << wy };
-                    fwd!(Dom::Bv(BDom {
-                        lo: sh(x.lo) | y.lo,
-                        hi: sh(x.hi) | y.hi
-                    }));
-                    // The high part is determined by the high bits of the result.
-                    let z = bdom(&d(t, doms));
-                    if wy < 64 {
-                        bwd!(
-                            a[0],
-                            Dom::Bv(BDom {
-                                lo: z.lo >> wy,
-                                hi: z.hi >> wy
-                            })
-                        );
+                        fwd!(Dom::Bv(
+                            BDom::full(w).meet_signed((lo as i128, hi as i128), w)
+                        ));
                     }
                 }
                 self.fallback(doms, t)?;
@@ -1083,55 +863,59 @@ mod tests {
     }
 
     #[test]
-    fn bit_vector_range_projections_match_brute_force() {
+    fn patterns_and_floats_enclose_each_other() {
         use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let w = 6;
-        for _ in 0..2000 {
-            let op = [
-                Op::BvAnd,
-                Op::BvOr,
-                Op::BvXor,
-                Op::BvMul,
-                Op::BvUdiv,
-                Op::BvUrem,
-                Op::BvShl,
-                Op::BvLshr,
-                Op::Extract(4, 2),
-            ][rng.gen_range(0..9)];
-            let r = |rng: &mut rand_chacha::ChaCha8Rng| {
-                let a = rng.gen_range(0..64u64);
-                let b = rng.gen_range(a..64u64.min(a + 12));
-                BDom { lo: a, hi: b }
-            };
-            let (x, y) = (
-                r(&mut rng),
-                if rng.gen_bool(0.3) {
-                    let c = rng.gen_range(0..8);
-                    BDom { lo: c, hi: c }
-                } else {
-                    r(&mut rng)
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let f = FpFormat::F32;
+        let m = mask(32);
+        for _ in 0..3000 {
+            // Random patterns: a range with random known bits, sampled.
+            let a = rng.gen_range(0..=m);
+            let b = rng.gen_range(a..=m);
+            let unk = (rng.gen::<u64>() | rng.gen::<u64>()) & m;
+            let x = BDom::new(
+                a,
+                b,
+                Tnum {
+                    val: rng.gen::<u64>() & !unk & m,
+                    unk,
                 },
             );
-            let rw = if let Op::Extract(h, l) = op {
-                h - l + 1
-            } else {
-                w
-            };
-            let Some(z) = bv_fwd(op, rw, x, y) else {
+            if x.is_empty() {
                 continue;
+            }
+            let fl = patterns_to_floats(f, x);
+            for _ in 0..20 {
+                let Some(v) = x.bits.next_ge(rng.gen_range(x.lo..=x.hi)) else {
+                    continue;
+                };
+                let v = f64::from(f32::from_bits(v as u32));
+                let inside = if v.is_nan() {
+                    fl.nan
+                } else {
+                    !fl.range_empty() && fl.lo <= ord(f, v) && ord(f, v) <= fl.hi
+                };
+                assert!(inside, "{x:?} -> {fl:?} misses {v}");
+            }
+            // Random floats: an ordinal range, maybe NaN, sampled.
+            let (lo, hi) = (min_ord(f), max_ord(f));
+            let p = rng.gen_range(lo..=hi);
+            let span = rng.gen_range(0..1i64 << 30);
+            let q = rng.gen_range(p..=hi.min(p + span));
+            let z = FDom {
+                lo: p,
+                hi: q,
+                nan: rng.gen_bool(0.3),
             };
-            for a in x.lo..=x.hi {
-                for b in y.lo..=y.hi {
-                    let args = if let Op::Extract(..) = op {
-                        vec![Value::Bv(a, w)]
-                    } else {
-                        vec![Value::Bv(a, w), Value::Bv(b, w)]
-                    };
-                    let Some(Value::Bv(v, _)) = apply(op, &args) else {
-                        panic!("bv result")
-                    };
-                    assert!(z.lo <= v && v <= z.hi, "{op:?} {a} {b} = {v} not in {z:?}");
+            let pats = floats_to_patterns(f, z);
+            for _ in 0..20 {
+                let o = rng.gen_range(p..=q);
+                let bits = u64::from((from_ord(f, o) as f32).to_bits());
+                assert!(pats.lo <= bits && bits <= pats.hi && pats.bits.contains(bits));
+            }
+            if z.nan {
+                for nan in [0x7fc0_0000u64, 0xffc0_0001, 0x7f80_0001, 0xffff_ffff] {
+                    assert!(pats.lo <= nan && nan <= pats.hi && pats.bits.contains(nan));
                 }
             }
         }
@@ -1139,13 +923,17 @@ mod tests {
 
     #[test]
     fn signed_ranges_round_trip() {
-        assert_eq!(signed_range(BDom { lo: 0xf0, hi: 0xff }, 8), (-16, -1));
-        assert_eq!(signed_range(BDom { lo: 0x70, hi: 0x90 }, 8), (-128, 127));
-        assert_eq!(unsigned_range((-16, -1), 8), BDom { lo: 0xf0, hi: 0xff });
-        assert_eq!(unsigned_range((-1, 1), 8), BDom::full(8));
+        let full = BDom::full(8);
+        assert_eq!(BDom::range(0xf0, 0xff).signed(8), (-16, -1));
+        assert_eq!(BDom::range(0x70, 0x90).signed(8), (-128, 127));
+        // Known bits sharpen the signed view of a range across the boundary.
+        let odd = BDom::new(0x70, 0x90, Tnum { val: 1, unk: !1 });
+        assert_eq!(odd.signed(8), (-127, 127));
+        assert_eq!(full.meet_signed((-16, -1), 8), BDom::range(0xf0, 0xff));
+        assert_eq!(full.meet_signed((-1, 1), 8), BDom::full(8));
         // Sign-extended results outside the narrow range are clamped first.
-        assert_eq!(unsigned_range((-300, -100), 8), BDom { lo: 0x80, hi: 0x9c });
-        assert!(unsigned_range((-1000, -900), 8).is_empty());
+        assert_eq!(full.meet_signed((-300, -100), 8), BDom::range(0x80, 0x9c));
+        assert!(full.meet_signed((-1000, -900), 8).is_empty());
         // b <s -100 and b >s 100 is unsat; b <s -100 alone narrows b.
         let mut s = TermStore::new();
         let b = s.declare("b", Sort::BitVec(8));
@@ -1158,7 +946,7 @@ mod tests {
             Some(Conflict)
         );
         let doms = Propagator::new(&s, &[lt], 0.0, 0.1).initial().unwrap();
-        assert_eq!(doms[b.index()], Dom::Bv(BDom { lo: 0x80, hi: 0x9b }));
+        assert_eq!(doms[b.index()], Dom::Bv(BDom::range(0x80, 0x9b)));
     }
 
     #[test]
