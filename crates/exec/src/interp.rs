@@ -177,7 +177,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         config: ExecConfig,
     ) -> Result<Self, ExecError> {
         let mem = Memory::new(module, config.stack_bytes, config.heap_bytes)?;
-        let prog = prepare(module, &mem)?;
+        let prog = prepare(module, &mem, S::CONCRETE_MEMORY)?;
         let templates = prog
             .funcs
             .iter()
@@ -1078,6 +1078,13 @@ fn step<S: Semantics, O: Observer>(
         }
         Op::Ret { value } => return Control::Ret(value),
         Op::Unreachable => trap!(TrapKind::Unreachable),
+        Op::AllocaCell { size, align } => {
+            try_trap!(mem.reserve(size, u64::from(align)));
+        }
+        Op::LoadCell { ty, d, cell } => {
+            let bits = sem.concrete_bits(reg!(cell)) & crate::concrete::mask(ty);
+            set!(d, sem.constant(ty, bits));
+        }
         Op::StackSave { d } => set!(d, sem.address(mem.stack_pointer())),
         Op::StackRestore { a } => {
             let at = sem.concrete_bits(reg!(a));

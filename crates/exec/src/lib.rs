@@ -38,6 +38,7 @@ pub mod libm;
 pub mod memory;
 pub mod observer;
 mod prepare;
+mod promote;
 pub mod semantics;
 pub mod spec;
 pub mod trap;

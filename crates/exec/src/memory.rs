@@ -151,7 +151,7 @@ impl Region {
 
 /// Bytes of a scalar access of type `ty`, in 1..=8 (`i1` takes one byte).
 #[inline]
-fn scalar_size(ty: Type) -> usize {
+pub(crate) fn scalar_size(ty: Type) -> usize {
     match ty {
         Type::Int(w) => usize::from(w).div_ceil(8).clamp(1, 8),
         Type::Float(FloatTy::F32) => 4,
@@ -462,6 +462,16 @@ impl Memory {
     /// Allocates `size` bytes on the stack aligned to `align`, preceded by a redzone.
     #[inline]
     pub fn alloca(&mut self, size: u64, align: u64) -> Result<u64, TrapKind> {
+        let at = self.reserve(size, align)?;
+        let start = (at - STACK_BASE) as usize;
+        self.regions[STACK].state[start..start + size as usize].fill(RW);
+        Ok(at)
+    }
+
+    /// Moves the stack pointer as [`Memory::alloca`] does but leaves the bytes invalid:
+    /// the stack slot of an `alloca` whose value the interpreter keeps in a register.
+    #[inline]
+    pub(crate) fn reserve(&mut self, size: u64, align: u64) -> Result<u64, TrapKind> {
         let start = (STACK_BASE + self.sp)
             .checked_add(REDZONE)
             .and_then(|a| round_up(a, align))
@@ -471,9 +481,7 @@ impl Memory {
         if end.saturating_add(REDZONE) > self.stack_limit {
             return Err(TrapKind::StackOverflow);
         }
-        let region = &mut self.regions[STACK];
-        region.grow_to((end + REDZONE) as usize);
-        region.state[start as usize..end as usize].fill(RW);
+        self.regions[STACK].grow_to((end + REDZONE) as usize);
         self.sp = end;
         Ok(STACK_BASE + start)
     }

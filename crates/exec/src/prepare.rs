@@ -15,6 +15,7 @@
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
 use crate::memory::{func_addr, Memory};
+use crate::promote::promotable;
 use crate::trap::ExecError;
 use fpir::{
     AddrBase, Block, BlockCall, BranchSite, Builtin, Callee, CastOp, Const, EntityId, FloatBinOp,
@@ -507,6 +508,18 @@ pub(crate) enum Op {
     StackRestore {
         a: Slot,
     },
+    /// An `alloca` kept in a register (see `promote`): reserves its stack bytes only.
+    /// Stores to it become `Move`s into its register.
+    AllocaCell {
+        size: u64,
+        align: u32,
+    },
+    /// A load from an `alloca` kept in register `cell`.
+    LoadCell {
+        ty: Type,
+        d: Slot,
+        cell: Slot,
+    },
 }
 
 /// Marks an edge operand that is a target pc itself (an edge without moves) rather than
@@ -564,12 +577,18 @@ pub(crate) struct Program {
     pub funcs: Vec<FuncCode>,
 }
 
-/// Prepares every function of `module` against the memory layout `mem`.
-pub(crate) fn prepare(module: &Module, mem: &Memory) -> Result<Program, ExecError> {
+/// Prepares every function of `module` against the memory layout `mem`, keeping the
+/// stack slots that allow it in registers when `promote` is set (see `promote`).
+pub(crate) fn prepare(module: &Module, mem: &Memory, promote: bool) -> Result<Program, ExecError> {
+    let cells: Vec<Vec<bool>> = module
+        .funcs
+        .values()
+        .map(|f| if promote { promotable(f) } else { Vec::new() })
+        .collect();
     let funcs = module
         .funcs
         .iter()
-        .map(|(id, f)| FuncBuilder::new(module, mem, id, f).build())
+        .map(|(id, f)| FuncBuilder::new(module, mem, &cells, id, f).build())
         .collect::<Result<_, _>>()?;
     Ok(Program { funcs })
 }
@@ -577,6 +596,8 @@ pub(crate) fn prepare(module: &Module, mem: &Memory) -> Result<Program, ExecErro
 struct FuncBuilder<'a> {
     module: &'a Module,
     mem: &'a Memory,
+    /// Per function, per register: an alloca kept in a register (empty: none).
+    cells: &'a [Vec<bool>],
     id: Func,
     func: &'a Function,
     block_pcs: Vec<u32>,
@@ -591,10 +612,17 @@ struct FuncBuilder<'a> {
 const INLINE_MAX_INSTS: usize = 12;
 
 impl<'a> FuncBuilder<'a> {
-    fn new(module: &'a Module, mem: &'a Memory, id: Func, func: &'a Function) -> Self {
+    fn new(
+        module: &'a Module,
+        mem: &'a Memory,
+        cells: &'a [Vec<bool>],
+        id: Func,
+        func: &'a Function,
+    ) -> Self {
         FuncBuilder {
             module,
             mem,
+            cells,
             id,
             func,
             block_pcs: Vec::new(),
@@ -633,6 +661,15 @@ impl<'a> FuncBuilder<'a> {
         } else {
             Err(self.invalid(format!("register {r} is not declared")))
         }
+    }
+
+    /// Whether `r` of the function being emitted is an alloca kept in a register.
+    fn is_cell(&self, r: fpir::Reg) -> bool {
+        self.cells
+            .get(self.id.index())
+            .and_then(|c| c.get(r.index()))
+            .copied()
+            .unwrap_or(false)
     }
 
     fn reg_type(&self, r: fpir::Reg) -> Type {
@@ -1027,16 +1064,28 @@ impl<'a> FuncBuilder<'a> {
                 t: self.slot(if_true)?,
                 f: self.slot(if_false)?,
             },
+            InstKind::Load { ty, addr } if self.is_cell(addr) => Op::LoadCell {
+                ty,
+                d: self.need_dest(dest)?,
+                cell: self.slot(addr)?,
+            },
             InstKind::Load { ty, addr } => Op::Load {
                 ty,
                 d: self.need_dest(dest)?,
                 addr: self.slot(addr)?,
+            },
+            InstKind::Store { addr, value, .. } if self.is_cell(addr) => Op::Move {
+                d: self.slot(addr)?,
+                a: self.slot(value)?,
             },
             InstKind::Store { ty, addr, value } => Op::Store {
                 ty,
                 addr: self.slot(addr)?,
                 val: self.slot(value)?,
             },
+            InstKind::Alloca { size, align, .. } if dest.is_some_and(|d| self.is_cell(d)) => {
+                Op::AllocaCell { size, align }
+            }
             InstKind::Alloca { size, count, align } => Op::Alloca {
                 d: self.need_dest(dest)?,
                 size,

@@ -1468,6 +1468,68 @@ mod custom_semantics {
         }
     }
 
+    /// `f(v)`: stores `v` as `store_ty` into a stack slot of exactly its size and loads it
+    /// back as `load_ty` (the union pun that preparation keeps in a register under
+    /// `Concrete`).
+    fn whole_slot_pun(store_ty: Type, load_ty: Type) -> Module {
+        let (mut b, p) = FnBuilder::new("pun", &[store_ty], Some(load_ty));
+        let slot = b.op(
+            Type::Ptr,
+            InstKind::Alloca {
+                size: u64::from(store_ty.bytes()),
+                count: None,
+                align: 8,
+            },
+        );
+        b.effect(InstKind::Store {
+            ty: store_ty,
+            addr: slot,
+            value: p[0],
+        });
+        let v = b.op(
+            load_ty,
+            InstKind::Load {
+                ty: load_ty,
+                addr: slot,
+            },
+        );
+        b.ret(Some(v));
+        single(b.finish())
+    }
+
+    #[test]
+    fn slots_kept_in_registers_agree_with_memory() {
+        let types = [
+            Type::BOOL,
+            Type::I8,
+            Type::Int(16),
+            Type::I32,
+            Type::F32,
+            Type::I64,
+            Type::F64,
+            Type::Ptr,
+        ];
+        let values = [0, 1, 0xff, 0x8000_0001, 0x7ff8_0000_0000_0001, u64::MAX];
+        for st in types {
+            for lt in types.into_iter().filter(|t| t.bytes() == st.bytes()) {
+                let m = whole_slot_pun(st, lt);
+                let mut memory =
+                    Interpreter::new(&m, Recording::default(), NoObserver, ExecConfig::default())
+                        .unwrap();
+                for v in values {
+                    let args = [Arg::Scalar(v)];
+                    let in_memory = memory.call(Func(0), &args).unwrap();
+                    let in_register = run(&m, &args);
+                    assert_eq!(
+                        in_register, in_memory,
+                        "{st} stored, {lt} loaded, bits {v:#x}"
+                    );
+                }
+                assert!(!memory.semantics().stores.is_empty());
+            }
+        }
+    }
+
     #[test]
     fn hooks_see_branches_switches_and_stores() {
         let m = factorial();
