@@ -178,6 +178,10 @@ pub struct Memory {
     func_count: u64,
     /// Stack pointer, as an offset in the stack region.
     sp: u64,
+    /// Every stack byte from this offset on is invalid: the end of the highest live
+    /// `alloca` (a slot [`Memory::reserve`]d for a register takes no bytes), so releasing
+    /// frames above it costs nothing.
+    live_top: u64,
     stack_limit: u64,
     /// End of the last heap block, as an offset in the heap region.
     heap_top: u64,
@@ -257,6 +261,7 @@ impl Memory {
             global_addrs: addrs,
             func_count,
             sp: 0,
+            live_top: 0,
             stack_limit: stack_bytes,
             heap_top: 0,
             heap_limit: heap_bytes,
@@ -274,6 +279,7 @@ impl Memory {
         self.regions[STACK].clear();
         self.regions[HEAP].clear();
         self.sp = 0;
+        self.live_top = 0;
         self.heap_top = 0;
         self.blocks.clear();
     }
@@ -463,13 +469,17 @@ impl Memory {
     #[inline]
     pub fn alloca(&mut self, size: u64, align: u64) -> Result<u64, TrapKind> {
         let at = self.reserve(size, align)?;
-        let start = (at - STACK_BASE) as usize;
-        self.regions[STACK].state[start..start + size as usize].fill(RW);
+        let start = at - STACK_BASE;
+        let region = &mut self.regions[STACK];
+        region.grow_to((self.sp + REDZONE) as usize);
+        region.state[start as usize..self.sp as usize].fill(RW);
+        self.live_top = self.sp;
         Ok(at)
     }
 
-    /// Moves the stack pointer as [`Memory::alloca`] does but leaves the bytes invalid:
-    /// the stack slot of an `alloca` whose value the interpreter keeps in a register.
+    /// Moves the stack pointer as [`Memory::alloca`] does but leaves the bytes invalid
+    /// (and the region unchanged): the stack slot of an `alloca` whose value the
+    /// interpreter keeps in a register, which no access can reach.
     #[inline]
     pub(crate) fn reserve(&mut self, size: u64, align: u64) -> Result<u64, TrapKind> {
         let start = (STACK_BASE + self.sp)
@@ -481,7 +491,6 @@ impl Memory {
         if end.saturating_add(REDZONE) > self.stack_limit {
             return Err(TrapKind::StackOverflow);
         }
-        self.regions[STACK].grow_to((end + REDZONE) as usize);
         self.sp = end;
         Ok(STACK_BASE + start)
     }
@@ -498,10 +507,14 @@ impl Memory {
         }
     }
 
-    /// Marks the stack bytes from offset `off` up to the stack pointer invalid.
+    /// Moves the stack pointer down to offset `off`, marking the live bytes above it
+    /// invalid.
     fn release_above(&mut self, off: u64) {
-        let region = &mut self.regions[STACK];
-        region.state[off as usize..self.sp as usize].fill(INVALID);
+        if off < self.live_top {
+            let region = &mut self.regions[STACK];
+            region.state[off as usize..self.live_top as usize].fill(INVALID);
+            self.live_top = off;
+        }
         self.sp = off;
     }
 
@@ -631,5 +644,23 @@ mod tests {
         mem.stack_release(mark);
         assert!(mem.load(Type::F64, p).is_err());
         assert_eq!(mem.alloca(8192, 8), Err(TrapKind::StackOverflow));
+    }
+
+    #[test]
+    fn reserved_slots_take_stack_space_but_no_bytes() {
+        let mut mem = Memory::new(&Module::default(), 4096, 0).unwrap();
+        let mut twin = mem.clone();
+        let mark = mem.stack_pointer();
+        let r = mem.reserve(8, 8).unwrap();
+        assert_eq!(twin.alloca(8, 8), Ok(r));
+        assert!(mem.load(Type::I64, r).is_err());
+        let p = mem.alloca(4, 4).unwrap();
+        assert_eq!(twin.alloca(4, 4), Ok(p));
+        mem.store(Type::I32, p, 7).unwrap();
+        mem.stack_release(r);
+        assert!(mem.load(Type::I32, p).is_err());
+        assert_eq!(mem.stack_pointer(), r);
+        mem.stack_release(mark);
+        assert_eq!(mem.reserve(4096, 8), Err(TrapKind::StackOverflow));
     }
 }
