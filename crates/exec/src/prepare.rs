@@ -14,7 +14,7 @@
 //! so a malformed module fails in
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
-use crate::memory::{func_addr, Memory};
+use crate::memory::{func_addr, scalar_size, Memory};
 use crate::promote::promotable;
 use crate::trap::ExecError;
 use fpir::{
@@ -577,8 +577,10 @@ pub(crate) struct Program {
     pub funcs: Vec<FuncCode>,
 }
 
-/// Prepares every function of `module` against the memory layout `mem`, keeping the
-/// stack slots that allow it in registers when `promote` is set (see `promote`).
+/// Prepares every function of `module` against the memory layout `mem`. When `promote`
+/// is set (memory holds concrete bits only), the stack slots that allow it are kept in
+/// registers (see `promote`) and loads from read-only globals at constant addresses
+/// become copies of constant registers.
 pub(crate) fn prepare(module: &Module, mem: &Memory, promote: bool) -> Result<Program, ExecError> {
     let cells: Vec<Vec<bool>> = module
         .funcs
@@ -588,7 +590,7 @@ pub(crate) fn prepare(module: &Module, mem: &Memory, promote: bool) -> Result<Pr
     let funcs = module
         .funcs
         .iter()
-        .map(|(id, f)| FuncBuilder::new(module, mem, &cells, id, f).build())
+        .map(|(id, f)| FuncBuilder::new(module, mem, &cells, promote, id, f).build())
         .collect::<Result<_, _>>()?;
     Ok(Program { funcs })
 }
@@ -598,6 +600,9 @@ struct FuncBuilder<'a> {
     mem: &'a Memory,
     /// Per function, per register: an alloca kept in a register (empty: none).
     cells: &'a [Vec<bool>],
+    /// Memory holds concrete bits only (`Semantics::CONCRETE_MEMORY`): loads from
+    /// read-only globals at constant addresses are folded.
+    concrete_memory: bool,
     id: Func,
     func: &'a Function,
     block_pcs: Vec<u32>,
@@ -616,6 +621,7 @@ impl<'a> FuncBuilder<'a> {
         module: &'a Module,
         mem: &'a Memory,
         cells: &'a [Vec<bool>],
+        concrete_memory: bool,
         id: Func,
         func: &'a Function,
     ) -> Self {
@@ -623,6 +629,7 @@ impl<'a> FuncBuilder<'a> {
             module,
             mem,
             cells,
+            concrete_memory,
             id,
             func,
             block_pcs: Vec::new(),
@@ -670,6 +677,38 @@ impl<'a> FuncBuilder<'a> {
             .and_then(|c| c.get(r.index()))
             .copied()
             .unwrap_or(false)
+    }
+
+    /// The bits every load of `ty` from `addr` reads, when memory holds concrete bits only
+    /// and `addr` is a constant register pointing inside a read-only global (whose bytes
+    /// no run can change).
+    fn folded_load(&self, ty: Type, addr: fpir::Reg) -> Option<u64> {
+        if !self.concrete_memory {
+            return None;
+        }
+        let &(_, Const::Addr(AddrBase::Global(g), off)) =
+            self.func.consts.iter().find(|&&(r, _)| r == addr)?
+        else {
+            return None;
+        };
+        let data = self.module.globals.get(g)?;
+        let end = off.checked_add(scalar_size(ty) as i64)?;
+        if !data.constant || off < 0 || end > data.init.len() as i64 {
+            return None;
+        }
+        let at = self.mem.global_addr(g.index())?.wrapping_add(off as u64);
+        self.mem.load(ty, at).ok()
+    }
+
+    /// A new register of type `ty` in this frame.
+    fn fresh_slot(&mut self, ty: Type) -> Result<Slot, ExecError> {
+        let s = self.out.nregs;
+        if s.checked_add(1).is_none_or(|n| n == NONE) {
+            return Err(self.invalid("too many registers"));
+        }
+        self.out.nregs += 1;
+        self.out.reg_types.push(ty);
+        Ok(s)
     }
 
     fn reg_type(&self, r: fpir::Reg) -> Type {
@@ -827,12 +866,7 @@ impl<'a> FuncBuilder<'a> {
             .any(|i| matches!(i.kind, InstKind::Alloca { .. }));
         // The stack pointer is saved in a fresh slot of this frame.
         let saved = if allocas {
-            let s = self.out.nregs;
-            if s.checked_add(1).is_none_or(|n| n == NONE) {
-                return Err(self.invalid("too many registers"));
-            }
-            self.out.nregs += 1;
-            self.out.reg_types.push(Type::Ptr);
+            let s = self.fresh_slot(Type::Ptr)?;
             self.emit(Op::StackSave { d: s }, loc, self.id);
             Some(s)
         } else {
@@ -981,6 +1015,14 @@ impl<'a> FuncBuilder<'a> {
     }
 
     fn inst(&mut self, dest: Option<fpir::Reg>, kind: &InstKind) -> Result<Op, ExecError> {
+        if let InstKind::Load { ty, addr } = *kind {
+            if let Some(bits) = self.folded_load(ty, addr) {
+                let d = self.need_dest(dest)?;
+                let a = self.fresh_slot(ty)?;
+                self.out.consts.push(ConstSlot { slot: a, ty, bits });
+                return Ok(Op::Move { d, a });
+            }
+        }
         Ok(match *kind {
             InstKind::IntBin { op, ty, lhs, rhs } => {
                 let (d, a, b) = (self.need_dest(dest)?, self.slot(lhs)?, self.slot(rhs)?);

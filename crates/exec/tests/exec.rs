@@ -1530,6 +1530,104 @@ mod custom_semantics {
         }
     }
 
+    /// `f(k)`: loads from constant addresses in a read-only table (a relocated pointer,
+    /// an `f64`, an `i32` inside it), sums their bits, and for `k != 0` also loads an
+    /// `i64` that runs past the table's end.
+    fn constant_table_loads() -> Module {
+        let mut table = vec![0u8; 8];
+        table.extend(1.5f64.to_bits().to_le_bytes());
+        table.extend(7u32.to_le_bytes());
+        let globals = vec![
+            GlobalData {
+                name: "target".into(),
+                init: vec![1; 8],
+                align: 8,
+                constant: false,
+                relocs: vec![],
+            },
+            GlobalData {
+                name: "table".into(),
+                init: table,
+                align: 16,
+                constant: true,
+                relocs: vec![fpir::Reloc {
+                    at: 0,
+                    target: AddrBase::Global(fpir::Global(0)),
+                    addend: 4,
+                }],
+            },
+        ];
+        let (mut b, p) = FnBuilder::new("tab", &[Type::I32], Some(Type::I64));
+        let mut sum = b.i64c(0);
+        for (off, ty) in [(0, Type::Ptr), (8, Type::F64), (16, Type::I32)] {
+            let at = b.addr_const(AddrBase::Global(fpir::Global(1)), off);
+            let v = b.op(ty, InstKind::Load { ty, addr: at });
+            let bits = if ty == Type::I32 {
+                b.op(
+                    Type::I64,
+                    InstKind::Cast {
+                        op: CastOp::Zext,
+                        from: ty,
+                        to: Type::I64,
+                        arg: v,
+                    },
+                )
+            } else {
+                b.op(
+                    Type::I64,
+                    InstKind::Cast {
+                        op: CastOp::Bitcast,
+                        from: ty,
+                        to: Type::I64,
+                        arg: v,
+                    },
+                )
+            };
+            sum = b.ibin(IntBinOp::Add, Type::I64, sum, bits);
+        }
+        let zero = b.i32c(0);
+        let c = b.op(
+            Type::BOOL,
+            InstKind::Icmp {
+                pred: IntPred::Ne,
+                ty: Type::I32,
+                lhs: p[0],
+                rhs: zero,
+            },
+        );
+        let (past, _) = b.block(&[]);
+        let (done, _) = b.block(&[]);
+        b.br(c, past, done);
+        b.switch_to(past);
+        let end = b.addr_const(AddrBase::Global(fpir::Global(1)), 16);
+        let v = b.op(
+            Type::I64,
+            InstKind::Load {
+                ty: Type::I64,
+                addr: end,
+            },
+        );
+        b.ret(Some(v));
+        b.switch_to(done);
+        b.ret(Some(sum));
+        module(vec![b.finish()], globals, vec![])
+    }
+
+    #[test]
+    fn folded_constant_loads_agree_with_memory() {
+        let m = constant_table_loads();
+        let mut memory =
+            Interpreter::new(&m, Recording::default(), NoObserver, ExecConfig::default()).unwrap();
+        for k in [0, 1] {
+            let args = [Arg::Scalar(k)];
+            assert_eq!(run(&m, &args), memory.call(Func(0), &args).unwrap());
+        }
+        assert!(matches!(
+            trapped(&run(&m, &[Arg::Scalar(1)])),
+            TrapKind::OutOfBounds { .. }
+        ));
+    }
+
     #[test]
     fn hooks_see_branches_switches_and_stores() {
         let m = factorial();
