@@ -65,13 +65,15 @@ pub mod docs {
     //!   indirect call targets, `malloc` sizes, and the operands reported to observers.
     //!   Addresses are always concrete; results of `alloca`, `malloc` and pointer arithmetic
     //!   are made by [`Semantics::address`](crate::Semantics::address).
-    //! - **Frames.** One register stack holds every live frame; a call appends the callee's
-    //!   template (constants pre-made by the semantics at [`Interpreter::new`](crate::Interpreter::new)),
-    //!   a return truncates. Block parameters are copied in parallel on each edge. The
-    //!   bottom frame is kept between runs of the same function: constant registers are
-    //!   never written (preparation rejects a module that redefines one) and every other
-    //!   register is written before it is read (SSA dominance, which the IR verifier checks),
-    //!   so a run never sees its predecessor's values.
+    //! - **Frames.** One register stack holds every live frame; a call lays the callee's
+    //!   template (constants pre-made by the semantics at [`Interpreter::new`](crate::Interpreter::new))
+    //!   out above the caller's frame, a return leaves it there. Block parameters are
+    //!   copied in parallel on each edge. A frame laid out at the same call depth and
+    //!   place by an earlier call of the same function, in this run or an earlier one, is
+    //!   reused without copying: constant registers are never written (preparation
+    //!   rejects a module that redefines one) and every other register is written before
+    //!   it is read (SSA dominance, which the IR verifier checks), so a call never sees its
+    //!   predecessor's values.
     //! - **Inlining.** A call of a defined one-block function of at most 12 instructions
     //!   without calls (math calls aside) runs its body in the caller's frame. It has no
     //!   branches, so observers and semantics see exactly the events of the call; its
@@ -84,7 +86,8 @@ pub mod docs {
     //! - **Runs are independent.** Each [`Interpreter::call`](crate::Interpreter::call)
     //!   restores dirtied globals and empties stack and heap, then calls
     //!   [`Semantics::begin_run`](crate::Semantics::begin_run).
-    //! - **Cost of values.** A call clones the callee's whole frame template, and block
+    //! - **Cost of values.** A call clones the callee's whole frame template (unless the
+    //!   frame is reused, see above), and block
     //!   arguments are cloned on every jump, so a semantics with heavy values (MPFR) should
     //!   make `Value` cheap to clone: concrete bits plus an index into its own arena.
     //! - **Inputs.** Scalar parameters and array elements are numbered as

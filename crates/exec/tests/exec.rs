@@ -401,6 +401,45 @@ fn recursion_fib() {
     assert_eq!(returned(&r), 6765);
 }
 
+/// `f0(x) = a(b(a(x)))` with `f1 = a(x) = x + 10` and `f2 = b(x) = x * 3 + 7`: frames
+/// of different sizes and constants laid out at the same depth and place in turn.
+fn alternating_calls() -> Module {
+    let i64t = Type::I64;
+    let (mut a, p) = FnBuilder::new("a", &[i64t], Some(i64t));
+    let ten = a.i64c(10);
+    let r = a.ibin(IntBinOp::Add, i64t, p[0], ten);
+    a.ret(Some(r));
+    let (mut b, p) = FnBuilder::new("b", &[i64t], Some(i64t));
+    let three = b.i64c(3);
+    let seven = b.i64c(7);
+    let t = b.ibin(IntBinOp::Mul, i64t, p[0], three);
+    let r = b.ibin(IntBinOp::Add, i64t, t, seven);
+    b.ret(Some(r));
+    let (mut f, p) = FnBuilder::new("f", &[i64t], Some(i64t));
+    let mut x = p[0];
+    for callee in [1, 2, 1] {
+        x = f
+            .call(Some(i64t), Callee::Direct(Func(callee)), vec![x])
+            .expect("a result");
+    }
+    f.ret(Some(x));
+    module(vec![f.finish(), a.finish(), b.finish()], vec![], vec![])
+}
+
+#[test]
+fn reused_frames_keep_their_constants() {
+    let m = alternating_calls();
+    let mut it = interp(&m, NoObserver);
+    for x in [0u64, 5, 100] {
+        let r = it.call(Func(0), &[Arg::Scalar(x)]).unwrap();
+        assert_eq!(returned(&r), (x + 10) * 3 + 7 + 10);
+        let r = it.call(Func(2), &[Arg::Scalar(x)]).unwrap();
+        assert_eq!(returned(&r), x * 3 + 7);
+        let r = it.call(Func(1), &[Arg::Scalar(x)]).unwrap();
+        assert_eq!(returned(&r), x + 10);
+    }
+}
+
 /// `loop(n)`: `i = 0; while (1) i++;` when `n != 0`, counting with block parameters.
 fn infinite_loop() -> Module {
     let (mut b, _) = FnBuilder::new("spin", &[Type::I32], Some(Type::I32));
