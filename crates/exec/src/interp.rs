@@ -1115,7 +1115,7 @@ fn step<S: Semantics, O: Observer>(
         Op::Ret { value } => return Control::Ret(value),
         Op::Unreachable => trap!(TrapKind::Unreachable),
         Op::AllocaCell { size, align } => {
-            try_trap!(mem.reserve(size, u64::from(align)));
+            try_trap!(mem.reserve_cell(size, u64::from(align)));
         }
         Op::LoadCell { ty, d, cell } => {
             let bits = sem.concrete_bits(reg!(cell)) & crate::concrete::mask(ty);

@@ -8,7 +8,7 @@
 //! stores that cover the whole slot: the last store's bytes are what every load reads,
 //! masked to the load's type. It is promoted when
 //!
-//! - it allocates one element of 1 to 8 bytes;
+//! - it allocates one element of 1 to 8 bytes, aligned to a power of two;
 //! - its address register is used only as the address operand of loads and stores whose
 //!   type takes exactly the slot's bytes (never stored, compared, offset, passed or
 //!   returned, so no other code can reach its bytes);
@@ -101,10 +101,20 @@ pub(crate) fn promotable(func: &Function) -> Vec<bool> {
     let mut size = vec![None; func.regs.len()];
     for block in func.blocks.values() {
         for inst in &block.insts {
-            if let (Some(d), InstKind::Alloca { size: n, count, .. }) = (inst.dest, &inst.kind) {
-                if let Some(s) = size.get_mut(d.index()) {
-                    *s = (count.is_none() && (1..=8).contains(n)).then_some(*n as usize);
-                }
+            let (
+                Some(d),
+                InstKind::Alloca {
+                    size: n,
+                    count,
+                    align,
+                },
+            ) = (inst.dest, &inst.kind)
+            else {
+                continue;
+            };
+            if let Some(s) = size.get_mut(d.index()) {
+                let fits = count.is_none() && (1..=8).contains(n) && align.is_power_of_two();
+                *s = fits.then_some(*n as usize);
             }
         }
     }
