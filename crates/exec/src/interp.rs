@@ -400,7 +400,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     let mut op = unsafe { start.add(pc) };
                     loop {
                         debug_assert!(code.as_ptr_range().contains(&op));
-                        match step(m, frame, prog, fc, &module.externals, unsafe { &*op }, mark) {
+                        match step(m, frame, prog, fc, module, unsafe { &*op }, mark) {
                             Control::Next => op = unsafe { op.add(1) },
                             Control::Jump(edge) => {
                                 pc = unsafe { op.offset_from(start) } as usize;
@@ -427,7 +427,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                         break Control::Trap;
                     }
                     steps += 1;
-                    match step(m, frame, prog, fc, &module.externals, fetch!(), mark) {
+                    match step(m, frame, prog, fc, module, fetch!(), mark) {
                         Control::Next => pc += 1,
                         Control::Jump(edge) => pc = take_edge(&mut m.scratch, frame, fc, edge),
                         other => break other,
@@ -587,7 +587,7 @@ fn step<S: Semantics, O: Observer>(
     frame: &mut [S::Value],
     prog: &Program,
     fc: &FuncCode,
-    externals: &[String],
+    module: &Module,
     op: &Op,
     mark: u64,
 ) -> Control {
@@ -1029,7 +1029,13 @@ fn step<S: Semantics, O: Observer>(
             }
         }
         Op::External { index } => {
-            let name = externals.get(index as usize).cloned().unwrap_or_default();
+            // Through `module` rather than a slice argument: the compiler would load the
+            // slice's pointer and length at every dispatch.
+            let name = module
+                .externals
+                .get(index as usize)
+                .cloned()
+                .unwrap_or_default();
             trap!(TrapKind::UnknownExternal(name));
         }
         Op::Jump { edge } => return Control::Jump(edge),
