@@ -23,6 +23,10 @@
 //!   blocks laid out to fall through, empty jump blocks threaded, each comparison fused
 //!   with the branch on it, common ops specialized to their type, and calls of small
 //!   branch-free leaves (musl's `asuint64`/`top12`/`eval_as_double` helpers) inlined.
+//!   Under a semantics whose memory holds only concrete bits
+//!   ([`Semantics::CONCRETE_MEMORY`]), loads from read-only globals at constant addresses
+//!   become constants and `promote` (private) picks the stack slots (the unions of type
+//!   punning) kept in registers instead of memory.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
 //! - [`spec`]: input specifications (`--arg`), the one mapping from search coordinates
@@ -99,7 +103,10 @@ pub mod docs {
     //!
     //! **Concrete** ([`Concrete`](crate::Concrete)): `Value = u64` raw bits; bit-exact
     //! against native x86-64 clang -O0 code (see [`concrete`](crate::concrete) for the
-    //! choices where LLVM leaves results undefined).
+    //! choices where LLVM leaves results undefined). It is the one semantics that sets
+    //! [`Semantics::CONCRETE_MEMORY`](crate::Semantics::CONCRETE_MEMORY), so its runs keep
+    //! type-punning stack slots in registers and read constant tables as constants; the
+    //! others see every load and store, which their shadow maps need.
     //!
     //! **Shadow** (crate `mpfr`): `Value = MpValue`, the concrete bits plus the index of an
     //! MPFR value in the semantics' arena (so values stay `Copy` and cheap to clone): the

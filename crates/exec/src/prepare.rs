@@ -8,7 +8,10 @@
 //! counters, registers into frame-relative `u32` slots, jump arguments into move lists
 //! (marked when they need a parallel copy), switch cases into sorted tables, resolves
 //! constant addresses against the memory layout, and inlines calls of small branch-free
-//! leaves (`FuncBuilder::inline_target`). It also checks every invariant the
+//! leaves (`FuncBuilder::inline_target`). When memory holds only concrete bits, it also
+//! keeps the stack slots `promote` picks in registers (`AllocaCell`, `LoadCell`, stores
+//! as `Move`s) and turns loads from read-only globals at constant addresses into copies
+//! of constant registers (`FuncBuilder::folded_load`). It also checks every invariant the
 //! driver relies on to index without panicking (register, block, function and external
 //! ids in range, argument counts, code ending in a terminator, edges and moves in range),
 //! so a malformed module fails in
