@@ -522,19 +522,19 @@ impl Memory {
             return;
         };
         if off < self.sp {
-            self.release_above(off);
+            if off < self.live_top {
+                self.invalidate_above(off);
+            }
+            self.sp = off;
         }
     }
 
-    /// Moves the stack pointer down to offset `off`, marking the live bytes above it
-    /// invalid.
-    fn release_above(&mut self, off: u64) {
-        if off < self.live_top {
-            let region = &mut self.regions[STACK];
-            region.state[off as usize..self.live_top as usize].fill(INVALID);
-            self.live_top = off;
-        }
-        self.sp = off;
+    /// Marks the live stack bytes from offset `off` on invalid (out of line: releasing
+    /// frames that hold only register cells skips it).
+    fn invalidate_above(&mut self, off: u64) {
+        let region = &mut self.regions[STACK];
+        region.state[off as usize..self.live_top as usize].fill(INVALID);
+        self.live_top = off;
     }
 
     /// `malloc(size)`: a fresh zeroed block, or NULL (0) when `size` exceeds the whole heap
