@@ -141,8 +141,19 @@ pub(crate) fn promotable(func: &Function) -> Vec<bool> {
 }
 
 /// Clears `ok` for every slot some load may read before a store wrote it since its alloca
-/// last ran: a forward must-analysis of "stored since the alloca" over the blocks.
+/// last ran: a forward must-analysis of "stored since the alloca" over the blocks, on the
+/// slots `ok` still accepts (numbered densely, so the cost follows their count rather than
+/// the function's registers).
 fn reject_uninitialized_loads(func: &Function, ok: &mut [bool]) {
+    let slots: Vec<usize> = (0..ok.len()).filter(|&r| ok[r]).collect();
+    if slots.is_empty() {
+        return;
+    }
+    let mut dense = vec![usize::MAX; ok.len()];
+    for (i, &r) in slots.iter().enumerate() {
+        dense[r] = i;
+    }
+    let slot_of = |r: Reg| dense.get(r.index()).copied().filter(|&i| i != usize::MAX);
     let nblocks = func.blocks.len();
     let mut preds = vec![Vec::new(); nblocks];
     for (b, block) in func.blocks.iter() {
@@ -153,35 +164,28 @@ fn reject_uninitialized_loads(func: &Function, ok: &mut [bool]) {
         }
     }
     // `out[b]`: slots stored on every path to the end of `b`; all slots until `b` is reached.
-    let mut out = vec![vec![true; ok.len()]; nblocks];
+    let mut out = vec![vec![true; slots.len()]; nblocks];
+    let mut rejected = vec![false; slots.len()];
     let mut changed = true;
     while changed {
         changed = false;
         for (b, block) in func.blocks.iter() {
-            let mut stored = if b == Function::ENTRY {
-                vec![false; ok.len()]
-            } else {
-                let mut s = vec![true; ok.len()];
+            let mut stored = vec![b != Function::ENTRY; slots.len()];
+            if b != Function::ENTRY {
                 for &p in &preds[b.index()] {
-                    s.iter_mut().zip(&out[p]).for_each(|(x, &y)| *x &= y);
+                    stored.iter_mut().zip(&out[p]).for_each(|(x, &y)| *x &= y);
                 }
-                s
-            };
+            }
             for inst in &block.insts {
-                if let (Some(d), InstKind::Alloca { .. }) = (inst.dest, &inst.kind) {
-                    if let Some(s) = stored.get_mut(d.index()) {
-                        *s = false;
-                    }
+                if let (Some(i), InstKind::Alloca { .. }) =
+                    (inst.dest.and_then(slot_of), &inst.kind)
+                {
+                    stored[i] = false;
                 }
-                inst_uses(&inst.kind, |r, how| {
-                    let i = r.index();
-                    match how {
-                        Use::Access { store: true, .. } if i < stored.len() => stored[i] = true,
-                        Use::Access { store: false, .. } if i < ok.len() && !stored[i] => {
-                            ok[i] = false;
-                        }
-                        _ => {}
-                    }
+                inst_uses(&inst.kind, |r, how| match (slot_of(r), how) {
+                    (Some(i), Use::Access { store: true, .. }) => stored[i] = true,
+                    (Some(i), Use::Access { store: false, .. }) if !stored[i] => rejected[i] = true,
+                    _ => {}
                 });
             }
             if out[b.index()] != stored {
@@ -189,6 +193,9 @@ fn reject_uninitialized_loads(func: &Function, ok: &mut [bool]) {
                 changed = true;
             }
         }
+    }
+    for (i, &r) in slots.iter().enumerate() {
+        ok[r] &= !rejected[i];
     }
 }
 
