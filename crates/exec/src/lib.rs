@@ -23,6 +23,10 @@
 //!   blocks laid out to fall through, empty jump blocks threaded, each comparison fused
 //!   with the branch on it, common ops specialized to their type, and calls of small
 //!   branch-free leaves (musl's `asuint64`/`top12`/`eval_as_double` helpers) inlined.
+//!   Under a semantics whose memory holds only concrete bits
+//!   ([`Semantics::CONCRETE_MEMORY`]), loads from read-only globals at constant addresses
+//!   become constants and `promote` (private) picks the stack slots (the unions of type
+//!   punning) kept in registers instead of memory.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
 //! - [`spec`]: input specifications (`--arg`), the one mapping from search coordinates
@@ -41,6 +45,7 @@ pub mod memory;
 pub mod observer;
 pub mod plan;
 mod prepare;
+mod promote;
 pub mod semantics;
 pub mod spec;
 pub mod trap;
@@ -67,13 +72,15 @@ pub mod docs {
     //!   indirect call targets, `malloc` sizes, and the operands reported to observers.
     //!   Addresses are always concrete; results of `alloca`, `malloc` and pointer arithmetic
     //!   are made by [`Semantics::address`](crate::Semantics::address).
-    //! - **Frames.** One register stack holds every live frame; a call appends the callee's
-    //!   template (constants pre-made by the semantics at [`Interpreter::new`](crate::Interpreter::new)),
-    //!   a return truncates. Block parameters are copied in parallel on each edge. The
-    //!   bottom frame is kept between runs of the same function: constant registers are
-    //!   never written (preparation rejects a module that redefines one) and every other
-    //!   register is written before it is read (SSA dominance, which the IR verifier checks),
-    //!   so a run never sees its predecessor's values.
+    //! - **Frames.** One register stack holds every live frame; a call lays the callee's
+    //!   template (constants pre-made by the semantics at [`Interpreter::new`](crate::Interpreter::new))
+    //!   out above the caller's frame, a return leaves it there. Block parameters are
+    //!   copied in parallel on each edge. A frame laid out at the same call depth and
+    //!   place by an earlier call of the same function, in this run or an earlier one, is
+    //!   reused without copying: constant registers are never written (preparation
+    //!   rejects a module that redefines one) and every other register is written before
+    //!   it is read (SSA dominance, which the IR verifier checks), so a call never sees its
+    //!   predecessor's values.
     //! - **Inlining.** A call of a defined one-block function of at most 12 instructions
     //!   without calls (math calls aside) runs its body in the caller's frame. It has no
     //!   branches, so observers and semantics see exactly the events of the call; its
@@ -86,7 +93,8 @@ pub mod docs {
     //! - **Runs are independent.** Each [`Interpreter::call`](crate::Interpreter::call)
     //!   restores dirtied globals and empties stack and heap, then calls
     //!   [`Semantics::begin_run`](crate::Semantics::begin_run).
-    //! - **Cost of values.** A call clones the callee's whole frame template, and block
+    //! - **Cost of values.** A call clones the callee's whole frame template (unless the
+    //!   frame is reused, see above), and block
     //!   arguments are cloned on every jump, so a semantics with heavy values (MPFR) should
     //!   make `Value` cheap to clone: concrete bits plus an index into its own arena.
     //! - **Inputs.** Scalar parameters and array elements are numbered as
@@ -98,7 +106,10 @@ pub mod docs {
     //!
     //! **Concrete** ([`Concrete`](crate::Concrete)): `Value = u64` raw bits; bit-exact
     //! against native x86-64 clang -O0 code (see [`concrete`](crate::concrete) for the
-    //! choices where LLVM leaves results undefined).
+    //! choices where LLVM leaves results undefined). It is the one semantics that sets
+    //! [`Semantics::CONCRETE_MEMORY`](crate::Semantics::CONCRETE_MEMORY), so its runs keep
+    //! type-punning stack slots in registers and read constant tables as constants; the
+    //! others see every load and store, which their shadow maps need.
     //!
     //! **Shadow** (crate `mpfr`): `Value = MpValue`, the concrete bits plus the index of an
     //! MPFR value in the semantics' arena (so values stay `Copy` and cheap to clone): the

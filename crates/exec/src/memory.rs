@@ -151,7 +151,7 @@ impl Region {
 
 /// Bytes of a scalar access of type `ty`, in 1..=8 (`i1` takes one byte).
 #[inline]
-fn scalar_size(ty: Type) -> usize {
+pub(crate) fn scalar_size(ty: Type) -> usize {
     match ty {
         Type::Int(w) => usize::from(w).div_ceil(8).clamp(1, 8),
         Type::Float(FloatTy::F32) => 4,
@@ -178,6 +178,10 @@ pub struct Memory {
     func_count: u64,
     /// Stack pointer, as an offset in the stack region.
     sp: u64,
+    /// Every stack byte from this offset on is invalid: the end of the highest live
+    /// `alloca` (a slot [`Memory::reserve`]d for a register takes no bytes), so releasing
+    /// frames above it costs nothing.
+    live_top: u64,
     stack_limit: u64,
     /// End of the last heap block, as an offset in the heap region.
     heap_top: u64,
@@ -257,6 +261,7 @@ impl Memory {
             global_addrs: addrs,
             func_count,
             sp: 0,
+            live_top: 0,
             stack_limit: stack_bytes,
             heap_top: 0,
             heap_limit: heap_bytes,
@@ -274,6 +279,7 @@ impl Memory {
         self.regions[STACK].clear();
         self.regions[HEAP].clear();
         self.sp = 0;
+        self.live_top = 0;
         self.heap_top = 0;
         self.blocks.clear();
     }
@@ -462,6 +468,20 @@ impl Memory {
     /// Allocates `size` bytes on the stack aligned to `align`, preceded by a redzone.
     #[inline]
     pub fn alloca(&mut self, size: u64, align: u64) -> Result<u64, TrapKind> {
+        let at = self.reserve(size, align)?;
+        let start = at - STACK_BASE;
+        let region = &mut self.regions[STACK];
+        region.grow_to((self.sp + REDZONE) as usize);
+        region.state[start as usize..self.sp as usize].fill(RW);
+        self.live_top = self.sp;
+        Ok(at)
+    }
+
+    /// Moves the stack pointer as [`Memory::alloca`] does but leaves the bytes invalid
+    /// (and the region unchanged): the stack slot of an `alloca` whose value the
+    /// interpreter keeps in a register, which no access can reach.
+    #[inline]
+    pub(crate) fn reserve(&mut self, size: u64, align: u64) -> Result<u64, TrapKind> {
         let start = (STACK_BASE + self.sp)
             .checked_add(REDZONE)
             .and_then(|a| round_up(a, align))
@@ -471,11 +491,27 @@ impl Memory {
         if end.saturating_add(REDZONE) > self.stack_limit {
             return Err(TrapKind::StackOverflow);
         }
-        let region = &mut self.regions[STACK];
-        region.grow_to((end + REDZONE) as usize);
-        region.state[start as usize..end as usize].fill(RW);
         self.sp = end;
         Ok(STACK_BASE + start)
+    }
+
+    /// [`Memory::reserve`] for a register cell (see `promote`): `size` is at most 8 and
+    /// `align` a power of two that fits a `u32`, so below a stack pointer of 2^40 no sum
+    /// overflows, and [`STACK_BASE`], a multiple of 2^36, keeps the rounding of offsets
+    /// the same as that of addresses. The arithmetic is then `reserve`'s without its
+    /// overflow checks.
+    #[inline]
+    pub(crate) fn reserve_cell(&mut self, size: u64, align: u64) -> Result<(), TrapKind> {
+        debug_assert!(size <= 8 && align.is_power_of_two() && align <= 1 << 31);
+        if self.sp >= 1 << 40 {
+            return self.reserve(size, align).map(|_| ());
+        }
+        let end = ((self.sp + REDZONE + align - 1) & !(align - 1)) + size;
+        if end + REDZONE > self.stack_limit {
+            return Err(TrapKind::StackOverflow);
+        }
+        self.sp = end;
+        Ok(())
     }
 
     /// Releases every `alloca` made since the stack pointer was `mark`
@@ -486,15 +522,19 @@ impl Memory {
             return;
         };
         if off < self.sp {
-            self.release_above(off);
+            if off < self.live_top {
+                self.invalidate_above(off);
+            }
+            self.sp = off;
         }
     }
 
-    /// Marks the stack bytes from offset `off` up to the stack pointer invalid.
-    fn release_above(&mut self, off: u64) {
+    /// Marks the live stack bytes from offset `off` on invalid (out of line: releasing
+    /// frames that hold only register cells skips it).
+    fn invalidate_above(&mut self, off: u64) {
         let region = &mut self.regions[STACK];
-        region.state[off as usize..self.sp as usize].fill(INVALID);
-        self.sp = off;
+        region.state[off as usize..self.live_top as usize].fill(INVALID);
+        self.live_top = off;
     }
 
     /// `malloc(size)`: a fresh zeroed block, or NULL (0) when `size` exceeds the whole heap
@@ -623,5 +663,38 @@ mod tests {
         mem.stack_release(mark);
         assert!(mem.load(Type::F64, p).is_err());
         assert_eq!(mem.alloca(8192, 8), Err(TrapKind::StackOverflow));
+    }
+
+    #[test]
+    fn reserved_slots_take_stack_space_but_no_bytes() {
+        let mut mem = Memory::new(&Module::default(), 4096, 0).unwrap();
+        let mut twin = mem.clone();
+        let mark = mem.stack_pointer();
+        let r = mem.reserve(8, 8).unwrap();
+        assert_eq!(twin.alloca(8, 8), Ok(r));
+        assert!(mem.load(Type::I64, r).is_err());
+        let p = mem.alloca(4, 4).unwrap();
+        assert_eq!(twin.alloca(4, 4), Ok(p));
+        mem.store(Type::I32, p, 7).unwrap();
+        mem.stack_release(r);
+        assert!(mem.load(Type::I32, p).is_err());
+        assert_eq!(mem.stack_pointer(), r);
+        mem.stack_release(mark);
+        assert_eq!(mem.reserve(4096, 8), Err(TrapKind::StackOverflow));
+    }
+
+    #[test]
+    fn cells_reserve_what_reserve_does() {
+        let mut mem = Memory::new(&Module::default(), 200, 0).unwrap();
+        let mut twin = mem.clone();
+        let slots = [(1, 1), (8, 8), (4, 4), (2, 16), (8, 8), (3, 1), (8, 64)];
+        let mut overflows = 0;
+        for (size, align) in slots.into_iter().chain([(8, 8); 8]) {
+            let ok = mem.reserve_cell(size, align).is_ok();
+            assert_eq!(ok, twin.reserve(size, align).is_ok());
+            assert_eq!(mem.stack_pointer(), twin.stack_pointer());
+            overflows += usize::from(!ok);
+        }
+        assert!(overflows > 1);
     }
 }

@@ -8,13 +8,17 @@
 //! counters, registers into frame-relative `u32` slots, jump arguments into move lists
 //! (marked when they need a parallel copy), switch cases into sorted tables, resolves
 //! constant addresses against the memory layout, and inlines calls of small branch-free
-//! leaves (`FuncBuilder::inline_target`). It also checks every invariant the
+//! leaves (`FuncBuilder::inline_target`). When memory holds only concrete bits, it also
+//! keeps the stack slots `promote` picks in registers (`AllocaCell`, `LoadCell`, stores
+//! as `Move`s) and turns loads from read-only globals at constant addresses into copies
+//! of constant registers (`FuncBuilder::folded_load`). It also checks every invariant the
 //! driver relies on to index without panicking (register, block, function and external
 //! ids in range, argument counts, code ending in a terminator, edges and moves in range),
 //! so a malformed module fails in
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
-use crate::memory::{func_addr, Memory};
+use crate::memory::{func_addr, scalar_size, Memory};
+use crate::promote::promotable;
 use crate::trap::ExecError;
 use fpir::{
     AddrBase, Block, BlockCall, BranchSite, Builtin, Callee, CastOp, Const, EntityId, FloatBinOp,
@@ -507,6 +511,18 @@ pub(crate) enum Op {
     StackRestore {
         a: Slot,
     },
+    /// An `alloca` kept in a register (see `promote`): reserves its stack bytes only.
+    /// Stores to it become `Move`s into its register.
+    AllocaCell {
+        size: u64,
+        align: u32,
+    },
+    /// A load from an `alloca` kept in register `cell`.
+    LoadCell {
+        ty: Type,
+        d: Slot,
+        cell: Slot,
+    },
 }
 
 /// Marks an edge operand that is a target pc itself (an edge without moves) rather than
@@ -564,12 +580,20 @@ pub(crate) struct Program {
     pub funcs: Vec<FuncCode>,
 }
 
-/// Prepares every function of `module` against the memory layout `mem`.
-pub(crate) fn prepare(module: &Module, mem: &Memory) -> Result<Program, ExecError> {
+/// Prepares every function of `module` against the memory layout `mem`. When `promote`
+/// is set (memory holds concrete bits only), the stack slots that allow it are kept in
+/// registers (see `promote`) and loads from read-only globals at constant addresses
+/// become copies of constant registers.
+pub(crate) fn prepare(module: &Module, mem: &Memory, promote: bool) -> Result<Program, ExecError> {
+    let cells: Vec<Vec<bool>> = module
+        .funcs
+        .values()
+        .map(|f| if promote { promotable(f) } else { Vec::new() })
+        .collect();
     let funcs = module
         .funcs
         .iter()
-        .map(|(id, f)| FuncBuilder::new(module, mem, id, f).build())
+        .map(|(id, f)| FuncBuilder::new(module, mem, &cells, promote, id, f).build())
         .collect::<Result<_, _>>()?;
     Ok(Program { funcs })
 }
@@ -577,6 +601,11 @@ pub(crate) fn prepare(module: &Module, mem: &Memory) -> Result<Program, ExecErro
 struct FuncBuilder<'a> {
     module: &'a Module,
     mem: &'a Memory,
+    /// Per function, per register: an alloca kept in a register (empty: none).
+    cells: &'a [Vec<bool>],
+    /// Memory holds concrete bits only (`Semantics::CONCRETE_MEMORY`): loads from
+    /// read-only globals at constant addresses are folded.
+    concrete_memory: bool,
     id: Func,
     func: &'a Function,
     block_pcs: Vec<u32>,
@@ -591,10 +620,19 @@ struct FuncBuilder<'a> {
 const INLINE_MAX_INSTS: usize = 12;
 
 impl<'a> FuncBuilder<'a> {
-    fn new(module: &'a Module, mem: &'a Memory, id: Func, func: &'a Function) -> Self {
+    fn new(
+        module: &'a Module,
+        mem: &'a Memory,
+        cells: &'a [Vec<bool>],
+        concrete_memory: bool,
+        id: Func,
+        func: &'a Function,
+    ) -> Self {
         FuncBuilder {
             module,
             mem,
+            cells,
+            concrete_memory,
             id,
             func,
             block_pcs: Vec::new(),
@@ -633,6 +671,47 @@ impl<'a> FuncBuilder<'a> {
         } else {
             Err(self.invalid(format!("register {r} is not declared")))
         }
+    }
+
+    /// Whether `r` of the function being emitted is an alloca kept in a register.
+    fn is_cell(&self, r: fpir::Reg) -> bool {
+        self.cells
+            .get(self.id.index())
+            .and_then(|c| c.get(r.index()))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The bits every load of `ty` from `addr` reads, when memory holds concrete bits only
+    /// and `addr` is a constant register pointing inside a read-only global (whose bytes
+    /// no run can change).
+    fn folded_load(&self, ty: Type, addr: fpir::Reg) -> Option<u64> {
+        if !self.concrete_memory {
+            return None;
+        }
+        let &(_, Const::Addr(AddrBase::Global(g), off)) =
+            self.func.consts.iter().find(|&&(r, _)| r == addr)?
+        else {
+            return None;
+        };
+        let data = self.module.globals.get(g)?;
+        let end = off.checked_add(scalar_size(ty) as i64)?;
+        if !data.constant || off < 0 || end > data.init.len() as i64 {
+            return None;
+        }
+        let at = self.mem.global_addr(g.index())?.wrapping_add(off as u64);
+        self.mem.load(ty, at).ok()
+    }
+
+    /// A new register of type `ty` in this frame.
+    fn fresh_slot(&mut self, ty: Type) -> Result<Slot, ExecError> {
+        let s = self.out.nregs;
+        if s.checked_add(1).is_none_or(|n| n == NONE) {
+            return Err(self.invalid("too many registers"));
+        }
+        self.out.nregs += 1;
+        self.out.reg_types.push(ty);
+        Ok(s)
     }
 
     fn reg_type(&self, r: fpir::Reg) -> Type {
@@ -790,12 +869,7 @@ impl<'a> FuncBuilder<'a> {
             .any(|i| matches!(i.kind, InstKind::Alloca { .. }));
         // The stack pointer is saved in a fresh slot of this frame.
         let saved = if allocas {
-            let s = self.out.nregs;
-            if s.checked_add(1).is_none_or(|n| n == NONE) {
-                return Err(self.invalid("too many registers"));
-            }
-            self.out.nregs += 1;
-            self.out.reg_types.push(Type::Ptr);
+            let s = self.fresh_slot(Type::Ptr)?;
             self.emit(Op::StackSave { d: s }, loc, self.id);
             Some(s)
         } else {
@@ -944,6 +1018,14 @@ impl<'a> FuncBuilder<'a> {
     }
 
     fn inst(&mut self, dest: Option<fpir::Reg>, kind: &InstKind) -> Result<Op, ExecError> {
+        if let InstKind::Load { ty, addr } = *kind {
+            if let Some(bits) = self.folded_load(ty, addr) {
+                let d = self.need_dest(dest)?;
+                let a = self.fresh_slot(ty)?;
+                self.out.consts.push(ConstSlot { slot: a, ty, bits });
+                return Ok(Op::Move { d, a });
+            }
+        }
         Ok(match *kind {
             InstKind::IntBin { op, ty, lhs, rhs } => {
                 let (d, a, b) = (self.need_dest(dest)?, self.slot(lhs)?, self.slot(rhs)?);
@@ -1027,16 +1109,28 @@ impl<'a> FuncBuilder<'a> {
                 t: self.slot(if_true)?,
                 f: self.slot(if_false)?,
             },
+            InstKind::Load { ty, addr } if self.is_cell(addr) => Op::LoadCell {
+                ty,
+                d: self.need_dest(dest)?,
+                cell: self.slot(addr)?,
+            },
             InstKind::Load { ty, addr } => Op::Load {
                 ty,
                 d: self.need_dest(dest)?,
                 addr: self.slot(addr)?,
+            },
+            InstKind::Store { addr, value, .. } if self.is_cell(addr) => Op::Move {
+                d: self.slot(addr)?,
+                a: self.slot(value)?,
             },
             InstKind::Store { ty, addr, value } => Op::Store {
                 ty,
                 addr: self.slot(addr)?,
                 val: self.slot(value)?,
             },
+            InstKind::Alloca { size, align, .. } if dest.is_some_and(|d| self.is_cell(d)) => {
+                Op::AllocaCell { size, align }
+            }
             InstKind::Alloca { size, count, align } => Op::Alloca {
                 d: self.need_dest(dest)?,
                 size,

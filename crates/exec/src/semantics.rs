@@ -30,6 +30,14 @@ pub trait Semantics {
     /// A register value.
     type Value: Clone;
 
+    /// Whether memory holds nothing but concrete bits: [`Semantics::load`] returns
+    /// `constant(ty, bits)` of the bytes it reads and [`Semantics::store`] writes
+    /// [`Semantics::concrete_bits`] (as the default methods do), so a value stored and
+    /// loaded back is `constant(ty, bits)` of its bits. Preparation then keeps stack slots
+    /// whose address never escapes (the unions of type punning) in registers instead of
+    /// memory. Default false.
+    const CONCRETE_MEMORY: bool = false;
+
     /// Called at the start of every [`crate::Interpreter::call`], after memory is reset.
     /// Values made by [`Semantics::constant`] earlier must stay valid: the interpreter
     /// builds its constant templates once, in [`crate::Interpreter::new`].

@@ -401,6 +401,45 @@ fn recursion_fib() {
     assert_eq!(returned(&r), 6765);
 }
 
+/// `f0(x) = a(b(a(x)))` with `f1 = a(x) = x + 10` and `f2 = b(x) = x * 3 + 7`: frames
+/// of different sizes and constants laid out at the same depth and place in turn.
+fn alternating_calls() -> Module {
+    let i64t = Type::I64;
+    let (mut a, p) = FnBuilder::new("a", &[i64t], Some(i64t));
+    let ten = a.i64c(10);
+    let r = a.ibin(IntBinOp::Add, i64t, p[0], ten);
+    a.ret(Some(r));
+    let (mut b, p) = FnBuilder::new("b", &[i64t], Some(i64t));
+    let three = b.i64c(3);
+    let seven = b.i64c(7);
+    let t = b.ibin(IntBinOp::Mul, i64t, p[0], three);
+    let r = b.ibin(IntBinOp::Add, i64t, t, seven);
+    b.ret(Some(r));
+    let (mut f, p) = FnBuilder::new("f", &[i64t], Some(i64t));
+    let mut x = p[0];
+    for callee in [1, 2, 1] {
+        x = f
+            .call(Some(i64t), Callee::Direct(Func(callee)), vec![x])
+            .expect("a result");
+    }
+    f.ret(Some(x));
+    module(vec![f.finish(), a.finish(), b.finish()], vec![], vec![])
+}
+
+#[test]
+fn reused_frames_keep_their_constants() {
+    let m = alternating_calls();
+    let mut it = interp(&m, NoObserver);
+    for x in [0u64, 5, 100] {
+        let r = it.call(Func(0), &[Arg::Scalar(x)]).unwrap();
+        assert_eq!(returned(&r), (x + 10) * 3 + 7 + 10);
+        let r = it.call(Func(2), &[Arg::Scalar(x)]).unwrap();
+        assert_eq!(returned(&r), x * 3 + 7);
+        let r = it.call(Func(1), &[Arg::Scalar(x)]).unwrap();
+        assert_eq!(returned(&r), x + 10);
+    }
+}
+
 /// `loop(n)`: `i = 0; while (1) i++;` when `n != 0`, counting with block parameters.
 fn infinite_loop() -> Module {
     let (mut b, _) = FnBuilder::new("spin", &[Type::I32], Some(Type::I32));
@@ -1466,6 +1505,166 @@ mod custom_semantics {
         fn math(&mut self, call: MathCall, args: &[u64], ret: Type) -> (u64, Option<u64>) {
             self.inner.math(call, args, ret)
         }
+    }
+
+    /// `f(v)`: stores `v` as `store_ty` into a stack slot of exactly its size and loads it
+    /// back as `load_ty` (the union pun that preparation keeps in a register under
+    /// `Concrete`).
+    fn whole_slot_pun(store_ty: Type, load_ty: Type) -> Module {
+        let (mut b, p) = FnBuilder::new("pun", &[store_ty], Some(load_ty));
+        let slot = b.op(
+            Type::Ptr,
+            InstKind::Alloca {
+                size: u64::from(store_ty.bytes()),
+                count: None,
+                align: 8,
+            },
+        );
+        b.effect(InstKind::Store {
+            ty: store_ty,
+            addr: slot,
+            value: p[0],
+        });
+        let v = b.op(
+            load_ty,
+            InstKind::Load {
+                ty: load_ty,
+                addr: slot,
+            },
+        );
+        b.ret(Some(v));
+        single(b.finish())
+    }
+
+    #[test]
+    fn slots_kept_in_registers_agree_with_memory() {
+        let types = [
+            Type::BOOL,
+            Type::I8,
+            Type::Int(16),
+            Type::I32,
+            Type::F32,
+            Type::I64,
+            Type::F64,
+            Type::Ptr,
+        ];
+        let values = [0, 1, 0xff, 0x8000_0001, 0x7ff8_0000_0000_0001, u64::MAX];
+        for st in types {
+            for lt in types.into_iter().filter(|t| t.bytes() == st.bytes()) {
+                let m = whole_slot_pun(st, lt);
+                let mut memory =
+                    Interpreter::new(&m, Recording::default(), NoObserver, ExecConfig::default())
+                        .unwrap();
+                for v in values {
+                    let args = [Arg::Scalar(v)];
+                    let in_memory = memory.call(Func(0), &args).unwrap();
+                    let in_register = run(&m, &args);
+                    assert_eq!(
+                        in_register, in_memory,
+                        "{st} stored, {lt} loaded, bits {v:#x}"
+                    );
+                }
+                assert!(!memory.semantics().stores.is_empty());
+            }
+        }
+    }
+
+    /// `f(k)`: loads from constant addresses in a read-only table (a relocated pointer,
+    /// an `f64`, an `i32` inside it), sums their bits, and for `k != 0` also loads an
+    /// `i64` that runs past the table's end.
+    fn constant_table_loads() -> Module {
+        let mut table = vec![0u8; 8];
+        table.extend(1.5f64.to_bits().to_le_bytes());
+        table.extend(7u32.to_le_bytes());
+        let globals = vec![
+            GlobalData {
+                name: "target".into(),
+                init: vec![1; 8],
+                align: 8,
+                constant: false,
+                relocs: vec![],
+            },
+            GlobalData {
+                name: "table".into(),
+                init: table,
+                align: 16,
+                constant: true,
+                relocs: vec![fpir::Reloc {
+                    at: 0,
+                    target: AddrBase::Global(fpir::Global(0)),
+                    addend: 4,
+                }],
+            },
+        ];
+        let (mut b, p) = FnBuilder::new("tab", &[Type::I32], Some(Type::I64));
+        let mut sum = b.i64c(0);
+        for (off, ty) in [(0, Type::Ptr), (8, Type::F64), (16, Type::I32)] {
+            let at = b.addr_const(AddrBase::Global(fpir::Global(1)), off);
+            let v = b.op(ty, InstKind::Load { ty, addr: at });
+            let bits = if ty == Type::I32 {
+                b.op(
+                    Type::I64,
+                    InstKind::Cast {
+                        op: CastOp::Zext,
+                        from: ty,
+                        to: Type::I64,
+                        arg: v,
+                    },
+                )
+            } else {
+                b.op(
+                    Type::I64,
+                    InstKind::Cast {
+                        op: CastOp::Bitcast,
+                        from: ty,
+                        to: Type::I64,
+                        arg: v,
+                    },
+                )
+            };
+            sum = b.ibin(IntBinOp::Add, Type::I64, sum, bits);
+        }
+        let zero = b.i32c(0);
+        let c = b.op(
+            Type::BOOL,
+            InstKind::Icmp {
+                pred: IntPred::Ne,
+                ty: Type::I32,
+                lhs: p[0],
+                rhs: zero,
+            },
+        );
+        let (past, _) = b.block(&[]);
+        let (done, _) = b.block(&[]);
+        b.br(c, past, done);
+        b.switch_to(past);
+        let end = b.addr_const(AddrBase::Global(fpir::Global(1)), 16);
+        let v = b.op(
+            Type::I64,
+            InstKind::Load {
+                ty: Type::I64,
+                addr: end,
+            },
+        );
+        b.ret(Some(v));
+        b.switch_to(done);
+        b.ret(Some(sum));
+        module(vec![b.finish()], globals, vec![])
+    }
+
+    #[test]
+    fn folded_constant_loads_agree_with_memory() {
+        let m = constant_table_loads();
+        let mut memory =
+            Interpreter::new(&m, Recording::default(), NoObserver, ExecConfig::default()).unwrap();
+        for k in [0, 1] {
+            let args = [Arg::Scalar(k)];
+            assert_eq!(run(&m, &args), memory.call(Func(0), &args).unwrap());
+        }
+        assert!(matches!(
+            trapped(&run(&m, &[Arg::Scalar(1)])),
+            TrapKind::OutOfBounds { .. }
+        ));
     }
 
     #[test]
