@@ -366,7 +366,10 @@ class Bench:
             for name, flags in self.args.ablations:
                 out2, wall2, cov2 = self.run_fpforge(work, func, files, flags, out_name=f"fp-{name}")
                 g2 = self.gcov_of_fpforge(work, func, files, out2, objs)
-                row.setdefault("ablations", {})[name] = {"taken": g2[0] if g2 else 0, "wall": wall2}
+                settled = all(side["status"] == "covered" or side["status"].startswith("infeasible")
+                              for s in cov2["sites"] for side in s["sides"])
+                row.setdefault("ablations", {})[name] = {"taken": g2[0] if g2 else 0, "wall": wall2,
+                                                         "settled": settled}
         return row
 
     def afl_run(self, work, func, files, objs, budget):
@@ -560,19 +563,26 @@ def main():
                     help="peer inputs replayed through the interpreter per function (0: no cross-check)")
     ap.add_argument("--replay-jobs", type=int, default=2, help="parallel `fpforge run`s of the replay")
     ap.add_argument("--ablate", action="store_true", help="also run fpforge with each improvement off")
+    ap.add_argument("--ablate-only", metavar="NAMES",
+                    help="only these ablation rows, comma-separated (e.g. no-reach,coverme)")
     ap.add_argument("--json", type=Path, help="write the rows as JSON")
     ap.add_argument("--fpforge", type=Path, default=FPFORGE, help="the fpforge binary")
     args = ap.parse_args()
-    args.ablations = []
-    if args.ablate:
-        args.ablations = [("no-ulp-space", ["--no-ulp-space"]), ("no-ulp-distance", ["--no-ulp-distance"]),
-                          ("no-seeding", ["--no-seeding"]), ("no-refine", ["--no-refine"]),
-                          ("no-targeted", ["--no-targeted"]), ("no-levels", ["--no-levels"]),
-                          ("no-select-sites", ["--no-select-sites"]), ("no-boundaries", ["--no-boundaries"]),
-                          ("jobs 2", ["--jobs", "2"]),
-                          ("coverme", ["--no-ulp-space", "--no-ulp-distance", "--no-seeding",
-                                       "--no-refine", "--no-targeted", "--no-levels",
-                                       "--no-select-sites", "--no-boundaries"])]
+    ablations = [("no-ulp-space", ["--no-ulp-space"]), ("no-ulp-distance", ["--no-ulp-distance"]),
+                 ("no-seeding", ["--no-seeding"]), ("no-refine", ["--no-refine"]),
+                 ("no-targeted", ["--no-targeted"]), ("no-levels", ["--no-levels"]),
+                 ("no-select-sites", ["--no-select-sites"]), ("no-boundaries", ["--no-boundaries"]),
+                 ("no-reach", ["--no-reach"]), ("jobs 2", ["--jobs", "2"]),
+                 ("coverme", ["--no-ulp-space", "--no-ulp-distance", "--no-seeding",
+                              "--no-refine", "--no-targeted", "--no-levels",
+                              "--no-select-sites", "--no-boundaries", "--no-reach"])]
+    args.ablations = ablations if args.ablate else []
+    if args.ablate_only:
+        wanted = args.ablate_only.split(",")
+        unknown = set(wanted) - {name for name, _ in ablations}
+        if unknown:
+            ap.error(f"unknown ablation rows: {', '.join(sorted(unknown))}")
+        args.ablations = [a for a in ablations if a[0] in wanted]
     musl = Musl(args.musl, args.build)
     funcs = []
     for name in sorted(musl.texts):
@@ -703,14 +713,17 @@ def print_table(rows, args):
                   f"({evals / max(sum(search), 1e-9) / 1e6:.2f} M evaluations/s); "
                   f"wall time including clang and lowering: median {statistics.median(times):.2f} s")
     if args.ablations:
-        print("\n| configuration | mean % fpforge (gcov) | median time (s) |")
-        print("|---|---:|---:|")
-        print(f"| all improvements on | {fmt(fp)} | {statistics.median(times) if times else 0:.2f} |")
+        print("\n| configuration | mean % fpforge (gcov) | median time (s) | functions settled |")
+        print("|---|---:|---:|---:|")
+        print(f"| all improvements on | {fmt(fp)} | {statistics.median(times) if times else 0:.2f} | "
+              f"{sum(1 for r in ok if r.get('settled'))}/{len(ok)} |")
         for name, _ in args.ablations:
-            cov = [pct(r["ablations"][name]["taken"], r["branches"]) for r in ok if name in r.get("ablations", {})]
-            tm = [r["ablations"][name]["wall"] for r in ok if name in r.get("ablations", {})]
+            runs = [r for r in ok if name in r.get("ablations", {})]
+            cov = [pct(r["ablations"][name]["taken"], r["branches"]) for r in runs]
+            tm = [r["ablations"][name]["wall"] for r in runs]
+            settled = sum(1 for r in runs if r["ablations"][name].get("settled"))
             label = {"coverme": "all off (CoverMe's search)", "jobs 2": "--jobs 2"}.get(name, f"--{name}")
-            print(f"| {label} | {fmt(cov)} | {statistics.median(tm) if tm else 0:.2f} |")
+            print(f"| {label} | {fmt(cov)} | {statistics.median(tm) if tm else 0:.2f} | {settled}/{len(runs)} |")
 
 
 if __name__ == "__main__":
