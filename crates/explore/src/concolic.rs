@@ -535,6 +535,32 @@ impl Concolic {
         }
     }
 
+    /// The low `w` bits of x86's truncating conversion of the binary64 term `x` to a
+    /// `conv`-bit integer (`cvttsd2si` with a 32- or 64-bit destination).
+    fn truncated_to(&mut self, x: TermId, w: u32, conv: u32) -> Option<TermId> {
+        let r = if conv == 64 {
+            self.cvtt64(x)?
+        } else {
+            self.cvtt32(x)?
+        };
+        self.low_bits(r, conv, w)
+    }
+
+    /// `fptrunc`/`fpext` of `a` from `from` to `to`, whose concrete result is `bits`.
+    fn float_to_float(
+        &mut self,
+        name: &'static str,
+        from: Type,
+        to: Type,
+        bits: u64,
+        a: &CVal,
+    ) -> CVal {
+        self.result(name, to, bits, &[a], |s| {
+            let x = s.lift(from, a)?;
+            s.mk(Op::FpToFp(fmt_of(to.as_float()?)), &[x])
+        })
+    }
+
     /// The bit pattern of a symbolic value of type `ty`, as stored in memory
     /// (`i1` as one byte).
     fn pattern(&mut self, ty: Type, t: TermId) -> Option<TermId> {
@@ -854,17 +880,11 @@ impl Semantics for Concolic {
     }
     fn fptrunc(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
         let bits = Concrete.fptrunc(from, to, &a.bits);
-        self.result("fptrunc", to, bits, &[a], |s| {
-            let x = s.lift(from, a)?;
-            s.mk(Op::FpToFp(fmt_of(to.as_float()?)), &[x])
-        })
+        self.float_to_float("fptrunc", from, to, bits, a)
     }
     fn fpext(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
         let bits = Concrete.fpext(from, to, &a.bits);
-        self.result("fpext", to, bits, &[a], |s| {
-            let x = s.lift(from, a)?;
-            s.mk(Op::FpToFp(fmt_of(to.as_float()?)), &[x])
-        })
+        self.float_to_float("fpext", from, to, bits, a)
     }
     fn fptoui(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
         let bits = Concrete.fptoui(from, to, &a.bits);
@@ -881,12 +901,9 @@ impl Semantics for Concolic {
                 let sign = s.mk(Op::BvAshr, &[lo, c63])?;
                 let hi = s.mk(Op::BvAnd, &[hi, sign])?;
                 s.mk(Op::BvOr, &[lo, hi])?
-            } else if w >= 32 {
-                let r = s.cvtt64(x)?;
-                s.low_bits(r, 64, w)?
             } else {
-                let r = s.cvtt32(x)?;
-                s.low_bits(r, 32, w)?
+                // A u32 result needs the 64-bit conversion: values above i32::MAX.
+                s.truncated_to(x, w, if w >= 32 { 64 } else { 32 })?
             };
             s.bv_as(to, r)
         })
@@ -897,13 +914,7 @@ impl Semantics for Concolic {
             let x = s.lift(from, a)?;
             let x = s.widen64(from, x)?;
             let w = to.bits();
-            let r = if w > 32 {
-                let r = s.cvtt64(x)?;
-                s.low_bits(r, 64, w)?
-            } else {
-                let r = s.cvtt32(x)?;
-                s.low_bits(r, 32, w)?
-            };
+            let r = s.truncated_to(x, w, if w > 32 { 64 } else { 32 })?;
             s.bv_as(to, r)
         })
     }

@@ -37,6 +37,16 @@ fn concrete_trace(
     interp.observer().events.clone()
 }
 
+/// The branch sites of `func`, in order.
+fn sites_of(module: &Module, func: Func) -> Vec<fpir::BranchSite> {
+    module
+        .branch_sites
+        .iter()
+        .filter(|(_, d)| d.func == func)
+        .map(|(s, _)| s)
+        .collect()
+}
+
 fn config() -> EngineConfig {
     EngineConfig::default()
         .with_time_limit(Duration::from_secs(5))
@@ -153,12 +163,7 @@ fn type_punned_high_words_are_symbolic() {
     let spec = InputSpec::for_function(&module, func, &[], &[]).unwrap();
     // `ix >= 0x7ff00000` (inf or NaN) and `(ix | lx) == 0` (zero) are decided on the
     // words of the double read back through a union.
-    let sites: Vec<_> = module
-        .branch_sites
-        .iter()
-        .filter(|(_, d)| d.func == func)
-        .map(|(s, _)| s)
-        .collect();
+    let sites = sites_of(&module, func);
     for site in &sites[..2] {
         let side = Decision::parse(&format!("{site}:T"), &module).unwrap();
         match reach_side(&module, func, spec.clone(), side, config()).unwrap() {
@@ -223,12 +228,7 @@ fn constant_conditions_prove_sides_infeasible() {
     let module = fixture("ops.c");
     let func = module.func_by_name("constant_branches").unwrap();
     let spec = InputSpec::for_function(&module, func, &[], &[]).unwrap();
-    let sites: Vec<_> = module
-        .branch_sites
-        .iter()
-        .filter(|(_, d)| d.func == func)
-        .map(|(s, _)| s)
-        .collect();
+    let sites = sites_of(&module, func);
     let constant = fpforge_explore::constant::constant_infeasible(&module, func);
     // The sizeof test's then-side, and both sides of the branch behind it.
     assert!(constant.contains(&Decision::parse(&format!("{}:T", sites[0]), &module).unwrap()));

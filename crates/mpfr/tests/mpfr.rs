@@ -44,15 +44,14 @@ fn scalar(x: f64) -> Arg {
     Arg::Scalar(x.to_bits())
 }
 
+/// An interpreter over the fixtures under `semantics`, without an observer.
+fn interpreter<S: Semantics>(semantics: S) -> Interpreter<'static, S, NoObserver> {
+    Interpreter::new(module(), semantics, NoObserver, ExecConfig::default()).unwrap()
+}
+
 /// Runs under HighPrecision at `prec`; the returned IEEE bits and reference.
 fn high(name: &str, args: &[Arg], prec: u32) -> (u64, HighValue) {
-    let mut it = Interpreter::new(
-        module(),
-        HighPrecision::new(prec),
-        NoObserver,
-        ExecConfig::default(),
-    )
-    .unwrap();
+    let mut it = interpreter(HighPrecision::new(prec));
     let run = it.call(func(name), args).unwrap();
     let Outcome::Returned(Some(v)) = run.outcome else {
         panic!("{name} did not return: {:?}", run.outcome)
@@ -61,7 +60,7 @@ fn high(name: &str, args: &[Arg], prec: u32) -> (u64, HighValue) {
 }
 
 fn concrete(name: &str, args: &[Arg]) -> (u64, Vec<Vec<u64>>) {
-    let mut it = Interpreter::new(module(), Concrete, NoObserver, ExecConfig::default()).unwrap();
+    let mut it = interpreter(Concrete);
     let run = it.call(func(name), args).unwrap();
     let Outcome::Returned(v) = run.outcome else {
         panic!("{name} trapped")
@@ -71,13 +70,7 @@ fn concrete(name: &str, args: &[Arg]) -> (u64, Vec<Vec<u64>>) {
 
 /// A Shadow run: (bits, reference, arrays, divergence count).
 fn shadow(name: &str, args: &[Arg]) -> (u64, HighValue, Vec<Vec<u64>>, usize) {
-    let mut it = Interpreter::new(
-        module(),
-        Shadow::new(128),
-        NoObserver,
-        ExecConfig::default(),
-    )
-    .unwrap();
+    let mut it = interpreter(Shadow::new(128));
     let run = it.call(func(name), args).unwrap();
     let Outcome::Returned(Some(v)) = run.outcome else {
         panic!("{name} did not return")
@@ -213,13 +206,7 @@ fn output_arrays_carry_their_references() {
         },
         int(4),
     ];
-    let mut it = Interpreter::new(
-        module(),
-        HighPrecision::new(128),
-        NoObserver,
-        ExecConfig::default(),
-    )
-    .unwrap();
+    let mut it = interpreter(HighPrecision::new(128));
     it.call(func("prefix_sums"), &args).unwrap();
     let s = it.semantics();
     let base = s.slot_address(InputSlot(4)).expect("output array address");
@@ -247,13 +234,7 @@ fn shadow_reports_divergence_and_cancellation() {
     );
 
     let args = [array(&[1e16, 1.0, -1e16, 0.5]), int(4)];
-    let mut it = Interpreter::new(
-        module(),
-        Shadow::new(128),
-        NoObserver,
-        ExecConfig::default(),
-    )
-    .unwrap();
+    let mut it = interpreter(Shadow::new(128));
     it.call(func("naive_sum"), &args).unwrap();
     let stats = it.semantics().site_stats();
     let hot = stats.iter().filter(|s| s.execs > 0).collect::<Vec<_>>();
@@ -273,19 +254,13 @@ fn binary32_sums() {
         },
         int(4),
     ];
-    let mut it = Interpreter::new(
-        module(),
-        HighPrecision::new(128),
-        NoObserver,
-        ExecConfig::default(),
-    )
-    .unwrap();
+    let mut it = interpreter(HighPrecision::new(128));
     let run = it.call(func("naive_sumf"), &args).unwrap();
     let Outcome::Returned(Some(v)) = run.outcome else {
         panic!()
     };
     assert_eq!(f32::from_bits(v.bits() as u32), 2.0);
-    let mut c = Interpreter::new(module(), Concrete, NoObserver, ExecConfig::default()).unwrap();
+    let mut c = interpreter(Concrete);
     let Outcome::Returned(Some(cb)) = c.call(func("naive_sumf"), &args).unwrap().outcome else {
         panic!()
     };
