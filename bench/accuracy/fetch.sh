@@ -13,6 +13,8 @@
 #   bench/accuracy/fetch.sh            # prints the corpus directory when done
 set -euo pipefail
 
+here="$(cd "$(dirname "$0")" && pwd)"
+
 cache="${FPFORGE_CORPUS_CACHE:-$HOME/.cache/fpforge-corpus}"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
@@ -20,32 +22,8 @@ mkdir -p "$cache"
 
 command -v clang-14 >/dev/null || { $sudo apt-get update -qq && $sudo apt-get install -y -qq clang-14; }
 
-# Unpacks the Debian source package $1 into $cache unless a directory $1-* exists.
-fetch() {
-    local pkg="$1"
-    if find "$cache" -maxdepth 1 -type d -name "$pkg-*" | grep -q .; then
-        return
-    fi
-    if ! grep -rqs '^deb-src .*debian.* bookworm main' /etc/apt/sources.list /etc/apt/sources.list.d/ &&
-        ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/; then
-        # The image's debian.sources names a Signed-By keyring; a deb-src line for the
-        # same URI must name the same one or apt refuses both.
-        echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" |
-            $sudo tee /etc/apt/sources.list.d/fpforge-src.list >/dev/null
-        $sudo apt-get update -qq
-    fi
-    command -v dpkg-source >/dev/null || $sudo apt-get install -y -qq dpkg-dev
-    (cd "$cache" && apt-get source -qq "$pkg" >/dev/null 2>&1) || {
-        $sudo apt-get update -qq
-        (cd "$cache" && apt-get source -qq "$pkg")
-    }
-}
-
-fetch meschach
-fetch gsl
-
-meschach="$(find "$cache" -maxdepth 1 -type d -name 'meschach-*' | sort | tail -n 1)"
-gsl="$(find "$cache" -maxdepth 1 -type d -name 'gsl-*' | sort | tail -n 1)"
+meschach="$("$here/../source.sh" meschach)"
+gsl="$("$here/../source.sh" gsl)"
 
 # configure leaves config.status behind; its presence marks a prepared tree.
 if [ ! -f "$meschach/config.status" ]; then

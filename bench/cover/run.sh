@@ -20,19 +20,7 @@ cache="${FPFORGE_CORPUS_CACHE:-$HOME/.cache/fpforge-corpus}"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 
-musl_dir="$(find "$cache" -maxdepth 1 -type d -name 'musl-*' 2>/dev/null | sort | tail -n 1 || true)"
-if [ -z "$musl_dir" ]; then
-    if ! grep -rqs '^deb-src .*debian.* bookworm main' /etc/apt/sources.list /etc/apt/sources.list.d/ &&
-        ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/; then
-        echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" |
-            $sudo tee /etc/apt/sources.list.d/fpforge-src.list >/dev/null
-    fi
-    $sudo apt-get update -qq
-    command -v dpkg-source >/dev/null || $sudo apt-get install -y -qq dpkg-dev
-    mkdir -p "$cache"
-    (cd "$cache" && apt-get source -qq musl)
-    musl_dir="$(find "$cache" -maxdepth 1 -type d -name 'musl-*' | sort | tail -n 1)"
-fi
+musl_dir="$("$repo/bench/source.sh" musl)"
 echo "musl source: $musl_dir" >&2
 
 command -v clang-14 >/dev/null || $sudo apt-get install -y -qq clang-14
