@@ -269,14 +269,7 @@ proptest! {
 fn store_f64_load_high_word() {
     // int hi(double x) { return *(1 + (int *)&x); }
     let (mut b, p) = FnBuilder::new("hi", &[Type::F64], Some(Type::I32));
-    let slot = b.op(
-        Type::Ptr,
-        InstKind::Alloca {
-            size: 8,
-            count: None,
-            align: 8,
-        },
-    );
+    let slot = b.alloca(8, 8);
     b.effect(InstKind::Store {
         ty: Type::F64,
         addr: slot,
@@ -466,14 +459,7 @@ fn fuel_exhaustion() {
 /// `bits(x)`: the word of `x` through a stack slot (a leaf that preparation inlines).
 fn bits_leaf() -> fpir::Function {
     let (mut b, p) = FnBuilder::new("bits", &[Type::F64], Some(Type::I64));
-    let slot = b.op(
-        Type::Ptr,
-        InstKind::Alloca {
-            size: 8,
-            count: None,
-            align: 8,
-        },
-    );
+    let slot = b.alloca(8, 8);
     b.effect(InstKind::Store {
         ty: Type::F64,
         addr: slot,
@@ -1040,14 +1026,7 @@ fn indirect_calls_through_memory() {
     // double apply(double x) { double (*f)(double) = twice; store f; load f; f(x) }
     let (mut b, p) = FnBuilder::new("apply", &[Type::F64], Some(Type::F64));
     let fp = b.addr_const(AddrBase::Func(Func(1)), 0);
-    let slot = b.op(
-        Type::Ptr,
-        InstKind::Alloca {
-            size: 8,
-            count: None,
-            align: 8,
-        },
-    );
+    let slot = b.alloca(8, 8);
     b.effect(InstKind::Store {
         ty: Type::Ptr,
         addr: slot,
@@ -1084,14 +1063,7 @@ fn indirect_calls_through_memory() {
 fn math_calls_and_frexp_store() {
     // double f(double x) { int e; double m = frexp(x, &e); return sin(m) + (double)e; }
     let (mut b, p) = FnBuilder::new("f", &[Type::F64], Some(Type::F64));
-    let slot = b.op(
-        Type::Ptr,
-        InstKind::Alloca {
-            size: 4,
-            count: None,
-            align: 4,
-        },
-    );
+    let slot = b.alloca(4, 4);
     let math = |func| {
         Callee::Math(
             MathCall {
@@ -1684,14 +1656,7 @@ mod custom_semantics {
         assert_eq!(sem.switches, [(BranchSite(0), 5, Some(1))]);
 
         let (mut b, p) = FnBuilder::new("st", &[Type::I64], None);
-        let slot = b.op(
-            Type::Ptr,
-            InstKind::Alloca {
-                size: 8,
-                count: None,
-                align: 8,
-            },
-        );
+        let slot = b.alloca(8, 8);
         b.effect(InstKind::Store {
             ty: Type::I64,
             addr: slot,
@@ -1751,14 +1716,7 @@ fn permute_module(perm: [usize; 4]) -> Module {
 /// buffer at `off_store` and loads a `load_ty` at `off_load`.
 fn pun_module(store_ty: Type, load_ty: Type) -> Module {
     let (mut b, p) = FnBuilder::new("pun", &[store_ty, Type::I64, Type::I64], Some(load_ty));
-    let buf = b.op(
-        Type::Ptr,
-        InstKind::Alloca {
-            size: 16,
-            count: None,
-            align: 8,
-        },
-    );
+    let buf = b.alloca(16, 8);
     let zbyte = b.konst(Type::I8, 0);
     let len = b.i64c(16);
     b.call(

@@ -102,6 +102,18 @@ impl FnBuilder {
         self.f.blocks[self.cur].term = t;
     }
 
+    /// A stack slot of `size` bytes aligned to `align`.
+    pub fn alloca(&mut self, size: u64, align: u32) -> Reg {
+        self.op(
+            Type::Ptr,
+            InstKind::Alloca {
+                size,
+                count: None,
+                align,
+            },
+        )
+    }
+
     pub fn ibin(&mut self, op: IntBinOp, ty: Type, lhs: Reg, rhs: Reg) -> Reg {
         self.op(ty, InstKind::IntBin { op, ty, lhs, rhs })
     }
