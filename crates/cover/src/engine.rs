@@ -61,7 +61,9 @@ use crate::represent::{Goal, Penalty, SiteShapes};
 use crate::sides::{Infeasible, Side, SideTable};
 use fpforge_exec::plan::{InputPlan, Test};
 use fpforge_exec::InputSpec;
-use fpforge_exec::{BranchTrace, Concrete, ExecConfig, ExecError, FullTrace, Interpreter};
+use fpforge_exec::{
+    BranchTrace, Concrete, ExecConfig, ExecError, FullTrace, Interpreter, Observer,
+};
 use fpforge_search::{
     avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
 };
@@ -556,15 +558,15 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         Ok(None)
     }
 
+    /// A fresh concrete interpreter for re-running tests under `observer`.
+    fn tracer<O: Observer>(&self, observer: O) -> Result<Interpreter<'m, Concrete, O>, ExecError> {
+        Interpreter::new(self.module, Concrete, observer, self.exec_config.clone())
+    }
+
     /// The boundary goals no test reaches yet: for each included ordered comparison that
     /// some test executes, the operand relations none of its executions shows.
     fn missing_goals(&self) -> Result<Vec<Goal>, CoverError> {
-        let mut tracer = Interpreter::new(
-            self.module,
-            Concrete,
-            FullTrace::default(),
-            self.exec_config.clone(),
-        )?;
+        let mut tracer = self.tracer(FullTrace::default())?;
         let mut seen: std::collections::BTreeMap<u32, [bool; 3]> = Default::default();
         for test in &self.tests {
             tracer.observer_mut().clear();
@@ -659,12 +661,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         if self.tests.contains(&test) {
             return Ok(Vec::new());
         }
-        let mut tracer = Interpreter::new(
-            self.module,
-            Concrete,
-            FullTrace::default(),
-            self.exec_config.clone(),
-        )?;
+        let mut tracer = self.tracer(FullTrace::default())?;
         tracer.call(self.func, test.args())?;
         let mut seen = Default::default();
         for ev in &tracer.observer().branches {
@@ -860,12 +857,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// covers new sides. Returns whether it did.
     fn confirm(&mut self, bits: Vec<u64>) -> Result<bool, ExecError> {
         let test = self.plan.test(bits);
-        let mut tracer = Interpreter::new(
-            self.module,
-            Concrete,
-            BranchTrace::default(),
-            self.exec_config.clone(),
-        )?;
+        let mut tracer = self.tracer(BranchTrace::default())?;
         tracer.call(self.func, test.args())?;
         let mut new: Vec<u32> = tracer
             .observer()

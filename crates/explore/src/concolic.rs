@@ -439,6 +439,24 @@ impl Concolic {
         })
     }
 
+    /// A bitwise operation: `ops[0]` on booleans (`i1` terms are Bool), `ops[1]` on
+    /// bit-vectors.
+    fn bitwise(
+        &mut self,
+        name: &'static str,
+        ops: [Op; 2],
+        ty: Type,
+        a: &CVal,
+        b: &CVal,
+        bits: u64,
+    ) -> CVal {
+        let op = if ty == Type::BOOL { ops[0] } else { ops[1] };
+        self.result(name, ty, bits, &[a, b], |s| {
+            let (x, y) = (s.lift(ty, a)?, s.lift(ty, b)?);
+            s.mk(op, &[x, y])
+        })
+    }
+
     /// The masked shift count of x86 (mod 32 up to 32 bits, mod 64 above).
     fn shift(
         &mut self,
@@ -726,27 +744,15 @@ impl Semantics for Concolic {
     }
     fn band(&mut self, ty: Type, a: &CVal, b: &CVal) -> CVal {
         let bits = Concrete.band(ty, &a.bits, &b.bits);
-        let op = if ty == Type::BOOL { Op::And } else { Op::BvAnd };
-        self.result("and", ty, bits, &[a, b], |s| {
-            let (x, y) = (s.lift(ty, a)?, s.lift(ty, b)?);
-            s.mk(op, &[x, y])
-        })
+        self.bitwise("and", [Op::And, Op::BvAnd], ty, a, b, bits)
     }
     fn bor(&mut self, ty: Type, a: &CVal, b: &CVal) -> CVal {
         let bits = Concrete.bor(ty, &a.bits, &b.bits);
-        let op = if ty == Type::BOOL { Op::Or } else { Op::BvOr };
-        self.result("or", ty, bits, &[a, b], |s| {
-            let (x, y) = (s.lift(ty, a)?, s.lift(ty, b)?);
-            s.mk(op, &[x, y])
-        })
+        self.bitwise("or", [Op::Or, Op::BvOr], ty, a, b, bits)
     }
     fn bxor(&mut self, ty: Type, a: &CVal, b: &CVal) -> CVal {
         let bits = Concrete.bxor(ty, &a.bits, &b.bits);
-        let op = if ty == Type::BOOL { Op::Xor } else { Op::BvXor };
-        self.result("xor", ty, bits, &[a, b], |s| {
-            let (x, y) = (s.lift(ty, a)?, s.lift(ty, b)?);
-            s.mk(op, &[x, y])
-        })
+        self.bitwise("xor", [Op::Xor, Op::BvXor], ty, a, b, bits)
     }
 
     fn fadd(&mut self, ty: FloatTy, a: &CVal, b: &CVal) -> CVal {
