@@ -297,21 +297,7 @@ impl<'a> Differ<'a> {
         let native_arrays: Vec<Vec<u64>> = buffers.iter().map(|(k, b)| decode(*k, b)).collect();
 
         // Interpreter side.
-        let interp_args: Vec<Arg> = specs
-            .iter()
-            .zip(args)
-            .map(|(spec, arg)| match (spec, arg) {
-                (ParamSpec::Array(kind), ArgValue::Array(values)) => Arg::Array {
-                    elem: type_of(*kind),
-                    values: values.clone(),
-                },
-                (_, ArgValue::Scalar(v)) => Arg::Scalar(*v),
-                (_, ArgValue::Array(values)) => Arg::Array {
-                    elem: Type::F64,
-                    values: values.clone(),
-                },
-            })
-            .collect();
+        let interp_args = interpreter_args(specs, args);
         interp.observer_mut().clear();
         let run = interp
             .call(func, &interp_args)
@@ -416,6 +402,25 @@ fn kind_of(t: Type) -> Result<Kind, String> {
         Type::Ptr => Ok(Kind::Ptr),
         other => Err(format!("parameter or result of type {other}")),
     }
+}
+
+/// The interpreter's arguments for a generated argument list.
+pub fn interpreter_args(specs: &[ParamSpec], args: &[ArgValue]) -> Vec<Arg> {
+    specs
+        .iter()
+        .zip(args)
+        .map(|(spec, arg)| match (spec, arg) {
+            (ParamSpec::Array(kind), ArgValue::Array(values)) => Arg::Array {
+                elem: type_of(*kind),
+                values: values.clone(),
+            },
+            (_, ArgValue::Scalar(v)) => Arg::Scalar(*v),
+            (_, ArgValue::Array(values)) => Arg::Array {
+                elem: Type::F64,
+                values: values.clone(),
+            },
+        })
+        .collect()
 }
 
 fn type_of(k: Kind) -> Type {

@@ -1,7 +1,7 @@
 //! Bit-exact differential tests: every exported function of the C corpus in
-//! `tests/fixtures/corpus` runs in the interpreter and natively (clang-14 -O0, same
-//! bitcode) on thousands of deterministic inputs; results, output arrays and branch
-//! traces must be identical. Needs clang-14 and the LLVM 14 tools (`scripts/setup.sh`).
+//! `tests/fixtures/corpus` runs in fpforge (compiled, and in the interpreter alone) and
+//! natively (clang-14 -O0, same bitcode) on thousands of deterministic inputs; results,
+//! output arrays and branch traces must be identical. Needs clang-14 and the LLVM 14 tools (`scripts/setup.sh`).
 
 use fpforge_difftest::diff::{DiffConfig, Differ};
 use fpforge_difftest::native::{NativeConfig, NativeLib};
@@ -46,11 +46,16 @@ fn run_file(file: &str, loopy: &[&str]) -> Result<usize, String> {
         } else {
             INPUTS
         };
-        let report = differ.check(&f.name, &DiffConfig::default().with_inputs(inputs));
-        if report.unsupported.is_some() || report.mismatches > 0 || report.tried != inputs {
-            failures.push(report.describe());
+        // Compiled runs (the default) and the interpreter alone both match native code.
+        for compile in [true, false] {
+            let mut config = DiffConfig::default().with_inputs(inputs);
+            config.exec = config.exec.with_compile(compile);
+            let report = differ.check(&f.name, &config);
+            if report.unsupported.is_some() || report.mismatches > 0 || report.tried != inputs {
+                failures.push(report.describe());
+            }
+            events += report.branch_events;
         }
-        events += report.branch_events;
         tested += 1;
     }
     if !failures.is_empty() {

@@ -7,6 +7,8 @@
 //!
 //! Float parameters get deterministic pseudo-random values in [-0.75, 8) (the moderate
 //! inputs of the musl speed benchmark); integer parameters get `EVALRATE_INT` (default 100).
+//! `EVALRATE_COMPILE=0` turns compiled runs off (see `ExecConfig::compile`), leaving
+//! the interpreter alone.
 //! The same `CALLS` prefix of inputs is used by every run, so machine instructions per call
 //! are exact and free of noise on a loaded machine:
 //!
@@ -57,7 +59,7 @@ fn main() {
         &module,
         Concrete,
         BranchTrace::default(),
-        ExecConfig::default(),
+        ExecConfig::default().with_compile(std::env::var("EVALRATE_COMPILE").as_deref() != Ok("0")),
     )
     .expect("valid module");
     // xorshift64*: deterministic inputs, cheap enough not to blur the counts.

@@ -183,6 +183,7 @@ fn signed_operands(ty: Type, a: u64, b: u64) -> Result<(i64, i64), TrapKind> {
 impl Semantics for Concrete {
     type Value = u64;
     const CONCRETE_MEMORY: bool = true;
+    const COMPILABLE: bool = true;
 
     #[inline]
     fn constant(&mut self, ty: Type, bits: u64) -> u64 {

@@ -17,6 +17,7 @@
 //! `prepare`). Fuel is checked where control moves rather than before every op (see
 //! `Interpreter::run`), with the same result.
 
+use crate::jit::{Entry, Jit};
 use crate::memory::Memory;
 use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
@@ -36,6 +37,12 @@ pub struct ExecConfig {
     pub stack_bytes: u64,
     /// Heap budget in bytes (array arguments included); default 64 MiB.
     pub heap_bytes: u64,
+    /// Whether a semantics that is exactly [`crate::Concrete`]'s
+    /// ([`Semantics::COMPILABLE`]), under an observer that does not watch float
+    /// operations, runs as native code compiled on the first call of each function
+    /// (same results, branch events and steps; a run that would trap is replayed in the
+    /// interpreter, which reports the trap). Default true.
+    pub compile: bool,
 }
 
 impl Default for ExecConfig {
@@ -45,6 +52,7 @@ impl Default for ExecConfig {
             max_depth: 50_000,
             stack_bytes: 8 << 20,
             heap_bytes: 64 << 20,
+            compile: true,
         }
     }
 }
@@ -71,6 +79,12 @@ impl ExecConfig {
     /// Sets [`ExecConfig::heap_bytes`].
     pub fn with_heap_bytes(mut self, heap_bytes: u64) -> Self {
         self.heap_bytes = heap_bytes;
+        self
+    }
+
+    /// Sets [`ExecConfig::compile`].
+    pub fn with_compile(mut self, compile: bool) -> Self {
+        self.compile = compile;
         self
     }
 }
@@ -114,6 +128,15 @@ pub struct Run<V> {
     /// constant, and a stack save and restore when it has allocas) instead of call and
     /// return.
     pub steps: u64,
+}
+
+/// Where [`Interpreter::enter`] puts the arguments.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// In the bottom frame, for the driver loop.
+    Frame,
+    /// In `Jit::args`, for a compiled run.
+    Compiled,
 }
 
 /// A caller's state saved across a call.
@@ -170,6 +193,10 @@ pub struct Interpreter<'m, S: Semantics, O: Observer> {
     laid: Vec<(u32, usize)>,
     /// Saved callers.
     frames: Vec<Frame>,
+    /// Native code of the program, when [`ExecConfig::compile`] applies.
+    jit: Option<Jit>,
+    /// Calls that ran to completion as native code.
+    compiled_runs: u64,
 }
 
 impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
@@ -201,7 +228,6 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             module,
             prog,
             templates,
-            config,
             m: Machine {
                 sem: semantics,
                 obs: observer,
@@ -212,6 +238,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             regs: Vec::new(),
             laid: Vec::new(),
             frames: Vec::new(),
+            jit: (config.compile && S::COMPILABLE && !O::OBSERVES_OPS)
+                .then(Jit::new)
+                .flatten(),
+            compiled_runs: 0,
+            config,
         })
     }
 
@@ -255,9 +286,82 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         (self.m.sem, self.m.obs)
     }
 
+    /// How many calls so far ran to completion as native code (see
+    /// [`ExecConfig::compile`]); the others ran in the interpreter.
+    pub fn compiled_runs(&self) -> u64 {
+        self.compiled_runs
+    }
+
     /// Runs `func` on `args` from a fresh memory state (initial globals, empty stack and
     /// heap), so runs are independent and deterministic.
     pub fn call(&mut self, func: Func, args: &[Arg]) -> Result<Run<S::Value>, ExecError> {
+        let prog = &self.prog;
+        let entry = self.jit.as_mut().and_then(|jit| jit.entry(prog, func.0));
+        let mut done = None;
+        let mut arrays = Vec::new();
+        if let Some(entry) = entry {
+            arrays = self.enter(func, args, Placement::Compiled)?;
+            done = self.run_compiled(func, entry);
+        }
+        let (outcome, steps) = match done {
+            Some(done) => {
+                self.compiled_runs += 1;
+                done
+            }
+            None => {
+                // Not compiled, or the compiled run stopped short: the interpreter runs
+                // the call from a fresh memory state.
+                arrays = self.enter(func, args, Placement::Frame)?;
+                self.run(func.0)
+            }
+        };
+        let mem = &self.m.mem;
+        let arrays = if arrays.is_empty() {
+            Vec::new()
+        } else {
+            arrays
+                .into_iter()
+                .map(|(addr, elem, n)| {
+                    let esize = u64::from(elem.bytes());
+                    (0..n as u64)
+                        .map(|k| mem.peek(elem, addr + esize * k).unwrap_or(0))
+                        .collect()
+                })
+                .collect()
+        };
+        Ok(Run {
+            outcome,
+            arrays,
+            steps,
+        })
+    }
+
+    /// Runs `func`, compiled and whose arguments [`Interpreter::enter`] has placed, as
+    /// native code; `None` when the run must be replayed in the interpreter.
+    fn run_compiled(&mut self, func: Func, entry: Entry) -> Option<(Outcome<S::Value>, u64)> {
+        let jit = self.jit.as_mut()?;
+        let m = &mut self.m;
+        let done = jit.run(entry, &mut m.mem, self.config.fuel, self.config.max_depth)?;
+        if O::OBSERVES_BRANCHES {
+            for ev in jit.events() {
+                m.obs.on_branch(&ev);
+            }
+        }
+        let value = self.module.funcs[func]
+            .ret
+            .map(|ty| m.sem.constant(ty, done.bits));
+        Some((Outcome::Returned(value), done.steps))
+    }
+
+    /// Resets memory and the semantics, then places `args` (array arguments in fresh
+    /// heap blocks) in the bottom frame of `func`, laid out for it, or as bits in
+    /// `Jit::args` for a compiled run; returns the arrays' places.
+    fn enter(
+        &mut self,
+        func: Func,
+        args: &[Arg],
+        place: Placement,
+    ) -> Result<Vec<(u64, Type, usize)>, ExecError> {
         let fc = self
             .prog
             .funcs
@@ -273,15 +377,25 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let m = &mut self.m;
         m.mem.reset();
         m.sem.begin_run();
-        self.frames.clear();
-        lay_frame(
-            &mut self.regs,
-            &mut self.laid,
-            &self.templates[func.index()],
-            0,
-            func.0,
-            0,
-        );
+        // Compiled runs take their arguments as bits and need no frame.
+        let mut compiled = match (&mut self.jit, place) {
+            (Some(jit), Placement::Compiled) => {
+                jit.args.clear();
+                Some(&mut jit.args)
+            }
+            _ => {
+                self.frames.clear();
+                lay_frame(
+                    &mut self.regs,
+                    &mut self.laid,
+                    &self.templates[func.index()],
+                    0,
+                    func.0,
+                    0,
+                );
+                None
+            }
+        };
         let mut slot = 0u32;
         let mut arrays = Vec::new();
         for (index, (arg, &p)) in args.iter().zip(&fc.params).enumerate() {
@@ -322,28 +436,12 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     m.sem.address(addr)
                 }
             };
-            self.regs[p as usize] = value;
+            match compiled.as_mut() {
+                Some(bits) => bits.push(m.sem.concrete_bits(&value)),
+                None => self.regs[p as usize] = value,
+            }
         }
-        let (outcome, steps) = self.run(func.0);
-        let mem = &self.m.mem;
-        let arrays = if arrays.is_empty() {
-            Vec::new()
-        } else {
-            arrays
-                .into_iter()
-                .map(|(addr, elem, n)| {
-                    let esize = u64::from(elem.bytes());
-                    (0..n as u64)
-                        .map(|k| mem.peek(elem, addr + esize * k).unwrap_or(0))
-                        .collect()
-                })
-                .collect()
-        };
-        Ok(Run {
-            outcome,
-            arrays,
-            steps,
-        })
+        Ok(arrays)
     }
 
     /// The driver loop, from the entry of `entry` whose frame is set up at the bottom of
@@ -1157,7 +1255,7 @@ fn scaled_index(bits: u64, ty: Type, scale: i64) -> u64 {
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a
 /// failed allocation leaves the block alone and returns NULL.
-fn realloc<S: Semantics>(
+pub(crate) fn realloc<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
     p: u64,

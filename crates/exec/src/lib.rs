@@ -27,6 +27,15 @@
 //!   ([`Semantics::CONCRETE_MEMORY`]), loads from read-only globals at constant addresses
 //!   become constants and `promote` (private) picks the stack slots (the unions of type
 //!   punning) kept in registers instead of memory.
+//! - `jit` (private): the compiled tier. Under [`Concrete`] and an observer that does
+//!   not watch float operations (branch traces, coverage penalties), each function's
+//!   prepared code is translated with Cranelift to native code on its first call and
+//!   runs in place of the driver loop, computing the same bits op for op on the same
+//!   memory, with the same branch events and step counts. A run that would trap, exhaust
+//!   the fuel or recurse deeply stops and is replayed in the interpreter, which reports
+//!   the trap; functions with indirect calls stay interpreted.
+//!   [`ExecConfig::compile`] turns it off; `tests/compiled.rs` of `fpforge-difftest`
+//!   compares the two on the whole corpus.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
 //! - [`spec`]: input specifications (`--arg`), the one mapping from search coordinates
@@ -40,6 +49,7 @@
 
 pub mod concrete;
 pub mod interp;
+mod jit;
 pub mod libm;
 pub mod memory;
 pub mod observer;

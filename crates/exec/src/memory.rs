@@ -514,6 +514,22 @@ impl Memory {
         Ok(())
     }
 
+    /// The stack pointer, end of the highest live `alloca` and stack limit, for compiled
+    /// code that reserves register cells and releases frames inline (`jit`).
+    ///
+    /// # Safety
+    /// `mem` points at a live `Memory`.
+    pub(crate) unsafe fn stack_words(mem: *mut Memory) -> (*mut u64, *const u64, u64) {
+        // Raw places, so no reference to the memory outlives this call.
+        unsafe {
+            (
+                &raw mut (*mem).sp,
+                &raw const (*mem).live_top,
+                (*mem).stack_limit,
+            )
+        }
+    }
+
     /// Releases every `alloca` made since the stack pointer was `mark`
     /// (a value of [`Memory::stack_pointer`]); marks above the current pointer are ignored.
     #[inline]

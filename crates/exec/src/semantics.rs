@@ -38,6 +38,12 @@ pub trait Semantics {
     /// memory. Default false.
     const CONCRETE_MEMORY: bool = false;
 
+    /// Whether the semantics is exactly [`crate::Concrete`]'s, hooks included, so that
+    /// [`crate::Interpreter::call`] may run native code compiled from the program instead
+    /// of interpreting it (see [`ExecConfig::compile`](crate::ExecConfig::compile)); the
+    /// results, branch events and step counts are the same. Default false.
+    const COMPILABLE: bool = false;
+
     /// Called at the start of every [`crate::Interpreter::call`], after memory is reset.
     /// Values made by [`Semantics::constant`] earlier must stay valid: the interpreter
     /// builds its constant templates once, in [`crate::Interpreter::new`].

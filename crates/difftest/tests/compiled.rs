@@ -1,0 +1,166 @@
+//! Compiled runs against the interpreter: every exported function of the C corpus runs
+//! with [`ExecConfig::compile`] on and off on the same generated inputs, and the runs
+//! must agree exactly: outcome (returned bits, or the trap with its kind and location),
+//! output arrays, step count, and every branch event with its operands. Each input also
+//! runs with little fuel and at a small call depth, where a compiled run must stop and
+//! hand the call to the interpreter, which reports the trap.
+
+use fpforge_difftest::diff::{interpreter_args, Differ};
+use fpforge_difftest::inputs::InputGen;
+use fpforge_difftest::native::{NativeConfig, NativeLib};
+use fpforge_exec::{Arg, BranchEvent, Concrete, ExecConfig, Interpreter, Observer, Run};
+use fpforge_lower::{compile_to_bitcode, lower_bitcode, LoadOptions};
+use fpir::{Func, Module};
+use std::path::PathBuf;
+
+/// Inputs per function.
+const INPUTS: usize = 300;
+
+/// Every branch event, operands included, without watching float operations (so runs
+/// may be compiled).
+#[derive(Default)]
+struct Events(Vec<BranchEvent>);
+
+impl Observer for Events {
+    fn on_branch(&mut self, ev: &BranchEvent) {
+        self.0.push(*ev);
+    }
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus")
+}
+
+fn run(
+    interp: &mut Interpreter<'_, Concrete, Events>,
+    func: Func,
+    args: &[Arg],
+) -> (Run<u64>, Vec<BranchEvent>) {
+    interp.observer_mut().0.clear();
+    let run = interp.call(func, args).expect("a valid call");
+    (run, std::mem::take(&mut interp.observer_mut().0))
+}
+
+/// Compares compiled and interpreted runs of the functions `names` of `file`; returns
+/// the number of calls compared.
+fn compare_file(
+    file: &str,
+    module: &Module,
+    differ: &Differ<'_>,
+    names: &[String],
+    uncompiled: &mut Vec<String>,
+) -> usize {
+    let mut calls = 0;
+    for name in names {
+        let func = module
+            .func_by_name(name)
+            .expect("exported function is lowered");
+        let Ok((_, specs)) = differ.plan_for(func) else {
+            continue;
+        };
+        let mut gen = InputGen::new(specs.clone(), 7, name).with_int_limit(200);
+        // Default limits, then limits some runs hit: little fuel, and a call depth of 2.
+        let configs = [
+            ExecConfig::default(),
+            ExecConfig::default().with_fuel(5),
+            ExecConfig::default().with_fuel(37),
+            ExecConfig::default().with_max_depth(2),
+        ];
+        let mut pairs: Vec<_> = configs
+            .iter()
+            .map(|config| {
+                let interp = |config: ExecConfig| {
+                    Interpreter::new(module, Concrete, Events::default(), config)
+                        .expect("valid module")
+                };
+                (
+                    interp(config.clone()),
+                    interp(config.clone().with_compile(false)),
+                )
+            })
+            .collect();
+        for _ in 0..INPUTS {
+            let args = interpreter_args(&specs, &gen.next_args());
+            for (compiled, interpreted) in &mut pairs {
+                let want = run(interpreted, func, &args);
+                let got = run(compiled, func, &args);
+                assert_eq!(
+                    got, want,
+                    "{file}: {name}{args:?}: compiled and interpreted runs differ"
+                );
+                calls += 1;
+            }
+        }
+        let compiled = pairs[0].0.compiled_runs();
+        if compiled < INPUTS as u64 / 2 {
+            uncompiled.push(format!("{name}: {compiled} of {INPUTS} runs compiled"));
+        }
+    }
+    calls
+}
+
+/// Checks `file`; `expect_uncompiled` lists the functions whose default runs mostly
+/// cannot run compiled, with their counts.
+fn check(file: &str, expect_uncompiled: &[&str]) {
+    let path = corpus_dir().join(file);
+    let bitcode = compile_to_bitcode(&[path], &LoadOptions::default()).expect("corpus compiles");
+    let module = lower_bitcode(bitcode.path()).expect("corpus lowers");
+    let native = NativeLib::build(bitcode.path(), &NativeConfig::default()).expect("native build");
+    let differ = Differ::new(&module, &native);
+    let names: Vec<String> = native
+        .funcs()
+        .iter()
+        .filter(|f| f.exported)
+        .map(|f| f.name.clone())
+        .collect();
+    let mut uncompiled = Vec::new();
+    let calls = compare_file(file, &module, &differ, &names, &mut uncompiled);
+    assert!(
+        calls >= names.len() * INPUTS,
+        "{file}: only {calls} calls compared"
+    );
+    assert_eq!(
+        uncompiled, expect_uncompiled,
+        "{file}: functions whose runs mostly did not run compiled"
+    );
+}
+
+#[test]
+fn bits() {
+    check("bits.c", &[]);
+}
+
+#[test]
+fn tables() {
+    check("tables.c", &[]);
+}
+
+#[test]
+fn arrays() {
+    check("arrays.c", &[]);
+}
+
+#[test]
+fn mixed() {
+    check("mixed.c", &[]);
+}
+
+#[test]
+fn libm() {
+    check("libm.c", &[]);
+}
+
+#[test]
+fn structs() {
+    check("structs.c", &[]);
+}
+
+#[test]
+fn struct_return() {
+    check("struct_return.c", &[]);
+}
+
+#[test]
+fn misc() {
+    check("misc.c", &["ms_fnptr: 0 of 300 runs compiled"]);
+}

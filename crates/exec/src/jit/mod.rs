@@ -1,0 +1,296 @@
+//! The compiled tier: prepared code translated to native code with Cranelift, used by
+//! [`crate::Interpreter::call`] in place of the driver loop when the semantics is
+//! exactly [`crate::Concrete`]'s ([`crate::Semantics::COMPILABLE`]) and the observer
+//! does not watch float operations.
+//!
+//! A compiled run computes the same bits as the interpreter, op for op (see
+//! `translate`), on the same [`Memory`], counts steps the same way and records the same
+//! branch events, which are handed to the observer once the run has returned. It never
+//! reports a trap: whenever the interpreter would trap (or the run would exceed the fuel,
+//! or the call depth of [`MAX_DEPTH`], where native frames would strain the thread's
+//! stack), the run stops and [`Jit::run`] returns `None`; the caller replays the call in
+//! the interpreter from a fresh memory state, which is exact because runs are
+//! independent. A function is compiled with everything it calls on its first call, and
+//! entry points whose code the translation does not handle (indirect calls) always run
+//! in the interpreter.
+
+mod runtime;
+mod translate;
+
+use crate::observer::BranchEvent;
+use crate::prepare::{FuncCode, Program};
+use crate::Memory;
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module as _};
+use runtime::{Ctx, Record, Tables};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use translate::{func_signature, Translator};
+
+/// Call depth at which a compiled run stops and the interpreter takes over.
+pub(crate) const MAX_DEPTH: u64 = 200;
+
+/// A trampoline `(ctx, args) -> bits` that calls a compiled function with `args[..n]`,
+/// and `n`.
+#[derive(Clone, Copy)]
+struct EntryFn(unsafe extern "C" fn(*mut Ctx, *const u64) -> u64, usize);
+
+/// The compiled entry of a function, valid as long as the [`Jit`] that made it.
+#[derive(Clone, Copy)]
+pub(crate) struct Entry(EntryFn);
+
+impl Entry {
+    fn params(self) -> usize {
+        self.0 .1
+    }
+}
+
+/// The native code of one interpreter's program.
+pub(crate) struct Jit {
+    module: JITModule,
+    /// Cranelift ids of the prepared functions declared so far.
+    ids: HashMap<u32, FuncId>,
+    /// The prepared functions whose code is defined.
+    defined: HashSet<u32>,
+    /// Entry trampolines by prepared function, once compiled (`None` when it cannot
+    /// be).
+    entries: Vec<Option<Option<EntryFn>>>,
+    tables: Box<Tables>,
+    records: Vec<Record>,
+    /// Argument bits of the next run.
+    pub args: Vec<u64>,
+    next_name: u32,
+}
+
+/// The result of a compiled run that returned.
+pub(crate) struct Returned {
+    /// The returned bits (0 for void).
+    pub bits: u64,
+    pub steps: u64,
+}
+
+impl Jit {
+    /// A code generator for the host, or `None` if Cranelift does not support it.
+    pub(crate) fn new() -> Option<Jit> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").ok()?;
+        let isa = cranelift_native::builder()
+            .ok()?
+            .finish(settings::Flags::new(flags))
+            .ok()?;
+        let module = JITModule::new(JITBuilder::with_isa(
+            isa,
+            cranelift_module::default_libcall_names(),
+        ));
+        Some(Jit {
+            module,
+            ids: HashMap::new(),
+            defined: HashSet::new(),
+            entries: Vec::new(),
+            tables: Box::default(),
+            records: Vec::new(),
+            args: Vec::new(),
+            next_name: 0,
+        })
+    }
+
+    /// The branch events of the last run that returned, in order.
+    pub(crate) fn events(&self) -> impl Iterator<Item = BranchEvent> + '_ {
+        self.records.iter().map(Record::event)
+    }
+
+    /// Runs `func` on [`Jit::args`] (raw bits, one per parameter) against `mem`, which
+    /// the caller has reset; `None` when the interpreter must run the call instead.
+    pub(crate) fn run(
+        &mut self,
+        entry: Entry,
+        mem: &mut Memory,
+        fuel: u64,
+        max_depth: u32,
+    ) -> Option<Returned> {
+        if self.args.len() != entry.params() {
+            return None;
+        }
+        self.records.clear();
+        let start = self.records.as_mut_ptr();
+        let mem: *mut Memory = mem;
+        // SAFETY: `mem` comes from a live `&mut Memory`.
+        let (sp, live_top, stack_limit) = unsafe { Memory::stack_words(mem) };
+        let mut ctx = Ctx {
+            bail: 0,
+            steps: 0,
+            fuel,
+            depth: 0,
+            max_depth: MAX_DEPTH.min(u64::from(max_depth)),
+            records_next: start,
+            // SAFETY: one past the end of the buffer's capacity.
+            records_end: unsafe { start.add(self.records.capacity()) },
+            sp,
+            live_top,
+            stack_limit,
+            mem,
+            buffer: &mut self.records,
+            tables: &*self.tables,
+        };
+        // SAFETY: `entry` was compiled by this Jit for a function with `args.len()`
+        // parameters, and `ctx` points at live memory and buffers for the whole call.
+        let bits = unsafe { (entry.0 .0)(&mut ctx, self.args.as_ptr()) };
+        // SAFETY: compiled code wrote the records before `records_next` (growing the
+        // buffer through `grow_records`, which keeps `records_end` its capacity's end).
+        unsafe { self.records.set_len(ctx.records_len()) };
+        (ctx.bail == 0).then_some(Returned {
+            bits,
+            steps: ctx.steps,
+        })
+    }
+
+    /// The compiled entry of `func`, compiling it on its first call; `None` when it
+    /// cannot be compiled.
+    #[inline]
+    pub(crate) fn entry(&mut self, prog: &Program, func: u32) -> Option<Entry> {
+        match self.entries.get(func as usize) {
+            Some(Some(entry)) => entry.map(Entry),
+            _ => self.first_entry(prog, func).map(Entry),
+        }
+    }
+
+    #[cold]
+    fn first_entry(&mut self, prog: &Program, func: u32) -> Option<EntryFn> {
+        let index = func as usize;
+        let entry = self.compile(prog, func);
+        if self.entries.len() <= index {
+            self.entries.resize(index + 1, None);
+        }
+        self.entries[index] = Some(entry);
+        entry
+    }
+
+    /// Compiles `func` and every function it calls that is not compiled yet, and its
+    /// entry trampoline.
+    fn compile(&mut self, prog: &Program, func: u32) -> Option<EntryFn> {
+        let closure = call_closure(prog, func);
+        if closure
+            .iter()
+            .any(|&f| !translate::supported(&prog.funcs[f as usize]))
+        {
+            return None;
+        }
+        let call_conv = self.module.isa().default_call_conv();
+        for &f in &closure {
+            if !self.ids.contains_key(&f) {
+                let sig = func_signature(call_conv, prog.funcs[f as usize].params.len());
+                let name = format!("f{f}");
+                let id = self
+                    .module
+                    .declare_function(&name, Linkage::Local, &sig)
+                    .ok()?;
+                self.ids.insert(f, id);
+            }
+        }
+        let mut contexts = Vec::new();
+        for &f in &closure {
+            if self.defined.contains(&f) {
+                continue;
+            }
+            let fc = &prog.funcs[f as usize];
+            let mut ctx = self.module.make_context();
+            ctx.func.signature = func_signature(call_conv, fc.params.len());
+            let mut fbc = FunctionBuilderContext::new();
+            {
+                let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+                let mut refs = BTreeMap::new();
+                for callee in translate::callees(fc) {
+                    let fref = self.module.declare_func_in_func(self.ids[&callee], b.func);
+                    refs.insert(callee, fref);
+                }
+                Translator::new(&mut b, fc, &refs, &mut self.tables, call_conv)
+                    .translate(&template(fc))
+                    .ok()?;
+                b.finalize(self.module.isa().frontend_config());
+            }
+            contexts.push((f, ctx));
+        }
+        for (f, mut ctx) in contexts {
+            self.module.define_function(self.ids[&f], &mut ctx).ok()?;
+            self.defined.insert(f);
+        }
+        let trampoline = self.trampoline(prog, func)?;
+        self.module.finalize_definitions().ok()?;
+        let code = self.module.get_finalized_function(trampoline);
+        // SAFETY: the trampoline was built with exactly this signature.
+        let code = unsafe {
+            std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut Ctx, *const u64) -> u64>(
+                code,
+            )
+        };
+        Some(EntryFn(code, prog.funcs[func as usize].params.len()))
+    }
+
+    /// `(ctx, args) -> bits`: loads the parameters of `func` from `args` and calls it.
+    fn trampoline(&mut self, prog: &Program, func: u32) -> Option<FuncId> {
+        let call_conv = self.module.isa().default_call_conv();
+        let mut sig = Signature::new(call_conv);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+        self.next_name += 1;
+        let name = format!("entry{}", self.next_name);
+        let id = self
+            .module
+            .declare_function(&name, Linkage::Local, &sig)
+            .ok()?;
+        let mut ctx = self.module.make_context();
+        ctx.func.signature = sig;
+        ctx.func.name = UserFuncName::user(1, self.next_name);
+        let mut fbc = FunctionBuilderContext::new();
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+            let block = b.create_block();
+            b.append_block_params_for_function_params(block);
+            b.switch_to_block(block);
+            let (c, args) = (b.block_params(block)[0], b.block_params(block)[1]);
+            let mut call_args = vec![c];
+            for k in 0..prog.funcs[func as usize].params.len() {
+                let offset = i32::try_from(8 * k).ok()?;
+                call_args.push(
+                    b.ins()
+                        .load(types::I64, MemFlagsData::trusted(), args, offset),
+                );
+            }
+            let fref = self.module.declare_func_in_func(self.ids[&func], b.func);
+            let call = b.ins().call(fref, &call_args);
+            let result = b.inst_results(call)[0];
+            b.ins().return_(&[result]);
+            b.seal_all_blocks();
+            b.finalize(self.module.isa().frontend_config());
+        }
+        self.module.define_function(id, &mut ctx).ok()?;
+        Some(id)
+    }
+}
+
+/// The initial register bits of a frame of `fc`: its constants, zero elsewhere.
+fn template(fc: &FuncCode) -> Vec<u64> {
+    let mut bits = vec![0u64; fc.nregs as usize];
+    for c in &fc.consts {
+        bits[c.slot as usize] = c.bits & crate::concrete::mask(c.ty);
+    }
+    bits
+}
+
+/// `func` and every function it calls directly, transitively, in first-seen order.
+fn call_closure(prog: &Program, func: u32) -> Vec<u32> {
+    let mut seen = vec![func];
+    let mut k = 0;
+    while k < seen.len() {
+        for callee in translate::callees(&prog.funcs[seen[k] as usize]) {
+            if !seen.contains(&callee) {
+                seen.push(callee);
+            }
+        }
+        k += 1;
+    }
+    seen
+}

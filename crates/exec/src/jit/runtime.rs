@@ -1,0 +1,338 @@
+//! What compiled code calls at run time: the context block it reads and writes, and the
+//! helpers for memory, math calls, builtins, conversions with x86 edge cases and branch
+//! events. Each helper does what the interpreter's `step` does for the same op under
+//! [`Concrete`], on the same [`Memory`]; where `step` would trap, the helper sets
+//! [`Ctx::bail`] instead and the run is replayed in the interpreter, which reports the
+//! trap with its location.
+
+use crate::concrete::Concrete;
+use crate::memory::Memory;
+use crate::observer::{BranchEvent, BranchOutcome};
+use crate::semantics::Semantics;
+use crate::trap::TrapKind;
+use fpir::{BranchSite, Builtin, FloatTy, MathCall, MathFn, Type};
+
+/// The state compiled code shares with its helpers. Compiled code addresses the first
+/// fields by their offsets.
+#[repr(C)]
+pub(crate) struct Ctx {
+    /// Non-zero once the run must be replayed in the interpreter.
+    pub bail: u64,
+    /// Ops executed so far, counted as the interpreter counts them.
+    pub steps: u64,
+    /// The fuel of the run.
+    pub fuel: u64,
+    /// Current call depth (0 in the entry function).
+    pub depth: u64,
+    /// Depth at which a call bails.
+    pub max_depth: u64,
+    /// Where the next branch record goes (see [`Record`]); compiled code writes records
+    /// inline while this is below `records_end`.
+    pub records_next: *mut Record,
+    pub records_end: *mut Record,
+    /// `Memory`'s stack pointer (an offset), for the inline register-cell reservations.
+    pub sp: *mut u64,
+    /// `Memory`'s end of the highest live `alloca`.
+    pub live_top: *const u64,
+    pub stack_limit: u64,
+    pub mem: *mut Memory,
+    /// The buffer behind `records`, grown by [`grow_records`].
+    pub buffer: *mut Vec<Record>,
+    pub tables: *const Tables,
+}
+
+/// One branch event as compiled code writes it: `site | kind << 32`, then the operands.
+/// A kind with [`Record::SWITCH`] set is a switch whose low 31 bits are the case index
+/// ([`Record::DEFAULT`] for the default); otherwise bit 0 is the direction and bit 1
+/// says whether the operands are present.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Record {
+    pub head: u64,
+    pub a: u64,
+    pub b: u64,
+}
+
+impl Record {
+    pub const SWITCH: u64 = 1 << 31;
+    pub const DEFAULT: u64 = (1 << 31) - 1;
+    pub const WITH_OPERANDS: u64 = 2;
+
+    /// The event the interpreter reports for this record.
+    pub fn event(&self) -> BranchEvent {
+        let site = BranchSite(self.head as u32);
+        let kind = self.head >> 32;
+        if kind & Self::SWITCH != 0 {
+            let case = kind & Self::DEFAULT;
+            BranchEvent {
+                site,
+                outcome: BranchOutcome::Case((case != Self::DEFAULT).then_some(case as u32)),
+                operands: Some([self.a, 0]),
+            }
+        } else {
+            BranchEvent {
+                site,
+                outcome: BranchOutcome::Cond(kind & 1 != 0),
+                operands: (kind & Self::WITH_OPERANDS != 0).then_some([self.a, self.b]),
+            }
+        }
+    }
+}
+
+impl Ctx {
+    pub const BAIL_OFFSET: i32 = std::mem::offset_of!(Ctx, bail) as i32;
+    pub const STEPS_OFFSET: i32 = std::mem::offset_of!(Ctx, steps) as i32;
+    pub const FUEL_OFFSET: i32 = std::mem::offset_of!(Ctx, fuel) as i32;
+    pub const DEPTH_OFFSET: i32 = std::mem::offset_of!(Ctx, depth) as i32;
+    pub const MAX_DEPTH_OFFSET: i32 = std::mem::offset_of!(Ctx, max_depth) as i32;
+    pub const RECORDS_NEXT_OFFSET: i32 = std::mem::offset_of!(Ctx, records_next) as i32;
+    pub const RECORDS_END_OFFSET: i32 = std::mem::offset_of!(Ctx, records_end) as i32;
+    pub const SP_OFFSET: i32 = std::mem::offset_of!(Ctx, sp) as i32;
+    pub const LIVE_TOP_OFFSET: i32 = std::mem::offset_of!(Ctx, live_top) as i32;
+    pub const STACK_LIMIT_OFFSET: i32 = std::mem::offset_of!(Ctx, stack_limit) as i32;
+
+    /// Records written so far.
+    pub fn records_len(&self) -> usize {
+        // SAFETY: both pointers are into (or one past) the same buffer, `next >= start`.
+        unsafe { self.records_next.offset_from((*self.buffer).as_ptr()) as usize }
+    }
+}
+
+/// Math calls and builtins named by index in compiled code.
+#[derive(Default)]
+pub(crate) struct Tables {
+    math: Vec<(MathCall, Type)>,
+    builtins: Vec<(Builtin, Type)>,
+}
+
+impl Tables {
+    pub fn math_index(&mut self, call: MathCall, ret: Type) -> usize {
+        index_of(&mut self.math, (call, ret))
+    }
+
+    pub fn builtin_index(&mut self, b: Builtin, ty: Type) -> usize {
+        index_of(&mut self.builtins, (b, ty))
+    }
+}
+
+fn index_of<T: PartialEq>(table: &mut Vec<T>, item: T) -> usize {
+    match table.iter().position(|t| *t == item) {
+        Some(i) => i,
+        None => {
+            table.push(item);
+            table.len() - 1
+        }
+    }
+}
+
+/// A type as an immediate operand of a helper.
+pub(crate) fn type_code(ty: Type) -> u64 {
+    match ty {
+        Type::Int(w) => u64::from(w),
+        Type::Float(FloatTy::F32) => 65,
+        Type::Float(FloatTy::F64) => 66,
+        Type::Ptr => 67,
+    }
+}
+
+fn code_type(code: u64) -> Type {
+    match code & 0xff {
+        65 => Type::F32,
+        66 => Type::F64,
+        67 => Type::Ptr,
+        w => Type::Int(w as u8),
+    }
+}
+
+/// The helpers by index, with their arity after the context pointer.
+pub(crate) const HELPERS: [(*const u8, usize); 14] = [
+    (load as *const u8, 2),
+    (store as *const u8, 3),
+    (alloca as *const u8, 3),
+    (reserve_cell as *const u8, 2),
+    (stack_pointer as *const u8, 0),
+    (stack_release as *const u8, 1),
+    (stack_restore as *const u8, 2),
+    (grow_records as *const u8, 0),
+    (math as *const u8, 5),
+    (builtin as *const u8, 5),
+    (frem as *const u8, 3),
+    (fptosi as *const u8, 2),
+    (fptoui as *const u8, 2),
+    (stack_invalidate as *const u8, 1),
+];
+pub(crate) const HELPER_LOAD: usize = 0;
+pub(crate) const HELPER_STORE: usize = 1;
+pub(crate) const HELPER_ALLOCA: usize = 2;
+pub(crate) const HELPER_RESERVE_CELL: usize = 3;
+pub(crate) const HELPER_STACK_POINTER: usize = 4;
+pub(crate) const HELPER_STACK_RELEASE: usize = 5;
+pub(crate) const HELPER_STACK_RESTORE: usize = 6;
+pub(crate) const HELPER_GROW_RECORDS: usize = 7;
+pub(crate) const HELPER_MATH: usize = 8;
+pub(crate) const HELPER_BUILTIN: usize = 9;
+pub(crate) const HELPER_FREM: usize = 10;
+pub(crate) const HELPER_FPTOSI: usize = 11;
+pub(crate) const HELPER_FPTOUI: usize = 12;
+pub(crate) const HELPER_STACK_INVALIDATE: usize = 13;
+
+/// The context's memory.
+///
+/// # Safety
+/// `ctx` is the live context of a run (see `Jit::run`), whose `mem` points at the
+/// interpreter's memory, borrowed mutably for the run.
+unsafe fn memory<'a>(ctx: *mut Ctx) -> &'a mut Memory {
+    unsafe { &mut *(*ctx).mem }
+}
+
+/// Sets the bail flag when `r` is a trap; returns the value or 0.
+unsafe fn settle(ctx: *mut Ctx, r: Result<u64, TrapKind>) -> u64 {
+    r.unwrap_or_else(|_| {
+        unsafe { (*ctx).bail = 1 };
+        0
+    })
+}
+
+extern "C" fn load(ctx: *mut Ctx, addr: u64, ty: u64) -> u64 {
+    unsafe { settle(ctx, memory(ctx).load(code_type(ty), addr)) }
+}
+
+extern "C" fn store(ctx: *mut Ctx, addr: u64, bits: u64, ty: u64) -> u64 {
+    unsafe {
+        let r = memory(ctx).store(code_type(ty), addr, bits).map(|()| 0);
+        settle(ctx, r)
+    }
+}
+
+extern "C" fn alloca(ctx: *mut Ctx, size: u64, n: u64, align: u64) -> u64 {
+    unsafe {
+        let r = size
+            .checked_mul(n)
+            .ok_or(TrapKind::StackOverflow)
+            .and_then(|total| memory(ctx).alloca(total, align));
+        settle(ctx, r)
+    }
+}
+
+extern "C" fn reserve_cell(ctx: *mut Ctx, size: u64, align: u64) -> u64 {
+    unsafe {
+        let r = memory(ctx).reserve_cell(size, align).map(|()| 0);
+        settle(ctx, r)
+    }
+}
+
+extern "C" fn stack_pointer(ctx: *mut Ctx) -> u64 {
+    unsafe { memory(ctx).stack_pointer() }
+}
+
+extern "C" fn stack_release(ctx: *mut Ctx, mark: u64) -> u64 {
+    unsafe { memory(ctx).stack_release(mark) };
+    0
+}
+
+extern "C" fn stack_restore(ctx: *mut Ctx, at: u64, mark: u64) -> u64 {
+    if at >= mark {
+        unsafe { memory(ctx).stack_release(at) };
+    }
+    0
+}
+
+/// Makes room for more records: doubles the buffer, keeping the records written.
+extern "C" fn grow_records(ctx: *mut Ctx) -> u64 {
+    unsafe {
+        let len = (*ctx).records_len();
+        let buffer = &mut *(*ctx).buffer;
+        // SAFETY: compiled code wrote `len` records at the buffer's start.
+        buffer.set_len(len);
+        buffer.reserve(len.max(16));
+        let start = buffer.as_mut_ptr();
+        (*ctx).records_next = start.add(len);
+        (*ctx).records_end = start.add(buffer.capacity());
+    }
+    0
+}
+
+/// Releases the stack down to `mark` when that invalidates live bytes (the inline path
+/// handles the rest).
+extern "C" fn stack_invalidate(ctx: *mut Ctx, mark: u64) -> u64 {
+    unsafe { memory(ctx).stack_release(mark) };
+    0
+}
+
+extern "C" fn math(ctx: *mut Ctx, index: u64, len: u64, a: u64, b: u64, c: u64) -> u64 {
+    unsafe {
+        let tables = &*(*ctx).tables;
+        let Some(&(call, ret)) = tables.math.get(index as usize) else {
+            return settle(ctx, Err(TrapKind::Unreachable));
+        };
+        let args = [a, b, c];
+        let args = &args[..(len as usize).min(3)];
+        let (v, second) = Concrete.math(call, args, ret);
+        if let (Some(second), Some(&ptr)) = (second, args.get(1)) {
+            let ty = if call.func == MathFn::Frexp {
+                Type::I32
+            } else {
+                Type::Float(call.ty)
+            };
+            let r = memory(ctx).store(ty, ptr, second).map(|()| v);
+            return settle(ctx, r);
+        }
+        v
+    }
+}
+
+extern "C" fn builtin(ctx: *mut Ctx, index: u64, mark: u64, a: u64, b: u64, c: u64) -> u64 {
+    unsafe {
+        let tables = &*(*ctx).tables;
+        let Some(&(op, ty)) = tables.builtins.get(index as usize) else {
+            return settle(ctx, Err(TrapKind::Unreachable));
+        };
+        let mem = memory(ctx);
+        let sem = &mut Concrete;
+        let r = match op {
+            Builtin::Memcpy | Builtin::Memmove => mem.copy(a, b, c).map(|()| a),
+            Builtin::Memset => mem.fill(a, b as u8, c).map(|()| a),
+            Builtin::Malloc => mem.malloc(a),
+            Builtin::Calloc => match a.checked_mul(b) {
+                Some(n) => mem.malloc(n),
+                None => Ok(0),
+            },
+            Builtin::Realloc => crate::interp::realloc(sem, mem, a, b),
+            Builtin::Free => mem.free(a).map(|()| 0),
+            Builtin::Abort | Builtin::Exit | Builtin::AssertFail => Err(TrapKind::Abort),
+            Builtin::Ctpop => Ok(sem.ctpop(ty, &a)),
+            Builtin::Ctlz => Ok(sem.ctlz(ty, &a)),
+            Builtin::Cttz => Ok(sem.cttz(ty, &a)),
+            Builtin::Bswap => Ok(sem.bswap(ty, &a)),
+            Builtin::Abs => Ok(sem.abs(ty, &a)),
+            Builtin::Smax => Ok(sem.smax(ty, &a, &b)),
+            Builtin::Smin => Ok(sem.smin(ty, &a, &b)),
+            Builtin::Umax => Ok(sem.umax(ty, &a, &b)),
+            Builtin::Umin => Ok(sem.umin(ty, &a, &b)),
+            Builtin::StackSave => Ok(mem.stack_pointer()),
+            Builtin::StackRestore => {
+                if a >= mark {
+                    mem.stack_release(a);
+                }
+                Ok(0)
+            }
+        };
+        settle(ctx, r)
+    }
+}
+
+extern "C" fn frem(_ctx: *mut Ctx, a: u64, b: u64, ty: u64) -> u64 {
+    let ty = match code_type(ty) {
+        Type::Float(ty) => ty,
+        _ => FloatTy::F64,
+    };
+    Concrete.frem(ty, &a, &b)
+}
+
+extern "C" fn fptosi(_ctx: *mut Ctx, a: u64, types: u64) -> u64 {
+    Concrete.fptosi(code_type(types), code_type(types >> 8), &a)
+}
+
+extern "C" fn fptoui(_ctx: *mut Ctx, a: u64, types: u64) -> u64 {
+    Concrete.fptoui(code_type(types), code_type(types >> 8), &a)
+}

@@ -1,0 +1,1294 @@
+//! Translation of one prepared function (`FuncCode`) into Cranelift IR.
+//!
+//! Every register slot becomes a Cranelift variable of type `i64` holding exactly the
+//! bits the interpreter would hold under [`crate::Concrete`] (integers zero-extended and
+//! masked to their width, `f32` in the low 32 bits), so each op is the same computation
+//! on the same bits. Floats are bit-cast to native floats only around arithmetic and
+//! comparisons. Memory, math calls, builtins and branch events go through the runtime
+//! helpers of [`super::runtime`]; a helper that would trap sets `Ctx::bail`, and the
+//! generated code then returns at once (the caller replays the run in the interpreter).
+//! Steps are counted as the interpreter counts them: the ops since the last control
+//! transfer are added to `Ctx::steps` at every jump, branch, call and return, and a
+//! count above the fuel bails.
+
+use super::runtime::{self, Ctx, Record, Tables};
+use crate::memory::{REDZONE, STACK_BASE};
+use crate::prepare::{FuncCode, Op, Slot, DIRECT, NONE};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, Value,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::{FunctionBuilder, Switch, Variable};
+use fpir::{Builtin, FloatPred, FloatTy, IntPred, MathFn, Type};
+use std::collections::BTreeMap;
+
+/// Why a function cannot be compiled (the interpreter runs it instead).
+#[derive(Debug)]
+pub(crate) struct Unsupported;
+
+/// The signature of every compiled function: the context pointer, then one `i64` per
+/// parameter; returns the result bits (0 for void).
+pub(crate) fn func_signature(call_conv: CallConv, params: usize) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params
+        .extend(std::iter::repeat_n(AbiParam::new(types::I64), params));
+    sig.returns.push(AbiParam::new(types::I64));
+    sig
+}
+
+/// Whether `fc` only contains ops the translation handles.
+pub(crate) fn supported(fc: &FuncCode) -> bool {
+    fc.code
+        .iter()
+        .all(|op| !matches!(op, Op::CallIndirect { .. }))
+}
+
+/// The functions `fc` calls directly.
+pub(crate) fn callees(fc: &FuncCode) -> impl Iterator<Item = u32> + '_ {
+    fc.code.iter().filter_map(|op| match *op {
+        Op::Call { func, .. } => Some(func),
+        _ => None,
+    })
+}
+
+/// Signatures of the runtime helpers, imported once per function.
+struct Helpers {
+    sigs: BTreeMap<usize, SigRef>,
+}
+
+/// Translates one function. `funcs[k]` is the `FuncRef` of prepared function `k` when
+/// this function calls it.
+pub(crate) struct Translator<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    fc: &'a FuncCode,
+    funcs: &'a BTreeMap<u32, FuncRef>,
+    tables: &'a mut Tables,
+    call_conv: CallConv,
+    vars: Vec<Variable>,
+    ctx: Value,
+    mark: Option<Variable>,
+    /// Steps so far; `Ctx::steps` is only current across calls and at return.
+    steps: Variable,
+    /// A variable for values that meet after a slow path.
+    scratch: Variable,
+    stack: StackUse,
+    blocks: BTreeMap<usize, Block>,
+    helpers: Helpers,
+    pending: u64,
+}
+
+const FLAGS: MemFlagsData = MemFlagsData::trusted();
+
+fn mask(ty: Type) -> u64 {
+    crate::concrete::mask(ty)
+}
+
+fn width(ty: Type) -> u32 {
+    match ty {
+        Type::Int(w) => u32::from(w).clamp(1, 64),
+        Type::Float(FloatTy::F32) => 32,
+        _ => 64,
+    }
+}
+
+/// How a function itself moves the stack pointer, which decides how it restores it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StackUse {
+    None,
+    /// Only register cells (`AllocaCell`) and the stack saves and restores around
+    /// inlined leaves: reserved and released inline, with `mark` holding the stack
+    /// pointer as an offset.
+    Cells,
+    /// Real `alloca`s or stack restores: through the helpers, with `mark` holding the
+    /// stack pointer as an address.
+    Allocas,
+}
+
+fn stack_use(fc: &FuncCode) -> StackUse {
+    let mut usage = StackUse::None;
+    for op in &fc.code {
+        match op {
+            Op::AllocaCell { .. } | Op::StackSave { .. } | Op::StackRestore { .. } => {
+                usage = StackUse::Cells
+            }
+            Op::Alloca { .. }
+            | Op::Builtin {
+                b: Builtin::StackSave | Builtin::StackRestore,
+                ..
+            } => return StackUse::Allocas,
+            _ => {}
+        }
+    }
+    usage
+}
+
+impl<'a, 'b> Translator<'a, 'b> {
+    pub(crate) fn new(
+        b: &'a mut FunctionBuilder<'b>,
+        fc: &'a FuncCode,
+        funcs: &'a BTreeMap<u32, FuncRef>,
+        tables: &'a mut Tables,
+        call_conv: CallConv,
+    ) -> Self {
+        let vars = (0..fc.nregs).map(|_| b.declare_var(types::I64)).collect();
+        let steps = b.declare_var(types::I64);
+        let scratch = b.declare_var(types::I64);
+        Translator {
+            b,
+            fc,
+            funcs,
+            tables,
+            call_conv,
+            vars,
+            ctx: Value::from_u32(0),
+            mark: None,
+            steps,
+            scratch,
+            stack: stack_use(fc),
+            blocks: BTreeMap::new(),
+            helpers: Helpers {
+                sigs: BTreeMap::new(),
+            },
+            pending: 0,
+        }
+    }
+
+    /// Emits the whole function.
+    pub(crate) fn translate(mut self, template: &[u64]) -> Result<(), Unsupported> {
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        let params = self.b.block_params(entry).to_vec();
+        self.ctx = params[0];
+        for (slot, &bits) in template.iter().enumerate() {
+            let v = self.b.ins().iconst(types::I64, bits as i64);
+            self.b.def_var(self.vars[slot], v);
+        }
+        for (&p, &v) in self.fc.params.iter().zip(&params[1..]) {
+            self.b.def_var(self.vars[p as usize], v);
+        }
+        let steps = self.load_ctx(Ctx::STEPS_OFFSET);
+        self.b.def_var(self.steps, steps);
+        let sp = match self.stack {
+            StackUse::None => None,
+            StackUse::Cells => {
+                let words = self.load_ctx(Ctx::SP_OFFSET);
+                Some(self.b.ins().load(types::I64, FLAGS, words, 0))
+            }
+            StackUse::Allocas => Some(self.helper(runtime::HELPER_STACK_POINTER, &[])),
+        };
+        if let Some(sp) = sp {
+            let mark = self.b.declare_var(types::I64);
+            self.b.def_var(mark, sp);
+            self.mark = Some(mark);
+        }
+        for pc in self.leaders() {
+            let block = self.b.create_block();
+            self.blocks.insert(pc, block);
+        }
+        let first = self.blocks[&0];
+        self.b.ins().jump(first, &[]);
+        let mut open = false;
+        for pc in 0..self.fc.code.len() {
+            if let Some(&block) = self.blocks.get(&pc) {
+                if open {
+                    self.flush(false);
+                    self.b.ins().jump(block, &[]);
+                }
+                self.b.switch_to_block(block);
+                open = true;
+            }
+            if !open {
+                // Unreachable code after a terminator that no edge targets.
+                continue;
+            }
+            self.pending += 1;
+            open = self.op(pc)?;
+        }
+        if open {
+            return Err(Unsupported);
+        }
+        self.b.seal_all_blocks();
+        Ok(())
+    }
+
+    /// The pcs that start a Cranelift block: the entry and every edge target.
+    fn leaders(&self) -> Vec<usize> {
+        let mut pcs = vec![0usize];
+        let edge_pc = |edge: u32| -> usize {
+            if edge & DIRECT != 0 {
+                (edge & !DIRECT) as usize
+            } else {
+                self.fc.edges[edge as usize].pc as usize
+            }
+        };
+        for op in &self.fc.code {
+            match *op {
+                Op::Jump { edge } => pcs.push(edge_pc(edge)),
+                Op::Br {
+                    then_edge,
+                    else_edge,
+                    ..
+                }
+                | Op::IcmpBr {
+                    then_edge,
+                    else_edge,
+                    ..
+                }
+                | Op::IcmpBr32 {
+                    then_edge,
+                    else_edge,
+                    ..
+                }
+                | Op::IcmpBr64 {
+                    then_edge,
+                    else_edge,
+                    ..
+                }
+                | Op::FcmpBr {
+                    then_edge,
+                    else_edge,
+                    ..
+                }
+                | Op::FcmpBr64 {
+                    then_edge,
+                    else_edge,
+                    ..
+                } => {
+                    pcs.push(edge_pc(then_edge));
+                    pcs.push(edge_pc(else_edge));
+                }
+                Op::Switch { table, .. } => {
+                    let t = &self.fc.switches[table as usize];
+                    pcs.push(edge_pc(t.default));
+                    pcs.extend(t.cases.iter().map(|c| edge_pc(c.2)));
+                }
+                _ => {}
+            }
+        }
+        pcs.sort_unstable();
+        pcs.dedup();
+        pcs
+    }
+
+    fn get(&mut self, slot: Slot) -> Value {
+        self.b.use_var(self.vars[slot as usize])
+    }
+
+    fn set(&mut self, slot: Slot, v: Value) {
+        if slot != NONE {
+            self.b.def_var(self.vars[slot as usize], v);
+        }
+    }
+
+    fn iconst(&mut self, bits: u64) -> Value {
+        self.b.ins().iconst(types::I64, bits as i64)
+    }
+
+    fn masked(&mut self, v: Value, ty: Type) -> Value {
+        let m = mask(ty);
+        if m == u64::MAX {
+            v
+        } else {
+            self.b.ins().band_imm_u(v, m as i64)
+        }
+    }
+
+    /// Sign-extends the low `ty`-width bits of `v` to 64.
+    fn sext(&mut self, v: Value, ty: Type) -> Value {
+        let shift = i64::from(64 - width(ty));
+        if shift == 0 {
+            return v;
+        }
+        let up = self.b.ins().ishl_imm_u(v, shift);
+        self.b.ins().sshr_imm_u(up, shift)
+    }
+
+    fn as_native_float(&mut self, v: Value, ty: FloatTy) -> Value {
+        match ty {
+            FloatTy::F64 => self.b.ins().bitcast(types::F64, MemFlagsData::new(), v),
+            FloatTy::F32 => {
+                let low = self.b.ins().ireduce(types::I32, v);
+                self.b.ins().bitcast(types::F32, MemFlagsData::new(), low)
+            }
+        }
+    }
+
+    fn float_bits(&mut self, x: Value, ty: FloatTy) -> Value {
+        match ty {
+            FloatTy::F64 => self.b.ins().bitcast(types::I64, MemFlagsData::new(), x),
+            FloatTy::F32 => {
+                let low = self.b.ins().bitcast(types::I32, MemFlagsData::new(), x);
+                self.b.ins().uextend(types::I64, low)
+            }
+        }
+    }
+
+    /// Calls runtime helper `index` (see `runtime::HELPERS`).
+    fn helper(&mut self, index: usize, args: &[Value]) -> Value {
+        let (ptr, arity) = runtime::HELPERS[index];
+        debug_assert_eq!(arity, args.len());
+        let sig = match self.helpers.sigs.get(&index) {
+            Some(&s) => s,
+            None => {
+                let mut sig = Signature::new(self.call_conv);
+                sig.params.push(AbiParam::new(types::I64));
+                sig.params
+                    .extend(std::iter::repeat_n(AbiParam::new(types::I64), arity));
+                sig.returns.push(AbiParam::new(types::I64));
+                let s = self.b.import_signature(sig);
+                self.helpers.sigs.insert(index, s);
+                s
+            }
+        };
+        let callee = self.iconst(ptr as u64);
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(self.ctx);
+        all.extend_from_slice(args);
+        let call = self.b.ins().call_indirect(sig, callee, &all);
+        self.b.inst_results(call)[0]
+    }
+
+    /// Returns from the function if `Ctx::bail` is set.
+    fn check_bail(&mut self) {
+        let bail = self
+            .b
+            .ins()
+            .load(types::I64, FLAGS, self.ctx, Ctx::BAIL_OFFSET);
+        let out = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(bail, out, &[], cont, &[]);
+        self.b.switch_to_block(out);
+        let zero = self.iconst(0);
+        self.b.ins().return_(&[zero]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Sets `Ctx::bail` and returns.
+    fn bail_here(&mut self) {
+        let one = self.iconst(1);
+        self.b.ins().store(FLAGS, one, self.ctx, Ctx::BAIL_OFFSET);
+        let zero = self.iconst(0);
+        self.b.ins().return_(&[zero]);
+    }
+
+    /// Adds the ops since the last flush to the step count; with `check`, bails when
+    /// the total exceeds the fuel.
+    fn flush(&mut self, check: bool) {
+        if self.pending == 0 {
+            return;
+        }
+        let steps = self.b.use_var(self.steps);
+        let steps = self.b.ins().iadd_imm_s(steps, self.pending as i64);
+        self.b.def_var(self.steps, steps);
+        self.pending = 0;
+        if check {
+            let fuel = self
+                .b
+                .ins()
+                .load(types::I64, FLAGS, self.ctx, Ctx::FUEL_OFFSET);
+            let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, steps, fuel);
+            let out = self.b.create_block();
+            let cont = self.b.create_block();
+            self.b.ins().brif(over, out, &[], cont, &[]);
+            self.b.switch_to_block(out);
+            self.bail_here();
+            self.b.switch_to_block(cont);
+        }
+    }
+
+    /// The block that takes `edge`: its target when the edge moves nothing, else a new
+    /// block that [`Translator::fill_edge`] must fill once the current block is
+    /// terminated (Cranelift builds one block at a time).
+    fn edge_block(&mut self, edge: u32) -> (Block, Option<u32>) {
+        if edge & DIRECT != 0 {
+            return (self.blocks[&((edge & !DIRECT) as usize)], None);
+        }
+        let e = self.fc.edges[edge as usize];
+        let target = self.blocks[&(e.pc as usize)];
+        if e.moves_len == 0 {
+            return (target, None);
+        }
+        (self.b.create_block(), Some(edge))
+    }
+
+    /// Fills `block` with the block-argument copies of `edge` and a jump to its target.
+    fn fill_edge(&mut self, block: Block, edge: Option<u32>) {
+        let Some(edge) = edge else {
+            return;
+        };
+        let e = self.fc.edges[edge as usize];
+        let target = self.blocks[&(e.pc as usize)];
+        self.b.switch_to_block(block);
+        let range = e.moves_start as usize..(e.moves_start + e.moves_len) as usize;
+        let moves = self.fc.moves[range].to_vec();
+        // Block arguments are a parallel copy; reading every source first is exact
+        // whether or not preparation marked the edge as needing it.
+        let values: Vec<Value> = moves.iter().map(|&(_, src)| self.get(src)).collect();
+        for (&(dst, _), v) in moves.iter().zip(values) {
+            self.set(dst, v);
+        }
+        self.b.ins().jump(target, &[]);
+    }
+
+    /// Appends a branch record (see [`Record`]) whose kind is `kind`.
+    fn record(&mut self, site: u32, kind: Value, a: Value, b: Value) {
+        let next = self.load_ctx(Ctx::RECORDS_NEXT_OFFSET);
+        let end = self.load_ctx(Ctx::RECORDS_END_OFFSET);
+        self.b.def_var(self.scratch, next);
+        let full = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, next, end);
+        let grow = self.b.create_block();
+        let write = self.b.create_block();
+        self.b.ins().brif(full, grow, &[], write, &[]);
+        self.b.switch_to_block(grow);
+        self.helper(runtime::HELPER_GROW_RECORDS, &[]);
+        let moved = self.load_ctx(Ctx::RECORDS_NEXT_OFFSET);
+        self.b.def_var(self.scratch, moved);
+        self.b.ins().jump(write, &[]);
+        self.b.switch_to_block(write);
+        let at = self.b.use_var(self.scratch);
+        let kind = self.b.ins().ishl_imm_u(kind, 32);
+        let head = self.b.ins().bor_imm_u(kind, i64::from(site));
+        self.b.ins().store(FLAGS, head, at, 0);
+        self.b.ins().store(FLAGS, a, at, 8);
+        self.b.ins().store(FLAGS, b, at, 16);
+        let after = self
+            .b
+            .ins()
+            .iadd_imm_s(at, std::mem::size_of::<Record>() as i64);
+        self.b
+            .ins()
+            .store(FLAGS, after, self.ctx, Ctx::RECORDS_NEXT_OFFSET);
+    }
+
+    fn load_ctx(&mut self, offset: i32) -> Value {
+        self.b.ins().load(types::I64, FLAGS, self.ctx, offset)
+    }
+
+    fn branch_event(&mut self, site: u32, taken: Value, operands: Option<(Value, Value)>) {
+        let (kind, a, b) = match operands {
+            Some((a, b)) => (
+                self.b.ins().bor_imm_u(taken, Record::WITH_OPERANDS as i64),
+                a,
+                b,
+            ),
+            None => {
+                let z = self.iconst(0);
+                (taken, z, z)
+            }
+        };
+        self.record(site, kind, a, b);
+    }
+
+    /// Branches on `taken` (0 or 1) to the blocks of two edges.
+    fn two_way(&mut self, taken: Value, then_edge: u32, else_edge: u32) {
+        self.flush(true);
+        let (then_block, then_fill) = self.edge_block(then_edge);
+        let (else_block, else_fill) = self.edge_block(else_edge);
+        self.b.ins().brif(taken, then_block, &[], else_block, &[]);
+        self.fill_edge(then_block, then_fill);
+        self.fill_edge(else_block, else_fill);
+    }
+
+    fn icmp(&mut self, pred: IntPred, ty: Type, a: Slot, b: Slot) -> (Value, Value, Value) {
+        let (x, y) = (self.get(a), self.get(b));
+        let signed = matches!(
+            pred,
+            IntPred::Sgt | IntPred::Sge | IntPred::Slt | IntPred::Sle
+        );
+        let (p, q) = if signed {
+            (self.sext(x, ty), self.sext(y, ty))
+        } else {
+            (x, y)
+        };
+        let cc = match pred {
+            IntPred::Eq => IntCC::Equal,
+            IntPred::Ne => IntCC::NotEqual,
+            IntPred::Ugt => IntCC::UnsignedGreaterThan,
+            IntPred::Uge => IntCC::UnsignedGreaterThanOrEqual,
+            IntPred::Ult => IntCC::UnsignedLessThan,
+            IntPred::Ule => IntCC::UnsignedLessThanOrEqual,
+            IntPred::Sgt => IntCC::SignedGreaterThan,
+            IntPred::Sge => IntCC::SignedGreaterThanOrEqual,
+            IntPred::Slt => IntCC::SignedLessThan,
+            IntPred::Sle => IntCC::SignedLessThanOrEqual,
+        };
+        let c = self.b.ins().icmp(cc, p, q);
+        (self.b.ins().uextend(types::I64, c), x, y)
+    }
+
+    fn fcmp(&mut self, pred: FloatPred, ty: FloatTy, a: Slot, b: Slot) -> (Value, Value, Value) {
+        let (x, y) = (self.get(a), self.get(b));
+        let cc = match pred {
+            FloatPred::False => return (self.iconst(0), x, y),
+            FloatPred::True => return (self.iconst(1), x, y),
+            FloatPred::Oeq => FloatCC::Equal,
+            FloatPred::Ogt => FloatCC::GreaterThan,
+            FloatPred::Oge => FloatCC::GreaterThanOrEqual,
+            FloatPred::Olt => FloatCC::LessThan,
+            FloatPred::Ole => FloatCC::LessThanOrEqual,
+            FloatPred::One => FloatCC::OrderedNotEqual,
+            FloatPred::Ord => FloatCC::Ordered,
+            FloatPred::Uno => FloatCC::Unordered,
+            FloatPred::Ueq => FloatCC::UnorderedOrEqual,
+            FloatPred::Ugt => FloatCC::UnorderedOrGreaterThan,
+            FloatPred::Uge => FloatCC::UnorderedOrGreaterThanOrEqual,
+            FloatPred::Ult => FloatCC::UnorderedOrLessThan,
+            FloatPred::Ule => FloatCC::UnorderedOrLessThanOrEqual,
+            FloatPred::Une => FloatCC::NotEqual,
+        };
+        let (p, q) = (self.as_native_float(x, ty), self.as_native_float(y, ty));
+        let c = self.b.ins().fcmp(cc, p, q);
+        (self.b.ins().uextend(types::I64, c), x, y)
+    }
+
+    fn cmp_br(
+        &mut self,
+        cmp: (Value, Value, Value),
+        d: Slot,
+        then_edge: u32,
+        else_edge: u32,
+        site: u32,
+    ) {
+        let (taken, x, y) = cmp;
+        self.set(d, taken);
+        self.branch_event(site, taken, Some((x, y)));
+        self.two_way(taken, then_edge, else_edge);
+    }
+
+    fn int_bin(
+        &mut self,
+        op: IntOp,
+        ty: Type,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    ) -> Result<(), Unsupported> {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = match op {
+            IntOp::Add => self.b.ins().iadd(x, y),
+            IntOp::Sub => self.b.ins().isub(x, y),
+            IntOp::Mul => self.b.ins().imul(x, y),
+            IntOp::And => self.b.ins().band(x, y),
+            IntOp::Or => self.b.ins().bor(x, y),
+            IntOp::Xor => self.b.ins().bxor(x, y),
+            IntOp::Shl | IntOp::Lshr | IntOp::Ashr => {
+                let count = if width(ty) <= 32 {
+                    self.b.ins().band_imm_u(y, 31)
+                } else {
+                    self.b.ins().band_imm_u(y, 63)
+                };
+                match op {
+                    IntOp::Shl => self.b.ins().ishl(x, count),
+                    IntOp::Lshr => self.b.ins().ushr(x, count),
+                    _ => {
+                        let s = self.sext(x, ty);
+                        self.b.ins().sshr(s, count)
+                    }
+                }
+            }
+            IntOp::Udiv | IntOp::Urem => {
+                self.bail_if(IntCC::Equal, y, 0);
+                if op == IntOp::Udiv {
+                    self.b.ins().udiv(x, y)
+                } else {
+                    self.b.ins().urem(x, y)
+                }
+            }
+            IntOp::Sdiv | IntOp::Srem => {
+                self.bail_if(IntCC::Equal, y, 0);
+                let (p, q) = (self.sext(x, ty), self.sext(y, ty));
+                let min = i64::MIN >> (64 - width(ty));
+                let is_min = self.b.ins().icmp_imm_s(IntCC::Equal, p, min);
+                let is_neg1 = self.b.ins().icmp_imm_s(IntCC::Equal, q, -1);
+                let overflow = self.b.ins().band(is_min, is_neg1);
+                let overflow = self.b.ins().uextend(types::I64, overflow);
+                self.bail_if(IntCC::NotEqual, overflow, 0);
+                if op == IntOp::Sdiv {
+                    self.b.ins().sdiv(p, q)
+                } else {
+                    self.b.ins().srem(p, q)
+                }
+            }
+        };
+        let v = self.masked(v, ty);
+        self.set(d, v);
+        Ok(())
+    }
+
+    /// Bails when `v cc imm` holds.
+    fn bail_if(&mut self, cc: IntCC, v: Value, imm: i64) {
+        let c = self.b.ins().icmp_imm_s(cc, v, imm);
+        let out = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(c, out, &[], cont, &[]);
+        self.b.switch_to_block(out);
+        self.bail_here();
+        self.b.switch_to_block(cont);
+    }
+
+    fn float_bin(&mut self, op: FloatOp, ty: FloatTy, d: Slot, a: Slot, b: Slot) {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = if op == FloatOp::Rem {
+            let t = self.iconst(runtime::type_code(Type::Float(ty)));
+            self.helper(runtime::HELPER_FREM, &[x, y, t])
+        } else {
+            let (p, q) = (self.as_native_float(x, ty), self.as_native_float(y, ty));
+            let r = match op {
+                FloatOp::Add => self.b.ins().fadd(p, q),
+                FloatOp::Sub => self.b.ins().fsub(p, q),
+                FloatOp::Mul => self.b.ins().fmul(p, q),
+                _ => self.b.ins().fdiv(p, q),
+            };
+            self.float_bits(r, ty)
+        };
+        self.set(d, v);
+    }
+
+    fn cast(&mut self, op: Cast, from: Type, to: Type, d: Slot, a: Slot) {
+        let x = self.get(a);
+        let v = match op {
+            Cast::Trunc | Cast::Ptrtoint | Cast::Bitcast => self.masked(x, to),
+            Cast::Zext | Cast::Inttoptr => x,
+            Cast::Sext => {
+                let s = self.sext(x, from);
+                self.masked(s, to)
+            }
+            Cast::Fpconv => match (from, to) {
+                (Type::Float(FloatTy::F32), Type::Float(FloatTy::F64)) => {
+                    let f = self.as_native_float(x, FloatTy::F32);
+                    let g = self.b.ins().fpromote(types::F64, f);
+                    self.float_bits(g, FloatTy::F64)
+                }
+                (Type::Float(FloatTy::F64), Type::Float(FloatTy::F32)) => {
+                    let f = self.as_native_float(x, FloatTy::F64);
+                    let g = self.b.ins().fdemote(types::F32, f);
+                    self.float_bits(g, FloatTy::F32)
+                }
+                _ => x,
+            },
+            Cast::Sitofp | Cast::Uitofp => {
+                let ty = match to {
+                    Type::Float(FloatTy::F32) => FloatTy::F32,
+                    _ => FloatTy::F64,
+                };
+                let native = if ty == FloatTy::F32 {
+                    types::F32
+                } else {
+                    types::F64
+                };
+                let f = if op == Cast::Sitofp {
+                    let s = self.sext(x, from);
+                    self.b.ins().fcvt_from_sint(native, s)
+                } else {
+                    self.b.ins().fcvt_from_uint(native, x)
+                };
+                self.float_bits(f, ty)
+            }
+            Cast::Fptosi | Cast::Fptoui => {
+                let codes = runtime::type_code(from) | runtime::type_code(to) << 8;
+                let c = self.iconst(codes);
+                let index = if op == Cast::Fptosi {
+                    runtime::HELPER_FPTOSI
+                } else {
+                    runtime::HELPER_FPTOUI
+                };
+                self.helper(index, &[x, c])
+            }
+        };
+        self.set(d, v);
+    }
+
+    fn scaled_index(&mut self, index: Slot, ty: Type, scale: i64) -> Value {
+        let i = self.get(index);
+        let i = if ty.is_int() { self.sext(i, ty) } else { i };
+        self.b.ins().imul_imm_s(i, scale)
+    }
+
+    fn call_args(&mut self, start: u32, len: u32) -> Vec<Value> {
+        let slots = self.fc.args[start as usize..(start + len) as usize].to_vec();
+        slots.into_iter().map(|s| self.get(s)).collect()
+    }
+
+    fn call(&mut self, func: u32, d: Slot, start: u32, len: u32) -> Result<(), Unsupported> {
+        self.flush(true);
+        let fref = *self.funcs.get(&func).ok_or(Unsupported)?;
+        let depth = self
+            .b
+            .ins()
+            .load(types::I64, FLAGS, self.ctx, Ctx::DEPTH_OFFSET);
+        let limit = self
+            .b
+            .ins()
+            .load(types::I64, FLAGS, self.ctx, Ctx::MAX_DEPTH_OFFSET);
+        let deep = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, depth, limit);
+        let deep = self.b.ins().uextend(types::I64, deep);
+        self.bail_if(IntCC::NotEqual, deep, 0);
+        let deeper = self.b.ins().iadd_imm_s(depth, 1);
+        self.b
+            .ins()
+            .store(FLAGS, deeper, self.ctx, Ctx::DEPTH_OFFSET);
+        let mut args = vec![self.ctx];
+        args.extend(self.call_args(start, len));
+        self.store_steps();
+        let call = self.b.ins().call(fref, &args);
+        let result = self.b.inst_results(call)[0];
+        let steps = self.load_ctx(Ctx::STEPS_OFFSET);
+        self.b.def_var(self.steps, steps);
+        self.b
+            .ins()
+            .store(FLAGS, depth, self.ctx, Ctx::DEPTH_OFFSET);
+        self.check_bail();
+        self.set(d, result);
+        Ok(())
+    }
+
+    fn math(&mut self, op: &Op) {
+        let Op::Math {
+            call,
+            ret,
+            d,
+            start,
+            len,
+            ..
+        } = *op
+        else {
+            return;
+        };
+        let args = self.call_args(start, len);
+        // Sign-bit functions as the Concrete semantics computes them.
+        let inline = match (call.func, call.ty, args.as_slice()) {
+            (MathFn::Fabs, FloatTy::F64, &[x]) => Some(self.b.ins().band_imm_u(x, i64::MAX)),
+            (MathFn::Fabs, FloatTy::F32, &[x]) => Some(self.b.ins().band_imm_u(x, 0x7fff_ffff)),
+            (MathFn::Copysign, FloatTy::F64, &[x, y]) => {
+                let magnitude = self.b.ins().band_imm_u(x, i64::MAX);
+                let sign = self.b.ins().band_imm_u(y, i64::MIN);
+                Some(self.b.ins().bor(magnitude, sign))
+            }
+            _ => None,
+        };
+        let v = match inline {
+            Some(v) => v,
+            None => {
+                let index = self.tables.math_index(call, ret);
+                let mut full = vec![self.iconst(index as u64), self.iconst(u64::from(len))];
+                for k in 0..3 {
+                    let a = args.get(k).copied().unwrap_or_else(|| self.iconst(0));
+                    full.push(a);
+                }
+                let v = self.helper(runtime::HELPER_MATH, &full);
+                self.check_bail();
+                v
+            }
+        };
+        self.set(d, v);
+    }
+
+    fn builtin(&mut self, b: Builtin, ty: Type, d: Slot, start: u32, len: u32) {
+        let args = self.call_args(start, len);
+        let index = self.tables.builtin_index(b, ty);
+        let mark = match self.mark {
+            Some(m) => self.b.use_var(m),
+            None => self.iconst(u64::MAX),
+        };
+        let mut full = vec![self.iconst(index as u64), mark];
+        for k in 0..3 {
+            let a = args.get(k).copied().unwrap_or_else(|| self.iconst(0));
+            full.push(a);
+        }
+        let v = self.helper(runtime::HELPER_BUILTIN, &full);
+        self.check_bail();
+        self.set(d, v);
+    }
+
+    fn store_steps(&mut self) {
+        let steps = self.b.use_var(self.steps);
+        self.b
+            .ins()
+            .store(FLAGS, steps, self.ctx, Ctx::STEPS_OFFSET);
+    }
+
+    fn ret(&mut self, value: Slot) {
+        self.flush(true);
+        self.store_steps();
+        if let Some(mark) = self.mark {
+            let m = self.b.use_var(mark);
+            if self.stack == StackUse::Cells {
+                self.release_cells(m);
+            } else {
+                self.helper(runtime::HELPER_STACK_RELEASE, &[m]);
+            }
+        }
+        let v = if value == NONE {
+            self.iconst(0)
+        } else {
+            self.get(value)
+        };
+        self.b.ins().return_(&[v]);
+    }
+
+    fn switch(&mut self, ty: Type, value: Slot, table: u32, site: u32) {
+        let raw = self.get(value);
+        let v = self.masked(raw, ty);
+        self.flush(true);
+        let t = self.fc.switches[table as usize].clone();
+        let mut arms: Vec<(Option<u64>, u64, u32, Block)> = Vec::new();
+        for &(v, case, edge) in &t.cases {
+            arms.push((Some(v), u64::from(case), edge, self.b.create_block()));
+        }
+        arms.push((None, u64::MAX, t.default, self.b.create_block()));
+        let mut switch = Switch::new();
+        let mut default = None;
+        for &(value, _, _, block) in &arms {
+            match value {
+                Some(value) => switch.set_entry(u128::from(value), block),
+                None => default = Some(block),
+            }
+        }
+        let default = default.expect("the default arm is always present");
+        switch.emit(self.b, v, default);
+        for (_, case, edge, block) in arms {
+            self.b.switch_to_block(block);
+            let kind = self.iconst(Record::SWITCH | case.min(Record::DEFAULT));
+            let zero = self.iconst(0);
+            self.record(site, kind, v, zero);
+            let (target, fill) = self.edge_block(edge);
+            self.b.ins().jump(target, &[]);
+            self.fill_edge(target, fill);
+        }
+    }
+
+    /// Emits op `pc`; returns whether control can fall through to the next op.
+    fn op(&mut self, pc: usize) -> Result<bool, Unsupported> {
+        let op = self.fc.code[pc];
+        match op {
+            Op::Iadd { ty, d, a, b } => self.int_bin(IntOp::Add, ty, d, a, b)?,
+            Op::Isub { ty, d, a, b } => self.int_bin(IntOp::Sub, ty, d, a, b)?,
+            Op::Imul { ty, d, a, b } => self.int_bin(IntOp::Mul, ty, d, a, b)?,
+            Op::Udiv { ty, d, a, b } => self.int_bin(IntOp::Udiv, ty, d, a, b)?,
+            Op::Sdiv { ty, d, a, b } => self.int_bin(IntOp::Sdiv, ty, d, a, b)?,
+            Op::Urem { ty, d, a, b } => self.int_bin(IntOp::Urem, ty, d, a, b)?,
+            Op::Srem { ty, d, a, b } => self.int_bin(IntOp::Srem, ty, d, a, b)?,
+            Op::Shl { ty, d, a, b } => self.int_bin(IntOp::Shl, ty, d, a, b)?,
+            Op::Lshr { ty, d, a, b } => self.int_bin(IntOp::Lshr, ty, d, a, b)?,
+            Op::Ashr { ty, d, a, b } => self.int_bin(IntOp::Ashr, ty, d, a, b)?,
+            Op::Band { ty, d, a, b } => self.int_bin(IntOp::And, ty, d, a, b)?,
+            Op::Bor { ty, d, a, b } => self.int_bin(IntOp::Or, ty, d, a, b)?,
+            Op::Bxor { ty, d, a, b } => self.int_bin(IntOp::Xor, ty, d, a, b)?,
+            Op::Iadd32 { d, a, b } => self.int_bin(IntOp::Add, Type::I32, d, a, b)?,
+            Op::Iadd64 { d, a, b } => self.int_bin(IntOp::Add, Type::I64, d, a, b)?,
+            Op::Isub32 { d, a, b } => self.int_bin(IntOp::Sub, Type::I32, d, a, b)?,
+            Op::Isub64 { d, a, b } => self.int_bin(IntOp::Sub, Type::I64, d, a, b)?,
+            Op::Imul32 { d, a, b } => self.int_bin(IntOp::Mul, Type::I32, d, a, b)?,
+            Op::Imul64 { d, a, b } => self.int_bin(IntOp::Mul, Type::I64, d, a, b)?,
+            Op::Shl64 { d, a, b } => self.int_bin(IntOp::Shl, Type::I64, d, a, b)?,
+            Op::Lshr64 { d, a, b } => self.int_bin(IntOp::Lshr, Type::I64, d, a, b)?,
+            Op::Band64 { d, a, b } => self.int_bin(IntOp::And, Type::I64, d, a, b)?,
+            Op::Bor64 { d, a, b } => self.int_bin(IntOp::Or, Type::I64, d, a, b)?,
+            Op::Band32 { d, a, b } => self.int_bin(IntOp::And, Type::I32, d, a, b)?,
+            Op::Fadd { ty, d, a, b, .. } => self.float_bin(FloatOp::Add, ty, d, a, b),
+            Op::Fsub { ty, d, a, b, .. } => self.float_bin(FloatOp::Sub, ty, d, a, b),
+            Op::Fmul { ty, d, a, b, .. } => self.float_bin(FloatOp::Mul, ty, d, a, b),
+            Op::Fdiv { ty, d, a, b, .. } => self.float_bin(FloatOp::Div, ty, d, a, b),
+            Op::Frem { ty, d, a, b, .. } => self.float_bin(FloatOp::Rem, ty, d, a, b),
+            Op::Fadd64 { d, a, b, .. } => self.float_bin(FloatOp::Add, FloatTy::F64, d, a, b),
+            Op::Fsub64 { d, a, b, .. } => self.float_bin(FloatOp::Sub, FloatTy::F64, d, a, b),
+            Op::Fmul64 { d, a, b, .. } => self.float_bin(FloatOp::Mul, FloatTy::F64, d, a, b),
+            Op::Fdiv64 { d, a, b, .. } => self.float_bin(FloatOp::Div, FloatTy::F64, d, a, b),
+            Op::Sext32To64 { d, a } => self.cast(Cast::Sext, Type::I32, Type::I64, d, a),
+            Op::Sitofp32To64 { d, a } => self.cast(Cast::Sitofp, Type::I32, Type::F64, d, a),
+            Op::Zext32To64 { d, a } => self.cast(Cast::Zext, Type::I32, Type::I64, d, a),
+            Op::Trunc64To32 { d, a } => self.cast(Cast::Trunc, Type::I64, Type::I32, d, a),
+            Op::Fneg { ty, d, a } => {
+                let x = self.get(a);
+                let sign = match ty {
+                    FloatTy::F32 => 0x8000_0000,
+                    FloatTy::F64 => i64::MIN,
+                };
+                let v = self.b.ins().bxor_imm_s(x, sign);
+                self.set(d, v);
+            }
+            Op::Icmp { pred, ty, d, a, b } => {
+                let (v, _, _) = self.icmp(pred, ty, a, b);
+                self.set(d, v);
+            }
+            Op::Fcmp { pred, ty, d, a, b } => {
+                let (v, _, _) = self.fcmp(pred, ty, a, b);
+                self.set(d, v);
+            }
+            Op::Trunc { from, to, d, a } => self.cast(Cast::Trunc, from, to, d, a),
+            Op::Zext { from, to, d, a } => self.cast(Cast::Zext, from, to, d, a),
+            Op::Sext { from, to, d, a } => self.cast(Cast::Sext, from, to, d, a),
+            Op::Fptrunc { from, to, d, a } | Op::Fpext { from, to, d, a } => {
+                self.cast(Cast::Fpconv, from, to, d, a)
+            }
+            Op::Fptoui { from, to, d, a } => self.cast(Cast::Fptoui, from, to, d, a),
+            Op::Fptosi { from, to, d, a } => self.cast(Cast::Fptosi, from, to, d, a),
+            Op::Uitofp { from, to, d, a } => self.cast(Cast::Uitofp, from, to, d, a),
+            Op::Sitofp { from, to, d, a } => self.cast(Cast::Sitofp, from, to, d, a),
+            Op::Ptrtoint { from, to, d, a } => self.cast(Cast::Ptrtoint, from, to, d, a),
+            Op::Inttoptr { from, to, d, a } => self.cast(Cast::Inttoptr, from, to, d, a),
+            Op::Bitcast { from, to, d, a } => self.cast(Cast::Bitcast, from, to, d, a),
+            Op::Select { d, c, t, f, .. } => {
+                let cond = self.get(c);
+                let bit = self.b.ins().band_imm_u(cond, 1);
+                let (x, y) = (self.get(t), self.get(f));
+                let v = self.b.ins().select(bit, x, y);
+                self.set(d, v);
+            }
+            Op::Load { ty, d, addr } => self.load(ty, d, addr),
+            Op::LoadF64 { d, addr } => self.load(Type::F64, d, addr),
+            Op::LoadI64 { d, addr } => self.load(Type::I64, d, addr),
+            Op::Store { ty, addr, val } => self.store(ty, addr, val),
+            Op::StoreF64 { addr, val } => self.store(Type::F64, addr, val),
+            Op::StoreI64 { addr, val } => self.store(Type::I64, addr, val),
+            Op::Alloca {
+                d,
+                size,
+                count,
+                count_ty,
+                align,
+            } => {
+                let n = if count == NONE {
+                    self.iconst(1)
+                } else {
+                    let c = self.get(count);
+                    self.masked(c, count_ty)
+                };
+                let (s, al) = (self.iconst(size), self.iconst(u64::from(align)));
+                let at = self.helper(runtime::HELPER_ALLOCA, &[s, n, al]);
+                self.check_bail();
+                self.set(d, at);
+            }
+            Op::AllocaCell { size, align } => self.reserve_cell(size, u64::from(align)),
+            Op::PtrOffset {
+                d,
+                base,
+                offset,
+                start,
+                len,
+            } => {
+                let b = self.get(base);
+                let mut at = self.b.ins().iadd_imm_s(b, offset);
+                let terms = self.fc.terms[start as usize..(start + len) as usize].to_vec();
+                for (index, ty, scale) in terms {
+                    let t = self.scaled_index(index, ty, scale);
+                    at = self.b.ins().iadd(at, t);
+                }
+                self.set(d, at);
+            }
+            Op::PtrOffset1 {
+                d,
+                base,
+                index,
+                index_ty,
+                offset,
+                scale,
+            } => {
+                let b = self.get(base);
+                let at = self.b.ins().iadd_imm_s(b, offset);
+                let t = self.scaled_index(index, index_ty, scale);
+                let at = self.b.ins().iadd(at, t);
+                self.set(d, at);
+            }
+            Op::Call {
+                func,
+                d,
+                start,
+                len,
+            } => self.call(func, d, start, len)?,
+            Op::CallIndirect { .. } => return Err(Unsupported),
+            Op::Math { .. } => self.math(&op),
+            Op::Builtin {
+                b,
+                ty,
+                d,
+                start,
+                len,
+            } => {
+                if matches!(b, Builtin::Abort | Builtin::Exit | Builtin::AssertFail) {
+                    self.bail_here();
+                    return Ok(false);
+                }
+                self.builtin(b, ty, d, start, len)
+            }
+            Op::External { .. } | Op::Unreachable => {
+                self.bail_here();
+                return Ok(false);
+            }
+            Op::Jump { edge } => {
+                self.flush(true);
+                let (block, fill) = self.edge_block(edge);
+                self.b.ins().jump(block, &[]);
+                self.fill_edge(block, fill);
+                return Ok(false);
+            }
+            Op::Br {
+                cond,
+                then_edge,
+                else_edge,
+                site,
+                lhs,
+                rhs,
+            } => {
+                let c = self.get(cond);
+                let taken = self.b.ins().band_imm_u(c, 1);
+                let operands = (lhs != NONE).then(|| (self.get(lhs), self.get(rhs)));
+                self.branch_event(site.0, taken, operands);
+                self.two_way(taken, then_edge, else_edge);
+                return Ok(false);
+            }
+            Op::IcmpBr {
+                pred,
+                ty,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            } => {
+                let cmp = self.icmp(pred, ty, a, b);
+                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
+                return Ok(false);
+            }
+            Op::IcmpBr64 {
+                pred,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            } => {
+                let cmp = self.icmp(pred, Type::I64, a, b);
+                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
+                return Ok(false);
+            }
+            Op::IcmpBr32 {
+                pred,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            } => {
+                let cmp = self.icmp(pred, Type::I32, a, b);
+                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
+                return Ok(false);
+            }
+            Op::FcmpBr {
+                pred,
+                ty,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            } => {
+                let cmp = self.fcmp(pred, ty, a, b);
+                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
+                return Ok(false);
+            }
+            Op::FcmpBr64 {
+                pred,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            } => {
+                let cmp = self.fcmp(pred, FloatTy::F64, a, b);
+                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
+                return Ok(false);
+            }
+            Op::Switch {
+                ty,
+                value,
+                table,
+                site,
+            } => {
+                self.switch(ty, value, table, site.0);
+                return Ok(false);
+            }
+            Op::Ret { value } => {
+                self.ret(value);
+                return Ok(false);
+            }
+            Op::Move { d, a } => {
+                if d != NONE {
+                    let v = self.get(a);
+                    self.set(d, v);
+                }
+            }
+            Op::StackSave { d } => {
+                let sp = if self.stack == StackUse::Cells {
+                    let words = self.load_ctx(Ctx::SP_OFFSET);
+                    let sp = self.b.ins().load(types::I64, FLAGS, words, 0);
+                    self.b.ins().iadd_imm_s(sp, STACK_BASE as i64)
+                } else {
+                    self.helper(runtime::HELPER_STACK_POINTER, &[])
+                };
+                self.set(d, sp);
+            }
+            Op::StackRestore { a } => self.stack_restore(a),
+            Op::LoadCell { ty, d, cell } => {
+                let c = self.get(cell);
+                let v = self.masked(c, ty);
+                self.set(d, v);
+            }
+        }
+        Ok(true)
+    }
+
+    /// `Memory::reserve_cell`, inline below a stack pointer of 2^40 (the helper above).
+    fn reserve_cell(&mut self, size: u64, align: u64) {
+        let words = self.load_ctx(Ctx::SP_OFFSET);
+        let sp = self.b.ins().load(types::I64, FLAGS, words, 0);
+        let high = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, sp, 1 << 40);
+        let slow = self.b.create_block();
+        let fast = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(high, slow, &[], fast, &[]);
+        self.b.switch_to_block(slow);
+        let (s, al) = (self.iconst(size), self.iconst(align));
+        self.helper(runtime::HELPER_RESERVE_CELL, &[s, al]);
+        self.check_bail();
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(fast);
+        let up = self.b.ins().iadd_imm_s(sp, (REDZONE + align - 1) as i64);
+        let aligned = self.b.ins().band_imm_u(up, !(align as i64 - 1));
+        let end = self.b.ins().iadd_imm_s(aligned, size as i64);
+        let limit = self.load_ctx(Ctx::STACK_LIMIT_OFFSET);
+        let top = self.b.ins().iadd_imm_s(end, REDZONE as i64);
+        let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, top, limit);
+        let over = self.b.ins().uextend(types::I64, over);
+        self.bail_if(IntCC::NotEqual, over, 0);
+        self.b.ins().store(FLAGS, end, words, 0);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+    }
+
+    /// `llvm.stackrestore(a)`: releases the stack to `a` unless `a` is below the
+    /// function's own frame.
+    fn stack_restore(&mut self, a: Slot) {
+        let at = self.get(a);
+        let Some(mark) = self.mark else {
+            return;
+        };
+        let mark = self.b.use_var(mark);
+        if self.stack != StackUse::Cells {
+            self.helper(runtime::HELPER_STACK_RESTORE, &[at, mark]);
+            return;
+        }
+        let off = self
+            .b
+            .ins()
+            .iadd_imm_s(at, (STACK_BASE as i64).wrapping_neg());
+        let inside = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, off, mark);
+        let release = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(inside, release, &[], join, &[]);
+        self.b.switch_to_block(release);
+        self.release_cells(off);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+    }
+
+    /// `Memory::stack_release` to the offset `mark`: inline unless live bytes above it
+    /// must be invalidated.
+    fn release_cells(&mut self, mark: Value) {
+        let words = self.load_ctx(Ctx::SP_OFFSET);
+        let sp = self.b.ins().load(types::I64, FLAGS, words, 0);
+        let live_top = self.load_ctx(Ctx::LIVE_TOP_OFFSET);
+        let live = self.b.ins().load(types::I64, FLAGS, live_top, 0);
+        let below_live = self.b.ins().icmp(IntCC::UnsignedLessThan, mark, live);
+        let slow = self.b.create_block();
+        let fast = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(below_live, slow, &[], fast, &[]);
+        self.b.switch_to_block(slow);
+        let address = self.b.ins().iadd_imm_s(mark, STACK_BASE as i64);
+        self.helper(runtime::HELPER_STACK_INVALIDATE, &[address]);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(fast);
+        let lower = self.b.ins().umin(mark, sp);
+        self.b.ins().store(FLAGS, lower, words, 0);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+    }
+
+    fn load(&mut self, ty: Type, d: Slot, addr: Slot) {
+        let at = self.get(addr);
+        let t = self.iconst(runtime::type_code(ty));
+        let v = self.helper(runtime::HELPER_LOAD, &[at, t]);
+        self.check_bail();
+        self.set(d, v);
+    }
+
+    fn store(&mut self, ty: Type, addr: Slot, val: Slot) {
+        let at = self.get(addr);
+        let v = self.get(val);
+        let t = self.iconst(runtime::type_code(ty));
+        self.helper(runtime::HELPER_STORE, &[at, v, t]);
+        self.check_bail();
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    Udiv,
+    Sdiv,
+    Urem,
+    Srem,
+    Shl,
+    Lshr,
+    Ashr,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cast {
+    Trunc,
+    Zext,
+    Sext,
+    Fpconv,
+    Fptoui,
+    Fptosi,
+    Uitofp,
+    Sitofp,
+    Ptrtoint,
+    Inttoptr,
+    Bitcast,
+}
