@@ -238,7 +238,7 @@ impl<'s> Solver<'s> {
             if let Some(m) = self.search(&mut obj, &mut avm, budget(1024), deadline, "avm") {
                 return Answer::Sat(m);
             }
-            let mutation = if round % 2 == 0 {
+            let mutation = if round.is_multiple_of(2) {
                 Mutation::MultiSigma
             } else {
                 Mutation::SingleSigma
