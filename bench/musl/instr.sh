@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Machine instructions per interpreted call (noise-free on a loaded machine) of the five
-# musl functions of the speed benchmark, counted by cachegrind: the difference of two runs
-# of crates/exec/examples/evalrate.rs (N1 and N2 calls) divided by N2 - N1.
+# Machine instructions per call (noise-free on a loaded machine) of the five musl
+# functions of the speed benchmark, compiled (the default) and in the interpreter alone,
+# counted by cachegrind: the difference of two runs of crates/exec/examples/evalrate.rs
+# (N1 and N2 calls) divided by N2 - N1, so the one-time compilation cancels out.
 #
 #   bench/musl/instr.sh [FUNC...]        # default: tanh exp log1p atan2 fmod
 #
@@ -30,13 +31,20 @@ cd "$repo"
 cargo build --release -q -p fpforge-exec --example evalrate
 bin="$repo/target/release/examples/evalrate"
 
-count() { # FUNC CALLS FILES... -> total instructions
+count() { # FUNC CALLS FILES... -> total instructions (EVALRATE_COMPILE passes through)
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
         "$bin" "$1" "$2" "${@:3}" -- "${flags[@]}" 2>&1 | awk '/I *refs/ { gsub(",", "", $NF); print $NF }'
 }
 
-echo "| function | IR steps/call | instructions/call |"
-echo "|---|---:|---:|"
+per_call() { # FUNC FILES... -> instructions per call
+    local a b
+    a="$(count "$1" "$n1" "${@:2}")"
+    b="$(count "$1" "$n2" "${@:2}")"
+    echo $(((b - a) / (n2 - n1)))
+}
+
+echo "| function | IR steps/call | instructions/call, compiled | interpreter alone |"
+echo "|---|---:|---:|---:|"
 for f in "${@:-tanh exp log1p atan2 fmod}"; do
     for g in $f; do
         s="$musl/src/math"
@@ -46,9 +54,9 @@ for f in "${@:-tanh exp log1p atan2 fmod}"; do
         atan2) files=("$s/atan2.c" "$s/atan.c") ;;
         *) files=("$s/$g.c") ;;
         esac
-        a="$(count "$g" "$n1" "${files[@]}")"
-        b="$(count "$g" "$n2" "${files[@]}")"
+        compiled="$(per_call "$g" "${files[@]}")"
+        alone="$(EVALRATE_COMPILE=0 per_call "$g" "${files[@]}")"
         steps="$("$bin" "$g" "$n1" "${files[@]}" -- "${flags[@]}" | sed -E 's/.* ([0-9.]+) steps\/call.*/\1/')"
-        echo "| $g | $steps | $(((b - a) / (n2 - n1))) |"
+        echo "| $g | $steps | $compiled | $alone |"
     done
 done

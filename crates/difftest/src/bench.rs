@@ -1,8 +1,10 @@
-//! Evaluation-rate measurements: interpreter (with a branch observer) vs native code.
+//! Evaluation-rate measurements: fpforge's concrete runs (with a branch observer) vs
+//! native code.
 //!
 //! Both sides cycle through the same argument lists for a fixed wall-clock time and
-//! report calls per second. The interpreter runs with a `BranchTrace` observer cleared
-//! before every call, which is what coverage search pays for each evaluation.
+//! report calls per second. fpforge runs with a `BranchTrace` observer cleared before
+//! every call, which is what coverage search pays for each evaluation, compiled to
+//! native code (the default) or in the interpreter alone.
 
 use crate::dispatch::{self, Kind, Signature};
 use crate::inputs::ParamSpec;
@@ -37,19 +39,21 @@ pub fn bench_inputs(specs: &[ParamSpec], n: usize, name: &str) -> Vec<Vec<u64>> 
         .collect()
 }
 
-/// Interpreter calls per second of `func` over `inputs` for about `time`, and the mean
-/// number of IR instructions executed per call.
+/// Calls per second of `func` over `inputs` for about `time` through
+/// `Interpreter::call` (compiled to native code when `compile`, else in the interpreter
+/// alone), and the mean number of IR instructions executed per call.
 pub fn bench_interp(
     module: &Module,
     func: Func,
     inputs: &[Vec<u64>],
     time: Duration,
+    compile: bool,
 ) -> Result<(f64, f64), String> {
     let mut interp = Interpreter::new(
         module,
         Concrete,
         BranchTrace::default(),
-        ExecConfig::default(),
+        ExecConfig::default().with_compile(compile),
     )
     .map_err(|e| e.to_string())?;
     let args: Vec<Vec<Arg>> = inputs
@@ -59,6 +63,8 @@ pub fn bench_interp(
     if args.is_empty() {
         return Err("no inputs".to_string());
     }
+    // The first call compiles the function; the rate is that of the calls after it.
+    interp.call(func, &args[0]).map_err(|e| e.to_string())?;
     let start = Instant::now();
     let mut calls: u64 = 0;
     let mut steps: u64 = 0;

@@ -92,6 +92,8 @@ pub struct FuncReport {
     pub mismatches: usize,
     /// Branch events compared over all inputs (both traces had them).
     pub branch_events: u64,
+    /// Inputs that ran to completion as native code (see `ExecConfig::compile`).
+    pub compiled: u64,
     /// The first few mismatches.
     pub examples: Vec<Mismatch>,
     /// Why the function was not run, if it was not.
@@ -106,6 +108,7 @@ impl FuncReport {
             tried: 0,
             mismatches: 0,
             branch_events: 0,
+            compiled: 0,
             examples: Vec::new(),
             unsupported: Some(why),
         }
@@ -114,8 +117,8 @@ impl FuncReport {
     /// A readable summary with the kept examples.
     pub fn describe(&self) -> String {
         let mut s = format!(
-            "{}: {} inputs, {} mismatches, {} branch events compared",
-            self.name, self.tried, self.mismatches, self.branch_events
+            "{}: {} inputs ({} compiled), {} mismatches, {} branch events compared",
+            self.name, self.tried, self.compiled, self.mismatches, self.branch_events
         );
         if let Some(why) = &self.unsupported {
             let _ = write!(s, ", unsupported: {why}");
@@ -233,6 +236,7 @@ impl<'a> Differ<'a> {
             tried: 0,
             mismatches: 0,
             branch_events: 0,
+            compiled: 0,
             examples: Vec::new(),
             unsupported: None,
         };
@@ -249,6 +253,7 @@ impl<'a> Differ<'a> {
                 }
             }
         }
+        report.compiled = interp.compiled_runs();
         report
     }
 

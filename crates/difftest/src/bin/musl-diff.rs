@@ -147,6 +147,7 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
                         tried: 0,
                         mismatches: 0,
                         branch_events: 0,
+                        compiled: 0,
                         examples: Vec::new(),
                         unsupported: Some(why.clone()),
                     },
@@ -175,9 +176,9 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
         }
     }
     let root = format!("{}/", args.musl.display());
-    println!("| function | signature | inputs | mismatches | unsupported / notes |");
-    println!("|---|---|---:|---:|---|");
-    let (mut ran, mut clean, mut inputs, mut bad) = (0, 0, 0, 0);
+    println!("| function | signature | inputs | run compiled | mismatches | unsupported / notes |");
+    println!("|---|---|---:|---:|---:|---|");
+    let (mut ran, mut clean, mut inputs, mut bad, mut compiled) = (0, 0, 0, 0, 0);
     for (r, note) in &rows {
         let sig = r
             .signature
@@ -189,12 +190,13 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
             (None, true) => String::new(),
         };
         println!(
-            "| {} | {} | {} | {} | {} |",
-            r.name, sig, r.tried, r.mismatches, why
+            "| {} | {} | {} | {} | {} | {} |",
+            r.name, sig, r.tried, r.compiled, r.mismatches, why
         );
         if r.unsupported.is_none() {
             ran += 1;
             inputs += r.tried;
+            compiled += r.compiled;
             bad += r.mismatches;
             if r.mismatches == 0 {
                 clean += 1;
@@ -203,7 +205,7 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
     }
     println!();
     println!(
-        "{} functions taking double/float/int (or pointers to them as out-parameters): {ran} ran ({clean} with zero mismatches, {inputs} inputs, {bad} mismatching inputs), {} unsupported.",
+        "{} functions taking double/float/int (or pointers to them as out-parameters): {ran} ran ({clean} with zero mismatches, {inputs} inputs of which {compiled} ran compiled, {bad} mismatching inputs), {} unsupported.",
         rows.len(),
         rows.len() - ran
     );
@@ -224,9 +226,9 @@ fn run_bench(args: &Args, tree: &MuslTree, scans: &[FileScan]) -> Result<()> {
     let secs = Duration::from_secs_f64(args.bench_secs);
     println!();
     println!(
-        "| function | IR steps/call | interpreter + BranchTrace (calls/s) | native clang -O0 from C (calls/s) | native from the same bitcode (calls/s) | same bitcode + trace hooks (calls/s) | slowdown vs clang -O0 |"
+        "| function | IR steps/call | fpforge + BranchTrace, compiled (calls/s) | interpreter alone (calls/s) | native clang -O0 from C (calls/s) | native from the same bitcode (calls/s) | same bitcode + trace hooks (calls/s) | slowdown vs clang -O0: fpforge | interpreter alone |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for name in BENCH_FUNCS.iter().filter(|n| wanted(args, n)) {
         let index = scans
             .iter()
@@ -256,19 +258,23 @@ fn run_bench(args: &Args, tree: &MuslTree, scans: &[FileScan]) -> Result<()> {
         let native = |lib: &NativeLib| {
             bench_native(lib, name, &sig, &inputs, secs).map_err(anyhow::Error::msg)
         };
-        let (mut interp, mut steps) = (0f64, 0f64);
+        let (mut compiled, mut interp, mut steps) = (0f64, 0f64, 0f64);
         let (mut c, mut same, mut hooked) = (0f64, 0f64, 0f64);
         for _ in 0..BENCH_ROUNDS {
-            let (rate, s) =
-                bench_interp(&plain.module, func, &inputs, secs).map_err(anyhow::Error::msg)?;
-            interp = interp.max(rate);
+            let (rate, s) = bench_interp(&plain.module, func, &inputs, secs, true)
+                .map_err(anyhow::Error::msg)?;
+            compiled = compiled.max(rate);
             steps = s;
+            let (rate, _) = bench_interp(&plain.module, func, &inputs, secs, false)
+                .map_err(anyhow::Error::msg)?;
+            interp = interp.max(rate);
             c = c.max(native(&from_c)?);
             same = same.max(native(&plain.native)?);
             hooked = hooked.max(native(&traced.native)?);
         }
         println!(
-            "| {name} | {steps:.0} | {interp:.3e} | {c:.3e} | {same:.3e} | {hooked:.3e} | {:.1}x |",
+            "| {name} | {steps:.0} | {compiled:.3e} | {interp:.3e} | {c:.3e} | {same:.3e} | {hooked:.3e} | {:.1}x | {:.1}x |",
+            c / compiled,
             c / interp
         );
     }

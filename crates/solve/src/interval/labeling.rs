@@ -163,7 +163,8 @@ impl<'s> Labeling<'s> {
     pub fn search(&mut self, max_nodes: u64, deadline: Instant) -> LabelOutcome {
         let limit = self.nodes.saturating_add(max_nodes);
         while let Some((mut doms, changed)) = self.stack.pop() {
-            if self.nodes >= limit || (self.nodes.is_multiple_of(64) && Instant::now() >= deadline) {
+            if self.nodes >= limit || (self.nodes.is_multiple_of(64) && Instant::now() >= deadline)
+            {
                 self.stack.push((doms, changed));
                 return LabelOutcome::Unknown;
             }
