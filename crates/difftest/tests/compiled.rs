@@ -164,3 +164,36 @@ fn struct_return() {
 fn misc() {
     check("misc.c", &["ms_fnptr: 0 of 300 runs compiled"]);
 }
+
+/// Deep recursion leaves native code for the interpreter, whose frames are on the heap:
+/// the results (and the stack overflow past the depth limit) are the interpreter's.
+#[test]
+fn deep_recursion_falls_back_to_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("depth.c");
+    std::fs::write(
+        &path,
+        "int depth(int n) { return n <= 0 ? 0 : 1 + depth(n - 1); }\n",
+    )
+    .unwrap();
+    let bitcode = compile_to_bitcode(&[path], &LoadOptions::default()).unwrap();
+    let module = lower_bitcode(bitcode.path()).unwrap();
+    let func = module.func_by_name("depth").unwrap();
+    let interp = |compile: bool| {
+        let config = ExecConfig::default().with_compile(compile);
+        Interpreter::new(&module, Concrete, Events::default(), config).unwrap()
+    };
+    let (mut compiled, mut interpreted) = (interp(true), interp(false));
+    // Only the shallow call completes compiled; the others are replayed.
+    for (n, compiled_so_far) in [(150u64, 1), (20_000, 1), (100_000, 1)] {
+        let args = [Arg::Scalar(n)];
+        let got = run(&mut compiled, func, &args);
+        assert_eq!(got, run(&mut interpreted, func, &args), "depth({n})");
+        assert_eq!(compiled.compiled_runs(), compiled_so_far, "depth({n})");
+    }
+    let deepest = run(&mut compiled, func, &[Arg::Scalar(100_000)]).0;
+    assert!(
+        matches!(deepest.outcome, fpforge_exec::Outcome::Trapped(ref t) if t.kind == fpforge_exec::TrapKind::StackOverflow),
+        "{deepest:?}"
+    );
+}

@@ -7,8 +7,8 @@
 //! `translate`), on the same [`Memory`], counts steps the same way and records the same
 //! branch events, which are handed to the observer once the run has returned. It never
 //! reports a trap: whenever the interpreter would trap (or the run would exceed the fuel,
-//! or the call depth of [`MAX_DEPTH`], where native frames would strain the thread's
-//! stack), the run stops and [`Jit::run`] returns `None`; the caller replays the call in
+//! a call depth of [`MAX_DEPTH`] or [`NATIVE_STACK_BUDGET`] bytes of native stack, which
+//! compiled frames share with the caller's thread), the run stops and [`Jit::run`] returns `None`; the caller replays the call in
 //! the interpreter from a fresh memory state, which is exact because runs are
 //! independent. A function is compiled with everything it calls on its first call, and
 //! entry points whose code the translation does not handle (indirect calls) always run
@@ -31,6 +31,11 @@ use translate::{func_signature, Translator};
 
 /// Call depth at which a compiled run stops and the interpreter takes over.
 pub(crate) const MAX_DEPTH: u64 = 200;
+
+/// Native stack a compiled run may use for its frames before it stops and the
+/// interpreter (whose frames are on the heap) takes over; small enough for the 2 MiB
+/// stacks of spawned threads.
+const NATIVE_STACK_BUDGET: u64 = 256 << 10;
 
 /// A trampoline `(ctx, args) -> bits` that calls a compiled function with `args[..n]`,
 /// and `n`.
@@ -124,6 +129,7 @@ impl Jit {
             fuel,
             depth: 0,
             max_depth: MAX_DEPTH.min(u64::from(max_depth)),
+            stack_floor: 0,
             records_next: start,
             // SAFETY: one past the end of the buffer's capacity.
             records_end: unsafe { start.add(self.records.capacity()) },
@@ -136,6 +142,8 @@ impl Jit {
         };
         // SAFETY: `entry` was compiled by this Jit for a function with `args.len()`
         // parameters, and `ctx` points at live memory and buffers for the whole call.
+        // The context lives in this frame, near the top of the stack the run will use.
+        ctx.stack_floor = (&raw const ctx as u64).saturating_sub(NATIVE_STACK_BUDGET);
         let bits = unsafe { (entry.0 .0)(&mut ctx, self.args.as_ptr()) };
         // SAFETY: compiled code wrote the records before `records_next` (growing the
         // buffer through `grow_records`, which keeps `records_end` its capacity's end).

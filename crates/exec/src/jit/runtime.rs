@@ -26,6 +26,9 @@ pub(crate) struct Ctx {
     pub depth: u64,
     /// Depth at which a call bails.
     pub max_depth: u64,
+    /// Native stack address below which a call bails: compiled frames live on the
+    /// caller's thread stack, so they get a budget of their own.
+    pub stack_floor: u64,
     /// Where the next branch record goes (see [`Record`]); compiled code writes records
     /// inline while this is below `records_end`.
     pub records_next: *mut Record,
@@ -85,6 +88,7 @@ impl Ctx {
     pub const FUEL_OFFSET: i32 = std::mem::offset_of!(Ctx, fuel) as i32;
     pub const DEPTH_OFFSET: i32 = std::mem::offset_of!(Ctx, depth) as i32;
     pub const MAX_DEPTH_OFFSET: i32 = std::mem::offset_of!(Ctx, max_depth) as i32;
+    pub const STACK_FLOOR_OFFSET: i32 = std::mem::offset_of!(Ctx, stack_floor) as i32;
     pub const RECORDS_NEXT_OFFSET: i32 = std::mem::offset_of!(Ctx, records_next) as i32;
     pub const RECORDS_END_OFFSET: i32 = std::mem::offset_of!(Ctx, records_end) as i32;
     pub const SP_OFFSET: i32 = std::mem::offset_of!(Ctx, sp) as i32;

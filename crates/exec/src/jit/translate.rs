@@ -730,6 +730,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, depth, limit);
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let floor = self.load_ctx(Ctx::STACK_FLOOR_OFFSET);
+        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
+        let deep = self.b.ins().bor(deep, low);
         let deep = self.b.ins().uextend(types::I64, deep);
         self.bail_if(IntCC::NotEqual, deep, 0);
         let deeper = self.b.ins().iadd_imm_s(depth, 1);
