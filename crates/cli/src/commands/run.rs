@@ -80,7 +80,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let (paths, arg_texts) = split_items(&args.items)?;
     let loaded = args.program.load(&paths)?;
     let call_args = parse_call_args(&loaded, &arg_texts)?;
-    let mut config = ExecConfig::default();
+    // One call: compiling it to native code would cost more than it saves.
+    let mut config = ExecConfig::default().with_compile(false);
     if let Some(fuel) = args.fuel {
         config = config.with_fuel(fuel);
     }
