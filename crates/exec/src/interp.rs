@@ -664,11 +664,11 @@ fn step<S: Semantics, O: Observer>(
             sem.br($site, &v, taken);
             set!($d, v);
             if O::OBSERVES_BRANCHES {
-                obs.on_branch(&BranchEvent {
-                    site: $site,
-                    outcome: BranchOutcome::Cond(taken),
-                    operands: Some([sem.concrete_bits(reg!($a)), sem.concrete_bits(reg!($b))]),
-                });
+                obs.on_cond(
+                    $site,
+                    taken,
+                    Some([sem.concrete_bits(reg!($a)), sem.concrete_bits(reg!($b))]),
+                );
             }
             return Control::Jump(if taken { $then } else { $else });
         }};
@@ -1052,11 +1052,7 @@ fn step<S: Semantics, O: Observer>(
             if O::OBSERVES_BRANCHES {
                 let operands = (lhs != NONE)
                     .then(|| [sem.concrete_bits(reg!(lhs)), sem.concrete_bits(reg!(rhs))]);
-                obs.on_branch(&BranchEvent {
-                    site,
-                    outcome: BranchOutcome::Cond(taken),
-                    operands,
-                });
+                obs.on_cond(site, taken, operands);
             }
             return Control::Jump(if taken { then_edge } else { else_edge });
         }
