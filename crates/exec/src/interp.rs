@@ -1039,6 +1039,26 @@ fn step<S: Semantics, O: Observer>(
             trap!(TrapKind::UnknownExternal(name));
         }
         Op::Jump { edge } => return Control::Jump(edge),
+        // `pc < DIRECT` (preparation), so `DIRECT | pc` is the edge straight to it.
+        Op::JumpMove1 { pc, d, a } => {
+            let v = reg!(a).clone();
+            set!(d, v);
+            return Control::Jump(DIRECT | pc);
+        }
+        Op::JumpMove2 { pc, d, a } => {
+            let v = [reg!(a[0]).clone(), reg!(a[1]).clone()];
+            for (d, v) in d.into_iter().zip(v) {
+                set!(d, v);
+            }
+            return Control::Jump(DIRECT | pc);
+        }
+        Op::JumpMove3 { pc, d, a } => {
+            let v = [reg!(a[0]).clone(), reg!(a[1]).clone(), reg!(a[2]).clone()];
+            for (d, v) in d.into_iter().zip(v) {
+                set!(d, v);
+            }
+            return Control::Jump(DIRECT | pc);
+        }
         Op::Br {
             cond,
             then_edge,

@@ -6,7 +6,8 @@
 //! through), threads jumps through blocks that only jump on, fuses a comparison with the
 //! branch on its result into one op, turns block ids into program
 //! counters, registers into frame-relative `u32` slots, jump arguments into move lists
-//! (marked when they need a parallel copy), switch cases into sorted tables, resolves
+//! (marked when they need a parallel copy; an unconditional jump moving one to three
+//! registers carries its moves itself, `Op::JumpMove1..3`), switch cases into sorted tables, resolves
 //! constant addresses against the memory layout, and inlines calls of small branch-free
 //! leaves (`FuncBuilder::inline_target`). When memory holds only concrete bits, it also
 //! keeps the stack slots `promote` picks in registers (`AllocaCell`, `LoadCell`, stores
@@ -455,6 +456,24 @@ pub(crate) enum Op {
     },
     Jump {
         edge: u32,
+    },
+    /// A jump that copies one to three registers into the target block's parameters:
+    /// target pc and moves in the op itself, so the driver skips the edge table. All
+    /// sources are read before any destination is written (a parallel copy).
+    JumpMove1 {
+        pc: u32,
+        d: Slot,
+        a: Slot,
+    },
+    JumpMove2 {
+        pc: u32,
+        d: [Slot; 2],
+        a: [Slot; 2],
+    },
+    JumpMove3 {
+        pc: u32,
+        d: [Slot; 3],
+        a: [Slot; 3],
     },
     /// `lhs`/`rhs` are the deciding comparison's operands (`NONE` when unknown).
     Br {
@@ -1306,10 +1325,10 @@ impl<'a> FuncBuilder<'a> {
         Ok(moves)
     }
 
-    /// Makes the edge of a jump. Jumps into blocks that only jump on are threaded through
-    /// them when one of the two jumps moves nothing (so the moves stay one parallel copy);
-    /// the skipped jumps are not executed and cost no fuel.
-    fn edge(&mut self, call: &BlockCall) -> Result<u32, ExecError> {
+    /// The target pc and parallel moves of a jump. Jumps into blocks that only jump on are
+    /// threaded through them when one of the two jumps moves nothing (so the moves stay
+    /// one parallel copy); the skipped jumps are not executed and cost no fuel.
+    fn target(&self, call: &BlockCall) -> Result<(u32, Vec<(Slot, Slot)>), ExecError> {
         let mut moves = self.moves(call)?;
         let mut block = call.block;
         for _ in 0..self.func.blocks.len() {
@@ -1329,7 +1348,12 @@ impl<'a> FuncBuilder<'a> {
             }
             block = next.block;
         }
-        let pc = self.block_pcs[block.index()];
+        Ok((self.block_pcs[block.index()], moves))
+    }
+
+    /// Makes the edge of a jump (see [`FuncBuilder::target`]).
+    fn edge(&mut self, call: &BlockCall) -> Result<u32, ExecError> {
+        let (pc, moves) = self.target(call)?;
         if moves.is_empty() && pc < DIRECT {
             return Ok(DIRECT | pc);
         }
@@ -1350,8 +1374,26 @@ impl<'a> FuncBuilder<'a> {
 
     fn term(&mut self, term: &Terminator) -> Result<Op, ExecError> {
         Ok(match term {
-            Terminator::Jump(to) => Op::Jump {
-                edge: self.edge(to)?,
+            Terminator::Jump(to) => match self.target(to)? {
+                (pc, moves) if pc < DIRECT => match moves[..] {
+                    [(d, a)] => Op::JumpMove1 { pc, d, a },
+                    [(d0, a0), (d1, a1)] => Op::JumpMove2 {
+                        pc,
+                        d: [d0, d1],
+                        a: [a0, a1],
+                    },
+                    [(d0, a0), (d1, a1), (d2, a2)] => Op::JumpMove3 {
+                        pc,
+                        d: [d0, d1, d2],
+                        a: [a0, a1, a2],
+                    },
+                    _ => Op::Jump {
+                        edge: self.edge(to)?,
+                    },
+                },
+                _ => Op::Jump {
+                    edge: self.edge(to)?,
+                },
             },
             Terminator::Br {
                 cond,
@@ -1417,6 +1459,9 @@ fn is_terminator(op: &Op) -> bool {
     matches!(
         op,
         Op::Jump { .. }
+            | Op::JumpMove1 { .. }
+            | Op::JumpMove2 { .. }
+            | Op::JumpMove3 { .. }
             | Op::Br { .. }
             | Op::IcmpBr { .. }
             | Op::IcmpBr32 { .. }
@@ -1433,6 +1478,9 @@ fn is_terminator(op: &Op) -> bool {
 fn op_edges(op: &Op) -> [Option<u32>; 2] {
     match *op {
         Op::Jump { edge } => [Some(edge), None],
+        Op::JumpMove1 { pc, .. } | Op::JumpMove2 { pc, .. } | Op::JumpMove3 { pc, .. } => {
+            [Some(DIRECT | pc), None]
+        }
         Op::Br {
             then_edge,
             else_edge,
