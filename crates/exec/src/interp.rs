@@ -22,7 +22,7 @@ use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
-use fpir::{Builtin, EntityId, FloatTy, Func, MathFn, Module, Type};
+use fpir::{Builtin, EntityId, FloatPred, FloatTy, Func, IntPred, MathFn, Module, Type};
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -673,6 +673,34 @@ fn step<S: Semantics, O: Observer>(
             return Control::Jump(if taken { $then } else { $else });
         }};
     }
+    macro_rules! icmp_br {
+        ($pred:ident, $ty:ident, $c:expr) => {{
+            let c = $c;
+            cmp_br!(
+                sem.icmp(IntPred::$pred, Type::$ty, reg!(c.a), reg!(c.b)),
+                c.d,
+                c.a,
+                c.b,
+                c.then_edge,
+                c.else_edge,
+                c.site
+            )
+        }};
+    }
+    macro_rules! fcmp_br {
+        ($pred:ident, $c:expr) => {{
+            let c = $c;
+            cmp_br!(
+                sem.fcmp(FloatPred::$pred, FloatTy::F64, reg!(c.a), reg!(c.b)),
+                c.d,
+                c.a,
+                c.b,
+                c.then_edge,
+                c.else_edge,
+                c.site
+            )
+        }};
+    }
     match *op {
         Op::Iadd { ty, d, a, b } => int_op!(iadd, ty, d, a, b),
         Op::Isub { ty, d, a, b } => int_op!(isub, ty, d, a, b),
@@ -727,40 +755,32 @@ fn step<S: Semantics, O: Observer>(
         Op::LoadI64 { d, addr } => load!(Type::I64, d, addr),
         Op::StoreF64 { addr, val } => store!(Type::F64, addr, val),
         Op::StoreI64 { addr, val } => store!(Type::I64, addr, val),
-        Op::IcmpBr64 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => cmp_br!(
-            sem.icmp(pred, Type::I64, reg!(a), reg!(b)),
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site
-        ),
-        Op::IcmpBr32 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => cmp_br!(
-            sem.icmp(pred, Type::I32, reg!(a), reg!(b)),
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site
-        ),
+        Op::IcmpBrEq64(c) => icmp_br!(Eq, I64, c),
+        Op::IcmpBrNe64(c) => icmp_br!(Ne, I64, c),
+        Op::IcmpBrUlt64(c) => icmp_br!(Ult, I64, c),
+        Op::IcmpBrUle64(c) => icmp_br!(Ule, I64, c),
+        Op::IcmpBrUgt64(c) => icmp_br!(Ugt, I64, c),
+        Op::IcmpBrUge64(c) => icmp_br!(Uge, I64, c),
+        Op::IcmpBrSlt64(c) => icmp_br!(Slt, I64, c),
+        Op::IcmpBrSle64(c) => icmp_br!(Sle, I64, c),
+        Op::IcmpBrSgt64(c) => icmp_br!(Sgt, I64, c),
+        Op::IcmpBrSge64(c) => icmp_br!(Sge, I64, c),
+        Op::IcmpBrEq32(c) => icmp_br!(Eq, I32, c),
+        Op::IcmpBrNe32(c) => icmp_br!(Ne, I32, c),
+        Op::IcmpBrUlt32(c) => icmp_br!(Ult, I32, c),
+        Op::IcmpBrUle32(c) => icmp_br!(Ule, I32, c),
+        Op::IcmpBrUgt32(c) => icmp_br!(Ugt, I32, c),
+        Op::IcmpBrUge32(c) => icmp_br!(Uge, I32, c),
+        Op::IcmpBrSlt32(c) => icmp_br!(Slt, I32, c),
+        Op::IcmpBrSle32(c) => icmp_br!(Sle, I32, c),
+        Op::IcmpBrSgt32(c) => icmp_br!(Sgt, I32, c),
+        Op::IcmpBrSge32(c) => icmp_br!(Sge, I32, c),
+        Op::FcmpBrOeq64(c) => fcmp_br!(Oeq, c),
+        Op::FcmpBrUne64(c) => fcmp_br!(Une, c),
+        Op::FcmpBrOlt64(c) => fcmp_br!(Olt, c),
+        Op::FcmpBrOle64(c) => fcmp_br!(Ole, c),
+        Op::FcmpBrOgt64(c) => fcmp_br!(Ogt, c),
+        Op::FcmpBrOge64(c) => fcmp_br!(Oge, c),
         Op::FcmpBr64 {
             pred,
             d,

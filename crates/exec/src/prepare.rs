@@ -271,24 +271,35 @@ pub(crate) enum Op {
         offset: i64,
         scale: i64,
     },
-    IcmpBr64 {
-        pred: IntPred,
-        d: Slot,
-        a: Slot,
-        b: Slot,
-        then_edge: u32,
-        else_edge: u32,
-        site: BranchSite,
-    },
-    IcmpBr32 {
-        pred: IntPred,
-        d: Slot,
-        a: Slot,
-        b: Slot,
-        then_edge: u32,
-        else_edge: u32,
-        site: BranchSite,
-    },
+    // A fused comparison and branch (`IcmpBr`/`FcmpBr`) at one of the most common types
+    // and predicates, so that neither the semantics nor the dispatch looks at either.
+    IcmpBrEq64(CmpBr),
+    IcmpBrNe64(CmpBr),
+    IcmpBrUlt64(CmpBr),
+    IcmpBrUle64(CmpBr),
+    IcmpBrUgt64(CmpBr),
+    IcmpBrUge64(CmpBr),
+    IcmpBrSlt64(CmpBr),
+    IcmpBrSle64(CmpBr),
+    IcmpBrSgt64(CmpBr),
+    IcmpBrSge64(CmpBr),
+    IcmpBrEq32(CmpBr),
+    IcmpBrNe32(CmpBr),
+    IcmpBrUlt32(CmpBr),
+    IcmpBrUle32(CmpBr),
+    IcmpBrUgt32(CmpBr),
+    IcmpBrUge32(CmpBr),
+    IcmpBrSlt32(CmpBr),
+    IcmpBrSle32(CmpBr),
+    IcmpBrSgt32(CmpBr),
+    IcmpBrSge32(CmpBr),
+    FcmpBrOeq64(CmpBr),
+    FcmpBrUne64(CmpBr),
+    FcmpBrOlt64(CmpBr),
+    FcmpBrOle64(CmpBr),
+    FcmpBrOgt64(CmpBr),
+    FcmpBrOge64(CmpBr),
+    /// `FcmpBr` at `f64` with the other predicates.
     FcmpBr64 {
         pred: FloatPred,
         d: Slot,
@@ -542,6 +553,18 @@ pub(crate) enum Op {
         d: Slot,
         cell: Slot,
     },
+}
+
+/// The operands of a fused comparison and branch specialized to its type and predicate:
+/// the comparison `a PRED b` is written to `d` and decides between the two edges.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CmpBr {
+    pub d: Slot,
+    pub a: Slot,
+    pub b: Slot,
+    pub then_edge: u32,
+    pub else_edge: u32,
+    pub site: BranchSite,
 }
 
 /// Marks an edge operand that is a target pc itself (an edge without moves) rather than
@@ -1456,26 +1479,61 @@ impl<'a> FuncBuilder<'a> {
 
 /// The op never continues at `pc + 1`: control always moves along an edge, returns or traps.
 fn is_terminator(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Jump { .. }
-            | Op::JumpMove1 { .. }
-            | Op::JumpMove2 { .. }
-            | Op::JumpMove3 { .. }
-            | Op::Br { .. }
-            | Op::IcmpBr { .. }
-            | Op::IcmpBr32 { .. }
-            | Op::IcmpBr64 { .. }
-            | Op::FcmpBr { .. }
-            | Op::FcmpBr64 { .. }
-            | Op::Switch { .. }
-            | Op::Ret { .. }
-            | Op::Unreachable
-    )
+    cmp_br(op).is_some()
+        || matches!(
+            op,
+            Op::Jump { .. }
+                | Op::JumpMove1 { .. }
+                | Op::JumpMove2 { .. }
+                | Op::JumpMove3 { .. }
+                | Op::Br { .. }
+                | Op::IcmpBr { .. }
+                | Op::FcmpBr { .. }
+                | Op::FcmpBr64 { .. }
+                | Op::Switch { .. }
+                | Op::Ret { .. }
+                | Op::Unreachable
+        )
+}
+
+/// The operands of a specialized fused comparison and branch.
+fn cmp_br(op: &Op) -> Option<&CmpBr> {
+    match op {
+        Op::IcmpBrEq64(c)
+        | Op::IcmpBrNe64(c)
+        | Op::IcmpBrUlt64(c)
+        | Op::IcmpBrUle64(c)
+        | Op::IcmpBrUgt64(c)
+        | Op::IcmpBrUge64(c)
+        | Op::IcmpBrSlt64(c)
+        | Op::IcmpBrSle64(c)
+        | Op::IcmpBrSgt64(c)
+        | Op::IcmpBrSge64(c)
+        | Op::IcmpBrEq32(c)
+        | Op::IcmpBrNe32(c)
+        | Op::IcmpBrUlt32(c)
+        | Op::IcmpBrUle32(c)
+        | Op::IcmpBrUgt32(c)
+        | Op::IcmpBrUge32(c)
+        | Op::IcmpBrSlt32(c)
+        | Op::IcmpBrSle32(c)
+        | Op::IcmpBrSgt32(c)
+        | Op::IcmpBrSge32(c)
+        | Op::FcmpBrOeq64(c)
+        | Op::FcmpBrUne64(c)
+        | Op::FcmpBrOlt64(c)
+        | Op::FcmpBrOle64(c)
+        | Op::FcmpBrOgt64(c)
+        | Op::FcmpBrOge64(c) => Some(c),
+        _ => None,
+    }
 }
 
 /// The edges an op may take.
 fn op_edges(op: &Op) -> [Option<u32>; 2] {
+    if let Some(c) = cmp_br(op) {
+        return [Some(c.then_edge), Some(c.else_edge)];
+    }
     match *op {
         Op::Jump { edge } => [Some(edge), None],
         Op::JumpMove1 { pc, .. } | Op::JumpMove2 { pc, .. } | Op::JumpMove3 { pc, .. } => {
@@ -1487,16 +1545,6 @@ fn op_edges(op: &Op) -> [Option<u32>; 2] {
             ..
         }
         | Op::IcmpBr {
-            then_edge,
-            else_edge,
-            ..
-        }
-        | Op::IcmpBr32 {
-            then_edge,
-            else_edge,
-            ..
-        }
-        | Op::IcmpBr64 {
             then_edge,
             else_edge,
             ..
@@ -1667,39 +1715,23 @@ fn specialize(op: Op) -> Op {
         } => Op::Sitofp32To64 { d, a },
         Op::IcmpBr {
             pred,
-            ty: I64,
+            ty,
             d,
             a,
             b,
             then_edge,
             else_edge,
             site,
-        } => Op::IcmpBr64 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        },
-        Op::IcmpBr {
-            pred,
-            ty: I32,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => Op::IcmpBr32 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
+        } => match fused_icmp(pred, ty) {
+            Some(make) => make(CmpBr {
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            }),
+            None => op,
         },
         Op::FcmpBr {
             pred,
@@ -1710,17 +1742,69 @@ fn specialize(op: Op) -> Op {
             then_edge,
             else_edge,
             site,
-        } => Op::FcmpBr64 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
+        } => match fused_fcmp64(pred) {
+            Some(make) => make(CmpBr {
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            }),
+            None => Op::FcmpBr64 {
+                pred,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            },
         },
         other => other,
     }
+}
+
+/// The specialized twin of a fused `icmp` and branch, if any.
+fn fused_icmp(pred: IntPred, ty: Type) -> Option<fn(CmpBr) -> Op> {
+    const I32: Type = Type::I32;
+    const I64: Type = Type::I64;
+    Some(match (pred, ty) {
+        (IntPred::Eq, I64) => Op::IcmpBrEq64,
+        (IntPred::Ne, I64) => Op::IcmpBrNe64,
+        (IntPred::Ult, I64) => Op::IcmpBrUlt64,
+        (IntPred::Ule, I64) => Op::IcmpBrUle64,
+        (IntPred::Ugt, I64) => Op::IcmpBrUgt64,
+        (IntPred::Uge, I64) => Op::IcmpBrUge64,
+        (IntPred::Slt, I64) => Op::IcmpBrSlt64,
+        (IntPred::Sle, I64) => Op::IcmpBrSle64,
+        (IntPred::Sgt, I64) => Op::IcmpBrSgt64,
+        (IntPred::Sge, I64) => Op::IcmpBrSge64,
+        (IntPred::Eq, I32) => Op::IcmpBrEq32,
+        (IntPred::Ne, I32) => Op::IcmpBrNe32,
+        (IntPred::Ult, I32) => Op::IcmpBrUlt32,
+        (IntPred::Ule, I32) => Op::IcmpBrUle32,
+        (IntPred::Ugt, I32) => Op::IcmpBrUgt32,
+        (IntPred::Uge, I32) => Op::IcmpBrUge32,
+        (IntPred::Slt, I32) => Op::IcmpBrSlt32,
+        (IntPred::Sle, I32) => Op::IcmpBrSle32,
+        (IntPred::Sgt, I32) => Op::IcmpBrSgt32,
+        (IntPred::Sge, I32) => Op::IcmpBrSge32,
+        _ => return None,
+    })
+}
+
+/// The specialized twin of a fused `fcmp` at `f64` and branch, if any.
+fn fused_fcmp64(pred: FloatPred) -> Option<fn(CmpBr) -> Op> {
+    Some(match pred {
+        FloatPred::Oeq => Op::FcmpBrOeq64,
+        FloatPred::Une => Op::FcmpBrUne64,
+        FloatPred::Olt => Op::FcmpBrOlt64,
+        FloatPred::Ole => Op::FcmpBrOle64,
+        FloatPred::Ogt => Op::FcmpBrOgt64,
+        FloatPred::Oge => Op::FcmpBrOge64,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
