@@ -1163,6 +1163,14 @@ fn step<S: Semantics, O: Observer>(
             let bits = sem.concrete_bits(reg!(cell)) & crate::concrete::mask(ty);
             set!(d, sem.constant(ty, bits));
         }
+        Op::LoadCellI64 { d, cell } => {
+            let bits = sem.concrete_bits(reg!(cell));
+            set!(d, sem.constant(Type::I64, bits));
+        }
+        Op::LoadCellF64 { d, cell } => {
+            let bits = sem.concrete_bits(reg!(cell));
+            set!(d, sem.constant(Type::F64, bits));
+        }
         Op::StackSave { d } => set!(d, sem.address(mem.stack_pointer())),
         Op::StackRestore { a } => {
             let at = sem.concrete_bits(reg!(a));

@@ -553,6 +553,16 @@ pub(crate) enum Op {
         d: Slot,
         cell: Slot,
     },
+    /// `LoadCell` at `i64` and `f64`, whose loads mask nothing (the type punning of
+    /// `double`s through their bits).
+    LoadCellI64 {
+        d: Slot,
+        cell: Slot,
+    },
+    LoadCellF64 {
+        d: Slot,
+        cell: Slot,
+    },
 }
 
 /// The operands of a fused comparison and branch specialized to its type and predicate:
@@ -1707,6 +1717,8 @@ fn specialize(op: Op) -> Op {
         Op::Load { ty: I64, d, addr } => Op::LoadI64 { d, addr },
         Op::Store { ty: F64, addr, val } => Op::StoreF64 { addr, val },
         Op::Store { ty: I64, addr, val } => Op::StoreI64 { addr, val },
+        Op::LoadCell { ty: I64, d, cell } => Op::LoadCellI64 { d, cell },
+        Op::LoadCell { ty: F64, d, cell } => Op::LoadCellF64 { d, cell },
         Op::Sitofp {
             from: I32,
             to: Type::F64,
