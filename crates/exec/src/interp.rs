@@ -657,12 +657,11 @@ fn step<S: Semantics, O: Observer>(
             try_trap!(sem.store(mem, $ty, at, reg!($val)));
         }};
     }
-    macro_rules! cmp_br {
-        ($cmp:expr, $d:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
-            let v = $cmp;
+    macro_rules! decide {
+        ($v:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
+            let v = $v;
             let taken = sem.concrete_bits(&v) & 1 != 0;
             sem.br($site, &v, taken);
-            set!($d, v);
             if O::OBSERVES_BRANCHES {
                 obs.on_cond(
                     $site,
@@ -670,35 +669,29 @@ fn step<S: Semantics, O: Observer>(
                     Some([sem.concrete_bits(reg!($a)), sem.concrete_bits(reg!($b))]),
                 );
             }
-            return Control::Jump(if taken { $then } else { $else });
+            (v, if taken { $then } else { $else })
         }};
     }
+    macro_rules! cmp_br {
+        ($cmp:expr, $d:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
+            let (v, edge) = decide!($cmp, $a, $b, $then, $else, $site);
+            set!($d, v);
+            return Control::Jump(edge);
+        }};
+    }
+    // The specialized fused ops: their result is read by nothing else, so not written.
     macro_rules! icmp_br {
         ($pred:ident, $ty:ident, $c:expr) => {{
             let c = $c;
-            cmp_br!(
-                sem.icmp(IntPred::$pred, Type::$ty, reg!(c.a), reg!(c.b)),
-                c.d,
-                c.a,
-                c.b,
-                c.then_edge,
-                c.else_edge,
-                c.site
-            )
+            let v = sem.icmp(IntPred::$pred, Type::$ty, reg!(c.a), reg!(c.b));
+            return Control::Jump(decide!(v, c.a, c.b, c.then_edge, c.else_edge, c.site).1);
         }};
     }
     macro_rules! fcmp_br {
         ($pred:ident, $c:expr) => {{
             let c = $c;
-            cmp_br!(
-                sem.fcmp(FloatPred::$pred, FloatTy::F64, reg!(c.a), reg!(c.b)),
-                c.d,
-                c.a,
-                c.b,
-                c.then_edge,
-                c.else_edge,
-                c.site
-            )
+            let v = sem.fcmp(FloatPred::$pred, FloatTy::F64, reg!(c.a), reg!(c.b));
+            return Control::Jump(decide!(v, c.a, c.b, c.then_edge, c.else_edge, c.site).1);
         }};
     }
     match *op {

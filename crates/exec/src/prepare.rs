@@ -19,7 +19,7 @@
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
 use crate::memory::{func_addr, scalar_size, Memory};
-use crate::promote::promotable;
+use crate::promote::{promotable, read_counts};
 use crate::trap::ExecError;
 use fpir::{
     AddrBase, Block, BlockCall, BranchSite, Builtin, Callee, CastOp, Const, EntityId, FloatBinOp,
@@ -272,7 +272,8 @@ pub(crate) enum Op {
         scale: i64,
     },
     // A fused comparison and branch (`IcmpBr`/`FcmpBr`) at one of the most common types
-    // and predicates, so that neither the semantics nor the dispatch looks at either.
+    // and predicates, so that neither the semantics nor the dispatch looks at either,
+    // whose result no other op reads (see `CmpBr`).
     IcmpBrEq64(CmpBr),
     IcmpBrNe64(CmpBr),
     IcmpBrUlt64(CmpBr),
@@ -299,7 +300,7 @@ pub(crate) enum Op {
     FcmpBrOle64(CmpBr),
     FcmpBrOgt64(CmpBr),
     FcmpBrOge64(CmpBr),
-    /// `FcmpBr` at `f64` with the other predicates.
+    /// `FcmpBr` at `f64` with the other predicates or a result read elsewhere.
     FcmpBr64 {
         pred: FloatPred,
         d: Slot,
@@ -566,10 +567,10 @@ pub(crate) enum Op {
 }
 
 /// The operands of a fused comparison and branch specialized to its type and predicate:
-/// the comparison `a PRED b` is written to `d` and decides between the two edges.
+/// the comparison `a PRED b` decides between the two edges. Only a comparison that
+/// nothing but its branch reads is specialized, so the result is not written.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CmpBr {
-    pub d: Slot,
     pub a: Slot,
     pub b: Slot,
     pub then_edge: u32,
@@ -1005,6 +1006,8 @@ impl<'a> FuncBuilder<'a> {
             self.out.consts.push(ConstSlot { slot, ty, bits });
         }
         let order = self.layout();
+        // A fused comparison whose result only its branch reads need not write it.
+        let reads = read_counts(self.func);
         self.block_pcs = vec![0; self.func.blocks.len()];
         let mut pc = 0u32;
         for &(b, with_term) in &order {
@@ -1030,9 +1033,8 @@ impl<'a> FuncBuilder<'a> {
             }
             if with_term {
                 let op = self.term(&block.term)?;
-                if let (Some(last), Op::Br { .. }) = (self.out.code.last_mut(), op) {
-                    fuse(last, op);
-                    *last = specialize(*last);
+                if let (Some(last), Op::Br { cond, .. }) = (self.out.code.last_mut(), op) {
+                    fuse(last, op, reads.get(cond as usize) == Some(&1));
                 }
                 self.emit(op, block.term_loc, self.id);
             }
@@ -1613,8 +1615,10 @@ fn check_code(fc: &FuncCode) -> Result<(), String> {
 }
 
 /// Turns a comparison followed by the branch on its result into one fused op (the branch
-/// stays in place behind it, unreachable, so program counters do not move).
-fn fuse(last: &mut Op, br: Op) {
+/// stays in place behind it, unreachable, so program counters do not move), specialized
+/// when `dead` (nothing else reads the comparison's result) and the type and predicate
+/// have a twin.
+fn fuse(last: &mut Op, br: Op, dead: bool) {
     let Op::Br {
         cond,
         then_edge,
@@ -1626,15 +1630,48 @@ fn fuse(last: &mut Op, br: Op) {
         return;
     };
     *last = match *last {
-        Op::Icmp { pred, ty, d, a, b } if d == cond => Op::IcmpBr {
+        Op::Icmp { pred, ty, d, a, b } if d == cond => match fused_icmp(pred, ty) {
+            Some(make) if dead => make(CmpBr {
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            }),
+            _ => Op::IcmpBr {
+                pred,
+                ty,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            },
+        },
+        Op::Fcmp {
             pred,
-            ty,
+            ty: FloatTy::F64,
             d,
             a,
             b,
-            then_edge,
-            else_edge,
-            site,
+        } if d == cond => match fused_fcmp64(pred) {
+            Some(make) if dead => make(CmpBr {
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            }),
+            _ => Op::FcmpBr64 {
+                pred,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            },
         },
         Op::Fcmp { pred, ty, d, a, b } if d == cond => Op::FcmpBr {
             pred,
@@ -1725,54 +1762,6 @@ fn specialize(op: Op) -> Op {
             d,
             a,
         } => Op::Sitofp32To64 { d, a },
-        Op::IcmpBr {
-            pred,
-            ty,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => match fused_icmp(pred, ty) {
-            Some(make) => make(CmpBr {
-                d,
-                a,
-                b,
-                then_edge,
-                else_edge,
-                site,
-            }),
-            None => op,
-        },
-        Op::FcmpBr {
-            pred,
-            ty: FloatTy::F64,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => match fused_fcmp64(pred) {
-            Some(make) => make(CmpBr {
-                d,
-                a,
-                b,
-                then_edge,
-                else_edge,
-                site,
-            }),
-            None => Op::FcmpBr64 {
-                pred,
-                d,
-                a,
-                b,
-                then_edge,
-                else_edge,
-                site,
-            },
-        },
         other => other,
     }
 }

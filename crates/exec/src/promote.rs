@@ -95,6 +95,24 @@ fn term_uses(term: &Terminator, mut f: impl FnMut(Reg)) {
     }
 }
 
+/// For each register of `func`, how many times instructions and terminators read it
+/// (each operand position once).
+pub(crate) fn read_counts(func: &Function) -> Vec<u32> {
+    let mut n = vec![0u32; func.regs.len()];
+    let mut count = |r: Reg| {
+        if let Some(c) = n.get_mut(r.index()) {
+            *c += 1;
+        }
+    };
+    for block in func.blocks.values() {
+        for inst in &block.insts {
+            inst_uses(&inst.kind, |r, _| count(r));
+        }
+        term_uses(&block.term, &mut count);
+    }
+    n
+}
+
 /// For each register of `func`, whether it is the address of an alloca that can be kept
 /// in a register (see the module docs).
 pub(crate) fn promotable(func: &Function) -> Vec<bool> {
