@@ -1172,11 +1172,10 @@ fn step<S: Semantics, O: Observer>(
             }
         }
         Op::Move { d, a } => {
-            if d != NONE {
-                let v = reg!(a).clone();
-                set!(d, v);
-            }
+            let v = reg!(a).clone();
+            set!(d, v);
         }
+        Op::Nop => {}
     }
     Control::Next
 }

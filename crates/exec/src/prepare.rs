@@ -529,11 +529,14 @@ pub(crate) enum Op {
     },
     Unreachable,
     /// Copies a register (the result of an inlined call that returns a parameter or a
-    /// constant).
+    /// constant, a store to a register cell, a folded load).
     Move {
         d: Slot,
         a: Slot,
     },
+    /// Does nothing: the return of an inlined call whose parameter or constant result is
+    /// not used, kept so that it costs the step it did.
+    Nop,
     /// `llvm.stacksave` (around inlined bodies with allocas).
     StackSave {
         d: Slot,
@@ -942,7 +945,7 @@ impl<'a> FuncBuilder<'a> {
                 self.emit(Op::Move { d, a }, block.term_loc, f);
             } else if ret.is_some() && defined.is_none() {
                 // A void use of a parameter or constant result: keep the op count.
-                self.emit(Op::Move { d: NONE, a: NONE }, block.term_loc, f);
+                self.emit(Op::Nop, block.term_loc, f);
             }
             Ok(())
         })();
