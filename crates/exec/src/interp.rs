@@ -741,6 +741,7 @@ fn step<S: Semantics, O: Observer>(
         Op::Trunc64To32 { d, a } => set!(d, sem.trunc(Type::I64, Type::I32, reg!(a))),
         Op::Shl64 { d, a, b } => int_op!(shl, Type::I64, d, a, b),
         Op::Lshr64 { d, a, b } => int_op!(lshr, Type::I64, d, a, b),
+        Op::Lshr32 { d, a, b } => int_op!(lshr, Type::I32, d, a, b),
         Op::Band64 { d, a, b } => int_op!(band, Type::I64, d, a, b),
         Op::Bor64 { d, a, b } => int_op!(bor, Type::I64, d, a, b),
         Op::Band32 { d, a, b } => int_op!(band, Type::I32, d, a, b),

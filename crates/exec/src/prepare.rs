@@ -227,6 +227,11 @@ pub(crate) enum Op {
         a: Slot,
         b: Slot,
     },
+    Lshr32 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
     Band64 {
         d: Slot,
         a: Slot,
@@ -1750,6 +1755,7 @@ fn specialize(op: Op) -> Op {
         } => Op::Trunc64To32 { d, a },
         Op::Shl { ty: I64, d, a, b } => Op::Shl64 { d, a, b },
         Op::Lshr { ty: I64, d, a, b } => Op::Lshr64 { d, a, b },
+        Op::Lshr { ty: I32, d, a, b } => Op::Lshr32 { d, a, b },
         Op::Band { ty: I64, d, a, b } => Op::Band64 { d, a, b },
         Op::Bor { ty: I64, d, a, b } => Op::Bor64 { d, a, b },
         Op::Band { ty: I32, d, a, b } => Op::Band32 { d, a, b },
