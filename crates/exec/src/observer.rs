@@ -1,9 +1,9 @@
 //! Observers: what a run records. The interpreter calls [`Observer::on_cond`] at every
 //! conditional branch (by default passed on to [`Observer::on_branch`]),
 //! [`Observer::on_branch`] at every switch, and [`Observer::on_op`] after every
-//! floating-point operation and math call when [`Observer::OBSERVES_OPS`] is set. Observers are
-//! monomorphized with the interpreter, so [`NoObserver`] and the disabled hooks cost
-//! nothing.
+//! floating-point operation and math call when [`Observer::OBSERVES_OPS`] is set.
+//! Observers are monomorphized with the interpreter, so [`NoObserver`] and the disabled
+//! hooks cost nothing.
 
 use fpir::{BranchSite, OpSite};
 

@@ -18,6 +18,9 @@
 //!
 //! The alloca itself still reserves its stack bytes (see `Memory::reserve`), so every other
 //! address, and the stack budget, stay what they were.
+//!
+//! The same walk over register reads also counts them (`read_counts`): preparation
+//! leaves out the write of a fused comparison that only its branch reads.
 
 use crate::memory::scalar_size;
 use fpir::{Callee, EntityId, Function, InstKind, Reg, Terminator};
