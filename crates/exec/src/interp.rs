@@ -23,7 +23,7 @@ use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
-use fpir::{Builtin, EntityId, FloatTy, Func, MathFn, Module, Type};
+use fpir::{Builtin, EntityId, FloatPred, FloatTy, Func, IntPred, MathFn, Module, Type};
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -755,20 +755,41 @@ fn step<S: Semantics, O: Observer>(
             try_trap!(sem.store(mem, $ty, at, reg!($val)));
         }};
     }
-    macro_rules! cmp_br {
-        ($cmp:expr, $d:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
-            let v = $cmp;
+    macro_rules! decide {
+        ($v:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
+            let v = $v;
             let taken = sem.concrete_bits(&v) & 1 != 0;
             sem.br($site, &v, taken);
-            set!($d, v);
             if O::OBSERVES_BRANCHES {
-                obs.on_branch(&BranchEvent {
-                    site: $site,
-                    outcome: BranchOutcome::Cond(taken),
-                    operands: Some([sem.concrete_bits(reg!($a)), sem.concrete_bits(reg!($b))]),
-                });
+                obs.on_cond(
+                    $site,
+                    taken,
+                    Some([sem.concrete_bits(reg!($a)), sem.concrete_bits(reg!($b))]),
+                );
             }
-            return Control::Jump(if taken { $then } else { $else });
+            (v, if taken { $then } else { $else })
+        }};
+    }
+    macro_rules! cmp_br {
+        ($cmp:expr, $d:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
+            let (v, edge) = decide!($cmp, $a, $b, $then, $else, $site);
+            set!($d, v);
+            return Control::Jump(edge);
+        }};
+    }
+    // The specialized fused ops: their result is read by nothing else, so not written.
+    macro_rules! icmp_br {
+        ($pred:ident, $ty:ident, $c:expr) => {{
+            let c = $c;
+            let v = sem.icmp(IntPred::$pred, Type::$ty, reg!(c.a), reg!(c.b));
+            return Control::Jump(decide!(v, c.a, c.b, c.then_edge, c.else_edge, c.site).1);
+        }};
+    }
+    macro_rules! fcmp_br {
+        ($pred:ident, $c:expr) => {{
+            let c = $c;
+            let v = sem.fcmp(FloatPred::$pred, FloatTy::F64, reg!(c.a), reg!(c.b));
+            return Control::Jump(decide!(v, c.a, c.b, c.then_edge, c.else_edge, c.site).1);
         }};
     }
     match *op {
@@ -818,6 +839,7 @@ fn step<S: Semantics, O: Observer>(
         Op::Trunc64To32 { d, a } => set!(d, sem.trunc(Type::I64, Type::I32, reg!(a))),
         Op::Shl64 { d, a, b } => int_op!(shl, Type::I64, d, a, b),
         Op::Lshr64 { d, a, b } => int_op!(lshr, Type::I64, d, a, b),
+        Op::Lshr32 { d, a, b } => int_op!(lshr, Type::I32, d, a, b),
         Op::Band64 { d, a, b } => int_op!(band, Type::I64, d, a, b),
         Op::Bor64 { d, a, b } => int_op!(bor, Type::I64, d, a, b),
         Op::Band32 { d, a, b } => int_op!(band, Type::I32, d, a, b),
@@ -825,40 +847,32 @@ fn step<S: Semantics, O: Observer>(
         Op::LoadI64 { d, addr } => load!(Type::I64, d, addr),
         Op::StoreF64 { addr, val } => store!(Type::F64, addr, val),
         Op::StoreI64 { addr, val } => store!(Type::I64, addr, val),
-        Op::IcmpBr64 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => cmp_br!(
-            sem.icmp(pred, Type::I64, reg!(a), reg!(b)),
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site
-        ),
-        Op::IcmpBr32 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => cmp_br!(
-            sem.icmp(pred, Type::I32, reg!(a), reg!(b)),
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site
-        ),
+        Op::IcmpBrEq64(c) => icmp_br!(Eq, I64, c),
+        Op::IcmpBrNe64(c) => icmp_br!(Ne, I64, c),
+        Op::IcmpBrUlt64(c) => icmp_br!(Ult, I64, c),
+        Op::IcmpBrUle64(c) => icmp_br!(Ule, I64, c),
+        Op::IcmpBrUgt64(c) => icmp_br!(Ugt, I64, c),
+        Op::IcmpBrUge64(c) => icmp_br!(Uge, I64, c),
+        Op::IcmpBrSlt64(c) => icmp_br!(Slt, I64, c),
+        Op::IcmpBrSle64(c) => icmp_br!(Sle, I64, c),
+        Op::IcmpBrSgt64(c) => icmp_br!(Sgt, I64, c),
+        Op::IcmpBrSge64(c) => icmp_br!(Sge, I64, c),
+        Op::IcmpBrEq32(c) => icmp_br!(Eq, I32, c),
+        Op::IcmpBrNe32(c) => icmp_br!(Ne, I32, c),
+        Op::IcmpBrUlt32(c) => icmp_br!(Ult, I32, c),
+        Op::IcmpBrUle32(c) => icmp_br!(Ule, I32, c),
+        Op::IcmpBrUgt32(c) => icmp_br!(Ugt, I32, c),
+        Op::IcmpBrUge32(c) => icmp_br!(Uge, I32, c),
+        Op::IcmpBrSlt32(c) => icmp_br!(Slt, I32, c),
+        Op::IcmpBrSle32(c) => icmp_br!(Sle, I32, c),
+        Op::IcmpBrSgt32(c) => icmp_br!(Sgt, I32, c),
+        Op::IcmpBrSge32(c) => icmp_br!(Sge, I32, c),
+        Op::FcmpBrOeq64(c) => fcmp_br!(Oeq, c),
+        Op::FcmpBrUne64(c) => fcmp_br!(Une, c),
+        Op::FcmpBrOlt64(c) => fcmp_br!(Olt, c),
+        Op::FcmpBrOle64(c) => fcmp_br!(Ole, c),
+        Op::FcmpBrOgt64(c) => fcmp_br!(Ogt, c),
+        Op::FcmpBrOge64(c) => fcmp_br!(Oge, c),
         Op::FcmpBr64 {
             pred,
             d,
@@ -1137,6 +1151,26 @@ fn step<S: Semantics, O: Observer>(
             trap!(TrapKind::UnknownExternal(name));
         }
         Op::Jump { edge } => return Control::Jump(edge),
+        // `pc < DIRECT` (preparation), so `DIRECT | pc` is the edge straight to it.
+        Op::JumpMove1 { pc, d, a } => {
+            let v = reg!(a).clone();
+            set!(d, v);
+            return Control::Jump(DIRECT | pc);
+        }
+        Op::JumpMove2 { pc, d, a } => {
+            let v = [reg!(a[0]).clone(), reg!(a[1]).clone()];
+            for (d, v) in d.into_iter().zip(v) {
+                set!(d, v);
+            }
+            return Control::Jump(DIRECT | pc);
+        }
+        Op::JumpMove3 { pc, d, a } => {
+            let v = [reg!(a[0]).clone(), reg!(a[1]).clone(), reg!(a[2]).clone()];
+            for (d, v) in d.into_iter().zip(v) {
+                set!(d, v);
+            }
+            return Control::Jump(DIRECT | pc);
+        }
         Op::Br {
             cond,
             then_edge,
@@ -1150,11 +1184,7 @@ fn step<S: Semantics, O: Observer>(
             if O::OBSERVES_BRANCHES {
                 let operands = (lhs != NONE)
                     .then(|| [sem.concrete_bits(reg!(lhs)), sem.concrete_bits(reg!(rhs))]);
-                obs.on_branch(&BranchEvent {
-                    site,
-                    outcome: BranchOutcome::Cond(taken),
-                    operands,
-                });
+                obs.on_cond(site, taken, operands);
             }
             return Control::Jump(if taken { then_edge } else { else_edge });
         }
@@ -1225,6 +1255,14 @@ fn step<S: Semantics, O: Observer>(
             let bits = sem.concrete_bits(reg!(cell)) & crate::concrete::mask(ty);
             set!(d, sem.constant(ty, bits));
         }
+        Op::LoadCellI64 { d, cell } => {
+            let bits = sem.concrete_bits(reg!(cell));
+            set!(d, sem.constant(Type::I64, bits));
+        }
+        Op::LoadCellF64 { d, cell } => {
+            let bits = sem.concrete_bits(reg!(cell));
+            set!(d, sem.constant(Type::F64, bits));
+        }
         Op::StackSave { d } => set!(d, sem.address(mem.stack_pointer())),
         Op::StackRestore { a } => {
             let at = sem.concrete_bits(reg!(a));
@@ -1233,11 +1271,10 @@ fn step<S: Semantics, O: Observer>(
             }
         }
         Op::Move { d, a } => {
-            if d != NONE {
-                let v = reg!(a).clone();
-                set!(d, v);
-            }
+            let v = reg!(a).clone();
+            set!(d, v);
         }
+        Op::Nop => {}
     }
     Control::Next
 }

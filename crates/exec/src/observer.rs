@@ -1,8 +1,9 @@
-//! Observers: what a run records. The interpreter calls [`Observer::on_branch`] at every
-//! conditional branch and switch, and [`Observer::on_op`] after every floating-point
-//! operation and math call when [`Observer::OBSERVES_OPS`] is set. Observers are
-//! monomorphized with the interpreter, so [`NoObserver`] and the disabled hooks cost
-//! nothing.
+//! Observers: what a run records. The interpreter calls [`Observer::on_cond`] at every
+//! conditional branch (by default passed on to [`Observer::on_branch`]),
+//! [`Observer::on_branch`] at every switch, and [`Observer::on_op`] after every
+//! floating-point operation and math call when [`Observer::OBSERVES_OPS`] is set.
+//! Observers are monomorphized with the interpreter, so [`NoObserver`] and the disabled
+//! hooks cost nothing.
 
 use fpir::{BranchSite, OpSite};
 
@@ -60,6 +61,19 @@ pub trait Observer {
         let _ = ev;
     }
 
+    /// A conditional branch at `site` took its `then` edge (`taken`) or its `else` edge;
+    /// `operands` is [`BranchEvent::operands`]. The default reports it to
+    /// [`Observer::on_branch`]; an observer that needs no operands can take the outcome
+    /// straight from the arguments (cheaper than copying it out of a [`BranchEvent`]).
+    #[inline]
+    fn on_cond(&mut self, site: BranchSite, taken: bool, operands: Option<[u64; 2]>) {
+        self.on_branch(&BranchEvent {
+            site,
+            outcome: BranchOutcome::Cond(taken),
+            operands,
+        });
+    }
+
     /// A floating-point operation or math call produced its result.
     fn on_op(&mut self, ev: &OpEvent) {
         let _ = ev;
@@ -73,6 +87,11 @@ impl<O: Observer> Observer for &mut O {
     #[inline]
     fn on_branch(&mut self, ev: &BranchEvent) {
         (**self).on_branch(ev);
+    }
+
+    #[inline]
+    fn on_cond(&mut self, site: BranchSite, taken: bool, operands: Option<[u64; 2]>) {
+        (**self).on_cond(site, taken, operands);
     }
 
     #[inline]
@@ -107,6 +126,11 @@ impl Observer for BranchTrace {
     #[inline]
     fn on_branch(&mut self, ev: &BranchEvent) {
         self.events.push((ev.site, ev.outcome));
+    }
+
+    #[inline]
+    fn on_cond(&mut self, site: BranchSite, taken: bool, _operands: Option<[u64; 2]>) {
+        self.events.push((site, BranchOutcome::Cond(taken)));
     }
 }
 

@@ -6,7 +6,8 @@
 //! through), threads jumps through blocks that only jump on, fuses a comparison with the
 //! branch on its result into one op, turns block ids into program
 //! counters, registers into frame-relative `u32` slots, jump arguments into move lists
-//! (marked when they need a parallel copy), switch cases into sorted tables, resolves
+//! (marked when they need a parallel copy; an unconditional jump moving one to three
+//! registers carries its moves itself, `Op::JumpMove1..3`), switch cases into sorted tables, resolves
 //! constant addresses against the memory layout, and inlines calls of small branch-free
 //! leaves (`FuncBuilder::inline_target`). When memory holds only concrete bits, it also
 //! keeps the stack slots `promote` picks in registers (`AllocaCell`, `LoadCell`, stores
@@ -18,7 +19,7 @@
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
 use crate::memory::{func_addr, scalar_size, Memory};
-use crate::promote::promotable;
+use crate::promote::{promotable, read_counts};
 use crate::trap::ExecError;
 use fpir::{
     AddrBase, Block, BlockCall, BranchSite, Builtin, Callee, CastOp, Const, EntityId, FloatBinOp,
@@ -226,6 +227,11 @@ pub(crate) enum Op {
         a: Slot,
         b: Slot,
     },
+    Lshr32 {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+    },
     Band64 {
         d: Slot,
         a: Slot,
@@ -270,24 +276,36 @@ pub(crate) enum Op {
         offset: i64,
         scale: i64,
     },
-    IcmpBr64 {
-        pred: IntPred,
-        d: Slot,
-        a: Slot,
-        b: Slot,
-        then_edge: u32,
-        else_edge: u32,
-        site: BranchSite,
-    },
-    IcmpBr32 {
-        pred: IntPred,
-        d: Slot,
-        a: Slot,
-        b: Slot,
-        then_edge: u32,
-        else_edge: u32,
-        site: BranchSite,
-    },
+    // A fused comparison and branch (`IcmpBr`/`FcmpBr`) at one of the most common types
+    // and predicates, so that neither the semantics nor the dispatch looks at either,
+    // whose result no other op reads (see `CmpBr`).
+    IcmpBrEq64(CmpBr),
+    IcmpBrNe64(CmpBr),
+    IcmpBrUlt64(CmpBr),
+    IcmpBrUle64(CmpBr),
+    IcmpBrUgt64(CmpBr),
+    IcmpBrUge64(CmpBr),
+    IcmpBrSlt64(CmpBr),
+    IcmpBrSle64(CmpBr),
+    IcmpBrSgt64(CmpBr),
+    IcmpBrSge64(CmpBr),
+    IcmpBrEq32(CmpBr),
+    IcmpBrNe32(CmpBr),
+    IcmpBrUlt32(CmpBr),
+    IcmpBrUle32(CmpBr),
+    IcmpBrUgt32(CmpBr),
+    IcmpBrUge32(CmpBr),
+    IcmpBrSlt32(CmpBr),
+    IcmpBrSle32(CmpBr),
+    IcmpBrSgt32(CmpBr),
+    IcmpBrSge32(CmpBr),
+    FcmpBrOeq64(CmpBr),
+    FcmpBrUne64(CmpBr),
+    FcmpBrOlt64(CmpBr),
+    FcmpBrOle64(CmpBr),
+    FcmpBrOgt64(CmpBr),
+    FcmpBrOge64(CmpBr),
+    /// `FcmpBr` at `f64` with the other predicates or a result read elsewhere.
     FcmpBr64 {
         pred: FloatPred,
         d: Slot,
@@ -456,6 +474,24 @@ pub(crate) enum Op {
     Jump {
         edge: u32,
     },
+    /// A jump that copies one to three registers into the target block's parameters:
+    /// target pc and moves in the op itself, so the driver skips the edge table. All
+    /// sources are read before any destination is written (a parallel copy).
+    JumpMove1 {
+        pc: u32,
+        d: Slot,
+        a: Slot,
+    },
+    JumpMove2 {
+        pc: u32,
+        d: [Slot; 2],
+        a: [Slot; 2],
+    },
+    JumpMove3 {
+        pc: u32,
+        d: [Slot; 3],
+        a: [Slot; 3],
+    },
     /// `lhs`/`rhs` are the deciding comparison's operands (`NONE` when unknown).
     Br {
         cond: Slot,
@@ -498,11 +534,14 @@ pub(crate) enum Op {
     },
     Unreachable,
     /// Copies a register (the result of an inlined call that returns a parameter or a
-    /// constant).
+    /// constant, a store to a register cell, a folded load).
     Move {
         d: Slot,
         a: Slot,
     },
+    /// Does nothing: the return of an inlined call whose parameter or constant result is
+    /// not used, kept so that it costs the step it did.
+    Nop,
     /// `llvm.stacksave` (around inlined bodies with allocas).
     StackSave {
         d: Slot,
@@ -523,6 +562,28 @@ pub(crate) enum Op {
         d: Slot,
         cell: Slot,
     },
+    /// `LoadCell` at `i64` and `f64`, whose loads mask nothing (the type punning of
+    /// `double`s through their bits).
+    LoadCellI64 {
+        d: Slot,
+        cell: Slot,
+    },
+    LoadCellF64 {
+        d: Slot,
+        cell: Slot,
+    },
+}
+
+/// The operands of a fused comparison and branch specialized to its type and predicate:
+/// the comparison `a PRED b` decides between the two edges. Only a comparison that
+/// nothing but its branch reads is specialized, so the result is not written.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CmpBr {
+    pub a: Slot,
+    pub b: Slot,
+    pub then_edge: u32,
+    pub else_edge: u32,
+    pub site: BranchSite,
 }
 
 /// Marks an edge operand that is a target pc itself (an edge without moves) rather than
@@ -889,7 +950,7 @@ impl<'a> FuncBuilder<'a> {
                 self.emit(Op::Move { d, a }, block.term_loc, f);
             } else if ret.is_some() && defined.is_none() {
                 // A void use of a parameter or constant result: keep the op count.
-                self.emit(Op::Move { d: NONE, a: NONE }, block.term_loc, f);
+                self.emit(Op::Nop, block.term_loc, f);
             }
             Ok(())
         })();
@@ -953,6 +1014,8 @@ impl<'a> FuncBuilder<'a> {
             self.out.consts.push(ConstSlot { slot, ty, bits });
         }
         let order = self.layout();
+        // A fused comparison whose result only its branch reads need not write it.
+        let reads = read_counts(self.func);
         self.block_pcs = vec![0; self.func.blocks.len()];
         let mut pc = 0u32;
         for &(b, with_term) in &order {
@@ -978,9 +1041,8 @@ impl<'a> FuncBuilder<'a> {
             }
             if with_term {
                 let op = self.term(&block.term)?;
-                if let (Some(last), Op::Br { .. }) = (self.out.code.last_mut(), op) {
-                    fuse(last, op);
-                    *last = specialize(*last);
+                if let (Some(last), Op::Br { cond, .. }) = (self.out.code.last_mut(), op) {
+                    fuse(last, op, reads.get(cond as usize) == Some(&1));
                 }
                 self.emit(op, block.term_loc, self.id);
             }
@@ -1306,10 +1368,10 @@ impl<'a> FuncBuilder<'a> {
         Ok(moves)
     }
 
-    /// Makes the edge of a jump. Jumps into blocks that only jump on are threaded through
-    /// them when one of the two jumps moves nothing (so the moves stay one parallel copy);
-    /// the skipped jumps are not executed and cost no fuel.
-    fn edge(&mut self, call: &BlockCall) -> Result<u32, ExecError> {
+    /// The target pc and parallel moves of a jump. Jumps into blocks that only jump on are
+    /// threaded through them when one of the two jumps moves nothing (so the moves stay
+    /// one parallel copy); the skipped jumps are not executed and cost no fuel.
+    fn target(&self, call: &BlockCall) -> Result<(u32, Vec<(Slot, Slot)>), ExecError> {
         let mut moves = self.moves(call)?;
         let mut block = call.block;
         for _ in 0..self.func.blocks.len() {
@@ -1329,7 +1391,12 @@ impl<'a> FuncBuilder<'a> {
             }
             block = next.block;
         }
-        let pc = self.block_pcs[block.index()];
+        Ok((self.block_pcs[block.index()], moves))
+    }
+
+    /// Makes the edge of a jump (see [`FuncBuilder::target`]).
+    fn edge(&mut self, call: &BlockCall) -> Result<u32, ExecError> {
+        let (pc, moves) = self.target(call)?;
         if moves.is_empty() && pc < DIRECT {
             return Ok(DIRECT | pc);
         }
@@ -1350,8 +1417,26 @@ impl<'a> FuncBuilder<'a> {
 
     fn term(&mut self, term: &Terminator) -> Result<Op, ExecError> {
         Ok(match term {
-            Terminator::Jump(to) => Op::Jump {
-                edge: self.edge(to)?,
+            Terminator::Jump(to) => match self.target(to)? {
+                (pc, moves) if pc < DIRECT => match moves[..] {
+                    [(d, a)] => Op::JumpMove1 { pc, d, a },
+                    [(d0, a0), (d1, a1)] => Op::JumpMove2 {
+                        pc,
+                        d: [d0, d1],
+                        a: [a0, a1],
+                    },
+                    [(d0, a0), (d1, a1), (d2, a2)] => Op::JumpMove3 {
+                        pc,
+                        d: [d0, d1, d2],
+                        a: [a0, a1, a2],
+                    },
+                    _ => Op::Jump {
+                        edge: self.edge(to)?,
+                    },
+                },
+                _ => Op::Jump {
+                    edge: self.edge(to)?,
+                },
             },
             Terminator::Br {
                 cond,
@@ -1414,41 +1499,72 @@ impl<'a> FuncBuilder<'a> {
 
 /// The op never continues at `pc + 1`: control always moves along an edge, returns or traps.
 fn is_terminator(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Jump { .. }
-            | Op::Br { .. }
-            | Op::IcmpBr { .. }
-            | Op::IcmpBr32 { .. }
-            | Op::IcmpBr64 { .. }
-            | Op::FcmpBr { .. }
-            | Op::FcmpBr64 { .. }
-            | Op::Switch { .. }
-            | Op::Ret { .. }
-            | Op::Unreachable
-    )
+    cmp_br(op).is_some()
+        || matches!(
+            op,
+            Op::Jump { .. }
+                | Op::JumpMove1 { .. }
+                | Op::JumpMove2 { .. }
+                | Op::JumpMove3 { .. }
+                | Op::Br { .. }
+                | Op::IcmpBr { .. }
+                | Op::FcmpBr { .. }
+                | Op::FcmpBr64 { .. }
+                | Op::Switch { .. }
+                | Op::Ret { .. }
+                | Op::Unreachable
+        )
+}
+
+/// The operands of a specialized fused comparison and branch.
+fn cmp_br(op: &Op) -> Option<&CmpBr> {
+    match op {
+        Op::IcmpBrEq64(c)
+        | Op::IcmpBrNe64(c)
+        | Op::IcmpBrUlt64(c)
+        | Op::IcmpBrUle64(c)
+        | Op::IcmpBrUgt64(c)
+        | Op::IcmpBrUge64(c)
+        | Op::IcmpBrSlt64(c)
+        | Op::IcmpBrSle64(c)
+        | Op::IcmpBrSgt64(c)
+        | Op::IcmpBrSge64(c)
+        | Op::IcmpBrEq32(c)
+        | Op::IcmpBrNe32(c)
+        | Op::IcmpBrUlt32(c)
+        | Op::IcmpBrUle32(c)
+        | Op::IcmpBrUgt32(c)
+        | Op::IcmpBrUge32(c)
+        | Op::IcmpBrSlt32(c)
+        | Op::IcmpBrSle32(c)
+        | Op::IcmpBrSgt32(c)
+        | Op::IcmpBrSge32(c)
+        | Op::FcmpBrOeq64(c)
+        | Op::FcmpBrUne64(c)
+        | Op::FcmpBrOlt64(c)
+        | Op::FcmpBrOle64(c)
+        | Op::FcmpBrOgt64(c)
+        | Op::FcmpBrOge64(c) => Some(c),
+        _ => None,
+    }
 }
 
 /// The edges an op may take.
 fn op_edges(op: &Op) -> [Option<u32>; 2] {
+    if let Some(c) = cmp_br(op) {
+        return [Some(c.then_edge), Some(c.else_edge)];
+    }
     match *op {
         Op::Jump { edge } => [Some(edge), None],
+        Op::JumpMove1 { pc, .. } | Op::JumpMove2 { pc, .. } | Op::JumpMove3 { pc, .. } => {
+            [Some(DIRECT | pc), None]
+        }
         Op::Br {
             then_edge,
             else_edge,
             ..
         }
         | Op::IcmpBr {
-            then_edge,
-            else_edge,
-            ..
-        }
-        | Op::IcmpBr32 {
-            then_edge,
-            else_edge,
-            ..
-        }
-        | Op::IcmpBr64 {
             then_edge,
             else_edge,
             ..
@@ -1507,8 +1623,10 @@ fn check_code(fc: &FuncCode) -> Result<(), String> {
 }
 
 /// Turns a comparison followed by the branch on its result into one fused op (the branch
-/// stays in place behind it, unreachable, so program counters do not move).
-fn fuse(last: &mut Op, br: Op) {
+/// stays in place behind it, unreachable, so program counters do not move), specialized
+/// when `dead` (nothing else reads the comparison's result) and the type and predicate
+/// have a twin.
+fn fuse(last: &mut Op, br: Op, dead: bool) {
     let Op::Br {
         cond,
         then_edge,
@@ -1520,15 +1638,48 @@ fn fuse(last: &mut Op, br: Op) {
         return;
     };
     *last = match *last {
-        Op::Icmp { pred, ty, d, a, b } if d == cond => Op::IcmpBr {
+        Op::Icmp { pred, ty, d, a, b } if d == cond => match fused_icmp(pred, ty) {
+            Some(make) if dead => make(CmpBr {
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            }),
+            _ => Op::IcmpBr {
+                pred,
+                ty,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            },
+        },
+        Op::Fcmp {
             pred,
-            ty,
+            ty: FloatTy::F64,
             d,
             a,
             b,
-            then_edge,
-            else_edge,
-            site,
+        } if d == cond => match fused_fcmp64(pred) {
+            Some(make) if dead => make(CmpBr {
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            }),
+            _ => Op::FcmpBr64 {
+                pred,
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            },
         },
         Op::Fcmp { pred, ty, d, a, b } if d == cond => Op::FcmpBr {
             pred,
@@ -1604,6 +1755,7 @@ fn specialize(op: Op) -> Op {
         } => Op::Trunc64To32 { d, a },
         Op::Shl { ty: I64, d, a, b } => Op::Shl64 { d, a, b },
         Op::Lshr { ty: I64, d, a, b } => Op::Lshr64 { d, a, b },
+        Op::Lshr { ty: I32, d, a, b } => Op::Lshr32 { d, a, b },
         Op::Band { ty: I64, d, a, b } => Op::Band64 { d, a, b },
         Op::Bor { ty: I64, d, a, b } => Op::Bor64 { d, a, b },
         Op::Band { ty: I32, d, a, b } => Op::Band32 { d, a, b },
@@ -1611,68 +1763,58 @@ fn specialize(op: Op) -> Op {
         Op::Load { ty: I64, d, addr } => Op::LoadI64 { d, addr },
         Op::Store { ty: F64, addr, val } => Op::StoreF64 { addr, val },
         Op::Store { ty: I64, addr, val } => Op::StoreI64 { addr, val },
+        Op::LoadCell { ty: I64, d, cell } => Op::LoadCellI64 { d, cell },
+        Op::LoadCell { ty: F64, d, cell } => Op::LoadCellF64 { d, cell },
         Op::Sitofp {
             from: I32,
             to: Type::F64,
             d,
             a,
         } => Op::Sitofp32To64 { d, a },
-        Op::IcmpBr {
-            pred,
-            ty: I64,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => Op::IcmpBr64 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        },
-        Op::IcmpBr {
-            pred,
-            ty: I32,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => Op::IcmpBr32 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        },
-        Op::FcmpBr {
-            pred,
-            ty: FloatTy::F64,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => Op::FcmpBr64 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        },
         other => other,
     }
+}
+
+/// The specialized twin of a fused `icmp` and branch, if any.
+fn fused_icmp(pred: IntPred, ty: Type) -> Option<fn(CmpBr) -> Op> {
+    const I32: Type = Type::I32;
+    const I64: Type = Type::I64;
+    Some(match (pred, ty) {
+        (IntPred::Eq, I64) => Op::IcmpBrEq64,
+        (IntPred::Ne, I64) => Op::IcmpBrNe64,
+        (IntPred::Ult, I64) => Op::IcmpBrUlt64,
+        (IntPred::Ule, I64) => Op::IcmpBrUle64,
+        (IntPred::Ugt, I64) => Op::IcmpBrUgt64,
+        (IntPred::Uge, I64) => Op::IcmpBrUge64,
+        (IntPred::Slt, I64) => Op::IcmpBrSlt64,
+        (IntPred::Sle, I64) => Op::IcmpBrSle64,
+        (IntPred::Sgt, I64) => Op::IcmpBrSgt64,
+        (IntPred::Sge, I64) => Op::IcmpBrSge64,
+        (IntPred::Eq, I32) => Op::IcmpBrEq32,
+        (IntPred::Ne, I32) => Op::IcmpBrNe32,
+        (IntPred::Ult, I32) => Op::IcmpBrUlt32,
+        (IntPred::Ule, I32) => Op::IcmpBrUle32,
+        (IntPred::Ugt, I32) => Op::IcmpBrUgt32,
+        (IntPred::Uge, I32) => Op::IcmpBrUge32,
+        (IntPred::Slt, I32) => Op::IcmpBrSlt32,
+        (IntPred::Sle, I32) => Op::IcmpBrSle32,
+        (IntPred::Sgt, I32) => Op::IcmpBrSgt32,
+        (IntPred::Sge, I32) => Op::IcmpBrSge32,
+        _ => return None,
+    })
+}
+
+/// The specialized twin of a fused `fcmp` at `f64` and branch, if any.
+fn fused_fcmp64(pred: FloatPred) -> Option<fn(CmpBr) -> Op> {
+    Some(match pred {
+        FloatPred::Oeq => Op::FcmpBrOeq64,
+        FloatPred::Une => Op::FcmpBrUne64,
+        FloatPred::Olt => Op::FcmpBrOlt64,
+        FloatPred::Ole => Op::FcmpBrOle64,
+        FloatPred::Ogt => Op::FcmpBrOgt64,
+        FloatPred::Oge => Op::FcmpBrOge64,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

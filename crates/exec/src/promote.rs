@@ -18,6 +18,9 @@
 //!
 //! The alloca itself still reserves its stack bytes (see `Memory::reserve`), so every other
 //! address, and the stack budget, stay what they were.
+//!
+//! The same walk over register reads also counts them (`read_counts`): preparation
+//! leaves out the write of a fused comparison that only its branch reads.
 
 use crate::memory::scalar_size;
 use fpir::{Callee, EntityId, Function, InstKind, Reg, Terminator};
@@ -93,6 +96,24 @@ fn term_uses(term: &Terminator, mut f: impl FnMut(Reg)) {
     for call in term.targets() {
         call.args.iter().for_each(|&a| f(a));
     }
+}
+
+/// For each register of `func`, how many times instructions and terminators read it
+/// (each operand position once).
+pub(crate) fn read_counts(func: &Function) -> Vec<u32> {
+    let mut n = vec![0u32; func.regs.len()];
+    let mut count = |r: Reg| {
+        if let Some(c) = n.get_mut(r.index()) {
+            *c += 1;
+        }
+    };
+    for block in func.blocks.values() {
+        for inst in &block.insts {
+            inst_uses(&inst.kind, |r, _| count(r));
+        }
+        term_uses(&block.term, &mut count);
+    }
+    n
 }
 
 /// For each register of `func`, whether it is the address of an alloca that can be kept

@@ -212,6 +212,22 @@ proptest! {
     }
 
     #[test]
+    fn fused_compare_and_branch_agrees_with_the_compare(
+        a in small_or_any(), b in small_or_any(), x in float_bits(), y in float_bits()
+    ) {
+        for ty in [Type::I32, Type::I64] {
+            for pred in IntPred::ALL {
+                let kind = |lhs, rhs| InstKind::Icmp { pred, ty, lhs, rhs };
+                fused_branch_agrees(ty, kind, [a, b])?;
+            }
+        }
+        for pred in FloatPred::ALL {
+            let kind = |lhs, rhs| InstKind::Fcmp { pred, ty: FloatTy::F64, lhs, rhs };
+            fused_branch_agrees(Type::F64, kind, [x, y])?;
+        }
+    }
+
+    #[test]
     fn icmp_matches_rust(a in small_or_any(), b in small_or_any()) {
         let (x, y) = (a as u32, b as u32);
         let (sx, sy) = (x as i32, y as i32);
@@ -263,6 +279,56 @@ proptest! {
             prop_assert_eq!(got, e, "{:?} {} -> {}", op, from, to);
         }
     }
+}
+
+/// Runs `cmp(p0, p1)` on `args` alone, then followed by a branch on it that returns 11 or
+/// 0, with the comparison read only by the branch and read after it too (which prepare
+/// fuses differently): the branch must agree with the comparison.
+fn fused_branch_agrees(
+    ty: Type,
+    cmp: impl Fn(fpir::Reg, fpir::Reg) -> InstKind,
+    args: [u64; 2],
+) -> Result<(), TestCaseError> {
+    let (mut bld, p) = FnBuilder::new("f", &[ty, ty], Some(Type::BOOL));
+    let r = bld.op(Type::BOOL, cmp(p[0], p[1]));
+    bld.ret(Some(r));
+    let expected = returned(&run(&single(bld.finish()), &scalars(&args)));
+    for live in [false, true] {
+        let (mut bld, p) = FnBuilder::new("f", &[ty, ty], Some(Type::I32));
+        let c = bld.op(Type::BOOL, cmp(p[0], p[1]));
+        let (then, _) = bld.block(&[]);
+        let (other, _) = bld.block(&[]);
+        bld.br(c, then, other);
+        let (one, ten, eleven, zero) = (bld.i32c(1), bld.i32c(10), bld.i32c(11), bld.i32c(0));
+        for (block, value) in [(then, eleven), (other, zero)] {
+            bld.switch_to(block);
+            // Live: 10 * c + 1 on the then side and c on the else side, so a wrong
+            // direction and a wrong value both show.
+            let r = if live {
+                let z = bld.op(
+                    Type::I32,
+                    InstKind::Cast {
+                        op: CastOp::Zext,
+                        from: Type::BOOL,
+                        to: Type::I32,
+                        arg: c,
+                    },
+                );
+                if block == then {
+                    let t = bld.ibin(IntBinOp::Mul, Type::I32, z, ten);
+                    bld.ibin(IntBinOp::Add, Type::I32, t, one)
+                } else {
+                    z
+                }
+            } else {
+                value
+            };
+            bld.ret(Some(r));
+        }
+        let got = returned(&run(&single(bld.finish()), &scalars(&args)));
+        prop_assert_eq!(got, 11 * expected, "live {} {:?}", live, args);
+    }
+    Ok(())
 }
 
 #[test]
