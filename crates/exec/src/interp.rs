@@ -343,9 +343,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let m = &mut self.m;
         let done = jit.run(entry, &mut m.mem, self.config.fuel, self.config.max_depth)?;
         if O::OBSERVES_BRANCHES {
-            for ev in jit.events() {
-                m.obs.on_branch(&ev);
-            }
+            jit.report_events(&mut m.obs);
         }
         let value = self.module.funcs[func]
             .ret

@@ -17,7 +17,7 @@
 mod runtime;
 mod translate;
 
-use crate::observer::BranchEvent;
+use crate::observer::Observer;
 use crate::prepare::{FuncCode, Program};
 use crate::Memory;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, UserFuncName};
@@ -101,9 +101,11 @@ impl Jit {
         })
     }
 
-    /// The branch events of the last run that returned, in order.
-    pub(crate) fn events(&self) -> impl Iterator<Item = BranchEvent> + '_ {
-        self.records.iter().map(Record::event)
+    /// Reports the branch events of the last run that returned to `obs`, in order.
+    pub(crate) fn report_events<O: Observer>(&self, obs: &mut O) {
+        for record in &self.records {
+            record.report(obs);
+        }
     }
 
     /// Runs `func` on [`Jit::args`] (raw bits, one per parameter) against `mem`, which
@@ -160,6 +162,8 @@ impl Jit {
     pub(crate) fn entry(&mut self, prog: &Program, func: u32) -> Option<Entry> {
         match self.entries.get(func as usize) {
             Some(Some(entry)) => entry.map(Entry),
+            // An unknown function is the interpreter's error to report.
+            _ if func as usize >= prog.funcs.len() => None,
             _ => self.first_entry(prog, func).map(Entry),
         }
     }

@@ -13,7 +13,7 @@
 
 use super::runtime::{self, Ctx, Record, Tables};
 use crate::memory::{REDZONE, STACK_BASE};
-use crate::prepare::{FuncCode, Op, Slot, DIRECT, NONE};
+use crate::prepare::{CmpBr, FuncCode, Op, Slot, DIRECT, NONE};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, Value,
@@ -225,24 +225,21 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         };
         for op in &self.fc.code {
+            if let Some((_, c)) = specialized_branch(op) {
+                pcs.push(edge_pc(c.then_edge));
+                pcs.push(edge_pc(c.else_edge));
+            }
             match *op {
                 Op::Jump { edge } => pcs.push(edge_pc(edge)),
+                Op::JumpMove1 { pc, .. } | Op::JumpMove2 { pc, .. } | Op::JumpMove3 { pc, .. } => {
+                    pcs.push(pc as usize)
+                }
                 Op::Br {
                     then_edge,
                     else_edge,
                     ..
                 }
                 | Op::IcmpBr {
-                    then_edge,
-                    else_edge,
-                    ..
-                }
-                | Op::IcmpBr32 {
-                    then_edge,
-                    else_edge,
-                    ..
-                }
-                | Op::IcmpBr64 {
                     then_edge,
                     else_edge,
                     ..
@@ -873,6 +870,14 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Emits op `pc`; returns whether control can fall through to the next op.
     fn op(&mut self, pc: usize) -> Result<bool, Unsupported> {
         let op = self.fc.code[pc];
+        if let Some((compare, c)) = specialized_branch(&op) {
+            let cmp = match compare {
+                Compare::Int(pred, ty) => self.icmp(pred, ty, c.a, c.b),
+                Compare::Float(pred, ty) => self.fcmp(pred, ty, c.a, c.b),
+            };
+            self.cmp_br(cmp, NONE, c.then_edge, c.else_edge, c.site.0);
+            return Ok(false);
+        }
         match op {
             Op::Iadd { ty, d, a, b } => self.int_bin(IntOp::Add, ty, d, a, b)?,
             Op::Isub { ty, d, a, b } => self.int_bin(IntOp::Sub, ty, d, a, b)?,
@@ -894,6 +899,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             Op::Imul32 { d, a, b } => self.int_bin(IntOp::Mul, Type::I32, d, a, b)?,
             Op::Imul64 { d, a, b } => self.int_bin(IntOp::Mul, Type::I64, d, a, b)?,
             Op::Shl64 { d, a, b } => self.int_bin(IntOp::Shl, Type::I64, d, a, b)?,
+            Op::Lshr32 { d, a, b } => self.int_bin(IntOp::Lshr, Type::I32, d, a, b)?,
             Op::Lshr64 { d, a, b } => self.int_bin(IntOp::Lshr, Type::I64, d, a, b)?,
             Op::Band64 { d, a, b } => self.int_bin(IntOp::And, Type::I64, d, a, b)?,
             Op::Bor64 { d, a, b } => self.int_bin(IntOp::Or, Type::I64, d, a, b)?,
@@ -1064,32 +1070,6 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.cmp_br(cmp, d, then_edge, else_edge, site.0);
                 return Ok(false);
             }
-            Op::IcmpBr64 {
-                pred,
-                d,
-                a,
-                b,
-                then_edge,
-                else_edge,
-                site,
-            } => {
-                let cmp = self.icmp(pred, Type::I64, a, b);
-                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
-                return Ok(false);
-            }
-            Op::IcmpBr32 {
-                pred,
-                d,
-                a,
-                b,
-                then_edge,
-                else_edge,
-                site,
-            } => {
-                let cmp = self.icmp(pred, Type::I32, a, b);
-                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
-                return Ok(false);
-            }
             Op::FcmpBr {
                 pred,
                 ty,
@@ -1152,6 +1132,17 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let v = self.masked(c, ty);
                 self.set(d, v);
             }
+            Op::LoadCellI64 { d, cell } | Op::LoadCellF64 { d, cell } => {
+                let c = self.get(cell);
+                self.set(d, c);
+            }
+            Op::Nop => {}
+            Op::JumpMove1 { pc, d, a } => return Ok(self.jump_moving(pc, &[d], &[a])),
+            Op::JumpMove2 { pc, d, a } => return Ok(self.jump_moving(pc, &d, &a)),
+            Op::JumpMove3 { pc, d, a } => return Ok(self.jump_moving(pc, &d, &a)),
+            // Fused branches specialized to a predicate are handled above; any op this
+            // translation does not know leaves the function to the interpreter.
+            _ => return Err(Unsupported),
         }
         Ok(true)
     }
@@ -1239,6 +1230,19 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.switch_to_block(join);
     }
 
+    /// A jump to `pc` copying the registers `a` into `d` (a parallel copy); never falls
+    /// through.
+    fn jump_moving(&mut self, pc: u32, d: &[Slot], a: &[Slot]) -> bool {
+        self.flush(true);
+        let values: Vec<Value> = a.iter().map(|&src| self.get(src)).collect();
+        for (&dst, v) in d.iter().zip(values) {
+            self.set(dst, v);
+        }
+        let target = self.blocks[&(pc as usize)];
+        self.b.ins().jump(target, &[]);
+        false
+    }
+
     fn load(&mut self, ty: Type, d: Slot, addr: Slot) {
         let at = self.get(addr);
         let t = self.iconst(runtime::type_code(ty));
@@ -1295,4 +1299,48 @@ enum Cast {
     Ptrtoint,
     Inttoptr,
     Bitcast,
+}
+
+/// How a fused compare-and-branch op specialized to its predicate compares.
+#[derive(Clone, Copy)]
+enum Compare {
+    Int(IntPred, Type),
+    Float(FloatPred, FloatTy),
+}
+
+/// The comparison and operands of a fused compare-and-branch op specialized to its type
+/// and predicate (whose result no other op reads).
+fn specialized_branch(op: &Op) -> Option<(Compare, CmpBr)> {
+    use FloatPred::{Oeq, Oge, Ogt, Ole, Olt, Une};
+    use IntPred::{Eq, Ne, Sge, Sgt, Sle, Slt, Uge, Ugt, Ule, Ult};
+    let (compare, c) = match op {
+        Op::IcmpBrEq64(c) => (Compare::Int(Eq, Type::I64), c),
+        Op::IcmpBrNe64(c) => (Compare::Int(Ne, Type::I64), c),
+        Op::IcmpBrUlt64(c) => (Compare::Int(Ult, Type::I64), c),
+        Op::IcmpBrUle64(c) => (Compare::Int(Ule, Type::I64), c),
+        Op::IcmpBrUgt64(c) => (Compare::Int(Ugt, Type::I64), c),
+        Op::IcmpBrUge64(c) => (Compare::Int(Uge, Type::I64), c),
+        Op::IcmpBrSlt64(c) => (Compare::Int(Slt, Type::I64), c),
+        Op::IcmpBrSle64(c) => (Compare::Int(Sle, Type::I64), c),
+        Op::IcmpBrSgt64(c) => (Compare::Int(Sgt, Type::I64), c),
+        Op::IcmpBrSge64(c) => (Compare::Int(Sge, Type::I64), c),
+        Op::IcmpBrEq32(c) => (Compare::Int(Eq, Type::I32), c),
+        Op::IcmpBrNe32(c) => (Compare::Int(Ne, Type::I32), c),
+        Op::IcmpBrUlt32(c) => (Compare::Int(Ult, Type::I32), c),
+        Op::IcmpBrUle32(c) => (Compare::Int(Ule, Type::I32), c),
+        Op::IcmpBrUgt32(c) => (Compare::Int(Ugt, Type::I32), c),
+        Op::IcmpBrUge32(c) => (Compare::Int(Uge, Type::I32), c),
+        Op::IcmpBrSlt32(c) => (Compare::Int(Slt, Type::I32), c),
+        Op::IcmpBrSle32(c) => (Compare::Int(Sle, Type::I32), c),
+        Op::IcmpBrSgt32(c) => (Compare::Int(Sgt, Type::I32), c),
+        Op::IcmpBrSge32(c) => (Compare::Int(Sge, Type::I32), c),
+        Op::FcmpBrOeq64(c) => (Compare::Float(Oeq, FloatTy::F64), c),
+        Op::FcmpBrUne64(c) => (Compare::Float(Une, FloatTy::F64), c),
+        Op::FcmpBrOlt64(c) => (Compare::Float(Olt, FloatTy::F64), c),
+        Op::FcmpBrOle64(c) => (Compare::Float(Ole, FloatTy::F64), c),
+        Op::FcmpBrOgt64(c) => (Compare::Float(Ogt, FloatTy::F64), c),
+        Op::FcmpBrOge64(c) => (Compare::Float(Oge, FloatTy::F64), c),
+        _ => return None,
+    };
+    Some((compare, *c))
 }
