@@ -74,6 +74,19 @@ pub trait Observer {
         });
     }
 
+    /// Several branches in execution order, all at once: a run compiled to native code
+    /// reports its branches when it returns. The default reports each as the
+    /// interpreter does, conditional branches through [`Observer::on_cond`].
+    #[inline]
+    fn on_branches<I: ExactSizeIterator<Item = BranchEvent>>(&mut self, events: I) {
+        for ev in events {
+            match ev.outcome {
+                BranchOutcome::Cond(taken) => self.on_cond(ev.site, taken, ev.operands),
+                BranchOutcome::Case(_) => self.on_branch(&ev),
+            }
+        }
+    }
+
     /// A floating-point operation or math call produced its result.
     fn on_op(&mut self, ev: &OpEvent) {
         let _ = ev;
@@ -92,6 +105,11 @@ impl<O: Observer> Observer for &mut O {
     #[inline]
     fn on_cond(&mut self, site: BranchSite, taken: bool, operands: Option<[u64; 2]>) {
         (**self).on_cond(site, taken, operands);
+    }
+
+    #[inline]
+    fn on_branches<I: ExactSizeIterator<Item = BranchEvent>>(&mut self, events: I) {
+        (**self).on_branches(events);
     }
 
     #[inline]
@@ -131,6 +149,11 @@ impl Observer for BranchTrace {
     #[inline]
     fn on_cond(&mut self, site: BranchSite, taken: bool, _operands: Option<[u64; 2]>) {
         self.events.push((site, BranchOutcome::Cond(taken)));
+    }
+
+    #[inline]
+    fn on_branches<I: ExactSizeIterator<Item = BranchEvent>>(&mut self, events: I) {
+        self.events.extend(events.map(|ev| (ev.site, ev.outcome)));
     }
 }
 

@@ -110,9 +110,7 @@ impl Jit {
 
     /// Reports the branch events of the last run that returned to `obs`, in order.
     pub(crate) fn report_events<O: Observer>(&self, obs: &mut O) {
-        for record in &self.records {
-            record.report(obs);
-        }
+        obs.on_branches(self.records.iter().map(Record::event));
     }
 
     /// Runs `func` on [`Jit::args`] (raw bits, one per parameter) against `mem`, which

@@ -7,7 +7,7 @@
 
 use crate::concrete::Concrete;
 use crate::memory::Memory;
-use crate::observer::{BranchEvent, BranchOutcome, Observer};
+use crate::observer::{BranchEvent, BranchOutcome};
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
 use fpir::{BranchSite, Builtin, FloatTy, MathCall, MathFn, Type};
@@ -61,19 +61,8 @@ impl Record {
     pub const DEFAULT: u64 = (1 << 31) - 1;
     pub const WITH_OPERANDS: u64 = 2;
 
-    /// Reports this record to `obs` as the interpreter reports the branch.
-    #[inline]
-    pub fn report<O: Observer>(&self, obs: &mut O) {
-        let kind = self.head >> 32;
-        if kind & Self::SWITCH != 0 {
-            obs.on_branch(&self.event());
-        } else {
-            let operands = (kind & Self::WITH_OPERANDS != 0).then_some([self.a, self.b]);
-            obs.on_cond(BranchSite(self.head as u32), kind & 1 != 0, operands);
-        }
-    }
-
     /// The event the interpreter reports for this record.
+    #[inline]
     pub fn event(&self) -> BranchEvent {
         let site = BranchSite(self.head as u32);
         let kind = self.head >> 32;

@@ -71,8 +71,12 @@ pub(crate) struct Translator<'a, 'b> {
     mark: Option<Variable>,
     /// Steps so far; `Ctx::steps` is only current across calls and at return.
     steps: Variable,
-    /// A variable for values that meet after a slow path.
-    scratch: Variable,
+    /// `Ctx::fuel`, read once.
+    fuel: Variable,
+    /// `Ctx::records_next` and `Ctx::records_end`, current in the context only across
+    /// calls, around `grow_records` and at return.
+    records_next: Variable,
+    records_end: Variable,
     stack: StackUse,
     blocks: BTreeMap<usize, Block>,
     helpers: Helpers,
@@ -134,7 +138,9 @@ impl<'a, 'b> Translator<'a, 'b> {
     ) -> Self {
         let vars = (0..fc.nregs).map(|_| b.declare_var(types::I64)).collect();
         let steps = b.declare_var(types::I64);
-        let scratch = b.declare_var(types::I64);
+        let fuel = b.declare_var(types::I64);
+        let records_next = b.declare_var(types::I64);
+        let records_end = b.declare_var(types::I64);
         Translator {
             b,
             fc,
@@ -145,7 +151,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             ctx: Value::from_u32(0),
             mark: None,
             steps,
-            scratch,
+            fuel,
+            records_next,
+            records_end,
             stack: stack_use(fc),
             blocks: BTreeMap::new(),
             helpers: Helpers {
@@ -169,8 +177,9 @@ impl<'a, 'b> Translator<'a, 'b> {
         for (&p, &v) in self.fc.params.iter().zip(&params[1..]) {
             self.b.def_var(self.vars[p as usize], v);
         }
-        let steps = self.load_ctx(Ctx::STEPS_OFFSET);
-        self.b.def_var(self.steps, steps);
+        self.load_run_state();
+        let fuel = self.load_ctx(Ctx::FUEL_OFFSET);
+        self.b.def_var(self.fuel, fuel);
         let sp = match self.stack {
             StackUse::None => None,
             StackUse::Cells => {
@@ -382,10 +391,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.def_var(self.steps, steps);
         self.pending = 0;
         if check {
-            let fuel = self
-                .b
-                .ins()
-                .load(types::I64, FLAGS, self.ctx, Ctx::FUEL_OFFSET);
+            let fuel = self.b.use_var(self.fuel);
             let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, steps, fuel);
             let out = self.b.create_block();
             let cont = self.b.create_block();
@@ -432,9 +438,8 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Appends a branch record (see [`Record`]) whose kind is `kind`.
     fn record(&mut self, site: u32, kind: Value, a: Value, b: Value) {
-        let next = self.load_ctx(Ctx::RECORDS_NEXT_OFFSET);
-        let end = self.load_ctx(Ctx::RECORDS_END_OFFSET);
-        self.b.def_var(self.scratch, next);
+        let next = self.b.use_var(self.records_next);
+        let end = self.b.use_var(self.records_end);
         let full = self
             .b
             .ins()
@@ -443,12 +448,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         let write = self.b.create_block();
         self.b.ins().brif(full, grow, &[], write, &[]);
         self.b.switch_to_block(grow);
+        self.b
+            .ins()
+            .store(FLAGS, next, self.ctx, Ctx::RECORDS_NEXT_OFFSET);
         self.helper(runtime::HELPER_GROW_RECORDS, &[]);
-        let moved = self.load_ctx(Ctx::RECORDS_NEXT_OFFSET);
-        self.b.def_var(self.scratch, moved);
+        self.load_records();
         self.b.ins().jump(write, &[]);
         self.b.switch_to_block(write);
-        let at = self.b.use_var(self.scratch);
+        let at = self.b.use_var(self.records_next);
         let kind = self.b.ins().ishl_imm_u(kind, 32);
         let head = self.b.ins().bor_imm_u(kind, i64::from(site));
         self.b.ins().store(FLAGS, head, at, 0);
@@ -458,9 +465,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             .b
             .ins()
             .iadd_imm_s(at, std::mem::size_of::<Record>() as i64);
-        self.b
-            .ins()
-            .store(FLAGS, after, self.ctx, Ctx::RECORDS_NEXT_OFFSET);
+        self.b.def_var(self.records_next, after);
     }
 
     fn load_ctx(&mut self, offset: i32) -> Value {
@@ -739,11 +744,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             .store(FLAGS, deeper, self.ctx, Ctx::DEPTH_OFFSET);
         let mut args = vec![self.ctx];
         args.extend(self.call_args(start, len));
-        self.store_steps();
+        self.store_run_state();
         let call = self.b.ins().call(fref, &args);
         let result = self.b.inst_results(call)[0];
-        let steps = self.load_ctx(Ctx::STEPS_OFFSET);
-        self.b.def_var(self.steps, steps);
+        self.load_run_state();
         self.b
             .ins()
             .store(FLAGS, depth, self.ctx, Ctx::DEPTH_OFFSET);
@@ -810,16 +814,35 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.set(d, v);
     }
 
-    fn store_steps(&mut self) {
+    /// Writes the step count and the record cursor back to the context.
+    fn store_run_state(&mut self) {
         let steps = self.b.use_var(self.steps);
         self.b
             .ins()
             .store(FLAGS, steps, self.ctx, Ctx::STEPS_OFFSET);
+        let next = self.b.use_var(self.records_next);
+        self.b
+            .ins()
+            .store(FLAGS, next, self.ctx, Ctx::RECORDS_NEXT_OFFSET);
+    }
+
+    /// Reads the step count and the record buffer from the context.
+    fn load_run_state(&mut self) {
+        let steps = self.load_ctx(Ctx::STEPS_OFFSET);
+        self.b.def_var(self.steps, steps);
+        self.load_records();
+    }
+
+    fn load_records(&mut self) {
+        let next = self.load_ctx(Ctx::RECORDS_NEXT_OFFSET);
+        self.b.def_var(self.records_next, next);
+        let end = self.load_ctx(Ctx::RECORDS_END_OFFSET);
+        self.b.def_var(self.records_end, end);
     }
 
     fn ret(&mut self, value: Slot) {
         self.flush(true);
-        self.store_steps();
+        self.store_run_state();
         if let Some(mark) = self.mark {
             let m = self.b.use_var(mark);
             if self.stack == StackUse::Cells {
