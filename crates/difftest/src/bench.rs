@@ -9,7 +9,7 @@
 use crate::dispatch::{self, Kind, Signature};
 use crate::inputs::ParamSpec;
 use crate::native::NativeLib;
-use fpforge_exec::{Arg, BranchTrace, Concrete, ExecConfig, Interpreter};
+use fpforge_exec::{Arg, BranchTrace, Compilation, Concrete, ExecConfig, Interpreter};
 use fpir::{Func, Module};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -40,14 +40,14 @@ pub fn bench_inputs(specs: &[ParamSpec], n: usize, name: &str) -> Vec<Vec<u64>> 
 }
 
 /// Calls per second of `func` over `inputs` for about `time` through
-/// `Interpreter::call` (compiled to native code when `compile`, else in the interpreter
-/// alone), and the mean number of IR instructions executed per call.
+/// `Interpreter::call` under `compile` (`Eager`: compiled to native code; `Off`: the
+/// interpreter alone), and the mean number of IR instructions executed per call.
 pub fn bench_interp(
     module: &Module,
     func: Func,
     inputs: &[Vec<u64>],
     time: Duration,
-    compile: bool,
+    compile: Compilation,
 ) -> Result<(f64, f64), String> {
     let mut interp = Interpreter::new(
         module,

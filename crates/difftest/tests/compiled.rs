@@ -8,7 +8,9 @@
 use fpforge_difftest::diff::{interpreter_args, Differ};
 use fpforge_difftest::inputs::InputGen;
 use fpforge_difftest::native::{NativeConfig, NativeLib};
-use fpforge_exec::{Arg, BranchEvent, Concrete, ExecConfig, Interpreter, Observer, Run};
+use fpforge_exec::{
+    Arg, BranchEvent, Compilation, Concrete, ExecConfig, Interpreter, Observer, Run,
+};
 use fpforge_lower::{compile_to_bitcode, lower_bitcode, LoadOptions};
 use fpir::{Func, Module};
 use std::path::PathBuf;
@@ -74,8 +76,8 @@ fn compare_file(
                         .expect("valid module")
                 };
                 (
-                    interp(config.clone()),
-                    interp(config.clone().with_compile(false)),
+                    interp(config.clone().with_compile(Compilation::Eager)),
+                    interp(config.clone().with_compile(Compilation::Off)),
                 )
             })
             .collect();
@@ -179,11 +181,11 @@ fn deep_recursion_falls_back_to_the_interpreter() {
     let bitcode = compile_to_bitcode(&[path], &LoadOptions::default()).unwrap();
     let module = lower_bitcode(bitcode.path()).unwrap();
     let func = module.func_by_name("depth").unwrap();
-    let interp = |compile: bool| {
+    let interp = |compile: Compilation| {
         let config = ExecConfig::default().with_compile(compile);
         Interpreter::new(&module, Concrete, Events::default(), config).unwrap()
     };
-    let (mut compiled, mut interpreted) = (interp(true), interp(false));
+    let (mut compiled, mut interpreted) = (interp(Compilation::Eager), interp(Compilation::Off));
     // Only the shallow call completes compiled; the others are replayed.
     for (n, compiled_so_far) in [(150u64, 1), (20_000, 1), (100_000, 1)] {
         let args = [Arg::Scalar(n)];
@@ -196,4 +198,42 @@ fn deep_recursion_falls_back_to_the_interpreter() {
         matches!(deepest.outcome, fpforge_exec::Outcome::Trapped(ref t) if t.kind == fpforge_exec::TrapKind::StackOverflow),
         "{deepest:?}"
     );
+}
+
+/// By default a function runs interpreted until it is hot, then compiled.
+#[test]
+fn default_compiles_hot_functions_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("twice.c");
+    std::fs::write(&path, "int twice(int n) { return n > 3 ? n + n : n; }\n").unwrap();
+    let bitcode = compile_to_bitcode(&[path], &LoadOptions::default()).unwrap();
+    let module = lower_bitcode(bitcode.path()).unwrap();
+    let func = module.func_by_name("twice").unwrap();
+    let mut interp =
+        Interpreter::new(&module, Concrete, Events::default(), ExecConfig::default()).unwrap();
+    let mut alone = Interpreter::new(
+        &module,
+        Concrete,
+        Events::default(),
+        ExecConfig::default().with_compile(Compilation::Off),
+    )
+    .unwrap();
+    let mut calls = 0u64;
+    while interp.compiled_runs() == 0 && calls < 1_000_000 {
+        let args = [Arg::Scalar(calls % 8)];
+        let got = run(&mut interp, func, &args);
+        if calls < 100 {
+            assert_eq!(got, run(&mut alone, func, &args));
+            assert_eq!(interp.compiled_runs(), 0, "compiled after {calls} calls");
+        }
+        calls += 1;
+    }
+    assert!(
+        (1_000..1_000_000).contains(&calls),
+        "compiled after {calls} calls"
+    );
+    for n in 0..8 {
+        let args = [Arg::Scalar(n)];
+        assert_eq!(run(&mut interp, func, &args), run(&mut alone, func, &args));
+    }
 }

@@ -5,6 +5,7 @@
 
 use fpforge_difftest::diff::{DiffConfig, Differ};
 use fpforge_difftest::native::{NativeConfig, NativeLib};
+use fpforge_exec::Compilation;
 use fpforge_lower::{compile_to_bitcode, lower_bitcode, LoadOptions};
 use std::path::PathBuf;
 
@@ -47,7 +48,7 @@ fn run_file(file: &str, loopy: &[&str]) -> Result<usize, String> {
             INPUTS
         };
         // Compiled runs (the default) and the interpreter alone both match native code.
-        for compile in [true, false] {
+        for compile in [Compilation::Eager, Compilation::Off] {
             let mut config = DiffConfig::default().with_inputs(inputs);
             config.exec = config.exec.with_compile(compile);
             let report = differ.check(&f.name, &config);

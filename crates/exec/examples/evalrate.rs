@@ -7,8 +7,9 @@
 //!
 //! Float parameters get deterministic pseudo-random values in [-0.75, 8) (the moderate
 //! inputs of the musl speed benchmark); integer parameters get `EVALRATE_INT` (default 100).
-//! `EVALRATE_COMPILE=0` turns compiled runs off (see `ExecConfig::compile`), leaving
-//! the interpreter alone.
+//! Functions are compiled on their first call (`Compilation::Eager`, so every measured
+//! call runs compiled); `EVALRATE_COMPILE=0` leaves the interpreter alone
+//! (`Compilation::Off`).
 //! The same `CALLS` prefix of inputs is used by every run, so machine instructions per call
 //! are exact and free of noise on a loaded machine:
 //!
@@ -21,7 +22,7 @@
 //! difference of the calls is the cost of one call. The wall-clock rate printed is only
 //! indicative when other jobs share the machine.
 
-use fpforge_exec::{Arg, BranchTrace, Concrete, ExecConfig, Interpreter};
+use fpforge_exec::{Arg, BranchTrace, Compilation, Concrete, ExecConfig, Interpreter};
 use fpir::{FloatTy, Type};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -59,7 +60,13 @@ fn main() {
         &module,
         Concrete,
         BranchTrace::default(),
-        ExecConfig::default().with_compile(std::env::var("EVALRATE_COMPILE").as_deref() != Ok("0")),
+        ExecConfig::default().with_compile(
+            if std::env::var("EVALRATE_COMPILE").as_deref() == Ok("0") {
+                Compilation::Off
+            } else {
+                Compilation::Eager
+            },
+        ),
     )
     .expect("valid module");
     // xorshift64*: deterministic inputs, cheap enough not to blur the counts.

@@ -37,12 +37,12 @@ pub struct ExecConfig {
     pub stack_bytes: u64,
     /// Heap budget in bytes (array arguments included); default 64 MiB.
     pub heap_bytes: u64,
-    /// Whether a semantics that is exactly [`crate::Concrete`]'s
+    /// When a semantics that is exactly [`crate::Concrete`]'s
     /// ([`Semantics::COMPILABLE`]), under an observer that does not watch float
-    /// operations, runs as native code compiled on the first call of each function
-    /// (same results, branch events and steps; a run that would trap is replayed in the
-    /// interpreter, which reports the trap). Default true.
-    pub compile: bool,
+    /// operations, runs functions as native code (same results, branch events and steps;
+    /// a run that would trap is replayed in the interpreter, which reports the trap).
+    /// Default [`Compilation::WhenHot`].
+    pub compile: Compilation,
 }
 
 impl Default for ExecConfig {
@@ -52,7 +52,7 @@ impl Default for ExecConfig {
             max_depth: 50_000,
             stack_bytes: 8 << 20,
             heap_bytes: 64 << 20,
-            compile: true,
+            compile: Compilation::WhenHot,
         }
     }
 }
@@ -83,10 +83,23 @@ impl ExecConfig {
     }
 
     /// Sets [`ExecConfig::compile`].
-    pub fn with_compile(mut self, compile: bool) -> Self {
+    pub fn with_compile(mut self, compile: Compilation) -> Self {
         self.compile = compile;
         self
     }
+}
+
+/// When functions run as native code (see [`ExecConfig::compile`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compilation {
+    /// Never: the interpreter alone.
+    Off,
+    /// Once the interpreter has run a function long enough for compiling it to pay off
+    /// (executed steps in proportion to the size of its code): searches that evaluate a
+    /// function a few hundred times never wait for a compiler.
+    WhenHot,
+    /// On the first call of each function.
+    Eager,
 }
 
 /// An argument of [`Interpreter::call`].
@@ -238,8 +251,8 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             regs: Vec::new(),
             laid: Vec::new(),
             frames: Vec::new(),
-            jit: (config.compile && S::COMPILABLE && !O::OBSERVES_OPS)
-                .then(Jit::new)
+            jit: (config.compile != Compilation::Off && S::COMPILABLE && !O::OBSERVES_OPS)
+                .then(|| Jit::new(config.compile == Compilation::Eager))
                 .flatten(),
             compiled_runs: 0,
             config,
@@ -312,7 +325,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 // Not compiled, or the compiled run stopped short: the interpreter runs
                 // the call from a fresh memory state.
                 arrays = self.enter(func, args, Placement::Frame)?;
-                self.run(func.0)
+                let (outcome, steps) = self.run(func.0);
+                if let Some(jit) = &mut self.jit {
+                    jit.interpreted(func.0, steps);
+                }
+                (outcome, steps)
             }
         };
         let mem = &self.m.mem;

@@ -28,9 +28,9 @@
 //!   become constants and `promote` (private) picks the stack slots (the unions of type
 //!   punning) kept in registers instead of memory.
 //! - `jit` (private): the compiled tier. Under [`Concrete`] and an observer that does
-//!   not watch float operations (branch traces, coverage penalties), each function's
-//!   prepared code is translated with Cranelift to native code on its first call and
-//!   runs in place of the driver loop, computing the same bits op for op on the same
+//!   not watch float operations (branch traces, coverage penalties), a function's
+//!   prepared code is translated with Cranelift to native code once the interpreter has
+//!   run it long enough ([`Compilation::WhenHot`]) and runs in place of the driver loop, computing the same bits op for op on the same
 //!   memory, with the same branch events and step counts. A run that would trap, exhaust
 //!   the fuel or recurse deeply stops and is replayed in the interpreter, which reports
 //!   the trap; functions with indirect calls stay interpreted.
@@ -61,7 +61,7 @@ pub mod spec;
 pub mod trap;
 
 pub use concrete::Concrete;
-pub use interp::{Arg, ExecConfig, Interpreter, Outcome, Run};
+pub use interp::{Arg, Compilation, ExecConfig, Interpreter, Outcome, Run};
 pub use libm::supported_math;
 pub use memory::Memory;
 pub use observer::{

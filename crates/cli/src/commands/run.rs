@@ -7,7 +7,7 @@ use crate::EXIT_TRAPPED;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use fpforge_exec::{
-    Arg, BranchOutcome, BranchTrace, Concrete, ExecConfig, Interpreter, Outcome, Trap,
+    Arg, BranchOutcome, BranchTrace, Compilation, Concrete, ExecConfig, Interpreter, Outcome, Trap,
 };
 use fpir::{BranchSite, Function, Module, Terminator, Type};
 use serde::Serialize;
@@ -81,7 +81,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let loaded = args.program.load(&paths)?;
     let call_args = parse_call_args(&loaded, &arg_texts)?;
     // One call: compiling it to native code would cost more than it saves.
-    let mut config = ExecConfig::default().with_compile(false);
+    let mut config = ExecConfig::default().with_compile(Compilation::Off);
     if let Some(fuel) = args.fuel {
         config = config.with_fuel(fuel);
     }

@@ -10,6 +10,7 @@ use fpforge_difftest::bench::{bench_inputs, bench_interp, bench_native};
 use fpforge_difftest::diff::{DiffConfig, Differ, FuncReport};
 use fpforge_difftest::musl::{closure, FileScan, MuslTree};
 use fpforge_difftest::native::{NativeConfig, NativeLib};
+use fpforge_exec::Compilation;
 use fpforge_lower::{compile_to_bitcode, lower_bitcode, LoadOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -261,11 +262,11 @@ fn run_bench(args: &Args, tree: &MuslTree, scans: &[FileScan]) -> Result<()> {
         let (mut compiled, mut interp, mut steps) = (0f64, 0f64, 0f64);
         let (mut c, mut same, mut hooked) = (0f64, 0f64, 0f64);
         for _ in 0..BENCH_ROUNDS {
-            let (rate, s) = bench_interp(&plain.module, func, &inputs, secs, true)
+            let (rate, s) = bench_interp(&plain.module, func, &inputs, secs, Compilation::Eager)
                 .map_err(anyhow::Error::msg)?;
             compiled = compiled.max(rate);
             steps = s;
-            let (rate, _) = bench_interp(&plain.module, func, &inputs, secs, false)
+            let (rate, _) = bench_interp(&plain.module, func, &inputs, secs, Compilation::Off)
                 .map_err(anyhow::Error::msg)?;
             interp = interp.max(rate);
             c = c.max(native(&from_c)?);
