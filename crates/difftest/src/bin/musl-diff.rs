@@ -105,9 +105,12 @@ fn wanted(args: &Args, name: &str) -> bool {
 fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
     // jn/yn loop |n| times: fold integer arguments into a range that still crosses every
     // overflow and underflow threshold of scalbn/ldexp (|n| > 2098).
-    let config = DiffConfig::default()
+    // Every run compiled (a run that would trap is replayed in the interpreter), so the
+    // table checks the code searches run once a function is hot.
+    let mut config = DiffConfig::default()
         .with_inputs(args.inputs)
         .with_int_limit(2200);
+    config.exec = config.exec.with_compile(Compilation::Eager);
     let mut rows: Vec<(FuncReport, String)> = Vec::new();
     let mut long_double = 0usize;
     let mut skipped: Vec<String> = Vec::new();
