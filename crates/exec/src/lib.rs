@@ -30,12 +30,12 @@
 //! - `jit` (private): the compiled tier. Under [`Concrete`] and an observer that does
 //!   not watch float operations (branch traces, coverage penalties), a function's
 //!   prepared code is translated with Cranelift to native code once the interpreter has
-//!   run it long enough ([`Compilation::WhenHot`]) and runs in place of the driver loop, computing the same bits op for op on the same
-//!   memory, with the same branch events and step counts. A run that would trap, exhaust
-//!   the fuel or recurse deeply stops and is replayed in the interpreter, which reports
-//!   the trap; functions with indirect calls stay interpreted.
-//!   [`ExecConfig::compile`] turns it off; `tests/compiled.rs` of `fpforge-difftest`
-//!   compares the two on the whole corpus.
+//!   run it long enough ([`Compilation::WhenHot`]) and runs in place of the driver
+//!   loop, computing the same bits op for op on the same memory, with the same branch
+//!   events and step counts. A run that would trap, exhaust the fuel or recurse deeply
+//!   stops and is replayed in the interpreter, which reports the trap; functions with
+//!   indirect calls stay interpreted. [`ExecConfig::compile`] chooses the policy;
+//!   `tests/compiled.rs` of `fpforge-difftest` compares the two on the whole corpus.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
 //! - [`spec`]: input specifications (`--arg`), the one mapping from search coordinates

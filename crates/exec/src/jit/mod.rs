@@ -6,13 +6,14 @@
 //! A compiled run computes the same bits as the interpreter, op for op (see
 //! `translate`), on the same [`Memory`], counts steps the same way and records the same
 //! branch events, which are handed to the observer once the run has returned. It never
-//! reports a trap: whenever the interpreter would trap (or the run would exceed the fuel,
-//! a call depth of [`MAX_DEPTH`] or [`NATIVE_STACK_BUDGET`] bytes of native stack, which
-//! compiled frames share with the caller's thread), the run stops and [`Jit::run`] returns `None`; the caller replays the call in
-//! the interpreter from a fresh memory state, which is exact because runs are
-//! independent. A function is compiled with everything it calls on its first call, and
-//! entry points whose code the translation does not handle (indirect calls) always run
-//! in the interpreter.
+//! reports a trap: whenever the interpreter would trap (or the run would exceed the
+//! fuel, a call depth of [`MAX_DEPTH`] or [`NATIVE_STACK_BUDGET`] bytes of native stack,
+//! which compiled frames share with the caller's thread), the run stops and
+//! [`Jit::run`] returns `None`; the caller replays the call in the interpreter from a
+//! fresh memory state, which is exact because runs are independent. A function is
+//! compiled with everything it calls when it is hot (see [`HOT_STEPS_PER_OP`]) or, when
+//! eager, on its first call; entry points whose code the translation does not handle
+//! (indirect calls) always run in the interpreter.
 
 mod runtime;
 mod translate;
