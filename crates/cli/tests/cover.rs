@@ -273,3 +273,29 @@ fn ctrl_c_leaves_a_finished_output_directory() {
     assert!(inputs.is_empty() || inputs.ends_with('\n'));
     assert!(String::from_utf8_lossy(&output.stdout).contains("stopped: interrupted"));
 }
+
+/// Compiled and interpreted evaluations give the same search: `--compile eager` and
+/// `--compile off` write the same inputs and coverage for the same seed and budget.
+#[test]
+fn compiled_and_interpreted_evaluations_find_the_same_inputs() {
+    let (eager, off) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for func in ["classify", "mixed"] {
+        for (dir, when) in [(&eager, "eager"), (&off, "off")] {
+            let out = cover_with(
+                func,
+                dir.path(),
+                &["--evals", "20000", "--seed", "5", "--compile", when],
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let read = |dir: &Path| std::fs::read_to_string(dir.join("inputs.txt")).unwrap();
+        assert_eq!(read(eager.path()), read(off.path()), "{func}");
+        let sides = |dir: &Path| json(&dir.join("coverage.json"))["sites"].clone();
+        assert_eq!(sides(eager.path()), sides(off.path()), "{func}");
+    }
+}

@@ -2,7 +2,7 @@
 //! Defaults follow CoverMe's evaluation (Fu & Su, PLDI'17: `n_start = 500`, `n_iter = 5`).
 
 use crate::prover::SideProver;
-use fpforge_exec::{ArgSpec, OutArgSpec};
+use fpforge_exec::{ArgSpec, Compilation, OutArgSpec};
 use fpforge_search::Space;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -58,6 +58,10 @@ pub struct CoverConfig {
     /// `jn`'s, would otherwise make one evaluation cost milliseconds);
     /// a run that exhausts it keeps the coverage it made before.
     pub fuel: u64,
+    /// When evaluations run as native code instead of in the interpreter (default
+    /// [`Compilation::WhenHot`]: once the search has evaluated the function long enough
+    /// for compiling to pay off; the results are the same either way).
+    pub compile: Compilation,
     /// Evaluate points made of special values first and start searches from constants
     /// harvested from the program (default true; false is CoverMe's random starts).
     pub seeding: bool,
@@ -101,6 +105,7 @@ impl Default for CoverConfig {
             levels: true,
             targeted: true,
             fuel: 100_000,
+            compile: Compilation::WhenHot,
             seeding: true,
             boundaries: true,
             args: Vec::new(),
@@ -177,6 +182,12 @@ impl CoverConfig {
     /// Sets [`CoverConfig::targeted`].
     pub fn with_targeted(mut self, targeted: bool) -> Self {
         self.targeted = targeted;
+        self
+    }
+
+    /// Sets [`CoverConfig::compile`].
+    pub fn with_compile(mut self, compile: Compilation) -> Self {
+        self.compile = compile;
         self
     }
 

@@ -345,7 +345,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// A search with nothing covered yet.
     fn new(shared: &'s Shared<'m, 's>, on_event: E) -> Result<Self, CoverError> {
         let config = shared.config;
-        let exec_config = ExecConfig::default().with_fuel(config.fuel);
+        let exec_config = ExecConfig::default()
+            .with_fuel(config.fuel)
+            .with_compile(config.compile);
         let penalty = Penalty::new(shared.shapes, shared.table.len(), config.metric);
         let mut interp = Interpreter::new(shared.module, Concrete, penalty, exec_config.clone())?;
         let covered: Vec<bool> = shared.infeasible.iter().map(Option::is_some).collect();

@@ -19,14 +19,14 @@
 use crate::inputs::{split_items, ProgramArgs};
 use crate::values::compact;
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use fpforge_cover::report::lcov;
 use fpforge_cover::{
     cover_with, emit_c, split_selects, Arm, CoverConfig, CoverEvent, CoverReport, Infeasible,
     Metric, Miss, Settlement, Side, SideProver, SideReport, SideStatus, Space,
 };
 use fpforge_exec::plan::{InputPlan, Test};
-use fpforge_exec::{ArgSpec, BranchOutcome, InputSpec, OutArgSpec};
+use fpforge_exec::{ArgSpec, BranchOutcome, Compilation, InputSpec, OutArgSpec};
 use fpforge_explore::path::Decision;
 use fpforge_explore::reach::{reach_sides, SideAnswer};
 use fpforge_explore::session::EngineConfig;
@@ -40,6 +40,27 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// `--compile`: when evaluations run as native code.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CompileArg {
+    /// Once the function is hot.
+    Hot,
+    /// From the first evaluation.
+    Eager,
+    /// Never: the interpreter alone.
+    Off,
+}
+
+impl From<CompileArg> for Compilation {
+    fn from(arg: CompileArg) -> Self {
+        match arg {
+            CompileArg::Hot => Compilation::WhenHot,
+            CompileArg::Eager => Compilation::Eager,
+            CompileArg::Off => Compilation::Off,
+        }
+    }
+}
 
 /// Flags of `fpforge cover`.
 #[derive(Args, Debug)]
@@ -101,6 +122,11 @@ pub struct CoverArgs {
     /// tests covering the sides do not show.
     #[arg(long)]
     no_boundaries: bool,
+    /// When evaluations run as native code rather than in the interpreter (same
+    /// results): `hot` once the search has evaluated the function long enough for
+    /// compiling to pay off, `eager` from the first evaluation, `off` never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompileArg::Hot)]
+    compile: CompileArg,
     /// Leave `select`s (conditional expressions clang did not compile to branches) alone
     /// instead of covering both of their sides as branch sites.
     #[arg(long)]
@@ -491,6 +517,7 @@ pub fn run(args: CoverArgs) -> Result<ExitCode> {
         .with_max_evals(args.evals)
         .with_deep(args.deep)
         .with_fuel(args.fuel)
+        .with_compile(args.compile.into())
         .with_args(args.arg_specs.clone(), args.out_args.clone())
         .with_jobs(args.jobs)
         .with_spaces(spaces)
