@@ -234,9 +234,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         };
         for op in &self.fc.code {
-            if let Some((_, c)) = specialized_branch(op) {
-                pcs.push(edge_pc(c.then_edge));
-                pcs.push(edge_pc(c.else_edge));
+            if let Some(fused) = fused_branch(op) {
+                pcs.push(edge_pc(fused.c.then_edge));
+                pcs.push(edge_pc(fused.c.else_edge));
             }
             match *op {
                 Op::Jump { edge } => pcs.push(edge_pc(edge)),
@@ -244,21 +244,6 @@ impl<'a, 'b> Translator<'a, 'b> {
                     pcs.push(pc as usize)
                 }
                 Op::Br {
-                    then_edge,
-                    else_edge,
-                    ..
-                }
-                | Op::IcmpBr {
-                    then_edge,
-                    else_edge,
-                    ..
-                }
-                | Op::FcmpBr {
-                    then_edge,
-                    else_edge,
-                    ..
-                }
-                | Op::FcmpBr64 {
                     then_edge,
                     else_edge,
                     ..
@@ -893,12 +878,12 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Emits op `pc`; returns whether control can fall through to the next op.
     fn op(&mut self, pc: usize) -> Result<bool, Unsupported> {
         let op = self.fc.code[pc];
-        if let Some((compare, c)) = specialized_branch(&op) {
+        if let Some(FusedBranch { compare, d, c }) = fused_branch(&op) {
             let cmp = match compare {
                 Compare::Int(pred, ty) => self.icmp(pred, ty, c.a, c.b),
                 Compare::Float(pred, ty) => self.fcmp(pred, ty, c.a, c.b),
             };
-            self.cmp_br(cmp, NONE, c.then_edge, c.else_edge, c.site.0);
+            self.cmp_br(cmp, d, c.then_edge, c.else_edge, c.site.0);
             return Ok(false);
         }
         match op {
@@ -1077,47 +1062,6 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let operands = (lhs != NONE).then(|| (self.get(lhs), self.get(rhs)));
                 self.branch_event(site.0, taken, operands);
                 self.two_way(taken, then_edge, else_edge);
-                return Ok(false);
-            }
-            Op::IcmpBr {
-                pred,
-                ty,
-                d,
-                a,
-                b,
-                then_edge,
-                else_edge,
-                site,
-            } => {
-                let cmp = self.icmp(pred, ty, a, b);
-                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
-                return Ok(false);
-            }
-            Op::FcmpBr {
-                pred,
-                ty,
-                d,
-                a,
-                b,
-                then_edge,
-                else_edge,
-                site,
-            } => {
-                let cmp = self.fcmp(pred, ty, a, b);
-                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
-                return Ok(false);
-            }
-            Op::FcmpBr64 {
-                pred,
-                d,
-                a,
-                b,
-                then_edge,
-                else_edge,
-                site,
-            } => {
-                let cmp = self.fcmp(pred, FloatTy::F64, a, b);
-                self.cmp_br(cmp, d, then_edge, else_edge, site.0);
                 return Ok(false);
             }
             Op::Switch {
@@ -1324,19 +1268,78 @@ enum Cast {
     Bitcast,
 }
 
-/// How a fused compare-and-branch op specialized to its predicate compares.
+/// How a fused compare-and-branch op compares.
 #[derive(Clone, Copy)]
 enum Compare {
     Int(IntPred, Type),
     Float(FloatPred, FloatTy),
 }
 
-/// The comparison and operands of a fused compare-and-branch op specialized to its type
-/// and predicate (whose result no other op reads).
-fn specialized_branch(op: &Op) -> Option<(Compare, CmpBr)> {
+/// A fused compare-and-branch op: the comparison, the slot its result goes to (`NONE`
+/// when no other op reads it), and the operands and edges.
+struct FusedBranch {
+    compare: Compare,
+    d: Slot,
+    c: CmpBr,
+}
+
+/// The fused compare-and-branch op `op` is, if it is one.
+fn fused_branch(op: &Op) -> Option<FusedBranch> {
     use FloatPred::{Oeq, Oge, Ogt, Ole, Olt, Une};
     use IntPred::{Eq, Ne, Sge, Sgt, Sle, Slt, Uge, Ugt, Ule, Ult};
-    let (compare, c) = match op {
+    let general = |compare, d, a, b, then_edge, else_edge, site| {
+        let c = CmpBr {
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        };
+        Some(FusedBranch { compare, d, c })
+    };
+    let (compare, c) = match *op {
+        Op::IcmpBr {
+            pred,
+            ty,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => return general(Compare::Int(pred, ty), d, a, b, then_edge, else_edge, site),
+        Op::FcmpBr {
+            pred,
+            ty,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => {
+            return general(
+                Compare::Float(pred, ty),
+                d,
+                a,
+                b,
+                then_edge,
+                else_edge,
+                site,
+            )
+        }
+        Op::FcmpBr64 {
+            pred,
+            d,
+            a,
+            b,
+            then_edge,
+            else_edge,
+            site,
+        } => {
+            let compare = Compare::Float(pred, FloatTy::F64);
+            return general(compare, d, a, b, then_edge, else_edge, site);
+        }
         Op::IcmpBrEq64(c) => (Compare::Int(Eq, Type::I64), c),
         Op::IcmpBrNe64(c) => (Compare::Int(Ne, Type::I64), c),
         Op::IcmpBrUlt64(c) => (Compare::Int(Ult, Type::I64), c),
@@ -1365,5 +1368,9 @@ fn specialized_branch(op: &Op) -> Option<(Compare, CmpBr)> {
         Op::FcmpBrOge64(c) => (Compare::Float(Oge, FloatTy::F64), c),
         _ => return None,
     };
-    Some((compare, *c))
+    Some(FusedBranch {
+        compare,
+        d: NONE,
+        c,
+    })
 }
