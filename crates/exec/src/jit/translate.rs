@@ -20,7 +20,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
-use fpir::{Builtin, FloatPred, FloatTy, IntPred, MathFn, Type};
+use fpir::{Builtin, CastOp, FloatBinOp, FloatPred, FloatTy, IntBinOp, IntPred, MathFn, Type};
 use std::collections::BTreeMap;
 
 /// Why a function cannot be compiled (the interpreter runs it instead).
@@ -550,7 +550,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn int_bin(
         &mut self,
-        op: IntOp,
+        op: IntBinOp,
         ty: Type,
         d: Slot,
         a: Slot,
@@ -558,36 +558,36 @@ impl<'a, 'b> Translator<'a, 'b> {
     ) -> Result<(), Unsupported> {
         let (x, y) = (self.get(a), self.get(b));
         let v = match op {
-            IntOp::Add => self.b.ins().iadd(x, y),
-            IntOp::Sub => self.b.ins().isub(x, y),
-            IntOp::Mul => self.b.ins().imul(x, y),
-            IntOp::And => self.b.ins().band(x, y),
-            IntOp::Or => self.b.ins().bor(x, y),
-            IntOp::Xor => self.b.ins().bxor(x, y),
-            IntOp::Shl | IntOp::Lshr | IntOp::Ashr => {
+            IntBinOp::Add => self.b.ins().iadd(x, y),
+            IntBinOp::Sub => self.b.ins().isub(x, y),
+            IntBinOp::Mul => self.b.ins().imul(x, y),
+            IntBinOp::And => self.b.ins().band(x, y),
+            IntBinOp::Or => self.b.ins().bor(x, y),
+            IntBinOp::Xor => self.b.ins().bxor(x, y),
+            IntBinOp::Shl | IntBinOp::Lshr | IntBinOp::Ashr => {
                 let count = if width(ty) <= 32 {
                     self.b.ins().band_imm_u(y, 31)
                 } else {
                     self.b.ins().band_imm_u(y, 63)
                 };
                 match op {
-                    IntOp::Shl => self.b.ins().ishl(x, count),
-                    IntOp::Lshr => self.b.ins().ushr(x, count),
+                    IntBinOp::Shl => self.b.ins().ishl(x, count),
+                    IntBinOp::Lshr => self.b.ins().ushr(x, count),
                     _ => {
                         let s = self.sext(x, ty);
                         self.b.ins().sshr(s, count)
                     }
                 }
             }
-            IntOp::Udiv | IntOp::Urem => {
+            IntBinOp::Udiv | IntBinOp::Urem => {
                 self.bail_if(IntCC::Equal, y, 0);
-                if op == IntOp::Udiv {
+                if op == IntBinOp::Udiv {
                     self.b.ins().udiv(x, y)
                 } else {
                     self.b.ins().urem(x, y)
                 }
             }
-            IntOp::Sdiv | IntOp::Srem => {
+            IntBinOp::Sdiv | IntBinOp::Srem => {
                 self.bail_if(IntCC::Equal, y, 0);
                 let (p, q) = (self.sext(x, ty), self.sext(y, ty));
                 let min = i64::MIN >> (64 - width(ty));
@@ -596,7 +596,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let overflow = self.b.ins().band(is_min, is_neg1);
                 let overflow = self.b.ins().uextend(types::I64, overflow);
                 self.bail_if(IntCC::NotEqual, overflow, 0);
-                if op == IntOp::Sdiv {
+                if op == IntBinOp::Sdiv {
                     self.b.ins().sdiv(p, q)
                 } else {
                     self.b.ins().srem(p, q)
@@ -619,17 +619,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.switch_to_block(cont);
     }
 
-    fn float_bin(&mut self, op: FloatOp, ty: FloatTy, d: Slot, a: Slot, b: Slot) {
+    fn float_bin(&mut self, op: FloatBinOp, ty: FloatTy, d: Slot, a: Slot, b: Slot) {
         let (x, y) = (self.get(a), self.get(b));
-        let v = if op == FloatOp::Rem {
+        let v = if op == FloatBinOp::Frem {
             let t = self.iconst(runtime::type_code(Type::Float(ty)));
             self.helper(runtime::HELPER_FREM, &[x, y, t])
         } else {
             let (p, q) = (self.as_native_float(x, ty), self.as_native_float(y, ty));
             let r = match op {
-                FloatOp::Add => self.b.ins().fadd(p, q),
-                FloatOp::Sub => self.b.ins().fsub(p, q),
-                FloatOp::Mul => self.b.ins().fmul(p, q),
+                FloatBinOp::Fadd => self.b.ins().fadd(p, q),
+                FloatBinOp::Fsub => self.b.ins().fsub(p, q),
+                FloatBinOp::Fmul => self.b.ins().fmul(p, q),
                 _ => self.b.ins().fdiv(p, q),
             };
             self.float_bits(r, ty)
@@ -637,16 +637,16 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.set(d, v);
     }
 
-    fn cast(&mut self, op: Cast, from: Type, to: Type, d: Slot, a: Slot) {
+    fn cast(&mut self, op: CastOp, from: Type, to: Type, d: Slot, a: Slot) {
         let x = self.get(a);
         let v = match op {
-            Cast::Trunc | Cast::Ptrtoint | Cast::Bitcast => self.masked(x, to),
-            Cast::Zext | Cast::Inttoptr => x,
-            Cast::Sext => {
+            CastOp::Trunc | CastOp::Ptrtoint | CastOp::Bitcast => self.masked(x, to),
+            CastOp::Zext | CastOp::Inttoptr => x,
+            CastOp::Sext => {
                 let s = self.sext(x, from);
                 self.masked(s, to)
             }
-            Cast::Fpconv => match (from, to) {
+            CastOp::Fptrunc | CastOp::Fpext => match (from, to) {
                 (Type::Float(FloatTy::F32), Type::Float(FloatTy::F64)) => {
                     let f = self.as_native_float(x, FloatTy::F32);
                     let g = self.b.ins().fpromote(types::F64, f);
@@ -659,7 +659,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 }
                 _ => x,
             },
-            Cast::Sitofp | Cast::Uitofp => {
+            CastOp::Sitofp | CastOp::Uitofp => {
                 let ty = match to {
                     Type::Float(FloatTy::F32) => FloatTy::F32,
                     _ => FloatTy::F64,
@@ -669,7 +669,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 } else {
                     types::F64
                 };
-                let f = if op == Cast::Sitofp {
+                let f = if op == CastOp::Sitofp {
                     let s = self.sext(x, from);
                     self.b.ins().fcvt_from_sint(native, s)
                 } else {
@@ -677,10 +677,10 @@ impl<'a, 'b> Translator<'a, 'b> {
                 };
                 self.float_bits(f, ty)
             }
-            Cast::Fptosi | Cast::Fptoui => {
+            CastOp::Fptosi | CastOp::Fptoui => {
                 let codes = runtime::type_code(from) | runtime::type_code(to) << 8;
                 let c = self.iconst(codes);
-                let index = if op == Cast::Fptosi {
+                let index = if op == CastOp::Fptosi {
                     runtime::HELPER_FPTOSI
                 } else {
                     runtime::HELPER_FPTOUI
@@ -887,44 +887,44 @@ impl<'a, 'b> Translator<'a, 'b> {
             return Ok(false);
         }
         match op {
-            Op::Iadd { ty, d, a, b } => self.int_bin(IntOp::Add, ty, d, a, b)?,
-            Op::Isub { ty, d, a, b } => self.int_bin(IntOp::Sub, ty, d, a, b)?,
-            Op::Imul { ty, d, a, b } => self.int_bin(IntOp::Mul, ty, d, a, b)?,
-            Op::Udiv { ty, d, a, b } => self.int_bin(IntOp::Udiv, ty, d, a, b)?,
-            Op::Sdiv { ty, d, a, b } => self.int_bin(IntOp::Sdiv, ty, d, a, b)?,
-            Op::Urem { ty, d, a, b } => self.int_bin(IntOp::Urem, ty, d, a, b)?,
-            Op::Srem { ty, d, a, b } => self.int_bin(IntOp::Srem, ty, d, a, b)?,
-            Op::Shl { ty, d, a, b } => self.int_bin(IntOp::Shl, ty, d, a, b)?,
-            Op::Lshr { ty, d, a, b } => self.int_bin(IntOp::Lshr, ty, d, a, b)?,
-            Op::Ashr { ty, d, a, b } => self.int_bin(IntOp::Ashr, ty, d, a, b)?,
-            Op::Band { ty, d, a, b } => self.int_bin(IntOp::And, ty, d, a, b)?,
-            Op::Bor { ty, d, a, b } => self.int_bin(IntOp::Or, ty, d, a, b)?,
-            Op::Bxor { ty, d, a, b } => self.int_bin(IntOp::Xor, ty, d, a, b)?,
-            Op::Iadd32 { d, a, b } => self.int_bin(IntOp::Add, Type::I32, d, a, b)?,
-            Op::Iadd64 { d, a, b } => self.int_bin(IntOp::Add, Type::I64, d, a, b)?,
-            Op::Isub32 { d, a, b } => self.int_bin(IntOp::Sub, Type::I32, d, a, b)?,
-            Op::Isub64 { d, a, b } => self.int_bin(IntOp::Sub, Type::I64, d, a, b)?,
-            Op::Imul32 { d, a, b } => self.int_bin(IntOp::Mul, Type::I32, d, a, b)?,
-            Op::Imul64 { d, a, b } => self.int_bin(IntOp::Mul, Type::I64, d, a, b)?,
-            Op::Shl64 { d, a, b } => self.int_bin(IntOp::Shl, Type::I64, d, a, b)?,
-            Op::Lshr32 { d, a, b } => self.int_bin(IntOp::Lshr, Type::I32, d, a, b)?,
-            Op::Lshr64 { d, a, b } => self.int_bin(IntOp::Lshr, Type::I64, d, a, b)?,
-            Op::Band64 { d, a, b } => self.int_bin(IntOp::And, Type::I64, d, a, b)?,
-            Op::Bor64 { d, a, b } => self.int_bin(IntOp::Or, Type::I64, d, a, b)?,
-            Op::Band32 { d, a, b } => self.int_bin(IntOp::And, Type::I32, d, a, b)?,
-            Op::Fadd { ty, d, a, b, .. } => self.float_bin(FloatOp::Add, ty, d, a, b),
-            Op::Fsub { ty, d, a, b, .. } => self.float_bin(FloatOp::Sub, ty, d, a, b),
-            Op::Fmul { ty, d, a, b, .. } => self.float_bin(FloatOp::Mul, ty, d, a, b),
-            Op::Fdiv { ty, d, a, b, .. } => self.float_bin(FloatOp::Div, ty, d, a, b),
-            Op::Frem { ty, d, a, b, .. } => self.float_bin(FloatOp::Rem, ty, d, a, b),
-            Op::Fadd64 { d, a, b, .. } => self.float_bin(FloatOp::Add, FloatTy::F64, d, a, b),
-            Op::Fsub64 { d, a, b, .. } => self.float_bin(FloatOp::Sub, FloatTy::F64, d, a, b),
-            Op::Fmul64 { d, a, b, .. } => self.float_bin(FloatOp::Mul, FloatTy::F64, d, a, b),
-            Op::Fdiv64 { d, a, b, .. } => self.float_bin(FloatOp::Div, FloatTy::F64, d, a, b),
-            Op::Sext32To64 { d, a } => self.cast(Cast::Sext, Type::I32, Type::I64, d, a),
-            Op::Sitofp32To64 { d, a } => self.cast(Cast::Sitofp, Type::I32, Type::F64, d, a),
-            Op::Zext32To64 { d, a } => self.cast(Cast::Zext, Type::I32, Type::I64, d, a),
-            Op::Trunc64To32 { d, a } => self.cast(Cast::Trunc, Type::I64, Type::I32, d, a),
+            Op::Iadd { ty, d, a, b } => self.int_bin(IntBinOp::Add, ty, d, a, b)?,
+            Op::Isub { ty, d, a, b } => self.int_bin(IntBinOp::Sub, ty, d, a, b)?,
+            Op::Imul { ty, d, a, b } => self.int_bin(IntBinOp::Mul, ty, d, a, b)?,
+            Op::Udiv { ty, d, a, b } => self.int_bin(IntBinOp::Udiv, ty, d, a, b)?,
+            Op::Sdiv { ty, d, a, b } => self.int_bin(IntBinOp::Sdiv, ty, d, a, b)?,
+            Op::Urem { ty, d, a, b } => self.int_bin(IntBinOp::Urem, ty, d, a, b)?,
+            Op::Srem { ty, d, a, b } => self.int_bin(IntBinOp::Srem, ty, d, a, b)?,
+            Op::Shl { ty, d, a, b } => self.int_bin(IntBinOp::Shl, ty, d, a, b)?,
+            Op::Lshr { ty, d, a, b } => self.int_bin(IntBinOp::Lshr, ty, d, a, b)?,
+            Op::Ashr { ty, d, a, b } => self.int_bin(IntBinOp::Ashr, ty, d, a, b)?,
+            Op::Band { ty, d, a, b } => self.int_bin(IntBinOp::And, ty, d, a, b)?,
+            Op::Bor { ty, d, a, b } => self.int_bin(IntBinOp::Or, ty, d, a, b)?,
+            Op::Bxor { ty, d, a, b } => self.int_bin(IntBinOp::Xor, ty, d, a, b)?,
+            Op::Iadd32 { d, a, b } => self.int_bin(IntBinOp::Add, Type::I32, d, a, b)?,
+            Op::Iadd64 { d, a, b } => self.int_bin(IntBinOp::Add, Type::I64, d, a, b)?,
+            Op::Isub32 { d, a, b } => self.int_bin(IntBinOp::Sub, Type::I32, d, a, b)?,
+            Op::Isub64 { d, a, b } => self.int_bin(IntBinOp::Sub, Type::I64, d, a, b)?,
+            Op::Imul32 { d, a, b } => self.int_bin(IntBinOp::Mul, Type::I32, d, a, b)?,
+            Op::Imul64 { d, a, b } => self.int_bin(IntBinOp::Mul, Type::I64, d, a, b)?,
+            Op::Shl64 { d, a, b } => self.int_bin(IntBinOp::Shl, Type::I64, d, a, b)?,
+            Op::Lshr32 { d, a, b } => self.int_bin(IntBinOp::Lshr, Type::I32, d, a, b)?,
+            Op::Lshr64 { d, a, b } => self.int_bin(IntBinOp::Lshr, Type::I64, d, a, b)?,
+            Op::Band64 { d, a, b } => self.int_bin(IntBinOp::And, Type::I64, d, a, b)?,
+            Op::Bor64 { d, a, b } => self.int_bin(IntBinOp::Or, Type::I64, d, a, b)?,
+            Op::Band32 { d, a, b } => self.int_bin(IntBinOp::And, Type::I32, d, a, b)?,
+            Op::Fadd { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Fadd, ty, d, a, b),
+            Op::Fsub { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Fsub, ty, d, a, b),
+            Op::Fmul { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Fmul, ty, d, a, b),
+            Op::Fdiv { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Fdiv, ty, d, a, b),
+            Op::Frem { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Frem, ty, d, a, b),
+            Op::Fadd64 { d, a, b, .. } => self.float_bin(FloatBinOp::Fadd, FloatTy::F64, d, a, b),
+            Op::Fsub64 { d, a, b, .. } => self.float_bin(FloatBinOp::Fsub, FloatTy::F64, d, a, b),
+            Op::Fmul64 { d, a, b, .. } => self.float_bin(FloatBinOp::Fmul, FloatTy::F64, d, a, b),
+            Op::Fdiv64 { d, a, b, .. } => self.float_bin(FloatBinOp::Fdiv, FloatTy::F64, d, a, b),
+            Op::Sext32To64 { d, a } => self.cast(CastOp::Sext, Type::I32, Type::I64, d, a),
+            Op::Sitofp32To64 { d, a } => self.cast(CastOp::Sitofp, Type::I32, Type::F64, d, a),
+            Op::Zext32To64 { d, a } => self.cast(CastOp::Zext, Type::I32, Type::I64, d, a),
+            Op::Trunc64To32 { d, a } => self.cast(CastOp::Trunc, Type::I64, Type::I32, d, a),
             Op::Fneg { ty, d, a } => {
                 let x = self.get(a);
                 let sign = match ty {
@@ -942,19 +942,18 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let (v, _, _) = self.fcmp(pred, ty, a, b);
                 self.set(d, v);
             }
-            Op::Trunc { from, to, d, a } => self.cast(Cast::Trunc, from, to, d, a),
-            Op::Zext { from, to, d, a } => self.cast(Cast::Zext, from, to, d, a),
-            Op::Sext { from, to, d, a } => self.cast(Cast::Sext, from, to, d, a),
-            Op::Fptrunc { from, to, d, a } | Op::Fpext { from, to, d, a } => {
-                self.cast(Cast::Fpconv, from, to, d, a)
-            }
-            Op::Fptoui { from, to, d, a } => self.cast(Cast::Fptoui, from, to, d, a),
-            Op::Fptosi { from, to, d, a } => self.cast(Cast::Fptosi, from, to, d, a),
-            Op::Uitofp { from, to, d, a } => self.cast(Cast::Uitofp, from, to, d, a),
-            Op::Sitofp { from, to, d, a } => self.cast(Cast::Sitofp, from, to, d, a),
-            Op::Ptrtoint { from, to, d, a } => self.cast(Cast::Ptrtoint, from, to, d, a),
-            Op::Inttoptr { from, to, d, a } => self.cast(Cast::Inttoptr, from, to, d, a),
-            Op::Bitcast { from, to, d, a } => self.cast(Cast::Bitcast, from, to, d, a),
+            Op::Trunc { from, to, d, a } => self.cast(CastOp::Trunc, from, to, d, a),
+            Op::Zext { from, to, d, a } => self.cast(CastOp::Zext, from, to, d, a),
+            Op::Sext { from, to, d, a } => self.cast(CastOp::Sext, from, to, d, a),
+            Op::Fptrunc { from, to, d, a } => self.cast(CastOp::Fptrunc, from, to, d, a),
+            Op::Fpext { from, to, d, a } => self.cast(CastOp::Fpext, from, to, d, a),
+            Op::Fptoui { from, to, d, a } => self.cast(CastOp::Fptoui, from, to, d, a),
+            Op::Fptosi { from, to, d, a } => self.cast(CastOp::Fptosi, from, to, d, a),
+            Op::Uitofp { from, to, d, a } => self.cast(CastOp::Uitofp, from, to, d, a),
+            Op::Sitofp { from, to, d, a } => self.cast(CastOp::Sitofp, from, to, d, a),
+            Op::Ptrtoint { from, to, d, a } => self.cast(CastOp::Ptrtoint, from, to, d, a),
+            Op::Inttoptr { from, to, d, a } => self.cast(CastOp::Inttoptr, from, to, d, a),
+            Op::Bitcast { from, to, d, a } => self.cast(CastOp::Bitcast, from, to, d, a),
             Op::Select { d, c, t, f, .. } => {
                 let cond = self.get(c);
                 let bit = self.b.ins().band_imm_u(cond, 1);
@@ -1225,47 +1224,6 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.helper(runtime::HELPER_STORE, &[at, v, t]);
         self.check_bail();
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum IntOp {
-    Add,
-    Sub,
-    Mul,
-    Udiv,
-    Sdiv,
-    Urem,
-    Srem,
-    Shl,
-    Lshr,
-    Ashr,
-    And,
-    Or,
-    Xor,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum FloatOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Cast {
-    Trunc,
-    Zext,
-    Sext,
-    Fpconv,
-    Fptoui,
-    Fptosi,
-    Uitofp,
-    Sitofp,
-    Ptrtoint,
-    Inttoptr,
-    Bitcast,
 }
 
 /// How a fused compare-and-branch op compares.
