@@ -79,6 +79,10 @@ pub(crate) struct Jit {
     /// Argument bits of the next run.
     pub args: Vec<u64>,
     next_name: u32,
+    /// Set when Cranelift refused code after some of a call closure was defined: those
+    /// definitions may call functions that never will be, so nothing more is compiled
+    /// (entries compiled before stay valid).
+    refused: bool,
 }
 
 /// The result of a compiled run that returned.
@@ -120,6 +124,7 @@ impl Jit {
             heat: Vec::new(),
             args: Vec::new(),
             next_name: 0,
+            refused: false,
         })
     }
 
@@ -185,7 +190,10 @@ impl Jit {
             return entry.map(Entry);
         }
         // An unknown function is the interpreter's error to report.
-        if func as usize >= prog.funcs.len() || !(self.eager || self.hot(prog, func)) {
+        if self.refused
+            || func as usize >= prog.funcs.len()
+            || !(self.eager || self.hot(prog, func))
+        {
             return None;
         }
         self.first_entry(prog, func).map(Entry)
@@ -274,12 +282,9 @@ impl Jit {
             }
             contexts.push((f, ctx));
         }
-        for (f, mut ctx) in contexts {
-            self.module.define_function(self.ids[&f], &mut ctx).ok()?;
-            self.defined.insert(f);
-        }
-        let trampoline = self.trampoline(prog, func)?;
-        self.module.finalize_definitions().ok()?;
+        let finalized = self.define_and_finalize(prog, func, contexts);
+        self.refused |= finalized.is_none();
+        let trampoline = finalized?;
         let code = self.module.get_finalized_function(trampoline);
         // SAFETY: the trampoline was built with exactly this signature.
         let code = unsafe {
@@ -288,6 +293,23 @@ impl Jit {
             )
         };
         Some(EntryFn(code, prog.funcs[func as usize].params.len()))
+    }
+
+    /// Defines the translated `contexts` and the entry trampoline of `func`, and makes
+    /// them executable; `None` if Cranelift refuses any of it.
+    fn define_and_finalize(
+        &mut self,
+        prog: &Program,
+        func: u32,
+        contexts: Vec<(u32, cranelift_codegen::Context)>,
+    ) -> Option<FuncId> {
+        for (f, mut ctx) in contexts {
+            self.module.define_function(self.ids[&f], &mut ctx).ok()?;
+            self.defined.insert(f);
+        }
+        let trampoline = self.trampoline(prog, func)?;
+        self.module.finalize_definitions().ok()?;
+        Some(trampoline)
     }
 
     /// `(ctx, args) -> bits`: loads the parameters of `func` from `args` and calls it.
