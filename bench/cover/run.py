@@ -452,7 +452,7 @@ class Bench:
 
         def replay(bits):
             # The same instruction budget per run as cover's (its --fuel default): without
-            # one, jn with a huge n records branches until memory runs out.
+            # one, jn with a huge n runs for the default budget, a thousand times longer.
             try:
                 r = subprocess.run([self.args.fpforge, "run", bc, "-f", func, "--json", "--fuel", "100000",
                                     "--", *decode[1](bits)], capture_output=True, text=True, timeout=120)
@@ -465,7 +465,7 @@ class Bench:
                     out["replay_failed"] += 1
                     continue
                 out["replayed"] += 1
-                for b in res.get("branches", []):
+                for b in res.get("sides", []):
                     key = (b["site"], b["outcome"])
                     loc = locations.get(b["site"])
                     if loc is not None and loc != b["location"] and b["site"] not in out["site_mismatch"]:

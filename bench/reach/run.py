@@ -86,11 +86,12 @@ def fpforge(exe, args):
 
 
 def branches(exe, file, func, args):
-    out = fpforge(exe, ["run", file, "-f", func, "--"] + args)
-    for line in out.stdout.splitlines():
-        if line.startswith("branches"):
-            return line.split(":", 1)[1].split()
-    return []
+    """The decisions of a run, `site:side`, from the first ones `run --json` lists."""
+    out = fpforge(exe, ["run", "--json", file, "-f", func, "--"] + args)
+    try:
+        return [f"{b['site']}:{b['outcome']}" for b in json.loads(out.stdout)["branches"]]
+    except (json.JSONDecodeError, KeyError):
+        return []
 
 
 def follows(taken, spec):

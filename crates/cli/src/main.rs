@@ -7,6 +7,7 @@
 mod commands;
 mod inputs;
 mod output;
+mod trace;
 mod values;
 
 use clap::{Parser, Subcommand};

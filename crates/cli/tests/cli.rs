@@ -188,6 +188,80 @@ fn endless_loop_stops_on_fuel() {
     let text = stdout(&out);
     assert!(text.contains("trapped"), "{text}");
     assert!(text.contains("fuel"), "{text}");
+    // Three steps per iteration: the 33,333 decisions print as one group and one count.
+    assert!(text.contains("branches (33333): (br0:T)x33333\n"), "{text}");
+    assert!(text.contains("forever.c:5:5  T 33333\n"), "{text}");
+    assert!(text.len() < 500, "{text}");
+}
+
+#[test]
+fn run_folds_loops_and_counts_sides() {
+    let out = fpforge(&[
+        "run",
+        &fixture("branches.c"),
+        "-f",
+        "double_and_sum",
+        "[1, 2, 3, 4]",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: Vec<String> = report["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            format!(
+                "{}:{}",
+                b["site"].as_str().unwrap(),
+                b["outcome"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(report["decisions"], listed.len());
+    // The folded trace expands to the listed decisions, and the side counts add up.
+    let trace = report["trace"].as_str().unwrap();
+    assert_eq!(expand_trace(trace), listed, "{trace}");
+    let counted: u64 = report["sides"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, listed.len() as u64);
+    assert!(trace.contains(")x4"), "{trace}");
+}
+
+/// The decisions of a folded trace, `a (b c)x2` -> `a b c b c`.
+fn expand_trace(text: &str) -> Vec<String> {
+    fn items(words: &mut std::iter::Peekable<std::str::Chars>) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut word = String::new();
+        while let Some(c) = words.next() {
+            match c {
+                '(' => {
+                    let body = items(words);
+                    let count: String =
+                        std::iter::from_fn(|| words.next_if(char::is_ascii_alphanumeric)).collect();
+                    let n: usize = count.trim_start_matches('x').parse().unwrap();
+                    for _ in 0..n {
+                        out.extend(body.iter().cloned());
+                    }
+                }
+                ')' => break,
+                ' ' => out.extend(
+                    std::mem::take(&mut word)
+                        .split_whitespace()
+                        .map(String::from),
+                ),
+                c => word.push(c),
+            }
+        }
+        out.extend(word.split_whitespace().map(String::from));
+        out
+    }
+    items(&mut text.chars().peekable())
 }
 
 #[test]

@@ -27,21 +27,23 @@ fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The `branches (N): ...` decisions `fpforge run` prints for `args`.
+/// The decisions `fpforge run --json` lists for `args`, as `site:side`.
 fn branches(file: &str, func: &str, args: &[&str]) -> Vec<String> {
-    let mut all = vec!["run", file, "-f", func, "--"];
+    let mut all = vec!["run", "--json", file, "-f", func, "--"];
     all.extend_from_slice(args);
-    let text = stdout(&fpforge(&all));
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("branches"))
-        .expect("a branches line");
-    line.split(':')
-        .skip(1)
-        .collect::<Vec<_>>()
-        .join(":")
-        .split_whitespace()
-        .map(str::to_string)
+    let report: serde_json::Value =
+        serde_json::from_str(&stdout(&fpforge(&all))).expect("run --json prints JSON");
+    report["branches"]
+        .as_array()
+        .expect("a branches list")
+        .iter()
+        .map(|b| {
+            format!(
+                "{}:{}",
+                b["site"].as_str().unwrap(),
+                b["outcome"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 

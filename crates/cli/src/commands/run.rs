@@ -1,18 +1,29 @@
 //! `fpforge run`: execute a function on given arguments with the concrete interpreter and
-//! report its result, the output arrays, the branch sites taken and any trap.
+//! report its result, the output arrays, the branch sites taken and any trap. The branch
+//! decisions print folded into `(...)xN` groups, and JSON lists the first
+//! [`LISTED_DECISIONS`] one by one, so a loop that runs until the fuel is gone prints a
+//! few lines, not millions.
 
 use crate::inputs::{split_items, Loaded, ProgramArgs};
+use crate::trace::{Decision, DecisionLog, Item};
 use crate::values::{compact, parse_arg, show, ShownValue};
 use crate::EXIT_TRAPPED;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use fpforge_exec::{
-    Arg, BranchOutcome, BranchTrace, Compilation, Concrete, ExecConfig, Interpreter, Outcome, Trap,
+    Arg, BranchOutcome, Compilation, Concrete, ExecConfig, Interpreter, Outcome, Trap,
 };
 use fpir::{BranchSite, Function, Module, Terminator, Type};
 use serde::Serialize;
 use std::fmt::{self, Write};
 use std::process::ExitCode;
+
+/// Decisions the JSON report lists one by one (`branches`); `sides` and `trace` cover
+/// the whole run.
+const LISTED_DECISIONS: usize = 10_000;
+
+/// Top-level items of the folded trace the report shows.
+const SHOWN_TRACE_ITEMS: usize = 2_000;
 
 /// Name lowering gives the hidden first parameter that receives a struct returned by value.
 const SRET_PARAM: &str = ".sret";
@@ -54,6 +65,14 @@ struct BranchRow {
 }
 
 #[derive(Serialize)]
+struct SideRow {
+    site: String,
+    outcome: String,
+    location: String,
+    count: u64,
+}
+
+#[derive(Serialize)]
 struct ArrayRow {
     parameter: String,
     values: Vec<ShownValue>,
@@ -71,6 +90,14 @@ struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     trap: Option<String>,
     arrays: Vec<ArrayRow>,
+    /// Number of branch decisions in the run.
+    decisions: u64,
+    /// The decisions, folded into `(...)xN` groups (cut after [`SHOWN_TRACE_ITEMS`] items
+    /// or when the log stopped storing, saying how many decisions it leaves out).
+    trace: String,
+    /// Every side taken, in first-taken order, with how often.
+    sides: Vec<SideRow>,
+    /// The first [`LISTED_DECISIONS`] decisions, one by one.
     branches: Vec<BranchRow>,
     steps: u64,
 }
@@ -85,7 +112,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(fuel) = args.fuel {
         config = config.with_fuel(fuel);
     }
-    let mut interp = Interpreter::new(&loaded.module, Concrete, BranchTrace::default(), config)?;
+    let mut interp = Interpreter::new(&loaded.module, Concrete, DecisionLog::default(), config)?;
     let run = interp.call(loaded.func, &call_args)?;
     let report = build_report(&loaded, &arg_texts, &call_args, &run, interp.observer());
     if args.json {
@@ -163,7 +190,7 @@ fn build_report(
     arg_texts: &[String],
     call_args: &[Arg],
     run: &fpforge_exec::Run<u64>,
-    trace: &BranchTrace,
+    log: &DecisionLog,
 ) -> RunReport {
     let module = &loaded.module;
     let func = &module.funcs[loaded.func];
@@ -194,13 +221,24 @@ fn build_report(
         (Outcome::Returned(_), Some(_)) if !arrays.is_empty() => Some(arrays.remove(0).values),
         _ => None,
     };
-    let branches = trace
-        .events
-        .iter()
+    let location = |site: BranchSite| module.describe_loc(module.branch_sites[site].loc);
+    let branches = log
+        .decisions()
+        .take(LISTED_DECISIONS)
         .map(|(site, outcome)| BranchRow {
             site: site.to_string(),
-            outcome: outcome_text(module, *site, *outcome),
-            location: module.describe_loc(module.branch_sites[*site].loc),
+            outcome: outcome_text(module, site, outcome),
+            location: location(site),
+        })
+        .collect();
+    let sides = log
+        .sides()
+        .into_iter()
+        .map(|((site, outcome), count)| SideRow {
+            site: site.to_string(),
+            outcome: outcome_text(module, site, outcome),
+            location: location(site),
+            count,
         })
         .collect();
     RunReport {
@@ -210,9 +248,38 @@ fn build_report(
         returned_struct,
         trap,
         arrays,
+        decisions: log.total(),
+        trace: trace_text(module, log),
+        sides,
         branches,
         steps: run.steps,
     }
+}
+
+/// The folded decisions, `br0:F (br2:T br3:F)x3 br2:F`, cut after [`SHOWN_TRACE_ITEMS`]
+/// items with a count of the decisions left out.
+fn trace_text(module: &Module, log: &DecisionLog) -> String {
+    let show =
+        |&(site, outcome): &Decision| format!("{site}:{}", outcome_text(module, site, outcome));
+    let folded = log.folded();
+    let mut text = String::new();
+    for (k, item) in folded.iter().take(SHOWN_TRACE_ITEMS).enumerate() {
+        if k > 0 {
+            text.push(' ');
+        }
+        // Writing to a String cannot fail.
+        let _ = item.write(&mut text, &show);
+    }
+    let left_out = log.omitted()
+        + folded
+            .iter()
+            .skip(SHOWN_TRACE_ITEMS)
+            .map(Item::expanded_len)
+            .sum::<u64>();
+    if left_out > 0 {
+        text.push_str(&format!(" ... and {left_out} more"));
+    }
+    text
 }
 
 /// `out-of-bounds access of 8 bytes at 0x... in lookup at file.c:6:12`.
@@ -270,15 +337,18 @@ fn print_text(report: &RunReport) -> Result<String, fmt::Error> {
         let items: Vec<&str> = array.values.iter().map(|v| v.exact.as_str()).collect();
         writeln!(out, "  {} = [{}]", array.parameter, items.join(", "))?;
     }
-    let taken: Vec<String> = report
-        .branches
-        .iter()
-        .map(|b| format!("{}:{}", b.site, b.outcome))
-        .collect();
-    writeln!(out, "branches ({}): {}", taken.len(), taken.join(" "))?;
-    let mut listed = std::collections::HashSet::new();
-    for b in report.branches.iter().filter(|b| listed.insert(&b.site)) {
-        writeln!(out, "  {:<6} {}", b.site, b.location)?;
+    writeln!(out, "branches ({}): {}", report.decisions, report.trace)?;
+    let mut sites: Vec<(&str, &str, Vec<String>)> = Vec::new();
+    for side in &report.sides {
+        let count = format!("{} {}", side.outcome, side.count);
+        match sites.iter_mut().find(|(site, _, _)| *site == side.site) {
+            Some((_, _, counts)) => counts.push(count),
+            None => sites.push((&side.site, &side.location, vec![count])),
+        }
+    }
+    let width = sites.iter().map(|(_, loc, _)| loc.len()).max().unwrap_or(0);
+    for (site, location, counts) in sites {
+        writeln!(out, "  {site:<6} {location:<width$}  {}", counts.join(", "))?;
     }
     writeln!(out, "steps: {}", report.steps)?;
     Ok(out)
