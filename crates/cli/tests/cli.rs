@@ -1,6 +1,8 @@
 //! End-to-end tests of the `fpforge` binary: real C fixtures compiled by clang-14, checked
 //! for results, exit codes and one-line error messages that name cause and location.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -207,18 +209,7 @@ fn run_folds_loops_and_counts_sides() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let listed: Vec<String> = report["branches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            format!(
-                "{}:{}",
-                b["site"].as_str().unwrap(),
-                b["outcome"].as_str().unwrap()
-            )
-        })
-        .collect();
+    let listed = common::listed_decisions(&report);
     assert_eq!(report["decisions"], listed.len());
     // The folded trace expands to the listed decisions, and the side counts add up.
     let trace = report["trace"].as_str().unwrap();
@@ -235,33 +226,22 @@ fn run_folds_loops_and_counts_sides() {
 
 /// The decisions of a folded trace, `a (b c)x2` -> `a b c b c`.
 fn expand_trace(text: &str) -> Vec<String> {
-    fn items(words: &mut std::iter::Peekable<std::str::Chars>) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut word = String::new();
-        while let Some(c) = words.next() {
-            match c {
-                '(' => {
-                    let body = items(words);
-                    let count: String =
-                        std::iter::from_fn(|| words.next_if(char::is_ascii_alphanumeric)).collect();
-                    let n: usize = count.trim_start_matches('x').parse().unwrap();
-                    for _ in 0..n {
-                        out.extend(body.iter().cloned());
-                    }
-                }
-                ')' => break,
-                ' ' => out.extend(
-                    std::mem::take(&mut word)
-                        .split_whitespace()
-                        .map(String::from),
-                ),
-                c => word.push(c),
-            }
+    let spaced = text.replace('(', "( ").replace(")x", " )x");
+    let mut open: Vec<Vec<String>> = vec![Vec::new()];
+    for word in spaced.split_whitespace() {
+        if word == "(" {
+            open.push(Vec::new());
+        } else if let Some(count) = word.strip_prefix(")x") {
+            let body = open.pop().expect("a group was opened");
+            let n = body.len() * count.parse::<usize>().expect("a repetition count");
+            let outer = open.last_mut().expect("an unbalanced `)`");
+            outer.extend(body.iter().cycle().take(n).cloned());
+        } else {
+            open.last_mut().unwrap().push(word.to_string());
         }
-        out.extend(word.split_whitespace().map(String::from));
-        out
     }
-    items(&mut text.chars().peekable())
+    assert_eq!(open.len(), 1, "unbalanced `(` in {text}");
+    open.pop().unwrap()
 }
 
 #[test]

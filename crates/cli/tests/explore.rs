@@ -3,6 +3,8 @@
 //! paths are reported with their proof; `--emit-smt2` writes a script `fpforge solve`
 //! answers the same way.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -33,18 +35,7 @@ fn branches(file: &str, func: &str, args: &[&str]) -> Vec<String> {
     all.extend_from_slice(args);
     let report: serde_json::Value =
         serde_json::from_str(&stdout(&fpforge(&all))).expect("run --json prints JSON");
-    report["branches"]
-        .as_array()
-        .expect("a branches list")
-        .iter()
-        .map(|b| {
-            format!(
-                "{}:{}",
-                b["site"].as_str().unwrap(),
-                b["outcome"].as_str().unwrap()
-            )
-        })
-        .collect()
+    common::listed_decisions(&report)
 }
 
 #[test]
