@@ -67,6 +67,24 @@ impl Type {
         }
     }
 
+    /// The mask of the value's width: the bits a register of this type may have set
+    /// (values are zero-extended to 64 bits).
+    #[inline]
+    pub fn mask(self) -> u64 {
+        match self.bits() {
+            bits @ 0..=63 => (1u64 << bits) - 1,
+            _ => u64::MAX,
+        }
+    }
+
+    /// The value of the low `self.bits()` bits of `bits` read as a two's complement
+    /// signed integer.
+    #[inline]
+    pub fn sign_extend(self, bits: u64) -> i64 {
+        let shift = 64 - self.bits().clamp(1, 64);
+        ((bits << shift) as i64) >> shift
+    }
+
     /// The float format, if this is a float type.
     pub fn as_float(self) -> Option<FloatTy> {
         match self {
