@@ -418,8 +418,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             let value = match arg {
                 Arg::Scalar(bits) => {
                     slot += 1;
-                    m.sem
-                        .input(InputSlot(slot - 1), ty, bits & crate::concrete::mask(ty))
+                    m.sem.input(InputSlot(slot - 1), ty, bits & ty.mask())
                 }
                 Arg::Array { .. } if ty != Type::Ptr => {
                     return Err(ExecError::ArgType {
@@ -439,9 +438,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                         return Err(ExecError::ArgsTooLarge);
                     }
                     for (k, &bits) in values.iter().enumerate() {
-                        let v =
-                            m.sem
-                                .input(InputSlot(slot), elem, bits & crate::concrete::mask(elem));
+                        let v = m.sem.input(InputSlot(slot), elem, bits & elem.mask());
                         slot += 1;
                         m.sem
                             .store(&mut m.mem, elem, addr + esize * k as u64, &v)
@@ -981,7 +978,7 @@ fn step<S: Semantics, O: Observer>(
             let n = if count == NONE {
                 1
             } else {
-                sem.concrete_bits(reg!(count)) & crate::concrete::mask(count_ty)
+                sem.concrete_bits(reg!(count)) & count_ty.mask()
             };
             let total = try_trap!(size.checked_mul(n).ok_or(TrapKind::StackOverflow));
             let at = try_trap!(mem.alloca(total, u64::from(align)));
@@ -1245,7 +1242,7 @@ fn step<S: Semantics, O: Observer>(
             table,
             site,
         } => {
-            let v = sem.concrete_bits(reg!(value)) & crate::concrete::mask(ty);
+            let v = sem.concrete_bits(reg!(value)) & ty.mask();
             let table = &fc.switches[table as usize];
             let (case, edge) = match table.cases.binary_search_by_key(&v, |c| c.0) {
                 Ok(i) => (Some(table.cases[i].1), table.cases[i].2),
@@ -1267,7 +1264,7 @@ fn step<S: Semantics, O: Observer>(
             try_trap!(mem.reserve_cell(size, u64::from(align)));
         }
         Op::LoadCell { ty, d, cell } => {
-            let bits = sem.concrete_bits(reg!(cell)) & crate::concrete::mask(ty);
+            let bits = sem.concrete_bits(reg!(cell)) & ty.mask();
             set!(d, sem.constant(ty, bits));
         }
         Op::LoadCellI64 { d, cell } => {
@@ -1298,7 +1295,7 @@ fn step<S: Semantics, O: Observer>(
 #[inline(always)]
 fn scaled_index(bits: u64, ty: Type, scale: i64) -> u64 {
     let i = if ty.is_int() {
-        crate::concrete::sext(ty, bits)
+        ty.sign_extend(bits)
     } else {
         bits as i64
     };

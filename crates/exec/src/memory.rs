@@ -361,7 +361,7 @@ impl Memory {
         let n = scalar_size(ty);
         let region = &self.regions[Self::region_of(addr)];
         match region.scalar(addr, n, false) {
-            Some(off) => Ok(region.read(off, n) & crate::concrete::mask(ty)),
+            Some(off) => Ok(region.read(off, n) & ty.mask()),
             None => Err(self.fault(addr, n as u64, false)),
         }
     }
@@ -396,7 +396,7 @@ impl Memory {
         let bytes = region.bytes[..region.used].get(off..off.checked_add(n)?)?;
         let mut buf = [0u8; 8];
         buf[..n].copy_from_slice(bytes);
-        Some(u64::from_le_bytes(buf) & crate::concrete::mask(ty))
+        Some(u64::from_le_bytes(buf) & ty.mask())
     }
 
     /// Reads `len` bytes (every byte must be readable).

@@ -1470,7 +1470,7 @@ impl<'a> FuncBuilder<'a> {
                 default,
                 site,
             } => {
-                let mask = crate::concrete::mask(*ty);
+                let mask = (*ty).mask();
                 let mut table = Vec::with_capacity(cases.len());
                 for (i, c) in cases.iter().enumerate() {
                     table.push((c.value & mask, i as u32, self.edge(&c.target)?));

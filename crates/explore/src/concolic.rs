@@ -36,7 +36,6 @@
 //! run's input with the exact evaluator and records any disagreement with the concrete
 //! bits; the differential tests run with it.
 
-use fpforge_exec::concrete::{mask, sext};
 use fpforge_exec::{
     BranchOutcome, Concrete, InputSlot, InputSpec, Memory, ParamInput, Semantics, TrapKind,
 };
@@ -161,7 +160,7 @@ pub fn value_bits(v: &Value) -> u64 {
 pub fn bits_value(ty: Type, bits: u64) -> Value {
     match ty {
         Type::Int(1) => Value::Bool(bits & 1 != 0),
-        Type::Int(w) => Value::Bv(bits & mask(ty), u32::from(w)),
+        Type::Int(w) => Value::Bv(bits & ty.mask(), u32::from(w)),
         Type::Float(FloatTy::F32) => Value::F32(f32::from_bits(bits as u32)),
         Type::Float(FloatTy::F64) | Type::Ptr => Value::F64(f64::from_bits(bits)),
     }
@@ -332,7 +331,7 @@ impl Concolic {
         match ty {
             Type::Int(1) => Some(self.store.bool_const(bits & 1 != 0)),
             Type::Int(w) => Some(self.bv_const(bits, u32::from(w))),
-            Type::Float(f) => self.mk(Op::FpConst(fmt_of(f), bits & mask(ty)), &[]),
+            Type::Float(f) => self.mk(Op::FpConst(fmt_of(f), bits & ty.mask()), &[]),
             Type::Ptr => None,
         }
     }
@@ -411,7 +410,7 @@ impl Concolic {
             (Some(g), Type::Float(FloatTy::F64)) => {
                 g == bits || (f64::from_bits(g).is_nan() && f64::from_bits(bits).is_nan())
             }
-            (Some(g), _) => g == bits & mask(ty),
+            (Some(g), _) => g == bits & ty.mask(),
             (None, _) => false,
         };
         if !agree {
@@ -637,7 +636,7 @@ impl Semantics for Concolic {
     }
 
     fn constant(&mut self, ty: Type, bits: u64) -> CVal {
-        CVal::concrete(bits & mask(ty))
+        CVal::concrete(bits & ty.mask())
     }
 
     fn input(&mut self, slot: InputSlot, ty: Type, bits: u64) -> CVal {
@@ -1094,11 +1093,11 @@ impl Semantics for Concolic {
         })
     }
     fn smax(&mut self, ty: Type, a: &CVal, b: &CVal) -> CVal {
-        let take_a = sext(ty, a.bits) >= sext(ty, b.bits);
+        let take_a = ty.sign_extend(a.bits) >= ty.sign_extend(b.bits);
         self.pick_bv("smax", ty, a, b, Op::BvSge, take_a)
     }
     fn smin(&mut self, ty: Type, a: &CVal, b: &CVal) -> CVal {
-        let take_a = sext(ty, a.bits) <= sext(ty, b.bits);
+        let take_a = ty.sign_extend(a.bits) <= ty.sign_extend(b.bits);
         self.pick_bv("smin", ty, a, b, Op::BvSle, take_a)
     }
     fn umax(&mut self, ty: Type, a: &CVal, b: &CVal) -> CVal {
@@ -1179,7 +1178,7 @@ impl Semantics for Concolic {
                         }
                         let count = (j - k) as u64;
                         let low = byte_index + 1 - count;
-                        let value = (raw >> (8 * low)) & mask(Type::Int((8 * count) as u8));
+                        let value = (raw >> (8 * low)) & Type::Int((8 * count) as u8).mask();
                         pieces.push(s.bv_const(value, (8 * count) as u32));
                         k = j;
                     }

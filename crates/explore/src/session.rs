@@ -312,7 +312,7 @@ impl<'m> Session<'m> {
                         continue;
                     }
                     if let (Some(slot), Some(v)) = (next.get_mut(i), model.values.get(i)) {
-                        *slot = value_bits(v) & fpforge_exec::concrete::mask(ty);
+                        *slot = value_bits(v) & ty.mask();
                     }
                 }
                 QueryAnswer::Sat(next)
@@ -385,7 +385,7 @@ pub fn number_bits(ty: Type, x: f64) -> u64 {
             } else {
                 (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1) - 1.0)
             };
-            (x.round().clamp(lo, hi) as i64 as u64) & fpforge_exec::concrete::mask(ty)
+            (x.round().clamp(lo, hi) as i64 as u64) & ty.mask()
         }
         Type::Ptr => 0,
     }

@@ -73,7 +73,7 @@ fn random_bits(rng: &mut ChaCha8Rng, ty: Type) -> u64 {
                 1 => rng.gen::<i8>() as i64 as u64,
                 _ => rng.gen(),
             };
-            v & fpforge_exec::concrete::mask(Type::Int(w))
+            v & (Type::Int(w)).mask()
         }
         Type::Ptr => 0,
     }

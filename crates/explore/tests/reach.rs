@@ -300,7 +300,7 @@ fn sample(rng: &mut rand_chacha::ChaCha8Rng, c: &fpforge_exec::Coord) -> u64 {
     match c.ty {
         fpir::Type::Float(fpir::FloatTy::F32) => u64::from((x as f32).to_bits()),
         fpir::Type::Float(fpir::FloatTy::F64) => x.to_bits(),
-        ty => (x as i64 as u64) & fpforge_exec::concrete::mask(ty),
+        ty => (x as i64 as u64) & ty.mask(),
     }
 }
 

@@ -11,11 +11,14 @@
 
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod entities;
+pub mod eval;
 pub mod float_text;
 pub mod inst;
 pub mod module;
 pub mod parse;
+pub mod side;
 pub mod types;
 pub mod verify;
 pub mod write;
@@ -30,6 +33,7 @@ pub use module::{
     GlobalData, Module, OpKind, OpSiteData, Reloc, SiteIndexError, SrcLoc,
 };
 pub use parse::{parse_module, ParseError};
+pub use side::{Arm, Closest, InfeasibleMethod, MissReason, Side, SideParseError, SideStatus};
 pub use types::{FloatTy, Type};
 pub use verify::{verify_module, VerifyError};
 pub use write::write_module;

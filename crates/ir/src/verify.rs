@@ -58,6 +58,7 @@
 //! - the site tables equal what [`Module::index_sites`] derives from the instructions
 //!   (site ids dense, each used once, and every entry up to date).
 
+use crate::analysis::{Cfg, Dominators};
 use crate::entities::{Block, EntityId, EntityVec, Func, Reg};
 use crate::inst::{BlockCall, Callee, CastOp, InstKind, MathShape, Terminator};
 use crate::module::{AddrBase, Const, Function, Module, SrcLoc};
@@ -242,124 +243,6 @@ enum At {
     Term(Block),
 }
 
-/// Immediate dominators of the blocks reachable from the entry, computed with the
-/// iterative algorithm of Cooper, Harvey and Kennedy, "A Simple, Fast Dominance
-/// Algorithm" (2001), over reverse postorder.
-struct Dominators {
-    /// Immediate dominator of each reachable block (the entry's is itself).
-    idom: Vec<Option<usize>>,
-}
-
-impl Dominators {
-    fn compute(func: &Function) -> Self {
-        let n = func.blocks.len();
-        if n == 0 {
-            return Dominators { idom: Vec::new() };
-        }
-        let succs: Vec<Vec<usize>> = func
-            .blocks
-            .values()
-            .map(|b| {
-                b.term
-                    .targets()
-                    .into_iter()
-                    .map(|t| t.block.index())
-                    .filter(|&t| t < n)
-                    .collect()
-            })
-            .collect();
-        let mut postorder = Vec::with_capacity(n);
-        let mut visited = vec![false; n];
-        let mut stack = vec![(0usize, 0usize)];
-        visited[0] = true;
-        while let Some((block, next)) = stack.last_mut() {
-            let b = *block;
-            match succs[b].get(*next) {
-                Some(&s) => {
-                    *next += 1;
-                    if !visited[s] {
-                        visited[s] = true;
-                        stack.push((s, 0));
-                    }
-                }
-                None => {
-                    postorder.push(b);
-                    stack.pop();
-                }
-            }
-        }
-        let mut rpo_number = vec![usize::MAX; n];
-        for (i, &b) in postorder.iter().rev().enumerate() {
-            rpo_number[b] = i;
-        }
-        let mut preds = vec![Vec::new(); n];
-        for (b, targets) in succs.iter().enumerate() {
-            for &t in targets {
-                preds[t].push(b);
-            }
-        }
-        let mut idom = vec![None; n];
-        idom[0] = Some(0);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in postorder.iter().rev().skip(1) {
-                let mut new_idom = None;
-                for &p in &preds[b] {
-                    if idom[p].is_none() {
-                        continue;
-                    }
-                    new_idom = Some(match new_idom {
-                        None => p,
-                        Some(other) => intersect(&idom, &rpo_number, p, other),
-                    });
-                }
-                if new_idom.is_some() && idom[b] != new_idom {
-                    idom[b] = new_idom;
-                    changed = true;
-                }
-            }
-        }
-        Dominators { idom }
-    }
-
-    fn reachable(&self, b: Block) -> bool {
-        self.idom.get(b.index()).is_some_and(Option::is_some)
-    }
-
-    /// True when `a` dominates `b` (every block dominates itself).
-    fn dominates(&self, a: Block, b: Block) -> bool {
-        let (a, mut x) = (a.index(), b.index());
-        loop {
-            if x == a {
-                return true;
-            }
-            match self.idom.get(x).copied().flatten() {
-                Some(up) if up != x => x = up,
-                _ => return false,
-            }
-        }
-    }
-}
-
-fn intersect(idom: &[Option<usize>], rpo: &[usize], mut a: usize, mut b: usize) -> usize {
-    while a != b {
-        while rpo[a] > rpo[b] {
-            match idom[a] {
-                Some(up) => a = up,
-                None => return b,
-            }
-        }
-        while rpo[b] > rpo[a] {
-            match idom[b] {
-                Some(up) => b = up,
-                None => return a,
-            }
-        }
-    }
-    a
-}
-
 struct FuncVerifier<'a> {
     module: &'a Module,
     fid: Func,
@@ -382,7 +265,7 @@ impl<'a> FuncVerifier<'a> {
             func,
             errors,
             defs: vec![None; func.regs.len()],
-            doms: Dominators::compute(func),
+            doms: Dominators::new(&Cfg::new(func)),
         }
     }
 
@@ -567,7 +450,7 @@ impl<'a> FuncVerifier<'a> {
             At::Term(b) => (b, usize::MAX),
             At::Func | At::Const(_) | At::Block(_) => return Some(ty),
         };
-        if !self.doms.reachable(block) {
+        if !self.doms.is_reachable(block) {
             return Some(ty);
         }
         match self.defs.get(r.index()).copied().flatten() {

@@ -323,7 +323,7 @@ impl<M: Mode> Mpfr<M> {
             Some(std::cmp::Ordering::Equal) => (0.0, 0.0),
             Some(std::cmp::Ordering::Greater) => (1.0, 0.0),
         };
-        fpforge_exec::concrete::fcmp_f64(pred, p, q)
+        fpir::eval::fcmp_f64(pred, p, q)
     }
 
     /// `fptosi`/`fptoui` from the high-precision value when it truncates to an integer
@@ -340,9 +340,7 @@ impl<M: Mode> Mpfr<M> {
             let v = i.to_i64()?;
             let lo = i64::MIN >> (64 - w);
             let hi = i64::MAX >> (64 - w);
-            (lo..=hi)
-                .contains(&v)
-                .then(|| v as u64 & fpforge_exec::concrete::mask(to))
+            (lo..=hi).contains(&v).then(|| v as u64 & to.mask())
         } else {
             let v = i.to_u64()?;
             (w == 64 || v >> w == 0).then_some(v)
@@ -354,7 +352,7 @@ impl<M: Mode> Mpfr<M> {
             return MpValue::exact(0);
         };
         let x = if signed {
-            Float::with_val(self.prec, fpforge_exec::concrete::sext(from, a.bits))
+            Float::with_val(self.prec, from.sign_extend(a.bits))
         } else {
             Float::with_val(self.prec, a.bits)
         };

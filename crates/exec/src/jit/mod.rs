@@ -359,7 +359,7 @@ impl Jit {
 fn template(fc: &FuncCode) -> Vec<u64> {
     let mut bits = vec![0u64; fc.nregs as usize];
     for c in &fc.consts {
-        bits[c.slot as usize] = c.bits & crate::concrete::mask(c.ty);
+        bits[c.slot as usize] = c.bits & c.ty.mask();
     }
     bits
 }

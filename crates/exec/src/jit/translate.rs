@@ -85,10 +85,6 @@ pub(crate) struct Translator<'a, 'b> {
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
 
-fn mask(ty: Type) -> u64 {
-    crate::concrete::mask(ty)
-}
-
 fn width(ty: Type) -> u32 {
     match ty {
         Type::Int(w) => u32::from(w).clamp(1, 64),
@@ -279,7 +275,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     fn masked(&mut self, v: Value, ty: Type) -> Value {
-        let m = mask(ty);
+        let m = ty.mask();
         if m == u64::MAX {
             v
         } else {

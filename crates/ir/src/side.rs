@@ -1,0 +1,355 @@
+//! The vocabulary of branch coverage that every engine, command and report speaks: a
+//! [`Side`] of a branch site, what is known about it ([`SideStatus`]), and how a side was
+//! proved never taken ([`InfeasibleMethod`]).
+//!
+//! A conditional branch has two sides (`T`, `F`); a switch has one side per case and its
+//! default. Sides are named `br3:T`, `br3:F`, `br7:case5` (the case's value, as the
+//! source writes it) and `br7:default` by [`Module::side_name`], and read back by
+//! [`Module::parse_side`], which also takes a source position for the site
+//! (`file.c:41:13:T`). Every side name a command prints is one `reach --branch` accepts.
+
+use crate::entities::{Block, BranchSite};
+use crate::inst::Terminator;
+use crate::module::{BranchKind, Module};
+use std::fmt;
+
+/// Which way a branch site goes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Arm {
+    /// A conditional branch's condition held (its `then` edge).
+    True,
+    /// A conditional branch's condition did not hold (its `else` edge).
+    False,
+    /// A switch's case number `i`, in source order (not the case's value).
+    Case(u32),
+    /// A switch's default.
+    Default,
+}
+
+impl Arm {
+    /// The arm of a conditional branch whose condition was `taken`.
+    #[inline]
+    pub fn cond(taken: bool) -> Arm {
+        if taken {
+            Arm::True
+        } else {
+            Arm::False
+        }
+    }
+
+    /// The arm of a switch that took case `Some(i)` or the default.
+    #[inline]
+    pub fn case(index: Option<u32>) -> Arm {
+        index.map_or(Arm::Default, Arm::Case)
+    }
+}
+
+/// One side of a branch site.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Side {
+    /// The branch or switch.
+    pub site: BranchSite,
+    /// Which way it goes.
+    pub arm: Arm,
+}
+
+/// How a side was proved never taken: always a complete argument, never a search's guess.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum InfeasibleMethod {
+    /// The branch's condition (or switch scrutinee) is computed from constants only and
+    /// selects another side ([`crate::analysis::constants`]).
+    ConstantCondition,
+    /// The branch lies in a block that no path from the function's entry reaches when
+    /// branches on constants are followed only the way they go.
+    DeadCode,
+    /// A switch side whose value the scrutinee cannot have: its possible bits exclude the
+    /// case, or every value they allow has a case so the default is never taken.
+    ImpossibleValue,
+    /// Interval labeling exhausted the path condition (complete search).
+    IntervalLabeling,
+    /// The decision does not depend on the inputs along the only prefix that leads to it.
+    ConstantDecision,
+    /// Every input taking the prefix returns before the next decision.
+    PathEnds,
+    /// Exhaustive exploration: every path was enumerated, each alternative decided.
+    ExhaustiveExploration,
+    /// Every path prefix that can lead to the site was explored and each alternative
+    /// toward the side decided unsat (exploration need not be complete elsewhere).
+    PrefixExploration,
+}
+
+impl InfeasibleMethod {
+    /// Every method, for schemas and tests.
+    pub const ALL: [InfeasibleMethod; 8] = [
+        InfeasibleMethod::ConstantCondition,
+        InfeasibleMethod::DeadCode,
+        InfeasibleMethod::ImpossibleValue,
+        InfeasibleMethod::IntervalLabeling,
+        InfeasibleMethod::ConstantDecision,
+        InfeasibleMethod::PathEnds,
+        InfeasibleMethod::ExhaustiveExploration,
+        InfeasibleMethod::PrefixExploration,
+    ];
+
+    /// The method in words, as reports print it inside `infeasible (...)`.
+    pub fn label(self) -> &'static str {
+        match self {
+            InfeasibleMethod::ConstantCondition => "constant condition",
+            InfeasibleMethod::DeadCode => "dead code",
+            InfeasibleMethod::ImpossibleValue => "impossible switch value",
+            InfeasibleMethod::IntervalLabeling => "interval labeling",
+            InfeasibleMethod::ConstantDecision => "input-independent decision",
+            InfeasibleMethod::PathEnds => "path ends first",
+            InfeasibleMethod::ExhaustiveExploration => "exhaustive path exploration",
+            InfeasibleMethod::PrefixExploration => "every prefix to the site explored",
+        }
+    }
+}
+
+impl fmt::Display for InfeasibleMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// The test that came closest to taking a side no test took.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Closest {
+    /// Index of the test in its report.
+    pub test: usize,
+    /// Its smallest branch distance to the side (in the run's metric).
+    pub distance: f64,
+}
+
+/// What an engine knows about a side it did not take. Nothing here is a proof: even a
+/// side whose branch was reached many times is only *likely* infeasible (CoverMe's
+/// heuristic, Fu & Su, PLDI'17, Sec. 5).
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct MissReason {
+    /// Some test reaches the side's branch (and takes another side there).
+    pub branch_reached: bool,
+    /// The test that came closest, when the engine measures distances.
+    pub closest: Option<Closest>,
+}
+
+impl MissReason {
+    /// The status label: `not reached (likely infeasible)` when the branch was reached
+    /// but never went this way, `not reached (branch not executed)` otherwise.
+    pub fn label(&self) -> &'static str {
+        if self.branch_reached {
+            "not reached (likely infeasible)"
+        } else {
+            "not reached (branch not executed)"
+        }
+    }
+}
+
+/// What is known about one side.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum SideStatus {
+    /// Taken by the re-executed test number `test` of the report.
+    Covered {
+        /// Index of the witness test.
+        test: usize,
+    },
+    /// Proved never taken.
+    Infeasible {
+        /// The proof.
+        method: InfeasibleMethod,
+    },
+    /// Not taken by any test, and not proved infeasible.
+    NotReached {
+        /// What the engine knows.
+        reason: MissReason,
+    },
+}
+
+impl SideStatus {
+    /// True when a test takes the side.
+    pub fn is_covered(&self) -> bool {
+        matches!(self, SideStatus::Covered { .. })
+    }
+
+    /// True when the side is proved never taken.
+    pub fn is_infeasible(&self) -> bool {
+        matches!(self, SideStatus::Infeasible { .. })
+    }
+}
+
+impl fmt::Display for SideStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SideStatus::Covered { .. } => f.write_str("covered"),
+            SideStatus::Infeasible { method } => write!(f, "infeasible ({method})"),
+            SideStatus::NotReached { reason } => f.write_str(reason.label()),
+        }
+    }
+}
+
+/// A side name that does not name a side of the module.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad branch side `{text}`: {reason}")]
+pub struct SideParseError {
+    /// The text given.
+    pub text: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl Module {
+    /// The sides of `site`: `T` then `F`, or each case in source order then the default.
+    pub fn sides_of(&self, site: BranchSite) -> impl Iterator<Item = Side> {
+        let arms: Vec<Arm> = match self.branch_sites[site].kind {
+            BranchKind::Cond => vec![Arm::True, Arm::False],
+            BranchKind::Switch { cases } => (0..cases)
+                .map(Arm::Case)
+                .chain(std::iter::once(Arm::Default))
+                .collect(),
+        };
+        arms.into_iter().map(move |arm| Side { site, arm })
+    }
+
+    /// The block a side jumps to, if the site has that side.
+    pub fn side_target(&self, side: Side) -> Option<Block> {
+        let data = self.branch_sites.get(side.site)?;
+        let term = &self.funcs.get(data.func)?.blocks.get(data.block)?.term;
+        match (term, side.arm) {
+            (Terminator::Br { then_to, .. }, Arm::True) => Some(then_to.block),
+            (Terminator::Br { else_to, .. }, Arm::False) => Some(else_to.block),
+            (Terminator::Switch { cases, .. }, Arm::Case(i)) => {
+                cases.get(i as usize).map(|c| c.target.block)
+            }
+            (Terminator::Switch { default, .. }, Arm::Default) => Some(default.block),
+            _ => None,
+        }
+    }
+
+    /// The name of an arm of `site` after the colon: `T`, `F`, `case<value>`, `default`.
+    pub fn arm_name(&self, site: BranchSite, arm: Arm) -> String {
+        match arm {
+            Arm::True => "T".to_string(),
+            Arm::False => "F".to_string(),
+            Arm::Default => "default".to_string(),
+            Arm::Case(i) => match self.switch_case(site, i) {
+                Some(value) => format!("case{value}"),
+                None => format!("case#{i}"),
+            },
+        }
+    }
+
+    /// The name of a side: `br3:T`, `br3:F`, `br7:case5`, `br7:default`.
+    pub fn side_name(&self, side: Side) -> String {
+        format!("{}:{}", side.site, self.arm_name(side.site, side.arm))
+    }
+
+    /// The value of case number `index` of the switch at `site`, signed as its type.
+    fn switch_case(&self, site: BranchSite, index: u32) -> Option<i64> {
+        let data = self.branch_sites.get(site)?;
+        match &self.funcs.get(data.func)?.blocks.get(data.block)?.term {
+            Terminator::Switch { ty, cases, .. } => {
+                cases.get(index as usize).map(|c| ty.sign_extend(c.value))
+            }
+            _ => None,
+        }
+    }
+
+    /// Reads a side name: a site (`br3`, or `FILE:LINE[:COL]` naming one branch site,
+    /// where FILE is the file's name or a suffix of its path), a colon, and an arm (`T`,
+    /// `F`, `default`, or `case` followed by a case value, optionally after a space).
+    pub fn parse_side(&self, text: &str) -> Result<Side, SideParseError> {
+        let bad = |reason: String| SideParseError {
+            text: text.to_string(),
+            reason,
+        };
+        let (site_text, arm_text) = text
+            .trim()
+            .rsplit_once(':')
+            .ok_or_else(|| bad("expected SITE:SIDE".to_string()))?;
+        let site = self.parse_site(site_text).map_err(bad)?;
+        let arm = self.parse_arm(site, arm_text.trim()).map_err(bad)?;
+        Ok(Side { site, arm })
+    }
+
+    fn parse_arm(&self, site: BranchSite, text: &str) -> Result<Arm, String> {
+        match (self.branch_sites[site].kind, text) {
+            (BranchKind::Cond, "T") => Ok(Arm::True),
+            (BranchKind::Cond, "F") => Ok(Arm::False),
+            (BranchKind::Cond, other) => Err(format!(
+                "{site} is a conditional branch: side `{other}` must be T or F"
+            )),
+            (BranchKind::Switch { .. }, "default") => Ok(Arm::Default),
+            (BranchKind::Switch { cases }, other) => {
+                let value = other
+                    .strip_prefix("case")
+                    .and_then(|v| v.trim().parse::<i64>().ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "{site} is a switch: side `{other}` must be `default` or `case<value>`"
+                        )
+                    })?;
+                (0..cases)
+                    .find(|&i| self.switch_case(site, i) == Some(value))
+                    .map(Arm::Case)
+                    .ok_or_else(|| {
+                        let values: Vec<String> = (0..cases)
+                            .filter_map(|i| self.switch_case(site, i))
+                            .map(|v| v.to_string())
+                            .collect();
+                        format!(
+                            "{site} has no case {value} (its cases: {})",
+                            values.join(", ")
+                        )
+                    })
+            }
+        }
+    }
+
+    /// `brN`, or `FILE:LINE[:COL]` naming exactly one branch site.
+    pub fn parse_site(&self, text: &str) -> Result<BranchSite, String> {
+        let text = text.trim();
+        if let Some(n) = text
+            .strip_prefix(BranchSite::PREFIX)
+            .and_then(|n| n.parse::<u32>().ok())
+        {
+            let site = BranchSite(n);
+            return match self.branch_sites.get(site) {
+                Some(_) => Ok(site),
+                None => Err(format!(
+                    "no branch site {text} (the module has {})",
+                    self.branch_sites.len()
+                )),
+            };
+        }
+        let parts: Vec<&str> = text.split(':').collect();
+        let (file, line, col) = match parts.as_slice() {
+            [file, line] => (*file, line.parse::<u32>().ok(), None),
+            [file, line, col] => (*file, line.parse::<u32>().ok(), col.parse::<u32>().ok()),
+            _ => return Err(format!("`{text}` is neither brN nor FILE:LINE[:COL]")),
+        };
+        let line = line.ok_or_else(|| format!("`{text}`: bad line number"))?;
+        let hits: Vec<BranchSite> = self
+            .branch_sites
+            .iter()
+            .filter(|(_, d)| {
+                d.loc.is_some_and(|l| {
+                    let name = self.files.get(l.file).map_or("", String::as_str);
+                    (name == file || name.ends_with(&format!("/{file}")))
+                        && l.line == line
+                        && col.is_none_or(|c| c == l.col)
+                })
+            })
+            .map(|(s, _)| s)
+            .collect();
+        match hits.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(format!("no branch site at {text}")),
+            many => Err(format!(
+                "{text} has several branch sites ({}): add the column or use a site id",
+                many.iter()
+                    .map(|s| format!("{s} at {}", self.describe_loc(self.branch_sites[*s].loc)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+}
