@@ -63,7 +63,7 @@ def main():
         methods = {}
         for s in sides:
             if s["status"].startswith("infeasible"):
-                m = s["status"][len("infeasible (proved by "):-1]
+                m = s["status"][len("infeasible ("):-1]
                 methods[m] = methods.get(m, 0) + 1
         row = {"function": func, "sides": len(sides), "covered": cov["covered"], "infeasible": cov["infeasible"],
                "open": len(sides) - cov["covered"] - cov["infeasible"], "methods": methods,

@@ -10,10 +10,10 @@
 //! given source lines.
 
 use crate::config::{Sampling, SiteSelection};
-use fpforge_exec::{BranchEvent, BranchOutcome, Observer, OpEvent};
+use fpforge_exec::{BranchEvent, Observer, OpEvent};
 use fpforge_mpfr::metrics::fpgen_checks;
 use fpforge_mpfr::Thresholds;
-use fpir::{Block, BranchSite, FloatBinOp, FloatTy, Func, Module, OpKind, OpSite};
+use fpir::{Block, FloatBinOp, FloatTy, Func, Module, OpKind, OpSite, Side};
 
 /// Which of FPGen's two checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -160,7 +160,7 @@ pub struct CheckObserver {
     /// Largest quantity per target (`i32::MIN` when never checked).
     pub best: Vec<i32>,
     /// The run's branch outcomes, in order (to compare with the reference run's).
-    pub branches: Vec<(BranchSite, BranchOutcome)>,
+    pub branches: Vec<Side>,
 }
 
 impl CheckObserver {
@@ -194,7 +194,7 @@ impl Observer for CheckObserver {
     const OBSERVES_OPS: bool = true;
 
     fn on_branch(&mut self, ev: &BranchEvent) {
-        self.branches.push((ev.site, ev.outcome));
+        self.branches.push(ev.side);
     }
 
     fn on_op(&mut self, ev: &OpEvent) {

@@ -4,13 +4,10 @@
 //! into nested `(...)xN` groups, the notation `--path` takes, so that a loop that ran a
 //! million times prints as one group rather than a million words.
 
-use fpforge_exec::{BranchEvent, BranchOutcome, Observer};
-use fpir::BranchSite;
+use fpforge_exec::{BranchEvent, Observer};
+use fpir::{Arm, BranchSite, Side};
 use std::collections::HashMap;
 use std::fmt;
-
-/// One branch decision: a site and the side it took.
-pub type Decision = (BranchSite, BranchOutcome);
 
 /// Runs of equal decisions a [`DecisionLog`] stores; decisions past them are only
 /// counted. A million runs is some 24 MB, and more than anyone reads.
@@ -24,15 +21,15 @@ const MAX_PERIOD: usize = 8;
 #[derive(Debug, Default)]
 pub struct DecisionLog {
     /// Each decision and how many times in a row it was taken, in execution order.
-    runs: Vec<(Decision, u64)>,
+    runs: Vec<(Side, u64)>,
     /// Decisions after the stored runs, per side.
-    uncounted: HashMap<Decision, u64>,
+    uncounted: HashMap<Side, u64>,
     /// Every decision of the run, stored or not.
     total: u64,
 }
 
 impl DecisionLog {
-    fn record(&mut self, decision: Decision) {
+    fn record(&mut self, decision: Side) {
         self.total += 1;
         // Once a decision was only counted, every later one is too, so the stored runs
         // stay a prefix of the run.
@@ -64,7 +61,7 @@ impl DecisionLog {
     }
 
     /// The stored decisions in execution order, one by one.
-    pub fn decisions(&self) -> impl Iterator<Item = Decision> + '_ {
+    pub fn decisions(&self) -> impl Iterator<Item = Side> + '_ {
         self.runs
             .iter()
             .flat_map(|&(d, n)| std::iter::repeat_n(d, n as usize))
@@ -72,11 +69,11 @@ impl DecisionLog {
 
     /// Every side taken and how often, in the order each was first taken (sides first
     /// taken after the stored runs by site and side).
-    pub fn sides(&self) -> Vec<(Decision, u64)> {
-        let mut late: Vec<(Decision, u64)> = self.uncounted.iter().map(|(&d, &n)| (d, n)).collect();
-        late.sort_unstable_by_key(|&((site, outcome), _)| (site, outcome_key(outcome)));
-        let mut order: Vec<Decision> = Vec::new();
-        let mut counts: HashMap<Decision, u64> = HashMap::new();
+    pub fn sides(&self) -> Vec<(Side, u64)> {
+        let mut late: Vec<(Side, u64)> = self.uncounted.iter().map(|(&d, &n)| (d, n)).collect();
+        late.sort_unstable_by_key(|&(side, _)| side);
+        let mut order: Vec<Side> = Vec::new();
+        let mut counts: HashMap<Side, u64> = HashMap::new();
         for (d, n) in self.runs.iter().copied().chain(late) {
             let count = counts.entry(d).or_default();
             if *count == 0 {
@@ -88,8 +85,8 @@ impl DecisionLog {
     }
 
     /// The stored decisions folded into nested groups (see [`fold`]).
-    pub fn folded(&self) -> Vec<Item<Decision>> {
-        let items: Vec<Item<Decision>> = self
+    pub fn folded(&self) -> Vec<Item<Side>> {
+        let items: Vec<Item<Side>> = self
             .runs
             .iter()
             .map(|&(d, n)| match n {
@@ -101,22 +98,16 @@ impl DecisionLog {
     }
 }
 
-/// A total order of outcomes, for sides first taken after the stored runs.
-fn outcome_key(outcome: BranchOutcome) -> (u8, u32) {
-    match outcome {
-        BranchOutcome::Cond(taken) => (0, u32::from(taken)),
-        BranchOutcome::Case(None) => (1, 0),
-        BranchOutcome::Case(Some(i)) => (2, i),
-    }
-}
-
 impl Observer for DecisionLog {
     fn on_branch(&mut self, ev: &BranchEvent) {
-        self.record((ev.site, ev.outcome));
+        self.record(ev.side);
     }
 
     fn on_cond(&mut self, site: BranchSite, taken: bool, _operands: Option<[u64; 2]>) {
-        self.record((site, BranchOutcome::Cond(taken)));
+        self.record(Side {
+            site,
+            arm: Arm::cond(taken),
+        });
     }
 }
 
@@ -266,9 +257,27 @@ mod tests {
         assert_eq!(
             log.sides(),
             vec![
-                ((a, BranchOutcome::Cond(true)), over / 2),
-                ((a, BranchOutcome::Cond(false)), over / 2),
-                ((b, BranchOutcome::Cond(false)), 1),
+                (
+                    Side {
+                        site: a,
+                        arm: Arm::True
+                    },
+                    over / 2
+                ),
+                (
+                    Side {
+                        site: a,
+                        arm: Arm::False
+                    },
+                    over / 2
+                ),
+                (
+                    Side {
+                        site: b,
+                        arm: Arm::False
+                    },
+                    1
+                ),
             ]
         );
     }
@@ -290,9 +299,9 @@ mod tests {
             for &(site, taken) in &seq {
                 log.on_cond(BranchSite::new(site), taken, None);
             }
-            let want: Vec<Decision> = seq
+            let want: Vec<Side> = seq
                 .iter()
-                .map(|&(s, t)| (BranchSite::new(s), BranchOutcome::Cond(t)))
+                .map(|&(s, t)| Side { site: BranchSite::new(s), arm: Arm::cond(t) })
                 .collect();
             prop_assert_eq!(log.decisions().collect::<Vec<_>>(), want.clone());
             let mut back = Vec::new();

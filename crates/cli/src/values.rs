@@ -80,15 +80,6 @@ pub fn show(ty: Type, bits: u64) -> ShownValue {
     }
 }
 
-/// Formats one value compactly: hex float for floats, signed decimal for integers.
-pub fn compact(ty: Type, bits: u64) -> String {
-    let shown = show(ty, bits);
-    match ty {
-        Type::Float(_) => shown.exact,
-        _ => shown.decimal,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

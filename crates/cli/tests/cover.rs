@@ -125,7 +125,11 @@ fn same_seed_same_inputs_and_uncovered_sides_listed() {
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("covered 3/4"), "{summary}");
     assert!(summary.contains("branchy.c:"), "{summary}");
-    assert_eq!(statuses(a.path()), vec!["infeasible (proved)"], "{summary}");
+    assert_eq!(
+        statuses(a.path()),
+        vec!["infeasible (exhaustive path exploration)"],
+        "{summary}"
+    );
     let out = cover_with(
         "impossible",
         b.path(),
@@ -201,7 +205,10 @@ fn array_fixed_and_range_specs_shape_the_inputs() {
         .collect();
     // With `n = 4` fixed, `n > 2` never fails: concolic execution proves it.
     assert_eq!(statuses.len(), 1, "{statuses:?}");
-    assert!(statuses[0].contains("infeasible (proved)"), "{statuses:?}");
+    assert!(
+        statuses[0].contains("infeasible (exhaustive path exploration)"),
+        "{statuses:?}"
+    );
 
     let bad = cover_with(
         "array_sum",

@@ -56,9 +56,9 @@ use crate::config::{CoverConfig, Metric};
 use crate::distance::distance;
 use crate::error::CoverError;
 use crate::prover::{Settlement, SideProver};
-use crate::report::{CoverReport, CoverStop, Miss, SideReport, SideStatus};
+use crate::report::{CoverReport, CoverStop};
 use crate::represent::{Goal, Penalty, SiteShapes};
-use crate::sides::{Infeasible, Side, SideTable};
+use crate::sides::SideTable;
 use fpforge_exec::plan::{InputPlan, Test};
 use fpforge_exec::InputSpec;
 use fpforge_exec::{
@@ -67,8 +67,8 @@ use fpforge_exec::{
 use fpforge_search::{
     avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
 };
+use fpir::{Closest, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus};
 use fpir::{CmpPred, FloatPred, IntPred};
-use fpir::{Func, Module};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::Ordering;
@@ -206,11 +206,10 @@ pub fn cover_with(
         .enumerate()
         .map(|(s, &side)| SideReport {
             side,
-            loc: module.branch_sites[side.site].loc,
             status: match (witness[s], infeasible[s]) {
                 (Some(test), _) => SideStatus::Covered { test },
-                (None, Some(why)) => SideStatus::Infeasible(why),
-                (None, None) => SideStatus::NotReached(misses[s]),
+                (None, Some(method)) => SideStatus::Infeasible { method },
+                (None, None) => SideStatus::NotReached { reason: misses[s] },
             },
         })
         .collect();
@@ -229,7 +228,7 @@ pub fn cover_with(
 /// What every search of one run shares (read-only, so worker threads can share it).
 struct Shared<'m, 's> {
     /// Sides proved never taken ([`SideTable::infeasible`]).
-    infeasible: &'s [Option<Infeasible>],
+    infeasible: &'s [Option<InfeasibleMethod>],
     module: &'m Module,
     func: Func,
     table: &'s SideTable,
@@ -602,16 +601,16 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         ev: &fpforge_exec::BranchEvent,
         seen: &mut std::collections::BTreeMap<u32, [bool; 3]>,
     ) {
-        if self.table.first_side(ev.site).is_none() {
+        if self.table.first_side(ev.side.site).is_none() {
             return;
         }
-        let Some(cmp) = self.module.branch_sites[ev.site].cmp else {
+        let Some(cmp) = self.module.branch_sites[ev.side.site].cmp else {
             return;
         };
         let (Some(rels), Some([a, b])) = (relations(cmp.pred), ev.operands) else {
             return;
         };
-        let shown = seen.entry(ev.site.0).or_default();
+        let shown = seen.entry(ev.side.site.0).or_default();
         for (k, pred) in rels.into_iter().enumerate() {
             shown[k] |= distance(pred, cmp.ty, a, b, true, self.metric) == 0.0;
         }
@@ -697,8 +696,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// Explains every uncovered side: whether some test reaches its branch (then
     /// CoverMe's heuristic calls it likely infeasible) and the test that came closest to
     /// taking it, with its branch distance.
-    fn explain_misses(&mut self) -> Result<Vec<Miss>, CoverError> {
-        let mut misses = vec![Miss::default(); self.table.len()];
+    fn explain_misses(&mut self) -> Result<Vec<MissReason>, CoverError> {
+        let mut misses = vec![MissReason::default(); self.table.len()];
         let args: Vec<Vec<fpforge_exec::Arg>> = self.tests.iter().map(Test::to_args).collect();
         for (s, miss) in misses.iter_mut().enumerate() {
             if self.covered[s] {
@@ -711,8 +710,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                     self.interp.observer_mut().begin();
                     self.interp.call(self.func, args)?;
                     let d = self.interp.observer().target_distance;
-                    if d.is_finite() && miss.closest.is_none_or(|(_, best)| d < best) {
-                        miss.closest = Some((index, d));
+                    if d.is_finite() && miss.closest.is_none_or(|c| d < c.distance) {
+                        miss.closest = Some(Closest {
+                            test: index,
+                            distance: d,
+                        });
                     }
                 }
                 self.interp.observer_mut().target = None;
@@ -822,7 +824,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     fn settle(
         &mut self,
         prover: &dyn SideProver,
-        infeasible: &mut [Option<Infeasible>],
+        infeasible: &mut [Option<InfeasibleMethod>],
     ) -> Result<(), CoverError> {
         let open: Vec<usize> = (0..self.table.len())
             .filter(|&s| !self.covered[s] && infeasible[s].is_none())
@@ -847,7 +849,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                     self.confirm(bits)?;
                 }
                 Settlement::Infeasible(method) if !self.covered[s] => {
-                    infeasible[s] = Some(Infeasible::Proved(method));
+                    infeasible[s] = Some(method);
                 }
                 _ => {}
             }
@@ -865,7 +867,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             .observer()
             .events
             .iter()
-            .filter_map(|&(site, outcome)| self.table.side_of(self.module, site, outcome))
+            .filter_map(|&side| self.table.index_of(side))
             .filter(|&s| !self.covered[s as usize])
             .collect();
         new.sort_unstable();

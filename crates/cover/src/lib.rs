@@ -29,15 +29,15 @@
 //! compilers branch on; and parallel rounds of starts over `jobs` threads. Outside the
 //! search, [`split_selects`] turns clang's `select`s into branch sites (gcc, and so gcov,
 //! compiles those conditional expressions as branches), and sides behind constant
-//! conditions are proved infeasible ([`Infeasible`]).
+//! conditions are proved infeasible ([`fpir::analysis::constants`]).
 //!
 //! Parameters come from an [`fpforge_exec::InputSpec`] (scalars, pointees, arrays,
 //! ranges, fixed values, output arrays; [`CoverConfig::args`]).
 //!
 //! Every test is re-executed with a fresh [`fpforge_exec::BranchTrace`] interpreter before
 //! it is reported, and the sides it is credited with are those of the re-run. A side never
-//! covered is reported as [`SideStatus::NotReached`] (a search cannot prove
-//! infeasibility), unless constant conditions prove it [`SideStatus::Infeasible`].
+//! covered is reported as [`fpir::SideStatus::NotReached`] (a search cannot prove
+//! infeasibility), unless a complete method proves it [`fpir::SideStatus::Infeasible`].
 //!
 //! ```no_run
 //! use fpforge_cover::{cover, CoverConfig};
@@ -66,6 +66,5 @@ pub use engine::{cover, cover_with, CoverEvent};
 pub use error::CoverError;
 pub use fpforge_search::Space;
 pub use prover::{Settlement, SideProver};
-pub use report::{CoverReport, CoverStop, Miss, SideReport, SideStatus};
+pub use report::{CoverReport, CoverStop};
 pub use selects::split_selects;
-pub use sides::{Arm, Infeasible, Side};

@@ -4,11 +4,10 @@
 //! can (`fpforge-explore`'s `reach_sides`). `cover` stays independent of that engine: the
 //! caller plugs one in as a [`SideProver`], `cover` hands it the open sides after its
 //! search, re-executes every witness it returns (only a re-run that takes the side
-//! counts), and labels the sides it proves `infeasible (proved)` with the method.
+//! counts), and labels the sides it proves infeasible with the prover's method.
 
-use crate::sides::Side;
 use fpforge_exec::InputSpec;
-use fpir::{Func, Module};
+use fpir::{Func, InfeasibleMethod, Module, Side};
 use std::fmt;
 use std::time::Duration;
 
@@ -17,8 +16,8 @@ use std::time::Duration;
 pub enum Settlement {
     /// Coordinate bits (in the [`InputSpec`]'s order) of an input said to take the side.
     Witness(Vec<u64>),
-    /// No input takes the side, by the named complete method.
-    Infeasible(&'static str),
+    /// No input takes the side, by this complete method.
+    Infeasible(InfeasibleMethod),
     /// Neither within the time given.
     Unknown,
 }

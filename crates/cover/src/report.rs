@@ -3,65 +3,14 @@
 //!
 //! A side is [`SideStatus::Covered`] only when the re-execution of its witness test took
 //! it. A side never covered is [`SideStatus::NotReached`] (search proves nothing about
-//! feasibility; [`Miss`] says what it knows), unless a complete argument from constant
-//! conditions or switch values shows it [`SideStatus::Infeasible`].
+//! feasibility; [`fpir::MissReason`] says what it knows), unless a complete method (constant
+//! conditions, switch values, or the prover's) shows it [`SideStatus::Infeasible`].
 
-use crate::sides::{Infeasible, Side};
 use fpforge_exec::plan::{InputPlan, Test};
-use fpir::{Func, Module, SrcLoc};
+use fpir::{Func, Module, Side, SideReport, SideStatus};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::time::Duration;
-
-/// The status of one side.
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub enum SideStatus {
-    /// Taken by test number `test` (index into [`CoverReport::tests`]).
-    Covered {
-        /// The witness test.
-        test: usize,
-    },
-    /// No test took it within the budget.
-    NotReached(Miss),
-    /// Never taken, proved from constant branch conditions or switch values.
-    Infeasible(Infeasible),
-}
-
-/// What the search knows about a side it did not cover. Search proves nothing, so even
-/// a side whose branch was reached many times is only *likely* infeasible (CoverMe's
-/// heuristic, Fu & Su, PLDI'17, Sec. 5), never infeasible.
-#[derive(Clone, Copy, PartialEq, Debug, Default)]
-pub struct Miss {
-    /// Some test reaches the side's branch (and takes another side there).
-    pub branch_reached: bool,
-    /// The test that came closest to taking the side, and its smallest branch distance
-    /// (in the run's metric) over the executions of the branch.
-    pub closest: Option<(usize, f64)>,
-}
-
-impl Miss {
-    /// The label of the side's status: `not reached (likely infeasible)` when its branch
-    /// was reached but never went this way, `not reached (branch not executed)` when no
-    /// test reaches the branch at all.
-    pub fn label(&self) -> &'static str {
-        if self.branch_reached {
-            "not reached (likely infeasible)"
-        } else {
-            "not reached (branch not executed)"
-        }
-    }
-}
-
-/// One included side and its status.
-#[derive(Clone, Debug)]
-pub struct SideReport {
-    /// The side.
-    pub side: Side,
-    /// Source position of its branch.
-    pub loc: Option<SrcLoc>,
-    /// Covered (with its witness) or not reached.
-    pub status: SideStatus,
-}
 
 /// Why a coverage run ended.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -114,17 +63,14 @@ pub struct CoverReport {
 impl CoverReport {
     /// Number of covered sides.
     pub fn covered(&self) -> usize {
-        self.sides
-            .iter()
-            .filter(|s| matches!(s.status, SideStatus::Covered { .. }))
-            .count()
+        self.sides.iter().filter(|s| s.status.is_covered()).count()
     }
 
     /// Number of sides proved infeasible.
     pub fn infeasible(&self) -> usize {
         self.sides
             .iter()
-            .filter(|s| matches!(s.status, SideStatus::Infeasible(_)))
+            .filter(|s| s.status.is_infeasible())
             .count()
     }
 
@@ -146,8 +92,7 @@ pub fn lcov(module: &Module, func: Func, sides: &[SideReport]) -> String {
     let mut files: BTreeMap<String, Vec<(u32, u32, u32, &str)>> = BTreeMap::new();
     let mut site_reached: BTreeMap<u32, bool> = BTreeMap::new();
     for s in sides {
-        *site_reached.entry(s.side.site.0).or_default() |=
-            matches!(s.status, SideStatus::Covered { .. });
+        *site_reached.entry(s.side.site.0).or_default() |= s.status.is_covered();
     }
     let mut arm_index: BTreeMap<u32, u32> = BTreeMap::new();
     for s in sides {
@@ -155,10 +100,14 @@ pub fn lcov(module: &Module, func: Func, sides: &[SideReport]) -> String {
         let arm = arm_index.entry(site).or_default();
         let taken = match s.status {
             SideStatus::Covered { .. } => "1",
-            SideStatus::NotReached(_) | SideStatus::Infeasible(_) if site_reached[&site] => "0",
-            SideStatus::NotReached(_) | SideStatus::Infeasible(_) => "-",
+            SideStatus::NotReached { .. } | SideStatus::Infeasible { .. }
+                if site_reached[&site] =>
+            {
+                "0"
+            }
+            SideStatus::NotReached { .. } | SideStatus::Infeasible { .. } => "-",
         };
-        if let Some(loc) = s.loc {
+        if let Some(loc) = module.branch_sites[s.side.site].loc {
             let file = module.files.get(loc.file).cloned().unwrap_or_default();
             files
                 .entry(file)

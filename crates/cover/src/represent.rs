@@ -20,8 +20,8 @@
 use crate::config::Metric;
 use crate::distance::{distance, int_gap};
 use crate::sides::SideTable;
-use fpforge_exec::{BranchEvent, BranchOutcome, Observer};
-use fpir::{BranchKind, BranchSite, CmpPred, Comparison, Module, Terminator, Type};
+use fpforge_exec::{BranchEvent, Observer};
+use fpir::{Arm, BranchKind, BranchSite, CmpPred, Comparison, Module, Terminator, Type};
 
 /// An operand relation to reach at one branch: `lhs pred rhs` must hold at some
 /// execution of the site's comparison (the boundary goals of [`crate::engine`]).
@@ -212,13 +212,15 @@ fn case_distance(ty: Type, cases: &[u64], ev: &BranchEvent, taken: u32, k: u32) 
 impl Observer for Penalty<'_> {
     fn on_branch(&mut self, ev: &BranchEvent) {
         let shapes = self.shapes;
-        let Some(Some(shape)) = shapes.shapes.get(ev.site.0 as usize) else {
+        let site = ev.side.site;
+        let Some(Some(shape)) = shapes.shapes.get(site.0 as usize) else {
             return;
         };
-        match (shape, ev.outcome) {
-            (SiteShape::Cond { first, cmp }, BranchOutcome::Cond(taken)) => {
+        match (shape, ev.side.arm) {
+            (SiteShape::Cond { first, cmp }, arm @ (Arm::True | Arm::False)) => {
+                let taken = arm == Arm::True;
                 if let (Some(goal), Some(c), Some([a, b])) = (self.goal, cmp, ev.operands) {
-                    if goal.site == ev.site {
+                    if goal.site == site {
                         let d = distance(goal.pred, c.ty, a, b, true, self.metric);
                         self.target_distance = self.target_distance.min(d);
                     }
@@ -231,8 +233,11 @@ impl Observer for Penalty<'_> {
                     _ => f64::INFINITY,
                 });
             }
-            (SiteShape::Switch { first, ty, cases }, BranchOutcome::Case(case)) => {
-                let taken = case.unwrap_or(cases.len() as u32);
+            (SiteShape::Switch { first, ty, cases }, arm @ (Arm::Case(_) | Arm::Default)) => {
+                let taken = match arm {
+                    Arm::Case(i) => i,
+                    _ => cases.len() as u32,
+                };
                 if taken as usize <= cases.len() {
                     self.hit(first + taken);
                     self.switch(*first, *ty, cases, ev, taken);

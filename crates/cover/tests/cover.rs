@@ -2,14 +2,11 @@
 //! sides, every claim confirmed by re-execution, determinism, and infeasible sides left
 //! as not reached. Budgets are evaluation limits so results do not depend on speed.
 
-use fpforge_cover::{
-    cover, split_selects, Arm, CoverConfig, CoverReport, Infeasible, Settlement, Side, SideProver,
-    SideStatus,
-};
+use fpforge_cover::{cover, split_selects, CoverConfig, CoverReport, Settlement, SideProver};
 use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
 use fpforge_lower::LoadOptions;
-use fpir::{Func, Module};
+use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideReport, SideStatus};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -56,25 +53,12 @@ fn check_witnesses(report: &CoverReport) {
         interp
             .call(report.func, &report.tests[test].to_args())
             .unwrap();
-        let taken: BTreeSet<Side> = interp
-            .observer()
-            .events
-            .iter()
-            .map(|&(site, outcome)| Side {
-                site,
-                arm: match outcome {
-                    fpforge_exec::BranchOutcome::Cond(true) => Arm::Then,
-                    fpforge_exec::BranchOutcome::Cond(false) => Arm::Else,
-                    fpforge_exec::BranchOutcome::Case(Some(i)) => Arm::Case(i),
-                    fpforge_exec::BranchOutcome::Case(None) => Arm::Default,
-                },
-            })
-            .collect();
+        let taken: BTreeSet<Side> = interp.observer().events.iter().copied().collect();
         assert!(
             taken.contains(&side.side),
             "test {test} ({}) does not take {}",
             report.tests[test].line(),
-            side.side
+            m.side_name(side.side)
         );
     }
 }
@@ -84,8 +68,8 @@ fn assert_full(report: &CoverReport) {
     let missing: Vec<String> = report
         .sides
         .iter()
-        .filter(|s| matches!(s.status, SideStatus::NotReached(_)))
-        .map(|s| s.side.to_string())
+        .filter(|s| matches!(s.status, SideStatus::NotReached { .. }))
+        .map(|s| module().side_name(s.side))
         .collect();
     assert!(
         missing.is_empty(),
@@ -130,11 +114,11 @@ fn infeasible_side_is_not_reached_and_never_claimed() {
     let not_reached: Vec<&Side> = report
         .sides
         .iter()
-        .filter(|s| matches!(s.status, SideStatus::NotReached(_)))
+        .filter(|s| matches!(s.status, SideStatus::NotReached { .. }))
         .map(|s| &s.side)
         .collect();
     assert_eq!(not_reached.len(), 1, "{:?}", report.sides);
-    assert_eq!(not_reached[0].arm, Arm::Then);
+    assert_eq!(not_reached[0].arm, Arm::True);
     assert_eq!(report.covered(), 3);
     assert_eq!(report.evals, 5_000);
 }
@@ -194,14 +178,14 @@ fn arrays_and_fixed_values_from_specs() {
     let report = cover(module(), func("array_sum"), &config).unwrap();
     check_witnesses(&report);
     // With `n = 4` only `n > 2`'s false side is out of reach, and it is labelled so.
-    let missed: Vec<&fpforge_cover::SideReport> = report
+    let missed: Vec<&SideReport> = report
         .sides
         .iter()
         .filter(|s| !matches!(s.status, SideStatus::Covered { .. }))
         .collect();
     assert_eq!(missed.len(), 1, "{:?}", report.sides);
-    assert_eq!(missed[0].side.arm, Arm::Else);
-    assert!(matches!(missed[0].status, SideStatus::NotReached(m) if m.branch_reached));
+    assert_eq!(missed[0].side.arm, Arm::False);
+    assert!(matches!(missed[0].status, SideStatus::NotReached { reason } if reason.branch_reached));
     assert_eq!(report.plan.dims(), 4);
     for test in &report.tests {
         let line = test.line();
@@ -272,20 +256,20 @@ fn selects_become_sites_and_constant_branches_are_infeasible() {
     };
     // The select's two sides are covered.
     assert!(matches!(
-        status(before, Arm::Then),
+        status(before, Arm::True),
         Some(SideStatus::Covered { .. })
     ));
     assert!(matches!(
-        status(before, Arm::Else),
+        status(before, Arm::False),
         Some(SideStatus::Covered { .. })
     ));
     // `sizeof(x) == sizeof(float)` is false: its then side is infeasible, and the two
     // branches of `x > 0 && x < 1` are dead.
     assert_eq!(report.infeasible(), 5, "{:?}", report.sides);
-    assert!(report
-        .sides
-        .iter()
-        .any(|s| s.status == SideStatus::Infeasible(Infeasible::ConstantCondition)));
+    assert!(report.sides.iter().any(|s| s.status
+        == SideStatus::Infeasible {
+            method: InfeasibleMethod::ConstantCondition
+        }));
     assert_eq!(report.covered() + report.infeasible(), report.sides.len());
     assert_eq!(report.stop, fpforge_cover::CoverStop::AllCovered);
 }
@@ -311,7 +295,9 @@ fn switch_defaults_the_value_cannot_reach_are_infeasible() {
         .unwrap();
     assert_eq!(
         default.status,
-        SideStatus::Infeasible(Infeasible::ImpossibleValue)
+        SideStatus::Infeasible {
+            method: InfeasibleMethod::ImpossibleValue
+        }
     );
     assert_eq!(report.stop, fpforge_cover::CoverStop::AllCovered);
 }
@@ -325,7 +311,7 @@ impl SideProver for FixedProver {
         _: &Module,
         _: Func,
         _: &fpforge_exec::InputSpec,
-        sides: &[fpforge_cover::Side],
+        sides: &[Side],
         _: std::time::Duration,
     ) -> Vec<Settlement> {
         vec![self.0.clone(); sides.len()]
@@ -341,15 +327,13 @@ fn prover_witnesses_count_only_when_their_rerun_takes_the_side() {
     // `x < 0 && x > 1`: a witness claiming the impossible side is re-run and dropped.
     let report = with(Settlement::Witness(vec![(-1.0f64).to_bits()]));
     assert_eq!(report.covered(), 3);
-    assert!(report
-        .sides
-        .iter()
-        .all(|s| !matches!(s.status, SideStatus::Infeasible(_))));
-    let report = with(Settlement::Infeasible("a test's say-so"));
+    assert!(report.sides.iter().all(|s| !s.status.is_infeasible()));
+    let method = InfeasibleMethod::IntervalLabeling;
+    let report = with(Settlement::Infeasible(method));
     let proved: Vec<_> = report
         .sides
         .iter()
-        .filter(|s| s.status == SideStatus::Infeasible(Infeasible::Proved("a test's say-so")))
+        .filter(|s| s.status == SideStatus::Infeasible { method })
         .collect();
     assert_eq!(proved.len(), 1, "{:?}", report.sides);
     assert_eq!(report.covered() + report.infeasible(), report.sides.len());

@@ -14,8 +14,8 @@
 use crate::dispatch::{self, Kind, Signature};
 use crate::inputs::{plan, ArgValue, InputGen, ParamSpec};
 use crate::native::{NativeLib, RawEvent};
-use fpforge_exec::{Arg, BranchOutcome, BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
-use fpir::{BranchSite, Func, Module, Terminator, Type};
+use fpforge_exec::{Arg, BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
+use fpir::{Arm, BranchSite, Func, Module, Side, Terminator, Type};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -146,7 +146,7 @@ pub fn format_args_list(args: &[ArgValue]) -> String {
 }
 
 /// A branch outcome in the common vocabulary of both sides.
-type Event = (u32, BranchOutcome);
+type Event = Side;
 
 /// Compares the interpreter on a module with a native build of the same bitcode.
 pub struct Differ<'a> {
@@ -345,13 +345,7 @@ impl<'a> Differ<'a> {
             return Err("native trace overflowed the runtime buffer".to_string());
         };
         let native_events = self.normalize(&native_trace)?;
-        let interp_events: Vec<Event> = interp
-            .observer()
-            .events
-            .iter()
-            .map(|(s, o)| (s.0, *o))
-            .collect();
-        compare_traces(&native_events, &interp_events)?;
+        compare_traces(&native_events, &interp.observer().events)?;
         Ok(native_events.len())
     }
 
@@ -360,7 +354,10 @@ impl<'a> Differ<'a> {
         raw.iter()
             .map(|ev| {
                 if ev.is_switch == 0 {
-                    return Ok((ev.site, BranchOutcome::Cond(ev.value != 0)));
+                    return Ok(Side {
+                        site: BranchSite(ev.site),
+                        arm: Arm::cond(ev.value != 0),
+                    });
                 }
                 let (mask, cases) = self.switches.get(&ev.site).ok_or_else(|| {
                     format!(
@@ -370,7 +367,10 @@ impl<'a> Differ<'a> {
                 })?;
                 let v = ev.value & mask;
                 let index = cases.iter().position(|c| *c & mask == v);
-                Ok((ev.site, BranchOutcome::Case(index.map(|i| i as u32))))
+                Ok(Side {
+                    site: BranchSite(ev.site),
+                    arm: Arm::case(index.map(|i| i as u32)),
+                })
             })
             .collect()
     }
@@ -381,10 +381,7 @@ fn compare_traces(native: &[Event], interp: &[Event]) -> Result<(), String> {
         if a != b {
             return Err(format!(
                 "branch trace differs at event {i}: native {}={:?}, interpreter {}={:?}",
-                BranchSite(a.0),
-                a.1,
-                BranchSite(b.0),
-                b.1
+                a.site, a.arm, b.site, b.arm
             ));
         }
     }
@@ -529,14 +526,12 @@ mod tests {
 
     #[test]
     fn traces_report_the_first_difference() {
-        let a = [
-            (0, BranchOutcome::Cond(true)),
-            (3, BranchOutcome::Case(None)),
-        ];
-        let b = [
-            (0, BranchOutcome::Cond(true)),
-            (3, BranchOutcome::Case(Some(1))),
-        ];
+        let side = |site, arm| Side {
+            site: BranchSite(site),
+            arm,
+        };
+        let a = [side(0, Arm::True), side(3, Arm::Default)];
+        let b = [side(0, Arm::True), side(3, Arm::Case(1))];
         assert!(compare_traces(&a, &a).is_ok());
         let e = compare_traces(&a, &b).unwrap_err();
         assert!(e.contains("event 1"), "{e}");

@@ -4,7 +4,7 @@
 //! `cargo run --release -p fpforge-exec --example speed [loop|fib|arr|small|none]` (set
 //! `SPEED_PRINT_IR=1` to print the IR)
 
-use fpforge_exec::{Arg, BranchEvent, BranchOutcome, Concrete, ExecConfig, Interpreter, Observer};
+use fpforge_exec::{Arg, BranchEvent, Concrete, ExecConfig, Interpreter, Observer};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -16,12 +16,14 @@ struct Coverage {
 
 impl Observer for Coverage {
     fn on_branch(&mut self, ev: &BranchEvent) {
-        let i = ev.site.0 as usize;
+        let i = ev.side.site.0 as usize;
         if i >= self.seen.len() {
             self.seen.resize(i + 1, [false; 2]);
         }
-        if let BranchOutcome::Cond(b) = ev.outcome {
-            self.seen[i][usize::from(b)] = true;
+        match ev.side.arm {
+            fpir::Arm::True => self.seen[i][1] = true,
+            fpir::Arm::False => self.seen[i][0] = true,
+            fpir::Arm::Case(_) | fpir::Arm::Default => {}
         }
     }
 }

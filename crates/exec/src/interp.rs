@@ -19,11 +19,11 @@
 
 use crate::jit::{Entry, Jit};
 use crate::memory::Memory;
-use crate::observer::{BranchEvent, BranchOutcome, Observer, OpEvent};
+use crate::observer::{BranchEvent, Observer, OpEvent};
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
-use fpir::{Builtin, EntityId, FloatPred, FloatTy, Func, IntPred, MathFn, Module, Type};
+use fpir::{Arm, Builtin, EntityId, FloatPred, FloatTy, Func, IntPred, MathFn, Module, Side, Type};
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1251,8 +1251,10 @@ fn step<S: Semantics, O: Observer>(
             sem.switch(site, ty, reg!(value), case);
             if O::OBSERVES_BRANCHES {
                 obs.on_branch(&BranchEvent {
-                    site,
-                    outcome: BranchOutcome::Case(case),
+                    side: Side {
+                        site,
+                        arm: Arm::case(case),
+                    },
                     operands: Some([v, 0]),
                 });
             }

@@ -64,9 +64,7 @@ pub use concrete::Concrete;
 pub use interp::{Arg, Compilation, ExecConfig, Interpreter, Outcome, Run};
 pub use libm::supported_math;
 pub use memory::Memory;
-pub use observer::{
-    BranchEvent, BranchOutcome, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace,
-};
+pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace};
 pub use semantics::{InputSlot, Semantics};
 pub use spec::{ArgSpec, Coord, InputSpec, OutArgSpec, ParamInput, SpecError, ValueRange};
 pub use trap::{ExecError, Trap, TrapKind};

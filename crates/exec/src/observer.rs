@@ -5,24 +5,13 @@
 //! Observers are monomorphized with the interpreter, so [`NoObserver`] and the disabled
 //! hooks cost nothing.
 
-use fpir::{BranchSite, OpSite};
-
-/// How a branch went.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum BranchOutcome {
-    /// A conditional branch took its `then` (true) or `else` (false) edge.
-    Cond(bool),
-    /// A switch took case number `Some(i)` (source order) or the default (`None`).
-    Case(Option<u32>),
-}
+use fpir::{Arm, BranchSite, OpSite, Side};
 
 /// One executed branch.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct BranchEvent {
-    /// Which branch.
-    pub site: BranchSite,
-    /// Where it went.
-    pub outcome: BranchOutcome,
+    /// Which branch, and where it went.
+    pub side: Side,
     /// Concrete bits of the deciding comparison's `lhs` and `rhs` for a conditional branch
     /// whose site records one (`module.branch_sites[site].cmp`); `[scrutinee, 0]` for a
     /// switch; `None` otherwise.
@@ -68,8 +57,10 @@ pub trait Observer {
     #[inline]
     fn on_cond(&mut self, site: BranchSite, taken: bool, operands: Option<[u64; 2]>) {
         self.on_branch(&BranchEvent {
-            site,
-            outcome: BranchOutcome::Cond(taken),
+            side: Side {
+                site,
+                arm: Arm::cond(taken),
+            },
             operands,
         });
     }
@@ -80,9 +71,10 @@ pub trait Observer {
     #[inline]
     fn on_branches<I: ExactSizeIterator<Item = BranchEvent>>(&mut self, events: I) {
         for ev in events {
-            match ev.outcome {
-                BranchOutcome::Cond(taken) => self.on_cond(ev.site, taken, ev.operands),
-                BranchOutcome::Case(_) => self.on_branch(&ev),
+            match ev.side.arm {
+                Arm::True => self.on_cond(ev.side.site, true, ev.operands),
+                Arm::False => self.on_cond(ev.side.site, false, ev.operands),
+                Arm::Case(_) | Arm::Default => self.on_branch(&ev),
             }
         }
     }
@@ -129,8 +121,8 @@ impl Observer for NoObserver {
 /// Records every branch outcome in order.
 #[derive(Clone, Debug, Default)]
 pub struct BranchTrace {
-    /// `(site, outcome)` in execution order.
-    pub events: Vec<(BranchSite, BranchOutcome)>,
+    /// The sides taken, in execution order.
+    pub events: Vec<Side>,
 }
 
 impl BranchTrace {
@@ -143,17 +135,20 @@ impl BranchTrace {
 impl Observer for BranchTrace {
     #[inline]
     fn on_branch(&mut self, ev: &BranchEvent) {
-        self.events.push((ev.site, ev.outcome));
+        self.events.push(ev.side);
     }
 
     #[inline]
     fn on_cond(&mut self, site: BranchSite, taken: bool, _operands: Option<[u64; 2]>) {
-        self.events.push((site, BranchOutcome::Cond(taken)));
+        self.events.push(Side {
+            site,
+            arm: Arm::cond(taken),
+        });
     }
 
     #[inline]
     fn on_branches<I: ExactSizeIterator<Item = BranchEvent>>(&mut self, events: I) {
-        self.events.extend(events.map(|ev| (ev.site, ev.outcome)));
+        self.events.extend(events.map(|ev| ev.side));
     }
 }
 

@@ -5,8 +5,8 @@ mod common;
 
 use common::{module, single, FnBuilder};
 use fpforge_exec::{
-    Arg, BranchOutcome, BranchTrace, Concrete, ExecConfig, FullTrace, Interpreter, NoObserver,
-    Observer, OpTrace, Outcome, Run, TrapKind,
+    Arg, BranchTrace, Concrete, ExecConfig, FullTrace, Interpreter, NoObserver, Observer, OpTrace,
+    Outcome, Run, TrapKind,
 };
 use fpir::{
     AddrBase, BranchSite, Builtin, Callee, CastOp, FloatBinOp, FloatPred, FloatTy, Func,
@@ -402,8 +402,8 @@ fn recursion_factorial() {
     }
     it.observer_mut().clear();
     it.call(Func(0), &[Arg::Scalar(3)]).unwrap();
-    let outs: Vec<_> = it.observer().events.iter().map(|e| e.1).collect();
-    assert_eq!(outs, [false, false, true].map(BranchOutcome::Cond).to_vec());
+    let outs: Vec<_> = it.observer().events.iter().map(|e| e.arm).collect();
+    assert_eq!(outs, [false, false, true].map(fpir::Arm::cond).to_vec());
 }
 
 #[test]
@@ -731,7 +731,7 @@ fn switch_cases_and_default() {
         let r = it.call(Func(0), &[Arg::Scalar(x)]).unwrap();
         assert_eq!(returned(&r), e);
         let ev = it.observer().branches[0];
-        assert_eq!(ev.outcome, BranchOutcome::Case(case));
+        assert_eq!(ev.side.arm, fpir::Arm::case(case));
         assert_eq!(ev.operands, Some([x, 0]));
     }
 }
@@ -765,7 +765,7 @@ fn branch_operands_come_from_the_comparison() {
     assert_eq!(returned(&r), 1.25f64.to_bits());
     let tr = it.observer();
     assert_eq!(tr.branches.len(), 1);
-    assert_eq!(tr.branches[0].outcome, BranchOutcome::Cond(true));
+    assert_eq!(tr.branches[0].side.arm, fpir::Arm::True);
     assert_eq!(
         tr.branches[0].operands,
         Some([0.25f64.to_bits(), 1.5f64.to_bits()])
@@ -1372,11 +1372,11 @@ mod end_to_end {
         it.call(sign, &[d(-0.5)]).unwrap();
         let events = &it.observer().branches;
         assert_eq!(events.len(), 2);
-        assert_eq!(events[0].outcome, BranchOutcome::Cond(false));
+        assert_eq!(events[0].side.arm, fpir::Arm::False);
         assert_eq!(events[0].operands, Some([(-0.5f64).to_bits(), 0]));
-        assert_eq!(events[1].outcome, BranchOutcome::Cond(true));
+        assert_eq!(events[1].side.arm, fpir::Arm::True);
         for ev in events {
-            let data = &m.branch_sites[ev.site];
+            let data = &m.branch_sites[ev.side.site];
             assert_eq!(data.func, sign);
             assert!(data.loc.is_some());
         }

@@ -36,13 +36,13 @@
 //! run's input with the exact evaluator and records any disagreement with the concrete
 //! bits; the differential tests run with it.
 
-use fpforge_exec::{
-    BranchOutcome, Concrete, InputSlot, InputSpec, Memory, ParamInput, Semantics, TrapKind,
-};
+use fpforge_exec::{Concrete, InputSlot, InputSpec, Memory, ParamInput, Semantics, TrapKind};
 use fpforge_solve::eval::{Evaluator, Model, Value};
 use fpforge_solve::term::ExtFn;
 use fpforge_solve::{FpFormat, Op, RoundingMode, Sort, TermId, TermStore};
-use fpir::{BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathFn, Module, Terminator, Type};
+use fpir::{
+    Arm, BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathFn, Module, Side, Terminator, Type,
+};
 use std::collections::HashMap;
 
 /// A concolic value: concrete bits (as [`Concrete`] holds them) and the term, when the
@@ -64,11 +64,9 @@ impl CVal {
 /// One decision of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PathEntry {
-    /// The branch or switch.
-    pub site: BranchSite,
-    /// Where it went.
-    pub outcome: BranchOutcome,
-    /// The Boolean term that holds exactly for the inputs taking `outcome` here (given
+    /// The branch or switch, and where it went.
+    pub side: Side,
+    /// The Boolean term that holds exactly for the inputs taking the side here (given
     /// the decisions before); `None` when the decision does not depend on the inputs.
     pub constraint: Option<TermId>,
     /// The deciding value's term: the Boolean condition of a branch, the bit-vector
@@ -277,33 +275,37 @@ impl Concolic {
     }
 
     /// The Boolean term that holds exactly for the inputs whose decision at `entry`'s
-    /// site is `outcome` (given the decisions before it); `None` when the decision does
-    /// not depend on the inputs or `outcome` does not fit the site.
-    pub fn constraint_for(&mut self, entry: &PathEntry, outcome: BranchOutcome) -> Option<TermId> {
+    /// site is `arm` (given the decisions before it); `None` when the decision does
+    /// not depend on the inputs or `arm` does not fit the site.
+    pub fn constraint_for(&mut self, entry: &PathEntry, arm: Arm) -> Option<TermId> {
         let d = entry.decider?;
-        match outcome {
-            BranchOutcome::Cond(true) => Some(d),
-            BranchOutcome::Cond(false) => self.mk(Op::Not, &[d]),
-            BranchOutcome::Case(case) => {
-                let Sort::BitVec(w) = self.store.sort(d) else {
-                    return None;
-                };
-                let values = self.cases.get(&entry.site).cloned().unwrap_or_default();
-                match case {
-                    Some(i) => {
-                        let c = self.bv_const(*values.get(i as usize)?, w);
-                        self.mk(Op::Eq, &[d, c])
-                    }
-                    None => {
-                        let mut all = self.store.bool_const(true);
-                        for v in values {
-                            let c = self.bv_const(v, w);
-                            let differs = self.mk(Op::Distinct, &[d, c])?;
-                            all = self.mk(Op::And, &[all, differs])?;
-                        }
-                        Some(all)
-                    }
+        let case = match arm {
+            Arm::True => return Some(d),
+            Arm::False => return self.mk(Op::Not, &[d]),
+            Arm::Case(i) => Some(i),
+            Arm::Default => None,
+        };
+        let Sort::BitVec(w) = self.store.sort(d) else {
+            return None;
+        };
+        let values = self
+            .cases
+            .get(&entry.side.site)
+            .cloned()
+            .unwrap_or_default();
+        match case {
+            Some(i) => {
+                let c = self.bv_const(*values.get(i as usize)?, w);
+                self.mk(Op::Eq, &[d, c])
+            }
+            None => {
+                let mut all = self.store.bool_const(true);
+                for v in values {
+                    let c = self.bv_const(v, w);
+                    let differs = self.mk(Op::Distinct, &[d, c])?;
+                    all = self.mk(Op::And, &[all, differs])?;
                 }
+                Some(all)
             }
         }
     }
@@ -674,12 +676,14 @@ impl Semantics for Concolic {
 
     fn br(&mut self, site: BranchSite, cond: &CVal, taken: bool) {
         let mut entry = PathEntry {
-            site,
-            outcome: BranchOutcome::Cond(taken),
+            side: Side {
+                site,
+                arm: Arm::cond(taken),
+            },
             constraint: None,
             decider: cond.term,
         };
-        entry.constraint = self.constraint_for(&entry, entry.outcome);
+        entry.constraint = self.constraint_for(&entry, entry.side.arm);
         self.path.push(entry);
     }
 
@@ -689,12 +693,14 @@ impl Semantics for Concolic {
             None => None,
         };
         let mut entry = PathEntry {
-            site,
-            outcome: BranchOutcome::Case(case),
+            side: Side {
+                site,
+                arm: Arm::case(case),
+            },
             constraint: None,
             decider,
         };
-        entry.constraint = self.constraint_for(&entry, entry.outcome);
+        entry.constraint = self.constraint_for(&entry, entry.side.arm);
         if value.term.is_some() && entry.constraint.is_none() {
             self.concretize(value);
         }

@@ -22,19 +22,22 @@
 //! (see `PrefixProof` for the conditions and the argument).
 //!
 //! Sides whose condition is a constant (or whose site is unreachable through constant
-//! conditions) are reported infeasible by [`crate::constant`] whatever the search did.
+//! conditions, or whose switch value is impossible) are reported infeasible by
+//! [`fpir::analysis::constants`] whatever the search did.
 //!
 //! Every test is re-executed on the concrete interpreter and its coverage taken from
 //! that run.
 
 use crate::concolic::PathEntry;
-use crate::constant::constant_infeasible;
 use crate::error::ExploreError;
-use crate::path::Decision;
-use crate::reach::InfeasibleMethod;
 use crate::session::{ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
-use fpforge_exec::{BranchOutcome, InputSpec};
-use fpir::{BranchKind, BranchSite, Callee, EntityId, Func, InstKind, Module, Terminator};
+use fpforge_exec::InputSpec;
+use fpir::analysis::{infeasible_sides, Cfg};
+use fpir::EntityId;
+use fpir::{
+    Arm, Block, BranchSite, Callee, Func, InfeasibleMethod, InstKind, MissReason, Module, Side,
+    SideReport, SideStatus,
+};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::rc::Rc;
@@ -48,7 +51,7 @@ pub struct ExploreConfig {
     pub engine: EngineConfig,
     /// Stop as soon as all these sides are taken, and try flips toward them first.
     /// Default: none (explore until the work list or the time runs out).
-    pub targets: Vec<Decision>,
+    pub targets: Vec<Side>,
 }
 
 impl ExploreConfig {
@@ -58,36 +61,10 @@ impl ExploreConfig {
         self
     }
     /// Sets [`ExploreConfig::targets`].
-    pub fn with_targets(mut self, targets: Vec<Decision>) -> Self {
+    pub fn with_targets(mut self, targets: Vec<Side>) -> Self {
         self.targets = targets;
         self
     }
-}
-
-/// What is known about one branch side.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SideStatus {
-    /// Taken by test number `test`.
-    Covered {
-        /// Index into [`ExploreReport::tests`].
-        test: usize,
-    },
-    /// Proved never taken.
-    Infeasible {
-        /// The proof.
-        method: InfeasibleMethod,
-    },
-    /// Not taken by any test; not proved infeasible.
-    NotReached,
-}
-
-/// One branch side and its status.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SideReport {
-    /// The side.
-    pub side: Decision,
-    /// Its status.
-    pub status: SideStatus,
 }
 
 /// Why the exploration stopped.
@@ -140,17 +117,14 @@ pub struct ExploreReport {
 impl ExploreReport {
     /// Sides covered.
     pub fn covered(&self) -> usize {
-        self.sides
-            .iter()
-            .filter(|s| matches!(s.status, SideStatus::Covered { .. }))
-            .count()
+        self.sides.iter().filter(|s| s.status.is_covered()).count()
     }
 
     /// Sides proved infeasible.
     pub fn infeasible(&self) -> usize {
         self.sides
             .iter()
-            .filter(|s| matches!(s.status, SideStatus::Infeasible { .. }))
+            .filter(|s| s.status.is_infeasible())
             .count()
     }
 }
@@ -161,7 +135,7 @@ pub enum ExploreEvent<'a> {
     /// The sides being tracked.
     Started {
         /// Every side.
-        sides: &'a [Decision],
+        sides: &'a [Side],
     },
     /// A new test covering new sides.
     Test {
@@ -170,34 +144,18 @@ pub enum ExploreEvent<'a> {
         /// Its coordinate bits.
         input: &'a [u64],
         /// The sides it covers first.
-        new_sides: &'a [Decision],
+        new_sides: &'a [Side],
     },
 }
 
 /// Every side of the branch sites of `func`.
-pub fn sides_of(module: &Module, func: Func) -> Vec<Decision> {
-    let mut out = Vec::new();
-    for (site, data) in module.branch_sites.iter() {
-        if data.func != func {
-            continue;
-        }
-        out.extend(
-            outcomes(data.kind)
-                .into_iter()
-                .map(|outcome| Decision { site, outcome }),
-        );
-    }
-    out
-}
-
-fn outcomes(kind: BranchKind) -> Vec<BranchOutcome> {
-    match kind {
-        BranchKind::Cond => vec![BranchOutcome::Cond(true), BranchOutcome::Cond(false)],
-        BranchKind::Switch { cases } => (0..cases)
-            .map(|i| BranchOutcome::Case(Some(i)))
-            .chain([BranchOutcome::Case(None)])
-            .collect(),
-    }
+pub fn sides_of(module: &Module, func: Func) -> Vec<Side> {
+    module
+        .branch_sites
+        .iter()
+        .filter(|(_, data)| data.func == func)
+        .flat_map(|(site, _)| module.sides_of(site))
+        .collect()
 }
 
 /// Decisions of a run that are flipped; later ones are left (and the exploration is
@@ -218,17 +176,52 @@ enum Job {
     Run {
         input: Vec<u64>,
         bound: usize,
-        expected: Vec<(BranchSite, BranchOutcome)>,
-        origin: Option<Decision>,
+        expected: Vec<Side>,
+        origin: Option<Side>,
     },
     /// Solve for side `alt` at entry `j` of `run`, with the query time limit times
     /// `scale / 8`.
     Flip {
         run: Rc<ConcolicRun>,
         j: usize,
-        alt: BranchOutcome,
+        alt: Arm,
         scale: u32,
     },
+}
+
+impl Job {
+    /// The side a flip aims at, or the flip a run came from.
+    fn aim(&self) -> Option<Side> {
+        match self {
+            Job::Flip { run, j, alt, .. } => Some(Side {
+                site: run.path[*j].side.site,
+                arm: *alt,
+            }),
+            Job::Run { origin, .. } => *origin,
+        }
+    }
+}
+
+/// The state of one exploration: the work lists, what is covered, and what is left
+/// undecided (per-side proofs must not depend on it).
+struct Exploration<'m, 'c, E> {
+    module: &'m Module,
+    config: &'c ExploreConfig,
+    session: Session<'m>,
+    on_event: E,
+    sides: Vec<Side>,
+    covered: HashMap<Side, usize>,
+    reached_sites: HashSet<BranchSite>,
+    tests: Vec<Vec<u64>>,
+    found_at: Vec<Duration>,
+    paths: HashSet<Vec<Side>>,
+    urgent: VecDeque<Job>,
+    later: VecDeque<Job>,
+    complete: bool,
+    /// Flips left undecided.
+    open: Vec<Side>,
+    /// Something left unseen alternatives at no particular flip (a trap, a cut path).
+    blocked: bool,
 }
 
 /// Explores the paths of `func` (see the module docs), reporting tests to `on_event`.
@@ -237,246 +230,295 @@ pub fn explore(
     func: Func,
     spec: InputSpec,
     config: &ExploreConfig,
-    mut on_event: impl FnMut(&ExploreEvent<'_>),
+    on_event: impl FnMut(&ExploreEvent<'_>),
 ) -> Result<ExploreReport, ExploreError> {
-    let mut s = Session::new(module, func, spec, config.engine.clone())?;
+    let session = Session::new(module, func, spec, config.engine.clone())?;
     let mut sides = sides_of(module, func);
     for t in &config.targets {
         if !sides.contains(t) {
             sides.push(*t);
         }
     }
-    on_event(&ExploreEvent::Started { sides: &sides });
-    let mut covered: HashMap<Decision, usize> = HashMap::new();
-    let mut tests: Vec<Vec<u64>> = Vec::new();
-    let mut found_at: Vec<Duration> = Vec::new();
-    let mut paths: HashSet<Vec<(BranchSite, BranchOutcome)>> = HashSet::new();
-    let mut urgent: VecDeque<Job> = VecDeque::new();
-    let mut later: VecDeque<Job> = VecDeque::new();
-    let mut complete = true;
-    // Flips left undecided (per-side proofs must not depend on them), and whether
-    // something left unseen alternatives at no particular flip (a trap, a cut path).
-    let mut open: Vec<Decision> = Vec::new();
-    let mut blocked = false;
-    urgent.push_back(Job::Run {
-        input: s.seed_input(),
+    let mut x = Exploration {
+        module,
+        config,
+        session,
+        on_event,
+        sides,
+        covered: HashMap::new(),
+        reached_sites: HashSet::new(),
+        tests: Vec::new(),
+        found_at: Vec::new(),
+        paths: HashSet::new(),
+        urgent: VecDeque::new(),
+        later: VecDeque::new(),
+        complete: true,
+        open: Vec::new(),
+        blocked: false,
+    };
+    (x.on_event)(&ExploreEvent::Started { sides: &x.sides });
+    x.urgent.push_back(Job::Run {
+        input: x.session.seed_input(),
         bound: 0,
         expected: Vec::new(),
         origin: None,
     });
-    let stop = loop {
-        if s.out_of_time() {
-            break ExploreStop::TimeLimit;
-        }
-        let job = match urgent.pop_front() {
-            Some(Job::Flip { run, j, alt, scale }) => {
-                let side = Decision {
-                    site: run.path[j].site,
-                    outcome: alt,
-                };
-                if covered.contains_key(&side) {
-                    later.push_back(Job::Flip { run, j, alt, scale });
-                    continue;
-                }
-                Job::Flip { run, j, alt, scale }
+    let stop = x.run_jobs()?;
+    Ok(x.finish(func, stop))
+}
+
+impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
+    /// Works through the lists until they are empty, the targets are taken or the time
+    /// is up.
+    fn run_jobs(&mut self) -> Result<ExploreStop, ExploreError> {
+        loop {
+            if self.session.out_of_time() {
+                return Ok(ExploreStop::TimeLimit);
             }
-            Some(job) => job,
-            None => match later.pop_front() {
-                Some(job) => job,
-                None => break ExploreStop::Exhausted,
-            },
-        };
-        match job {
-            Job::Run {
-                input,
-                bound,
-                expected,
-                origin,
-            } => {
-                let run = s.run(&input)?;
-                let decisions = run.decisions();
-                if !decisions.starts_with(&expected) {
-                    complete = false;
-                    open.extend(origin);
-                }
-                if matches!(run.end, RunEnd::Trapped(_)) {
-                    // A trap (integer division by zero, fuel, ...) cuts the path short:
-                    // its condition is no branch, so alternatives behind it are unseen.
-                    complete = false;
-                    blocked = true;
-                }
-                let concrete = s.concrete_decisions(&input)?;
-                let new_sides: Vec<Decision> = sides
-                    .iter()
-                    .copied()
-                    .filter(|d| !covered.contains_key(d) && concrete.contains(&(d.site, d.outcome)))
-                    .collect();
-                if !new_sides.is_empty() {
-                    let index = tests.len();
-                    for d in &new_sides {
-                        covered.insert(*d, index);
-                    }
-                    tests.push(input.clone());
-                    found_at.push(s.elapsed());
-                    on_event(&ExploreEvent::Test {
-                        index,
-                        input: &input,
-                        new_sides: &new_sides,
-                    });
-                }
-                if !config.targets.is_empty()
-                    && config.targets.iter().all(|t| covered.contains_key(t))
-                {
-                    paths.insert(decisions);
-                    break ExploreStop::TargetReached;
-                }
-                if !paths.insert(decisions) {
-                    continue;
-                }
-                let run = Rc::new(run);
-                if run.path.len() > MAX_FLIP_DEPTH {
-                    complete = false;
-                    blocked = true;
-                }
-                for j in bound..run.path.len().min(MAX_FLIP_DEPTH) {
-                    let entry: PathEntry = run.path[j];
-                    let kind = module.branch_sites[entry.site].kind;
-                    if entry.decider.is_none() {
-                        // Input-independent, unless a concretization made it so.
-                        if j >= run.exact_prefix {
-                            complete = false;
-                            open.extend(outcomes(kind).into_iter().map(|outcome| Decision {
-                                site: entry.site,
-                                outcome,
-                            }));
-                        }
-                        continue;
-                    }
-                    for alt in outcomes(kind) {
-                        if alt == entry.outcome {
-                            continue;
-                        }
-                        let side = Decision {
-                            site: entry.site,
-                            outcome: alt,
-                        };
-                        let job = Job::Flip {
-                            run: Rc::clone(&run),
-                            j,
-                            alt,
-                            scale: FIRST_EIGHTHS,
-                        };
-                        if config.targets.contains(&side) && !covered.contains_key(&side) {
-                            urgent.push_front(job);
-                        } else if covered.contains_key(&side) {
-                            later.push_back(job);
-                        } else {
-                            urgent.push_back(job);
-                        }
+            let Some(job) = self.next_job() else {
+                return Ok(ExploreStop::Exhausted);
+            };
+            match job {
+                Job::Run {
+                    input,
+                    bound,
+                    expected,
+                    origin,
+                } => {
+                    if self.run(input, bound, &expected, origin)? {
+                        return Ok(ExploreStop::TargetReached);
                     }
                 }
+                Job::Flip { run, j, alt, scale } => self.flip(run, j, alt, scale),
             }
-            Job::Flip { run, j, alt, scale } => {
-                let entry = run.path[j];
-                let side = Decision {
-                    site: entry.site,
-                    outcome: alt,
-                };
-                let Some(c) = s.semantics_mut().constraint_for(&entry, alt) else {
-                    complete = false;
-                    open.push(side);
-                    continue;
-                };
-                let mut query: Vec<_> = run.path[..j].iter().filter_map(|e| e.constraint).collect();
-                query.push(c);
-                let exact = j < run.exact_prefix;
-                match s.solve(&query, &run.input, scale) {
-                    QueryAnswer::Sat(next) => {
-                        let mut expected: Vec<_> =
-                            run.path[..j].iter().map(|e| (e.site, e.outcome)).collect();
-                        expected.push((entry.site, alt));
-                        urgent.push_back(Job::Run {
-                            input: next,
-                            bound: j + 1,
-                            expected,
-                            origin: Some(side),
-                        });
-                    }
-                    QueryAnswer::Unsat if exact => {}
-                    QueryAnswer::Unsat => {
-                        complete = false;
-                        open.push(side);
-                    }
-                    QueryAnswer::Unknown if scale < MAX_EIGHTHS => {
-                        // Retried with a longer limit once everything else is done.
-                        later.push_back(Job::Flip {
-                            run,
-                            j,
-                            alt,
-                            scale: if scale < 8 { 8 } else { scale * 4 },
-                        });
-                    }
-                    QueryAnswer::Unknown => {
-                        complete = false;
-                        open.push(side);
-                    }
-                }
-            }
-        }
-    };
-    let complete = complete && stop == ExploreStop::Exhausted;
-    // Work left when the search stopped is undecided too.
-    for job in urgent.into_iter().chain(later) {
-        match job {
-            Job::Flip { run, j, alt, .. } => open.push(Decision {
-                site: run.path[j].site,
-                outcome: alt,
-            }),
-            Job::Run {
-                origin: Some(o), ..
-            } => open.push(o),
-            Job::Run { origin: None, .. } => blocked = true,
         }
     }
-    let prefixes = PrefixProof::new(module, func, &open, blocked);
-    let constant: HashSet<Decision> = sides
-        .iter()
-        .map(|d| module.branch_sites[d.site].func)
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .flat_map(|f| constant_infeasible(module, f))
-        .collect();
-    let sides = sides
-        .into_iter()
-        .map(|side| SideReport {
-            side,
-            status: match covered.get(&side) {
-                Some(&test) => SideStatus::Covered { test },
-                None if constant.contains(&side) => SideStatus::Infeasible {
-                    method: InfeasibleMethod::ConstantCondition,
+
+    /// The next job: urgent ones first, but a flip toward a side covered meanwhile
+    /// waits behind everything.
+    fn next_job(&mut self) -> Option<Job> {
+        while let Some(job) = self.urgent.pop_front() {
+            if matches!(job, Job::Flip { .. })
+                && job.aim().is_some_and(|s| self.covered.contains_key(&s))
+            {
+                self.later.push_back(job);
+                continue;
+            }
+            return Some(job);
+        }
+        self.later.pop_front()
+    }
+
+    /// Runs `input` concolically, records the coverage of its concrete run, and queues
+    /// the flips of its decisions from `bound` on. True when every target is taken.
+    fn run(
+        &mut self,
+        input: Vec<u64>,
+        bound: usize,
+        expected: &[Side],
+        origin: Option<Side>,
+    ) -> Result<bool, ExploreError> {
+        let run = self.session.run(&input)?;
+        let decisions = run.decisions();
+        if !decisions.starts_with(expected) {
+            self.complete = false;
+            self.open.extend(origin);
+        }
+        if matches!(run.end, RunEnd::Trapped(_)) {
+            // A trap (integer division by zero, fuel, ...) cuts the path short: its
+            // condition is no branch, so alternatives behind it are unseen.
+            self.complete = false;
+            self.blocked = true;
+        }
+        let concrete = self.session.concrete_decisions(&input)?;
+        self.record_test(input, &concrete);
+        let targets = &self.config.targets;
+        if !targets.is_empty() && targets.iter().all(|t| self.covered.contains_key(t)) {
+            self.paths.insert(decisions);
+            return Ok(true);
+        }
+        if !self.paths.insert(decisions) {
+            return Ok(false);
+        }
+        self.queue_flips(Rc::new(run), bound);
+        Ok(false)
+    }
+
+    /// Keeps `input` as a test when its concrete run takes sides no test took before.
+    fn record_test(&mut self, input: Vec<u64>, concrete: &[Side]) {
+        self.reached_sites.extend(concrete.iter().map(|d| d.site));
+        let new_sides: Vec<Side> = self
+            .sides
+            .iter()
+            .copied()
+            .filter(|d| !self.covered.contains_key(d) && concrete.contains(d))
+            .collect();
+        if new_sides.is_empty() {
+            return;
+        }
+        let index = self.tests.len();
+        for d in &new_sides {
+            self.covered.insert(*d, index);
+        }
+        (self.on_event)(&ExploreEvent::Test {
+            index,
+            input: &input,
+            new_sides: &new_sides,
+        });
+        self.tests.push(input);
+        self.found_at.push(self.session.elapsed());
+    }
+
+    /// Queues a flip toward every other side of each input-dependent decision of `run`
+    /// from `bound` on: target sides first, covered sides last.
+    fn queue_flips(&mut self, run: Rc<ConcolicRun>, bound: usize) {
+        if run.path.len() > MAX_FLIP_DEPTH {
+            self.complete = false;
+            self.blocked = true;
+        }
+        for j in bound..run.path.len().min(MAX_FLIP_DEPTH) {
+            let entry: PathEntry = run.path[j];
+            let site = entry.side.site;
+            if entry.decider.is_none() {
+                // Input-independent, unless a concretization made it so.
+                if j >= run.exact_prefix {
+                    self.complete = false;
+                    self.open.extend(self.module.sides_of(site));
+                }
+                continue;
+            }
+            for side in self.module.sides_of(site) {
+                if side == entry.side {
+                    continue;
+                }
+                let job = Job::Flip {
+                    run: Rc::clone(&run),
+                    j,
+                    alt: side.arm,
+                    scale: FIRST_EIGHTHS,
+                };
+                let covered = self.covered.contains_key(&side);
+                if self.config.targets.contains(&side) && !covered {
+                    self.urgent.push_front(job);
+                } else if covered {
+                    self.later.push_back(job);
+                } else {
+                    self.urgent.push_back(job);
+                }
+            }
+        }
+    }
+
+    /// Asks the solver for an input taking side `alt` at decision `j` of `run`, with the
+    /// decisions before as the run took them.
+    fn flip(&mut self, run: Rc<ConcolicRun>, j: usize, alt: Arm, scale: u32) {
+        let entry = run.path[j];
+        let side = Side {
+            site: entry.side.site,
+            arm: alt,
+        };
+        let Some(c) = self.session.semantics_mut().constraint_for(&entry, alt) else {
+            self.complete = false;
+            self.open.push(side);
+            return;
+        };
+        let mut query: Vec<_> = run.path[..j].iter().filter_map(|e| e.constraint).collect();
+        query.push(c);
+        let exact = j < run.exact_prefix;
+        match self.session.solve(&query, &run.input, scale) {
+            QueryAnswer::Sat(next) => {
+                let mut expected: Vec<Side> = run.path[..j].iter().map(|e| e.side).collect();
+                expected.push(side);
+                self.urgent.push_back(Job::Run {
+                    input: next,
+                    bound: j + 1,
+                    expected,
+                    origin: Some(side),
+                });
+            }
+            QueryAnswer::Unsat if exact => {}
+            QueryAnswer::Unknown if scale < MAX_EIGHTHS => {
+                // Retried with a longer limit once everything else is done.
+                self.later.push_back(Job::Flip {
+                    run,
+                    j,
+                    alt,
+                    scale: if scale < 8 { 8 } else { scale * 4 },
+                });
+            }
+            QueryAnswer::Unsat | QueryAnswer::Unknown => {
+                self.complete = false;
+                self.open.push(side);
+            }
+        }
+    }
+
+    /// The report: each side covered, proved infeasible, or not reached.
+    fn finish(mut self, func: Func, stop: ExploreStop) -> ExploreReport {
+        let complete = self.complete && stop == ExploreStop::Exhausted;
+        // Work left when the search stopped is undecided too.
+        for job in std::mem::take(&mut self.urgent)
+            .into_iter()
+            .chain(std::mem::take(&mut self.later))
+        {
+            match job.aim() {
+                Some(side) => self.open.push(side),
+                None => self.blocked = true,
+            }
+        }
+        let prefixes = PrefixProof::new(self.module, func, &self.open, self.blocked);
+        let constant = self.constant_infeasible();
+        let sides = self
+            .sides
+            .iter()
+            .map(|&side| SideReport {
+                side,
+                status: match self.covered.get(&side) {
+                    Some(&test) => SideStatus::Covered { test },
+                    None => match constant.get(&side) {
+                        Some(&method) => SideStatus::Infeasible { method },
+                        None if complete => SideStatus::Infeasible {
+                            method: InfeasibleMethod::ExhaustiveExploration,
+                        },
+                        None if prefixes.proves(side) => SideStatus::Infeasible {
+                            method: InfeasibleMethod::PrefixExploration,
+                        },
+                        None => SideStatus::NotReached {
+                            reason: MissReason {
+                                branch_reached: self.reached_sites.contains(&side.site),
+                                closest: None,
+                            },
+                        },
+                    },
                 },
-                None if complete => SideStatus::Infeasible {
-                    method: InfeasibleMethod::ExhaustiveExploration,
-                },
-                None if prefixes.proves(side) => SideStatus::Infeasible {
-                    method: InfeasibleMethod::PrefixExploration,
-                },
-                None => SideStatus::NotReached,
-            },
-        })
-        .collect();
-    Ok(ExploreReport {
-        func,
-        sides,
-        tests,
-        found_at,
-        paths: paths.len() as u64,
-        runs: s.runs,
-        queries: s.stats,
-        complete,
-        stop,
-        elapsed: s.elapsed(),
-    })
+            })
+            .collect();
+        ExploreReport {
+            func,
+            sides,
+            tests: self.tests,
+            found_at: self.found_at,
+            paths: self.paths.len() as u64,
+            runs: self.session.runs,
+            queries: self.session.stats,
+            complete,
+            stop,
+            elapsed: self.session.elapsed(),
+        }
+    }
+
+    /// The sides that constant conditions rule out, in every function the sides are in.
+    fn constant_infeasible(&self) -> HashMap<Side, InfeasibleMethod> {
+        let funcs: HashSet<Func> = self
+            .sides
+            .iter()
+            .map(|d| self.module.branch_sites[d.site].func)
+            .collect();
+        funcs
+            .into_iter()
+            .flat_map(|f| infeasible_sides(self.module, f))
+            .collect()
+    }
 }
 
 /// Per-side proofs when the exploration is not complete (see the module docs): a side
@@ -493,50 +535,21 @@ pub fn explore(
 /// was at `s` with another side and the flip toward `S` was decided unsat.
 struct PrefixProof {
     /// Blocks reachable from each block of the entry function (inclusive).
-    reach: Vec<HashSet<fpir::Block>>,
-    open: Vec<(Decision, Option<fpir::Block>)>,
+    reach: Vec<Vec<bool>>,
+    /// Each undecided flip and the entry-function block it leads to.
+    open: Vec<(Side, Option<Block>)>,
     /// Block of each branch site of the entry function.
-    sites: HashMap<BranchSite, fpir::Block>,
+    sites: HashMap<BranchSite, Block>,
     usable: bool,
 }
 
 impl PrefixProof {
-    fn new(module: &Module, func: Func, open: &[Decision], blocked: bool) -> PrefixProof {
-        let f = &module.funcs[func];
-        let succ: Vec<Vec<fpir::Block>> = f
-            .blocks
-            .iter()
-            .map(|(_, b)| b.term.targets().iter().map(|t| t.block).collect())
+    fn new(module: &Module, func: Func, open: &[Side], blocked: bool) -> PrefixProof {
+        let cfg = Cfg::new(&module.funcs[func]);
+        let reach = (0..cfg.len())
+            .map(|start| cfg.reachable_from(Block::new(start)))
             .collect();
-        let reach = (0..succ.len())
-            .map(|start| {
-                let mut seen = HashSet::new();
-                let mut stack = vec![fpir::Block::new(start)];
-                while let Some(b) = stack.pop() {
-                    if seen.insert(b) {
-                        stack.extend(succ[b.index()].iter().copied());
-                    }
-                }
-                seen
-            })
-            .collect();
-        let target = |d: &Decision| -> Option<fpir::Block> {
-            let data = &module.branch_sites[d.site];
-            if data.func != func {
-                return None;
-            }
-            match (&module.funcs[data.func].blocks[data.block].term, d.outcome) {
-                (Terminator::Br { then_to, .. }, BranchOutcome::Cond(true)) => Some(then_to.block),
-                (Terminator::Br { else_to, .. }, BranchOutcome::Cond(false)) => Some(else_to.block),
-                (Terminator::Switch { cases, .. }, BranchOutcome::Case(Some(i))) => {
-                    cases.get(i as usize).map(|c| c.target.block)
-                }
-                (Terminator::Switch { default, .. }, BranchOutcome::Case(None)) => {
-                    Some(default.block)
-                }
-                _ => None,
-            }
-        };
+        let in_func = |d: &Side| module.branch_sites[d.site].func == func;
         let sites = module
             .branch_sites
             .iter()
@@ -546,28 +559,25 @@ impl PrefixProof {
         PrefixProof {
             reach,
             sites,
-            open: open.iter().map(|d| (*d, target(d))).collect(),
+            open: open
+                .iter()
+                .map(|d| (*d, module.side_target(*d).filter(|_| in_func(d))))
+                .collect(),
             usable: !blocked && calls_are_tame(module, func),
         }
     }
 
-    fn proves(&self, side: Decision) -> bool {
-        let Some(block) = self.block_of(side.site) else {
+    fn proves(&self, side: Side) -> bool {
+        let Some(&block) = self.sites.get(&side.site) else {
             return false;
         };
         self.usable
             && self.open.iter().all(|(d, target)| {
                 *d != side
                     && target.is_some_and(|b| {
-                        self.reach
-                            .get(b.index())
-                            .is_some_and(|r| !r.contains(&block))
+                        self.reach.get(b.index()).is_some_and(|r| !r[block.index()])
                     })
             })
-    }
-
-    fn block_of(&self, site: BranchSite) -> Option<fpir::Block> {
-        self.sites.get(&site).copied()
     }
 }
 

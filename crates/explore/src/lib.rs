@@ -4,7 +4,6 @@
 //!
 //! - [`concolic`]: the [`Concolic`] semantics (concrete bits plus solver terms, a
 //!   byte-granular symbolic memory shadow, path conditions, recorded concretizations).
-//! - [`constant`]: branch sides infeasible by constant conditions (no run needed).
 //! - [`path`]: path specs (`br3:T (br2:T br4:F)x12 file.c:41:F`).
 //! - [`session`]: one entry function under concolic execution: runs, solver queries,
 //!   concrete confirmation.
@@ -18,15 +17,15 @@
 //! [`fpforge_exec::InputSpec::to_args`]):
 //!
 //! ```no_run
-//! use fpforge_explore::{reach_sides, Decision, EngineConfig, SideAnswer};
+//! use fpforge_explore::{reach_sides, EngineConfig, SideAnswer};
 //! # fn demo(module: &fpir::Module, func: fpir::Func, spec: fpforge_exec::InputSpec)
-//! #     -> Result<(), fpforge_explore::ExploreError> {
-//! let side = Decision::parse("br7:T", module)?;
+//! #     -> Result<(), Box<dyn std::error::Error>> {
+//! let side = module.parse_side("br7:T")?;
 //! let config = EngineConfig::default().with_time_limit(std::time::Duration::from_secs(5));
 //! for answer in reach_sides(module, func, spec.clone(), &[side], config)? {
 //!     match answer {
 //!         SideAnswer::Covered(coords) => println!("witness {:?}", spec.to_args(&coords)),
-//!         SideAnswer::Infeasible { method } => println!("infeasible (proved by {method})"),
+//!         SideAnswer::Infeasible { method } => println!("infeasible ({method})"),
 //!         SideAnswer::Unknown => println!("not reached"),
 //!     }
 //! }
@@ -39,7 +38,6 @@
 #![deny(missing_docs)]
 
 pub mod concolic;
-pub mod constant;
 pub mod error;
 pub mod explore;
 pub mod output;
@@ -50,11 +48,7 @@ pub mod smt2;
 
 pub use concolic::{CVal, CallPolicy, Concolic, Mismatch, PathEntry};
 pub use error::ExploreError;
-pub use explore::{
-    explore, ExploreConfig, ExploreEvent, ExploreReport, ExploreStop, SideReport, SideStatus,
-};
-pub use path::{Decision, PathSpec};
-pub use reach::{
-    reach_path, reach_side, reach_sides, InfeasibleMethod, ReachAnswer, ReachReport, SideAnswer,
-};
+pub use explore::{explore, ExploreConfig, ExploreEvent, ExploreReport, ExploreStop};
+pub use path::PathSpec;
+pub use reach::{reach_path, reach_side, reach_sides, ReachAnswer, ReachReport, SideAnswer};
 pub use session::{EngineConfig, QueryStats};

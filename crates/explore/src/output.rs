@@ -1,31 +1,9 @@
-//! Output formats like `fpforge cover`'s: side and status texts and `coverage.json`
+//! Output formats like `fpforge cover`'s: `coverage.json`
 //! (input lines come from [`fpforge_exec::InputSpec::line`]).
 
-use crate::explore::{ExploreReport, SideStatus};
-use crate::path::Decision;
-use fpforge_exec::spec::value_text;
-use fpforge_exec::BranchOutcome;
-use fpir::{Module, Terminator};
+use crate::explore::ExploreReport;
+use fpir::{Module, SideStatus};
 use serde::Serialize;
-
-/// `T`/`F` for conditional branches; `case V` or `default` for switches.
-pub fn side_text(module: &Module, side: Decision) -> String {
-    match side.outcome {
-        BranchOutcome::Cond(true) => "T".into(),
-        BranchOutcome::Cond(false) => "F".into(),
-        BranchOutcome::Case(None) => "default".into(),
-        BranchOutcome::Case(Some(i)) => {
-            let data = &module.branch_sites[side.site];
-            match &module.funcs[data.func].blocks[data.block].term {
-                Terminator::Switch { ty, cases, .. } => cases
-                    .get(i as usize)
-                    .map(|c| format!("case {}", value_text(*ty, c.value)))
-                    .unwrap_or_else(|| format!("case #{i}")),
-                _ => format!("case #{i}"),
-            }
-        }
-    }
-}
 
 #[derive(Serialize)]
 struct SideRow {
@@ -69,15 +47,6 @@ struct CoverageJson<'a> {
     sites: Vec<SiteRow>,
 }
 
-/// The status text of a side: `covered`, `infeasible (proved by METHOD)`, `not reached`.
-pub fn status_text(status: &SideStatus) -> String {
-    match status {
-        SideStatus::Covered { .. } => "covered".into(),
-        SideStatus::Infeasible { method } => format!("infeasible (proved by {method})"),
-        SideStatus::NotReached => "not reached".into(),
-    }
-}
-
 /// `coverage.json` of an exploration (the layout of `fpforge cover`'s, plus proved
 /// infeasible sides, paths and query counts).
 pub fn coverage_json(module: &Module, report: &ExploreReport) -> String {
@@ -93,8 +62,8 @@ pub fn coverage_json(module: &Module, report: &ExploreReport) -> String {
         }
         if let Some(row) = sites.last_mut() {
             row.sides.push(SideRow {
-                side: side_text(module, s.side),
-                status: status_text(&s.status),
+                side: module.arm_name(s.side.site, s.side.arm),
+                status: s.status.to_string(),
                 test: match s.status {
                     SideStatus::Covered { test } => Some(test),
                     _ => None,

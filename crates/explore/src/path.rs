@@ -9,8 +9,10 @@
 //! site     := "br" N                   a branch site id (`fpforge sites`)
 //!           | FILE ":" LINE [":" COL]   a source position (the file's name or a suffix)
 //! side     := "T" | "F"                then / else of a conditional branch
-//!           | "default" | "case" I     a switch's default or its case number I (source order)
+//!           | "default" | "case" V     a switch's default or its case of value V
 //! ```
+//!
+//! A decision is a side name as every command prints it ([`Module::parse_side`]).
 //!
 //! `(br2:T br4:F)x12` repeats the group twelve times. A run **takes** a path when the
 //! sequence of its decisions at the sites the spec names begins with the spec's
@@ -18,132 +20,14 @@
 //! decision (write the loop's exit decision to ask for an exact iteration count).
 
 use crate::error::ExploreError;
-use fpforge_exec::BranchOutcome;
-use fpir::{BranchKind, BranchSite, EntityId, Module};
+use fpir::{BranchSite, Module, Side};
 use std::collections::HashSet;
-use std::fmt;
-
-/// One branch decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Decision {
-    /// The branch or switch.
-    pub site: BranchSite,
-    /// The side it must take.
-    pub outcome: BranchOutcome,
-}
-
-impl Decision {
-    /// Parses one decision (`br7:T`, `file.c:41:F`, `br3:case 2`) against `module`.
-    pub fn parse(text: &str, module: &Module) -> Result<Decision, ExploreError> {
-        let bad = |reason: String| ExploreError::PathSyntax {
-            text: text.to_string(),
-            reason,
-        };
-        let t = text.trim();
-        let (site_text, side_text) = match t.rsplit_once(':') {
-            Some(x) => x,
-            None => return Err(bad("expected SITE:SIDE".into())),
-        };
-        let site = resolve_site(site_text, module).map_err(bad)?;
-        let data = &module.branch_sites[site];
-        let side = side_text.trim();
-        let outcome = match (data.kind, side) {
-            (BranchKind::Cond, "T") => BranchOutcome::Cond(true),
-            (BranchKind::Cond, "F") => BranchOutcome::Cond(false),
-            (BranchKind::Switch { .. }, "default") => BranchOutcome::Case(None),
-            (BranchKind::Switch { cases }, s) if s.starts_with("case") => {
-                let i: u32 = s["case".len()..]
-                    .trim()
-                    .parse()
-                    .map_err(|_| bad(format!("`{s}`: expected `case I`")))?;
-                if i >= cases {
-                    return Err(bad(format!("{site} has {cases} cases (0..{cases})")));
-                }
-                BranchOutcome::Case(Some(i))
-            }
-            (BranchKind::Cond, s) => {
-                return Err(bad(format!(
-                    "{site} is a conditional branch: side `{s}` must be T or F"
-                )))
-            }
-            (BranchKind::Switch { .. }, s) => {
-                return Err(bad(format!(
-                    "{site} is a switch: side `{s}` must be `default` or `case I`"
-                )))
-            }
-        };
-        Ok(Decision { site, outcome })
-    }
-}
-
-impl fmt::Display for Decision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.outcome {
-            BranchOutcome::Cond(true) => write!(f, "{}:T", self.site),
-            BranchOutcome::Cond(false) => write!(f, "{}:F", self.site),
-            BranchOutcome::Case(None) => write!(f, "{}:default", self.site),
-            BranchOutcome::Case(Some(i)) => write!(f, "{}:case{i}", self.site),
-        }
-    }
-}
-
-/// `brN`, or `FILE:LINE[:COL]` naming exactly one branch site.
-fn resolve_site(text: &str, module: &Module) -> Result<BranchSite, String> {
-    let text = text.trim();
-    if let Some(n) = text
-        .strip_prefix("br")
-        .and_then(|n| n.parse::<usize>().ok())
-    {
-        return if n < module.branch_sites.len() {
-            Ok(BranchSite::new(n))
-        } else {
-            Err(format!(
-                "no branch site {text} (the module has {})",
-                module.branch_sites.len()
-            ))
-        };
-    }
-    let parts: Vec<&str> = text.split(':').collect();
-    let (file, line, col) = match parts.as_slice() {
-        [file, line] => (*file, line.parse::<u32>().ok(), None),
-        [file, line, col] => (*file, line.parse::<u32>().ok(), col.parse::<u32>().ok()),
-        _ => return Err(format!("`{text}` is neither brN nor FILE:LINE[:COL]")),
-    };
-    let line = line.ok_or_else(|| format!("`{text}`: bad line number"))?;
-    let hits: Vec<BranchSite> = module
-        .branch_sites
-        .iter()
-        .filter(|(_, d)| {
-            d.loc.is_some_and(|l| {
-                let name = module.files.get(l.file).map_or("", String::as_str);
-                (name == file || name.ends_with(&format!("/{file}")))
-                    && l.line == line
-                    && col.is_none_or(|c| c == l.col)
-            })
-        })
-        .map(|(s, _)| s)
-        .collect();
-    match hits.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(format!("no branch site at {text}")),
-        many => Err(format!(
-            "{text} has several branch sites ({}): add the column or use a site id",
-            many.iter()
-                .map(|s| format!(
-                    "{s} at {}",
-                    module.describe_loc(module.branch_sites[*s].loc)
-                ))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
-}
 
 /// A parsed, expanded path: the decisions in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathSpec {
     /// Decisions in execution order (loops expanded).
-    pub decisions: Vec<Decision>,
+    pub decisions: Vec<Side>,
 }
 
 /// Repetitions allowed in one `(...)xN` group, and decisions in an expanded path.
@@ -175,22 +59,21 @@ impl PathSpec {
         self.decisions.iter().map(|d| d.site).collect()
     }
 
-    /// How far a run's decisions `(site, outcome)` follow the spec: the number of spec
-    /// decisions matched, and whether the run diverged (`true`) or ran out (`false`)
-    /// when not all matched. Also returns, for each matched decision, its index in `run`.
-    pub fn follow(&self, run: &[(BranchSite, BranchOutcome)]) -> Follow {
+    /// How far a run's decisions follow the spec: the number of spec decisions matched,
+    /// and whether the run diverged (`true`) or ran out (`false`) when not all matched.
+    /// Also returns, for each matched decision, its index in `run`.
+    pub fn follow(&self, run: &[Side]) -> Follow {
         let sites = self.sites();
         let mut matched = 0;
         let mut at = Vec::new();
-        for (i, &(site, outcome)) in run.iter().enumerate() {
+        for (i, &side) in run.iter().enumerate() {
             if matched == self.decisions.len() {
                 break;
             }
-            if !sites.contains(&site) {
+            if !sites.contains(&side.site) {
                 continue;
             }
-            let want = self.decisions[matched];
-            if want.site != site || want.outcome != outcome {
+            if self.decisions[matched] != side {
                 return Follow {
                     matched,
                     positions: at,
@@ -206,12 +89,15 @@ impl PathSpec {
             diverged_at: None,
         }
     }
-}
 
-impl fmt::Display for PathSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let texts: Vec<String> = self.decisions.iter().map(Decision::to_string).collect();
-        f.write_str(&texts.join(" "))
+    /// The expanded path in the spec grammar, side names as [`Module::side_name`] gives.
+    pub fn text(&self, module: &Module) -> String {
+        let texts: Vec<String> = self
+            .decisions
+            .iter()
+            .map(|&d| module.side_name(d))
+            .collect();
+        texts.join(" ")
     }
 }
 
@@ -267,12 +153,12 @@ fn tokenize(text: &str) -> Vec<Token> {
         }
     }
     flush(&mut word, &mut tokens);
-    // `case 2` written with a space: glue the number to the preceding `...:case`.
+    // `case 2` written with a space: glue the value to the preceding `...:case`.
     let mut glued: Vec<Token> = Vec::new();
     for t in tokens {
         match (&t, glued.last_mut()) {
             (Token::Word(w), Some(Token::Word(prev)))
-                if prev.ends_with(":case") && w.chars().all(|c| c.is_ascii_digit()) =>
+                if prev.ends_with(":case") && w.parse::<i64>().is_ok() =>
             {
                 prev.push_str(w);
             }
@@ -288,7 +174,7 @@ fn parse_items(
     pos: &mut usize,
     module: &Module,
     in_group: bool,
-) -> Result<Vec<Decision>, ExploreError> {
+) -> Result<Vec<Side>, ExploreError> {
     let bad = |reason: &str| ExploreError::PathSyntax {
         text: text.to_string(),
         reason: reason.to_string(),
@@ -297,7 +183,10 @@ fn parse_items(
     while *pos < tokens.len() {
         match &tokens[*pos] {
             Token::Word(w) => {
-                out.push(Decision::parse(w, module)?);
+                out.push(module.parse_side(w).map_err(|e| ExploreError::PathSyntax {
+                    text: text.to_string(),
+                    reason: e.to_string(),
+                })?);
                 *pos += 1;
             }
             Token::Open => {

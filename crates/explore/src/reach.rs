@@ -25,53 +25,13 @@
 //! Every input returned re-executes on the concrete interpreter along the claimed path.
 
 use crate::error::ExploreError;
-use crate::explore::{explore, ExploreConfig, SideStatus};
-use crate::path::{Decision, PathSpec};
+use crate::explore::{explore, ExploreConfig};
+use crate::path::PathSpec;
 use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
 use fpforge_exec::InputSpec;
 use fpforge_solve::TermId;
-use fpir::{Func, Module};
-use std::fmt;
+use fpir::{Func, InfeasibleMethod, Module, Side, SideStatus};
 use std::time::Duration;
-
-/// How infeasibility was proved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InfeasibleMethod {
-    /// Interval labeling exhausted the path condition (complete search).
-    IntervalLabeling,
-    /// The decision does not depend on the inputs along the only prefix that leads to it.
-    ConstantDecision,
-    /// Every input taking the prefix returns before the next decision.
-    PathEnds,
-    /// Exhaustive exploration: every path was enumerated, each alternative decided.
-    ExhaustiveExploration,
-    /// The condition is computed from constants only, or the site is in a block only
-    /// such conditions lead away from ([`crate::constant`]).
-    ConstantCondition,
-    /// Every path prefix that can lead to the site was explored and each alternative
-    /// toward the side decided unsat (exploration need not be complete elsewhere).
-    PrefixExploration,
-}
-
-impl InfeasibleMethod {
-    /// The method's name in reports (`infeasible (proved by ...)`).
-    pub fn label(self) -> &'static str {
-        match self {
-            InfeasibleMethod::IntervalLabeling => "interval labeling",
-            InfeasibleMethod::ConstantDecision => "an input-independent decision",
-            InfeasibleMethod::PathEnds => "the path ending first",
-            InfeasibleMethod::ExhaustiveExploration => "exhaustive path exploration",
-            InfeasibleMethod::ConstantCondition => "a constant condition",
-            InfeasibleMethod::PrefixExploration => "exploring every prefix that reaches the site",
-        }
-    }
-}
-
-impl fmt::Display for InfeasibleMethod {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
 
 /// The answer of `reach`.
 #[derive(Clone, Debug, PartialEq)]
@@ -150,7 +110,7 @@ pub fn reach_path(
         let exact = j <= run.exact_prefix
             && run.path[..j]
                 .iter()
-                .all(|e| e.constraint.is_none() || sites.contains(&e.site));
+                .all(|e| e.constraint.is_none() || sites.contains(&e.side.site));
         let prefix: Vec<TermId> = run.path[..j].iter().filter_map(|e| e.constraint).collect();
         let mut negative = None;
         match follow.diverged_at {
@@ -174,7 +134,7 @@ pub fn reach_path(
             Some(j) => {
                 let want = path.decisions[follow.matched];
                 let entry = run.path[j];
-                match s.semantics_mut().constraint_for(&entry, want.outcome) {
+                match s.semantics_mut().constraint_for(&entry, want.arm) {
                     None if exact => {
                         return Ok(finish(
                             &s,
@@ -187,7 +147,8 @@ pub fn reach_path(
                     }
                     None => {
                         negative = Some(format!(
-                            "decision {want} does not depend on the inputs here, but the prefix is not exact (a concretization, or input-dependent decisions at sites the path does not name)"
+                            "decision {} does not depend on the inputs here, but the prefix is not exact (a concretization, or input-dependent decisions at sites the path does not name)",
+                            module.side_name(want)
                         ))
                     }
                     Some(c) => {
@@ -265,7 +226,7 @@ pub fn reach_side(
     module: &Module,
     func: Func,
     spec: InputSpec,
-    side: Decision,
+    side: Side,
     config: EngineConfig,
 ) -> Result<SideAnswer, ExploreError> {
     let mut answers = reach_sides(module, func, spec, &[side], config)?;
@@ -279,7 +240,7 @@ pub fn reach_sides(
     module: &Module,
     func: Func,
     spec: InputSpec,
-    sides: &[Decision],
+    sides: &[Side],
     config: EngineConfig,
 ) -> Result<Vec<SideAnswer>, ExploreError> {
     let cfg = ExploreConfig::default()
@@ -293,7 +254,7 @@ pub fn reach_sides(
                 .sides
                 .iter()
                 .find(|r| r.side == *side)
-                .map(|r| r.status.clone());
+                .map(|r| r.status);
             match status {
                 Some(SideStatus::Covered { test }) => {
                     SideAnswer::Covered(report.tests[test].clone())

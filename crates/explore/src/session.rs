@@ -5,11 +5,10 @@
 use crate::concolic::{bits_value, value_bits, CallPolicy, Concolic, PathEntry};
 use crate::error::ExploreError;
 use fpforge_exec::{
-    BranchOutcome, BranchTrace, Concrete, ExecConfig, InputSpec, Interpreter, NoObserver, Outcome,
-    TrapKind,
+    BranchTrace, Concrete, ExecConfig, InputSpec, Interpreter, NoObserver, Outcome, TrapKind,
 };
 use fpforge_solve::{Answer, Op, SolveConfig, Solver, Sort, Strategy, TermId, TermStore};
-use fpir::{BranchSite, FloatTy, Func, Module, Type};
+use fpir::{FloatTy, Func, Module, Side, Type};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
@@ -104,8 +103,8 @@ pub struct ConcolicRun {
 
 impl ConcolicRun {
     /// The decisions of the run.
-    pub fn decisions(&self) -> Vec<(BranchSite, BranchOutcome)> {
-        self.path.iter().map(|e| (e.site, e.outcome)).collect()
+    pub fn decisions(&self) -> Vec<Side> {
+        self.path.iter().map(|e| e.side).collect()
     }
 }
 
@@ -273,10 +272,7 @@ impl<'m> Session<'m> {
     }
 
     /// The decisions of a concrete run on `input` (the evidence behind every answer).
-    pub fn concrete_decisions(
-        &mut self,
-        input: &[u64],
-    ) -> Result<Vec<(BranchSite, BranchOutcome)>, ExploreError> {
+    pub fn concrete_decisions(&mut self, input: &[u64]) -> Result<Vec<Side>, ExploreError> {
         let args = self.spec.to_args(input);
         self.confirm.observer_mut().clear();
         self.confirm.call(self.func, &args)?;

@@ -176,7 +176,7 @@ fn terms_evaluate_to_the_concrete_values() {
                     assert!(
                         v.is_some_and(|v| v.as_bool()),
                         "{name}: constraint of {:?} holds",
-                        e.site
+                        e.side.site
                     );
                 }
             }

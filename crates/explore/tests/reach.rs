@@ -6,10 +6,9 @@
 
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSpec, Interpreter};
 use fpforge_explore::{
-    explore, reach_path, reach_side, Decision, EngineConfig, ExploreConfig, PathSpec, ReachAnswer,
-    SideAnswer, SideStatus,
+    explore, reach_path, reach_side, EngineConfig, ExploreConfig, PathSpec, ReachAnswer, SideAnswer,
 };
-use fpir::{Func, Module};
+use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideStatus};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -20,12 +19,7 @@ fn fixture(name: &str) -> Module {
     fpforge_lower::load(&[path], &fpforge_lower::LoadOptions::default()).expect("fixture compiles")
 }
 
-fn concrete_trace(
-    module: &Module,
-    func: Func,
-    spec: &InputSpec,
-    bits: &[u64],
-) -> Vec<(fpir::BranchSite, fpforge_exec::BranchOutcome)> {
+fn concrete_trace(module: &Module, func: Func, spec: &InputSpec, bits: &[u64]) -> Vec<Side> {
     let mut interp = Interpreter::new(
         module,
         Concrete,
@@ -165,13 +159,13 @@ fn type_punned_high_words_are_symbolic() {
     // words of the double read back through a union.
     let sites = sites_of(&module, func);
     for site in &sites[..2] {
-        let side = Decision::parse(&format!("{site}:T"), &module).unwrap();
+        let side = module.parse_side(&format!("{site}:T")).unwrap();
         match reach_side(&module, func, spec.clone(), side, config()).unwrap() {
             SideAnswer::Covered(bits) => {
                 let trace = concrete_trace(&module, func, &spec, &bits);
-                assert!(trace.contains(&(side.site, side.outcome)), "{side}");
+                assert!(trace.contains(&side), "{side:?}");
             }
-            other => panic!("{side}: {other:?}"),
+            other => panic!("{side:?}: {other:?}"),
         }
     }
 }
@@ -197,9 +191,9 @@ fn explore_covers_every_flopsy_goal() {
                 SideStatus::Covered { test } => {
                     let trace = concrete_trace(&module, func, &spec, &report.tests[test]);
                     assert!(
-                        trace.contains(&(side.side.site, side.side.outcome)),
+                        trace.contains(&side.side),
                         "{name} {}",
-                        side.side
+                        module.side_name(side.side)
                     );
                 }
                 ref other => {
@@ -207,15 +201,12 @@ fn explore_covers_every_flopsy_goal() {
                     assert!(
                         matches!(other, SideStatus::Infeasible { .. }),
                         "{name} {}: {other:?}",
-                        side.side
+                        module.side_name(side.side)
                     )
                 }
             }
         }
-        let goal = report
-            .sides
-            .iter()
-            .rfind(|s| s.side.outcome == fpforge_exec::BranchOutcome::Cond(true));
+        let goal = report.sides.iter().rfind(|s| s.side.arm == Arm::True);
         assert!(
             matches!(goal.map(|s| &s.status), Some(SideStatus::Covered { .. })),
             "{name}: goal not covered"
@@ -229,12 +220,20 @@ fn constant_conditions_prove_sides_infeasible() {
     let func = module.func_by_name("constant_branches").unwrap();
     let spec = InputSpec::for_function(&module, func, &[], &[]).unwrap();
     let sites = sites_of(&module, func);
-    let constant = fpforge_explore::constant::constant_infeasible(&module, func);
+    let constant = fpir::analysis::infeasible_sides(&module, func);
+    let side = |text: String| module.parse_side(&text).unwrap();
     // The sizeof test's then-side, and both sides of the branch behind it.
-    assert!(constant.contains(&Decision::parse(&format!("{}:T", sites[0]), &module).unwrap()));
-    assert!(constant.contains(&Decision::parse(&format!("{}:T", sites[1]), &module).unwrap()));
-    assert!(constant.contains(&Decision::parse(&format!("{}:F", sites[1]), &module).unwrap()));
-    assert_eq!(constant.len(), 3, "{constant:?}");
+    assert_eq!(
+        constant,
+        [
+            (
+                side(format!("{}:T", sites[0])),
+                InfeasibleMethod::ConstantCondition
+            ),
+            (side(format!("{}:T", sites[1])), InfeasibleMethod::DeadCode),
+            (side(format!("{}:F", sites[1])), InfeasibleMethod::DeadCode),
+        ]
+    );
     let report = explore(
         &module,
         func,
@@ -260,10 +259,10 @@ fn switch_sides_and_integer_paths() {
         .map(|(s, _)| s)
         .unwrap();
     // Cases 0, 1 and 3 of `a & 3`, and the default (2).
-    let texts = ["case 0", "case 1", "case 2", "default"].map(|t| format!("{switch}:{t}"));
-    let sides: Vec<Decision> = texts
+    let texts = ["case 0", "case1", "case3", "default"].map(|t| format!("{switch}:{t}"));
+    let sides: Vec<Side> = texts
         .iter()
-        .map(|t| Decision::parse(t, &module).unwrap())
+        .map(|t| module.parse_side(t).unwrap())
         .collect();
     let answers =
         fpforge_explore::reach_sides(&module, func, spec.clone(), &sides, config()).unwrap();
@@ -271,9 +270,9 @@ fn switch_sides_and_integer_paths() {
         match answer {
             SideAnswer::Covered(bits) => {
                 let trace = concrete_trace(&module, func, &spec, &bits);
-                assert!(trace.contains(&(side.site, side.outcome)), "{side}");
+                assert!(trace.contains(side), "{side:?}");
             }
-            other => panic!("{side}: {other:?}"),
+            other => panic!("{side:?}: {other:?}"),
         }
     }
     // A path through the switch's default after the divisions.
@@ -344,7 +343,7 @@ fn sides_proved_infeasible_are_never_taken() {
             .sides
             .iter()
             .filter(|s| matches!(s.status, SideStatus::Infeasible { .. }))
-            .map(|s| (s.side.site, s.side.outcome))
+            .map(|s| s.side)
             .collect();
         proved += infeasible.len();
         if infeasible.is_empty() {

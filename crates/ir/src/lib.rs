@@ -33,7 +33,9 @@ pub use module::{
     GlobalData, Module, OpKind, OpSiteData, Reloc, SiteIndexError, SrcLoc,
 };
 pub use parse::{parse_module, ParseError};
-pub use side::{Arm, Closest, InfeasibleMethod, MissReason, Side, SideParseError, SideStatus};
+pub use side::{
+    Arm, Closest, InfeasibleMethod, MissReason, Side, SideParseError, SideReport, SideStatus,
+};
 pub use types::{FloatTy, Type};
 pub use verify::{verify_module, VerifyError};
 pub use write::write_module;

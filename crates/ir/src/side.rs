@@ -186,6 +186,15 @@ impl fmt::Display for SideStatus {
     }
 }
 
+/// One side and its status: a row of every engine's report.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct SideReport {
+    /// The side.
+    pub side: Side,
+    /// What is known about it.
+    pub status: SideStatus,
+}
+
 /// A side name that does not name a side of the module.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad branch side `{text}`: {reason}")]

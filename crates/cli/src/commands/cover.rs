@@ -17,20 +17,18 @@
 //! flags switch off one improvement over CoverMe each, for measurements.
 
 use crate::inputs::{split_items, ProgramArgs};
-use crate::values::compact;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use fpforge_cover::report::lcov;
 use fpforge_cover::{
-    cover_with, emit_c, split_selects, Arm, CoverConfig, CoverEvent, CoverReport, Infeasible,
-    Metric, Miss, Settlement, Side, SideProver, SideReport, SideStatus, Space,
+    cover_with, emit_c, split_selects, CoverConfig, CoverEvent, CoverReport, Metric, Settlement,
+    SideProver, Space,
 };
 use fpforge_exec::plan::{InputPlan, Test};
-use fpforge_exec::{ArgSpec, BranchOutcome, Compilation, InputSpec, OutArgSpec};
-use fpforge_explore::path::Decision;
+use fpforge_exec::{ArgSpec, Compilation, InputSpec, OutArgSpec};
 use fpforge_explore::reach::{reach_sides, SideAnswer};
 use fpforge_explore::session::EngineConfig;
-use fpir::{Func, Module, Terminator};
+use fpir::{Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::fs::{self, File};
@@ -158,27 +156,15 @@ impl SideProver for ConcolicProver {
         sides: &[Side],
         time_limit: Duration,
     ) -> Vec<Settlement> {
-        let decisions: Vec<Decision> = sides
-            .iter()
-            .map(|side| Decision {
-                site: side.site,
-                outcome: match side.arm {
-                    Arm::Then => BranchOutcome::Cond(true),
-                    Arm::Else => BranchOutcome::Cond(false),
-                    Arm::Case(i) => BranchOutcome::Case(Some(i)),
-                    Arm::Default => BranchOutcome::Case(None),
-                },
-            })
-            .collect();
         let config = EngineConfig::default()
             .with_time_limit(time_limit)
             .with_seed(self.seed);
-        match reach_sides(module, func, spec.clone(), &decisions, config) {
+        match reach_sides(module, func, spec.clone(), sides, config) {
             Ok(answers) => answers
                 .into_iter()
                 .map(|answer| match answer {
                     SideAnswer::Covered(bits) => Settlement::Witness(bits),
-                    SideAnswer::Infeasible { method } => Settlement::Infeasible(method.label()),
+                    SideAnswer::Infeasible { method } => Settlement::Infeasible(method),
                     SideAnswer::Unknown => Settlement::Unknown,
                 })
                 .collect(),
@@ -190,7 +176,7 @@ impl SideProver for ConcolicProver {
 #[derive(Serialize)]
 struct SideRow {
     side: String,
-    status: &'static str,
+    status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     test: Option<usize>,
     /// Why an uncovered side is uncovered, as far as the search knows.
@@ -313,10 +299,12 @@ impl OutDir<'_> {
                 .zip(&self.witness)
                 .map(|(&side, witness)| SideReport {
                     side,
-                    loc: self.module.branch_sites[side.site].loc,
-                    status: witness.map_or(SideStatus::NotReached(Miss::default()), |test| {
-                        SideStatus::Covered { test }
-                    }),
+                    status: witness.map_or(
+                        SideStatus::NotReached {
+                            reason: MissReason::default(),
+                        },
+                        |test| SideStatus::Covered { test },
+                    ),
                 })
                 .collect(),
         };
@@ -333,49 +321,37 @@ impl OutDir<'_> {
                 sites.push(SiteRow {
                     id: side.side.site.to_string(),
                     kind: (side.side.site.0 >= self.first_select).then_some("select"),
-                    location: self.module.describe_loc(side.loc),
+                    location: self
+                        .module
+                        .describe_loc(self.module.branch_sites[side.side.site].loc),
                     sides: Vec::new(),
                 });
             }
-            let arm = arm_text(self.module, side.side);
+            let arm = self.module.arm_name(side.side.site, side.side.arm);
             let row = match side.status {
                 SideStatus::Covered { test } => SideRow {
                     side: arm,
-                    status: "covered",
+                    status: side.status.to_string(),
                     test: Some(test),
                     reason: None,
                 },
-                SideStatus::NotReached(_) if report.is_none() => SideRow {
+                SideStatus::NotReached { .. } if report.is_none() => SideRow {
                     side: arm,
-                    status: "not reached",
+                    status: "not reached".to_string(),
                     test: None,
                     reason: Some("the search is still running".to_string()),
                 },
-                SideStatus::NotReached(miss) => SideRow {
+                SideStatus::NotReached { reason } => SideRow {
                     side: arm,
-                    status: miss.label(),
+                    status: side.status.to_string(),
                     test: None,
-                    reason: Some(miss_reason(&miss)),
+                    reason: Some(miss_reason(&reason)),
                 },
-                SideStatus::Infeasible(why) => SideRow {
+                SideStatus::Infeasible { method } => SideRow {
                     side: arm,
-                    status: why.label(),
+                    status: side.status.to_string(),
                     test: None,
-                    reason: Some(match why {
-                        Infeasible::ConstantCondition => {
-                            "the branch condition is a constant that selects another side"
-                                .to_string()
-                        }
-                        Infeasible::DeadCode => "no path from the function's entry reaches \
-                                                 this branch (constant branches cut it off)"
-                            .to_string(),
-                        Infeasible::ImpossibleValue => {
-                            "the switch value's possible bits rule this side out".to_string()
-                        }
-                        Infeasible::Proved(method) => {
-                            format!("concolic execution proved it by {method}")
-                        }
-                    }),
+                    reason: Some(infeasible_reason(method).to_string()),
                 },
             };
             if let Some(site) = sites.last_mut() {
@@ -434,10 +410,24 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Why a side was not covered, in words: what [`Miss`] records.
-fn miss_reason(miss: &Miss) -> String {
+/// Why a side was proved never taken, in words.
+fn infeasible_reason(method: InfeasibleMethod) -> &'static str {
+    match method {
+        InfeasibleMethod::ConstantCondition => {
+            "the branch condition is a constant that selects another side"
+        }
+        InfeasibleMethod::DeadCode => {
+            "no path from the function's entry reaches this branch (constant branches cut it off)"
+        }
+        InfeasibleMethod::ImpossibleValue => "the switch value's possible bits rule this side out",
+        _ => "concolic execution proved it",
+    }
+}
+
+/// Why a side was not covered, in words: what [`MissReason`] records.
+fn miss_reason(miss: &MissReason) -> String {
     match (miss.branch_reached, miss.closest) {
-        (true, Some((test, d))) => format!(
+        (true, Some(fpir::Closest { test, distance: d })) => format!(
             "tests reach this branch but none takes this side; the closest is test {test} \
              (branch distance {d:e}); a search cannot prove it infeasible"
         ),
@@ -445,25 +435,6 @@ fn miss_reason(miss: &Miss) -> String {
                          a search cannot prove it infeasible"
             .to_string(),
         (false, _) => "no test reaches this branch".to_string(),
-    }
-}
-
-/// `T`/`F` for conditional branches; `case V` or `default` for switches.
-fn arm_text(module: &Module, side: Side) -> String {
-    match side.arm {
-        Arm::Then => "T".to_string(),
-        Arm::Else => "F".to_string(),
-        Arm::Default => "default".to_string(),
-        Arm::Case(i) => {
-            let data = &module.branch_sites[side.site];
-            match &module.funcs[data.func].blocks[data.block].term {
-                Terminator::Switch { ty, cases, .. } => cases
-                    .get(i as usize)
-                    .map(|c| format!("case {}", compact(*ty, c.value)))
-                    .unwrap_or_else(|| format!("case #{i}")),
-                _ => format!("case #{i}"),
-            }
-        }
     }
 }
 
@@ -617,17 +588,13 @@ fn summary(module: &Module, report: &CoverReport, out: &Path) -> String {
             "site", "side", "location"
         );
         for s in missing {
-            let label = match s.status {
-                SideStatus::NotReached(miss) => miss.label(),
-                SideStatus::Infeasible(why) => why.label(),
-                SideStatus::Covered { .. } => "covered",
-            };
             let _ = writeln!(
                 text,
-                "  {:<8} {:<10} {:<40} {label}",
+                "  {:<8} {:<10} {:<40} {}",
                 s.side.site.to_string(),
-                arm_text(module, s.side),
-                module.describe_loc(s.loc)
+                module.arm_name(s.side.site, s.side.arm),
+                module.describe_loc(module.branch_sites[s.side.site].loc),
+                s.status
             );
         }
     }

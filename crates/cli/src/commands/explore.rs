@@ -8,8 +8,8 @@ use super::reach::EngineArgs;
 use crate::inputs::{split_items, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fpforge_explore::output::{coverage_json, side_text, status_text};
-use fpforge_explore::{explore, ExploreConfig, ExploreEvent, SideStatus};
+use fpforge_explore::output::coverage_json;
+use fpforge_explore::{explore, ExploreConfig, ExploreEvent};
 use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::Write;
@@ -89,7 +89,7 @@ pub fn run(args: ExploreArgs) -> Result<ExitCode> {
     let open: Vec<_> = report
         .sides
         .iter()
-        .filter(|s| !matches!(s.status, SideStatus::Covered { .. }))
+        .filter(|s| !s.status.is_covered())
         .collect();
     if !open.is_empty() {
         let _ = writeln!(text, "uncovered:");
@@ -103,9 +103,9 @@ pub fn run(args: ExploreArgs) -> Result<ExitCode> {
                 text,
                 "  {:<8} {:<10} {:<40} {}",
                 s.side.site.to_string(),
-                side_text(module, s.side),
+                module.arm_name(s.side.site, s.side.arm),
                 module.describe_loc(module.branch_sites[s.side.site].loc),
-                status_text(&s.status)
+                s.status
             );
         }
     }

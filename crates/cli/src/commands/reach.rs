@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use fpforge_exec::{ArgSpec, InputSpec, OutArgSpec};
 use fpforge_explore::{
-    reach_path, reach_side, CallPolicy, Decision, EngineConfig, PathSpec, ReachAnswer, SideAnswer,
+    reach_path, reach_side, CallPolicy, EngineConfig, PathSpec, ReachAnswer, SideAnswer,
 };
 use fpforge_solve::Strategy;
 use serde_json::json;
@@ -155,9 +155,7 @@ pub fn run(args: ReachArgs) -> Result<ExitCode> {
         match report.answer {
             ReachAnswer::Reached(input) => ("reached".to_string(), detail, Some(input)),
             ReachAnswer::Infeasible { method, prefix } => (
-                format!(
-                    "infeasible (proved by {method}; the first {prefix} decisions can be taken)"
-                ),
+                format!("infeasible ({method}; the first {prefix} decisions can be taken)"),
                 detail,
                 None,
             ),
@@ -165,15 +163,13 @@ pub fn run(args: ReachArgs) -> Result<ExitCode> {
         }
     } else {
         let side_text = args.branch.as_deref().unwrap_or_default();
-        let side = Decision::parse(side_text, module)?;
+        let side = module.parse_side(side_text)?;
         let start = std::time::Instant::now();
         let answer = reach_side(module, func, spec.clone(), side, config)?;
         let detail = format!("{:.3} s", start.elapsed().as_secs_f64());
         match answer {
             SideAnswer::Covered(input) => ("reached".to_string(), detail, Some(input)),
-            SideAnswer::Infeasible { method } => {
-                (format!("infeasible (proved by {method})"), detail, None)
-            }
+            SideAnswer::Infeasible { method } => (format!("infeasible ({method})"), detail, None),
             SideAnswer::Unknown => ("unknown".to_string(), detail, None),
         }
     };

@@ -5,15 +5,13 @@
 //! few lines, not millions.
 
 use crate::inputs::{split_items, Loaded, ProgramArgs};
-use crate::trace::{Decision, DecisionLog, Item};
-use crate::values::{compact, parse_arg, show, ShownValue};
+use crate::trace::{DecisionLog, Item};
+use crate::values::{parse_arg, show, ShownValue};
 use crate::EXIT_TRAPPED;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fpforge_exec::{
-    Arg, BranchOutcome, Compilation, Concrete, ExecConfig, Interpreter, Outcome, Trap,
-};
-use fpir::{BranchSite, Function, Module, Terminator, Type};
+use fpforge_exec::{Arg, Compilation, Concrete, ExecConfig, Interpreter, Outcome, Trap};
+use fpir::{BranchSite, Function, Module, Side, Type};
 use serde::Serialize;
 use std::fmt::{self, Write};
 use std::process::ExitCode;
@@ -225,19 +223,19 @@ fn build_report(
     let branches = log
         .decisions()
         .take(LISTED_DECISIONS)
-        .map(|(site, outcome)| BranchRow {
-            site: site.to_string(),
-            outcome: outcome_text(module, site, outcome),
-            location: location(site),
+        .map(|side| BranchRow {
+            site: side.site.to_string(),
+            outcome: module.arm_name(side.site, side.arm),
+            location: location(side.site),
         })
         .collect();
     let sides = log
         .sides()
         .into_iter()
-        .map(|((site, outcome), count)| SideRow {
-            site: site.to_string(),
-            outcome: outcome_text(module, site, outcome),
-            location: location(site),
+        .map(|(side, count)| SideRow {
+            site: side.site.to_string(),
+            outcome: module.arm_name(side.site, side.arm),
+            location: location(side.site),
             count,
         })
         .collect();
@@ -259,8 +257,7 @@ fn build_report(
 /// The folded decisions, `br0:F (br2:T br3:F)x3 br2:F`, cut after [`SHOWN_TRACE_ITEMS`]
 /// items with a count of the decisions left out.
 fn trace_text(module: &Module, log: &DecisionLog) -> String {
-    let show =
-        |&(site, outcome): &Decision| format!("{site}:{}", outcome_text(module, site, outcome));
+    let show = |&side: &Side| module.side_name(side);
     let folded = log.folded();
     let mut text = String::new();
     for (k, item) in folded.iter().take(SHOWN_TRACE_ITEMS).enumerate() {
@@ -290,26 +287,6 @@ fn describe_trap(module: &Module, trap: &Trap) -> String {
         trap.kind,
         module.describe_loc(trap.loc)
     )
-}
-
-/// `T`/`F` for conditional branches; the case value or `default` for switches.
-fn outcome_text(module: &Module, site: BranchSite, outcome: BranchOutcome) -> String {
-    match outcome {
-        BranchOutcome::Cond(true) => "T".to_string(),
-        BranchOutcome::Cond(false) => "F".to_string(),
-        BranchOutcome::Case(None) => "default".to_string(),
-        BranchOutcome::Case(Some(index)) => {
-            let data = &module.branch_sites[site];
-            let term = &module.funcs[data.func].blocks[data.block].term;
-            match term {
-                Terminator::Switch { ty, cases, .. } => cases
-                    .get(index as usize)
-                    .map(|c| format!("case {}", compact(*ty, c.value)))
-                    .unwrap_or_else(|| format!("case #{index}")),
-                _ => format!("case #{index}"),
-            }
-        }
-    }
 }
 
 fn print_text(report: &RunReport) -> Result<String, fmt::Error> {

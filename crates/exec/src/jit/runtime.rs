@@ -7,10 +7,10 @@
 
 use crate::concrete::Concrete;
 use crate::memory::Memory;
-use crate::observer::{BranchEvent, BranchOutcome};
+use crate::observer::BranchEvent;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::{BranchSite, Builtin, FloatTy, MathCall, MathFn, Type};
+use fpir::{Arm, BranchSite, Builtin, FloatTy, MathCall, MathFn, Side, Type};
 
 /// The state compiled code shares with its helpers. Compiled code addresses the first
 /// fields by their offsets.
@@ -69,14 +69,18 @@ impl Record {
         if kind & Self::SWITCH != 0 {
             let case = kind & Self::DEFAULT;
             BranchEvent {
-                site,
-                outcome: BranchOutcome::Case((case != Self::DEFAULT).then_some(case as u32)),
+                side: Side {
+                    site,
+                    arm: Arm::case((case != Self::DEFAULT).then_some(case as u32)),
+                },
                 operands: Some([self.a, 0]),
             }
         } else {
             BranchEvent {
-                site,
-                outcome: BranchOutcome::Cond(kind & 1 != 0),
+                side: Side {
+                    site,
+                    arm: Arm::cond(kind & 1 != 0),
+                },
                 operands: (kind & Self::WITH_OPERANDS != 0).then_some([self.a, self.b]),
             }
         }
