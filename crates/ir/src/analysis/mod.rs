@@ -2,7 +2,7 @@
 //! interpreter and the engines never disagree about which block is reachable, which
 //! block dominates which, where loops start, or which branch side is dead.
 //!
-//! - [`cfg`]: successors, predecessors, reverse postorder and reachability;
+//! - [`mod@cfg`]: successors, predecessors, reverse postorder and reachability;
 //! - [`dominators`]: immediate dominators (Cooper, Harvey and Kennedy's iterative
 //!   algorithm) and the dominance relation;
 //! - [`loops`]: loop headers (targets of back edges);
