@@ -48,7 +48,7 @@
 //! shows it is kept as a test. Sides are one compiler's partition of the inputs: gcc
 //! compiles `x < y ? y : x` as a branch on `x > y`, whose sides these tests cover.
 //!
-//! Finally every side left uncovered is explained ([`Miss`]): whether some test reaches
+//! Finally every side left uncovered is explained ([`MissReason`]): whether some test reaches
 //! its branch (CoverMe's "likely infeasible", Sec. 5 — a label, never a proof) and which
 //! test came closest to taking it.
 
