@@ -62,12 +62,12 @@ def main():
         sides = [s for site in cov["sites"] for s in site["sides"]]
         methods = {}
         for s in sides:
-            if s["status"].startswith("infeasible"):
-                m = s["status"][len("infeasible ("):-1]
-                methods[m] = methods.get(m, 0) + 1
+            if s["status"] == "infeasible":
+                methods[s["method"]] = methods.get(s["method"], 0) + 1
         row = {"function": func, "sides": len(sides), "covered": cov["covered"], "infeasible": cov["infeasible"],
                "open": len(sides) - cov["covered"] - cov["infeasible"], "methods": methods,
-               "complete": cov["complete"], "paths": cov["paths"], "queries": cov["queries"], "wall": wall}
+               "complete": cov["stats"]["complete"], "paths": cov["stats"]["paths"],
+               "queries": cov["stats"]["queries"], "wall": wall}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     if args.json:

@@ -6,6 +6,7 @@
 
 mod commands;
 mod inputs;
+mod interrupt;
 mod output;
 mod trace;
 mod values;

@@ -51,7 +51,6 @@
 
 pub mod config;
 pub mod distance;
-pub mod emit_c;
 pub mod engine;
 pub mod error;
 pub mod prover;
@@ -61,7 +60,6 @@ pub mod selects;
 pub mod sides;
 
 pub use config::{CoverConfig, Metric};
-pub use emit_c::emit_c;
 pub use engine::{cover, cover_with, CoverEvent};
 pub use error::CoverError;
 pub use fpforge_search::Space;

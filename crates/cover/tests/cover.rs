@@ -138,14 +138,6 @@ fn same_seed_same_tests() {
 }
 
 #[test]
-fn lcov_has_a_record_per_side() {
-    let report = run("impossible", 6, 2_000);
-    let lcov = report.lcov(module());
-    assert_eq!(lcov.matches("BRDA:").count(), report.sides.len(), "{lcov}");
-    assert!(lcov.contains("BRF:4\nBRH:3\n"), "{lcov}");
-}
-
-#[test]
 fn deep_includes_the_callees_sites() {
     let shallow = run("outer", 7, 20_000);
     assert_eq!(shallow.sides.len(), 2);

@@ -10,8 +10,7 @@
 //! - [`reach`]: an input for a path or a branch side, or a proof of infeasibility
 //!   ([`reach_sides`] is what `cover` calls for the sides it could not reach).
 //! - [`explore`](mod@explore): generational, coverage-first exploration.
-//! - [`smt2`]: queries as SMT-LIB for peer solvers; [`output`]: inputs.txt lines and
-//!   coverage.json.
+//! - [`smt2`]: queries as SMT-LIB for peer solvers.
 //!
 //! What `cover` calls for the sides its search did not reach (coordinates as in
 //! [`fpforge_exec::InputSpec::to_args`]):
@@ -40,7 +39,6 @@
 pub mod concolic;
 pub mod error;
 pub mod explore;
-pub mod output;
 pub mod path;
 pub mod reach;
 pub mod session;

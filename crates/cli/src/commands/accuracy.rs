@@ -9,25 +9,26 @@
 //! `report.json` again at `--precision` bits instead of searching: an independent
 //! re-evaluation of a reported error.
 
-use crate::commands::cover::{on_interrupt, write_atomic};
 use crate::inputs::{split_items, ProgramArgs};
-use crate::values::show;
+use crate::interrupt::interrupt_flag;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use fpforge_accuracy::{
-    accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, Blame, Finding,
-    OutputLoc, Sampling, SiteSelection, Strategy,
+    accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, Sampling,
+    SiteSelection, Strategy,
 };
 use fpforge_exec::{ArgSpec, InputSpec, OutArgSpec};
-use fpir::{Func, Module, Type};
-use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
+use fpforge_report::accuracy::{
+    check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
+    text_report, top_rows, FindingRow, Progress, RunInfo,
+};
+use fpforge_report::outdir::INPUTS;
+use fpforge_report::OutDir;
+use fpir::{Func, Module};
 use std::fs;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How candidates are generated.
@@ -95,144 +96,6 @@ pub struct AccuracyArgs {
     json: bool,
 }
 
-/// One measured input in the JSON report.
-#[derive(Serialize, Deserialize)]
-struct FindingJson {
-    /// The input as `fpforge run` reads it.
-    input: String,
-    /// Raw bits of each input coordinate (hex), what `--check-input` reads.
-    coords: Vec<String>,
-    /// `return` or `PARAM[INDEX]`.
-    output: String,
-    computed: String,
-    computed_decimal: String,
-    reference: String,
-    /// Relative error (`null` when infinite).
-    rel_error: Option<f64>,
-    ulp_error: Option<f64>,
-    bits_lost: Option<f64>,
-    /// Whether the reference run took other branches than the computed run.
-    #[serde(default)]
-    diverged: bool,
-}
-
-#[derive(Serialize)]
-struct BlameJson {
-    site: String,
-    location: String,
-    op: String,
-    execs: u64,
-    introduced_bits: f64,
-    result_bits: f64,
-    cancellations: u64,
-    precision_losses: u64,
-}
-
-#[derive(Serialize)]
-struct DivergenceJson {
-    site: String,
-    location: String,
-}
-
-#[derive(Serialize)]
-struct ReportJson<'a> {
-    function: &'a str,
-    finished: bool,
-    strategy: &'static str,
-    precision: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    verify_precision: Option<u32>,
-    evals: u64,
-    elapsed_s: f64,
-    /// When the last new worst input was found (seconds, inputs tried).
-    worst_found_s: f64,
-    worst_found_evals: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stop: Option<String>,
-    /// The input with the largest finite relative error.
-    worst: Option<&'a FindingJson>,
-    top: &'a [FindingJson],
-    /// An input whose result is NaN or infinite while the reference is finite (or the
-    /// other way round), apart from the finite errors.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    non_finite: Option<FindingJson>,
-    /// The worst input whose reference run took the same branches (pure rounding error).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    worst_same_path: Option<FindingJson>,
-    targets_total: usize,
-    targets_covered: usize,
-    blame: Vec<BlameJson>,
-    divergences: Vec<DivergenceJson>,
-}
-
-/// Only the part of a report `--check-input` needs.
-#[derive(Deserialize)]
-struct CheckSource {
-    worst: Option<FindingJson>,
-}
-
-fn finite(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
-}
-
-fn finding_json(module: &Module, func: Func, f: &Finding) -> FindingJson {
-    let shown = show(Type::Float(f.ty), f.computed);
-    FindingJson {
-        input: f.test.line().to_string(),
-        coords: f.test.coords.iter().map(|b| format!("{b:#x}")).collect(),
-        output: output_name(module, func, f.output),
-        computed: shown.exact,
-        computed_decimal: shown.decimal,
-        reference: f.reference.to_string(),
-        rel_error: finite(f.error.rel),
-        ulp_error: finite(f.error.ulps),
-        bits_lost: finite(f.error.bits_lost),
-        diverged: f.diverged,
-    }
-}
-
-fn output_name(module: &Module, func: Func, loc: OutputLoc) -> String {
-    match loc {
-        OutputLoc::Return => "return".to_string(),
-        OutputLoc::Element { param, index } => {
-            let f = &module.funcs[func];
-            let name = f
-                .param_names
-                .get(param)
-                .cloned()
-                .flatten()
-                .unwrap_or_else(|| format!("{}", param + 1));
-            format!("{name}[{index}]")
-        }
-    }
-}
-
-fn blame_json(blame: &Blame) -> (Vec<BlameJson>, Vec<DivergenceJson>) {
-    let rows = blame
-        .rows
-        .iter()
-        .map(|r| BlameJson {
-            site: r.site.to_string(),
-            location: r.location.clone(),
-            op: r.op.clone(),
-            execs: r.execs,
-            introduced_bits: r.introduced_bits,
-            result_bits: r.result_bits,
-            cancellations: r.cancellations,
-            precision_losses: r.precision_losses,
-        })
-        .collect();
-    let divergences = blame
-        .divergences
-        .iter()
-        .map(|(site, location)| DivergenceJson {
-            site: site.to_string(),
-            location: location.clone(),
-        })
-        .collect();
-    (rows, divergences)
-}
-
 fn parse_sites(text: &str) -> Result<SiteSelection> {
     match text {
         "all" => Ok(SiteSelection::All),
@@ -297,25 +160,6 @@ impl AccuracyArgs {
     }
 }
 
-/// The output directory, kept current while the search runs.
-struct OutDir {
-    dir: PathBuf,
-    error: Option<anyhow::Error>,
-}
-
-impl OutDir {
-    fn write(&mut self, inputs: &str, report: &str) {
-        if self.error.is_some() {
-            return;
-        }
-        let result = write_atomic(&self.dir.join("inputs.txt"), inputs)
-            .and_then(|()| write_atomic(&self.dir.join("report.json"), report));
-        if let Err(e) = result {
-            self.error = Some(e);
-        }
-    }
-}
-
 /// `fpforge accuracy`.
 pub fn run(args: AccuracyArgs) -> Result<ExitCode> {
     let (paths, extra) = split_items(&args.items)?;
@@ -325,71 +169,85 @@ pub fn run(args: AccuracyArgs) -> Result<ExitCode> {
             extra
         );
     }
-    let mut config = args.config()?;
+    let config = args.config()?;
     let loaded = args.program.load(&paths)?;
     let (module, func) = (&loaded.module, loaded.func);
-    let name = module.funcs[func].name.clone();
     // Fail early, with the spec's own message, on specs that do not fit.
     InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-
+    let info = RunInfo {
+        function: &module.funcs[func].name,
+        strategy: strategy_name(config.strategy),
+        precision: config.precision,
+        verify_precision: config.verify_precision,
+    };
     if let Some(source) = &args.check_input {
-        return check(&args, &config, module, func, source);
+        return check(&args, info, &config, module, func, source);
     }
+    let mut out = args.out.as_deref().map(OutDir::create).transpose()?;
+    let config = config.with_interrupt(Some(interrupt_flag()));
+    let report = search(&config, info, module, func, out.as_mut())?;
+    let json_text = final_json(info, report.progress, module, &report.report)?;
+    if let Some(mut out) = out {
+        out.write(INPUTS, &inputs_text(&top_rows(module, &report.report)));
+        out.write(REPORT, &json_text);
+        out.finish()?;
+    }
+    if args.json {
+        crate::output::emit(&json_text)?;
+    } else {
+        crate::output::emit(&text_report(info, module, &report.report))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
-    let mut out = match &args.out {
-        Some(dir) => {
-            fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-            Some(OutDir {
-                dir: dir.clone(),
-                error: None,
-            })
-        }
-        None => None,
-    };
-    let interrupt = Arc::new(AtomicBool::new(false));
-    on_interrupt(&interrupt);
-    config = config.with_interrupt(Some(Arc::clone(&interrupt)));
-    let progress = std::io::stderr().is_terminal();
-    let mut found: Vec<FindingJson> = Vec::new();
-    let strategy = strategy_name(config.strategy);
+/// The file of the JSON report in the output directory.
+const REPORT: &str = "report.json";
+
+/// Least time between two rewrites of the output files while the search runs.
+const WRITE_INTERVAL: Duration = Duration::from_millis(500);
+
+/// A finished search and when its last new worst input came.
+struct Searched {
+    report: AccuracyReport,
+    progress: Progress,
+}
+
+/// Runs the search, rewriting `out` with the worst inputs so far at most every
+/// [`WRITE_INTERVAL`], and showing progress on a terminal.
+fn search(
+    config: &AccuracyConfig,
+    info: RunInfo<'_>,
+    module: &Module,
+    func: Func,
+    mut out: Option<&mut OutDir>,
+) -> Result<Searched> {
+    let terminal = std::io::stderr().is_terminal();
+    let mut found: Vec<FindingRow> = Vec::new();
     let started = Instant::now();
-    let mut worst_found = (0.0f64, 0u64);
+    let mut progress = Progress::default();
     let (mut dirty, mut last_write) = (false, started);
-    let partial = |found: &[FindingJson], evals: u64, worst_found: (f64, u64)| {
-        let json = ReportJson {
-            function: &name,
-            finished: false,
-            strategy,
-            precision: config.precision,
-            verify_precision: config.verify_precision,
-            evals,
-            elapsed_s: started.elapsed().as_secs_f64(),
-            worst_found_s: worst_found.0,
-            worst_found_evals: worst_found.1,
-            stop: None,
-            worst: found.first(),
-            top: found,
-            non_finite: None,
-            worst_same_path: None,
-            targets_total: 0,
-            targets_covered: 0,
-            blame: Vec::new(),
-            divergences: Vec::new(),
-        };
-        let report = serde_json::to_string_pretty(&json).map(|t| t + "\n");
-        (inputs_text(found), report.unwrap_or_default())
+    let write = |found: &[FindingRow], progress: Progress, out: &mut Option<&mut OutDir>| {
+        if let Some(out) = out.as_deref_mut() {
+            out.write(INPUTS, &inputs_text(found));
+            match partial_json(info, progress, found) {
+                Ok(json) => out.write(REPORT, &json),
+                Err(e) => out.fail(e),
+            }
+        }
     };
-    let report = accuracy_with(module, func, &config, |event| match event {
+    let report = accuracy_with(module, func, config, |event| match event {
         AccuracyEvent::Started { .. } => {}
         AccuracyEvent::NewWorst { finding, evals } => {
-            worst_found = (started.elapsed().as_secs_f64(), *evals);
-            found.insert(0, finding_json(module, func, finding));
+            progress.worst_found_s = started.elapsed().as_secs_f64();
+            progress.worst_found_evals = *evals;
+            found.insert(0, FindingRow::new(module, func, finding));
             found.truncate(config.top_k);
             dirty = true;
             if last_write.elapsed() >= WRITE_INTERVAL {
-                last_write = Instant::now();
-                dirty = false;
-                write_partial(out.as_mut(), &partial(&found, *evals, worst_found));
+                (last_write, dirty) = (Instant::now(), false);
+                progress.evals = *evals;
+                progress.elapsed = started.elapsed();
+                write(&found, progress, &mut out);
             }
         }
         AccuracyEvent::Progress {
@@ -399,11 +257,12 @@ pub fn run(args: AccuracyArgs) -> Result<ExitCode> {
             elapsed,
         } => {
             if dirty && last_write.elapsed() >= WRITE_INTERVAL {
-                last_write = Instant::now();
-                dirty = false;
-                write_partial(out.as_mut(), &partial(&found, *evals, worst_found));
+                (last_write, dirty) = (Instant::now(), false);
+                progress.evals = *evals;
+                progress.elapsed = *elapsed;
+                write(&found, progress, &mut out);
             }
-            if progress {
+            if terminal {
                 eprint!(
                     "\r\x1b[Kaccuracy: worst relative error {best_rel:.3e}, {evals} inputs, {covered} checks covered, {:.1} s",
                     elapsed.as_secs_f64()
@@ -411,277 +270,45 @@ pub fn run(args: AccuracyArgs) -> Result<ExitCode> {
             }
         }
     })?;
-    if progress {
+    if terminal {
         eprintln!();
     }
-    let top: Vec<FindingJson> = report
-        .top
-        .iter()
-        .map(|f| finding_json(module, func, f))
-        .collect();
-    let (blame, divergences) = blame_json(&report.blame);
-    let json = ReportJson {
-        function: &name,
-        finished: true,
-        strategy,
-        precision: config.precision,
-        verify_precision: config.verify_precision,
-        evals: report.evals,
-        elapsed_s: report.elapsed.as_secs_f64(),
-        worst_found_s: worst_found.0,
-        worst_found_evals: worst_found.1,
-        stop: Some(report.stop.to_string()),
-        worst: top.first(),
-        top: &top,
-        non_finite: report
-            .non_finite
-            .as_ref()
-            .map(|f| finding_json(module, func, f)),
-        worst_same_path: report
-            .worst_same_path
-            .as_ref()
-            .map(|f| finding_json(module, func, f)),
-        targets_total: report.targets.len(),
-        targets_covered: report.targets.iter().filter(|t| t.covered()).count(),
-        blame,
-        divergences,
-    };
-    let json_text = serde_json::to_string_pretty(&json)? + "\n";
-    if let Some(out) = out.as_mut() {
-        out.write(&inputs_text(&top), &json_text);
-        if let Some(err) = out.error.take() {
-            return Err(err);
-        }
-    }
-    if args.json {
-        crate::output::emit(&json_text)?;
-    } else {
-        crate::output::emit(&text_report(module, &name, &config, &report))?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Least time between two rewrites of the output files while the search runs.
-const WRITE_INTERVAL: Duration = Duration::from_millis(500);
-
-fn write_partial(out: Option<&mut OutDir>, (inputs, report): &(String, String)) {
-    if let Some(out) = out {
-        out.write(inputs, report);
-    }
-}
-
-fn strategy_name(s: Strategy) -> &'static str {
-    match s {
-        Strategy::Search => "search",
-        Strategy::Random => "random",
-    }
-}
-
-fn inputs_text(found: &[FindingJson]) -> String {
-    found.iter().map(|f| format!("{}\n", f.input)).collect()
+    progress.evals = report.evals;
+    progress.elapsed = report.elapsed;
+    Ok(Searched { report, progress })
 }
 
 /// `--check-input`: the worst input of a report, measured at `--precision`.
 fn check(
     args: &AccuracyArgs,
+    info: RunInfo<'_>,
     config: &AccuracyConfig,
     module: &Module,
     func: Func,
-    source: &PathBuf,
+    source: &Path,
 ) -> Result<ExitCode> {
     let text =
         fs::read_to_string(source).with_context(|| format!("cannot read {}", source.display()))?;
-    let parsed: CheckSource = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not an fpforge accuracy report", source.display()))?;
-    let Some(worst) = parsed.worst else {
-        bail!("{} reports no input", source.display());
-    };
+    let worst = read_worst(&text)
+        .with_context(|| format!("{} is not an fpforge accuracy report", source.display()))?
+        .with_context(|| format!("{} reports no input", source.display()))?;
     let coords = worst
-        .coords
-        .iter()
-        .map(|c| {
-            u64::from_str_radix(c.trim_start_matches("0x"), 16)
-                .with_context(|| format!("bad coordinate `{c}` in {}", source.display()))
-        })
-        .collect::<Result<Vec<u64>>>()?;
+        .coord_bits()
+        .map_err(|e| anyhow::anyhow!("{e} in {}", source.display()))?;
     let Some((finding, blame)) = check_input(module, func, config, coords)? else {
         bail!("the input traps or produces no result when run again");
     };
-    let now = finding_json(module, func, &finding);
-    let (blame, divergences) = blame_json(&blame);
-    let name = &module.funcs[func].name;
-    let json = ReportJson {
-        function: name,
-        finished: true,
+    let now = FindingRow::new(module, func, &finding);
+    let info = RunInfo {
         strategy: "check",
-        precision: config.precision,
         verify_precision: None,
-        evals: 1,
-        elapsed_s: 0.0,
-        worst_found_s: 0.0,
-        worst_found_evals: 1,
-        stop: None,
-        worst: Some(&now),
-        top: std::slice::from_ref(&now),
-        non_finite: None,
-        worst_same_path: None,
-        targets_total: 0,
-        targets_covered: 0,
-        blame,
-        divergences,
+        ..info
     };
     if args.json {
-        crate::output::emit(&(serde_json::to_string_pretty(&json)? + "\n"))?;
+        crate::output::emit(&check_json(info, &now, &blame)?)?;
     } else {
-        let mut t = String::new();
-        let _ = writeln!(
-            t,
-            "re-check of {} at {} bits",
-            source.display(),
-            config.precision
-        );
-        let _ = writeln!(t, "input: {}", now.input);
-        let _ = writeln!(t, "computed {} ({})", now.computed, now.computed_decimal);
-        let _ = writeln!(
-            t,
-            "reference {} (report: {})",
-            now.reference, worst.reference
-        );
-        let _ = writeln!(
-            t,
-            "relative error {} (report: {})",
-            show_err(now.rel_error),
-            show_err(worst.rel_error)
-        );
-        crate::output::emit(&t)?;
+        let shown = source.display().to_string();
+        crate::output::emit(&check_text(&shown, config.precision, &now, &worst))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn show_err(x: Option<f64>) -> String {
-    x.map_or_else(|| "inf".to_string(), |v| format!("{v:.6e}"))
-}
-
-fn text_report(
-    module: &Module,
-    name: &str,
-    config: &AccuracyConfig,
-    report: &AccuracyReport,
-) -> String {
-    let mut t = String::new();
-    let verify = config.verify_precision.map_or(String::new(), |p| {
-        format!(", kept inputs verified at {p} bits")
-    });
-    let _ = writeln!(
-        t,
-        "accuracy of {name}: {} inputs in {:.1} s ({}), strategy {}, MPFR reference at {} bits{verify}",
-        report.evals,
-        report.elapsed.as_secs_f64(),
-        report.stop,
-        strategy_name(report.strategy),
-        config.precision,
-    );
-    let Some(w) = report.worst() else {
-        let _ = writeln!(t, "no input ran to completion with a measurable error");
-        return t;
-    };
-    let f = finding_json(module, report.func, w);
-    let _ = writeln!(t, "worst input: {}", f.input);
-    let _ = writeln!(
-        t,
-        "  result {}: computed  {} ({})",
-        f.output, f.computed, f.computed_decimal
-    );
-    let _ = writeln!(
-        t,
-        "  {:width$}  reference {}",
-        "",
-        f.reference,
-        width = f.output.len() + 7
-    );
-    let _ = writeln!(
-        t,
-        "  relative error {}, {} ulps, {} bits lost",
-        show_err(f.rel_error),
-        f.ulp_error
-            .map_or("inf".to_string(), |u| format!("{u:.3e}")),
-        f.bits_lost.map_or("inf".to_string(), |b| format!("{b:.1}")),
-    );
-    if w.diverged {
-        let _ = writeln!(
-            t,
-            "  (the reference run took other branches: the error includes a change of path)"
-        );
-        match &report.worst_same_path {
-            Some(s) => {
-                let s = finding_json(module, report.func, s);
-                let _ = writeln!(
-                    t,
-                    "worst input on the reference's path: relative error {} at {}, input {}",
-                    show_err(s.rel_error),
-                    s.output,
-                    s.input
-                );
-            }
-            None => {
-                let _ = writeln!(t, "no input with an error kept the reference's path");
-            }
-        }
-    }
-    if let Some(n) = &report.non_finite {
-        let n = finding_json(module, report.func, n);
-        let _ = writeln!(
-            t,
-            "non-finite result: {} computed {} where the reference is {}, on input {}",
-            n.output, n.computed_decimal, n.reference, n.input
-        );
-    }
-    let covered = report.targets.iter().filter(|t| t.covered()).count();
-    let _ = writeln!(
-        t,
-        "FPGen checks covered: {covered}/{} (precision loss and cancellation at {} add/sub sites)",
-        report.targets.len(),
-        report.targets.len() / 2
-    );
-    if report.blame.rows.is_empty() {
-        let _ = writeln!(t, "blame: no operation introduced error");
-    } else {
-        let _ = writeln!(
-            t,
-            "blame (op sites of the worst input, by error introduced):"
-        );
-        let _ = writeln!(
-            t,
-            "  {:<6} {:<8} {:>7} {:>11} {:>11} {:>7} {:>7}  location",
-            "site", "op", "execs", "introduced", "result err", "cancel", "ploss"
-        );
-        for r in report.blame.rows.iter().take(10) {
-            let _ = writeln!(
-                t,
-                "  {:<6} {:<8} {:>7} {:>9.1} b {:>9.1} b {:>7} {:>7}  {}",
-                r.site.to_string(),
-                r.op,
-                r.execs,
-                r.introduced_bits,
-                r.result_bits,
-                r.cancellations,
-                r.precision_losses,
-                r.location,
-            );
-        }
-    }
-    if !report.blame.divergences.is_empty() {
-        let list: Vec<String> = report
-            .blame
-            .divergences
-            .iter()
-            .map(|(s, l)| format!("{s} at {l}"))
-            .collect();
-        let _ = writeln!(
-            t,
-            "control flow diverges from the exact run at: {}",
-            list.join(", ")
-        );
-    }
-    t
 }

@@ -1,20 +1,13 @@
-//! End-to-end tests of `fpforge cover`: the output directory's files, inputs that
-//! `fpforge run` reads back and that take the sides `coverage.json` credits them with,
-//! and the same inputs for the same seed.
+//! `fpforge cover`: the output directory's files, inputs that `fpforge run` reads back
+//! and that take the sides `coverage.json` credits them with, and the same inputs for
+//! the same seed.
 
-use std::path::{Path, PathBuf};
+use crate::common::{check_credited_sides, coverage_sides, fpforge, json_file as json};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn fixture() -> String {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cover");
-    root.join("branchy.c").to_string_lossy().into_owned()
-}
-
-fn fpforge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fpforge"))
-        .args(args)
-        .output()
-        .expect("the fpforge binary runs")
+    crate::common::fixture("cover", "branchy.c")
 }
 
 fn cover(func: &str, out: &Path, seed: &str) -> Output {
@@ -33,10 +26,6 @@ fn cover(func: &str, out: &Path, seed: &str) -> Output {
     ])
 }
 
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 #[test]
 fn inputs_reproduce_their_sides_under_run() {
     for func in ["classify", "dispatch", "mixed"] {
@@ -52,49 +41,10 @@ fn inputs_reproduce_their_sides_under_run() {
         assert!(summary.contains("(100.0%)"), "{summary}");
         let coverage = json(&dir.path().join("coverage.json"));
         assert_eq!(coverage["finished"], true);
-        assert_eq!(coverage["covered"], coverage["total"]);
+        assert_eq!(coverage["covered"], coverage["sides"]);
         let lcov = std::fs::read_to_string(dir.path().join("coverage.lcov")).unwrap();
         assert!(lcov.contains("BRDA:"), "{lcov}");
-        let inputs = std::fs::read_to_string(dir.path().join("inputs.txt")).unwrap();
-        let lines: Vec<&str> = inputs.lines().collect();
-        assert_eq!(coverage["tests"], lines.len());
-        for (index, line) in lines.iter().enumerate() {
-            let mut args = vec!["run", "--json", "-f", func];
-            let file = fixture();
-            args.push(&file);
-            args.push("--");
-            args.extend(line.split(' '));
-            let run = fpforge(&args);
-            assert_eq!(
-                run.status.code(),
-                Some(0),
-                "{func} {line}: {}",
-                String::from_utf8_lossy(&run.stderr)
-            );
-            let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
-            let taken: Vec<(String, String)> = report["branches"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|b| {
-                    let site = b["site"].as_str().unwrap().to_string();
-                    (site, b["outcome"].as_str().unwrap().to_string())
-                })
-                .collect();
-            // Split `select`s are sites of `cover` only: `run` does not report them.
-            let sites = coverage["sites"].as_array().unwrap();
-            for site in sites.iter().filter(|s| s.get("kind").is_none()) {
-                for side in site["sides"].as_array().unwrap() {
-                    if side["test"] == index {
-                        let want = (
-                            site["id"].as_str().unwrap().to_string(),
-                            side["side"].as_str().unwrap().to_string(),
-                        );
-                        assert!(taken.contains(&want), "{func} {line}: {want:?} {taken:?}");
-                    }
-                }
-            }
-        }
+        check_credited_sides(dir.path(), &fixture(), func);
     }
 }
 
@@ -112,13 +62,10 @@ fn same_seed_same_inputs_and_uncovered_sides_listed() {
     // execution proves it, and with `--no-reach` the guess stays a guess.
     let statuses = |dir: &Path| -> Vec<String> {
         let coverage = json(&dir.join("coverage.json"));
-        coverage["sites"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|s| s["sides"].as_array().unwrap())
+        coverage_sides(&coverage)
+            .into_iter()
             .filter(|s| s["status"] != "covered")
-            .map(|s| s["status"].as_str().unwrap().to_string())
+            .map(|s| format!("{} {}", s["status"], s["method"]))
             .collect()
     };
     let out = cover("impossible", a.path(), "1");
@@ -127,7 +74,7 @@ fn same_seed_same_inputs_and_uncovered_sides_listed() {
     assert!(summary.contains("branchy.c:"), "{summary}");
     assert_eq!(
         statuses(a.path()),
-        vec!["infeasible (exhaustive path exploration)"],
+        vec![r#""infeasible" "exhaustive path exploration""#],
         "{summary}"
     );
     let out = cover_with(
@@ -136,12 +83,23 @@ fn same_seed_same_inputs_and_uncovered_sides_listed() {
         &["--evals", "20000", "--seed", "1", "--no-reach"],
     );
     let summary = String::from_utf8_lossy(&out.stdout);
-    assert!(summary.contains("not reached"), "{summary}");
-    assert_eq!(
-        statuses(b.path()),
-        vec!["not reached (likely infeasible)"],
+    assert!(
+        summary.contains("not reached (likely infeasible)"),
         "{summary}"
     );
+    assert_eq!(
+        statuses(b.path()),
+        vec![r#""not reached" null"#],
+        "{summary}"
+    );
+    let coverage = json(&b.path().join("coverage.json"));
+    let open = coverage_sides(&coverage)
+        .into_iter()
+        .find(|s| s["status"] == "not reached")
+        .cloned()
+        .unwrap();
+    assert_eq!(open["branch_reached"], true);
+    assert!(open["closest"]["distance"].as_f64().unwrap() > 0.0);
 }
 
 fn cover_with(func: &str, out: &Path, extra: &[&str]) -> Output {
@@ -195,18 +153,15 @@ fn array_fixed_and_range_specs_shape_the_inputs() {
         assert_eq!(run.status.code(), Some(0), "{line}");
     }
     let coverage = json(&dir.path().join("coverage.json"));
-    let statuses: Vec<String> = coverage["sites"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|s| s["sides"].as_array().unwrap().clone())
+    let statuses: Vec<String> = coverage_sides(&coverage)
+        .into_iter()
         .filter(|s| s["status"] != "covered")
-        .map(|s| format!("{} {}", s["status"], s["reason"]))
+        .map(|s| format!("{} {}", s["status"], s["method"]))
         .collect();
     // With `n = 4` fixed, `n > 2` never fails: concolic execution proves it.
-    assert_eq!(statuses.len(), 1, "{statuses:?}");
-    assert!(
-        statuses[0].contains("infeasible (exhaustive path exploration)"),
+    assert_eq!(
+        statuses,
+        [r#""infeasible" "exhaustive path exploration""#],
         "{statuses:?}"
     );
 

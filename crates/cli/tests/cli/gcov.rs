@@ -15,9 +15,7 @@ use std::process::{Command, Output};
 use std::time::Instant;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/cover/gcov")
-        .join(format!("{name}.c"))
+    PathBuf::from(crate::common::fixture("cover/gcov", &format!("{name}.c")))
 }
 
 fn run(cmd: &mut Command) -> Output {
@@ -110,7 +108,7 @@ fn check(name: &str) {
         serde_json::from_str(&std::fs::read_to_string(out.join("coverage.json")).unwrap()).unwrap();
     assert_eq!(
         coverage["covered"],
-        coverage["total"],
+        coverage["sides"],
         "{name}: {}",
         String::from_utf8_lossy(&cover.stdout)
     );
@@ -152,7 +150,7 @@ fn check(name: &str) {
     eprintln!(
         "| {name} | {}/{} | {taken}/{branches} | {} | {:.2} s |",
         coverage["covered"],
-        coverage["total"],
+        coverage["sides"],
         coverage["evals"],
         elapsed.as_secs_f64()
     );

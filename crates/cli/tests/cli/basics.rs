@@ -1,29 +1,11 @@
-//! End-to-end tests of the `fpforge` binary: real C fixtures compiled by clang-14, checked
-//! for results, exit codes and one-line error messages that name cause and location.
+//! `run`, `sites`, `ir` and `solve` on the fixtures of `tests/fixtures/cli`: results,
+//! exit codes and one-line error messages that name cause and location.
 
-mod common;
-
-use std::path::PathBuf;
+use crate::common::{fpforge, stderr, stdout};
 use std::process::{Command, Output};
 
 fn fixture(name: &str) -> String {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cli");
-    root.join(name).to_string_lossy().into_owned()
-}
-
-fn fpforge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fpforge"))
-        .args(args)
-        .output()
-        .expect("the fpforge binary runs")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    crate::common::fixture("cli", name)
 }
 
 #[test]
@@ -209,7 +191,7 @@ fn run_folds_loops_and_counts_sides() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let listed = common::listed_decisions(&report);
+    let listed = crate::common::listed_decisions(&report);
     assert_eq!(report["decisions"], listed.len());
     // The folded trace expands to the listed decisions, and the side counts add up.
     let trace = report["trace"].as_str().unwrap();
@@ -436,8 +418,7 @@ fn closed_stdout_is_not_a_crash() {
 }
 
 fn solve_fixture(name: &str) -> String {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/solve");
-    root.join(name).to_string_lossy().into_owned()
+    crate::common::fixture("solve", name)
 }
 
 /// Reads `(fp #bS #bE #bM)` for `name` from a printed model, as f32.

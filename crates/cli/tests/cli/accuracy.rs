@@ -4,19 +4,12 @@
 //! and inputs that `fpforge run` reproduces, the same seed gives the same report, and
 //! `--check-input` re-measures a reported input at another precision.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use crate::common::{fpforge, json_stdout as json};
+use std::path::Path;
+use std::process::Output;
 
 fn fixture() -> String {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/accuracy");
-    root.join("sums.c").to_string_lossy().into_owned()
-}
-
-fn fpforge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fpforge"))
-        .args(args)
-        .output()
-        .expect("the fpforge binary runs")
+    crate::common::fixture("accuracy", "sums.c")
 }
 
 fn accuracy(func: &str, extra: &[&str]) -> Output {
@@ -37,15 +30,6 @@ fn accuracy(func: &str, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     fpforge(&args)
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON report")
 }
 
 fn rel(report: &serde_json::Value) -> f64 {

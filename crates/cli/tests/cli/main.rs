@@ -1,0 +1,10 @@
+//! End-to-end tests of the `fpforge` binary, one module per area: real C fixtures
+//! compiled by clang-14, checked for results, exit codes, one-line errors, and output
+//! files that the tools users open (`fpforge run`, gcc and gcov, a JSON schema) accept.
+
+mod accuracy;
+mod basics;
+mod common;
+mod cover;
+mod explore;
+mod gcov;

@@ -1,0 +1,469 @@
+//! The accuracy report (schema 1): `report.json` and `inputs.txt` of `fpforge accuracy`,
+//! its `--json` output and the text summary, and reading a report back for
+//! `--check-input`.
+//!
+//! `report.json` holds the run's settings (`strategy`, `precision`, `verify_precision`),
+//! its counts (`evals`, `elapsed_s`, when the last new worst input was found), the worst
+//! inputs (`worst`, `top`; each with the input line, its coordinate bits, the output,
+//! computed and reference values and the relative, ulp and bits-lost errors), the
+//! non-finite finding and the worst input on the reference's own path when there are
+//! such, the FPGen checks covered, and the blame table of the worst input's op sites.
+//! `finished` says whether the search has ended; while it runs the file is rewritten with
+//! what was found so far. See `docs/REPORTS.md`.
+
+use crate::error::ReportError;
+use crate::values::show;
+use crate::SCHEMA_VERSION;
+use fpforge_accuracy::{AccuracyReport, Blame, Finding, OutputLoc, Strategy};
+use fpir::{Func, Module, Type};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// One measured input, as reports list it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FindingRow {
+    /// The input as `fpforge run` reads it.
+    pub input: String,
+    /// Raw bits of each input coordinate (hex), what `--check-input` reads.
+    pub coords: Vec<String>,
+    /// `return` or `PARAM[INDEX]`.
+    pub output: String,
+    /// The computed result, exact.
+    pub computed: String,
+    /// The computed result, shortest decimal.
+    pub computed_decimal: String,
+    /// The reference value.
+    pub reference: String,
+    /// Relative error (`null` when infinite).
+    pub rel_error: Option<f64>,
+    /// Error in ulps (`null` when infinite).
+    pub ulp_error: Option<f64>,
+    /// Bits lost (`null` when infinite).
+    pub bits_lost: Option<f64>,
+    /// Whether the reference run took other branches than the computed run.
+    #[serde(default)]
+    pub diverged: bool,
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+impl FindingRow {
+    /// The row of `finding`, an input of `func`.
+    pub fn new(module: &Module, func: Func, finding: &Finding) -> FindingRow {
+        let shown = show(Type::Float(finding.ty), finding.computed);
+        FindingRow {
+            input: finding.test.line().to_string(),
+            coords: finding
+                .test
+                .coords
+                .iter()
+                .map(|b| format!("{b:#x}"))
+                .collect(),
+            output: output_name(module, func, finding.output),
+            computed: shown.exact,
+            computed_decimal: shown.decimal,
+            reference: finding.reference.to_string(),
+            rel_error: finite(finding.error.rel),
+            ulp_error: finite(finding.error.ulps),
+            bits_lost: finite(finding.error.bits_lost),
+            diverged: finding.diverged,
+        }
+    }
+
+    /// The coordinate bits of the input.
+    pub fn coord_bits(&self) -> Result<Vec<u64>, String> {
+        self.coords
+            .iter()
+            .map(|c| {
+                u64::from_str_radix(c.trim_start_matches("0x"), 16)
+                    .map_err(|_| format!("bad coordinate `{c}`"))
+            })
+            .collect()
+    }
+}
+
+/// `return` or `PARAM[INDEX]` (the parameter's source name, or its 1-based position).
+fn output_name(module: &Module, func: Func, loc: OutputLoc) -> String {
+    match loc {
+        OutputLoc::Return => "return".to_string(),
+        OutputLoc::Element { param, index } => {
+            let name = module.funcs[func]
+                .param_names
+                .get(param)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| format!("{}", param + 1));
+            format!("{name}[{index}]")
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct BlameRowJson {
+    site: String,
+    location: String,
+    op: String,
+    execs: u64,
+    introduced_bits: f64,
+    result_bits: f64,
+    cancellations: u64,
+    precision_losses: u64,
+}
+
+#[derive(Serialize)]
+struct DivergenceJson {
+    site: String,
+    location: String,
+}
+
+fn blame_rows(blame: &Blame) -> (Vec<BlameRowJson>, Vec<DivergenceJson>) {
+    let rows = blame
+        .rows
+        .iter()
+        .map(|r| BlameRowJson {
+            site: r.site.to_string(),
+            location: r.location.clone(),
+            op: r.op.clone(),
+            execs: r.execs,
+            introduced_bits: r.introduced_bits,
+            result_bits: r.result_bits,
+            cancellations: r.cancellations,
+            precision_losses: r.precision_losses,
+        })
+        .collect();
+    let divergences = blame
+        .divergences
+        .iter()
+        .map(|(site, location)| DivergenceJson {
+            site: site.to_string(),
+            location: location.clone(),
+        })
+        .collect();
+    (rows, divergences)
+}
+
+/// The settings a report states.
+#[derive(Clone, Copy, Debug)]
+pub struct RunInfo<'a> {
+    /// The function.
+    pub function: &'a str,
+    /// `search`, `random`, or `check` for a re-check.
+    pub strategy: &'static str,
+    /// MPFR precision of the reference, in bits.
+    pub precision: u32,
+    /// Precision at which kept inputs are verified, if they are.
+    pub verify_precision: Option<u32>,
+}
+
+/// The name of a strategy in reports.
+pub fn strategy_name(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::Search => "search",
+        Strategy::Random => "random",
+    }
+}
+
+/// How far a run got: inputs tried, time, and when the last new worst input came.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    /// Inputs evaluated.
+    pub evals: u64,
+    /// Time since the start.
+    pub elapsed: Duration,
+    /// Seconds from the start until the last new worst input.
+    pub worst_found_s: f64,
+    /// Inputs evaluated until the last new worst input.
+    pub worst_found_evals: u64,
+}
+
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    schema: u32,
+    function: &'a str,
+    finished: bool,
+    strategy: &'static str,
+    precision: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verify_precision: Option<u32>,
+    evals: u64,
+    elapsed_s: f64,
+    worst_found_s: f64,
+    worst_found_evals: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop: Option<String>,
+    worst: Option<&'a FindingRow>,
+    top: &'a [FindingRow],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    non_finite: Option<FindingRow>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worst_same_path: Option<FindingRow>,
+    targets_total: usize,
+    targets_covered: usize,
+    blame: Vec<BlameRowJson>,
+    divergences: Vec<DivergenceJson>,
+}
+
+impl<'a> ReportJson<'a> {
+    fn new(info: RunInfo<'a>, progress: Progress, top: &'a [FindingRow]) -> Self {
+        ReportJson {
+            schema: SCHEMA_VERSION,
+            function: info.function,
+            finished: false,
+            strategy: info.strategy,
+            precision: info.precision,
+            verify_precision: info.verify_precision,
+            evals: progress.evals,
+            elapsed_s: progress.elapsed.as_secs_f64(),
+            worst_found_s: progress.worst_found_s,
+            worst_found_evals: progress.worst_found_evals,
+            stop: None,
+            worst: top.first(),
+            top,
+            non_finite: None,
+            worst_same_path: None,
+            targets_total: 0,
+            targets_covered: 0,
+            blame: Vec::new(),
+            divergences: Vec::new(),
+        }
+    }
+
+    fn text(&self) -> Result<String, ReportError> {
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+}
+
+/// `report.json` while the search runs: the worst inputs so far, worst first.
+pub fn partial_json(
+    info: RunInfo<'_>,
+    progress: Progress,
+    found: &[FindingRow],
+) -> Result<String, ReportError> {
+    ReportJson::new(info, progress, found).text()
+}
+
+/// `report.json` of a finished run (`progress` says when the last worst input came).
+pub fn final_json(
+    info: RunInfo<'_>,
+    progress: Progress,
+    module: &Module,
+    report: &AccuracyReport,
+) -> Result<String, ReportError> {
+    let top = top_rows(module, report);
+    let mut json = ReportJson::new(info, progress, &top);
+    let (blame, divergences) = blame_rows(&report.blame);
+    let row = |f: &Finding| FindingRow::new(module, report.func, f);
+    json.finished = true;
+    json.stop = Some(report.stop.to_string());
+    json.non_finite = report.non_finite.as_ref().map(row);
+    json.worst_same_path = report.worst_same_path.as_ref().map(row);
+    json.targets_total = report.targets.len();
+    json.targets_covered = report.targets.iter().filter(|t| t.covered()).count();
+    json.blame = blame;
+    json.divergences = divergences;
+    json.text()
+}
+
+/// The rows of the report's worst inputs, worst first.
+pub fn top_rows(module: &Module, report: &AccuracyReport) -> Vec<FindingRow> {
+    report
+        .top
+        .iter()
+        .map(|f| FindingRow::new(module, report.func, f))
+        .collect()
+}
+
+/// The report of a re-check of one input (`--check-input`), with its blame.
+pub fn check_json(
+    info: RunInfo<'_>,
+    now: &FindingRow,
+    blame: &Blame,
+) -> Result<String, ReportError> {
+    let progress = Progress {
+        evals: 1,
+        worst_found_evals: 1,
+        ..Progress::default()
+    };
+    let top = std::slice::from_ref(now);
+    let mut json = ReportJson::new(info, progress, top);
+    let (rows, divergences) = blame_rows(blame);
+    json.finished = true;
+    json.blame = rows;
+    json.divergences = divergences;
+    json.text()
+}
+
+/// `inputs.txt`: the inputs of `found`, one per line.
+pub fn inputs_text(found: &[FindingRow]) -> String {
+    found.iter().map(|f| format!("{}\n", f.input)).collect()
+}
+
+/// Only the part of a report `--check-input` needs.
+#[derive(Deserialize)]
+struct CheckSource {
+    worst: Option<FindingRow>,
+}
+
+/// The worst input of an earlier `report.json` (`None` when it lists none).
+pub fn read_worst(text: &str) -> Result<Option<FindingRow>, ReportError> {
+    Ok(serde_json::from_str::<CheckSource>(text)?.worst)
+}
+
+fn show_err(x: Option<f64>) -> String {
+    x.map_or_else(|| "inf".to_string(), |v| format!("{v:.6e}"))
+}
+
+/// What `--check-input` prints: the input measured again beside the report's figures.
+pub fn check_text(source: &str, precision: u32, now: &FindingRow, before: &FindingRow) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "re-check of {source} at {precision} bits");
+    let _ = writeln!(t, "input: {}", now.input);
+    let _ = writeln!(t, "computed {} ({})", now.computed, now.computed_decimal);
+    let _ = writeln!(
+        t,
+        "reference {} (report: {})",
+        now.reference, before.reference
+    );
+    let _ = writeln!(
+        t,
+        "relative error {} (report: {})",
+        show_err(now.rel_error),
+        show_err(before.rel_error)
+    );
+    t
+}
+
+/// The text summary of a finished run.
+pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) -> String {
+    let mut t = String::new();
+    let verify = info.verify_precision.map_or(String::new(), |p| {
+        format!(", kept inputs verified at {p} bits")
+    });
+    let _ = writeln!(
+        t,
+        "accuracy of {}: {} inputs in {:.1} s ({}), strategy {}, MPFR reference at {} bits{verify}",
+        info.function,
+        report.evals,
+        report.elapsed.as_secs_f64(),
+        report.stop,
+        strategy_name(report.strategy),
+        info.precision,
+    );
+    let Some(w) = report.worst() else {
+        let _ = writeln!(t, "no input ran to completion with a measurable error");
+        return t;
+    };
+    worst_text(&mut t, module, report, w);
+    if let Some(n) = &report.non_finite {
+        let n = FindingRow::new(module, report.func, n);
+        let _ = writeln!(
+            t,
+            "non-finite result: {} computed {} where the reference is {}, on input {}",
+            n.output, n.computed_decimal, n.reference, n.input
+        );
+    }
+    let covered = report.targets.iter().filter(|t| t.covered()).count();
+    let _ = writeln!(
+        t,
+        "FPGen checks covered: {covered}/{} (precision loss and cancellation at {} add/sub sites)",
+        report.targets.len(),
+        report.targets.len() / 2
+    );
+    blame_text(&mut t, &report.blame);
+    t
+}
+
+/// The worst input, its error, and the worst input on the reference's path when the
+/// worst one changed path.
+fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &Finding) {
+    let f = FindingRow::new(module, report.func, worst);
+    let _ = writeln!(t, "worst input: {}", f.input);
+    let _ = writeln!(
+        t,
+        "  result {}: computed  {} ({})",
+        f.output, f.computed, f.computed_decimal
+    );
+    let _ = writeln!(
+        t,
+        "  {:width$}  reference {}",
+        "",
+        f.reference,
+        width = f.output.len() + 7
+    );
+    let _ = writeln!(
+        t,
+        "  relative error {}, {} ulps, {} bits lost",
+        show_err(f.rel_error),
+        f.ulp_error
+            .map_or("inf".to_string(), |u| format!("{u:.3e}")),
+        f.bits_lost.map_or("inf".to_string(), |b| format!("{b:.1}")),
+    );
+    if !worst.diverged {
+        return;
+    }
+    let _ = writeln!(
+        t,
+        "  (the reference run took other branches: the error includes a change of path)"
+    );
+    match &report.worst_same_path {
+        Some(s) => {
+            let s = FindingRow::new(module, report.func, s);
+            let _ = writeln!(
+                t,
+                "worst input on the reference's path: relative error {} at {}, input {}",
+                show_err(s.rel_error),
+                s.output,
+                s.input
+            );
+        }
+        None => {
+            let _ = writeln!(t, "no input with an error kept the reference's path");
+        }
+    }
+}
+
+/// The ten op sites that introduced the most error, and where control flow diverged.
+fn blame_text(t: &mut String, blame: &Blame) {
+    if blame.rows.is_empty() {
+        let _ = writeln!(t, "blame: no operation introduced error");
+    } else {
+        let _ = writeln!(
+            t,
+            "blame (op sites of the worst input, by error introduced):"
+        );
+        let _ = writeln!(
+            t,
+            "  {:<6} {:<8} {:>7} {:>11} {:>11} {:>7} {:>7}  location",
+            "site", "op", "execs", "introduced", "result err", "cancel", "ploss"
+        );
+        for r in blame.rows.iter().take(10) {
+            let _ = writeln!(
+                t,
+                "  {:<6} {:<8} {:>7} {:>9.1} b {:>9.1} b {:>7} {:>7}  {}",
+                r.site.to_string(),
+                r.op,
+                r.execs,
+                r.introduced_bits,
+                r.result_bits,
+                r.cancellations,
+                r.precision_losses,
+                r.location,
+            );
+        }
+    }
+    if !blame.divergences.is_empty() {
+        let list: Vec<String> = blame
+            .divergences
+            .iter()
+            .map(|(s, l)| format!("{s} at {l}"))
+            .collect();
+        let _ = writeln!(
+            t,
+            "control flow diverges from the exact run at: {}",
+            list.join(", ")
+        );
+    }
+}

@@ -1,0 +1,34 @@
+//! `fpforge-report`: every file and text fpforge writes for its users, defined once and
+//! versioned, so every command and engine writes the same layout.
+//!
+//! - [`coverage`]: `coverage.json` (schema [`SCHEMA_VERSION`]) and the coverage summary,
+//!   for `cover` and `explore` alike, and [`CoverageOut`], the output directory they
+//!   keep current while they run;
+//! - [`lcov`](mod@lcov): `coverage.lcov`;
+//! - [`regression`]: `regression.c`, a C99 program calling the function on every test;
+//! - [`accuracy`]: `report.json`, `inputs.txt` and the summary of `fpforge accuracy`;
+//! - [`outdir`]: output directories that stay valid when a run is interrupted
+//!   (`inputs.txt` appended line by line, every other file replaced atomically);
+//! - [`values`]: values as reports print them.
+//!
+//! `docs/REPORTS.md` documents each format; `docs/schema/coverage.schema.json` is the
+//! JSON schema of `coverage.json`, which the tests check both engines' files against.
+//! A new format is a module here, called by the commands that write it.
+
+#![deny(missing_docs)]
+
+pub mod accuracy;
+pub mod coverage;
+pub mod error;
+pub mod lcov;
+pub mod outdir;
+pub mod regression;
+pub mod values;
+
+pub use coverage::{Coverage, CoverageOut, Ending, EngineStats};
+pub use error::ReportError;
+pub use outdir::{write_atomic, OutDir};
+
+/// The version of the JSON layouts (`"schema": 1` in `coverage.json` and `report.json`).
+/// It changes when a field is removed or changes meaning; new fields keep it.
+pub const SCHEMA_VERSION: u32 = 1;

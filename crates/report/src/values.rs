@@ -1,0 +1,45 @@
+//! Values as reports print them: the exact text (hex float, `raw:` NaN bits, or the
+//! integer's bits) beside the shortest round-trip decimal.
+
+use fpir::float_text::{format_decimal, format_exact};
+use fpir::Type;
+use serde::Serialize;
+
+/// A value printed for people and machines.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ShownValue {
+    /// IR type name.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Exact text: hex float, `raw:` NaN, or integer bits.
+    pub exact: String,
+    /// Shortest round-trip decimal (floats) or signed decimal (ints).
+    pub decimal: String,
+}
+
+/// Shows `bits` of type `ty`.
+pub fn show(ty: Type, bits: u64) -> ShownValue {
+    let (exact, decimal) = match ty {
+        Type::Float(ft) => (format_exact(ft, bits), format_decimal(ft, bits)),
+        Type::Int(_) => (format!("{bits:#x}"), ty.sign_extend(bits).to_string()),
+        Type::Ptr => (format!("{bits:#x}"), format!("{bits:#x}")),
+    };
+    ShownValue {
+        ty: ty.to_string(),
+        exact,
+        decimal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_show_their_bits_and_signed_value() {
+        let v = show(Type::I32, 0xffff_fffe);
+        assert_eq!((v.exact.as_str(), v.decimal.as_str()), ("0xfffffffe", "-2"));
+        let v = show(Type::F64, 0.5f64.to_bits());
+        assert_eq!((v.exact.as_str(), v.decimal.as_str()), ("0x1p-1", "0.5"));
+    }
+}

@@ -1,0 +1,205 @@
+//! The report layer on real runs: `cover` and `explore` on the same functions of
+//! `tests/fixtures/cover/branchy.c` write `coverage.json` files that validate against one
+//! JSON schema (`docs/schema/coverage.schema.json`), list the same sides under the same
+//! names, and every side name reads back as its side (what `reach --branch` accepts);
+//! files written while a run is still going validate too; the lcov file has a record per
+//! side.
+
+use fpforge_cover::{cover_with, CoverConfig, CoverEvent};
+use fpforge_exec::InputSpec;
+use fpforge_explore::{explore, EngineConfig, ExploreConfig, ExploreEvent};
+use fpforge_report::lcov::lcov;
+use fpforge_report::{CoverageOut, Ending};
+use fpir::{InfeasibleMethod, Module};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+fn module() -> &'static Module {
+    static MODULE: OnceLock<Module> = OnceLock::new();
+    MODULE.get_or_init(|| {
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cover/branchy.c");
+        fpforge_lower::load(&[path], &Default::default()).expect("fixture lowers")
+    })
+}
+
+fn schema() -> jsonschema::Validator {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/coverage.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn assert_valid(validator: &jsonschema::Validator, doc: &serde_json::Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}\n{doc:#}");
+}
+
+/// The side names of a `coverage.json`, each checked to read back as a side of the
+/// module whose name it is.
+fn side_names(doc: &serde_json::Value) -> Vec<String> {
+    let m = module();
+    let mut names = Vec::new();
+    for site in doc["sites"].as_array().unwrap() {
+        for side in site["sides"].as_array().unwrap() {
+            let name = side["side"].as_str().unwrap();
+            let parsed = m.parse_side(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(m.side_name(parsed), name);
+            assert_eq!(parsed.site.to_string(), site["id"].as_str().unwrap());
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+fn run_cover(func: &str, dir: &Path) -> serde_json::Value {
+    let (m, f) = (module(), module().func_by_name(func).unwrap());
+    let config = CoverConfig::default()
+        .with_seed(3)
+        .with_time_limit(None)
+        .with_max_evals(Some(20_000));
+    let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
+    let mut out = CoverageOut::create(dir, "cover", m, f, spec).unwrap();
+    let validator = schema();
+    let report = cover_with(m, f, &config, |event| match event {
+        CoverEvent::Started { sides, .. } => {
+            out.started(sides);
+            let running = read_json(&dir.join("coverage.json"));
+            assert_eq!(running["finished"], false);
+            assert_valid(&validator, &running, "cover while running");
+        }
+        CoverEvent::Test {
+            index,
+            test,
+            new_sides,
+        } => out.test(*index, &test.coords, new_sides),
+        CoverEvent::Progress { .. } => {}
+    })
+    .unwrap();
+    let summary = out
+        .finish(&report.sides, &Ending::of_cover(&report))
+        .unwrap();
+    assert!(summary.contains(&format!("{func}: covered")), "{summary}");
+    let lcov_text = lcov(m, f, &report.sides);
+    assert_eq!(lcov_text.matches("BRDA:").count(), report.sides.len());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("coverage.lcov")).unwrap(),
+        lcov_text
+    );
+    read_json(&dir.join("coverage.json"))
+}
+
+fn run_explore(func: &str, dir: &Path) -> serde_json::Value {
+    let (m, f) = (module(), module().func_by_name(func).unwrap());
+    let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
+    let config = ExploreConfig::default()
+        .with_engine(EngineConfig::default().with_time_limit(Duration::from_secs(5)));
+    let mut out = CoverageOut::create(dir, "explore", m, f, spec.clone()).unwrap();
+    let report = explore(m, f, spec, &config, |event| match event {
+        ExploreEvent::Started { sides } => out.started(sides),
+        ExploreEvent::Test {
+            index,
+            input,
+            new_sides,
+        } => out.test(*index, input, new_sides),
+    })
+    .unwrap();
+    out.finish(&report.sides, &Ending::of_explore(&report))
+        .unwrap();
+    read_json(&dir.join("coverage.json"))
+}
+
+/// Documents that break the schema's rules are rejected.
+fn assert_schema_is_strict(validator: &jsonschema::Validator, doc: &serde_json::Value) {
+    let broken = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut d = doc.clone();
+        edit(&mut d);
+        !validator.is_valid(&d)
+    };
+    let first_side =
+        |d: &mut serde_json::Value| -> serde_json::Value { d["sites"][0]["sides"][0].take() };
+    assert!(broken(&|d| d["schema"] = 2.into()));
+    assert!(broken(
+        &|d| d["sites"][0]["sides"][0]["side"] = "br1:X".into()
+    ));
+    assert!(broken(&|d| {
+        let mut side = first_side(d);
+        side["status"] = "infeasible".into();
+        side.as_object_mut().unwrap().remove("method");
+        d["sites"][0]["sides"][0] = side;
+    }));
+    assert!(broken(&|d| d["surprise"] = true.into()));
+}
+
+#[test]
+fn cover_and_explore_write_one_schema_with_the_same_side_names() {
+    let validator = schema();
+    for func in [
+        "classify",
+        "dispatch",
+        "impossible",
+        "quadrant",
+        "count_above",
+    ] {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let covered = run_cover(func, a.path());
+        let explored = run_explore(func, b.path());
+        assert_valid(&validator, &covered, func);
+        assert_valid(&validator, &explored, func);
+        assert_schema_is_strict(&validator, &covered);
+        assert_eq!(
+            (covered["engine"].as_str(), explored["engine"].as_str()),
+            (Some("cover"), Some("explore"))
+        );
+        assert_eq!(side_names(&covered), side_names(&explored), "{func}");
+        for doc in [&covered, &explored] {
+            let count = |status: &str| {
+                doc["sites"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|s| s["sides"].as_array().unwrap())
+                    .filter(|s| s["status"] == status)
+                    .count()
+            };
+            assert_eq!(doc["covered"], count("covered"), "{func}");
+            assert_eq!(doc["infeasible"], count("infeasible"), "{func}");
+            assert_eq!(doc["not_reached"], count("not reached"), "{func}");
+            let lines = std::fs::read_to_string(
+                if doc["engine"] == "cover" {
+                    a.path()
+                } else {
+                    b.path()
+                }
+                .join("inputs.txt"),
+            )
+            .unwrap();
+            assert_eq!(doc["tests"], lines.lines().count(), "{func}");
+        }
+    }
+}
+
+#[test]
+fn the_schema_names_every_proof_method() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/coverage.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let listed: Vec<&str> = schema["$defs"]["side"]["properties"]["method"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let labels: Vec<&str> = InfeasibleMethod::ALL.iter().map(|m| m.label()).collect();
+    assert_eq!(listed, labels);
+}
