@@ -8,7 +8,6 @@ mod commands;
 mod inputs;
 mod interrupt;
 mod output;
-mod trace;
 mod values;
 
 use clap::{Parser, Subcommand};

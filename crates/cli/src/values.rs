@@ -1,4 +1,4 @@
-//! Reading argument values from the command line and printing result values.
+//! Reading argument values from the command line.
 //!
 //! Floats accept decimal, C99 hex (`0x1.8p+1`), `inf`/`-inf`/`nan` and `raw:` + hex bits;
 //! integers accept decimal or `0x` hex; arrays are `[v, v, ...]` and are passed by
@@ -7,7 +7,6 @@
 use anyhow::{bail, Context, Result};
 use fpforge_exec::spec::parse_value;
 use fpforge_exec::Arg;
-use fpir::float_text::{format_decimal, format_exact};
 use fpir::Type;
 
 /// Parses the text of one argument for a parameter of type `ty` (with optional pointee).
@@ -50,36 +49,6 @@ pub fn parse_scalar(text: &str, ty: Type) -> Result<u64> {
     Ok(parse_value(text, ty)?)
 }
 
-/// A value printed for people and machines.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct ShownValue {
-    /// IR type name.
-    #[serde(rename = "type")]
-    pub ty: String,
-    /// Exact text: hex float, `raw:` NaN, or integer.
-    pub exact: String,
-    /// Shortest round-trip decimal (floats) or signed decimal (ints).
-    pub decimal: String,
-}
-
-/// Shows `bits` of type `ty`.
-pub fn show(ty: Type, bits: u64) -> ShownValue {
-    let (exact, decimal) = match ty {
-        Type::Float(ft) => (format_exact(ft, bits), format_decimal(ft, bits)),
-        Type::Int(width) => {
-            let shift = 64 - u32::from(width);
-            let signed = ((bits << shift) as i64) >> shift;
-            (format!("{:#x}", bits), signed.to_string())
-        }
-        Type::Ptr => (format!("{bits:#x}"), format!("{bits:#x}")),
-    };
-    ShownValue {
-        ty: ty.to_string(),
-        exact,
-        decimal,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,12 +80,5 @@ mod tests {
         );
         assert!(parse_arg("[1, 2", Type::Ptr, None).is_err());
         assert!(parse_arg("[1]", Type::F64, None).is_err());
-    }
-
-    #[test]
-    fn shows_signed_integers_and_exact_floats() {
-        assert_eq!(show(Type::I32, 0xffff_fffe).decimal, "-2");
-        assert_eq!(show(Type::F64, 3f64.to_bits()).exact, "0x1.8p+1");
-        assert_eq!(show(Type::F64, 3f64.to_bits()).decimal, "3.0");
     }
 }

@@ -109,6 +109,27 @@ impl Function {
     /// The entry block.
     pub const ENTRY: Block = Block(0);
 
+    /// The name of the hidden first parameter of a function that returns a small struct
+    /// by value (at most [`Function::SRET_BYTES`] bytes): lowering passes a buffer that
+    /// receives the result. Larger structs already come as an ordinary result pointer.
+    pub const SRET_PARAM: &'static str = ".sret";
+
+    /// The largest struct returned by value in registers, which lowering turns into a
+    /// [`Function::SRET_PARAM`] buffer.
+    pub const SRET_BYTES: u32 = 16;
+
+    /// The element type of the hidden struct-result parameter, when the function has one.
+    pub fn sret_elem(&self) -> Option<Type> {
+        let first = self.param_names.first()?.as_deref();
+        (first == Some(Self::SRET_PARAM)).then(|| {
+            self.param_pointees
+                .first()
+                .copied()
+                .flatten()
+                .unwrap_or(Type::I64)
+        })
+    }
+
     /// The parameter registers.
     pub fn params(&self) -> &[Reg] {
         &self.blocks[Self::ENTRY].params

@@ -9,6 +9,8 @@
 //! - [`accuracy`]: `report.json`, `inputs.txt` and the summary of `fpforge accuracy`;
 //! - [`outdir`]: output directories that stay valid when a run is interrupted
 //!   (`inputs.txt` appended line by line, every other file replaced atomically);
+//! - [`run`](mod@run): the report of `fpforge run`, with [`trace`]'s folded decisions;
+//! - [`sites`]: the branch and op sites `fpforge sites` lists;
 //! - [`values`]: values as reports print them.
 //!
 //! `docs/REPORTS.md` documents each format; `docs/schema/coverage.schema.json` is the
@@ -23,6 +25,9 @@ pub mod error;
 pub mod lcov;
 pub mod outdir;
 pub mod regression;
+pub mod run;
+pub mod sites;
+pub mod trace;
 pub mod values;
 
 pub use coverage::{Coverage, CoverageOut, Ending, EngineStats};

@@ -36,10 +36,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn integers_show_their_bits_and_signed_value() {
+    fn shows_signed_integers_and_exact_floats() {
         let v = show(Type::I32, 0xffff_fffe);
         assert_eq!((v.exact.as_str(), v.decimal.as_str()), ("0xfffffffe", "-2"));
-        let v = show(Type::F64, 0.5f64.to_bits());
-        assert_eq!((v.exact.as_str(), v.decimal.as_str()), ("0x1p-1", "0.5"));
+        let v = show(Type::F64, 3f64.to_bits());
+        assert_eq!((v.exact.as_str(), v.decimal.as_str()), ("0x1.8p+1", "3.0"));
     }
 }

@@ -1,0 +1,110 @@
+//! The report of `fpforge sites`: the branch sites (with the comparison deciding each)
+//! and op sites (float arithmetic and math calls) of some functions, with their source
+//! locations; as a table or JSON.
+
+use fpir::write::{float_bin_name, float_pred_name, int_pred_name};
+use fpir::{BranchKind, CmpPred, Func, Module, OpKind};
+use serde::Serialize;
+use std::fmt::{self, Write};
+
+#[derive(Serialize)]
+struct SiteRow {
+    id: String,
+    function: String,
+    location: String,
+    what: String,
+}
+
+/// The sites of some functions.
+#[derive(Serialize)]
+pub struct SitesReport {
+    function: String,
+    branch_sites: Vec<SiteRow>,
+    op_sites: Vec<SiteRow>,
+}
+
+impl SitesReport {
+    /// The sites of `funcs` (listed for the entry function `entry`).
+    pub fn new(module: &Module, funcs: &[Func], entry: &str) -> SitesReport {
+        let row = |id: String, func: Func, loc, what: String| SiteRow {
+            id,
+            function: module.funcs[func].name.clone(),
+            location: module.describe_loc(loc),
+            what,
+        };
+        let branch_sites = module
+            .branch_sites
+            .iter()
+            .filter(|(_, s)| funcs.contains(&s.func))
+            .map(|(id, s)| {
+                let what = describe_branch(s.kind, s.cmp.as_ref());
+                row(id.to_string(), s.func, s.loc, what)
+            })
+            .collect();
+        let op_sites = module
+            .op_sites
+            .iter()
+            .filter(|(_, s)| funcs.contains(&s.func))
+            .map(|(id, s)| {
+                let what = match s.kind {
+                    OpKind::Arith(op, ty) => format!("{} {ty}", float_bin_name(op)),
+                    OpKind::Math(call) => format!("{}.{}", call.func.name(), call.ty),
+                };
+                row(id.to_string(), s.func, s.loc, what)
+            })
+            .collect();
+        SitesReport {
+            function: entry.to_string(),
+            branch_sites,
+            op_sites,
+        }
+    }
+}
+
+fn describe_branch(kind: BranchKind, cmp: Option<&fpir::Comparison>) -> String {
+    match (kind, cmp) {
+        (BranchKind::Switch { cases }, _) => format!("switch, {cases} cases + default"),
+        (BranchKind::Cond, Some(c)) => {
+            let pred = match c.pred {
+                CmpPred::Int(p) => format!("icmp {}", int_pred_name(p)),
+                CmpPred::Float(p) => format!("fcmp {}", float_pred_name(p)),
+            };
+            let not = if c.negated { "not " } else { "" };
+            format!("{not}{pred} {} {}, {}", c.ty, c.lhs, c.rhs)
+        }
+        (BranchKind::Cond, None) => "condition not from a comparison".to_string(),
+    }
+}
+
+impl SitesReport {
+    /// The report as JSON.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+
+    /// The report as a table.
+    pub fn to_text(&self) -> String {
+        // Writing to a String cannot fail.
+        self.table().unwrap_or_default()
+    }
+
+    fn table(&self) -> Result<String, fmt::Error> {
+        let report = self;
+        let mut out = String::new();
+        for (title, rows) in [
+            ("branch sites", &report.branch_sites),
+            ("op sites", &report.op_sites),
+        ] {
+            writeln!(out, "{title} of {} ({}):", report.function, rows.len())?;
+            let width = rows.iter().map(|r| r.location.len()).max().unwrap_or(0);
+            for row in rows.iter() {
+                writeln!(
+                    out,
+                    "  {:<6} {:<width$}  {:<12} {}",
+                    row.id, row.location, row.function, row.what
+                )?;
+            }
+        }
+        Ok(out)
+    }
+}
