@@ -4,10 +4,11 @@
 //! integers accept decimal or `0x` hex; arrays are `[v, v, ...]` and are passed by
 //! pointer to the pointee type the function's parameter declares.
 
+use crate::inputs::Loaded;
 use anyhow::{bail, Context, Result};
 use fpforge_exec::spec::parse_value;
 use fpforge_exec::Arg;
-use fpir::Type;
+use fpir::{Function, Module, Type};
 
 /// Parses the text of one argument for a parameter of type `ty` (with optional pointee).
 pub fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Result<Arg> {
@@ -47,6 +48,66 @@ pub fn parse_scalar(text: &str, ty: Type) -> Result<u64> {
         bail!("cannot pass `{text}` as a raw pointer");
     }
     Ok(parse_value(text, ty)?)
+}
+
+/// The arguments of a call of the loaded entry function, read from `texts` (a hidden
+/// struct-result buffer first, when the function has one).
+pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
+    let func = &loaded.module.funcs[loaded.func];
+    let types = func.param_types();
+    let hidden = func.sret_elem();
+    let first_visible = usize::from(hidden.is_some());
+    if texts.len() != types.len() - first_visible {
+        bail!(
+            "`{}` takes {} argument(s) ({}), {} given",
+            func.name,
+            types.len() - first_visible,
+            signature(&loaded.module, loaded.func),
+            texts.len()
+        );
+    }
+    let result_buffer = hidden.map(|elem| Arg::Array {
+        elem,
+        values: vec![0; (Function::SRET_BYTES / elem.bytes()) as usize],
+    });
+    let given = texts
+        .iter()
+        .zip(&types[first_visible..])
+        .enumerate()
+        .map(|(i, (text, &ty))| {
+            let pointee = func
+                .param_pointees
+                .get(i + first_visible)
+                .copied()
+                .flatten();
+            parse_arg(text, ty, pointee)
+                .with_context(|| format!("argument {} of `{}`", i + 1, func.name))
+        });
+    result_buffer.into_iter().map(Ok).chain(given).collect()
+}
+
+/// `x: f64, a: ptr<f64>` for error messages.
+fn signature(module: &Module, func: fpir::Func) -> String {
+    let f = &module.funcs[func];
+    let first_visible = usize::from(f.sret_elem().is_some());
+    f.param_types()
+        .iter()
+        .enumerate()
+        .skip(first_visible)
+        .map(|(i, ty)| {
+            let name = f
+                .param_names
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| format!("arg{}", i + 1));
+            match f.param_pointees.get(i).copied().flatten() {
+                Some(p) => format!("{name}: {p}*"),
+                None => format!("{name}: {ty}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

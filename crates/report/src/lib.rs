@@ -6,6 +6,7 @@
 //!   keep current while they run;
 //! - [`lcov`](mod@lcov): `coverage.lcov`;
 //! - [`regression`]: `regression.c`, a C99 program calling the function on every test;
+//! - [`reach`]: the answer of `fpforge reach`;
 //! - [`accuracy`]: `report.json`, `inputs.txt` and the summary of `fpforge accuracy`;
 //! - [`outdir`]: output directories that stay valid when a run is interrupted
 //!   (`inputs.txt` appended line by line, every other file replaced atomically);
@@ -24,6 +25,7 @@ pub mod coverage;
 pub mod error;
 pub mod lcov;
 pub mod outdir;
+pub mod reach;
 pub mod regression;
 pub mod run;
 pub mod sites;

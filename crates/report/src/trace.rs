@@ -11,10 +11,10 @@ use std::fmt;
 
 /// Runs of equal decisions a [`DecisionLog`] stores; decisions past them are only
 /// counted. A million runs is some 24 MB, and more than anyone reads.
-const KEPT_RUNS: usize = 1_000_000;
+pub const KEPT_RUNS: usize = 1_000_000;
 
 /// Longest cycle [`fold`] looks for at each level of nesting.
-const MAX_PERIOD: usize = 8;
+pub const MAX_PERIOD: usize = 8;
 
 /// Records a run's branch decisions as runs of equal decisions, at most [`KEPT_RUNS`] of
 /// them; past that it only counts decisions per side.

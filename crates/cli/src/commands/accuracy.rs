@@ -9,15 +9,11 @@
 //! `report.json` again at `--precision` bits instead of searching: an independent
 //! re-evaluation of a reported error.
 
-use crate::inputs::{split_items, ProgramArgs};
 use crate::interrupt::interrupt_flag;
+use crate::options::AccuracyOptions;
 use anyhow::{bail, Context, Result};
-use clap::{Args, ValueEnum};
-use fpforge_accuracy::{
-    accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, Sampling,
-    SiteSelection, Strategy,
-};
-use fpforge_exec::{ArgSpec, InputSpec, OutArgSpec};
+use fpforge_accuracy::{accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport};
+use fpforge_exec::InputSpec;
 use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
@@ -27,150 +23,14 @@ use fpforge_report::OutDir;
 use fpir::{Func, Module};
 use std::fs;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-/// How candidates are generated.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum StrategyArg {
-    /// FPGen-style search: random phase, then subset rounds (AVM, ES) toward the checks.
-    Search,
-    /// Pure random sampling (the baseline).
-    Random,
-}
-
-/// Flags of `fpforge accuracy`.
-#[derive(Args, Debug)]
-pub struct AccuracyArgs {
-    /// Input files (.c, .cpp, .ll, .bc) or directories.
-    #[arg(required = true)]
-    items: Vec<String>,
-    #[command(flatten)]
-    program: ProgramArgs,
-    /// A parameter's shape, range or value: `x: f64`, `a: f64[8] in [-100, 100]`,
-    /// `x in [0, 10]`, `n = 8` (NAME is the parameter's name or 1-based position).
-    #[arg(long = "arg", value_name = "SPEC")]
-    arg_specs: Vec<ArgSpec>,
-    /// An output array (zero-filled, not an input) whose elements are measured instead
-    /// of the return value: `out` or `out: f64[8]`.
-    #[arg(long = "out-arg", value_name = "SPEC")]
-    out_args: Vec<OutArgSpec>,
-    /// Wall-clock budget in seconds.
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
-    time_limit: f64,
-    /// Evaluation budget; a run that ends by it is reproducible.
-    #[arg(long, value_name = "N")]
-    evals: Option<u64>,
-    /// Seed of the search.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    seed: u64,
-    /// MPFR precision of the reference, in bits.
-    #[arg(long, value_name = "P", default_value_t = 128)]
-    precision: u32,
-    /// Precision at which every kept input is measured again (0: no second measurement).
-    #[arg(long, value_name = "P", default_value_t = 2200)]
-    verify_precision: u32,
-    /// How candidates are generated.
-    #[arg(long, value_enum, default_value_t = StrategyArg::Search)]
-    strategy: StrategyArg,
-    /// Additions/subtractions carrying FPGen's checks: `all`, `loops`, or `FILE:LINE`
-    /// (comma-separated for several lines).
-    #[arg(long, value_name = "SITES", default_value = "all")]
-    sites: String,
-    /// Checked executions of each site: `uniform:START:STEP` or `log:START`.
-    #[arg(long, value_name = "SCHEDULE", default_value = "uniform:0:1")]
-    sampling: String,
-    /// Number of worst inputs kept.
-    #[arg(long, value_name = "K", default_value_t = 10)]
-    top_k: usize,
-    /// Measure the worst input of this earlier report.json at --precision instead of
-    /// searching.
-    #[arg(long, value_name = "REPORT")]
-    check_input: Option<PathBuf>,
-    /// Output directory (inputs.txt, report.json).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Print the JSON report on stdout instead of the text report.
-    #[arg(long)]
-    json: bool,
-}
-
-fn parse_sites(text: &str) -> Result<SiteSelection> {
-    match text {
-        "all" => Ok(SiteSelection::All),
-        "loops" => Ok(SiteSelection::Loops),
-        _ => text
-            .split(',')
-            .map(|item| {
-                let (file, line) = item
-                    .rsplit_once(':')
-                    .with_context(|| format!("--sites: `{item}` is not all, loops or FILE:LINE"))?;
-                let line: u32 = line
-                    .trim()
-                    .parse()
-                    .with_context(|| format!("--sites: bad line number in `{item}`"))?;
-                Ok((file.trim().to_string(), line))
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(SiteSelection::Lines),
-    }
-}
-
-fn parse_sampling(text: &str) -> Result<Sampling> {
-    let parts: Vec<&str> = text.split(':').collect();
-    let num = |s: &str| -> Result<u64> {
-        s.trim()
-            .parse()
-            .with_context(|| format!("--sampling: `{s}` is not a count"))
-    };
-    match parts.as_slice() {
-        ["uniform", start, step] => Ok(Sampling::Uniform {
-            start: num(start)?,
-            step: num(step)?.max(1),
-        }),
-        ["log", start] => Ok(Sampling::Logarithmic { start: num(start)? }),
-        _ => bail!("--sampling: expected uniform:START:STEP or log:START, got `{text}`"),
-    }
-}
-
-impl AccuracyArgs {
-    fn config(&self) -> Result<AccuracyConfig> {
-        if !(self.time_limit.is_finite() && self.time_limit > 0.0) {
-            bail!("--time-limit must be a positive number of seconds");
-        }
-        if self.precision < 2 {
-            bail!("--precision must be at least 2 bits");
-        }
-        Ok(AccuracyConfig::default()
-            .with_seed(self.seed)
-            .with_time_limit(Some(Duration::from_secs_f64(self.time_limit)))
-            .with_max_evals(self.evals)
-            .with_precision(self.precision)
-            .with_verify_precision((self.verify_precision > 0).then_some(self.verify_precision))
-            .with_strategy(match self.strategy {
-                StrategyArg::Search => Strategy::Search,
-                StrategyArg::Random => Strategy::Random,
-            })
-            .with_sites(parse_sites(&self.sites)?)
-            .with_sampling(parse_sampling(&self.sampling)?)
-            .with_top_k(self.top_k.max(1))
-            .with_args(self.arg_specs.clone())
-            .with_out_args(self.out_args.clone()))
-    }
-}
-
 /// `fpforge accuracy`.
-pub fn run(args: AccuracyArgs) -> Result<ExitCode> {
-    let (paths, extra) = split_items(&args.items)?;
-    if !extra.is_empty() {
-        bail!(
-            "unexpected arguments {:?}: describe inputs with --arg (e.g. --arg 'a: f64[4] in [-100, 100]')",
-            extra
-        );
-    }
-    let config = args.config()?;
-    let loaded = args.program.load(&paths)?;
+pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
+    let config = options.config;
+    let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     // Fail early, with the spec's own message, on specs that do not fit.
     InputSpec::for_function(module, func, &config.args, &config.out_args)?;
@@ -180,10 +40,10 @@ pub fn run(args: AccuracyArgs) -> Result<ExitCode> {
         precision: config.precision,
         verify_precision: config.verify_precision,
     };
-    if let Some(source) = &args.check_input {
-        return check(&args, info, &config, module, func, source);
+    if let Some(source) = &options.check_input {
+        return check(options.json, info, &config, module, func, source);
     }
-    let mut out = args.out.as_deref().map(OutDir::create).transpose()?;
+    let mut out = options.out.as_deref().map(OutDir::create).transpose()?;
     let config = config.with_interrupt(Some(interrupt_flag()));
     let report = search(&config, info, module, func, out.as_mut())?;
     let json_text = final_json(info, report.progress, module, &report.report)?;
@@ -192,7 +52,7 @@ pub fn run(args: AccuracyArgs) -> Result<ExitCode> {
         out.write(REPORT, &json_text);
         out.finish()?;
     }
-    if args.json {
+    if options.json {
         crate::output::emit(&json_text)?;
     } else {
         crate::output::emit(&text_report(info, module, &report.report))?;
@@ -280,7 +140,7 @@ fn search(
 
 /// `--check-input`: the worst input of a report, measured at `--precision`.
 fn check(
-    args: &AccuracyArgs,
+    json: bool,
     info: RunInfo<'_>,
     config: &AccuracyConfig,
     module: &Module,
@@ -304,7 +164,7 @@ fn check(
         verify_precision: None,
         ..info
     };
-    if args.json {
+    if json {
         crate::output::emit(&check_json(info, &now, &blame)?)?;
     } else {
         let shown = source.display().to_string();

@@ -526,3 +526,62 @@ fn struct_results_come_back_without_a_hidden_argument() {
     assert_eq!(fields, ["-0x1.4p+2", "0x1.4p+3"]);
     assert_eq!(report["arrays"].as_array().unwrap().len(), 0);
 }
+
+/// Every number, range and duration is checked before anything runs: a one-line error
+/// naming the flag and the value, exit code 1, never a panic.
+#[test]
+fn out_of_range_flags_are_one_line_errors() {
+    let file = fixture("branches.c");
+    let sums = crate::common::fixture("accuracy", "sums.c");
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["cover", &file, "-f", "sign_class", "--time-limit", "1e30"],
+            "--time-limit must be",
+        ),
+        (
+            &["cover", &file, "-f", "sign_class", "--jobs", "0"],
+            "--jobs must be between 1",
+        ),
+        (
+            &["cover", &file, "-f", "sign_class", "--starts", "0"],
+            "--starts must be at least 1",
+        ),
+        (
+            &["explore", &file, "-f", "sign_class", "--query-timeout", "0"],
+            "--query-timeout must be",
+        ),
+        (
+            &["accuracy", &sums, "-f", "naive_sum", "--time-limit", "nan"],
+            "--time-limit must be",
+        ),
+        (
+            &["accuracy", &sums, "-f", "naive_sum", "--precision", "1"],
+            "--precision must be between 2",
+        ),
+        (
+            &["accuracy", &sums, "-f", "naive_sum", "--top-k", "0"],
+            "--top-k must be at least 1",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = fpforge(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(want),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    let out = fpforge(&[
+        "solve",
+        &solve_fixture("absorption.smt2"),
+        "--timeout",
+        "0",
+    ]);
+    assert!(
+        stderr(&out).contains("--timeout must be"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,0 +1,384 @@
+//! The low layer of the command line: every command's flags exactly as clap parses them
+//! (numbers as given, texts not yet read). [`crate::options`] turns them into validated
+//! options, checking every number, range and duration once; commands never see these.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use fpforge_exec::{ArgSpec, OutArgSpec};
+use fpforge_solve::Strategy;
+use std::path::PathBuf;
+
+/// Test-input generation for floating-point C/C++ code.
+#[derive(Parser, Debug)]
+#[command(name = "fpforge", version, about, long_about = None)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a function on given arguments and show its result, branches taken and traps.
+    Run(RunArgs),
+    /// List the branch and floating-point op sites of a function with source locations.
+    Sites(SitesArgs),
+    /// Print the lowered IR (fpir text form) of the inputs.
+    Ir(IrArgs),
+    /// Generate inputs that take every branch of a function (CoverMe-style search).
+    Cover(CoverArgs),
+    /// Decide an SMT-LIB floating-point script: sat (with a checked model), unsat, unknown.
+    Solve(SolveArgs),
+    /// Find an input taking a path or branch side, or prove none exists (concolic + solver).
+    Reach(ReachArgs),
+    /// Explore a function's paths generationally: tests, covered and infeasible branch sides.
+    Explore(ExploreArgs),
+    /// Find the inputs on which a function is least accurate (MPFR reference) and blame ops.
+    Accuracy(AccuracyArgs),
+}
+
+/// Program inputs shared by every command.
+#[derive(Args, Debug, Clone)]
+pub struct ProgramArgs {
+    /// Function to run or analyse.
+    #[arg(short = 'f', long = "function", value_name = "FUNC")]
+    pub function: String,
+    /// Add a directory to the C include path (passed to clang).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<String>,
+    /// Define a preprocessor macro, `NAME` or `NAME=VALUE` (passed to clang).
+    #[arg(short = 'D', value_name = "MACRO")]
+    pub define: Vec<String>,
+    /// Language standard, e.g. `c99`, `c11`, `c++17` (passed to clang as -std=).
+    #[arg(long = "std", value_name = "STD")]
+    pub std: Option<String>,
+    /// Any other compiler flag, passed to clang as is (repeatable).
+    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
+    pub cflags: Vec<String>,
+    /// Load the inputs even if some functions use unsupported constructs (long double,
+    /// inline asm, ...); such a function traps when called, and calling it from FUNC is
+    /// reported before the run.
+    #[arg(long)]
+    pub skip_unsupported: bool,
+    /// Load the program even if FUNC may call functions that are neither defined in the
+    /// inputs nor known math functions (e.g. `fprintf` on a library's error path): they
+    /// are listed in a warning and trap if a run reaches them. Without this flag they are
+    /// an error.
+    #[arg(long)]
+    pub allow_undefined: bool,
+}
+
+/// Flags of `fpforge run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories, then the function's arguments:
+    /// floats (`1.5`, `0x1.8p+1`, `-inf`, `nan`, `raw:7ff8000000000001`), integers,
+    /// arrays for pointer parameters (`[1.5, 0x1p-3]`). Negative decimal numbers work
+    /// as they are; put `--` before other arguments that start with `-` (`-inf`, `-0x1p-3`).
+    #[arg(required = true, allow_negative_numbers = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// Instruction budget; running out is reported as a trap.
+    #[arg(long, value_name = "N")]
+    pub fuel: Option<u64>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `fpforge sites`.
+#[derive(Args, Debug)]
+pub struct SitesArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories.
+    #[arg(required = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// Include the sites of every function the entry function may call.
+    #[arg(long)]
+    pub deep: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `fpforge ir`.
+#[derive(Args, Debug)]
+pub struct IrArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories.
+    #[arg(required = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+}
+
+/// `--compile`: when evaluations run as native code.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum CompileArg {
+    /// Once the function is hot.
+    Hot,
+    /// From the first evaluation.
+    Eager,
+    /// Never: the interpreter alone.
+    Off,
+}
+
+/// Flags of `fpforge cover`.
+#[derive(Args, Debug)]
+pub struct CoverArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories.
+    #[arg(required = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// Wall-clock budget in seconds.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub time_limit: f64,
+    /// Seed of the search; the same seed and `--evals` give the same inputs.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Number of starting points of the search.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub starts: u32,
+    /// Evaluation budget; a run that ends by it rather than by the time limit is
+    /// reproducible.
+    #[arg(long, value_name = "N")]
+    pub evals: Option<u64>,
+    /// Also cover the branches of the functions FUNC calls.
+    #[arg(long)]
+    pub deep: bool,
+    /// Instruction budget of one run of FUNC; a run that exhausts it keeps the coverage
+    /// it made before.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub fuel: u64,
+    /// A parameter's shape, range or value: `x: f64`, `a: f64[8]`, `a: f64[8] in [-1, 1]`,
+    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position).
+    #[arg(long = "arg", value_name = "SPEC")]
+    pub arg_specs: Vec<ArgSpec>,
+    /// An output array (zero-filled, not an input): `out` or `out: f64[8]`.
+    #[arg(long = "out-arg", value_name = "SPEC")]
+    pub out_args: Vec<OutArgSpec>,
+    /// Worker threads; the same --seed, --jobs and --evals give the same inputs.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Search in real coordinates only (CoverMe), not also in ordered-bits (ulp) space.
+    #[arg(long)]
+    pub no_ulp_space: bool,
+    /// Measure branch distances in reals (CoverMe), not in ulps.
+    #[arg(long)]
+    pub no_ulp_distance: bool,
+    /// No special-value points first and no starts from the program's constants.
+    #[arg(long)]
+    pub no_seeding: bool,
+    /// No exact ulp-step search after a start converges.
+    #[arg(long)]
+    pub no_refine: bool,
+    /// No starts aimed at one uncovered side from the closest test.
+    #[arg(long)]
+    pub no_targeted: bool,
+    /// Rank runs by `r` alone (CoverMe), not first by how deep they get.
+    #[arg(long)]
+    pub no_levels: bool,
+    /// No extra tests for the `<`, `==`, `>` operand relations of comparisons that the
+    /// tests covering the sides do not show.
+    #[arg(long)]
+    pub no_boundaries: bool,
+    /// When evaluations run as native code rather than in the interpreter (same
+    /// results): `hot` once the search has evaluated the function long enough for
+    /// compiling to pay off, `eager` from the first evaluation, `off` never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompileArg::Hot)]
+    pub compile: CompileArg,
+    /// Leave `select`s (conditional expressions clang did not compile to branches) alone
+    /// instead of covering both of their sides as branch sites.
+    #[arg(long)]
+    pub no_select_sites: bool,
+    /// Do not hand the sides the search left open to concolic execution (`reach`),
+    /// which finds witnesses the search missed or proves sides infeasible.
+    #[arg(long)]
+    pub no_reach: bool,
+    /// Seconds `reach` gets for the open sides (default: what is left of the time
+    /// limit, at least 1 and at most 3).
+    #[arg(long, value_name = "S")]
+    pub reach_time: Option<f64>,
+    /// Output directory.
+    #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
+    pub out: PathBuf,
+}
+
+/// Search and solver flags shared by `reach` and `explore`.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// Wall-clock budget in seconds.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub time_limit: f64,
+    /// Limit of each solver query in seconds.
+    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    pub query_timeout: f64,
+    /// Solver for path conditions: portfolio, interval, avm, es or random.
+    #[arg(long, value_name = "NAME", default_value = "portfolio")]
+    pub solver: Strategy,
+    /// Seed of the solver and of random restarts.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Concretize every math call instead of using the solver's operators for them.
+    #[arg(long)]
+    pub concretize_calls: bool,
+    /// A parameter's shape, range or value: `x: f64`, `a: f64[8]`, `a: f64[8] in [-1, 1]`,
+    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position).
+    #[arg(long = "arg", value_name = "SPEC")]
+    pub arg_specs: Vec<ArgSpec>,
+    /// An output array (zero-filled, not an input): `out` or `out: f64[8]`.
+    #[arg(long = "out-arg", value_name = "SPEC")]
+    pub out_args: Vec<OutArgSpec>,
+}
+
+/// Flags of `fpforge reach`.
+#[derive(Args, Debug)]
+pub struct ReachArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories.
+    #[arg(required = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// The branch decisions to take, in order: `br3:T br5:F`, `file.c:41:T`,
+    /// `(br2:T br4:F)x12`, `br6:case 2`, `br6:default`. Other sites are free.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        conflicts_with = "branch",
+        required_unless_present = "branch"
+    )]
+    pub path: Option<String>,
+    /// One branch side to reach by any path: `br7:T`, `file.c:41:F`.
+    #[arg(long, value_name = "SIDE")]
+    pub branch: Option<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Write the deciding path condition to FILE as SMT-LIB (with --path).
+    #[arg(long, value_name = "FILE")]
+    pub emit_smt2: Option<PathBuf>,
+    /// Print the answer as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `fpforge explore`.
+#[derive(Args, Debug)]
+pub struct ExploreArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories.
+    #[arg(required = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Output directory.
+    #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
+    pub out: PathBuf,
+}
+
+/// How candidates are generated.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum StrategyArg {
+    /// FPGen-style search: random phase, then subset rounds (AVM, ES) toward the checks.
+    Search,
+    /// Pure random sampling (the baseline).
+    Random,
+}
+
+/// Flags of `fpforge accuracy`.
+#[derive(Args, Debug)]
+pub struct AccuracyArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories.
+    #[arg(required = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// A parameter's shape, range or value: `x: f64`, `a: f64[8] in [-100, 100]`,
+    /// `x in [0, 10]`, `n = 8` (NAME is the parameter's name or 1-based position).
+    #[arg(long = "arg", value_name = "SPEC")]
+    pub arg_specs: Vec<ArgSpec>,
+    /// An output array (zero-filled, not an input) whose elements are measured instead
+    /// of the return value: `out` or `out: f64[8]`.
+    #[arg(long = "out-arg", value_name = "SPEC")]
+    pub out_args: Vec<OutArgSpec>,
+    /// Wall-clock budget in seconds.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub time_limit: f64,
+    /// Evaluation budget; a run that ends by it is reproducible.
+    #[arg(long, value_name = "N")]
+    pub evals: Option<u64>,
+    /// Seed of the search.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// MPFR precision of the reference, in bits.
+    #[arg(long, value_name = "P", default_value_t = 128)]
+    pub precision: u32,
+    /// Precision at which every kept input is measured again (0: no second measurement).
+    #[arg(long, value_name = "P", default_value_t = 2200)]
+    pub verify_precision: u32,
+    /// How candidates are generated.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Search)]
+    pub strategy: StrategyArg,
+    /// Additions/subtractions carrying FPGen's checks: `all`, `loops`, or `FILE:LINE`
+    /// (comma-separated for several lines).
+    #[arg(long, value_name = "SITES", default_value = "all")]
+    pub sites: String,
+    /// Checked executions of each site: `uniform:START:STEP` or `log:START`.
+    #[arg(long, value_name = "SCHEDULE", default_value = "uniform:0:1")]
+    pub sampling: String,
+    /// Number of worst inputs kept.
+    #[arg(long, value_name = "K", default_value_t = 10)]
+    pub top_k: usize,
+    /// Measure the worst input of this earlier report.json at --precision instead of
+    /// searching.
+    #[arg(long, value_name = "REPORT")]
+    pub check_input: Option<PathBuf>,
+    /// Output directory (inputs.txt, report.json).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the JSON report on stdout instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `fpforge solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// SMT-LIB 2.6 script (`-` reads standard input).
+    pub file: PathBuf,
+    /// Time limit per `check-sat`, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// Which engine answers: interval propagation (can prove unsat), search engines
+    /// (sat only), or all of them interleaved.
+    #[arg(long, value_enum, default_value_t = SolverChoice::Portfolio)]
+    pub solver: SolverChoice,
+    /// Fitness of the search engines.
+    #[arg(long, value_enum, default_value_t = FitnessChoice::Branch)]
+    pub fitness: FitnessChoice,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print propagations, nodes and time per phase after each check-sat.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SolverChoice {
+    Interval,
+    Avm,
+    Es,
+    Random,
+    Portfolio,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FitnessChoice {
+    /// Sum of branch distances in value space (FloPSy).
+    Branch,
+    /// Distances counted in ulps.
+    Ulp,
+}

@@ -1,0 +1,528 @@
+//! The high layer of the command line: each command's options, validated once from the
+//! flags of [`crate::args`]. Every number, range and duration is checked here with a
+//! one-line error naming the flag, the allowed values and the value given; engine
+//! configurations are built here; commands receive only these options.
+
+use crate::args::{
+    AccuracyArgs, CompileArg, CoverArgs, EngineArgs, ExploreArgs, FitnessChoice, IrArgs,
+    ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
+};
+use anyhow::{bail, Context, Result};
+use fpforge_accuracy::{AccuracyConfig, Sampling, SiteSelection, Strategy as AccuracyStrategy};
+use fpforge_cover::{CoverConfig, Metric, Space};
+use fpforge_exec::{ArgSpec, Compilation, OutArgSpec};
+use fpforge_explore::{CallPolicy, EngineConfig};
+use fpforge_lower::LoadOptions;
+use fpforge_solve::{Fitness, SolveConfig, Strategy as SolveStrategy};
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The longest time limit a flag takes: a year.
+const MAX_SECONDS: f64 = 365.0 * 86_400.0;
+
+/// The widest MPFR precision a flag takes, in bits.
+const MAX_PRECISION: u32 = 1 << 20;
+
+/// Most worker threads `--jobs` takes.
+const MAX_JOBS: usize = 1024;
+
+/// A duration given in seconds: finite, positive, at most [`MAX_SECONDS`].
+pub fn seconds(flag: &str, secs: f64) -> Result<Duration> {
+    if !(secs.is_finite() && secs > 0.0 && secs <= MAX_SECONDS) {
+        bail!("{flag} must be a number of seconds above 0 and at most {MAX_SECONDS} (a year), not {secs}");
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// A whole number in `min..=max`.
+pub fn in_range<T: PartialOrd + Display>(flag: &str, value: T, min: T, max: T) -> Result<T> {
+    if value < min || value > max {
+        bail!("{flag} must be between {min} and {max}, not {value}");
+    }
+    Ok(value)
+}
+
+/// A whole number of at least `min`.
+pub fn at_least<T: PartialOrd + Display>(flag: &str, value: T, min: T) -> Result<T> {
+    if value < min {
+        bail!("{flag} must be at least {min}, not {value}");
+    }
+    Ok(value)
+}
+
+/// The program a command works on: the input files, how to compile them, the entry
+/// function and whether calls of undefined functions may load.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// Input files and directories, all existing.
+    pub paths: Vec<PathBuf>,
+    /// The entry function's name.
+    pub function: String,
+    /// Compiler flags and lowering choices.
+    pub load: LoadOptions,
+    /// Load even when the entry function may call undefined functions (they trap).
+    pub allow_undefined: bool,
+}
+
+const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
+
+/// True when `item` names an input file or directory rather than an argument value.
+fn is_input_path(item: &str) -> bool {
+    let path = Path::new(item);
+    let has_source_ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e));
+    has_source_ext || path.is_dir()
+}
+
+impl Program {
+    /// The program of `items` (input files up to the first item that is not one, which
+    /// starts the function's arguments) and `args`; returns the arguments too.
+    fn new(items: &[String], args: &ProgramArgs) -> Result<(Program, Vec<String>)> {
+        let count = items.iter().take_while(|i| is_input_path(i)).count();
+        if count == 0 {
+            bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments");
+        }
+        let paths: Vec<PathBuf> = items[..count].iter().map(PathBuf::from).collect();
+        if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+            bail!("{}: no such file or directory", missing.display());
+        }
+        let mut flags: Vec<String> = Vec::new();
+        flags.extend(args.include.iter().map(|d| format!("-I{d}")));
+        flags.extend(args.define.iter().map(|d| format!("-D{d}")));
+        flags.extend(args.std.iter().map(|s| format!("-std={s}")));
+        flags.extend(args.cflags.iter().cloned());
+        let program = Program {
+            paths,
+            function: args.function.clone(),
+            load: LoadOptions::default()
+                .with_compiler_flags(flags)
+                .with_skip_unsupported(args.skip_unsupported),
+            allow_undefined: args.allow_undefined,
+        };
+        Ok((program, items[count..].to_vec()))
+    }
+
+    /// The program of `items`, which must all be input files.
+    fn files_only(items: &[String], args: &ProgramArgs, command: &str) -> Result<Program> {
+        let (program, rest) = Program::new(items, args)?;
+        if let Some(extra) = rest.first() {
+            bail!("unexpected argument `{extra}`: `{command}` takes input files only");
+        }
+        Ok(program)
+    }
+}
+
+/// `fpforge run`.
+#[derive(Debug)]
+pub struct RunOptions {
+    /// The program.
+    pub program: Program,
+    /// The arguments' texts.
+    pub arguments: Vec<String>,
+    /// Instruction budget, when given.
+    pub fuel: Option<u64>,
+    /// JSON instead of text.
+    pub json: bool,
+}
+
+impl TryFrom<RunArgs> for RunOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: RunArgs) -> Result<Self> {
+        let (program, arguments) = Program::new(&args.items, &args.program)?;
+        Ok(RunOptions {
+            program,
+            arguments,
+            fuel: args.fuel.map(|f| at_least("--fuel", f, 1)).transpose()?,
+            json: args.json,
+        })
+    }
+}
+
+/// `fpforge sites`.
+#[derive(Debug)]
+pub struct SitesOptions {
+    /// The program.
+    pub program: Program,
+    /// Also the sites of the functions the entry may call.
+    pub deep: bool,
+    /// JSON instead of a table.
+    pub json: bool,
+}
+
+impl TryFrom<SitesArgs> for SitesOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: SitesArgs) -> Result<Self> {
+        Ok(SitesOptions {
+            program: Program::new(&args.items, &args.program)?.0,
+            deep: args.deep,
+            json: args.json,
+        })
+    }
+}
+
+/// `fpforge ir`.
+#[derive(Debug)]
+pub struct IrOptions {
+    /// The program.
+    pub program: Program,
+}
+
+impl TryFrom<IrArgs> for IrOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: IrArgs) -> Result<Self> {
+        Ok(IrOptions {
+            program: Program::new(&args.items, &args.program)?.0,
+        })
+    }
+}
+
+/// `fpforge cover`.
+#[derive(Debug)]
+pub struct CoverOptions {
+    /// The program.
+    pub program: Program,
+    /// The engine's settings (its prover is plugged in by the command).
+    pub config: CoverConfig,
+    /// Hand the sides the search leaves open to concolic execution.
+    pub reach: bool,
+    /// Split clang's `select`s into branch sites.
+    pub select_sites: bool,
+    /// Output directory.
+    pub out: PathBuf,
+}
+
+impl From<CompileArg> for Compilation {
+    fn from(arg: CompileArg) -> Self {
+        match arg {
+            CompileArg::Hot => Compilation::WhenHot,
+            CompileArg::Eager => Compilation::Eager,
+            CompileArg::Off => Compilation::Off,
+        }
+    }
+}
+
+impl TryFrom<CoverArgs> for CoverOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: CoverArgs) -> Result<Self> {
+        let program = Program::files_only(&args.items, &args.program, "cover")?;
+        let spaces = if args.no_ulp_space {
+            vec![Space::Real]
+        } else {
+            vec![Space::Real, Space::OrderedBits]
+        };
+        let metric = if args.no_ulp_distance {
+            Metric::Real
+        } else {
+            Metric::Ulp
+        };
+        let config = CoverConfig::default()
+            .with_seed(args.seed)
+            .with_time_limit(Some(seconds("--time-limit", args.time_limit)?))
+            .with_n_start(at_least("--starts", args.starts, 1)?)
+            .with_max_evals(args.evals.map(|e| at_least("--evals", e, 1)).transpose()?)
+            .with_deep(args.deep)
+            .with_fuel(at_least("--fuel", args.fuel, 1)?)
+            .with_compile(args.compile.into())
+            .with_args(args.arg_specs, args.out_args)
+            .with_jobs(in_range("--jobs", args.jobs, 1, MAX_JOBS)?)
+            .with_spaces(spaces)
+            .with_metric(metric)
+            .with_seeding(!args.no_seeding)
+            .with_ulp_refine(!args.no_refine)
+            .with_targeted(!args.no_targeted)
+            .with_levels(!args.no_levels)
+            .with_boundaries(!args.no_boundaries)
+            .with_prover_time(
+                args.reach_time
+                    .map(|s| seconds("--reach-time", s))
+                    .transpose()?,
+            );
+        Ok(CoverOptions {
+            program,
+            config,
+            reach: !args.no_reach,
+            select_sites: !args.no_select_sites,
+            out: args.out,
+        })
+    }
+}
+
+/// The concolic engine's settings and the input specs, shared by `reach` and `explore`.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Limits, solver and call policy.
+    pub config: EngineConfig,
+    /// `--arg` specs.
+    pub args: Vec<ArgSpec>,
+    /// `--out-arg` specs.
+    pub out_args: Vec<OutArgSpec>,
+}
+
+impl TryFrom<EngineArgs> for EngineOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: EngineArgs) -> Result<Self> {
+        let calls = if args.concretize_calls {
+            CallPolicy::Concretize
+        } else {
+            CallPolicy::Symbolic
+        };
+        Ok(EngineOptions {
+            config: EngineConfig::default()
+                .with_time_limit(seconds("--time-limit", args.time_limit)?)
+                .with_query_timeout(seconds("--query-timeout", args.query_timeout)?)
+                .with_strategy(args.solver)
+                .with_seed(args.seed)
+                .with_calls(calls),
+            args: args.arg_specs,
+            out_args: args.out_args,
+        })
+    }
+}
+
+/// What `reach` aims at.
+#[derive(Debug, Clone)]
+pub enum ReachTarget {
+    /// A path spec (`--path`), read against the loaded module.
+    Path(String),
+    /// One branch side (`--branch`).
+    Branch(String),
+}
+
+/// `fpforge reach`.
+#[derive(Debug)]
+pub struct ReachOptions {
+    /// The program.
+    pub program: Program,
+    /// The engine.
+    pub engine: EngineOptions,
+    /// The path or side.
+    pub target: ReachTarget,
+    /// Where to write the deciding path condition as SMT-LIB.
+    pub emit_smt2: Option<PathBuf>,
+    /// JSON instead of text.
+    pub json: bool,
+}
+
+impl TryFrom<ReachArgs> for ReachOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: ReachArgs) -> Result<Self> {
+        let target = match (args.path, args.branch) {
+            (Some(path), None) => ReachTarget::Path(path),
+            (None, Some(side)) => ReachTarget::Branch(side),
+            _ => bail!("give exactly one of --path and --branch"),
+        };
+        Ok(ReachOptions {
+            program: Program::files_only(&args.items, &args.program, "reach")?,
+            engine: args.engine.try_into()?,
+            target,
+            emit_smt2: args.emit_smt2,
+            json: args.json,
+        })
+    }
+}
+
+/// `fpforge explore`.
+#[derive(Debug)]
+pub struct ExploreOptions {
+    /// The program.
+    pub program: Program,
+    /// The engine.
+    pub engine: EngineOptions,
+    /// Output directory.
+    pub out: PathBuf,
+}
+
+impl TryFrom<ExploreArgs> for ExploreOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: ExploreArgs) -> Result<Self> {
+        Ok(ExploreOptions {
+            program: Program::files_only(&args.items, &args.program, "explore")?,
+            engine: args.engine.try_into()?,
+            out: args.out,
+        })
+    }
+}
+
+/// `fpforge accuracy`.
+#[derive(Debug)]
+pub struct AccuracyOptions {
+    /// The program.
+    pub program: Program,
+    /// The engine's settings.
+    pub config: AccuracyConfig,
+    /// A report whose worst input is measured again instead of searching.
+    pub check_input: Option<PathBuf>,
+    /// Output directory.
+    pub out: Option<PathBuf>,
+    /// JSON instead of text.
+    pub json: bool,
+}
+
+impl TryFrom<AccuracyArgs> for AccuracyOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: AccuracyArgs) -> Result<Self> {
+        let (program, extra) = Program::new(&args.items, &args.program)?;
+        if !extra.is_empty() {
+            bail!(
+                "unexpected arguments {extra:?}: describe inputs with --arg (e.g. --arg 'a: f64[4] in [-100, 100]')"
+            );
+        }
+        let precision = in_range("--precision", args.precision, 2, MAX_PRECISION)?;
+        let verify = match args.verify_precision {
+            0 => None,
+            p => Some(in_range("--verify-precision", p, 2, MAX_PRECISION)?),
+        };
+        let config = AccuracyConfig::default()
+            .with_seed(args.seed)
+            .with_time_limit(Some(seconds("--time-limit", args.time_limit)?))
+            .with_max_evals(args.evals.map(|e| at_least("--evals", e, 1)).transpose()?)
+            .with_precision(precision)
+            .with_verify_precision(verify)
+            .with_strategy(match args.strategy {
+                StrategyArg::Search => AccuracyStrategy::Search,
+                StrategyArg::Random => AccuracyStrategy::Random,
+            })
+            .with_sites(parse_sites(&args.sites)?)
+            .with_sampling(parse_sampling(&args.sampling)?)
+            .with_top_k(at_least("--top-k", args.top_k, 1)?)
+            .with_args(args.arg_specs)
+            .with_out_args(args.out_args);
+        Ok(AccuracyOptions {
+            program,
+            config,
+            check_input: args.check_input,
+            out: args.out,
+            json: args.json,
+        })
+    }
+}
+
+/// `--sites`: `all`, `loops`, or `FILE:LINE[,FILE:LINE...]`.
+fn parse_sites(text: &str) -> Result<SiteSelection> {
+    match text {
+        "all" => Ok(SiteSelection::All),
+        "loops" => Ok(SiteSelection::Loops),
+        _ => text
+            .split(',')
+            .map(|item| {
+                let (file, line) = item
+                    .rsplit_once(':')
+                    .with_context(|| format!("--sites: `{item}` is not all, loops or FILE:LINE"))?;
+                let line: u32 = line
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("--sites: bad line number in `{item}`"))?;
+                Ok((file.trim().to_string(), line))
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(SiteSelection::Lines),
+    }
+}
+
+/// `--sampling`: `uniform:START:STEP` (STEP at least 1) or `log:START`.
+fn parse_sampling(text: &str) -> Result<Sampling> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let num = |s: &str| -> Result<u64> {
+        s.trim()
+            .parse()
+            .with_context(|| format!("--sampling: `{s}` is not a count"))
+    };
+    match parts.as_slice() {
+        ["uniform", start, step] => Ok(Sampling::Uniform {
+            start: num(start)?,
+            step: at_least("--sampling STEP", num(step)?, 1)?,
+        }),
+        ["log", start] => Ok(Sampling::Logarithmic { start: num(start)? }),
+        _ => bail!("--sampling: expected uniform:START:STEP or log:START, got `{text}`"),
+    }
+}
+
+/// `fpforge solve`.
+#[derive(Debug)]
+pub struct SolveOptions {
+    /// The script (`-` for standard input).
+    pub file: PathBuf,
+    /// The solver's settings.
+    pub config: SolveConfig,
+}
+
+impl TryFrom<SolveArgs> for SolveOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: SolveArgs) -> Result<Self> {
+        let strategy = match args.solver {
+            SolverChoice::Interval => SolveStrategy::Interval,
+            SolverChoice::Avm => SolveStrategy::Avm,
+            SolverChoice::Es => SolveStrategy::Es,
+            SolverChoice::Random => SolveStrategy::Random,
+            SolverChoice::Portfolio => SolveStrategy::Portfolio,
+        };
+        let fitness = match args.fitness {
+            FitnessChoice::Branch => Fitness::BranchDistance,
+            FitnessChoice::Ulp => Fitness::Ulp,
+        };
+        Ok(SolveOptions {
+            file: args.file,
+            config: SolveConfig::default()
+                .with_timeout(seconds("--timeout", args.timeout)?)
+                .with_strategy(strategy)
+                .with_fitness(fitness)
+                .with_seed(args.seed)
+                .with_stats(args.stats),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_positive_finite_and_at_most_a_year() {
+        assert_eq!(seconds("--t", 1.5).unwrap(), Duration::from_millis(1500));
+        for bad in [0.0, -1.0, 1e30, f64::NAN, f64::INFINITY] {
+            let err = seconds("--time-limit", bad).unwrap_err().to_string();
+            assert!(err.starts_with("--time-limit must be"), "{err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+    }
+
+    #[test]
+    fn counts_name_their_bounds() {
+        assert_eq!(in_range("--jobs", 2, 1, 4).unwrap(), 2);
+        assert_eq!(
+            in_range("--jobs", 0, 1, 4).unwrap_err().to_string(),
+            "--jobs must be between 1 and 4, not 0"
+        );
+        assert_eq!(
+            at_least("--top-k", 0, 1).unwrap_err().to_string(),
+            "--top-k must be at least 1, not 0"
+        );
+    }
+
+    #[test]
+    fn sampling_and_sites_are_read_or_refused() {
+        assert!(matches!(
+            parse_sampling("uniform:0:2").unwrap(),
+            Sampling::Uniform { start: 0, step: 2 }
+        ));
+        assert!(parse_sampling("uniform:0:0").is_err());
+        assert!(parse_sampling("every:3").is_err());
+        assert!(matches!(
+            parse_sites("loops").unwrap(),
+            SiteSelection::Loops
+        ));
+        assert!(parse_sites("f.c:x").is_err());
+    }
+}

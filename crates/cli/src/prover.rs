@@ -1,0 +1,43 @@
+//! `reach` as `cover`'s prover: the sides a coverage search leaves open go to one concolic
+//! exploration aimed at all of them, which returns witnesses (re-executed by `cover`) or
+//! proofs of infeasibility. The engines stay independent of each other; this adapter
+//! joins them.
+
+use fpforge_cover::{Settlement, SideProver};
+use fpforge_exec::InputSpec;
+use fpforge_explore::reach::{reach_sides, SideAnswer};
+use fpforge_explore::session::EngineConfig;
+use fpir::{Func, Module, Side};
+use std::time::Duration;
+
+/// Concolic execution with the solver portfolio, seeded as the coverage run is.
+pub struct ConcolicProver {
+    /// The seed of the solver and of random restarts.
+    pub seed: u64,
+}
+
+impl SideProver for ConcolicProver {
+    fn settle(
+        &self,
+        module: &Module,
+        func: Func,
+        spec: &InputSpec,
+        sides: &[Side],
+        time_limit: Duration,
+    ) -> Vec<Settlement> {
+        let config = EngineConfig::default()
+            .with_time_limit(time_limit)
+            .with_seed(self.seed);
+        match reach_sides(module, func, spec.clone(), sides, config) {
+            Ok(answers) => answers
+                .into_iter()
+                .map(|answer| match answer {
+                    SideAnswer::Covered(bits) => Settlement::Witness(bits),
+                    SideAnswer::Infeasible { method } => Settlement::Infeasible(method),
+                    SideAnswer::Unknown => Settlement::Unknown,
+                })
+                .collect(),
+            Err(_) => vec![Settlement::Unknown; sides.len()],
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The answer of `fpforge reach`: `reached` with the input (an `inputs.txt` line),
+//! `infeasible (METHOD...)`, or `unknown` with what was tried; as text or JSON
+//! (`function`, `status` — the answer's first word —, `answer`, `input`, `detail`).
+
+use serde::Serialize;
+
+/// What `reach` found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReachOutcome {
+    /// The function.
+    pub function: String,
+    /// `reached`, `infeasible` or `unknown`.
+    pub status: String,
+    /// The answer in words: `reached`, `infeasible (interval labeling; ...)`, `unknown`.
+    pub answer: String,
+    /// The input that takes the path or side, as `fpforge run` reads it.
+    pub input: Option<String>,
+    /// Runs, queries and time, or what was tried.
+    pub detail: String,
+}
+
+impl ReachOutcome {
+    /// The outcome of `function` with `answer` (its first word is the status).
+    pub fn new(function: &str, answer: String, input: Option<String>, detail: String) -> Self {
+        ReachOutcome {
+            function: function.to_string(),
+            status: answer.split(' ').next().unwrap_or("unknown").to_string(),
+            answer,
+            input,
+            detail,
+        }
+    }
+
+    /// As text: the answer, the input, the detail, a line each.
+    pub fn to_text(&self) -> String {
+        let mut text = format!("{}\n", self.answer);
+        if let Some(line) = &self.input {
+            text.push_str(&format!("input: {line}\n"));
+        }
+        text.push_str(&format!("{}\n", self.detail));
+        text
+    }
+
+    /// As JSON.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+}
