@@ -18,6 +18,9 @@
 //! loc     := "!" FILE ":" LINE ":" COL
 //! ```
 //!
+//! A `;` starts a comment that runs to the end of its line (the printer writes none;
+//! runtests keep their `; run:` expectations in them).
+//!
 //! Entities of each kind (files, globals, functions, blocks) are numbered in order of
 //! appearance. Registers may be numbered freely but the ids used must be dense; each
 //! register's type is the one written where it is defined (function parameter, block
@@ -161,15 +164,25 @@ impl Lexer {
     fn tokens(mut self) -> Result<Vec<Token>, ParseError> {
         let mut tokens = Vec::new();
         loop {
-            while matches!(self.peek_at(0), Some(' ' | '\t' | '\r')) {
-                self.bump();
-            }
+            self.skip_blanks_and_comments();
             let pos = self.pos;
             let tok = self.token(pos)?;
             let done = tok == Tok::Eof;
             tokens.push(Token { tok, pos });
             if done {
                 return Ok(tokens);
+            }
+        }
+    }
+
+    /// Skips spaces and a `;` comment up to (not including) the end of its line.
+    fn skip_blanks_and_comments(&mut self) {
+        while matches!(self.peek_at(0), Some(' ' | '\t' | '\r')) {
+            self.bump();
+        }
+        if self.peek_at(0) == Some(';') {
+            while self.peek_at(0).is_some_and(|c| c != '\n') {
+                self.bump();
             }
         }
     }
@@ -1235,6 +1248,20 @@ mod tests {
                 lit("g3+8"),
                 lit("f2-4"),
                 lit("-0x0p+0"),
+                Tok::Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn comments_run_to_the_end_of_their_line() {
+        assert_eq!(
+            toks("; run: f(1) == 2\nret v0 ; the result\n"),
+            [
+                Tok::Newline,
+                Tok::Word("ret".into()),
+                Tok::Word("v0".into()),
+                Tok::Newline,
                 Tok::Eof
             ]
         );

@@ -573,12 +573,7 @@ fn out_of_range_flags_are_one_line_errors() {
         );
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     }
-    let out = fpforge(&[
-        "solve",
-        &solve_fixture("absorption.smt2"),
-        "--timeout",
-        "0",
-    ]);
+    let out = fpforge(&["solve", &solve_fixture("absorption.smt2"), "--timeout", "0"]);
     assert!(
         stderr(&out).contains("--timeout must be"),
         "{}",
