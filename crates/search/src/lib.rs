@@ -15,6 +15,7 @@
 pub mod avm;
 pub mod basinhopping;
 pub mod evaluator;
+pub mod ordinal;
 pub mod powell;
 pub mod space;
 
