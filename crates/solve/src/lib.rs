@@ -39,7 +39,6 @@
 #![deny(missing_docs)]
 
 pub mod eval;
-pub mod fpord;
 pub mod interval;
 pub mod search;
 pub mod sexpr;

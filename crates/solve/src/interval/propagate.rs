@@ -27,10 +27,11 @@
 
 use std::collections::VecDeque;
 
+use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
+
 use super::proj::{self, Arith, Cmp, Monotone};
 use super::{bv, BDom, Dom, FDom, Tnum, CAN_FALSE, CAN_TRUE};
 use crate::eval::{apply, Value};
-use crate::fpord::{from_ord, max_ord, min_ord, ord};
 use crate::sort::{FpFormat, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 

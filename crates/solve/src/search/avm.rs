@@ -7,13 +7,13 @@
 //! restarts, alternating local restarts (perturb the best point) and global
 //! restarts (a fresh random point).
 
+use fpforge_search::ordinal::{from_ord, ord};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{float_value, sample, Objective, SearchEngine, StepResult};
 use crate::eval::Value;
-use crate::fpord::{from_ord, ord, round_to};
-use crate::sort::Sort;
+use crate::sort::{round_to, Sort};
 use crate::term::mask;
 
 /// Finest decimal precision of value-space moves (steps of 10^-MAX_PRECISION).
