@@ -28,7 +28,7 @@ use crate::error::AccuracyError;
 use crate::measure::{worse, Finding, Measurer};
 use crate::targets::{Target, Targets};
 use fpforge_exec::plan::{InputPlan, Test};
-use fpforge_search::space::{from_ordinal, to_ordinal};
+use fpforge_search::ordinal::{from_ordinal, to_ordinal};
 use fpforge_search::{avm, AvmConfig, Budget, Evaluator, Space};
 use fpir::{Func, Module};
 use rand::{Rng, SeedableRng};

@@ -51,15 +51,12 @@ fn to_f64(ft: FloatTy, bits: u64) -> f64 {
 /// The ordinal of `x` in its own format, as an exact integer: consecutive values differ
 /// by one, both zeros are 0.
 fn ordinal(ft: FloatTy, x: f64) -> i64 {
-    let magnitude = match ft {
-        FloatTy::F32 => i64::from((x as f32).to_bits() & 0x7fff_ffff),
-        FloatTy::F64 => (x.to_bits() & !(1u64 << 63)) as i64,
+    use fpforge_search::ordinal::{signed_ulps, FpFormat};
+    let format = match ft {
+        FloatTy::F32 => FpFormat::F32,
+        FloatTy::F64 => FpFormat::F64,
     };
-    if x.is_sign_negative() {
-        -magnitude
-    } else {
-        magnitude
-    }
+    signed_ulps(format, x)
 }
 
 /// `d(a, b)` for non-NaN operands.

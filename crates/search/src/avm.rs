@@ -1,21 +1,99 @@
-//! The alternating variable method in ulp steps: an exact local search for branch
+//! The alternating variable method (AVM): the one implementation of its moves, and the
+//! method itself over an [`Evaluator`] in ulp steps, an exact local search for branch
 //! distances.
 //!
 //! B. Korel, "Automated software test data generation", IEEE TSE 16(8), 1990; FloPSy
 //! (Lakhotia et al., ICTSS 2010, Sec. 3.1) applies it to floating-point inputs. One
-//! variable at a time: *exploratory moves* of one step each way (then of coarser steps,
-//! 2^4, 2^8, ... until one improves) and, after an improvement, *pattern moves* whose
-//! step doubles while the objective keeps improving; a sweep over all variables without
-//! improvement ends the search at a local minimum.
+//! variable at a time: *exploratory moves* of a small step each way and, after an
+//! improvement, *pattern moves* whose step doubles while the objective keeps improving.
+//! [`explore_and_pattern`] makes these moves along any [`Axis`] (a variable, how its
+//! values step, and what the objective is there); solve's FloPSy search moves its floats,
+//! bit-vectors and Booleans with it, and [`avm()`] moves the coordinates of an
+//! [`Evaluator`].
 //!
-//! In [`Space::Real`] a step is one ulp of the coordinate (computed on its bits, so it is
-//! exact everywhere, subnormals and binade boundaries included, and 63 doublings cross
-//! the whole range); in [`Space::OrderedBits`] a step is one coordinate unit. Line
-//! searches over real coordinates stop a few ulps short of an equality; this method
-//! lands on it, so engines use it to finish what Powell's method started.
+//! [`avm()`] tries exploratory steps of one, then coarser ones (2^4, 2^8, ... until one
+//! improves), repeats the moves on a variable while they improve, and ends at a local
+//! minimum when a sweep over all variables improves nothing. In [`Space::Real`] a step
+//! is one ulp of the coordinate (computed on its bits, so it is exact everywhere,
+//! subnormals and binade boundaries included, and 63 doublings cross the whole range);
+//! in [`Space::OrderedBits`] a step is one coordinate unit. Line searches over real
+//! coordinates stop a few ulps short of an equality; this method lands on it, so
+//! engines use it to finish what Powell's method started.
 
 use crate::evaluator::{Evaluator, Stop};
+use crate::ordinal::{from_signed_ulps, signed_ulps, FpFormat};
 use crate::space::Space;
+
+/// One variable of an objective as the alternating variable method moves it: how its
+/// values step, and what the objective is with the variable at a value (the other
+/// variables held where they are).
+pub trait Axis {
+    /// A value of the variable.
+    type Point: Copy;
+    /// Why the search must end at once (e.g. [`Stop`]).
+    type Stop;
+
+    /// The value `steps` steps from `from` (down when negative), or `None` when that is
+    /// no move (`from` itself, or nothing there).
+    fn moved(&self, from: Self::Point, steps: i64) -> Option<Self::Point>;
+
+    /// The objective with the variable at `at`.
+    fn eval(&mut self, at: Self::Point) -> Result<f64, Self::Stop>;
+
+    /// Whether an accepted objective value ends the moves at once, because nothing can
+    /// be lower (default: never).
+    fn is_final(&self, _value: f64) -> bool {
+        false
+    }
+}
+
+/// Korel's moves on one variable from `at`, whose objective is `value`: the signed
+/// `exploratory` steps are tried in order until one improves, then pattern moves double
+/// that step while the objective keeps improving. Returns the improved point and its
+/// value, or `None` when no exploratory step improves.
+pub fn explore_and_pattern<A: Axis>(
+    axis: &mut A,
+    at: A::Point,
+    value: f64,
+    exploratory: &[i64],
+) -> Result<Option<(A::Point, f64)>, A::Stop> {
+    for &steps in exploratory {
+        let Some(probe) = axis.moved(at, steps) else {
+            continue;
+        };
+        let probe_value = axis.eval(probe)?;
+        if probe_value < value {
+            return pattern_moves(axis, probe, probe_value, steps).map(Some);
+        }
+    }
+    Ok(None)
+}
+
+/// Pattern moves after the improving step `first`: the step doubles after every
+/// improvement. They end at a move that does not improve or is no move, and once the step
+/// cannot double: a saturated step, repeated, would creep across the range.
+fn pattern_moves<A: Axis>(
+    axis: &mut A,
+    mut at: A::Point,
+    mut value: f64,
+    first: i64,
+) -> Result<(A::Point, f64), A::Stop> {
+    let direction = first.signum();
+    let mut magnitude = first.saturating_abs();
+    while !axis.is_final(value) && magnitude < i64::MAX {
+        magnitude = magnitude.saturating_mul(2);
+        let Some(probe) = axis.moved(at, direction * magnitude) else {
+            break;
+        };
+        let probe_value = axis.eval(probe)?;
+        if probe_value >= value {
+            break;
+        }
+        at = probe;
+        value = probe_value;
+    }
+    Ok((at, value))
+}
 
 /// Parameters of the alternating variable method.
 #[derive(Clone, Copy, Debug)]
@@ -39,55 +117,45 @@ impl AvmConfig {
     }
 }
 
-/// The position of `x` among binary64 values as a signed integer (both zeros are 0;
-/// NaNs sit beyond the infinities, by their bits).
-fn ulp_index(x: f64) -> i64 {
-    let magnitude = (x.to_bits() & !(1u64 << 63)) as i64;
-    if x.is_sign_negative() {
-        -magnitude
-    } else {
-        magnitude
+/// Exploratory steps of [`avm()`], tried in order until one improves: one step each way
+/// first, then coarser ones (2^4, 2^8, ..., 2^60), because an objective measured in ulps
+/// as an `f64` does not resolve a one-ulp change when it is above 2^53.
+const EXPLORATORY_STEPS: [i64; 32] = {
+    let mut steps = [0; 32];
+    let mut i = 0;
+    while i < 16 {
+        steps[2 * i] = 1 << (4 * i);
+        steps[2 * i + 1] = -(1 << (4 * i));
+        i += 1;
     }
+    steps
+};
+
+/// Coordinate `index` of an evaluator's objective, the others held at `probe`.
+struct Coordinate<'e, 'p, F> {
+    ev: &'e mut Evaluator<F>,
+    probe: &'p mut [f64],
+    index: usize,
 }
 
-/// The binary64 value at position `index` (positions past the infinities are NaNs).
-fn from_ulp_index(index: i64) -> f64 {
-    let magnitude = index.unsigned_abs().min(!(1u64 << 63));
-    let x = f64::from_bits(magnitude);
-    if index < 0 {
-        -x
-    } else {
-        x
+impl<F: FnMut(&[f64]) -> f64> Axis for Coordinate<'_, '_, F> {
+    type Point = f64;
+    type Stop = Stop;
+
+    fn moved(&self, from: f64, steps: i64) -> Option<f64> {
+        let to = match self.ev.space() {
+            Space::Real => from_signed_ulps(
+                FpFormat::F64,
+                signed_ulps(FpFormat::F64, from).saturating_add(steps),
+            ),
+            Space::OrderedBits => from + steps as f64,
+        };
+        (to.to_bits() != from.to_bits()).then_some(to)
     }
-}
 
-/// Exploratory step sizes, tried in order until one improves: one step first, then
-/// coarser ones, because an objective measured in ulps as an `f64` does not resolve a
-/// one-ulp change when it is above 2^53.
-const EXPLORE_SCALES: [i64; 16] = [
-    1,
-    1 << 4,
-    1 << 8,
-    1 << 12,
-    1 << 16,
-    1 << 20,
-    1 << 24,
-    1 << 28,
-    1 << 32,
-    1 << 36,
-    1 << 40,
-    1 << 44,
-    1 << 48,
-    1 << 52,
-    1 << 56,
-    1 << 60,
-];
-
-/// Coordinate `c` moved by `steps` steps of `space`.
-fn moved(space: Space, c: f64, steps: i64) -> f64 {
-    match space {
-        Space::Real => from_ulp_index(ulp_index(c).saturating_add(steps)),
-        Space::OrderedBits => c + steps as f64,
+    fn eval(&mut self, at: f64) -> Result<f64, Stop> {
+        self.probe[self.index] = at;
+        self.ev.eval(self.probe)
     }
 }
 
@@ -98,51 +166,25 @@ pub fn avm<F: FnMut(&[f64]) -> f64>(
     start: &[f64],
     config: &AvmConfig,
 ) -> Result<(Vec<f64>, f64), Stop> {
-    let space = ev.space();
     let mut x = start.to_vec();
     let mut fx = ev.eval(&x)?;
     let mut probe = x.clone();
     for _ in 0..config.max_sweeps {
         let mut improved = false;
-        for i in 0..x.len() {
-            loop {
-                let mut direction = 0;
-                'explore: for scale in EXPLORE_SCALES {
-                    for d in [scale, -scale] {
-                        probe[i] = moved(space, x[i], d);
-                        if probe[i].to_bits() == x[i].to_bits() {
-                            continue;
-                        }
-                        let f = ev.eval(&probe)?;
-                        if f < fx {
-                            x[i] = probe[i];
-                            fx = f;
-                            direction = d;
-                            break 'explore;
-                        }
-                    }
-                }
-                probe[i] = x[i];
-                if direction == 0 {
-                    break;
-                }
+        for (index, xi) in x.iter_mut().enumerate() {
+            let mut axis = Coordinate {
+                ev: &mut *ev,
+                probe: &mut probe,
+                index,
+            };
+            while let Some((to, value)) =
+                explore_and_pattern(&mut axis, *xi, fx, &EXPLORATORY_STEPS)?
+            {
+                *xi = to;
+                fx = value;
                 improved = true;
-                let mut step = direction.saturating_mul(2);
-                loop {
-                    probe[i] = moved(space, x[i], step);
-                    if probe[i].to_bits() == x[i].to_bits() {
-                        break;
-                    }
-                    let f = ev.eval(&probe)?;
-                    if f >= fx {
-                        break;
-                    }
-                    x[i] = probe[i];
-                    fx = f;
-                    step = step.saturating_mul(2);
-                }
-                probe[i] = x[i];
             }
+            probe[index] = *xi;
         }
         if !improved {
             break;
@@ -155,18 +197,73 @@ pub fn avm<F: FnMut(&[f64]) -> f64>(
 mod tests {
     use super::*;
     use crate::evaluator::{Budget, StopReason};
+    use crate::ordinal::ulp_distance;
+
+    /// Integers as an axis, recording every evaluated point.
+    struct Integers<G> {
+        objective: G,
+        evaluated: Vec<i64>,
+        floor: Option<f64>,
+    }
+
+    impl<G: Fn(i64) -> f64> Axis for Integers<G> {
+        type Point = i64;
+        type Stop = std::convert::Infallible;
+
+        fn moved(&self, from: i64, steps: i64) -> Option<i64> {
+            from.checked_add(steps)
+        }
+
+        fn eval(&mut self, at: i64) -> Result<f64, Self::Stop> {
+            self.evaluated.push(at);
+            Ok((self.objective)(at))
+        }
+
+        fn is_final(&self, value: f64) -> bool {
+            self.floor == Some(value)
+        }
+    }
+
+    fn integers<G: Fn(i64) -> f64>(objective: G) -> Integers<G> {
+        Integers {
+            objective,
+            evaluated: Vec::new(),
+            floor: None,
+        }
+    }
 
     #[test]
-    fn ulp_positions_are_exact_across_zero_and_binades() {
-        assert_eq!(from_ulp_index(ulp_index(1.0) + 1), 1.0f64.next_up());
-        assert_eq!(from_ulp_index(1), 5e-324);
-        assert_eq!(from_ulp_index(-1), -5e-324);
-        assert_eq!(
-            from_ulp_index(ulp_index(f64::MIN_POSITIVE) - 1),
-            f64::MIN_POSITIVE.next_down()
-        );
-        assert_eq!(from_ulp_index(ulp_index(f64::MAX) + 1), f64::INFINITY);
-        assert!(from_ulp_index(i64::MAX).is_nan());
+    fn pattern_moves_double_the_improving_step_until_it_overshoots() {
+        let mut axis = integers(|x| (x - 100).abs() as f64);
+        let Ok(found) = explore_and_pattern(&mut axis, 0, 100.0, &[-1, 1]);
+        // -1 is worse, +1 improves; then +2, +4, ... from each new point until 127 + 128.
+        assert_eq!(found, Some((127, 27.0)));
+        assert_eq!(axis.evaluated, [-1, 1, 3, 7, 15, 31, 63, 127, 255]);
+    }
+
+    #[test]
+    fn no_improving_exploratory_step_means_no_move() {
+        let mut axis = integers(|x| x.abs() as f64);
+        let Ok(found) = explore_and_pattern(&mut axis, 0, 0.0, &[-1, 1, -16, 16]);
+        assert_eq!(found, None);
+        assert_eq!(axis.evaluated, [-1, 1, -16, 16]);
+    }
+
+    #[test]
+    fn moves_end_at_a_final_value_and_when_the_step_saturates() {
+        let mut axis = integers(|x| (x - 3).abs() as f64);
+        axis.floor = Some(0.0);
+        let Ok(found) = explore_and_pattern(&mut axis, 0, 3.0, &[3]);
+        assert_eq!(found, Some((3, 0.0)));
+        assert_eq!(axis.evaluated, [3]);
+
+        // Always improving upwards: the step doubles up to i64::MAX and stops there.
+        let mut axis = integers(|x| -(x as f64));
+        let Ok(found) = explore_and_pattern(&mut axis, i64::MIN, 2f64.powi(63), &[1 << 40]);
+        // 2^40 + 2^41 + ... + 2^62 = 2^63 - 2^40, then one step of i64::MAX.
+        let top = i64::MAX - (1 << 40);
+        assert_eq!(found, Some((top, -(top as f64))));
+        assert_eq!(axis.evaluated.len(), 1 + 22 + 1);
     }
 
     #[test]
@@ -177,7 +274,7 @@ mod tests {
             if y_gap >= 0.0 {
                 return 1e30 + y_gap;
             }
-            (ulp_index(v[0]) - ulp_index(1e300 * v[1])).unsigned_abs() as f64
+            ulp_distance(FpFormat::F64, v[0], 1e300 * v[1]) as f64
         };
         let budget = Budget::default().with_eval_limit(100_000);
         let mut ev = Evaluator::new(f, Space::Real, budget);
@@ -195,7 +292,7 @@ mod tests {
             if a > 0.0 && a < 1e-310 {
                 0.0
             } else {
-                (ulp_index(a) - ulp_index(1e-310)).unsigned_abs() as f64 + 1.0
+                ulp_distance(FpFormat::F64, a, 1e-310) as f64 + 1.0
             }
         };
         let mut ev = Evaluator::new(f, Space::Real, Budget::default());

@@ -89,7 +89,8 @@ pub fn basinhopping<F: FnMut(&[f64]) -> f64, R: Rng>(
 mod tests {
     use super::*;
     use crate::evaluator::{Budget, StopReason};
-    use crate::space::{to_ordinal, Space};
+    use crate::ordinal::to_ordinal;
+    use crate::space::Space;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

@@ -8,13 +8,20 @@
 //! Searches run either in real coordinates or in the ordered-bits space of binary64
 //! ([`Space::OrderedBits`]), where a unit step is one ulp and large steps cross binades,
 //! so subnormals, huge values and signed zeros are as reachable as 1.0. The alternating
-//! variable method ([`mod@avm`]) moves real coordinates by exact ulps, to land on equalities.
+//! variable method ([`mod@avm`]) moves real coordinates by exact ulps, to land on equalities;
+//! its exploratory and pattern moves ([`avm::explore_and_pattern`]) are the ones solve's
+//! FloPSy search makes too.
+//!
+//! [`ordinal`] is the one mapping between floats and the integers that number them in
+//! order, for binary32 and binary64, with its conventions for `-0`/`+0` and NaN: cover's
+//! branch distances, solve's interval domains and the ordered-bits space all use it.
 
 #![deny(missing_docs)]
 
 pub mod avm;
 pub mod basinhopping;
 pub mod evaluator;
+pub mod ordinal;
 pub mod powell;
 pub mod space;
 

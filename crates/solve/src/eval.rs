@@ -373,10 +373,6 @@ fn float_of(f: FpFormat, x: f64) -> Value {
 pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
     use Op::*;
     let b = |i: usize| a[i].as_bool();
-    let bv = |i: usize| match a[i] {
-        Value::Bv(v, w) => (v, w),
-        _ => (0, 1),
-    };
     Some(match op {
         Var(_) => return None,
         BoolConst(x) => Value::Bool(x),
@@ -398,6 +394,24 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
         }
         Eq => Value::Bool(a[0].same(&a[1])),
         Distinct => Value::Bool(!a[0].same(&a[1])),
+        FpAbs | FpNeg | FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma | FpRem
+        | FpRoundToIntegral(_) | FpMin | FpMax | Ext(_) => return apply_fp_arith(op, a),
+        FpLeq | FpLt | FpGeq | FpGt | FpEq | FpIsNormal | FpIsSubnormal | FpIsZero
+        | FpIsInfinite | FpIsNaN | FpIsNegative | FpIsPositive => return apply_fp_test(op, a),
+        FpToSbv(..) | FpToUbv(..) | FpToFp(_) | SbvToFp(_) | UbvToFp(_) | BitsToFp(_)
+        | FpToBits(_) => return apply_conversion(op, a),
+        BvNot | BvNeg | BvAnd | BvOr | BvXor | BvAdd | BvSub | BvMul | BvUdiv | BvUrem | BvSdiv
+        | BvSrem | BvSmod | BvShl | BvLshr | BvAshr | Concat | Extract(..) | ZeroExtend(_)
+        | SignExtend(_) | BvUlt | BvUle | BvUgt | BvUge | BvSlt | BvSle | BvSgt | BvSge => {
+            return apply_bv(op, a)
+        }
+    })
+}
+
+/// Float arithmetic: the value of a floating-point operator.
+fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
+    use Op::*;
+    Some(match op {
         FpAbs => fp1!(a[0], |x| x.abs()),
         FpNeg => fp1!(a[0], |x| -x),
         FpAdd => fp2!(a[0], a[1], |x, y| x + y),
@@ -429,6 +443,19 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
             (Value::F64(x), Value::F64(y)) => Value::F64(min_max(x, y, op == FpMax)?),
             _ => return None,
         },
+        Ext(g) => match a[0] {
+            Value::F32(x) => Value::F32(g.apply32(x)),
+            Value::F64(x) => Value::F64(g.apply64(x)),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// Float comparisons and classification: a Boolean.
+fn apply_fp_test(op: Op, a: &[Value]) -> Option<Value> {
+    use Op::*;
+    Some(match op {
         FpLeq => fpcmp!(a[0], a[1], |x, y| x <= y),
         FpLt => fpcmp!(a[0], a[1], |x, y| x < y),
         FpGeq => fpcmp!(a[0], a[1], |x, y| x >= y),
@@ -441,11 +468,27 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
         FpIsNaN => fptest!(a[0], |x| x.is_nan()),
         FpIsNegative => fptest!(a[0], |x| !x.is_nan() && x.is_sign_negative()),
         FpIsPositive => fptest!(a[0], |x| !x.is_nan() && x.is_sign_positive()),
+        _ => return None,
+    })
+}
+
+/// The bit-vector argument `i`: value and width.
+fn bv_arg(a: &[Value], i: usize) -> (u64, u32) {
+    match a[i] {
+        Value::Bv(v, w) => (v, w),
+        _ => (0, 1),
+    }
+}
+
+/// Conversions between floats, bit-vector integers and bit patterns.
+fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
+    use Op::*;
+    Some(match op {
         FpToSbv(w, rm) => Value::Bv(to_sbv(a[0].as_f64()?, w, rm)?, w),
         FpToUbv(w, rm) => Value::Bv(to_ubv(a[0].as_f64()?, w, rm)?, w),
         FpToFp(f) => float_of(f, a[0].as_f64()?),
         SbvToFp(f) => {
-            let (v, w) = bv(0);
+            let (v, w) = bv_arg(a, 0);
             let i = sext(v, w);
             match f {
                 FpFormat::F32 => Value::F32(i as f32),
@@ -453,24 +496,28 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
             }
         }
         UbvToFp(f) => {
-            let (v, _) = bv(0);
+            let (v, _) = bv_arg(a, 0);
             match f {
                 FpFormat::F32 => Value::F32(v as f32),
                 FpFormat::F64 => Value::F64(v as f64),
             }
         }
-        Ext(g) => match a[0] {
-            Value::F32(x) => Value::F32(g.apply32(x)),
-            Value::F64(x) => Value::F64(g.apply64(x)),
-            _ => return None,
-        },
-        BitsToFp(FpFormat::F32) => Value::F32(f32::from_bits(bv(0).0 as u32)),
-        BitsToFp(FpFormat::F64) => Value::F64(f64::from_bits(bv(0).0)),
+        BitsToFp(FpFormat::F32) => Value::F32(f32::from_bits(bv_arg(a, 0).0 as u32)),
+        BitsToFp(FpFormat::F64) => Value::F64(f64::from_bits(bv_arg(a, 0).0)),
         FpToBits(_) => match a[0] {
             Value::F32(x) => Value::Bv(u64::from(x.to_bits()), 32),
             Value::F64(x) => Value::Bv(x.to_bits(), 64),
             _ => return None,
         },
+        _ => return None,
+    })
+}
+
+/// Bit-vector operators: arithmetic and logic, bit layout, comparisons.
+fn apply_bv(op: Op, a: &[Value]) -> Option<Value> {
+    use Op::*;
+    let bv = |i: usize| bv_arg(a, i);
+    Some(match op {
         BvNot => {
             let (x, w) = bv(0);
             Value::Bv(!x & mask(w), w)
@@ -519,6 +566,7 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
                 _ => x >= y,
             })
         }
+        _ => return None,
     })
 }
 

@@ -36,10 +36,11 @@
 //! [`smtlib`] (reader, script runner, model printer), [`eval`] (IEEE semantics),
 //! [`search`] (FloPSy engines), [`interval`] (FPSE domains, projections,
 //! propagation, labeling), [`solver`] (the portfolio and its statistics).
+//! Float ordinals and the AVM's moves come from `fpforge-search`
+//! ([`fpforge_search::ordinal`], [`mod@fpforge_search::avm`]).
 #![deny(missing_docs)]
 
 pub mod eval;
-pub mod fpord;
 pub mod interval;
 pub mod search;
 pub mod sexpr;

@@ -107,6 +107,89 @@ pub fn run(
     Ok(script.summary)
 }
 
+/// The operators whose first argument is a rounding mode (only RNE is supported).
+fn rne_op(name: &str) -> Option<Op> {
+    Some(match name {
+        "fp.add" => Op::FpAdd,
+        "fp.sub" => Op::FpSub,
+        "fp.mul" => Op::FpMul,
+        "fp.div" => Op::FpDiv,
+        "fp.fma" => Op::FpFma,
+        "fp.sqrt" => Op::FpSqrt,
+        _ => return None,
+    })
+}
+
+/// The operators that are one term of their arguments.
+fn simple_op(name: &str) -> Option<Op> {
+    Some(match name {
+        "not" => Op::Not,
+        "ite" => Op::Ite,
+        "fp.abs" => Op::FpAbs,
+        "fp.neg" => Op::FpNeg,
+        "fp.rem" => Op::FpRem,
+        "fp.min" => Op::FpMin,
+        "fp.max" => Op::FpMax,
+        "fp.isNormal" => Op::FpIsNormal,
+        "fp.isSubnormal" => Op::FpIsSubnormal,
+        "fp.isZero" => Op::FpIsZero,
+        "fp.isInfinite" => Op::FpIsInfinite,
+        "fp.isNaN" => Op::FpIsNaN,
+        "fp.isNegative" => Op::FpIsNegative,
+        "fp.isPositive" => Op::FpIsPositive,
+        "bvnot" => Op::BvNot,
+        "bvneg" => Op::BvNeg,
+        "bvsub" => Op::BvSub,
+        "bvudiv" => Op::BvUdiv,
+        "bvurem" => Op::BvUrem,
+        "bvsdiv" => Op::BvSdiv,
+        "bvsrem" => Op::BvSrem,
+        "bvsmod" => Op::BvSmod,
+        "bvshl" => Op::BvShl,
+        "bvlshr" => Op::BvLshr,
+        "bvashr" => Op::BvAshr,
+        "bvult" => Op::BvUlt,
+        "bvule" => Op::BvUle,
+        "bvugt" => Op::BvUgt,
+        "bvuge" => Op::BvUge,
+        "bvslt" => Op::BvSlt,
+        "bvsle" => Op::BvSle,
+        "bvsgt" => Op::BvSgt,
+        "bvsge" => Op::BvSge,
+        _ => return None,
+    })
+}
+
+/// The binary operators SMT-LIB applies to any number of arguments, folded
+/// from the left.
+fn left_assoc_op(name: &str) -> Option<Op> {
+    Some(match name {
+        "and" => Op::And,
+        "or" => Op::Or,
+        "xor" => Op::Xor,
+        "bvand" => Op::BvAnd,
+        "bvor" => Op::BvOr,
+        "bvxor" => Op::BvXor,
+        "bvadd" => Op::BvAdd,
+        "bvmul" => Op::BvMul,
+        "concat" => Op::Concat,
+        _ => return None,
+    })
+}
+
+/// The relations SMT-LIB chains: `(< a b c)` is `(and (< a b) (< b c))`.
+fn chainable_op(name: &str) -> Option<Op> {
+    Some(match name {
+        "=" => Op::Eq,
+        "fp.eq" => Op::FpEq,
+        "fp.lt" => Op::FpLt,
+        "fp.leq" => Op::FpLeq,
+        "fp.gt" => Op::FpGt,
+        "fp.geq" => Op::FpGeq,
+        _ => return None,
+    })
+}
+
 fn list(e: &SExpr) -> Option<&[SExpr]> {
     match e {
         SExpr::List(items, _) => Some(items),
@@ -713,6 +796,9 @@ impl Script<'_> {
         }
     }
 
+    /// The application `(name rest...)`. `let`, `!` and `fp` come first; then a
+    /// macro of that name; then the operators with a rounding-mode argument and
+    /// the extension operators; then everything that takes terms only.
     fn app(&mut self, pos: Pos, name: &str, rest: &[SExpr]) -> PResult<TermId> {
         match name {
             "let" => return self.let_(pos, rest),
@@ -722,72 +808,13 @@ impl Script<'_> {
                     None => Err(perr(pos, "empty annotation")),
                 }
             }
-            "fp" => {
-                let [s, e, m] = rest else {
-                    return Err(perr(pos, "fp expects sign, exponent and significand"));
-                };
-                let (s, e, m) = (self.term(s)?, self.term(e)?, self.term(m)?);
-                let (Sort::BitVec(ew), Sort::BitVec(mw)) = (self.store.sort(e), self.store.sort(m))
-                else {
-                    return Err(perr(pos, "fp expects bit-vector arguments"));
-                };
-                let f =
-                    FpFormat::from_eb_sb(u64::from(ew), u64::from(mw) + 1).ok_or_else(|| {
-                        perr(
-                            pos,
-                            format!("(_ FloatingPoint {ew} {}) is not supported", mw + 1),
-                        )
-                    })?;
-                if self.store.sort(s) != Sort::BitVec(1) {
-                    return Err(perr(pos, "fp expects a 1-bit sign"));
-                }
-                let se = self.mk(pos, Op::Concat, &[s, e])?;
-                let bits = self.mk(pos, Op::Concat, &[se, m])?;
-                if let Op::BvConst(v, _) = self.store.get(bits).op {
-                    return Ok(match f {
-                        FpFormat::F32 => self.store.f32_const(f32::from_bits(v as u32)),
-                        FpFormat::F64 => self.store.f64_const(f64::from_bits(v)),
-                    });
-                }
-                return self.mk(pos, Op::BitsToFp(f), &[bits]);
-            }
+            "fp" => return self.fp_triple(pos, rest),
             _ => {}
         }
         if let Some(Binding::Macro(m)) = self.lookup(name) {
-            if rest.len() != m.params.len() {
-                return Err(perr(
-                    pos,
-                    format!("{name} expects {} arguments", m.params.len()),
-                ));
-            }
-            let mut vals = Vec::new();
-            for (a, (_, psort)) in rest.iter().zip(&m.params) {
-                let t = self.term(a)?;
-                if self.store.sort(t) != *psort {
-                    return Err(perr(
-                        a.pos(),
-                        format!("argument of {name} must have sort {psort}"),
-                    ));
-                }
-                vals.push(t);
-            }
-            // Macro bodies see only their parameters and globals.
-            let saved = std::mem::take(&mut self.locals);
-            self.locals = m.params.iter().map(|p| p.0.clone()).zip(vals).collect();
-            let r = self.term(&m.body);
-            self.locals = saved;
-            return r;
+            return self.expand_macro(pos, name, &m, rest);
         }
-        let rne_op = match name {
-            "fp.add" => Some(Op::FpAdd),
-            "fp.sub" => Some(Op::FpSub),
-            "fp.mul" => Some(Op::FpMul),
-            "fp.div" => Some(Op::FpDiv),
-            "fp.fma" => Some(Op::FpFma),
-            "fp.sqrt" => Some(Op::FpSqrt),
-            _ => None,
-        };
-        if let Some(op) = rne_op {
+        if let Some(op) = rne_op(name) {
             let Some((rm, xs)) = rest.split_first() else {
                 return Err(perr(pos, format!("{name} expects a rounding mode")));
             };
@@ -817,89 +844,91 @@ impl Script<'_> {
             return self.mk(pos, Op::Ext(g), &args);
         }
         let args = self.terms(rest)?;
-        let simple = match name {
-            "not" => Op::Not,
-            "ite" => Op::Ite,
-            "fp.abs" => Op::FpAbs,
-            "fp.neg" => Op::FpNeg,
-            "fp.rem" => Op::FpRem,
-            "fp.min" => Op::FpMin,
-            "fp.max" => Op::FpMax,
-            "fp.isNormal" => Op::FpIsNormal,
-            "fp.isSubnormal" => Op::FpIsSubnormal,
-            "fp.isZero" => Op::FpIsZero,
-            "fp.isInfinite" => Op::FpIsInfinite,
-            "fp.isNaN" => Op::FpIsNaN,
-            "fp.isNegative" => Op::FpIsNegative,
-            "fp.isPositive" => Op::FpIsPositive,
-            "bvnot" => Op::BvNot,
-            "bvneg" => Op::BvNeg,
-            "bvsub" => Op::BvSub,
-            "bvudiv" => Op::BvUdiv,
-            "bvurem" => Op::BvUrem,
-            "bvsdiv" => Op::BvSdiv,
-            "bvsrem" => Op::BvSrem,
-            "bvsmod" => Op::BvSmod,
-            "bvshl" => Op::BvShl,
-            "bvlshr" => Op::BvLshr,
-            "bvashr" => Op::BvAshr,
-            "bvult" => Op::BvUlt,
-            "bvule" => Op::BvUle,
-            "bvugt" => Op::BvUgt,
-            "bvuge" => Op::BvUge,
-            "bvslt" => Op::BvSlt,
-            "bvsle" => Op::BvSle,
-            "bvsgt" => Op::BvSgt,
-            "bvsge" => Op::BvSge,
-            "and" | "or" | "xor" | "bvand" | "bvor" | "bvxor" | "bvadd" | "bvmul" | "concat" => {
-                let op = match name {
-                    "and" => Op::And,
-                    "or" => Op::Or,
-                    "xor" => Op::Xor,
-                    "bvand" => Op::BvAnd,
-                    "bvor" => Op::BvOr,
-                    "bvxor" => Op::BvXor,
-                    "bvadd" => Op::BvAdd,
-                    "bvmul" => Op::BvMul,
-                    _ => Op::Concat,
-                };
-                return match (op, args.len()) {
-                    (Op::And, 0) => Ok(self.store.bool_const(true)),
-                    (Op::Or, 0) => Ok(self.store.bool_const(false)),
-                    (Op::And | Op::Or, 1) => {
-                        if self.store.sort(args[0]) != Sort::Bool {
-                            return Err(perr(pos, format!("{name} expects Bool arguments")));
-                        }
-                        Ok(args[0])
+        self.term_app(pos, name, &args)
+    }
+
+    /// `(fp sign exponent significand)`: a literal when all three are
+    /// constants, else the float of the concatenated bits.
+    fn fp_triple(&mut self, pos: Pos, rest: &[SExpr]) -> PResult<TermId> {
+        let [s, e, m] = rest else {
+            return Err(perr(pos, "fp expects sign, exponent and significand"));
+        };
+        let (s, e, m) = (self.term(s)?, self.term(e)?, self.term(m)?);
+        let (Sort::BitVec(ew), Sort::BitVec(mw)) = (self.store.sort(e), self.store.sort(m)) else {
+            return Err(perr(pos, "fp expects bit-vector arguments"));
+        };
+        let f = FpFormat::from_eb_sb(u64::from(ew), u64::from(mw) + 1).ok_or_else(|| {
+            perr(
+                pos,
+                format!("(_ FloatingPoint {ew} {}) is not supported", mw + 1),
+            )
+        })?;
+        if self.store.sort(s) != Sort::BitVec(1) {
+            return Err(perr(pos, "fp expects a 1-bit sign"));
+        }
+        let se = self.mk(pos, Op::Concat, &[s, e])?;
+        let bits = self.mk(pos, Op::Concat, &[se, m])?;
+        if let Op::BvConst(v, _) = self.store.get(bits).op {
+            return Ok(match f {
+                FpFormat::F32 => self.store.f32_const(f32::from_bits(v as u32)),
+                FpFormat::F64 => self.store.f64_const(f64::from_bits(v)),
+            });
+        }
+        self.mk(pos, Op::BitsToFp(f), &[bits])
+    }
+
+    /// A `define-fun` with parameters applied to `rest`.
+    fn expand_macro(&mut self, pos: Pos, name: &str, m: &Macro, rest: &[SExpr]) -> PResult<TermId> {
+        if rest.len() != m.params.len() {
+            return Err(perr(
+                pos,
+                format!("{name} expects {} arguments", m.params.len()),
+            ));
+        }
+        let mut vals = Vec::new();
+        for (a, (_, psort)) in rest.iter().zip(&m.params) {
+            let t = self.term(a)?;
+            if self.store.sort(t) != *psort {
+                return Err(perr(
+                    a.pos(),
+                    format!("argument of {name} must have sort {psort}"),
+                ));
+            }
+            vals.push(t);
+        }
+        // Macro bodies see only their parameters and globals.
+        let saved = std::mem::take(&mut self.locals);
+        self.locals = m.params.iter().map(|p| p.0.clone()).zip(vals).collect();
+        let r = self.term(&m.body);
+        self.locals = saved;
+        r
+    }
+
+    /// An operator applied to elaborated terms: one term per operator, or the
+    /// n-ary forms (left-assoc, right-assoc `=>`, chainable relations,
+    /// pairwise `distinct`).
+    fn term_app(&mut self, pos: Pos, name: &str, args: &[TermId]) -> PResult<TermId> {
+        if let Some(op) = simple_op(name) {
+            return self.mk(pos, op, args);
+        }
+        if let Some(op) = left_assoc_op(name) {
+            return match (op, args.len()) {
+                (Op::And, 0) => Ok(self.store.bool_const(true)),
+                (Op::Or, 0) => Ok(self.store.bool_const(false)),
+                (Op::And | Op::Or, 1) => {
+                    if self.store.sort(args[0]) != Sort::Bool {
+                        return Err(perr(pos, format!("{name} expects Bool arguments")));
                     }
-                    _ => self.fold(pos, op, &args),
-                };
-            }
-            "=>" => {
-                // Right associative.
-                let Some((&last, init)) = args.split_last() else {
-                    return Err(perr(pos, "=> expects arguments"));
-                };
-                if init.is_empty() {
-                    return Err(perr(pos, "=> expects at least two arguments"));
+                    Ok(args[0])
                 }
-                let mut acc = last;
-                for &a in init.iter().rev() {
-                    acc = self.mk(pos, Op::Implies, &[a, acc])?;
-                }
-                return Ok(acc);
-            }
-            "=" | "fp.eq" | "fp.lt" | "fp.leq" | "fp.gt" | "fp.geq" => {
-                let op = match name {
-                    "=" => Op::Eq,
-                    "fp.eq" => Op::FpEq,
-                    "fp.lt" => Op::FpLt,
-                    "fp.leq" => Op::FpLeq,
-                    "fp.gt" => Op::FpGt,
-                    _ => Op::FpGeq,
-                };
-                return self.chain(pos, op, &args);
-            }
+                _ => self.fold(pos, op, args),
+            };
+        }
+        if let Some(op) = chainable_op(name) {
+            return self.chain(pos, op, args);
+        }
+        match name {
+            "=>" => self.implies_chain(pos, args),
             "distinct" => {
                 let mut parts = Vec::new();
                 for i in 0..args.len() {
@@ -910,22 +939,32 @@ impl Script<'_> {
                 if args.len() < 2 {
                     return Err(perr(pos, "distinct expects at least two arguments"));
                 }
-                return self.conj(pos, &parts);
+                self.conj(pos, &parts)
             }
-            "fp.to_real" | "to_real" | "to_int" | "+" | "-" | "*" | "/" => {
-                return Err(perr(
-                    pos,
-                    format!("'{name}' (Int/Real arithmetic) is not supported"),
-                ))
-            }
-            _ => {
-                return Err(perr(
-                    pos,
-                    format!("unknown or unsupported operator '{name}'"),
-                ));
-            }
+            "fp.to_real" | "to_real" | "to_int" | "+" | "-" | "*" | "/" => Err(perr(
+                pos,
+                format!("'{name}' (Int/Real arithmetic) is not supported"),
+            )),
+            _ => Err(perr(
+                pos,
+                format!("unknown or unsupported operator '{name}'"),
+            )),
+        }
+    }
+
+    /// `(=> a b ... z)`, right associative: `a => (b => ... z)`.
+    fn implies_chain(&mut self, pos: Pos, args: &[TermId]) -> PResult<TermId> {
+        let Some((&last, init)) = args.split_last() else {
+            return Err(perr(pos, "=> expects arguments"));
         };
-        self.mk(pos, simple, &args)
+        if init.is_empty() {
+            return Err(perr(pos, "=> expects at least two arguments"));
+        }
+        let mut acc = last;
+        for &a in init.iter().rev() {
+            acc = self.mk(pos, Op::Implies, &[a, acc])?;
+        }
+        Ok(acc)
     }
 
     fn terms(&mut self, xs: &[SExpr]) -> PResult<Vec<TermId>> {

@@ -6,44 +6,16 @@
 
 use std::fmt;
 
-/// An IEEE-754 binary interchange format supported by the solver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FpFormat {
-    /// binary32, SMT-LIB `(_ FloatingPoint 8 24)`.
-    F32,
-    /// binary64, SMT-LIB `(_ FloatingPoint 11 53)`.
-    F64,
-}
+/// The IEEE-754 binary formats the solver supports: binary32 is SMT-LIB's
+/// `(_ FloatingPoint 8 24)`, binary64 `(_ FloatingPoint 11 53)`. The type is the
+/// search crate's, which owns the float <-> ordinal mapping per format.
+pub use fpforge_search::ordinal::FpFormat;
 
-impl FpFormat {
-    /// Exponent width in bits (SMT-LIB `eb`).
-    pub fn exponent_bits(self) -> u32 {
-        match self {
-            FpFormat::F32 => 8,
-            FpFormat::F64 => 11,
-        }
-    }
-
-    /// Significand precision including the hidden bit (SMT-LIB `sb`).
-    pub fn significand_bits(self) -> u32 {
-        match self {
-            FpFormat::F32 => 24,
-            FpFormat::F64 => 53,
-        }
-    }
-
-    /// Total width of the bit pattern.
-    pub fn width(self) -> u32 {
-        self.exponent_bits() + self.significand_bits()
-    }
-
-    /// The format with the given SMT-LIB `eb` and `sb`, if supported.
-    pub fn from_eb_sb(eb: u64, sb: u64) -> Option<FpFormat> {
-        match (eb, sb) {
-            (8, 24) => Some(FpFormat::F32),
-            (11, 53) => Some(FpFormat::F64),
-            _ => None,
-        }
+/// Rounds an `f64` to format `f` (RNE), returned widened.
+pub fn round_to(f: FpFormat, x: f64) -> f64 {
+    match f {
+        FpFormat::F32 => f64::from(x as f32),
+        FpFormat::F64 => x,
     }
 }
 

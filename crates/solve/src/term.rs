@@ -368,177 +368,73 @@ impl TermStore {
         Ok(self.intern(op, args.into(), sort))
     }
 
+    /// The sort of `op(args)`, after checking arity and argument sorts.
     fn sort_of(&self, op: Op, args: &[TermId]) -> Result<Sort, TermError> {
-        let name = format!("{op:?}");
-        let sorts: Vec<Sort> = args.iter().map(|&a| self.sort(a)).collect();
-        let arity = |n: usize, words: &'static str| -> Result<(), TermError> {
-            if sorts.len() == n {
-                Ok(())
-            } else {
-                Err(TermError::Arity {
-                    op: name.clone(),
-                    expected: words,
-                    got: sorts.len(),
-                })
-            }
-        };
-        let bad = |index: usize, expected: &str| TermError::Sort {
-            op: name.clone(),
-            index,
-            got: sorts[index],
-            expected: expected.to_string(),
-        };
-        let want_bool = |i: usize| -> Result<(), TermError> {
-            if sorts[i] == Sort::Bool {
-                Ok(())
-            } else {
-                Err(bad(i, "Bool"))
-            }
-        };
-        let want_fp = |i: usize| -> Result<FpFormat, TermError> {
-            match sorts[i] {
-                Sort::Fp(f) => Ok(f),
-                _ => Err(bad(i, "a floating-point sort")),
-            }
-        };
-        let want_bv = |i: usize| -> Result<u32, TermError> {
-            match sorts[i] {
-                Sort::BitVec(w) => Ok(w),
-                _ => Err(bad(i, "a bit-vector sort")),
-            }
-        };
-        let same_as_first = |i: usize| -> Result<(), TermError> {
-            if sorts[i] == sorts[0] {
-                Ok(())
-            } else {
-                Err(bad(i, &sorts[0].to_string()))
-            }
+        let a = ArgSorts {
+            op,
+            sorts: args.iter().map(|&t| self.sort(t)).collect(),
         };
         use Op::*;
         match op {
-            Var(_) | BoolConst(_) | FpConst(..) | BvConst(..) | RmConst(_) => {
-                arity(0, "zero")?;
-                Ok(match op {
-                    Var(v) => self.vars[v.index()].sort,
-                    BoolConst(_) => Sort::Bool,
-                    FpConst(f, _) => Sort::Fp(f),
-                    BvConst(_, w) => Sort::BitVec(w),
-                    _ => Sort::RoundingMode,
-                })
-            }
-            Not => {
-                arity(1, "one")?;
-                want_bool(0)?;
-                Ok(Sort::Bool)
-            }
-            And | Or | Xor | Implies => {
-                arity(2, "two")?;
-                want_bool(0)?;
-                want_bool(1)?;
-                Ok(Sort::Bool)
-            }
+            Var(v) => a.leaf(self.vars[v.index()].sort),
+            BoolConst(_) => a.leaf(Sort::Bool),
+            FpConst(f, _) => a.leaf(Sort::Fp(f)),
+            BvConst(_, w) => a.leaf(Sort::BitVec(w)),
+            RmConst(_) => a.leaf(Sort::RoundingMode),
+            Not => a.boolean(1),
+            And | Or | Xor | Implies => a.boolean(2),
             Ite => {
-                arity(3, "three")?;
-                want_bool(0)?;
-                if sorts[2] != sorts[1] {
-                    return Err(bad(2, &sorts[1].to_string()));
+                a.arity(3)?;
+                a.want_bool(0)?;
+                if a.sorts[2] != a.sorts[1] {
+                    return Err(a.bad(2, &a.sorts[1].to_string()));
                 }
-                Ok(sorts[1])
+                Ok(a.sorts[1])
             }
             Eq | Distinct => {
-                arity(2, "two")?;
-                same_as_first(1)?;
+                a.arity(2)?;
+                a.same_as_first(1)?;
                 Ok(Sort::Bool)
             }
-            FpAbs | FpNeg | FpSqrt | FpRoundToIntegral(_) => {
-                arity(1, "one")?;
-                Ok(Sort::Fp(want_fp(0)?))
-            }
-            FpAdd | FpSub | FpMul | FpDiv | FpRem | FpMin | FpMax => {
-                arity(2, "two")?;
-                let f = want_fp(0)?;
-                same_as_first(1)?;
-                Ok(Sort::Fp(f))
-            }
-            FpFma => {
-                arity(3, "three")?;
-                let f = want_fp(0)?;
-                same_as_first(1)?;
-                same_as_first(2)?;
-                Ok(Sort::Fp(f))
-            }
-            FpLeq | FpLt | FpGeq | FpGt | FpEq => {
-                arity(2, "two")?;
-                want_fp(0)?;
-                same_as_first(1)?;
-                Ok(Sort::Bool)
-            }
+            FpAbs | FpNeg | FpSqrt | FpRoundToIntegral(_) | Ext(_) => Ok(Sort::Fp(a.float(1)?)),
+            FpAdd | FpSub | FpMul | FpDiv | FpRem | FpMin | FpMax => Ok(Sort::Fp(a.float(2)?)),
+            FpFma => Ok(Sort::Fp(a.float(3)?)),
+            FpLeq | FpLt | FpGeq | FpGt | FpEq => a.float(2).map(|_| Sort::Bool),
             FpIsNormal | FpIsSubnormal | FpIsZero | FpIsInfinite | FpIsNaN | FpIsNegative
-            | FpIsPositive => {
-                arity(1, "one")?;
-                want_fp(0)?;
-                Ok(Sort::Bool)
-            }
+            | FpIsPositive => a.float(1).map(|_| Sort::Bool),
             FpToSbv(w, _) | FpToUbv(w, _) => {
-                arity(1, "one")?;
-                want_fp(0)?;
+                a.float(1)?;
                 check_width(w)?;
                 Ok(Sort::BitVec(w))
             }
-            Ext(_) => {
-                arity(1, "one")?;
-                Ok(Sort::Fp(want_fp(0)?))
-            }
-            FpToFp(f) => {
-                arity(1, "one")?;
-                want_fp(0)?;
-                Ok(Sort::Fp(f))
-            }
-            SbvToFp(f) | UbvToFp(f) => {
-                arity(1, "one")?;
-                want_bv(0)?;
-                Ok(Sort::Fp(f))
-            }
+            FpToFp(f) => a.float(1).map(|_| Sort::Fp(f)),
+            SbvToFp(f) | UbvToFp(f) => a.bitvec(1).map(|_| Sort::Fp(f)),
             BitsToFp(f) => {
-                arity(1, "one")?;
-                if want_bv(0)? != f.width() {
-                    return Err(bad(0, &Sort::BitVec(f.width()).to_string()));
+                if a.bitvec(1)? != f.width() {
+                    return Err(a.bad(0, &Sort::BitVec(f.width()).to_string()));
                 }
                 Ok(Sort::Fp(f))
             }
             FpToBits(f) => {
-                arity(1, "one")?;
-                if want_fp(0)? != f {
-                    return Err(bad(0, &Sort::Fp(f).to_string()));
+                if a.float(1)? != f {
+                    return Err(a.bad(0, &Sort::Fp(f).to_string()));
                 }
                 Ok(Sort::BitVec(f.width()))
             }
-            BvNot | BvNeg => {
-                arity(1, "one")?;
-                Ok(Sort::BitVec(want_bv(0)?))
-            }
+            BvNot | BvNeg => Ok(Sort::BitVec(a.bitvec(1)?)),
             BvAnd | BvOr | BvXor | BvAdd | BvSub | BvMul | BvUdiv | BvUrem | BvSdiv | BvSrem
-            | BvSmod | BvShl | BvLshr | BvAshr => {
-                arity(2, "two")?;
-                let w = want_bv(0)?;
-                same_as_first(1)?;
-                Ok(Sort::BitVec(w))
-            }
+            | BvSmod | BvShl | BvLshr | BvAshr => Ok(Sort::BitVec(a.bitvec(2)?)),
             BvUlt | BvUle | BvUgt | BvUge | BvSlt | BvSle | BvSgt | BvSge => {
-                arity(2, "two")?;
-                want_bv(0)?;
-                same_as_first(1)?;
-                Ok(Sort::Bool)
+                a.bitvec(2).map(|_| Sort::Bool)
             }
             Concat => {
-                arity(2, "two")?;
-                let w = want_bv(0)? + want_bv(1)?;
+                a.arity(2)?;
+                let w = a.want_bv(0)? + a.want_bv(1)?;
                 check_width(w)?;
                 Ok(Sort::BitVec(w))
             }
             Extract(hi, lo) => {
-                arity(1, "one")?;
-                let w = want_bv(0)?;
+                let w = a.bitvec(1)?;
                 if lo > hi || hi >= w {
                     return Err(TermError::Width(format!(
                         "extract {hi} {lo} out of range for width {w}"
@@ -547,12 +443,105 @@ impl TermStore {
                 Ok(Sort::BitVec(hi - lo + 1))
             }
             ZeroExtend(n) | SignExtend(n) => {
-                arity(1, "one")?;
-                let w = want_bv(0)?.saturating_add(n);
+                let w = a.bitvec(1)?.saturating_add(n);
                 check_width(w)?;
                 Ok(Sort::BitVec(w))
             }
         }
+    }
+}
+
+/// The argument sorts of one application of `op`, and the checks `mk` makes on them;
+/// errors name the operator.
+struct ArgSorts {
+    op: Op,
+    sorts: Vec<Sort>,
+}
+
+impl ArgSorts {
+    fn arity(&self, n: usize) -> Result<(), TermError> {
+        if self.sorts.len() == n {
+            return Ok(());
+        }
+        Err(TermError::Arity {
+            op: format!("{:?}", self.op),
+            expected: ["zero", "one", "two", "three"][n],
+            got: self.sorts.len(),
+        })
+    }
+
+    fn bad(&self, index: usize, expected: &str) -> TermError {
+        TermError::Sort {
+            op: format!("{:?}", self.op),
+            index,
+            got: self.sorts[index],
+            expected: expected.to_string(),
+        }
+    }
+
+    fn want_bool(&self, i: usize) -> Result<(), TermError> {
+        if self.sorts[i] == Sort::Bool {
+            Ok(())
+        } else {
+            Err(self.bad(i, "Bool"))
+        }
+    }
+
+    fn want_fp(&self, i: usize) -> Result<FpFormat, TermError> {
+        match self.sorts[i] {
+            Sort::Fp(f) => Ok(f),
+            _ => Err(self.bad(i, "a floating-point sort")),
+        }
+    }
+
+    fn want_bv(&self, i: usize) -> Result<u32, TermError> {
+        match self.sorts[i] {
+            Sort::BitVec(w) => Ok(w),
+            _ => Err(self.bad(i, "a bit-vector sort")),
+        }
+    }
+
+    fn same_as_first(&self, i: usize) -> Result<(), TermError> {
+        if self.sorts[i] == self.sorts[0] {
+            Ok(())
+        } else {
+            Err(self.bad(i, &self.sorts[0].to_string()))
+        }
+    }
+
+    /// A constant or variable of sort `sort`.
+    fn leaf(&self, sort: Sort) -> Result<Sort, TermError> {
+        self.arity(0)?;
+        Ok(sort)
+    }
+
+    /// A connective of `n` Booleans.
+    fn boolean(&self, n: usize) -> Result<Sort, TermError> {
+        self.arity(n)?;
+        for i in 0..n {
+            self.want_bool(i)?;
+        }
+        Ok(Sort::Bool)
+    }
+
+    /// `n` floats of one format: that format.
+    fn float(&self, n: usize) -> Result<FpFormat, TermError> {
+        self.arity(n)?;
+        let f = self.want_fp(0)?;
+        for i in 1..n {
+            self.same_as_first(i)?;
+        }
+        Ok(f)
+    }
+
+    /// `n` bit-vectors of one width: that width.
+    fn bitvec(&self, n: usize) -> Result<u32, TermError> {
+        self.arity(n)?;
+        let w = self.want_bv(0)?;
+        for i in 1..n {
+            self.same_as_first(i)?;
+        }
+        Ok(w)
     }
 }
 

@@ -56,8 +56,9 @@
 //! format inward-safe (lower bounds up, upper bounds down, to the floats
 //! that can still satisfy them).
 
+use fpforge_search::ordinal::ord;
+
 use super::FDom;
-use crate::fpord::ord;
 use crate::sort::FpFormat;
 
 /// A binary floating-point format by its parameters; values are `f64`s.
@@ -507,13 +508,13 @@ mod tests {
         assert_eq!(f64::from(big + (1.5 - u) as f32), 1.5);
         // x * y = 1e30 needs |x| >= 1e30 / f32::MAX.
         let z = single(1e30);
-        let positive = FDom::range(0, crate::fpord::max_ord(f));
+        let positive = FDom::range(0, fpforge_search::ordinal::max_ord(f));
         let t = mul_div_filter(f, Operand::Factor, &z, &positive).unwrap();
         let l = from(f, t.lo);
         let r = 1e30 / f64::from(f32::MAX);
         assert!(l > r * 0.999 && l <= r * 1.001, "{l} vs {r}");
         fn from(f: FpFormat, o: i64) -> f64 {
-            crate::fpord::from_ord(f, o)
+            fpforge_search::ordinal::from_ord(f, o)
         }
     }
 }

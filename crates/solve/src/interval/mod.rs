@@ -9,7 +9,7 @@
 //! propagator ([`propagate`]) runs them to a fixpoint, and labeling
 //! ([`labeling`]) splits domains; exhausting labeling proves `unsat`.
 //!
-//! Float bounds are stored as ordinals ([`crate::fpord`]), so intersection is
+//! Float bounds are stored as ordinals ([`fpforge_search::ordinal`]), so intersection is
 //! `max`/`min` and "the float halving the count" is an ordinal midpoint.
 
 pub mod bv;
@@ -40,7 +40,8 @@ pub(crate) mod test_formulas {
     }
 }
 
-use crate::fpord::{from_ord, max_ord, min_ord};
+use fpforge_search::ordinal::{from_ord, max_ord, min_ord};
+
 use crate::sort::{FpFormat, Sort};
 use crate::term::mask;
 pub use known::Tnum;
@@ -419,7 +420,7 @@ impl Dom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fpord::ord;
+    use fpforge_search::ordinal::ord;
 
     #[test]
     fn float_domains_meet_join_and_negate() {

@@ -25,9 +25,10 @@
 //! (and a non-zero result zero factors), for the target and for the other
 //! operand, so the box rules then apply with the other operand's extremes.
 
+use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
+
 use super::{max_ulp, FDom};
-use crate::fpord::{from_ord, max_ord, min_ord, ord, round_to};
-use crate::sort::FpFormat;
+use crate::sort::{round_to, FpFormat};
 use crate::term::{ExtFn, EXT_ULP_BOUND};
 
 /// The smallest `i` in `lo..=hi` with `p(i)`, for `p` monotone false..true.

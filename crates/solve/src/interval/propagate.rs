@@ -27,10 +27,11 @@
 
 use std::collections::VecDeque;
 
+use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
+
 use super::proj::{self, Arith, Cmp, Monotone};
 use super::{bv, BDom, Dom, FDom, Tnum, CAN_FALSE, CAN_TRUE};
 use crate::eval::{apply, Value};
-use crate::fpord::{from_ord, max_ord, min_ord, ord};
 use crate::sort::{FpFormat, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 
@@ -393,30 +394,99 @@ impl<'s> Propagator<'s> {
         Ok(())
     }
 
+    /// Revises constraint `t` by the projections of its operator family.
     fn revise(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        match self.store.get(t).op {
+            Op::Var(_) | Op::BoolConst(_) | Op::FpConst(..) | Op::BvConst(..) | Op::RmConst(_) => {
+                Ok(())
+            }
+            Op::Not
+            | Op::And
+            | Op::Or
+            | Op::Implies
+            | Op::Ite
+            | Op::Eq
+            | Op::Distinct
+            | Op::Xor => self.revise_logic(doms, t),
+            Op::FpAdd
+            | Op::FpSub
+            | Op::FpMul
+            | Op::FpDiv
+            | Op::FpFma
+            | Op::FpMin
+            | Op::FpMax
+            | Op::FpNeg
+            | Op::FpAbs
+            | Op::Ext(_)
+            | Op::FpSqrt
+            | Op::FpRoundToIntegral(_)
+            | Op::FpToFp(_) => self.revise_fp_arith(doms, t),
+            Op::FpLt
+            | Op::FpLeq
+            | Op::FpGt
+            | Op::FpGeq
+            | Op::FpEq
+            | Op::FpIsNaN
+            | Op::FpIsZero
+            | Op::FpIsInfinite
+            | Op::FpIsNegative
+            | Op::FpIsPositive
+            | Op::FpIsNormal
+            | Op::FpIsSubnormal => self.revise_fp_test(doms, t),
+            Op::BitsToFp(_)
+            | Op::FpToBits(_)
+            | Op::UbvToFp(_)
+            | Op::SbvToFp(_)
+            | Op::FpToSbv(..) => self.revise_conversion(doms, t),
+            Op::BvNot
+            | Op::BvNeg
+            | Op::BvAnd
+            | Op::BvOr
+            | Op::BvXor
+            | Op::BvAdd
+            | Op::BvSub
+            | Op::BvMul
+            | Op::BvUdiv
+            | Op::BvUrem
+            | Op::BvShl
+            | Op::BvLshr
+            | Op::BvAshr
+            | Op::Extract(..)
+            | Op::Concat
+            | Op::ZeroExtend(_)
+            | Op::SignExtend(_) => self.revise_bv_op(doms, t),
+            Op::BvUlt
+            | Op::BvUle
+            | Op::BvUgt
+            | Op::BvUge
+            | Op::BvSlt
+            | Op::BvSle
+            | Op::BvSgt
+            | Op::BvSge => self.revise_bv_cmp(doms, t),
+            _ => self.fallback(doms, t),
+        }
+    }
+
+    /// A direct projection: narrows term `t` to `dom`.
+    fn direct(&mut self, t: TermId, dom: Dom, doms: &mut Doms) -> Result<(), Conflict> {
+        self.update(doms, t, dom, self.direct_eps)
+    }
+
+    /// An indirect projection: narrows argument `arg` to `dom`.
+    fn indirect(&mut self, arg: TermId, dom: Dom, doms: &mut Doms) -> Result<(), Conflict> {
+        self.update(doms, arg, dom, self.indirect_eps)
+    }
+
+    /// The Boolean connectives, `ite`, and `=`/`distinct`/`xor` on any sort.
+    fn revise_logic(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
         let store = self.store;
         let term = store.get(t);
         let a: &[TermId] = &term.args;
-        let d = |i: TermId, doms: &Doms| doms[i.index()];
-        let (de, ie) = (self.direct_eps, self.indirect_eps);
-        macro_rules! fwd {
-            ($dom:expr) => {{
-                let v = $dom;
-                self.update(doms, t, v, de)?;
-            }};
-        }
-        macro_rules! bwd {
-            ($arg:expr, $dom:expr) => {{
-                let v = $dom;
-                self.update(doms, $arg, v, ie)?;
-            }};
-        }
         match term.op {
-            Op::Var(_) | Op::BoolConst(_) | Op::FpConst(..) | Op::BvConst(..) | Op::RmConst(_) => {}
             Op::Not => {
                 let swap = |b: u8| ((b & CAN_FALSE) << 1) | ((b & CAN_TRUE) >> 1);
-                fwd!(Dom::Bool(swap(bits(&d(a[0], doms)))));
-                bwd!(a[0], Dom::Bool(swap(bits(&d(t, doms)))));
+                self.direct(t, Dom::Bool(swap(bits(&doms[a[0].index()]))), doms)?;
+                self.indirect(a[0], Dom::Bool(swap(bits(&doms[t.index()]))), doms)?;
             }
             Op::And | Op::Or | Op::Implies => {
                 // Implies is (or (not a) b): flip a's bits.
@@ -424,12 +494,12 @@ impl<'s> Propagator<'s> {
                 let neg_a = term.op == Op::Implies;
                 let get_a = |doms: &Doms| {
                     if neg_a {
-                        flip(bits(&d(a[0], doms)))
+                        flip(bits(&doms[a[0].index()]))
                     } else {
-                        bits(&d(a[0], doms))
+                        bits(&doms[a[0].index()])
                     }
                 };
-                let (x, y) = (get_a(doms), bits(&d(a[1], doms)));
+                let (x, y) = (get_a(doms), bits(&doms[a[1].index()]));
                 let is_and = term.op == Op::And;
                 // For `and`, "absorbing" is false; for `or`, true.
                 let (absorb, unit) = if is_and {
@@ -439,58 +509,66 @@ impl<'s> Propagator<'s> {
                 };
                 let can_absorb = x & absorb != 0 || y & absorb != 0;
                 let can_unit = x & unit != 0 && y & unit != 0;
-                fwd!(Dom::Bool(
-                    if can_absorb { absorb } else { 0 } | if can_unit { unit } else { 0 }
-                ));
-                let z = bits(&d(t, doms));
+                self.direct(
+                    t,
+                    Dom::Bool(
+                        if can_absorb { absorb } else { 0 } | if can_unit { unit } else { 0 },
+                    ),
+                    doms,
+                )?;
+                let z = bits(&doms[t.index()]);
                 let set_a = |v: u8| if neg_a { flip(v) } else { v };
                 if z == unit {
-                    bwd!(a[0], Dom::Bool(set_a(unit)));
-                    bwd!(a[1], Dom::Bool(unit));
+                    self.indirect(a[0], Dom::Bool(set_a(unit)), doms)?;
+                    self.indirect(a[1], Dom::Bool(unit), doms)?;
                 } else if z == absorb {
-                    let (x, y) = (get_a(doms), bits(&d(a[1], doms)));
+                    let (x, y) = (get_a(doms), bits(&doms[a[1].index()]));
                     if x == unit {
-                        bwd!(a[1], Dom::Bool(absorb));
+                        self.indirect(a[1], Dom::Bool(absorb), doms)?;
                     }
                     if y == unit {
-                        bwd!(a[0], Dom::Bool(set_a(absorb)));
+                        self.indirect(a[0], Dom::Bool(set_a(absorb)), doms)?;
                     }
                 }
             }
             Op::Ite => {
-                let c = bits(&d(a[0], doms));
-                let (x, y) = (d(a[1], doms), d(a[2], doms));
+                let c = bits(&doms[a[0].index()]);
+                let (x, y) = (doms[a[1].index()], doms[a[2].index()]);
                 let v = match c {
                     CAN_TRUE => x,
                     CAN_FALSE => y,
                     _ => x.join(&y),
                 };
-                fwd!(v);
-                let z = d(t, doms);
+                self.direct(t, v, doms)?;
+                let z = doms[t.index()];
                 match c {
-                    CAN_TRUE => bwd!(a[1], z),
-                    CAN_FALSE => bwd!(a[2], z),
+                    CAN_TRUE => self.indirect(a[1], z, doms)?,
+                    CAN_FALSE => self.indirect(a[2], z, doms)?,
                     _ => {
                         if z.meet(&x).is_empty() {
-                            bwd!(a[0], Dom::Bool(CAN_FALSE));
+                            self.indirect(a[0], Dom::Bool(CAN_FALSE), doms)?;
                         } else if z.meet(&y).is_empty() {
-                            bwd!(a[0], Dom::Bool(CAN_TRUE));
+                            self.indirect(a[0], Dom::Bool(CAN_TRUE), doms)?;
                         }
                     }
                 }
             }
             Op::Eq | Op::Distinct | Op::Xor => {
-                let (x, y) = (d(a[0], doms), d(a[1], doms));
+                let (x, y) = (doms[a[0].index()], doms[a[1].index()]);
                 let eq_true = term.op == Op::Eq;
                 let meet = x.meet(&y);
                 let can_eq = !meet.is_empty();
                 let can_ne = !(x.count() == 1 && y.count() == 1 && x == y);
-                fwd!(if eq_true {
-                    bool_dom(can_ne, can_eq)
-                } else {
-                    bool_dom(can_eq, can_ne)
-                });
-                let z = bits(&d(t, doms));
+                self.direct(
+                    t,
+                    if eq_true {
+                        bool_dom(can_ne, can_eq)
+                    } else {
+                        bool_dom(can_eq, can_ne)
+                    },
+                    doms,
+                )?;
+                let z = bits(&doms[t.index()]);
                 let want_eq = if eq_true {
                     z == CAN_TRUE
                 } else {
@@ -502,76 +580,92 @@ impl<'s> Propagator<'s> {
                     z == CAN_TRUE
                 };
                 if want_eq {
-                    bwd!(a[0], meet);
-                    bwd!(a[1], meet);
+                    self.indirect(a[0], meet, doms)?;
+                    self.indirect(a[1], meet, doms)?;
                 } else if want_ne {
                     if y.count() == 1 {
-                        bwd!(a[0], remove_end(&x, &y));
+                        self.indirect(a[0], remove_end(&x, &y), doms)?;
                     }
                     if x.count() == 1 {
-                        bwd!(a[1], remove_end(&y, &x));
+                        self.indirect(a[1], remove_end(&y, &x), doms)?;
                     }
                 }
             }
+            _ => self.fallback(doms, t)?,
+        }
+        Ok(())
+    }
+
+    /// Float arithmetic: the four operations (squares apart), `fma`, `min`/`max`,
+    /// sign operations, the extension functions and the monotone unary operations.
+    fn revise_fp_arith(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        let store = self.store;
+        let term = store.get(t);
+        let a: &[TermId] = &term.args;
+        match term.op {
             Op::FpMul if a[0] == a[1] => {
                 let f = fmt_of(term.sort);
-                let x = fdom(&d(a[0], doms));
-                fwd!(Dom::Fp(proj::square_fwd(f, &x)));
-                let z = fdom(&d(t, doms));
-                bwd!(a[0], Dom::Fp(proj::square_bwd(f, &z, &x)));
+                let x = fdom(&doms[a[0].index()]);
+                self.direct(t, Dom::Fp(proj::square_fwd(f, &x)), doms)?;
+                let z = fdom(&doms[t.index()]);
+                self.indirect(a[0], Dom::Fp(proj::square_bwd(f, &z, &x)), doms)?;
             }
             Op::FpAdd | Op::FpSub | Op::FpMul | Op::FpDiv => {
                 let f = fmt_of(term.sort);
-                let (x, y) = (fdom(&d(a[0], doms)), fdom(&d(a[1], doms)));
+                let (x, y) = (fdom(&doms[a[0].index()]), fdom(&doms[a[1].index()]));
                 let (op, y_eff) = match term.op {
                     Op::FpAdd => (Arith::Add, y),
                     Op::FpSub => (Arith::Add, y.neg()),
                     Op::FpMul => (Arith::Mul, y),
                     _ => (Arith::Div, y),
                 };
-                fwd!(Dom::Fp(proj::arith_fwd(f, op, &x, &y_eff)));
-                let z = fdom(&d(t, doms));
+                self.direct(t, Dom::Fp(proj::arith_fwd(f, op, &x, &y_eff)), doms)?;
+                let z = fdom(&doms[t.index()]);
                 let nx = proj::arith_bwd(f, op, &z, &x, &y_eff, false);
-                bwd!(a[0], Dom::Fp(nx));
-                let x = fdom(&d(a[0], doms));
+                self.indirect(a[0], Dom::Fp(nx), doms)?;
+                let x = fdom(&doms[a[0].index()]);
                 let ny = proj::arith_bwd(f, op, &z, &y_eff, &x, true);
                 let ny = if term.op == Op::FpSub { ny.neg() } else { ny };
-                bwd!(a[1], Dom::Fp(ny));
+                self.indirect(a[1], Dom::Fp(ny), doms)?;
             }
             Op::FpFma => {
                 let f = fmt_of(term.sort);
                 let (x, y, z) = (
-                    fdom(&d(a[0], doms)),
-                    fdom(&d(a[1], doms)),
-                    fdom(&d(a[2], doms)),
+                    fdom(&doms[a[0].index()]),
+                    fdom(&doms[a[1].index()]),
+                    fdom(&doms[a[2].index()]),
                 );
-                fwd!(Dom::Fp(proj::fma_fwd(f, &x, &y, &z)));
+                self.direct(t, Dom::Fp(proj::fma_fwd(f, &x, &y, &z)), doms)?;
             }
             Op::FpMin | Op::FpMax => {
-                let (x, y) = (fdom(&d(a[0], doms)), fdom(&d(a[1], doms)));
-                fwd!(Dom::Fp(proj::min_max_fwd(term.op == Op::FpMax, &x, &y)));
+                let (x, y) = (fdom(&doms[a[0].index()]), fdom(&doms[a[1].index()]));
+                self.direct(
+                    t,
+                    Dom::Fp(proj::min_max_fwd(term.op == Op::FpMax, &x, &y)),
+                    doms,
+                )?;
                 self.fallback(doms, t)?;
             }
             Op::FpNeg => {
-                fwd!(Dom::Fp(fdom(&d(a[0], doms)).neg()));
-                bwd!(a[0], Dom::Fp(fdom(&d(t, doms)).neg()));
+                self.direct(t, Dom::Fp(fdom(&doms[a[0].index()]).neg()), doms)?;
+                self.indirect(a[0], Dom::Fp(fdom(&doms[t.index()]).neg()), doms)?;
             }
             Op::FpAbs => {
-                let x = fdom(&d(a[0], doms));
+                let x = fdom(&doms[a[0].index()]);
                 let mut v = x.pos_part().join(&x.neg_part().neg());
                 v.nan = x.nan;
-                fwd!(Dom::Fp(v));
-                let z = fdom(&d(t, doms));
+                self.direct(t, Dom::Fp(v), doms)?;
+                let z = fdom(&doms[t.index()]);
                 let p = z.pos_part();
                 let mut back = p.join(&p.neg());
                 back.nan = z.nan;
-                bwd!(a[0], Dom::Fp(back));
+                self.indirect(a[0], Dom::Fp(back), doms)?;
             }
             Op::Ext(g) => {
                 let f = fmt_of(term.sort);
-                let x = fdom(&d(a[0], doms));
+                let x = fdom(&doms[a[0].index()]);
                 if let Some(v) = proj::ext_fwd(g, f, &x) {
-                    fwd!(Dom::Fp(v));
+                    self.direct(t, Dom::Fp(v), doms)?;
                 } else {
                     self.fallback(doms, t)?;
                 }
@@ -584,11 +678,22 @@ impl<'s> Propagator<'s> {
                     Op::FpRoundToIntegral(rm) => Monotone::RoundIntegral(rm),
                     _ => Monotone::Convert(fz),
                 };
-                let x = fdom(&d(a[0], doms));
-                fwd!(Dom::Fp(proj::monotone_fwd(g, fx, fz, &x)));
-                let z = fdom(&d(t, doms));
-                bwd!(a[0], Dom::Fp(proj::monotone_bwd(g, fx, fz, &z, &x)));
+                let x = fdom(&doms[a[0].index()]);
+                self.direct(t, Dom::Fp(proj::monotone_fwd(g, fx, fz, &x)), doms)?;
+                let z = fdom(&doms[t.index()]);
+                self.indirect(a[0], Dom::Fp(proj::monotone_bwd(g, fx, fz, &z, &x)), doms)?;
             }
+            _ => self.fallback(doms, t)?,
+        }
+        Ok(())
+    }
+
+    /// Float comparisons and classification.
+    fn revise_fp_test(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        let store = self.store;
+        let term = store.get(t);
+        let a: &[TermId] = &term.args;
+        match term.op {
             Op::FpLt | Op::FpLeq | Op::FpGt | Op::FpGeq | Op::FpEq => {
                 let f = fmt_of(store.sort(a[0]));
                 let (c, swap) = match term.op {
@@ -599,19 +704,19 @@ impl<'s> Propagator<'s> {
                     _ => (Cmp::Eq, false),
                 };
                 let (i, j) = if swap { (a[1], a[0]) } else { (a[0], a[1]) };
-                let (x, y) = (fdom(&d(i, doms)), fdom(&d(j, doms)));
+                let (x, y) = (fdom(&doms[i.index()]), fdom(&doms[j.index()]));
                 let (cf, ct) = proj::cmp_fwd(f, c, &x, &y);
-                fwd!(bool_dom(cf, ct));
-                let z = bits(&d(t, doms));
+                self.direct(t, bool_dom(cf, ct), doms)?;
+                let z = bits(&doms[t.index()]);
                 if z == CAN_TRUE || z == CAN_FALSE {
                     let (nx, ny) = proj::cmp_bwd(c, z == CAN_TRUE, &x, &y);
-                    bwd!(i, Dom::Fp(nx));
-                    bwd!(j, Dom::Fp(ny));
+                    self.indirect(i, Dom::Fp(nx), doms)?;
+                    self.indirect(j, Dom::Fp(ny), doms)?;
                 }
             }
             Op::FpIsNaN | Op::FpIsZero | Op::FpIsInfinite | Op::FpIsNegative | Op::FpIsPositive => {
                 let f = fmt_of(store.sort(a[0]));
-                let x = fdom(&d(a[0], doms));
+                let x = fdom(&doms[a[0].index()]);
                 let r = FDom { nan: false, ..x };
                 let (lo_inf, hi_inf) = (min_ord(f), max_ord(f));
                 let (true_part, false_part) = match term.op {
@@ -657,8 +762,8 @@ impl<'s> Propagator<'s> {
                     }
                     _ => !x.meet(&false_part).is_empty(),
                 };
-                fwd!(bool_dom(cf, ct));
-                let z = bits(&d(t, doms));
+                self.direct(t, bool_dom(cf, ct), doms)?;
+                let z = bits(&doms[t.index()]);
                 if z == CAN_TRUE {
                     let mut n = x.meet(&true_part);
                     if term.op == Op::FpIsInfinite {
@@ -671,7 +776,7 @@ impl<'s> Propagator<'s> {
                         }
                         n = n.meet(&n);
                     }
-                    bwd!(a[0], Dom::Fp(n));
+                    self.indirect(a[0], Dom::Fp(n), doms)?;
                 } else if z == CAN_FALSE {
                     let n = match term.op {
                         Op::FpIsZero => {
@@ -686,33 +791,64 @@ impl<'s> Propagator<'s> {
                         }
                         _ => x.meet(&false_part),
                     };
-                    bwd!(a[0], Dom::Fp(n));
+                    self.indirect(a[0], Dom::Fp(n), doms)?;
                 }
             }
             Op::FpIsNormal | Op::FpIsSubnormal => {
                 self.fallback(doms, t)?;
-                if bits(&d(t, doms)) == CAN_TRUE {
-                    let x = fdom(&d(a[0], doms));
-                    bwd!(a[0], Dom::Fp(FDom { nan: false, ..x }));
+                if bits(&doms[t.index()]) == CAN_TRUE {
+                    let x = fdom(&doms[a[0].index()]);
+                    self.indirect(a[0], Dom::Fp(FDom { nan: false, ..x }), doms)?;
                 }
             }
+            _ => self.fallback(doms, t)?,
+        }
+        Ok(())
+    }
+
+    /// Conversions between floats, bit patterns and bit-vector integers.
+    fn revise_conversion(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        let store = self.store;
+        let term = store.get(t);
+        let a: &[TermId] = &term.args;
+        match term.op {
             Op::BitsToFp(f) => {
-                fwd!(Dom::Fp(patterns_to_floats(f, bdom(&d(a[0], doms)))));
-                bwd!(a[0], Dom::Bv(floats_to_patterns(f, fdom(&d(t, doms)))));
+                self.direct(
+                    t,
+                    Dom::Fp(patterns_to_floats(f, bdom(&doms[a[0].index()]))),
+                    doms,
+                )?;
+                self.indirect(
+                    a[0],
+                    Dom::Bv(floats_to_patterns(f, fdom(&doms[t.index()]))),
+                    doms,
+                )?;
             }
             Op::FpToBits(f) => {
-                fwd!(Dom::Bv(floats_to_patterns(f, fdom(&d(a[0], doms)))));
-                bwd!(a[0], Dom::Fp(patterns_to_floats(f, bdom(&d(t, doms)))));
+                self.direct(
+                    t,
+                    Dom::Bv(floats_to_patterns(f, fdom(&doms[a[0].index()]))),
+                    doms,
+                )?;
+                self.indirect(
+                    a[0],
+                    Dom::Fp(patterns_to_floats(f, bdom(&doms[t.index()]))),
+                    doms,
+                )?;
             }
             Op::UbvToFp(f) => {
-                let x = bdom(&d(a[0], doms));
+                let x = bdom(&doms[a[0].index()]);
                 let conv = |v: u64| match f {
                     FpFormat::F32 => f64::from(v as f32),
                     FpFormat::F64 => v as f64,
                 };
                 if !x.is_empty() {
-                    fwd!(Dom::Fp(FDom::range(ord(f, conv(x.lo)), ord(f, conv(x.hi)))));
-                    let z = fdom(&d(t, doms));
+                    self.direct(
+                        t,
+                        Dom::Fp(FDom::range(ord(f, conv(x.lo)), ord(f, conv(x.hi)))),
+                        doms,
+                    )?;
+                    let z = fdom(&doms[t.index()]);
                     let lo = proj::first_true(0, (x.hi - x.lo) as i64, |i| {
                         ord(f, conv(x.lo + i as u64)) >= z.lo
                     });
@@ -726,60 +862,8 @@ impl<'s> Propagator<'s> {
                             }
                             _ => BDom::EMPTY,
                         };
-                        bwd!(a[0], Dom::Bv(n));
+                        self.indirect(a[0], Dom::Bv(n), doms)?;
                     }
-                }
-            }
-            Op::BvNot
-            | Op::BvNeg
-            | Op::BvAnd
-            | Op::BvOr
-            | Op::BvXor
-            | Op::BvAdd
-            | Op::BvSub
-            | Op::BvMul
-            | Op::BvUdiv
-            | Op::BvUrem
-            | Op::BvShl
-            | Op::BvLshr
-            | Op::BvAshr
-            | Op::Extract(..)
-            | Op::Concat
-            | Op::ZeroExtend(_)
-            | Op::SignExtend(_) => {
-                let w = bv_width(store.sort(a[0]));
-                let wy = a.get(1).map_or(w, |&y| bv_width(store.sort(y)));
-                let args: Vec<BDom> = a.iter().map(|&i| bdom(&d(i, doms))).collect();
-                if let Some(v) = bv::fwd(term.op, w, wy, &args) {
-                    fwd!(Dom::Bv(v));
-                }
-                for (i, &ai) in a.iter().enumerate() {
-                    let args: Vec<BDom> = a.iter().map(|&i| bdom(&d(i, doms))).collect();
-                    let z = bdom(&d(t, doms));
-                    if let Some(v) = bv::bwd(term.op, w, wy, &z, &args, i) {
-                        bwd!(ai, Dom::Bv(v));
-                    }
-                }
-                self.fallback(doms, t)?;
-            }
-            Op::BvUlt
-            | Op::BvUle
-            | Op::BvUgt
-            | Op::BvUge
-            | Op::BvSlt
-            | Op::BvSle
-            | Op::BvSgt
-            | Op::BvSge => {
-                // Signed comparisons read the signed view of the domains.
-                let w = bv_width(store.sort(a[0]));
-                let (x, y) = (bdom(&d(a[0], doms)), bdom(&d(a[1], doms)));
-                let (cf, ct) = bv::cmp_fwd(term.op, w, &x, &y);
-                fwd!(bool_dom(cf, ct));
-                let z = bits(&d(t, doms));
-                if z == CAN_TRUE || z == CAN_FALSE {
-                    let (nx, ny) = bv::cmp_bwd(term.op, w, z == CAN_TRUE, &x, &y);
-                    bwd!(a[0], Dom::Bv(nx));
-                    bwd!(a[1], Dom::Bv(ny));
                 }
             }
             Op::SbvToFp(f) => {
@@ -788,33 +872,80 @@ impl<'s> Propagator<'s> {
                     Sort::BitVec(w) => w,
                     _ => 64,
                 };
-                let (lo, hi) = bdom(&d(a[0], doms)).signed(w);
+                let (lo, hi) = bdom(&doms[a[0].index()]).signed(w);
                 if lo <= hi {
                     let conv = |v: i128| match f {
                         FpFormat::F32 => f64::from(v as i64 as f32),
                         FpFormat::F64 => v as i64 as f64,
                     };
-                    fwd!(Dom::Fp(FDom::range(ord(f, conv(lo)), ord(f, conv(hi)))));
+                    self.direct(
+                        t,
+                        Dom::Fp(FDom::range(ord(f, conv(lo)), ord(f, conv(hi)))),
+                        doms,
+                    )?;
                 }
             }
             Op::FpToSbv(w, rm) => {
                 // Monotone where specified: finite inputs whose rounded value
                 // fits; otherwise SMT-LIB leaves the result open.
                 let f = fmt_of(store.sort(a[0]));
-                let x = fdom(&d(a[0], doms));
+                let x = fdom(&doms[a[0].index()]);
                 let half = 2f64.powi(w as i32 - 1);
                 let r = |o: i64| crate::eval::round_integral(from_ord(f, o), rm);
                 if !x.nan && !x.range_empty() && !x.has_inf(f) {
                     let (lo, hi) = (r(x.lo), r(x.hi));
                     if lo >= -half && hi < half {
-                        fwd!(Dom::Bv(
-                            BDom::full(w).meet_signed((lo as i128, hi as i128), w)
-                        ));
+                        self.direct(
+                            t,
+                            Dom::Bv(BDom::full(w).meet_signed((lo as i128, hi as i128), w)),
+                            doms,
+                        )?;
                     }
                 }
                 self.fallback(doms, t)?;
             }
             _ => self.fallback(doms, t)?,
+        }
+        Ok(())
+    }
+
+    /// Bit-vector operators: ranges plus known bits ([`super::bv`]), then
+    /// evaluation once the arguments are single values.
+    fn revise_bv_op(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        let store = self.store;
+        let term = store.get(t);
+        let a: &[TermId] = &term.args;
+        let w = bv_width(store.sort(a[0]));
+        let wy = a.get(1).map_or(w, |&y| bv_width(store.sort(y)));
+        let args: Vec<BDom> = a.iter().map(|&i| bdom(&doms[i.index()])).collect();
+        if let Some(v) = bv::fwd(term.op, w, wy, &args) {
+            self.direct(t, Dom::Bv(v), doms)?;
+        }
+        for (i, &ai) in a.iter().enumerate() {
+            let args: Vec<BDom> = a.iter().map(|&i| bdom(&doms[i.index()])).collect();
+            let z = bdom(&doms[t.index()]);
+            if let Some(v) = bv::bwd(term.op, w, wy, &z, &args, i) {
+                self.indirect(ai, Dom::Bv(v), doms)?;
+            }
+        }
+        self.fallback(doms, t)
+    }
+
+    /// Unsigned and signed bit-vector comparisons (signed ones read the signed
+    /// view of the domains).
+    fn revise_bv_cmp(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        let store = self.store;
+        let term = store.get(t);
+        let a: &[TermId] = &term.args;
+        let w = bv_width(store.sort(a[0]));
+        let (x, y) = (bdom(&doms[a[0].index()]), bdom(&doms[a[1].index()]));
+        let (cf, ct) = bv::cmp_fwd(term.op, w, &x, &y);
+        self.direct(t, bool_dom(cf, ct), doms)?;
+        let z = bits(&doms[t.index()]);
+        if z == CAN_TRUE || z == CAN_FALSE {
+            let (nx, ny) = bv::cmp_bwd(term.op, w, z == CAN_TRUE, &x, &y);
+            self.indirect(a[0], Dom::Bv(nx), doms)?;
+            self.indirect(a[1], Dom::Bv(ny), doms)?;
         }
         Ok(())
     }

@@ -1,19 +1,25 @@
-//! The Alternating Variable Method as used by FloPSy (Lakhotia et al., ICTSS
-//! 2010, §3.1, after Korel 1990): one variable at a time, *exploratory moves*
-//! (a small step each way) and, on improvement, *pattern moves* (doubling
-//! steps in the improving direction). Floats move both in ULPs and in the
-//! value space at a decimal precision that is refined at each local optimum
-//! (FloPSy's precision refinement); when no refinement helps, the search
+//! The Alternating Variable Method as FloPSy uses it (Lakhotia et al., ICTSS
+//! 2010, §3.1, after Korel 1990). The moves on one variable, an exploratory
+//! step each way (down first) and then pattern moves that double the
+//! improving step, are the search crate's
+//! ([`fpforge_search::avm::explore_and_pattern`]); this module adds what is
+//! FloPSy's. Floats move in ULPs and in the value space at a decimal
+//! precision that is refined at each local optimum (FloPSy's precision
+//! refinement), and snap to round decimals; bit-vectors move as integers
+//! modulo 2^w and Booleans flip. When no refinement helps, the search
 //! restarts, alternating local restarts (perturb the best point) and global
 //! restarts (a fresh random point).
 
+use std::convert::Infallible;
+
+use fpforge_search::avm::{explore_and_pattern, Axis};
+use fpforge_search::ordinal::{from_ord, ord};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{float_value, sample, Objective, SearchEngine, StepResult};
 use crate::eval::Value;
-use crate::fpord::{from_ord, ord, round_to};
-use crate::sort::Sort;
+use crate::sort::{round_to, FpFormat, Sort};
 use crate::term::mask;
 
 /// Finest decimal precision of value-space moves (steps of 10^-MAX_PRECISION).
@@ -21,21 +27,91 @@ const MAX_PRECISION: i32 = 12;
 /// Sweeps without a 1% gain after which the AVM treats the point as a local
 /// optimum.
 const CREEP_SWEEPS: u32 = 50;
+/// FloPSy's exploratory move: one step each way, down first.
+const EXPLORATORY_STEPS: [i64; 2] = [-1, 1];
 
-/// The space a move happens in.
+/// The space a variable moves in.
 #[derive(Clone, Copy, Debug)]
 enum Space {
     /// Float ordinals.
     Ulp,
     /// Float values, steps of `10^-precision`.
     Value,
-    /// Rounding a float to `k` decimal digits after the point (k = 0, 1,
-    /// ...): reaches the exact round values that equalities often need.
-    Snap,
     /// Bit-vector integers, modulo 2^w.
     Int,
-    /// Boolean flip.
+    /// Boolean flip: one step either way is the other value, and there is no
+    /// step beyond it.
     Flip,
+}
+
+/// `v` moved by `steps` steps of `space` (value steps of `10^-precision`);
+/// `None` when that is no move.
+fn stepped(v: Value, space: Space, steps: i64, precision: i32) -> Option<Value> {
+    match (space, v) {
+        (Space::Flip, Value::Bool(b)) => (steps.unsigned_abs() == 1).then_some(Value::Bool(!b)),
+        (Space::Int, Value::Bv(x, w)) => Some(Value::Bv(x.wrapping_add(steps as u64) & mask(w), w)),
+        (Space::Ulp, _) => float_moved(v, |f, x| from_ord(f, ord(f, x).saturating_add(steps))),
+        (Space::Value, _) => float_moved(v, |f, x| {
+            round_to(f, x + (steps as f64) * 10f64.powi(-precision))
+        }),
+        _ => None,
+    }
+}
+
+/// Float `v` rounded to `digits` decimal digits after the point: reaches the
+/// exact round values that equalities often need.
+fn snapped(v: Value, digits: i32) -> Option<Value> {
+    let scale = 10f64.powi(digits);
+    float_moved(v, |f, x| round_to(f, (x * scale).round() / scale))
+}
+
+/// The float `to(format, x)` computes from float `v = x`; `None` for a
+/// non-float or NaN `v`, a NaN result, or the same value.
+fn float_moved(v: Value, to: impl FnOnce(FpFormat, f64) -> f64) -> Option<Value> {
+    let f = match v {
+        Value::F32(_) => FpFormat::F32,
+        Value::F64(_) => FpFormat::F64,
+        _ => return None,
+    };
+    let x = v.as_f64()?;
+    if x.is_nan() {
+        return None;
+    }
+    let y = to(f, x);
+    if y.to_bits() == x.to_bits() || y.is_nan() {
+        return None;
+    }
+    Some(float_value(f, y))
+}
+
+/// Variable `var` of the objective moving in `space`, the others held at `cur`.
+struct VarAxis<'a, 's> {
+    obj: &'a mut Objective<'s>,
+    cur: &'a mut [Value],
+    var: usize,
+    space: Space,
+    precision: i32,
+}
+
+impl Axis for VarAxis<'_, '_> {
+    type Point = Value;
+    type Stop = Infallible;
+
+    fn moved(&self, from: Value, steps: i64) -> Option<Value> {
+        stepped(from, self.space, steps, self.precision)
+    }
+
+    fn eval(&mut self, at: Value) -> Result<f64, Infallible> {
+        let old = std::mem::replace(&mut self.cur[self.var], at);
+        let fit = self.obj.fitness(self.cur);
+        self.cur[self.var] = old;
+        Ok(fit)
+    }
+
+    /// A zero fitness is a model: nothing is lower.
+    fn is_final(&self, value: f64) -> bool {
+        value == 0.0
+    }
 }
 
 /// AVM state, resumable step by step.
@@ -72,93 +148,55 @@ impl Avm {
         self.restarts
     }
 
-    fn moved(&self, v: Value, space: Space, dir: i64, k: i64) -> Option<Value> {
-        Some(match (space, v) {
-            (Space::Flip, Value::Bool(b)) => Value::Bool(!b),
-            (Space::Int, Value::Bv(x, w)) => {
-                Value::Bv(x.wrapping_add((dir.wrapping_mul(k)) as u64) & mask(w), w)
+    /// Moves on variable `i`: for floats a snap, then ULP moves, then value
+    /// moves, each tried only when the one before does not improve; true on
+    /// improvement.
+    fn explore(&mut self, obj: &mut Objective<'_>, i: usize) -> bool {
+        match obj.vars[i].sort {
+            Sort::Fp(_) => {
+                self.snap(obj, i)
+                    || self.line(obj, i, Space::Ulp)
+                    || self.line(obj, i, Space::Value)
             }
-            (Space::Ulp | Space::Value | Space::Snap, Value::F32(_) | Value::F64(_)) => {
-                let f = match v {
-                    Value::F32(_) => crate::sort::FpFormat::F32,
-                    _ => crate::sort::FpFormat::F64,
-                };
-                let x = v.as_f64()?;
-                if x.is_nan() {
-                    return None;
-                }
-                let y = match space {
-                    Space::Ulp => from_ord(f, ord(f, x).saturating_add(dir.saturating_mul(k))),
-                    Space::Snap => {
-                        // `k` is the number of decimal digits kept.
-                        let scale = 10f64.powi(k as i32);
-                        round_to(f, (x * scale).round() / scale)
-                    }
-                    _ => round_to(
-                        f,
-                        x + (dir as f64) * (k as f64) * 10f64.powi(-self.precision),
-                    ),
-                };
-                if y.to_bits() == x.to_bits() || y.is_nan() {
-                    return None;
-                }
-                float_value(f, y)
-            }
-            _ => return None,
-        })
+            Sort::BitVec(_) => self.line(obj, i, Space::Int),
+            Sort::Bool => self.line(obj, i, Space::Flip),
+            Sort::RoundingMode => false,
+        }
     }
 
-    /// Exploratory then pattern moves on variable `i`; true on improvement.
-    fn explore(&mut self, obj: &mut Objective<'_>, i: usize) -> bool {
-        let spaces: &[Space] = match obj.vars[i].sort {
-            Sort::Fp(_) => &[Space::Snap, Space::Ulp, Space::Value],
-            Sort::BitVec(_) => &[Space::Int],
-            Sort::Bool => &[Space::Flip],
-            Sort::RoundingMode => &[],
+    /// Exploratory and pattern moves of variable `i` in `space`.
+    fn line(&mut self, obj: &mut Objective<'_>, i: usize, space: Space) -> bool {
+        let at = self.cur[i];
+        let mut axis = VarAxis {
+            obj,
+            cur: &mut self.cur,
+            var: i,
+            space,
+            precision: self.precision,
         };
-        for &space in spaces {
-            if let Space::Snap = space {
-                for digits in 0..=i64::from(self.precision) {
-                    let Some(nv) = self.moved(self.cur[i], space, 1, digits) else {
-                        continue;
-                    };
-                    let old = std::mem::replace(&mut self.cur[i], nv);
-                    let fit = obj.fitness(&self.cur);
-                    if fit < self.cur_fit {
-                        self.cur_fit = fit;
-                        return true;
-                    }
-                    self.cur[i] = old;
-                }
+        let Ok(found) = explore_and_pattern(&mut axis, at, self.cur_fit, &EXPLORATORY_STEPS);
+        let Some((to, fit)) = found else {
+            return false;
+        };
+        self.cur[i] = to;
+        self.cur_fit = fit;
+        true
+    }
+
+    /// Snaps variable `i` to `k` decimal digits, k = 0..=precision, keeping the
+    /// first that improves.
+    fn snap(&mut self, obj: &mut Objective<'_>, i: usize) -> bool {
+        for digits in 0..=self.precision {
+            let Some(nv) = snapped(self.cur[i], digits) else {
                 continue;
+            };
+            let old = std::mem::replace(&mut self.cur[i], nv);
+            let fit = obj.fitness(&self.cur);
+            if fit < self.cur_fit {
+                self.cur_fit = fit;
+                return true;
             }
-            for dir in [-1i64, 1] {
-                let mut k = 1i64;
-                let mut improved = false;
-                while let Some(nv) = self.moved(self.cur[i], space, dir, k) {
-                    let old = std::mem::replace(&mut self.cur[i], nv);
-                    let fit = obj.fitness(&self.cur);
-                    if fit < self.cur_fit {
-                        self.cur_fit = fit;
-                        improved = true;
-                        if fit == 0.0 || matches!(space, Space::Flip) {
-                            return true;
-                        }
-                        if k == i64::MAX {
-                            // The step cannot grow: a saturated pattern move would
-                            // creep linearly (2^63 at a time) across the range.
-                            return true;
-                        }
-                        k = k.saturating_mul(2);
-                    } else {
-                        self.cur[i] = old;
-                        break;
-                    }
-                }
-                if improved {
-                    return true;
-                }
-            }
+            self.cur[i] = old;
         }
         false
     }
@@ -167,11 +205,11 @@ impl Avm {
     /// precision): coordinate moves cannot follow curved valleys to an exact
     /// round minimum such as Rosenbrock's (1, 1), a joint snap can.
     fn snap_all(&mut self, obj: &mut Objective<'_>) -> bool {
-        for digits in 0..=i64::from(self.precision) {
+        for digits in 0..=self.precision {
             let cand: Vec<Value> = self
                 .cur
                 .iter()
-                .map(|&v| self.moved(v, Space::Snap, 1, digits).unwrap_or(v))
+                .map(|&v| snapped(v, digits).unwrap_or(v))
                 .collect();
             let fit = obj.fitness(&cand);
             if fit < self.cur_fit {
@@ -193,7 +231,7 @@ impl Avm {
             } else {
                 let dir = if self.rng.gen() { 1 } else { -1 };
                 let k = 1i64 << self.rng.gen_range(0..20);
-                if let Some(v) = self.moved(self.cur[i], Space::Ulp, dir, k) {
+                if let Some(v) = stepped(self.cur[i], Space::Ulp, dir * k, self.precision) {
                     self.cur[i] = v;
                 }
             }

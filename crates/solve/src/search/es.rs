@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{float_value, sample, Objective, SearchEngine, StepResult};
 use crate::eval::Value;
-use crate::fpord::round_to;
+use crate::sort::round_to;
 use crate::sort::Sort;
 use crate::term::mask;
 

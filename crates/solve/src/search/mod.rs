@@ -15,12 +15,12 @@ pub mod random;
 
 use std::time::Instant;
 
+use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{Evaluator, Model, Value};
-use crate::fpord::{from_ord, max_ord, min_ord, ord, round_to};
-use crate::sort::{FpFormat, Sort};
+use crate::sort::{round_to, FpFormat, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 use crate::Fitness;
 
