@@ -180,7 +180,7 @@ impl<'s> Objective<'s> {
     /// |x - y| in the value space or in ULPs, capped at [`FAR`].
     fn gap(&self, t: TermId, x: f64, y: f64) -> f64 {
         let d = match (self.kind, self.store.sort(t)) {
-            (Fitness::Ulp, Sort::Fp(f)) => (ord(f, x) - ord(f, y)).unsigned_abs() as f64,
+            (Fitness::Ulp, Sort::Fp(f)) => ord(f, x).abs_diff(ord(f, y)) as f64,
             _ => (x - y).abs(),
         };
         if d.is_finite() {
