@@ -43,7 +43,7 @@
 //! use fpforge_cover::{cover, CoverConfig};
 //! # fn demo(module: &fpir::Module, f: fpir::Func) -> Result<(), fpforge_cover::CoverError> {
 //! let report = cover(module, f, &CoverConfig::default().with_seed(7))?;
-//! println!("{}/{} sides covered", report.covered(), report.sides.len());
+//! println!("{}/{} sides covered", report.tally().covered, report.sides.len());
 //! # Ok(()) }
 //! ```
 

@@ -7,7 +7,7 @@
 //! conditions, switch values, or the prover's) shows it [`SideStatus::Infeasible`].
 
 use fpforge_exec::plan::{InputPlan, Test};
-use fpir::{Func, Side, SideReport, SideStatus};
+use fpir::{Func, Side, SideReport, SideStatus, SideTally};
 use std::time::Duration;
 
 /// Why a coverage run ended.
@@ -59,17 +59,9 @@ pub struct CoverReport {
 }
 
 impl CoverReport {
-    /// Number of covered sides.
-    pub fn covered(&self) -> usize {
-        self.sides.iter().filter(|s| s.status.is_covered()).count()
-    }
-
-    /// Number of sides proved infeasible.
-    pub fn infeasible(&self) -> usize {
-        self.sides
-            .iter()
-            .filter(|s| s.status.is_infeasible())
-            .count()
+    /// How many sides are covered, proved infeasible, and neither.
+    pub fn tally(&self) -> SideTally {
+        SideTally::of(&self.sides)
     }
 
     /// The status of `side`, if it is included.

@@ -119,7 +119,7 @@ fn infeasible_side_is_not_reached_and_never_claimed() {
         .collect();
     assert_eq!(not_reached.len(), 1, "{:?}", report.sides);
     assert_eq!(not_reached[0].arm, Arm::True);
-    assert_eq!(report.covered(), 3);
+    assert_eq!(report.tally().covered, 3);
     assert_eq!(report.evals, 5_000);
 }
 
@@ -157,7 +157,7 @@ fn coverme_alone_still_confirms_what_it_claims() {
         .with_targeted(false);
     let report = cover(module(), func("dispatch"), &baseline).unwrap();
     check_witnesses(&report);
-    assert!(report.covered() >= 4, "{:?}", report.sides);
+    assert!(report.tally().covered >= 4, "{:?}", report.sides);
 }
 
 fn spec(text: &str) -> ArgSpec {
@@ -191,7 +191,7 @@ fn ranges_bound_every_input() {
     let config = config(13, 20_000).with_args(vec![spec("x in [0, 1]")], Vec::new());
     let report = cover(module(), func("in_range"), &config).unwrap();
     check_witnesses(&report);
-    assert_eq!(report.covered(), 3, "{:?}", report.sides);
+    assert_eq!(report.tally().covered, 3, "{:?}", report.sides);
     for test in &report.tests {
         let x = f64::from_bits(test.coords[0]);
         assert!((0.0..=1.0).contains(&x), "{x}");
@@ -225,7 +225,7 @@ fn jobs_give_the_same_tests_for_the_same_seed() {
         let b = cover(module(), func(name), &jobs).unwrap();
         check_witnesses(&a);
         assert_eq!(lines(&a), lines(&b), "{name}");
-        assert_eq!(a.covered(), b.covered());
+        assert_eq!(a.tally().covered, b.tally().covered);
     }
     assert_full(&cover(module(), func("classify"), &config(15, 60_000).with_jobs(2)).unwrap());
 }
@@ -257,12 +257,15 @@ fn selects_become_sites_and_constant_branches_are_infeasible() {
     ));
     // `sizeof(x) == sizeof(float)` is false: its then side is infeasible, and the two
     // branches of `x > 0 && x < 1` are dead.
-    assert_eq!(report.infeasible(), 5, "{:?}", report.sides);
+    assert_eq!(report.tally().infeasible, 5, "{:?}", report.sides);
     assert!(report.sides.iter().any(|s| s.status
         == SideStatus::Infeasible {
             method: InfeasibleMethod::ConstantCondition
         }));
-    assert_eq!(report.covered() + report.infeasible(), report.sides.len());
+    assert_eq!(
+        report.tally().covered + report.tally().infeasible,
+        report.sides.len()
+    );
     assert_eq!(report.stop, fpforge_cover::CoverStop::AllCovered);
 }
 
@@ -279,7 +282,7 @@ fn interrupt_ends_the_run_with_what_was_found() {
 fn switch_defaults_the_value_cannot_reach_are_infeasible() {
     let report = run("quadrant", 18, 20_000);
     check_witnesses(&report);
-    assert_eq!(report.covered(), 4, "{:?}", report.sides);
+    assert_eq!(report.tally().covered, 4, "{:?}", report.sides);
     let default = report
         .sides
         .iter()
@@ -318,7 +321,7 @@ fn prover_witnesses_count_only_when_their_rerun_takes_the_side() {
     };
     // `x < 0 && x > 1`: a witness claiming the impossible side is re-run and dropped.
     let report = with(Settlement::Witness(vec![(-1.0f64).to_bits()]));
-    assert_eq!(report.covered(), 3);
+    assert_eq!(report.tally().covered, 3);
     assert!(report.sides.iter().all(|s| !s.status.is_infeasible()));
     let method = InfeasibleMethod::IntervalLabeling;
     let report = with(Settlement::Infeasible(method));
@@ -328,5 +331,8 @@ fn prover_witnesses_count_only_when_their_rerun_takes_the_side() {
         .filter(|s| s.status == SideStatus::Infeasible { method })
         .collect();
     assert_eq!(proved.len(), 1, "{:?}", report.sides);
-    assert_eq!(report.covered() + report.infeasible(), report.sides.len());
+    assert_eq!(
+        report.tally().covered + report.tally().infeasible,
+        report.sides.len()
+    );
 }

@@ -36,7 +36,7 @@ use fpir::analysis::{infeasible_sides, Cfg};
 use fpir::EntityId;
 use fpir::{
     Arm, Block, BranchSite, Callee, Func, InfeasibleMethod, InstKind, MissReason, Module, Side,
-    SideReport, SideStatus,
+    SideReport, SideStatus, SideTally,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -115,17 +115,9 @@ pub struct ExploreReport {
 }
 
 impl ExploreReport {
-    /// Sides covered.
-    pub fn covered(&self) -> usize {
-        self.sides.iter().filter(|s| s.status.is_covered()).count()
-    }
-
-    /// Sides proved infeasible.
-    pub fn infeasible(&self) -> usize {
-        self.sides
-            .iter()
-            .filter(|s| s.status.is_infeasible())
-            .count()
+    /// How many sides are covered, proved infeasible, and neither.
+    pub fn tally(&self) -> SideTally {
+        SideTally::of(&self.sides)
     }
 }
 

@@ -243,8 +243,11 @@ fn constant_conditions_prove_sides_infeasible() {
     )
     .unwrap();
     assert!(report.complete);
-    assert_eq!(report.covered() + report.infeasible(), report.sides.len());
-    assert_eq!(report.infeasible(), 3);
+    assert_eq!(
+        report.tally().covered + report.tally().infeasible,
+        report.sides.len()
+    );
+    assert_eq!(report.tally().infeasible, 3);
 }
 
 #[test]

@@ -195,6 +195,47 @@ pub struct SideReport {
     pub status: SideStatus,
 }
 
+impl Terminator {
+    /// The block the arm `arm` of this branch or switch jumps to, if it has that arm.
+    pub fn arm_target(&self, arm: Arm) -> Option<Block> {
+        match (self, arm) {
+            (Terminator::Br { then_to, .. }, Arm::True) => Some(then_to.block),
+            (Terminator::Br { else_to, .. }, Arm::False) => Some(else_to.block),
+            (Terminator::Switch { cases, .. }, Arm::Case(i)) => {
+                cases.get(i as usize).map(|c| c.target.block)
+            }
+            (Terminator::Switch { default, .. }, Arm::Default) => Some(default.block),
+            _ => None,
+        }
+    }
+}
+
+/// How many sides are covered, proved infeasible, and neither.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct SideTally {
+    /// Sides a test takes.
+    pub covered: usize,
+    /// Sides proved never taken.
+    pub infeasible: usize,
+    /// The rest.
+    pub not_reached: usize,
+}
+
+impl SideTally {
+    /// Counts the statuses of `sides`.
+    pub fn of(sides: &[SideReport]) -> SideTally {
+        let mut tally = SideTally::default();
+        for s in sides {
+            match s.status {
+                SideStatus::Covered { .. } => tally.covered += 1,
+                SideStatus::Infeasible { .. } => tally.infeasible += 1,
+                SideStatus::NotReached { .. } => tally.not_reached += 1,
+            }
+        }
+        tally
+    }
+}
+
 /// A side name that does not name a side of the module.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad branch side `{text}`: {reason}")]
@@ -222,15 +263,7 @@ impl Module {
     pub fn side_target(&self, side: Side) -> Option<Block> {
         let data = self.branch_sites.get(side.site)?;
         let term = &self.funcs.get(data.func)?.blocks.get(data.block)?.term;
-        match (term, side.arm) {
-            (Terminator::Br { then_to, .. }, Arm::True) => Some(then_to.block),
-            (Terminator::Br { else_to, .. }, Arm::False) => Some(else_to.block),
-            (Terminator::Switch { cases, .. }, Arm::Case(i)) => {
-                cases.get(i as usize).map(|c| c.target.block)
-            }
-            (Terminator::Switch { default, .. }, Arm::Default) => Some(default.block),
-            _ => None,
-        }
+        term.arm_target(side.arm)
     }
 
     /// The name of an arm of `site` after the colon: `T`, `F`, `case<value>`, `default`.

@@ -37,7 +37,9 @@ use crate::SCHEMA_VERSION;
 use fpforge_cover::CoverReport;
 use fpforge_exec::InputSpec;
 use fpforge_explore::ExploreReport;
-use fpir::{BranchKind, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus};
+use fpir::{
+    BranchKind, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus, SideTally,
+};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -259,10 +261,6 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
 }
 
 impl Coverage<'_> {
-    fn count(&self, pred: impl Fn(&SideStatus) -> bool) -> usize {
-        self.sides.iter().filter(|s| pred(&s.status)).count()
-    }
-
     fn side_row(&self, report: &SideReport) -> SideRow {
         let module = self.module;
         let side = report.side;
@@ -321,6 +319,7 @@ impl Coverage<'_> {
 
     /// `coverage.json` (schema 1, see the module docs).
     pub fn to_json(&self) -> Result<String, ReportError> {
+        let tally = SideTally::of(self.sides);
         let json = CoverageJson {
             schema: SCHEMA_VERSION,
             engine: self.ending.map_or(self.engine, |e| e.stats.engine()),
@@ -329,9 +328,9 @@ impl Coverage<'_> {
             stop: self.ending.map(|e| e.stop.as_str()),
             seconds: self.ending.map(|e| e.elapsed.as_secs_f64()),
             sides: self.sides.len(),
-            covered: self.count(SideStatus::is_covered),
-            infeasible: self.count(SideStatus::is_infeasible),
-            not_reached: self.count(|s| matches!(s, SideStatus::NotReached { .. })),
+            covered: tally.covered,
+            infeasible: tally.infeasible,
+            not_reached: tally.not_reached,
             tests: self.tests,
             test_seconds: self.found_at.iter().map(Duration::as_secs_f64).collect(),
             stats: self.ending.map(|e| e.stats),
@@ -345,14 +344,17 @@ impl Coverage<'_> {
     pub fn summary(&self) -> String {
         let mut text = String::new();
         let total = self.sides.len();
-        let covered = self.count(SideStatus::is_covered);
+        let SideTally {
+            covered,
+            infeasible,
+            ..
+        } = SideTally::of(self.sides);
         let percent = if total == 0 {
             100.0
         } else {
             100.0 * covered as f64 / total as f64
         };
         let name = &self.module.funcs[self.func].name;
-        let infeasible = self.count(SideStatus::is_infeasible);
         let proved = if infeasible == 0 {
             String::new()
         } else {

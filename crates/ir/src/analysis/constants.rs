@@ -65,7 +65,7 @@ impl<'f> ConstantFacts<'f> {
             let term = &func.blocks[b].term;
             match facts
                 .constant_arm(term)
-                .and_then(|arm| arm_target(term, arm))
+                .and_then(|arm| term.arm_target(arm))
             {
                 Some(only) => vec![only],
                 None => cfg.succs(b).to_vec(),
@@ -213,19 +213,6 @@ fn every_submask_is_a_case(mask: u64, cases: &[crate::inst::SwitchCase]) -> bool
             return true;
         }
         v = v.wrapping_sub(mask) & mask;
-    }
-}
-
-/// The block an arm of a terminator jumps to.
-fn arm_target(term: &Terminator, arm: Arm) -> Option<Block> {
-    match (term, arm) {
-        (Terminator::Br { then_to, .. }, Arm::True) => Some(then_to.block),
-        (Terminator::Br { else_to, .. }, Arm::False) => Some(else_to.block),
-        (Terminator::Switch { cases, .. }, Arm::Case(i)) => {
-            cases.get(i as usize).map(|c| c.target.block)
-        }
-        (Terminator::Switch { default, .. }, Arm::Default) => Some(default.block),
-        _ => None,
     }
 }
 
