@@ -1,5 +1,6 @@
 //! Constants: folding LLVM constants and constant expressions to fpir [`Const`] values,
-//! and writing global initializers as little-endian bytes plus relocations.
+//! resolving global names (through aliases) to addresses, and writing global
+//! initializers as little-endian bytes plus relocations.
 //!
 //! Folding covers what clang emits at `-O0`: integers, floats, null/undef/poison (as
 //! zero), addresses of globals and functions, and `getelementptr`, `bitcast`,
@@ -8,10 +9,10 @@
 //! not fold; function lowering then materializes it as instructions.
 
 use crate::layout::{gep_offsets, GepIndex};
-use crate::lower::{name_text, Ctx};
+use crate::symbols::{name_text, Symbol, Symbols};
 use fpir::{AddrBase, Const, Reloc};
 use llvm_ir::constant::Float;
-use llvm_ir::{Constant, IntPredicate, Type};
+use llvm_ir::{Constant, IntPredicate, Name, Type};
 
 /// A folded constant.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -60,7 +61,21 @@ pub(crate) fn int_width(ty: &Type) -> u32 {
     }
 }
 
-impl<'m> Ctx<'m> {
+impl<'m> Symbols<'m> {
+    /// What a global name refers to as an address: a defined function, a global
+    /// variable, (through an alias) an offset into one, or the stub standing for a
+    /// function the module only declares. `None` for unknown names.
+    pub fn resolve(&self, name: &Name) -> Result<Option<(AddrBase, i64)>, String> {
+        match self.lookup(name) {
+            None => Ok(None),
+            Some(Symbol::Addr(base)) => Ok(Some((base, 0))),
+            Some(Symbol::Alias(aliasee)) => match self.fold(aliasee)? {
+                Some(Folded::Addr(base, off)) => Ok(Some((base, off))),
+                _ => Err(format!("alias @{} of a non-address", name_text(name))),
+            },
+        }
+    }
+
     /// Width in bits of the integer (or pointer) type of `c`.
     fn width_of(&self, c: &Constant) -> u32 {
         int_width(&self.llvm.types.type_of(c))

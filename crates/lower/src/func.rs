@@ -25,9 +25,10 @@
 
 use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::consts::{int_width, mask, sext, Folded};
+use crate::ctx::Ctx;
 use crate::error::LowerError;
 use crate::layout::{describe_unsupported, gep_offsets, scalar, uniform_element, GepIndex};
-use crate::lower::Ctx;
+use crate::symbols::Symbols;
 use fpir::{
     BlockCall, BlockData, Builtin, Callee, CastOp, Const, EntityVec, FloatBinOp, FloatPred,
     Function, Inst, InstKind, IntBinOp, IntPred, Reg, SrcLoc, SwitchCase, Terminator, Type,
@@ -48,22 +49,24 @@ pub(crate) const SRET_NAME: &str = ".sret";
 /// fpir cannot represent is lowered as a skeleton instead of failing (see
 /// [`FnLower::skipped`]).
 pub(crate) fn lower_function<'m>(
-    ctx: &mut Ctx<'m>,
+    symbols: &Symbols<'m>,
+    ctx: &mut Ctx,
     f: &'m llvm_ir::Function,
     skip_unsupported: bool,
 ) -> Result<Function, LowerError> {
     let counters = ctx.site_counters();
-    match FnLower::new(ctx, f, None).run() {
+    match FnLower::new(symbols, ctx, f, None).run() {
         Err(e @ LowerError::Unsupported { .. }) if skip_unsupported => {
             ctx.reset_site_counters(counters);
-            FnLower::new(ctx, f, Some(e.to_string())).run()
+            FnLower::new(symbols, ctx, f, Some(e.to_string())).run()
         }
         result => result,
     }
 }
 
 struct FnLower<'c, 'm> {
-    ctx: &'c mut Ctx<'m>,
+    symbols: &'c Symbols<'m>,
+    ctx: &'c mut Ctx,
     f: &'m llvm_ir::Function,
     regs: EntityVec<Reg, Type>,
     consts: Vec<(Reg, Const)>,
@@ -95,8 +98,14 @@ struct FnLower<'c, 'm> {
 }
 
 impl<'c, 'm> FnLower<'c, 'm> {
-    fn new(ctx: &'c mut Ctx<'m>, f: &'m llvm_ir::Function, skipped: Option<String>) -> Self {
+    fn new(
+        symbols: &'c Symbols<'m>,
+        ctx: &'c mut Ctx,
+        f: &'m llvm_ir::Function,
+        skipped: Option<String>,
+    ) -> Self {
         FnLower {
+            symbols,
             ctx,
             f,
             regs: EntityVec::new(),
@@ -377,7 +386,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
 
     /// Records instructions whose result is another value under a new name.
     fn find_alias(&mut self, inst: &'m Instruction) {
-        let types = &self.ctx.llvm.types;
+        let types = &self.symbols.llvm.types;
         match inst {
             Instruction::Freeze(i) => {
                 self.aliases.insert(&i.dest, &i.operand);
@@ -391,8 +400,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     && matches!(i.to_type.as_ref(), llvm_ir::Type::PointerType { .. });
                 let same_bytes = self.is_mem(&from)
                     && self.is_mem(&i.to_type)
-                    && self.ctx.layout.size_align(&from).map(|sa| sa.size)
-                        == self.ctx.layout.size_align(&i.to_type).map(|sa| sa.size);
+                    && self.symbols.layout.size_align(&from).map(|sa| sa.size)
+                        == self.symbols.layout.size_align(&i.to_type).map(|sa| sa.size);
                 if both_ptr || same_bytes || from == i.to_type {
                     self.aliases.insert(&i.dest, &i.operand);
                 }
@@ -439,7 +448,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 | llvm_ir::Type::NamedStructType { .. }
                 | llvm_ir::Type::ArrayType { .. }
                 | llvm_ir::Type::VectorType { .. }
-        ) && self.ctx.layout.size_align(ty).is_ok()
+        ) && self.symbols.layout.size_align(ty).is_ok()
     }
 
     /// The register type of an LLVM value type: its scalar type, or `ptr` for values
@@ -450,7 +459,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
 
     /// Size and alignment of a type held in memory.
     fn mem_layout(&mut self, ty: &llvm_ir::Type) -> Result<crate::layout::SizeAlign, LowerError> {
-        self.ctx
+        self.symbols
             .layout
             .size_align(ty)
             .map_err(|e| self.unsupported(e))
@@ -494,7 +503,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     element_type.clone()
                 }
                 _ => {
-                    let (off, field) = match self.ctx.layout.field(&ty, u64::from(i)) {
+                    let (off, field) = match self.symbols.layout.field(&ty, u64::from(i)) {
                         Ok((off, field)) => (off, field.clone()),
                         Err(e) => return Err(self.unsupported(e)),
                     };
@@ -527,7 +536,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let sa = self.mem_layout(ty)?;
         let mut init = vec![0u8; usize::try_from(sa.size).unwrap_or(usize::MAX).min(1 << 32)];
         let mut relocs = Vec::new();
-        if let Err(e) = self.ctx.write_init(c, 0, &mut init, &mut relocs) {
+        if let Err(e) = self.symbols.write_init(c, 0, &mut init, &mut relocs) {
             return Err(self.unsupported(e));
         }
         let name = format!("{}.const{}", self.f.name, self.ctx.out.globals.len());
@@ -576,7 +585,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     fn type_of(&self, op: &Operand) -> TypeRef {
-        self.ctx.llvm.types.type_of(op)
+        self.symbols.llvm.types.type_of(op)
     }
 
     fn operand_ty(&mut self, op: &Operand) -> Result<Type, LowerError> {
@@ -609,12 +618,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
 
     /// A register holding constant `c`, materializing run-time constant expressions.
     fn constant(&mut self, c: &'m Constant) -> Result<Reg, LowerError> {
-        let ty = self.ctx.llvm.types.type_of(c);
+        let ty = self.symbols.llvm.types.type_of(c);
         if scalar(&ty).is_none() && self.is_mem(&ty) {
             return self.const_global(c, &ty);
         }
         let t = self.scalar_ty(&ty)?;
-        match self.ctx.fold(c) {
+        match self.symbols.fold(c) {
             Ok(Some(folded)) => {
                 let value = match (t, folded) {
                     (Type::Int(_), Folded::Addr(..)) | (Type::Float(_), Folded::Addr(..)) => {
@@ -642,7 +651,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         };
         if let Some((op, operand)) = cast {
             let from = {
-                let ty = self.ctx.llvm.types.type_of(&**operand);
+                let ty = self.symbols.llvm.types.type_of(&**operand);
                 self.scalar_ty(&ty)?
             };
             let arg = self.constant(operand)?;
@@ -692,7 +701,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         match c {
             Constant::ICmp(i) => {
                 let ty = {
-                    let ty = self.ctx.llvm.types.type_of(&*i.operand0);
+                    let ty = self.symbols.llvm.types.type_of(&*i.operand0);
                     self.scalar_ty(&ty)?
                 };
                 let lhs = self.constant(&i.operand0)?;
@@ -874,7 +883,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             I::ShuffleVector(_) => Err(self.unsupported(format!("vector instruction `{inst}`"))),
             I::Alloca(a) => {
                 let sa = self
-                    .ctx
+                    .symbols
                     .layout
                     .size_align(&a.allocated_type)
                     .map_err(|e| self.unsupported(e))?;
@@ -887,7 +896,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 } else {
                     sa.align
                 };
-                let ptr = self.ctx.llvm.types.pointer_to(a.allocated_type.clone());
+                let ptr = self.symbols.llvm.types.pointer_to(a.allocated_type.clone());
                 self.define(
                     &a.dest,
                     &ptr,
@@ -947,7 +956,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 for idx in &g.indices {
                     let width = int_width(&self.type_of(idx));
                     let folded = match idx.as_constant() {
-                        Some(c) => self.ctx.fold(c).map_err(|e| self.unsupported(e))?,
+                        Some(c) => self.symbols.fold(c).map_err(|e| self.unsupported(e))?,
                         None => None,
                     };
                     indices.push(match folded {
@@ -962,7 +971,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     });
                 }
                 let (offset, terms) =
-                    gep_offsets(&self.ctx.layout, &g.source_element_type, &indices)
+                    gep_offsets(&self.symbols.layout, &g.source_element_type, &indices)
                         .map_err(|e| self.unsupported(e))?;
                 if offset == 0 && terms.is_empty() && !self.values.contains_key(&g.dest) {
                     // `gep p, 0` is `p` under another name.
@@ -1033,7 +1042,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 let lhs = self.operand(&i.operand0)?;
                 let rhs = self.operand(&i.operand1)?;
                 let pred = int_pred(i.predicate);
-                let b = self.ctx.llvm.types.bool();
+                let b = self.symbols.llvm.types.bool();
                 self.define(&i.dest, &b, InstKind::Icmp { pred, ty, lhs, rhs })
             }
             I::FCmp(i) => {
@@ -1044,7 +1053,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 let lhs = self.operand(&i.operand0)?;
                 let rhs = self.operand(&i.operand1)?;
                 let pred = float_pred(i.predicate);
-                let b = self.ctx.llvm.types.bool();
+                let b = self.symbols.llvm.types.bool();
                 self.define(
                     &i.dest,
                     &b,
@@ -1174,8 +1183,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
     /// For a call of a function the module does not define: its name and how to lower it.
     fn external_target(&self, call: &'m Call) -> Option<(&'m str, Target)> {
         let callee = call.function.as_ref().right()?.as_constant()?;
-        let name = self.ctx.callee_name(callee)?;
-        if self.ctx.funcs.contains_key(name) {
+        let name = self.symbols.callee_name(callee)?;
+        if self.symbols.func(name).is_some() {
             return None;
         }
         let fn_ty = self.callee_type(call)?;
@@ -1249,11 +1258,11 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
         let callee = match function
             .as_constant()
-            .and_then(|c| self.ctx.callee_name(c))
-            .and_then(|n| self.ctx.funcs.get(n).copied())
+            .and_then(|c| self.symbols.callee_name(c))
+            .and_then(|n| self.symbols.func(n))
         {
             Some(f) => {
-                let def = &self.ctx.llvm.functions[f.0 as usize];
+                let def = &self.symbols.llvm.functions[f.0 as usize];
                 // Compare the arguments, not the call's function type: an unprototyped
                 // (K&R) declaration calls through `double (...)*`.
                 let def_params: Vec<&TypeRef> = def.parameters.iter().map(|p| &p.ty).collect();
@@ -1361,7 +1370,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             match byval {
                 Some(ty) if copy_byval => {
                     let sa = self
-                        .ctx
+                        .symbols
                         .layout
                         .size_align(ty)
                         .map_err(|e| self.unsupported(e))?;

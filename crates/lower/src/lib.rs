@@ -50,6 +50,7 @@
 
 mod calls;
 mod consts;
+mod ctx;
 mod error;
 mod fenv;
 pub mod frontend;
@@ -57,6 +58,7 @@ mod func;
 mod layout;
 mod lower;
 mod stubs;
+mod symbols;
 
 pub use error::LowerError;
 pub use frontend::{
