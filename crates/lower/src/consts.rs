@@ -33,23 +33,12 @@ impl Folded {
     }
 }
 
-/// Keeps the low `bits` bits of `value`.
-pub(crate) fn mask(value: u64, bits: u32) -> u64 {
-    if bits >= 64 {
-        value
-    } else {
-        value & ((1u64 << bits) - 1)
-    }
-}
-
-/// Sign-extends the low `bits` bits of `value` to 64 bits.
-pub(crate) fn sext(value: u64, bits: u32) -> i64 {
-    if bits == 0 || bits >= 64 {
-        value as i64
-    } else {
-        let shift = 64 - bits;
-        ((value << shift) as i64) >> shift
-    }
+/// The fpir integer type of width `bits`, in which constant folding computes (masking
+/// results with [`fpir::Type::mask`], reading signed operands with
+/// [`fpir::Type::sign_extend`]). Integers wider than 64 bits compute in their low 64
+/// bits, all that a folded value holds.
+pub(crate) fn int_type(bits: u32) -> fpir::Type {
+    fpir::Type::Int(bits.min(64) as u8)
 }
 
 /// Bit width of an integer or pointer type (0 for anything else).
@@ -81,13 +70,18 @@ impl<'m> Symbols<'m> {
         int_width(&self.llvm.types.type_of(c))
     }
 
+    /// The integer type folding computes in for `c` (see [`int_type`]).
+    fn int_type_of(&self, c: &Constant) -> fpir::Type {
+        int_type(self.width_of(c))
+    }
+
     /// Folds `c`. `Ok(None)` means it is a valid constant expression whose value is only
     /// known at run time (it involves `ptrtoint` of an address); `Err` names what is
     /// unsupported.
     pub fn fold(&self, c: &Constant) -> Result<Option<Folded>, String> {
         use Folded::Bits;
         Ok(Some(match c {
-            Constant::Int { bits, value } if *bits <= 64 => Bits(mask(*value, *bits)),
+            Constant::Int { bits, value } if *bits <= 64 => Bits(value & int_type(*bits).mask()),
             Constant::Int { bits, .. } => {
                 return Err(format!("{bits}-bit integer constant (wider than 64 bits)"))
             }
@@ -124,7 +118,7 @@ impl<'m> Symbols<'m> {
                 }
             }
             Constant::PtrToInt(p) => match self.fold(&p.operand)? {
-                Some(Bits(b)) => Bits(mask(b, int_width(&p.to_type))),
+                Some(Bits(b)) => Bits(b & int_type(int_width(&p.to_type)).mask()),
                 _ => return Ok(None),
             },
             Constant::GetElementPtr(g) => {
@@ -139,7 +133,9 @@ impl<'m> Symbols<'m> {
                 let mut indices = Vec::with_capacity(g.indices.len());
                 for idx in &g.indices {
                     match self.fold(idx)? {
-                        Some(Bits(b)) => indices.push(GepIndex::Const(sext(b, self.width_of(idx)))),
+                        Some(Bits(b)) => {
+                            indices.push(GepIndex::Const(self.int_type_of(idx).sign_extend(b)))
+                        }
                         _ => return Err("getelementptr with a non-constant index".to_string()),
                     }
                 }
@@ -150,7 +146,7 @@ impl<'m> Symbols<'m> {
                 }
             }
             Constant::Trunc(t) => match self.fold(&t.operand)? {
-                Some(Bits(b)) => Bits(mask(b, int_width(&t.to_type))),
+                Some(Bits(b)) => Bits(b & int_type(int_width(&t.to_type)).mask()),
                 _ => return Ok(None),
             },
             Constant::ZExt(z) => match self.fold(&z.operand)? {
@@ -158,10 +154,10 @@ impl<'m> Symbols<'m> {
                 _ => return Ok(None),
             },
             Constant::SExt(s) => match self.fold(&s.operand)? {
-                Some(Bits(b)) => Bits(mask(
-                    sext(b, self.width_of(&s.operand)) as u64,
-                    int_width(&s.to_type),
-                )),
+                Some(Bits(b)) => Bits(
+                    self.int_type_of(&s.operand).sign_extend(b) as u64
+                        & int_type(int_width(&s.to_type)).mask(),
+                ),
                 _ => return Ok(None),
             },
             Constant::Add(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
@@ -183,8 +179,8 @@ impl<'m> Symbols<'m> {
                 else {
                     return Ok(None);
                 };
-                let w = self.width_of(&i.operand0);
-                let (sa, sb) = (sext(a, w), sext(b, w));
+                let ty = self.int_type_of(&i.operand0);
+                let (sa, sb) = (ty.sign_extend(a), ty.sign_extend(b));
                 Bits(u64::from(match i.predicate {
                     IntPredicate::EQ => a == b,
                     IntPredicate::NE => a != b,
@@ -241,8 +237,9 @@ impl<'m> Symbols<'m> {
         else {
             return Ok(None);
         };
-        let w = self.width_of(lhs);
-        let (sa, sb) = (sext(a, w), sext(b, w));
+        let ty = self.int_type_of(lhs);
+        let w = ty.bits();
+        let (sa, sb) = (ty.sign_extend(a), ty.sign_extend(b));
         let shift = u32::try_from(b).unwrap_or(u32::MAX);
         let value = match c {
             Constant::Add(_) => a.wrapping_add(b),
@@ -261,7 +258,7 @@ impl<'m> Symbols<'m> {
             // Division by zero and over-wide shifts are poison: any value will do.
             _ => 0,
         };
-        Ok(Some(Folded::Bits(mask(value, w))))
+        Ok(Some(Folded::Bits(value & ty.mask())))
     }
 
     /// Writes the initializer `c` at byte `at` of `bytes`, recording pointers in `relocs`.

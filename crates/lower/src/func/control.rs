@@ -2,7 +2,7 @@
 //! sites, and `select`.
 
 use super::FnLower;
-use crate::consts::mask;
+use crate::consts::int_type;
 use crate::error::LowerError;
 use crate::layout::describe_unsupported;
 use fpir::{BlockCall, Const, InstKind, Reg, SwitchCase, Terminator, Type};
@@ -94,7 +94,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 let mut cases = Vec::with_capacity(s.dests.len());
                 for (c, dest) in &s.dests {
                     let v = match c.as_ref() {
-                        Constant::Int { value, bits } if *bits <= 64 => mask(*value, *bits),
+                        Constant::Int { value, bits } if *bits <= 64 => {
+                            value & int_type(*bits).mask()
+                        }
                         other => return Err(self.unsupported(format!("switch case value {other}"))),
                     };
                     cases.push(SwitchCase {

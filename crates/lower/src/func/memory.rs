@@ -2,7 +2,7 @@
 //! and vector values, which live in memory (see [`super`]).
 
 use super::FnLower;
-use crate::consts::{int_width, sext, Folded};
+use crate::consts::{int_type, int_width, Folded};
 use crate::error::LowerError;
 use crate::layout::{gep_offsets, scalar, GepIndex};
 use fpir::{Builtin, Callee, Const, InstKind, Reg, Type};
@@ -175,7 +175,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let elem = element_type.clone();
         let size = self.mem_layout(&elem)?.size as i64;
         if let Some(Constant::Int { value, bits }) = index.as_constant() {
-            return Ok((sext(*value, *bits).wrapping_mul(size), Vec::new(), elem));
+            let index = int_type(*bits).sign_extend(*value);
+            return Ok((index.wrapping_mul(size), Vec::new(), elem));
         }
         let index = self.operand(index)?;
         Ok((0, vec![fpir::IndexTerm { index, scale: size }], elem))
@@ -258,13 +259,13 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let base = self.operand(&g.address)?;
         let mut indices = Vec::with_capacity(g.indices.len());
         for idx in &g.indices {
-            let width = int_width(&self.type_of(idx));
+            let index_ty = int_type(int_width(&self.type_of(idx)));
             let folded = match idx.as_constant() {
                 Some(c) => self.symbols.fold(c).map_err(|e| self.unsupported(e))?,
                 None => None,
             };
             indices.push(match folded {
-                Some(Folded::Bits(b)) => GepIndex::Const(sext(b, width)),
+                Some(Folded::Bits(b)) => GepIndex::Const(index_ty.sign_extend(b)),
                 _ => {
                     let r = self.operand(idx)?;
                     if !self.regs[r].is_int() {
