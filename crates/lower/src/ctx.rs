@@ -2,6 +2,12 @@
 //! source files, external functions and globals grow as lowering goes), the site
 //! numbering, and the predicates of constrained comparisons read beside `llvm-ir`.
 //!
+//! Sites are numbered in textual order, in two series of branch sites: conditional
+//! `br`s and `switch`es from 0, then the `select`s that lowering turns into branches
+//! (see [`crate::func`]), from the module's number of `br`/`switch` terminators on. So
+//! a `select` never moves another site, and every function's sites stay where the text
+//! puts them whichever functions have selects.
+//!
 //! Source files are interned as the debug info names them (the `DIFile` filename, not
 //! joined with the compilation directory): the path as given to clang, which clang
 //! makes relative to its working directory when the file lies under it. Reports then
@@ -21,20 +27,31 @@ pub(crate) struct Ctx {
     externals: HashMap<String, u32>,
     /// Predicates of constrained comparisons (see [`crate::fenv`]).
     pub fcmp_predicates: FcmpPredicates,
-    next_branch: u32,
-    next_op: u32,
+    next: SiteNumbers,
+}
+
+/// The next site ids of each series (see the module docs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SiteNumbers {
+    branch: u32,
+    select: u32,
+    op: u32,
 }
 
 impl Ctx {
-    /// A context building an empty module.
-    pub fn new(fcmp_predicates: FcmpPredicates) -> Self {
+    /// A context building an empty module from an LLVM module with `branch_terminators`
+    /// conditional `br`s and `switch`es, where the `select` sites begin.
+    pub fn new(fcmp_predicates: FcmpPredicates, branch_terminators: u32) -> Self {
         Ctx {
             out: fpir::Module::default(),
             files: HashMap::new(),
             externals: HashMap::new(),
             fcmp_predicates,
-            next_branch: 0,
-            next_op: 0,
+            next: SiteNumbers {
+                branch: 0,
+                select: branch_terminators,
+                op: 0,
+            },
         }
     }
 
@@ -67,26 +84,31 @@ impl Ctx {
         i
     }
 
-    /// The next branch and op site numbers.
-    pub fn site_counters(&self) -> (u32, u32) {
-        (self.next_branch, self.next_op)
+    /// The next site numbers, to rewind to.
+    pub fn site_numbers(&self) -> SiteNumbers {
+        self.next
     }
 
     /// Rewinds the site numbering (before lowering a function again).
-    pub fn reset_site_counters(&mut self, (branch, op): (u32, u32)) {
-        self.next_branch = branch;
-        self.next_op = op;
+    pub fn rewind_sites(&mut self, to: SiteNumbers) {
+        self.next = to;
     }
 
-    /// The next branch site id (textual order).
+    /// The next branch site id of a conditional `br` or a `switch`.
     pub fn next_branch(&mut self) -> fpir::BranchSite {
-        self.next_branch += 1;
-        fpir::BranchSite(self.next_branch - 1)
+        self.next.branch += 1;
+        fpir::BranchSite(self.next.branch - 1)
     }
 
-    /// The next op site id (textual order).
+    /// The next branch site id of a `select`.
+    pub fn next_select(&mut self) -> fpir::BranchSite {
+        self.next.select += 1;
+        fpir::BranchSite(self.next.select - 1)
+    }
+
+    /// The next op site id.
     pub fn next_op(&mut self) -> fpir::OpSite {
-        self.next_op += 1;
-        fpir::OpSite(self.next_op - 1)
+        self.next.op += 1;
+        fpir::OpSite(self.next.op - 1)
     }
 }

@@ -11,13 +11,17 @@
 //! become zero-filled globals.
 //!
 //! Branch and op sites are numbered while lowering, in LLVM textual order: functions in
-//! definition order, blocks in order, instructions in order; one branch site per
-//! conditional `br` (also `br i1 true`) and per `switch`, one op site per
+//! definition order, blocks in order, instructions in order. Branch sites come in two
+//! series (see [`crate::ctx`]): first one per conditional `br` (also `br i1 true`) and
+//! per `switch`, then one per `select` whose condition is not a constant, which lowering
+//! turns into a branch (see [`crate::func`]); skeletons of unsupported functions keep
+//! theirs, so the numbering stays textual. One op site per
 //! `fadd`/`fsub`/`fmul`/`fdiv`/`frem` (also their constrained intrinsics) and per math
 //! call. That order is a contract with the differential test harness, which numbers the
-//! `br i1` and `switch` lines of `llvm-dis` output of the same bitcode and must get the
-//! same ids. Floating-point operations on unsupported types in dead code, which lowering
-//! drops (see [`crate::func`]), get no op site; stubs' math calls are numbered last.
+//! `br i1` and `switch` lines, then the `select i1 %...` lines, of `llvm-dis` output of
+//! the same bitcode and must get the same ids. Floating-point operations on unsupported
+//! types in dead code, which lowering drops, get no op site; stubs' math calls are
+//! numbered last.
 
 use crate::consts::Folded;
 use crate::ctx::Ctx;
@@ -28,6 +32,7 @@ use crate::stubs::{alias_function, lower_stub};
 use crate::symbols::{name_text, Symbols};
 use fpir::{AddrBase, GlobalData};
 use llvm_ir::module::GlobalVariable;
+use llvm_ir::terminator::Terminator;
 use llvm_ir::Type;
 
 /// Lowers a parsed LLVM module to fpir and indexes its sites.
@@ -37,7 +42,13 @@ pub(crate) fn lower_module(
     fcmp_predicates: FcmpPredicates,
 ) -> Result<fpir::Module, LowerError> {
     let symbols = Symbols::new(llvm);
-    let mut ctx = Ctx::new(fcmp_predicates);
+    let branch_terminators = llvm
+        .functions
+        .iter()
+        .flat_map(|f| &f.basic_blocks)
+        .filter(|bb| matches!(bb.term, Terminator::CondBr(_) | Terminator::Switch(_)))
+        .count() as u32;
+    let mut ctx = Ctx::new(fcmp_predicates, branch_terminators);
     for g in symbols.program_globals() {
         let data = lower_global(&symbols, &mut ctx, g, skip_unsupported)?;
         ctx.out.globals.push(data);

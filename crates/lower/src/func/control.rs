@@ -122,29 +122,73 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
     }
 
-    /// `select`.
+    /// `select`. On a condition that is not a constant it is a branch site like any
+    /// other: the block ends in a conditional branch to a new join block whose parameter
+    /// is the select's result. That is how gcc, and so gcov, compiles a `?:` with cheap
+    /// arms, which clang makes a `select` even at `-O0`; as a branch, each side is a
+    /// side to cover, reach and trace. Its site is numbered after every `br`/`switch`
+    /// of the module (see [`crate::ctx`]). In dead code it stays a branch even when its
+    /// arms cannot be lowered (the join then has no parameter and the result reads as
+    /// zero), so the numbering still follows the text.
     pub(super) fn select(&mut self, s: &'m instruction::Select) -> Result<(), LowerError> {
-        let cond_ty = self.operand_ty(&s.condition)?;
-        if cond_ty != Type::BOOL {
+        if self.operand_ty(&s.condition)? != Type::BOOL {
             return Err(self.unsupported("select on a vector condition"));
         }
-        let value_ty = self.type_of(&s.true_value);
-        let Some(ty) = self.reg_ty(&value_ty) else {
-            return Err(self.unsupported(format!("{} value", describe_unsupported(&value_ty))));
-        };
-        let cond = self.operand(&s.condition)?;
-        let if_true = self.operand(&s.true_value)?;
-        let if_false = self.operand(&s.false_value)?;
-        let llty = self.type_of(&s.true_value);
-        self.define(
-            &s.dest,
-            &llty,
-            InstKind::Select {
+        if s.condition.as_constant().is_some() {
+            let cond = self.operand(&s.condition)?;
+            let (ty, dest, if_true, if_false) = self.select_arms(s)?;
+            let select = InstKind::Select {
                 ty,
                 cond,
                 if_true,
                 if_false,
+            };
+            self.push(Some(dest), select);
+            return Ok(());
+        }
+        let site = self.ctx.next_select();
+        let cond = self.term_operand(&s.condition, Type::BOOL)?;
+        let emitted = self.insts.len();
+        let (params, then_args, else_args) = match self.select_arms(s) {
+            Ok((_, dest, if_true, if_false)) => (vec![dest], vec![if_true], vec![if_false]),
+            Err(LowerError::Unsupported { .. }) if self.lenient => {
+                self.insts.truncate(emitted);
+                self.locs.truncate(emitted);
+                self.dropped_code = true;
+                (Vec::new(), Vec::new(), Vec::new())
+            }
+            Err(e) => return Err(e),
+        };
+        let join = self.new_join();
+        let branch = Terminator::Br {
+            cond,
+            then_to: BlockCall {
+                block: join,
+                args: then_args,
             },
-        )
+            else_to: BlockCall {
+                block: join,
+                args: else_args,
+            },
+            site,
+        };
+        self.finish_block(branch, self.loc);
+        self.open_block = (join, params);
+        Ok(())
+    }
+
+    /// The result type and register of a `select` and the registers of its arms.
+    fn select_arms(
+        &mut self,
+        s: &'m instruction::Select,
+    ) -> Result<(Type, Reg, Reg, Reg), LowerError> {
+        let value_ty = self.type_of(&s.true_value);
+        let Some(ty) = self.reg_ty(&value_ty) else {
+            return Err(self.unsupported(format!("{} value", describe_unsupported(&value_ty))));
+        };
+        let if_true = self.operand(&s.true_value)?;
+        let if_false = self.operand(&s.false_value)?;
+        let dest = self.value(&s.dest, &value_ty)?;
+        Ok((ty, dest, if_true, if_false))
     }
 }

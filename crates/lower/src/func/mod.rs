@@ -20,6 +20,10 @@
 //! `extractvalue`/`extractelement` read from it, `store` copies it, and a function
 //! returning one takes a hidden first parameter ([`SRET_NAME`]) to copy it into.
 //!
+//! A `select` on a condition that is not a constant ends its fpir block in a branch to
+//! a join block, which continues the LLVM block; join blocks take the ids after the LLVM
+//! blocks', in textual order (see [`control`]).
+//!
 //! Blocks only reachable through a branch on a constant are dead code; an unsupported
 //! instruction there is dropped (its result, if fpir can type it, reads as zero) instead
 //! of failing the function, and a terminator operand that cannot be lowered becomes
@@ -39,12 +43,13 @@ use crate::error::LowerError;
 use crate::layout::{describe_unsupported, scalar, uniform_element};
 use crate::symbols::Symbols;
 use fpir::{
-    BlockData, Callee, CastOp, Const, EntityVec, FloatBinOp, Function, Inst, InstKind, IntBinOp,
-    Reg, SrcLoc, Terminator, Type,
+    BlockData, Callee, CastOp, Const, EntityId, EntityVec, FloatBinOp, Function, Inst, InstKind,
+    IntBinOp, Reg, SrcLoc, Terminator, Type,
 };
 use llvm_ir::debugloc::DebugLoc;
 use llvm_ir::instruction::Phi;
 use llvm_ir::terminator as term;
+use llvm_ir::BasicBlock;
 use llvm_ir::{Constant, Instruction, Name, Operand, TypeRef};
 use std::collections::HashMap;
 
@@ -62,14 +67,23 @@ pub(crate) fn lower_function<'m>(
     f: &'m llvm_ir::Function,
     skip_unsupported: bool,
 ) -> Result<Function, LowerError> {
-    let counters = ctx.site_counters();
+    let sites = ctx.site_numbers();
     match FnLower::new(symbols, ctx, f, None).run() {
         Err(e @ LowerError::Unsupported { .. }) if skip_unsupported => {
-            ctx.reset_site_counters(counters);
+            ctx.rewind_sites(sites);
             FnLower::new(symbols, ctx, f, Some(e.to_string())).run()
         }
         result => result,
     }
+}
+
+/// A function's parameters and result, as [`FnLower::signature`] lowers them.
+#[derive(Default)]
+struct Signature {
+    params: Vec<Reg>,
+    param_pointees: Vec<Option<Type>>,
+    param_names: Vec<Option<String>>,
+    ret: Option<Type>,
 }
 
 struct FnLower<'c, 'm> {
@@ -85,8 +99,17 @@ struct FnLower<'c, 'm> {
     phis: Vec<Vec<&'m Phi>>,
     /// The LLVM block being lowered (the predecessor of the edges its terminator makes).
     block_name: Option<&'m Name>,
+    /// The fpir block being built: its id and parameters; its code is `insts`, `locs`.
+    open_block: (fpir::Block, Vec<Reg>),
     insts: Vec<Inst>,
     locs: Vec<Option<SrcLoc>>,
+    /// The blocks built so far, in the order they were finished.
+    finished: Vec<(fpir::Block, BlockData)>,
+    /// The number of join blocks made for `select`s so far (their ids follow the LLVM
+    /// blocks').
+    joins: usize,
+    /// True once an unsupported instruction of dead code has been dropped.
+    dropped_code: bool,
     /// Debug location of the instruction being lowered (for error messages).
     dloc: &'m Option<DebugLoc>,
     /// Its interned location.
@@ -124,8 +147,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
             blocks: HashMap::new(),
             phis: Vec::new(),
             block_name: None,
+            open_block: (fpir::Block(0), Vec::new()),
             insts: Vec::new(),
             locs: Vec::new(),
+            finished: Vec::new(),
+            joins: 0,
+            dropped_code: false,
             dloc: &None,
             loc: None,
             lenient: false,
@@ -144,44 +171,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
     fn run(&mut self) -> Result<Function, LowerError> {
         let f = self.f;
         self.dloc = &f.debugloc;
-        let mut params = Vec::new();
-        let mut param_pointees = Vec::new();
-        let mut param_names = Vec::new();
-        if self.is_mem(&f.return_type) {
-            let sret = self.new_reg(Type::Ptr);
-            self.sret = Some(sret);
-            params.push(sret);
-            param_pointees.push(uniform_element(&f.return_type));
-            param_names.push(Some(SRET_NAME.to_string()));
-        }
-        for p in &f.parameters {
-            if self.skipped.is_some() && self.reg_ty(&p.ty).is_none() {
-                continue;
-            }
-            params.push(self.value(&p.name, &p.ty)?);
-            param_pointees.push(match p.ty.as_ref() {
-                llvm_ir::Type::PointerType { pointee_type, .. } => scalar(pointee_type),
-                llvm_ir::Type::VectorType { element_type, .. }
-                | llvm_ir::Type::ArrayType { element_type, .. } => scalar(element_type),
-                _ => None,
-            });
-            param_names.push(match &p.name {
-                Name::Name(s) => Some(s.to_string()),
-                Name::Number(_) => None,
-            });
-        }
-        let ret = match f.return_type.as_ref() {
-            llvm_ir::Type::VoidType => None,
-            _ if self.sret.is_some() => None,
-            other if self.skipped.is_some() => scalar(other),
-            other => Some(scalar(other).ok_or_else(|| {
-                self.unsupported(format!("{} result", describe_unsupported(other)))
-            })?),
-        };
-        self.ret = ret;
+        let signature = self.signature()?;
+        self.ret = signature.ret;
         for (i, bb) in f.basic_blocks.iter().enumerate() {
-            self.blocks
-                .insert(&bb.name, <fpir::Block as fpir::EntityId>::new(i));
+            self.blocks.insert(&bb.name, fpir::Block::new(i));
             let mut phis = Vec::new();
             for inst in &bb.instrs {
                 match inst {
@@ -201,72 +194,25 @@ impl<'c, 'm> FnLower<'c, 'm> {
             phis.retain(|phi| live || self.reg_ty(&phi.to_type).is_some());
         }
         self.phis = phis;
-        let mut blocks = EntityVec::new();
-        let mut dropped_code = false;
         for (i, bb) in f.basic_blocks.iter().enumerate() {
-            self.block_name = Some(&bb.name);
             self.lenient = !live[i];
-            let block_params = if i == 0 {
-                params.clone()
+            let params = if i == 0 {
+                signature.params.clone()
             } else {
                 let mut ps = Vec::new();
-                let phis = self.phis[i].clone();
-                for phi in phis {
+                for phi in self.phis[i].clone() {
                     self.dloc = &phi.debugloc;
                     ps.push(self.value(&phi.dest, &phi.to_type)?);
                 }
                 ps
             };
-            if let (0, Some(reason)) = (i, &self.skipped) {
-                let name = format!("{} (not lowered: {reason})", f.name);
-                let trap = Callee::External(self.ctx.external(&name));
-                self.push(
-                    None,
-                    InstKind::Call {
-                        callee: trap,
-                        args: Vec::new(),
-                    },
-                );
-            }
-            for (j, inst) in bb.instrs.iter().enumerate() {
-                self.position = (i, j);
-                self.dloc = inst_debugloc(inst);
-                self.loc = self.ctx.src_loc(self.dloc);
-                let emitted = self.insts.len();
-                match self.lower_inst(inst) {
-                    Ok(()) => {}
-                    Err(LowerError::Unsupported { .. }) if self.lenient => {
-                        self.insts.truncate(emitted);
-                        self.locs.truncate(emitted);
-                        dropped_code = true;
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            self.dloc = term_debugloc(&bb.term);
-            self.loc = self.ctx.src_loc(self.dloc);
-            let term_loc = self.loc;
-            let term = match self.lower_term(&bb.term) {
-                Err(LowerError::Unsupported { .. })
-                    if self.lenient
-                        && !matches!(
-                            bb.term,
-                            term::Terminator::CondBr(_) | term::Terminator::Switch(_)
-                        ) =>
-                {
-                    Terminator::Unreachable
-                }
-                other => other?,
-            };
-            blocks.push(BlockData {
-                params: block_params,
-                insts: std::mem::take(&mut self.insts),
-                locs: std::mem::take(&mut self.locs),
-                term,
-                term_loc,
-            });
+            self.lower_block(i, bb, params)?;
         }
-        if dropped_code {
+        let mut finished = std::mem::take(&mut self.finished);
+        finished.sort_by_key(|(id, _)| id.0);
+        let blocks: EntityVec<fpir::Block, BlockData> =
+            finished.into_iter().map(|(_, data)| data).collect();
+        if self.dropped_code {
             self.define_dropped_values(&blocks);
         }
         let loc = self.ctx.src_loc(&f.debugloc).or_else(|| {
@@ -276,14 +222,127 @@ impl<'c, 'm> FnLower<'c, 'm> {
         });
         Ok(Function {
             name: f.name.clone(),
-            ret,
-            param_pointees,
-            param_names,
+            ret: signature.ret,
+            param_pointees: signature.param_pointees,
+            param_names: signature.param_names,
             regs: std::mem::take(&mut self.regs),
             consts: std::mem::take(&mut self.consts),
             blocks,
             loc,
         })
+    }
+
+    /// The function's parameters (with the hidden result slot first, when it has one)
+    /// and result type.
+    fn signature(&mut self) -> Result<Signature, LowerError> {
+        let f = self.f;
+        let mut sig = Signature::default();
+        if self.is_mem(&f.return_type) {
+            let sret = self.new_reg(Type::Ptr);
+            self.sret = Some(sret);
+            sig.params.push(sret);
+            sig.param_pointees.push(uniform_element(&f.return_type));
+            sig.param_names.push(Some(SRET_NAME.to_string()));
+        }
+        for p in &f.parameters {
+            if self.skipped.is_some() && self.reg_ty(&p.ty).is_none() {
+                continue;
+            }
+            sig.params.push(self.value(&p.name, &p.ty)?);
+            sig.param_pointees.push(match p.ty.as_ref() {
+                llvm_ir::Type::PointerType { pointee_type, .. } => scalar(pointee_type),
+                llvm_ir::Type::VectorType { element_type, .. }
+                | llvm_ir::Type::ArrayType { element_type, .. } => scalar(element_type),
+                _ => None,
+            });
+            sig.param_names.push(match &p.name {
+                Name::Name(s) => Some(s.to_string()),
+                Name::Number(_) => None,
+            });
+        }
+        sig.ret = match f.return_type.as_ref() {
+            llvm_ir::Type::VoidType => None,
+            _ if self.sret.is_some() => None,
+            other if self.skipped.is_some() => scalar(other),
+            other => Some(scalar(other).ok_or_else(|| {
+                self.unsupported(format!("{} result", describe_unsupported(other)))
+            })?),
+        };
+        Ok(sig)
+    }
+
+    /// Lowers the `i`-th LLVM block, whose fpir block has parameters `params`, into
+    /// that block and the join blocks its `select`s split off.
+    fn lower_block(
+        &mut self,
+        i: usize,
+        bb: &'m BasicBlock,
+        params: Vec<Reg>,
+    ) -> Result<(), LowerError> {
+        self.block_name = Some(&bb.name);
+        self.open_block = (fpir::Block::new(i), params);
+        if let (0, Some(reason)) = (i, &self.skipped) {
+            let name = format!("{} (not lowered: {reason})", self.f.name);
+            let trap = Callee::External(self.ctx.external(&name));
+            self.push(
+                None,
+                InstKind::Call {
+                    callee: trap,
+                    args: Vec::new(),
+                },
+            );
+        }
+        for (j, inst) in bb.instrs.iter().enumerate() {
+            self.position = (i, j);
+            self.dloc = inst_debugloc(inst);
+            self.loc = self.ctx.src_loc(self.dloc);
+            let emitted = self.insts.len();
+            match self.lower_inst(inst) {
+                Ok(()) => {}
+                Err(LowerError::Unsupported { .. }) if self.lenient => {
+                    self.insts.truncate(emitted);
+                    self.locs.truncate(emitted);
+                    self.dropped_code = true;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.dloc = term_debugloc(&bb.term);
+        self.loc = self.ctx.src_loc(self.dloc);
+        let term_loc = self.loc;
+        let term = match self.lower_term(&bb.term) {
+            Err(LowerError::Unsupported { .. })
+                if self.lenient
+                    && !matches!(
+                        bb.term,
+                        term::Terminator::CondBr(_) | term::Terminator::Switch(_)
+                    ) =>
+            {
+                Terminator::Unreachable
+            }
+            other => other?,
+        };
+        self.finish_block(term, term_loc);
+        Ok(())
+    }
+
+    /// Ends the block being built with `term`.
+    fn finish_block(&mut self, term: Terminator, term_loc: Option<SrcLoc>) {
+        let (id, params) = std::mem::replace(&mut self.open_block, (fpir::Block(0), Vec::new()));
+        let data = BlockData {
+            params,
+            insts: std::mem::take(&mut self.insts),
+            locs: std::mem::take(&mut self.locs),
+            term,
+            term_loc,
+        };
+        self.finished.push((id, data));
+    }
+
+    /// A new join block, numbered after the LLVM blocks and the joins made before.
+    fn new_join(&mut self) -> fpir::Block {
+        self.joins += 1;
+        fpir::Block::new(self.f.basic_blocks.len() + self.joins - 1)
     }
 
     /// Which blocks can run: those reachable from the entry when a branch on a constant
