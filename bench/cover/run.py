@@ -571,11 +571,11 @@ def main():
     ablations = [("no-ulp-space", ["--no-ulp-space"]), ("no-ulp-distance", ["--no-ulp-distance"]),
                  ("no-seeding", ["--no-seeding"]), ("no-refine", ["--no-refine"]),
                  ("no-targeted", ["--no-targeted"]), ("no-levels", ["--no-levels"]),
-                 ("no-select-sites", ["--no-select-sites"]), ("no-boundaries", ["--no-boundaries"]),
+                 ("no-boundaries", ["--no-boundaries"]),
                  ("no-reach", ["--no-reach"]), ("jobs 2", ["--jobs", "2"]),
                  ("coverme", ["--no-ulp-space", "--no-ulp-distance", "--no-seeding",
                               "--no-refine", "--no-targeted", "--no-levels",
-                              "--no-select-sites", "--no-boundaries", "--no-reach"])]
+                              "--no-boundaries", "--no-reach"])]
     args.ablations = ablations if args.ablate else []
     if args.ablate_only:
         wanted = args.ablate_only.split(",")

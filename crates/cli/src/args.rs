@@ -189,10 +189,6 @@ pub struct CoverArgs {
     /// compiling to pay off, `eager` from the first evaluation, `off` never.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompileArg::Hot)]
     pub compile: CompileArg,
-    /// Leave `select`s (conditional expressions clang did not compile to branches) alone
-    /// instead of covering both of their sides as branch sites.
-    #[arg(long)]
-    pub no_select_sites: bool,
     /// Do not hand the sides the search left open to concolic execution (`reach`),
     /// which finds witnesses the search missed or proves sides infeasible.
     #[arg(long)]

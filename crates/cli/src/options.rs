@@ -191,8 +191,6 @@ pub struct CoverOptions {
     pub config: CoverConfig,
     /// Hand the sides the search leaves open to concolic execution.
     pub reach: bool,
-    /// Split clang's `select`s into branch sites.
-    pub select_sites: bool,
     /// Output directory.
     pub out: PathBuf,
 }
@@ -248,7 +246,6 @@ impl TryFrom<CoverArgs> for CoverOptions {
             program,
             config,
             reach: !args.no_reach,
-            select_sites: !args.no_select_sites,
             out: args.out,
         })
     }

@@ -27,9 +27,10 @@
 //! gets into unfinished code; starts aimed at one uncovered side from the test
 //! closest to it; tests for the `<`/`==`/`>` relations of ordered comparisons that other
 //! compilers branch on; and parallel rounds of starts over `jobs` threads. Outside the
-//! search, [`split_selects`] turns clang's `select`s into branch sites (gcc, and so gcov,
-//! compiles those conditional expressions as branches), and sides behind constant
-//! conditions are proved infeasible ([`fpir::analysis::constants`]).
+//! search, sides behind constant conditions are proved infeasible
+//! ([`fpir::analysis::constants`]). clang's `select`s are branch sites like any other:
+//! lowering turns them into branches, as gcc (and so gcov) compiles those conditional
+//! expressions.
 //!
 //! Parameters come from an [`fpforge_exec::InputSpec`] (scalars, pointees, arrays,
 //! ranges, fixed values, output arrays; [`CoverConfig::args`]).
@@ -56,7 +57,6 @@ pub mod error;
 pub mod prover;
 pub mod report;
 pub mod represent;
-pub mod selects;
 pub mod sides;
 
 pub use config::{CoverConfig, Metric};
@@ -65,4 +65,3 @@ pub use error::CoverError;
 pub use fpforge_search::Space;
 pub use prover::{Settlement, SideProver};
 pub use report::{CoverReport, CoverStop};
-pub use selects::split_selects;

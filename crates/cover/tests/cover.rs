@@ -2,7 +2,7 @@
 //! sides, every claim confirmed by re-execution, determinism, and infeasible sides left
 //! as not reached. Budgets are evaluation limits so results do not depend on speed.
 
-use fpforge_cover::{cover, split_selects, CoverConfig, CoverReport, Settlement, SideProver};
+use fpforge_cover::{cover, CoverConfig, CoverReport, Settlement, SideProver};
 use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
 use fpforge_lower::LoadOptions;
@@ -231,14 +231,27 @@ fn jobs_give_the_same_tests_for_the_same_seed() {
 }
 
 #[test]
-fn selects_become_sites_and_constant_branches_are_infeasible() {
-    let mut m = module().clone();
-    let f = m.func_by_name("sign_or_one").unwrap();
-    let before = m.branch_sites.len();
-    assert_eq!(split_selects(&mut m, &[f]).unwrap(), 1);
-    assert_eq!(m.branch_sites.len(), before + 1);
-    fpir::verify_module(&m).expect("the split module verifies");
-    let report = cover(&m, f, &config(16, 20_000)).unwrap();
+fn selects_are_sites_and_constant_branches_are_infeasible() {
+    let m = module();
+    let f = func("sign_or_one");
+    // `return x < -1.0 ? -1.0 : 1.0;` is a `select`, which lowering makes a branch site
+    // numbered after every `br` and `switch` of the module (`quadrant`'s come later in
+    // the file).
+    let at_line = |func: Func, line: u32| {
+        m.branch_sites
+            .iter()
+            .filter(|(_, s)| s.func == func && s.loc.is_some_and(|l| l.line == line))
+            .map(|(site, _)| site.0 as usize)
+            .collect::<Vec<_>>()
+    };
+    let [select] = at_line(f, 132)[..] else {
+        panic!("one branch site for the `?:` of sign_or_one")
+    };
+    let [switch] = at_line(func("quadrant"), 137)[..] else {
+        panic!("one branch site for the switch of quadrant")
+    };
+    assert!(select > switch, "{select} {switch}");
+    let report = cover(m, f, &config(16, 20_000)).unwrap();
     let status = |site: usize, arm: Arm| {
         report
             .sides
@@ -248,11 +261,11 @@ fn selects_become_sites_and_constant_branches_are_infeasible() {
     };
     // The select's two sides are covered.
     assert!(matches!(
-        status(before, Arm::True),
+        status(select, Arm::True),
         Some(SideStatus::Covered { .. })
     ));
     assert!(matches!(
-        status(before, Arm::False),
+        status(select, Arm::False),
         Some(SideStatus::Covered { .. })
     ));
     // `sizeof(x) == sizeof(float)` is false: its then side is infeasible, and the two

@@ -167,7 +167,7 @@ impl<'a> Differ<'a> {
                 } = &block.term
                 {
                     let values = cases.iter().map(|c| c.value).collect();
-                    switches.insert(site.0, (mask(*ty), values));
+                    switches.insert(site.0, (ty.mask(), values));
                 }
             }
         }
@@ -438,13 +438,6 @@ fn width(k: Kind) -> usize {
     match k {
         Kind::F32 | Kind::I32 => 4,
         _ => 8,
-    }
-}
-
-fn mask(t: Type) -> u64 {
-    match t.bits() {
-        64.. => u64::MAX,
-        b => (1u64 << b) - 1,
     }
 }
 

@@ -2,12 +2,16 @@
 //!
 //! The native side of a differential test must report the same branch trace as the
 //! interpreter's `BranchTrace` observer. fpforge numbers branch sites in the textual order
-//! of the linked bitcode (defined functions in order, blocks in order, one site per
-//! conditional `br i1` and per `switch`), so instrumenting the `llvm-dis` text in one pass
-//! reproduces the numbering exactly:
+//! of the linked bitcode (defined functions in order, blocks in order): first one site per
+//! conditional `br i1` and per `switch`, then one per `select i1` on a register, which
+//! lowering turns into a conditional branch. Instrumenting the `llvm-dis` text in two
+//! passes (count the `br`/`switch` lines, then number and hook) reproduces the numbering
+//! exactly:
 //!
 //! - before `br i1 C, label ...` goes `call void @__fpforge_br(i32 N, i32 zext(C))`;
-//! - before `switch iW V, label ...` goes `call void @__fpforge_sw(i32 N, i64 zext(V))`.
+//! - before `switch iW V, label ...` goes `call void @__fpforge_sw(i32 N, i64 zext(V))`;
+//! - before `%r = select i1 %C, ...` goes `call void @__fpforge_br(i32 N, i32 zext(%C))`
+//!   (a `select` on a constant stays a `select` in fpir and gets no hook).
 //!
 //! Both hooks take full-width integers (no `i1` or `zeroext` in the hook ABI) and are
 //! declared at the end of the module; the C runtime in `runtime.c` defines them.
@@ -63,77 +67,64 @@ pub enum InstrumentError {
     HookClash(String),
 }
 
-/// Adds branch hooks to LLVM-14 textual IR, numbering sites in textual order.
+/// What a line of the module text is, as far as instrumenting goes.
+enum Line<'a> {
+    /// The header of a function definition.
+    Define(DefinedFunc),
+    /// `br i1 C, ...` with its condition.
+    CondBr(&'a str),
+    /// `switch iW V, ...` with its scrutinee's type, width and value.
+    Switch {
+        ty: &'a str,
+        width: u32,
+        value: &'a str,
+    },
+    /// `%r = select i1 %C, ...` with its condition.
+    Select(&'a str),
+    /// Anything else.
+    Other,
+}
+
+/// Adds branch hooks to LLVM-14 textual IR, numbering sites in textual order: the
+/// conditional branches and switches first, then the selects (see the module docs).
 pub fn instrument(ll: &str) -> Result<Instrumented, InstrumentError> {
     for hook in [BR_HOOK, SW_HOOK] {
         if ll.contains(&format!("@{hook}(")) {
             return Err(InstrumentError::HookClash(hook.to_string()));
         }
     }
+    let lines = classify_lines(ll)?;
+    let branch_terminators = lines
+        .iter()
+        .filter(|(_, kind)| matches!(kind, Line::CondBr(_) | Line::Switch { .. }))
+        .count() as u32;
     let mut out = String::with_capacity(ll.len() + ll.len() / 4);
     let mut funcs = Vec::new();
-    let mut site: u32 = 0;
-    let mut in_body = false;
-    for (i, line) in ll.lines().enumerate() {
-        let lineno = i + 1;
-        if !in_body {
-            if let Some(func) = parse_define(line) {
-                funcs.push(func);
-                in_body = !line.trim_end().ends_with('}');
+    let mut next_branch: u32 = 0;
+    let mut next_select = branch_terminators;
+    for (i, (line, kind)) in lines.into_iter().enumerate() {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        match kind {
+            Line::Define(func) => funcs.push(func),
+            Line::CondBr(cond) => {
+                hook_branch(&mut out, indent, next_branch, cond);
+                next_branch += 1;
             }
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        if line.starts_with('}') {
-            in_body = false;
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        let trimmed = line.trim_start();
-        let indent = &line[..line.len() - trimmed.len()];
-        let malformed = || InstrumentError::Malformed {
-            line: lineno,
-            text: line.to_string(),
-        };
-        if let Some(rest) = trimmed.strip_prefix("br i1 ") {
-            let cond = rest.split(", label ").next().ok_or_else(malformed)?;
-            if cond == rest {
-                return Err(malformed());
+            Line::Select(cond) => {
+                hook_branch(&mut out, indent, next_select, cond);
+                next_select += 1;
             }
-            // Writing to a String cannot fail.
-            let _ = writeln!(out, "{indent}%__fpforge.c{site} = zext i1 {cond} to i32");
-            let _ = writeln!(
-                out,
-                "{indent}call void @{BR_HOOK}(i32 {site}, i32 %__fpforge.c{site})"
-            );
-            site += 1;
-        } else if let Some(rest) = trimmed.strip_prefix("switch ") {
-            let (ty, rest) = rest.split_once(' ').ok_or_else(malformed)?;
-            let value = rest.split(", label ").next().ok_or_else(malformed)?;
-            if value == rest {
-                return Err(malformed());
-            }
-            let width: u32 = ty
-                .strip_prefix('i')
-                .and_then(|w| w.parse().ok())
-                .ok_or_else(malformed)?;
-            let arg = match width.cmp(&64) {
-                std::cmp::Ordering::Less => {
-                    let _ = writeln!(out, "{indent}%__fpforge.s{site} = zext {ty} {value} to i64");
-                    format!("%__fpforge.s{site}")
-                }
-                std::cmp::Ordering::Equal => value.to_string(),
-                std::cmp::Ordering::Greater => {
+            Line::Switch { ty, width, value } => {
+                if width > 64 {
                     return Err(InstrumentError::WideSwitch {
-                        line: lineno,
+                        line: i + 1,
                         ty: ty.to_string(),
-                    })
+                    });
                 }
-            };
-            let _ = writeln!(out, "{indent}call void @{SW_HOOK}(i32 {site}, i64 {arg})");
-            site += 1;
+                hook_switch(&mut out, indent, next_branch, (ty, width), value);
+                next_branch += 1;
+            }
+            Line::Other => {}
         }
         out.push_str(line);
         out.push('\n');
@@ -142,9 +133,80 @@ pub fn instrument(ll: &str) -> Result<Instrumented, InstrumentError> {
     let _ = writeln!(out, "declare void @{SW_HOOK}(i32, i64)");
     Ok(Instrumented {
         text: out,
-        sites: site,
+        sites: next_select,
         funcs,
     })
+}
+
+/// Classifies every line of `ll`; branches, switches and selects count only inside
+/// function bodies.
+fn classify_lines(ll: &str) -> Result<Vec<(&str, Line<'_>)>, InstrumentError> {
+    let mut lines = Vec::new();
+    let mut in_body = false;
+    for (i, line) in ll.lines().enumerate() {
+        let kind = if !in_body {
+            match parse_define(line) {
+                Some(func) => {
+                    in_body = !line.trim_end().ends_with('}');
+                    Line::Define(func)
+                }
+                None => Line::Other,
+            }
+        } else if line.starts_with('}') {
+            in_body = false;
+            Line::Other
+        } else {
+            classify_body_line(line.trim_start()).ok_or_else(|| InstrumentError::Malformed {
+                line: i + 1,
+                text: line.to_string(),
+            })?
+        };
+        lines.push((line, kind));
+    }
+    Ok(lines)
+}
+
+/// What a line inside a function body is; `None` when a branch or switch line does not
+/// have the expected shape.
+fn classify_body_line(trimmed: &str) -> Option<Line<'_>> {
+    if let Some(rest) = trimmed.strip_prefix("br i1 ") {
+        let (cond, _) = rest.split_once(", label ")?;
+        return Some(Line::CondBr(cond));
+    }
+    if let Some(rest) = trimmed.strip_prefix("switch ") {
+        let (ty, rest) = rest.split_once(' ')?;
+        let width = ty.strip_prefix('i')?.parse().ok()?;
+        let (value, _) = rest.split_once(", label ")?;
+        return Some(Line::Switch { ty, width, value });
+    }
+    let select_cond = trimmed
+        .split_once(" = select i1 ")
+        .and_then(|(_, rest)| rest.split_once(", "))
+        .map(|(cond, _)| cond)
+        .filter(|cond| cond.starts_with('%'));
+    Some(select_cond.map_or(Line::Other, Line::Select))
+}
+
+/// Writes the hook call reporting branch site `site` on condition `cond` (an `i1`).
+fn hook_branch(out: &mut String, indent: &str, site: u32, cond: &str) {
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "{indent}%__fpforge.c{site} = zext i1 {cond} to i32");
+    let _ = writeln!(
+        out,
+        "{indent}call void @{BR_HOOK}(i32 {site}, i32 %__fpforge.c{site})"
+    );
+}
+
+/// Writes the hook call reporting switch site `site` on `value` of integer type `ty`
+/// of at most 64 bits.
+fn hook_switch(out: &mut String, indent: &str, site: u32, (ty, width): (&str, u32), value: &str) {
+    let arg = if width < 64 {
+        let _ = writeln!(out, "{indent}%__fpforge.s{site} = zext {ty} {value} to i64");
+        format!("%__fpforge.s{site}")
+    } else {
+        value.to_string()
+    };
+    let _ = writeln!(out, "{indent}call void @{SW_HOOK}(i32 {site}, i64 {arg})");
 }
 
 /// Recognizes `define ... @name(...` and returns the function's name and linkage.
@@ -177,6 +239,7 @@ entry:
   br i1 %cmp, label %neg, label %pos, !dbg !11
 
 neg:                                              ; preds = %entry
+  %s = select i1 %cmp, double %x, double 0.0, !dbg !13
   br label %pos
 
 pos:                                              ; preds = %neg, %entry
@@ -194,6 +257,9 @@ sw.default:
 
 define internal i64 @g(i64 %v, i8 %c) {
 entry:
+  %b = icmp eq i8 %c, 0
+  %k = select i1 true, i64 1, i64 2
+  %q = select i1 %b, i64 %v, i64 %k
   switch i64 %v, label %d [
     i64 3, label %d
   ]
@@ -209,7 +275,7 @@ e:
     #[test]
     fn numbers_sites_in_textual_order() {
         let out = instrument(SNIPPET).unwrap();
-        assert_eq!(out.sites, 5);
+        assert_eq!(out.sites, 7);
         assert_eq!(
             out.funcs,
             vec![
@@ -227,9 +293,16 @@ e:
             "  %__fpforge.c0 = zext i1 %cmp to i32",
             "  call void @__fpforge_br(i32 0, i32 %__fpforge.c0)",
             "  br i1 %cmp, label %neg, label %pos, !dbg !11",
+            "  %__fpforge.c5 = zext i1 %cmp to i32",
+            "  call void @__fpforge_br(i32 5, i32 %__fpforge.c5)",
+            "  %s = select i1 %cmp, double %x, double 0.0, !dbg !13",
             "  %__fpforge.s1 = zext i32 %k to i64",
             "  call void @__fpforge_sw(i32 1, i64 %__fpforge.s1)",
             "  %__fpforge.c2 = zext i1 true to i32",
+            "  %k = select i1 true, i64 1, i64 2",
+            "  %__fpforge.c6 = zext i1 %b to i32",
+            "  call void @__fpforge_br(i32 6, i32 %__fpforge.c6)",
+            "  %q = select i1 %b, i64 %v, i64 %k",
             "  call void @__fpforge_sw(i32 3, i64 %v)",
             "  %__fpforge.s4 = zext i8 %c to i64",
             "declare void @__fpforge_br(i32, i32)",
@@ -242,6 +315,11 @@ e:
                 .unwrap_or_else(|| panic!("missing or out of order: {want}\n{}", out.text));
             pos += found + want.len();
         }
+        let hooked = out.text.matches("call void @__fpforge_br(").count();
+        assert_eq!(
+            hooked, 4,
+            "two branches and two selects; not `select i1 true`"
+        );
     }
 
     #[test]

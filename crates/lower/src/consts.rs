@@ -1,5 +1,6 @@
 //! Constants: folding LLVM constants and constant expressions to fpir [`Const`] values,
-//! and writing global initializers as little-endian bytes plus relocations.
+//! resolving global names (through aliases) to addresses, and writing global
+//! initializers as little-endian bytes plus relocations.
 //!
 //! Folding covers what clang emits at `-O0`: integers, floats, null/undef/poison (as
 //! zero), addresses of globals and functions, and `getelementptr`, `bitcast`,
@@ -8,10 +9,10 @@
 //! not fold; function lowering then materializes it as instructions.
 
 use crate::layout::{gep_offsets, GepIndex};
-use crate::lower::{name_text, Ctx};
+use crate::symbols::{name_text, Symbol, Symbols};
 use fpir::{AddrBase, Const, Reloc};
 use llvm_ir::constant::Float;
-use llvm_ir::{Constant, IntPredicate, Type};
+use llvm_ir::{Constant, IntPredicate, Name, Type};
 
 /// A folded constant.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -32,23 +33,12 @@ impl Folded {
     }
 }
 
-/// Keeps the low `bits` bits of `value`.
-pub(crate) fn mask(value: u64, bits: u32) -> u64 {
-    if bits >= 64 {
-        value
-    } else {
-        value & ((1u64 << bits) - 1)
-    }
-}
-
-/// Sign-extends the low `bits` bits of `value` to 64 bits.
-pub(crate) fn sext(value: u64, bits: u32) -> i64 {
-    if bits == 0 || bits >= 64 {
-        value as i64
-    } else {
-        let shift = 64 - bits;
-        ((value << shift) as i64) >> shift
-    }
+/// The fpir integer type of width `bits`, in which constant folding computes (masking
+/// results with [`fpir::Type::mask`], reading signed operands with
+/// [`fpir::Type::sign_extend`]). Integers wider than 64 bits compute in their low 64
+/// bits, all that a folded value holds.
+pub(crate) fn int_type(bits: u32) -> fpir::Type {
+    fpir::Type::Int(bits.min(64) as u8)
 }
 
 /// Bit width of an integer or pointer type (0 for anything else).
@@ -60,10 +50,29 @@ pub(crate) fn int_width(ty: &Type) -> u32 {
     }
 }
 
-impl<'m> Ctx<'m> {
+impl<'m> Symbols<'m> {
+    /// What a global name refers to as an address: a defined function, a global
+    /// variable, (through an alias) an offset into one, or the stub standing for a
+    /// function the module only declares. `None` for unknown names.
+    pub fn resolve(&self, name: &Name) -> Result<Option<(AddrBase, i64)>, String> {
+        match self.lookup(name) {
+            None => Ok(None),
+            Some(Symbol::Addr(base)) => Ok(Some((base, 0))),
+            Some(Symbol::Alias(aliasee)) => match self.fold(aliasee)? {
+                Some(Folded::Addr(base, off)) => Ok(Some((base, off))),
+                _ => Err(format!("alias @{} of a non-address", name_text(name))),
+            },
+        }
+    }
+
     /// Width in bits of the integer (or pointer) type of `c`.
     fn width_of(&self, c: &Constant) -> u32 {
         int_width(&self.llvm.types.type_of(c))
+    }
+
+    /// The integer type folding computes in for `c` (see [`int_type`]).
+    fn int_type_of(&self, c: &Constant) -> fpir::Type {
+        int_type(self.width_of(c))
     }
 
     /// Folds `c`. `Ok(None)` means it is a valid constant expression whose value is only
@@ -72,7 +81,7 @@ impl<'m> Ctx<'m> {
     pub fn fold(&self, c: &Constant) -> Result<Option<Folded>, String> {
         use Folded::Bits;
         Ok(Some(match c {
-            Constant::Int { bits, value } if *bits <= 64 => Bits(mask(*value, *bits)),
+            Constant::Int { bits, value } if *bits <= 64 => Bits(value & int_type(*bits).mask()),
             Constant::Int { bits, .. } => {
                 return Err(format!("{bits}-bit integer constant (wider than 64 bits)"))
             }
@@ -109,7 +118,7 @@ impl<'m> Ctx<'m> {
                 }
             }
             Constant::PtrToInt(p) => match self.fold(&p.operand)? {
-                Some(Bits(b)) => Bits(mask(b, int_width(&p.to_type))),
+                Some(Bits(b)) => Bits(b & int_type(int_width(&p.to_type)).mask()),
                 _ => return Ok(None),
             },
             Constant::GetElementPtr(g) => {
@@ -124,7 +133,9 @@ impl<'m> Ctx<'m> {
                 let mut indices = Vec::with_capacity(g.indices.len());
                 for idx in &g.indices {
                     match self.fold(idx)? {
-                        Some(Bits(b)) => indices.push(GepIndex::Const(sext(b, self.width_of(idx)))),
+                        Some(Bits(b)) => {
+                            indices.push(GepIndex::Const(self.int_type_of(idx).sign_extend(b)))
+                        }
                         _ => return Err("getelementptr with a non-constant index".to_string()),
                     }
                 }
@@ -135,7 +146,7 @@ impl<'m> Ctx<'m> {
                 }
             }
             Constant::Trunc(t) => match self.fold(&t.operand)? {
-                Some(Bits(b)) => Bits(mask(b, int_width(&t.to_type))),
+                Some(Bits(b)) => Bits(b & int_type(int_width(&t.to_type)).mask()),
                 _ => return Ok(None),
             },
             Constant::ZExt(z) => match self.fold(&z.operand)? {
@@ -143,10 +154,10 @@ impl<'m> Ctx<'m> {
                 _ => return Ok(None),
             },
             Constant::SExt(s) => match self.fold(&s.operand)? {
-                Some(Bits(b)) => Bits(mask(
-                    sext(b, self.width_of(&s.operand)) as u64,
-                    int_width(&s.to_type),
-                )),
+                Some(Bits(b)) => Bits(
+                    self.int_type_of(&s.operand).sign_extend(b) as u64
+                        & int_type(int_width(&s.to_type)).mask(),
+                ),
                 _ => return Ok(None),
             },
             Constant::Add(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
@@ -168,8 +179,8 @@ impl<'m> Ctx<'m> {
                 else {
                     return Ok(None);
                 };
-                let w = self.width_of(&i.operand0);
-                let (sa, sb) = (sext(a, w), sext(b, w));
+                let ty = self.int_type_of(&i.operand0);
+                let (sa, sb) = (ty.sign_extend(a), ty.sign_extend(b));
                 Bits(u64::from(match i.predicate {
                     IntPredicate::EQ => a == b,
                     IntPredicate::NE => a != b,
@@ -226,8 +237,9 @@ impl<'m> Ctx<'m> {
         else {
             return Ok(None);
         };
-        let w = self.width_of(lhs);
-        let (sa, sb) = (sext(a, w), sext(b, w));
+        let ty = self.int_type_of(lhs);
+        let w = ty.bits();
+        let (sa, sb) = (ty.sign_extend(a), ty.sign_extend(b));
         let shift = u32::try_from(b).unwrap_or(u32::MAX);
         let value = match c {
             Constant::Add(_) => a.wrapping_add(b),
@@ -246,7 +258,7 @@ impl<'m> Ctx<'m> {
             // Division by zero and over-wide shifts are poison: any value will do.
             _ => 0,
         };
-        Ok(Some(Folded::Bits(mask(value, w))))
+        Ok(Some(Folded::Bits(value & ty.mask())))
     }
 
     /// Writes the initializer `c` at byte `at` of `bytes`, recording pointers in `relocs`.

@@ -18,7 +18,9 @@
 //! - Integers of 1 to 64 bits, `float`, `double` and pointers in registers; structs,
 //!   arrays, unions and vectors in memory, laid out as on x86-64 (packed structs
 //!   honoured); `getelementptr` as byte offsets plus sign-extended index terms.
-//! - Phis as block parameters; constants (including `undef`/`poison` as zero, addresses
+//! - Phis as block parameters; a `select` on a condition that is not a constant as a
+//!   conditional branch (a branch site, numbered after every `br` and `switch`) to a
+//!   join block whose parameter is its result, as gcc compiles a `?:`; constants (including `undef`/`poison` as zero, addresses
 //!   of globals and functions, and constant expressions) as constant registers; global
 //!   initializers as little-endian bytes with relocations for the pointers inside.
 //! - Calls: defined functions directly; C math functions and LLVM math intrinsics
@@ -50,6 +52,7 @@
 
 mod calls;
 mod consts;
+mod ctx;
 mod error;
 mod fenv;
 pub mod frontend;
@@ -57,6 +60,7 @@ mod func;
 mod layout;
 mod lower;
 mod stubs;
+mod symbols;
 
 pub use error::LowerError;
 pub use frontend::{

@@ -10,9 +10,9 @@
 //! Aliases of defined functions get a similar forwarding function ([`alias_function`]).
 
 use crate::calls::{classify, BuiltinArgs, Target};
+use crate::ctx::Ctx;
 use crate::error::LowerError;
 use crate::layout::{describe_unsupported, scalar};
-use crate::lower::Ctx;
 use fpir::{
     BlockData, Builtin, Callee, CastOp, EntityVec, Func, Function, Inst, InstKind, Reg, Terminator,
     Type,
@@ -21,7 +21,7 @@ use llvm_ir::function::FunctionDeclaration;
 
 /// Builds the stub for `decl`.
 pub(crate) fn lower_stub(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx,
     decl: &FunctionDeclaration,
 ) -> Result<Function, LowerError> {
     let location = {

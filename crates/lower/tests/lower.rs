@@ -94,6 +94,7 @@ golden! {
     golden_aggregates => "aggregates.c",
     golden_aggregate_values => "aggregate_values.ll",
     golden_fenv => "fenv.c",
+    golden_selects => "selects.ll",
 }
 
 /// One site as the test harness sees it in `llvm-dis` output: function and kind.
@@ -103,10 +104,11 @@ struct TextSite {
     what: String,
 }
 
-/// Numbers the `br i1`/`switch` lines and the FP operations and math calls of the
-/// textual IR, the way the differential harness does.
+/// Numbers the `br i1`/`switch` lines, then the `select i1 %...` lines, and the FP
+/// operations and math calls of the textual IR, the way the differential harness does.
 fn text_sites(ll: &str, module: &Module) -> (Vec<TextSite>, Vec<TextSite>) {
     let mut branches = Vec::new();
+    let mut selects = Vec::new();
     let mut ops = Vec::new();
     let mut func = String::new();
     for line in ll.lines() {
@@ -131,6 +133,12 @@ fn text_sites(ll: &str, module: &Module) -> (Vec<TextSite>, Vec<TextSite>) {
             });
         }
         let op = t.split(" = ").nth(1).unwrap_or("");
+        if op.starts_with("select i1 %") {
+            selects.push(TextSite {
+                func: func.clone(),
+                what: "cond".into(),
+            });
+        }
         let mnemonic = op.split_whitespace().next().unwrap_or("");
         if ["fadd", "fsub", "fmul", "fdiv", "frem"].contains(&mnemonic) {
             ops.push(TextSite {
@@ -161,6 +169,7 @@ fn text_sites(ll: &str, module: &Module) -> (Vec<TextSite>, Vec<TextSite>) {
             }
         }
     }
+    branches.extend(selects);
     (branches, ops)
 }
 
@@ -184,6 +193,8 @@ fn sites_follow_llvm_textual_order() {
         fixture("dead_code.c"),
         fixture("aggregates.c"),
         fixture("fenv.c"),
+        fixture("branches.c"),
+        fixture("selects.ll"),
     ];
     let bitcode = compile_to_bitcode(&paths, &LoadOptions::default()).expect("compiles");
     let module = lower_bitcode(bitcode.path()).expect("lowers");
@@ -208,6 +219,12 @@ fn sites_follow_llvm_textual_order() {
         })
         .collect();
     assert!(ours.len() > 90, "fdlibm.c has many branches");
+    let selects = ["classify", "clamp", "clamp", "step_sum", "dead_wide"];
+    let last: Vec<&str> = ours[ours.len() - selects.len()..]
+        .iter()
+        .map(|s| s.func.as_str())
+        .collect();
+    assert_eq!(last, selects, "selects are numbered last, in textual order");
     assert_eq!(ours, text_branches);
     let our_ops: Vec<TextSite> = module
         .op_sites
@@ -341,11 +358,16 @@ fn skip_unsupported_turns_such_functions_into_trapping_skeletons() {
 fn skipped_functions_keep_their_branch_sites() {
     let dir = tempfile::tempdir().expect("tempdir");
     let src = dir.path().join("mixed.c");
+    // `?:` with constant arms is a `select`: `mid` has one on `int` and one on
+    // `long double`, `after` one on `int`.
     std::fs::write(
         &src,
         "double before(double x) { return x < 0 ? -x : x; }\n\
-         long double mid(long double x, int n) { for (int i = 0; i < n; i++) x *= 2; return x; }\n\
-         int after(double x) { if (x > 1) return 1; return 0; }\n",
+         long double mid(long double x, int n) {\n\
+           for (int i = 0; i < n; i++) x *= (i & 1) ? 2 : 3;\n\
+           return n > 5 ? 1.0L : 2.0L;\n\
+         }\n\
+         int after(double x, int k) { if (x > 1) return k > 2 ? 1 : 5; return 0; }\n",
     )
     .unwrap();
     let opts = LoadOptions::default().with_skip_unsupported(true);
@@ -356,7 +378,7 @@ fn skipped_functions_keep_their_branch_sites() {
         .values()
         .map(|s| module.funcs[s.func].name.as_str())
         .collect();
-    assert_eq!(funcs, ["before", "mid", "after"]);
+    assert_eq!(funcs, ["before", "mid", "after", "mid", "mid", "after"]);
     assert!(matches!(
         lower_bitcode(bitcode.path()),
         Err(LowerError::Unsupported { .. })

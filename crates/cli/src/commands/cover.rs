@@ -9,7 +9,7 @@ use crate::interrupt::interrupt_flag;
 use crate::options::CoverOptions;
 use crate::prover::ConcolicProver;
 use anyhow::Result;
-use fpforge_cover::{cover_with, split_selects, CoverEvent, SideProver};
+use fpforge_cover::{cover_with, CoverEvent, SideProver};
 use fpforge_exec::InputSpec;
 use fpforge_report::{CoverageOut, Ending};
 use std::io::IsTerminal;
@@ -18,16 +18,7 @@ use std::sync::Arc;
 
 /// Runs `fpforge cover`.
 pub fn run(options: CoverOptions) -> Result<ExitCode> {
-    let mut loaded = options.program.load()?;
-    if options.select_sites {
-        let funcs = if options.config.deep {
-            loaded.module.reachable_funcs(loaded.func)
-        } else {
-            vec![loaded.func]
-        };
-        split_selects(&mut loaded.module, &funcs)
-            .map_err(|err| anyhow::anyhow!("cannot split selects: {err}"))?;
-    }
+    let loaded = options.program.load()?;
     let prover = options.reach.then(|| {
         Arc::new(ConcolicProver {
             seed: options.config.seed,

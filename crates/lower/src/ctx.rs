@@ -1,0 +1,114 @@
+//! The state every function's lowering shares: the module being built (its interned
+//! source files, external functions and globals grow as lowering goes), the site
+//! numbering, and the predicates of constrained comparisons read beside `llvm-ir`.
+//!
+//! Sites are numbered in textual order, in two series of branch sites: conditional
+//! `br`s and `switch`es from 0, then the `select`s that lowering turns into branches
+//! (see [`crate::func`]), from the module's number of `br`/`switch` terminators on. So
+//! a `select` never moves another site, and every function's sites stay where the text
+//! puts them whichever functions have selects.
+//!
+//! Source files are interned as the debug info names them (the `DIFile` filename, not
+//! joined with the compilation directory): the path as given to clang, which clang
+//! makes relative to its working directory when the file lies under it. Reports then
+//! print `file:line:col` the way compiler diagnostics do, and golden files do not depend
+//! on the machine.
+
+use crate::fenv::FcmpPredicates;
+use fpir::{FileId, SrcLoc};
+use llvm_ir::debugloc::DebugLoc;
+use std::collections::HashMap;
+
+/// State shared by the lowering of all functions of one module.
+pub(crate) struct Ctx {
+    /// The module being built.
+    pub out: fpir::Module,
+    files: HashMap<String, FileId>,
+    externals: HashMap<String, u32>,
+    /// Predicates of constrained comparisons (see [`crate::fenv`]).
+    pub fcmp_predicates: FcmpPredicates,
+    next: SiteNumbers,
+}
+
+/// The next site ids of each series (see the module docs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SiteNumbers {
+    branch: u32,
+    select: u32,
+    op: u32,
+}
+
+impl Ctx {
+    /// A context building an empty module from an LLVM module with `branch_terminators`
+    /// conditional `br`s and `switch`es, where the `select` sites begin.
+    pub fn new(fcmp_predicates: FcmpPredicates, branch_terminators: u32) -> Self {
+        Ctx {
+            out: fpir::Module::default(),
+            files: HashMap::new(),
+            externals: HashMap::new(),
+            fcmp_predicates,
+            next: SiteNumbers {
+                branch: 0,
+                select: branch_terminators,
+                op: 0,
+            },
+        }
+    }
+
+    /// Interns a debug location's file and returns the location.
+    pub fn src_loc(&mut self, loc: &Option<DebugLoc>) -> Option<SrcLoc> {
+        let loc = loc.as_ref()?;
+        let file = match self.files.get(&loc.filename) {
+            Some(&id) => id,
+            None => {
+                let id = self.out.files.push(loc.filename.clone());
+                self.files.insert(loc.filename.clone(), id);
+                id
+            }
+        };
+        Some(SrcLoc {
+            file,
+            line: loc.line,
+            col: loc.col.unwrap_or(0),
+        })
+    }
+
+    /// The index of an external function in `Module::externals`, added on first use.
+    pub fn external(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.externals.get(name) {
+            return i;
+        }
+        let i = self.out.externals.len() as u32;
+        self.out.externals.push(name.to_string());
+        self.externals.insert(name.to_string(), i);
+        i
+    }
+
+    /// The next site numbers, to rewind to.
+    pub fn site_numbers(&self) -> SiteNumbers {
+        self.next
+    }
+
+    /// Rewinds the site numbering (before lowering a function again).
+    pub fn rewind_sites(&mut self, to: SiteNumbers) {
+        self.next = to;
+    }
+
+    /// The next branch site id of a conditional `br` or a `switch`.
+    pub fn next_branch(&mut self) -> fpir::BranchSite {
+        self.next.branch += 1;
+        fpir::BranchSite(self.next.branch - 1)
+    }
+
+    /// The next branch site id of a `select`.
+    pub fn next_select(&mut self) -> fpir::BranchSite {
+        self.next.select += 1;
+        fpir::BranchSite(self.next.select - 1)
+    }
+
+    /// The next op site id.
+    pub fn next_op(&mut self) -> fpir::OpSite {
+        self.next.op += 1;
+        fpir::OpSite(self.next.op - 1)
+    }
+}

@@ -1,0 +1,267 @@
+//! Calls: direct, indirect, math (op sites), builtins, externals and constrained
+//! intrinsics, with `byval` copies and hidden result slots.
+
+use super::FnLower;
+use crate::calls::{classify, BuiltinArgs, Constrained, Target};
+use crate::error::LowerError;
+use crate::layout::scalar;
+use fpir::{Builtin, Callee, CastOp, Const, InstKind, Reg, Type};
+use llvm_ir::function::ParameterAttribute;
+use llvm_ir::instruction::Call;
+use llvm_ir::{Operand, TypeRef};
+
+impl<'c, 'm> FnLower<'c, 'm> {
+    /// The function type a call calls through.
+    fn callee_type(&self, call: &'m Call) -> Option<TypeRef> {
+        match self.type_of(call.function.as_ref().right()?).as_ref() {
+            llvm_ir::Type::PointerType { pointee_type, .. } => Some(pointee_type.clone()),
+            _ => None,
+        }
+    }
+
+    /// For a call of a function the module does not define: its name and how to lower it.
+    pub(super) fn external_target(&self, call: &'m Call) -> Option<(&'m str, Target)> {
+        let callee = call.function.as_ref().right()?.as_constant()?;
+        let name = self.symbols.callee_name(callee)?;
+        if self.symbols.func(name).is_some() {
+            return None;
+        }
+        let fn_ty = self.callee_type(call)?;
+        let llvm_ir::Type::FuncType { result_type, .. } = fn_ty.as_ref() else {
+            return None;
+        };
+        // The arguments' types, which are the parameter types except for calls through
+        // an unprototyped declaration (`double sqrt();`).
+        let params: Vec<llvm_ir::Type> = call
+            .arguments
+            .iter()
+            .map(|(a, _)| self.type_of(a).as_ref().clone())
+            .collect();
+        Some((name, classify(name, &params, result_type)))
+    }
+
+    pub(super) fn call(&mut self, call: &'m Call) -> Result<(), LowerError> {
+        let Some(function) = call.function.as_ref().right() else {
+            return Err(self.unsupported("inline assembly"));
+        };
+        let fn_ty = self.callee_type(call);
+        let Some(llvm_ir::Type::FuncType { result_type, .. }) = fn_ty.as_deref() else {
+            return Err(self.malformed("call through a non-function type"));
+        };
+        let external = self.external_target(call);
+        match external {
+            Some((_, Target::Drop | Target::Forward)) => return Ok(()),
+            Some((name, Target::Unsupported(what))) => {
+                return Err(self.unsupported(format!("{what} (call of `{name}`)")))
+            }
+            _ => {}
+        }
+        let sret = if scalar(result_type).is_none() && self.is_mem(result_type) {
+            Some(match &call.dest {
+                Some(name) => self.slot_for(name, result_type)?,
+                None => self.slot(result_type)?,
+            })
+        } else {
+            None
+        };
+        let dest = match (&call.dest, result_type.as_ref()) {
+            _ if sret.is_some() => None,
+            (Some(name), ty) if !matches!(ty, llvm_ir::Type::VoidType) => {
+                if self.aliases.contains_key(name) {
+                    None
+                } else {
+                    Some(self.value(name, result_type)?)
+                }
+            }
+            _ => None,
+        };
+        if let Some((name, target)) = external {
+            let (callee, args) = match target {
+                Target::Drop | Target::Forward | Target::Unsupported(_) => return Ok(()),
+                Target::Math(m) => {
+                    let args = self.args(call, false, usize::MAX)?;
+                    (Callee::Math(m, self.ctx.next_op()), args)
+                }
+                Target::Constrained(op) => return self.constrained(call, op, dest),
+                Target::Builtin(b, how) | Target::BuiltinReturningArg0(b, how) => {
+                    (Callee::Builtin(b), self.builtin_args(call, how)?)
+                }
+                Target::External => {
+                    let mut args = self.args(call, false, usize::MAX)?;
+                    args.splice(0..0, sret);
+                    (Callee::External(self.ctx.external(name)), args)
+                }
+            };
+            self.push(dest, InstKind::Call { callee, args });
+            return Ok(());
+        }
+        let callee = match function
+            .as_constant()
+            .and_then(|c| self.symbols.callee_name(c))
+            .and_then(|n| self.symbols.func(n))
+        {
+            Some(f) => {
+                let def = &self.symbols.llvm.functions[f.0 as usize];
+                // Compare the arguments, not the call's function type: an unprototyped
+                // (K&R) declaration calls through `double (...)*`.
+                let def_params: Vec<&TypeRef> = def.parameters.iter().map(|p| &p.ty).collect();
+                let arg_types: Vec<TypeRef> = call
+                    .arguments
+                    .iter()
+                    .map(|(a, _)| self.type_of(a))
+                    .collect();
+                if def.is_var_arg {
+                    return Err(self.unsupported(format!(
+                        "call of variadic function `{}` (variable arguments)",
+                        def.name
+                    )));
+                }
+                if arg_types.iter().ne(def_params.iter().copied())
+                    || def.return_type != *result_type
+                {
+                    return Err(self.unsupported(format!(
+                        "call of `{}` with a signature different from its definition",
+                        def.name
+                    )));
+                }
+                Callee::Direct(f)
+            }
+            None => Callee::Indirect(self.operand(function)?),
+        };
+        let mut args = self.args(call, true, usize::MAX)?;
+        args.splice(0..0, sret);
+        self.push(dest, InstKind::Call { callee, args });
+        Ok(())
+    }
+
+    /// Lowers a constrained intrinsic as its plain operation (the metadata arguments,
+    /// rounding mode and exception behaviour, are dropped).
+    fn constrained(
+        &mut self,
+        call: &'m Call,
+        op: Constrained,
+        dest: Option<Reg>,
+    ) -> Result<(), LowerError> {
+        let values: Vec<&'m Operand> = call
+            .arguments
+            .iter()
+            .map(|(a, _)| a)
+            .filter(|a| !matches!(a, Operand::MetadataOperand))
+            .collect();
+        let (Some(dest), Some(&first)) = (dest, values.first()) else {
+            return Err(self.malformed("constrained intrinsic without operands or result"));
+        };
+        let from = self.operand_ty(first)?;
+        let kind = match op {
+            Constrained::Bin(op) => {
+                let (Some(ty), Some(&second)) = (from.as_float(), values.get(1)) else {
+                    return Err(self.malformed("constrained arithmetic on non-floats"));
+                };
+                let lhs = self.operand(first)?;
+                let rhs = self.operand(second)?;
+                InstKind::FloatBin {
+                    op,
+                    ty,
+                    lhs,
+                    rhs,
+                    site: self.ctx.next_op(),
+                }
+            }
+            Constrained::Cast(op) => InstKind::Cast {
+                op,
+                from,
+                to: self.regs[dest],
+                arg: self.operand(first)?,
+            },
+            Constrained::Fcmp => {
+                let key = (self.f.name.clone(), self.position.0, self.position.1);
+                let pred = self.ctx.fcmp_predicates.get(&key).copied();
+                let (Some(pred), Some(ty), Some(&second)) = (pred, from.as_float(), values.get(1))
+                else {
+                    return Err(self.unsupported(
+                        "floating-point comparison under `#pragma STDC FENV_ACCESS ON` whose predicate cannot be read",
+                    ));
+                };
+                let lhs = self.operand(first)?;
+                let rhs = self.operand(second)?;
+                InstKind::Fcmp { pred, ty, lhs, rhs }
+            }
+        };
+        self.push(Some(dest), kind);
+        Ok(())
+    }
+
+    /// The registers of the first `limit` arguments of a call; with `copy_byval`, `byval`
+    /// arguments are passed as a fresh copy (what the callee's frame receives).
+    fn args(
+        &mut self,
+        call: &'m Call,
+        copy_byval: bool,
+        limit: usize,
+    ) -> Result<Vec<Reg>, LowerError> {
+        let mut regs = Vec::with_capacity(call.arguments.len());
+        for (arg, attrs) in call.arguments.iter().take(limit) {
+            let r = self.operand(arg)?;
+            let byval = attrs.iter().find_map(|a| match a {
+                ParameterAttribute::ByVal(ty) => Some(ty),
+                _ => None,
+            });
+            match byval {
+                Some(ty) if copy_byval => {
+                    let sa = self
+                        .symbols
+                        .layout
+                        .size_align(ty)
+                        .map_err(|e| self.unsupported(e))?;
+                    let copy = self.emit(
+                        Type::Ptr,
+                        InstKind::Alloca {
+                            size: sa.size,
+                            count: None,
+                            align: sa.align,
+                        },
+                    );
+                    let len = self.const_reg(Type::I64, Const::Bits(sa.size));
+                    self.push(
+                        None,
+                        InstKind::Call {
+                            callee: Callee::Builtin(Builtin::Memcpy),
+                            args: vec![copy, r, len],
+                        },
+                    );
+                    regs.push(copy);
+                }
+                _ => regs.push(r),
+            }
+        }
+        Ok(regs)
+    }
+
+    fn builtin_args(&mut self, call: &'m Call, how: BuiltinArgs) -> Result<Vec<Reg>, LowerError> {
+        let limit = match how {
+            BuiltinArgs::First3 => 3,
+            _ => usize::MAX,
+        };
+        let mut args = self.args(call, false, limit)?;
+        match how {
+            BuiltinArgs::All | BuiltinArgs::First3 => {}
+            BuiltinArgs::MemsetTruncByte => {
+                if let Some(byte) = args.get(1).copied() {
+                    let from = self.regs[byte];
+                    if from != Type::I8 {
+                        args[1] = self.emit(
+                            Type::I8,
+                            InstKind::Cast {
+                                op: CastOp::Trunc,
+                                from,
+                                to: Type::I8,
+                                arg: byte,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        Ok(args)
+    }
+}

@@ -1,0 +1,194 @@
+//! Control flow: terminators, the jumps that pass phi values to block parameters, branch
+//! sites, and `select`.
+
+use super::FnLower;
+use crate::consts::int_type;
+use crate::error::LowerError;
+use crate::layout::describe_unsupported;
+use fpir::{BlockCall, Const, InstKind, Reg, SwitchCase, Terminator, Type};
+use llvm_ir::instruction;
+use llvm_ir::terminator as term;
+use llvm_ir::{Constant, Name, Operand};
+
+impl<'c, 'm> FnLower<'c, 'm> {
+    /// The register of a terminator operand of type `ty`; in dead code an operand that
+    /// cannot be lowered reads as zero.
+    fn term_operand(&mut self, op: &'m Operand, ty: Type) -> Result<Reg, LowerError> {
+        match self.operand(op) {
+            Ok(r) => Ok(r),
+            Err(LowerError::Unsupported { .. }) if self.lenient => {
+                Ok(self.const_reg(ty, Const::Bits(0)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The jump to `target` from the block being lowered, passing its phi values.
+    fn block_call(&mut self, target: &'m Name) -> Result<BlockCall, LowerError> {
+        let Some(&block) = self.blocks.get(target) else {
+            return Err(self.malformed(format!("branch to unknown block {target}")));
+        };
+        let pred = self.block_name;
+        let mut args = Vec::new();
+        for phi in self.phis[block.0 as usize].clone() {
+            let incoming = phi
+                .incoming_values
+                .iter()
+                .find(|(_, from)| Some(from) == pred)
+                .map(|(v, _)| v);
+            match incoming {
+                Some(v) => {
+                    let Some(ty) = self.reg_ty(&phi.to_type) else {
+                        return Err(self
+                            .unsupported(format!("{} value", describe_unsupported(&phi.to_type))));
+                    };
+                    args.push(self.term_operand(v, ty)?);
+                }
+                None => {
+                    return Err(self.malformed(format!(
+                        "phi {} has no value for an edge into block {target}",
+                        phi.dest
+                    )))
+                }
+            }
+        }
+        Ok(BlockCall { block, args })
+    }
+
+    pub(super) fn lower_term(&mut self, t: &'m term::Terminator) -> Result<Terminator, LowerError> {
+        use term::Terminator as T;
+        match t {
+            T::Ret(r) => match (&r.return_operand, self.ret, self.sret) {
+                (Some(op), None, Some(sret)) => {
+                    let ty = self.type_of(op);
+                    match self.operand(op) {
+                        Ok(value) => self.write_value(&ty, sret, value)?,
+                        Err(LowerError::Unsupported { .. }) if self.lenient => {}
+                        Err(e) => return Err(e),
+                    }
+                    Ok(Terminator::Ret(None))
+                }
+                (Some(op), Some(ty), _) => Ok(Terminator::Ret(Some(self.term_operand(op, ty)?))),
+                (None, Some(_), _) => {
+                    Err(self.malformed("`ret void` in a function returning a value"))
+                }
+                (_, None, _) => Ok(Terminator::Ret(None)),
+            },
+            T::Br(b) => Ok(Terminator::Jump(self.block_call(&b.dest)?)),
+            T::CondBr(b) => {
+                let site = self.ctx.next_branch();
+                let cond = self.term_operand(&b.condition, Type::BOOL)?;
+                let then_to = self.block_call(&b.true_dest)?;
+                let else_to = self.block_call(&b.false_dest)?;
+                Ok(Terminator::Br {
+                    cond,
+                    then_to,
+                    else_to,
+                    site,
+                })
+            }
+            T::Switch(s) => {
+                let site = self.ctx.next_branch();
+                let ty = self.operand_ty(&s.operand)?;
+                let value = self.term_operand(&s.operand, ty)?;
+                let mut cases = Vec::with_capacity(s.dests.len());
+                for (c, dest) in &s.dests {
+                    let v = match c.as_ref() {
+                        Constant::Int { value, bits } if *bits <= 64 => {
+                            value & int_type(*bits).mask()
+                        }
+                        other => return Err(self.unsupported(format!("switch case value {other}"))),
+                    };
+                    cases.push(SwitchCase {
+                        value: v,
+                        target: self.block_call(dest)?,
+                    });
+                }
+                let default = self.block_call(&s.default_dest)?;
+                Ok(Terminator::Switch {
+                    ty,
+                    value,
+                    cases,
+                    default,
+                    site,
+                })
+            }
+            T::Unreachable(_) => Ok(Terminator::Unreachable),
+            T::IndirectBr(_) => Err(self.unsupported("indirect branch (computed goto)")),
+            T::Invoke(_) | T::Resume(_) | T::CleanupRet(_) | T::CatchRet(_) | T::CatchSwitch(_) => {
+                Err(self.unsupported(format!("C++ exception handling (`{t}`)")))
+            }
+            T::CallBr(_) => Err(self.unsupported("inline assembly (`callbr`)")),
+        }
+    }
+
+    /// `select`. On a condition that is not a constant it is a branch site like any
+    /// other: the block ends in a conditional branch to a new join block whose parameter
+    /// is the select's result. That is how gcc, and so gcov, compiles a `?:` with cheap
+    /// arms, which clang makes a `select` even at `-O0`; as a branch, each side is a
+    /// side to cover, reach and trace. Its site is numbered after every `br`/`switch`
+    /// of the module (see [`crate::ctx`]). In dead code it stays a branch even when its
+    /// arms cannot be lowered (the join then has no parameter and the result reads as
+    /// zero), so the numbering still follows the text.
+    pub(super) fn select(&mut self, s: &'m instruction::Select) -> Result<(), LowerError> {
+        if self.operand_ty(&s.condition)? != Type::BOOL {
+            return Err(self.unsupported("select on a vector condition"));
+        }
+        if s.condition.as_constant().is_some() {
+            let cond = self.operand(&s.condition)?;
+            let (ty, dest, if_true, if_false) = self.select_arms(s)?;
+            let select = InstKind::Select {
+                ty,
+                cond,
+                if_true,
+                if_false,
+            };
+            self.push(Some(dest), select);
+            return Ok(());
+        }
+        let site = self.ctx.next_select();
+        let cond = self.term_operand(&s.condition, Type::BOOL)?;
+        let emitted = self.insts.len();
+        let (params, then_args, else_args) = match self.select_arms(s) {
+            Ok((_, dest, if_true, if_false)) => (vec![dest], vec![if_true], vec![if_false]),
+            Err(LowerError::Unsupported { .. }) if self.lenient => {
+                self.insts.truncate(emitted);
+                self.locs.truncate(emitted);
+                self.dropped_code = true;
+                (Vec::new(), Vec::new(), Vec::new())
+            }
+            Err(e) => return Err(e),
+        };
+        let join = self.new_join();
+        let branch = Terminator::Br {
+            cond,
+            then_to: BlockCall {
+                block: join,
+                args: then_args,
+            },
+            else_to: BlockCall {
+                block: join,
+                args: else_args,
+            },
+            site,
+        };
+        self.finish_block(branch, self.loc);
+        self.open_block = (join, params);
+        Ok(())
+    }
+
+    /// The result type and register of a `select` and the registers of its arms.
+    fn select_arms(
+        &mut self,
+        s: &'m instruction::Select,
+    ) -> Result<(Type, Reg, Reg, Reg), LowerError> {
+        let value_ty = self.type_of(&s.true_value);
+        let Some(ty) = self.reg_ty(&value_ty) else {
+            return Err(self.unsupported(format!("{} value", describe_unsupported(&value_ty))));
+        };
+        let if_true = self.operand(&s.true_value)?;
+        let if_false = self.operand(&s.false_value)?;
+        let dest = self.value(&s.dest, &value_ty)?;
+        Ok((ty, dest, if_true, if_false))
+    }
+}
