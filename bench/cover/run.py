@@ -19,7 +19,7 @@ For every selected function (double/float/int parameters and pointers to those):
      random driver's stream, at most --replay-cap per function) are replayed through
      the interpreter (`fpforge run --json` on the function's bitcode, compiled once with
      fpforge's own clang flags) and no branch side they take may be one fpforge reported
-     `infeasible (...)`. Split `select` sites (only `cover` numbers them) are skipped.
+     `infeasible (...)`.
 Optional ablation rows rerun fpforge with one improvement switched off.
 
 Prints a markdown table (and writes JSON beside it with --json).
@@ -42,6 +42,16 @@ FPFORGE = REPO / "target/release/fpforge"
 
 # Types a selected function may take (pointers to them too) and return.
 SCALARS = {"double", "float", "int", "long", "long long"}
+
+
+def status_label(side):
+    """A coverage.json side's status in words: `covered`, `infeasible (METHOD)`,
+    `not reached (likely infeasible)` or `not reached (branch not executed)`."""
+    if side["status"] == "infeasible":
+        return f"infeasible ({side['method']})"
+    if side["status"] == "not reached":
+        return "not reached (likely infeasible)" if side.get("branch_reached") else "not reached (branch not executed)"
+    return side["status"]
 
 
 def sh(cmd, cwd=None, timeout=None, check=True, env=None):
@@ -324,18 +334,17 @@ class Bench:
                 row["files"] = files
                 out, wall, cov = self.run_fpforge(work, func, files)
             objs = self.objects(work, files, extra=["-O0", "--coverage"])
-            row.update(fp_wall=wall, evals=cov["evals"], search_s=cov.get("search_seconds"),
-                       infeasible=cov.get("infeasible"), sides=cov["total"],
+            row.update(fp_wall=wall, evals=cov["stats"]["evaluations"], search_s=cov.get("seconds"),
+                       infeasible=cov["infeasible"], sides=cov["sides"],
                        sides_covered=cov["covered"], tests=cov["tests"], stop=cov.get("stop"))
-            row["selects"] = sum(1 for s in cov["sites"] if s.get("kind") == "select")
-            statuses = [side["status"] for s in cov["sites"] for side in s["sides"]]
-            row["sides_infeasible"] = sum(1 for st in statuses if st.startswith("infeasible"))
+            statuses = [status_label(side) for s in cov["sites"] for side in s["sides"]]
+            row["sides_infeasible"] = cov["infeasible"]
             row["sides_open"] = row["sides"] - row["sides_covered"] - row["sides_infeasible"]
             row["settled"] = row["sides_open"] == 0
             row["statuses"] = {}
             for st in statuses:
                 row["statuses"][st] = row["statuses"].get(st, 0) + 1
-            row["uncovered"] = [(s["location"], side["side"], side["status"])
+            row["uncovered"] = [(s["location"], side["side"], status_label(side))
                                 for s in cov["sites"] for side in s["sides"]
                                 if side["status"] != "covered"]
             g = self.gcov_of_fpforge(work, func, files, out, objs)
@@ -366,8 +375,7 @@ class Bench:
             for name, flags in self.args.ablations:
                 out2, wall2, cov2 = self.run_fpforge(work, func, files, flags, out_name=f"fp-{name}")
                 g2 = self.gcov_of_fpforge(work, func, files, out2, objs)
-                settled = all(side["status"] == "covered" or side["status"].startswith("infeasible")
-                              for s in cov2["sites"] for side in s["sides"])
+                settled = cov2["not_reached"] == 0
                 row.setdefault("ablations", {})[name] = {"taken": g2[0] if g2 else 0, "wall": wall2,
                                                          "settled": settled}
         return row
@@ -410,13 +418,9 @@ class Bench:
     def cross_check(self, work: Path, func, files, cov, queue):
         """Replays peer inputs through the interpreter: the sides fpforge reported
         infeasible that one of them takes (must be none), and how many were replayed."""
-        infeasible = {(s["id"], side["side"]): side["status"] for s in cov["sites"]
-                      if s.get("kind") != "select" for side in s["sides"]
-                      if side["status"].startswith("infeasible")}
-        out = {"replayed": 0, "replay_failed": 0, "violations": [], "site_mismatch": [],
-               "skipped_select_infeasible": sum(1 for s in cov["sites"] if s.get("kind") == "select"
-                                                for side in s["sides"]
-                                                if side["status"].startswith("infeasible"))}
+        infeasible = {(s["id"], side["arm"]): status_label(side) for s in cov["sites"]
+                      for side in s["sides"] if side["status"] == "infeasible"}
+        out = {"replayed": 0, "replay_failed": 0, "violations": [], "site_mismatch": []}
         if not infeasible:
             return out
         decode = self.arg_decoder(work / "regression.c", func)
@@ -447,7 +451,7 @@ class Bench:
         locations = {s["id"]: s["location"] for s in cov["sites"]}
         # Every side a replay takes at a site of coverage.json must be one of its sides
         # (the labels agree); the ones that are not are listed.
-        labels = {(s["id"], side["side"]) for s in cov["sites"] for side in s["sides"]}
+        labels = {(s["id"], side["arm"]) for s in cov["sites"] for side in s["sides"]}
         out["unknown_sides"] = []
 
         def replay(bits):
@@ -646,17 +650,17 @@ def print_table(rows, args):
     print(f"\nfunctions where a peer covers more branches than fpforge: {', '.join(beaten) or 'none'}")
     errors = [r["function"] for r in rows if "error" in r]
     print(f"errors: {', '.join(errors) or 'none'}")
-    if any("selects" in r for r in ok):
-        print("\n| function | gcov branches | sides | covered | proved infeasible | open | settled | split select sites | tests | peer inputs replayed |")
-        print("|---|---:|---:|---:|---:|---:|:-:|---:|---:|---:|")
+    if any("sides_infeasible" in r for r in ok):
+        print("\n| function | gcov branches | sides | covered | proved infeasible | open | settled | tests | peer inputs replayed |")
+        print("|---|---:|---:|---:|---:|---:|:-:|---:|---:|")
         for r in ok:
             rep = str(r["replayed"]) if "replayed" in r and r.get("sides_infeasible") else "-"
             print(f"| {r['function']} | {r['branches']} | {r['sides']} | {r['sides_covered']} | "
                   f"{r['sides_infeasible']} | {r['sides_open']} | {'yes' if r['settled'] else 'no'} | "
-                  f"{r.get('selects', 0)} | {r['tests']} | {rep} |")
+                  f"{r['tests']} | {rep} |")
         totals = [sum(r.get(k) or 0 for r in ok) for k in ("branches", "sides", "sides_covered", "sides_infeasible", "sides_open")]
         settled = sum(1 for r in ok if r["settled"])
-        rest = [sum(r.get(k) or 0 for r in ok) for k in ("selects", "tests", "replayed")]
+        rest = [sum(r.get(k) or 0 for r in ok) for k in ("tests", "replayed")]
         print("| **total** | " + " | ".join(str(t) for t in totals) + f" | {settled} | " + " | ".join(str(t) for t in rest) + " |")
         ran = [r for r in rows if "error" not in r and "settled" in r]
         settled_all = sum(1 for r in ran if r["settled"])
@@ -688,9 +692,7 @@ def print_table(rows, args):
             print(f"\nsoundness cross-check: {sum(r['replayed'] for r in checked)} peer inputs replayed "
                   f"through `fpforge run` on the {sum(1 for r in checked if r.get('sides_infeasible'))} "
                   f"functions with sides reported infeasible "
-                  f"({sum(r['replay_failed'] for r in checked)} replays without JSON); "
-                  f"infeasible sides of split select sites not checked: "
-                  f"{sum(r['skipped_select_infeasible'] for r in checked)}")
+                  f"({sum(r['replay_failed'] for r in checked)} replays without JSON)")
             mism = [f"{r['function']}: {', '.join(r['site_mismatch'])}" for r in checked if r["site_mismatch"]]
             if mism:
                 print(f"site ids whose location differs between `run` and coverage.json: {'; '.join(mism)}")

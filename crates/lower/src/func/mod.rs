@@ -18,7 +18,7 @@
 //! bytes that nothing writes through afterwards — a stack slot made where the value is
 //! made (`load`, `insertvalue`, call results), or a constant global for constants.
 //! `extractvalue`/`extractelement` read from it, `store` copies it, and a function
-//! returning one takes a hidden first parameter ([`SRET_NAME`]) to copy it into.
+//! returning one takes a hidden first parameter ([`fpir::Function::SRET_PARAM`]) to copy it into.
 //!
 //! A `select` on a condition that is not a constant ends its fpir block in a branch to
 //! a join block, which continues the LLVM block; join blocks take the ids after the LLVM
@@ -52,11 +52,6 @@ use llvm_ir::terminator as term;
 use llvm_ir::BasicBlock;
 use llvm_ir::{Constant, Instruction, Name, Operand, TypeRef};
 use std::collections::HashMap;
-
-/// The name of the hidden first parameter through which a function returning an
-/// aggregate or vector (`{ double, double }`, `<2 x float>`) delivers its result: the
-/// caller passes a slot, the callee copies the value there and returns nothing.
-pub(crate) const SRET_NAME: &str = ".sret";
 
 /// Lowers one defined function. With `skip_unsupported`, a function using something
 /// fpir cannot represent is lowered as a skeleton instead of failing (see
@@ -242,7 +237,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             self.sret = Some(sret);
             sig.params.push(sret);
             sig.param_pointees.push(uniform_element(&f.return_type));
-            sig.param_names.push(Some(SRET_NAME.to_string()));
+            sig.param_names.push(Some(Function::SRET_PARAM.to_string()));
         }
         for p in &f.parameters {
             if self.skipped.is_some() && self.reg_ty(&p.ty).is_none() {
