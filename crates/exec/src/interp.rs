@@ -17,13 +17,14 @@
 //! `prepare`). Fuel is checked where control moves rather than before every op (see
 //! `Interpreter::run`), with the same result.
 
+use crate::builtin;
 use crate::jit::{Entry, Jit};
 use crate::memory::Memory;
 use crate::observer::{BranchEvent, Observer, OpEvent};
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
-use fpir::{Arm, Builtin, EntityId, FloatPred, FloatTy, Func, IntPred, MathFn, Module, Side, Type};
+use fpir::{Arm, EntityId, FloatPred, FloatTy, Func, IntPred, MathFn, Module, Side, Type};
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1100,55 +1101,9 @@ fn step<S: Semantics, O: Observer>(
             for (x, &s) in a.iter_mut().zip(args) {
                 *x = sem.concrete_bits(reg!(s));
             }
-            let v = match b {
-                Builtin::Memcpy | Builtin::Memmove => {
-                    try_trap!(sem.copy(mem, a[0], a[1], a[2]));
-                    sem.address(a[0])
-                }
-                Builtin::Memset => {
-                    try_trap!(sem.fill(mem, a[0], a[1] as u8, a[2]));
-                    sem.address(a[0])
-                }
-                Builtin::Malloc => {
-                    let p = try_trap!(mem.malloc(a[0]));
-                    sem.address(p)
-                }
-                Builtin::Calloc => {
-                    let p = match a[0].checked_mul(a[1]) {
-                        Some(n) => try_trap!(mem.malloc(n)),
-                        None => 0,
-                    };
-                    sem.address(p)
-                }
-                Builtin::Realloc => {
-                    let p = try_trap!(realloc(sem, mem, a[0], a[1]));
-                    sem.address(p)
-                }
-                Builtin::Free => {
-                    try_trap!(mem.free(a[0]));
-                    return Control::Next;
-                }
-                Builtin::Abort => trap!(TrapKind::Abort),
-                Builtin::Exit => trap!(TrapKind::Exit(a[0] as u32 as i32)),
-                Builtin::AssertFail => trap!(TrapKind::AssertFail),
-                Builtin::Ctpop => sem.ctpop(ty, reg!(args[0])),
-                Builtin::Ctlz => sem.ctlz(ty, reg!(args[0])),
-                Builtin::Cttz => sem.cttz(ty, reg!(args[0])),
-                Builtin::Bswap => sem.bswap(ty, reg!(args[0])),
-                Builtin::Abs => sem.abs(ty, reg!(args[0])),
-                Builtin::Smax => sem.smax(ty, reg!(args[0]), reg!(args[1])),
-                Builtin::Smin => sem.smin(ty, reg!(args[0]), reg!(args[1])),
-                Builtin::Umax => sem.umax(ty, reg!(args[0]), reg!(args[1])),
-                Builtin::Umin => sem.umin(ty, reg!(args[0]), reg!(args[1])),
-                Builtin::StackSave => sem.address(mem.stack_pointer()),
-                Builtin::StackRestore => {
-                    if a[0] >= mark {
-                        mem.stack_release(a[0]);
-                    }
-                    return Control::Next;
-                }
-            };
-            if d != NONE {
+            let value = |k: usize| reg!(args[k]);
+            let v = try_trap!(builtin::run(sem, mem, b, ty, a, value, mark));
+            if let (Some(v), true) = (v, d != NONE) {
                 set!(d, v);
             }
         }
@@ -1302,28 +1257,4 @@ fn scaled_index(bits: u64, ty: Type, scale: i64) -> u64 {
         bits as i64
     };
     i.wrapping_mul(scale) as u64
-}
-
-/// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a
-/// failed allocation leaves the block alone and returns NULL.
-pub(crate) fn realloc<S: Semantics>(
-    sem: &mut S,
-    mem: &mut Memory,
-    p: u64,
-    size: u64,
-) -> Result<u64, TrapKind> {
-    if p == 0 {
-        return mem.malloc(size);
-    }
-    let old = mem.block_size(p)?;
-    if size == 0 {
-        mem.free(p)?;
-        return Ok(0);
-    }
-    let q = mem.malloc(size)?;
-    if q != 0 {
-        sem.copy(mem, q, p, old.min(size))?;
-        mem.free(p)?;
-    }
-    Ok(q)
 }

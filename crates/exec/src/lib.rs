@@ -47,6 +47,7 @@
 
 #![deny(missing_docs)]
 
+mod builtin;
 pub mod concrete;
 pub mod interp;
 mod jit;

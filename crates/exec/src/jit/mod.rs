@@ -18,9 +18,9 @@
 mod runtime;
 mod translate;
 
+use crate::memory::Memory;
 use crate::observer::Observer;
 use crate::prepare::{FuncCode, Program};
-use crate::Memory;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};

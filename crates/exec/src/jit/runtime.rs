@@ -5,6 +5,7 @@
 //! [`Ctx::bail`] instead and the run is replayed in the interpreter, which reports the
 //! trap with its location.
 
+use crate::builtin;
 use crate::concrete::Concrete;
 use crate::memory::Memory;
 use crate::observer::BranchEvent;
@@ -296,37 +297,9 @@ extern "C" fn builtin(ctx: *mut Ctx, index: u64, mark: u64, a: u64, b: u64, c: u
         let Some(&(op, ty)) = tables.builtins.get(index as usize) else {
             return settle(ctx, Err(TrapKind::Unreachable));
         };
-        let mem = memory(ctx);
-        let sem = &mut Concrete;
-        let r = match op {
-            Builtin::Memcpy | Builtin::Memmove => mem.copy(a, b, c).map(|()| a),
-            Builtin::Memset => mem.fill(a, b as u8, c).map(|()| a),
-            Builtin::Malloc => mem.malloc(a),
-            Builtin::Calloc => match a.checked_mul(b) {
-                Some(n) => mem.malloc(n),
-                None => Ok(0),
-            },
-            Builtin::Realloc => crate::interp::realloc(sem, mem, a, b),
-            Builtin::Free => mem.free(a).map(|()| 0),
-            Builtin::Abort | Builtin::Exit | Builtin::AssertFail => Err(TrapKind::Abort),
-            Builtin::Ctpop => Ok(sem.ctpop(ty, &a)),
-            Builtin::Ctlz => Ok(sem.ctlz(ty, &a)),
-            Builtin::Cttz => Ok(sem.cttz(ty, &a)),
-            Builtin::Bswap => Ok(sem.bswap(ty, &a)),
-            Builtin::Abs => Ok(sem.abs(ty, &a)),
-            Builtin::Smax => Ok(sem.smax(ty, &a, &b)),
-            Builtin::Smin => Ok(sem.smin(ty, &a, &b)),
-            Builtin::Umax => Ok(sem.umax(ty, &a, &b)),
-            Builtin::Umin => Ok(sem.umin(ty, &a, &b)),
-            Builtin::StackSave => Ok(mem.stack_pointer()),
-            Builtin::StackRestore => {
-                if a >= mark {
-                    mem.stack_release(a);
-                }
-                Ok(0)
-            }
-        };
-        settle(ctx, r)
+        let args = [a, b, c];
+        let r = builtin::run(&mut Concrete, memory(ctx), op, ty, args, |k| &args[k], mark);
+        settle(ctx, r.map(|v| v.unwrap_or(0)))
     }
 }
 
