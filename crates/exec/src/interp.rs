@@ -24,6 +24,7 @@ use crate::observer::{BranchEvent, Observer, OpEvent};
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
+use fpforge_spec::Arg;
 use fpir::{Arm, EntityId, FloatPred, FloatTy, Func, IntPred, MathFn, Module, Side, Type};
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
@@ -101,22 +102,6 @@ pub enum Compilation {
     WhenHot,
     /// On the first call of each function.
     Eager,
-}
-
-/// An argument of [`Interpreter::call`].
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum Arg {
-    /// Raw bits of an integer, float or pointer parameter (masked to the parameter's width,
-    /// so a sign-extended `-1i32 as u64` is accepted).
-    Scalar(u64),
-    /// An array placed in a fresh heap block (with redzones) whose address is passed to a
-    /// pointer parameter; its final contents come back in [`Run::arrays`].
-    Array {
-        /// Element type.
-        elem: Type,
-        /// Raw bits of the elements.
-        values: Vec<u64>,
-    },
 }
 
 /// How a run ended.

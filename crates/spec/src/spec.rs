@@ -19,7 +19,7 @@
 //! spec default to one coordinate each: scalars as they are, a pointer to a scalar gets a
 //! one-element array whose element is the coordinate (CoverMe's `double*` parameters).
 
-use crate::interp::Arg;
+use crate::Arg;
 use fpir::float_text::{format_exact, parse_float};
 use fpir::{FloatTy, Func, Module, Type};
 use std::fmt;
