@@ -450,7 +450,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             // Below `limit`, the next segment cannot reach the fuel budget.
             let limit = fuel.saturating_sub(code.len() as u64);
             let mut seg = pc;
-            // SAFETY (for the op fetches): `pc` is 0, a return address (the op after a
+            // A valid pc is one inside `code`: `pc` is 0, a return address (the op after a
             // call, never the last op since the last op is a terminator), `pc + 1` after
             // an op that is not a terminator, or an edge target; preparation checks that
             // the code is non-empty, ends in a terminator and that every edge target is
@@ -458,34 +458,41 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             macro_rules! fetch {
                 () => {{
                     debug_assert!(pc < code.len());
+                    // SAFETY: `pc` is a valid pc (above).
                     unsafe { code.get_unchecked(pc) }
                 }};
             }
             let control = 'activation: {
                 if steps < limit {
-                    // SAFETY: `op` points at the op at `pc`, which is always a valid pc
-                    // (see `fetch!`): it only moves past ops that are not terminators or
-                    // to edge targets, so it stays inside `code`. Walking a pointer saves
-                    // the index arithmetic of every dispatch (measured: 3 instructions per
-                    // op, 3-9 % of a musl call); `pc` is derived from it where control
+                    // `op` points at the op at a valid pc; walking a pointer saves the
+                    // index arithmetic of every dispatch (measured: 3 instructions per
+                    // op, 3-9 % of a musl call), and `pc` is derived from it where control
                     // leaves the segment.
                     let start = code.as_ptr();
+                    // SAFETY: `pc` is a valid pc, so `start + pc` is inside `code`.
                     let mut op = unsafe { start.add(pc) };
                     loop {
                         debug_assert!(code.as_ptr_range().contains(&op));
-                        match step(m, frame, prog, fc, module, unsafe { &*op }, mark) {
+                        // SAFETY: `op` points at the op at a valid pc, inside `code`.
+                        let this = unsafe { &*op };
+                        match step(m, frame, prog, fc, module, this, mark) {
+                            // SAFETY: only an op that is not a terminator continues, and
+                            // the code ends in a terminator, so the next op is inside.
                             Control::Next => op = unsafe { op.add(1) },
                             Control::Jump(edge) => {
+                                // SAFETY: `op` and `start` point into `code`.
                                 pc = unsafe { op.offset_from(start) } as usize;
                                 steps += (pc + 1 - seg) as u64;
                                 pc = take_edge(&mut m.scratch, frame, fc, edge);
                                 seg = pc;
+                                // SAFETY: an edge target is a valid pc.
                                 op = unsafe { start.add(pc) };
                                 if steps >= limit {
                                     break;
                                 }
                             }
                             other => {
+                                // SAFETY: `op` and `start` point into `code`.
                                 pc = unsafe { op.offset_from(start) } as usize;
                                 steps += (pc + 1 - seg) as u64;
                                 break 'activation other;
@@ -605,25 +612,26 @@ fn take_edge<V: Clone>(scratch: &mut Vec<V>, frame: &mut [V], fc: &FuncCode, edg
     if edge & DIRECT != 0 {
         return (edge & !DIRECT) as usize;
     }
-    // SAFETY: `edge` comes from an op of `fc`, and preparation made every such edge index
-    // below `fc.edges.len()` and every edge's move range inside `fc.moves`
-    // (`prepare::check_code`).
     debug_assert!((edge as usize) < fc.edges.len());
+    // SAFETY: `edge` comes from an op of `fc`, and preparation made every such edge index
+    // below `fc.edges.len()` (`prepare::check_code`).
     let e = *unsafe { fc.edges.get_unchecked(edge as usize) };
     if e.moves_len == 0 {
         return e.pc as usize;
     }
     let range = e.moves_start as usize..(e.moves_start + e.moves_len) as usize;
     debug_assert!(range.end <= fc.moves.len());
+    // SAFETY: preparation checked that every edge's move range is inside `fc.moves`.
     let moves = unsafe { fc.moves.get_unchecked(range) };
-    // SAFETY: `frame` is exactly `fc.nregs` long and preparation checked that every slot
-    // of `fc.moves` is below `fc.nregs`.
     let get = |frame: &[V], slot: Slot| {
         debug_assert!((slot as usize) < frame.len());
+        // SAFETY: `frame` is exactly `fc.nregs` long and preparation checked that every
+        // slot of `fc.moves` is below `fc.nregs`.
         unsafe { frame.get_unchecked(slot as usize) }.clone()
     };
     let put = |frame: &mut [V], slot: Slot, v: V| {
         debug_assert!((slot as usize) < frame.len());
+        // SAFETY: as for `get`.
         *unsafe { frame.get_unchecked_mut(slot as usize) } = v;
     };
     if e.parallel {

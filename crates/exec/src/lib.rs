@@ -47,6 +47,7 @@
 //! See [`docs`] for how the other semantics plug in.
 
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod builtin;
 pub mod concrete;

@@ -520,7 +520,8 @@ impl Memory {
     /// # Safety
     /// `mem` points at a live `Memory`.
     pub(crate) unsafe fn stack_words(mem: *mut Memory) -> (*mut u64, *const u64, u64) {
-        // Raw places, so no reference to the memory outlives this call.
+        // SAFETY: `mem` points at a live `Memory` (the contract); taking raw places
+        // creates no reference that could outlive this call.
         unsafe {
             (
                 &raw mut (*mem).sp,
