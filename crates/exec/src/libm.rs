@@ -220,13 +220,6 @@ mod sys {
     }
 }
 
-fn mask_to(ret: Type, v: u64) -> u64 {
-    match ret {
-        Type::Int(w) if w < 64 => v & ((1u64 << w) - 1),
-        _ => v,
-    }
-}
-
 /// Evaluates `call` on raw operand bits; returns the result bits and, for `frexp`/`modf`,
 /// the bits of the second result (an `i32` exponent, or the integral part).
 pub fn eval(call: MathCall, args: &[u64], ret: Type) -> (u64, Option<u64>) {
@@ -327,7 +320,7 @@ fn eval64(func: MathFn, raw: [u64; 3], ret: Type) -> (u64, Option<u64>) {
     };
     match r {
         F(v) => (v.to_bits(), None),
-        I(v) => (mask_to(ret, v as u64), None),
+        I(v) => (v as u64 & ret.mask(), None),
         R::Two(v, second) => (v.to_bits(), Some(second)),
     }
 }
@@ -414,7 +407,7 @@ fn eval32(func: MathFn, raw: [u64; 3], ret: Type) -> (u64, Option<u64>) {
     };
     match r {
         F(v) => (u64::from(v.to_bits()), None),
-        I(v) => (mask_to(ret, v as u64), None),
+        I(v) => (v as u64 & ret.mask(), None),
         R::Two(v, second) => (u64::from(v.to_bits()), Some(second)),
     }
 }

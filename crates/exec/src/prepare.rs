@@ -18,7 +18,7 @@
 //! so a malformed module fails in
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
-use crate::memory::{func_addr, scalar_size, Memory};
+use crate::memory::{func_addr, Memory};
 use crate::promote::{promotable, read_counts};
 use crate::trap::ExecError;
 use fpir::{
@@ -756,7 +756,7 @@ impl<'a> FuncBuilder<'a> {
             return None;
         };
         let data = self.module.globals.get(g)?;
-        let end = off.checked_add(scalar_size(ty) as i64)?;
+        let end = off.checked_add(i64::from(ty.bytes()))?;
         if !data.constant || off < 0 || end > data.init.len() as i64 {
             return None;
         }

@@ -85,14 +85,6 @@ pub(crate) struct Translator<'a, 'b> {
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
 
-fn width(ty: Type) -> u32 {
-    match ty {
-        Type::Int(w) => u32::from(w).clamp(1, 64),
-        Type::Float(FloatTy::F32) => 32,
-        _ => 64,
-    }
-}
-
 /// How a function itself moves the stack pointer, which decides how it restores it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum StackUse {
@@ -285,7 +277,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Sign-extends the low `ty`-width bits of `v` to 64.
     fn sext(&mut self, v: Value, ty: Type) -> Value {
-        let shift = i64::from(64 - width(ty));
+        let shift = i64::from(64 - ty.bits());
         if shift == 0 {
             return v;
         }
@@ -554,7 +546,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             IntBinOp::Or => self.b.ins().bor(x, y),
             IntBinOp::Xor => self.b.ins().bxor(x, y),
             IntBinOp::Shl | IntBinOp::Lshr | IntBinOp::Ashr => {
-                let count = if width(ty) <= 32 {
+                let count = if ty.bits() <= 32 {
                     self.b.ins().band_imm_u(y, 31)
                 } else {
                     self.b.ins().band_imm_u(y, 63)
@@ -579,7 +571,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             IntBinOp::Sdiv | IntBinOp::Srem => {
                 self.bail_if(IntCC::Equal, y, 0);
                 let (p, q) = (self.sext(x, ty), self.sext(y, ty));
-                let min = i64::MIN >> (64 - width(ty));
+                let min = i64::MIN >> (64 - ty.bits());
                 let is_min = self.b.ins().icmp_imm_s(IntCC::Equal, p, min);
                 let is_neg1 = self.b.ins().icmp_imm_s(IntCC::Equal, q, -1);
                 let overflow = self.b.ins().band(is_min, is_neg1);
