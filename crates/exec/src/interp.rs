@@ -421,6 +421,20 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
 
     /// The driver loop, from the entry of `entry` whose frame is set up at the bottom of
     /// the register stack.
+    ///
+    /// Each turn of the outer loop is one activation of `fc`, which runs until a call,
+    /// return or trap. Ops between two control transfers form a segment starting at
+    /// `seg`; their steps are counted when control leaves the segment, and fuel is
+    /// checked there too. A segment never runs past the end of `code` (preparation: it
+    /// ends in a terminator), so while `steps < fuel - code.len()` no op inside the next
+    /// segment can exhaust the fuel; closer to the limit the careful loop checks before
+    /// every op, exactly where a per-op check would trap.
+    ///
+    /// A *valid pc* is one inside `code`: 0, a return address (the op after a call, never
+    /// the last op since the last op is a terminator), `pc + 1` after an op that is not a
+    /// terminator, or an edge target; preparation checks that the code is non-empty, ends
+    /// in a terminator and that every edge target is inside the code
+    /// (`prepare::check_code`). The op fetches rely on it.
     fn run(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
         let prog = &self.prog;
         let templates = &self.templates;
@@ -438,27 +452,15 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let mut mark = m.mem.stack_pointer();
         let mut steps = 0u64;
         loop {
-            // One activation of `fc`: runs until a call, return or trap. Ops between two
-            // control transfers form a segment starting at `seg`; their steps are counted
-            // when control leaves the segment, and fuel is checked there too. A segment
-            // never runs past the end of `code` (preparation: it ends in a terminator), so
-            // while `steps < fuel - code.len()` no op inside the next segment can exhaust
-            // the fuel; closer to the limit the careful loop checks before every op,
-            // exactly where a per-op check would trap.
             let frame = &mut regs[base..base + fc.nregs as usize];
             let code = &fc.code[..];
             // Below `limit`, the next segment cannot reach the fuel budget.
             let limit = fuel.saturating_sub(code.len() as u64);
             let mut seg = pc;
-            // A valid pc is one inside `code`: `pc` is 0, a return address (the op after a
-            // call, never the last op since the last op is a terminator), `pc + 1` after
-            // an op that is not a terminator, or an edge target; preparation checks that
-            // the code is non-empty, ends in a terminator and that every edge target is
-            // inside the code (`prepare::check_code`).
             macro_rules! fetch {
                 () => {{
                     debug_assert!(pc < code.len());
-                    // SAFETY: `pc` is a valid pc (above).
+                    // SAFETY: `pc` is a valid pc (see the function's docs).
                     unsafe { code.get_unchecked(pc) }
                 }};
             }
