@@ -8,9 +8,9 @@
 //! happened are left out. Branches where the shadow values would have gone the other
 //! way are listed as divergences.
 
-use fpforge_exec::plan::Test;
 use fpforge_exec::{ExecConfig, ExecError, Interpreter, NoObserver};
 use fpforge_mpfr::Shadow;
+use fpforge_spec::plan::Test;
 use fpir::{BranchSite, FloatBinOp, Func, Module, OpKind, OpSite};
 
 /// One ranked op site.

@@ -1,7 +1,7 @@
 //! The configuration of an accuracy run: budget, seed, reference precision, strategy,
 //! which op sites carry FPGen's checks and which loop iterations are checked.
 
-use fpforge_exec::{ArgSpec, OutArgSpec};
+use fpforge_spec::{ArgSpec, OutArgSpec};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -89,7 +89,7 @@ pub struct AccuracyConfig {
     /// Instruction budget of one run (default 20 000 000).
     pub fuel: u64,
     /// Parameter specs (`--arg`) (default: none, every parameter takes
-    /// [`fpforge_exec::InputSpec`]'s default).
+    /// [`fpforge_spec::InputSpec`]'s default).
     pub args: Vec<ArgSpec>,
     /// Output arrays (`--out-arg`): when given, the error is measured on them (maximum
     /// over elements) instead of on the return value (default: none).

@@ -1,7 +1,8 @@
 //! [`AccuracyError`]: why an accuracy run cannot start. What the program under test does
 //! (traps, NaNs) is a result, not an error.
 
-use fpforge_exec::{ExecError, SpecError};
+use fpforge_exec::ExecError;
+use fpforge_spec::SpecError;
 use thiserror::Error;
 
 /// Errors of [`crate::accuracy`].

@@ -6,11 +6,10 @@
 use crate::config::AccuracyConfig;
 use crate::error::AccuracyError;
 use crate::targets::{CheckObserver, Targets};
-use fpforge_exec::plan::{InputPlan, Test};
-use fpforge_exec::{
-    BranchTrace, Concrete, ExecConfig, InputSlot, InputSpec, Interpreter, Outcome, ParamInput,
-};
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSlot, Interpreter, Outcome};
 use fpforge_mpfr::{measure, ErrorMeasure, HighPrecision, HighValue};
+use fpforge_spec::plan::{InputPlan, Test};
+use fpforge_spec::{InputSpec, ParamInput};
 use fpir::{FloatTy, Func, Module, Type};
 
 /// Which result an error was measured on.

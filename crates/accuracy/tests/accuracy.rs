@@ -7,8 +7,8 @@
 use fpforge_accuracy::{
     accuracy, check_input, AccuracyConfig, Check, OutputLoc, SiteSelection, Strategy,
 };
-use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_lower::LoadOptions;
+use fpforge_spec::{ArgSpec, OutArgSpec};
 use fpir::{Func, Module};
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -3,8 +3,8 @@
 //! options, checking every number, range and duration once; commands never see these.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_solve::Strategy;
+use fpforge_spec::{ArgSpec, OutArgSpec};
 use std::path::PathBuf;
 
 /// Test-input generation for floating-point C/C++ code.

@@ -10,10 +10,11 @@ use crate::args::{
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{AccuracyConfig, Sampling, SiteSelection, Strategy as AccuracyStrategy};
 use fpforge_cover::{CoverConfig, Metric, Space};
-use fpforge_exec::{ArgSpec, Compilation, OutArgSpec};
+use fpforge_exec::Compilation;
 use fpforge_explore::{CallPolicy, EngineConfig};
 use fpforge_lower::LoadOptions;
 use fpforge_solve::{Fitness, SolveConfig, Strategy as SolveStrategy};
+use fpforge_spec::{ArgSpec, OutArgSpec};
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

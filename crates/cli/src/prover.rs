@@ -4,9 +4,9 @@
 //! joins them.
 
 use fpforge_cover::{Settlement, SideProver};
-use fpforge_exec::InputSpec;
 use fpforge_explore::reach::{reach_sides, SideAnswer};
 use fpforge_explore::session::EngineConfig;
+use fpforge_spec::InputSpec;
 use fpir::{Func, Module, Side};
 use std::time::Duration;
 

@@ -6,8 +6,8 @@
 
 use crate::inputs::Loaded;
 use anyhow::{bail, Context, Result};
-use fpforge_exec::spec::parse_value;
-use fpforge_exec::Arg;
+use fpforge_spec::spec::parse_value;
+use fpforge_spec::Arg;
 use fpir::{Function, Module, Type};
 
 /// Parses the text of one argument for a parameter of type `ty` (with optional pointee).

@@ -2,8 +2,9 @@
 //! Defaults follow CoverMe's evaluation (Fu & Su, PLDI'17: `n_start = 500`, `n_iter = 5`).
 
 use crate::prover::SideProver;
-use fpforge_exec::{ArgSpec, Compilation, OutArgSpec};
+use fpforge_exec::Compilation;
 use fpforge_search::Space;
+use fpforge_spec::{ArgSpec, OutArgSpec};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,7 +72,7 @@ pub struct CoverConfig {
     /// as a branch on `x > y`), so these tests cover branches another build has.
     pub boundaries: bool,
     /// Parameter specs (`--arg`): shapes, ranges and fixed values (default: none, every
-    /// parameter takes [`fpforge_exec::InputSpec`]'s default).
+    /// parameter takes [`fpforge_spec::InputSpec`]'s default).
     pub args: Vec<ArgSpec>,
     /// Output arrays (`--out-arg`) (default: none).
     pub out_args: Vec<OutArgSpec>,

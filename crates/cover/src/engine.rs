@@ -59,14 +59,14 @@ use crate::prover::{Settlement, SideProver};
 use crate::report::{CoverReport, CoverStop};
 use crate::represent::{Goal, Penalty, SiteShapes};
 use crate::sides::SideTable;
-use fpforge_exec::plan::{InputPlan, Test};
-use fpforge_exec::InputSpec;
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, ExecError, FullTrace, Interpreter, Observer,
 };
 use fpforge_search::{
     avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
 };
+use fpforge_spec::plan::{InputPlan, Test};
+use fpforge_spec::InputSpec;
 use fpir::{Closest, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus};
 use fpir::{CmpPred, FloatPred, IntPred};
 use rand::SeedableRng;
@@ -698,7 +698,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// taking it, with its branch distance.
     fn explain_misses(&mut self) -> Result<Vec<MissReason>, CoverError> {
         let mut misses = vec![MissReason::default(); self.table.len()];
-        let args: Vec<Vec<fpforge_exec::Arg>> = self.tests.iter().map(Test::to_args).collect();
+        let args: Vec<Vec<fpforge_spec::Arg>> = self.tests.iter().map(Test::to_args).collect();
         for (s, miss) in misses.iter_mut().enumerate() {
             if self.covered[s] {
                 continue;

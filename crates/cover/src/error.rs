@@ -11,7 +11,7 @@ pub enum CoverError {
     UnknownFunc(fpir::Func),
     /// The argument specs do not fit the function.
     #[error(transparent)]
-    Spec(#[from] fpforge_exec::SpecError),
+    Spec(#[from] fpforge_spec::SpecError),
     /// The interpreter rejected the module or a call.
     #[error(transparent)]
     Exec(#[from] ExecError),

@@ -32,7 +32,7 @@
 //! lowering turns them into branches, as gcc (and so gcov) compiles those conditional
 //! expressions.
 //!
-//! Parameters come from an [`fpforge_exec::InputSpec`] (scalars, pointees, arrays,
+//! Parameters come from an [`fpforge_spec::InputSpec`] (scalars, pointees, arrays,
 //! ranges, fixed values, output arrays; [`CoverConfig::args`]).
 //!
 //! Every test is re-executed with a fresh [`fpforge_exec::BranchTrace`] interpreter before

@@ -6,7 +6,7 @@
 //! search, re-executes every witness it returns (only a re-run that takes the side
 //! counts), and labels the sides it proves infeasible with the prover's method.
 
-use fpforge_exec::InputSpec;
+use fpforge_spec::InputSpec;
 use fpir::{Func, InfeasibleMethod, Module, Side};
 use std::fmt;
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! feasibility; [`fpir::MissReason`] says what it knows), unless a complete method (constant
 //! conditions, switch values, or the prover's) shows it [`SideStatus::Infeasible`].
 
-use fpforge_exec::plan::{InputPlan, Test};
+use fpforge_spec::plan::{InputPlan, Test};
 use fpir::{Func, Side, SideReport, SideStatus, SideTally};
 use std::time::Duration;
 

@@ -3,9 +3,9 @@
 //! as not reached. Budgets are evaluation limits so results do not depend on speed.
 
 use fpforge_cover::{cover, CoverConfig, CoverReport, Settlement, SideProver};
-use fpforge_exec::{ArgSpec, OutArgSpec};
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
 use fpforge_lower::LoadOptions;
+use fpforge_spec::{ArgSpec, OutArgSpec};
 use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideReport, SideStatus};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -318,7 +318,7 @@ impl SideProver for FixedProver {
         &self,
         _: &Module,
         _: Func,
-        _: &fpforge_exec::InputSpec,
+        _: &fpforge_spec::InputSpec,
         sides: &[Side],
         _: std::time::Duration,
     ) -> Vec<Settlement> {

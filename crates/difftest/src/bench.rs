@@ -9,7 +9,8 @@
 use crate::dispatch::{self, Kind, Signature};
 use crate::inputs::ParamSpec;
 use crate::native::NativeLib;
-use fpforge_exec::{Arg, BranchTrace, Compilation, Concrete, ExecConfig, Interpreter};
+use fpforge_exec::{BranchTrace, Compilation, Concrete, ExecConfig, Interpreter};
+use fpforge_spec::Arg;
 use fpir::{Func, Module};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

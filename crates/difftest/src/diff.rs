@@ -14,7 +14,8 @@
 use crate::dispatch::{self, Kind, Signature};
 use crate::inputs::{plan, ArgValue, InputGen, ParamSpec};
 use crate::native::{NativeLib, RawEvent};
-use fpforge_exec::{Arg, BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
+use fpforge_spec::Arg;
 use fpir::{Arm, BranchSite, Func, Module, Side, Terminator, Type};
 use std::collections::HashMap;
 use std::fmt::Write as _;

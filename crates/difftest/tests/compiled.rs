@@ -8,10 +8,9 @@
 use fpforge_difftest::diff::{interpreter_args, Differ};
 use fpforge_difftest::inputs::InputGen;
 use fpforge_difftest::native::{NativeConfig, NativeLib};
-use fpforge_exec::{
-    Arg, BranchEvent, Compilation, Concrete, ExecConfig, Interpreter, Observer, Run,
-};
+use fpforge_exec::{BranchEvent, Compilation, Concrete, ExecConfig, Interpreter, Observer, Run};
 use fpforge_lower::{compile_to_bitcode, lower_bitcode, LoadOptions};
+use fpforge_spec::Arg;
 use fpir::{Func, Module};
 use std::path::PathBuf;
 

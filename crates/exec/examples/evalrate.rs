@@ -22,7 +22,8 @@
 //! difference of the calls is the cost of one call. The wall-clock rate printed is only
 //! indicative when other jobs share the machine.
 
-use fpforge_exec::{Arg, BranchTrace, Compilation, Concrete, ExecConfig, Interpreter};
+use fpforge_exec::{BranchTrace, Compilation, Concrete, ExecConfig, Interpreter};
+use fpforge_spec::Arg;
 use fpir::{FloatTy, Type};
 use std::path::PathBuf;
 use std::time::Instant;

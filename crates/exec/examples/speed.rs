@@ -4,7 +4,8 @@
 //! `cargo run --release -p fpforge-exec --example speed [loop|fib|arr|small|none]` (set
 //! `SPEED_PRINT_IR=1` to print the IR)
 
-use fpforge_exec::{Arg, BranchEvent, Concrete, ExecConfig, Interpreter, Observer};
+use fpforge_exec::{BranchEvent, Concrete, ExecConfig, Interpreter, Observer};
+use fpforge_spec::Arg;
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -1,8 +1,8 @@
 //! The interpreter: [`Interpreter::call`] runs one function of a module to completion.
 //!
-//! `step` executes one prepared op and returns a `Control` value (next, jump, call,
-//! return, trap); it touches registers, memory, the semantics and the observer but never
-//! control state. The driver loop ([`Interpreter::call`]) owns control: the current
+//! `step` (the submodule of that name) executes one prepared op and returns a `Control`
+//! value (next, jump, call, return, trap); it touches registers, memory, the semantics
+//! and the observer but never control state. The driver loop ([`Interpreter::call`]) owns control: the current
 //! function, pc and frame base, the frame stack, block-parameter copies, fuel and call
 //! depth. Registers of all live frames sit in one stack of values; a call lays the
 //! callee's frame template (its constants already in place) out above the caller's frame,
@@ -17,13 +17,17 @@
 //! `prepare`). Fuel is checked where control moves rather than before every op (see
 //! `Interpreter::run`), with the same result.
 
+mod step;
+
 use crate::jit::{Entry, Jit};
 use crate::memory::Memory;
-use crate::observer::{BranchEvent, Observer, OpEvent};
-use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
+use crate::observer::Observer;
+use crate::prepare::{prepare, FuncCode, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{ExecError, Trap, TrapKind};
-use fpir::{Arm, Builtin, EntityId, FloatPred, FloatTy, Func, IntPred, MathFn, Module, Side, Type};
+use fpforge_spec::Arg;
+use fpir::{EntityId, Func, Module, Type};
+use step::{step, Control, Machine};
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,22 +106,6 @@ pub enum Compilation {
     Eager,
 }
 
-/// An argument of [`Interpreter::call`].
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum Arg {
-    /// Raw bits of an integer, float or pointer parameter (masked to the parameter's width,
-    /// so a sign-extended `-1i32 as u64` is accepted).
-    Scalar(u64),
-    /// An array placed in a fresh heap block (with redzones) whose address is passed to a
-    /// pointer parameter; its final contents come back in [`Run::arrays`].
-    Array {
-        /// Element type.
-        elem: Type,
-        /// Raw bits of the elements.
-        values: Vec<u64>,
-    },
-}
-
 /// How a run ended.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Outcome<V> {
@@ -160,31 +148,6 @@ struct Frame {
     base: usize,
     dest: Slot,
     mark: u64,
-}
-
-/// The mutable state `step` works on.
-struct Machine<S: Semantics, O> {
-    sem: S,
-    obs: O,
-    mem: Memory,
-    scratch: Vec<S::Value>,
-    /// The trap a `Control::Trap` reports.
-    pending: Option<TrapKind>,
-}
-
-/// What the driver does after an op.
-enum Control {
-    Next,
-    Jump(u32),
-    Call {
-        func: u32,
-        dest: Slot,
-        start: u32,
-        len: u32,
-    },
-    Ret(Slot),
-    /// The kind is in `Machine::pending`.
-    Trap,
 }
 
 /// Runs functions of one module under semantics `S`, reporting to observer `O`.
@@ -458,6 +421,20 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
 
     /// The driver loop, from the entry of `entry` whose frame is set up at the bottom of
     /// the register stack.
+    ///
+    /// Each turn of the outer loop is one activation of `fc`, which runs until a call,
+    /// return or trap. Ops between two control transfers form a segment starting at
+    /// `seg`; their steps are counted when control leaves the segment, and fuel is
+    /// checked there too. A segment never runs past the end of `code` (preparation: it
+    /// ends in a terminator), so while `steps < fuel - code.len()` no op inside the next
+    /// segment can exhaust the fuel; closer to the limit the careful loop checks before
+    /// every op, exactly where a per-op check would trap.
+    ///
+    /// A *valid pc* is one inside `code`: 0, a return address (the op after a call, never
+    /// the last op since the last op is a terminator), `pc + 1` after an op that is not a
+    /// terminator, or an edge target; preparation checks that the code is non-empty, ends
+    /// in a terminator and that every edge target is inside the code
+    /// (`prepare::check_code`). The op fetches rely on it.
     fn run(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
         let prog = &self.prog;
         let templates = &self.templates;
@@ -475,54 +452,49 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let mut mark = m.mem.stack_pointer();
         let mut steps = 0u64;
         loop {
-            // One activation of `fc`: runs until a call, return or trap. Ops between two
-            // control transfers form a segment starting at `seg`; their steps are counted
-            // when control leaves the segment, and fuel is checked there too. A segment
-            // never runs past the end of `code` (preparation: it ends in a terminator), so
-            // while `steps < fuel - code.len()` no op inside the next segment can exhaust
-            // the fuel; closer to the limit the careful loop checks before every op,
-            // exactly where a per-op check would trap.
             let frame = &mut regs[base..base + fc.nregs as usize];
             let code = &fc.code[..];
             // Below `limit`, the next segment cannot reach the fuel budget.
             let limit = fuel.saturating_sub(code.len() as u64);
             let mut seg = pc;
-            // SAFETY (for the op fetches): `pc` is 0, a return address (the op after a
-            // call, never the last op since the last op is a terminator), `pc + 1` after
-            // an op that is not a terminator, or an edge target; preparation checks that
-            // the code is non-empty, ends in a terminator and that every edge target is
-            // inside the code (`prepare::check_code`).
             macro_rules! fetch {
                 () => {{
                     debug_assert!(pc < code.len());
+                    // SAFETY: `pc` is a valid pc (see the function's docs).
                     unsafe { code.get_unchecked(pc) }
                 }};
             }
             let control = 'activation: {
                 if steps < limit {
-                    // SAFETY: `op` points at the op at `pc`, which is always a valid pc
-                    // (see `fetch!`): it only moves past ops that are not terminators or
-                    // to edge targets, so it stays inside `code`. Walking a pointer saves
-                    // the index arithmetic of every dispatch (measured: 3 instructions per
-                    // op, 3-9 % of a musl call); `pc` is derived from it where control
+                    // `op` points at the op at a valid pc; walking a pointer saves the
+                    // index arithmetic of every dispatch (measured: 3 instructions per
+                    // op, 3-9 % of a musl call), and `pc` is derived from it where control
                     // leaves the segment.
                     let start = code.as_ptr();
+                    // SAFETY: `pc` is a valid pc, so `start + pc` is inside `code`.
                     let mut op = unsafe { start.add(pc) };
                     loop {
                         debug_assert!(code.as_ptr_range().contains(&op));
-                        match step(m, frame, prog, fc, module, unsafe { &*op }, mark) {
+                        // SAFETY: `op` points at the op at a valid pc, inside `code`.
+                        let this = unsafe { &*op };
+                        match step(m, frame, prog, fc, module, this, mark) {
+                            // SAFETY: only an op that is not a terminator continues, and
+                            // the code ends in a terminator, so the next op is inside.
                             Control::Next => op = unsafe { op.add(1) },
                             Control::Jump(edge) => {
+                                // SAFETY: `op` and `start` point into `code`.
                                 pc = unsafe { op.offset_from(start) } as usize;
                                 steps += (pc + 1 - seg) as u64;
                                 pc = take_edge(&mut m.scratch, frame, fc, edge);
                                 seg = pc;
+                                // SAFETY: an edge target is a valid pc.
                                 op = unsafe { start.add(pc) };
                                 if steps >= limit {
                                     break;
                                 }
                             }
                             other => {
+                                // SAFETY: `op` and `start` point into `code`.
                                 pc = unsafe { op.offset_from(start) } as usize;
                                 steps += (pc + 1 - seg) as u64;
                                 break 'activation other;
@@ -642,25 +614,26 @@ fn take_edge<V: Clone>(scratch: &mut Vec<V>, frame: &mut [V], fc: &FuncCode, edg
     if edge & DIRECT != 0 {
         return (edge & !DIRECT) as usize;
     }
-    // SAFETY: `edge` comes from an op of `fc`, and preparation made every such edge index
-    // below `fc.edges.len()` and every edge's move range inside `fc.moves`
-    // (`prepare::check_code`).
     debug_assert!((edge as usize) < fc.edges.len());
+    // SAFETY: `edge` comes from an op of `fc`, and preparation made every such edge index
+    // below `fc.edges.len()` (`prepare::check_code`).
     let e = *unsafe { fc.edges.get_unchecked(edge as usize) };
     if e.moves_len == 0 {
         return e.pc as usize;
     }
     let range = e.moves_start as usize..(e.moves_start + e.moves_len) as usize;
     debug_assert!(range.end <= fc.moves.len());
+    // SAFETY: preparation checked that every edge's move range is inside `fc.moves`.
     let moves = unsafe { fc.moves.get_unchecked(range) };
-    // SAFETY: `frame` is exactly `fc.nregs` long and preparation checked that every slot
-    // of `fc.moves` is below `fc.nregs`.
     let get = |frame: &[V], slot: Slot| {
         debug_assert!((slot as usize) < frame.len());
+        // SAFETY: `frame` is exactly `fc.nregs` long and preparation checked that every
+        // slot of `fc.moves` is below `fc.nregs`.
         unsafe { frame.get_unchecked(slot as usize) }.clone()
     };
     let put = |frame: &mut [V], slot: Slot, v: V| {
         debug_assert!((slot as usize) < frame.len());
+        // SAFETY: as for `get`.
         *unsafe { frame.get_unchecked_mut(slot as usize) } = v;
     };
     if e.parallel {
@@ -678,652 +651,4 @@ fn take_edge<V: Clone>(scratch: &mut Vec<V>, frame: &mut [V], fc: &FuncCode, edg
         }
     }
     e.pc as usize
-}
-
-macro_rules! try_trap {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(kind) => trap!(kind),
-        }
-    };
-}
-
-/// Executes one op on the registers `frame` of the current function (whose stack mark
-/// is `mark`).
-#[inline(always)]
-fn step<S: Semantics, O: Observer>(
-    m: &mut Machine<S, O>,
-    frame: &mut [S::Value],
-    prog: &Program,
-    fc: &FuncCode,
-    module: &Module,
-    op: &Op,
-    mark: u64,
-) -> Control {
-    let Machine {
-        sem,
-        obs,
-        mem,
-        scratch,
-        pending,
-    } = m;
-    macro_rules! trap {
-        ($kind:expr) => {{
-            *pending = Some($kind);
-            return Control::Trap;
-        }};
-    }
-    // SAFETY (for `reg!` and `set!`): `frame` is exactly `fc.nregs` long (the driver
-    // slices it so), and preparation checked that every slot an op of `fc` names is below
-    // `fc.nregs`; `NONE` slots are tested before any access.
-    macro_rules! reg {
-        ($s:expr) => {{
-            let slot = $s as usize;
-            debug_assert!(slot < frame.len());
-            unsafe { frame.get_unchecked(slot) }
-        }};
-    }
-    macro_rules! set {
-        ($s:expr, $v:expr) => {{
-            let slot = $s as usize;
-            let value = $v;
-            debug_assert!(slot < frame.len());
-            *unsafe { frame.get_unchecked_mut(slot) } = value;
-        }};
-    }
-    macro_rules! int_op {
-        ($method:ident, $ty:expr, $d:expr, $a:expr, $b:expr) => {{
-            let v = sem.$method($ty, reg!($a), reg!($b));
-            set!($d, v);
-        }};
-    }
-    macro_rules! float_op {
-        ($method:ident, $ty:expr, $d:expr, $a:expr, $b:expr, $site:expr) => {{
-            sem.op_site($site);
-            let (x, y) = (reg!($a), reg!($b));
-            let v = sem.$method($ty, x, y);
-            if O::OBSERVES_OPS {
-                obs.on_op(&OpEvent {
-                    site: $site,
-                    operands: [sem.concrete_bits(x), sem.concrete_bits(y), 0],
-                    arity: 2,
-                    result: sem.concrete_bits(&v),
-                });
-            }
-            set!($d, v);
-        }};
-    }
-    macro_rules! load {
-        ($ty:expr, $d:expr, $addr:expr) => {{
-            let at = sem.concrete_bits(reg!($addr));
-            let v = try_trap!(sem.load(mem, $ty, at));
-            set!($d, v);
-        }};
-    }
-    macro_rules! store {
-        ($ty:expr, $addr:expr, $val:expr) => {{
-            let at = sem.concrete_bits(reg!($addr));
-            try_trap!(sem.store(mem, $ty, at, reg!($val)));
-        }};
-    }
-    macro_rules! decide {
-        ($v:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
-            let v = $v;
-            let taken = sem.concrete_bits(&v) & 1 != 0;
-            sem.br($site, &v, taken);
-            if O::OBSERVES_BRANCHES {
-                obs.on_cond(
-                    $site,
-                    taken,
-                    Some([sem.concrete_bits(reg!($a)), sem.concrete_bits(reg!($b))]),
-                );
-            }
-            (v, if taken { $then } else { $else })
-        }};
-    }
-    macro_rules! cmp_br {
-        ($cmp:expr, $d:expr, $a:expr, $b:expr, $then:expr, $else:expr, $site:expr) => {{
-            let (v, edge) = decide!($cmp, $a, $b, $then, $else, $site);
-            set!($d, v);
-            return Control::Jump(edge);
-        }};
-    }
-    // The specialized fused ops: their result is read by nothing else, so not written.
-    macro_rules! icmp_br {
-        ($pred:ident, $ty:ident, $c:expr) => {{
-            let c = $c;
-            let v = sem.icmp(IntPred::$pred, Type::$ty, reg!(c.a), reg!(c.b));
-            return Control::Jump(decide!(v, c.a, c.b, c.then_edge, c.else_edge, c.site).1);
-        }};
-    }
-    macro_rules! fcmp_br {
-        ($pred:ident, $c:expr) => {{
-            let c = $c;
-            let v = sem.fcmp(FloatPred::$pred, FloatTy::F64, reg!(c.a), reg!(c.b));
-            return Control::Jump(decide!(v, c.a, c.b, c.then_edge, c.else_edge, c.site).1);
-        }};
-    }
-    match *op {
-        Op::Iadd { ty, d, a, b } => int_op!(iadd, ty, d, a, b),
-        Op::Isub { ty, d, a, b } => int_op!(isub, ty, d, a, b),
-        Op::Imul { ty, d, a, b } => int_op!(imul, ty, d, a, b),
-        Op::Udiv { ty, d, a, b } => {
-            let v = try_trap!(sem.udiv(ty, reg!(a), reg!(b)));
-            set!(d, v);
-        }
-        Op::Sdiv { ty, d, a, b } => {
-            let v = try_trap!(sem.sdiv(ty, reg!(a), reg!(b)));
-            set!(d, v);
-        }
-        Op::Urem { ty, d, a, b } => {
-            let v = try_trap!(sem.urem(ty, reg!(a), reg!(b)));
-            set!(d, v);
-        }
-        Op::Srem { ty, d, a, b } => {
-            let v = try_trap!(sem.srem(ty, reg!(a), reg!(b)));
-            set!(d, v);
-        }
-        Op::Shl { ty, d, a, b } => int_op!(shl, ty, d, a, b),
-        Op::Lshr { ty, d, a, b } => int_op!(lshr, ty, d, a, b),
-        Op::Ashr { ty, d, a, b } => int_op!(ashr, ty, d, a, b),
-        Op::Band { ty, d, a, b } => int_op!(band, ty, d, a, b),
-        Op::Bor { ty, d, a, b } => int_op!(bor, ty, d, a, b),
-        Op::Bxor { ty, d, a, b } => int_op!(bxor, ty, d, a, b),
-        Op::Fadd { ty, d, a, b, site } => float_op!(fadd, ty, d, a, b, site),
-        Op::Fsub { ty, d, a, b, site } => float_op!(fsub, ty, d, a, b, site),
-        Op::Fmul { ty, d, a, b, site } => float_op!(fmul, ty, d, a, b, site),
-        Op::Fdiv { ty, d, a, b, site } => float_op!(fdiv, ty, d, a, b, site),
-        Op::Frem { ty, d, a, b, site } => float_op!(frem, ty, d, a, b, site),
-        Op::Iadd32 { d, a, b } => int_op!(iadd, Type::I32, d, a, b),
-        Op::Iadd64 { d, a, b } => int_op!(iadd, Type::I64, d, a, b),
-        Op::Isub32 { d, a, b } => int_op!(isub, Type::I32, d, a, b),
-        Op::Isub64 { d, a, b } => int_op!(isub, Type::I64, d, a, b),
-        Op::Imul32 { d, a, b } => int_op!(imul, Type::I32, d, a, b),
-        Op::Imul64 { d, a, b } => int_op!(imul, Type::I64, d, a, b),
-        Op::Fadd64 { d, a, b, site } => float_op!(fadd, FloatTy::F64, d, a, b, site),
-        Op::Fsub64 { d, a, b, site } => float_op!(fsub, FloatTy::F64, d, a, b, site),
-        Op::Fmul64 { d, a, b, site } => float_op!(fmul, FloatTy::F64, d, a, b, site),
-        Op::Fdiv64 { d, a, b, site } => float_op!(fdiv, FloatTy::F64, d, a, b, site),
-        Op::Sext32To64 { d, a } => set!(d, sem.sext(Type::I32, Type::I64, reg!(a))),
-        Op::Sitofp32To64 { d, a } => set!(d, sem.sitofp(Type::I32, Type::F64, reg!(a))),
-        Op::Zext32To64 { d, a } => set!(d, sem.zext(Type::I32, Type::I64, reg!(a))),
-        Op::Trunc64To32 { d, a } => set!(d, sem.trunc(Type::I64, Type::I32, reg!(a))),
-        Op::Shl64 { d, a, b } => int_op!(shl, Type::I64, d, a, b),
-        Op::Lshr64 { d, a, b } => int_op!(lshr, Type::I64, d, a, b),
-        Op::Lshr32 { d, a, b } => int_op!(lshr, Type::I32, d, a, b),
-        Op::Band64 { d, a, b } => int_op!(band, Type::I64, d, a, b),
-        Op::Bor64 { d, a, b } => int_op!(bor, Type::I64, d, a, b),
-        Op::Band32 { d, a, b } => int_op!(band, Type::I32, d, a, b),
-        Op::LoadF64 { d, addr } => load!(Type::F64, d, addr),
-        Op::LoadI64 { d, addr } => load!(Type::I64, d, addr),
-        Op::StoreF64 { addr, val } => store!(Type::F64, addr, val),
-        Op::StoreI64 { addr, val } => store!(Type::I64, addr, val),
-        Op::IcmpBrEq64(c) => icmp_br!(Eq, I64, c),
-        Op::IcmpBrNe64(c) => icmp_br!(Ne, I64, c),
-        Op::IcmpBrUlt64(c) => icmp_br!(Ult, I64, c),
-        Op::IcmpBrUle64(c) => icmp_br!(Ule, I64, c),
-        Op::IcmpBrUgt64(c) => icmp_br!(Ugt, I64, c),
-        Op::IcmpBrUge64(c) => icmp_br!(Uge, I64, c),
-        Op::IcmpBrSlt64(c) => icmp_br!(Slt, I64, c),
-        Op::IcmpBrSle64(c) => icmp_br!(Sle, I64, c),
-        Op::IcmpBrSgt64(c) => icmp_br!(Sgt, I64, c),
-        Op::IcmpBrSge64(c) => icmp_br!(Sge, I64, c),
-        Op::IcmpBrEq32(c) => icmp_br!(Eq, I32, c),
-        Op::IcmpBrNe32(c) => icmp_br!(Ne, I32, c),
-        Op::IcmpBrUlt32(c) => icmp_br!(Ult, I32, c),
-        Op::IcmpBrUle32(c) => icmp_br!(Ule, I32, c),
-        Op::IcmpBrUgt32(c) => icmp_br!(Ugt, I32, c),
-        Op::IcmpBrUge32(c) => icmp_br!(Uge, I32, c),
-        Op::IcmpBrSlt32(c) => icmp_br!(Slt, I32, c),
-        Op::IcmpBrSle32(c) => icmp_br!(Sle, I32, c),
-        Op::IcmpBrSgt32(c) => icmp_br!(Sgt, I32, c),
-        Op::IcmpBrSge32(c) => icmp_br!(Sge, I32, c),
-        Op::FcmpBrOeq64(c) => fcmp_br!(Oeq, c),
-        Op::FcmpBrUne64(c) => fcmp_br!(Une, c),
-        Op::FcmpBrOlt64(c) => fcmp_br!(Olt, c),
-        Op::FcmpBrOle64(c) => fcmp_br!(Ole, c),
-        Op::FcmpBrOgt64(c) => fcmp_br!(Ogt, c),
-        Op::FcmpBrOge64(c) => fcmp_br!(Oge, c),
-        Op::FcmpBr64 {
-            pred,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => cmp_br!(
-            sem.fcmp(pred, FloatTy::F64, reg!(a), reg!(b)),
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site
-        ),
-        Op::Fneg { ty, d, a } => {
-            let v = sem.fneg(ty, reg!(a));
-            set!(d, v);
-        }
-        Op::Icmp { pred, ty, d, a, b } => {
-            let v = sem.icmp(pred, ty, reg!(a), reg!(b));
-            set!(d, v);
-        }
-        Op::Fcmp { pred, ty, d, a, b } => {
-            let v = sem.fcmp(pred, ty, reg!(a), reg!(b));
-            set!(d, v);
-        }
-        Op::Trunc { from, to, d, a } => {
-            let v = sem.trunc(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Zext { from, to, d, a } => {
-            let v = sem.zext(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Sext { from, to, d, a } => {
-            let v = sem.sext(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Fptrunc { from, to, d, a } => {
-            let v = sem.fptrunc(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Fpext { from, to, d, a } => {
-            let v = sem.fpext(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Fptoui { from, to, d, a } => {
-            let v = sem.fptoui(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Fptosi { from, to, d, a } => {
-            let v = sem.fptosi(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Uitofp { from, to, d, a } => {
-            let v = sem.uitofp(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Sitofp { from, to, d, a } => {
-            let v = sem.sitofp(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Ptrtoint { from, to, d, a } => {
-            let v = sem.ptrtoint(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Inttoptr { from, to, d, a } => {
-            let v = sem.inttoptr(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Bitcast { from, to, d, a } => {
-            let v = sem.bitcast(from, to, reg!(a));
-            set!(d, v);
-        }
-        Op::Select { ty, d, c, t, f } => {
-            let v = sem.select(ty, reg!(c), reg!(t), reg!(f));
-            set!(d, v);
-        }
-        Op::Load { ty, d, addr } => load!(ty, d, addr),
-        Op::Store { ty, addr, val } => store!(ty, addr, val),
-        Op::Alloca {
-            d,
-            size,
-            count,
-            count_ty,
-            align,
-        } => {
-            let n = if count == NONE {
-                1
-            } else {
-                sem.concrete_bits(reg!(count)) & count_ty.mask()
-            };
-            let total = try_trap!(size.checked_mul(n).ok_or(TrapKind::StackOverflow));
-            let at = try_trap!(mem.alloca(total, u64::from(align)));
-            set!(d, sem.address(at));
-        }
-        Op::PtrOffset {
-            d,
-            base: b,
-            offset,
-            start,
-            len,
-        } => {
-            let mut at = sem.concrete_bits(reg!(b)).wrapping_add(offset as u64);
-            for &(index, ty, scale) in &fc.terms[start as usize..(start + len) as usize] {
-                sem.address_index(reg!(index));
-                at = at.wrapping_add(scaled_index(sem.concrete_bits(reg!(index)), ty, scale));
-            }
-            set!(d, sem.address(at));
-        }
-        Op::PtrOffset1 {
-            d,
-            base: b,
-            index,
-            index_ty,
-            offset,
-            scale,
-        } => {
-            sem.address_index(reg!(index));
-            let at = sem
-                .concrete_bits(reg!(b))
-                .wrapping_add(offset as u64)
-                .wrapping_add(scaled_index(
-                    sem.concrete_bits(reg!(index)),
-                    index_ty,
-                    scale,
-                ));
-            set!(d, sem.address(at));
-        }
-        Op::Call {
-            func,
-            d,
-            start,
-            len,
-        } => {
-            return Control::Call {
-                func,
-                dest: d,
-                start,
-                len,
-            }
-        }
-        Op::CallIndirect {
-            target,
-            d,
-            start,
-            len,
-        } => {
-            let at = sem.concrete_bits(reg!(target));
-            return match mem.func_at(at) {
-                Some(func) if prog.funcs[func as usize].params.len() == len as usize => {
-                    Control::Call {
-                        func,
-                        dest: d,
-                        start,
-                        len,
-                    }
-                }
-                _ => trap!(TrapKind::BadIndirectCall { addr: at }),
-            };
-        }
-        Op::Math {
-            call,
-            site,
-            ret,
-            d,
-            start,
-            len,
-        } => {
-            sem.op_site(site);
-            scratch.clear();
-            for &a in &fc.args[start as usize..(start + len) as usize] {
-                scratch.push(reg!(a).clone());
-            }
-            let (v, second) = sem.math(call, scratch, ret);
-            if let (Some(second), Some(ptr)) = (second, scratch.get(1)) {
-                let at = sem.concrete_bits(ptr);
-                let ty = if call.func == MathFn::Frexp {
-                    Type::I32
-                } else {
-                    Type::Float(call.ty)
-                };
-                try_trap!(sem.store(mem, ty, at, &second));
-            }
-            if O::OBSERVES_OPS {
-                let mut operands = [0u64; 3];
-                for (o, a) in operands.iter_mut().zip(scratch.iter()) {
-                    *o = sem.concrete_bits(a);
-                }
-                obs.on_op(&OpEvent {
-                    site,
-                    operands,
-                    arity: scratch.len().min(3) as u8,
-                    result: sem.concrete_bits(&v),
-                });
-            }
-            if d != NONE {
-                set!(d, v);
-            }
-        }
-        Op::Builtin {
-            b,
-            ty,
-            d,
-            start,
-            len,
-        } => {
-            let args = &fc.args[start as usize..(start + len) as usize];
-            let mut a = [0u64; 3];
-            for (x, &s) in a.iter_mut().zip(args) {
-                *x = sem.concrete_bits(reg!(s));
-            }
-            let v = match b {
-                Builtin::Memcpy | Builtin::Memmove => {
-                    try_trap!(sem.copy(mem, a[0], a[1], a[2]));
-                    sem.address(a[0])
-                }
-                Builtin::Memset => {
-                    try_trap!(sem.fill(mem, a[0], a[1] as u8, a[2]));
-                    sem.address(a[0])
-                }
-                Builtin::Malloc => {
-                    let p = try_trap!(mem.malloc(a[0]));
-                    sem.address(p)
-                }
-                Builtin::Calloc => {
-                    let p = match a[0].checked_mul(a[1]) {
-                        Some(n) => try_trap!(mem.malloc(n)),
-                        None => 0,
-                    };
-                    sem.address(p)
-                }
-                Builtin::Realloc => {
-                    let p = try_trap!(realloc(sem, mem, a[0], a[1]));
-                    sem.address(p)
-                }
-                Builtin::Free => {
-                    try_trap!(mem.free(a[0]));
-                    return Control::Next;
-                }
-                Builtin::Abort => trap!(TrapKind::Abort),
-                Builtin::Exit => trap!(TrapKind::Exit(a[0] as u32 as i32)),
-                Builtin::AssertFail => trap!(TrapKind::AssertFail),
-                Builtin::Ctpop => sem.ctpop(ty, reg!(args[0])),
-                Builtin::Ctlz => sem.ctlz(ty, reg!(args[0])),
-                Builtin::Cttz => sem.cttz(ty, reg!(args[0])),
-                Builtin::Bswap => sem.bswap(ty, reg!(args[0])),
-                Builtin::Abs => sem.abs(ty, reg!(args[0])),
-                Builtin::Smax => sem.smax(ty, reg!(args[0]), reg!(args[1])),
-                Builtin::Smin => sem.smin(ty, reg!(args[0]), reg!(args[1])),
-                Builtin::Umax => sem.umax(ty, reg!(args[0]), reg!(args[1])),
-                Builtin::Umin => sem.umin(ty, reg!(args[0]), reg!(args[1])),
-                Builtin::StackSave => sem.address(mem.stack_pointer()),
-                Builtin::StackRestore => {
-                    if a[0] >= mark {
-                        mem.stack_release(a[0]);
-                    }
-                    return Control::Next;
-                }
-            };
-            if d != NONE {
-                set!(d, v);
-            }
-        }
-        Op::External { index } => {
-            // Through `module` rather than a slice argument: the compiler would load the
-            // slice's pointer and length at every dispatch.
-            let name = module
-                .externals
-                .get(index as usize)
-                .cloned()
-                .unwrap_or_default();
-            trap!(TrapKind::UnknownExternal(name));
-        }
-        Op::Jump { edge } => return Control::Jump(edge),
-        // `pc < DIRECT` (preparation), so `DIRECT | pc` is the edge straight to it.
-        Op::JumpMove1 { pc, d, a } => {
-            let v = reg!(a).clone();
-            set!(d, v);
-            return Control::Jump(DIRECT | pc);
-        }
-        Op::JumpMove2 { pc, d, a } => {
-            let v = [reg!(a[0]).clone(), reg!(a[1]).clone()];
-            for (d, v) in d.into_iter().zip(v) {
-                set!(d, v);
-            }
-            return Control::Jump(DIRECT | pc);
-        }
-        Op::JumpMove3 { pc, d, a } => {
-            let v = [reg!(a[0]).clone(), reg!(a[1]).clone(), reg!(a[2]).clone()];
-            for (d, v) in d.into_iter().zip(v) {
-                set!(d, v);
-            }
-            return Control::Jump(DIRECT | pc);
-        }
-        Op::Br {
-            cond,
-            then_edge,
-            else_edge,
-            site,
-            lhs,
-            rhs,
-        } => {
-            let taken = sem.concrete_bits(reg!(cond)) & 1 != 0;
-            sem.br(site, reg!(cond), taken);
-            if O::OBSERVES_BRANCHES {
-                let operands = (lhs != NONE)
-                    .then(|| [sem.concrete_bits(reg!(lhs)), sem.concrete_bits(reg!(rhs))]);
-                obs.on_cond(site, taken, operands);
-            }
-            return Control::Jump(if taken { then_edge } else { else_edge });
-        }
-        Op::IcmpBr {
-            pred,
-            ty,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => cmp_br!(
-            sem.icmp(pred, ty, reg!(a), reg!(b)),
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site
-        ),
-        Op::FcmpBr {
-            pred,
-            ty,
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site,
-        } => cmp_br!(
-            sem.fcmp(pred, ty, reg!(a), reg!(b)),
-            d,
-            a,
-            b,
-            then_edge,
-            else_edge,
-            site
-        ),
-        Op::Switch {
-            ty,
-            value,
-            table,
-            site,
-        } => {
-            let v = sem.concrete_bits(reg!(value)) & ty.mask();
-            let table = &fc.switches[table as usize];
-            let (case, edge) = match table.cases.binary_search_by_key(&v, |c| c.0) {
-                Ok(i) => (Some(table.cases[i].1), table.cases[i].2),
-                Err(_) => (None, table.default),
-            };
-            sem.switch(site, ty, reg!(value), case);
-            if O::OBSERVES_BRANCHES {
-                obs.on_branch(&BranchEvent {
-                    side: Side {
-                        site,
-                        arm: Arm::case(case),
-                    },
-                    operands: Some([v, 0]),
-                });
-            }
-            return Control::Jump(edge);
-        }
-        Op::Ret { value } => return Control::Ret(value),
-        Op::Unreachable => trap!(TrapKind::Unreachable),
-        Op::AllocaCell { size, align } => {
-            try_trap!(mem.reserve_cell(size, u64::from(align)));
-        }
-        Op::LoadCell { ty, d, cell } => {
-            let bits = sem.concrete_bits(reg!(cell)) & ty.mask();
-            set!(d, sem.constant(ty, bits));
-        }
-        Op::LoadCellI64 { d, cell } => {
-            let bits = sem.concrete_bits(reg!(cell));
-            set!(d, sem.constant(Type::I64, bits));
-        }
-        Op::LoadCellF64 { d, cell } => {
-            let bits = sem.concrete_bits(reg!(cell));
-            set!(d, sem.constant(Type::F64, bits));
-        }
-        Op::StackSave { d } => set!(d, sem.address(mem.stack_pointer())),
-        Op::StackRestore { a } => {
-            let at = sem.concrete_bits(reg!(a));
-            if at >= mark {
-                mem.stack_release(at);
-            }
-        }
-        Op::Move { d, a } => {
-            let v = reg!(a).clone();
-            set!(d, v);
-        }
-        Op::Nop => {}
-    }
-    Control::Next
-}
-
-/// `index * scale` with the index sign-extended from its type, wrapping.
-#[inline(always)]
-fn scaled_index(bits: u64, ty: Type, scale: i64) -> u64 {
-    let i = if ty.is_int() {
-        ty.sign_extend(bits)
-    } else {
-        bits as i64
-    };
-    i.wrapping_mul(scale) as u64
-}
-
-/// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a
-/// failed allocation leaves the block alone and returns NULL.
-pub(crate) fn realloc<S: Semantics>(
-    sem: &mut S,
-    mem: &mut Memory,
-    p: u64,
-    size: u64,
-) -> Result<u64, TrapKind> {
-    if p == 0 {
-        return mem.malloc(size);
-    }
-    let old = mem.block_size(p)?;
-    if size == 0 {
-        mem.free(p)?;
-        return Ok(0);
-    }
-    let q = mem.malloc(size)?;
-    if q != 0 {
-        sem.copy(mem, q, p, old.min(size))?;
-        mem.free(p)?;
-    }
-    Ok(q)
 }

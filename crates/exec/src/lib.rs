@@ -6,7 +6,8 @@
 //! what a plain interpreter costs.
 //!
 //! ```
-//! use fpforge_exec::{Arg, BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
+//! use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
+//! use fpforge_spec::Arg;
 //! # fn demo(module: &fpir::Module, f: fpir::Func) -> Result<(), fpforge_exec::ExecError> {
 //! let mut interp = Interpreter::new(module, Concrete, BranchTrace::default(), ExecConfig::default())?;
 //! let run = interp.call(f, &[Arg::Scalar(2.5f64.to_bits())])?;
@@ -36,37 +37,36 @@
 //!   stops and is replayed in the interpreter, which reports the trap; functions with
 //!   indirect calls stay interpreted. [`ExecConfig::compile`] chooses the policy;
 //!   `tests/compiled.rs` of `fpforge-difftest` compares the two on the whole corpus.
+//! - `builtin` (private): what each C library builtin and bit intrinsic does, the one
+//!   definition both tiers call.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
-//! - [`spec`]: input specifications (`--arg`), the one mapping from search coordinates
-//!   to arguments that every engine uses; [`plan`]: the searches' starting points over
-//!   those coordinates (special values, constants harvested from the program) and the
-//!   [`plan::Test`] a point stands for.
+//! - Arguments are [`fpforge_spec::Arg`]s: the input specifications and the mapping from
+//!   search coordinates to arguments live in `fpforge-spec`, below this crate.
 //!
 //! See [`docs`] for how the other semantics plug in.
 
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
+mod builtin;
 pub mod concrete;
 pub mod interp;
 mod jit;
 pub mod libm;
 pub mod memory;
 pub mod observer;
-pub mod plan;
 mod prepare;
 mod promote;
 pub mod semantics;
-pub mod spec;
 pub mod trap;
 
 pub use concrete::Concrete;
-pub use interp::{Arg, Compilation, ExecConfig, Interpreter, Outcome, Run};
+pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
 pub use libm::supported_math;
 pub use memory::Memory;
 pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace};
 pub use semantics::{InputSlot, Semantics};
-pub use spec::{ArgSpec, Coord, InputSpec, OutArgSpec, ParamInput, SpecError, ValueRange};
 pub use trap::{ExecError, Trap, TrapKind};
 
 pub mod docs {

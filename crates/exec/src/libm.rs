@@ -48,21 +48,28 @@ mod sys {
         ($($name:ident: fn($($arg:ty),*) -> $ret:ty;)*) => {
             mod fallback {
                 #[link(name = "m")]
-                extern "C" {
-                    $(pub fn $name($(_: $arg),*) -> $ret;)*
+                // SAFETY: these are the C library's math functions with their C
+                // signatures, and every one is safe to call (see `Table`).
+                unsafe extern "C" {
+                    $(pub safe fn $name($(_: $arg),*) -> $ret;)*
                 }
             }
 
-            /// One function pointer per C math function.
+            /// One function pointer per C math function. They are safe to call: a C math
+            /// function is defined for every argument value (NaN and infinities
+            /// included), and the ones that return a second result through a pointer
+            /// (`frexp`, `modf`, `lgamma_r`) take it as `&mut`, which they only write.
             pub struct Table {
-                $(pub $name: unsafe extern "C" fn($($arg),*) -> $ret,)*
+                $(pub $name: extern "C" fn($($arg),*) -> $ret,)*
             }
 
             impl Table {
                 fn load() -> Table {
                     // SAFETY: dlopen/dlsym are called with NUL-terminated names; a
                     // non-null symbol from libm.so.6 is the C function of that name, whose
-                    // signature is the declared one.
+                    // signature is the declared one (a `&mut` parameter is passed as the
+                    // pointer C expects), so the transmute makes the pointer `Table`
+                    // describes.
                     unsafe {
                         let handle = dlopen(c"libm.so.6".as_ptr(), RTLD_NOW);
                         Table {
@@ -78,7 +85,7 @@ mod sys {
                                 } else {
                                     std::mem::transmute::<
                                         *mut c_void,
-                                        unsafe extern "C" fn($($arg),*) -> $ret,
+                                        extern "C" fn($($arg),*) -> $ret,
                                     >(sym)
                                 }
                             },)*
@@ -144,9 +151,9 @@ mod sys {
         llround: fn(f64) -> i64;
         lrint: fn(f64) -> i64;
         llrint: fn(f64) -> i64;
-        frexp: fn(f64, *mut i32) -> f64;
-        modf: fn(f64, *mut f64) -> f64;
-        lgamma_r: fn(f64, *mut i32) -> f64;
+        frexp: fn(f64, &mut i32) -> f64;
+        modf: fn(f64, &mut f64) -> f64;
+        lgamma_r: fn(f64, &mut i32) -> f64;
         fabsf: fn(f32) -> f32;
         sqrtf: fn(f32) -> f32;
         cbrtf: fn(f32) -> f32;
@@ -201,22 +208,15 @@ mod sys {
         llroundf: fn(f32) -> i64;
         lrintf: fn(f32) -> i64;
         llrintf: fn(f32) -> i64;
-        frexpf: fn(f32, *mut i32) -> f32;
-        modff: fn(f32, *mut f32) -> f32;
-        lgammaf_r: fn(f32, *mut i32) -> f32;
+        frexpf: fn(f32, &mut i32) -> f32;
+        modff: fn(f32, &mut f32) -> f32;
+        lgammaf_r: fn(f32, &mut i32) -> f32;
     }
 
     /// The table, resolved on first use.
     pub fn table() -> &'static Table {
         static TABLE: OnceLock<Table> = OnceLock::new();
         TABLE.get_or_init(Table::load)
-    }
-}
-
-fn mask_to(ret: Type, v: u64) -> u64 {
-    match ret {
-        Type::Int(w) if w < 64 => v & ((1u64 << w) - 1),
-        _ => v,
     }
 }
 
@@ -246,81 +246,81 @@ fn eval64(func: MathFn, raw: [u64; 3], ret: Type) -> (u64, Option<u64>) {
     // SAFETY: these are the C library's pure math functions; the out-pointers of
     // `frexp`, `modf` and `lgamma_r` point to live locals.
     let r = match func {
-        Fabs => F(unsafe { (t.fabs)(x) }),
-        Sqrt => F(unsafe { (t.sqrt)(x) }),
-        Cbrt => F(unsafe { (t.cbrt)(x) }),
-        Floor => F(unsafe { (t.floor)(x) }),
-        Ceil => F(unsafe { (t.ceil)(x) }),
-        Trunc => F(unsafe { (t.trunc)(x) }),
-        Round => F(unsafe { (t.round)(x) }),
-        Rint => F(unsafe { (t.rint)(x) }),
-        Nearbyint => F(unsafe { (t.nearbyint)(x) }),
-        Exp => F(unsafe { (t.exp)(x) }),
-        Exp2 => F(unsafe { (t.exp2)(x) }),
-        Expm1 => F(unsafe { (t.expm1)(x) }),
-        Log => F(unsafe { (t.log)(x) }),
-        Log2 => F(unsafe { (t.log2)(x) }),
-        Log10 => F(unsafe { (t.log10)(x) }),
-        Log1p => F(unsafe { (t.log1p)(x) }),
-        Logb => F(unsafe { (t.logb)(x) }),
-        Sin => F(unsafe { (t.sin)(x) }),
-        Cos => F(unsafe { (t.cos)(x) }),
-        Tan => F(unsafe { (t.tan)(x) }),
-        Asin => F(unsafe { (t.asin)(x) }),
-        Acos => F(unsafe { (t.acos)(x) }),
-        Atan => F(unsafe { (t.atan)(x) }),
-        Sinh => F(unsafe { (t.sinh)(x) }),
-        Cosh => F(unsafe { (t.cosh)(x) }),
-        Tanh => F(unsafe { (t.tanh)(x) }),
-        Asinh => F(unsafe { (t.asinh)(x) }),
-        Acosh => F(unsafe { (t.acosh)(x) }),
-        Atanh => F(unsafe { (t.atanh)(x) }),
-        Erf => F(unsafe { (t.erf)(x) }),
-        Erfc => F(unsafe { (t.erfc)(x) }),
-        Tgamma => F(unsafe { (t.tgamma)(x) }),
-        J0 => F(unsafe { (t.j0)(x) }),
-        J1 => F(unsafe { (t.j1)(x) }),
-        Y0 => F(unsafe { (t.y0)(x) }),
-        Y1 => F(unsafe { (t.y1)(x) }),
-        Pow => F(unsafe { (t.pow)(x, y) }),
-        Atan2 => F(unsafe { (t.atan2)(x, y) }),
-        Fmod => F(unsafe { (t.fmod)(x, y) }),
-        Remainder => F(unsafe { (t.remainder)(x, y) }),
-        Hypot => F(unsafe { (t.hypot)(x, y) }),
-        Copysign => F(unsafe { (t.copysign)(x, y) }),
-        Fmin => F(unsafe { (t.fmin)(x, y) }),
-        Fmax => F(unsafe { (t.fmax)(x, y) }),
-        Fdim => F(unsafe { (t.fdim)(x, y) }),
-        Nextafter => F(unsafe { (t.nextafter)(x, y) }),
+        Fabs => F((t.fabs)(x)),
+        Sqrt => F((t.sqrt)(x)),
+        Cbrt => F((t.cbrt)(x)),
+        Floor => F((t.floor)(x)),
+        Ceil => F((t.ceil)(x)),
+        Trunc => F((t.trunc)(x)),
+        Round => F((t.round)(x)),
+        Rint => F((t.rint)(x)),
+        Nearbyint => F((t.nearbyint)(x)),
+        Exp => F((t.exp)(x)),
+        Exp2 => F((t.exp2)(x)),
+        Expm1 => F((t.expm1)(x)),
+        Log => F((t.log)(x)),
+        Log2 => F((t.log2)(x)),
+        Log10 => F((t.log10)(x)),
+        Log1p => F((t.log1p)(x)),
+        Logb => F((t.logb)(x)),
+        Sin => F((t.sin)(x)),
+        Cos => F((t.cos)(x)),
+        Tan => F((t.tan)(x)),
+        Asin => F((t.asin)(x)),
+        Acos => F((t.acos)(x)),
+        Atan => F((t.atan)(x)),
+        Sinh => F((t.sinh)(x)),
+        Cosh => F((t.cosh)(x)),
+        Tanh => F((t.tanh)(x)),
+        Asinh => F((t.asinh)(x)),
+        Acosh => F((t.acosh)(x)),
+        Atanh => F((t.atanh)(x)),
+        Erf => F((t.erf)(x)),
+        Erfc => F((t.erfc)(x)),
+        Tgamma => F((t.tgamma)(x)),
+        J0 => F((t.j0)(x)),
+        J1 => F((t.j1)(x)),
+        Y0 => F((t.y0)(x)),
+        Y1 => F((t.y1)(x)),
+        Pow => F((t.pow)(x, y)),
+        Atan2 => F((t.atan2)(x, y)),
+        Fmod => F((t.fmod)(x, y)),
+        Remainder => F((t.remainder)(x, y)),
+        Hypot => F((t.hypot)(x, y)),
+        Copysign => F((t.copysign)(x, y)),
+        Fmin => F((t.fmin)(x, y)),
+        Fmax => F((t.fmax)(x, y)),
+        Fdim => F((t.fdim)(x, y)),
+        Nextafter => F((t.nextafter)(x, y)),
         Lgamma => {
             let mut sign = 0i32;
-            F(unsafe { (t.lgamma_r)(x, &mut sign) })
+            F((t.lgamma_r)(x, &mut sign))
         }
         Minnum => F(if x.is_nan() || y < x { y } else { x }),
         Maxnum => F(if x.is_nan() || y > x { y } else { x }),
-        Fma => F(unsafe { (t.fma)(x, y, z) }),
+        Fma => F((t.fma)(x, y, z)),
         Fmuladd => F(x * y + z),
-        Ldexp => F(unsafe { (t.ldexp)(x, n) }),
-        Scalbn => F(unsafe { (t.scalbn)(x, n) }),
-        Ilogb => I(i64::from(unsafe { (t.ilogb)(x) })),
-        Lround => I(unsafe { (t.lround)(x) }),
-        Llround => I(unsafe { (t.llround)(x) }),
-        Lrint => I(unsafe { (t.lrint)(x) }),
-        Llrint => I(unsafe { (t.llrint)(x) }),
+        Ldexp => F((t.ldexp)(x, n)),
+        Scalbn => F((t.scalbn)(x, n)),
+        Ilogb => I(i64::from((t.ilogb)(x))),
+        Lround => I((t.lround)(x)),
+        Llround => I((t.llround)(x)),
+        Lrint => I((t.lrint)(x)),
+        Llrint => I((t.llrint)(x)),
         Frexp => {
             let mut e = 0i32;
-            let m = unsafe { (t.frexp)(x, &mut e) };
+            let m = (t.frexp)(x, &mut e);
             R::Two(m, u64::from(e as u32))
         }
         Modf => {
             let mut ip = 0f64;
-            let frac = unsafe { (t.modf)(x, &mut ip) };
+            let frac = (t.modf)(x, &mut ip);
             R::Two(frac, ip.to_bits())
         }
     };
     match r {
         F(v) => (v.to_bits(), None),
-        I(v) => (mask_to(ret, v as u64), None),
+        I(v) => (v as u64 & ret.mask(), None),
         R::Two(v, second) => (v.to_bits(), Some(second)),
     }
 }
@@ -333,81 +333,81 @@ fn eval32(func: MathFn, raw: [u64; 3], ret: Type) -> (u64, Option<u64>) {
     let n = raw[1] as u32 as i32;
     // SAFETY: as in `eval64`.
     let r = match func {
-        Fabs => F(unsafe { (t.fabsf)(x) }),
-        Sqrt => F(unsafe { (t.sqrtf)(x) }),
-        Cbrt => F(unsafe { (t.cbrtf)(x) }),
-        Floor => F(unsafe { (t.floorf)(x) }),
-        Ceil => F(unsafe { (t.ceilf)(x) }),
-        Trunc => F(unsafe { (t.truncf)(x) }),
-        Round => F(unsafe { (t.roundf)(x) }),
-        Rint => F(unsafe { (t.rintf)(x) }),
-        Nearbyint => F(unsafe { (t.nearbyintf)(x) }),
-        Exp => F(unsafe { (t.expf)(x) }),
-        Exp2 => F(unsafe { (t.exp2f)(x) }),
-        Expm1 => F(unsafe { (t.expm1f)(x) }),
-        Log => F(unsafe { (t.logf)(x) }),
-        Log2 => F(unsafe { (t.log2f)(x) }),
-        Log10 => F(unsafe { (t.log10f)(x) }),
-        Log1p => F(unsafe { (t.log1pf)(x) }),
-        Logb => F(unsafe { (t.logbf)(x) }),
-        Sin => F(unsafe { (t.sinf)(x) }),
-        Cos => F(unsafe { (t.cosf)(x) }),
-        Tan => F(unsafe { (t.tanf)(x) }),
-        Asin => F(unsafe { (t.asinf)(x) }),
-        Acos => F(unsafe { (t.acosf)(x) }),
-        Atan => F(unsafe { (t.atanf)(x) }),
-        Sinh => F(unsafe { (t.sinhf)(x) }),
-        Cosh => F(unsafe { (t.coshf)(x) }),
-        Tanh => F(unsafe { (t.tanhf)(x) }),
-        Asinh => F(unsafe { (t.asinhf)(x) }),
-        Acosh => F(unsafe { (t.acoshf)(x) }),
-        Atanh => F(unsafe { (t.atanhf)(x) }),
-        Erf => F(unsafe { (t.erff)(x) }),
-        Erfc => F(unsafe { (t.erfcf)(x) }),
-        Tgamma => F(unsafe { (t.tgammaf)(x) }),
-        J0 => F(unsafe { (t.j0f)(x) }),
-        J1 => F(unsafe { (t.j1f)(x) }),
-        Y0 => F(unsafe { (t.y0f)(x) }),
-        Y1 => F(unsafe { (t.y1f)(x) }),
-        Pow => F(unsafe { (t.powf)(x, y) }),
-        Atan2 => F(unsafe { (t.atan2f)(x, y) }),
-        Fmod => F(unsafe { (t.fmodf)(x, y) }),
-        Remainder => F(unsafe { (t.remainderf)(x, y) }),
-        Hypot => F(unsafe { (t.hypotf)(x, y) }),
-        Copysign => F(unsafe { (t.copysignf)(x, y) }),
-        Fmin => F(unsafe { (t.fminf)(x, y) }),
-        Fmax => F(unsafe { (t.fmaxf)(x, y) }),
-        Fdim => F(unsafe { (t.fdimf)(x, y) }),
-        Nextafter => F(unsafe { (t.nextafterf)(x, y) }),
+        Fabs => F((t.fabsf)(x)),
+        Sqrt => F((t.sqrtf)(x)),
+        Cbrt => F((t.cbrtf)(x)),
+        Floor => F((t.floorf)(x)),
+        Ceil => F((t.ceilf)(x)),
+        Trunc => F((t.truncf)(x)),
+        Round => F((t.roundf)(x)),
+        Rint => F((t.rintf)(x)),
+        Nearbyint => F((t.nearbyintf)(x)),
+        Exp => F((t.expf)(x)),
+        Exp2 => F((t.exp2f)(x)),
+        Expm1 => F((t.expm1f)(x)),
+        Log => F((t.logf)(x)),
+        Log2 => F((t.log2f)(x)),
+        Log10 => F((t.log10f)(x)),
+        Log1p => F((t.log1pf)(x)),
+        Logb => F((t.logbf)(x)),
+        Sin => F((t.sinf)(x)),
+        Cos => F((t.cosf)(x)),
+        Tan => F((t.tanf)(x)),
+        Asin => F((t.asinf)(x)),
+        Acos => F((t.acosf)(x)),
+        Atan => F((t.atanf)(x)),
+        Sinh => F((t.sinhf)(x)),
+        Cosh => F((t.coshf)(x)),
+        Tanh => F((t.tanhf)(x)),
+        Asinh => F((t.asinhf)(x)),
+        Acosh => F((t.acoshf)(x)),
+        Atanh => F((t.atanhf)(x)),
+        Erf => F((t.erff)(x)),
+        Erfc => F((t.erfcf)(x)),
+        Tgamma => F((t.tgammaf)(x)),
+        J0 => F((t.j0f)(x)),
+        J1 => F((t.j1f)(x)),
+        Y0 => F((t.y0f)(x)),
+        Y1 => F((t.y1f)(x)),
+        Pow => F((t.powf)(x, y)),
+        Atan2 => F((t.atan2f)(x, y)),
+        Fmod => F((t.fmodf)(x, y)),
+        Remainder => F((t.remainderf)(x, y)),
+        Hypot => F((t.hypotf)(x, y)),
+        Copysign => F((t.copysignf)(x, y)),
+        Fmin => F((t.fminf)(x, y)),
+        Fmax => F((t.fmaxf)(x, y)),
+        Fdim => F((t.fdimf)(x, y)),
+        Nextafter => F((t.nextafterf)(x, y)),
         Lgamma => {
             let mut sign = 0i32;
-            F(unsafe { (t.lgammaf_r)(x, &mut sign) })
+            F((t.lgammaf_r)(x, &mut sign))
         }
         Minnum => F(if x.is_nan() || y < x { y } else { x }),
         Maxnum => F(if x.is_nan() || y > x { y } else { x }),
-        Fma => F(unsafe { (t.fmaf)(x, y, z) }),
+        Fma => F((t.fmaf)(x, y, z)),
         Fmuladd => F(x * y + z),
-        Ldexp => F(unsafe { (t.ldexpf)(x, n) }),
-        Scalbn => F(unsafe { (t.scalbnf)(x, n) }),
-        Ilogb => I(i64::from(unsafe { (t.ilogbf)(x) })),
-        Lround => I(unsafe { (t.lroundf)(x) }),
-        Llround => I(unsafe { (t.llroundf)(x) }),
-        Lrint => I(unsafe { (t.lrintf)(x) }),
-        Llrint => I(unsafe { (t.llrintf)(x) }),
+        Ldexp => F((t.ldexpf)(x, n)),
+        Scalbn => F((t.scalbnf)(x, n)),
+        Ilogb => I(i64::from((t.ilogbf)(x))),
+        Lround => I((t.lroundf)(x)),
+        Llround => I((t.llroundf)(x)),
+        Lrint => I((t.lrintf)(x)),
+        Llrint => I((t.llrintf)(x)),
         Frexp => {
             let mut e = 0i32;
-            let m = unsafe { (t.frexpf)(x, &mut e) };
+            let m = (t.frexpf)(x, &mut e);
             R::Two(m, u64::from(e as u32))
         }
         Modf => {
             let mut ip = 0f32;
-            let frac = unsafe { (t.modff)(x, &mut ip) };
+            let frac = (t.modff)(x, &mut ip);
             R::Two(frac, u64::from(ip.to_bits()))
         }
     };
     match r {
         F(v) => (u64::from(v.to_bits()), None),
-        I(v) => (mask_to(ret, v as u64), None),
+        I(v) => (v as u64 & ret.mask(), None),
         R::Two(v, second) => (u64::from(v.to_bits()), Some(second)),
     }
 }

@@ -23,7 +23,7 @@
 //! type's width; an `i1` occupies one byte.
 
 use crate::trap::{ExecError, TrapKind};
-use fpir::{AddrBase, FloatTy, Module, Type};
+use fpir::{AddrBase, Module, Type};
 
 /// Addresses below this trap as null dereferences.
 pub const NULL_GUARD: u64 = 4096;
@@ -149,14 +149,13 @@ impl Region {
     }
 }
 
-/// Bytes of a scalar access of type `ty`, in 1..=8 (`i1` takes one byte).
+/// Bytes of a scalar access of type `ty`: its [`Type::bytes`], which is in 1..=8 for every
+/// type. The clamp tells the compiler so: without it `load` and `store` keep checks for
+/// sizes that cannot occur and grow too large to inline into the interpreter's loop
+/// (measured: 6 % more instructions per call of musl's `exp`).
 #[inline]
-pub(crate) fn scalar_size(ty: Type) -> usize {
-    match ty {
-        Type::Int(w) => usize::from(w).div_ceil(8).clamp(1, 8),
-        Type::Float(FloatTy::F32) => 4,
-        _ => 8,
-    }
+pub(crate) fn access_size(ty: Type) -> usize {
+    (ty.bytes() as usize).clamp(1, 8)
 }
 
 /// A heap block.
@@ -358,7 +357,7 @@ impl Memory {
     /// their width).
     #[inline]
     pub fn load(&self, ty: Type, addr: u64) -> Result<u64, TrapKind> {
-        let n = scalar_size(ty);
+        let n = access_size(ty);
         let region = &self.regions[Self::region_of(addr)];
         match region.scalar(addr, n, false) {
             Some(off) => Ok(region.read(off, n) & ty.mask()),
@@ -375,7 +374,7 @@ impl Memory {
     /// Stores the low `ty.bytes()` bytes of `bits`.
     #[inline]
     pub fn store(&mut self, ty: Type, addr: u64, bits: u64) -> Result<(), TrapKind> {
-        let n = scalar_size(ty);
+        let n = access_size(ty);
         let r = Self::region_of(addr);
         let Some(off) = self.regions[r].scalar(addr, n, true) else {
             return Err(self.fault(addr, n as u64, true));
@@ -390,7 +389,7 @@ impl Memory {
     /// Reads a scalar like [`Memory::load`] but ignoring byte states (to inspect memory
     /// after a run, even freed blocks); `None` outside the laid-out part of every region.
     pub fn peek(&self, ty: Type, addr: u64) -> Option<u64> {
-        let n = scalar_size(ty);
+        let n = access_size(ty);
         let region = &self.regions[Self::region_of(addr)];
         let off = usize::try_from(addr.checked_sub(region.base)?).ok()?;
         let bytes = region.bytes[..region.used].get(off..off.checked_add(n)?)?;
@@ -520,7 +519,8 @@ impl Memory {
     /// # Safety
     /// `mem` points at a live `Memory`.
     pub(crate) unsafe fn stack_words(mem: *mut Memory) -> (*mut u64, *const u64, u64) {
-        // Raw places, so no reference to the memory outlives this call.
+        // SAFETY: `mem` points at a live `Memory` (the contract); taking raw places
+        // creates no reference that could outlive this call.
         unsafe {
             (
                 &raw mut (*mem).sp,

@@ -18,7 +18,7 @@
 //! so a malformed module fails in
 //! [`crate::Interpreter::new`] with [`ExecError::InvalidModule`] instead of at run time.
 
-use crate::memory::{func_addr, scalar_size, Memory};
+use crate::memory::{func_addr, Memory};
 use crate::promote::{promotable, read_counts};
 use crate::trap::ExecError;
 use fpir::{
@@ -756,7 +756,7 @@ impl<'a> FuncBuilder<'a> {
             return None;
         };
         let data = self.module.globals.get(g)?;
-        let end = off.checked_add(scalar_size(ty) as i64)?;
+        let end = off.checked_add(i64::from(ty.bytes()))?;
         if !data.constant || off < 0 || end > data.init.len() as i64 {
             return None;
         }
@@ -1091,21 +1091,7 @@ impl<'a> FuncBuilder<'a> {
         Ok(match *kind {
             InstKind::IntBin { op, ty, lhs, rhs } => {
                 let (d, a, b) = (self.need_dest(dest)?, self.slot(lhs)?, self.slot(rhs)?);
-                match op {
-                    IntBinOp::Add => Op::Iadd { ty, d, a, b },
-                    IntBinOp::Sub => Op::Isub { ty, d, a, b },
-                    IntBinOp::Mul => Op::Imul { ty, d, a, b },
-                    IntBinOp::Udiv => Op::Udiv { ty, d, a, b },
-                    IntBinOp::Sdiv => Op::Sdiv { ty, d, a, b },
-                    IntBinOp::Urem => Op::Urem { ty, d, a, b },
-                    IntBinOp::Srem => Op::Srem { ty, d, a, b },
-                    IntBinOp::Shl => Op::Shl { ty, d, a, b },
-                    IntBinOp::Lshr => Op::Lshr { ty, d, a, b },
-                    IntBinOp::Ashr => Op::Ashr { ty, d, a, b },
-                    IntBinOp::And => Op::Band { ty, d, a, b },
-                    IntBinOp::Or => Op::Bor { ty, d, a, b },
-                    IntBinOp::Xor => Op::Bxor { ty, d, a, b },
-                }
+                int_bin_op(op, ty, d, a, b)
             }
             InstKind::FloatBin {
                 op,
@@ -1115,13 +1101,7 @@ impl<'a> FuncBuilder<'a> {
                 site,
             } => {
                 let (d, a, b) = (self.need_dest(dest)?, self.slot(lhs)?, self.slot(rhs)?);
-                match op {
-                    FloatBinOp::Fadd => Op::Fadd { ty, d, a, b, site },
-                    FloatBinOp::Fsub => Op::Fsub { ty, d, a, b, site },
-                    FloatBinOp::Fmul => Op::Fmul { ty, d, a, b, site },
-                    FloatBinOp::Fdiv => Op::Fdiv { ty, d, a, b, site },
-                    FloatBinOp::Frem => Op::Frem { ty, d, a, b, site },
-                }
+                float_bin_op(op, ty, d, a, b, site)
             }
             InstKind::Fneg { ty, arg } => Op::Fneg {
                 ty,
@@ -1143,21 +1123,7 @@ impl<'a> FuncBuilder<'a> {
                 b: self.slot(rhs)?,
             },
             InstKind::Cast { op, from, to, arg } => {
-                let (d, a) = (self.need_dest(dest)?, self.slot(arg)?);
-                match op {
-                    CastOp::Trunc => Op::Trunc { from, to, d, a },
-                    CastOp::Zext => Op::Zext { from, to, d, a },
-                    CastOp::Sext => Op::Sext { from, to, d, a },
-                    CastOp::Fptrunc => Op::Fptrunc { from, to, d, a },
-                    CastOp::Fpext => Op::Fpext { from, to, d, a },
-                    CastOp::Fptoui => Op::Fptoui { from, to, d, a },
-                    CastOp::Fptosi => Op::Fptosi { from, to, d, a },
-                    CastOp::Uitofp => Op::Uitofp { from, to, d, a },
-                    CastOp::Sitofp => Op::Sitofp { from, to, d, a },
-                    CastOp::Ptrtoint => Op::Ptrtoint { from, to, d, a },
-                    CastOp::Inttoptr => Op::Inttoptr { from, to, d, a },
-                    CastOp::Bitcast => Op::Bitcast { from, to, d, a },
-                }
+                cast_op(op, from, to, self.need_dest(dest)?, self.slot(arg)?)
             }
             InstKind::Select {
                 ty,
@@ -1204,34 +1170,44 @@ impl<'a> FuncBuilder<'a> {
                 base,
                 offset,
                 ref terms,
-            } => {
-                let start = self.out.terms.len() as u32;
-                for t in terms {
-                    let s = self.slot(t.index)?;
-                    self.out.terms.push((s, self.reg_type(t.index), t.scale));
-                }
-                match terms[..] {
-                    [t] => Op::PtrOffset1 {
-                        d: self.need_dest(dest)?,
-                        base: self.slot(base)?,
-                        index: self.slot(t.index)?,
-                        index_ty: self.reg_type(t.index),
-                        offset,
-                        scale: t.scale,
-                    },
-                    _ => Op::PtrOffset {
-                        d: self.need_dest(dest)?,
-                        base: self.slot(base)?,
-                        offset,
-                        start,
-                        len: terms.len() as u32,
-                    },
-                }
-            }
+            } => self.ptr_offset(dest, base, offset, terms)?,
             InstKind::Call {
                 ref callee,
                 ref args,
             } => self.call(dest, callee, args)?,
+        })
+    }
+
+    /// `base + offset + sum(index * scale)`: `PtrOffset1` for one index, else
+    /// `PtrOffset` with its terms in `FuncCode::terms`.
+    fn ptr_offset(
+        &mut self,
+        dest: Option<fpir::Reg>,
+        base: fpir::Reg,
+        offset: i64,
+        terms: &[fpir::IndexTerm],
+    ) -> Result<Op, ExecError> {
+        let start = self.out.terms.len() as u32;
+        for t in terms {
+            let s = self.slot(t.index)?;
+            self.out.terms.push((s, self.reg_type(t.index), t.scale));
+        }
+        Ok(match terms {
+            [t] => Op::PtrOffset1 {
+                d: self.need_dest(dest)?,
+                base: self.slot(base)?,
+                index: self.slot(t.index)?,
+                index_ty: self.reg_type(t.index),
+                offset,
+                scale: t.scale,
+            },
+            _ => Op::PtrOffset {
+                d: self.need_dest(dest)?,
+                base: self.slot(base)?,
+                offset,
+                start,
+                len: terms.len() as u32,
+            },
         })
     }
 
@@ -1494,6 +1470,54 @@ impl<'a> FuncBuilder<'a> {
             },
             Terminator::Unreachable => Op::Unreachable,
         })
+    }
+}
+
+/// The op of an integer binary instruction.
+fn int_bin_op(op: IntBinOp, ty: Type, d: Slot, a: Slot, b: Slot) -> Op {
+    match op {
+        IntBinOp::Add => Op::Iadd { ty, d, a, b },
+        IntBinOp::Sub => Op::Isub { ty, d, a, b },
+        IntBinOp::Mul => Op::Imul { ty, d, a, b },
+        IntBinOp::Udiv => Op::Udiv { ty, d, a, b },
+        IntBinOp::Sdiv => Op::Sdiv { ty, d, a, b },
+        IntBinOp::Urem => Op::Urem { ty, d, a, b },
+        IntBinOp::Srem => Op::Srem { ty, d, a, b },
+        IntBinOp::Shl => Op::Shl { ty, d, a, b },
+        IntBinOp::Lshr => Op::Lshr { ty, d, a, b },
+        IntBinOp::Ashr => Op::Ashr { ty, d, a, b },
+        IntBinOp::And => Op::Band { ty, d, a, b },
+        IntBinOp::Or => Op::Bor { ty, d, a, b },
+        IntBinOp::Xor => Op::Bxor { ty, d, a, b },
+    }
+}
+
+/// The op of a float binary instruction.
+fn float_bin_op(op: FloatBinOp, ty: FloatTy, d: Slot, a: Slot, b: Slot, site: OpSite) -> Op {
+    match op {
+        FloatBinOp::Fadd => Op::Fadd { ty, d, a, b, site },
+        FloatBinOp::Fsub => Op::Fsub { ty, d, a, b, site },
+        FloatBinOp::Fmul => Op::Fmul { ty, d, a, b, site },
+        FloatBinOp::Fdiv => Op::Fdiv { ty, d, a, b, site },
+        FloatBinOp::Frem => Op::Frem { ty, d, a, b, site },
+    }
+}
+
+/// The op of a conversion.
+fn cast_op(op: CastOp, from: Type, to: Type, d: Slot, a: Slot) -> Op {
+    match op {
+        CastOp::Trunc => Op::Trunc { from, to, d, a },
+        CastOp::Zext => Op::Zext { from, to, d, a },
+        CastOp::Sext => Op::Sext { from, to, d, a },
+        CastOp::Fptrunc => Op::Fptrunc { from, to, d, a },
+        CastOp::Fpext => Op::Fpext { from, to, d, a },
+        CastOp::Fptoui => Op::Fptoui { from, to, d, a },
+        CastOp::Fptosi => Op::Fptosi { from, to, d, a },
+        CastOp::Uitofp => Op::Uitofp { from, to, d, a },
+        CastOp::Sitofp => Op::Sitofp { from, to, d, a },
+        CastOp::Ptrtoint => Op::Ptrtoint { from, to, d, a },
+        CastOp::Inttoptr => Op::Inttoptr { from, to, d, a },
+        CastOp::Bitcast => Op::Bitcast { from, to, d, a },
     }
 }
 

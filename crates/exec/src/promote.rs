@@ -22,7 +22,6 @@
 //! The same walk over register reads also counts them (`read_counts`): preparation
 //! leaves out the write of a fused comparison that only its branch reads.
 
-use crate::memory::scalar_size;
 use fpir::{Callee, EntityId, Function, InstKind, Reg, Terminator};
 
 /// How an instruction uses a register.
@@ -57,7 +56,7 @@ fn inst_uses(kind: &InstKind, mut f: impl FnMut(Reg, Use)) {
         InstKind::Load { ty, addr } => f(
             *addr,
             Use::Access {
-                bytes: scalar_size(*ty),
+                bytes: ty.bytes() as usize,
                 store: false,
             },
         ),
@@ -66,7 +65,7 @@ fn inst_uses(kind: &InstKind, mut f: impl FnMut(Reg, Use)) {
             f(
                 *addr,
                 Use::Access {
-                    bytes: scalar_size(*ty),
+                    bytes: ty.bytes() as usize,
                     store: true,
                 },
             );

@@ -5,9 +5,10 @@ mod common;
 
 use common::{module, single, FnBuilder};
 use fpforge_exec::{
-    Arg, BranchTrace, Concrete, ExecConfig, FullTrace, Interpreter, NoObserver, Observer, OpTrace,
+    BranchTrace, Concrete, ExecConfig, FullTrace, Interpreter, NoObserver, Observer, OpTrace,
     Outcome, Run, TrapKind,
 };
+use fpforge_spec::Arg;
 use fpir::{
     AddrBase, BranchSite, Builtin, Callee, CastOp, FloatBinOp, FloatPred, FloatTy, Func,
     GlobalData, InstKind, IntBinOp, IntPred, MathCall, MathFn, Module, SwitchCase, Terminator,

@@ -15,8 +15,9 @@
 //! by the Cranelift tier from the first call; both must meet the expectation and take the
 //! same branches.
 
-use fpforge_exec::spec::parse_value;
-use fpforge_exec::{Arg, BranchTrace, Compilation, Concrete, ExecConfig, Interpreter, Outcome};
+use fpforge_exec::{BranchTrace, Compilation, Concrete, ExecConfig, Interpreter, Outcome};
+use fpforge_spec::spec::parse_value;
+use fpforge_spec::Arg;
 use fpir::{Func, Module, Type};
 use std::path::PathBuf;
 

@@ -36,10 +36,11 @@
 //! run's input with the exact evaluator and records any disagreement with the concrete
 //! bits; the differential tests run with it.
 
-use fpforge_exec::{Concrete, InputSlot, InputSpec, Memory, ParamInput, Semantics, TrapKind};
+use fpforge_exec::{Concrete, InputSlot, Memory, Semantics, TrapKind};
 use fpforge_solve::eval::{Evaluator, Model, Value};
 use fpforge_solve::term::ExtFn;
 use fpforge_solve::{FpFormat, Op, RoundingMode, Sort, TermId, TermStore};
+use fpforge_spec::{InputSpec, ParamInput};
 use fpir::{
     Arm, BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathFn, Module, Side, Terminator, Type,
 };

@@ -1,7 +1,8 @@
 //! Errors of the explore crate. Unreachable paths, unknown answers and traps of the
 //! program under test are results, not errors.
 
-use fpforge_exec::{ExecError, SpecError};
+use fpforge_exec::ExecError;
+use fpforge_spec::SpecError;
 use thiserror::Error;
 
 /// What stops `reach` or `explore` before it can search.

@@ -31,7 +31,7 @@
 use crate::concolic::PathEntry;
 use crate::error::ExploreError;
 use crate::session::{ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
-use fpforge_exec::InputSpec;
+use fpforge_spec::InputSpec;
 use fpir::analysis::{infeasible_sides, Cfg};
 use fpir::EntityId;
 use fpir::{

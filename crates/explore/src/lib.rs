@@ -13,11 +13,11 @@
 //! - [`smt2`]: queries as SMT-LIB for peer solvers.
 //!
 //! What `cover` calls for the sides its search did not reach (coordinates as in
-//! [`fpforge_exec::InputSpec::to_args`]):
+//! [`fpforge_spec::InputSpec::to_args`]):
 //!
 //! ```no_run
 //! use fpforge_explore::{reach_sides, EngineConfig, SideAnswer};
-//! # fn demo(module: &fpir::Module, func: fpir::Func, spec: fpforge_exec::InputSpec)
+//! # fn demo(module: &fpir::Module, func: fpir::Func, spec: fpforge_spec::InputSpec)
 //! #     -> Result<(), Box<dyn std::error::Error>> {
 //! let side = module.parse_side("br7:T")?;
 //! let config = EngineConfig::default().with_time_limit(std::time::Duration::from_secs(5));

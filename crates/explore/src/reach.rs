@@ -28,8 +28,8 @@ use crate::error::ExploreError;
 use crate::explore::{explore, ExploreConfig};
 use crate::path::PathSpec;
 use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
-use fpforge_exec::InputSpec;
 use fpforge_solve::TermId;
+use fpforge_spec::InputSpec;
 use fpir::{Func, InfeasibleMethod, Module, Side, SideStatus};
 use std::time::Duration;
 

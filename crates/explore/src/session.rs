@@ -4,10 +4,9 @@
 
 use crate::concolic::{bits_value, value_bits, CallPolicy, Concolic, PathEntry};
 use crate::error::ExploreError;
-use fpforge_exec::{
-    BranchTrace, Concrete, ExecConfig, InputSpec, Interpreter, NoObserver, Outcome, TrapKind,
-};
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, NoObserver, Outcome, TrapKind};
 use fpforge_solve::{Answer, Op, SolveConfig, Solver, Sort, Strategy, TermId, TermStore};
+use fpforge_spec::InputSpec;
 use fpir::{FloatTy, Func, Module, Side, Type};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;

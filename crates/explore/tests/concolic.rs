@@ -4,9 +4,10 @@
 //! (self-check mode), the concrete half of every value equals the `Concrete` run, and
 //! every instruction kind is exercised.
 
-use fpforge_exec::{Arg, BranchTrace, Concrete, ExecConfig, InputSpec, Interpreter, Outcome};
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
 use fpforge_explore::{CallPolicy, Concolic};
 use fpforge_solve::eval::{eval_term, Model};
+use fpforge_spec::{Arg, InputSpec};
 use fpir::{FloatTy, Module, Type};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -4,10 +4,11 @@
 //! benchmark up to 6 iterations is answered, no sampled input takes a path proved
 //! infeasible, and emitted SMT-LIB gives the same answer to the solver's SMT-LIB reader.
 
-use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSpec, Interpreter};
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
 use fpforge_explore::{
     explore, reach_path, reach_side, EngineConfig, ExploreConfig, PathSpec, ReachAnswer, SideAnswer,
 };
+use fpforge_spec::InputSpec;
 use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideStatus};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -289,7 +290,7 @@ fn switch_sides_and_integer_paths() {
 
 /// Random bits of a coordinate: special values, small and wide numbers, raw patterns;
 /// inside the range when there is one.
-fn sample(rng: &mut rand_chacha::ChaCha8Rng, c: &fpforge_exec::Coord) -> u64 {
+fn sample(rng: &mut rand_chacha::ChaCha8Rng, c: &fpforge_spec::Coord) -> u64 {
     use rand::Rng;
     let x: f64 = match (c.range, rng.gen_range(0..5)) {
         (Some(r), _) => rng.gen_range(r.lo..=r.hi),
@@ -330,7 +331,7 @@ fn sides_proved_infeasible_are_never_taken() {
     ] {
         let module = fixture(file);
         let func = module.func_by_name(name).unwrap();
-        let specs: Vec<fpforge_exec::ArgSpec> = if args.is_empty() {
+        let specs: Vec<fpforge_spec::ArgSpec> = if args.is_empty() {
             Vec::new()
         } else {
             vec![args.parse().unwrap()]

@@ -12,7 +12,7 @@
 //! ```
 //! use fpforge_mpfr::{HighPrecision, metrics};
 //! use fpforge_exec::{ExecConfig, Interpreter, NoObserver, Outcome};
-//! # fn demo(module: &fpir::Module, f: fpir::Func, args: &[fpforge_exec::Arg]) -> Result<(), fpforge_exec::ExecError> {
+//! # fn demo(module: &fpir::Module, f: fpir::Func, args: &[fpforge_spec::Arg]) -> Result<(), fpforge_exec::ExecError> {
 //! let mut interp = Interpreter::new(module, HighPrecision::new(128), NoObserver, ExecConfig::default())?;
 //! let run = interp.call(f, args)?;
 //! if let Outcome::Returned(Some(v)) = run.outcome {

@@ -4,12 +4,11 @@
 //! where control flow does not diverge, memory round trips, output arrays, divergence and
 //! cancellation records, and MPFR's libm against glibc.
 
-use fpforge_exec::{
-    Arg, Concrete, ExecConfig, InputSlot, Interpreter, NoObserver, Outcome, Semantics,
-};
+use fpforge_exec::{Concrete, ExecConfig, InputSlot, Interpreter, NoObserver, Outcome, Semantics};
 use fpforge_lower::LoadOptions;
 use fpforge_mpfr::metrics::measure;
 use fpforge_mpfr::{HighPrecision, HighValue, Shadow};
+use fpforge_spec::Arg;
 use fpir::{FloatTy, Func, MathCall, MathFn, MathShape, Module, Type};
 use proptest::prelude::*;
 use rug::{Float, Integer, Rational};

@@ -35,8 +35,8 @@ use crate::outdir::OutDir;
 use crate::regression::regression_c;
 use crate::SCHEMA_VERSION;
 use fpforge_cover::CoverReport;
-use fpforge_exec::InputSpec;
 use fpforge_explore::ExploreReport;
+use fpforge_spec::InputSpec;
 use fpir::{
     BranchKind, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus, SideTally,
 };

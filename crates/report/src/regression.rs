@@ -3,7 +3,7 @@
 //! prints each result.
 //!
 //! Tests are stored as the raw bits of their coordinates (one `uint64_t` per coordinate
-//! of the [`fpforge_exec::InputSpec`], with the `inputs.txt` line beside each as a
+//! of the [`fpforge_spec::InputSpec`], with the `inputs.txt` line beside each as a
 //! comment), so every value is exact, NaN payloads included. `fpforge_call` turns one row
 //! of bits into the arguments (values copied from their bits with `memcpy`; a pointer
 //! parameter gets a local array holding its element(s); fixed values and zero-filled
@@ -20,7 +20,7 @@
 //! so that a compiler cannot treat it as a builtin of the same name.
 
 use crate::error::ReportError;
-use fpforge_exec::{InputSpec, ParamInput};
+use fpforge_spec::{InputSpec, ParamInput};
 use fpir::{FloatTy, Func, Module, Type};
 use std::fmt::Write as _;
 

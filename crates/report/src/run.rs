@@ -5,7 +5,8 @@
 
 use crate::trace::{DecisionLog, Item};
 use crate::values::{show, ShownValue};
-use fpforge_exec::{Arg, Outcome, Run, Trap};
+use fpforge_exec::{Outcome, Run, Trap};
+use fpforge_spec::Arg;
 use fpir::{BranchSite, Func, Module, Side};
 use serde::Serialize;
 use std::fmt::{self, Write};

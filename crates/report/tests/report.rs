@@ -6,10 +6,10 @@
 //! side.
 
 use fpforge_cover::{cover_with, CoverConfig, CoverEvent};
-use fpforge_exec::InputSpec;
 use fpforge_explore::{explore, EngineConfig, ExploreConfig, ExploreEvent};
 use fpforge_report::lcov::lcov;
 use fpforge_report::{CoverageOut, Ending};
+use fpforge_spec::InputSpec;
 use fpir::{InfeasibleMethod, Module};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -13,13 +13,13 @@ use crate::interrupt::interrupt_flag;
 use crate::options::AccuracyOptions;
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport};
-use fpforge_exec::InputSpec;
 use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
 };
 use fpforge_report::outdir::INPUTS;
 use fpforge_report::OutDir;
+use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::fs;
 use std::io::IsTerminal;

@@ -5,9 +5,9 @@
 
 use crate::options::ExploreOptions;
 use anyhow::Result;
-use fpforge_exec::InputSpec;
 use fpforge_explore::{explore, ExploreConfig, ExploreEvent};
 use fpforge_report::{CoverageOut, Ending};
+use fpforge_spec::InputSpec;
 use std::process::ExitCode;
 
 /// Runs `fpforge explore`.

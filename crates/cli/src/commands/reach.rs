@@ -6,9 +6,9 @@
 
 use crate::options::{ReachOptions, ReachTarget};
 use anyhow::{Context, Result};
-use fpforge_exec::InputSpec;
 use fpforge_explore::{reach_path, reach_side, PathSpec, ReachAnswer, SideAnswer};
 use fpforge_report::reach::ReachOutcome;
+use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::process::ExitCode;
 

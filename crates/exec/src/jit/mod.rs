@@ -18,9 +18,9 @@
 mod runtime;
 mod translate;
 
+use crate::memory::Memory;
 use crate::observer::Observer;
 use crate::prepare::{FuncCode, Program};
-use crate::Memory;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -45,7 +45,8 @@ pub(crate) const MAX_DEPTH: u64 = 200;
 const NATIVE_STACK_BUDGET: u64 = 256 << 10;
 
 /// A trampoline `(ctx, args) -> bits` that calls a compiled function with `args[..n]`,
-/// and `n`.
+/// and `n`. Calling it is sound when `ctx` is a live context (see `Ctx`) and `args`
+/// points at `n` values.
 #[derive(Clone, Copy)]
 struct EntryFn(unsafe extern "C" fn(*mut Ctx, *const u64) -> u64, usize);
 
@@ -146,7 +147,7 @@ impl Jit {
             return None;
         }
         self.records.clear();
-        let start = self.records.as_mut_ptr();
+        let spare = self.records.spare_capacity_mut().as_mut_ptr_range();
         let mem: *mut Memory = mem;
         // SAFETY: `mem` comes from a live `&mut Memory`.
         let (sp, live_top, stack_limit) = unsafe { Memory::stack_words(mem) };
@@ -157,9 +158,8 @@ impl Jit {
             depth: 0,
             max_depth: MAX_DEPTH.min(u64::from(max_depth)),
             stack_floor: 0,
-            records_next: start,
-            // SAFETY: one past the end of the buffer's capacity.
-            records_end: unsafe { start.add(self.records.capacity()) },
+            records_next: spare.start.cast(),
+            records_end: spare.end.cast(),
             sp,
             live_top,
             stack_limit,
@@ -167,10 +167,11 @@ impl Jit {
             buffer: &mut self.records,
             tables: &*self.tables,
         };
-        // SAFETY: `entry` was compiled by this Jit for a function with `args.len()`
-        // parameters, and `ctx` points at live memory and buffers for the whole call.
         // The context lives in this frame, near the top of the stack the run will use.
         ctx.stack_floor = (&raw const ctx as u64).saturating_sub(NATIVE_STACK_BUDGET);
+        // SAFETY: `entry` was compiled by this Jit for a function with `args.len()`
+        // parameters, and `ctx` is live (see `Ctx`) for the whole call: its pointers come
+        // from the borrows of `mem`, `self.records` and `self.tables` this call holds.
         let bits = unsafe { (entry.0 .0)(&mut ctx, self.args.as_ptr()) };
         // SAFETY: compiled code wrote the records before `records_next` (growing the
         // buffer through `grow_records`, which keeps `records_end` its capacity's end).

@@ -3,8 +3,10 @@
 //! events. Each helper does what the interpreter's `step` does for the same op under
 //! [`Concrete`], on the same [`Memory`]; where `step` would trap, the helper sets
 //! [`Ctx::bail`] instead and the run is replayed in the interpreter, which reports the
-//! trap with its location.
+//! trap with its location. The helpers that read the context are `unsafe extern "C"`:
+//! their contract is that compiled code passes its run's live [`Ctx`].
 
+use crate::builtin;
 use crate::concrete::Concrete;
 use crate::memory::Memory;
 use crate::observer::BranchEvent;
@@ -14,6 +16,15 @@ use fpir::{Arm, BranchSite, Builtin, FloatTy, MathCall, MathFn, Side, Type};
 
 /// The state compiled code shares with its helpers. Compiled code addresses the first
 /// fields by their offsets.
+///
+/// A context is *live* from the moment `Jit::run` builds it on its stack until the run
+/// returns, and compiled code passes only its run's live context to the helpers (the
+/// `# Safety` contract of every helper that reads it). While it is live, `mem` points at
+/// the interpreter's memory and `buffer` at the `Jit`'s record buffer, both borrowed
+/// mutably by `Jit::run` for the run; `tables` points at the `Jit`'s tables; `sp` and
+/// `live_top` point into `*mem`; and the records from the buffer's start up to
+/// `records_next` are written, within its capacity (`records_end`). Compiled code runs on
+/// the thread that called `Jit::run` and touches the context only between helper calls.
 #[repr(C)]
 pub(crate) struct Ctx {
     /// Non-zero once the run must be replayed in the interpreter.
@@ -102,7 +113,8 @@ impl Ctx {
 
     /// Records written so far.
     pub fn records_len(&self) -> usize {
-        // SAFETY: both pointers are into (or one past) the same buffer, `next >= start`.
+        // SAFETY: in a live context (see the type's docs) `records_next` points into, or
+        // one past, the buffer `buffer` points at, at or after its start.
         unsafe { self.records_next.offset_from((*self.buffer).as_ptr()) as usize }
     }
 }
@@ -185,151 +197,195 @@ pub(crate) const HELPER_FPTOSI: usize = 11;
 pub(crate) const HELPER_FPTOUI: usize = 12;
 pub(crate) const HELPER_STACK_INVALIDATE: usize = 13;
 
-/// The context's memory.
+/// The context behind `ctx` and the memory it runs on, for a helper.
 ///
 /// # Safety
-/// `ctx` is the live context of a run (see `Jit::run`), whose `mem` points at the
-/// interpreter's memory, borrowed mutably for the run.
-unsafe fn memory<'a>(ctx: *mut Ctx) -> &'a mut Memory {
-    unsafe { &mut *(*ctx).mem }
+/// `ctx` is a live context (see [`Ctx`]): compiled code passes the one its run was
+/// started with.
+unsafe fn parts<'a>(ctx: *mut Ctx) -> (&'a mut Ctx, &'a mut Memory) {
+    // SAFETY: `ctx` points at the context on `Jit::run`'s stack, which compiled code does
+    // not touch while a helper runs; its `mem` at the interpreter's memory, borrowed
+    // mutably by `Jit::run` for the whole run.
+    unsafe { (&mut *ctx, &mut *(*ctx).mem) }
+}
+
+/// The context's tables.
+fn tables(ctx: &Ctx) -> &Tables {
+    // SAFETY: a live context's `tables` points at the tables of the `Jit` running the
+    // code, which outlive the run and are not changed during it.
+    unsafe { &*ctx.tables }
 }
 
 /// Sets the bail flag when `r` is a trap; returns the value or 0.
-unsafe fn settle(ctx: *mut Ctx, r: Result<u64, TrapKind>) -> u64 {
+fn settle(ctx: &mut Ctx, r: Result<u64, TrapKind>) -> u64 {
     r.unwrap_or_else(|_| {
-        unsafe { (*ctx).bail = 1 };
+        ctx.bail = 1;
         0
     })
 }
 
-extern "C" fn load(ctx: *mut Ctx, addr: u64, ty: u64) -> u64 {
-    unsafe { settle(ctx, memory(ctx).load(code_type(ty), addr)) }
+/// `Memory::load` of the type whose [`type_code`] is `ty`.
+///
+/// # Safety
+/// `ctx` is the live context of the run (see [`Ctx`]); the same holds for every helper
+/// below that dereferences it.
+unsafe extern "C" fn load(ctx: *mut Ctx, addr: u64, ty: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (ctx, mem) = unsafe { parts(ctx) };
+    settle(ctx, mem.load(code_type(ty), addr))
 }
 
-extern "C" fn store(ctx: *mut Ctx, addr: u64, bits: u64, ty: u64) -> u64 {
-    unsafe {
-        let r = memory(ctx).store(code_type(ty), addr, bits).map(|()| 0);
-        settle(ctx, r)
-    }
+/// `Memory::store`.
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn store(ctx: *mut Ctx, addr: u64, bits: u64, ty: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (ctx, mem) = unsafe { parts(ctx) };
+    let r = mem.store(code_type(ty), addr, bits).map(|()| 0);
+    settle(ctx, r)
 }
 
-extern "C" fn alloca(ctx: *mut Ctx, size: u64, n: u64, align: u64) -> u64 {
-    unsafe {
-        let r = size
-            .checked_mul(n)
-            .ok_or(TrapKind::StackOverflow)
-            .and_then(|total| memory(ctx).alloca(total, align));
-        settle(ctx, r)
-    }
+/// `alloca` of `n` elements of `size` bytes.
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn alloca(ctx: *mut Ctx, size: u64, n: u64, align: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (ctx, mem) = unsafe { parts(ctx) };
+    let r = size
+        .checked_mul(n)
+        .ok_or(TrapKind::StackOverflow)
+        .and_then(|total| mem.alloca(total, align));
+    settle(ctx, r)
 }
 
-extern "C" fn reserve_cell(ctx: *mut Ctx, size: u64, align: u64) -> u64 {
-    unsafe {
-        let r = memory(ctx).reserve_cell(size, align).map(|()| 0);
-        settle(ctx, r)
-    }
+/// `Memory::reserve_cell`, where the inline path cannot.
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn reserve_cell(ctx: *mut Ctx, size: u64, align: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (ctx, mem) = unsafe { parts(ctx) };
+    let r = mem.reserve_cell(size, align).map(|()| 0);
+    settle(ctx, r)
 }
 
-extern "C" fn stack_pointer(ctx: *mut Ctx) -> u64 {
-    unsafe { memory(ctx).stack_pointer() }
+/// `Memory::stack_pointer`.
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn stack_pointer(ctx: *mut Ctx) -> u64 {
+    // SAFETY: the function's contract.
+    let (_, mem) = unsafe { parts(ctx) };
+    mem.stack_pointer()
 }
 
-extern "C" fn stack_release(ctx: *mut Ctx, mark: u64) -> u64 {
-    unsafe { memory(ctx).stack_release(mark) };
+/// `Memory::stack_release`, when a function returns.
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn stack_release(ctx: *mut Ctx, mark: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (_, mem) = unsafe { parts(ctx) };
+    mem.stack_release(mark);
     0
 }
 
-extern "C" fn stack_restore(ctx: *mut Ctx, at: u64, mark: u64) -> u64 {
+/// `llvm.stackrestore(at)` in a frame whose mark is `mark`.
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn stack_restore(ctx: *mut Ctx, at: u64, mark: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (_, mem) = unsafe { parts(ctx) };
+    // A restore below the frame's own mark would free the caller's allocas.
     if at >= mark {
-        unsafe { memory(ctx).stack_release(at) };
+        mem.stack_release(at);
     }
     0
 }
 
 /// Makes room for more records: doubles the buffer, keeping the records written.
-extern "C" fn grow_records(ctx: *mut Ctx) -> u64 {
-    unsafe {
-        let len = (*ctx).records_len();
-        let buffer = &mut *(*ctx).buffer;
-        // SAFETY: compiled code wrote `len` records at the buffer's start.
-        buffer.set_len(len);
-        buffer.reserve(len.max(16));
-        let start = buffer.as_mut_ptr();
-        (*ctx).records_next = start.add(len);
-        (*ctx).records_end = start.add(buffer.capacity());
-    }
+///
+/// # Safety
+/// As for [`load`], and compiled code has written a record at every place from the
+/// buffer's start up to `records_next` (which is at most `records_end`, the end of its
+/// capacity).
+unsafe extern "C" fn grow_records(ctx: *mut Ctx) -> u64 {
+    // SAFETY: the function's contract.
+    let (ctx, _) = unsafe { parts(ctx) };
+    let len = ctx.records_len();
+    // SAFETY: a live context's `buffer` points at the record buffer of the `Jit` running
+    // the code, which nothing else borrows during the run.
+    let buffer = unsafe { &mut *ctx.buffer };
+    // SAFETY: the first `len` records are initialized (the contract) and within the
+    // capacity.
+    unsafe { buffer.set_len(len) };
+    buffer.reserve(len.max(16));
+    let spare = buffer.spare_capacity_mut().as_mut_ptr_range();
+    ctx.records_next = spare.start.cast();
+    ctx.records_end = spare.end.cast();
     0
 }
 
 /// Releases the stack down to `mark` when that invalidates live bytes (the inline path
 /// handles the rest).
-extern "C" fn stack_invalidate(ctx: *mut Ctx, mark: u64) -> u64 {
-    unsafe { memory(ctx).stack_release(mark) };
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn stack_invalidate(ctx: *mut Ctx, mark: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (_, mem) = unsafe { parts(ctx) };
+    mem.stack_release(mark);
     0
 }
 
-extern "C" fn math(ctx: *mut Ctx, index: u64, len: u64, a: u64, b: u64, c: u64) -> u64 {
-    unsafe {
-        let tables = &*(*ctx).tables;
-        let Some(&(call, ret)) = tables.math.get(index as usize) else {
-            return settle(ctx, Err(TrapKind::Unreachable));
+/// Math call `index` of the tables on the first `len` of `a`, `b`, `c`; `frexp` and
+/// `modf` store their second result through the pointer argument.
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn math(ctx: *mut Ctx, index: u64, len: u64, a: u64, b: u64, c: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (ctx, mem) = unsafe { parts(ctx) };
+    let Some(&(call, ret)) = tables(ctx).math.get(index as usize) else {
+        return settle(ctx, Err(TrapKind::Unreachable));
+    };
+    let args = [a, b, c];
+    let args = &args[..(len as usize).min(3)];
+    let (v, second) = Concrete.math(call, args, ret);
+    if let (Some(second), Some(&ptr)) = (second, args.get(1)) {
+        let ty = if call.func == MathFn::Frexp {
+            Type::I32
+        } else {
+            Type::Float(call.ty)
         };
-        let args = [a, b, c];
-        let args = &args[..(len as usize).min(3)];
-        let (v, second) = Concrete.math(call, args, ret);
-        if let (Some(second), Some(&ptr)) = (second, args.get(1)) {
-            let ty = if call.func == MathFn::Frexp {
-                Type::I32
-            } else {
-                Type::Float(call.ty)
-            };
-            let r = memory(ctx).store(ty, ptr, second).map(|()| v);
-            return settle(ctx, r);
-        }
-        v
+        let r = mem.store(ty, ptr, second).map(|()| v);
+        return settle(ctx, r);
     }
+    v
 }
 
-extern "C" fn builtin(ctx: *mut Ctx, index: u64, mark: u64, a: u64, b: u64, c: u64) -> u64 {
-    unsafe {
-        let tables = &*(*ctx).tables;
-        let Some(&(op, ty)) = tables.builtins.get(index as usize) else {
-            return settle(ctx, Err(TrapKind::Unreachable));
-        };
-        let mem = memory(ctx);
-        let sem = &mut Concrete;
-        let r = match op {
-            Builtin::Memcpy | Builtin::Memmove => mem.copy(a, b, c).map(|()| a),
-            Builtin::Memset => mem.fill(a, b as u8, c).map(|()| a),
-            Builtin::Malloc => mem.malloc(a),
-            Builtin::Calloc => match a.checked_mul(b) {
-                Some(n) => mem.malloc(n),
-                None => Ok(0),
-            },
-            Builtin::Realloc => crate::interp::realloc(sem, mem, a, b),
-            Builtin::Free => mem.free(a).map(|()| 0),
-            Builtin::Abort | Builtin::Exit | Builtin::AssertFail => Err(TrapKind::Abort),
-            Builtin::Ctpop => Ok(sem.ctpop(ty, &a)),
-            Builtin::Ctlz => Ok(sem.ctlz(ty, &a)),
-            Builtin::Cttz => Ok(sem.cttz(ty, &a)),
-            Builtin::Bswap => Ok(sem.bswap(ty, &a)),
-            Builtin::Abs => Ok(sem.abs(ty, &a)),
-            Builtin::Smax => Ok(sem.smax(ty, &a, &b)),
-            Builtin::Smin => Ok(sem.smin(ty, &a, &b)),
-            Builtin::Umax => Ok(sem.umax(ty, &a, &b)),
-            Builtin::Umin => Ok(sem.umin(ty, &a, &b)),
-            Builtin::StackSave => Ok(mem.stack_pointer()),
-            Builtin::StackRestore => {
-                if a >= mark {
-                    mem.stack_release(a);
-                }
-                Ok(0)
-            }
-        };
-        settle(ctx, r)
-    }
+/// Builtin `index` of the tables on `a`, `b`, `c` in a frame whose stack mark is `mark`.
+///
+/// # Safety
+/// As for [`load`].
+unsafe extern "C" fn builtin(ctx: *mut Ctx, index: u64, mark: u64, a: u64, b: u64, c: u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (ctx, mem) = unsafe { parts(ctx) };
+    let Some(&(op, ty)) = tables(ctx).builtins.get(index as usize) else {
+        return settle(ctx, Err(TrapKind::Unreachable));
+    };
+    let args = [a, b, c];
+    let r = builtin::run(&mut Concrete, mem, op, ty, args, |k| &args[k], mark);
+    settle(ctx, r.map(|v| v.unwrap_or(0)))
 }
 
+// The conversions below read nothing through the context (they take it for the one
+// helper signature), so they are safe to call.
+
+/// `frem` at the float type whose [`type_code`] is `ty`.
 extern "C" fn frem(_ctx: *mut Ctx, a: u64, b: u64, ty: u64) -> u64 {
     let ty = match code_type(ty) {
         Type::Float(ty) => ty,
@@ -338,10 +394,12 @@ extern "C" fn frem(_ctx: *mut Ctx, a: u64, b: u64, ty: u64) -> u64 {
     Concrete.frem(ty, &a, &b)
 }
 
+/// `fptosi` from and to the types whose codes are the low two bytes of `types`.
 extern "C" fn fptosi(_ctx: *mut Ctx, a: u64, types: u64) -> u64 {
     Concrete.fptosi(code_type(types), code_type(types >> 8), &a)
 }
 
+/// `fptoui`, as [`fptosi`].
 extern "C" fn fptoui(_ctx: *mut Ctx, a: u64, types: u64) -> u64 {
     Concrete.fptoui(code_type(types), code_type(types >> 8), &a)
 }

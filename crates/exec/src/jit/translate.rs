@@ -85,14 +85,6 @@ pub(crate) struct Translator<'a, 'b> {
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
 
-fn width(ty: Type) -> u32 {
-    match ty {
-        Type::Int(w) => u32::from(w).clamp(1, 64),
-        Type::Float(FloatTy::F32) => 32,
-        _ => 64,
-    }
-}
-
 /// How a function itself moves the stack pointer, which decides how it restores it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum StackUse {
@@ -285,7 +277,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Sign-extends the low `ty`-width bits of `v` to 64.
     fn sext(&mut self, v: Value, ty: Type) -> Value {
-        let shift = i64::from(64 - width(ty));
+        let shift = i64::from(64 - ty.bits());
         if shift == 0 {
             return v;
         }
@@ -544,14 +536,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.two_way(taken, then_edge, else_edge);
     }
 
-    fn int_bin(
-        &mut self,
-        op: IntBinOp,
-        ty: Type,
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    ) -> Result<(), Unsupported> {
+    fn int_bin(&mut self, op: IntBinOp, ty: Type, d: Slot, a: Slot, b: Slot) {
         let (x, y) = (self.get(a), self.get(b));
         let v = match op {
             IntBinOp::Add => self.b.ins().iadd(x, y),
@@ -561,7 +546,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             IntBinOp::Or => self.b.ins().bor(x, y),
             IntBinOp::Xor => self.b.ins().bxor(x, y),
             IntBinOp::Shl | IntBinOp::Lshr | IntBinOp::Ashr => {
-                let count = if width(ty) <= 32 {
+                let count = if ty.bits() <= 32 {
                     self.b.ins().band_imm_u(y, 31)
                 } else {
                     self.b.ins().band_imm_u(y, 63)
@@ -586,7 +571,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             IntBinOp::Sdiv | IntBinOp::Srem => {
                 self.bail_if(IntCC::Equal, y, 0);
                 let (p, q) = (self.sext(x, ty), self.sext(y, ty));
-                let min = i64::MIN >> (64 - width(ty));
+                let min = i64::MIN >> (64 - ty.bits());
                 let is_min = self.b.ins().icmp_imm_s(IntCC::Equal, p, min);
                 let is_neg1 = self.b.ins().icmp_imm_s(IntCC::Equal, q, -1);
                 let overflow = self.b.ins().band(is_min, is_neg1);
@@ -601,7 +586,6 @@ impl<'a, 'b> Translator<'a, 'b> {
         };
         let v = self.masked(v, ty);
         self.set(d, v);
-        Ok(())
     }
 
     /// Bails when `v cc imm` holds.
@@ -698,7 +682,16 @@ impl<'a, 'b> Translator<'a, 'b> {
         slots.into_iter().map(|s| self.get(s)).collect()
     }
 
-    fn call(&mut self, func: u32, d: Slot, start: u32, len: u32) -> Result<(), Unsupported> {
+    fn call(&mut self, op: &Op) -> Result<(), Unsupported> {
+        let Op::Call {
+            func,
+            d,
+            start,
+            len,
+        } = *op
+        else {
+            unreachable!("call is passed a call")
+        };
         self.flush(true);
         let fref = *self.funcs.get(&func).ok_or(Unsupported)?;
         let depth = self
@@ -747,7 +740,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             ..
         } = *op
         else {
-            return;
+            unreachable!("math is passed a math call")
         };
         let args = self.call_args(start, len);
         // Sign-bit functions as the Concrete semantics computes them.
@@ -778,7 +771,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.set(d, v);
     }
 
-    fn builtin(&mut self, b: Builtin, ty: Type, d: Slot, start: u32, len: u32) {
+    fn builtin(&mut self, op: &Op) {
+        let Op::Builtin {
+            b,
+            ty,
+            d,
+            start,
+            len,
+        } = *op
+        else {
+            unreachable!("builtin is passed a builtin")
+        };
         let args = self.call_args(start, len);
         let index = self.tables.builtin_index(b, ty);
         let mark = match self.mark {
@@ -840,7 +843,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.ins().return_(&[v]);
     }
 
-    fn switch(&mut self, ty: Type, value: Slot, table: u32, site: u32) {
+    fn switch(&mut self, op: &Op) {
+        let Op::Switch {
+            ty,
+            value,
+            table,
+            site,
+        } = *op
+        else {
+            unreachable!("switch is passed a switch")
+        };
+        let site = site.0;
         let raw = self.get(value);
         let v = self.masked(raw, ty);
         self.flush(true);
@@ -874,114 +887,211 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Emits op `pc`; returns whether control can fall through to the next op.
     fn op(&mut self, pc: usize) -> Result<bool, Unsupported> {
         let op = self.fc.code[pc];
-        if let Some(FusedBranch { compare, d, c }) = fused_branch(&op) {
-            let cmp = match compare {
-                Compare::Int(pred, ty) => self.icmp(pred, ty, c.a, c.b),
-                Compare::Float(pred, ty) => self.fcmp(pred, ty, c.a, c.b),
-            };
-            self.cmp_br(cmp, d, c.then_edge, c.else_edge, c.site.0);
+        if let Some(branch) = fused_branch(&op) {
+            self.fused_branch(branch);
             return Ok(false);
         }
         match op {
-            Op::Iadd { ty, d, a, b } => self.int_bin(IntBinOp::Add, ty, d, a, b)?,
-            Op::Isub { ty, d, a, b } => self.int_bin(IntBinOp::Sub, ty, d, a, b)?,
-            Op::Imul { ty, d, a, b } => self.int_bin(IntBinOp::Mul, ty, d, a, b)?,
-            Op::Udiv { ty, d, a, b } => self.int_bin(IntBinOp::Udiv, ty, d, a, b)?,
-            Op::Sdiv { ty, d, a, b } => self.int_bin(IntBinOp::Sdiv, ty, d, a, b)?,
-            Op::Urem { ty, d, a, b } => self.int_bin(IntBinOp::Urem, ty, d, a, b)?,
-            Op::Srem { ty, d, a, b } => self.int_bin(IntBinOp::Srem, ty, d, a, b)?,
-            Op::Shl { ty, d, a, b } => self.int_bin(IntBinOp::Shl, ty, d, a, b)?,
-            Op::Lshr { ty, d, a, b } => self.int_bin(IntBinOp::Lshr, ty, d, a, b)?,
-            Op::Ashr { ty, d, a, b } => self.int_bin(IntBinOp::Ashr, ty, d, a, b)?,
-            Op::Band { ty, d, a, b } => self.int_bin(IntBinOp::And, ty, d, a, b)?,
-            Op::Bor { ty, d, a, b } => self.int_bin(IntBinOp::Or, ty, d, a, b)?,
-            Op::Bxor { ty, d, a, b } => self.int_bin(IntBinOp::Xor, ty, d, a, b)?,
-            Op::Iadd32 { d, a, b } => self.int_bin(IntBinOp::Add, Type::I32, d, a, b)?,
-            Op::Iadd64 { d, a, b } => self.int_bin(IntBinOp::Add, Type::I64, d, a, b)?,
-            Op::Isub32 { d, a, b } => self.int_bin(IntBinOp::Sub, Type::I32, d, a, b)?,
-            Op::Isub64 { d, a, b } => self.int_bin(IntBinOp::Sub, Type::I64, d, a, b)?,
-            Op::Imul32 { d, a, b } => self.int_bin(IntBinOp::Mul, Type::I32, d, a, b)?,
-            Op::Imul64 { d, a, b } => self.int_bin(IntBinOp::Mul, Type::I64, d, a, b)?,
-            Op::Shl64 { d, a, b } => self.int_bin(IntBinOp::Shl, Type::I64, d, a, b)?,
-            Op::Lshr32 { d, a, b } => self.int_bin(IntBinOp::Lshr, Type::I32, d, a, b)?,
-            Op::Lshr64 { d, a, b } => self.int_bin(IntBinOp::Lshr, Type::I64, d, a, b)?,
-            Op::Band64 { d, a, b } => self.int_bin(IntBinOp::And, Type::I64, d, a, b)?,
-            Op::Bor64 { d, a, b } => self.int_bin(IntBinOp::Or, Type::I64, d, a, b)?,
-            Op::Band32 { d, a, b } => self.int_bin(IntBinOp::And, Type::I32, d, a, b)?,
-            Op::Fadd { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Fadd, ty, d, a, b),
-            Op::Fsub { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Fsub, ty, d, a, b),
-            Op::Fmul { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Fmul, ty, d, a, b),
-            Op::Fdiv { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Fdiv, ty, d, a, b),
+            Op::Jump { edge } => self.jump(edge),
+            Op::JumpMove1 { pc, d, a } => self.jump_moving(pc, &[d], &[a]),
+            Op::JumpMove2 { pc, d, a } => self.jump_moving(pc, &d, &a),
+            Op::JumpMove3 { pc, d, a } => self.jump_moving(pc, &d, &a),
+            Op::Br { .. } => self.br(&op),
+            Op::Switch { .. } => self.switch(&op),
+            Op::Ret { value } => self.ret(value),
+            // Whatever traps is the interpreter's to report.
+            Op::External { .. }
+            | Op::Unreachable
+            | Op::Builtin {
+                b: Builtin::Abort | Builtin::Exit | Builtin::AssertFail,
+                ..
+            } => self.bail_here(),
+            _ => {
+                self.straight(&op)?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Emits `op`, an op that falls through to the next one.
+    fn straight(&mut self, op: &Op) -> Result<(), Unsupported> {
+        use CastOp::{Sext, Sitofp, Trunc, Zext};
+        use FloatBinOp::{Fadd, Fdiv, Fmul, Fsub};
+        use IntBinOp::{Add, And, Lshr, Mul, Or, Shl, Sub};
+        const I32: Type = Type::I32;
+        const I64: Type = Type::I64;
+        const F64: FloatTy = FloatTy::F64;
+        match *op {
+            Op::Iadd { ty, d, a, b } => self.int_bin(Add, ty, d, a, b),
+            Op::Isub { ty, d, a, b } => self.int_bin(Sub, ty, d, a, b),
+            Op::Imul { ty, d, a, b } => self.int_bin(Mul, ty, d, a, b),
+            Op::Udiv { ty, d, a, b } => self.int_bin(IntBinOp::Udiv, ty, d, a, b),
+            Op::Sdiv { ty, d, a, b } => self.int_bin(IntBinOp::Sdiv, ty, d, a, b),
+            Op::Urem { ty, d, a, b } => self.int_bin(IntBinOp::Urem, ty, d, a, b),
+            Op::Srem { ty, d, a, b } => self.int_bin(IntBinOp::Srem, ty, d, a, b),
+            Op::Shl { ty, d, a, b } => self.int_bin(Shl, ty, d, a, b),
+            Op::Lshr { ty, d, a, b } => self.int_bin(Lshr, ty, d, a, b),
+            Op::Ashr { ty, d, a, b } => self.int_bin(IntBinOp::Ashr, ty, d, a, b),
+            Op::Band { ty, d, a, b } => self.int_bin(And, ty, d, a, b),
+            Op::Bor { ty, d, a, b } => self.int_bin(Or, ty, d, a, b),
+            Op::Bxor { ty, d, a, b } => self.int_bin(IntBinOp::Xor, ty, d, a, b),
+            Op::Iadd32 { d, a, b } => self.int_bin(Add, I32, d, a, b),
+            Op::Iadd64 { d, a, b } => self.int_bin(Add, I64, d, a, b),
+            Op::Isub32 { d, a, b } => self.int_bin(Sub, I32, d, a, b),
+            Op::Isub64 { d, a, b } => self.int_bin(Sub, I64, d, a, b),
+            Op::Imul32 { d, a, b } => self.int_bin(Mul, I32, d, a, b),
+            Op::Imul64 { d, a, b } => self.int_bin(Mul, I64, d, a, b),
+            Op::Shl64 { d, a, b } => self.int_bin(Shl, I64, d, a, b),
+            Op::Lshr32 { d, a, b } => self.int_bin(Lshr, I32, d, a, b),
+            Op::Lshr64 { d, a, b } => self.int_bin(Lshr, I64, d, a, b),
+            Op::Band64 { d, a, b } => self.int_bin(And, I64, d, a, b),
+            Op::Bor64 { d, a, b } => self.int_bin(Or, I64, d, a, b),
+            Op::Band32 { d, a, b } => self.int_bin(And, I32, d, a, b),
+            Op::Fadd { ty, d, a, b, .. } => self.float_bin(Fadd, ty, d, a, b),
+            Op::Fsub { ty, d, a, b, .. } => self.float_bin(Fsub, ty, d, a, b),
+            Op::Fmul { ty, d, a, b, .. } => self.float_bin(Fmul, ty, d, a, b),
+            Op::Fdiv { ty, d, a, b, .. } => self.float_bin(Fdiv, ty, d, a, b),
             Op::Frem { ty, d, a, b, .. } => self.float_bin(FloatBinOp::Frem, ty, d, a, b),
-            Op::Fadd64 { d, a, b, .. } => self.float_bin(FloatBinOp::Fadd, FloatTy::F64, d, a, b),
-            Op::Fsub64 { d, a, b, .. } => self.float_bin(FloatBinOp::Fsub, FloatTy::F64, d, a, b),
-            Op::Fmul64 { d, a, b, .. } => self.float_bin(FloatBinOp::Fmul, FloatTy::F64, d, a, b),
-            Op::Fdiv64 { d, a, b, .. } => self.float_bin(FloatBinOp::Fdiv, FloatTy::F64, d, a, b),
-            Op::Sext32To64 { d, a } => self.cast(CastOp::Sext, Type::I32, Type::I64, d, a),
-            Op::Sitofp32To64 { d, a } => self.cast(CastOp::Sitofp, Type::I32, Type::F64, d, a),
-            Op::Zext32To64 { d, a } => self.cast(CastOp::Zext, Type::I32, Type::I64, d, a),
-            Op::Trunc64To32 { d, a } => self.cast(CastOp::Trunc, Type::I64, Type::I32, d, a),
-            Op::Fneg { ty, d, a } => {
-                let x = self.get(a);
-                let sign = match ty {
-                    FloatTy::F32 => 0x8000_0000,
-                    FloatTy::F64 => i64::MIN,
-                };
-                let v = self.b.ins().bxor_imm_s(x, sign);
-                self.set(d, v);
-            }
-            Op::Icmp { pred, ty, d, a, b } => {
-                let (v, _, _) = self.icmp(pred, ty, a, b);
-                self.set(d, v);
-            }
-            Op::Fcmp { pred, ty, d, a, b } => {
-                let (v, _, _) = self.fcmp(pred, ty, a, b);
-                self.set(d, v);
-            }
-            Op::Trunc { from, to, d, a } => self.cast(CastOp::Trunc, from, to, d, a),
-            Op::Zext { from, to, d, a } => self.cast(CastOp::Zext, from, to, d, a),
-            Op::Sext { from, to, d, a } => self.cast(CastOp::Sext, from, to, d, a),
+            Op::Fadd64 { d, a, b, .. } => self.float_bin(Fadd, F64, d, a, b),
+            Op::Fsub64 { d, a, b, .. } => self.float_bin(Fsub, F64, d, a, b),
+            Op::Fmul64 { d, a, b, .. } => self.float_bin(Fmul, F64, d, a, b),
+            Op::Fdiv64 { d, a, b, .. } => self.float_bin(Fdiv, F64, d, a, b),
+            Op::Fneg { ty, d, a } => self.fneg(ty, d, a),
+            Op::Icmp { pred, ty, d, a, b } => self.compare(Compare::Int(pred, ty), d, a, b),
+            Op::Fcmp { pred, ty, d, a, b } => self.compare(Compare::Float(pred, ty), d, a, b),
+            Op::Select { d, c, t, f, .. } => self.select(d, c, t, f),
+            Op::Sext32To64 { d, a } => self.cast(Sext, I32, I64, d, a),
+            Op::Sitofp32To64 { d, a } => self.cast(Sitofp, I32, Type::F64, d, a),
+            Op::Zext32To64 { d, a } => self.cast(Zext, I32, I64, d, a),
+            Op::Trunc64To32 { d, a } => self.cast(Trunc, I64, I32, d, a),
+            Op::Trunc { from, to, d, a } => self.cast(Trunc, from, to, d, a),
+            Op::Zext { from, to, d, a } => self.cast(Zext, from, to, d, a),
+            Op::Sext { from, to, d, a } => self.cast(Sext, from, to, d, a),
             Op::Fptrunc { from, to, d, a } => self.cast(CastOp::Fptrunc, from, to, d, a),
             Op::Fpext { from, to, d, a } => self.cast(CastOp::Fpext, from, to, d, a),
             Op::Fptoui { from, to, d, a } => self.cast(CastOp::Fptoui, from, to, d, a),
             Op::Fptosi { from, to, d, a } => self.cast(CastOp::Fptosi, from, to, d, a),
             Op::Uitofp { from, to, d, a } => self.cast(CastOp::Uitofp, from, to, d, a),
-            Op::Sitofp { from, to, d, a } => self.cast(CastOp::Sitofp, from, to, d, a),
+            Op::Sitofp { from, to, d, a } => self.cast(Sitofp, from, to, d, a),
             Op::Ptrtoint { from, to, d, a } => self.cast(CastOp::Ptrtoint, from, to, d, a),
             Op::Inttoptr { from, to, d, a } => self.cast(CastOp::Inttoptr, from, to, d, a),
             Op::Bitcast { from, to, d, a } => self.cast(CastOp::Bitcast, from, to, d, a),
-            Op::Select { d, c, t, f, .. } => {
-                let cond = self.get(c);
-                let bit = self.b.ins().band_imm_u(cond, 1);
-                let (x, y) = (self.get(t), self.get(f));
-                let v = self.b.ins().select(bit, x, y);
-                self.set(d, v);
-            }
             Op::Load { ty, d, addr } => self.load(ty, d, addr),
             Op::LoadF64 { d, addr } => self.load(Type::F64, d, addr),
-            Op::LoadI64 { d, addr } => self.load(Type::I64, d, addr),
+            Op::LoadI64 { d, addr } => self.load(I64, d, addr),
             Op::Store { ty, addr, val } => self.store(ty, addr, val),
             Op::StoreF64 { addr, val } => self.store(Type::F64, addr, val),
-            Op::StoreI64 { addr, val } => self.store(Type::I64, addr, val),
-            Op::Alloca {
-                d,
-                size,
-                count,
-                count_ty,
-                align,
-            } => {
-                let n = if count == NONE {
-                    self.iconst(1)
-                } else {
-                    let c = self.get(count);
-                    self.masked(c, count_ty)
-                };
-                let (s, al) = (self.iconst(size), self.iconst(u64::from(align)));
-                let at = self.helper(runtime::HELPER_ALLOCA, &[s, n, al]);
-                self.check_bail();
-                self.set(d, at);
-            }
+            Op::StoreI64 { addr, val } => self.store(I64, addr, val),
+            Op::Alloca { .. } => self.alloca(op),
             Op::AllocaCell { size, align } => self.reserve_cell(size, u64::from(align)),
+            Op::PtrOffset { .. } | Op::PtrOffset1 { .. } => self.ptr_offset(op),
+            Op::LoadCell { ty, d, cell } => self.load_cell(d, cell, ty),
+            Op::LoadCellI64 { d, cell } => self.load_cell(d, cell, I64),
+            Op::LoadCellF64 { d, cell } => self.load_cell(d, cell, Type::F64),
+            Op::Move { d, a } => self.copy(d, a),
+            Op::StackSave { d } => self.stack_save(d),
+            Op::StackRestore { a } => self.stack_restore(a),
+            Op::Call { .. } => self.call(op)?,
+            Op::Math { .. } => self.math(op),
+            Op::Builtin { .. } => self.builtin(op),
+            Op::Nop => {}
+            // Indirect calls, and any op this translation does not know, leave the
+            // function to the interpreter.
+            _ => return Err(Unsupported),
+        }
+        Ok(())
+    }
+
+    /// A fused compare-and-branch: the comparison, its branch event and the branch.
+    fn fused_branch(&mut self, FusedBranch { compare, d, c }: FusedBranch) {
+        let cmp = match compare {
+            Compare::Int(pred, ty) => self.icmp(pred, ty, c.a, c.b),
+            Compare::Float(pred, ty) => self.fcmp(pred, ty, c.a, c.b),
+        };
+        self.cmp_br(cmp, d, c.then_edge, c.else_edge, c.site.0);
+    }
+
+    fn jump(&mut self, edge: u32) {
+        self.flush(true);
+        let (block, fill) = self.edge_block(edge);
+        self.b.ins().jump(block, &[]);
+        self.fill_edge(block, fill);
+    }
+
+    fn br(&mut self, op: &Op) {
+        let Op::Br {
+            cond,
+            then_edge,
+            else_edge,
+            site,
+            lhs,
+            rhs,
+        } = *op
+        else {
+            unreachable!("br is passed a br")
+        };
+        let c = self.get(cond);
+        let taken = self.b.ins().band_imm_u(c, 1);
+        let operands = (lhs != NONE).then(|| (self.get(lhs), self.get(rhs)));
+        self.branch_event(site.0, taken, operands);
+        self.two_way(taken, then_edge, else_edge);
+    }
+
+    fn fneg(&mut self, ty: FloatTy, d: Slot, a: Slot) {
+        let x = self.get(a);
+        let sign = match ty {
+            FloatTy::F32 => 0x8000_0000,
+            FloatTy::F64 => i64::MIN,
+        };
+        let v = self.b.ins().bxor_imm_s(x, sign);
+        self.set(d, v);
+    }
+
+    /// A comparison whose result only goes to its register.
+    fn compare(&mut self, compare: Compare, d: Slot, a: Slot, b: Slot) {
+        let (v, _, _) = match compare {
+            Compare::Int(pred, ty) => self.icmp(pred, ty, a, b),
+            Compare::Float(pred, ty) => self.fcmp(pred, ty, a, b),
+        };
+        self.set(d, v);
+    }
+
+    fn select(&mut self, d: Slot, c: Slot, t: Slot, f: Slot) {
+        let cond = self.get(c);
+        let bit = self.b.ins().band_imm_u(cond, 1);
+        let (x, y) = (self.get(t), self.get(f));
+        let v = self.b.ins().select(bit, x, y);
+        self.set(d, v);
+    }
+
+    fn alloca(&mut self, op: &Op) {
+        let Op::Alloca {
+            d,
+            size,
+            count,
+            count_ty,
+            align,
+        } = *op
+        else {
+            unreachable!("alloca is passed an alloca")
+        };
+        let n = if count == NONE {
+            self.iconst(1)
+        } else {
+            let c = self.get(count);
+            self.masked(c, count_ty)
+        };
+        let (s, al) = (self.iconst(size), self.iconst(u64::from(align)));
+        let at = self.helper(runtime::HELPER_ALLOCA, &[s, n, al]);
+        self.check_bail();
+        self.set(d, at);
+    }
+
+    /// `PtrOffset` and `PtrOffset1`: the base plus the constant offset plus each index
+    /// (sign-extended from its type) times its scale.
+    fn ptr_offset(&mut self, op: &Op) {
+        let (d, base, offset, terms) = match *op {
             Op::PtrOffset {
                 d,
                 base,
@@ -989,14 +1099,8 @@ impl<'a, 'b> Translator<'a, 'b> {
                 start,
                 len,
             } => {
-                let b = self.get(base);
-                let mut at = self.b.ins().iadd_imm_s(b, offset);
                 let terms = self.fc.terms[start as usize..(start + len) as usize].to_vec();
-                for (index, ty, scale) in terms {
-                    let t = self.scaled_index(index, ty, scale);
-                    at = self.b.ins().iadd(at, t);
-                }
-                self.set(d, at);
+                (d, base, offset, terms)
             }
             Op::PtrOffset1 {
                 d,
@@ -1005,108 +1109,42 @@ impl<'a, 'b> Translator<'a, 'b> {
                 index_ty,
                 offset,
                 scale,
-            } => {
-                let b = self.get(base);
-                let at = self.b.ins().iadd_imm_s(b, offset);
-                let t = self.scaled_index(index, index_ty, scale);
-                let at = self.b.ins().iadd(at, t);
-                self.set(d, at);
-            }
-            Op::Call {
-                func,
-                d,
-                start,
-                len,
-            } => self.call(func, d, start, len)?,
-            Op::CallIndirect { .. } => return Err(Unsupported),
-            Op::Math { .. } => self.math(&op),
-            Op::Builtin {
-                b,
-                ty,
-                d,
-                start,
-                len,
-            } => {
-                if matches!(b, Builtin::Abort | Builtin::Exit | Builtin::AssertFail) {
-                    self.bail_here();
-                    return Ok(false);
-                }
-                self.builtin(b, ty, d, start, len)
-            }
-            Op::External { .. } | Op::Unreachable => {
-                self.bail_here();
-                return Ok(false);
-            }
-            Op::Jump { edge } => {
-                self.flush(true);
-                let (block, fill) = self.edge_block(edge);
-                self.b.ins().jump(block, &[]);
-                self.fill_edge(block, fill);
-                return Ok(false);
-            }
-            Op::Br {
-                cond,
-                then_edge,
-                else_edge,
-                site,
-                lhs,
-                rhs,
-            } => {
-                let c = self.get(cond);
-                let taken = self.b.ins().band_imm_u(c, 1);
-                let operands = (lhs != NONE).then(|| (self.get(lhs), self.get(rhs)));
-                self.branch_event(site.0, taken, operands);
-                self.two_way(taken, then_edge, else_edge);
-                return Ok(false);
-            }
-            Op::Switch {
-                ty,
-                value,
-                table,
-                site,
-            } => {
-                self.switch(ty, value, table, site.0);
-                return Ok(false);
-            }
-            Op::Ret { value } => {
-                self.ret(value);
-                return Ok(false);
-            }
-            Op::Move { d, a } => {
-                if d != NONE {
-                    let v = self.get(a);
-                    self.set(d, v);
-                }
-            }
-            Op::StackSave { d } => {
-                let sp = if self.stack == StackUse::Cells {
-                    let words = self.load_ctx(Ctx::SP_OFFSET);
-                    let sp = self.b.ins().load(types::I64, FLAGS, words, 0);
-                    self.b.ins().iadd_imm_s(sp, STACK_BASE as i64)
-                } else {
-                    self.helper(runtime::HELPER_STACK_POINTER, &[])
-                };
-                self.set(d, sp);
-            }
-            Op::StackRestore { a } => self.stack_restore(a),
-            Op::LoadCell { ty, d, cell } => {
-                let c = self.get(cell);
-                let v = self.masked(c, ty);
-                self.set(d, v);
-            }
-            Op::LoadCellI64 { d, cell } | Op::LoadCellF64 { d, cell } => {
-                let c = self.get(cell);
-                self.set(d, c);
-            }
-            Op::Nop => {}
-            Op::JumpMove1 { pc, d, a } => return Ok(self.jump_moving(pc, &[d], &[a])),
-            Op::JumpMove2 { pc, d, a } => return Ok(self.jump_moving(pc, &d, &a)),
-            Op::JumpMove3 { pc, d, a } => return Ok(self.jump_moving(pc, &d, &a)),
-            // Fused branches specialized to a predicate are handled above; any op this
-            // translation does not know leaves the function to the interpreter.
-            _ => return Err(Unsupported),
+            } => (d, base, offset, vec![(index, index_ty, scale)]),
+            _ => unreachable!("ptr_offset is passed PtrOffset or PtrOffset1"),
+        };
+        let b = self.get(base);
+        let mut at = self.b.ins().iadd_imm_s(b, offset);
+        for (index, ty, scale) in terms {
+            let t = self.scaled_index(index, ty, scale);
+            at = self.b.ins().iadd(at, t);
         }
-        Ok(true)
+        self.set(d, at);
+    }
+
+    /// A load from a register cell: the cell register's bits masked to `ty`.
+    fn load_cell(&mut self, d: Slot, cell: Slot, ty: Type) {
+        let c = self.get(cell);
+        let v = self.masked(c, ty);
+        self.set(d, v);
+    }
+
+    /// A register copy (a store to a register cell).
+    fn copy(&mut self, d: Slot, a: Slot) {
+        if d != NONE {
+            let v = self.get(a);
+            self.set(d, v);
+        }
+    }
+
+    fn stack_save(&mut self, d: Slot) {
+        let sp = if self.stack == StackUse::Cells {
+            let words = self.load_ctx(Ctx::SP_OFFSET);
+            let sp = self.b.ins().load(types::I64, FLAGS, words, 0);
+            self.b.ins().iadd_imm_s(sp, STACK_BASE as i64)
+        } else {
+            self.helper(runtime::HELPER_STACK_POINTER, &[])
+        };
+        self.set(d, sp);
     }
 
     /// `Memory::reserve_cell`, inline below a stack pointer of 2^40 (the helper above).
@@ -1194,7 +1232,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// A jump to `pc` copying the registers `a` into `d` (a parallel copy); never falls
     /// through.
-    fn jump_moving(&mut self, pc: u32, d: &[Slot], a: &[Slot]) -> bool {
+    fn jump_moving(&mut self, pc: u32, d: &[Slot], a: &[Slot]) {
         self.flush(true);
         let values: Vec<Value> = a.iter().map(|&src| self.get(src)).collect();
         for (&dst, v) in d.iter().zip(values) {
@@ -1202,7 +1240,6 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let target = self.blocks[&(pc as usize)];
         self.b.ins().jump(target, &[]);
-        false
     }
 
     fn load(&mut self, ty: Type, d: Slot, addr: Slot) {

@@ -1,10 +1,8 @@
 //! Input specs against lowered C functions: parameter resolution, defaults, coordinates,
 //! and the arguments the interpreter receives.
 
-use fpforge_exec::{
-    Arg, ArgSpec, Concrete, ExecConfig, InputSpec, Interpreter, NoObserver, OutArgSpec, Outcome,
-    ParamInput, SpecError, ValueRange,
-};
+use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome};
+use fpforge_spec::{Arg, ArgSpec, InputSpec, OutArgSpec, ParamInput, SpecError, ValueRange};
 use fpir::{Module, Type};
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -19,7 +19,7 @@
 //! spec default to one coordinate each: scalars as they are, a pointer to a scalar gets a
 //! one-element array whose element is the coordinate (CoverMe's `double*` parameters).
 
-use crate::interp::Arg;
+use crate::Arg;
 use fpir::float_text::{format_exact, parse_float};
 use fpir::{FloatTy, Func, Module, Type};
 use std::fmt;
@@ -484,10 +484,7 @@ impl Param<'_> {
 pub fn value_text(ty: Type, bits: u64) -> String {
     match ty {
         Type::Float(ft) => format_exact(ft, bits),
-        Type::Int(width) => {
-            let shift = 64 - u32::from(width).clamp(1, 64);
-            (((bits << shift) as i64) >> shift).to_string()
-        }
+        Type::Int(_) => ty.sign_extend(bits).to_string(),
         Type::Ptr => format!("{bits:#x}"),
     }
 }
@@ -502,12 +499,14 @@ pub fn parse_value(text: &str, ty: Type) -> Result<u64, SpecError> {
     };
     match ty {
         Type::Float(ft) => parse_float(ft, text.trim()).map_err(|_| bad()),
-        Type::Int(width) => parse_int(text.trim(), width).ok_or_else(bad),
+        Type::Int(_) => parse_int(text.trim(), ty).ok_or_else(bad),
         Type::Ptr => Err(bad()),
     }
 }
 
-fn parse_int(text: &str, width: u8) -> Option<u64> {
+/// An integer of type `ty` (an integer type): from its signed minimum to its unsigned
+/// maximum, as the bits of the width.
+fn parse_int(text: &str, ty: Type) -> Option<u64> {
     let (negative, digits) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
@@ -519,9 +518,8 @@ fn parse_int(text: &str, width: u8) -> Option<u64> {
         Some(hex) => u64::from_str_radix(hex, 16).ok()?,
         None => digits.parse::<u64>().ok()?,
     };
-    let bits = u32::from(width);
-    let unsigned_max = u64::MAX >> (64 - bits);
-    let signed_min_magnitude = 1u64 << (bits - 1);
+    let unsigned_max = ty.mask();
+    let signed_min_magnitude = 1u64 << (ty.bits() - 1);
     if (negative && magnitude > signed_min_magnitude) || (!negative && magnitude > unsigned_max) {
         return None;
     }
@@ -752,5 +750,29 @@ mod tests {
         assert_eq!(parse_value("-128", Type::I8).unwrap(), 0x80);
         assert!(parse_value("1.5", Type::I32).is_err());
         assert_eq!(parse_value("0x1.8p+1", Type::F64).unwrap(), 3f64.to_bits());
+    }
+
+    #[test]
+    fn integers_of_every_width_print_and_parse_back() {
+        for width in 1..=64u8 {
+            let ty = Type::Int(width);
+            let w = u32::from(width);
+            let signed_min = -(1i128 << (w - 1));
+            let unsigned_max = (1i128 << w) - 1;
+            for value in [signed_min, -1, 0, 1, unsigned_max] {
+                let bits = parse_value(&value.to_string(), ty)
+                    .unwrap_or_else(|e| panic!("{value} at i{width}: {e}"));
+                assert_eq!(bits, (value as u64) & ty.mask(), "{value} at i{width}");
+                let text = value_text(ty, bits);
+                assert_eq!(parse_value(&text, ty), Ok(bits), "{text} at i{width}");
+                assert!(i128::from(ty.sign_extend(bits)) >= signed_min);
+            }
+            for outside in [signed_min - 1, unsigned_max + 1] {
+                assert!(
+                    parse_value(&outside.to_string(), ty).is_err(),
+                    "{outside} at i{width}"
+                );
+            }
+        }
     }
 }

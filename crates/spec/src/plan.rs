@@ -217,13 +217,8 @@ fn value_bits(ty: Type, x: f64) -> u64 {
     match ty {
         Type::Float(FloatTy::F64) => x.to_bits(),
         Type::Float(FloatTy::F32) => u64::from((x as f32).to_bits()),
-        Type::Int(width) => {
-            let width = u32::from(width).clamp(1, 64);
-            let mask = if width == 64 {
-                u64::MAX
-            } else {
-                (1u64 << width) - 1
-            };
+        Type::Int(_) => {
+            let width = ty.bits();
             if x.is_nan() {
                 return 0;
             }
@@ -236,7 +231,7 @@ fn value_bits(ty: Type, x: f64) -> u64 {
             let hi = 2f64.powi(width as i32) - 1.0;
             let r = x.round().clamp(lo, hi);
             let bits = if r < 0.0 { (r as i64) as u64 } else { r as u64 };
-            bits & mask
+            bits & ty.mask()
         }
         Type::Ptr => 0,
     }
@@ -247,10 +242,7 @@ fn value_of(ty: Type, bits: u64) -> f64 {
     match ty {
         Type::Float(FloatTy::F64) => f64::from_bits(bits),
         Type::Float(FloatTy::F32) => f64::from(f32::from_bits(bits as u32)),
-        Type::Int(width) => {
-            let shift = 64 - u32::from(width).clamp(1, 64);
-            (((bits << shift) as i64) >> shift) as f64
-        }
+        Type::Int(_) => ty.sign_extend(bits) as f64,
         Type::Ptr => 0.0,
     }
 }
@@ -302,9 +294,8 @@ fn add_float(add: &mut impl FnMut(f64), x: f64) {
 }
 
 fn add_int(add: &mut impl FnMut(f64), ty: Type, bits: u64) {
-    let width = ty.bits().clamp(1, 64);
-    let shift = 64 - width;
-    let value = ((bits << shift) as i64) >> shift;
+    let width = ty.bits();
+    let value = ty.sign_extend(bits);
     for v in [value.saturating_sub(1), value, value.saturating_add(1)] {
         add(v as f64);
         if width == 32 {
