@@ -22,6 +22,7 @@
 //! The same walk over register reads also counts them (`read_counts`): preparation
 //! leaves out the write of a fused comparison that only its branch reads.
 
+use fpir::analysis::Cfg;
 use fpir::{Callee, EntityId, Function, InstKind, Reg, Terminator};
 
 /// How an instruction uses a register.
@@ -175,14 +176,7 @@ fn reject_uninitialized_loads(func: &Function, ok: &mut [bool]) {
     }
     let slot_of = |r: Reg| dense.get(r.index()).copied().filter(|&i| i != usize::MAX);
     let nblocks = func.blocks.len();
-    let mut preds = vec![Vec::new(); nblocks];
-    for (b, block) in func.blocks.iter() {
-        for call in block.term.targets() {
-            if let Some(p) = preds.get_mut(call.block.index()) {
-                p.push(b.index());
-            }
-        }
-    }
+    let cfg = Cfg::new(func);
     // `out[b]`: slots stored on every path to the end of `b`; all slots until `b` is reached.
     let mut out = vec![vec![true; slots.len()]; nblocks];
     let mut rejected = vec![false; slots.len()];
@@ -192,8 +186,11 @@ fn reject_uninitialized_loads(func: &Function, ok: &mut [bool]) {
         for (b, block) in func.blocks.iter() {
             let mut stored = vec![b != Function::ENTRY; slots.len()];
             if b != Function::ENTRY {
-                for &p in &preds[b.index()] {
-                    stored.iter_mut().zip(&out[p]).for_each(|(x, &y)| *x &= y);
+                for &p in cfg.preds(b) {
+                    stored
+                        .iter_mut()
+                        .zip(&out[p.index()])
+                        .for_each(|(x, &y)| *x &= y);
                 }
             }
             for inst in &block.insts {

@@ -261,3 +261,47 @@ fn compiled_and_interpreted_evaluations_find_the_same_inputs() {
         assert_eq!(sides(eager.path()), sides(off.path()), "{func}");
     }
 }
+
+/// Every side `coverage.json` names (switch cases, a `?:`, conditional branches) is a
+/// side `reach --branch` accepts, and none that a test covers is reported infeasible.
+#[test]
+fn every_side_name_is_accepted_by_reach() {
+    for func in ["dispatch", "sign_or_one", "quadrant"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = cover(func, dir.path(), "2");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            crate::common::stderr(&out)
+        );
+        let coverage = json(&dir.path().join("coverage.json"));
+        let sides = coverage_sides(&coverage);
+        assert!(sides.len() >= 2, "{func}");
+        for side in sides {
+            let name = side["side"].as_str().unwrap();
+            let file = fixture();
+            let args = [
+                "reach",
+                &file,
+                "-f",
+                func,
+                "--branch",
+                name,
+                "--time-limit",
+                "2",
+            ];
+            let answer = crate::common::success(&fpforge(&args));
+            let first = answer.lines().next().unwrap_or_default();
+            assert!(
+                ["reached", "infeasible", "unknown"]
+                    .iter()
+                    .any(|a| first.starts_with(a)),
+                "{func} {name}: {answer}"
+            );
+            if side["status"] == "covered" {
+                assert!(!first.starts_with("infeasible"), "{func} {name}: {answer}");
+            }
+        }
+    }
+}
