@@ -34,8 +34,8 @@ use crate::lcov::lcov;
 use crate::outdir::OutDir;
 use crate::regression::regression_c;
 use crate::SCHEMA_VERSION;
-use fpforge_cover::CoverReport;
-use fpforge_explore::ExploreReport;
+use fpforge_cover::{CoverEvent, CoverReport};
+use fpforge_explore::{ExploreEvent, ExploreReport};
 use fpforge_spec::InputSpec;
 use fpir::{
     BranchKind, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus, SideTally,
@@ -460,6 +460,31 @@ impl<'m> CoverageOut<'m> {
             found_at: Vec::new(),
             no_regression: None,
         })
+    }
+
+    /// Records what a `cover` run reports as it goes (progress events write nothing).
+    pub fn cover_event(&mut self, event: &CoverEvent<'_>) {
+        match event {
+            CoverEvent::Started { sides, .. } => self.started(sides),
+            CoverEvent::Test {
+                index,
+                test,
+                new_sides,
+            } => self.test(*index, &test.coords, new_sides),
+            CoverEvent::Progress { .. } => {}
+        }
+    }
+
+    /// Records what an `explore` run reports as it goes.
+    pub fn explore_event(&mut self, event: &ExploreEvent<'_>) {
+        match event {
+            ExploreEvent::Started { sides } => self.started(sides),
+            ExploreEvent::Test {
+                index,
+                input,
+                new_sides,
+            } => self.test(*index, input, new_sides),
+        }
     }
 
     /// The run starts on these sides: writes the files with none covered.

@@ -6,7 +6,7 @@
 //! side.
 
 use fpforge_cover::{cover_with, CoverConfig, CoverEvent};
-use fpforge_explore::{explore, EngineConfig, ExploreConfig, ExploreEvent};
+use fpforge_explore::{explore, EngineConfig, ExploreConfig};
 use fpforge_report::lcov::lcov;
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
@@ -70,19 +70,13 @@ fn run_cover(func: &str, dir: &Path) -> serde_json::Value {
     let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
     let mut out = CoverageOut::create(dir, "cover", m, f, spec).unwrap();
     let validator = schema();
-    let report = cover_with(m, f, &config, |event| match event {
-        CoverEvent::Started { sides, .. } => {
-            out.started(sides);
+    let report = cover_with(m, f, &config, |event| {
+        out.cover_event(event);
+        if let CoverEvent::Started { .. } = event {
             let running = read_json(&dir.join("coverage.json"));
             assert_eq!(running["finished"], false);
             assert_valid(&validator, &running, "cover while running");
         }
-        CoverEvent::Test {
-            index,
-            test,
-            new_sides,
-        } => out.test(*index, &test.coords, new_sides),
-        CoverEvent::Progress { .. } => {}
     })
     .unwrap();
     let summary = out
@@ -104,15 +98,7 @@ fn run_explore(func: &str, dir: &Path) -> serde_json::Value {
     let config = ExploreConfig::default()
         .with_engine(EngineConfig::default().with_time_limit(Duration::from_secs(5)));
     let mut out = CoverageOut::create(dir, "explore", m, f, spec.clone()).unwrap();
-    let report = explore(m, f, spec, &config, |event| match event {
-        ExploreEvent::Started { sides } => out.started(sides),
-        ExploreEvent::Test {
-            index,
-            input,
-            new_sides,
-        } => out.test(*index, input, new_sides),
-    })
-    .unwrap();
+    let report = explore(m, f, spec, &config, |event| out.explore_event(event)).unwrap();
     out.finish(&report.sides, &Ending::of_explore(&report))
         .unwrap();
     read_json(&dir.join("coverage.json"))

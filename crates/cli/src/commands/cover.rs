@@ -32,25 +32,22 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?;
     let progress = std::io::stderr().is_terminal();
-    let report = cover_with(module, func, &config, |event| match event {
-        CoverEvent::Started { sides, .. } => out.started(sides),
-        CoverEvent::Test {
-            index,
-            test,
-            new_sides,
-        } => out.test(*index, &test.coords, new_sides),
-        CoverEvent::Progress {
-            covered,
-            total,
-            evals,
-            elapsed,
-        } => {
-            if progress {
-                eprint!(
-                    "\r\x1b[Kcover: {covered}/{total} sides, {evals} evals, {:.1} s",
-                    elapsed.as_secs_f64()
-                );
-            }
+    let report = cover_with(module, func, &config, |event| {
+        out.cover_event(event);
+        if let (
+            true,
+            CoverEvent::Progress {
+                covered,
+                total,
+                evals,
+                elapsed,
+            },
+        ) = (progress, event)
+        {
+            eprint!(
+                "\r\x1b[Kcover: {covered}/{total} sides, {evals} evals, {:.1} s",
+                elapsed.as_secs_f64()
+            );
         }
     })?;
     if progress {

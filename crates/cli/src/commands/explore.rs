@@ -5,7 +5,7 @@
 
 use crate::options::ExploreOptions;
 use anyhow::Result;
-use fpforge_explore::{explore, ExploreConfig, ExploreEvent};
+use fpforge_explore::{explore, ExploreConfig};
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
 use std::process::ExitCode;
@@ -18,13 +18,8 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
     let config = ExploreConfig::default().with_engine(engine.config);
     let mut out = CoverageOut::create(&options.out, "explore", module, func, spec.clone())?;
-    let report = explore(module, func, spec, &config, |event| match event {
-        ExploreEvent::Started { sides } => out.started(sides),
-        ExploreEvent::Test {
-            index,
-            input,
-            new_sides,
-        } => out.test(*index, input, new_sides),
+    let report = explore(module, func, spec, &config, |event| {
+        out.explore_event(event)
     })?;
     let summary = out.finish(&report.sides, &Ending::of_explore(&report))?;
     crate::output::emit(&summary)?;
