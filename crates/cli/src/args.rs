@@ -238,7 +238,7 @@ pub struct ReachArgs {
     #[command(flatten)]
     pub program: ProgramArgs,
     /// The branch decisions to take, in order: `br3:T br5:F`, `file.c:41:T`,
-    /// `(br2:T br4:F)x12`, `br6:case 2`, `br6:default`. Other sites are free.
+    /// `(br2:T br4:F)x12`, `br6:case5` (the case of value 5), `br6:default`. Other sites are free.
     #[arg(
         long,
         value_name = "SPEC",
