@@ -23,7 +23,7 @@ use fpir::{FloatTy, MathCall, MathFn, Type};
 
 /// Every math function the interpreter evaluates (all of [`MathFn::ALL`], at `f32` and `f64`).
 pub fn supported_math() -> &'static [MathFn] {
-    MathFn::ALL
+    &MathFn::ALL
 }
 
 /// The C library's math functions, resolved at run time from `libm.so.6`.

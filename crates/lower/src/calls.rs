@@ -211,7 +211,7 @@ fn c_math(name: &str, params: &[LType], ret: &LType) -> Option<MathCall> {
         MathShape::Ternary => ps == [f, f, f] && r == f,
         MathShape::FloatInt => ps == [f, Some(Type::I32)] && r == f,
         MathShape::ToInt => ps == [f] && r.is_some_and(Type::is_int),
-        MathShape::FloatPtr => ps == [f, Some(Type::Ptr)] && r == f,
+        MathShape::FloatPtrInt | MathShape::FloatPtrFloat => ps == [f, Some(Type::Ptr)] && r == f,
     };
     ok.then_some(call)
 }

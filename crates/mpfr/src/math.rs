@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn every_float_function_has_a_value_or_a_documented_fallback() {
-        for &f in MathFn::ALL {
+        for f in MathFn::ALL {
             let args = [
                 Float::with_val(128, 0.75),
                 Float::with_val(128, 1.5),

@@ -565,7 +565,10 @@ impl<M: Mode> Semantics for Mpfr<M> {
         let bits: Vec<u64> = args.iter().map(|a| a.bits).collect();
         let concrete = || fpforge_exec::libm::eval(call, &bits, ret);
         let floats = match call.func.shape() {
-            MathShape::Unary | MathShape::ToInt | MathShape::FloatPtr => 1,
+            MathShape::Unary
+            | MathShape::ToInt
+            | MathShape::FloatPtrInt
+            | MathShape::FloatPtrFloat => 1,
             MathShape::Binary => 2,
             MathShape::Ternary => 3,
             MathShape::FloatInt => 1,

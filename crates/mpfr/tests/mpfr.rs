@@ -279,7 +279,7 @@ fn mpfr_libm_agrees_with_glibc() {
         rng_state ^= rng_state << 17;
         (rng_state >> 11) as f64 / (1u64 << 53) as f64
     };
-    for &func in MathFn::ALL {
+    for func in MathFn::ALL {
         let shape = func.shape();
         if !matches!(
             shape,
