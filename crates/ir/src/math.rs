@@ -61,6 +61,7 @@ Rint      { "rint",       Unary,          Both,  libm(rint, rintf),             
 Nearbyint { "nearbyint",  Unary,          Both,  libm(nearbyint, nearbyintf),    round_even,       round(Rne),  none }
 Exp       { "exp",        Unary,          Both,  libm(exp, expf),                exp,              ext(Exp),    none }
 Exp2      { "exp2",       Unary,          Both,  libm(exp2, exp2f),              exp2,             none,        none }
+Exp10     { "exp10",      Unary,          C,     libm(exp10, exp10f),            exp10,            none,        none }
 Expm1     { "expm1",      Unary,          C,     libm(expm1, expm1f),            exp_m1,           none,        none }
 Log       { "log",        Unary,          Both,  libm(log, logf),                ln,               ext(Log),    none }
 Log2      { "log2",       Unary,          Both,  libm(log2, log2f),              log2,             none,        none }
