@@ -162,17 +162,7 @@ pub fn eval(call: MathCall, args: &[u64], ret: Type) -> (u64, Option<u64>) {
 /// Generates, from fpir's math table, the host functions (`host::sin::F64`, ...) and
 /// `eval64`/`eval32`, one match arm per row.
 macro_rules! host_libm {
-    ($(
-        $variant:ident {
-            name: $name:literal,
-            shape: $shape:ident,
-            origin: $origin:ident,
-            host: $host:tt,
-            mpfr: $mpfr:tt,
-            solver: $solver:tt,
-            inline: $inline:ident
-        }
-    )*) => {
+    ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => {
         /// One module per host C function pair, named after its `f64` symbol, holding
         /// the `F64` and `F32` functions.
         mod host {

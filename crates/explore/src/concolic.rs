@@ -1281,17 +1281,7 @@ enum MathTerm {
 
 /// Generates `math_term`, one match arm per row of the math table.
 macro_rules! math_terms {
-    ($(
-        $variant:ident {
-            name: $name:literal,
-            shape: $shape:ident,
-            origin: $origin:ident,
-            host: $host:tt,
-            mpfr: $mpfr:tt,
-            solver: $solver:tt,
-            inline: $inline:ident
-        }
-    )*) => {
+    ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => {
         /// The term a call of `func` becomes under [`CallPolicy::Symbolic`].
         fn math_term(func: MathFn) -> MathTerm {
             match func {

@@ -40,11 +40,16 @@ use crate::types::{FloatTy, Type};
 
 /// Calls `$callback! { ... }` with every row of the math table, in order.
 ///
-/// Each row reaches the callback as
-/// `Variant { name: "name", shape: Shape, origin: Origin, host: [..], mpfr: [..],
-/// solver: [..], inline: op }`, the handler fields wrapped in brackets so that a
-/// callback can match each as one token tree and hand it to a macro of its own whose
-/// rules are the handlers it knows. See the module docs for the fields.
+/// Each row reaches the callback as `Variant { "name", Shape, Origin, [host], [mpfr],
+/// [solver], inline }`, the handler fields wrapped in brackets so that a callback can
+/// match each as one token tree and hand it to a macro of its own whose rules are the
+/// handlers it knows. Every callback starts with the same rule pattern:
+///
+/// ```text
+/// ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => { ... }
+/// ```
+///
+/// See the module docs for the fields.
 #[macro_export]
 macro_rules! for_each_math_fn {
     ($callback:ident) => {
@@ -124,13 +129,11 @@ Modf      { "modf",       FloatPtrFloat,  C,     libm(modf, modff),             
     )*) => {
         $callback! { $(
             $variant {
-                name: $name,
-                shape: $shape,
-                origin: $origin,
-                host: [$host $(($($host_args)*))?],
-                mpfr: [$mpfr $(($($mpfr_args)*))?],
-                solver: [$solver $(($($solver_args)*))?],
-                inline: $inline
+                $name, $shape, $origin,
+                [$host $(($($host_args)*))?],
+                [$mpfr $(($($mpfr_args)*))?],
+                [$solver $(($($solver_args)*))?],
+                $inline
             }
         )* }
     };
@@ -212,17 +215,7 @@ pub struct MathCall {
 }
 
 macro_rules! define_math_fn {
-    ($(
-        $variant:ident {
-            name: $name:literal,
-            shape: $shape:ident,
-            origin: $origin:ident,
-            host: $host:tt,
-            mpfr: $mpfr:tt,
-            solver: $solver:tt,
-            inline: $inline:ident
-        }
-    )*) => {
+    ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => {
         /// A C math function or LLVM floating-point intrinsic, evaluated as the host libm
         /// does: one row of [`for_each_math_fn!`](crate::for_each_math_fn).
         ///

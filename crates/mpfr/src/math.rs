@@ -41,17 +41,7 @@ pub(crate) enum Counterpart {
 /// Generates [`eval`] from fpir's math table: one match arm per row, from its `mpfr`
 /// field and its shape.
 macro_rules! mpfr_reference {
-    ($(
-        $variant:ident {
-            name: $name:literal,
-            shape: $shape:ident,
-            origin: $origin:ident,
-            host: $host:tt,
-            mpfr: $mpfr:tt,
-            solver: $solver:tt,
-            inline: $inline:ident
-        }
-    )*) => {
+    ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => {
         /// The high-precision counterpart of `func` on `args` at `prec` bits; `int_arg`
         /// is the integer operand of `ldexp`/`scalbn`.
         pub(crate) fn eval(func: MathFn, prec: u32, args: &[Float], int_arg: i32) -> Counterpart {
