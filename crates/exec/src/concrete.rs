@@ -192,12 +192,10 @@ impl Semantics for Concrete {
     fn math(&mut self, call: MathCall, args: &[u64], ret: Type) -> (u64, Option<u64>) {
         // Sign-bit functions are computed here (what the C library does too) rather than
         // through a call into it; the compiled tier inlines the same rows.
-        match call.func.sign_bit_op() {
-            Some(op) => {
-                let arg = |i: usize| args.get(i).copied().unwrap_or(0);
-                (op.eval(call.ty, arg(0), arg(1)), None)
-            }
-            None => libm::eval(call, args, ret),
+        match (call.func.sign_bit_op(), args) {
+            (Some(op), &[x]) => (op.eval(call.ty, x, 0), None),
+            (Some(op), &[x, y]) => (op.eval(call.ty, x, y), None),
+            _ => libm::eval(call, args, ret),
         }
     }
 

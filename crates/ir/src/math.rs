@@ -256,9 +256,11 @@ macro_rules! define_math_fn {
             /// The sign-bit operation it is, when it is computed without a call.
             #[inline]
             pub const fn sign_bit_op(self) -> Option<SignBitOp> {
-                match self {
-                    $(MathFn::$variant => sign_bit_op!($inline),)*
-                }
+                // A table rather than a match: this is asked on every math call the
+                // interpreter makes, and rustc compiles the match into a chain of tests.
+                const OPS: [Option<SignBitOp>; MathFn::ALL.len()] =
+                    [$(sign_bit_op!($inline)),*];
+                OPS[self as usize]
             }
 
             /// Looks a function up by its IR text name.
