@@ -1,5 +1,6 @@
-//! The math functions: one table, [`for_each_math_fn!`](crate::for_each_math_fn), that lists every function a
-//! math call can name, once, with everything each crate needs to know about it.
+//! The math functions: one table, [`for_each_math_fn!`](crate::for_each_math_fn), that
+//! lists every function a math call can name, once, with everything each crate needs to
+//! know about it.
 //!
 //! A row says:
 //!
@@ -214,6 +215,23 @@ pub struct MathCall {
     pub ty: FloatTy,
 }
 
+impl MathCall {
+    /// The type of the second result the call stores through its pointer operand, if its
+    /// shape has one.
+    pub fn second_result(self) -> Option<Type> {
+        match self.func.shape() {
+            MathShape::FloatPtrInt => Some(Type::I32),
+            MathShape::FloatPtrFloat => Some(Type::Float(self.ty)),
+            MathShape::Unary
+            | MathShape::Binary
+            | MathShape::Ternary
+            | MathShape::FloatInt
+            | MathShape::ToInt => None,
+        }
+    }
+}
+
+/// The callback that generates [`MathFn`] and its lookups from the table.
 macro_rules! define_math_fn {
     ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => {
         /// A C math function or LLVM floating-point intrinsic, evaluated as the host libm
@@ -273,21 +291,6 @@ macro_rules! define_math_fn {
         }
 
         impl MathCall {
-            /// The type of the second result the call stores through its pointer
-            /// operand, if its shape has one.
-            pub fn second_result(self) -> Option<Type> {
-                match self.func.shape() {
-                    MathShape::FloatPtrInt => Some(Type::I32),
-                    MathShape::FloatPtrFloat => Some(Type::Float(self.ty)),
-                    MathShape::Unary
-                    | MathShape::Binary
-                    | MathShape::Ternary
-                    | MathShape::FloatInt
-                    | MathShape::ToInt => None,
-                }
-            }
-
-
             /// The call a C program makes by calling `symbol`: `sin` is `sin` at `f64`,
             /// `sinf` is `sin` at `f32`; `None` for other names and for functions that
             /// are LLVM intrinsics only.
