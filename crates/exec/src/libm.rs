@@ -199,8 +199,14 @@ macro_rules! host_fns {
     (FloatInt [libm($f64:ident, $f32:ident)]) => {
         host_module!($f64: $f64(f64, std::ffi::c_int) -> f64, $f32(f32, std::ffi::c_int) -> f32);
     };
-    (ToInt [$c_type:ident($f64:ident, $f32:ident)]) => {
-        host_module!($f64: $f64(f64) -> std::ffi::$c_type, $f32(f32) -> std::ffi::$c_type);
+    (ToInt [c_int($f64:ident, $f32:ident)]) => {
+        host_module!($f64: $f64(f64) -> std::ffi::c_int, $f32(f32) -> std::ffi::c_int);
+    };
+    (ToInt [c_long($f64:ident, $f32:ident)]) => {
+        host_module!($f64: $f64(f64) -> std::ffi::c_long, $f32(f32) -> std::ffi::c_long);
+    };
+    (ToInt [c_longlong($f64:ident, $f32:ident)]) => {
+        host_module!($f64: $f64(f64) -> std::ffi::c_longlong, $f32(f32) -> std::ffi::c_longlong);
     };
     (Unary [lgamma_r($f64:ident, $f32:ident)]) => {
         host_module!($f64: $f64(f64, &mut std::ffi::c_int) -> f64, $f32(f32, &mut std::ffi::c_int) -> f32);
