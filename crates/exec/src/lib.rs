@@ -63,7 +63,6 @@ pub mod trap;
 
 pub use concrete::Concrete;
 pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
-pub use libm::supported_math;
 pub use memory::Memory;
 pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace};
 pub use semantics::{InputSlot, Semantics};

@@ -11,9 +11,10 @@
 //!   masked shift counts, `cvttsd2si` results for out-of-range `fptosi`/`fptoui` (as an
 //!   `ite` on the range, with the conversion applied to a clamped operand so no term is
 //!   ever unspecified), clang's `fptoui` sequence to 64 bits.
-//! - **Math calls** `fabs sqrt floor ceil trunc round rint nearbyint fma fmuladd modf`
-//!   become exact IEEE operators; `exp log atan sin cos tan` become the solver's extension
-//!   operators (evaluated with the same host libm as the interpreter); with
+//! - **Math calls** become what the `solver` column of fpir's math table says:
+//!   `fabs sqrt floor ceil trunc round rint nearbyint fma fmuladd modf` become exact IEEE
+//!   operators; `exp log atan sin cos tan` become the solver's extension operators
+//!   (evaluated with the same host libm as the interpreter); with
 //!   [`CallPolicy::Concretize`] all of them are concretized instead.
 //! - **Concretization.** What the solver cannot express (`frem`, other math functions,
 //!   `ctpop`/`ctlz`/`cttz`, symbolic shift counts on types narrower than 5 bits, symbolic
@@ -991,12 +992,11 @@ impl Semantics for Concolic {
     fn math(&mut self, call: MathCall, args: &[CVal], ret: Type) -> (CVal, Option<CVal>) {
         let raw: Vec<u64> = args.iter().map(|v| v.bits).collect();
         let (bits, second) = fpforge_exec::libm::eval(call, &raw, ret);
-        if let (MathFn::Modf, CallPolicy::Symbolic, Some(x), Some(int_bits)) = (
-            call.func,
-            self.calls,
-            args.first().and_then(|a| a.term),
-            second,
-        ) {
+        let term = math_term(call.func);
+        let policy = self.calls;
+        if let (MathTerm::Modf, CallPolicy::Symbolic, Some(x), Some(int_bits)) =
+            (term, policy, args.first().and_then(|a| a.term), second)
+        {
             if let Some((frac, int)) = self.modf_terms(call.ty, x) {
                 let ft = Type::Float(call.ty);
                 if self.self_check {
@@ -1021,7 +1021,6 @@ impl Semantics for Concolic {
             CVal::concrete(b)
         });
         let refs: Vec<&CVal> = args.iter().collect();
-        let policy = self.calls;
         let name = call.func.name();
         let ft = Type::Float(call.ty);
         let value = self.result(name, ret, bits, &refs, |s| {
@@ -1032,30 +1031,16 @@ impl Semantics for Concolic {
                 .iter()
                 .map(|v| s.lift(ft, v))
                 .collect::<Option<Vec<_>>>()?;
-            let unary = |op| (xs.len() == 1).then(|| (op, xs[0]));
-            use MathFn::*;
-            let (op, x) = match call.func {
-                Fabs => unary(Op::FpAbs)?,
-                Sqrt => unary(Op::FpSqrt)?,
-                Floor => unary(Op::FpRoundToIntegral(RoundingMode::Rtn))?,
-                Ceil => unary(Op::FpRoundToIntegral(RoundingMode::Rtp))?,
-                Trunc => unary(Op::FpRoundToIntegral(RoundingMode::Rtz))?,
-                Round => unary(Op::FpRoundToIntegral(RoundingMode::Rna))?,
-                Rint | Nearbyint => unary(Op::FpRoundToIntegral(RoundingMode::Rne))?,
-                Exp => unary(Op::Ext(ExtFn::Exp))?,
-                Log => unary(Op::Ext(ExtFn::Log))?,
-                Atan => unary(Op::Ext(ExtFn::Atan))?,
-                Sin => unary(Op::Ext(ExtFn::Sin))?,
-                Cos => unary(Op::Ext(ExtFn::Cos))?,
-                Tan => unary(Op::Ext(ExtFn::Tan))?,
-                Fma if xs.len() == 3 => return s.mk(Op::FpFma, &xs),
-                Fmuladd if xs.len() == 3 => {
-                    let p = s.mk(Op::FpMul, &[xs[0], xs[1]])?;
-                    return s.mk(Op::FpAdd, &[p, xs[2]]);
+            match (term, xs.as_slice()) {
+                (MathTerm::Unary(op), &[x]) => s.mk(op, &[x]),
+                (MathTerm::Fma, &[_, _, _]) => s.mk(Op::FpFma, &xs),
+                (MathTerm::MulAdd, &[x, y, z]) => {
+                    let p = s.mk(Op::FpMul, &[x, y])?;
+                    s.mk(Op::FpAdd, &[p, z])
                 }
-                _ => return None,
-            };
-            s.mk(op, &[x])
+                (MathTerm::Unary(_) | MathTerm::Fma | MathTerm::MulAdd, _) => None,
+                (MathTerm::Concrete | MathTerm::Modf, _) => None,
+            }
         });
         (value, second)
     }
@@ -1277,6 +1262,64 @@ impl Semantics for Concolic {
         Ok(())
     }
 }
+
+/// What a math call's result becomes in the solver's language: the `solver` field of
+/// fpir's math table ([`fpir::for_each_math_fn!`]).
+#[derive(Clone, Copy)]
+enum MathTerm {
+    /// Nothing: the call is concretized.
+    Concrete,
+    /// One exact operator or extension operator on the one operand.
+    Unary(Op),
+    /// `fp.fma` on the three operands.
+    Fma,
+    /// `fp.add(fp.mul(x, y), z)`: two roundings, as clang -O0 computes `fmuladd`.
+    MulAdd,
+    /// The fraction and the integral part, as [`Concolic::modf_terms`] builds them.
+    Modf,
+}
+
+/// Generates `math_term`, one match arm per row of the math table.
+macro_rules! math_terms {
+    ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => {
+        /// The term a call of `func` becomes under [`CallPolicy::Symbolic`].
+        fn math_term(func: MathFn) -> MathTerm {
+            match func {
+                $(MathFn::$variant => math_term!($solver),)*
+            }
+        }
+    };
+}
+
+/// One row's `solver` field as a [`MathTerm`].
+macro_rules! math_term {
+    ([none]) => {
+        MathTerm::Concrete
+    };
+    ([abs]) => {
+        MathTerm::Unary(Op::FpAbs)
+    };
+    ([sqrt]) => {
+        MathTerm::Unary(Op::FpSqrt)
+    };
+    ([round($mode:ident)]) => {
+        MathTerm::Unary(Op::FpRoundToIntegral(RoundingMode::$mode))
+    };
+    ([ext($f:ident)]) => {
+        MathTerm::Unary(Op::Ext(ExtFn::$f))
+    };
+    ([fma]) => {
+        MathTerm::Fma
+    };
+    ([mul_add]) => {
+        MathTerm::MulAdd
+    };
+    ([modf]) => {
+        MathTerm::Modf
+    };
+}
+
+fpir::for_each_math_fn!(math_terms);
 
 impl Concolic {
     /// `modf(x)` as terms: the integral part `trunc(x)` and the fraction `x - trunc(x)`
