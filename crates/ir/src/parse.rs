@@ -358,8 +358,7 @@ fn parse_const(ty: Type, text: &str) -> Result<Const, String> {
             if value < lo || value > hi {
                 return Err(format!("{value} does not fit in {ty}"));
             }
-            let mask = u64::MAX >> (64 - bits);
-            Ok(Const::Bits(value as u64 & mask))
+            Ok(Const::Bits(value as u64 & ty.mask()))
         }
         Type::Ptr => text
             .strip_prefix("0x")
