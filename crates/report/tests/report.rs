@@ -81,7 +81,8 @@ fn run_cover(func: &str, dir: &Path) -> serde_json::Value {
     .unwrap();
     let summary = out
         .finish(&report.sides, &Ending::of_cover(&report))
-        .unwrap();
+        .unwrap()
+        .text;
     assert!(summary.contains(&format!("{func}: covered")), "{summary}");
     let lcov_text = lcov(m, f, &report.sides);
     assert_eq!(lcov_text.matches("BRDA:").count(), report.sides.len());

@@ -7,4 +7,5 @@ mod basics;
 mod common;
 mod cover;
 mod explore;
+mod findings;
 mod gcov;
