@@ -665,7 +665,8 @@ impl<'m> CoverageOut<'m> {
             Ok(c) => self.out.write("regression.c", &c),
             Err(e) => self.no_regression = Some(e.to_string()),
         }
-        let lcov_text = lcov(self.module, self.func, sides);
+        let ran = !self.tests.is_empty() || !self.findings.is_empty();
+        let lcov_text = lcov(self.module, self.func, sides, ran);
         let json = self.coverage(sides, ending).to_json();
         self.out.write("coverage.lcov", &lcov_text);
         match json {

@@ -9,3 +9,4 @@ mod cover;
 mod explore;
 mod findings;
 mod gcov;
+mod reports;
