@@ -33,10 +33,10 @@ use crate::error::ReportError;
 use crate::findings::{dir_name, FindingRow};
 use crate::lcov::lcov;
 use crate::outdir::OutDir;
-use crate::regression::regression_c;
+use crate::regression::{expected_results, regression_c, results_interpreter, RegressionTest};
 use crate::SCHEMA_VERSION;
 use fpforge_cover::{CoverEvent, CoverReport};
-use fpforge_exec::{Finding, FindingKind};
+use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
 use fpforge_explore::{ExploreEvent, ExploreReport};
 use fpforge_spec::InputSpec;
 use fpir::{
@@ -466,7 +466,6 @@ pub struct Finished {
 
 /// An output directory kept current while `cover` or `explore` runs (see the module
 /// docs): `inputs.txt`, `coverage.json`, `coverage.lcov` and `regression.c`.
-#[derive(Debug)]
 pub struct CoverageOut<'m> {
     out: OutDir,
     module: &'m Module,
@@ -476,8 +475,10 @@ pub struct CoverageOut<'m> {
     started: Instant,
     sides: Vec<Side>,
     witness: Vec<Option<Witness>>,
-    tests: Vec<Vec<u64>>,
+    tests: Vec<RegressionTest>,
     found_at: Vec<Duration>,
+    /// Computes each test's expected results for `regression.c`.
+    results: Interpreter<'m, Concrete, NoObserver>,
     findings: Vec<FindingRow>,
     /// Why `regression.c` cannot be written, if it cannot.
     no_regression: Option<String>,
@@ -492,8 +493,10 @@ impl<'m> CoverageOut<'m> {
         func: Func,
         spec: InputSpec,
     ) -> Result<CoverageOut<'m>, ReportError> {
+        let results = results_interpreter(module)?;
         Ok(CoverageOut {
             out: OutDir::create(dir)?,
+            results,
             module,
             func,
             spec,
@@ -553,8 +556,12 @@ impl<'m> CoverageOut<'m> {
     /// Test `index` (coordinate bits `coords`) took `new_sides` first.
     pub fn test(&mut self, index: usize, coords: &[u64], new_sides: &[Side]) {
         self.credit(new_sides, Witness::Test(index));
+        let expected = expected_results(&mut self.results, self.func, &self.spec, coords);
         self.tests.truncate(index);
-        self.tests.push(coords.to_vec());
+        self.tests.push(RegressionTest {
+            coords: coords.to_vec(),
+            expected: expected.unwrap_or_default(),
+        });
         self.found_at.truncate(index);
         self.found_at.push(self.started.elapsed());
         self.out.append_input(&self.spec.line(coords));

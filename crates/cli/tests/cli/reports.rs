@@ -74,3 +74,54 @@ fn genhtml_reads_every_lcov_file_and_counts_the_sides() {
         );
     }
 }
+
+/// Builds `regression.c` with `source` by `compiler` and runs it with `args`.
+fn regression_run(
+    dir: &Path,
+    source: &Path,
+    compiler: &str,
+    args: &[&str],
+) -> std::process::Output {
+    let exe = dir.join(format!("regression-{compiler}"));
+    let built = Command::new(compiler)
+        .args(["-std=c99", "-O0", "-w", "-o"])
+        .arg(&exe)
+        .arg(dir.join("regression.c"))
+        .arg(source)
+        .arg("-lm")
+        .output()
+        .expect("the C compiler runs");
+    assert!(built.status.success(), "{compiler}: {}", stderr(&built));
+    Command::new(&exe).args(args).output().unwrap()
+}
+
+/// `regression.c` checks results: it passes, built by gcc and by clang, on the function
+/// it was generated from, and fails with a mismatch line once a constant changes.
+#[test]
+fn regression_program_fails_when_the_function_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let source = fixture("cover", "blend.c");
+    let run = fpforge(&[
+        "cover", &source, "-f", "blend", "--seed", "1", "--out", &out,
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    for compiler in ["gcc", "clang-14"] {
+        for args in [&[][..], &["--exact-nan"][..]] {
+            let ran = regression_run(dir.path(), Path::new(&source), compiler, args);
+            assert!(
+                ran.status.success(),
+                "{compiler} {args:?}: {}",
+                stderr(&ran)
+            );
+        }
+    }
+    let mutated = dir.path().join("blend.c");
+    let text = std::fs::read_to_string(&source).unwrap();
+    std::fs::write(&mutated, text.replace("0.25", "0.3")).unwrap();
+    let ran = regression_run(dir.path(), &mutated, "gcc", &[]);
+    assert_eq!(ran.status.code(), Some(1), "the mutant passed: {ran:?}");
+    let err = stderr(&ran);
+    assert!(err.contains(": return: expected 0x"), "{err}");
+    assert!(err.contains("mismatching results"), "{err}");
+}
