@@ -33,7 +33,10 @@
 //!
 //! Sides proved infeasible from constant branch conditions
 //! ([`SideTable::infeasible`]) count as done from the start, so a run whose other sides
-//! are all covered ends at once instead of searching for them.
+//! are all covered ends at once instead of searching for them. Trap targets (the `trap`
+//! sides of [`fpir::guard`]'s guards) are sides like any other; once they are all that
+//! is left open, the prover is asked about them, so that a function whose accesses and
+//! divisors cannot trap does not spend its whole budget looking for a crash.
 //!
 //! With [`CoverConfig::jobs`] above 1, the starts run in rounds: every worker thread
 //! runs four starts with its own start numbers (hence seed streams) from
@@ -176,7 +179,7 @@ pub fn cover_with(
     } else {
         vec![func]
     };
-    let table = SideTable::new(module, &funcs);
+    let table = SideTable::new(module, func, &funcs);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let mut plan = InputPlan::new(module, func, &funcs, spec)?;
     if !config.seeding {
@@ -204,13 +207,13 @@ pub fn cover_with(
     if config.boundaries && matches!(stop, CoverStop::AllCovered | CoverStop::StartsExhausted) {
         search.cover_boundaries()?;
     }
-    let mut infeasible = infeasible.clone();
     if let Some(prover) = &config.prover {
         if stop != CoverStop::Interrupted {
-            search.settle(prover.as_ref(), &mut infeasible)?;
+            search.settle(prover.as_ref())?;
         }
     }
     let misses = search.explain_misses()?;
+    let infeasible = std::mem::take(&mut search.proved);
     let witness = std::mem::take(&mut search.witness);
     let tests = std::mem::take(&mut search.tests);
     let findings = std::mem::take(&mut search.findings.list);
@@ -301,9 +304,16 @@ struct Search<'m, 's, E> {
     plan: &'s InputPlan,
     interp: Interpreter<'m, Concrete, Penalty<'s>>,
     exec_config: ExecConfig,
+    /// Sides taken by a test or finding, or proved infeasible: done either way.
     covered: Vec<bool>,
     witness: Vec<Option<Witness>>,
     covered_count: usize,
+    /// Sides proved infeasible: from constant conditions at the start, by the prover
+    /// when it settles sides.
+    proved: Vec<Option<InfeasibleMethod>>,
+    /// Whether the prover was already asked about the trap targets alone
+    /// ([`Search::settle_lone_trap_targets`]).
+    trap_targets_settled: bool,
     tests: Vec<Test>,
     /// Crashes and hangs met so far.
     findings: FindingLog<'m>,
@@ -386,6 +396,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             covered_count: covered.iter().filter(|&&c| c).count(),
             covered,
             witness: vec![None; shared.table.len()],
+            proved: shared.infeasible.to_vec(),
+            trap_targets_settled: false,
             tests: Vec::new(),
             findings,
             kept: Vec::new(),
@@ -463,6 +475,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let jobs = config.jobs as u32;
         let mut next = 0u32;
         while next < config.n_start {
+            self.settle_lone_trap_targets()?;
             if let Some(stop) = self.must_stop() {
                 return Ok(Some(stop));
             }
@@ -521,6 +534,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         };
         let mut from_witness: Option<Vec<f64>> = None;
         for start in first..first.saturating_add(count) {
+            self.settle_lone_trap_targets()?;
             if let Some(stop) = self.must_stop() {
                 return Ok(Some(stop));
             }
@@ -628,7 +642,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         ev: &fpforge_exec::BranchEvent,
         seen: &mut std::collections::BTreeMap<u32, [bool; 3]>,
     ) {
-        if self.table.first_side(ev.side.site).is_none() {
+        let guard = self.module.trap_check(ev.side.site).is_some();
+        if guard || self.table.first_side(ev.side.site).is_none() {
             return;
         }
         let Some(cmp) = self.module.branch_sites[ev.side.site].cmp else {
@@ -757,7 +772,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// Whether some test takes side `s` (covered, not merely proved infeasible).
     fn taken(&self, s: u32) -> bool {
-        self.covered[s as usize] && self.shared.infeasible[s as usize].is_none()
+        self.covered[s as usize] && self.proved[s as usize].is_none()
     }
 
     /// The next uncovered side (round robin from `cursor`) whose branch some test
@@ -858,16 +873,40 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         }
     }
 
-    /// Hands the sides still open to `prover`: a witness counts once its re-run takes
-    /// the side ([`Search::confirm`]); a proof marks the side in `infeasible`.
-    fn settle(
-        &mut self,
-        prover: &dyn SideProver,
-        infeasible: &mut [Option<InfeasibleMethod>],
-    ) -> Result<(), CoverError> {
+    /// Hands the sides still open to `prover` (see [`Search::settle_sides`]).
+    fn settle(&mut self, prover: &dyn SideProver) -> Result<(), CoverError> {
         let open: Vec<usize> = (0..self.table.len())
-            .filter(|&s| !self.covered[s] && infeasible[s].is_none())
+            .filter(|&s| !self.covered[s])
             .collect();
+        self.settle_sides(prover, &open)
+    }
+
+    /// When the only open sides are trap targets (the program's own are all covered or
+    /// proved), asks the prover about them once, so that a run whose remaining targets
+    /// cannot trap ends instead of searching its whole budget for a crash.
+    fn settle_lone_trap_targets(&mut self) -> Result<(), CoverError> {
+        let Some(prover) = self.shared.config.prover.clone() else {
+            return Ok(());
+        };
+        if self.trap_targets_settled {
+            return Ok(());
+        }
+        let open: Vec<usize> = (0..self.table.len())
+            .filter(|&s| !self.covered[s])
+            .collect();
+        let only_traps = open
+            .iter()
+            .all(|&s| self.module.trap_check(self.table.sides[s].site).is_some());
+        if open.is_empty() || !only_traps {
+            return Ok(());
+        }
+        self.trap_targets_settled = true;
+        self.settle_sides(prover.as_ref(), &open)
+    }
+
+    /// Hands the sides `open` to `prover`: a witness counts once its re-run takes the
+    /// side ([`Search::confirm`]); a proof marks the side proved, and done.
+    fn settle_sides(&mut self, prover: &dyn SideProver, open: &[usize]) -> Result<(), CoverError> {
         if open.is_empty() {
             return Ok(());
         }
@@ -888,11 +927,15 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                     self.confirm(bits)?;
                 }
                 Settlement::Infeasible(method) if !self.covered[s] => {
-                    infeasible[s] = Some(method);
+                    self.proved[s] = Some(method);
+                    self.covered[s] = true;
+                    self.covered_count += 1;
                 }
                 _ => {}
             }
         }
+        self.table
+            .saturate(&self.covered, &mut self.interp.observer_mut().saturated);
         Ok(())
     }
 
@@ -972,7 +1015,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     fn progress(&mut self) {
         self.last_progress = Instant::now();
         (self.on_event)(&CoverEvent::Progress {
-            covered: self.covered_count - self.shared.infeasible.iter().flatten().count(),
+            covered: self.covered_count - self.proved.iter().flatten().count(),
             total: self.table.len(),
             evals: self.evals,
             elapsed: self.started.elapsed(),

@@ -41,7 +41,7 @@ use fpforge_explore::{ExploreEvent, ExploreReport};
 use fpforge_spec::InputSpec;
 use fpir::{
     BranchKind, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus,
-    SideTally, Witness,
+    SideTally, TrapCheck, Witness,
 };
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -190,7 +190,30 @@ struct SiteRow {
     id: String,
     location: String,
     kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    check: Option<&'static str>,
     sides: Vec<SideRow>,
+}
+
+/// How the trap targets ended: reached (by a finding), proved unreachable, or neither.
+#[derive(Serialize)]
+struct TrapCounts {
+    targets: usize,
+    reached: usize,
+    infeasible: usize,
+    not_reached: usize,
+}
+
+impl TrapCounts {
+    fn of(traps: &[SideReport]) -> TrapCounts {
+        let tally = SideTally::of(traps);
+        TrapCounts {
+            targets: traps.len(),
+            reached: tally.covered,
+            infeasible: tally.infeasible,
+            not_reached: tally.not_reached,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -207,6 +230,7 @@ struct CoverageJson<'a> {
     not_reached: usize,
     tests: usize,
     test_seconds: Vec<f64>,
+    traps: TrapCounts,
     crashes: usize,
     hangs: usize,
     findings: &'a [FindingRow],
@@ -271,6 +295,14 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
 }
 
 impl Coverage<'_> {
+    /// A side's status as the summary prints it; a trap target names its fault.
+    fn status_text(&self, report: &SideReport) -> String {
+        match self.module.trap_check(report.side.site) {
+            Some(check) => format!("{}: {}", check.label(), report.status),
+            None => report.status.to_string(),
+        }
+    }
+
     fn count_findings(&self, kind: &str) -> usize {
         self.findings.iter().filter(|f| f.kind == kind).count()
     }
@@ -326,7 +358,9 @@ impl Coverage<'_> {
                     kind: match data.kind {
                         BranchKind::Cond => "cond",
                         BranchKind::Switch { .. } => "switch",
+                        BranchKind::Trap(_) => "trap",
                     },
+                    check: self.module.trap_check(site).map(TrapCheck::name),
                     sides: Vec::new(),
                 });
             }
@@ -339,7 +373,8 @@ impl Coverage<'_> {
 
     /// `coverage.json` (schema 1, see the module docs).
     pub fn to_json(&self) -> Result<String, ReportError> {
-        let tally = SideTally::of(self.sides);
+        let (branches, traps) = self.module.split_trap_targets(self.sides);
+        let tally = SideTally::of(&branches);
         let json = CoverageJson {
             schema: SCHEMA_VERSION,
             engine: self.ending.map_or(self.engine, |e| e.stats.engine()),
@@ -347,10 +382,11 @@ impl Coverage<'_> {
             finished: self.ending.is_some(),
             stop: self.ending.map(|e| e.stop.as_str()),
             seconds: self.ending.map(|e| e.elapsed.as_secs_f64()),
-            sides: self.sides.len(),
+            sides: branches.len(),
             covered: tally.covered,
             infeasible: tally.infeasible,
             not_reached: tally.not_reached,
+            traps: TrapCounts::of(&traps),
             tests: self.tests,
             test_seconds: self.found_at.iter().map(Duration::as_secs_f64).collect(),
             crashes: self.count_findings("crash"),
@@ -366,12 +402,13 @@ impl Coverage<'_> {
     /// side not covered.
     pub fn summary(&self) -> String {
         let mut text = String::new();
-        let total = self.sides.len();
+        let (branches, traps) = self.module.split_trap_targets(self.sides);
+        let total = branches.len();
         let SideTally {
             covered,
             infeasible,
             ..
-        } = SideTally::of(self.sides);
+        } = SideTally::of(&branches);
         let percent = if total == 0 {
             100.0
         } else {
@@ -388,13 +425,25 @@ impl Coverage<'_> {
             "{name}: covered {covered}/{total} branch sides ({percent:.1}%) with {} tests{proved}",
             self.tests
         );
+        if !traps.is_empty() {
+            let counts = TrapCounts::of(&traps);
+            let _ = writeln!(
+                text,
+                "trap targets: {} reached, {} proved unreachable, {} not reached, of {}",
+                counts.reached, counts.infeasible, counts.not_reached, counts.targets
+            );
+        }
         if let Some(ending) = self.ending {
             let _ = writeln!(text, "{}", stats_line(ending));
         }
-        let open: Vec<&SideReport> = self
-            .sides
+        let open: Vec<&SideReport> = branches
             .iter()
             .filter(|s| !s.status.is_covered())
+            .chain(
+                traps
+                    .iter()
+                    .filter(|s| matches!(s.status, SideStatus::NotReached { .. })),
+            )
             .collect();
         if !open.is_empty() {
             let _ = writeln!(text, "uncovered:");
@@ -411,7 +460,7 @@ impl Coverage<'_> {
                     site.to_string(),
                     self.module.arm_name(site, s.side.arm),
                     self.module.describe_loc(self.module.branch_sites[site].loc),
-                    s.status
+                    self.status_text(s)
                 );
             }
         }

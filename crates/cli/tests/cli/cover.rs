@@ -2,7 +2,7 @@
 //! and that take the sides `coverage.json` credits them with, and the same inputs for
 //! the same seed.
 
-use crate::common::{check_credited_sides, coverage_sides, fpforge, json_file as json};
+use crate::common::{check_credited_sides, coverage_sides, fpforge, json_file as json, trap_sides};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -164,6 +164,15 @@ fn array_fixed_and_range_specs_shape_the_inputs() {
         [r#""infeasible" "exhaustive path exploration""#],
         "{statuses:?}"
     );
+    // And no access of the four-element array goes out of bounds.
+    let targets: Vec<&serde_json::Value> = trap_sides(&coverage)
+        .into_iter()
+        .filter(|s| s["arm"] == "trap")
+        .collect();
+    assert!(!targets.is_empty());
+    for target in targets {
+        assert_eq!(target["status"], "infeasible", "{target}");
+    }
 
     let bad = cover_with(
         "array_sum",
