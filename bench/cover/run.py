@@ -46,11 +46,14 @@ SCALARS = {"double", "float", "int", "long", "long long"}
 
 def status_label(side):
     """A coverage.json side's status in words: `covered`, `infeasible (METHOD)`,
-    `not reached (likely infeasible)` or `not reached (branch not executed)`."""
+    `not reached (likely infeasible)`, `not reached (not tried enough)` or
+    `not reached (branch not executed)`."""
     if side["status"] == "infeasible":
         return f"infeasible ({side['method']})"
     if side["status"] == "not reached":
-        return "not reached (likely infeasible)" if side.get("branch_reached") else "not reached (branch not executed)"
+        if not side.get("branch_reached"):
+            return "not reached (branch not executed)"
+        return "not reached (likely infeasible)" if side.get("likely_infeasible") else "not reached (not tried enough)"
     return side["status"]
 
 

@@ -36,7 +36,8 @@
 //! are all covered ends at once instead of searching for them. Trap targets (the `trap`
 //! sides of [`fpir::guard`]'s guards) are sides like any other; once they are all that
 //! is left open, the prover is asked about them, so that a function whose accesses and
-//! divisors cannot trap does not spend its whole budget looking for a crash.
+//! divisors cannot trap does not spend its whole budget looking for a crash; those it
+//! leaves open get as many more starts as the branches took (at least twenty).
 //!
 //! With [`CoverConfig::jobs`] above 1, the starts run in rounds: every worker thread
 //! runs four starts with its own start numbers (hence seed streams) from
@@ -73,7 +74,8 @@ use fpforge_search::{
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::InputSpec;
 use fpir::{
-    Closest, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus, Witness,
+    Closest, Effort, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus,
+    Witness,
 };
 use fpir::{CmpPred, FloatPred, IntPred};
 use rand::SeedableRng;
@@ -144,6 +146,10 @@ fn leveled(r: f64, open_hits: u32, metric: Metric) -> f64 {
 /// above every branch distance.
 const UNREACHED: f64 = 1.2e21;
 
+/// The fewest starts aimed at trap targets once only they are open (see
+/// [`Search::settle_lone_trap_targets`]).
+const TRAP_SEARCH_MIN_STARTS: u32 = 20;
+
 /// The least time a [`SideProver`] gets when the search used up the time limit.
 const PROVER_MIN_TIME: Duration = Duration::from_secs(1);
 
@@ -204,7 +210,11 @@ pub fn cover_with(
     });
     let mut search = Search::new(&shared, on_event)?;
     let (stop, starts) = search.run(&shared)?;
-    if config.boundaries && matches!(stop, CoverStop::AllCovered | CoverStop::StartsExhausted) {
+    let branches_done = matches!(
+        stop,
+        CoverStop::AllCovered | CoverStop::StartsExhausted | CoverStop::TrapSearchSpent
+    );
+    if config.boundaries && branches_done {
         search.cover_boundaries()?;
     }
     if let Some(prover) = &config.prover {
@@ -266,6 +276,8 @@ struct RoundResult {
     found: Vec<Vec<u64>>,
     evals: u64,
     starts: u32,
+    /// The worker's searches aimed at each side.
+    effort: Vec<Effort>,
     stop: Option<CoverStop>,
 }
 
@@ -314,6 +326,9 @@ struct Search<'m, 's, E> {
     /// Whether the prover was already asked about the trap targets alone
     /// ([`Search::settle_lone_trap_targets`]).
     trap_targets_settled: bool,
+    /// Starts left for trap targets once they are all that is open and the prover left
+    /// some.
+    trap_starts_left: Option<u32>,
     tests: Vec<Test>,
     /// Crashes and hangs met so far.
     findings: FindingLog<'m>,
@@ -326,6 +341,8 @@ struct Search<'m, 's, E> {
     starts: u32,
     /// Where the round robin over frontier sides resumes.
     target_cursor: usize,
+    /// What was spent on each side so far (searches aimed at it, prover time).
+    effort: Vec<Effort>,
     started: Instant,
     /// When progress was last reported.
     last_progress: Instant,
@@ -359,6 +376,8 @@ fn run_worker(
     search.findings.assume_known(known);
     search.eval_cap = cap;
     search.target_cursor = first as usize;
+    // The prover is the main search's to ask, between rounds.
+    search.trap_targets_settled = true;
     search
         .table
         .saturate(&search.covered, &mut search.interp.observer_mut().saturated);
@@ -367,6 +386,7 @@ fn run_worker(
         found: search.kept,
         evals: search.evals,
         starts: search.starts,
+        effort: search.effort,
         stop,
     })
 }
@@ -398,6 +418,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             witness: vec![None; shared.table.len()],
             proved: shared.infeasible.to_vec(),
             trap_targets_settled: false,
+            trap_starts_left: None,
             tests: Vec::new(),
             findings,
             kept: Vec::new(),
@@ -405,6 +426,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             eval_cap: config.max_evals,
             starts: 0,
             target_cursor: 0,
+            effort: vec![Effort::default(); shared.table.len()],
             started: shared.started,
             last_progress: shared.started,
             on_event,
@@ -419,6 +441,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     fn must_stop(&self) -> Option<CoverStop> {
         if self.covered_count == self.table.len() {
             Some(CoverStop::AllCovered)
+        } else if self.trap_starts_left == Some(0) {
+            Some(CoverStop::TrapSearchSpent)
         } else if self.interrupted() {
             Some(CoverStop::Interrupted)
         } else if self.eval_cap.is_some_and(|m| self.evals >= m) {
@@ -508,6 +532,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 let result = result?;
                 self.evals += result.evals;
                 self.starts += result.starts;
+                self.count_trap_starts(result.starts);
+                for (total, worker) in self.effort.iter_mut().zip(&result.effort) {
+                    total.aimed_searches += worker.aimed_searches;
+                    total.aimed_evaluations += worker.aimed_evaluations;
+                }
                 for coords in result.found {
                     self.confirm(coords)?;
                 }
@@ -550,6 +579,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 None
             };
             self.interp.observer_mut().target = aim;
+            let evals_before = self.evals;
             let point = match aim {
                 Some(_) => self.closest_test(),
                 None => from_witness
@@ -583,6 +613,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
             self.interp.observer_mut().target = None;
             self.starts += 1;
+            self.count_trap_starts(1);
+            if let Some(side) = aim {
+                let effort = &mut self.effort[side as usize];
+                effort.aimed_searches += 1;
+                effort.aimed_evaluations += self.evals - evals_before;
+            }
             if let Some(err) = self.error.take() {
                 return Err(err.into());
             }
@@ -751,6 +787,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 continue;
             }
             miss.branch_reached = self.table.siblings(s as u32).any(|t| self.taken(t));
+            miss.effort = self.effort[s];
             if miss.branch_reached {
                 self.interp.observer_mut().target = Some(s as u32);
                 for (index, args) in args.iter().enumerate() {
@@ -901,7 +938,21 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             return Ok(());
         }
         self.trap_targets_settled = true;
-        self.settle_sides(prover.as_ref(), &open)
+        self.settle_sides(prover.as_ref(), &open)?;
+        // A crash the search has not met in the starts the branches took is rare: the
+        // targets left get as many more (at least TRAP_SEARCH_MIN_STARTS), not the
+        // whole budget.
+        if self.covered_count < self.table.len() {
+            self.trap_starts_left = Some(self.starts.max(TRAP_SEARCH_MIN_STARTS));
+        }
+        Ok(())
+    }
+
+    /// Counts `starts` against the trap targets' share, once it is set.
+    fn count_trap_starts(&mut self, starts: u32) {
+        if let Some(left) = &mut self.trap_starts_left {
+            *left = left.saturating_sub(starts);
+        }
     }
 
     /// Hands the sides `open` to `prover`: a witness counts once its re-run takes the
@@ -920,8 +971,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             .prover_time
             .unwrap_or_else(|| remaining.clamp(PROVER_MIN_TIME, PROVER_DEFAULT_MAX_TIME));
         let sides: Vec<Side> = open.iter().map(|&s| self.table.sides[s]).collect();
+        let asked = Instant::now();
         let answers = prover.settle(self.module, self.func, self.plan.spec(), &sides, time);
+        let spent = asked.elapsed();
         for (&s, answer) in open.iter().zip(answers) {
+            let tried = &mut self.effort[s].proof_time;
+            *tried = Some(tried.unwrap_or_default() + spent);
             match answer {
                 Settlement::Witness(bits) if bits.len() == self.plan.spec().dims() => {
                     self.confirm(bits)?;

@@ -37,13 +37,13 @@ use fpforge_spec::InputSpec;
 use fpir::analysis::{infeasible_sides, Cfg};
 use fpir::EntityId;
 use fpir::{
-    Arm, Block, BranchSite, Callee, Func, InfeasibleMethod, InstKind, MissReason, Module, Side,
-    SideReport, SideStatus, SideTally, Witness,
+    Arm, Block, BranchSite, Callee, Effort, Func, InfeasibleMethod, InstKind, MissReason, Module,
+    Side, SideReport, SideStatus, SideTally, Witness,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Settings of [`explore`].
 #[non_exhaustive]
@@ -229,6 +229,8 @@ struct Exploration<'m, 'c, E> {
     open: Vec<Side>,
     /// Something left unseen alternatives at no particular flip (a trap, a cut path).
     blocked: bool,
+    /// Time the solver spent on queries for each side.
+    solver_time: HashMap<Side, Duration>,
 }
 
 /// Explores the paths of `func` (see the module docs), reporting tests to `on_event`.
@@ -263,6 +265,7 @@ pub fn explore(
         complete: true,
         open: Vec::new(),
         blocked: false,
+        solver_time: HashMap::new(),
     };
     (x.on_event)(&ExploreEvent::Started { sides: &x.sides });
     x.urgent.push_back(Job::Run {
@@ -487,7 +490,11 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         let mut query: Vec<_> = run.path[..j].iter().filter_map(|e| e.constraint).collect();
         query.push(c);
         let exact = j < run.exact_prefix;
-        match self.session.solve(&query, &run.input, scale) {
+        let asked = Instant::now();
+        let answer = self.session.solve(&query, &run.input, scale);
+        let tried = self.solver_time.entry(side).or_default();
+        *tried += asked.elapsed();
+        match answer {
             QueryAnswer::Sat(next) => {
                 let mut expected: Vec<Side> = run.path[..j].iter().map(|e| e.side).collect();
                 expected.push(side);
@@ -549,6 +556,10 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                             reason: MissReason {
                                 branch_reached: self.reached_sites.contains(&side.site),
                                 closest: None,
+                                effort: Effort {
+                                    proof_time: self.solver_time.get(&side).copied(),
+                                    ..Effort::default()
+                                },
                             },
                         },
                     },

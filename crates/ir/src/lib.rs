@@ -37,8 +37,8 @@ pub use module::{
 };
 pub use parse::{parse_module, ParseError};
 pub use side::{
-    Arm, Closest, InfeasibleMethod, MissReason, Side, SideParseError, SideReport, SideStatus,
-    SideTally, Witness,
+    Arm, Closest, Effort, InfeasibleMethod, MissReason, Side, SideParseError, SideReport,
+    SideStatus, SideTally, Witness,
 };
 pub use types::{FloatTy, Type};
 pub use verify::{verify_module, VerifyError};

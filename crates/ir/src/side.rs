@@ -14,6 +14,7 @@ use crate::inst::Terminator;
 use crate::inst::TrapCheck;
 use crate::module::{BranchKind, Module};
 use std::fmt;
+use std::time::Duration;
 
 /// Which way a branch site goes.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -125,24 +126,83 @@ pub struct Closest {
 
 /// What an engine knows about a side it did not take. Nothing here is a proof: even a
 /// side whose branch was reached many times is only *likely* infeasible (CoverMe's
-/// heuristic, Fu & Su, PLDI'17, Sec. 5).
+/// heuristic, Fu & Su, PLDI'17, Sec. 5), and only after a real effort to take it
+/// ([`Effort::is_real`]).
 #[derive(Clone, Copy, PartialEq, Debug, Default)]
 pub struct MissReason {
     /// Some test reaches the side's branch (and takes another side there).
     pub branch_reached: bool,
     /// The test that came closest, when the engine measures distances.
     pub closest: Option<Closest>,
+    /// What was tried to take it.
+    pub effort: Effort,
+}
+
+/// What an engine spent on one side it did not take.
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct Effort {
+    /// Searches aimed at the side (`cover`'s targeted starts).
+    pub aimed_searches: u32,
+    /// Evaluations of those searches.
+    pub aimed_evaluations: u64,
+    /// Time a complete method (concolic `reach`, the solver of `explore`) spent on the
+    /// side without an answer; `None` when none was asked.
+    pub proof_time: Option<Duration>,
+}
+
+impl Effort {
+    /// Searches aimed at a side (each a whole local search from the test closest to
+    /// it) that count as a real effort.
+    pub const REAL_SEARCHES: u32 = 3;
+
+    /// Evaluations aimed at a side that count as a real effort however few searches
+    /// spent them.
+    pub const REAL_SEARCH_EVALUATIONS: u64 = 10_000;
+
+    /// Whether the effort earns a side the label "likely infeasible": a complete method
+    /// tried it, or [`Effort::REAL_SEARCHES`] searches or
+    /// [`Effort::REAL_SEARCH_EVALUATIONS`] evaluations were aimed at it.
+    pub fn is_real(&self) -> bool {
+        self.proof_time.is_some()
+            || self.aimed_searches >= Self::REAL_SEARCHES
+            || self.aimed_evaluations >= Self::REAL_SEARCH_EVALUATIONS
+    }
+
+    /// What was tried, in words (`2 searches aimed at it (12000 evaluations), concolic
+    /// reach for 1.0 s`); empty when nothing was.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.aimed_searches > 0 {
+            parts.push(format!(
+                "{} search{} aimed at it ({} evaluations)",
+                self.aimed_searches,
+                if self.aimed_searches == 1 { "" } else { "es" },
+                self.aimed_evaluations
+            ));
+        }
+        if let Some(time) = self.proof_time {
+            parts.push(format!("a complete method for {:.1} s", time.as_secs_f64()));
+        }
+        parts.join(" and ")
+    }
 }
 
 impl MissReason {
     /// The status label: `not reached (likely infeasible)` when the branch was reached
-    /// but never went this way, `not reached (branch not executed)` otherwise.
+    /// but never went this way despite a real effort, `not reached (not tried enough)`
+    /// when the branch was reached but the run ended before such an effort, `not reached
+    /// (branch not executed)` otherwise.
     pub fn label(&self) -> &'static str {
-        if self.branch_reached {
-            "not reached (likely infeasible)"
-        } else {
-            "not reached (branch not executed)"
+        match (self.branch_reached, self.effort.is_real()) {
+            (true, true) => "not reached (likely infeasible)",
+            (true, false) => "not reached (not tried enough)",
+            (false, _) => "not reached (branch not executed)",
         }
+    }
+
+    /// Whether the label is "likely infeasible".
+    pub fn likely_infeasible(&self) -> bool {
+        self.branch_reached && self.effort.is_real()
     }
 }
 

@@ -180,6 +180,8 @@ struct SideRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     branch_reached: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    likely_infeasible: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     closest: Option<Closest>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
@@ -281,17 +283,23 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
     if !finished {
         return "the run is still going".to_string();
     }
-    match (miss.branch_reached, miss.closest) {
-        (true, Some(c)) => format!(
-            "tests reach this branch but none takes this side; the closest is test {} \
-             (branch distance {:e}); a search cannot prove it infeasible",
-            c.test, c.distance
-        ),
-        (true, None) => "tests reach this branch but none takes this side; \
-                         a search cannot prove it infeasible"
-            .to_string(),
-        (false, _) => "no test reaches this branch".to_string(),
+    if !miss.branch_reached {
+        return "no test reaches this branch".to_string();
     }
+    let mut text = "tests reach this branch but none takes this side".to_string();
+    if let Some(c) = miss.closest {
+        text += &format!(
+            "; the closest is test {} (branch distance {:e})",
+            c.test, c.distance
+        );
+    }
+    let tried = miss.effort.describe();
+    text += &match (tried.is_empty(), miss.effort.is_real()) {
+        (true, _) => "; nothing was aimed at it before the run ended".to_string(),
+        (false, true) => format!("; {tried} found no input"),
+        (false, false) => format!("; only {tried} before the run ended"),
+    };
+    text + "; a search cannot prove it infeasible"
 }
 
 impl Coverage<'_> {
@@ -319,6 +327,7 @@ impl Coverage<'_> {
             finding: None,
             method: None,
             branch_reached: None,
+            likely_infeasible: None,
             closest: None,
             reason: None,
         };
@@ -335,6 +344,7 @@ impl Coverage<'_> {
             }
             SideStatus::NotReached { reason } => {
                 row.branch_reached = finished.then_some(reason.branch_reached);
+                row.likely_infeasible = finished.then_some(reason.likely_infeasible());
                 row.closest = reason.closest.map(|c| Closest {
                     test: c.test,
                     distance: c.distance,

@@ -99,7 +99,34 @@ fn same_seed_same_inputs_and_uncovered_sides_listed() {
         .cloned()
         .unwrap();
     assert_eq!(open["branch_reached"], true);
+    assert_eq!(open["likely_infeasible"], true, "{open}");
     assert!(open["closest"]["distance"].as_f64().unwrap() > 0.0);
+
+    // A search that ends before it aimed at the side for long says so.
+    let out = cover_with(
+        "impossible",
+        b.path(),
+        &["--evals", "300", "--seed", "1", "--no-reach"],
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains("not reached (not tried enough)"),
+        "{summary}"
+    );
+    let coverage = json(&b.path().join("coverage.json"));
+    let open = coverage_sides(&coverage)
+        .into_iter()
+        .find(|s| s["status"] == "not reached")
+        .cloned()
+        .unwrap();
+    assert_eq!(open["likely_infeasible"], false, "{open}");
+    assert!(
+        open["reason"]
+            .as_str()
+            .unwrap()
+            .contains("before the run ended"),
+        "{open}"
+    );
 }
 
 fn cover_with(func: &str, out: &Path, extra: &[&str]) -> Output {
