@@ -78,6 +78,8 @@ pub enum ExploreStop {
     TargetReached,
     /// The time limit passed.
     TimeLimit,
+    /// The caller asked it to stop ([`EngineConfig::interrupt`]).
+    Interrupted,
 }
 
 impl fmt::Display for ExploreStop {
@@ -86,6 +88,7 @@ impl fmt::Display for ExploreStop {
             ExploreStop::Exhausted => "every path explored",
             ExploreStop::TargetReached => "targets reached",
             ExploreStop::TimeLimit => "time limit",
+            ExploreStop::Interrupted => "interrupted",
         })
     }
 }
@@ -285,6 +288,9 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         loop {
             if self.session.out_of_time() {
                 return Ok(ExploreStop::TimeLimit);
+            }
+            if self.session.interrupted() {
+                return Ok(ExploreStop::Interrupted);
             }
             let Some(job) = self.next_job() else {
                 return Ok(ExploreStop::Exhausted);

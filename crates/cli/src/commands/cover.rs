@@ -3,14 +3,14 @@
 //! output directory (`fpforge_report::CoverageOut`: `inputs.txt`, `coverage.json`,
 //! `coverage.lcov`, `regression.c`), and print the summary. Ctrl-C (SIGINT) asks the
 //! search to stop: the files are then completed as for a finished run, with stop reason
-//! `interrupted`.
+//! `interrupted`, and the exit code is 130.
 
 use crate::interrupt::interrupt_flag;
 use crate::options::CoverOptions;
 use crate::prover::ConcolicProver;
-use crate::EXIT_FINDINGS;
+use crate::search_exit;
 use anyhow::Result;
-use fpforge_cover::{cover_with, CoverEvent, SideProver};
+use fpforge_cover::{cover_with, CoverEvent, CoverStop, SideProver};
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
 use std::io::IsTerminal;
@@ -56,9 +56,6 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     }
     let finished = out.finish(&report.sides, &Ending::of_cover(&report))?;
     crate::output::emit(&finished.text)?;
-    Ok(if finished.findings > 0 {
-        ExitCode::from(EXIT_FINDINGS)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let interrupted = report.stop == CoverStop::Interrupted;
+    Ok(search_exit(interrupted, finished.findings))
 }

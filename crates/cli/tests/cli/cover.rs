@@ -228,28 +228,16 @@ fn jobs_give_the_same_inputs_for_the_same_seed() {
     assert_eq!(read(a.path()), read(b.path()));
 }
 
-#[test]
-fn ctrl_c_leaves_a_finished_output_directory() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_string_lossy().into_owned();
-    // `impossible` never covers its last side, so only the signal ends this run.
+/// Starts `args` (an engine writing `--out DIR`), sends it SIGINT once its
+/// `coverage.json` exists, and checks it exits 130 with every file completed.
+fn interrupt_and_check(args: &[&str], dir: &Path) {
     let child = Command::new(env!("CARGO_BIN_EXE_fpforge"))
-        .args([
-            "cover",
-            &fixture(),
-            "-f",
-            "impossible",
-            "--time-limit",
-            "60",
-            "--starts",
-            "100000000",
-            "--out",
-            &out,
-        ])
+        .args(args)
+        .args(["--out", &dir.to_string_lossy()])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let coverage = dir.path().join("coverage.json");
+    let coverage = dir.join("coverage.json");
     let started = std::time::Instant::now();
     while !coverage.exists() && started.elapsed().as_secs() < 30 {
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -261,15 +249,41 @@ fn ctrl_c_leaves_a_finished_output_directory() {
         .unwrap();
     assert!(status.success());
     let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.status.code(), Some(130), "{args:?}");
     assert!(started.elapsed().as_secs() < 30);
     let coverage = json(&coverage);
     assert_eq!(coverage["finished"], true);
     assert_eq!(coverage["stop"], "interrupted");
-    let inputs = std::fs::read_to_string(dir.path().join("inputs.txt")).unwrap();
+    let inputs = std::fs::read_to_string(dir.join("inputs.txt")).unwrap();
     assert_eq!(coverage["tests"], inputs.lines().count());
     assert!(inputs.is_empty() || inputs.ends_with('\n'));
+    for file in ["coverage.lcov", "regression.c"] {
+        assert!(dir.join(file).exists(), "{file}");
+    }
     assert!(String::from_utf8_lossy(&output.stdout).contains("stopped: interrupted"));
+}
+
+#[test]
+fn ctrl_c_leaves_a_finished_output_directory() {
+    // `impossible` never covers its last side, so only the signal ends this run.
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture();
+    let cover = [
+        "cover",
+        &file,
+        "-f",
+        "impossible",
+        "--time-limit",
+        "60",
+        "--starts",
+        "100000000",
+    ];
+    interrupt_and_check(&cover, dir.path());
+    // A loop halving its argument has a path per trip count: explore goes on.
+    let dir = tempfile::tempdir().unwrap();
+    let faults = crate::common::fixture("findings", "faults.c");
+    let explore = ["explore", &faults, "-f", "halvings", "--time-limit", "60"];
+    interrupt_and_check(&explore, dir.path());
 }
 
 /// Compiled and interpreted evaluations give the same search: `--compile eager` and
