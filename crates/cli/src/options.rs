@@ -227,6 +227,8 @@ pub struct CoverOptions {
     pub config: CoverConfig,
     /// Hand the sides the search leaves open to concolic execution.
     pub reach: bool,
+    /// `--seeds`: a file of the user's inputs.
+    pub seeds: Option<PathBuf>,
     /// Output directory.
     pub out: PathBuf,
 }
@@ -283,6 +285,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             program,
             config,
             reach: !args.no_reach,
+            seeds: args.seeds,
             out: args.out,
         })
     }
@@ -372,6 +375,8 @@ pub struct ExploreOptions {
     pub program: Program,
     /// The engine.
     pub engine: EngineOptions,
+    /// `--seeds`: a file of the user's inputs.
+    pub seeds: Option<PathBuf>,
     /// Output directory.
     pub out: PathBuf,
 }
@@ -384,6 +389,7 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
             program: Program::files_only(&args.items, &args.program, "explore")?
                 .with_trap_targets(TrapTargets::unless(args.no_trap_targets)),
             engine: args.engine.try_into()?,
+            seeds: args.seeds,
             out: args.out,
         })
     }

@@ -458,12 +458,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// job); returns why it stopped and how many starts ran.
     fn run(&mut self, shared: &Shared<'_, '_>) -> Result<(CoverStop, u32), CoverError> {
         let config = shared.config;
-        let specials = if config.seeding {
-            self.plan.special_points()
-        } else {
-            Vec::new()
-        };
-        for point in specials {
+        let mut points = self.seed_points();
+        if config.seeding {
+            points.extend(self.plan.special_points());
+        }
+        for point in points {
             if let Some(stop) = self.must_stop() {
                 return Ok((stop, 0));
             }
@@ -580,10 +579,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             };
             self.interp.observer_mut().target = aim;
             let evals_before = self.evals;
+            let seed = self.seed_point(start as usize);
             let point = match aim {
                 Some(_) => self.closest_test(),
                 None => from_witness
                     .take()
+                    .or(seed)
                     .unwrap_or_else(|| self.plan.start(&mut rng)),
             };
             if self.covered_count == self.table.len() {
@@ -821,6 +822,19 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             .find(|&s| !self.covered[s] && self.table.siblings(s as u32).any(|t| self.taken(t)))?;
         *cursor = s + 1;
         Some(s as u32)
+    }
+
+    /// The user's seed inputs ([`CoverConfig::seeds`]) as search points.
+    fn seed_points(&self) -> Vec<Vec<f64>> {
+        (0..self.shared.config.seeds.len())
+            .filter_map(|i| self.seed_point(i))
+            .collect()
+    }
+
+    /// Seed input `i` as a search point.
+    fn seed_point(&self, i: usize) -> Option<Vec<f64>> {
+        let bits = self.shared.config.seeds.get(i)?;
+        (bits.len() == self.plan.dims()).then(|| self.plan.encode(&self.plan.test(bits.clone())))
     }
 
     /// The point of the test closest to the current target (each test is run once).

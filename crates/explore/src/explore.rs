@@ -54,6 +54,9 @@ pub struct ExploreConfig {
     /// Stop as soon as all these sides are taken, and try flips toward them first.
     /// Default: none (explore until the work list or the time runs out).
     pub targets: Vec<Side>,
+    /// The user's own inputs (`--seeds`), as coordinate bits of the spec: run first,
+    /// each expanded like the default first input. Default: none.
+    pub seeds: Vec<Vec<u64>>,
 }
 
 impl ExploreConfig {
@@ -65,6 +68,11 @@ impl ExploreConfig {
     /// Sets [`ExploreConfig::targets`].
     pub fn with_targets(mut self, targets: Vec<Side>) -> Self {
         self.targets = targets;
+        self
+    }
+    /// Sets [`ExploreConfig::seeds`].
+    pub fn with_seeds(mut self, seeds: Vec<Vec<u64>>) -> Self {
+        self.seeds = seeds;
         self
     }
 }
@@ -271,12 +279,20 @@ pub fn explore(
         solver_time: HashMap::new(),
     };
     (x.on_event)(&ExploreEvent::Started { sides: &x.sides });
-    x.urgent.push_back(Job::Run {
-        input: x.session.seed_input(),
-        bound: 0,
-        expected: Vec::new(),
-        origin: None,
-    });
+    let dims = x.session.spec().dims();
+    let seeds = config
+        .seeds
+        .iter()
+        .filter(|bits| bits.len() == dims)
+        .cloned();
+    for input in seeds.chain(std::iter::once(x.session.seed_input())) {
+        x.urgent.push_back(Job::Run {
+            input,
+            bound: 0,
+            expected: Vec::new(),
+            origin: None,
+        });
+    }
     let stop = x.run_jobs()?;
     Ok(x.finish(func, stop))
 }

@@ -5,6 +5,7 @@
 //! search to stop: the files are then completed as for a finished run, with stop reason
 //! `interrupted`, and the exit code is 130.
 
+use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::options::CoverOptions;
 use crate::prover::ConcolicProver;
@@ -31,6 +32,7 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
         .with_interrupt(Some(interrupt_flag()));
     let (module, func) = (&loaded.module, loaded.func);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+    let config = config.with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
     let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?;
     let progress = std::io::stderr().is_terminal();
     let report = cover_with(module, func, &config, |event| {

@@ -4,6 +4,7 @@
 //! `regression.c`) and prints the same summary. Ctrl-C (SIGINT) stops the exploration:
 //! the files are completed with stop reason `interrupted`, and the exit code is 130.
 
+use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::options::ExploreOptions;
 use crate::search_exit;
@@ -19,8 +20,9 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     let (module, func) = (&loaded.module, loaded.func);
     let engine = options.engine;
     let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
-    let config =
-        ExploreConfig::default().with_engine(engine.config.with_interrupt(Some(interrupt_flag())));
+    let config = ExploreConfig::default()
+        .with_engine(engine.config.with_interrupt(Some(interrupt_flag())))
+        .with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
     let mut out = CoverageOut::create(&options.out, "explore", module, func, spec.clone())?;
     let report = explore(module, func, spec, &config, |event| {
         out.explore_event(event)

@@ -355,3 +355,57 @@ fn every_side_name_is_accepted_by_reach() {
         }
     }
 }
+
+/// `--seeds FILE` runs the user's inputs first: with a budget of three evaluations and
+/// no built-in seeding, cover keeps the three seeds (the sides of infinities and NaNs no
+/// random start takes) and explore starts from them; a line that does not fit the
+/// function is an error naming the file and line.
+#[test]
+fn seeds_run_first_and_bad_lines_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, "# special values\ninf\n\nnan\n-inf\n").unwrap();
+    let seeds = seeds.to_string_lossy().into_owned();
+    let budget = ["--evals", "3", "--no-seeding", "--no-reach", "--seed", "1"];
+    let (with, without) = (dir.path().join("with"), dir.path().join("without"));
+    let mut flags = budget.to_vec();
+    flags.extend(["--seeds", &seeds]);
+    assert_eq!(cover_with("classify", &with, &flags).status.code(), Some(0));
+    assert_eq!(
+        cover_with("classify", &without, &budget).status.code(),
+        Some(0)
+    );
+    let inputs = std::fs::read_to_string(with.join("inputs.txt")).unwrap();
+    assert_eq!(inputs, "inf\nraw:7ff8000000000000\n-inf\n");
+    let covered = |d: &Path| json(&d.join("coverage.json"))["covered"].as_u64().unwrap();
+    assert!(covered(&with) > covered(&without));
+    check_credited_sides(&with, &fixture(), "classify");
+
+    let explored = dir.path().join("explored");
+    let out = fpforge(&[
+        "explore",
+        &fixture(),
+        "-f",
+        "classify",
+        "--seeds",
+        &seeds,
+        "--out",
+        &explored.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let first = std::fs::read_to_string(explored.join("inputs.txt")).unwrap();
+    assert!(first.starts_with("inf\n"), "{first}");
+
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "inf\n1 2\n").unwrap();
+    let bad = bad.to_string_lossy().into_owned();
+    for command in ["cover", "explore"] {
+        let out = fpforge(&[command, &fixture(), "-f", "classify", "--seeds", &bad]);
+        assert_eq!(out.status.code(), Some(1));
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            message.contains(&format!("{bad}:2: 2 values for 1 parameters")),
+            "{message}"
+        );
+    }
+}
