@@ -207,6 +207,11 @@ pub struct CoverArgs {
     /// run first and the search goes on from them.
     #[arg(long, value_name = "FILE")]
     pub seeds: Option<PathBuf>,
+    /// Also measure the tests as users' tools do: build regression.c with
+    /// `gcc --coverage` and the C sources, run it, and print gcov's branch figure beside
+    /// fpforge's (gcc counts `&&`, `||`, `?:` differently). Files go to OUT/gcov/.
+    #[arg(long)]
+    pub gcov: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,
@@ -289,6 +294,11 @@ pub struct ExploreArgs {
     /// run first and the search goes on from them.
     #[arg(long, value_name = "FILE")]
     pub seeds: Option<PathBuf>,
+    /// Also measure the tests as users' tools do: build regression.c with
+    /// `gcc --coverage` and the C sources, run it, and print gcov's branch figure beside
+    /// fpforge's (gcc counts `&&`, `||`, `?:` differently). Files go to OUT/gcov/.
+    #[arg(long)]
+    pub gcov: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,

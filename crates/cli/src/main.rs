@@ -8,6 +8,7 @@
 
 mod args;
 mod commands;
+mod gcov;
 mod inputs;
 mod interrupt;
 mod options;

@@ -229,6 +229,8 @@ pub struct CoverOptions {
     pub reach: bool,
     /// `--seeds`: a file of the user's inputs.
     pub seeds: Option<PathBuf>,
+    /// `--gcov`: print gcov's branch figure of the tests.
+    pub gcov: bool,
     /// Output directory.
     pub out: PathBuf,
 }
@@ -286,6 +288,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             config,
             reach: !args.no_reach,
             seeds: args.seeds,
+            gcov: args.gcov,
             out: args.out,
         })
     }
@@ -377,6 +380,8 @@ pub struct ExploreOptions {
     pub engine: EngineOptions,
     /// `--seeds`: a file of the user's inputs.
     pub seeds: Option<PathBuf>,
+    /// `--gcov`: print gcov's branch figure of the tests.
+    pub gcov: bool,
     /// Output directory.
     pub out: PathBuf,
 }
@@ -390,6 +395,7 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
                 .with_trap_targets(TrapTargets::unless(args.no_trap_targets)),
             engine: args.engine.try_into()?,
             seeds: args.seeds,
+            gcov: args.gcov,
             out: args.out,
         })
     }

@@ -59,5 +59,9 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     let finished = out.finish(&report.sides, &Ending::of_cover(&report))?;
     crate::output::emit(&finished.text)?;
     let interrupted = report.stop == CoverStop::Interrupted;
+    if options.gcov && !interrupted {
+        let flags = &options.program.load.compiler_flags;
+        crate::gcov::print_figure(module, func, config.deep, flags, &options.out)?;
+    }
     Ok(search_exit(interrupted, finished.findings))
 }

@@ -30,5 +30,9 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     let finished = out.finish(&report.sides, &Ending::of_explore(&report))?;
     crate::output::emit(&finished.text)?;
     let interrupted = report.stop == ExploreStop::Interrupted;
+    if options.gcov && !interrupted {
+        let flags = &options.program.load.compiler_flags;
+        crate::gcov::print_figure(module, func, false, flags, &options.out)?;
+    }
     Ok(search_exit(interrupted, finished.findings))
 }
