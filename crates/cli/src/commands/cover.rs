@@ -1,7 +1,7 @@
 //! `fpforge cover`: generate inputs that take every branch side of a function (the
 //! `fpforge-cover` engine, with concolic execution as its prover), stream them to an
 //! output directory (`fpforge_report::CoverageOut`: `inputs.txt`, `coverage.json`,
-//! `coverage.lcov`, `regression.c`), and print the summary. Ctrl-C (SIGINT) asks the
+//! `coverage.lcov`, `regression.c`, `report.html`), and print the summary. Ctrl-C (SIGINT) asks the
 //! search to stop: the files are then completed as for a finished run, with stop reason
 //! `interrupted`.
 

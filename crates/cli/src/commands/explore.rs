@@ -1,7 +1,7 @@
 //! `fpforge explore`: generational, coverage-first path exploration of a function (the
 //! `fpforge-explore` engine). Writes the same output directory as `cover`
 //! (`fpforge_report::CoverageOut`: `inputs.txt`, `coverage.json`, `coverage.lcov`,
-//! `regression.c`) and prints the same summary.
+//! `regression.c`, `report.html`) and prints the same summary.
 
 use crate::options::ExploreOptions;
 use crate::EXIT_FINDINGS;
