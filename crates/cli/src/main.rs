@@ -26,6 +26,10 @@ pub const EXIT_TRAPPED: u8 = 3;
 /// crashes or hangs (the same code as a trapped `run`: the program faulted).
 pub const EXIT_FINDINGS: u8 = EXIT_TRAPPED;
 
+/// Exit code of a `cover` or `explore` run whose feasible coverage is below
+/// `--fail-under` (and that found no crash or hang).
+pub const EXIT_FAIL_UNDER: u8 = 4;
+
 fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => commands::run::run(args.try_into()?),

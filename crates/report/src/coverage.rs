@@ -263,8 +263,8 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
 }
 
 /// The share of the sides that can be taken which some input takes, in percent:
-/// `100 × covered / (sides − infeasible)`, and 100 when no side can be taken: the
-/// headline of `report.html`.
+/// `100 × covered / (sides − infeasible)`, and 100 when no side can be taken. What
+/// `--fail-under` compares, and the headline of `report.html`.
 pub fn feasible_percent(tally: SideTally) -> f64 {
     let feasible = tally.covered + tally.not_reached;
     if feasible == 0 {

@@ -2,32 +2,37 @@
 //! test appends its line to `inputs.txt`, and each new test or finding rewrites
 //! `coverage.json`, `coverage.lcov`, `regression.c` and `report.html` (so an interrupted
 //! run leaves every file with what it found), plus the finding's own file; the end of
-//! the run rewrites them with the final statuses.
+//! the run rewrites them with the final statuses and writes the JUnit file when one was
+//! asked for.
 
-use crate::coverage::{Coverage, Ending};
+use crate::coverage::{feasible_percent, Coverage, Ending};
 use crate::error::ReportError;
 use crate::findings::{dir_name, FindingRow};
 use crate::html::{coverage_page, Sources, REPORT_HTML};
+use crate::junit::junit_xml;
 use crate::lcov::lcov;
-use crate::outdir::OutDir;
+use crate::outdir::{write_atomic, OutDir};
 use crate::regression::{expected_results, regression_c, results_interpreter, RegressionTest};
 use fpforge_cover::CoverEvent;
 use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
 use fpforge_explore::ExploreEvent;
 use fpforge_spec::InputSpec;
-use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, Witness};
+use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, SideTally, Witness};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// What a finished coverage run prints, and how many crashes and hangs it found (a
-/// command exits with code 3 when there are any).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What a finished coverage run prints, how many crashes and hangs it found (a command
+/// exits with code 3 when there are any) and its feasible coverage (what `--fail-under`
+/// compares).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Finished {
     /// The summary.
     pub text: String,
     /// Crashes and hangs found.
     pub findings: usize,
+    /// `100 × covered / (sides − infeasible)` ([`feasible_percent`]).
+    pub feasible_percent: f64,
 }
 
 /// An output directory kept current while `cover` or `explore` runs (see the module
@@ -47,6 +52,8 @@ pub struct CoverageOut<'m> {
     found_at: Vec<Duration>,
     /// The source files `report.html` shows, read once.
     sources: Sources,
+    /// Where the JUnit file goes, if anywhere.
+    junit: Option<PathBuf>,
     /// Computes each test's expected results for `regression.c`.
     results: Interpreter<'m, Concrete, NoObserver>,
     findings: Vec<FindingRow>,
@@ -78,9 +85,17 @@ impl<'m> CoverageOut<'m> {
             inputs: Vec::new(),
             found_at: Vec::new(),
             sources: Sources::default(),
+            junit: None,
             findings: Vec::new(),
             no_regression: None,
         })
+    }
+
+    /// Also writes the JUnit XML file `path` (outside the directory, as CI jobs want it)
+    /// when the run ends.
+    pub fn with_junit(mut self, path: Option<PathBuf>) -> Self {
+        self.junit = path;
+        self
     }
 
     /// Records what a `cover` run reports as it goes (progress events write nothing).
@@ -177,7 +192,11 @@ impl<'m> CoverageOut<'m> {
         ending: &Ending,
     ) -> Result<Finished, ReportError> {
         self.rewrite(Some((sides, ending)));
-        let mut text = self.coverage(sides, Some(ending)).summary();
+        let coverage = self.coverage(sides, Some(ending));
+        let mut text = coverage.summary();
+        if let Some(path) = &self.junit {
+            write_atomic(path, &junit_xml(&coverage))?;
+        }
         let mut files = vec!["inputs.txt", "coverage.json", "coverage.lcov", REPORT_HTML];
         if self.no_regression.is_none() {
             files.push("regression.c");
@@ -196,11 +215,15 @@ impl<'m> CoverageOut<'m> {
         if let Some(why) = &self.no_regression {
             let _ = write!(text, " (no regression.c: {why})");
         }
+        if let Some(path) = &self.junit {
+            let _ = write!(text, "; JUnit: {}", path.display());
+        }
         text.push('\n');
         self.out.finish()?;
         Ok(Finished {
             text,
             findings: self.findings.len(),
+            feasible_percent: feasible_percent(SideTally::of(sides)),
         })
     }
 

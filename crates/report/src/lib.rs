@@ -6,6 +6,7 @@
 //! - [`coverage_out`]: [`CoverageOut`], the output directory `cover` and `explore` keep
 //!   current while they run;
 //! - [`html`]: `report.html`, the page of a coverage or accuracy run;
+//! - [`junit`]: the JUnit XML file of a coverage run (`--junit`);
 //! - [`findings`]: crashes and hangs, one replayable file each in `OUT/crashes/` and
 //!   `OUT/hangs/`;
 //! - [`lcov`](mod@lcov): `coverage.lcov`;
@@ -32,6 +33,7 @@ pub mod error;
 pub mod escape;
 pub mod findings;
 pub mod html;
+pub mod junit;
 pub mod lcov;
 pub mod outdir;
 pub mod reach;

@@ -1,14 +1,14 @@
 //! `fpforge cover`: generate inputs that take every branch side of a function (the
 //! `fpforge-cover` engine, with concolic execution as its prover), stream them to an
 //! output directory (`fpforge_report::CoverageOut`: `inputs.txt`, `coverage.json`,
-//! `coverage.lcov`, `regression.c`, `report.html`), and print the summary. Ctrl-C (SIGINT) asks the
+//! `coverage.lcov`, `regression.c`, `report.html`; the JUnit file with `--junit`), print
+//! the summary, and exit 3 on findings, 4 below `--fail-under`. Ctrl-C (SIGINT) asks the
 //! search to stop: the files are then completed as for a finished run, with stop reason
 //! `interrupted`.
 
 use crate::interrupt::interrupt_flag;
 use crate::options::CoverOptions;
 use crate::prover::ConcolicProver;
-use crate::EXIT_FINDINGS;
 use anyhow::Result;
 use fpforge_cover::{cover_with, CoverEvent, SideProver};
 use fpforge_report::{CoverageOut, Ending};
@@ -31,7 +31,8 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
         .with_interrupt(Some(interrupt_flag()));
     let (module, func) = (&loaded.module, loaded.func);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-    let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?;
+    let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?
+        .with_junit(options.ci.junit.clone());
     let progress = std::io::stderr().is_terminal();
     let report = cover_with(module, func, &config, |event| {
         out.cover_event(event);
@@ -56,9 +57,5 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     }
     let finished = out.finish(&report.sides, &Ending::of_cover(&report))?;
     crate::output::emit(&finished.text)?;
-    Ok(if finished.findings > 0 {
-        ExitCode::from(EXIT_FINDINGS)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::coverage_exit_code(&finished, &options.ci))
 }

@@ -4,6 +4,7 @@
 
 mod accuracy;
 mod basics;
+mod ci;
 mod common;
 mod cover;
 mod explore;

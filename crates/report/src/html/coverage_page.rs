@@ -273,7 +273,8 @@ fn totals(out: &mut String, coverage: &Coverage<'_>) {
          <span><span class=\"swatch infeasible\"></span>infeasible: proved never taken</span>\
          <span><span class=\"swatch not-reached\"></span>not reached: no input found, no proof</span>\
          <span><span class=\"swatch finding\"></span>finding: an input crashes or hangs here</span>\
-         </div>\n<p class=\"muted\">feasible coverage = covered / (sides &minus; infeasible)</p>\n",
+         </div>\n<p class=\"muted\">feasible coverage = covered / (sides &minus; infeasible), \
+         what <code>--fail-under</code> compares</p>\n",
     );
 }
 
