@@ -10,4 +10,5 @@ mod cover;
 mod explore;
 mod findings;
 mod gcov;
+mod html;
 mod reports;
