@@ -3,27 +3,7 @@
 //! status; `--fail-under` exits 4 below the threshold and 0 at or above it, after every
 //! file is written, and crashes exit 3 whatever the coverage.
 
-use crate::common::{coverage_sides, fixture, fpforge, json_file, stderr};
-use std::path::Path;
-use std::process::Output;
-
-/// Runs `COMMAND tests/fixtures/report/gauge.c -f gauge --out DIR EXTRA...`.
-fn gauge(command: &str, dir: &Path, extra: &[&str]) -> Output {
-    let source = fixture("report", "gauge.c");
-    let out = dir.to_string_lossy().into_owned();
-    let mut args = vec![
-        command,
-        &source,
-        "-f",
-        "gauge",
-        "--time-limit",
-        "1",
-        "--out",
-        &out,
-    ];
-    args.extend_from_slice(extra);
-    fpforge(&args)
-}
+use crate::common::{coverage_sides, fpforge_on_gauge as gauge, json_file, stderr};
 
 /// The feasible coverage of a `coverage.json`, in percent.
 fn feasible_percent(coverage: &serde_json::Value) -> f64 {

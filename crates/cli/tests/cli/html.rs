@@ -4,7 +4,8 @@
 //! `report.json` and every side with its status; a screenshot of each page is saved
 //! under `target/report-screenshots/` for a person to look at (the path is printed).
 
-use crate::common::{coverage_sides, fixture, fpforge, json_file, stderr};
+use crate::accuracy::accuracy;
+use crate::common::{coverage_sides, fpforge_on_gauge, json_file, stderr};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -84,19 +85,7 @@ fn same_error(page: &str, json: &serde_json::Value) -> bool {
 /// Runs `command` on `gauge` and checks its page against its `coverage.json`.
 fn check_coverage_page(command: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_string_lossy().into_owned();
-    let source = fixture("report", "gauge.c");
-    let args = [
-        command,
-        &source,
-        "-f",
-        "gauge",
-        "--time-limit",
-        "1",
-        "--out",
-        &out,
-    ];
-    let run = fpforge(&args);
+    let run = fpforge_on_gauge(command, dir.path(), &[]);
     assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
     let coverage = json_file(&dir.path().join("coverage.json"));
     let dom = load_in_chromium(&dir.path().join("report.html"), &format!("{command}-gauge"));
@@ -148,23 +137,7 @@ fn explore_page_in_chromium_shows_coverage_json() {
 fn accuracy_page_in_chromium_shows_report_json() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_string_lossy().into_owned();
-    let source = fixture("accuracy", "sums.c");
-    let run = fpforge(&[
-        "accuracy",
-        &source,
-        "-f",
-        "naive_sum",
-        "--arg",
-        "a: f64[4] in [-100, 100]",
-        "--arg",
-        "n = 4",
-        "--evals",
-        "2000",
-        "--seed",
-        "1",
-        "--out",
-        &out,
-    ]);
+    let run = accuracy("naive_sum", &["--out", &out]);
     assert!(run.status.success(), "{}", stderr(&run));
     let report = json_file(&dir.path().join("report.json"));
     let dom = load_in_chromium(&dir.path().join("report.html"), "accuracy-naive_sum");
