@@ -197,6 +197,11 @@ pub struct CoverArgs {
     /// limit, at least 1 and at most 3).
     #[arg(long, value_name = "S")]
     pub reach_time: Option<f64>,
+    /// Do not aim at trap targets: the inputs that make a division, a load or a store
+    /// trap (their guards' `trap` sides); crashes are then found only when a search for
+    /// branch sides happens upon them.
+    #[arg(long)]
+    pub no_trap_targets: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,
@@ -285,6 +290,11 @@ pub struct ExploreArgs {
     pub program: ProgramArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// Do not aim at trap targets: the inputs that make a division, a load or a store
+    /// trap (their guards' `trap` sides); crashes are then found only when a search for
+    /// branch sides happens upon them.
+    #[arg(long)]
+    pub no_trap_targets: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,

@@ -1,8 +1,8 @@
 //! Loading a [`Program`]: compile, link and lower its inputs, find the entry function,
 //! and refuse (or, with `--allow-undefined`, warn about) calls it may make to functions
-//! nothing defines.
+//! nothing defines, and add trap guards for the commands that aim at faults.
 
-use crate::options::Program;
+use crate::options::{Program, TrapTargets};
 use anyhow::{bail, Context, Result};
 use fpir::{Func, Module};
 
@@ -33,7 +33,22 @@ impl Program {
                 missing.join(", ")
             );
         }
-        Ok(Loaded { module, func })
+        let mut loaded = Loaded { module, func };
+        if self.trap_targets == TrapTargets::On {
+            loaded.add_trap_guards()?;
+        }
+        Ok(loaded)
+    }
+}
+
+impl Loaded {
+    /// Guards every instruction that may trap in the functions the entry reaches
+    /// ([`fpir::guard`]).
+    fn add_trap_guards(&mut self) -> Result<()> {
+        let funcs = self.module.reachable_funcs(self.func);
+        fpir::guard::add_trap_guards(&mut self.module, &funcs)
+            .context("adding trap guards to the lowered program")?;
+        Ok(())
     }
 }
 

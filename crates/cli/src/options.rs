@@ -72,6 +72,30 @@ pub struct Program {
     pub load: LoadOptions,
     /// Load even when the entry function may call undefined functions (they trap).
     pub allow_undefined: bool,
+    /// Whether loading adds trap guards.
+    pub trap_targets: TrapTargets,
+}
+
+/// Whether a command's program gets trap guards ([`fpir::guard`]): a branch before every
+/// instruction that may trap, whose `trap` side `cover` and `explore` aim at and `reach`
+/// and `sites` name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrapTargets {
+    /// The program as lowered.
+    Off,
+    /// Guards in every function the entry reaches.
+    On,
+}
+
+impl TrapTargets {
+    /// On unless the user said `--no-trap-targets`.
+    fn unless(disabled: bool) -> TrapTargets {
+        if disabled {
+            TrapTargets::Off
+        } else {
+            TrapTargets::On
+        }
+    }
 }
 
 const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
@@ -110,6 +134,7 @@ impl Program {
                 .with_compiler_flags(flags)
                 .with_skip_unsupported(args.skip_unsupported),
             allow_undefined: args.allow_undefined,
+            trap_targets: TrapTargets::Off,
         };
         Ok((program, items[count..].to_vec()))
     }
@@ -121,6 +146,14 @@ impl Program {
             bail!("unexpected argument `{extra}`: `{command}` takes input files only");
         }
         Ok(program)
+    }
+
+    /// The same program, loaded with or without trap guards.
+    fn with_trap_targets(self, trap_targets: TrapTargets) -> Program {
+        Program {
+            trap_targets,
+            ..self
+        }
     }
 }
 
@@ -167,7 +200,9 @@ impl TryFrom<SitesArgs> for SitesOptions {
 
     fn try_from(args: SitesArgs) -> Result<Self> {
         Ok(SitesOptions {
-            program: Program::new(&args.items, &args.program)?.0,
+            program: Program::new(&args.items, &args.program)?
+                .0
+                .with_trap_targets(TrapTargets::On),
             deep: args.deep,
             json: args.json,
         })
@@ -243,7 +278,8 @@ impl TryFrom<CoverArgs> for CoverOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: CoverArgs) -> Result<Self> {
-        let program = Program::files_only(&args.items, &args.program, "cover")?;
+        let program = Program::files_only(&args.items, &args.program, "cover")?
+            .with_trap_targets(TrapTargets::unless(args.no_trap_targets));
         let spaces = if args.no_ulp_space {
             vec![Space::Real]
         } else {
@@ -353,7 +389,8 @@ impl TryFrom<ReachArgs> for ReachOptions {
             _ => bail!("give exactly one of --path and --branch"),
         };
         Ok(ReachOptions {
-            program: Program::files_only(&args.items, &args.program, "reach")?,
+            program: Program::files_only(&args.items, &args.program, "reach")?
+                .with_trap_targets(TrapTargets::On),
             engine: args.engine.try_into()?,
             target,
             emit_smt2: args.emit_smt2,
@@ -380,7 +417,8 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
 
     fn try_from(args: ExploreArgs) -> Result<Self> {
         Ok(ExploreOptions {
-            program: Program::files_only(&args.items, &args.program, "explore")?,
+            program: Program::files_only(&args.items, &args.program, "explore")?
+                .with_trap_targets(TrapTargets::unless(args.no_trap_targets)),
             engine: args.engine.try_into()?,
             out: args.out,
             ci: args.ci.try_into()?,

@@ -33,7 +33,11 @@
 //!
 //! Sides proved infeasible from constant branch conditions
 //! ([`SideTable::infeasible`]) count as done from the start, so a run whose other sides
-//! are all covered ends at once instead of searching for them.
+//! are all covered ends at once instead of searching for them. Trap targets (the `trap`
+//! sides of [`fpir::guard`]'s guards) are sides like any other; once they are all that
+//! is left open, the prover is asked about them, so that a function whose accesses and
+//! divisors cannot trap does not spend its whole budget looking for a crash; those it
+//! leaves open get as many more starts as the branches took (at least twenty).
 //!
 //! With [`CoverConfig::jobs`] above 1, the starts run in rounds: every worker thread
 //! runs four starts with its own start numbers (hence seed streams) from
@@ -70,7 +74,8 @@ use fpforge_search::{
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::InputSpec;
 use fpir::{
-    Closest, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus, Witness,
+    Closest, Effort, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus,
+    Witness,
 };
 use fpir::{CmpPred, FloatPred, IntPred};
 use rand::SeedableRng;
@@ -141,6 +146,10 @@ fn leveled(r: f64, open_hits: u32, metric: Metric) -> f64 {
 /// above every branch distance.
 const UNREACHED: f64 = 1.2e21;
 
+/// The fewest starts aimed at trap targets once only they are open (see
+/// [`Search::settle_lone_trap_targets`]).
+const TRAP_SEARCH_MIN_STARTS: u32 = 20;
+
 /// The least time a [`SideProver`] gets when the search used up the time limit.
 const PROVER_MIN_TIME: Duration = Duration::from_secs(1);
 
@@ -176,7 +185,7 @@ pub fn cover_with(
     } else {
         vec![func]
     };
-    let table = SideTable::new(module, &funcs);
+    let table = SideTable::new(module, func, &funcs);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let mut plan = InputPlan::new(module, func, &funcs, spec)?;
     if !config.seeding {
@@ -201,16 +210,20 @@ pub fn cover_with(
     });
     let mut search = Search::new(&shared, on_event)?;
     let (stop, starts) = search.run(&shared)?;
-    if config.boundaries && matches!(stop, CoverStop::AllCovered | CoverStop::StartsExhausted) {
+    let branches_done = matches!(
+        stop,
+        CoverStop::AllCovered | CoverStop::StartsExhausted | CoverStop::TrapSearchSpent
+    );
+    if config.boundaries && branches_done {
         search.cover_boundaries()?;
     }
-    let mut infeasible = infeasible.clone();
     if let Some(prover) = &config.prover {
         if stop != CoverStop::Interrupted {
-            search.settle(prover.as_ref(), &mut infeasible)?;
+            search.settle(prover.as_ref())?;
         }
     }
     let misses = search.explain_misses()?;
+    let infeasible = std::mem::take(&mut search.proved);
     let witness = std::mem::take(&mut search.witness);
     let tests = std::mem::take(&mut search.tests);
     let findings = std::mem::take(&mut search.findings.list);
@@ -263,6 +276,8 @@ struct RoundResult {
     found: Vec<Vec<u64>>,
     evals: u64,
     starts: u32,
+    /// The worker's searches aimed at each side.
+    effort: Vec<Effort>,
     stop: Option<CoverStop>,
 }
 
@@ -301,9 +316,19 @@ struct Search<'m, 's, E> {
     plan: &'s InputPlan,
     interp: Interpreter<'m, Concrete, Penalty<'s>>,
     exec_config: ExecConfig,
+    /// Sides taken by a test or finding, or proved infeasible: done either way.
     covered: Vec<bool>,
     witness: Vec<Option<Witness>>,
     covered_count: usize,
+    /// Sides proved infeasible: from constant conditions at the start, by the prover
+    /// when it settles sides.
+    proved: Vec<Option<InfeasibleMethod>>,
+    /// Whether the prover was already asked about the trap targets alone
+    /// ([`Search::settle_lone_trap_targets`]).
+    trap_targets_settled: bool,
+    /// Starts left for trap targets once they are all that is open and the prover left
+    /// some.
+    trap_starts_left: Option<u32>,
     tests: Vec<Test>,
     /// Crashes and hangs met so far.
     findings: FindingLog<'m>,
@@ -316,6 +341,8 @@ struct Search<'m, 's, E> {
     starts: u32,
     /// Where the round robin over frontier sides resumes.
     target_cursor: usize,
+    /// What was spent on each side so far (searches aimed at it, prover time).
+    effort: Vec<Effort>,
     started: Instant,
     /// When progress was last reported.
     last_progress: Instant,
@@ -349,6 +376,8 @@ fn run_worker(
     search.findings.assume_known(known);
     search.eval_cap = cap;
     search.target_cursor = first as usize;
+    // The prover is the main search's to ask, between rounds.
+    search.trap_targets_settled = true;
     search
         .table
         .saturate(&search.covered, &mut search.interp.observer_mut().saturated);
@@ -357,6 +386,7 @@ fn run_worker(
         found: search.kept,
         evals: search.evals,
         starts: search.starts,
+        effort: search.effort,
         stop,
     })
 }
@@ -386,6 +416,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             covered_count: covered.iter().filter(|&&c| c).count(),
             covered,
             witness: vec![None; shared.table.len()],
+            proved: shared.infeasible.to_vec(),
+            trap_targets_settled: false,
+            trap_starts_left: None,
             tests: Vec::new(),
             findings,
             kept: Vec::new(),
@@ -393,6 +426,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             eval_cap: config.max_evals,
             starts: 0,
             target_cursor: 0,
+            effort: vec![Effort::default(); shared.table.len()],
             started: shared.started,
             last_progress: shared.started,
             on_event,
@@ -407,6 +441,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     fn must_stop(&self) -> Option<CoverStop> {
         if self.covered_count == self.table.len() {
             Some(CoverStop::AllCovered)
+        } else if self.trap_starts_left == Some(0) {
+            Some(CoverStop::TrapSearchSpent)
         } else if self.interrupted() {
             Some(CoverStop::Interrupted)
         } else if self.eval_cap.is_some_and(|m| self.evals >= m) {
@@ -463,6 +499,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let jobs = config.jobs as u32;
         let mut next = 0u32;
         while next < config.n_start {
+            self.settle_lone_trap_targets()?;
             if let Some(stop) = self.must_stop() {
                 return Ok(Some(stop));
             }
@@ -495,6 +532,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 let result = result?;
                 self.evals += result.evals;
                 self.starts += result.starts;
+                self.count_trap_starts(result.starts);
+                for (total, worker) in self.effort.iter_mut().zip(&result.effort) {
+                    total.aimed_searches += worker.aimed_searches;
+                    total.aimed_evaluations += worker.aimed_evaluations;
+                }
                 for coords in result.found {
                     self.confirm(coords)?;
                 }
@@ -521,6 +563,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         };
         let mut from_witness: Option<Vec<f64>> = None;
         for start in first..first.saturating_add(count) {
+            self.settle_lone_trap_targets()?;
             if let Some(stop) = self.must_stop() {
                 return Ok(Some(stop));
             }
@@ -536,6 +579,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 None
             };
             self.interp.observer_mut().target = aim;
+            let evals_before = self.evals;
             let point = match aim {
                 Some(_) => self.closest_test(),
                 None => from_witness
@@ -569,6 +613,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
             self.interp.observer_mut().target = None;
             self.starts += 1;
+            self.count_trap_starts(1);
+            if let Some(side) = aim {
+                let effort = &mut self.effort[side as usize];
+                effort.aimed_searches += 1;
+                effort.aimed_evaluations += self.evals - evals_before;
+            }
             if let Some(err) = self.error.take() {
                 return Err(err.into());
             }
@@ -628,7 +678,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         ev: &fpforge_exec::BranchEvent,
         seen: &mut std::collections::BTreeMap<u32, [bool; 3]>,
     ) {
-        if self.table.first_side(ev.side.site).is_none() {
+        let guard = self.module.trap_check(ev.side.site).is_some();
+        if guard || self.table.first_side(ev.side.site).is_none() {
             return;
         }
         let Some(cmp) = self.module.branch_sites[ev.side.site].cmp else {
@@ -736,6 +787,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 continue;
             }
             miss.branch_reached = self.table.siblings(s as u32).any(|t| self.taken(t));
+            miss.effort = self.effort[s];
             if miss.branch_reached {
                 self.interp.observer_mut().target = Some(s as u32);
                 for (index, args) in args.iter().enumerate() {
@@ -757,7 +809,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// Whether some test takes side `s` (covered, not merely proved infeasible).
     fn taken(&self, s: u32) -> bool {
-        self.covered[s as usize] && self.shared.infeasible[s as usize].is_none()
+        self.covered[s as usize] && self.proved[s as usize].is_none()
     }
 
     /// The next uncovered side (round robin from `cursor`) whose branch some test
@@ -858,16 +910,54 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         }
     }
 
-    /// Hands the sides still open to `prover`: a witness counts once its re-run takes
-    /// the side ([`Search::confirm`]); a proof marks the side in `infeasible`.
-    fn settle(
-        &mut self,
-        prover: &dyn SideProver,
-        infeasible: &mut [Option<InfeasibleMethod>],
-    ) -> Result<(), CoverError> {
+    /// Hands the sides still open to `prover` (see [`Search::settle_sides`]).
+    fn settle(&mut self, prover: &dyn SideProver) -> Result<(), CoverError> {
         let open: Vec<usize> = (0..self.table.len())
-            .filter(|&s| !self.covered[s] && infeasible[s].is_none())
+            .filter(|&s| !self.covered[s])
             .collect();
+        self.settle_sides(prover, &open)
+    }
+
+    /// When the only open sides are trap targets (the program's own are all covered or
+    /// proved), asks the prover about them once, so that a run whose remaining targets
+    /// cannot trap ends instead of searching its whole budget for a crash.
+    fn settle_lone_trap_targets(&mut self) -> Result<(), CoverError> {
+        let Some(prover) = self.shared.config.prover.clone() else {
+            return Ok(());
+        };
+        if self.trap_targets_settled {
+            return Ok(());
+        }
+        let open: Vec<usize> = (0..self.table.len())
+            .filter(|&s| !self.covered[s])
+            .collect();
+        let only_traps = open
+            .iter()
+            .all(|&s| self.module.trap_check(self.table.sides[s].site).is_some());
+        if open.is_empty() || !only_traps {
+            return Ok(());
+        }
+        self.trap_targets_settled = true;
+        self.settle_sides(prover.as_ref(), &open)?;
+        // A crash the search has not met in the starts the branches took is rare: the
+        // targets left get as many more (at least TRAP_SEARCH_MIN_STARTS), not the
+        // whole budget.
+        if self.covered_count < self.table.len() {
+            self.trap_starts_left = Some(self.starts.max(TRAP_SEARCH_MIN_STARTS));
+        }
+        Ok(())
+    }
+
+    /// Counts `starts` against the trap targets' share, once it is set.
+    fn count_trap_starts(&mut self, starts: u32) {
+        if let Some(left) = &mut self.trap_starts_left {
+            *left = left.saturating_sub(starts);
+        }
+    }
+
+    /// Hands the sides `open` to `prover`: a witness counts once its re-run takes the
+    /// side ([`Search::confirm`]); a proof marks the side proved, and done.
+    fn settle_sides(&mut self, prover: &dyn SideProver, open: &[usize]) -> Result<(), CoverError> {
         if open.is_empty() {
             return Ok(());
         }
@@ -881,18 +971,26 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             .prover_time
             .unwrap_or_else(|| remaining.clamp(PROVER_MIN_TIME, PROVER_DEFAULT_MAX_TIME));
         let sides: Vec<Side> = open.iter().map(|&s| self.table.sides[s]).collect();
+        let asked = Instant::now();
         let answers = prover.settle(self.module, self.func, self.plan.spec(), &sides, time);
+        let spent = asked.elapsed();
         for (&s, answer) in open.iter().zip(answers) {
+            let tried = &mut self.effort[s].proof_time;
+            *tried = Some(tried.unwrap_or_default() + spent);
             match answer {
                 Settlement::Witness(bits) if bits.len() == self.plan.spec().dims() => {
                     self.confirm(bits)?;
                 }
                 Settlement::Infeasible(method) if !self.covered[s] => {
-                    infeasible[s] = Some(method);
+                    self.proved[s] = Some(method);
+                    self.covered[s] = true;
+                    self.covered_count += 1;
                 }
                 _ => {}
             }
         }
+        self.table
+            .saturate(&self.covered, &mut self.interp.observer_mut().saturated);
         Ok(())
     }
 
@@ -972,7 +1070,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     fn progress(&mut self) {
         self.last_progress = Instant::now();
         (self.on_event)(&CoverEvent::Progress {
-            covered: self.covered_count - self.shared.infeasible.iter().flatten().count(),
+            covered: self.covered_count - self.proved.iter().flatten().count(),
             total: self.table.len(),
             evals: self.evals,
             elapsed: self.started.elapsed(),

@@ -1292,8 +1292,11 @@ impl<'a> FuncBuilder<'a> {
                     | Builtin::Smax
                     | Builtin::Smin
                     | Builtin::Umax
-                    | Builtin::Umin => 2,
-                    Builtin::Memcpy | Builtin::Memmove | Builtin::Memset => 3,
+                    | Builtin::Umin
+                    | Builtin::AccessSlack => 2,
+                    Builtin::Memcpy | Builtin::Memmove | Builtin::Memset | Builtin::BoundsFault => {
+                        3
+                    }
                 };
                 if args.len() < need {
                     return Err(self.invalid(format!(
@@ -1422,6 +1425,7 @@ impl<'a> FuncBuilder<'a> {
                 then_to,
                 else_to,
                 site,
+                check: _,
             } => {
                 let cmp = self
                     .module

@@ -19,6 +19,18 @@ pub enum TrapKind {
         /// Bytes accessed.
         size: u64,
     },
+    /// An access at an offset outside the object its address was computed from (found by
+    /// a trap guard before the access, even when the bytes there belong to another
+    /// object).
+    #[error("out-of-bounds access of {size} bytes at offset {offset} of a {object}-byte object")]
+    ObjectOverrun {
+        /// Byte offset from the object's start.
+        offset: i64,
+        /// Bytes accessed.
+        size: u64,
+        /// The object's size in bytes.
+        object: u64,
+    },
     /// An access inside the null guard page (addresses below 4096).
     #[error("null pointer dereference at {addr:#x}")]
     NullDeref {

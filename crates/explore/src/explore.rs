@@ -32,18 +32,18 @@ use crate::concolic::PathEntry;
 use crate::error::ExploreError;
 use crate::session::{ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
 use fpforge_exec::finding::FindingLog;
-use fpforge_exec::{Finding, Trap};
+use fpforge_exec::{Finding, Trap, TrapKind};
 use fpforge_spec::InputSpec;
 use fpir::analysis::{infeasible_sides, Cfg};
 use fpir::EntityId;
 use fpir::{
-    Arm, Block, BranchSite, Callee, Func, InfeasibleMethod, InstKind, MissReason, Module, Side,
-    SideReport, SideStatus, SideTally, Witness,
+    Arm, Block, BranchSite, Callee, Effort, Func, InfeasibleMethod, InstKind, MissReason, Module,
+    Side, SideReport, SideStatus, SideTally, Witness,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Settings of [`explore`].
 #[non_exhaustive]
@@ -155,13 +155,12 @@ pub enum ExploreEvent<'a> {
     },
 }
 
-/// Every side of the branch sites of `func`.
+/// Every side of the branch sites a run of `func` tracks ([`Module::tracked_sites`]).
 pub fn sides_of(module: &Module, func: Func) -> Vec<Side> {
     module
-        .branch_sites
-        .iter()
-        .filter(|(_, data)| data.func == func)
-        .flat_map(|(site, _)| module.sides_of(site))
+        .tracked_sites(func, &[func])
+        .into_iter()
+        .flat_map(|site| module.sides_of(site))
         .collect()
 }
 
@@ -230,6 +229,8 @@ struct Exploration<'m, 'c, E> {
     open: Vec<Side>,
     /// Something left unseen alternatives at no particular flip (a trap, a cut path).
     blocked: bool,
+    /// Time the solver spent on queries for each side.
+    solver_time: HashMap<Side, Duration>,
 }
 
 /// Explores the paths of `func` (see the module docs), reporting tests to `on_event`.
@@ -264,6 +265,7 @@ pub fn explore(
         complete: true,
         open: Vec::new(),
         blocked: false,
+        solver_time: HashMap::new(),
     };
     (x.on_event)(&ExploreEvent::Started { sides: &x.sides });
     x.urgent.push_back(Job::Run {
@@ -333,11 +335,13 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             self.complete = false;
             self.open.extend(origin);
         }
-        if matches!(run.end, RunEnd::Trapped(_)) {
-            // A trap (integer division by zero, fuel, ...) cuts the path short: its
-            // condition is no branch, so alternatives behind it are unseen.
-            self.complete = false;
-            self.blocked = true;
+        if let RunEnd::Trapped(kind) = &run.end {
+            if !self.trap_follows_path(&run, kind) {
+                // A trap whose condition is no branch (an unguarded division, fuel, ...)
+                // cuts the path short: alternatives behind it are unseen.
+                self.complete = false;
+                self.blocked = true;
+            }
         }
         let concrete = self.session.concrete_run(&input)?;
         match &concrete.trap {
@@ -354,6 +358,31 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         }
         self.queue_flips(Rc::new(run), bound);
         Ok(false)
+    }
+
+    /// True when the decisions of `run` alone explain its trap `kind`: the run ends by
+    /// the program's own choice (`abort`, a failed `assert`, `exit`, `unreachable`, an
+    /// unknown function), or after taking a trap guard's `trap` side with only guards
+    /// since (a division's overflow guard follows its zero-divisor guard). Every input
+    /// taking the same decisions then traps the same way, so no alternative is unseen.
+    fn trap_follows_path(&self, run: &ConcolicRun, kind: &TrapKind) -> bool {
+        let chosen = matches!(
+            kind,
+            TrapKind::Abort
+                | TrapKind::AssertFail
+                | TrapKind::Exit(_)
+                | TrapKind::Unreachable
+                | TrapKind::UnknownExternal(_)
+        );
+        let trailing_guards = run
+            .path
+            .iter()
+            .rev()
+            .take_while(|entry| self.module.trap_check(entry.side.site).is_some());
+        let guarded = trailing_guards
+            .into_iter()
+            .any(|entry| entry.side.arm == Arm::True);
+        chosen || guarded
     }
 
     /// Keeps `input` as a test when its concrete run takes sides no test took before.
@@ -461,7 +490,11 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         let mut query: Vec<_> = run.path[..j].iter().filter_map(|e| e.constraint).collect();
         query.push(c);
         let exact = j < run.exact_prefix;
-        match self.session.solve(&query, &run.input, scale) {
+        let asked = Instant::now();
+        let answer = self.session.solve(&query, &run.input, scale);
+        let tried = self.solver_time.entry(side).or_default();
+        *tried += asked.elapsed();
+        match answer {
             QueryAnswer::Sat(next) => {
                 let mut expected: Vec<Side> = run.path[..j].iter().map(|e| e.side).collect();
                 expected.push(side);
@@ -523,6 +556,10 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                             reason: MissReason {
                                 branch_reached: self.reached_sites.contains(&side.site),
                                 closest: None,
+                                effort: Effort {
+                                    proof_time: self.solver_time.get(&side).copied(),
+                                    ..Effort::default()
+                                },
                             },
                         },
                     },

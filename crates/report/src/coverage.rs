@@ -34,7 +34,7 @@ use fpforge_cover::CoverReport;
 use fpforge_explore::ExploreReport;
 use fpir::{
     BranchKind, Func, InfeasibleMethod, MissReason, Module, SideReport, SideStatus, SideTally,
-    Witness,
+    TrapCheck, Witness,
 };
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -172,6 +172,8 @@ struct SideRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     branch_reached: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    likely_infeasible: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     closest: Option<Closest>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
@@ -182,7 +184,30 @@ struct SiteRow {
     id: String,
     location: String,
     kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    check: Option<&'static str>,
     sides: Vec<SideRow>,
+}
+
+/// How the trap targets ended: reached (by a finding), proved unreachable, or neither.
+#[derive(Serialize)]
+struct TrapCounts {
+    targets: usize,
+    reached: usize,
+    infeasible: usize,
+    not_reached: usize,
+}
+
+impl TrapCounts {
+    fn of(traps: &[SideReport]) -> TrapCounts {
+        let tally = SideTally::of(traps);
+        TrapCounts {
+            targets: traps.len(),
+            reached: tally.covered,
+            infeasible: tally.infeasible,
+            not_reached: tally.not_reached,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -199,6 +224,7 @@ struct CoverageJson<'a> {
     not_reached: usize,
     tests: usize,
     test_seconds: Vec<f64>,
+    traps: TrapCounts,
     crashes: usize,
     hangs: usize,
     findings: &'a [FindingRow],
@@ -249,17 +275,23 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
     if !finished {
         return "the run is still going".to_string();
     }
-    match (miss.branch_reached, miss.closest) {
-        (true, Some(c)) => format!(
-            "tests reach this branch but none takes this side; the closest is test {} \
-             (branch distance {:e}); a search cannot prove it infeasible",
-            c.test, c.distance
-        ),
-        (true, None) => "tests reach this branch but none takes this side; \
-                         a search cannot prove it infeasible"
-            .to_string(),
-        (false, _) => "no test reaches this branch".to_string(),
+    if !miss.branch_reached {
+        return "no test reaches this branch".to_string();
     }
+    let mut text = "tests reach this branch but none takes this side".to_string();
+    if let Some(c) = miss.closest {
+        text += &format!(
+            "; the closest is test {} (branch distance {:e})",
+            c.test, c.distance
+        );
+    }
+    let tried = miss.effort.describe();
+    text += &match (tried.is_empty(), miss.effort.is_real()) {
+        (true, _) => "; nothing was aimed at it before the run ended".to_string(),
+        (false, true) => format!("; {tried} found no input"),
+        (false, false) => format!("; only {tried} before the run ended"),
+    };
+    text + "; a search cannot prove it infeasible"
 }
 
 /// The share of the sides that can be taken which some input takes, in percent:
@@ -280,6 +312,14 @@ impl Coverage<'_> {
         self.ending.map_or(self.engine, |e| e.stats.engine())
     }
 
+    /// A side's status as the summary prints it; a trap target names its fault.
+    fn status_text(&self, report: &SideReport) -> String {
+        match self.module.trap_check(report.side.site) {
+            Some(check) => format!("{}: {}", check.label(), report.status),
+            None => report.status.to_string(),
+        }
+    }
+
     pub(crate) fn count_findings(&self, kind: &str) -> usize {
         self.findings.iter().filter(|f| f.kind == kind).count()
     }
@@ -296,6 +336,7 @@ impl Coverage<'_> {
             finding: None,
             method: None,
             branch_reached: None,
+            likely_infeasible: None,
             closest: None,
             reason: None,
         };
@@ -312,6 +353,7 @@ impl Coverage<'_> {
             }
             SideStatus::NotReached { reason } => {
                 row.branch_reached = finished.then_some(reason.branch_reached);
+                row.likely_infeasible = finished.then_some(reason.likely_infeasible());
                 row.closest = reason.closest.map(|c| Closest {
                     test: c.test,
                     distance: c.distance,
@@ -335,7 +377,9 @@ impl Coverage<'_> {
                     kind: match data.kind {
                         BranchKind::Cond => "cond",
                         BranchKind::Switch { .. } => "switch",
+                        BranchKind::Trap(_) => "trap",
                     },
+                    check: self.module.trap_check(site).map(TrapCheck::name),
                     sides: Vec::new(),
                 });
             }
@@ -348,7 +392,8 @@ impl Coverage<'_> {
 
     /// `coverage.json` (schema 1, see the module docs).
     pub fn to_json(&self) -> Result<String, ReportError> {
-        let tally = SideTally::of(self.sides);
+        let (branches, traps) = self.module.split_trap_targets(self.sides);
+        let tally = SideTally::of(&branches);
         let json = CoverageJson {
             schema: SCHEMA_VERSION,
             engine: self.engine_name(),
@@ -356,10 +401,11 @@ impl Coverage<'_> {
             finished: self.ending.is_some(),
             stop: self.ending.map(|e| e.stop.as_str()),
             seconds: self.ending.map(|e| e.elapsed.as_secs_f64()),
-            sides: self.sides.len(),
+            sides: branches.len(),
             covered: tally.covered,
             infeasible: tally.infeasible,
             not_reached: tally.not_reached,
+            traps: TrapCounts::of(&traps),
             tests: self.inputs.len(),
             test_seconds: self.found_at.iter().map(Duration::as_secs_f64).collect(),
             crashes: self.count_findings("crash"),
@@ -375,12 +421,13 @@ impl Coverage<'_> {
     /// side not covered.
     pub fn summary(&self) -> String {
         let mut text = String::new();
-        let total = self.sides.len();
+        let (branches, traps) = self.module.split_trap_targets(self.sides);
+        let total = branches.len();
         let SideTally {
             covered,
             infeasible,
             ..
-        } = SideTally::of(self.sides);
+        } = SideTally::of(&branches);
         let percent = if total == 0 {
             100.0
         } else {
@@ -397,13 +444,25 @@ impl Coverage<'_> {
             "{name}: covered {covered}/{total} branch sides ({percent:.1}%) with {} tests{proved}",
             self.inputs.len()
         );
+        if !traps.is_empty() {
+            let counts = TrapCounts::of(&traps);
+            let _ = writeln!(
+                text,
+                "trap targets: {} reached, {} proved unreachable, {} not reached, of {}",
+                counts.reached, counts.infeasible, counts.not_reached, counts.targets
+            );
+        }
         if let Some(ending) = self.ending {
             let _ = writeln!(text, "{}", stats_line(ending));
         }
-        let open: Vec<&SideReport> = self
-            .sides
+        let open: Vec<&SideReport> = branches
             .iter()
             .filter(|s| !s.status.is_covered())
+            .chain(
+                traps
+                    .iter()
+                    .filter(|s| matches!(s.status, SideStatus::NotReached { .. })),
+            )
             .collect();
         if !open.is_empty() {
             let _ = writeln!(text, "uncovered:");
@@ -420,7 +479,7 @@ impl Coverage<'_> {
                     site.to_string(),
                     self.module.arm_name(site, s.side.arm),
                     self.module.describe_loc(self.module.branch_sites[site].loc),
-                    s.status
+                    self.status_text(s)
                 );
             }
         }

@@ -91,12 +91,26 @@ pub fn run_decisions(file: &str, func: &str, args: &[&str]) -> Vec<String> {
     listed_decisions(&json_stdout(&fpforge(&all)))
 }
 
-/// Every side row of a `coverage.json`.
+/// Every side row of the program's own branches in a `coverage.json` (trap guards'
+/// sides are in [`trap_sides`]).
 pub fn coverage_sides(coverage: &serde_json::Value) -> Vec<&serde_json::Value> {
+    sides_of_sites(coverage, |site| site["kind"] != "trap")
+}
+
+/// Every side row of the trap guards in a `coverage.json`.
+pub fn trap_sides(coverage: &serde_json::Value) -> Vec<&serde_json::Value> {
+    sides_of_sites(coverage, |site| site["kind"] == "trap")
+}
+
+fn sides_of_sites(
+    coverage: &serde_json::Value,
+    keep: impl Fn(&serde_json::Value) -> bool,
+) -> Vec<&serde_json::Value> {
     coverage["sites"]
         .as_array()
         .expect("a sites list")
         .iter()
+        .filter(|site| keep(site))
         .flat_map(|site| site["sides"].as_array().expect("a sides list"))
         .collect()
 }

@@ -2,7 +2,7 @@
 //! and that take the sides `coverage.json` credits them with, and the same inputs for
 //! the same seed.
 
-use crate::common::{check_credited_sides, coverage_sides, fpforge, json_file as json};
+use crate::common::{check_credited_sides, coverage_sides, fpforge, json_file as json, trap_sides};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -99,7 +99,34 @@ fn same_seed_same_inputs_and_uncovered_sides_listed() {
         .cloned()
         .unwrap();
     assert_eq!(open["branch_reached"], true);
+    assert_eq!(open["likely_infeasible"], true, "{open}");
     assert!(open["closest"]["distance"].as_f64().unwrap() > 0.0);
+
+    // A search that ends before it aimed at the side for long says so.
+    let out = cover_with(
+        "impossible",
+        b.path(),
+        &["--evals", "300", "--seed", "1", "--no-reach"],
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains("not reached (not tried enough)"),
+        "{summary}"
+    );
+    let coverage = json(&b.path().join("coverage.json"));
+    let open = coverage_sides(&coverage)
+        .into_iter()
+        .find(|s| s["status"] == "not reached")
+        .cloned()
+        .unwrap();
+    assert_eq!(open["likely_infeasible"], false, "{open}");
+    assert!(
+        open["reason"]
+            .as_str()
+            .unwrap()
+            .contains("before the run ended"),
+        "{open}"
+    );
 }
 
 fn cover_with(func: &str, out: &Path, extra: &[&str]) -> Output {
@@ -164,6 +191,15 @@ fn array_fixed_and_range_specs_shape_the_inputs() {
         [r#""infeasible" "exhaustive path exploration""#],
         "{statuses:?}"
     );
+    // And no access of the four-element array goes out of bounds.
+    let targets: Vec<&serde_json::Value> = trap_sides(&coverage)
+        .into_iter()
+        .filter(|s| s["arm"] == "trap")
+        .collect();
+    assert!(!targets.is_empty());
+    for target in targets {
+        assert_eq!(target["status"], "infeasible", "{target}");
+    }
 
     let bad = cover_with(
         "array_sum",
