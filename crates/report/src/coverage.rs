@@ -191,15 +191,15 @@ struct SiteRow {
 
 /// How the trap targets ended: reached (by a finding), proved unreachable, or neither.
 #[derive(Serialize)]
-struct TrapCounts {
-    targets: usize,
-    reached: usize,
-    infeasible: usize,
-    not_reached: usize,
+pub(crate) struct TrapCounts {
+    pub(crate) targets: usize,
+    pub(crate) reached: usize,
+    pub(crate) infeasible: usize,
+    pub(crate) not_reached: usize,
 }
 
 impl TrapCounts {
-    fn of(traps: &[SideReport]) -> TrapCounts {
+    pub(crate) fn of(traps: &[SideReport]) -> TrapCounts {
         let tally = SideTally::of(traps);
         TrapCounts {
             targets: traps.len(),
@@ -295,8 +295,9 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
 }
 
 /// The share of the sides that can be taken which some input takes, in percent:
-/// `100 × covered / (sides − infeasible)`, and 100 when no side can be taken. What
-/// `--fail-under` compares, and the headline of `report.html`.
+/// `100 × covered / (sides − infeasible)`, and 100 when no side can be taken. Over the
+/// program's own branch sides ([`Coverage::feasible_percent`]), what `--fail-under`
+/// compares and the headline of `report.html`.
 pub fn feasible_percent(tally: SideTally) -> f64 {
     let feasible = tally.covered + tally.not_reached;
     if feasible == 0 {
@@ -307,6 +308,18 @@ pub fn feasible_percent(tally: SideTally) -> f64 {
 }
 
 impl Coverage<'_> {
+    /// The program's own branch sides and the trap targets (the `trap` sides of guards;
+    /// their `safe` sides are in neither), as `coverage.json` counts them.
+    pub fn split_sides(&self) -> (Vec<SideReport>, Vec<SideReport>) {
+        self.module.split_trap_targets(self.sides)
+    }
+
+    /// The feasible coverage of the program's own branch sides, in percent
+    /// ([`feasible_percent`]).
+    pub fn feasible_percent(&self) -> f64 {
+        feasible_percent(SideTally::of(&self.split_sides().0))
+    }
+
     /// `cover` or `explore`.
     pub(crate) fn engine_name(&self) -> &'static str {
         self.ending.map_or(self.engine, |e| e.stats.engine())
@@ -392,7 +405,7 @@ impl Coverage<'_> {
 
     /// `coverage.json` (schema 1, see the module docs).
     pub fn to_json(&self) -> Result<String, ReportError> {
-        let (branches, traps) = self.module.split_trap_targets(self.sides);
+        let (branches, traps) = self.split_sides();
         let tally = SideTally::of(&branches);
         let json = CoverageJson {
             schema: SCHEMA_VERSION,
@@ -421,7 +434,7 @@ impl Coverage<'_> {
     /// side not covered.
     pub fn summary(&self) -> String {
         let mut text = String::new();
-        let (branches, traps) = self.module.split_trap_targets(self.sides);
+        let (branches, traps) = self.split_sides();
         let total = branches.len();
         let SideTally {
             covered,

@@ -5,7 +5,7 @@
 //! the run rewrites them with the final statuses and writes the JUnit file when one was
 //! asked for.
 
-use crate::coverage::{feasible_percent, Coverage, Ending};
+use crate::coverage::{Coverage, Ending};
 use crate::error::ReportError;
 use crate::findings::{dir_name, FindingRow};
 use crate::html::{coverage_page, Sources, REPORT_HTML};
@@ -17,7 +17,7 @@ use fpforge_cover::CoverEvent;
 use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
 use fpforge_explore::ExploreEvent;
 use fpforge_spec::InputSpec;
-use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, SideTally, Witness};
+use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, Witness};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -31,7 +31,8 @@ pub struct Finished {
     pub text: String,
     /// Crashes and hangs found.
     pub findings: usize,
-    /// `100 × covered / (sides − infeasible)` ([`feasible_percent`]).
+    /// `100 × covered / (sides − infeasible)` over the program's own branch sides
+    /// ([`Coverage::feasible_percent`]).
     pub feasible_percent: f64,
 }
 
@@ -194,6 +195,7 @@ impl<'m> CoverageOut<'m> {
         self.rewrite(Some((sides, ending)));
         let coverage = self.coverage(sides, Some(ending));
         let mut text = coverage.summary();
+        let feasible_percent = coverage.feasible_percent();
         if let Some(path) = &self.junit {
             write_atomic(path, &junit_xml(&coverage))?;
         }
@@ -223,7 +225,7 @@ impl<'m> CoverageOut<'m> {
         Ok(Finished {
             text,
             findings: self.findings.len(),
-            feasible_percent: feasible_percent(SideTally::of(sides)),
+            feasible_percent,
         })
     }
 

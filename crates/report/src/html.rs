@@ -5,16 +5,17 @@
 //!   totals of `coverage.json`, the source of the function with each line that holds a
 //!   branch site marked by the most urgent status of its sides (covered, infeasible, not
 //!   reached; a line where a finding trapped is marked as a finding), every side with its
-//!   witness input or the reason it is open, the crashes and hangs with the command that
-//!   replays them, and the tests;
-//! - [`final_accuracy_page`] and [`partial_accuracy_page`]: for `accuracy`, rewritten with `report.json` from the same data:
-//!   the worst inputs with their errors and the operations to blame.
+//!   witness input or the reason it is open, the trap targets apart, the crashes and
+//!   hangs with the command that replays them, and the tests;
+//! - [`final_accuracy_page`] and [`partial_accuracy_page`]: for `accuracy`, rewritten
+//!   with `report.json` from the same data: the worst inputs with their errors and the
+//!   operations to blame.
 //!
 //! Every figure a test compares with the JSON sits in an element whose `id` is the JSON
 //! field's name (`<span id="covered">12</span>`, exact values in `data-value`), every side
-//! in an element with `data-side` and `data-status` (the status word of `coverage.json`).
-//! Text from the user's files (source lines, names, messages, inputs) goes through
-//! [`escape`].
+//! and trap target in an element with `data-side` and `data-status` (the status word of
+//! `coverage.json`). Text from the user's files (source lines, names, messages, inputs)
+//! goes through [`escape`].
 
 mod accuracy_page;
 mod coverage_page;
@@ -54,11 +55,13 @@ header.top h1 code { background: #3d444d; color: #fff; font-size: 18px; }
 header.top .sub { color: #c9d1d9; margin-top: 6px; }
 header.top .tool { color: #9ea7b3; font-weight: 400; }
 main { max-width: 1240px; margin: 0 auto; padding: 16px 32px 40px; }
-.tiles { display: flex; flex-wrap: wrap; gap: 10px; margin: 4px 0 14px; }
+.tiles { display: flex; flex-wrap: wrap; gap: 8px; margin: 4px 0 14px; }
 .tile { background: #fff; border: 1px solid var(--border); border-radius: 8px;
-  padding: 8px 16px 10px; min-width: 112px; }
+  padding: 8px 14px 10px; min-width: 100px; }
 .tile .n { display: block; font-size: 24px; font-weight: 600; line-height: 1.3; }
 .tile .l { color: var(--muted); font-size: 11.5px; text-transform: uppercase; letter-spacing: .05em; }
+.tile .s { display: block; color: var(--muted); font-size: 11.5px; }
+.tile .of { color: var(--muted); font-size: 16px; font-weight: 400; }
 .tile.covered .n { color: var(--covered); }
 .tile.infeasible .n { color: var(--infeasible); }
 .tile.not-reached .n { color: var(--not-reached); }
@@ -114,6 +117,7 @@ tr.notes td.code { white-space: normal; padding: 4px 12px 8px;
 .badge.infeasible { background: var(--infeasible-bg); color: var(--infeasible); }
 .badge.not-reached { background: var(--not-reached-bg); color: var(--not-reached); }
 .badge.finding { background: var(--finding-bg); color: var(--finding); }
+.badge.open { background: #fff; color: var(--muted); box-shadow: inset 0 0 0 1px var(--border); }
 .warn { color: #9a6700; }
 footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
 "#;

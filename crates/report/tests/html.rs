@@ -1,6 +1,7 @@
 //! `report.html` of a coverage run, independent of any engine: the statuses of
 //! `tests/fixtures/report/gauge.c`'s sides are set by hand (covered by a test or by a
-//! crash, proved infeasible, not reached with a closest test) and the page is compared
+//! crash, proved infeasible, not reached with a closest test; trap targets reached,
+//! proved unreachable and not reached) and the page is compared
 //! with the golden file `gauge.html` beside it (re-bless with `FPFORGE_BLESS=1`); a
 //! source that cannot be read puts every side in the list of sides without source.
 
@@ -9,7 +10,7 @@ use fpforge_report::findings::FindingRow;
 use fpforge_report::html::{coverage_page, Sources};
 use fpforge_report::{Ending, EngineStats};
 use fpir::{
-    Closest, InfeasibleMethod, MissReason, Module, SideReport, SideStatus, SrcLoc, Witness,
+    Closest, Effort, InfeasibleMethod, MissReason, Module, SideReport, SideStatus, SrcLoc, Witness,
 };
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,12 +19,15 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/report")
 }
 
-/// The fixture's module, its source files named by absolute paths (clang names them
-/// relative to the working directory).
+/// The fixture's module with trap guards, as `cover` runs it, its source files named by
+/// absolute paths (clang names them relative to the working directory).
 fn module() -> Module {
     let dir = fixtures().canonicalize().unwrap();
     let mut module =
         fpforge_lower::load(&[dir.join("gauge.c")], &Default::default()).expect("lowers");
+    let gauge = module.func_by_name("gauge").unwrap();
+    let reached = module.reachable_funcs(gauge);
+    fpir::guard::add_trap_guards(&mut module, &reached).unwrap();
     let files: Vec<String> = module
         .files
         .values()
@@ -44,16 +48,30 @@ fn statuses() -> Vec<(&'static str, SideStatus)> {
     let test = |i| SideStatus::Covered {
         witness: Witness::Test(i),
     };
+    let crash = SideStatus::Covered {
+        witness: Witness::Finding(0),
+    };
     let infeasible = |method| SideStatus::Infeasible { method };
+    let not_reached = |closest, effort| SideStatus::NotReached {
+        reason: MissReason {
+            branch_reached: true,
+            closest,
+            effort,
+        },
+    };
+    let searched = Effort {
+        aimed_searches: 20,
+        aimed_evaluations: 41_000,
+        proof_time: Some(Duration::from_millis(1200)),
+    };
+    let closest = Closest {
+        test: 3,
+        distance: 2.5e16,
+    };
     vec![
         ("br0:T", test(0)),
         ("br0:F", test(0)),
-        (
-            "br1:T",
-            SideStatus::Covered {
-                witness: Witness::Finding(0),
-            },
-        ),
+        ("br1:T", crash),
         ("br1:F", test(0)),
         ("br2:T", infeasible(InfeasibleMethod::ConstantCondition)),
         ("br2:F", test(0)),
@@ -63,30 +81,17 @@ fn statuses() -> Vec<(&'static str, SideStatus)> {
         ("br4:F", test(0)),
         ("br5:case0", test(0)),
         ("br5:case3", test(3)),
-        (
-            "br5:default",
-            SideStatus::NotReached {
-                reason: MissReason {
-                    branch_reached: true,
-                    closest: None,
-                },
-            },
-        ),
+        ("br5:default", not_reached(None, Effort::default())),
         ("br6:T", test(1)),
         ("br6:F", test(0)),
-        (
-            "br7:T",
-            SideStatus::NotReached {
-                reason: MissReason {
-                    branch_reached: true,
-                    closest: Some(Closest {
-                        test: 3,
-                        distance: 2.5e16,
-                    }),
-                },
-            },
-        ),
+        ("br7:T", not_reached(Some(closest), searched)),
         ("br7:F", test(3)),
+        ("br8:trap", crash),
+        ("br8:safe", test(0)),
+        ("br9:trap", not_reached(None, searched)),
+        ("br9:safe", test(3)),
+        ("br10:trap", infeasible(InfeasibleMethod::PrefixExploration)),
+        ("br10:safe", test(2)),
     ]
 }
 
@@ -105,12 +110,12 @@ fn page(module: &Module) -> String {
     let findings = [FindingRow {
         kind: "crash",
         number: 1,
-        trap: "out-of-bounds access of 8 bytes at 0x400030".into(),
+        trap: "out-of-bounds access of 8 bytes at offset 32 of a 32-byte object".into(),
         function: "gauge".into(),
-        location: "gauge.c:11:30".into(),
+        location: "gauge.c:12:30".into(),
         loc: Some(SrcLoc {
             file,
-            line: 11,
+            line: 12,
             col: 30,
         }),
         file: "crashes/1.txt".into(),
@@ -178,7 +183,10 @@ fn sides_of_an_unreadable_source_are_listed_without_it() {
         .nth(1)
         .expect("a section of sides without source");
     assert!(unplaced.contains("cannot read gauge.c.gone"), "{unplaced}");
-    for (name, status) in statuses() {
+    let shown = statuses()
+        .into_iter()
+        .filter(|(n, _)| !n.ends_with(":safe"));
+    for (name, status) in shown {
         let word = match status {
             SideStatus::Covered { .. } => "covered",
             SideStatus::Infeasible { .. } => "infeasible",
@@ -187,5 +195,9 @@ fn sides_of_an_unreadable_source_are_listed_without_it() {
         let row = format!("<tr data-side=\"{name}\" data-status=\"{word}\">");
         assert!(unplaced.contains(&row), "{row} missing");
     }
+    assert!(
+        !unplaced.contains(":safe"),
+        "guards' safe sides are not shown"
+    );
     assert!(!text.contains("<table class=\"src\">"), "no source table");
 }

@@ -1,9 +1,9 @@
 //! What a CI job reads from `cover` and `explore`: the JUnit file (`--junit`), parsed
-//! back, counts what `coverage.json` counts and gives each side the outcome of its
-//! status; `--fail-under` exits 4 below the threshold and 0 at or above it, after every
-//! file is written, and crashes exit 3 whatever the coverage.
+//! back, counts what `coverage.json` counts and gives each side and trap target the
+//! outcome of its status; `--fail-under` exits 4 below the threshold and 0 at or above
+//! it, after every file is written, and crashes exit 3 whatever the coverage.
 
-use crate::common::{coverage_sides, fpforge_on_gauge as gauge, json_file, stderr};
+use crate::common::{coverage_sides, fpforge_on_gauge as gauge, json_file, stderr, trap_sides};
 
 /// The feasible coverage of a `coverage.json`, in percent.
 fn feasible_percent(coverage: &serde_json::Value) -> f64 {
@@ -20,7 +20,9 @@ fn count(node: roxmltree::Node<'_, '_>, name: &str) -> u64 {
 }
 
 /// Checks the JUnit file against `coverage.json`: the counts of both levels, one test
-/// case per side with the outcome of its status, one error per finding with its input.
+/// case per side with the outcome of its status, one per trap target no finding reached
+/// (passing when proved unreachable, skipped when not reached), none for the guards'
+/// `safe` sides, one error per finding with its input.
 fn check_junit(xml: &str, coverage: &serde_json::Value) {
     let doc = roxmltree::Document::parse(xml).expect("the JUnit file is well-formed XML");
     let suites = doc.root_element();
@@ -31,32 +33,50 @@ fn check_junit(xml: &str, coverage: &serde_json::Value) {
         .expect("a testsuite");
     assert_eq!(suite.attribute("name"), coverage["function"].as_str());
     let field = |name: &str| coverage[name].as_u64().unwrap();
+    let trap_field = |name: &str| coverage["traps"][name].as_u64().unwrap();
     let findings = field("crashes") + field("hangs");
+    let tests = field("sides") + findings + trap_field("targets") - trap_field("reached");
     for node in [suites, suite] {
-        assert_eq!(count(node, "tests"), field("sides") + findings);
+        assert_eq!(count(node, "tests"), tests);
         assert_eq!(count(node, "failures"), field("not_reached"));
         assert_eq!(count(node, "errors"), findings);
     }
-    assert_eq!(count(suite, "skipped"), field("infeasible"));
+    let skipped = field("infeasible") + trap_field("not_reached");
+    assert_eq!(count(suite, "skipped"), skipped);
     let cases: Vec<roxmltree::Node> = suite
         .children()
         .filter(|n| n.has_tag_name("testcase"))
         .collect();
-    assert_eq!(cases.len() as u64, field("sides") + findings);
-    for side in coverage_sides(coverage) {
+    assert_eq!(cases.len() as u64, tests);
+    let guards = trap_sides(coverage);
+    assert!(!guards.is_empty(), "gauge has trap targets");
+    for side in coverage_sides(coverage).into_iter().chain(guards) {
         let name = side["side"].as_str().unwrap();
-        let case = cases
-            .iter()
-            .find(|c| c.attribute("name") == Some(name))
-            .unwrap_or_else(|| panic!("no test case {name}"));
+        let case = cases.iter().find(|c| c.attribute("name") == Some(name));
+        let (arm, status) = (side["arm"].as_str().unwrap(), side["status"].as_str());
+        let case = match (arm, status.unwrap()) {
+            ("safe", _) | ("trap", "covered") => {
+                assert!(case.is_none(), "{name} has no test case of its own");
+                continue;
+            }
+            _ => case.unwrap_or_else(|| panic!("no test case {name}")),
+        };
         assert_eq!(case.attribute("classname"), coverage["function"].as_str());
         let outcome = |tag: &str| case.children().find(|n| n.has_tag_name(tag));
-        match side["status"].as_str().unwrap() {
-            "covered" => assert!(
+        match (arm, status.unwrap()) {
+            ("trap", "infeasible") | (_, "covered") => assert!(
                 outcome("failure").or(outcome("skipped")).is_none(),
                 "{name} passes"
             ),
-            "infeasible" => {
+            ("trap", _) => {
+                let skipped = outcome("skipped").expect("an open trap target is skipped");
+                let message = skipped.attribute("message").unwrap();
+                assert!(
+                    message.starts_with("trap target not reached: "),
+                    "{message}"
+                );
+            }
+            (_, "infeasible") => {
                 let skipped = outcome("skipped").expect("an infeasible side is skipped");
                 let method = side["method"].as_str().unwrap();
                 let message = format!("infeasible: {method}");

@@ -1,11 +1,12 @@
 //! `report.html` as a browser shows it: headless Chromium (apt `chromium`, which
 //! `scripts/setup.sh` installs) loads the page of a `cover`, an `explore` and an
 //! `accuracy` run; the DOM it builds holds the figures of `coverage.json` /
-//! `report.json` and every side with its status; a screenshot of each page is saved
+//! `report.json` and every side and trap target with its status (the guards' `safe`
+//! sides, the normal path, are not shown); a screenshot of each page is saved
 //! under `target/report-screenshots/` for a person to look at (the path is printed).
 
 use crate::accuracy::accuracy;
-use crate::common::{coverage_sides, fpforge_on_gauge, json_file, stderr};
+use crate::common::{coverage_sides, fpforge_on_gauge, json_file, stderr, trap_sides};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -108,7 +109,23 @@ fn check_coverage_page(command: &str) {
         let shown: u64 = text(&dom, field).parse().unwrap();
         assert_eq!(shown, coverage[field].as_u64().unwrap(), "{field}");
     }
-    let sides = coverage_sides(&coverage);
+    for field in ["targets", "reached", "infeasible", "not_reached"] {
+        let shown: u64 = text(&dom, &format!("traps_{field}")).parse().unwrap();
+        assert_eq!(
+            shown,
+            coverage["traps"][field].as_u64().unwrap(),
+            "traps {field}"
+        );
+    }
+    let traps = trap_sides(&coverage)
+        .into_iter()
+        .filter(|t| t["arm"] == "trap");
+    let sides: Vec<&serde_json::Value> =
+        coverage_sides(&coverage).into_iter().chain(traps).collect();
+    assert!(
+        sides.iter().any(|side| side["arm"] == "trap"),
+        "gauge has trap targets"
+    );
     assert_eq!(dom.matches(" data-side=\"").count(), sides.len());
     for side in sides {
         let (name, status) = (side["side"].as_str().unwrap(), side["status"].as_str());

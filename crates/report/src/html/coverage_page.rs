@@ -1,13 +1,18 @@
 //! The page of a `cover` or `explore` run: the totals of `coverage.json`, the crashes and
-//! hangs, the source with its sides, the sides no readable source line holds, and the
-//! tests.
+//! hangs, the source with its sides and trap targets, the sides no readable source line
+//! holds, and the tests. Trap targets (the `trap` sides of the guards fpforge puts before
+//! instructions that may trap) are shown apart from the program's sides: reached is a
+//! finding, not reached is no gap in coverage, and they never mark a line; the guards'
+//! `safe` sides (the normal path) are not shown.
 
 use super::source::{function_lines, merge_ranges, with_leading_comment};
 use super::{badge, code, page, tile, Sources};
-use crate::coverage::{feasible_percent, infeasible_reason, miss_reason, status_word, Coverage};
+use crate::coverage::{
+    feasible_percent, infeasible_reason, miss_reason, status_word, Coverage, TrapCounts,
+};
 use crate::escape::escape;
 use crate::findings::FindingRow;
-use fpir::{FileId, Func, SideReport, SideStatus, SideTally, SrcLoc, Witness};
+use fpir::{FileId, Func, SideReport, SideStatus, SideTally, SrcLoc, TrapCheck, Witness};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -40,22 +45,33 @@ impl Mark {
     }
 }
 
+/// A side the page shows: one of the program's branch sides, or a trap target (with the
+/// fault its guard tests for).
+#[derive(Clone, Copy)]
+struct Shown {
+    report: SideReport,
+    trap: Option<TrapCheck>,
+}
+
 /// What is shown under one source line: the sides of the sites on it and the findings
-/// that trapped there (indices into the coverage's sides and findings).
+/// that trapped there (indices into the coverage's findings).
 #[derive(Default)]
 struct LineNotes {
-    sides: Vec<usize>,
+    sides: Vec<Shown>,
     findings: Vec<usize>,
 }
 
 impl LineNotes {
-    fn mark(&self, coverage: &Coverage<'_>) -> Mark {
+    /// The line's mark: from the program's sides and the findings; none for a line that
+    /// holds only trap targets.
+    fn mark(&self) -> Option<Mark> {
         let sides = self
             .sides
             .iter()
-            .map(|&i| Mark::of(&coverage.sides[i].status));
+            .filter(|s| s.trap.is_none())
+            .map(|s| Mark::of(&s.report.status));
         let findings = self.findings.iter().map(|_| Mark::Finding);
-        sides.chain(findings).max().unwrap_or(Mark::Covered)
+        sides.chain(findings).max()
     }
 }
 
@@ -63,7 +79,7 @@ impl LineNotes {
 struct Placement {
     lines: BTreeMap<(FileId, u32), LineNotes>,
     /// Sides without a source location.
-    unlocated: Vec<usize>,
+    unlocated: Vec<Shown>,
     /// Line ranges of the functions the report is about, by file (the entry's first).
     files: Vec<(FileId, Vec<(u32, u32)>)>,
 }
@@ -73,10 +89,19 @@ impl Placement {
         let module = coverage.module;
         let mut lines: BTreeMap<(FileId, u32), LineNotes> = BTreeMap::new();
         let mut unlocated = Vec::new();
-        for (i, report) in coverage.sides.iter().enumerate() {
-            match module.branch_sites[report.side.site].loc {
-                Some(loc) if loc.line > 0 => lines.entry(key(loc)).or_default().sides.push(i),
-                _ => unlocated.push(i),
+        let (branches, traps) = coverage.split_sides();
+        let traps = traps.into_iter().map(|report| Shown {
+            report,
+            trap: module.trap_check(report.side.site),
+        });
+        let shown = branches
+            .into_iter()
+            .map(|report| Shown { report, trap: None })
+            .chain(traps);
+        for side in shown {
+            match module.branch_sites[side.report.side.site].loc {
+                Some(loc) if loc.line > 0 => lines.entry(key(loc)).or_default().sides.push(side),
+                _ => unlocated.push(side),
             }
         }
         for (k, finding) in coverage.findings.iter().enumerate() {
@@ -151,10 +176,10 @@ pub fn coverage_page(coverage: &Coverage<'_>, sources: &mut Sources) -> String {
     totals(&mut body, coverage);
     findings_section(&mut body, coverage);
     let placement = Placement::of(coverage);
-    let mut unplaced: Vec<(usize, String)> = placement
+    let mut unplaced: Vec<(Shown, String)> = placement
         .unlocated
         .iter()
-        .map(|&i| (i, "no source location".to_string()))
+        .map(|&side| (side, "no source location".to_string()))
         .collect();
     for (file, ranges) in &placement.files {
         match sources.lines(coverage.module, *file) {
@@ -170,7 +195,7 @@ pub fn coverage_page(coverage: &Coverage<'_>, sources: &mut Sources) -> String {
             Err(why) => {
                 let sides = placement.lines.range((*file, 0)..=(*file, u32::MAX));
                 let why = why.to_string();
-                unplaced.extend(sides.flat_map(|(_, n)| n.sides.iter().map(|&i| (i, why.clone()))));
+                unplaced.extend(sides.flat_map(|(_, n)| n.sides.iter().map(|&s| (s, why.clone()))));
             }
         }
     }
@@ -213,14 +238,15 @@ fn header(out: &mut String, coverage: &Coverage<'_>) {
 }
 
 fn totals(out: &mut String, coverage: &Coverage<'_>) {
-    let tally = SideTally::of(coverage.sides);
-    let sides = coverage.sides.len();
+    let (branches, traps) = coverage.split_sides();
+    let tally = SideTally::of(&branches);
+    let sides = branches.len();
     let percent = feasible_percent(tally);
     out.push_str("<div class=\"tiles\">\n");
     let _ = writeln!(
         out,
         "<div class=\"tile headline\"><span class=\"n\" id=\"feasible_percent\" data-value=\"{percent}\">{percent:.1}%</span>\
-         <span class=\"l\">of feasible sides covered</span></div>"
+         <span class=\"l\">feasible coverage</span></div>"
     );
     tile(out, "sides", sides, "branch sides", "");
     tile(out, "covered", tally.covered, "covered", "covered");
@@ -253,6 +279,9 @@ fn totals(out: &mut String, coverage: &Coverage<'_>) {
         "hangs",
         "finding",
     );
+    if !traps.is_empty() {
+        trap_tile(out, &TrapCounts::of(&traps));
+    }
     out.push_str("</div>\n<div class=\"bar\">");
     for (count, class) in [
         (tally.covered, "covered"),
@@ -274,7 +303,28 @@ fn totals(out: &mut String, coverage: &Coverage<'_>) {
          <span><span class=\"swatch not-reached\"></span>not reached: no input found, no proof</span>\
          <span><span class=\"swatch finding\"></span>finding: an input crashes or hangs here</span>\
          </div>\n<p class=\"muted\">feasible coverage = covered / (sides &minus; infeasible), \
-         what <code>--fail-under</code> compares</p>\n",
+         what <code>--fail-under</code> compares",
+    );
+    if !traps.is_empty() {
+        out.push_str(
+            "; trap targets (checks fpforge puts before each instruction that may trap) \
+             count apart: reached is a crash, not reached is no gap in coverage",
+        );
+    }
+    out.push_str("</p>\n");
+}
+
+/// The trap targets' tile: how many, and how they ended (the `traps` object of
+/// `coverage.json`, each count under its field's name).
+fn trap_tile(out: &mut String, counts: &TrapCounts) {
+    let _ = writeln!(
+        out,
+        "<div class=\"tile finding\"><span class=\"n\"><span id=\"traps_reached\">{}</span>\
+         <span class=\"of\">/<span id=\"traps_targets\">{}</span></span></span>\
+         <span class=\"l\">trap targets reached</span><span class=\"s\">\
+         <span id=\"traps_infeasible\">{}</span> unreachable &middot; \
+         <span id=\"traps_not_reached\">{}</span> open</span></div>",
+        counts.reached, counts.targets, counts.infeasible, counts.not_reached
     );
 }
 
@@ -325,7 +375,7 @@ struct FileView<'c, 'a> {
 impl FileView<'_, '_> {
     /// Writes the section of `ranges` (with the comment above each range's first line);
     /// returns the sides on lines the file does not have (it changed since compiling).
-    fn section(&self, out: &mut String, ranges: &[(u32, u32)]) -> Vec<(usize, String)> {
+    fn section(&self, out: &mut String, ranges: &[(u32, u32)]) -> Vec<(Shown, String)> {
         let path = &self.coverage.module.files[self.file];
         let count = self.lines.len() as u32;
         let shown: Vec<(u32, u32)> = ranges
@@ -351,14 +401,14 @@ impl FileView<'_, '_> {
         let beyond = format!("{path} has fewer lines than its debug information names");
         self.notes
             .range((self.file, count + 1)..=(self.file, u32::MAX))
-            .flat_map(|(_, n)| n.sides.iter().map(|&i| (i, beyond.clone())))
+            .flat_map(|(_, n)| n.sides.iter().map(|&s| (s, beyond.clone())))
             .collect()
     }
 
     fn line_row(&self, out: &mut String, line: u32) {
         let text = &self.lines[line as usize - 1];
         let notes = self.notes.get(&(self.file, line));
-        let class = notes.map_or("", |n| n.mark(self.coverage).class());
+        let class = notes.and_then(LineNotes::mark).map_or("", Mark::class);
         let id = format!("{}-L{line}", self.file);
         let _ = writeln!(
             out,
@@ -368,8 +418,8 @@ impl FileView<'_, '_> {
         );
         let Some(notes) = notes else { return };
         out.push_str("<tr class=\"notes\"><td class=\"ln\"></td><td class=\"mark\"></td><td class=\"code\">\n");
-        for &i in &notes.sides {
-            side_note(out, self.coverage, &self.coverage.sides[i]);
+        for side in &notes.sides {
+            side_note(out, self.coverage, side);
         }
         for &k in &notes.findings {
             finding_note(out, &self.coverage.findings[k]);
@@ -379,23 +429,56 @@ impl FileView<'_, '_> {
 }
 
 /// One side under its line: name, status, and its witness or why it is open.
-fn side_note(out: &mut String, coverage: &Coverage<'_>, report: &SideReport) {
-    let name = coverage.module.side_name(report.side);
-    let word = status_word(&report.status);
+fn side_note(out: &mut String, coverage: &Coverage<'_>, side: &Shown) {
+    let name = coverage.module.side_name(side.report.side);
     let _ = writeln!(
         out,
-        "<div class=\"note\" data-side=\"{}\" data-status=\"{word}\"><span class=\"name mono\">{}</span>{}\
+        "<div class=\"note\" data-side=\"{name}\" data-status=\"{}\"><span class=\"name mono\">{name}</span>{}\
          <span class=\"why\">{}</span></div>",
-        escape(&name),
-        escape(&name),
-        badge(Mark::of(&report.status).class(), word),
-        side_detail(coverage, &report.status)
+        status_word(&side.report.status),
+        side_badge(side),
+        side_detail(coverage, side),
+        name = escape(&name),
     );
 }
 
-/// What the page says about a side of this status: its witness input, the proof, or
-/// why it is open (in the summary's words), as HTML.
-fn side_detail(coverage: &Coverage<'_>, status: &SideStatus) -> String {
+/// The badge of a side: the status word of `coverage.json` for the program's sides; for
+/// a trap target `reached` (a finding), `proved unreachable` or `not reached`, the last
+/// in a colour that does not count it as a gap.
+fn side_badge(side: &Shown) -> String {
+    let status = &side.report.status;
+    match (side.trap, status) {
+        (None, _) => badge(Mark::of(status).class(), status_word(status)),
+        (Some(_), SideStatus::Covered { .. }) => badge("finding", "reached"),
+        (Some(_), SideStatus::Infeasible { .. }) => badge("infeasible", "proved unreachable"),
+        (Some(_), SideStatus::NotReached { .. }) => badge("open", "not reached"),
+    }
+}
+
+/// What the page says about a side: its witness input, the proof, or why it is open (in
+/// the summary's words), as HTML; a trap target first names the fault.
+fn side_detail(coverage: &Coverage<'_>, side: &Shown) -> String {
+    let Some(check) = side.trap else {
+        return status_detail(coverage, &side.report.status);
+    };
+    let detail = match side.report.status {
+        SideStatus::Covered {
+            witness: Witness::Finding(k),
+        } => match coverage.findings.get(k) {
+            Some(f) => format!(
+                "{} fails here: {}",
+                escape(&finding_name(f)),
+                code(&f.input)
+            ),
+            None => format!("finding {k} fails here"),
+        },
+        status => status_detail(coverage, &status),
+    };
+    format!("trap target, {}: {detail}", escape(check.label()))
+}
+
+/// What the page says about a side of this status, as HTML.
+fn status_detail(coverage: &Coverage<'_>, status: &SideStatus) -> String {
     let input = |test: usize| {
         coverage
             .inputs
@@ -447,7 +530,7 @@ fn finding_note(out: &mut String, finding: &FindingRow) {
 }
 
 /// The sides no shown source line holds, with the reason.
-fn unplaced_section(out: &mut String, coverage: &Coverage<'_>, unplaced: &[(usize, String)]) {
+fn unplaced_section(out: &mut String, coverage: &Coverage<'_>, unplaced: &[(Shown, String)]) {
     if unplaced.is_empty() {
         return;
     }
@@ -455,20 +538,19 @@ fn unplaced_section(out: &mut String, coverage: &Coverage<'_>, unplaced: &[(usiz
         "<section id=\"unplaced\">\n<h2>Sides without source</h2>\n<table class=\"list\">\n\
          <tr><th>side</th><th>location</th><th>status</th><th>why no source</th><th></th></tr>\n",
     );
-    for (i, why) in unplaced {
-        let report = &coverage.sides[*i];
-        let module = coverage.module;
-        let name = module.side_name(report.side);
-        let word = status_word(&report.status);
-        let location = module.describe_loc(module.branch_sites[report.side.site].loc);
+    let module = coverage.module;
+    for (side, why) in unplaced {
+        let name = module.side_name(side.report.side);
+        let location = module.describe_loc(module.branch_sites[side.report.side.site].loc);
         let _ = writeln!(
             out,
-            "<tr data-side=\"{name}\" data-status=\"{word}\"><td class=\"mono\">{name}</td><td>{}</td>\
+            "<tr data-side=\"{name}\" data-status=\"{}\"><td class=\"mono\">{name}</td><td>{}</td>\
              <td>{}</td><td class=\"warn\">{}</td><td>{}</td></tr>",
+            status_word(&side.report.status),
             code(&location),
-            badge(Mark::of(&report.status).class(), word),
+            side_badge(side),
             escape(why),
-            side_detail(coverage, &report.status),
+            side_detail(coverage, side),
             name = escape(&name),
         );
     }
@@ -481,7 +563,7 @@ fn tests_section(out: &mut String, coverage: &Coverage<'_>) {
         return;
     }
     let mut credited: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for report in coverage.sides {
+    for report in &coverage.split_sides().0 {
         if let SideStatus::Covered {
             witness: Witness::Test(test),
         } = report.status
