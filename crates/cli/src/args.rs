@@ -202,6 +202,11 @@ pub struct CoverArgs {
     /// branch sides happens upon them.
     #[arg(long)]
     pub no_trap_targets: bool,
+    /// Start from your own inputs: a file of argument lines as `inputs.txt` holds them
+    /// (a previous run's `inputs.txt`, say; blank lines and `#` comments skipped). They
+    /// run first and the search goes on from them.
+    #[arg(long, value_name = "FILE")]
+    pub seeds: Option<PathBuf>,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,
@@ -295,6 +300,11 @@ pub struct ExploreArgs {
     /// branch sides happens upon them.
     #[arg(long)]
     pub no_trap_targets: bool,
+    /// Start from your own inputs: a file of argument lines as `inputs.txt` holds them
+    /// (a previous run's `inputs.txt`, say; blank lines and `#` comments skipped). They
+    /// run first and the search goes on from them.
+    #[arg(long, value_name = "FILE")]
+    pub seeds: Option<PathBuf>,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,

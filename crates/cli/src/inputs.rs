@@ -4,7 +4,9 @@
 
 use crate::options::{Program, TrapTargets};
 use anyhow::{bail, Context, Result};
+use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
+use std::path::Path;
 
 /// A module loaded from the inputs, with the entry function resolved.
 pub struct Loaded {
@@ -72,4 +74,22 @@ fn find_function(module: &Module, name: &str) -> Result<Func> {
     };
     Err(anyhow::anyhow!("no function named `{name}` ({available})"))
         .context("cannot find the entry function")
+}
+
+/// The inputs of a `--seeds` file for `spec`: one argument line each (blank lines and
+/// `#` comments skipped); a line that does not fit is an error naming `FILE:LINE`.
+pub fn read_seeds(path: Option<&Path>, spec: &InputSpec) -> Result<Vec<Vec<u64>>> {
+    let Some(path) = path else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --seeds file {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(i, line)| {
+            spec.parse_line(line.trim())
+                .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))
+        })
+        .collect()
 }

@@ -30,6 +30,22 @@ pub const EXIT_FINDINGS: u8 = EXIT_TRAPPED;
 /// `--fail-under` (and that found no crash or hang).
 pub const EXIT_FAIL_UNDER: u8 = 4;
 
+/// Exit code of a search that Ctrl-C stopped, after it wrote what it found (the shell's
+/// code for SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The exit code of a search that ended as `interrupted` says, with `findings` crashes
+/// or hangs: an interruption first, then findings.
+pub fn search_exit(interrupted: bool, findings: usize) -> ExitCode {
+    if interrupted {
+        ExitCode::from(EXIT_INTERRUPTED)
+    } else if findings > 0 {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => commands::run::run(args.try_into()?),

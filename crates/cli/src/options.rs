@@ -258,6 +258,8 @@ pub struct CoverOptions {
     pub config: CoverConfig,
     /// Hand the sides the search leaves open to concolic execution.
     pub reach: bool,
+    /// `--seeds`: a file of the user's inputs.
+    pub seeds: Option<PathBuf>,
     /// Output directory.
     pub out: PathBuf,
     /// The JUnit file and the coverage threshold.
@@ -316,6 +318,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             program,
             config,
             reach: !args.no_reach,
+            seeds: args.seeds,
             out: args.out,
             ci: args.ci.try_into()?,
         })
@@ -406,6 +409,8 @@ pub struct ExploreOptions {
     pub program: Program,
     /// The engine.
     pub engine: EngineOptions,
+    /// `--seeds`: a file of the user's inputs.
+    pub seeds: Option<PathBuf>,
     /// Output directory.
     pub out: PathBuf,
     /// The JUnit file and the coverage threshold.
@@ -420,6 +425,7 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
             program: Program::files_only(&args.items, &args.program, "explore")?
                 .with_trap_targets(TrapTargets::unless(args.no_trap_targets)),
             engine: args.engine.try_into()?,
+            seeds: args.seeds,
             out: args.out,
             ci: args.ci.try_into()?,
         })

@@ -458,12 +458,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// job); returns why it stopped and how many starts ran.
     fn run(&mut self, shared: &Shared<'_, '_>) -> Result<(CoverStop, u32), CoverError> {
         let config = shared.config;
-        let specials = if config.seeding {
-            self.plan.special_points()
-        } else {
-            Vec::new()
-        };
-        for point in specials {
+        let mut points = self.seed_points();
+        if config.seeding {
+            points.extend(self.plan.special_points());
+        }
+        for point in points {
             if let Some(stop) = self.must_stop() {
                 return Ok((stop, 0));
             }
@@ -580,10 +579,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             };
             self.interp.observer_mut().target = aim;
             let evals_before = self.evals;
+            let seed = self.seed_point(start as usize);
             let point = match aim {
                 Some(_) => self.closest_test(),
                 None => from_witness
                     .take()
+                    .or(seed)
                     .unwrap_or_else(|| self.plan.start(&mut rng)),
             };
             if self.covered_count == self.table.len() {
@@ -823,6 +824,19 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         Some(s as u32)
     }
 
+    /// The user's seed inputs ([`CoverConfig::seeds`]) as search points.
+    fn seed_points(&self) -> Vec<Vec<f64>> {
+        (0..self.shared.config.seeds.len())
+            .filter_map(|i| self.seed_point(i))
+            .collect()
+    }
+
+    /// Seed input `i` as a search point.
+    fn seed_point(&self, i: usize) -> Option<Vec<f64>> {
+        let bits = self.shared.config.seeds.get(i)?;
+        (bits.len() == self.plan.dims()).then(|| self.plan.encode(&self.plan.test(bits.clone())))
+    }
+
     /// The point of the test closest to the current target (each test is run once).
     fn closest_test(&mut self) -> Vec<f64> {
         let points: Vec<Vec<f64>> = self.tests.iter().map(|t| self.plan.encode(t)).collect();
@@ -911,11 +925,14 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     }
 
     /// Hands the sides still open to `prover` (see [`Search::settle_sides`]).
+    /// Sides the prover already answered `unknown` for are not asked again: its
+    /// answer would not change.
     fn settle(&mut self, prover: &dyn SideProver) -> Result<(), CoverError> {
         let open: Vec<usize> = (0..self.table.len())
-            .filter(|&s| !self.covered[s])
+            .filter(|&s| !self.covered[s] && self.effort[s].proof_time.is_none())
             .collect();
-        self.settle_sides(prover, &open)
+        let time = self.prover_time(PROVER_DEFAULT_MAX_TIME);
+        self.settle_sides(prover, &open, time)
     }
 
     /// When the only open sides are trap targets (the program's own are all covered or
@@ -938,7 +955,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             return Ok(());
         }
         self.trap_targets_settled = true;
-        self.settle_sides(prover.as_ref(), &open)?;
+        let time = self.prover_time(PROVER_MIN_TIME);
+        self.settle_sides(prover.as_ref(), &open, time)?;
         // A crash the search has not met in the starts the branches took is rare: the
         // targets left get as many more (at least TRAP_SEARCH_MIN_STARTS), not the
         // whole budget.
@@ -955,21 +973,31 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         }
     }
 
-    /// Hands the sides `open` to `prover`: a witness counts once its re-run takes the
-    /// side ([`Search::confirm`]); a proof marks the side proved, and done.
-    fn settle_sides(&mut self, prover: &dyn SideProver, open: &[usize]) -> Result<(), CoverError> {
-        if open.is_empty() {
-            return Ok(());
-        }
-        let config = self.shared.config;
+    /// The time the prover gets: [`CoverConfig::prover_time`] when set, else what is
+    /// left of the time limit, at least [`PROVER_MIN_TIME`] and at most `most`.
+    fn prover_time(&self, most: Duration) -> Duration {
         let remaining = self
             .shared
             .deadline
             .map(|d| d.saturating_duration_since(Instant::now()))
             .unwrap_or(PROVER_MIN_TIME);
-        let time = config
+        self.shared
+            .config
             .prover_time
-            .unwrap_or_else(|| remaining.clamp(PROVER_MIN_TIME, PROVER_DEFAULT_MAX_TIME));
+            .unwrap_or_else(|| remaining.clamp(PROVER_MIN_TIME, most))
+    }
+
+    /// Hands the sides `open` to `prover` for `time`: a witness counts once its re-run takes the
+    /// side ([`Search::confirm`]); a proof marks the side proved, and done.
+    fn settle_sides(
+        &mut self,
+        prover: &dyn SideProver,
+        open: &[usize],
+        time: Duration,
+    ) -> Result<(), CoverError> {
+        if open.is_empty() {
+            return Ok(());
+        }
         let sides: Vec<Side> = open.iter().map(|&s| self.table.sides[s]).collect();
         let asked = Instant::now();
         let answers = prover.settle(self.module, self.func, self.plan.spec(), &sides, time);

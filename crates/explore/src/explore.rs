@@ -54,6 +54,9 @@ pub struct ExploreConfig {
     /// Stop as soon as all these sides are taken, and try flips toward them first.
     /// Default: none (explore until the work list or the time runs out).
     pub targets: Vec<Side>,
+    /// The user's own inputs (`--seeds`), as coordinate bits of the spec: run first,
+    /// each expanded like the default first input. Default: none.
+    pub seeds: Vec<Vec<u64>>,
 }
 
 impl ExploreConfig {
@@ -67,6 +70,11 @@ impl ExploreConfig {
         self.targets = targets;
         self
     }
+    /// Sets [`ExploreConfig::seeds`].
+    pub fn with_seeds(mut self, seeds: Vec<Vec<u64>>) -> Self {
+        self.seeds = seeds;
+        self
+    }
 }
 
 /// Why the exploration stopped.
@@ -78,6 +86,8 @@ pub enum ExploreStop {
     TargetReached,
     /// The time limit passed.
     TimeLimit,
+    /// The caller asked it to stop ([`EngineConfig::interrupt`]).
+    Interrupted,
 }
 
 impl fmt::Display for ExploreStop {
@@ -86,6 +96,7 @@ impl fmt::Display for ExploreStop {
             ExploreStop::Exhausted => "every path explored",
             ExploreStop::TargetReached => "targets reached",
             ExploreStop::TimeLimit => "time limit",
+            ExploreStop::Interrupted => "interrupted",
         })
     }
 }
@@ -268,12 +279,20 @@ pub fn explore(
         solver_time: HashMap::new(),
     };
     (x.on_event)(&ExploreEvent::Started { sides: &x.sides });
-    x.urgent.push_back(Job::Run {
-        input: x.session.seed_input(),
-        bound: 0,
-        expected: Vec::new(),
-        origin: None,
-    });
+    let dims = x.session.spec().dims();
+    let seeds = config
+        .seeds
+        .iter()
+        .filter(|bits| bits.len() == dims)
+        .cloned();
+    for input in seeds.chain(std::iter::once(x.session.seed_input())) {
+        x.urgent.push_back(Job::Run {
+            input,
+            bound: 0,
+            expected: Vec::new(),
+            origin: None,
+        });
+    }
     let stop = x.run_jobs()?;
     Ok(x.finish(func, stop))
 }
@@ -285,6 +304,9 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         loop {
             if self.session.out_of_time() {
                 return Ok(ExploreStop::TimeLimit);
+            }
+            if self.session.interrupted() {
+                return Ok(ExploreStop::Interrupted);
             }
             let Some(job) = self.next_job() else {
                 return Ok(ExploreStop::Exhausted);

@@ -13,7 +13,9 @@
 use crate::interrupt::interrupt_flag;
 use crate::options::AccuracyOptions;
 use anyhow::{bail, Context, Result};
-use fpforge_accuracy::{accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport};
+use fpforge_accuracy::{
+    accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, StopReason,
+};
 use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
@@ -61,7 +63,8 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     } else {
         crate::output::emit(&text_report(info, module, &report.report))?;
     }
-    Ok(ExitCode::SUCCESS)
+    let interrupted = report.report.stop == StopReason::Interrupted;
+    Ok(crate::search_exit(interrupted, 0))
 }
 
 /// The file of the JSON report in the output directory.

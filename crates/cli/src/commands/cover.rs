@@ -4,13 +4,14 @@
 //! `coverage.lcov`, `regression.c`, `report.html`; the JUnit file with `--junit`), print
 //! the summary, and exit 3 on findings, 4 below `--fail-under`. Ctrl-C (SIGINT) asks the
 //! search to stop: the files are then completed as for a finished run, with stop reason
-//! `interrupted`.
+//! `interrupted`, and the exit code is 130.
 
+use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::options::CoverOptions;
 use crate::prover::ConcolicProver;
 use anyhow::Result;
-use fpforge_cover::{cover_with, CoverEvent, SideProver};
+use fpforge_cover::{cover_with, CoverEvent, CoverStop, SideProver};
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
 use std::io::IsTerminal;
@@ -31,6 +32,7 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
         .with_interrupt(Some(interrupt_flag()));
     let (module, func) = (&loaded.module, loaded.func);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+    let config = config.with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
     let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?
         .with_junit(options.ci.junit.clone());
     let progress = std::io::stderr().is_terminal();
@@ -57,5 +59,10 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     }
     let finished = out.finish(&report.sides, &Ending::of_cover(&report))?;
     crate::output::emit(&finished.text)?;
-    Ok(super::coverage_exit_code(&finished, &options.ci))
+    let interrupted = report.stop == CoverStop::Interrupted;
+    Ok(super::coverage_exit_code(
+        &finished,
+        &options.ci,
+        interrupted,
+    ))
 }

@@ -2,11 +2,14 @@
 //! `fpforge-explore` engine). Writes the same output directory as `cover`
 //! (`fpforge_report::CoverageOut`: `inputs.txt`, `coverage.json`, `coverage.lcov`,
 //! `regression.c`, `report.html`; the JUnit file with `--junit`), prints the same
-//! summary and exits with the same codes.
+//! summary and exits with the same codes. Ctrl-C (SIGINT) stops the exploration: the
+//! files are completed with stop reason `interrupted`, and the exit code is 130.
 
+use crate::inputs::read_seeds;
+use crate::interrupt::interrupt_flag;
 use crate::options::ExploreOptions;
 use anyhow::Result;
-use fpforge_explore::{explore, ExploreConfig};
+use fpforge_explore::{explore, ExploreConfig, ExploreStop};
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
 use std::process::ExitCode;
@@ -17,7 +20,9 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     let (module, func) = (&loaded.module, loaded.func);
     let engine = options.engine;
     let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
-    let config = ExploreConfig::default().with_engine(engine.config);
+    let config = ExploreConfig::default()
+        .with_engine(engine.config.with_interrupt(Some(interrupt_flag())))
+        .with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
     let mut out = CoverageOut::create(&options.out, "explore", module, func, spec.clone())?
         .with_junit(options.ci.junit.clone());
     let report = explore(module, func, spec, &config, |event| {
@@ -25,5 +30,10 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     })?;
     let finished = out.finish(&report.sides, &Ending::of_explore(&report))?;
     crate::output::emit(&finished.text)?;
-    Ok(super::coverage_exit_code(&finished, &options.ci))
+    let interrupted = report.stop == ExploreStop::Interrupted;
+    Ok(super::coverage_exit_code(
+        &finished,
+        &options.ci,
+        interrupted,
+    ))
 }

@@ -1,7 +1,7 @@
 //! One module per subcommand: parse its flags, call the libraries, print its report.
 
 use crate::options::CiOptions;
-use crate::{EXIT_FAIL_UNDER, EXIT_FINDINGS};
+use crate::{search_exit, EXIT_FAIL_UNDER};
 use fpforge_report::Finished;
 use std::process::ExitCode;
 
@@ -14,10 +14,11 @@ pub mod run;
 pub mod sites;
 pub mod solve;
 
-/// The exit code of a finished `cover` or `explore` run: 3 when it found crashes or
-/// hangs, else 4 when its feasible coverage is below `--fail-under`, else 0. A shortfall
-/// is said on stderr whatever the code, so a CI log shows both.
-fn coverage_exit_code(finished: &Finished, ci: &CiOptions) -> ExitCode {
+/// The exit code of a finished `cover` or `explore` run: 130 when Ctrl-C stopped it, 3
+/// when it found crashes or hangs, else 4 when its feasible coverage is below
+/// `--fail-under`, else 0. A shortfall is said on stderr whatever the code, so a CI log
+/// shows it.
+fn coverage_exit_code(finished: &Finished, ci: &CiOptions, interrupted: bool) -> ExitCode {
     let below = ci
         .fail_under
         .filter(|&threshold| finished.feasible_percent < threshold);
@@ -27,11 +28,9 @@ fn coverage_exit_code(finished: &Finished, ci: &CiOptions) -> ExitCode {
             finished.feasible_percent
         );
     }
-    if finished.findings > 0 {
-        ExitCode::from(EXIT_FINDINGS)
-    } else if below.is_some() {
+    if below.is_some() && !interrupted && finished.findings == 0 {
         ExitCode::from(EXIT_FAIL_UNDER)
     } else {
-        ExitCode::SUCCESS
+        search_exit(interrupted, finished.findings)
     }
 }

@@ -120,3 +120,43 @@ fn text_report_and_errors() {
     assert!(!void.status.success());
     assert!(String::from_utf8_lossy(&void.stderr).contains("--out-arg"));
 }
+
+/// Ctrl-C stops the search: the report is written, says `interrupted`, and the exit
+/// code is 130.
+#[test]
+fn ctrl_c_writes_the_report_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .args(["accuracy", &fixture(), "-f", "naive_sum"])
+        .args(["--arg", "a: f64[4] in [-100, 100]", "--arg", "n = 4"])
+        .args([
+            "--time-limit",
+            "60",
+            "--evals",
+            "1000000000",
+            "--json",
+            "--out",
+        ])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let report = dir.path().join("report.json");
+    let started = std::time::Instant::now();
+    while !report.exists() && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(written["stop"], "interrupted", "{written}");
+    let printed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed["stop"], "interrupted");
+}
