@@ -215,6 +215,22 @@ pub struct CoverArgs {
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub ci: CiArgs,
+}
+
+/// What a CI job reads from `cover` and `explore`: a JUnit file and an exit code.
+#[derive(Args, Debug, Clone)]
+pub struct CiArgs {
+    /// Also write the results as JUnit XML to FILE: one test case per branch side
+    /// (covered passes, infeasible is skipped, not reached fails) and one per crash or
+    /// hang (an error).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Exit with code 4 when the feasible coverage, 100 * covered / (sides - infeasible),
+    /// is below PCT (0 to 100), after writing every file; crashes or hangs exit 3 first.
+    #[arg(long, value_name = "PCT")]
+    pub fail_under: Option<f64>,
 }
 
 /// Search and solver flags shared by `reach` and `explore`.
@@ -302,6 +318,8 @@ pub struct ExploreArgs {
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub ci: CiArgs,
 }
 
 /// How candidates are generated.
@@ -361,7 +379,7 @@ pub struct AccuracyArgs {
     /// searching.
     #[arg(long, value_name = "REPORT")]
     pub check_input: Option<PathBuf>,
-    /// Output directory (inputs.txt, report.json).
+    /// Output directory (inputs.txt, report.json, report.html).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Print the JSON report on stdout instead of the text report.

@@ -27,6 +27,10 @@ pub const EXIT_TRAPPED: u8 = 3;
 /// crashes or hangs (the same code as a trapped `run`: the program faulted).
 pub const EXIT_FINDINGS: u8 = EXIT_TRAPPED;
 
+/// Exit code of a `cover` or `explore` run whose feasible coverage is below
+/// `--fail-under` (and that found no crash or hang).
+pub const EXIT_FAIL_UNDER: u8 = 4;
+
 /// Exit code of a search that Ctrl-C stopped, after it wrote what it found (the shell's
 /// code for SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;

@@ -4,7 +4,7 @@
 //! configurations are built here; commands receive only these options.
 
 use crate::args::{
-    AccuracyArgs, CompileArg, CoverArgs, EngineArgs, ExploreArgs, FitnessChoice, IrArgs,
+    AccuracyArgs, CiArgs, CompileArg, CoverArgs, EngineArgs, ExploreArgs, FitnessChoice, IrArgs,
     ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
 };
 use anyhow::{bail, Context, Result};
@@ -40,6 +40,14 @@ pub fn seconds(flag: &str, secs: f64) -> Result<Duration> {
 pub fn in_range<T: PartialOrd + Display>(flag: &str, value: T, min: T, max: T) -> Result<T> {
     if value < min || value > max {
         bail!("{flag} must be between {min} and {max}, not {value}");
+    }
+    Ok(value)
+}
+
+/// A percentage: a number from 0 to 100.
+pub fn percent(flag: &str, value: f64) -> Result<f64> {
+    if !(0.0..=100.0).contains(&value) {
+        bail!("{flag} must be a percentage between 0 and 100, not {value}");
     }
     Ok(value)
 }
@@ -218,6 +226,29 @@ impl TryFrom<IrArgs> for IrOptions {
     }
 }
 
+/// What a CI job reads from `cover` and `explore`.
+#[derive(Debug, Clone, Default)]
+pub struct CiOptions {
+    /// Where to write the JUnit XML file.
+    pub junit: Option<PathBuf>,
+    /// The feasible coverage in percent below which the run exits with code 4.
+    pub fail_under: Option<f64>,
+}
+
+impl TryFrom<CiArgs> for CiOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: CiArgs) -> Result<Self> {
+        Ok(CiOptions {
+            junit: args.junit,
+            fail_under: args
+                .fail_under
+                .map(|p| percent("--fail-under", p))
+                .transpose()?,
+        })
+    }
+}
+
 /// `fpforge cover`.
 #[derive(Debug)]
 pub struct CoverOptions {
@@ -233,6 +264,8 @@ pub struct CoverOptions {
     pub gcov: bool,
     /// Output directory.
     pub out: PathBuf,
+    /// The JUnit file and the coverage threshold.
+    pub ci: CiOptions,
 }
 
 impl From<CompileArg> for Compilation {
@@ -290,6 +323,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             seeds: args.seeds,
             gcov: args.gcov,
             out: args.out,
+            ci: args.ci.try_into()?,
         })
     }
 }
@@ -384,6 +418,8 @@ pub struct ExploreOptions {
     pub gcov: bool,
     /// Output directory.
     pub out: PathBuf,
+    /// The JUnit file and the coverage threshold.
+    pub ci: CiOptions,
 }
 
 impl TryFrom<ExploreArgs> for ExploreOptions {
@@ -397,6 +433,7 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
             seeds: args.seeds,
             gcov: args.gcov,
             out: args.out,
+            ci: args.ci.try_into()?,
         })
     }
 }
@@ -557,6 +594,20 @@ mod tests {
             at_least("--top-k", 0, 1).unwrap_err().to_string(),
             "--top-k must be at least 1, not 0"
         );
+    }
+
+    #[test]
+    fn percentages_are_between_0_and_100() {
+        assert_eq!(percent("--fail-under", 0.0).unwrap(), 0.0);
+        assert_eq!(percent("--fail-under", 87.5).unwrap(), 87.5);
+        assert_eq!(percent("--fail-under", 100.0).unwrap(), 100.0);
+        for bad in [-0.5, 100.5, f64::NAN, f64::INFINITY] {
+            let err = percent("--fail-under", bad).unwrap_err().to_string();
+            assert!(
+                err.starts_with("--fail-under must be a percentage between 0 and 100, not "),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::error::ReportError;
 use crate::values::show;
 use crate::SCHEMA_VERSION;
 use fpforge_accuracy::{AccuracyReport, Blame, Finding, OutputLoc, Strategy};
-use fpir::{Func, Module, Type};
+use fpir::{Func, Module, OpSite, Type};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -101,22 +101,30 @@ fn output_name(module: &Module, func: Func, loc: OutputLoc) -> String {
     }
 }
 
+/// A row of the blame table: an op site of the worst input and the error it introduced.
 #[derive(Serialize)]
-struct BlameRowJson {
-    site: String,
-    location: String,
-    op: String,
-    execs: u64,
-    introduced_bits: f64,
-    result_bits: f64,
-    cancellations: u64,
-    precision_losses: u64,
+pub(crate) struct BlameRowJson {
+    #[serde(serialize_with = "as_text")]
+    pub(crate) site: OpSite,
+    pub(crate) location: String,
+    pub(crate) op: String,
+    pub(crate) execs: u64,
+    pub(crate) introduced_bits: f64,
+    pub(crate) result_bits: f64,
+    pub(crate) cancellations: u64,
+    pub(crate) precision_losses: u64,
 }
 
+/// A branch site where the exact run went the other way.
 #[derive(Serialize)]
-struct DivergenceJson {
-    site: String,
-    location: String,
+pub(crate) struct DivergenceJson {
+    pub(crate) site: String,
+    pub(crate) location: String,
+}
+
+/// Serializes an id as its text (`op3`).
+fn as_text<T: std::fmt::Display, S: serde::Serializer>(id: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(id)
 }
 
 fn blame_rows(blame: &Blame) -> (Vec<BlameRowJson>, Vec<DivergenceJson>) {
@@ -124,7 +132,7 @@ fn blame_rows(blame: &Blame) -> (Vec<BlameRowJson>, Vec<DivergenceJson>) {
         .rows
         .iter()
         .map(|r| BlameRowJson {
-            site: r.site.to_string(),
+            site: r.site,
             location: r.location.clone(),
             op: r.op.clone(),
             execs: r.execs,
@@ -179,35 +187,37 @@ pub struct Progress {
     pub worst_found_evals: u64,
 }
 
+/// What `report.json` holds, and `report.html` shows.
 #[derive(Serialize)]
-struct ReportJson<'a> {
-    schema: u32,
-    function: &'a str,
-    finished: bool,
-    strategy: &'static str,
-    precision: u32,
+pub(crate) struct ReportJson<'a> {
+    pub(crate) schema: u32,
+    pub(crate) function: &'a str,
+    pub(crate) finished: bool,
+    pub(crate) strategy: &'static str,
+    pub(crate) precision: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    verify_precision: Option<u32>,
-    evals: u64,
-    elapsed_s: f64,
-    worst_found_s: f64,
-    worst_found_evals: u64,
+    pub(crate) verify_precision: Option<u32>,
+    pub(crate) evals: u64,
+    pub(crate) elapsed_s: f64,
+    pub(crate) worst_found_s: f64,
+    pub(crate) worst_found_evals: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stop: Option<String>,
-    worst: Option<&'a FindingRow>,
-    top: &'a [FindingRow],
+    pub(crate) stop: Option<String>,
+    pub(crate) worst: Option<&'a FindingRow>,
+    pub(crate) top: &'a [FindingRow],
     #[serde(skip_serializing_if = "Option::is_none")]
-    non_finite: Option<FindingRow>,
+    pub(crate) non_finite: Option<FindingRow>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    worst_same_path: Option<FindingRow>,
-    targets_total: usize,
-    targets_covered: usize,
-    blame: Vec<BlameRowJson>,
-    divergences: Vec<DivergenceJson>,
+    pub(crate) worst_same_path: Option<FindingRow>,
+    pub(crate) targets_total: usize,
+    pub(crate) targets_covered: usize,
+    pub(crate) blame: Vec<BlameRowJson>,
+    pub(crate) divergences: Vec<DivergenceJson>,
 }
 
 impl<'a> ReportJson<'a> {
-    fn new(info: RunInfo<'a>, progress: Progress, top: &'a [FindingRow]) -> Self {
+    /// The report while the search runs: the worst inputs so far, worst first.
+    pub(crate) fn new(info: RunInfo<'a>, progress: Progress, top: &'a [FindingRow]) -> Self {
         ReportJson {
             schema: SCHEMA_VERSION,
             function: info.function,
@@ -229,6 +239,28 @@ impl<'a> ReportJson<'a> {
             blame: Vec::new(),
             divergences: Vec::new(),
         }
+    }
+
+    /// The report of a finished run whose worst inputs are `top` (its [`top_rows`]).
+    pub(crate) fn finished(
+        info: RunInfo<'a>,
+        progress: Progress,
+        module: &Module,
+        report: &AccuracyReport,
+        top: &'a [FindingRow],
+    ) -> Self {
+        let mut json = ReportJson::new(info, progress, top);
+        let (blame, divergences) = blame_rows(&report.blame);
+        let row = |f: &Finding| FindingRow::new(module, report.func, f);
+        json.finished = true;
+        json.stop = Some(report.stop.to_string());
+        json.non_finite = report.non_finite.as_ref().map(row);
+        json.worst_same_path = report.worst_same_path.as_ref().map(row);
+        json.targets_total = report.targets.len();
+        json.targets_covered = report.targets.iter().filter(|t| t.covered()).count();
+        json.blame = blame;
+        json.divergences = divergences;
+        json
     }
 
     fn text(&self) -> Result<String, ReportError> {
@@ -253,18 +285,7 @@ pub fn final_json(
     report: &AccuracyReport,
 ) -> Result<String, ReportError> {
     let top = top_rows(module, report);
-    let mut json = ReportJson::new(info, progress, &top);
-    let (blame, divergences) = blame_rows(&report.blame);
-    let row = |f: &Finding| FindingRow::new(module, report.func, f);
-    json.finished = true;
-    json.stop = Some(report.stop.to_string());
-    json.non_finite = report.non_finite.as_ref().map(row);
-    json.worst_same_path = report.worst_same_path.as_ref().map(row);
-    json.targets_total = report.targets.len();
-    json.targets_covered = report.targets.iter().filter(|t| t.covered()).count();
-    json.blame = blame;
-    json.divergences = divergences;
-    json.text()
+    ReportJson::finished(info, progress, module, report, &top).text()
 }
 
 /// The rows of the report's worst inputs, worst first.

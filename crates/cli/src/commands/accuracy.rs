@@ -2,9 +2,10 @@
 //! accurate (the `fpforge-accuracy` engine), and say which operations are to blame.
 //!
 //! The output directory (`--out`) holds `inputs.txt` (the worst inputs found so far, worst
-//! first, one per line in the form `fpforge run FILE -f FUNC -- <line>` reads back) and
-//! `report.json` (the report so far; `finished` says whether the search ended), both
-//! replaced atomically as new worst inputs are found. Ctrl-C stops the search and
+//! first, one per line in the form `fpforge run FILE -f FUNC -- <line>` reads back),
+//! `report.json` (the report so far; `finished` says whether the search ended) and
+//! `report.html` (the same report as a page), all replaced atomically as new worst
+//! inputs are found. Ctrl-C stops the search and
 //! completes the files. `--check-input REPORT` measures the worst input of an earlier
 //! `report.json` again at `--precision` bits instead of searching: an independent
 //! re-evaluation of a reported error.
@@ -19,6 +20,7 @@ use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
 };
+use fpforge_report::html::{final_accuracy_page, partial_accuracy_page, REPORT_HTML};
 use fpforge_report::outdir::INPUTS;
 use fpforge_report::OutDir;
 use fpforge_spec::InputSpec;
@@ -52,6 +54,8 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     if let Some(mut out) = out {
         out.write(INPUTS, &inputs_text(&top_rows(module, &report.report)));
         out.write(REPORT, &json_text);
+        let page = final_accuracy_page(info, report.progress, module, &report.report);
+        out.write(REPORT_HTML, &page);
         out.finish()?;
     }
     if options.json {
@@ -96,6 +100,7 @@ fn search(
                 Ok(json) => out.write(REPORT, &json),
                 Err(e) => out.fail(e),
             }
+            out.write(REPORT_HTML, &partial_accuracy_page(info, progress, found));
         }
     };
     let report = accuracy_with(module, func, config, |event| match event {

@@ -1,7 +1,8 @@
 //! `fpforge cover`: generate inputs that take every branch side of a function (the
 //! `fpforge-cover` engine, with concolic execution as its prover), stream them to an
 //! output directory (`fpforge_report::CoverageOut`: `inputs.txt`, `coverage.json`,
-//! `coverage.lcov`, `regression.c`), and print the summary. Ctrl-C (SIGINT) asks the
+//! `coverage.lcov`, `regression.c`, `report.html`; the JUnit file with `--junit`), print
+//! the summary, and exit 3 on findings, 4 below `--fail-under`. Ctrl-C (SIGINT) asks the
 //! search to stop: the files are then completed as for a finished run, with stop reason
 //! `interrupted`, and the exit code is 130.
 
@@ -9,7 +10,6 @@ use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::options::CoverOptions;
 use crate::prover::ConcolicProver;
-use crate::search_exit;
 use anyhow::Result;
 use fpforge_cover::{cover_with, CoverEvent, CoverStop, SideProver};
 use fpforge_report::{CoverageOut, Ending};
@@ -33,7 +33,8 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     let (module, func) = (&loaded.module, loaded.func);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let config = config.with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
-    let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?;
+    let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?
+        .with_junit(options.ci.junit.clone());
     let progress = std::io::stderr().is_terminal();
     let report = cover_with(module, func, &config, |event| {
         out.cover_event(event);
@@ -63,5 +64,9 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
         let flags = &options.program.load.compiler_flags;
         crate::gcov::print_figure(module, func, config.deep, flags, &options.out)?;
     }
-    Ok(search_exit(interrupted, finished.findings))
+    Ok(super::coverage_exit_code(
+        &finished,
+        &options.ci,
+        interrupted,
+    ))
 }

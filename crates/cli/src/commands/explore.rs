@@ -1,13 +1,13 @@
 //! `fpforge explore`: generational, coverage-first path exploration of a function (the
 //! `fpforge-explore` engine). Writes the same output directory as `cover`
 //! (`fpforge_report::CoverageOut`: `inputs.txt`, `coverage.json`, `coverage.lcov`,
-//! `regression.c`) and prints the same summary. Ctrl-C (SIGINT) stops the exploration:
-//! the files are completed with stop reason `interrupted`, and the exit code is 130.
+//! `regression.c`, `report.html`; the JUnit file with `--junit`), prints the same
+//! summary and exits with the same codes. Ctrl-C (SIGINT) stops the exploration: the
+//! files are completed with stop reason `interrupted`, and the exit code is 130.
 
 use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::options::ExploreOptions;
-use crate::search_exit;
 use anyhow::Result;
 use fpforge_explore::{explore, ExploreConfig, ExploreStop};
 use fpforge_report::{CoverageOut, Ending};
@@ -23,7 +23,8 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     let config = ExploreConfig::default()
         .with_engine(engine.config.with_interrupt(Some(interrupt_flag())))
         .with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
-    let mut out = CoverageOut::create(&options.out, "explore", module, func, spec.clone())?;
+    let mut out = CoverageOut::create(&options.out, "explore", module, func, spec.clone())?
+        .with_junit(options.ci.junit.clone());
     let report = explore(module, func, spec, &config, |event| {
         out.explore_event(event)
     })?;
@@ -34,5 +35,9 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
         let flags = &options.program.load.compiler_flags;
         crate::gcov::print_figure(module, func, false, flags, &options.out)?;
     }
-    Ok(search_exit(interrupted, finished.findings))
+    Ok(super::coverage_exit_code(
+        &finished,
+        &options.ci,
+        interrupted,
+    ))
 }

@@ -12,7 +12,9 @@ fn fixture() -> String {
     crate::common::fixture("accuracy", "sums.c")
 }
 
-fn accuracy(func: &str, extra: &[&str]) -> Output {
+/// Runs `accuracy` on `func` of `sums.c` (four doubles in [-100, 100], 2000 evaluations,
+/// seed 1) with `extra` flags.
+pub fn accuracy(func: &str, extra: &[&str]) -> Output {
     let fixture = fixture();
     let mut args = vec![
         "accuracy",

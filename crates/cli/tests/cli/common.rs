@@ -14,6 +14,25 @@ pub fn fixture(dir: &str, name: &str) -> String {
         .into_owned()
 }
 
+/// Runs `COMMAND tests/fixtures/report/gauge.c -f gauge --time-limit 1 --out DIR EXTRA...`
+/// (a function with sides of every status and a crash: `mode` 4 reads past a table).
+pub fn fpforge_on_gauge(command: &str, dir: &Path, extra: &[&str]) -> Output {
+    let source = fixture("report", "gauge.c");
+    let out = dir.to_string_lossy().into_owned();
+    let mut args = vec![
+        command,
+        &source,
+        "-f",
+        "gauge",
+        "--time-limit",
+        "1",
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    fpforge(&args)
+}
+
 /// Runs `fpforge ARGS`.
 pub fn fpforge(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fpforge"))

@@ -4,9 +4,11 @@
 
 mod accuracy;
 mod basics;
+mod ci;
 mod common;
 mod cover;
 mod explore;
 mod findings;
 mod gcov;
+mod html;
 mod reports;
