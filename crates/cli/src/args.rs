@@ -193,8 +193,9 @@ pub struct CoverArgs {
     /// which finds witnesses the search missed or proves sides infeasible.
     #[arg(long)]
     pub no_reach: bool,
-    /// Seconds `reach` gets for the open sides (default: what is left of the time
-    /// limit, at least 1 and at most 3).
+    /// Seconds `reach` gets for the open sides, on top of the time limit (default: the
+    /// search stops early to leave `reach` a fifth of the limit, at most 3 s, so the run
+    /// ends within the limit).
     #[arg(long, value_name = "S")]
     pub reach_time: Option<f64>,
     /// Do not aim at trap targets: the inputs that make a division, a load or a store
@@ -217,6 +218,8 @@ pub struct CoverArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub ci: CiArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// What a CI job reads from `cover` and `explore`: a JUnit file and an exit code.
@@ -231,6 +234,20 @@ pub struct CiArgs {
     /// is below PCT (0 to 100), after writing every file; crashes or hangs exit 3 first.
     #[arg(long, value_name = "PCT")]
     pub fail_under: Option<f64>,
+}
+
+/// How a searching command reports, the same on `cover`, `explore`, `reach` and
+/// `accuracy`.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print the results as JSON on stdout instead of the summary: the `coverage.json`
+    /// or `report.json` the run writes, or `reach`'s answer.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress on stderr and no summary on stdout: the output files and `--json`
+    /// only. Errors are still printed.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Search and solver flags shared by `reach` and `explore`.
@@ -282,12 +299,12 @@ pub struct ReachArgs {
     pub branch: Option<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
-    /// Write the deciding path condition to FILE as SMT-LIB (with --path).
+    /// Write the deciding path condition to FILE as SMT-LIB (needs --path: a branch
+    /// side is decided by many path queries).
     #[arg(long, value_name = "FILE")]
     pub emit_smt2: Option<PathBuf>,
-    /// Print the answer as JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Flags of `fpforge explore`.
@@ -320,6 +337,8 @@ pub struct ExploreArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub ci: CiArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// How candidates are generated.
@@ -382,9 +401,8 @@ pub struct AccuracyArgs {
     /// Output directory (inputs.txt, report.json, report.html).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print the JSON report on stdout instead of the text report.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Flags of `fpforge solve`.
@@ -392,9 +410,9 @@ pub struct AccuracyArgs {
 pub struct SolveArgs {
     /// SMT-LIB 2.6 script (`-` reads standard input).
     pub file: PathBuf,
-    /// Time limit per `check-sat`, in seconds.
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
-    pub timeout: f64,
+    /// Time limit per `check-sat`, in seconds (`--timeout` is the same flag).
+    #[arg(long, alias = "timeout", value_name = "S", default_value_t = 10.0)]
+    pub time_limit: f64,
     /// Which engine answers: interval propagation (can prove unsat), search engines
     /// (sat only), or all of them interleaved.
     #[arg(long, value_enum, default_value_t = SolverChoice::Portfolio)]

@@ -206,14 +206,16 @@ fn branches_of(dir: &Path, counts: &Path, functions: &[String]) -> Result<(usize
     Ok((taken, total))
 }
 
-/// With `--gcov`, measures the run in `out` (see [`measure`]) and prints the line: for
-/// `func`, or every function it reaches with `deep`.
+/// With `--gcov`, measures the run in `out` (see [`measure`]) for `func`, or every
+/// function it reaches with `deep`; writes the line to `out/gcov/summary.txt` and, when
+/// `shown`, prints it.
 pub fn print_figure(
     module: &Module,
     func: fpir::Func,
     deep: bool,
     flags: &[String],
     out: &Path,
+    shown: bool,
 ) -> Result<()> {
     let funcs = if deep {
         module.reachable_funcs(func)
@@ -225,6 +227,12 @@ pub fn print_figure(
         .map(|&f| module.funcs[f].name.clone())
         .collect();
     let figure = measure(module, &names, flags, out)?;
-    crate::output::emit(&format!("{}\n", figure.line(&names)))?;
+    let line = format!("{}\n", figure.line(&names));
+    let summary = out.join("gcov").join("summary.txt");
+    std::fs::write(&summary, &line)
+        .with_context(|| format!("cannot write {}", summary.display()))?;
+    if shown {
+        crate::output::emit(&line)?;
+    }
     Ok(())
 }

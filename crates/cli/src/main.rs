@@ -13,6 +13,7 @@ mod inputs;
 mod interrupt;
 mod options;
 mod output;
+mod progress;
 mod prover;
 mod values;
 
@@ -61,7 +62,16 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
-    match dispatch(Cli::parse().command) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Usage errors exit 1 like every other bad input; --help and --version 0.
+            let code = if err.use_stderr() { 1 } else { 0 };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    match dispatch(cli.command) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");

@@ -5,8 +5,9 @@
 
 use crate::args::{
     AccuracyArgs, CiArgs, CompileArg, CoverArgs, EngineArgs, ExploreArgs, FitnessChoice, IrArgs,
-    ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
+    OutputArgs, ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
 };
+use crate::progress::Verbosity;
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{AccuracyConfig, Sampling, SiteSelection, Strategy as AccuracyStrategy};
 use fpforge_cover::{CoverConfig, Metric, Space};
@@ -249,6 +250,24 @@ impl TryFrom<CiArgs> for CiOptions {
     }
 }
 
+/// How a searching command reports (`--json`, `--quiet`).
+#[derive(Debug, Clone, Copy)]
+pub struct OutputOptions {
+    /// The results as JSON on stdout instead of the summary.
+    pub json: bool,
+    /// Progress and summary, or neither.
+    pub verbosity: Verbosity,
+}
+
+impl From<OutputArgs> for OutputOptions {
+    fn from(args: OutputArgs) -> Self {
+        OutputOptions {
+            json: args.json,
+            verbosity: Verbosity::of(args.quiet),
+        }
+    }
+}
+
 /// `fpforge cover`.
 #[derive(Debug)]
 pub struct CoverOptions {
@@ -266,6 +285,8 @@ pub struct CoverOptions {
     pub out: PathBuf,
     /// The JUnit file and the coverage threshold.
     pub ci: CiOptions,
+    /// JSON or summary, progress or not.
+    pub output: OutputOptions,
 }
 
 impl From<CompileArg> for Compilation {
@@ -324,6 +345,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             gcov: args.gcov,
             out: args.out,
             ci: args.ci.try_into()?,
+            output: args.output.into(),
         })
     }
 }
@@ -381,8 +403,8 @@ pub struct ReachOptions {
     pub target: ReachTarget,
     /// Where to write the deciding path condition as SMT-LIB.
     pub emit_smt2: Option<PathBuf>,
-    /// JSON instead of text.
-    pub json: bool,
+    /// JSON or text, progress or not.
+    pub output: OutputOptions,
 }
 
 impl TryFrom<ReachArgs> for ReachOptions {
@@ -391,6 +413,9 @@ impl TryFrom<ReachArgs> for ReachOptions {
     fn try_from(args: ReachArgs) -> Result<Self> {
         let target = match (args.path, args.branch) {
             (Some(path), None) => ReachTarget::Path(path),
+            (None, Some(_)) if args.emit_smt2.is_some() => {
+                bail!("--emit-smt2 needs --path: a branch side is decided by many path queries")
+            }
             (None, Some(side)) => ReachTarget::Branch(side),
             _ => bail!("give exactly one of --path and --branch"),
         };
@@ -400,7 +425,7 @@ impl TryFrom<ReachArgs> for ReachOptions {
             engine: args.engine.try_into()?,
             target,
             emit_smt2: args.emit_smt2,
-            json: args.json,
+            output: args.output.into(),
         })
     }
 }
@@ -420,6 +445,8 @@ pub struct ExploreOptions {
     pub out: PathBuf,
     /// The JUnit file and the coverage threshold.
     pub ci: CiOptions,
+    /// JSON or summary, progress or not.
+    pub output: OutputOptions,
 }
 
 impl TryFrom<ExploreArgs> for ExploreOptions {
@@ -434,6 +461,7 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
             gcov: args.gcov,
             out: args.out,
             ci: args.ci.try_into()?,
+            output: args.output.into(),
         })
     }
 }
@@ -449,8 +477,8 @@ pub struct AccuracyOptions {
     pub check_input: Option<PathBuf>,
     /// Output directory.
     pub out: Option<PathBuf>,
-    /// JSON instead of text.
-    pub json: bool,
+    /// JSON or text, progress or not.
+    pub output: OutputOptions,
 }
 
 impl TryFrom<AccuracyArgs> for AccuracyOptions {
@@ -488,7 +516,7 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             config,
             check_input: args.check_input,
             out: args.out,
-            json: args.json,
+            output: args.output.into(),
         })
     }
 }
@@ -560,7 +588,7 @@ impl TryFrom<SolveArgs> for SolveOptions {
         Ok(SolveOptions {
             file: args.file,
             config: SolveConfig::default()
-                .with_timeout(seconds("--timeout", args.timeout)?)
+                .with_timeout(seconds("--time-limit", args.time_limit)?)
                 .with_strategy(strategy)
                 .with_fitness(fitness)
                 .with_seed(args.seed)

@@ -90,7 +90,8 @@ pub struct CoverConfig {
     /// or a proof of infeasibility (default: none).
     pub prover: Option<Arc<dyn SideProver>>,
     /// Time the prover gets (default: none, meaning what is left of
-    /// [`CoverConfig::time_limit`], at least 1 s and at most 3 s).
+    /// [`CoverConfig::time_limit`], at most 3 s: the search stops early to leave the
+    /// prover a fifth of the limit, so the run ends within it).
     pub prover_time: Option<Duration>,
 }
 

@@ -146,12 +146,23 @@ fn leveled(r: f64, open_hits: u32, metric: Metric) -> f64 {
 /// above every branch distance.
 const UNREACHED: f64 = 1.2e21;
 
+/// The share of the time limit the search gets when a prover follows it (the prover gets
+/// the rest, so the run ends within the limit): a fifth of the limit, at most
+/// [`PROVER_DEFAULT_MAX_TIME`], goes to the prover unless `--reach-time` sets its time.
+fn search_share(limit: Duration, config: &CoverConfig) -> Duration {
+    if config.prover.is_none() || config.prover_time.is_some() {
+        return limit;
+    }
+    limit - (limit / 5).min(PROVER_DEFAULT_MAX_TIME)
+}
+
 /// The fewest starts aimed at trap targets once only they are open (see
 /// [`Search::settle_lone_trap_targets`]).
 const TRAP_SEARCH_MIN_STARTS: u32 = 20;
 
-/// The least time a [`SideProver`] gets when the search used up the time limit.
-const PROVER_MIN_TIME: Duration = Duration::from_secs(1);
+/// The most time a [`SideProver`] gets for trap targets that are all that is open
+/// ([`Search::settle_lone_trap_targets`]).
+const TRAP_PROVER_TIME: Duration = Duration::from_secs(1);
 
 /// The most time a [`SideProver`] gets by default: sides it can settle it mostly
 /// settles fast, and a run whose sides stay open should not take the whole limit.
@@ -202,7 +213,8 @@ pub fn cover_with(
         shapes: &shapes,
         config,
         started,
-        deadline: config.time_limit.map(|t| started + t),
+        deadline: config.time_limit.map(|t| started + search_share(t, config)),
+        end: config.time_limit.map(|t| started + t),
     };
     on_event(&CoverEvent::Started {
         sides: &table.sides,
@@ -266,7 +278,11 @@ struct Shared<'m, 's> {
     shapes: &'s SiteShapes,
     config: &'s CoverConfig,
     started: Instant,
+    /// When the search stops: the end of the time limit, or earlier to leave the
+    /// prover its share ([`search_share`]).
     deadline: Option<Instant>,
+    /// When the run must end, the prover's work included.
+    end: Option<Instant>,
 }
 
 /// What a worker of a parallel round hands back: the inputs it kept as tests or findings
@@ -955,7 +971,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             return Ok(());
         }
         self.trap_targets_settled = true;
-        let time = self.prover_time(PROVER_MIN_TIME);
+        let time = self.prover_time(TRAP_PROVER_TIME);
         self.settle_sides(prover.as_ref(), &open, time)?;
         // A crash the search has not met in the starts the branches took is rare: the
         // targets left get as many more (at least TRAP_SEARCH_MIN_STARTS), not the
@@ -974,17 +990,16 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     }
 
     /// The time the prover gets: [`CoverConfig::prover_time`] when set, else what is
-    /// left of the time limit, at least [`PROVER_MIN_TIME`] and at most `most`.
+    /// left of the time limit, at most `most` (without a limit, `most`).
     fn prover_time(&self, most: Duration) -> Duration {
         let remaining = self
             .shared
-            .deadline
-            .map(|d| d.saturating_duration_since(Instant::now()))
-            .unwrap_or(PROVER_MIN_TIME);
+            .end
+            .map_or(most, |end| end.saturating_duration_since(Instant::now()));
         self.shared
             .config
             .prover_time
-            .unwrap_or_else(|| remaining.clamp(PROVER_MIN_TIME, most))
+            .unwrap_or_else(|| remaining.min(most))
     }
 
     /// Hands the sides `open` to `prover` for `time`: a witness counts once its re-run takes the

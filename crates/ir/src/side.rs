@@ -169,7 +169,7 @@ impl Effort {
     }
 
     /// What was tried, in words (`2 searches aimed at it (12000 evaluations), concolic
-    /// reach for 1.0 s`); empty when nothing was.
+    /// execution (1.02 s)`); empty when nothing was.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if self.aimed_searches > 0 {
@@ -181,7 +181,7 @@ impl Effort {
             ));
         }
         if let Some(time) = self.proof_time {
-            parts.push(format!("a complete method for {:.1} s", time.as_secs_f64()));
+            parts.push(format!("concolic execution ({:.2} s)", time.as_secs_f64()));
         }
         parts.join(" and ")
     }

@@ -12,6 +12,7 @@
 
 use crate::interrupt::interrupt_flag;
 use crate::options::AccuracyOptions;
+use crate::progress::{Progress as Spinner, Verbosity};
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{
     accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, StopReason,
@@ -26,7 +27,6 @@ use fpforge_report::OutDir;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::fs;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -45,11 +45,12 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         verify_precision: config.verify_precision,
     };
     if let Some(source) = &options.check_input {
-        return check(options.json, info, &config, module, func, source);
+        return check(options.output.json, info, &config, module, func, source);
     }
     let mut out = options.out.as_deref().map(OutDir::create).transpose()?;
     let config = config.with_interrupt(Some(interrupt_flag()));
-    let report = search(&config, info, module, func, out.as_mut())?;
+    let verbosity = options.output.verbosity;
+    let report = search(&config, info, module, func, out.as_mut(), verbosity)?;
     let json_text = final_json(info, report.progress, module, &report.report)?;
     if let Some(mut out) = out {
         out.write(INPUTS, &inputs_text(&top_rows(module, &report.report)));
@@ -58,9 +59,9 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         out.write(REPORT_HTML, &page);
         out.finish()?;
     }
-    if options.json {
+    if options.output.json {
         crate::output::emit(&json_text)?;
-    } else {
+    } else if verbosity == Verbosity::Normal {
         crate::output::emit(&text_report(info, module, &report.report))?;
     }
     let interrupted = report.report.stop == StopReason::Interrupted;
@@ -80,15 +81,16 @@ struct Searched {
 }
 
 /// Runs the search, rewriting `out` with the worst inputs so far at most every
-/// [`WRITE_INTERVAL`], and showing progress on a terminal.
+/// [`WRITE_INTERVAL`], and showing progress on a terminal (unless `verbosity` is quiet).
 fn search(
     config: &AccuracyConfig,
     info: RunInfo<'_>,
     module: &Module,
     func: Func,
     mut out: Option<&mut OutDir>,
+    verbosity: Verbosity,
 ) -> Result<Searched> {
-    let terminal = std::io::stderr().is_terminal();
+    let spinner = Spinner::new("accuracy", verbosity);
     let mut found: Vec<FindingRow> = Vec::new();
     let started = Instant::now();
     let mut progress = Progress::default();
@@ -130,17 +132,12 @@ fn search(
                 progress.elapsed = *elapsed;
                 write(&found, progress, &mut out);
             }
-            if terminal {
-                eprint!(
-                    "\r\x1b[Kaccuracy: worst relative error {best_rel:.3e}, {evals} inputs, {covered} checks covered, {:.1} s",
-                    elapsed.as_secs_f64()
-                );
-            }
+            spinner.say(format!(
+                "worst relative error {best_rel:.3e}, {evals} inputs, {covered} checks covered"
+            ));
         }
     })?;
-    if terminal {
-        eprintln!();
-    }
+    spinner.finish();
     progress.evals = report.evals;
     progress.elapsed = report.elapsed;
     Ok(Searched { report, progress })

@@ -9,12 +9,12 @@
 use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::options::CoverOptions;
+use crate::progress::{Progress, Verbosity};
 use crate::prover::ConcolicProver;
 use anyhow::Result;
 use fpforge_cover::{cover_with, CoverEvent, CoverStop, SideProver};
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -35,34 +35,27 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     let config = config.with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
     let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?
         .with_junit(options.ci.junit.clone());
-    let progress = std::io::stderr().is_terminal();
+    let progress = Progress::new("cover", options.output.verbosity);
     let report = cover_with(module, func, &config, |event| {
         out.cover_event(event);
-        if let (
-            true,
-            CoverEvent::Progress {
-                covered,
-                total,
-                evals,
-                elapsed,
-            },
-        ) = (progress, event)
+        if let CoverEvent::Progress {
+            covered,
+            total,
+            evals,
+            ..
+        } = event
         {
-            eprint!(
-                "\r\x1b[Kcover: {covered}/{total} sides, {evals} evals, {:.1} s",
-                elapsed.as_secs_f64()
-            );
+            progress.say(format!("{covered}/{total} sides, {evals} evaluations"));
         }
     })?;
-    if progress {
-        eprint!("\r\x1b[K");
-    }
+    progress.finish();
     let finished = out.finish(&report.sides, &Ending::of_cover(&report))?;
-    crate::output::emit(&finished.text)?;
+    super::print_results(&finished, &options.output, &options.out)?;
     let interrupted = report.stop == CoverStop::Interrupted;
     if options.gcov && !interrupted {
         let flags = &options.program.load.compiler_flags;
-        crate::gcov::print_figure(module, func, config.deep, flags, &options.out)?;
+        let shown = options.output.verbosity == Verbosity::Normal && !options.output.json;
+        crate::gcov::print_figure(module, func, config.deep, flags, &options.out, shown)?;
     }
     Ok(super::coverage_exit_code(
         &finished,

@@ -8,8 +8,9 @@
 use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::options::ExploreOptions;
+use crate::progress::{Progress, Verbosity};
 use anyhow::Result;
-use fpforge_explore::{explore, ExploreConfig, ExploreStop};
+use fpforge_explore::{explore, ExploreConfig, ExploreEvent, ExploreStop};
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
 use std::process::ExitCode;
@@ -25,15 +26,33 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
         .with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
     let mut out = CoverageOut::create(&options.out, "explore", module, func, spec.clone())?
         .with_junit(options.ci.junit.clone());
+    let progress = Progress::new("explore", options.output.verbosity);
+    let (mut tests, mut findings, mut covered) = (0, 0, 0);
     let report = explore(module, func, spec, &config, |event| {
-        out.explore_event(event)
+        out.explore_event(event);
+        match event {
+            ExploreEvent::Test { new_sides, .. } => {
+                tests += 1;
+                covered += new_sides.len();
+            }
+            ExploreEvent::Finding { new_sides, .. } => {
+                findings += 1;
+                covered += new_sides.len();
+            }
+            ExploreEvent::Started { .. } => {}
+        }
+        progress.say(format!(
+            "{tests} tests, {findings} findings, {covered} sides taken"
+        ));
     })?;
+    progress.finish();
     let finished = out.finish(&report.sides, &Ending::of_explore(&report))?;
-    crate::output::emit(&finished.text)?;
+    super::print_results(&finished, &options.output, &options.out)?;
     let interrupted = report.stop == ExploreStop::Interrupted;
     if options.gcov && !interrupted {
         let flags = &options.program.load.compiler_flags;
-        crate::gcov::print_figure(module, func, false, flags, &options.out)?;
+        let shown = options.output.verbosity == Verbosity::Normal && !options.output.json;
+        crate::gcov::print_figure(module, func, false, flags, &options.out, shown)?;
     }
     Ok(super::coverage_exit_code(
         &finished,

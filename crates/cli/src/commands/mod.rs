@@ -1,8 +1,11 @@
 //! One module per subcommand: parse its flags, call the libraries, print its report.
 
-use crate::options::CiOptions;
+use crate::options::{CiOptions, OutputOptions};
+use crate::progress::Verbosity;
 use crate::{search_exit, EXIT_FAIL_UNDER};
+use anyhow::{Context, Result};
 use fpforge_report::Finished;
+use std::path::Path;
 use std::process::ExitCode;
 
 pub mod accuracy;
@@ -33,4 +36,18 @@ fn coverage_exit_code(finished: &Finished, ci: &CiOptions, interrupted: bool) ->
     } else {
         search_exit(interrupted, finished.findings)
     }
+}
+
+/// Prints what a finished `cover` or `explore` run says on stdout: `coverage.json` (as
+/// written in `out`) with `--json`, nothing with `--quiet`, else the summary.
+fn print_results(finished: &Finished, output: &OutputOptions, out: &Path) -> Result<()> {
+    if output.json {
+        let path = out.join("coverage.json");
+        let json = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        crate::output::emit(&json)?;
+    } else if output.verbosity == Verbosity::Normal {
+        crate::output::emit(&finished.text)?;
+    }
+    Ok(())
 }

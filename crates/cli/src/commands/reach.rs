@@ -7,6 +7,7 @@
 
 use crate::interrupt::interrupt_flag;
 use crate::options::{ReachOptions, ReachTarget};
+use crate::progress::Progress;
 use crate::search_exit;
 use anyhow::{Context, Result};
 use fpforge_explore::{reach_path, reach_side, PathSpec, ReachAnswer, SideAnswer};
@@ -32,18 +33,23 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
     let engine = &options.engine;
     let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
     let mut notes = String::new();
-    let (answer, input, detail) = match &options.target {
-        ReachTarget::Path(text) => path_answer(&options, module, func, &spec, text, &mut notes)?,
-        ReachTarget::Branch(text) => side_answer(&options, module, func, &spec, text)?,
+    let spinner = Progress::new("reach", options.output.verbosity);
+    spinner.say("searching".to_string());
+    let answer = match &options.target {
+        ReachTarget::Path(text) => path_answer(&options, module, func, &spec, text, &mut notes),
+        ReachTarget::Branch(text) => side_answer(&options, module, func, &spec, text),
     };
+    spinner.finish();
+    let (answer, input, detail) = answer?;
     let outcome = ReachOutcome::new(
         &module.funcs[func].name,
         answer,
         input.map(|bits| spec.line(&bits)),
         detail,
     );
-    if options.json {
-        crate::output::emit(&(notes + &outcome.to_json()?))?;
+    if options.output.json {
+        eprint!("{notes}");
+        crate::output::emit(&outcome.to_json()?)?;
     } else {
         crate::output::emit(&(notes + &outcome.to_text()))?;
     }

@@ -6,6 +6,7 @@ mod accuracy;
 mod basics;
 mod ci;
 mod common;
+mod consistency;
 mod cover;
 mod explore;
 mod findings;
