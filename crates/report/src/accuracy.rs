@@ -164,6 +164,9 @@ pub struct RunInfo<'a> {
     pub precision: u32,
     /// Precision at which kept inputs are verified, if they are.
     pub verify_precision: Option<u32>,
+    /// Inputs on which the function crashed or hung, in the order found (their files in
+    /// `OUT/crashes/` and `OUT/hangs/`).
+    pub findings: &'a [crate::findings::FindingRow],
 }
 
 /// The name of a strategy in reports.
@@ -203,6 +206,9 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) worst_found_evals: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) stop: Option<String>,
+    pub(crate) crashes: usize,
+    pub(crate) hangs: usize,
+    pub(crate) findings: &'a [crate::findings::FindingRow],
     pub(crate) worst: Option<&'a FindingRow>,
     pub(crate) top: &'a [FindingRow],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -230,6 +236,9 @@ impl<'a> ReportJson<'a> {
             worst_found_s: progress.worst_found_s,
             worst_found_evals: progress.worst_found_evals,
             stop: None,
+            crashes: count_kind(info.findings, "crash"),
+            hangs: count_kind(info.findings, "hang"),
+            findings: info.findings,
             worst: top.first(),
             top,
             non_finite: None,
@@ -266,6 +275,11 @@ impl<'a> ReportJson<'a> {
     fn text(&self) -> Result<String, ReportError> {
         Ok(serde_json::to_string_pretty(self)? + "\n")
     }
+}
+
+/// How many of `findings` are of `kind` (`crash` or `hang`).
+fn count_kind(findings: &[crate::findings::FindingRow], kind: &str) -> usize {
+    findings.iter().filter(|f| f.kind == kind).count()
 }
 
 /// `report.json` while the search runs: the worst inputs so far, worst first.
@@ -375,6 +389,7 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
     );
     let Some(w) = report.worst() else {
         let _ = writeln!(t, "no input ran to completion with a measurable error");
+        findings_text(&mut t, info.findings);
         return t;
     };
     worst_text(&mut t, module, report, w);
@@ -394,7 +409,24 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
         report.targets.len() / 2
     );
     blame_text(&mut t, &report.blame);
+    findings_text(&mut t, info.findings);
     t
+}
+
+/// The crashes and hangs, one line each.
+fn findings_text(t: &mut String, findings: &[crate::findings::FindingRow]) {
+    if findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        t,
+        "found {} crash(es) and {} hang(s) (kept out of the worst inputs):",
+        count_kind(findings, "crash"),
+        count_kind(findings, "hang")
+    );
+    for finding in findings {
+        let _ = writeln!(t, "  {}", finding.summary_line());
+    }
 }
 
 /// The worst input, its error, and the worst input on the reference's path when the

@@ -21,6 +21,7 @@ use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
 };
+use fpforge_report::findings::{dir_name, FindingRow as CrashRow};
 use fpforge_report::html::{final_accuracy_page, partial_accuracy_page, REPORT_HTML};
 use fpforge_report::outdir::INPUTS;
 use fpforge_report::OutDir;
@@ -37,12 +38,13 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     // Fail early, with the spec's own message, on specs that do not fit.
-    InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+    let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let info = RunInfo {
         function: &module.funcs[func].name,
         strategy: strategy_name(config.strategy),
         precision: config.precision,
         verify_precision: config.verify_precision,
+        findings: &[],
     };
     if let Some(source) = &options.check_input {
         return check(options.output.json, info, &config, module, func, source);
@@ -50,7 +52,17 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     let mut out = options.out.as_deref().map(OutDir::create).transpose()?;
     let config = config.with_interrupt(Some(interrupt_flag()));
     let verbosity = options.output.verbosity;
-    let report = search(&config, info, module, func, out.as_mut(), verbosity)?;
+    let run = Run {
+        config: &config,
+        module,
+        func,
+        spec: &spec,
+    };
+    let report = search(run, info, out.as_mut(), verbosity)?;
+    let info = RunInfo {
+        findings: &report.findings,
+        ..info
+    };
     let json_text = final_json(info, report.progress, module, &report.report)?;
     if let Some(mut out) = out {
         out.write(INPUTS, &inputs_text(&top_rows(module, &report.report)));
@@ -65,7 +77,7 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         crate::output::emit(&text_report(info, module, &report.report))?;
     }
     let interrupted = report.report.stop == StopReason::Interrupted;
-    Ok(crate::search_exit(interrupted, 0))
+    Ok(crate::search_exit(interrupted, report.findings.len()))
 }
 
 /// The file of the JSON report in the output directory.
@@ -78,18 +90,34 @@ const WRITE_INTERVAL: Duration = Duration::from_millis(500);
 struct Searched {
     report: AccuracyReport,
     progress: Progress,
+    /// The crashes and hangs, written to `OUT/crashes/` and `OUT/hangs/` as found.
+    findings: Vec<CrashRow>,
+}
+
+/// What one search measures.
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    config: &'a AccuracyConfig,
+    module: &'a Module,
+    func: Func,
+    spec: &'a InputSpec,
 }
 
 /// Runs the search, rewriting `out` with the worst inputs so far at most every
 /// [`WRITE_INTERVAL`], and showing progress on a terminal (unless `verbosity` is quiet).
 fn search(
-    config: &AccuracyConfig,
+    run: Run<'_>,
     info: RunInfo<'_>,
-    module: &Module,
-    func: Func,
     mut out: Option<&mut OutDir>,
     verbosity: Verbosity,
 ) -> Result<Searched> {
+    let Run {
+        config,
+        module,
+        func,
+        spec,
+    } = run;
+    let mut findings: Vec<CrashRow> = Vec::new();
     let spinner = Spinner::new("accuracy", verbosity);
     let mut found: Vec<FindingRow> = Vec::new();
     let started = Instant::now();
@@ -107,6 +135,18 @@ fn search(
     };
     let report = accuracy_with(module, func, config, |event| match event {
         AccuracyEvent::Started { .. } => {}
+        AccuracyEvent::Crash { finding } => {
+            let number = 1 + findings
+                .iter()
+                .filter(|f| f.kind == finding.kind.name())
+                .count();
+            let row = CrashRow::new(module, spec, finding, number);
+            if let Some(out) = out.as_deref_mut() {
+                out.make_dir(dir_name(finding.kind));
+                out.write(&row.file, &row.file_text(module, func));
+            }
+            findings.push(row);
+        }
         AccuracyEvent::NewWorst { finding, evals } => {
             progress.worst_found_s = started.elapsed().as_secs_f64();
             progress.worst_found_evals = *evals;
@@ -140,7 +180,11 @@ fn search(
     spinner.finish();
     progress.evals = report.evals;
     progress.elapsed = report.elapsed;
-    Ok(Searched { report, progress })
+    Ok(Searched {
+        report,
+        progress,
+        findings,
+    })
 }
 
 /// `--check-input`: the worst input of a report, measured at `--precision`.

@@ -160,3 +160,41 @@ fn ctrl_c_writes_the_report_and_exits_130() {
     let printed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(printed["stop"], "interrupted");
 }
+
+/// Crashes met while measuring accuracy are findings too: written to `crashes/N.txt`
+/// (which `fpforge run` replays with exit 3), listed in `report.json` and the summary,
+/// and the run exits 3.
+#[test]
+fn crashes_found_while_measuring_are_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = crate::common::fixture("findings", "faults.c");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .args([
+            "accuracy", &faults, "-f", "weight", "--evals", "20000", "--seed", "1",
+        ])
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let summary = crate::common::stdout(&out);
+    assert!(
+        summary.contains("crash 1: out-of-bounds access"),
+        "{summary}"
+    );
+    let report = crate::common::json_file(&dir.path().join("report.json"));
+    assert_eq!(report["crashes"], 1, "{report}");
+    assert_eq!(report["findings"][0]["file"], "crashes/1.txt");
+    let text = std::fs::read_to_string(dir.path().join("crashes/1.txt")).unwrap();
+    let input = text.lines().find(|l| !l.starts_with('#')).unwrap();
+    let mut args = vec!["run", &faults, "-f", "weight", "--"];
+    args.extend(input.split(' '));
+    assert_eq!(fpforge(&args).status.code(), Some(3), "{input}");
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(page.contains("data-finding=\"crashes/1.txt\""));
+}

@@ -3,11 +3,12 @@
 //! result is not finite, the worst input on the reference's own path, and the operations
 //! to blame with their source lines.
 
+use super::coverage_page::findings_section;
 use super::{code, page, tile, Sources};
 use crate::accuracy::{top_rows, FindingRow, Progress, ReportJson, RunInfo};
 use crate::escape::escape;
 use fpforge_accuracy::AccuracyReport;
-use fpir::Module;
+use fpir::{Func, Module};
 use std::fmt::Write as _;
 
 /// `report.html` while the search runs: the worst inputs so far, worst first.
@@ -28,10 +29,12 @@ pub fn final_accuracy_page(
 ) -> String {
     let top = top_rows(module, report);
     let doc = ReportJson::finished(info, progress, module, report, &top);
-    render(&doc, Some(module))
+    render(&doc, Some((module, report.func)))
 }
 
-fn render(doc: &ReportJson<'_>, module: Option<&Module>) -> String {
+/// The page of `doc`; `run` (the module and the function measured) once it finished.
+fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
+    let module = run.map(|(m, _)| m);
     let mut body = String::new();
     header(&mut body, doc);
     body.push_str("<main>\n");
@@ -47,6 +50,9 @@ fn render(doc: &ReportJson<'_>, module: Option<&Module>) -> String {
         single_section(&mut body, "worst_same_path", title, row);
     }
     blame_section(&mut body, doc, module);
+    if let Some((module, func)) = run {
+        findings_section(&mut body, module, func, doc.findings);
+    }
     body.push_str(
         "<footer>Written by fpforge. Errors are measured against an MPFR reference; \
          the figures are those of <code>report.json</code> (docs/REPORTS.md).</footer>\n</main>\n",

@@ -12,7 +12,7 @@ use crate::coverage::{
 };
 use crate::escape::escape;
 use crate::findings::FindingRow;
-use fpir::{FileId, Func, SideReport, SideStatus, SideTally, SrcLoc, TrapCheck, Witness};
+use fpir::{FileId, Func, Module, SideReport, SideStatus, SideTally, SrcLoc, TrapCheck, Witness};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -174,7 +174,7 @@ pub fn coverage_page(coverage: &Coverage<'_>, sources: &mut Sources) -> String {
     header(&mut body, coverage);
     body.push_str("<main>\n");
     totals(&mut body, coverage);
-    findings_section(&mut body, coverage);
+    findings_section(&mut body, coverage.module, coverage.func, coverage.findings);
     let placement = Placement::of(coverage);
     let mut unplaced: Vec<(Shown, String)> = placement
         .unlocated
@@ -333,8 +333,14 @@ fn finding_name(finding: &FindingRow) -> String {
     format!("{} {}", finding.kind, finding.number)
 }
 
-fn findings_section(out: &mut String, coverage: &Coverage<'_>) {
-    if coverage.findings.is_empty() {
+/// The crashes and hangs of a run of `func`, with the command replaying each.
+pub(super) fn findings_section(
+    out: &mut String,
+    module: &Module,
+    func: Func,
+    findings: &[FindingRow],
+) {
+    if findings.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -344,8 +350,8 @@ fn findings_section(out: &mut String, coverage: &Coverage<'_>) {
          and regression.c</span></h2>\n<table class=\"list\">\n<tr><th>finding</th><th>what</th>\
          <th>where</th><th>input</th><th>replay</th></tr>"
     );
-    for finding in coverage.findings {
-        let replay = finding.replay_command(coverage.module, coverage.func);
+    for finding in findings {
+        let replay = finding.replay_command(module, func);
         let _ = writeln!(
             out,
             "<tr data-finding=\"{file}\" data-kind=\"{kind}\"><td>{badge}<br>\
