@@ -11,7 +11,7 @@ use crate::findings::{dir_name, FindingRow};
 use crate::html::{coverage_page, Sources, REPORT_HTML};
 use crate::junit::junit_xml;
 use crate::lcov::lcov;
-use crate::minimize::{greedy_cover, sides_taken};
+use crate::minimize::{behaviours, greedy_cover, Behaviour};
 use crate::outdir::{write_atomic, OutDir};
 use crate::regression::{expected_results, regression_c, results_interpreter, RegressionTest};
 use fpforge_cover::CoverEvent;
@@ -263,15 +263,20 @@ impl<'m> CoverageOut<'m> {
     fn minimize_tests(&mut self, sides: &[SideReport]) -> Result<Vec<SideReport>, ReportError> {
         let coords: Vec<Vec<u64>> = self.tests.iter().map(|t| t.coords.clone()).collect();
         let tracked: Vec<Side> = sides.iter().map(|r| r.side).collect();
-        let takes = sides_taken(self.module, self.func, &self.spec, &coords, &tracked)?;
-        let mut wanted = BTreeSet::new();
+        let takes = behaviours(self.module, self.func, &self.spec, &coords, &tracked)?;
+        let mut wanted: BTreeSet<Behaviour> = takes
+            .iter()
+            .flatten()
+            .filter(|b| matches!(b, Behaviour::Relates(..)))
+            .copied()
+            .collect();
         let mut required = BTreeSet::new();
         for report in sides {
             match report.status {
                 SideStatus::Covered {
                     witness: Witness::Test(_),
                 } => {
-                    wanted.insert(report.side);
+                    wanted.insert(Behaviour::Takes(report.side));
                 }
                 SideStatus::NotReached { reason } => {
                     required.extend(reason.closest.map(|c| c.test))
@@ -291,7 +296,8 @@ impl<'m> CoverageOut<'m> {
                     SideStatus::Covered {
                         witness: Witness::Test(_),
                     } => {
-                        let first = kept.iter().position(|&k| takes[k].contains(&report.side));
+                        let taken = Behaviour::Takes(report.side);
+                        let first = kept.iter().position(|&k| takes[k].contains(&taken));
                         first.map_or(report.status, |i| SideStatus::Covered {
                             witness: Witness::Test(i),
                         })

@@ -1,23 +1,35 @@
 //! The smallest test set that keeps a run's coverage: engines keep a test whenever it
 //! takes a side no earlier test took, so later tests often make earlier ones redundant.
 //! When a `cover` or `explore` run ends, every test is run again with a branch trace, and
-//! a greedy set cover (the test taking the most sides still untaken first, the earlier
-//! test on a tie) picks the tests that take every covered side between them; tests a
-//! report points at (the closest test to a side not reached) are kept too. The kept
-//! tests stay in their order, and each covered side is credited to the first kept test
-//! that takes it.
+//! a greedy set cover (the test showing the most behaviours still unshown first, the
+//! earlier test on a tie) picks the tests that show, between them, every covered side
+//! and every relation (`<`, `==`, `>`) of the operands of an ordered comparison that any
+//! test shows: compilers split comparisons differently (gcc's branches are not LLVM's),
+//! and `cover`'s boundary tests exist for those relations. Tests a report points at (the
+//! closest test to a side not reached) are kept too. The kept tests stay in their order,
+//! and each covered side is credited to the first kept test that takes it.
 
-use fpforge_exec::{BranchTrace, Concrete, ExecConfig, ExecError, Interpreter};
+use fpforge_exec::{Concrete, ExecConfig, ExecError, FullTrace, Interpreter};
 use fpforge_spec::InputSpec;
-use fpir::{Func, Module, Side};
+use fpir::{BranchSite, Func, Module, Side};
+use std::cmp::Ordering;
 use std::collections::BTreeSet;
+
+/// Something a test's run shows that a smaller test set must still show.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Behaviour {
+    /// It takes this branch side.
+    Takes(Side),
+    /// The operands of this site's ordered comparison relate this way.
+    Relates(BranchSite, Ordering),
+}
 
 /// The indices of the tests to keep, ascending: every index in `required`, then, greedily,
 /// the tests that take the most of `wanted` still untaken, until every side of `wanted`
 /// any test takes is taken. `takes[i]` is the set of sides test `i` takes.
-pub fn greedy_cover(
-    takes: &[BTreeSet<Side>],
-    wanted: &BTreeSet<Side>,
+pub fn greedy_cover<T: Ord + Copy>(
+    takes: &[BTreeSet<T>],
+    wanted: &BTreeSet<T>,
     required: &BTreeSet<usize>,
 ) -> Vec<usize> {
     let mut kept: BTreeSet<usize> = required
@@ -25,7 +37,7 @@ pub fn greedy_cover(
         .copied()
         .filter(|&i| i < takes.len())
         .collect();
-    let mut left: BTreeSet<Side> = wanted
+    let mut left: BTreeSet<T> = wanted
         .iter()
         .filter(|side| !kept.iter().any(|&i| takes[i].contains(side)))
         .copied()
@@ -46,35 +58,44 @@ pub fn greedy_cover(
     kept.into_iter().collect()
 }
 
-/// The sides of `tracked` each test (coordinate bits of `spec`) takes when run again.
-pub fn sides_taken(
+/// What each test (coordinate bits of `spec`) shows when run again: the sides of
+/// `tracked` it takes, and the operand relations of their sites' ordered comparisons.
+pub fn behaviours(
     module: &Module,
     func: Func,
     spec: &InputSpec,
     tests: &[Vec<u64>],
     tracked: &[Side],
-) -> Result<Vec<BTreeSet<Side>>, ExecError> {
+) -> Result<Vec<BTreeSet<Behaviour>>, ExecError> {
     let mut interp = Interpreter::new(
         module,
         Concrete,
-        BranchTrace::default(),
+        FullTrace::default(),
         ExecConfig::default(),
     )?;
     let tracked: BTreeSet<Side> = tracked.iter().copied().collect();
-    let mut takes = Vec::with_capacity(tests.len());
+    let mut shown = Vec::with_capacity(tests.len());
     for coords in tests {
         interp.observer_mut().clear();
         interp.call(func, &spec.to_args(coords))?;
-        let taken = interp
-            .observer()
-            .events
-            .iter()
-            .filter(|side| tracked.contains(side))
-            .copied()
-            .collect();
-        takes.push(taken);
+        let mut set = BTreeSet::new();
+        for event in &interp.observer().branches {
+            if !tracked.contains(&event.side) {
+                continue;
+            }
+            set.insert(Behaviour::Takes(event.side));
+            let site = event.side.site;
+            let order = module.branch_sites[site]
+                .cmp
+                .zip(event.operands)
+                .and_then(|(cmp, [a, b])| fpir::eval::operand_order(cmp.pred, cmp.ty, a, b));
+            if let (Some(order), None) = (order, module.trap_check(site)) {
+                set.insert(Behaviour::Relates(site, order));
+            }
+        }
+        shown.push(set);
     }
-    Ok(takes)
+    Ok(shown)
 }
 
 #[cfg(test)]
