@@ -8,6 +8,10 @@
 //! (or `FPFORGE_DIFF_COUNT`, from seed `FPFORGE_DIFF_SEED`):
 //! `cargo test --release -p fpforge-solve --test z3_diff -- --ignored --nocapture`.
 //! `FPFORGE_DIFF_VERBOSE=1` prints each formula's answers and times.
+//!
+//! Beside the random formulas, one script per form of the theory that once got a wrong
+//! answer (rounding-mode constants, equalities and `ite`s over modes, ...) must be
+//! decided by fpforge and agree with Z3.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -356,6 +360,103 @@ fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> T
         }
     }
     t
+}
+
+/// The answer fpforge gives to `script` (declarations and assertions, no `check-sat`):
+/// it must be definite and Z3's, and Z3 must accept a `sat` answer's model.
+fn decided_like_z3(script: &str) -> Status {
+    let cfg = Config::new();
+    let ctx = Context::new(&cfg);
+    let mut out = Vec::new();
+    let solve_cfg = SolveConfig::default().with_timeout(Duration::from_secs(5));
+    let ours = run_script(
+        &format!("{script}(check-sat)\n(get-model)\n"),
+        &solve_cfg,
+        &mut out,
+    )
+    .unwrap_or_else(|e| panic!("our reader rejected\n{script}\n{e}"));
+    let out = String::from_utf8(out).unwrap();
+    let z3 = match z3_check(&ctx, script, 10_000) {
+        SatResult::Sat => Status::Sat,
+        SatResult::Unsat => Status::Unsat,
+        SatResult::Unknown => panic!("z3 cannot decide\n{script}"),
+    };
+    assert_eq!(ours.answers, vec![z3], "{script}\n{out}");
+    if z3 == Status::Sat {
+        let check = format!("{script}{}", model_assertions(&out));
+        assert_eq!(
+            z3_check(&ctx, &check, 10_000),
+            SatResult::Sat,
+            "z3 rejects\n{check}"
+        );
+    }
+    z3
+}
+
+#[test]
+fn rounding_mode_constants_take_every_mode() {
+    let r = "(declare-const r RoundingMode)\n";
+    for (form, want) in [
+        ("(assert (distinct r RNE))", Status::Sat),
+        ("(assert (= r RTZ))", Status::Sat),
+        ("(assert (not (= r RNE)))", Status::Sat),
+        ("(assert (distinct r RNE RNA RTP RTN))", Status::Sat),
+        ("(assert (distinct r RNE RNA RTP RTN RTZ))", Status::Unsat),
+        (
+            "(assert (and (distinct r RTP) (= r roundTowardPositive)))",
+            Status::Unsat,
+        ),
+    ] {
+        assert_eq!(decided_like_z3(&format!("{r}{form}\n")), want, "{form}");
+    }
+}
+
+#[test]
+fn rounding_mode_literals_have_two_spellings_each() {
+    let names = [
+        ("RNE", "roundNearestTiesToEven"),
+        ("RNA", "roundNearestTiesToAway"),
+        ("RTP", "roundTowardPositive"),
+        ("RTN", "roundTowardNegative"),
+        ("RTZ", "roundTowardZero"),
+    ];
+    for (i, (short, long)) in names.iter().enumerate() {
+        let same =
+            format!("(declare-const r RoundingMode)(assert (= r {long}))(assert (= r {short}))\n");
+        assert_eq!(decided_like_z3(&same), Status::Sat, "{long}");
+        let (other, _) = names[(i + 1) % names.len()];
+        let differ =
+            format!("(declare-const r RoundingMode)(assert (= r {long}))(assert (= r {other}))\n");
+        assert_eq!(decided_like_z3(&differ), Status::Unsat, "{long} vs {other}");
+    }
+    assert_eq!(
+        decided_like_z3("(assert (distinct RNE RNA RTP RTN RTZ))\n"),
+        Status::Sat
+    );
+}
+
+#[test]
+fn rounding_mode_ite_and_pigeonhole() {
+    let ite = "(declare-const c Bool)(declare-const r RoundingMode)
+        (assert (= r (ite c RTP RTN)))\n";
+    for (extra, want) in [
+        ("(assert (distinct r RTN))", Status::Sat),
+        ("(assert (distinct r RTN))(assert (not c))", Status::Unsat),
+        ("(assert (= r RNE))", Status::Unsat),
+    ] {
+        assert_eq!(decided_like_z3(&format!("{ite}{extra}\n")), want, "{extra}");
+    }
+    let six: String = (0..6)
+        .map(|i| format!("(declare-const r{i} RoundingMode)"))
+        .collect();
+    assert_eq!(
+        decided_like_z3(&format!("{six}(assert (distinct r0 r1 r2 r3 r4 r5))\n")),
+        Status::Unsat
+    );
+    assert_eq!(
+        decided_like_z3(&format!("{six}(assert (distinct r0 r1 r2 r3 r4))\n")),
+        Status::Sat
+    );
 }
 
 fn report(t: &Tally) {

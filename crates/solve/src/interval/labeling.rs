@@ -2,15 +2,15 @@
 //! 2006, §5.3). A variable is chosen by the selected heuristic, its float
 //! domain is split at the float that halves the count of floats in it
 //! (`x = v`, then `x < v`, then `x > v`; NaN separately), bit-vector ranges
-//! are halved (each half keeps the known bits, so no value is lost) and
-//! Booleans tried both ways; each child is propagated. A node whose
+//! are halved (each half keeps the known bits, so no value is lost),
+//! Booleans tried both ways and rounding modes one by one; each child is propagated. A node whose
 //! variables are all single values is checked with the exact evaluator.
 //! Exhausting the tree proves that no model exists.
 
 use std::time::Instant;
 
 use super::propagate::{single_value, Doms, Propagator};
-use super::{BDom, Dom, FDom, CAN_FALSE, CAN_TRUE};
+use super::{BDom, Dom, FDom, RmSet, CAN_FALSE, CAN_TRUE};
 use crate::eval::{Evaluator, Model};
 use crate::term::{Op, TermId, TermStore};
 
@@ -141,7 +141,7 @@ impl<'s> Labeling<'s> {
                     Dom::Bv(x.meet(&BDom::range(mid + 1, x.hi))),
                 ]
             }
-            Dom::Rm => vec![],
+            Dom::Rm(m) => m.modes().map(|r| Dom::Rm(RmSet::single(r))).collect(),
         }
     }
 

@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
 
 use super::proj::{self, Arith, Cmp, Monotone};
-use super::{bv, BDom, Dom, FDom, Tnum, CAN_FALSE, CAN_TRUE};
+use super::{bv, BDom, Dom, FDom, RmSet, Tnum, CAN_FALSE, CAN_TRUE};
 use crate::eval::{apply, Value};
 use crate::sort::{FpFormat, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
@@ -117,6 +117,7 @@ pub fn single_value(d: &Dom, sort: Sort) -> Option<Value> {
             })
         }
         (Dom::Bv(x), Sort::BitVec(w)) => (x.lo == x.hi).then_some(Value::Bv(x.lo, w)),
+        (Dom::Rm(m), _) => m.value().map(Value::Rm),
         _ => None,
     }
 }
@@ -136,7 +137,7 @@ pub fn value_dom(v: Value) -> Dom {
             Dom::Fp(FDom::range(o, o))
         }
         Value::Bv(x, _) => Dom::Bv(BDom::single(x)),
-        Value::Rm(_) => Dom::Rm,
+        Value::Rm(r) => Dom::Rm(RmSet::single(r)),
     }
 }
 
@@ -256,6 +257,7 @@ fn remove_end(d: &Dom, v: &Dom) -> Dom {
             Dom::Bv(BDom::new(lo, hi, x.bits))
         }
         (Dom::Bool(x), Dom::Bool(s)) => Dom::Bool(x & !s),
+        (Dom::Rm(x), Dom::Rm(s)) => Dom::Rm(RmSet(x.0 & !s.0)),
         _ => *d,
     }
 }
@@ -957,13 +959,7 @@ impl<'s> Propagator<'s> {
         for &a in term.args.iter() {
             match single_value(&doms[a.index()], self.store.sort(a)) {
                 Some(v) => args.push(v),
-                None => {
-                    if matches!(self.store.sort(a), Sort::RoundingMode) {
-                        args.push(Value::zero(Sort::RoundingMode));
-                    } else {
-                        return Ok(());
-                    }
-                }
+                None => return Ok(()),
             }
         }
         match apply(term.op, &args) {
