@@ -41,6 +41,7 @@
 #![deny(missing_docs)]
 
 pub mod eval;
+pub mod ieee;
 pub mod interval;
 pub mod search;
 pub mod sexpr;
