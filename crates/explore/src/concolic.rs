@@ -322,6 +322,13 @@ impl Concolic {
         self.store.mk(op, args).ok()
     }
 
+    /// `op(rm, args...)`: an operation that takes a rounding mode, in mode `rm`.
+    fn rounded(&mut self, op: Op, rm: RoundingMode, args: &[TermId]) -> Option<TermId> {
+        let mut all = vec![self.store.rm_const(rm)];
+        all.extend_from_slice(args);
+        self.mk(op, &all)
+    }
+
     fn bv_const(&mut self, bits: u64, w: u32) -> TermId {
         // Widths come from IR types (1..=64), which the store accepts.
         self.store
@@ -498,14 +505,16 @@ impl Concolic {
         let t = Type::Float(ty);
         self.result(name, t, bits, &[a, b], |s| {
             let (x, y) = (s.lift(t, a)?, s.lift(t, b)?);
-            s.mk(op, &[x, y])
+            s.rounded(op, RoundingMode::Rne, &[x, y])
         })
     }
 
     /// `x` (a float term of format `ty`) as a binary64 term.
     fn widen64(&mut self, ty: Type, x: TermId) -> Option<TermId> {
         match ty {
-            Type::Float(FloatTy::F32) => self.mk(Op::FpToFp(FpFormat::F64), &[x]),
+            Type::Float(FloatTy::F32) => {
+                self.rounded(Op::FpToFp(FpFormat::F64), RoundingMode::Rne, &[x])
+            }
             _ => Some(x),
         }
     }
@@ -541,7 +550,7 @@ impl Concolic {
         let inside = self.mk(Op::And, &[c1, c2])?;
         let zero = self.store.f64_const(0.0);
         let safe = self.mk(Op::Ite, &[inside, x, zero])?;
-        let conv = self.mk(Op::FpToSbv(w, RoundingMode::Rtz), &[safe])?;
+        let conv = self.rounded(Op::FpToSbv(w), RoundingMode::Rtz, &[safe])?;
         let bad = self.bv_const(invalid, w);
         self.mk(Op::Ite, &[inside, conv, bad])
     }
@@ -577,7 +586,7 @@ impl Concolic {
     ) -> CVal {
         self.result(name, to, bits, &[a], |s| {
             let x = s.lift(from, a)?;
-            s.mk(Op::FpToFp(fmt_of(to.as_float()?)), &[x])
+            s.rounded(Op::FpToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
         })
     }
 
@@ -907,7 +916,7 @@ impl Semantics for Concolic {
             let r = if w == 64 {
                 let lo = s.cvtt64(x)?;
                 let two63 = s.store.f64_const(9_223_372_036_854_775_808.0);
-                let shifted = s.mk(Op::FpSub, &[x, two63])?;
+                let shifted = s.rounded(Op::FpSub, RoundingMode::Rne, &[x, two63])?;
                 let hi = s.cvtt64(shifted)?;
                 let c63 = s.bv_const(63, 64);
                 let sign = s.mk(Op::BvAshr, &[lo, c63])?;
@@ -934,14 +943,14 @@ impl Semantics for Concolic {
         let bits = Concrete.uitofp(from, to, &a.bits);
         self.result("uitofp", to, bits, &[a], |s| {
             let x = s.bv(from, a)?;
-            s.mk(Op::UbvToFp(fmt_of(to.as_float()?)), &[x])
+            s.rounded(Op::UbvToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
         })
     }
     fn sitofp(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
         let bits = Concrete.sitofp(from, to, &a.bits);
         self.result("sitofp", to, bits, &[a], |s| {
             let x = s.bv(from, a)?;
-            s.mk(Op::SbvToFp(fmt_of(to.as_float()?)), &[x])
+            s.rounded(Op::SbvToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
         })
     }
     fn ptrtoint(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
@@ -1036,22 +1045,21 @@ impl Semantics for Concolic {
             use MathFn::*;
             let (op, x) = match call.func {
                 Fabs => unary(Op::FpAbs)?,
-                Sqrt => unary(Op::FpSqrt)?,
-                Floor => unary(Op::FpRoundToIntegral(RoundingMode::Rtn))?,
-                Ceil => unary(Op::FpRoundToIntegral(RoundingMode::Rtp))?,
-                Trunc => unary(Op::FpRoundToIntegral(RoundingMode::Rtz))?,
-                Round => unary(Op::FpRoundToIntegral(RoundingMode::Rna))?,
-                Rint | Nearbyint => unary(Op::FpRoundToIntegral(RoundingMode::Rne))?,
+                Sqrt if xs.len() == 1 => return s.rounded(Op::FpSqrt, RoundingMode::Rne, &xs),
+                Floor | Ceil | Trunc | Round | Rint | Nearbyint if xs.len() == 1 => {
+                    let rm = integral_mode(call.func)?;
+                    return s.rounded(Op::FpRoundToIntegral, rm, &xs);
+                }
                 Exp => unary(Op::Ext(ExtFn::Exp))?,
                 Log => unary(Op::Ext(ExtFn::Log))?,
                 Atan => unary(Op::Ext(ExtFn::Atan))?,
                 Sin => unary(Op::Ext(ExtFn::Sin))?,
                 Cos => unary(Op::Ext(ExtFn::Cos))?,
                 Tan => unary(Op::Ext(ExtFn::Tan))?,
-                Fma if xs.len() == 3 => return s.mk(Op::FpFma, &xs),
+                Fma if xs.len() == 3 => return s.rounded(Op::FpFma, RoundingMode::Rne, &xs),
                 Fmuladd if xs.len() == 3 => {
-                    let p = s.mk(Op::FpMul, &[xs[0], xs[1]])?;
-                    return s.mk(Op::FpAdd, &[p, xs[2]]);
+                    let p = s.rounded(Op::FpMul, RoundingMode::Rne, &xs[..2])?;
+                    return s.rounded(Op::FpAdd, RoundingMode::Rne, &[p, xs[2]]);
                 }
                 _ => return None,
             };
@@ -1278,12 +1286,25 @@ impl Semantics for Concolic {
     }
 }
 
+/// The rounding mode of C's rounding functions (`floor`, `ceil`, `trunc`, `round`,
+/// and `rint`/`nearbyint` in the default environment).
+fn integral_mode(func: MathFn) -> Option<RoundingMode> {
+    Some(match func {
+        MathFn::Floor => RoundingMode::Rtn,
+        MathFn::Ceil => RoundingMode::Rtp,
+        MathFn::Trunc => RoundingMode::Rtz,
+        MathFn::Round => RoundingMode::Rna,
+        MathFn::Rint | MathFn::Nearbyint => RoundingMode::Rne,
+        _ => return None,
+    })
+}
+
 impl Concolic {
     /// `modf(x)` as terms: the integral part `trunc(x)` and the fraction `x - trunc(x)`
     /// (exact), a zero with the sign of `x` when that is zero or `x` is infinite.
     fn modf_terms(&mut self, ty: FloatTy, x: TermId) -> Option<(TermId, TermId)> {
-        let int = self.mk(Op::FpRoundToIntegral(RoundingMode::Rtz), &[x])?;
-        let d = self.mk(Op::FpSub, &[x, int])?;
+        let int = self.rounded(Op::FpRoundToIntegral, RoundingMode::Rtz, &[x])?;
+        let d = self.rounded(Op::FpSub, RoundingMode::Rne, &[x, int])?;
         let f = fmt_of(ty);
         let (pz, nz) = match f {
             FpFormat::F32 => (self.store.f32_const(0.0), self.store.f32_const(-0.0)),

@@ -1,16 +1,19 @@
 //! The exact evaluator: IEEE-754 semantics of every operator on concrete values.
 //!
 //! This is the model checker behind every `sat` answer, so it is written
-//! independently of the interval projections (`crate::interval`) and uses only
-//! the host's IEEE arithmetic, which Rust defines as round-to-nearest-even:
-//! `+ - * /`, `sqrt`, `mul_add` (fused), `as` conversions between floats and
-//! integers (RNE), and `round_ties_even`/`round`/`ceil`/`floor`/`trunc` for the
-//! five rounding modes of `roundToIntegral`. Results that SMT-LIB leaves
+//! independently of the interval projections (`crate::interval`). In
+//! round-to-nearest-even it uses the host's IEEE arithmetic, which Rust defines
+//! as RNE: `+ - * /`, `sqrt`, `mul_add` (fused), `as` conversions between floats
+//! and integers; the other four modes go through the exact arithmetic of
+//! [`crate::ieee`]. `round_ties_even`/`round`/`ceil`/`floor`/`trunc` are exact,
+//! so `roundToIntegral` and the conversions to integers use them in every mode.
+//! Results that SMT-LIB leaves
 //! unspecified (`fp.min` of `+0`/`-0`, out-of-range `fp.to_sbv`) are marked
 //! *tainted*: a model whose assertions depend on one is never reported `sat`.
 
 use std::fmt;
 
+use crate::ieee::{self, Format};
 use crate::sort::{FpFormat, RoundingMode, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 
@@ -60,6 +63,31 @@ impl Value {
     /// The Boolean inside, or false for other sorts.
     pub fn as_bool(&self) -> bool {
         matches!(self, Value::Bool(true))
+    }
+
+    /// The format and bit pattern of a float.
+    pub fn float_bits(&self) -> Option<(FpFormat, u64)> {
+        match *self {
+            Value::F32(x) => Some((FpFormat::F32, u64::from(x.to_bits()))),
+            Value::F64(x) => Some((FpFormat::F64, x.to_bits())),
+            _ => None,
+        }
+    }
+
+    /// The float of format `f` with bit pattern `bits`.
+    pub fn from_float_bits(f: FpFormat, bits: u64) -> Value {
+        match f {
+            FpFormat::F32 => Value::F32(f32::from_bits(bits as u32)),
+            FpFormat::F64 => Value::F64(f64::from_bits(bits)),
+        }
+    }
+
+    /// The rounding mode inside.
+    pub fn as_rm(&self) -> Option<RoundingMode> {
+        match *self {
+            Value::Rm(r) => Some(r),
+            _ => None,
+        }
     }
 
     /// The float inside widened to f64 (exact for binary32).
@@ -395,7 +423,7 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
         Eq => Value::Bool(a[0].same(&a[1])),
         Distinct => Value::Bool(!a[0].same(&a[1])),
         FpAbs | FpNeg | FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma | FpRem
-        | FpRoundToIntegral(_) | FpMin | FpMax | Ext(_) => return apply_fp_arith(op, a),
+        | FpRoundToIntegral | FpMin | FpMax | Ext(_) => return apply_fp_arith(op, a),
         FpLeq | FpLt | FpGeq | FpGt | FpEq | FpIsNormal | FpIsSubnormal | FpIsZero
         | FpIsInfinite | FpIsNaN | FpIsNegative | FpIsPositive => return apply_fp_test(op, a),
         FpToSbv(..) | FpToUbv(..) | FpToFp(_) | SbvToFp(_) | UbvToFp(_) | BitsToFp(_)
@@ -408,12 +436,28 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
     })
 }
 
-/// Float arithmetic: the value of a floating-point operator.
-fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
+/// `op` (a rounded operation: add, sub, mul, div, fma, sqrt) in mode `rm` on
+/// floats of one format, by the exact arithmetic of [`crate::ieee`].
+fn rounded_exactly(op: Op, rm: RoundingMode, a: &[Value]) -> Option<Value> {
+    let (f, x) = a.first()?.float_bits()?;
+    let arg = |i: usize| a.get(i).and_then(Value::float_bits).map(|(_, b)| b);
+    let g = Format::from(f);
+    let bits = match op {
+        Op::FpAdd => ieee::add(g, rm, x, arg(1)?),
+        Op::FpSub => ieee::sub(g, rm, x, arg(1)?),
+        Op::FpMul => ieee::mul(g, rm, x, arg(1)?),
+        Op::FpDiv => ieee::div(g, rm, x, arg(1)?),
+        Op::FpFma => ieee::fma(g, rm, x, arg(1)?, arg(2)?),
+        Op::FpSqrt => ieee::sqrt(g, rm, x),
+        _ => return None,
+    };
+    Some(Value::from_float_bits(f, bits))
+}
+
+/// `op` in round-to-nearest-even on the host's floats.
+fn rounded_nearest(op: Op, a: &[Value]) -> Option<Value> {
     use Op::*;
     Some(match op {
-        FpAbs => fp1!(a[0], |x| x.abs()),
-        FpNeg => fp1!(a[0], |x| -x),
         FpAdd => fp2!(a[0], a[1], |x, y| x + y),
         FpSub => fp2!(a[0], a[1], |x, y| x - y),
         FpMul => fp2!(a[0], a[1], |x, y| x * y),
@@ -424,6 +468,20 @@ fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
             (Value::F64(x), Value::F64(y), Value::F64(z)) => Value::F64(x.mul_add(y, z)),
             _ => return None,
         },
+        _ => return None,
+    })
+}
+
+/// Float arithmetic: the value of a floating-point operator.
+fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
+    use Op::*;
+    Some(match op {
+        FpAbs => fp1!(a[0], |x| x.abs()),
+        FpNeg => fp1!(a[0], |x| -x),
+        FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma => match a[0].as_rm()? {
+            RoundingMode::Rne => return rounded_nearest(op, &a[1..]),
+            rm => return rounded_exactly(op, rm, &a[1..]),
+        },
         FpRem => match (a[0], a[1]) {
             (Value::F32(x), Value::F32(y)) => {
                 Value::F32(ieee_remainder(f64::from(x), f64::from(y)) as f32)
@@ -431,11 +489,14 @@ fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
             (Value::F64(x), Value::F64(y)) => Value::F64(ieee_remainder(x, y)),
             _ => return None,
         },
-        FpRoundToIntegral(rm) => match a[0] {
-            Value::F32(x) => Value::F32(round_integral32(x, rm)),
-            Value::F64(x) => Value::F64(round_integral(x, rm)),
-            _ => return None,
-        },
+        FpRoundToIntegral => {
+            let rm = a[0].as_rm()?;
+            match a[1] {
+                Value::F32(x) => Value::F32(round_integral32(x, rm)),
+                Value::F64(x) => Value::F64(round_integral(x, rm)),
+                _ => return None,
+            }
+        }
         FpMin | FpMax => match (a[0], a[1]) {
             (Value::F32(x), Value::F32(y)) => {
                 Value::F32(min_max(f64::from(x), f64::from(y), op == FpMax)? as f32)
@@ -484,22 +545,34 @@ fn bv_arg(a: &[Value], i: usize) -> (u64, u32) {
 fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
     use Op::*;
     Some(match op {
-        FpToSbv(w, rm) => Value::Bv(to_sbv(a[0].as_f64()?, w, rm)?, w),
-        FpToUbv(w, rm) => Value::Bv(to_ubv(a[0].as_f64()?, w, rm)?, w),
-        FpToFp(f) => float_of(f, a[0].as_f64()?),
+        FpToSbv(w) => Value::Bv(to_sbv(a[1].as_f64()?, w, a[0].as_rm()?)?, w),
+        FpToUbv(w) => Value::Bv(to_ubv(a[1].as_f64()?, w, a[0].as_rm()?)?, w),
+        FpToFp(to) => {
+            let (from, bits) = a[1].float_bits()?;
+            match a[0].as_rm()? {
+                RoundingMode::Rne => float_of(to, a[1].as_f64()?),
+                rm => Value::from_float_bits(
+                    to,
+                    ieee::convert(Format::from(from), Format::from(to), rm, bits),
+                ),
+            }
+        }
         SbvToFp(f) => {
-            let (v, w) = bv_arg(a, 0);
+            let (v, w) = bv_arg(a, 1);
             let i = sext(v, w);
-            match f {
-                FpFormat::F32 => Value::F32(i as f32),
-                FpFormat::F64 => Value::F64(i as f64),
+            match a[0].as_rm()? {
+                RoundingMode::Rne => float_of_integer(f, i as f64, i as f32),
+                rm => Value::from_float_bits(
+                    f,
+                    ieee::from_integer(Format::from(f), rm, i < 0, i.unsigned_abs()),
+                ),
             }
         }
         UbvToFp(f) => {
-            let (v, _) = bv_arg(a, 0);
-            match f {
-                FpFormat::F32 => Value::F32(v as f32),
-                FpFormat::F64 => Value::F64(v as f64),
+            let (v, _) = bv_arg(a, 1);
+            match a[0].as_rm()? {
+                RoundingMode::Rne => float_of_integer(f, v as f64, v as f32),
+                rm => Value::from_float_bits(f, ieee::from_integer(Format::from(f), rm, false, v)),
             }
         }
         BitsToFp(FpFormat::F32) => Value::F32(f32::from_bits(bv_arg(a, 0).0 as u32)),
@@ -511,6 +584,15 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
         },
         _ => return None,
     })
+}
+
+/// An integer converted by the host (`as`, round to nearest-even) to each format:
+/// the value of format `f`.
+fn float_of_integer(f: FpFormat, wide: f64, narrow: f32) -> Value {
+    match f {
+        FpFormat::F32 => Value::F32(narrow),
+        FpFormat::F64 => Value::F64(wide),
+    }
 }
 
 /// Bit-vector operators: arithmetic and logic, bit layout, comparisons.
@@ -694,13 +776,36 @@ mod tests {
 
     #[test]
     fn conversions_and_unspecified_results() {
-        assert!(apply(Op::FpToSbv(8, RoundingMode::Rtz), &[Value::F32(127.9)]).is_some());
-        assert!(apply(Op::FpToSbv(8, RoundingMode::Rne), &[Value::F32(127.9)]).is_none());
+        let (rtz, rne) = (Value::Rm(RoundingMode::Rtz), Value::Rm(RoundingMode::Rne));
+        assert!(apply(Op::FpToSbv(8), &[rtz, Value::F32(127.9)]).is_some());
+        assert!(apply(Op::FpToSbv(8), &[rne, Value::F32(127.9)]).is_none());
         assert!(apply(Op::FpMin, &[Value::F64(0.0), Value::F64(-0.0)]).is_none());
-        let r = apply(Op::FpToUbv(8, RoundingMode::Rtz), &[Value::F64(-0.5)]).unwrap();
+        let r = apply(Op::FpToUbv(8), &[rtz, Value::F64(-0.5)]).unwrap();
         assert!(r.same(&Value::Bv(0, 8)));
-        let r = apply(Op::SbvToFp(FpFormat::F32), &[Value::Bv(0xff, 8)]).unwrap();
+        let r = apply(Op::SbvToFp(FpFormat::F32), &[rne, Value::Bv(0xff, 8)]).unwrap();
         assert!(r.same(&Value::F32(-1.0)));
+        // 2^24 + 1 is halfway between two binary32 values.
+        let odd = Value::Bv((1 << 24) + 1, 32);
+        for (rm, want) in [
+            (RoundingMode::Rne, 16777216.0),
+            (RoundingMode::Rtp, 16777218.0),
+            (RoundingMode::Rna, 16777218.0),
+            (RoundingMode::Rtz, 16777216.0),
+        ] {
+            let r = apply(Op::UbvToFp(FpFormat::F32), &[Value::Rm(rm), odd]).unwrap();
+            assert!(r.same(&Value::F32(want)), "{rm:?}");
+        }
+        let third = apply(
+            Op::FpDiv,
+            &[
+                Value::Rm(RoundingMode::Rtp),
+                Value::F64(1.0),
+                Value::F64(3.0),
+            ],
+        );
+        assert!(third
+            .unwrap()
+            .same(&Value::F64(f64::from_bits((1.0f64 / 3.0).to_bits() + 1))));
     }
 
     #[test]

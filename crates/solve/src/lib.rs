@@ -18,11 +18,12 @@
 //! Solving terms built in Rust (the API the engines use):
 //!
 //! ```
-//! use fpforge_solve::{Answer, Op, Solver, SolveConfig, Sort, TermStore};
+//! use fpforge_solve::{Answer, Op, RoundingMode, Solver, SolveConfig, Sort, TermStore};
 //! let mut s = TermStore::new();
 //! let x = s.declare("x", Sort::F32);
 //! let one = s.f32_const(1.0);
-//! let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
+//! let rne = s.rm_const(RoundingMode::Rne);
+//! let sum = s.mk(Op::FpAdd, &[rne, x, one]).unwrap();
 //! let absorbed = s.mk(Op::FpEq, &[sum, x]).unwrap(); // x + 1 == x
 //! let positive = s.mk(Op::FpIsPositive, &[x]).unwrap();
 //! let mut solver = Solver::new(&s, SolveConfig::default());

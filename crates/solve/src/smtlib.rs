@@ -13,7 +13,11 @@
 use std::collections::HashMap;
 use std::io::Write;
 
+use num_bigint::BigUint;
+use num_traits::Zero;
+
 use crate::eval::{eval_term, Model, Value};
+use crate::ieee;
 use crate::sexpr::{Atom, Pos, Reader, SExpr};
 use crate::solver::{Answer, Solver, Stats};
 use crate::sort::{FpFormat, RoundingMode, Sort};
@@ -107,8 +111,8 @@ pub fn run(
     Ok(script.summary)
 }
 
-/// The operators whose first argument is a rounding mode (only RNE is supported).
-fn rne_op(name: &str) -> Option<Op> {
+/// The operators whose first argument is a rounding mode.
+fn rounded_op(name: &str) -> Option<Op> {
     Some(match name {
         "fp.add" => Op::FpAdd,
         "fp.sub" => Op::FpSub,
@@ -116,6 +120,7 @@ fn rne_op(name: &str) -> Option<Op> {
         "fp.div" => Op::FpDiv,
         "fp.fma" => Op::FpFma,
         "fp.sqrt" => Op::FpSqrt,
+        "fp.roundToIntegral" => Op::FpRoundToIntegral,
         _ => return None,
     })
 }
@@ -525,30 +530,6 @@ impl Script<'_> {
         }
     }
 
-    fn rounding(&mut self, e: &SExpr) -> PResult<RoundingMode> {
-        let t = self.term(e)?;
-        match self.store.get(t).op {
-            Op::RmConst(r) => Ok(r),
-            _ => Err(perr(
-                e.pos(),
-                "the rounding mode must be a literal such as RNE",
-            )),
-        }
-    }
-
-    fn rne_only(&mut self, e: &SExpr, what: &str) -> PResult<()> {
-        match self.rounding(e)? {
-            RoundingMode::Rne => Ok(()),
-            r => Err(perr(
-                e.pos(),
-                format!(
-                    "{what} with rounding mode {} is not supported (only RNE)",
-                    r.name()
-                ),
-            )),
-        }
-    }
-
     fn term(&mut self, e: &SExpr) -> PResult<TermId> {
         let pos = e.pos();
         match e {
@@ -707,14 +688,13 @@ impl Script<'_> {
                         format!("{name} expects a rounding mode and a float"),
                     ));
                 };
-                let rm = self.rounding(rm)?;
-                let x = self.term(x)?;
+                let (rm, x) = (self.term(rm)?, self.term(x)?);
                 let op = if name == "fp.to_sbv" {
-                    Op::FpToSbv(w, rm)
+                    Op::FpToSbv(w)
                 } else {
-                    Op::FpToUbv(w, rm)
+                    Op::FpToUbv(w)
                 };
-                self.mk(pos, op, &[x])
+                self.mk(pos, op, &[rm, x])
             }
             ("to_fp" | "to_fp_unsigned", [eb, sb]) => {
                 let (eb, sb) = (numeral(eb)?, numeral(sb)?);
@@ -743,56 +723,57 @@ impl Script<'_> {
                 self.mk(pos, Op::BitsToFp(f), &[b])
             }
             [rm, arg] => {
-                if let Some(x) = real_literal(arg)? {
-                    self.rne_only(rm, "to_fp of a real literal")?;
-                    return Ok(match f {
-                        FpFormat::F32 => self.store.f32_const(
-                            x.parse::<f32>()
-                                .map_err(|e| perr(arg.pos(), e.to_string()))?,
-                        ),
-                        FpFormat::F64 => self.store.f64_const(
-                            x.parse::<f64>()
-                                .map_err(|e| perr(arg.pos(), e.to_string()))?,
-                        ),
-                    });
+                let rm = self.term(rm)?;
+                if let Some(real) = real_literal(arg)? {
+                    return self.real_to_fp(pos, f, rm, &real);
                 }
-                let r = self.rounding(rm)?;
                 let a = self.term(arg)?;
-                match self.store.sort(a) {
+                let op = match self.store.sort(a) {
                     Sort::Fp(from) if !unsigned => {
-                        if from > f && r != RoundingMode::Rne {
-                            return Err(perr(
-                                rm.pos(),
-                                "narrowing to_fp is only supported with RNE",
-                            ));
-                        }
-                        if from == f {
+                        if from == f && self.store.sort(rm) == Sort::RoundingMode {
                             return Ok(a);
                         }
-                        self.mk(pos, Op::FpToFp(f), &[a])
+                        Op::FpToFp(f)
                     }
-                    Sort::BitVec(w) => {
-                        let exact = w <= f.significand_bits() - u32::from(!unsigned);
-                        if !exact && r != RoundingMode::Rne {
-                            return Err(perr(
-                                rm.pos(),
-                                "inexact bit-vector to_fp is only supported with RNE",
-                            ));
-                        }
-                        let op = if unsigned {
-                            Op::UbvToFp(f)
-                        } else {
-                            Op::SbvToFp(f)
-                        };
-                        self.mk(pos, op, &[a])
+                    Sort::BitVec(_) if unsigned => Op::UbvToFp(f),
+                    Sort::BitVec(_) => Op::SbvToFp(f),
+                    s => {
+                        return Err(perr(
+                            arg.pos(),
+                            format!("to_fp of sort {s} is not supported"),
+                        ))
                     }
-                    s => Err(perr(
-                        arg.pos(),
-                        format!("to_fp of sort {s} is not supported"),
-                    )),
-                }
+                };
+                self.mk(pos, op, &[rm, a])
             }
             _ => Err(perr(pos, "unsupported form of to_fp")),
+        }
+    }
+
+    /// A real literal rounded to format `f` by the mode term `rm`: a constant when
+    /// the mode is a literal, else an `ite` over the five modes.
+    fn real_to_fp(&mut self, pos: Pos, f: FpFormat, rm: TermId, real: &Real) -> PResult<TermId> {
+        let (neg, num, den) = real;
+        let g = ieee::Format::from(f);
+        let constant = |s: &mut TermStore, r| {
+            let bits = ieee::from_rational(g, r, *neg, num, den);
+            match Value::from_float_bits(f, bits) {
+                Value::F32(x) => s.f32_const(x),
+                v => s.f64_const(v.as_f64().unwrap_or(f64::NAN)),
+            }
+        };
+        match self.store.get(rm).op {
+            Op::RmConst(r) => Ok(constant(&mut self.store, r)),
+            _ => {
+                let mut acc = constant(&mut self.store, RoundingMode::Rtz);
+                for r in RoundingMode::ALL.into_iter().rev().skip(1) {
+                    let lit = self.store.rm_const(r);
+                    let is = self.mk(pos, Op::Eq, &[rm, lit])?;
+                    let c = constant(&mut self.store, r);
+                    acc = self.mk(pos, Op::Ite, &[is, c, acc])?;
+                }
+                Ok(acc)
+            }
         }
     }
 
@@ -814,24 +795,12 @@ impl Script<'_> {
         if let Some(Binding::Macro(m)) = self.lookup(name) {
             return self.expand_macro(pos, name, &m, rest);
         }
-        if let Some(op) = rne_op(name) {
-            let Some((rm, xs)) = rest.split_first() else {
+        if let Some(op) = rounded_op(name) {
+            if rest.is_empty() {
                 return Err(perr(pos, format!("{name} expects a rounding mode")));
-            };
-            self.rne_only(rm, name)?;
-            let args = self.terms(xs)?;
+            }
+            let args = self.terms(rest)?;
             return self.mk(pos, op, &args);
-        }
-        if name == "fp.roundToIntegral" {
-            let [rm, x] = rest else {
-                return Err(perr(
-                    pos,
-                    "fp.roundToIntegral expects a rounding mode and a float",
-                ));
-            };
-            let rm = self.rounding(rm)?;
-            let x = self.term(x)?;
-            return self.mk(pos, Op::FpRoundToIntegral(rm), &[x]);
         }
         if let Some(g) = ExtFn::from_name(name) {
             if !self.ext_noted {
@@ -1073,19 +1042,27 @@ impl Script<'_> {
     }
 }
 
-/// `Some(text)` when `e` is a real literal: a numeral, decimal, or `(- lit)`.
-fn real_literal(e: &SExpr) -> PResult<Option<String>> {
+/// A real literal: negative, numerator, denominator.
+type Real = (bool, BigUint, BigUint);
+
+/// `Some(real)` when `e` is a real literal: a numeral, a decimal, `(- lit)` or
+/// `(/ lit lit)`.
+fn real_literal(e: &SExpr) -> PResult<Option<Real>> {
     match e {
-        SExpr::Atom(Atom::Numeral(s) | Atom::Decimal(s), _) => Ok(Some(s.clone())),
+        SExpr::Atom(Atom::Numeral(s) | Atom::Decimal(s), p) => ieee::parse_real(s)
+            .map(Some)
+            .ok_or_else(|| perr(*p, format!("bad real literal {s}"))),
         SExpr::List(items, p) => match items.as_slice() {
             [m, x] if m.symbol() == Some("-") => match real_literal(x)? {
-                Some(s) => Ok(Some(format!("-{s}"))),
+                Some((neg, n, d)) => Ok(Some((!neg, n, d))),
                 None => Err(perr(*p, "expected a real literal after '-'")),
             },
-            [d, ..] if d.symbol() == Some("/") => Err(perr(
-                *p,
-                "rational literals (/ a b) in to_fp are not supported; use a decimal",
-            )),
+            [d, x, y] if d.symbol() == Some("/") => match (real_literal(x)?, real_literal(y)?) {
+                (Some((nx, a, b)), Some((ny, c, d))) if !c.is_zero() => {
+                    Ok(Some((nx != ny, a * d, b * c)))
+                }
+                _ => Err(perr(*p, "expected a quotient of non-zero real literals")),
+            },
             _ => Ok(None),
         },
         _ => Ok(None),

@@ -294,7 +294,8 @@ mod tests {
         // x * x == 2.25 in binary64.
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F64);
-        let sq = s.mk(Op::FpMul, &[x, x]).unwrap();
+        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let sq = s.mk(Op::FpMul, &[rne, x, x]).unwrap();
         let c = s.f64_const(2.25);
         let eq = s.mk(Op::FpEq, &[sq, c]).unwrap();
         for st in [

@@ -32,7 +32,8 @@ pub(crate) mod test_formulas {
         let one = s.f32_const(1.0);
         let zero = s.f32_const(0.0);
         let hundred = s.f32_const(100.0);
-        let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
+        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let sum = s.mk(Op::FpAdd, &[rne, x, one]).unwrap();
         let eq = s.mk(Op::FpEq, &[sum, x]).unwrap();
         let ge = s.mk(Op::FpGeq, &[x, zero]).unwrap();
         let le = s.mk(Op::FpLeq, &[x, hundred]).unwrap();
