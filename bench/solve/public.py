@@ -156,7 +156,7 @@ def solver_cmd(name, path, args, py):
 
 
 def unsupported_name(reason):
-    m = re.search(r"unsupported: ([^\s(]+)", reason)
+    m = re.search(r"unsupported: (\(_ \w+|[^\s(]+(?: [^\s(]+)?)", reason)
     return m.group(1) if m else None
 
 

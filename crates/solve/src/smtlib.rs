@@ -75,6 +75,8 @@ struct Script<'c> {
     ext_noted: bool,
     /// A note raised while elaborating, written after the command.
     pending_note: Option<String>,
+    /// `define-sort`s: parameters and body.
+    sort_aliases: HashMap<String, (Vec<String>, SExpr)>,
 }
 
 /// Runs `text` as an SMT-LIB script; see [`crate::run_script`].
@@ -95,6 +97,7 @@ pub fn run(
         summary: ScriptSummary::default(),
         ext_noted: false,
         pending_note: None,
+        sort_aliases: HashMap::new(),
     };
     let mut reader = Reader::new(text);
     loop {
@@ -274,13 +277,21 @@ impl Script<'_> {
                 if !list(params).is_some_and(|p| p.is_empty()) {
                     return Err(perr(
                         params.pos(),
-                        "uninterpreted functions with arguments are not supported",
+                        "unsupported: uninterpreted functions with arguments",
                     ));
                 }
                 let sort = self.sort(s)?;
                 self.declare(n, sort)?;
             }
             "define-fun" => self.define_fun(pos, args)?,
+            "define-const" => {
+                let [n, s, body] = args else {
+                    return Err(perr(pos, "define-const expects a name, a sort and a term"));
+                };
+                let params = SExpr::List(Vec::new(), pos);
+                self.define_fun(pos, &[n.clone(), params, s.clone(), body.clone()])?;
+            }
+            "define-sort" => self.define_sort(pos, args)?,
             "assert" => {
                 let [t] = args else {
                     return Err(perr(pos, "assert expects one term"));
@@ -292,7 +303,22 @@ impl Script<'_> {
                 self.assertions.push(id);
                 self.model = None;
             }
-            "check-sat" => self.check_sat(out)?,
+            "check-sat" => self.check_sat(out, &[])?,
+            "check-sat-assuming" => {
+                let [lits] = args else {
+                    return Err(perr(pos, "check-sat-assuming expects a list of literals"));
+                };
+                let lits = list(lits).ok_or_else(|| perr(lits.pos(), "expected a list"))?;
+                let mut assumed = Vec::new();
+                for l in lits {
+                    let t = self.term(l)?;
+                    if self.store.sort(t) != Sort::Bool {
+                        return Err(perr(l.pos(), "check-sat-assuming expects Bool literals"));
+                    }
+                    assumed.push(t);
+                }
+                self.check_sat(out, &assumed)?;
+            }
             "get-model" => self.get_model(out)?,
             "get-value" => self.get_value(pos, args, out)?,
             "push" => {
@@ -334,7 +360,7 @@ impl Script<'_> {
             }
             "exit" => return Ok(false),
             "get-info" | "get-option" => writeln!(out, "unsupported")?,
-            other => return Err(perr(pos, format!("unsupported command '{other}'"))),
+            other => return Err(perr(pos, format!("unsupported: command {other}"))),
         }
         Ok(true)
     }
@@ -423,8 +449,53 @@ impl Script<'_> {
         Ok(())
     }
 
+    /// `(define-sort Name (params) sort)`: a sort abbreviation, expanded where used.
+    fn define_sort(&mut self, pos: Pos, args: &[SExpr]) -> PResult<()> {
+        let [n, params, body] = args else {
+            return Err(perr(
+                pos,
+                "define-sort expects a name, parameters and a sort",
+            ));
+        };
+        let name = n
+            .symbol()
+            .ok_or_else(|| perr(n.pos(), "expected a symbol"))?
+            .to_string();
+        let params = list(params)
+            .ok_or_else(|| perr(params.pos(), "expected a parameter list"))?
+            .iter()
+            .map(|p| {
+                p.symbol()
+                    .map(str::to_string)
+                    .ok_or_else(|| perr(p.pos(), "expected a sort parameter"))
+            })
+            .collect::<PResult<Vec<_>>>()?;
+        if params.is_empty() {
+            self.sort(body)?;
+        }
+        self.sort_aliases.insert(name, (params, body.clone()));
+        Ok(())
+    }
+
     fn sort(&self, e: &SExpr) -> PResult<Sort> {
         let pos = e.pos();
+        if let Some((params, body)) = self.alias_of(e) {
+            if let SExpr::List(items, _) = e {
+                if items.len() != params.len() + 1 {
+                    return Err(perr(
+                        pos,
+                        format!("sort {e} expects {} arguments", params.len()),
+                    ));
+                }
+                let bound: HashMap<&str, &SExpr> =
+                    params.iter().map(String::as_str).zip(&items[1..]).collect();
+                return self.sort(&substitute(&body, &bound));
+            }
+            if params.is_empty() {
+                return self.sort(&body);
+            }
+            return Err(perr(pos, format!("sort {e} expects arguments")));
+        }
         if let Some(s) = e.symbol() {
             return match s {
                 "Bool" => Ok(Sort::Bool),
@@ -433,9 +504,9 @@ impl Script<'_> {
                 "RoundingMode" | "RM" => Ok(Sort::RoundingMode),
                 "Float16" | "Float128" => Err(perr(
                     pos,
-                    format!("sort {s} is not supported (only Float32 and Float64)"),
+                    format!("unsupported: {s} (only Float32 and Float64)"),
                 )),
-                _ => Err(perr(pos, format!("unsupported sort '{s}'"))),
+                _ => Err(perr(pos, format!("unsupported: sort {s}"))),
             };
         }
         match list(e) {
@@ -447,7 +518,7 @@ impl Script<'_> {
                     } else {
                         Err(perr(
                             pos,
-                            format!("(_ BitVec {w}) is not supported (widths 1..=64)"),
+                            format!("unsupported: (_ BitVec {w}) (widths 1..=64)"),
                         ))
                     }
                 }
@@ -457,15 +528,27 @@ impl Script<'_> {
                         perr(
                             pos,
                             format!(
-                                "(_ FloatingPoint {eb} {sb}) is not supported: only (_ FloatingPoint 8 24) and (_ FloatingPoint 11 53)"
+                                "unsupported: (_ FloatingPoint {eb} {sb}) (only (_ FloatingPoint 8 24) and (_ FloatingPoint 11 53))"
                             ),
                         )
                     })
                 }
-                _ => Err(perr(pos, format!("unsupported sort {e}"))),
+                _ => Err(perr(pos, format!("unsupported: sort {e}"))),
             },
-            _ => Err(perr(pos, format!("unsupported sort {e}"))),
+            Some([head, ..]) if head.symbol() == Some("Array") => {
+                Err(perr(pos, format!("unsupported: Array (the sort {e})")))
+            }
+            _ => Err(perr(pos, format!("unsupported: sort {e}"))),
         }
+    }
+
+    /// The `define-sort` that `e` (a symbol, or a list headed by one) names.
+    fn alias_of(&self, e: &SExpr) -> Option<(Vec<String>, SExpr)> {
+        let head = match e {
+            SExpr::Atom(..) => e.symbol()?,
+            SExpr::List(items, _) => items.first()?.symbol()?,
+        };
+        self.sort_aliases.get(head).cloned()
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {
@@ -575,7 +658,7 @@ impl Script<'_> {
                 if bits.len() > 64 {
                     return Err(perr(
                         pos,
-                        "bit-vector literals wider than 64 bits are not supported",
+                        "unsupported: bit-vector literals wider than 64 bits",
                     ));
                 }
                 let v = u64::from_str_radix(bits, 2).map_err(|e| perr(pos, e.to_string()))?;
@@ -587,7 +670,7 @@ impl Script<'_> {
                 if h.len() > 16 {
                     return Err(perr(
                         pos,
-                        "bit-vector literals wider than 64 bits are not supported",
+                        "unsupported: bit-vector literals wider than 64 bits",
                     ));
                 }
                 let v = u64::from_str_radix(h, 16).map_err(|e| perr(pos, e.to_string()))?;
@@ -623,18 +706,18 @@ impl Script<'_> {
             return self.store.bv_const(v, w).map_err(|e| term_err(pos, e));
         }
         let [_, eb, sb] = rest else {
-            return Err(perr(pos, format!("unsupported indexed identifier {name}")));
+            return Err(perr(pos, format!("unsupported: indexed identifier {name}")));
         };
         let (eb, sb) = (numeral(eb)?, numeral(sb)?);
         let f = FpFormat::from_eb_sb(eb, sb)
-            .ok_or_else(|| perr(pos, format!("(_ FloatingPoint {eb} {sb}) is not supported")))?;
+            .ok_or_else(|| perr(pos, format!("unsupported: (_ FloatingPoint {eb} {sb})")))?;
         let x = match name {
             "+zero" => 0.0,
             "-zero" => -0.0,
             "+oo" => f64::INFINITY,
             "-oo" => f64::NEG_INFINITY,
             "NaN" => f64::NAN,
-            _ => return Err(perr(pos, format!("unsupported indexed identifier {name}"))),
+            _ => return Err(perr(pos, format!("unsupported: indexed identifier {name}"))),
         };
         Ok(self.float_const(f, x))
     }
@@ -699,13 +782,13 @@ impl Script<'_> {
             ("to_fp" | "to_fp_unsigned", [eb, sb]) => {
                 let (eb, sb) = (numeral(eb)?, numeral(sb)?);
                 let f = FpFormat::from_eb_sb(eb, sb).ok_or_else(|| {
-                    perr(pos, format!("(_ FloatingPoint {eb} {sb}) is not supported"))
+                    perr(pos, format!("unsupported: (_ FloatingPoint {eb} {sb})"))
                 })?;
                 self.convert_to_fp(pos, f, name == "to_fp_unsigned", rest)
             }
             _ => Err(perr(
                 pos,
-                format!("unsupported indexed operator (_ {name} ...)"),
+                format!("unsupported: indexed operator (_ {name} ...)"),
             )),
         }
     }
@@ -737,16 +820,11 @@ impl Script<'_> {
                     }
                     Sort::BitVec(_) if unsigned => Op::UbvToFp(f),
                     Sort::BitVec(_) => Op::SbvToFp(f),
-                    s => {
-                        return Err(perr(
-                            arg.pos(),
-                            format!("to_fp of sort {s} is not supported"),
-                        ))
-                    }
+                    s => return Err(perr(arg.pos(), format!("unsupported: to_fp of sort {s}"))),
                 };
                 self.mk(pos, op, &[rm, a])
             }
-            _ => Err(perr(pos, "unsupported form of to_fp")),
+            _ => Err(perr(pos, "unsupported: this form of to_fp")),
         }
     }
 
@@ -829,7 +907,7 @@ impl Script<'_> {
         let f = FpFormat::from_eb_sb(u64::from(ew), u64::from(mw) + 1).ok_or_else(|| {
             perr(
                 pos,
-                format!("(_ FloatingPoint {ew} {}) is not supported", mw + 1),
+                format!("unsupported: (_ FloatingPoint {ew} {})", mw + 1),
             )
         })?;
         if self.store.sort(s) != Sort::BitVec(1) {
@@ -912,12 +990,9 @@ impl Script<'_> {
             }
             "fp.to_real" | "to_real" | "to_int" | "+" | "-" | "*" | "/" => Err(perr(
                 pos,
-                format!("'{name}' (Int/Real arithmetic) is not supported"),
+                format!("unsupported: {name} (Int/Real arithmetic)"),
             )),
-            _ => Err(perr(
-                pos,
-                format!("unknown or unsupported operator '{name}'"),
-            )),
+            _ => Err(perr(pos, format!("unsupported: operator {name} (unknown)"))),
         }
     }
 
@@ -956,9 +1031,11 @@ impl Script<'_> {
         r
     }
 
-    fn check_sat(&mut self, out: &mut dyn Write) -> PResult<()> {
+    /// Decides the assertions plus the `assumed` literals.
+    fn check_sat(&mut self, out: &mut dyn Write, assumed: &[TermId]) -> PResult<()> {
         let mut solver = Solver::new(&self.store, self.config.clone());
-        let answer = solver.check(&self.assertions);
+        let goals: Vec<TermId> = self.assertions.iter().chain(assumed).copied().collect();
+        let answer = solver.check(&goals);
         let stats: Stats = solver.stats().clone();
         let status = match answer {
             Answer::Sat(m) => {
@@ -1066,6 +1143,19 @@ fn real_literal(e: &SExpr) -> PResult<Option<Real>> {
             _ => Ok(None),
         },
         _ => Ok(None),
+    }
+}
+
+/// `e` with the symbols of `bound` replaced (a `define-sort` body applied).
+fn substitute(e: &SExpr, bound: &HashMap<&str, &SExpr>) -> SExpr {
+    match e {
+        SExpr::List(items, p) => {
+            SExpr::List(items.iter().map(|i| substitute(i, bound)).collect(), *p)
+        }
+        _ => match e.symbol().and_then(|s| bound.get(s)) {
+            Some(arg) => (*arg).clone(),
+            None => e.clone(),
+        },
     }
 }
 
