@@ -7,7 +7,10 @@
 //! and integers; the other four modes go through the exact arithmetic of
 //! [`crate::ieee`]. `round_ties_even`/`round`/`ceil`/`floor`/`trunc` are exact,
 //! so `roundToIntegral` and the conversions to integers use them in every mode.
-//! Results that SMT-LIB leaves
+//! `fp.min`/`fp.max` of two zeros of different signs may be either zero
+//! (SMT-LIB leaves it open): a model carries the choice ([`Model::zero_choice`])
+//! and [`check_model`] accepts a model under any choice. Other results that
+//! SMT-LIB leaves
 //! unspecified (`fp.min` of `+0`/`-0`, out-of-range `fp.to_sbv`) are marked
 //! *tainted*: a model whose assertions depend on one is never reported `sat`.
 
@@ -137,11 +140,15 @@ fn write_fp(f: &mut fmt::Formatter<'_>, bits: u64, eb: u32, mb: u32) -> fmt::Res
     )
 }
 
-/// Values of the declared variables, indexed by [`crate::term::VarId`].
+/// Values of the declared variables, indexed by [`crate::term::VarId`], and the
+/// interpretation of the results SMT-LIB leaves open that the model chose.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
     /// One value per variable of the store.
     pub values: Vec<Value>,
+    /// What `fp.min`/`fp.max` of `+0` and `-0` give: bit `2 * max + first_is_negative`
+    /// set means the first operand, clear the second. Default: 0.
+    pub zero_choice: u8,
 }
 
 impl Model {
@@ -149,8 +156,25 @@ impl Model {
     pub fn zeros(store: &TermStore) -> Model {
         Model {
             values: store.vars().iter().map(|v| Value::zero(v.sort)).collect(),
+            zero_choice: 0,
         }
     }
+}
+
+/// Choices of [`Model::zero_choice`] there are.
+const ZERO_CHOICES: u8 = 16;
+
+/// `fp.min`/`fp.max` of two zeros of different signs under `choice`; `None` for
+/// any other operator or operands.
+fn chosen_zero(op: Op, a: &[Value], choice: u8) -> Option<Value> {
+    let (first, second) = (a.first()?.as_f64()?, a.get(1)?.as_f64()?);
+    let zeros_of_two_signs =
+        first == 0.0 && second == 0.0 && first.is_sign_negative() != second.is_sign_negative();
+    if !matches!(op, Op::FpMin | Op::FpMax) || !zeros_of_two_signs {
+        return None;
+    }
+    let bit = 2 * u8::from(op == Op::FpMax) + u8::from(first.is_sign_negative());
+    Some(if choice & (1 << bit) != 0 { a[0] } else { a[1] })
 }
 
 /// Evaluates a fixed set of root terms (and their sub-terms) under models.
@@ -162,6 +186,8 @@ pub struct Evaluator {
     cone: Vec<TermId>,
     vals: Vec<Value>,
     tainted: Vec<bool>,
+    /// Whether the last run consulted the model's [`Model::zero_choice`].
+    chose: bool,
 }
 
 impl Evaluator {
@@ -183,11 +209,13 @@ impl Evaluator {
             cone,
             vals: vec![Value::Bool(false); store.len()],
             tainted: vec![false; store.len()],
+            chose: false,
         }
     }
 
     /// Evaluates every term of the cone under `model`.
     pub fn run(&mut self, store: &TermStore, model: &Model) {
+        self.chose = false;
         for &t in &self.cone {
             let term = store.get(t);
             let mut taint = term.args.iter().any(|a| self.tainted[a.index()]);
@@ -201,10 +229,16 @@ impl Evaluator {
                     let args: Vec<Value> = term.args.iter().map(|a| self.vals[a.index()]).collect();
                     match apply(term.op, &args) {
                         Some(v) => v,
-                        None => {
-                            taint = true;
-                            Value::zero(term.sort)
-                        }
+                        None => match chosen_zero(term.op, &args, model.zero_choice) {
+                            Some(v) => {
+                                self.chose = true;
+                                v
+                            }
+                            None => {
+                                taint = true;
+                                Value::zero(term.sort)
+                            }
+                        },
                     }
                 }
             };
@@ -231,11 +265,28 @@ impl Evaluator {
     }
 }
 
-/// Checks that `model` satisfies every assertion, with exact semantics.
+/// Checks that `model` satisfies every assertion, with exact semantics, under
+/// some choice of the results SMT-LIB leaves open (see [`satisfying_choice`]).
 pub fn check_model(store: &TermStore, assertions: &[TermId], model: &Model) -> bool {
+    satisfying_choice(store, assertions, model).is_some()
+}
+
+/// A [`Model::zero_choice`] under which the values of `model` satisfy every
+/// assertion (the model's own choice first), or `None`.
+pub fn satisfying_choice(store: &TermStore, assertions: &[TermId], model: &Model) -> Option<u8> {
     let mut ev = Evaluator::new(store, assertions);
-    ev.run(store, model);
-    ev.holds(assertions)
+    let mut m = model.clone();
+    for flip in 0..ZERO_CHOICES {
+        m.zero_choice = model.zero_choice ^ flip;
+        ev.run(store, &m);
+        if ev.holds(assertions) {
+            return Some(m.zero_choice);
+        }
+        if !ev.chose {
+            return None;
+        }
+    }
+    None
 }
 
 /// Evaluates one term under a model; `None` if its value is unspecified.
@@ -780,6 +831,12 @@ mod tests {
         assert!(apply(Op::FpToSbv(8), &[rtz, Value::F32(127.9)]).is_some());
         assert!(apply(Op::FpToSbv(8), &[rne, Value::F32(127.9)]).is_none());
         assert!(apply(Op::FpMin, &[Value::F64(0.0), Value::F64(-0.0)]).is_none());
+        let zeros = [Value::F64(0.0), Value::F64(-0.0)];
+        let picks: Vec<bool> = (0..4)
+            .map(|c| chosen_zero(Op::FpMin, &zeros, c).unwrap().same(&zeros[0]))
+            .collect();
+        assert_eq!(picks, [false, true, false, true]);
+        assert!(chosen_zero(Op::FpMax, &[Value::F64(0.0), Value::F64(0.0)], 15).is_none());
         let r = apply(Op::FpToUbv(8), &[rtz, Value::F64(-0.5)]).unwrap();
         assert!(r.same(&Value::Bv(0, 8)));
         let r = apply(Op::SbvToFp(FpFormat::F32), &[rne, Value::Bv(0xff, 8)]).unwrap();

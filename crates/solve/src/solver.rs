@@ -14,7 +14,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::eval::{check_model, Model};
+use crate::eval::{satisfying_choice, Model};
 use crate::interval::labeling::{LabelOutcome, Labeling};
 use crate::interval::propagate::Doms;
 use crate::interval::{Dom, FDom};
@@ -138,12 +138,14 @@ impl<'s> Solver<'s> {
             }
             Strategy::Portfolio => self.portfolio(assertions, deadline),
         };
-        if let Answer::Sat(m) = &answer {
+        if let Answer::Sat(mut m) = answer {
             // Evidence: never report a model the evaluator rejects.
-            if !check_model(self.store, assertions, m) {
+            let Some(choice) = satisfying_choice(self.store, assertions, &m) else {
                 self.stats.winner = None;
                 return Answer::Unknown;
-            }
+            };
+            m.zero_choice = choice;
+            return Answer::Sat(m);
         }
         answer
     }
@@ -305,7 +307,7 @@ mod tests {
             Strategy::Es,
         ] {
             match solve(&s, &[eq], st) {
-                Answer::Sat(m) => assert!(check_model(&s, &[eq], &m), "{st:?}"),
+                Answer::Sat(m) => assert!(crate::check_model(&s, &[eq], &m), "{st:?}"),
                 other => panic!("{st:?}: {other:?}"),
             }
         }

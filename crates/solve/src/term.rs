@@ -593,7 +593,7 @@ fn check_width(w: u32) -> Result<(), TermError> {
         Ok(())
     } else {
         Err(TermError::Width(format!(
-            "bit-vector width {w} unsupported (1..=64)"
+            "unsupported: bit-vector width {w} (1..=64)"
         )))
     }
 }

@@ -93,7 +93,10 @@ fn parse_errors_name_line_and_column() {
     );
     let (line, col, msg) = parse_error("(declare-const x (_ FloatingPoint 5 11))");
     assert_eq!((line, col), (1, 18));
-    assert!(msg.starts_with("unsupported: (_ FloatingPoint 5 11)"), "{msg}");
+    assert!(
+        msg.starts_with("unsupported: (_ FloatingPoint 5 11)"),
+        "{msg}"
+    );
     let (line, col, msg) = parse_error("(declare-const x Float32)\n  (assert (fp.lt x y))");
     assert_eq!((line, col), (2, 20));
     assert!(msg.contains("unknown symbol 'y'"), "{msg}");
@@ -103,7 +106,10 @@ fn parse_errors_name_line_and_column() {
     let (line, col, _) = parse_error("(assert true)\n(assert (and true");
     assert_eq!((line, col), (2, 9));
     let (_, _, msg) = parse_error("(declare-fun f (Float32) Float32)");
-    assert!(msg.starts_with("unsupported: uninterpreted functions"), "{msg}");
+    assert!(
+        msg.starts_with("unsupported: uninterpreted functions"),
+        "{msg}"
+    );
     let (_, _, msg) = parse_error("(declare-const m (Array (_ BitVec 64) (_ BitVec 8)))");
     assert!(msg.starts_with("unsupported: Array"), "{msg}");
     let (_, _, msg) = parse_error("(declare-const h Float16)");

@@ -628,6 +628,26 @@ fn rounding_mode_ite_and_pigeonhole() {
     );
 }
 
+#[test]
+fn min_max_of_zeros_may_be_either_zero() {
+    let zeros = "(declare-const x Float32)(declare-const y Float32)
+        (assert (fp.isZero x))(assert (fp.isZero y))(assert (not (= x y)))\n";
+    for op in ["fp.min", "fp.max"] {
+        for zero in ["(_ +zero 8 24)", "(_ -zero 8 24)"] {
+            let picked = format!("{zeros}(assert (= ({op} x y) {zero}))\n");
+            assert_eq!(decided_like_z3(&picked), Status::Sat, "{op} {zero}");
+            let literal = format!("(assert (= ({op} (_ -zero 8 24) (_ +zero 8 24)) {zero}))\n");
+            assert_eq!(decided_like_z3(&literal), Status::Sat, "{op} {zero}");
+        }
+        // fp.min is a function: the same operands give the same zero.
+        let twice = format!(
+            "{zeros}(declare-const a Float32)(declare-const b Float32)
+            (assert (= a x))(assert (= b y))(assert (distinct ({op} x y) ({op} a b)))\n"
+        );
+        assert_eq!(decided_like_z3(&twice), Status::Unsat, "{op}");
+    }
+}
+
 fn report(t: &Tally) {
     eprintln!(
         "agree {} (sat {}, unsat {}), fpforge unknown {}, z3 unknown {}; time fpforge {:?}, z3 {:?}",

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::propagate::{single_value, Doms, Propagator};
 use super::{BDom, Dom, FDom, RmSet, CAN_FALSE, CAN_TRUE};
-use crate::eval::{Evaluator, Model};
+use crate::eval::{satisfying_choice, Evaluator, Model};
 use crate::term::{Op, TermId, TermStore};
 
 /// Which variable to split next.
@@ -49,8 +49,9 @@ pub struct Labeling<'s> {
     /// Nodes that ended in a propagation conflict.
     pub conflicts: u64,
     /// Set when a leaf was rejected only because a result SMT-LIB leaves
-    /// unspecified (e.g. `fp.min` of `-0` and `+0`) was involved; such a
-    /// leaf might be a model under another choice, so `unsat` is withheld.
+    /// unspecified and models do not choose (e.g. `fp.to_sbv` out of range) was
+    /// involved; such a leaf might be a model under another interpretation, so
+    /// `unsat` is withheld.
     incomplete: bool,
     /// The open nodes of the depth-first search, kept between calls so that
     /// a portfolio can resume labeling where it stopped.
@@ -176,12 +177,13 @@ impl<'s> Labeling<'s> {
                 }
             }
             let Some(var) = self.choose(&doms) else {
-                let m = self.model_of(&doms);
-                let mut ev = Evaluator::new(self.store, &self.roots);
-                ev.run(self.store, &m);
-                if ev.holds(&self.roots) {
+                let mut m = self.model_of(&doms);
+                if let Some(choice) = satisfying_choice(self.store, &self.roots, &m) {
+                    m.zero_choice = choice;
                     return LabelOutcome::Sat(m);
                 }
+                let mut ev = Evaluator::new(self.store, &self.roots);
+                ev.run(self.store, &m);
                 if self.roots.iter().any(|&r| ev.is_tainted(r)) {
                     self.incomplete = true;
                 }
