@@ -222,6 +222,13 @@ fn named_pairs<'e>(items: &'e [SExpr], shape: &str) -> PResult<Vec<(String, &'e 
         .collect()
 }
 
+/// The symbol `e` names a declaration with.
+fn symbol_name(e: &SExpr) -> PResult<String> {
+    e.symbol()
+        .map(str::to_string)
+        .ok_or_else(|| perr(e.pos(), "expected a symbol"))
+}
+
 fn numeral(e: &SExpr) -> PResult<u64> {
     match e {
         SExpr::Atom(Atom::Numeral(s), p) => s
@@ -380,10 +387,7 @@ impl Script<'_> {
     }
 
     fn declare(&mut self, n: &SExpr, sort: Sort) -> PResult<()> {
-        let name = n
-            .symbol()
-            .ok_or_else(|| perr(n.pos(), "expected a symbol"))?
-            .to_string();
+        let name = symbol_name(n)?;
         if self.globals.contains_key(&name) {
             return Err(perr(n.pos(), format!("'{name}' is already declared")));
         }
@@ -400,10 +404,7 @@ impl Script<'_> {
                 "define-fun expects a name, parameters, a sort and a body",
             ));
         };
-        let name = n
-            .symbol()
-            .ok_or_else(|| perr(n.pos(), "expected a symbol"))?
-            .to_string();
+        let name = symbol_name(n)?;
         if self.globals.contains_key(&name) {
             return Err(perr(n.pos(), format!("'{name}' is already declared")));
         }
@@ -457,10 +458,7 @@ impl Script<'_> {
                 "define-sort expects a name, parameters and a sort",
             ));
         };
-        let name = n
-            .symbol()
-            .ok_or_else(|| perr(n.pos(), "expected a symbol"))?
-            .to_string();
+        let name = symbol_name(n)?;
         let params = list(params)
             .ok_or_else(|| perr(params.pos(), "expected a parameter list"))?
             .iter()

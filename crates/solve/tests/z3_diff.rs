@@ -444,6 +444,15 @@ fn model_assertions(out: &str) -> String {
     s
 }
 
+/// fpforge's answers to `text` followed by `(check-sat)` and `(get-model)`, and its
+/// output.
+fn run_ours(text: &str, cfg: &SolveConfig) -> (fpforge_solve::ScriptSummary, String) {
+    let mut out = Vec::new();
+    let ours = run_script(&format!("{text}(check-sat)\n(get-model)\n"), cfg, &mut out)
+        .unwrap_or_else(|e| panic!("our reader rejected\n{text}\n{e}"));
+    (ours, String::from_utf8(out).unwrap())
+}
+
 struct Tally {
     agree: u32,
     ours_unknown: u32,
@@ -481,15 +490,8 @@ fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> T
         if std::env::var_os("FPFORGE_DIFF_VERBOSE").is_some() {
             eprintln!("seed {seed}:\n{text}");
         }
-        let mut out = Vec::new();
         let t0 = Instant::now();
-        let ours = run_script(
-            &format!("{text}(check-sat)\n(get-model)\n"),
-            &solve_cfg,
-            &mut out,
-        )
-        .unwrap_or_else(|e| panic!("seed {seed}: our reader rejected\n{text}\n{e}"));
-        let out = String::from_utf8(out).unwrap();
+        let (ours, out) = run_ours(&text, &solve_cfg);
         let t1 = Instant::now();
         let z3 = z3_check(&ctx, &text, z3_ms);
         t.z3_time += t1.elapsed();
@@ -536,15 +538,8 @@ fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> T
 fn decided_like_z3(script: &str) -> Status {
     let cfg = Config::new();
     let ctx = Context::new(&cfg);
-    let mut out = Vec::new();
     let solve_cfg = SolveConfig::default().with_timeout(Duration::from_secs(5));
-    let ours = run_script(
-        &format!("{script}(check-sat)\n(get-model)\n"),
-        &solve_cfg,
-        &mut out,
-    )
-    .unwrap_or_else(|e| panic!("our reader rejected\n{script}\n{e}"));
-    let out = String::from_utf8(out).unwrap();
+    let (ours, out) = run_ours(script, &solve_cfg);
     let z3 = match z3_check(&ctx, script, 10_000) {
         SatResult::Sat => Status::Sat,
         SatResult::Unsat => Status::Unsat,
