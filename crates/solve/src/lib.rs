@@ -1,8 +1,8 @@
 //! fpforge-solve: a floating-point constraint solver that stands beside Z3.
 //!
 //! Constraints are SMT-LIB 2.6 QF_FP / QF_BVFP / QF_BV over binary32,
-//! binary64, bit-vectors up to 64 bits and Booleans. Two families of engines
-//! answer them:
+//! binary64, bit-vectors up to 64 bits, Booleans and rounding modes, in all
+//! five rounding modes. Two families of engines answer them:
 //!
 //! * **search** (FloPSy, Lakhotia et al., ICTSS 2010): branch-distance fitness
 //!   minimized by the alternating variable method, an evolution strategy and
@@ -35,6 +35,7 @@
 //!
 //! Layout: [`sort`] and [`term`] (the hash-consed arena), [`sexpr`] and
 //! [`smtlib`] (reader, script runner, model printer), [`eval`] (IEEE semantics),
+//! [`ieee`] (exact arithmetic in every rounding mode),
 //! [`search`] (FloPSy engines), [`interval`] (FPSE domains, projections,
 //! propagation, labeling), [`solver`] (the portfolio and its statistics).
 //! Float ordinals and the AVM's moves come from `fpforge-search`

@@ -2,10 +2,14 @@
 //! script commands (declarations, assertions, `check-sat`, models, scopes).
 //!
 //! Supported logics are QF_FP, QF_BVFP and QF_BV over the sorts of
-//! [`crate::sort`]. Everything the solver cannot represent (other float
-//! formats, `Real`, uninterpreted functions, non-RNE arithmetic) is rejected
-//! with an error naming the line and column; `set-info`/`set-option` are
-//! ignored with a note. Beyond SMT-LIB, the unary extension operators
+//! [`crate::sort`], every rounding mode (literals in both spellings, mode
+//! constants and terms), real literals as `to_fp` arguments, `define-sort`,
+//! `define-const`, `define-fun` (with parameters: expanded where applied),
+//! `push`/`pop`, `check-sat-assuming`, `get-model` and `get-value`. Everything
+//! the solver cannot represent (other float formats, arrays, `Real`/`Int`
+//! arithmetic, uninterpreted functions with arguments) is rejected with an
+//! `unsupported: NAME` error naming the line and column; `set-info`/`set-option`
+//! are ignored with a note. Beyond SMT-LIB, the unary extension operators
 //! `fpext.exp`, `fpext.log`, `fpext.atan`, `fpext.sin`, `fpext.cos` and
 //! `fpext.tan` stand for the C math functions (see [`crate::term::ExtFn`]);
 //! the first use writes a note saying so.
