@@ -280,16 +280,20 @@ pub fn fma_fwd(f: FpFormat, rm: RoundingMode, x: &FDom, y: &FDom, z: &FDom) -> F
 }
 
 /// Direct projection of `fp.min` / `fp.max` (IEEE minNum/maxNum: a NaN
-/// operand yields the other one). Both are monotone in each argument; the
-/// result of `-0` vs `+0` is unspecified, so zero bounds are widened.
+/// operand yields the other one). Both are monotone in each argument in the
+/// total order; the result of `-0` vs `+0` is unspecified (either zero), so
+/// zero bounds are widened when the operands may be zeros of different signs.
 pub fn min_max_fwd(max: bool, x: &FDom, y: &FDom) -> FDom {
     let (xr, yr) = (FDom { nan: false, ..*x }, FDom { nan: false, ..*y });
+    let holds = |d: &FDom, o: i64| !d.range_empty() && d.lo <= o && o <= d.hi;
+    let mixed_zeros = (holds(&xr, -1) && holds(&yr, 0)) || (holds(&xr, 0) && holds(&yr, -1));
+    let widen = |d: FDom| if mixed_zeros { widen_zeros(d) } else { d };
     let mut out = if xr.range_empty() || yr.range_empty() {
         FDom::empty()
     } else if max {
-        widen_zeros(FDom::range(xr.lo.max(yr.lo), xr.hi.max(yr.hi)))
+        widen(FDom::range(xr.lo.max(yr.lo), xr.hi.max(yr.hi)))
     } else {
-        widen_zeros(FDom::range(xr.lo.min(yr.lo), xr.hi.min(yr.hi)))
+        widen(FDom::range(xr.lo.min(yr.lo), xr.hi.min(yr.hi)))
     };
     if x.nan {
         out = out.join(&yr);
@@ -301,6 +305,29 @@ pub fn min_max_fwd(max: bool, x: &FDom, y: &FDom) -> FDom {
         nan: x.nan && y.nan,
         ..out
     }
+}
+
+/// Indirect projection of `z = fp.max(t, o)` (`fp.min` when `!max`) onto `t`: a
+/// number `t` is at most the maximum (at least the minimum), and a maximum of `-0`
+/// may come from `t = +0` (the unspecified case), so a zero bound admits both
+/// zeros; a NaN `t` leaves the result to `o`. A NaN result needs NaN operands.
+pub fn min_max_bwd(max: bool, z: &FDom, t: &FDom) -> FDom {
+    if z.range_empty() {
+        return FDom {
+            nan: t.nan,
+            ..FDom::empty()
+        };
+    }
+    let bound = if max {
+        FDom::range(i64::MIN, if z.hi == -1 { 0 } else { z.hi })
+    } else {
+        FDom::range(if z.lo == 0 { -1 } else { z.lo }, i64::MAX)
+    };
+    FDom {
+        nan: t.nan,
+        ..bound
+    }
+    .meet(t)
 }
 
 /// Within a sub-box where `z = op(t, o)` is monotone in `t` (increasing when
@@ -1056,19 +1083,29 @@ mod tests {
                         assert!(contains(&e, r), "fma({a}, {b}, {c}) = {r} not in {e:?}");
                     }
                     for (m, d) in [(false, &mn), (true, &mx)] {
-                        if let Some(v) = crate::eval::apply(
-                            if m {
-                                crate::term::Op::FpMax
-                            } else {
-                                crate::term::Op::FpMin
-                            },
-                            &[
-                                crate::eval::Value::F32(a as f32),
-                                crate::eval::Value::F32(b as f32),
-                            ],
-                        ) {
-                            let v = v.as_f64().unwrap();
+                        let op = if m {
+                            crate::term::Op::FpMax
+                        } else {
+                            crate::term::Op::FpMin
+                        };
+                        let args = [
+                            crate::eval::Value::F32(a as f32),
+                            crate::eval::Value::F32(b as f32),
+                        ];
+                        // An unspecified result (zeros of two signs) may be either operand.
+                        let results = match crate::eval::apply(op, &args) {
+                            Some(v) => vec![v.as_f64().unwrap()],
+                            None => vec![a, b],
+                        };
+                        for v in results {
                             assert!(contains(d, v), "min/max {m} {a} {b} = {v} not in {d:?}");
+                            let zt = if v.is_nan() {
+                                FDom::nan_only()
+                            } else {
+                                FDom::range(ord(F, v), ord(F, v))
+                            };
+                            assert!(contains(&min_max_bwd(m, &zt, &x), a), "{m} lost x={a}");
+                            assert!(contains(&min_max_bwd(m, &zt, &y), b), "{m} lost y={b}");
                         }
                     }
                 }

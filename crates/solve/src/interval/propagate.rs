@@ -11,8 +11,9 @@
 //! Dedicated projections: the Boolean connectives, `ite`, `=`/`distinct`,
 //! `fp.add`/`sub`/`mul`/`div` (squares separately), `neg`, `abs`, `sqrt`,
 //! `roundToIntegral`, float-to-float conversion, comparisons and
-//! classification (direct and indirect); `fma`, `min`/`max`, `to_fp` from
-//! bit-vectors and `fp.to_sbv` (direct); bit patterns to floats both ways,
+//! classification (direct and indirect); `min`/`max` (direct, and the bound
+//! the result puts on each operand); `fma`, `to_fp` from bit-vectors and
+//! `fp.to_sbv` (direct); bit patterns to floats both ways,
 //! where a sign half of the patterns (a known sign bit) fixes the float's sign
 //! and known exponent bits bound its magnitude, and the floats' sign parts and
 //! NaN give ranges and known bits of the patterns; the bit-vector operators of
@@ -632,13 +633,14 @@ impl<'s> Propagator<'s> {
                 self.per_mode(doms, t, a[0], |rm| proj::fma_fwd(f, rm, &x, &y, &z))?;
             }
             Op::FpMin | Op::FpMax => {
+                let max = term.op == Op::FpMax;
                 let (x, y) = (fdom(&doms[a[0].index()]), fdom(&doms[a[1].index()]));
-                self.direct(
-                    t,
-                    Dom::Fp(proj::min_max_fwd(term.op == Op::FpMax, &x, &y)),
-                    doms,
-                )?;
+                self.direct(t, Dom::Fp(proj::min_max_fwd(max, &x, &y)), doms)?;
                 self.fallback(doms, t)?;
+                let z = fdom(&doms[t.index()]);
+                self.indirect(a[0], Dom::Fp(proj::min_max_bwd(max, &z, &x)), doms)?;
+                let y = fdom(&doms[a[1].index()]);
+                self.indirect(a[1], Dom::Fp(proj::min_max_bwd(max, &z, &y)), doms)?;
             }
             Op::FpNeg => {
                 self.direct(t, Dom::Fp(fdom(&doms[a[0].index()]).neg()), doms)?;
