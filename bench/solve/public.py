@@ -106,8 +106,10 @@ def python():
 
 
 PEER_CODE = {
+    # The script command by command (push/pop, several check-sats), like the others.
     "z3": "import sys, z3\n"
-          "s = z3.Solver(); s.set('timeout', {ms}); s.from_file(sys.argv[1]); print(s.check())\n",
+          "z3.set_param('timeout', {ms})\n"
+          "print(z3.Z3_eval_smtlib2_string(z3.main_ctx().ref(), open(sys.argv[1]).read()))\n",
     "bitwuzla": "import sys, bitwuzla as b\n"
                 "tm = b.TermManager(); o = b.Options(); o.set(b.Option.TIME_LIMIT_PER, {ms})\n"
                 "b.Parser(tm, o).parse(sys.argv[1])\n",
@@ -124,26 +126,24 @@ PEER_CODE = {
 }
 
 
-def classify(stdout, returncode):
-    """The first check-sat answer, 'unknown', or 'error' with a reason."""
+def classify(stdout):
+    """The first check-sat answer: sat, unsat, unknown, or error when there is none."""
     for line in stdout.splitlines():
         word = line.strip()
-        if word in ("sat", "unsat"):
-            return word, ""
-        if word == "unknown":
-            return "unknown", ""
-    return "error", ""
+        if word in ("sat", "unsat", "unknown"):
+            return word
+    return "error"
 
 
 def run_one(cmd, timeout):
     start = time.monotonic()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 5)
-        status, _ = classify(r.stdout, r.returncode)
+        status = classify(r.stdout)
         reason = ""
         if status == "error":
-            text = (r.stderr + r.stdout).strip().splitlines()
-            reason = text[-1][:200] if text else f"exit {r.returncode}"
+            text = (r.stderr.strip() or r.stdout.strip()).splitlines()
+            reason = text[-1][:300] if text else f"exit {r.returncode}"
     except subprocess.TimeoutExpired:
         status, reason = "unknown", "killed"
     return {"status": status, "time": time.monotonic() - start, "reason": reason}
