@@ -624,6 +624,41 @@ fn rounding_mode_ite_and_pigeonhole() {
 }
 
 #[test]
+fn rounding_mode_variables_choose_the_rounding() {
+    // 1/3 in binary32 rounds up to nearest (RNE, RNA) and toward positive, down
+    // toward negative and zero.
+    let third = "(declare-const r RoundingMode)
+        (define-fun q () Float32 (fp.div r ((_ to_fp 8 24) RNE 1.0) ((_ to_fp 8 24) RNE 3.0)))
+        (define-fun down () Float32 ((_ to_fp 8 24) #x3eaaaaaa))\n";
+    for (extra, want) in [
+        ("(assert (= q down))", Status::Sat),
+        ("(assert (= q down))(assert (distinct r RTZ))", Status::Sat),
+        ("(assert (= q down))(assert (distinct r RTZ))(assert (distinct r RTN))", Status::Unsat),
+        ("(assert (= q down))(assert (= r RNE))", Status::Unsat),
+        ("(assert (fp.gt q down))(assert (distinct r RNE RNA))", Status::Sat),
+        (
+            "(assert (fp.gt (fp.sqrt r ((_ to_fp 8 24) RNE 2.0)) ((_ to_fp 8 24) RTP 1.4142135)))",
+            Status::Sat,
+        ),
+        (
+            "(assert (= ((_ to_fp 8 24) r ((_ sign_extend 24) #x81)) ((_ to_fp 8 24) RNE (- 127.0))))",
+            Status::Sat,
+        ),
+        (
+            "(assert (= ((_ fp.to_sbv 8) r ((_ to_fp 8 24) RNE 2.5)) #x03))(assert (distinct r RTP))",
+            Status::Sat,
+        ),
+        (
+            "(assert (= ((_ fp.to_sbv 8) r ((_ to_fp 8 24) RNE 2.5)) #x03))
+             (assert (distinct r RTP))(assert (distinct r RNA))",
+            Status::Unsat,
+        ),
+    ] {
+        assert_eq!(decided_like_z3(&format!("{third}{extra}\n")), want, "{extra}");
+    }
+}
+
+#[test]
 fn min_max_of_zeros_may_be_either_zero() {
     let zeros = "(declare-const x Float32)(declare-const y Float32)
         (assert (fp.isZero x))(assert (fp.isZero y))(assert (not (= x y)))\n";
