@@ -116,7 +116,7 @@ impl Semantics for Concrete {
     }
     fn frem(&mut self, ty: FloatTy, a: &u64, b: &u64) -> u64 {
         let call = MathCall {
-            func: fpir::MathFn::Fmod,
+            func: MathFn::Fmod,
             ty,
         };
         libm::eval(call, &[*a, *b], Type::Float(ty)).0
@@ -191,11 +191,10 @@ impl Semantics for Concrete {
 
     fn math(&mut self, call: MathCall, args: &[u64], ret: Type) -> (u64, Option<u64>) {
         // Sign-bit functions are computed here (what the C library does too) rather than
-        // through a call into it.
-        match (call.func, call.ty, args) {
-            (MathFn::Fabs, FloatTy::F64, &[x]) => (x & !(1 << 63), None),
-            (MathFn::Fabs, FloatTy::F32, &[x]) => (x & 0x7fff_ffff, None),
-            (MathFn::Copysign, FloatTy::F64, &[x, y]) => ((x & !(1 << 63)) | (y & (1 << 63)), None),
+        // through a call into it; the compiled tier inlines the same rows.
+        match (call.func.sign_bit_op(), args) {
+            (Some(op), &[x]) => (op.eval(call.ty, x, 0), None),
+            (Some(op), &[x, y]) => (op.eval(call.ty, x, y), None),
             _ => libm::eval(call, args, ret),
         }
     }

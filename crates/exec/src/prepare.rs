@@ -1251,7 +1251,10 @@ impl<'a> FuncBuilder<'a> {
             Callee::Math(call, site) => {
                 let need = match call.func.shape() {
                     MathShape::Unary | MathShape::ToInt => 1,
-                    MathShape::Binary | MathShape::FloatInt | MathShape::FloatPtr => 2,
+                    MathShape::Binary
+                    | MathShape::FloatInt
+                    | MathShape::FloatPtrInt
+                    | MathShape::FloatPtrFloat => 2,
                     MathShape::Ternary => 3,
                 };
                 if args.len() != need {

@@ -11,9 +11,10 @@
 //!   masked shift counts, `cvttsd2si` results for out-of-range `fptosi`/`fptoui` (as an
 //!   `ite` on the range, with the conversion applied to a clamped operand so no term is
 //!   ever unspecified), clang's `fptoui` sequence to 64 bits.
-//! - **Math calls** `fabs sqrt floor ceil trunc round rint nearbyint fma fmuladd modf`
-//!   become exact IEEE operators; `exp log atan sin cos tan` become the solver's extension
-//!   operators (evaluated with the same host libm as the interpreter); with
+//! - **Math calls** become what the `solver` column of fpir's math table says:
+//!   `fabs sqrt floor ceil trunc round rint nearbyint fma fmuladd modf` become exact IEEE
+//!   operators; `exp log atan sin cos tan` become the solver's extension operators
+//!   (evaluated with the same host libm as the interpreter); with
 //!   [`CallPolicy::Concretize`] all of them are concretized instead.
 //! - **Concretization.** What the solver cannot express (`frem`, other math functions,
 //!   `ctpop`/`ctlz`/`cttz`, symbolic shift counts on types narrower than 5 bits, symbolic
@@ -1000,12 +1001,11 @@ impl Semantics for Concolic {
     fn math(&mut self, call: MathCall, args: &[CVal], ret: Type) -> (CVal, Option<CVal>) {
         let raw: Vec<u64> = args.iter().map(|v| v.bits).collect();
         let (bits, second) = fpforge_exec::libm::eval(call, &raw, ret);
-        if let (MathFn::Modf, CallPolicy::Symbolic, Some(x), Some(int_bits)) = (
-            call.func,
-            self.calls,
-            args.first().and_then(|a| a.term),
-            second,
-        ) {
+        let term = math_term(call.func);
+        let policy = self.calls;
+        if let (MathTerm::Modf, CallPolicy::Symbolic, Some(x), Some(int_bits)) =
+            (term, policy, args.first().and_then(|a| a.term), second)
+        {
             if let Some((frac, int)) = self.modf_terms(call.ty, x) {
                 let ft = Type::Float(call.ty);
                 if self.self_check {
@@ -1030,7 +1030,6 @@ impl Semantics for Concolic {
             CVal::concrete(b)
         });
         let refs: Vec<&CVal> = args.iter().collect();
-        let policy = self.calls;
         let name = call.func.name();
         let ft = Type::Float(call.ty);
         let value = self.result(name, ret, bits, &refs, |s| {
@@ -1041,29 +1040,20 @@ impl Semantics for Concolic {
                 .iter()
                 .map(|v| s.lift(ft, v))
                 .collect::<Option<Vec<_>>>()?;
-            let unary = |op| (xs.len() == 1).then(|| (op, xs[0]));
-            use MathFn::*;
-            let (op, x) = match call.func {
-                Fabs => unary(Op::FpAbs)?,
-                Sqrt if xs.len() == 1 => return s.rounded(Op::FpSqrt, RoundingMode::Rne, &xs),
-                Floor | Ceil | Trunc | Round | Rint | Nearbyint if xs.len() == 1 => {
-                    let rm = integral_mode(call.func)?;
-                    return s.rounded(Op::FpRoundToIntegral, rm, &xs);
+            match (term, xs.as_slice()) {
+                (MathTerm::Unary(op), &[x]) => s.mk(op, &[x]),
+                (MathTerm::Rounded(op, rm), &[x]) => s.rounded(op, rm, &[x]),
+                (MathTerm::Fma, &[_, _, _]) => s.rounded(Op::FpFma, RoundingMode::Rne, &xs),
+                (MathTerm::MulAdd, &[x, y, z]) => {
+                    let p = s.rounded(Op::FpMul, RoundingMode::Rne, &[x, y])?;
+                    s.rounded(Op::FpAdd, RoundingMode::Rne, &[p, z])
                 }
-                Exp => unary(Op::Ext(ExtFn::Exp))?,
-                Log => unary(Op::Ext(ExtFn::Log))?,
-                Atan => unary(Op::Ext(ExtFn::Atan))?,
-                Sin => unary(Op::Ext(ExtFn::Sin))?,
-                Cos => unary(Op::Ext(ExtFn::Cos))?,
-                Tan => unary(Op::Ext(ExtFn::Tan))?,
-                Fma if xs.len() == 3 => return s.rounded(Op::FpFma, RoundingMode::Rne, &xs),
-                Fmuladd if xs.len() == 3 => {
-                    let p = s.rounded(Op::FpMul, RoundingMode::Rne, &xs[..2])?;
-                    return s.rounded(Op::FpAdd, RoundingMode::Rne, &[p, xs[2]]);
-                }
-                _ => return None,
-            };
-            s.mk(op, &[x])
+                (
+                    MathTerm::Unary(_) | MathTerm::Rounded(..) | MathTerm::Fma | MathTerm::MulAdd,
+                    _,
+                ) => None,
+                (MathTerm::Concrete | MathTerm::Modf, _) => None,
+            }
         });
         (value, second)
     }
@@ -1286,18 +1276,65 @@ impl Semantics for Concolic {
     }
 }
 
-/// The rounding mode of C's rounding functions (`floor`, `ceil`, `trunc`, `round`,
-/// and `rint`/`nearbyint` in the default environment).
-fn integral_mode(func: MathFn) -> Option<RoundingMode> {
-    Some(match func {
-        MathFn::Floor => RoundingMode::Rtn,
-        MathFn::Ceil => RoundingMode::Rtp,
-        MathFn::Trunc => RoundingMode::Rtz,
-        MathFn::Round => RoundingMode::Rna,
-        MathFn::Rint | MathFn::Nearbyint => RoundingMode::Rne,
-        _ => return None,
-    })
+/// What a math call's result becomes in the solver's language: the `solver` field of
+/// fpir's math table ([`fpir::for_each_math_fn!`]).
+#[derive(Clone, Copy)]
+enum MathTerm {
+    /// Nothing: the call is concretized.
+    Concrete,
+    /// One exact operator or extension operator on the one operand.
+    Unary(Op),
+    /// One operator that takes a rounding mode, in that mode, on the one operand.
+    Rounded(Op, RoundingMode),
+    /// `fp.fma` on the three operands.
+    Fma,
+    /// `fp.add(fp.mul(x, y), z)`: two roundings, as clang -O0 computes `fmuladd`.
+    MulAdd,
+    /// The fraction and the integral part, as [`Concolic::modf_terms`] builds them.
+    Modf,
 }
+
+/// Generates `math_term`, one match arm per row of the math table.
+macro_rules! math_terms {
+    ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => {
+        /// The term a call of `func` becomes under [`CallPolicy::Symbolic`].
+        fn math_term(func: MathFn) -> MathTerm {
+            match func {
+                $(MathFn::$variant => math_term!($solver),)*
+            }
+        }
+    };
+}
+
+/// One row's `solver` field as a [`MathTerm`].
+macro_rules! math_term {
+    ([none]) => {
+        MathTerm::Concrete
+    };
+    ([abs]) => {
+        MathTerm::Unary(Op::FpAbs)
+    };
+    ([sqrt]) => {
+        MathTerm::Rounded(Op::FpSqrt, RoundingMode::Rne)
+    };
+    ([round($mode:ident)]) => {
+        MathTerm::Rounded(Op::FpRoundToIntegral, RoundingMode::$mode)
+    };
+    ([ext($f:ident)]) => {
+        MathTerm::Unary(Op::Ext(ExtFn::$f))
+    };
+    ([fma]) => {
+        MathTerm::Fma
+    };
+    ([mul_add]) => {
+        MathTerm::MulAdd
+    };
+    ([modf]) => {
+        MathTerm::Modf
+    };
+}
+
+fpir::for_each_math_fn!(math_terms);
 
 impl Concolic {
     /// `modf(x)` as terms: the integral part `trunc(x)` and the fraction `x - trunc(x)`

@@ -261,10 +261,7 @@ pub fn fdiv(ty: FloatTy, a: u64, b: u64) -> u64 {
 /// `fneg`: flips the sign bit, NaNs included.
 #[inline]
 pub fn fneg(ty: FloatTy, a: u64) -> u64 {
-    match ty {
-        FloatTy::F32 => a ^ 0x8000_0000,
-        FloatTy::F64 => a ^ (1 << 63),
-    }
+    a ^ ty.sign_bit()
 }
 
 /// A float binary operation other than `frem` (`None` for `frem`: see the module docs).

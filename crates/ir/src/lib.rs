@@ -16,6 +16,7 @@ pub mod entities;
 pub mod eval;
 pub mod float_text;
 pub mod inst;
+pub mod math;
 pub mod module;
 pub mod parse;
 pub mod side;
@@ -26,8 +27,9 @@ pub mod write;
 pub use entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
 pub use inst::{
     BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, MathCall, MathFn, MathShape, SwitchCase, Terminator,
+    IntPred, SwitchCase, Terminator,
 };
+pub use math::{MathCall, MathFn, MathOrigin, MathShape, SignBitOp};
 pub use module::{
     AddrBase, BlockData, BranchKind, BranchSiteData, CmpPred, Comparison, Const, Function,
     GlobalData, Module, OpKind, OpSiteData, Reloc, SiteIndexError, SrcLoc,
@@ -35,7 +37,7 @@ pub use module::{
 pub use parse::{parse_module, ParseError};
 pub use side::{
     Arm, Closest, InfeasibleMethod, MissReason, Side, SideParseError, SideReport, SideStatus,
-    SideTally,
+    SideTally, Witness,
 };
 pub use types::{FloatTy, Type};
 pub use verify::{verify_module, VerifyError};

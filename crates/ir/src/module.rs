@@ -5,9 +5,8 @@
 //! instructions and then index them.
 
 use crate::entities::{Block, BranchSite, EntityVec, FileId, Func, Global, OpSite, Reg};
-use crate::inst::{
-    BlockCall, Callee, FloatBinOp, FloatPred, Inst, InstKind, IntPred, MathCall, Terminator,
-};
+use crate::inst::{BlockCall, Callee, FloatBinOp, FloatPred, Inst, InstKind, IntPred, Terminator};
+use crate::math::MathCall;
 use crate::types::{FloatTy, Type};
 use std::collections::HashMap;
 use std::fmt;

@@ -35,8 +35,9 @@ use crate::entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Glob
 use crate::float_text::parse_float;
 use crate::inst::{
     BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, MathCall, MathFn, SwitchCase, Terminator,
+    IntPred, SwitchCase, Terminator,
 };
+use crate::math::{MathCall, MathFn};
 use crate::module::{AddrBase, BlockData, Const, Function, GlobalData, Module, Reloc, SrcLoc};
 use crate::types::{FloatTy, Type};
 use crate::write::{cast_name, float_bin_name, float_pred_name, int_bin_name, int_pred_name};
@@ -357,8 +358,7 @@ fn parse_const(ty: Type, text: &str) -> Result<Const, String> {
             if value < lo || value > hi {
                 return Err(format!("{value} does not fit in {ty}"));
             }
-            let mask = u64::MAX >> (64 - bits);
-            Ok(Const::Bits(value as u64 & mask))
+            Ok(Const::Bits(value as u64 & ty.mask()))
         }
         Type::Ptr => text
             .strip_prefix("0x")

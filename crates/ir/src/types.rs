@@ -22,6 +22,15 @@ impl FloatTy {
             FloatTy::F64 => 8,
         }
     }
+
+    /// The sign bit of a value's raw bits (`f32` in the low 32 bits).
+    #[inline]
+    pub fn sign_bit(self) -> u64 {
+        match self {
+            FloatTy::F32 => 0x8000_0000,
+            FloatTy::F64 => 1 << 63,
+        }
+    }
 }
 
 /// The type of a register or of a memory access.

@@ -60,7 +60,8 @@
 
 use crate::analysis::{Cfg, Dominators};
 use crate::entities::{Block, EntityId, EntityVec, Func, Reg};
-use crate::inst::{BlockCall, Callee, CastOp, InstKind, MathShape, Terminator};
+use crate::inst::{BlockCall, Callee, CastOp, InstKind, Terminator};
+use crate::math::MathShape;
 use crate::module::{AddrBase, Const, Function, Module, SrcLoc};
 use crate::types::Type;
 use crate::write::{cast_name, float_bin_name, int_bin_name, quote};
@@ -635,7 +636,7 @@ impl<'a> FuncVerifier<'a> {
                     MathShape::Binary => &[f, f],
                     MathShape::Ternary => &[f, f, f],
                     MathShape::FloatInt => &[f, Some(Type::I32)],
-                    MathShape::FloatPtr => &[f, Some(Type::Ptr)],
+                    MathShape::FloatPtrInt | MathShape::FloatPtrFloat => &[f, Some(Type::Ptr)],
                 };
                 let name = format!("math {}.{}", call.func.name(), call.ty);
                 self.args(at, &name, args, params);

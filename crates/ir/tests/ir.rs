@@ -1457,7 +1457,7 @@ impl FuncGen<'_> {
                 )
             }
             11 => {
-                let func = self.rng.pick(MathFn::ALL);
+                let func = self.rng.pick(&MathFn::ALL);
                 let ty = self.rng.pick(&[FloatTy::F32, FloatTy::F64]);
                 let f = Type::Float(ty);
                 let params: Vec<Type> = match func.shape() {
@@ -1465,7 +1465,7 @@ impl FuncGen<'_> {
                     MathShape::Binary => vec![f, f],
                     MathShape::Ternary => vec![f, f, f],
                     MathShape::FloatInt => vec![f, Type::I32],
-                    MathShape::FloatPtr => vec![f, Type::Ptr],
+                    MathShape::FloatPtrInt | MathShape::FloatPtrFloat => vec![f, Type::Ptr],
                 };
                 let args = params.iter().map(|&t| self.reg_of(scope, t)).collect();
                 let result = match func.shape() {

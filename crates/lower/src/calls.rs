@@ -3,15 +3,16 @@
 //!
 //! Precedence: a function defined in the module is always called directly (musl's own
 //! `sin` runs as code); otherwise LLVM intrinsics and C math functions with the expected
-//! signature (`sin`/`sinf`, `frexp`, `lround`, ... every [`MathFn`] in its `double` and
-//! `float` versions) become [`Callee::Math`], the memory, allocation and termination
+//! signature (`sin`/`sinf`, `frexp`, `lround`, ...: the rows of fpir's math table, by
+//! their [`MathOrigin`]) become [`Callee::Math`], the memory, allocation and termination
 //! functions of libc become builtins, and any other name is an external that traps
 //! when called.
 //!
 //! [`Callee::Math`]: fpir::Callee::Math
+//! [`MathOrigin`]: fpir::MathOrigin
 
 use crate::layout::scalar;
-use fpir::{Builtin, CastOp, FloatBinOp, FloatTy, MathCall, MathFn, MathShape, Type};
+use fpir::{Builtin, CastOp, FloatBinOp, MathCall, MathFn, MathShape, Type};
 use llvm_ir::Type as LType;
 
 /// How a call to a function that the module does not define is lowered.
@@ -118,7 +119,7 @@ fn classify_intrinsic(rest: &str, params: &[LType]) -> Target {
         }
         _ => {}
     }
-    let Some(func) = MathFn::from_name(stem).filter(|f| is_intrinsic_math(*f)) else {
+    let Some(func) = intrinsic_math(stem) else {
         return Target::Unsupported("LLVM intrinsic");
     };
     match params.first().and_then(scalar).and_then(Type::as_float) {
@@ -142,7 +143,7 @@ fn constrained(rest: &str, params: &[LType]) -> Target {
         "fptosi" => Constrained::Cast(CastOp::Fptosi),
         "fptoui" => Constrained::Cast(CastOp::Fptoui),
         "fcmp" | "fcmps" => Constrained::Fcmp,
-        _ => match MathFn::from_name(stem).filter(|f| is_intrinsic_math(*f)) {
+        _ => match intrinsic_math(stem) {
             Some(func) => match params.first().and_then(scalar).and_then(Type::as_float) {
                 Some(ty) => return Target::Math(MathCall { func, ty }),
                 None => {
@@ -157,51 +158,14 @@ fn constrained(rest: &str, params: &[LType]) -> Target {
     Target::Constrained(op)
 }
 
-/// The math functions LLVM has intrinsics for (`llvm.sin.f64`, `llvm.fmuladd.f32`, ...).
-fn is_intrinsic_math(f: MathFn) -> bool {
-    use MathFn::*;
-    matches!(
-        f,
-        Fabs | Sqrt
-            | Floor
-            | Ceil
-            | Trunc
-            | Round
-            | Rint
-            | Nearbyint
-            | Exp
-            | Exp2
-            | Log
-            | Log2
-            | Log10
-            | Sin
-            | Cos
-            | Pow
-            | Copysign
-            | Minnum
-            | Maxnum
-            | Fma
-            | Fmuladd
-            | Lround
-            | Llround
-            | Lrint
-            | Llrint
-    )
+/// The math function LLVM names `llvm.STEM.*`, if it has an intrinsic.
+fn intrinsic_math(stem: &str) -> Option<MathFn> {
+    MathFn::from_name(stem).filter(|f| f.origin().is_llvm_intrinsic())
 }
 
 /// A C math function (`sin`, `sinf`, ...) called with the signature it has in `<math.h>`.
 fn c_math(name: &str, params: &[LType], ret: &LType) -> Option<MathCall> {
-    let not_c = |f: &MathFn| !matches!(f, MathFn::Minnum | MathFn::Maxnum | MathFn::Fmuladd);
-    let call = match MathFn::from_name(name).filter(not_c) {
-        Some(func) => MathCall {
-            func,
-            ty: FloatTy::F64,
-        },
-        None => MathCall {
-            func: MathFn::from_name(name.strip_suffix('f')?).filter(not_c)?,
-            ty: FloatTy::F32,
-        },
-    };
+    let call = MathCall::from_c_symbol(name)?;
     let f = Some(Type::Float(call.ty));
     let ps: Vec<Option<Type>> = params.iter().map(scalar).collect();
     let r = scalar(ret);
@@ -211,7 +175,7 @@ fn c_math(name: &str, params: &[LType], ret: &LType) -> Option<MathCall> {
         MathShape::Ternary => ps == [f, f, f] && r == f,
         MathShape::FloatInt => ps == [f, Some(Type::I32)] && r == f,
         MathShape::ToInt => ps == [f] && r.is_some_and(Type::is_int),
-        MathShape::FloatPtr => ps == [f, Some(Type::Ptr)] && r == f,
+        MathShape::FloatPtrInt | MathShape::FloatPtrFloat => ps == [f, Some(Type::Ptr)] && r == f,
     };
     ok.then_some(call)
 }
@@ -219,6 +183,7 @@ fn c_math(name: &str, params: &[LType], ret: &LType) -> Option<MathCall> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fpir::FloatTy;
 
     const D: LType = LType::FPType(llvm_ir::types::FPType::Double);
     const F: LType = LType::FPType(llvm_ir::types::FPType::Single);

@@ -26,12 +26,12 @@
 //! bits (type-punned loads and stale cells see the rounded IEEE bits), `memcpy`/`memmove`
 //! move entries with the bytes and `memset` drops them.
 
-use crate::math;
+use crate::math::{self, Counterpart};
 use crate::metrics::{self, exact, fpgen_checks, measure_float, round_bits, HighValue, Thresholds};
 use fpforge_exec::memory::Memory;
 use fpforge_exec::trap::TrapKind;
 use fpforge_exec::{Concrete, InputSlot, Semantics};
-use fpir::{BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathFn, MathShape, OpSite, Type};
+use fpir::{BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathShape, OpSite, Type};
 use rug::{Assign, Float};
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -565,15 +565,23 @@ impl<M: Mode> Semantics for Mpfr<M> {
         let bits: Vec<u64> = args.iter().map(|a| a.bits).collect();
         let concrete = || fpforge_exec::libm::eval(call, &bits, ret);
         let floats = match call.func.shape() {
-            MathShape::Unary | MathShape::ToInt | MathShape::FloatPtr => 1,
+            MathShape::Unary
+            | MathShape::ToInt
+            | MathShape::FloatPtrInt
+            | MathShape::FloatPtrFloat => 1,
             MathShape::Binary => 2,
             MathShape::Ternary => 3,
             MathShape::FloatInt => 1,
         };
         let hps: Vec<Float> = args.iter().take(floats).map(|a| self.hp(ty, a)).collect();
         let int_arg = args.get(1).map_or(0, |a| a.bits as u32 as i32);
-        let result = match call.func {
-            MathFn::Frexp => {
+        let result = match math::eval(call.func, self.prec, &hps, int_arg) {
+            Counterpart::Value(x) => (self.float_result(ty, || concrete().0, x), None),
+            Counterpart::Host => {
+                let (r, second) = concrete();
+                (MpValue::exact(r), second.map(MpValue::exact))
+            }
+            Counterpart::Frexp => {
                 let x = hps
                     .first()
                     .cloned()
@@ -587,7 +595,7 @@ impl<M: Mode> Semantics for Mpfr<M> {
                 let v = self.float_result(ty, || concrete().0, m);
                 (v, Some(MpValue::exact(u64::from(e as u32))))
             }
-            MathFn::Modf => {
+            Counterpart::Modf => {
                 let x = hps
                     .first()
                     .cloned()
@@ -603,13 +611,6 @@ impl<M: Mode> Semantics for Mpfr<M> {
                 let i = self.float_result(ty, || ci.unwrap_or(0), int);
                 (v, Some(i))
             }
-            func => match math::eval(func, self.prec, &hps, int_arg) {
-                Some(x) => (self.float_result(ty, || concrete().0, x), None),
-                None => {
-                    let (r, second) = concrete();
-                    (MpValue::exact(r), second.map(MpValue::exact))
-                }
-            },
         };
         if M::SHADOW {
             let operands: Vec<MpValue> = args.iter().take(floats).copied().collect();

@@ -279,7 +279,7 @@ fn mpfr_libm_agrees_with_glibc() {
         rng_state ^= rng_state << 17;
         (rng_state >> 11) as f64 / (1u64 << 53) as f64
     };
-    for &func in MathFn::ALL {
+    for func in MathFn::ALL {
         let shape = func.shape();
         if !matches!(
             shape,
@@ -289,13 +289,14 @@ fn mpfr_libm_agrees_with_glibc() {
         }
         let tolerance = match func {
             // glibc's libm-test-ulps allow up to a few ulps for these (x86_64: log10 2,
-            // cbrt 4 for binary32, erfc 5, tgamma 9, lgamma 4, ...); Bessel functions are
+            // exp10 2, cbrt 4 for binary32, erfc 5, tgamma 9, lgamma 4, ...); Bessel functions are
             // not within any fixed bound near their zeros.
             MathFn::J0 | MathFn::J1 | MathFn::Y0 | MathFn::Y1 => continue,
             // Not glibc: clang -O0 rounds the product, the reference does not.
             MathFn::Fmuladd => continue,
             MathFn::Tgamma => 10.0,
             MathFn::Cbrt
+            | MathFn::Exp10
             | MathFn::Log10
             | MathFn::Erf
             | MathFn::Erfc
@@ -345,6 +346,40 @@ fn mpfr_libm_agrees_with_glibc() {
                     m.ulps
                 );
             }
+        }
+    }
+}
+
+/// `exp10`'s reference is MPFR's `exp10`, at both formats: exact at non-negative
+/// integers, correctly rounded elsewhere (glibc 2.36 returns `0x1.9999999999999p-4` for
+/// `exp10(-1)`, one ulp below the `0.1` the reference rounds to).
+#[test]
+fn exp10_reference_is_mpfr() {
+    let cases: [(FloatTy, f64, u64); 5] = [
+        (FloatTy::F64, 2.0, 100f64.to_bits()),
+        (FloatTy::F64, -1.0, 0.1f64.to_bits()),
+        (FloatTy::F64, 0.5, 10f64.sqrt().to_bits()),
+        (FloatTy::F32, 3.0, u64::from(1000f32.to_bits())),
+        (FloatTy::F32, -2.0, u64::from(0.01f32.to_bits())),
+    ];
+    for (ty, x, want) in cases {
+        let call = MathCall {
+            func: MathFn::Exp10,
+            ty,
+        };
+        let ret = Type::Float(ty);
+        let bits = match ty {
+            FloatTy::F64 => x.to_bits(),
+            FloatTy::F32 => u64::from((x as f32).to_bits()),
+        };
+        let mut hp = HighPrecision::new(128);
+        let arg = hp.constant(ret, bits);
+        let (v, _) = hp.math(call, &[arg], ret);
+        let reference = hp.high_value(ty, &v);
+        assert_eq!(reference.round_bits(ty), want, "exp10({x}) at {ty:?}");
+        if x >= 0.0 && x.fract() == 0.0 {
+            let power = Float::with_val(128, Float::u_pow_u(10, x as u32));
+            assert_eq!(*reference.as_float(), power, "exp10({x}) is exact");
         }
     }
 }

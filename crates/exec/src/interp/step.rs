@@ -17,9 +17,7 @@ use crate::observer::{BranchEvent, Observer, OpEvent};
 use crate::prepare::{CmpBr, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::{
-    Arm, BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathFn, Module, OpSite, Side, Type,
-};
+use fpir::{Arm, BranchSite, FloatPred, FloatTy, IntPred, Module, OpSite, Side, Type};
 
 /// The mutable state `step` works on.
 pub(super) struct Machine<S: Semantics, O> {
@@ -576,11 +574,12 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
             self.scratch.push(self.regs.get(a).clone());
         }
         let (v, second) = self.sem.math(call, self.scratch, ret);
-        if let (Some(second), Some(ptr)) = (second, self.scratch.get(1)) {
-            let at = self.sem.concrete_bits(ptr);
-            let ty = second_result_type(call);
-            if let Err(kind) = self.sem.store(self.mem, ty, at, &second) {
-                return self.trap(kind);
+        if let Some(second) = second {
+            if let (Some(ptr), Some(ty)) = (self.scratch.get(1), call.second_result()) {
+                let at = self.sem.concrete_bits(ptr);
+                if let Err(kind) = self.sem.store(self.mem, ty, at, &second) {
+                    return self.trap(kind);
+                }
             }
         }
         if O::OBSERVES_OPS {
@@ -798,16 +797,6 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         }
         // `pc < DIRECT` (preparation), so `DIRECT | pc` is the edge straight to it.
         Control::Jump(DIRECT | pc)
-    }
-}
-
-/// The type of the second result `call` stores through its pointer argument: `frexp`'s
-/// exponent, `modf`'s integral part.
-fn second_result_type(call: MathCall) -> Type {
-    if call.func == MathFn::Frexp {
-        Type::I32
-    } else {
-        Type::Float(call.ty)
     }
 }
 

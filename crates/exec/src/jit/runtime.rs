@@ -12,7 +12,7 @@ use crate::memory::Memory;
 use crate::observer::BranchEvent;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::{Arm, BranchSite, Builtin, FloatTy, MathCall, MathFn, Side, Type};
+use fpir::{Arm, BranchSite, Builtin, FloatTy, MathCall, Side, Type};
 
 /// The state compiled code shares with its helpers. Compiled code addresses the first
 /// fields by their offsets.
@@ -355,14 +355,11 @@ unsafe extern "C" fn math(ctx: *mut Ctx, index: u64, len: u64, a: u64, b: u64, c
     let args = [a, b, c];
     let args = &args[..(len as usize).min(3)];
     let (v, second) = Concrete.math(call, args, ret);
-    if let (Some(second), Some(&ptr)) = (second, args.get(1)) {
-        let ty = if call.func == MathFn::Frexp {
-            Type::I32
-        } else {
-            Type::Float(call.ty)
-        };
-        let r = mem.store(ty, ptr, second).map(|()| v);
-        return settle(ctx, r);
+    if let Some(second) = second {
+        if let (Some(&ptr), Some(ty)) = (args.get(1), call.second_result()) {
+            let r = mem.store(ty, ptr, second).map(|()| v);
+            return settle(ctx, r);
+        }
     }
     v
 }

@@ -20,7 +20,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
-use fpir::{Builtin, CastOp, FloatBinOp, FloatPred, FloatTy, IntBinOp, IntPred, MathFn, Type};
+use fpir::{Builtin, CastOp, FloatBinOp, FloatPred, FloatTy, IntBinOp, IntPred, SignBitOp, Type};
 use std::collections::BTreeMap;
 
 /// Why a function cannot be compiled (the interpreter runs it instead).
@@ -743,19 +743,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             unreachable!("math is passed a math call")
         };
         let args = self.call_args(start, len);
-        // Sign-bit functions as the Concrete semantics computes them.
-        let inline = match (call.func, call.ty, args.as_slice()) {
-            (MathFn::Fabs, FloatTy::F64, &[x]) => Some(self.b.ins().band_imm_u(x, i64::MAX)),
-            (MathFn::Fabs, FloatTy::F32, &[x]) => Some(self.b.ins().band_imm_u(x, 0x7fff_ffff)),
-            (MathFn::Copysign, FloatTy::F64, &[x, y]) => {
-                let magnitude = self.b.ins().band_imm_u(x, i64::MAX);
-                let sign = self.b.ins().band_imm_u(y, i64::MIN);
-                Some(self.b.ins().bor(magnitude, sign))
-            }
-            _ => None,
-        };
-        let v = match inline {
-            Some(v) => v,
+        let v = match call.func.sign_bit_op() {
+            Some(op) => self.sign_bit_op(op, call.ty, &args),
             None => {
                 let index = self.tables.math_index(call, ret);
                 let mut full = vec![self.iconst(index as u64), self.iconst(u64::from(len))];
@@ -769,6 +758,19 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         };
         self.set(d, v);
+    }
+
+    /// A math call computed on the sign bit, as [`SignBitOp::eval`] computes it.
+    fn sign_bit_op(&mut self, op: SignBitOp, ty: FloatTy, args: &[Value]) -> Value {
+        let sign = ty.sign_bit();
+        let magnitude = self.b.ins().band_imm_u(args[0], (sign - 1) as i64);
+        match op {
+            SignBitOp::Abs => magnitude,
+            SignBitOp::Copysign => {
+                let sign = self.b.ins().band_imm_u(args[1], sign as i64);
+                self.b.ins().bor(magnitude, sign)
+            }
+        }
     }
 
     fn builtin(&mut self, op: &Op) {
