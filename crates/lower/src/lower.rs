@@ -30,7 +30,7 @@ use crate::fenv::FcmpPredicates;
 use crate::func::lower_function;
 use crate::stubs::{alias_function, lower_stub};
 use crate::symbols::{name_text, Symbols};
-use fpir::{AddrBase, GlobalData};
+use fpir::{AddrBase, Global, GlobalData, Reloc};
 use llvm_ir::module::GlobalVariable;
 use llvm_ir::terminator::Terminator;
 use llvm_ir::Type;
@@ -88,6 +88,11 @@ pub(crate) fn lower_module(
     Ok(module)
 }
 
+/// The C standard streams a program may declare (`extern FILE *stdout`).
+fn is_std_stream(name: &str) -> bool {
+    matches!(name, "stdin" | "stdout" | "stderr")
+}
+
 /// Lowers a global variable: its initializer as bytes and relocations. With
 /// `skip_unsupported`, an initializer that cannot be represented becomes zeros.
 fn lower_global(
@@ -125,6 +130,14 @@ fn lower_global(
             }
             Err(e) => return Err(unsupported(e)),
         }
+    } else if is_std_stream(&name) && size == 8 {
+        // glibc's `stdout` and `stderr` are `FILE *` globals the program only declares:
+        // each points at itself, so the libc model tells the streams apart by address.
+        relocs.push(Reloc {
+            at: 0,
+            target: AddrBase::Global(Global(ctx.out.globals.len() as u32)),
+            addend: 0,
+        });
     }
     Ok(GlobalData {
         name: name.clone(),
