@@ -64,15 +64,16 @@ pub mod observer;
 mod prepare;
 mod promote;
 pub mod semantics;
+pub mod streams;
 pub mod trap;
 
 pub use concrete::Concrete;
 pub use finding::{Finding, FindingKey, FindingKind};
 pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
-pub use libc::ProgramOutput;
 pub use memory::Memory;
 pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace};
 pub use semantics::{InputSlot, Semantics};
+pub use streams::ProgramOutput;
 pub use trap::{CallSite, ExecError, Trap, TrapKind};
 
 pub mod docs {

@@ -1,8 +1,8 @@
 //! The C library model: what each [`LibcFn`] does to the program's memory, its captured
-//! output ([`Streams`]) and its `errno`.
+//! output ([`crate::streams::Streams`]) and its `errno`.
 //!
-//! Output goes to `stdout` and `stderr` buffers that [`crate::Memory`] keeps per run
-//! (emptied by [`crate::Memory::reset`], capped at [`MAX_CAPTURED`] bytes each), never to
+//! Output goes to `stdout` and `stderr` buffers ([`crate::streams`]) that
+//! [`crate::Memory`] keeps per run (emptied by [`crate::Memory::reset`]), never to
 //! the host's streams; `errno` is an `int` on the heap, allocated at the first
 //! `__errno_location` of a run, so it is zero at each call's start. Functions work on
 //! concrete bits: their results are constants to any semantics.
@@ -12,97 +12,10 @@ pub mod parse;
 
 use crate::memory::Memory;
 use crate::semantics::Semantics;
+use crate::streams::Stream;
 use crate::trap::TrapKind;
 use format::{Args, FormatError};
 use fpir::{LibcFn, Type};
-
-/// Bytes of each stream a run keeps; what a run writes beyond is counted, not kept.
-pub const MAX_CAPTURED: usize = 1 << 20;
-
-/// A run's standard streams and the address of its `errno`.
-#[derive(Clone, Debug, Default)]
-pub struct Streams {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    dropped: u64,
-    errno_addr: Option<u64>,
-    /// The addresses the program's `stdout` and `stderr` globals hold (0 when it
-    /// declares neither).
-    stdout_file: u64,
-    stderr_file: u64,
-}
-
-/// What a run wrote and left in `errno`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ProgramOutput {
-    /// Bytes written to `stdout` (the first [`MAX_CAPTURED`]).
-    pub stdout: Vec<u8>,
-    /// Bytes written to `stderr` (the first [`MAX_CAPTURED`]).
-    pub stderr: Vec<u8>,
-    /// Bytes written beyond the cap, on either stream.
-    pub dropped: u64,
-    /// `errno` at the end of the run (0 when the program never took its address).
-    pub errno: i32,
-}
-
-#[derive(Clone, Copy)]
-enum Stream {
-    Out,
-    Err,
-}
-
-impl Streams {
-    /// Streams for a program whose `stdout` and `stderr` globals hold these values.
-    pub(crate) fn for_files(stdout: Option<u64>, stderr: Option<u64>) -> Streams {
-        Streams {
-            stdout_file: stdout.unwrap_or(0),
-            stderr_file: stderr.unwrap_or(0),
-            ..Streams::default()
-        }
-    }
-
-    pub(crate) fn clear(&mut self) {
-        self.stdout.clear();
-        self.stderr.clear();
-        self.dropped = 0;
-        self.errno_addr = None;
-    }
-
-    fn write(&mut self, stream: Stream, bytes: &[u8]) {
-        let buf = match stream {
-            Stream::Out => &mut self.stdout,
-            Stream::Err => &mut self.stderr,
-        };
-        let room = MAX_CAPTURED.saturating_sub(buf.len()).min(bytes.len());
-        buf.extend_from_slice(&bytes[..room]);
-        self.dropped += (bytes.len() - room) as u64;
-    }
-
-    pub(crate) fn output(&self, mem: &Memory) -> ProgramOutput {
-        let errno = self
-            .errno_addr
-            .and_then(|a| mem.peek(Type::I32, a))
-            .map_or(0, |bits| bits as u32 as i32);
-        ProgramOutput {
-            stdout: self.stdout.clone(),
-            stderr: self.stderr.clone(),
-            dropped: self.dropped,
-            errno,
-        }
-    }
-
-    fn stream(&self, file: u64) -> Result<Stream, TrapKind> {
-        if file != 0 && file == self.stdout_file {
-            Ok(Stream::Out)
-        } else if file != 0 && file == self.stderr_file {
-            Ok(Stream::Err)
-        } else {
-            Err(TrapKind::Unsupported(format!(
-                "output to a stream other than stdout and stderr ({file:#x})"
-            )))
-        }
-    }
-}
 
 /// The name of an `errno` value, as `<errno.h>` spells it (`EDOM`, `ERANGE`, ...).
 pub fn errno_name(errno: i32) -> Option<&'static str> {
@@ -131,7 +44,6 @@ pub(crate) fn call<S: Semantics>(
 ) -> Result<Option<S::Value>, TrapKind> {
     let arg = |k: usize| args.get(k).copied().unwrap_or(0);
     let int = |sem: &mut S, v: i64| Ok(Some(sem.constant(Type::I32, v as u64)));
-    let long = |sem: &mut S, v: u64| Ok(Some(sem.constant(Type::I64, v)));
     let ptr = |sem: &mut S, p: u64| Ok(Some(sem.address(p)));
     match f {
         LibcFn::ErrnoLocation => {
@@ -196,6 +108,22 @@ pub(crate) fn call<S: Semantics>(
             mem.streams_mut().write(stream, &[arg(0) as u8]);
             int(sem, i64::from(arg(0) as u8))
         }
+        _ => strings_and_numbers(sem, mem, f, args),
+    }
+}
+
+/// The string, memory and number functions of [`call`].
+fn strings_and_numbers<S: Semantics>(
+    sem: &mut S,
+    mem: &mut Memory,
+    f: LibcFn,
+    args: &[u64],
+) -> Result<Option<S::Value>, TrapKind> {
+    let arg = |k: usize| args.get(k).copied().unwrap_or(0);
+    let int = |sem: &mut S, v: i64| Ok(Some(sem.constant(Type::I32, v as u64)));
+    let long = |sem: &mut S, v: u64| Ok(Some(sem.constant(Type::I64, v)));
+    let ptr = |sem: &mut S, p: u64| Ok(Some(sem.address(p)));
+    match f {
         LibcFn::Strlen => {
             let n = c_string(mem, arg(0), None)?.len();
             long(sem, n as u64)
@@ -299,6 +227,7 @@ pub(crate) fn call<S: Semantics>(
             };
             Ok(Some(sem.constant(ty, bits)))
         }
+        _ => unreachable!("call handles {f:?}"),
     }
 }
 

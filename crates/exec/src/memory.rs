@@ -22,7 +22,7 @@
 //! Loads and stores are little-endian. Integer loads are zero-extended and masked to the
 //! type's width; an `i1` occupies one byte.
 
-use crate::libc::{ProgramOutput, Streams};
+use crate::streams::{ProgramOutput, Streams};
 use crate::trap::{ExecError, TrapKind};
 use fpir::{AddrBase, Module, Type};
 
@@ -307,7 +307,12 @@ impl Memory {
 
     /// What the run wrote to `stdout` and `stderr` and left in `errno`.
     pub fn output(&self) -> ProgramOutput {
-        self.streams.output(self)
+        let errno = self
+            .streams
+            .errno_addr
+            .and_then(|a| self.peek(Type::I32, a))
+            .map_or(0, |bits| bits as u32 as i32);
+        self.streams.output(errno)
     }
 
     pub(crate) fn streams(&self) -> &Streams {
