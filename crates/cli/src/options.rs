@@ -52,18 +52,16 @@ pub fn at_least<T: PartialOrd + Display>(flag: &str, value: T, min: T) -> Result
     Ok(value)
 }
 
-/// The program a command works on: the input files, how to compile them, the entry
-/// function and whether calls of undefined functions may load.
+/// The program a command works on: the input files, how to compile and load them, and
+/// the entry function.
 #[derive(Debug, Clone)]
 pub struct Program {
     /// Input files and directories, all existing.
     pub paths: Vec<PathBuf>,
     /// The entry function's name.
     pub function: String,
-    /// Compiler flags and lowering choices.
+    /// Compiler flags, the entry function and what may be missing from what it reaches.
     pub load: LoadOptions,
-    /// Load even when the entry function may call undefined functions (they trap).
-    pub allow_undefined: bool,
 }
 
 const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
@@ -100,8 +98,9 @@ impl Program {
             function: args.function.clone(),
             load: LoadOptions::default()
                 .with_compiler_flags(flags)
-                .with_skip_unsupported(args.skip_unsupported),
-            allow_undefined: args.allow_undefined,
+                .with_entry(&args.function)
+                .with_skip_unsupported(args.skip_unsupported)
+                .with_allow_undefined(args.allow_undefined),
         };
         Ok((program, items[count..].to_vec()))
     }

@@ -54,15 +54,37 @@ pub enum LowerError {
         /// What went wrong.
         message: String,
     },
-    /// The program uses a construct fpir cannot represent (see
-    /// [`LoadOptions::skip_unsupported`](crate::LoadOptions::skip_unsupported) to load
-    /// the other functions anyway).
-    #[error("{location}: unsupported: {what}")]
+    /// The program uses a construct fpir cannot represent where the entry function can
+    /// reach it (see [`LoadOptions::skip_unsupported`](crate::LoadOptions::skip_unsupported)
+    /// to load anyway, with such functions trapping when called).
+    #[error("{location}: unsupported: {what}{}", describe_reached(reached))]
     Unsupported {
-        /// The construct, the instruction and the enclosing function.
+        /// The construct, the instruction and the enclosing function or global.
         what: String,
         /// `file:line:col` of the construct (or `<unknown location>`).
         location: String,
+        /// The chain of references from the entry function to the function or global
+        /// holding the construct, entry first (empty before reachability is known).
+        reached: Vec<String>,
+    },
+    /// The entry function may call functions or use globals that no input defines, or
+    /// call functions that were not lowered; every one is listed (see
+    /// [`LoadOptions::allow_undefined`](crate::LoadOptions::allow_undefined) to load
+    /// anyway, with each trapping when reached).
+    #[error("{}", describe_missing(entry, missing))]
+    Undefined {
+        /// The entry function.
+        entry: String,
+        /// What it may use and nothing defines, functions first, each sorted by name.
+        missing: Vec<Missing>,
+    },
+    /// The inputs define no function of the entry function's name.
+    #[error("no function named `{name}` ({})", describe_defined(defined))]
+    NoEntry {
+        /// The name asked for.
+        name: String,
+        /// The functions the inputs define, sorted.
+        defined: Vec<String>,
     },
     /// The LLVM module is malformed in a way the LLVM verifier would have caught.
     #[error("{location}: malformed LLVM IR: {what}")]
@@ -83,4 +105,89 @@ pub enum LowerError {
     /// The lowered module broke an fpir invariant: a bug in this crate.
     #[error("internal error: the lowered module does not verify (please report):\n{0}")]
     Verify(String),
+}
+
+/// Something the entry function may use that the loaded module lacks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    /// What kind of symbol it is.
+    pub kind: MissingKind,
+    /// Its name.
+    pub name: String,
+    /// `file:line:col` of the use the chain ends with (a call, or the first instruction
+    /// using the address), or `<unknown location>`.
+    pub used_at: String,
+    /// The functions and globals from the entry function to the one that uses it,
+    /// entry first.
+    pub chain: Vec<String>,
+}
+
+/// The kinds of [`Missing`] symbols.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MissingKind {
+    /// A function no input defines and fpforge does not know (calling it traps).
+    Function,
+    /// A global variable no input defines (reading or writing it traps).
+    Global,
+    /// A function whose code was not lowered (calling it traps), with why.
+    NotLowered(String),
+}
+
+/// ` (reached: a → b → c)` for a chain of more than one name, else nothing.
+fn describe_reached(chain: &[String]) -> String {
+    if chain.len() < 2 {
+        return String::new();
+    }
+    format!(" (reached: {})", chain.join(" → "))
+}
+
+/// The summary line (names by kind), then one line per symbol with its use and chain.
+fn describe_missing(entry: &str, missing: &[Missing]) -> String {
+    let names = |want: fn(&MissingKind) -> bool| {
+        missing
+            .iter()
+            .filter(|m| want(&m.kind))
+            .map(|m| m.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let groups = [
+        ("functions", names(|k| *k == MissingKind::Function)),
+        ("globals", names(|k| *k == MissingKind::Global)),
+        (
+            "functions not lowered",
+            names(|k| matches!(k, MissingKind::NotLowered(_))),
+        ),
+    ];
+    let summary = groups
+        .iter()
+        .filter(|(_, list)| !list.is_empty())
+        .map(|(what, list)| format!("{what} {list}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut text = format!("`{entry}` may use what no input defines: {summary}");
+    for m in missing {
+        let (what, verb) = match &m.kind {
+            MissingKind::Function => ("function".to_string(), "called"),
+            MissingKind::Global => ("global".to_string(), "used"),
+            MissingKind::NotLowered(why) => (format!("not lowered: {why}"), "called"),
+        };
+        text.push_str(&format!(
+            "\n  {} ({what}): {verb} at {} in {}",
+            m.name,
+            m.used_at,
+            m.chain.join(" → ")
+        ));
+    }
+    text
+}
+
+/// The first twenty names of `defined`, or that there are none.
+fn describe_defined(defined: &[String]) -> String {
+    if defined.is_empty() {
+        return "the inputs define no functions".to_string();
+    }
+    let shown: Vec<&str> = defined.iter().take(20).map(String::as_str).collect();
+    let more = if defined.len() > 20 { ", ..." } else { "" };
+    format!("defined functions: {}{more}", shown.join(", "))
 }

@@ -13,83 +13,13 @@
 //! harness compiles the very same bitcode natively, so [`compile_to_bitcode`] hands it
 //! out.
 
-use crate::error::LowerError;
+use crate::error::{LowerError, Missing};
+use crate::lower::Lowered;
+use crate::options::LoadOptions;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-
-/// How to compile and load the inputs.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct LoadOptions {
-    /// Flags passed to clang for every C/C++ file, after fpforge's own (`-I`, `-D`,
-    /// `-std=...`). Default: none.
-    pub compiler_flags: Vec<String>,
-    /// The C/C++ compiler. Default: `clang-14`. C++ files (`.cpp`, `.cc`, `.cxx`) go to
-    /// the same driver, which picks the language from the extension.
-    pub clang: PathBuf,
-    /// The bitcode linker. Default: `llvm-link-14`.
-    pub llvm_link: PathBuf,
-    /// The LLVM optimizer that runs mem2reg. Default: `opt-14`.
-    pub opt: PathBuf,
-    /// Lower functions that use something fpir cannot represent (`long double`, vectors,
-    /// struct values in registers, ...) as skeletons that trap when called, instead of
-    /// failing the whole load. Their branch sites remain, so site numbering still follows
-    /// the text. The trap is a call of an external named `"<function> (not lowered:
-    /// <reason>)"`, which `Module::unresolved_from` reports for any function that may
-    /// call it. Globals whose initial value cannot be represented (`long double`
-    /// constants) start zero-filled. Default: `false` (the first unsupported construct
-    /// is an error).
-    pub skip_unsupported: bool,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            compiler_flags: Vec::new(),
-            clang: PathBuf::from("clang-14"),
-            llvm_link: PathBuf::from("llvm-link-14"),
-            opt: PathBuf::from("opt-14"),
-            skip_unsupported: false,
-        }
-    }
-}
-
-impl LoadOptions {
-    /// Sets the flags passed to clang.
-    pub fn with_compiler_flags(
-        mut self,
-        flags: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.compiler_flags = flags.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Sets the C/C++ compiler.
-    pub fn with_clang(mut self, clang: impl Into<PathBuf>) -> Self {
-        self.clang = clang.into();
-        self
-    }
-
-    /// Sets the bitcode linker.
-    pub fn with_llvm_link(mut self, llvm_link: impl Into<PathBuf>) -> Self {
-        self.llvm_link = llvm_link.into();
-        self
-    }
-
-    /// Sets whether functions using unsupported constructs become trapping skeletons.
-    pub fn with_skip_unsupported(mut self, skip: bool) -> Self {
-        self.skip_unsupported = skip;
-        self
-    }
-
-    /// Sets the optimizer that runs mem2reg.
-    pub fn with_opt(mut self, opt: impl Into<PathBuf>) -> Self {
-        self.opt = opt.into();
-        self
-    }
-}
 
 /// Linked, mem2reg'd bitcode in a temporary directory that lives as long as this value.
 #[derive(Debug)]
@@ -111,11 +41,30 @@ impl Bitcode {
     }
 }
 
+/// A loaded program: the module, its entry function, and what the entry may use that
+/// nothing defines.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The lowered module.
+    pub module: fpir::Module,
+    /// The entry function, when [`LoadOptions::entry`] names one.
+    pub entry: Option<fpir::Func>,
+    /// What the entry may use that nothing defines (or that was not lowered), when
+    /// [`LoadOptions::allow_undefined`] lets it load: each traps when reached.
+    pub missing: Vec<Missing>,
+}
+
 /// Compiles, links and lowers `inputs` (`.c`, `.cpp`/`.cc`/`.cxx`, `.ll`, `.bc` files,
 /// or directories whose such files are taken in name order, not recursively).
 pub fn load(inputs: &[PathBuf], opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
+    load_program(inputs, opts).map(|loaded| loaded.module)
+}
+
+/// [`load`], with the entry function and what it may use that nothing defines.
+pub fn load_program(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, LowerError> {
     let bitcode = compile_to_bitcode(inputs, opts)?;
-    lower_bitcode_with(bitcode.path(), opts)
+    let lowered = lower_file(bitcode.path())?;
+    finish(lowered, opts)
 }
 
 /// Reads a bitcode (or LLVM IR text) file and lowers it as it is (no mem2reg); any
@@ -125,9 +74,41 @@ pub fn lower_bitcode(path: &Path) -> Result<fpir::Module, LowerError> {
     lower_bitcode_with(path, &LoadOptions::default())
 }
 
-/// [`lower_bitcode`] honouring [`LoadOptions::skip_unsupported`] (the other options are
-/// about compiling and do not apply).
+/// [`lower_bitcode`] honouring [`LoadOptions::entry`], [`LoadOptions::skip_unsupported`]
+/// and [`LoadOptions::allow_undefined`] (the other options are about compiling and do
+/// not apply).
 pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
+    finish(lower_file(path)?, opts).map(|loaded| loaded.module)
+}
+
+/// Finds the entry function and checks what it reaches (see [`crate::reach`]).
+fn finish(lowered: Lowered, opts: &LoadOptions) -> Result<Loaded, LowerError> {
+    let entry = match &opts.entry {
+        None => None,
+        Some(name) => Some(lowered.module.func_by_name(name).ok_or_else(|| {
+            let mut defined: Vec<String> = lowered
+                .module
+                .funcs
+                .values()
+                .map(|f| f.name.clone())
+                .collect();
+            defined.sort_unstable();
+            LowerError::NoEntry {
+                name: name.clone(),
+                defined,
+            }
+        })?),
+    };
+    let missing = crate::reach::check(&lowered, entry, opts)?;
+    Ok(Loaded {
+        module: lowered.module,
+        entry,
+        missing,
+    })
+}
+
+/// Reads and lowers one bitcode or LLVM IR text file, gaps and all.
+fn lower_file(path: &Path) -> Result<Lowered, LowerError> {
     let is_text = path.extension().is_some_and(|e| e == "ll");
     let parsed = std::panic::catch_unwind(|| {
         if is_text {
@@ -167,7 +148,7 @@ pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Modul
         Default::default()
     };
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::lower::lower_module(&module, opts.skip_unsupported, fcmp_predicates)
+        crate::lower::lower_module(&module, fcmp_predicates)
     }));
     lowered.unwrap_or_else(|panic| {
         let message = panic

@@ -42,11 +42,19 @@
 //!
 //! `long double` (x86_fp80), `__float128`, `_Float16` and integers wider than 64 bits
 //! as values; arithmetic on vectors; atomics, inline assembly, variable arguments,
-//! exceptions, computed goto. Each is a [`LowerError::Unsupported`] naming the
-//! construct, the function and `file:line:col` — except in dead code (behind a branch
-//! on a constant, as musl's type-generic macros produce), where it is dropped, and with
-//! [`LoadOptions::skip_unsupported`], which turns such functions into skeletons that
-//! trap when called.
+//! exceptions, computed goto. In dead code (behind a branch on a constant, as musl's
+//! type-generic macros produce) such a construct is dropped. Elsewhere its function is
+//! lowered as a skeleton that traps when called, and the construct is an error — a
+//! [`LowerError::Unsupported`] naming it, its function, `file:line:col` and the chain
+//! of calls from the entry — only if the entry function can reach it (see
+//! [`LoadOptions::entry`] and [`LoadOptions::skip_unsupported`]).
+//!
+//! # What is missing
+//!
+//! Functions and globals the inputs declare but do not define, when the entry can reach
+//! them, are one [`LowerError::Undefined`] listing every one with its use and chain
+//! (see [`LoadOptions::allow_undefined`]). A global nothing defines has no bytes, so a
+//! run that reads it traps; it never reads as zero.
 
 #![deny(missing_docs)]
 
@@ -59,10 +67,13 @@ pub mod frontend;
 mod func;
 mod layout;
 mod lower;
+mod options;
+mod reach;
 mod stubs;
 mod symbols;
 
-pub use error::LowerError;
+pub use error::{LowerError, Missing, MissingKind};
 pub use frontend::{
-    compile_to_bitcode, load, lower_bitcode, lower_bitcode_with, Bitcode, LoadOptions,
+    compile_to_bitcode, load, load_program, lower_bitcode, lower_bitcode_with, Bitcode, Loaded,
 };
+pub use options::LoadOptions;

@@ -2,7 +2,9 @@
 //! text against golden `.ir` files next to them (re-bless with `FPFORGE_BLESS=1`), the
 //! site-numbering contract checked against `llvm-dis`, and the error paths.
 
-use fpforge_lower::{compile_to_bitcode, load, lower_bitcode, LoadOptions, LowerError};
+use fpforge_lower::{
+    compile_to_bitcode, load, lower_bitcode, LoadOptions, LowerError, MissingKind,
+};
 use fpir::{BranchKind, Callee, InstKind, Module, OpKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -304,7 +306,7 @@ fn syntax_errors_show_clang_diagnostics() {
 #[test]
 fn long_double_is_unsupported_with_its_location() {
     let err = load(&[fixture("long_double.c")], &LoadOptions::default()).unwrap_err();
-    let LowerError::Unsupported { what, location } = &err else {
+    let LowerError::Unsupported { what, location, .. } = &err else {
         panic!("expected Unsupported, got {err:?}");
     };
     assert!(what.contains("long double"), "{what}");
@@ -461,4 +463,126 @@ fn a_file_named_twice_is_compiled_once() {
     let twice = [fixture("branches.c"), dir.join(".").join("branches.c")];
     let module = load(&twice, &LoadOptions::default()).expect("loads");
     assert_eq!(module.funcs.len(), 2);
+}
+
+fn load_lazy(entry: &str, opts: LoadOptions) -> Result<fpforge_lower::Loaded, LowerError> {
+    fpforge_lower::load_program(&[fixture("lazy.c")], &opts.with_entry(entry))
+}
+
+#[test]
+fn only_what_the_entry_reaches_must_lower() {
+    let loaded = load_lazy("unrelated", LoadOptions::default()).expect("loads");
+    assert!(loaded.missing.is_empty());
+    let entry = loaded.entry.expect("the entry is found");
+    assert_eq!(loaded.module.funcs[entry].name, "unrelated");
+    assert!(
+        matches!(
+            load(&[fixture("lazy.c")], &LoadOptions::default()),
+            Err(LowerError::Unsupported { .. })
+        ),
+        "without an entry every function must lower"
+    );
+    let err = load_lazy("top", LoadOptions::default()).unwrap_err();
+    let LowerError::Unsupported {
+        what,
+        location,
+        reached,
+    } = &err
+    else {
+        panic!("expected Unsupported, got {err:?}");
+    };
+    assert!(what.contains("`through_long_double`"), "{what}");
+    assert!(location.ends_with("lazy.c:3:19"), "{location}");
+    assert_eq!(reached, &["top", "middle", "through_long_double"]);
+    assert!(
+        err.to_string()
+            .ends_with("(reached: top → middle → through_long_double)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn skipped_functions_the_entry_reaches_are_missing() {
+    let skip = || LoadOptions::default().with_skip_unsupported(true);
+    let err = load_lazy("top", skip()).unwrap_err();
+    let LowerError::Undefined { entry, missing } = &err else {
+        panic!("expected Undefined, got {err:?}");
+    };
+    assert_eq!(entry, "top");
+    assert_eq!(missing.len(), 1);
+    assert!(
+        matches!(&missing[0].kind, MissingKind::NotLowered(why) if why.contains("long double"))
+    );
+    assert_eq!(missing[0].chain, ["top", "middle"]);
+    assert!(
+        missing[0].used_at.ends_with("lazy.c:6:34"),
+        "{:?}",
+        missing[0]
+    );
+    let loaded = load_lazy("top", skip().with_allow_undefined(true)).expect("loads");
+    assert_eq!(loaded.missing, *missing);
+}
+
+#[test]
+fn undefined_functions_and_globals_are_listed_together() {
+    let err = load_lazy("calls_missing", LoadOptions::default()).unwrap_err();
+    let LowerError::Undefined { missing, .. } = &err else {
+        panic!("expected Undefined, got {err:?}");
+    };
+    let listed: Vec<(&str, &MissingKind, &str)> = missing
+        .iter()
+        .map(|m| {
+            (
+                m.name.as_str(),
+                &m.kind,
+                m.used_at.rsplit('/').next().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("missing_code", &MissingKind::Function, "lazy.c:14:41"),
+            ("MACHEP", &MissingKind::Global, "lazy.c:12:44"),
+            ("TABLE", &MissingKind::Global, "lazy.c:12:53"),
+        ]
+    );
+    assert_eq!(missing[1].chain, ["calls_missing", "missing_data"]);
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "`calls_missing` may use what no input defines: functions missing_code; globals MACHEP, TABLE\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("MACHEP (global): used at ")
+            && text.contains("in calls_missing → missing_data"),
+        "{text}"
+    );
+    let opts = LoadOptions::default().with_allow_undefined(true);
+    let loaded = load_lazy("calls_missing", opts).expect("loads");
+    assert_eq!(loaded.missing, *missing);
+    let machep = loaded
+        .module
+        .globals
+        .values()
+        .find(|g| g.name == "MACHEP")
+        .unwrap();
+    assert!(
+        machep.init.is_empty(),
+        "an undefined global has no bytes to read"
+    );
+}
+
+#[test]
+fn an_entry_no_input_defines_is_an_error_listing_the_functions() {
+    let err = load_lazy("nope", LoadOptions::default()).unwrap_err();
+    assert!(matches!(&err, LowerError::NoEntry { name, .. } if name == "nope"));
+    let text = err.to_string();
+    assert!(
+        text.starts_with("no function named `nope` (defined functions: "),
+        "{text}"
+    );
+    assert!(text.contains("calls_missing, middle"), "{text}");
 }
