@@ -133,22 +133,16 @@ fn lower_file(path: &Path) -> Result<Lowered, LowerError> {
             })
         }
     };
-    let needs_predicates = module
-        .func_declarations
-        .iter()
-        .any(|d| crate::fenv::is_constrained_fcmp(&d.name));
-    let fcmp_predicates = if needs_predicates {
-        crate::fenv::constrained_fcmp_predicates(path, is_text).map_err(|message| {
-            LowerError::Parse {
-                path: path.to_path_buf(),
-                message,
-            }
+    let beside = if crate::beside::needs_beside(&module) {
+        crate::beside::read_beside(path, is_text).map_err(|message| LowerError::Parse {
+            path: path.to_path_buf(),
+            message,
         })?
     } else {
         Default::default()
     };
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::lower::lower_module(&module, fcmp_predicates)
+        crate::lower::lower_module(&module, beside)
     }));
     lowered.unwrap_or_else(|panic| {
         let message = panic

@@ -58,11 +58,12 @@
 
 #![deny(missing_docs)]
 
+mod asm;
+mod beside;
 mod calls;
 mod consts;
 mod ctx;
 mod error;
-mod fenv;
 pub mod frontend;
 mod func;
 mod layout;

@@ -31,7 +31,7 @@
 use crate::consts::Folded;
 use crate::ctx::Ctx;
 use crate::error::LowerError;
-use crate::fenv::FcmpPredicates;
+use crate::beside::Beside;
 use crate::func::lower_function;
 use crate::stubs::{alias_function, lower_stub, trapping_stub};
 use crate::symbols::{name_text, Symbols};
@@ -65,7 +65,7 @@ pub(crate) struct Lowered {
 /// Lowers a parsed LLVM module to fpir and indexes its sites.
 pub(crate) fn lower_module(
     llvm: &llvm_ir::Module,
-    fcmp_predicates: FcmpPredicates,
+    beside: Beside,
 ) -> Result<Lowered, LowerError> {
     let symbols = Symbols::new(llvm);
     let branch_terminators = llvm
@@ -74,7 +74,7 @@ pub(crate) fn lower_module(
         .flat_map(|f| &f.basic_blocks)
         .filter(|bb| matches!(bb.term, Terminator::CondBr(_) | Terminator::Switch(_)))
         .count() as u32;
-    let mut ctx = Ctx::new(fcmp_predicates, branch_terminators);
+    let mut ctx = Ctx::new(beside, branch_terminators);
     let mut gaps = Gaps::default();
     for g in symbols.program_globals() {
         let id = Global::new(ctx.out.globals.len());
