@@ -66,6 +66,16 @@ pub struct ProgramArgs {
     /// an error.
     #[arg(long)]
     pub allow_undefined: bool,
+    /// A library directory, as a linker's search path (repeatable): its C/C++ files
+    /// (compiled with the flags above) are indexed, and the files defining what FUNC
+    /// reaches and the inputs lack are linked in, transitively. The index is cached
+    /// under ~/.cache/fpforge/libindex ($FPFORGE_CACHE_DIR/libindex when set).
+    #[arg(long = "lib-dir", value_name = "DIR")]
+    pub lib_dirs: Vec<PathBuf>,
+    /// A compile_commands.json whose files are a library like --lib-dir's, each
+    /// compiled with its own include paths and macros.
+    #[arg(long = "compile-commands", value_name = "FILE")]
+    pub compile_commands: Option<PathBuf>,
 }
 
 /// Flags of `fpforge run`.

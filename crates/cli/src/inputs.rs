@@ -27,11 +27,19 @@ impl Program {
                 let text = e.to_string();
                 let (summary, details) = split_first_line(&text);
                 anyhow::bail!(
-                    "{summary} (add the files that define them, or pass --allow-undefined to trap when one is reached){details}"
+                    "{summary} (add the files that define them or a --lib-dir holding them, or pass --allow-undefined to trap when one is reached){details}"
                 );
             }
             Err(e) => return Err(e.into()),
         };
+        if !loaded.library_files.is_empty() {
+            let files: Vec<String> = loaded
+                .library_files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect();
+            eprintln!("note: linked from the library: {}", files.join(", "));
+        }
         if !loaded.missing.is_empty() {
             let names: Vec<&str> = loaded.missing.iter().map(|m| m.name.as_str()).collect();
             eprintln!(

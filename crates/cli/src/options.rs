@@ -88,20 +88,30 @@ impl Program {
         if let Some(missing) = paths.iter().find(|p| !p.exists()) {
             bail!("{}: no such file or directory", missing.display());
         }
+        if let Some(dir) = args.lib_dirs.iter().find(|d| !d.is_dir()) {
+            bail!("--lib-dir {}: not a directory", dir.display());
+        }
+        if let Some(db) = args.compile_commands.as_ref().filter(|f| !f.is_file()) {
+            bail!("--compile-commands {}: no such file", db.display());
+        }
         let mut flags: Vec<String> = Vec::new();
         flags.extend(args.include.iter().map(|d| format!("-I{d}")));
         flags.extend(args.define.iter().map(|d| format!("-D{d}")));
         flags.extend(args.std.iter().map(|s| format!("-std={s}")));
         flags.extend(args.cflags.iter().cloned());
-        let program = Program {
+        let mut program = Program {
             paths,
             function: args.function.clone(),
             load: LoadOptions::default()
                 .with_compiler_flags(flags)
                 .with_entry(&args.function)
                 .with_skip_unsupported(args.skip_unsupported)
-                .with_allow_undefined(args.allow_undefined),
+                .with_allow_undefined(args.allow_undefined)
+                .with_lib_dirs(&args.lib_dirs),
         };
+        if let Some(db) = &args.compile_commands {
+            program.load = program.load.with_compile_commands(db);
+        }
         Ok((program, items[count..].to_vec()))
     }
 

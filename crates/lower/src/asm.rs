@@ -67,7 +67,7 @@ impl InlineAsm {
 fn quoted(text: &str) -> Option<(String, &str)> {
     let body = text.strip_prefix('"')?;
     let end = body.find('"')?;
-    let raw = body[..end].as_bytes();
+    let raw = &body.as_bytes()[..end];
     let mut bytes = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
@@ -255,7 +255,7 @@ impl Run<'_> {
         if operands.operand(dst)?.is_some() {
             return Err("a write to an input".to_string());
         }
-        if let Some(k) = src.strip_prefix("$$").and_then(|k| parse_int(k)) {
+        if let Some(k) = src.strip_prefix("$$").and_then(parse_int) {
             return match integer_op(mnemonic) {
                 Some("xor") => {
                     let d = self.read(dst, operands)?;
@@ -376,7 +376,10 @@ mod tests {
         let text = r#"  %0 = call i64 asm "bsr $1,$0 ; xor $$63,$0", "=r,r,~{dirflag},~{fpsr},~{flags}"(i64 %x) #2, !srcloc !7"#;
         assert_eq!(
             InlineAsm::from_call_text(text),
-            Some(asm("bsr $1,$0 ; xor $$63,$0", "=r,r,~{dirflag},~{fpsr},~{flags}"))
+            Some(asm(
+                "bsr $1,$0 ; xor $$63,$0",
+                "=r,r,~{dirflag},~{fpsr},~{flags}"
+            ))
         );
         let escaped = r#"call void asm sideeffect "nop\0A\09nop", "~{memory}"()"#;
         assert_eq!(
@@ -392,7 +395,10 @@ mod tests {
     #[test]
     fn musl_idioms_become_operations() {
         let clz = recognize(
-            &asm("bsr $1,$0 ; xor $$63,$0", "=r,r,~{dirflag},~{fpsr},~{flags}"),
+            &asm(
+                "bsr $1,$0 ; xor $$63,$0",
+                "=r,r,~{dirflag},~{fpsr},~{flags}",
+            ),
             &[Type::I64],
             Type::I64,
         )
@@ -410,11 +416,20 @@ mod tests {
         let bsr = recognize(&asm("bsrl $1, $0", "=r,r"), &[Type::I32], Type::I32).unwrap();
         assert_eq!(bsr.0[1].kind, AsmKind::XorConst(Value::Step(0), 31));
         let ctz = recognize(&asm("bsf $1,$0", "=r,r"), &[Type::I64], Type::I64).unwrap();
-        assert_eq!(ctz.0[0].kind, AsmKind::Builtin(Builtin::Cttz, Value::Input(0)));
+        assert_eq!(
+            ctz.0[0].kind,
+            AsmKind::Builtin(Builtin::Cttz, Value::Input(0))
+        );
         let sqrt = recognize(&asm("sqrtsd $1, $0", "=x,x"), &[Type::F64], Type::F64).unwrap();
-        assert_eq!(sqrt.0[0].kind, AsmKind::Math(MathFn::Sqrt, FloatTy::F64, Value::Input(0)));
+        assert_eq!(
+            sqrt.0[0].kind,
+            AsmKind::Math(MathFn::Sqrt, FloatTy::F64, Value::Input(0))
+        );
         let fsqrt = recognize(&asm("fsqrt", "=t,0"), &[Type::F32], Type::F32).unwrap();
-        assert_eq!(fsqrt.0[0].kind, AsmKind::Math(MathFn::Sqrt, FloatTy::F32, Value::Input(0)));
+        assert_eq!(
+            fsqrt.0[0].kind,
+            AsmKind::Math(MathFn::Sqrt, FloatTy::F32, Value::Input(0))
+        );
         let lrint = recognize(&asm("cvtsd2si $1, $0", "=r,x"), &[Type::F64], Type::I64).unwrap();
         assert_eq!(
             lrint.0.iter().map(|s| s.kind).collect::<Vec<_>>(),
@@ -437,7 +452,11 @@ mod tests {
         assert!(memory.contains("constraints"), "{memory}");
         let wrong = recognize(&asm("sqrtsd $1, $0", "=x,x"), &[Type::F32], Type::F32).unwrap_err();
         assert!(wrong.contains("sqrtsd"), "{wrong}");
-        let cas = recognize(&asm("lock ; cmpxchg $3, $1", "=a,=*m,r,r"), &[Type::Ptr, Type::I32, Type::I32], Type::I32);
+        let cas = recognize(
+            &asm("lock ; cmpxchg $3, $1", "=a,=*m,r,r"),
+            &[Type::Ptr, Type::I32, Type::I32],
+            Type::I32,
+        );
         assert!(cas.is_err());
     }
 }

@@ -71,12 +71,35 @@ pub enum LowerError {
     /// call functions that were not lowered; every one is listed (see
     /// [`LoadOptions::allow_undefined`](crate::LoadOptions::allow_undefined) to load
     /// anyway, with each trapping when reached).
-    #[error("{}", describe_missing(entry, missing))]
+    #[error("{}", describe_missing(entry, missing, unindexed))]
     Undefined {
         /// The entry function.
         entry: String,
         /// What it may use and nothing defines, functions first, each sorted by name.
         missing: Vec<Missing>,
+        /// Library files that did not compile (so what they define is unknown), with
+        /// the compiler's first error.
+        unindexed: Vec<(PathBuf, String)>,
+    },
+    /// Two library files define a symbol the entry function needs (see
+    /// [`LoadOptions::lib_dirs`](crate::LoadOptions::lib_dirs)).
+    #[error(
+        "conflicting definitions of `{symbol}` in the library: {}",
+        describe_paths(files)
+    )]
+    Conflict {
+        /// The symbol.
+        symbol: String,
+        /// The files that define it.
+        files: Vec<PathBuf>,
+    },
+    /// A `compile_commands.json` is not a list of compile commands.
+    #[error("{}: not a compile_commands.json: {message}", path.display())]
+    CompileCommands {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
     },
     /// The inputs define no function of the entry function's name.
     #[error("no function named `{name}` ({})", describe_defined(defined))]
@@ -141,8 +164,9 @@ fn describe_reached(chain: &[String]) -> String {
     format!(" (reached: {})", chain.join(" → "))
 }
 
-/// The summary line (names by kind), then one line per symbol with its use and chain.
-fn describe_missing(entry: &str, missing: &[Missing]) -> String {
+/// The summary line (names by kind), then one line per symbol with its use and chain,
+/// then the library files that did not compile.
+fn describe_missing(entry: &str, missing: &[Missing], unindexed: &[(PathBuf, String)]) -> String {
     let names = |want: fn(&MissingKind) -> bool| {
         missing
             .iter()
@@ -179,7 +203,24 @@ fn describe_missing(entry: &str, missing: &[Missing]) -> String {
             m.chain.join(" → ")
         ));
     }
+    if !unindexed.is_empty() {
+        text.push_str(&format!(
+            "\n  {} library files did not compile, so what they define is unknown:",
+            unindexed.len()
+        ));
+        for (path, why) in unindexed.iter().take(5) {
+            text.push_str(&format!("\n    {}: {why}", path.display()));
+        }
+    }
     text
+}
+
+fn describe_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The first twenty names of `defined`, or that there are none.

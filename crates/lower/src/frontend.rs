@@ -13,8 +13,7 @@
 //! harness compiles the very same bitcode natively, so [`compile_to_bitcode`] hands it
 //! out.
 
-use crate::error::{LowerError, Missing};
-use crate::lower::Lowered;
+use crate::error::LowerError;
 use crate::options::LoadOptions;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,122 +38,6 @@ impl Bitcode {
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
-}
-
-/// A loaded program: the module, its entry function, and what the entry may use that
-/// nothing defines.
-#[derive(Debug)]
-pub struct Loaded {
-    /// The lowered module.
-    pub module: fpir::Module,
-    /// The entry function, when [`LoadOptions::entry`] names one.
-    pub entry: Option<fpir::Func>,
-    /// What the entry may use that nothing defines (or that was not lowered), when
-    /// [`LoadOptions::allow_undefined`] lets it load: each traps when reached.
-    pub missing: Vec<Missing>,
-}
-
-/// Compiles, links and lowers `inputs` (`.c`, `.cpp`/`.cc`/`.cxx`, `.ll`, `.bc` files,
-/// or directories whose such files are taken in name order, not recursively).
-pub fn load(inputs: &[PathBuf], opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
-    load_program(inputs, opts).map(|loaded| loaded.module)
-}
-
-/// [`load`], with the entry function and what it may use that nothing defines.
-pub fn load_program(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, LowerError> {
-    let bitcode = compile_to_bitcode(inputs, opts)?;
-    let lowered = lower_file(bitcode.path())?;
-    finish(lowered, opts)
-}
-
-/// Reads a bitcode (or LLVM IR text) file and lowers it as it is (no mem2reg); any
-/// unsupported construct is an error. A panic in the LLVM reader or in lowering
-/// becomes [`LowerError::Parse`] or [`LowerError::Internal`].
-pub fn lower_bitcode(path: &Path) -> Result<fpir::Module, LowerError> {
-    lower_bitcode_with(path, &LoadOptions::default())
-}
-
-/// [`lower_bitcode`] honouring [`LoadOptions::entry`], [`LoadOptions::skip_unsupported`]
-/// and [`LoadOptions::allow_undefined`] (the other options are about compiling and do
-/// not apply).
-pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
-    finish(lower_file(path)?, opts).map(|loaded| loaded.module)
-}
-
-/// Finds the entry function and checks what it reaches (see [`crate::reach`]).
-fn finish(lowered: Lowered, opts: &LoadOptions) -> Result<Loaded, LowerError> {
-    let entry = match &opts.entry {
-        None => None,
-        Some(name) => Some(lowered.module.func_by_name(name).ok_or_else(|| {
-            let mut defined: Vec<String> = lowered
-                .module
-                .funcs
-                .values()
-                .map(|f| f.name.clone())
-                .collect();
-            defined.sort_unstable();
-            LowerError::NoEntry {
-                name: name.clone(),
-                defined,
-            }
-        })?),
-    };
-    let missing = crate::reach::check(&lowered, entry, opts)?;
-    Ok(Loaded {
-        module: lowered.module,
-        entry,
-        missing,
-    })
-}
-
-/// Reads and lowers one bitcode or LLVM IR text file, gaps and all.
-fn lower_file(path: &Path) -> Result<Lowered, LowerError> {
-    let is_text = path.extension().is_some_and(|e| e == "ll");
-    let parsed = std::panic::catch_unwind(|| {
-        if is_text {
-            llvm_ir::Module::from_ir_path(path)
-        } else {
-            llvm_ir::Module::from_bc_path(path)
-        }
-    });
-    let module = match parsed {
-        Ok(Ok(m)) => m,
-        Ok(Err(message)) => {
-            return Err(LowerError::Parse {
-                path: path.to_path_buf(),
-                message,
-            })
-        }
-        Err(_) => {
-            return Err(LowerError::Parse {
-                path: path.to_path_buf(),
-                message: "the llvm-ir reader does not support a construct in this module"
-                    .to_string(),
-            })
-        }
-    };
-    let beside = if crate::beside::needs_beside(&module) {
-        crate::beside::read_beside(path, is_text).map_err(|message| LowerError::Parse {
-            path: path.to_path_buf(),
-            message,
-        })?
-    } else {
-        Default::default()
-    };
-    let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::lower::lower_module(&module, beside)
-    }));
-    lowered.unwrap_or_else(|panic| {
-        let message = panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "unknown panic".to_string());
-        Err(LowerError::Internal {
-            path: path.to_path_buf(),
-            message,
-        })
-    })
 }
 
 /// What kind of input a file is.
@@ -251,8 +134,21 @@ fn run(
     }
 }
 
+/// One C/C++ file to compile to bitcode, with its flags and working directory.
+#[derive(Clone, Debug)]
+pub(crate) struct CompileJob {
+    /// The source file.
+    pub source: PathBuf,
+    /// The bitcode file to write.
+    pub out: PathBuf,
+    /// Flags after fpforge's own.
+    pub flags: Vec<String>,
+    /// Where clang runs (relative paths in the flags are relative to it); `None`: here.
+    pub cwd: Option<PathBuf>,
+}
+
 /// Compiles one C/C++ file to bitcode.
-fn compile_one(source: &Path, out: &Path, opts: &LoadOptions) -> Result<(), LowerError> {
+fn compile_one(job: &CompileJob, opts: &LoadOptions) -> Result<(), LowerError> {
     let mut cmd = Command::new(&opts.clang);
     cmd.args([
         "-O0",
@@ -264,19 +160,22 @@ fn compile_one(source: &Path, out: &Path, opts: &LoadOptions) -> Result<(), Lowe
         "-emit-llvm",
         "-c",
     ])
-    .args(&opts.compiler_flags)
-    .arg(source)
+    .args(&job.flags)
+    .arg(&job.source)
     .arg("-o")
-    .arg(out);
+    .arg(&job.out);
+    if let Some(dir) = &job.cwd {
+        cmd.current_dir(dir);
+    }
     run(&mut cmd, &opts.clang, |stderr| LowerError::Compile {
-        file: source.to_path_buf(),
+        file: job.source.clone(),
         stderr,
     })
 }
 
-/// Compiles `(source, output)` pairs on as many threads as the machine has cores; the
-/// error reported is that of the first failing file in input order.
-fn compile_all(jobs: &[(&PathBuf, &PathBuf)], opts: &LoadOptions) -> Result<(), LowerError> {
+/// Runs `jobs` on as many threads as the machine has cores; the results are in job
+/// order.
+pub(crate) fn compile_all(jobs: &[CompileJob], opts: &LoadOptions) -> Vec<Result<(), LowerError>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len());
@@ -287,67 +186,126 @@ fn compile_all(jobs: &[(&PathBuf, &PathBuf)], opts: &LoadOptions) -> Result<(), 
         for _ in 0..workers {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((source, out)) = jobs.get(i) else {
+                let Some(job) = jobs.get(i) else {
                     break;
                 };
-                let result = compile_one(source, out, opts);
+                let result = compile_one(job, opts);
                 if let Ok(mut slot) = results[i].lock() {
                     *slot = Some(result);
                 }
             });
         }
     });
-    for slot in results {
-        if let Ok(Some(Err(e))) = slot.into_inner() {
-            return Err(e);
+    results
+        .into_iter()
+        .map(|slot| match slot.into_inner() {
+            Ok(Some(result)) => result,
+            _ => Err(LowerError::Tool {
+                tool: opts.clang.display().to_string(),
+                stderr: "a compile thread failed".to_string(),
+            }),
+        })
+        .collect()
+}
+
+/// The inputs compiled to bitcode, in a temporary directory that lives as long as this
+/// value; linked (with library files, see [`crate::library`]) as often as needed.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    dir: tempfile::TempDir,
+    /// The bitcode of every input, in input order.
+    bitcode: Vec<PathBuf>,
+    /// The C/C++ and bitcode files given, canonical where they exist.
+    pub inputs: Vec<PathBuf>,
+}
+
+impl Compiled {
+    /// Compiles the C/C++ files of `inputs` (the first compile error, in input order,
+    /// is the error).
+    pub fn new(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Compiled, LowerError> {
+        let files = collect_inputs(inputs)?;
+        let dir = tempfile::Builder::new()
+            .prefix("fpforge-")
+            .tempdir()
+            .map_err(|source| LowerError::Io {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let bitcode: Vec<PathBuf> = files
+            .iter()
+            .enumerate()
+            .map(|(i, (path, kind))| match kind {
+                Kind::Llvm => path.clone(),
+                Kind::Source => {
+                    let stem = path
+                        .file_stem()
+                        .map_or_else(|| "input".into(), |s| s.to_string_lossy());
+                    dir.path().join(format!("{i}-{stem}.bc"))
+                }
+            })
+            .collect();
+        let jobs: Vec<CompileJob> = files
+            .iter()
+            .zip(&bitcode)
+            .filter(|((_, kind), _)| *kind == Kind::Source)
+            .map(|((path, _), out)| CompileJob {
+                source: path.clone(),
+                out: out.clone(),
+                flags: opts.compiler_flags.clone(),
+                cwd: None,
+            })
+            .collect();
+        compile_all(&jobs, opts)
+            .into_iter()
+            .collect::<Result<(), _>>()?;
+        let inputs = files
+            .iter()
+            .map(|(p, _)| p.canonicalize().unwrap_or_else(|_| p.clone()))
+            .collect();
+        Ok(Compiled {
+            dir,
+            bitcode,
+            inputs,
+        })
+    }
+
+    /// Links the inputs with the bitcode files `more` and applies mem2reg; the result
+    /// is `module-ROUND.bc` in the temporary directory.
+    pub fn link(
+        &self,
+        more: &[PathBuf],
+        round: usize,
+        opts: &LoadOptions,
+    ) -> Result<PathBuf, LowerError> {
+        let linked = self.dir.path().join(format!("linked-{round}.bc"));
+        let mut link = Command::new(&opts.llvm_link);
+        link.args(&self.bitcode).args(more).arg("-o").arg(&linked);
+        run(&mut link, &opts.llvm_link, |stderr| LowerError::Tool {
+            tool: opts.llvm_link.display().to_string(),
+            stderr,
+        })?;
+        let path = self.dir.path().join(format!("module-{round}.bc"));
+        let mut opt = Command::new(&opts.opt);
+        opt.arg("-passes=mem2reg").arg(&linked).arg("-o").arg(&path);
+        run(&mut opt, &opts.opt, |stderr| LowerError::Tool {
+            tool: opts.opt.display().to_string(),
+            stderr,
+        })?;
+        Ok(path)
+    }
+
+    /// The linked module of round `round` as a [`Bitcode`] that keeps the directory.
+    pub fn into_bitcode(self, path: PathBuf) -> Bitcode {
+        Bitcode {
+            dir: self.dir,
+            path,
         }
     }
-    Ok(())
 }
 
 /// Compiles and links `inputs` to one bitcode file with mem2reg applied.
 pub fn compile_to_bitcode(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Bitcode, LowerError> {
-    let files = collect_inputs(inputs)?;
-    let dir = tempfile::Builder::new()
-        .prefix("fpforge-")
-        .tempdir()
-        .map_err(|source| LowerError::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    let to_link: Vec<PathBuf> = files
-        .iter()
-        .enumerate()
-        .map(|(i, (path, kind))| match kind {
-            Kind::Llvm => path.clone(),
-            Kind::Source => {
-                let stem = path
-                    .file_stem()
-                    .map_or_else(|| "input".into(), |s| s.to_string_lossy());
-                dir.path().join(format!("{i}-{stem}.bc"))
-            }
-        })
-        .collect();
-    let jobs: Vec<(&PathBuf, &PathBuf)> = files
-        .iter()
-        .zip(&to_link)
-        .filter(|((_, kind), _)| *kind == Kind::Source)
-        .map(|((path, _), out)| (path, out))
-        .collect();
-    compile_all(&jobs, opts)?;
-    let linked = dir.path().join("linked.bc");
-    let mut link = Command::new(&opts.llvm_link);
-    link.args(&to_link).arg("-o").arg(&linked);
-    run(&mut link, &opts.llvm_link, |stderr| LowerError::Tool {
-        tool: opts.llvm_link.display().to_string(),
-        stderr,
-    })?;
-    let path = dir.path().join("module.bc");
-    let mut opt = Command::new(&opts.opt);
-    opt.arg("-passes=mem2reg").arg(&linked).arg("-o").arg(&path);
-    run(&mut opt, &opts.opt, |stderr| LowerError::Tool {
-        tool: opts.opt.display().to_string(),
-        stderr,
-    })?;
-    Ok(Bitcode { dir, path })
+    let compiled = Compiled::new(inputs, opts)?;
+    let path = compiled.link(&[], 0, opts)?;
+    Ok(compiled.into_bitcode(path))
 }

@@ -67,6 +67,8 @@ mod error;
 pub mod frontend;
 mod func;
 mod layout;
+mod library;
+mod load;
 mod lower;
 mod options;
 mod reach;
@@ -74,7 +76,6 @@ mod stubs;
 mod symbols;
 
 pub use error::{LowerError, Missing, MissingKind};
-pub use frontend::{
-    compile_to_bitcode, load, load_program, lower_bitcode, lower_bitcode_with, Bitcode, Loaded,
-};
+pub use frontend::{compile_to_bitcode, Bitcode};
+pub use load::{load, load_program, lower_bitcode, lower_bitcode_with, Loaded};
 pub use options::LoadOptions;

@@ -28,10 +28,10 @@
 //! types in dead code, which lowering drops, get no op site; stubs' math calls are
 //! numbered last.
 
+use crate::beside::Beside;
 use crate::consts::Folded;
 use crate::ctx::Ctx;
 use crate::error::LowerError;
-use crate::beside::Beside;
 use crate::func::lower_function;
 use crate::stubs::{alias_function, lower_stub, trapping_stub};
 use crate::symbols::{name_text, Symbols};
@@ -63,10 +63,7 @@ pub(crate) struct Lowered {
 }
 
 /// Lowers a parsed LLVM module to fpir and indexes its sites.
-pub(crate) fn lower_module(
-    llvm: &llvm_ir::Module,
-    beside: Beside,
-) -> Result<Lowered, LowerError> {
+pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Lowered, LowerError> {
     let symbols = Symbols::new(llvm);
     let branch_terminators = llvm
         .functions

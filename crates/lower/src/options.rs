@@ -34,6 +34,17 @@ pub struct LoadOptions {
     /// (or functions not lowered): each traps when reached, and [`Loaded::missing`](crate::Loaded::missing) lists
     /// them. Default: `false` (they are one [`LowerError::Undefined`](crate::LowerError::Undefined) listing all).
     pub allow_undefined: bool,
+    /// Directories whose C/C++ files (not recursively) are a library, compiled with
+    /// [`LoadOptions::compiler_flags`]: the files defining what the entry reaches and
+    /// the inputs lack are pulled in, transitively. Default: none.
+    pub lib_dirs: Vec<PathBuf>,
+    /// A `compile_commands.json` whose files are a library too, each compiled with its
+    /// own preprocessor and language flags. Default: none.
+    pub compile_commands: Option<PathBuf>,
+    /// Where the library index and the library's bitcode are cached. Default:
+    /// `$FPFORGE_CACHE_DIR/libindex`, else `$XDG_CACHE_HOME/fpforge/libindex`, else
+    /// `~/.cache/fpforge/libindex`.
+    pub cache_dir: PathBuf,
 }
 
 impl Default for LoadOptions {
@@ -46,6 +57,9 @@ impl Default for LoadOptions {
             entry: None,
             skip_unsupported: false,
             allow_undefined: false,
+            lib_dirs: Vec::new(),
+            compile_commands: None,
+            cache_dir: default_cache_dir(),
         }
     }
 }
@@ -90,9 +104,41 @@ impl LoadOptions {
         self
     }
 
+    /// Adds library directories.
+    pub fn with_lib_dirs(mut self, dirs: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
+        self.lib_dirs.extend(dirs.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the `compile_commands.json` of a library.
+    pub fn with_compile_commands(mut self, path: impl Into<PathBuf>) -> Self {
+        self.compile_commands = Some(path.into());
+        self
+    }
+
+    /// Sets where the library index is cached.
+    pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cache_dir = dir.into();
+        self
+    }
+
     /// Sets the optimizer that runs mem2reg.
     pub fn with_opt(mut self, opt: impl Into<PathBuf>) -> Self {
         self.opt = opt.into();
         self
     }
+}
+
+/// The library index's default place (see [`LoadOptions::cache_dir`]).
+fn default_cache_dir() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = var("FPFORGE_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("fpforge")))
+        .or_else(|| var("HOME").map(|h| h.join(".cache/fpforge")))
+        .unwrap_or_else(|| std::env::temp_dir().join("fpforge-cache"));
+    base.join("libindex")
 }

@@ -22,6 +22,7 @@ use fpir::analysis::calls::node_name;
 use fpir::analysis::Reach;
 use fpir::{AddrBase, Func, Module};
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 /// Checks what `entry` (or, with `None`, every function) reaches in `lowered`; returns
 /// what it may use and nothing defines, when `opts` tolerates that.
@@ -29,6 +30,7 @@ pub(crate) fn check(
     lowered: &Lowered,
     entry: Option<Func>,
     opts: &LoadOptions,
+    unindexed: Vec<(PathBuf, String)>,
 ) -> Result<Vec<Missing>, LowerError> {
     let module = &lowered.module;
     let gaps = &lowered.gaps;
@@ -67,7 +69,34 @@ pub(crate) fn check(
     Err(LowerError::Undefined {
         entry: module.funcs[entry].name.clone(),
         missing,
+        unindexed,
     })
+}
+
+/// The names of the functions and globals that `entry` (or, with `None`, any function)
+/// reaches and nothing defines, and `entry` itself when nothing defines it: what a
+/// library search looks for.
+pub(crate) fn wanted(lowered: &Lowered, entry: Option<&str>) -> Vec<String> {
+    let module = &lowered.module;
+    let entries: Vec<Func> = match entry {
+        Some(name) => match module.func_by_name(name) {
+            Some(f) => vec![f],
+            None => return vec![name.to_string()],
+        },
+        None => module.funcs.iter().map(|(f, _)| f).collect(),
+    };
+    let skeletons: HashMap<Func, &LowerError> = lowered
+        .gaps
+        .skeletons
+        .iter()
+        .map(|(f, e)| (*f, e))
+        .collect();
+    let reach = Reach::entering(module, &entries, |f| !skeletons.contains_key(&f));
+    missing_symbols(lowered, &reach, &skeletons)
+        .into_iter()
+        .filter(|m| matches!(m.kind, MissingKind::Function | MissingKind::Global))
+        .map(|m| m.name)
+        .collect()
 }
 
 /// The error `e` with the chain that reaches its construct.

@@ -505,7 +505,7 @@ fn only_what_the_entry_reaches_must_lower() {
 fn skipped_functions_the_entry_reaches_are_missing() {
     let skip = || LoadOptions::default().with_skip_unsupported(true);
     let err = load_lazy("top", skip()).unwrap_err();
-    let LowerError::Undefined { entry, missing } = &err else {
+    let LowerError::Undefined { entry, missing, .. } = &err else {
         panic!("expected Undefined, got {err:?}");
     };
     assert_eq!(entry, "top");
@@ -585,4 +585,141 @@ fn an_entry_no_input_defines_is_an_error_listing_the_functions() {
         "{text}"
     );
     assert!(text.contains("calls_missing, middle"), "{text}");
+}
+
+/// A library directory: `helper` (in `helper.c`) reads `SCALE` (in `scale.c`); `twice`
+/// is defined in two files; `broken.c` does not compile; `wide.c` uses `long double`
+/// but nothing calls it.
+fn library(dir: &Path) -> PathBuf {
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let files = [
+        (
+            "helper.c",
+            "extern double SCALE;\ndouble helper(double x) { return x * SCALE; }\n",
+        ),
+        ("scale.c", "double SCALE = 3.0;\n"),
+        ("twice1.c", "double twice(double x) { return 2 * x; }\n"),
+        ("twice2.c", "double twice(double x) { return x + x; }\n"),
+        ("broken.c", "double broken(double x) { return x +; }\n"),
+        (
+            "wide.c",
+            "long double wide(long double x) { return x * x; }\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(lib.join(name), text).unwrap();
+    }
+    std::fs::write(
+        dir.join("main.c"),
+        "double helper(double);\ndouble twice(double);\ndouble nowhere(double);\n\
+         double f(double x) { return helper(x) + 1; }\n\
+         double g(double x) { return twice(x); }\n\
+         double h(double x) { return nowhere(x); }\n",
+    )
+    .unwrap();
+    lib
+}
+
+#[test]
+fn library_files_are_pulled_in_for_what_the_entry_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path());
+    let cache = dir.path().join("cache");
+    let opts = |entry: &str| {
+        LoadOptions::default()
+            .with_entry(entry)
+            .with_lib_dirs([&lib])
+            .with_cache_dir(&cache)
+    };
+    let main = [dir.path().join("main.c")];
+    let loaded = fpforge_lower::load_program(&main, &opts("f")).expect("loads with the library");
+    let names: Vec<String> = loaded
+        .library_files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["helper.c", "scale.c"],
+        "pulled in transitively, in order"
+    );
+    let scale = loaded
+        .module
+        .globals
+        .values()
+        .find(|g| g.name == "SCALE")
+        .unwrap();
+    assert_eq!(scale.init, 3.0f64.to_le_bytes());
+    let cached = |ext: &str| {
+        std::fs::read_dir(&cache)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == ext)
+            })
+            .count()
+    };
+    assert_eq!(cached("idx"), 6, "an index entry per library file");
+    assert_eq!(cached("bc"), 5, "bitcode for each file that compiles");
+    let again = fpforge_lower::load_program(&main, &opts("f")).expect("loads from the cache");
+    assert_eq!(again.library_files, loaded.library_files);
+
+    let err = fpforge_lower::load_program(&main, &opts("g")).unwrap_err();
+    let LowerError::Conflict { symbol, files } = &err else {
+        panic!("expected Conflict, got {err:?}");
+    };
+    assert_eq!(symbol, "twice");
+    assert_eq!(files.len(), 2);
+    assert!(err.to_string().contains("twice1.c") && err.to_string().contains("twice2.c"));
+
+    let err = fpforge_lower::load_program(&main, &opts("h")).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("functions nowhere"), "{text}");
+    assert!(
+        text.contains("1 library files did not compile") && text.contains("broken.c"),
+        "{text}"
+    );
+}
+
+#[test]
+fn compile_commands_list_library_files_with_their_own_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("proj");
+    std::fs::create_dir_all(lib.join("include")).unwrap();
+    std::fs::write(lib.join("include/k.h"), "#define K 4.0\n").unwrap();
+    std::fs::write(
+        lib.join("k.c"),
+        "#include \"k.h\"\ndouble times_k(double x) { return x * K * FACTOR; }\n",
+    )
+    .unwrap();
+    let db = dir.path().join("compile_commands.json");
+    std::fs::write(
+        &db,
+        format!(
+            r#"[{{"directory": "{}", "file": "k.c", "command": "cc -O2 -Iinclude -DFACTOR=2 -c k.c -o k.o"}}]"#,
+            lib.display()
+        ),
+    )
+    .unwrap();
+    let main = dir.path().join("main.c");
+    std::fs::write(
+        &main,
+        "double times_k(double);\ndouble f(double x) { return times_k(x); }\n",
+    )
+    .unwrap();
+    let opts = LoadOptions::default()
+        .with_entry("f")
+        .with_compile_commands(&db)
+        .with_cache_dir(dir.path().join("cache"));
+    let loaded = fpforge_lower::load_program(&[main], &opts).expect("loads");
+    assert_eq!(
+        loaded.library_files,
+        [lib.join("k.c").canonicalize().unwrap()]
+    );
+    let text = fpir::write_module(&loaded.module);
+    assert!(text.contains("0x1p+2") && text.contains("0x1p+1"), "{text}");
 }

@@ -184,6 +184,48 @@ fn reading_an_undefined_global_is_an_error_not_a_zero() {
 }
 
 #[test]
+fn lib_dir_pulls_in_what_the_function_needs() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_fpforge"))
+            .args(["run", &fixture("uses_library.c"), "-f", "guarded_poly"])
+            .args(extra)
+            .env("FPFORGE_CACHE_DIR", cache.path())
+            .output()
+            .unwrap()
+    };
+    let without = run(&["2"]);
+    assert_eq!(without.status.code(), Some(1));
+    assert!(
+        stderr(&without).contains("functions polevl; globals MAXLOG"),
+        "{}",
+        stderr(&without)
+    );
+    let with = run(&["--lib-dir", &fixture("libdir"), "2"]);
+    assert_eq!(with.status.code(), Some(0), "{}", stderr(&with));
+    // polevl computes (1*2 + 2)*2 + 3 = 11.
+    assert!(
+        stdout(&with).contains("guarded_poly(2) = 0x1.6p+3"),
+        "{}",
+        stdout(&with)
+    );
+    let note = stderr(&with);
+    assert!(
+        note.contains("linked from the library: ")
+            && note.contains("polevl.c")
+            && note.contains("const.c")
+            && !note.contains("unused.c"),
+        "{note}"
+    );
+    let big = run(&["--lib-dir", &fixture("libdir"), "1e6"]);
+    assert!(
+        stdout(&big).contains("= 0x1.62e42fefa39efp+9"),
+        "MAXLOG is read from const.c: {}",
+        stdout(&big)
+    );
+}
+
+#[test]
 fn endless_loop_stops_on_fuel() {
     let out = fpforge(&[
         "run",

@@ -2,8 +2,8 @@
 //! intrinsics, with `byval` copies and hidden result slots.
 
 use super::FnLower;
-use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::asm::{self, AsmKind, InlineAsm, Value};
+use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::error::LowerError;
 use crate::layout::scalar;
 use fpir::{Builtin, Callee, CastOp, Const, InstKind, IntBinOp, MathCall, Reg, Type};
