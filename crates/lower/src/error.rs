@@ -71,15 +71,14 @@ pub enum LowerError {
     /// call functions that were not lowered; every one is listed (see
     /// [`LoadOptions::allow_undefined`](crate::LoadOptions::allow_undefined) to load
     /// anyway, with each trapping when reached).
-    #[error("{}", describe_missing(entry, missing, unindexed))]
+    #[error("{}", describe_missing(entry, missing, searched))]
     Undefined {
         /// The entry function.
         entry: String,
         /// What it may use and nothing defines, functions first, each sorted by name.
         missing: Vec<Missing>,
-        /// Library files that did not compile (so what they define is unknown), with
-        /// the compiler's first error.
-        unindexed: Vec<(PathBuf, String)>,
+        /// What the library search linked and could not index.
+        searched: Searched,
     },
     /// Two library files define a symbol the entry function needs (see
     /// [`LoadOptions::lib_dirs`](crate::LoadOptions::lib_dirs)).
@@ -145,6 +144,17 @@ pub struct Missing {
     pub chain: Vec<String>,
 }
 
+/// What a library search did (see
+/// [`LoadOptions::lib_dirs`](crate::LoadOptions::lib_dirs)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Searched {
+    /// The library files linked in, in the order they were pulled in.
+    pub linked: Vec<PathBuf>,
+    /// The library files that did not compile (so what they define is unknown), with
+    /// the compiler's first error.
+    pub unindexed: Vec<(PathBuf, String)>,
+}
+
 /// The kinds of [`Missing`] symbols.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MissingKind {
@@ -165,8 +175,8 @@ fn describe_reached(chain: &[String]) -> String {
 }
 
 /// The summary line (names by kind), then one line per symbol with its use and chain,
-/// then the library files that did not compile.
-fn describe_missing(entry: &str, missing: &[Missing], unindexed: &[(PathBuf, String)]) -> String {
+/// then what the library search linked and could not compile.
+fn describe_missing(entry: &str, missing: &[Missing], searched: &Searched) -> String {
     let names = |want: fn(&MissingKind) -> bool| {
         missing
             .iter()
@@ -203,14 +213,18 @@ fn describe_missing(entry: &str, missing: &[Missing], unindexed: &[(PathBuf, Str
             m.chain.join(" → ")
         ));
     }
-    if !unindexed.is_empty() {
+    if !searched.linked.is_empty() {
         text.push_str(&format!(
-            "\n  {} library files did not compile, so what they define is unknown:",
-            unindexed.len()
+            "\n  linked from the library: {}",
+            describe_paths(&searched.linked)
         ));
-        for (path, why) in unindexed.iter().take(5) {
-            text.push_str(&format!("\n    {}: {why}", path.display()));
-        }
+    }
+    if let Some((first, why)) = searched.unindexed.first() {
+        text.push_str(&format!(
+            "\n  {} library files did not compile, so what they define is unknown (the first: {}: {why})",
+            searched.unindexed.len(),
+            first.display()
+        ));
     }
     text
 }

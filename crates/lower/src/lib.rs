@@ -75,7 +75,7 @@ mod reach;
 mod stubs;
 mod symbols;
 
-pub use error::{LowerError, Missing, MissingKind};
+pub use error::{LowerError, Missing, MissingKind, Searched};
 pub use frontend::{compile_to_bitcode, Bitcode};
 pub use load::{load, load_program, lower_bitcode, lower_bitcode_with, Loaded};
 pub use options::LoadOptions;

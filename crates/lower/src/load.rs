@@ -2,7 +2,7 @@
 //! files for what they lack (see [`crate::library`]), lower the result (see
 //! [`crate::lower`]) and check what the entry function reaches (see [`crate::reach`]).
 
-use crate::error::{LowerError, Missing};
+use crate::error::{LowerError, Missing, Searched};
 use crate::frontend::Compiled;
 use crate::library::Library;
 use crate::lower::Lowered;
@@ -63,11 +63,14 @@ pub fn load_program(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Lo
                         .map_or_else(|| bc.clone(), Path::to_path_buf)
                 })
                 .collect();
-            let unindexed = library
-                .as_ref()
-                .map(Library::uncompiled)
-                .unwrap_or_default();
-            return finish(lowered, opts, sources, unindexed);
+            let searched = Searched {
+                linked: sources,
+                unindexed: library
+                    .as_ref()
+                    .map(Library::uncompiled)
+                    .unwrap_or_default(),
+            };
+            return finish(lowered, opts, searched);
         }
         pulled.extend(more);
         round += 1;
@@ -85,17 +88,11 @@ pub fn lower_bitcode(path: &Path) -> Result<fpir::Module, LowerError> {
 /// and [`LoadOptions::allow_undefined`] (the other options are about compiling and do
 /// not apply).
 pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
-    finish(lower_file(path)?, opts, Vec::new(), Vec::new()).map(|loaded| loaded.module)
+    finish(lower_file(path)?, opts, Searched::default()).map(|loaded| loaded.module)
 }
 
-/// Finds the entry function and checks what it reaches (see [`crate::reach`]);
-/// `unindexed` are the library files that did not compile, for the message.
-fn finish(
-    lowered: Lowered,
-    opts: &LoadOptions,
-    library_files: Vec<PathBuf>,
-    unindexed: Vec<(PathBuf, String)>,
-) -> Result<Loaded, LowerError> {
+/// Finds the entry function and checks what it reaches (see [`crate::reach`]).
+fn finish(lowered: Lowered, opts: &LoadOptions, searched: Searched) -> Result<Loaded, LowerError> {
     let entry = match &opts.entry {
         None => None,
         Some(name) => Some(lowered.module.func_by_name(name).ok_or_else(|| {
@@ -112,11 +109,11 @@ fn finish(
             }
         })?),
     };
-    let missing = crate::reach::check(&lowered, entry, opts, unindexed)?;
+    let missing = crate::reach::check(&lowered, entry, opts, &searched)?;
     Ok(Loaded {
         module: lowered.module,
         entry,
-        library_files,
+        library_files: searched.linked,
         missing,
     })
 }

@@ -15,14 +15,13 @@
 //! are errors (as for a library), and missing symbols are left to trap, since no run
 //! says which are used.
 
-use crate::error::{LowerError, Missing, MissingKind};
+use crate::error::{LowerError, Missing, MissingKind, Searched};
 use crate::lower::Lowered;
 use crate::options::LoadOptions;
 use fpir::analysis::calls::node_name;
 use fpir::analysis::Reach;
 use fpir::{AddrBase, Func, Module};
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 /// Checks what `entry` (or, with `None`, every function) reaches in `lowered`; returns
 /// what it may use and nothing defines, when `opts` tolerates that.
@@ -30,7 +29,7 @@ pub(crate) fn check(
     lowered: &Lowered,
     entry: Option<Func>,
     opts: &LoadOptions,
-    unindexed: Vec<(PathBuf, String)>,
+    searched: &Searched,
 ) -> Result<Vec<Missing>, LowerError> {
     let module = &lowered.module;
     let gaps = &lowered.gaps;
@@ -69,7 +68,7 @@ pub(crate) fn check(
     Err(LowerError::Undefined {
         entry: module.funcs[entry].name.clone(),
         missing,
-        unindexed,
+        searched: searched.clone(),
     })
 }
 
