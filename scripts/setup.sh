@@ -5,7 +5,7 @@
 # when everything is present. Run as root (or with sudo available).
 set -euo pipefail
 
-packages=(clang-14 libclang1-14 llvm-14 llvm-14-dev libz3-dev m4 gcc)
+packages=(clang-14 libclang1-14 llvm-14 llvm-14-dev libz3-dev m4 gcc lcov)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

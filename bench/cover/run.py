@@ -300,7 +300,8 @@ class Bench:
         t0 = time.monotonic()
         r = sh(cmd, check=False, timeout=self.args.time_limit * 3 + 60)
         wall = time.monotonic() - t0
-        if r.returncode != 0:
+        # Exit code 3: the run found crashes or hangs (listed in coverage.json).
+        if r.returncode not in (0, 3):
             raise RuntimeError(f"fpforge cover failed: {r.stderr.strip()[-500:]}")
         cov = json.loads((out / "coverage.json").read_text())
         return out, wall, cov
@@ -336,7 +337,8 @@ class Bench:
             objs = self.objects(work, files, extra=["-O0", "--coverage"])
             row.update(fp_wall=wall, evals=cov["stats"]["evaluations"], search_s=cov.get("seconds"),
                        infeasible=cov["infeasible"], sides=cov["sides"],
-                       sides_covered=cov["covered"], tests=cov["tests"], stop=cov.get("stop"))
+                       sides_covered=cov["covered"], tests=cov["tests"], stop=cov.get("stop"),
+                       crashes=cov["crashes"], hangs=cov["hangs"])
             statuses = [status_label(side) for s in cov["sites"] for side in s["sides"]]
             row["sides_infeasible"] = cov["infeasible"]
             row["sides_open"] = row["sides"] - row["sides_covered"] - row["sides_infeasible"]

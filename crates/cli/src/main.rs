@@ -22,6 +22,10 @@ use std::process::ExitCode;
 /// Exit code of a run whose program trapped (out-of-bounds access, fuel exhausted, ...).
 pub const EXIT_TRAPPED: u8 = 3;
 
+/// Exit code of a `cover` or `explore` run that found inputs on which the function
+/// crashes or hangs (the same code as a trapped `run`: the program faulted).
+pub const EXIT_FINDINGS: u8 = EXIT_TRAPPED;
+
 fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => commands::run::run(args.try_into()?),

@@ -59,18 +59,23 @@ use crate::prover::{Settlement, SideProver};
 use crate::report::{CoverReport, CoverStop};
 use crate::represent::{Goal, Penalty, SiteShapes};
 use crate::sides::SideTable;
+use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{
-    BranchTrace, Concrete, ExecConfig, ExecError, FullTrace, Interpreter, Observer,
+    BranchTrace, Concrete, ExecConfig, ExecError, Finding, FindingKey, FullTrace, Interpreter,
+    Observer, Outcome, Trap,
 };
 use fpforge_search::{
     avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
 };
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::InputSpec;
-use fpir::{Closest, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus};
+use fpir::{
+    Closest, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus, Witness,
+};
 use fpir::{CmpPred, FloatPred, IntPred};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -91,6 +96,16 @@ pub enum CoverEvent<'a> {
         /// The test.
         test: &'a Test,
         /// The sides it covered first.
+        new_sides: &'a [Side],
+    },
+    /// A new finding: an input on which the function crashes or hangs (its minimized
+    /// run is the witness of the sides it took first).
+    Finding {
+        /// Its index in [`CoverReport::findings`].
+        index: usize,
+        /// The finding.
+        finding: &'a Finding,
+        /// The sides its run covered first.
         new_sides: &'a [Side],
     },
     /// Periodic progress (at most every [`PROGRESS_EVERY`] during a search, and after
@@ -198,6 +213,7 @@ pub fn cover_with(
     let misses = search.explain_misses()?;
     let witness = std::mem::take(&mut search.witness);
     let tests = std::mem::take(&mut search.tests);
+    let findings = std::mem::take(&mut search.findings.list);
     let evals = search.evals;
     drop(search);
     let sides = table
@@ -207,7 +223,7 @@ pub fn cover_with(
         .map(|(s, &side)| SideReport {
             side,
             status: match (witness[s], infeasible[s]) {
-                (Some(test), _) => SideStatus::Covered { test },
+                (Some(witness), _) => SideStatus::Covered { witness },
                 (None, Some(method)) => SideStatus::Infeasible { method },
                 (None, None) => SideStatus::NotReached { reason: misses[s] },
             },
@@ -217,6 +233,7 @@ pub fn cover_with(
         func,
         sides,
         tests,
+        findings,
         evals,
         starts,
         elapsed: started.elapsed(),
@@ -239,8 +256,9 @@ struct Shared<'m, 's> {
     deadline: Option<Instant>,
 }
 
-/// What a worker of a parallel round hands back: the tests it found (re-confirmed by the
-/// merge), its evaluations, and why it stopped early, if it did.
+/// What a worker of a parallel round hands back: the inputs it kept as tests or findings
+/// (re-confirmed by the merge, in order), its evaluations, and why it stopped early, if
+/// it did.
 struct RoundResult {
     found: Vec<Vec<u64>>,
     evals: u64,
@@ -284,9 +302,13 @@ struct Search<'m, 's, E> {
     interp: Interpreter<'m, Concrete, Penalty<'s>>,
     exec_config: ExecConfig,
     covered: Vec<bool>,
-    witness: Vec<Option<usize>>,
+    witness: Vec<Option<Witness>>,
     covered_count: usize,
     tests: Vec<Test>,
+    /// Crashes and hangs met so far.
+    findings: FindingLog<'m>,
+    /// The inputs kept as tests or findings, in order, as they were evaluated.
+    kept: Vec<Vec<u64>>,
     evals: u64,
     /// Evaluations this search may make in all (the run's limit, or a worker's quota).
     eval_cap: Option<u64>,
@@ -314,6 +336,7 @@ fn run_worker(
     shared: &Shared<'_, '_>,
     covered: &[bool],
     tests: &[Test],
+    known: &HashSet<FindingKey>,
     first: u32,
     count: u32,
     cap: Option<u64>,
@@ -323,6 +346,7 @@ fn run_worker(
     search.covered = covered.to_vec();
     search.covered_count = covered.iter().filter(|&&c| c).count();
     search.tests = tests.to_vec();
+    search.findings.assume_known(known);
     search.eval_cap = cap;
     search.target_cursor = first as usize;
     search
@@ -330,10 +354,7 @@ fn run_worker(
         .saturate(&search.covered, &mut search.interp.observer_mut().saturated);
     let stop = search.run_starts(first, count)?;
     Ok(RoundResult {
-        found: search.tests[tests.len()..]
-            .iter()
-            .map(|t| t.coords.clone())
-            .collect(),
+        found: search.kept,
         evals: search.evals,
         starts: search.starts,
         stop,
@@ -353,6 +374,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         shared
             .table
             .saturate(&covered, &mut interp.observer_mut().saturated);
+        let findings = FindingLog::new(shared.module, shared.func, exec_config.clone());
         Ok(Search {
             shared,
             module: shared.module,
@@ -365,6 +387,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             covered,
             witness: vec![None; shared.table.len()],
             tests: Vec::new(),
+            findings,
+            kept: Vec::new(),
             evals: 0,
             eval_cap: config.max_evals,
             starts: 0,
@@ -449,12 +473,15 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 return Ok(Some(CoverStop::EvalLimit));
             }
             let (covered, tests) = (&self.covered, &self.tests);
+            let known = self.findings.keys();
             let results: Vec<Result<RoundResult, CoverError>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = (0..jobs)
                     .map(|w| {
                         let first = next + w * STARTS_PER_ROUND;
                         let count = STARTS_PER_ROUND.min(config.n_start.saturating_sub(first));
-                        scope.spawn(move || run_worker(shared, covered, tests, first, count, cap))
+                        scope.spawn(move || {
+                            run_worker(shared, covered, tests, known, first, count, cap)
+                        })
                     })
                     .collect();
                 handles
@@ -663,7 +690,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             return Ok(Vec::new());
         }
         let mut tracer = self.tracer(FullTrace::default())?;
-        tracer.call(self.func, test.args())?;
+        let run = tracer.call(self.func, test.args())?;
+        if let Outcome::Trapped(trap) = run.outcome {
+            self.confirm_finding(&trap, test.coords)?;
+            return Ok(Vec::new());
+        }
         let mut seen = Default::default();
         for ev in &tracer.observer().branches {
             self.note_relations(ev, &mut seen);
@@ -684,6 +715,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             })
             .collect();
         let index = self.tests.len();
+        self.kept.push(test.coords.clone());
         self.tests.push(test);
         (self.on_event)(&CoverEvent::Test {
             index,
@@ -784,10 +816,13 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let bits = self.plan.bits(point);
         let args = self.plan.spec().to_args(&bits);
         self.interp.observer_mut().begin();
-        if let Err(err) = self.interp.call(self.func, &args) {
-            self.error = Some(err);
-            return f64::INFINITY;
-        }
+        let run = match self.interp.call(self.func, &args) {
+            Ok(run) => run,
+            Err(err) => {
+                self.error = Some(err);
+                return f64::INFINITY;
+            }
+        };
         self.evals += 1;
         if self.last_progress.elapsed() >= PROGRESS_EVERY {
             self.progress();
@@ -797,7 +832,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let open_hits = observer.open_hits;
         let aimed = (observer.target.is_some() || observer.goal.is_some())
             .then_some(observer.target_distance);
-        let candidate = observer.hits.iter().any(|&s| !self.covered[s as usize]);
+        let new_fault = match &run.outcome {
+            Outcome::Trapped(trap) => !self.findings.is_known(trap),
+            Outcome::Returned(_) => false,
+        };
+        let candidate = new_fault || observer.hits.iter().any(|&s| !self.covered[s as usize]);
         if candidate {
             match self.confirm(bits) {
                 Ok(true) => return 0.0,
@@ -857,12 +896,54 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         Ok(())
     }
 
-    /// Re-executes `test` with a fresh tracing interpreter; records it if the re-run
-    /// covers new sides. Returns whether it did.
+    /// Re-executes the input `bits` with a fresh tracing interpreter; keeps it as a test
+    /// if the re-run covers new sides, or as a finding if it crashes or hangs in a new way
+    /// (see [`Search::confirm_finding`]). Returns whether it covered new sides.
     fn confirm(&mut self, bits: Vec<u64>) -> Result<bool, ExecError> {
         let test = self.plan.test(bits);
+        let (outcome, new) = self.trace(test.args())?;
+        if let Outcome::Trapped(trap) = outcome {
+            return self.confirm_finding(&trap, test.coords);
+        }
+        if new.is_empty() {
+            return Ok(false);
+        }
+        let index = self.tests.len();
+        self.kept.push(test.coords.clone());
+        self.tests.push(test);
+        let new_sides = self.credit(&new, Witness::Test(index));
+        (self.on_event)(&CoverEvent::Test {
+            index,
+            test: &self.tests[index],
+            new_sides: &new_sides,
+        });
+        Ok(true)
+    }
+
+    /// Keeps the input `coords`, whose run ended in `trap`, as a finding when it is a
+    /// new one: minimized, and the witness of the sides its minimized run takes first.
+    /// Returns whether it covered new sides.
+    fn confirm_finding(&mut self, trap: &Trap, coords: Vec<u64>) -> Result<bool, ExecError> {
+        let Some(index) = self.findings.add(self.plan.spec(), trap, coords.clone())? else {
+            return Ok(false);
+        };
+        self.kept.push(coords);
+        let args = self.plan.spec().to_args(&self.findings.list[index].coords);
+        let (_, new) = self.trace(&args)?;
+        let new_sides = self.credit(&new, Witness::Finding(index));
+        (self.on_event)(&CoverEvent::Finding {
+            index,
+            finding: &self.findings.list[index],
+            new_sides: &new_sides,
+        });
+        Ok(!new.is_empty())
+    }
+
+    /// Runs `args` with a fresh tracing interpreter: how the run ended, and the included
+    /// sides it takes that are not covered yet.
+    fn trace(&self, args: &[fpforge_spec::Arg]) -> Result<(Outcome<u64>, Vec<u32>), ExecError> {
         let mut tracer = self.tracer(BranchTrace::default())?;
-        tracer.call(self.func, test.args())?;
+        let run = tracer.call(self.func, args)?;
         let mut new: Vec<u32> = tracer
             .observer()
             .events
@@ -872,25 +953,20 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             .collect();
         new.sort_unstable();
         new.dedup();
-        if new.is_empty() {
-            return Ok(false);
-        }
-        let index = self.tests.len();
-        for &s in &new {
+        Ok((run.outcome, new))
+    }
+
+    /// Marks the side indices `new` covered by `witness` and updates saturation; returns
+    /// the sides.
+    fn credit(&mut self, new: &[u32], witness: Witness) -> Vec<Side> {
+        for &s in new {
             self.covered[s as usize] = true;
-            self.witness[s as usize] = Some(index);
+            self.witness[s as usize] = Some(witness);
         }
         self.covered_count += new.len();
         self.table
             .saturate(&self.covered, &mut self.interp.observer_mut().saturated);
-        self.tests.push(test);
-        let new_sides: Vec<Side> = new.iter().map(|&s| self.table.sides[s as usize]).collect();
-        (self.on_event)(&CoverEvent::Test {
-            index,
-            test: &self.tests[index],
-            new_sides: &new_sides,
-        });
-        Ok(true)
+        new.iter().map(|&s| self.table.sides[s as usize]).collect()
     }
 
     fn progress(&mut self) {

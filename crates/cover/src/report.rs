@@ -6,6 +6,7 @@
 //! feasibility; [`fpir::MissReason`] says what it knows), unless a complete method (constant
 //! conditions, switch values, or the prover's) shows it [`SideStatus::Infeasible`].
 
+use fpforge_exec::Finding;
 use fpforge_spec::plan::{InputPlan, Test};
 use fpir::{Func, Side, SideReport, SideStatus, SideTally};
 use std::time::Duration;
@@ -46,6 +47,9 @@ pub struct CoverReport {
     pub sides: Vec<SideReport>,
     /// The tests, in the order they were found.
     pub tests: Vec<Test>,
+    /// The inputs on which the function crashes or hangs, one per fault, in the order
+    /// they were found.
+    pub findings: Vec<Finding>,
     /// Evaluations of the representing function.
     pub evals: u64,
     /// Starting points searched.

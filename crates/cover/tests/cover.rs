@@ -6,7 +6,7 @@ use fpforge_cover::{cover, CoverConfig, CoverReport, Settlement, SideProver};
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
 use fpforge_lower::LoadOptions;
 use fpforge_spec::{ArgSpec, OutArgSpec};
-use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideReport, SideStatus};
+use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideReport, SideStatus, Witness};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -40,8 +40,12 @@ fn run(name: &str, seed: u64, evals: u64) -> CoverReport {
 fn check_witnesses(report: &CoverReport) {
     let m = module();
     for side in &report.sides {
-        let SideStatus::Covered { test } = side.status else {
+        let SideStatus::Covered { witness } = side.status else {
             continue;
+        };
+        let coords = match witness {
+            Witness::Test(t) => &report.tests[t].coords,
+            Witness::Finding(k) => &report.findings[k].coords,
         };
         let mut interp = Interpreter::new(
             m,
@@ -51,13 +55,13 @@ fn check_witnesses(report: &CoverReport) {
         )
         .unwrap();
         interp
-            .call(report.func, &report.tests[test].to_args())
+            .call(report.func, &report.plan.spec().to_args(coords))
             .unwrap();
         let taken: BTreeSet<Side> = interp.observer().events.iter().copied().collect();
         assert!(
             taken.contains(&side.side),
-            "test {test} ({}) does not take {}",
-            report.tests[test].line(),
+            "{witness:?} ({}) does not take {}",
+            report.plan.spec().line(coords),
             m.side_name(side.side)
         );
     }

@@ -40,7 +40,8 @@
 //! - `builtin` (private): what each C library builtin and bit intrinsic does, the one
 //!   definition both tiers call.
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
-//!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes.
+//!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes;
+//!   [`finding`]: inputs that crash or hang, deduplicated and minimized for every engine.
 //! - Arguments are [`fpforge_spec::Arg`]s: the input specifications and the mapping from
 //!   search coordinates to arguments live in `fpforge-spec`, below this crate.
 //!
@@ -51,6 +52,7 @@
 
 mod builtin;
 pub mod concrete;
+pub mod finding;
 pub mod interp;
 mod jit;
 pub mod libm;
@@ -62,6 +64,7 @@ pub mod semantics;
 pub mod trap;
 
 pub use concrete::Concrete;
+pub use finding::{Finding, FindingKey, FindingKind};
 pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
 pub use memory::Memory;
 pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace};

@@ -31,12 +31,14 @@
 use crate::concolic::PathEntry;
 use crate::error::ExploreError;
 use crate::session::{ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
+use fpforge_exec::finding::FindingLog;
+use fpforge_exec::{Finding, Trap};
 use fpforge_spec::InputSpec;
 use fpir::analysis::{infeasible_sides, Cfg};
 use fpir::EntityId;
 use fpir::{
     Arm, Block, BranchSite, Callee, Func, InfeasibleMethod, InstKind, MissReason, Module, Side,
-    SideReport, SideStatus, SideTally,
+    SideReport, SideStatus, SideTally, Witness,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -98,6 +100,9 @@ pub struct ExploreReport {
     pub sides: Vec<SideReport>,
     /// The tests (coordinate bits), each adding coverage, in the order found.
     pub tests: Vec<Vec<u64>>,
+    /// The inputs on which the function crashes or hangs, one per fault, in the order
+    /// found.
+    pub findings: Vec<Finding>,
     /// When each test was found (time since the start).
     pub found_at: Vec<Duration>,
     /// Distinct paths run.
@@ -136,6 +141,16 @@ pub enum ExploreEvent<'a> {
         /// Its coordinate bits.
         input: &'a [u64],
         /// The sides it covers first.
+        new_sides: &'a [Side],
+    },
+    /// A new finding: an input on which the function crashes or hangs (its minimized
+    /// run is the witness of the sides it took first).
+    Finding {
+        /// Its index in [`ExploreReport::findings`].
+        index: usize,
+        /// The finding.
+        finding: &'a Finding,
+        /// The sides its run covered first.
         new_sides: &'a [Side],
     },
 }
@@ -202,7 +217,8 @@ struct Exploration<'m, 'c, E> {
     session: Session<'m>,
     on_event: E,
     sides: Vec<Side>,
-    covered: HashMap<Side, usize>,
+    covered: HashMap<Side, Witness>,
+    findings: FindingLog<'m>,
     reached_sites: HashSet<BranchSite>,
     tests: Vec<Vec<u64>>,
     found_at: Vec<Duration>,
@@ -238,6 +254,7 @@ pub fn explore(
         on_event,
         sides,
         covered: HashMap::new(),
+        findings: FindingLog::new(module, func, config.engine.exec.clone()),
         reached_sites: HashSet::new(),
         tests: Vec::new(),
         found_at: Vec::new(),
@@ -322,8 +339,11 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             self.complete = false;
             self.blocked = true;
         }
-        let concrete = self.session.concrete_decisions(&input)?;
-        self.record_test(input, &concrete);
+        let concrete = self.session.concrete_run(&input)?;
+        match &concrete.trap {
+            Some(trap) => self.record_finding(trap, input)?,
+            None => self.record_test(input, &concrete.sides),
+        }
         let targets = &self.config.targets;
         if !targets.is_empty() && targets.iter().all(|t| self.covered.contains_key(t)) {
             self.paths.insert(decisions);
@@ -338,19 +358,10 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
 
     /// Keeps `input` as a test when its concrete run takes sides no test took before.
     fn record_test(&mut self, input: Vec<u64>, concrete: &[Side]) {
-        self.reached_sites.extend(concrete.iter().map(|d| d.site));
-        let new_sides: Vec<Side> = self
-            .sides
-            .iter()
-            .copied()
-            .filter(|d| !self.covered.contains_key(d) && concrete.contains(d))
-            .collect();
+        let index = self.tests.len();
+        let new_sides = self.credit(concrete, Witness::Test(index));
         if new_sides.is_empty() {
             return;
-        }
-        let index = self.tests.len();
-        for d in &new_sides {
-            self.covered.insert(*d, index);
         }
         (self.on_event)(&ExploreEvent::Test {
             index,
@@ -359,6 +370,39 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         });
         self.tests.push(input);
         self.found_at.push(self.session.elapsed());
+    }
+
+    /// Keeps `input`, whose concrete run ended in `trap`, as a finding when it is a new
+    /// one: minimized, and the witness of the sides its minimized run takes first.
+    fn record_finding(&mut self, trap: &Trap, input: Vec<u64>) -> Result<(), ExploreError> {
+        let Some(index) = self.findings.add(self.session.spec(), trap, input)? else {
+            return Ok(());
+        };
+        let coords = self.findings.list[index].coords.clone();
+        let concrete = self.session.concrete_run(&coords)?;
+        let new_sides = self.credit(&concrete.sides, Witness::Finding(index));
+        (self.on_event)(&ExploreEvent::Finding {
+            index,
+            finding: &self.findings.list[index],
+            new_sides: &new_sides,
+        });
+        Ok(())
+    }
+
+    /// Marks the tracked sides of `concrete` that no input took before as covered by
+    /// `witness`; returns them.
+    fn credit(&mut self, concrete: &[Side], witness: Witness) -> Vec<Side> {
+        self.reached_sites.extend(concrete.iter().map(|d| d.site));
+        let new_sides: Vec<Side> = self
+            .sides
+            .iter()
+            .copied()
+            .filter(|d| !self.covered.contains_key(d) && concrete.contains(d))
+            .collect();
+        for d in &new_sides {
+            self.covered.insert(*d, witness);
+        }
+        new_sides
     }
 
     /// Queues a flip toward every other side of each input-dependent decision of `run`
@@ -466,7 +510,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             .map(|&side| SideReport {
                 side,
                 status: match self.covered.get(&side) {
-                    Some(&test) => SideStatus::Covered { test },
+                    Some(&witness) => SideStatus::Covered { witness },
                     None => match constant.get(&side) {
                         Some(&method) => SideStatus::Infeasible { method },
                         None if complete => SideStatus::Infeasible {
@@ -489,6 +533,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             func,
             sides,
             tests: self.tests,
+            findings: self.findings.list,
             found_at: self.found_at,
             paths: self.paths.len() as u64,
             runs: self.session.runs,

@@ -30,7 +30,7 @@ use crate::path::PathSpec;
 use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
 use fpforge_solve::TermId;
 use fpforge_spec::InputSpec;
-use fpir::{Func, InfeasibleMethod, Module, Side, SideStatus};
+use fpir::{Func, InfeasibleMethod, Module, Side, SideStatus, Witness};
 use std::time::Duration;
 
 /// The answer of `reach`.
@@ -95,8 +95,8 @@ pub fn reach_path(
         let run = s.run(&input)?;
         let follow = path.follow(&run.decisions());
         if follow.matched == path.decisions.len() {
-            let concrete = s.concrete_decisions(&input)?;
-            if path.follow(&concrete).matched == path.decisions.len() {
+            let concrete = s.concrete_run(&input)?;
+            if path.follow(&concrete.sides).matched == path.decisions.len() {
                 let last = follow.positions.last().copied().unwrap_or(0);
                 let pc: Vec<TermId> = run.path[..=last]
                     .iter()
@@ -256,9 +256,12 @@ pub fn reach_sides(
                 .find(|r| r.side == *side)
                 .map(|r| r.status);
             match status {
-                Some(SideStatus::Covered { test }) => {
-                    SideAnswer::Covered(report.tests[test].clone())
-                }
+                Some(SideStatus::Covered {
+                    witness: Witness::Test(test),
+                }) => SideAnswer::Covered(report.tests[test].clone()),
+                Some(SideStatus::Covered {
+                    witness: Witness::Finding(k),
+                }) => SideAnswer::Covered(report.findings[k].coords.clone()),
                 Some(SideStatus::Infeasible { method }) => SideAnswer::Infeasible { method },
                 _ => SideAnswer::Unknown,
             }

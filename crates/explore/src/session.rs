@@ -4,7 +4,9 @@
 
 use crate::concolic::{bits_value, value_bits, CallPolicy, Concolic, PathEntry};
 use crate::error::ExploreError;
-use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, NoObserver, Outcome, TrapKind};
+use fpforge_exec::{
+    BranchTrace, Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Trap, TrapKind,
+};
 use fpforge_solve::{Answer, Op, SolveConfig, Solver, Sort, Strategy, TermId, TermStore};
 use fpforge_spec::InputSpec;
 use fpir::{FloatTy, Func, Module, Side, Type};
@@ -105,6 +107,15 @@ impl ConcolicRun {
     pub fn decisions(&self) -> Vec<Side> {
         self.path.iter().map(|e| e.side).collect()
     }
+}
+
+/// What a concrete run of an input did.
+#[derive(Clone, Debug)]
+pub struct ConcreteRun {
+    /// Its decisions, in order.
+    pub sides: Vec<Side>,
+    /// Its trap, when it ended in one.
+    pub trap: Option<Trap>,
 }
 
 /// The answer to one query.
@@ -270,12 +281,19 @@ impl<'m> Session<'m> {
         })
     }
 
-    /// The decisions of a concrete run on `input` (the evidence behind every answer).
-    pub fn concrete_decisions(&mut self, input: &[u64]) -> Result<Vec<Side>, ExploreError> {
+    /// A concrete run on `input` (the evidence behind every answer): its decisions, and
+    /// its trap when it ended in one.
+    pub fn concrete_run(&mut self, input: &[u64]) -> Result<ConcreteRun, ExploreError> {
         let args = self.spec.to_args(input);
         self.confirm.observer_mut().clear();
-        self.confirm.call(self.func, &args)?;
-        Ok(self.confirm.observer().events.clone())
+        let run = self.confirm.call(self.func, &args)?;
+        Ok(ConcreteRun {
+            sides: self.confirm.observer().events.clone(),
+            trap: match run.outcome {
+                Outcome::Trapped(trap) => Some(trap),
+                Outcome::Returned(_) => None,
+            },
+        })
     }
 
     /// Decides the conjunction of `constraints` (plus the ranges of the variables they

@@ -9,7 +9,7 @@ use fpforge_explore::{
     explore, reach_path, reach_side, EngineConfig, ExploreConfig, PathSpec, ReachAnswer, SideAnswer,
 };
 use fpforge_spec::InputSpec;
-use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideStatus};
+use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideStatus, Witness};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -189,8 +189,12 @@ fn explore_covers_every_flopsy_goal() {
         let report = explore(&module, func, spec.clone(), &cfg, |_| {}).unwrap();
         for side in &report.sides {
             match side.status {
-                SideStatus::Covered { test } => {
-                    let trace = concrete_trace(&module, func, &spec, &report.tests[test]);
+                SideStatus::Covered { witness } => {
+                    let coords = match witness {
+                        Witness::Test(t) => &report.tests[t],
+                        Witness::Finding(k) => &report.findings[k].coords,
+                    };
+                    let trace = concrete_trace(&module, func, &spec, coords);
                     assert!(
                         trace.contains(&side.side),
                         "{name} {}",

@@ -37,7 +37,7 @@ pub use module::{
 pub use parse::{parse_module, ParseError};
 pub use side::{
     Arm, Closest, InfeasibleMethod, MissReason, Side, SideParseError, SideReport, SideStatus,
-    SideTally,
+    SideTally, Witness,
 };
 pub use types::{FloatTy, Type};
 pub use verify::{verify_module, VerifyError};

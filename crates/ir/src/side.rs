@@ -144,20 +144,30 @@ impl MissReason {
     }
 }
 
+/// The input whose re-executed run takes a side.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Witness {
+    /// Test number `i` of the report (a line of `inputs.txt`), which runs to its end.
+    Test(usize),
+    /// Finding number `i` of the report: an input that takes the side and then crashes or
+    /// hangs. Kept out of the tests; the side is covered all the same.
+    Finding(usize),
+}
+
 /// What is known about one side.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum SideStatus {
-    /// Taken by the re-executed test number `test` of the report.
+    /// Taken by the re-executed run of `witness`.
     Covered {
-        /// Index of the witness test.
-        test: usize,
+        /// The input that takes it.
+        witness: Witness,
     },
     /// Proved never taken.
     Infeasible {
         /// The proof.
         method: InfeasibleMethod,
     },
-    /// Not taken by any test, and not proved infeasible.
+    /// Taken by no input, and not proved infeasible.
     NotReached {
         /// What the engine knows.
         reason: MissReason,

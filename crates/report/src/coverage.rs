@@ -30,15 +30,18 @@
 //! `regression.c`.
 
 use crate::error::ReportError;
+use crate::findings::{dir_name, FindingRow};
 use crate::lcov::lcov;
 use crate::outdir::OutDir;
-use crate::regression::regression_c;
+use crate::regression::{expected_results, regression_c, results_interpreter, RegressionTest};
 use crate::SCHEMA_VERSION;
 use fpforge_cover::{CoverEvent, CoverReport};
+use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
 use fpforge_explore::{ExploreEvent, ExploreReport};
 use fpforge_spec::InputSpec;
 use fpir::{
-    BranchKind, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus, SideTally,
+    BranchKind, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus,
+    SideTally, Witness,
 };
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -149,6 +152,8 @@ pub struct Coverage<'a> {
     pub tests: usize,
     /// When each test was found, from the start of the run.
     pub found_at: &'a [Duration],
+    /// The crashes and hangs found.
+    pub findings: &'a [FindingRow],
     /// How the run ended; `None` while it runs.
     pub ending: Option<&'a Ending>,
     /// The engine, while the run has not ended (then `ending` says it).
@@ -168,6 +173,8 @@ struct SideRow {
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     test: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finding: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     method: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -200,6 +207,9 @@ struct CoverageJson<'a> {
     not_reached: usize,
     tests: usize,
     test_seconds: Vec<f64>,
+    crashes: usize,
+    hangs: usize,
+    findings: &'a [FindingRow],
     #[serde(skip_serializing_if = "Option::is_none")]
     stats: Option<EngineStats>,
     sites: Vec<SiteRow>,
@@ -261,6 +271,10 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
 }
 
 impl Coverage<'_> {
+    fn count_findings(&self, kind: &str) -> usize {
+        self.findings.iter().filter(|f| f.kind == kind).count()
+    }
+
     fn side_row(&self, report: &SideReport) -> SideRow {
         let module = self.module;
         let side = report.side;
@@ -270,13 +284,19 @@ impl Coverage<'_> {
             arm: module.arm_name(side.site, side.arm),
             status: status_word(&report.status),
             test: None,
+            finding: None,
             method: None,
             branch_reached: None,
             closest: None,
             reason: None,
         };
         match report.status {
-            SideStatus::Covered { test } => row.test = Some(test),
+            SideStatus::Covered {
+                witness: Witness::Test(test),
+            } => row.test = Some(test),
+            SideStatus::Covered {
+                witness: Witness::Finding(k),
+            } => row.finding = Some(k),
             SideStatus::Infeasible { method } => {
                 row.method = Some(method.label());
                 row.reason = Some(infeasible_reason(method).to_string());
@@ -333,6 +353,9 @@ impl Coverage<'_> {
             not_reached: tally.not_reached,
             tests: self.tests,
             test_seconds: self.found_at.iter().map(Duration::as_secs_f64).collect(),
+            crashes: self.count_findings("crash"),
+            hangs: self.count_findings("hang"),
+            findings: self.findings,
             stats: self.ending.map(|e| e.stats),
             sites: self.site_rows(),
         };
@@ -392,6 +415,17 @@ impl Coverage<'_> {
                 );
             }
         }
+        if !self.findings.is_empty() {
+            let _ = writeln!(
+                text,
+                "found {} crash(es) and {} hang(s) (kept out of inputs.txt and regression.c):",
+                self.count_findings("crash"),
+                self.count_findings("hang")
+            );
+            for f in self.findings {
+                let _ = writeln!(text, "  {}", f.summary_line());
+            }
+        }
         text
     }
 }
@@ -420,9 +454,18 @@ fn stats_line(ending: &Ending) -> String {
     }
 }
 
+/// What a finished coverage run prints, and how many crashes and hangs it found (a
+/// command exits with code 3 when there are any).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// The summary.
+    pub text: String,
+    /// Crashes and hangs found.
+    pub findings: usize,
+}
+
 /// An output directory kept current while `cover` or `explore` runs (see the module
 /// docs): `inputs.txt`, `coverage.json`, `coverage.lcov` and `regression.c`.
-#[derive(Debug)]
 pub struct CoverageOut<'m> {
     out: OutDir,
     module: &'m Module,
@@ -431,9 +474,12 @@ pub struct CoverageOut<'m> {
     engine: &'static str,
     started: Instant,
     sides: Vec<Side>,
-    witness: Vec<Option<usize>>,
-    tests: Vec<Vec<u64>>,
+    witness: Vec<Option<Witness>>,
+    tests: Vec<RegressionTest>,
     found_at: Vec<Duration>,
+    /// Computes each test's expected results for `regression.c`.
+    results: Interpreter<'m, Concrete, NoObserver>,
+    findings: Vec<FindingRow>,
     /// Why `regression.c` cannot be written, if it cannot.
     no_regression: Option<String>,
 }
@@ -447,8 +493,10 @@ impl<'m> CoverageOut<'m> {
         func: Func,
         spec: InputSpec,
     ) -> Result<CoverageOut<'m>, ReportError> {
+        let results = results_interpreter(module)?;
         Ok(CoverageOut {
             out: OutDir::create(dir)?,
+            results,
             module,
             func,
             spec,
@@ -458,6 +506,7 @@ impl<'m> CoverageOut<'m> {
             witness: Vec::new(),
             tests: Vec::new(),
             found_at: Vec::new(),
+            findings: Vec::new(),
             no_regression: None,
         })
     }
@@ -471,6 +520,11 @@ impl<'m> CoverageOut<'m> {
                 test,
                 new_sides,
             } => self.test(*index, &test.coords, new_sides),
+            CoverEvent::Finding {
+                index,
+                finding,
+                new_sides,
+            } => self.finding(*index, finding, new_sides),
             CoverEvent::Progress { .. } => {}
         }
     }
@@ -484,6 +538,11 @@ impl<'m> CoverageOut<'m> {
                 input,
                 new_sides,
             } => self.test(*index, input, new_sides),
+            ExploreEvent::Finding {
+                index,
+                finding,
+                new_sides,
+            } => self.finding(*index, finding, new_sides),
         }
     }
 
@@ -496,39 +555,78 @@ impl<'m> CoverageOut<'m> {
 
     /// Test `index` (coordinate bits `coords`) took `new_sides` first.
     pub fn test(&mut self, index: usize, coords: &[u64], new_sides: &[Side]) {
-        for side in new_sides {
-            if let Some(i) = self.sides.iter().position(|s| s == side) {
-                self.witness[i] = Some(index);
-            }
-        }
+        self.credit(new_sides, Witness::Test(index));
+        let expected = expected_results(&mut self.results, self.func, &self.spec, coords);
         self.tests.truncate(index);
-        self.tests.push(coords.to_vec());
+        self.tests.push(RegressionTest {
+            coords: coords.to_vec(),
+            expected: expected.unwrap_or_default(),
+        });
         self.found_at.truncate(index);
         self.found_at.push(self.started.elapsed());
         self.out.append_input(&self.spec.line(coords));
         self.rewrite(None);
     }
 
+    /// Finding `index` took `new_sides` first: writes its file and the coverage files.
+    pub fn finding(&mut self, index: usize, finding: &Finding, new_sides: &[Side]) {
+        self.credit(new_sides, Witness::Finding(index));
+        let number = 1 + self
+            .findings
+            .iter()
+            .filter(|f| f.kind == finding.kind.name())
+            .count();
+        let row = FindingRow::new(self.module, &self.spec, finding, number);
+        self.out.make_dir(dir_name(finding.kind));
+        self.out
+            .write(&row.file, &row.file_text(self.module, self.func));
+        self.findings.truncate(index);
+        self.findings.push(row);
+        self.rewrite(None);
+    }
+
+    fn credit(&mut self, new_sides: &[Side], witness: Witness) {
+        for side in new_sides {
+            if let Some(i) = self.sides.iter().position(|s| s == side) {
+                self.witness[i] = Some(witness);
+            }
+        }
+    }
+
     /// The run ended: rewrites every file with the final statuses, and returns the
-    /// summary to print (with a note when `regression.c` could not be written), or the
-    /// first write error.
-    pub fn finish(mut self, sides: &[SideReport], ending: &Ending) -> Result<String, ReportError> {
+    /// summary to print (with a note when `regression.c` could not be written) and the
+    /// number of findings, or the first write error.
+    pub fn finish(
+        mut self,
+        sides: &[SideReport],
+        ending: &Ending,
+    ) -> Result<Finished, ReportError> {
         self.rewrite(Some((sides, ending)));
         let mut text = self.coverage(sides, Some(ending)).summary();
+        let mut files = vec!["inputs.txt", "coverage.json", "coverage.lcov"];
+        if self.no_regression.is_none() {
+            files.push("regression.c");
+        }
+        for kind in [FindingKind::Crash, FindingKind::Hang] {
+            if self.findings.iter().any(|f| f.kind == kind.name()) {
+                files.push(dir_name(kind));
+            }
+        }
+        let _ = write!(
+            text,
+            "wrote {}/{}",
+            self.out.path().display(),
+            files.join(", ")
+        );
         let _ = match &self.no_regression {
-            Some(why) => writeln!(
-                text,
-                "wrote {}/inputs.txt, coverage.json, coverage.lcov (no regression.c: {why})",
-                self.out.path().display()
-            ),
-            None => writeln!(
-                text,
-                "wrote {}/inputs.txt, coverage.json, coverage.lcov, regression.c",
-                self.out.path().display()
-            ),
+            Some(why) => writeln!(text, " (no regression.c: {why})"),
+            None => writeln!(text),
         };
         self.out.finish()?;
-        Ok(text)
+        Ok(Finished {
+            text,
+            findings: self.findings.len(),
+        })
     }
 
     fn coverage<'a>(&'a self, sides: &'a [SideReport], ending: Option<&'a Ending>) -> Coverage<'a> {
@@ -538,6 +636,7 @@ impl<'m> CoverageOut<'m> {
             sides,
             tests: self.tests.len(),
             found_at: &self.found_at,
+            findings: &self.findings,
             ending,
             engine: self.engine,
         }
@@ -554,7 +653,7 @@ impl<'m> CoverageOut<'m> {
                     SideStatus::NotReached {
                         reason: MissReason::default(),
                     },
-                    |test| SideStatus::Covered { test },
+                    |witness| SideStatus::Covered { witness },
                 ),
             })
             .collect()
@@ -573,7 +672,8 @@ impl<'m> CoverageOut<'m> {
             Ok(c) => self.out.write("regression.c", &c),
             Err(e) => self.no_regression = Some(e.to_string()),
         }
-        let lcov_text = lcov(self.module, self.func, sides);
+        let ran = !self.tests.is_empty() || !self.findings.is_empty();
+        let lcov_text = lcov(self.module, self.func, sides, ran);
         let json = self.coverage(sides, ending).to_json();
         self.out.write("coverage.lcov", &lcov_text);
         match json {

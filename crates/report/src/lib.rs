@@ -4,6 +4,8 @@
 //! - [`coverage`]: `coverage.json` (schema [`SCHEMA_VERSION`]) and the coverage summary,
 //!   for `cover` and `explore` alike, and [`CoverageOut`], the output directory they
 //!   keep current while they run;
+//! - [`findings`]: crashes and hangs, one replayable file each in `OUT/crashes/` and
+//!   `OUT/hangs/`;
 //! - [`lcov`](mod@lcov): `coverage.lcov`;
 //! - [`regression`]: `regression.c`, a C99 program calling the function on every test;
 //! - [`reach`]: the answer of `fpforge reach`;
@@ -23,6 +25,7 @@
 pub mod accuracy;
 pub mod coverage;
 pub mod error;
+pub mod findings;
 pub mod lcov;
 pub mod outdir;
 pub mod reach;

@@ -57,6 +57,17 @@ impl OutDir {
         }
     }
 
+    /// Creates the subdirectory `name` (and keeps going when it exists).
+    pub fn make_dir(&mut self, name: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        let path = self.dir.join(name);
+        if let Err(source) = fs::create_dir_all(&path) {
+            self.error = Some(ReportError::Io { path, source });
+        }
+    }
+
     /// Replaces the file `name` of the directory with `text`, atomically.
     pub fn write(&mut self, name: &str, text: &str) {
         if self.error.is_some() {

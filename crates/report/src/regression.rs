@@ -1,16 +1,22 @@
-//! `regression.c`, the regression test a user keeps: a C99 file that declares the
-//! function under test with its C parameter types, calls it on every generated test and
-//! prints each result.
+//! `regression.c`, the regression test a user keeps: a C99 program that declares the
+//! function under test with its C parameter types, calls it on every generated test,
+//! prints each result, compares it with the result fpforge computed, and exits non-zero
+//! when any differs, so a CI job fails when the function's behaviour changes.
 //!
 //! Tests are stored as the raw bits of their coordinates (one `uint64_t` per coordinate
 //! of the [`fpforge_spec::InputSpec`], with the `inputs.txt` line beside each as a
-//! comment), so every value is exact, NaN payloads included. `fpforge_call` turns one row
-//! of bits into the arguments (values copied from their bits with `memcpy`; a pointer
-//! parameter gets a local array holding its element(s); fixed values and zero-filled
-//! output arrays are spelled in the function) and prints the result on its own line:
-//! floats as `%a` followed by their bit pattern in brackets (glibc prints subnormals and
-//! NaNs in forms that lose or change the bits), integers as `%lld`, so the output can be
-//! compared line by line with `fpforge run`.
+//! comment), so every value is exact, NaN payloads included; the expected results are
+//! stored the same way: the return value's bits, then every element of the pointer
+//! parameters' arrays after the call. `fpforge_invoke` turns one row of bits into the
+//! arguments (values copied from their bits with `memcpy`; a pointer parameter gets a
+//! local array holding its element(s); fixed values and zero-filled output arrays are
+//! spelled in the function), calls, and writes the results' bits. Each result prints on
+//! its own line: floats as `%a` followed by their bit pattern in brackets (glibc prints
+//! subnormals and NaNs in forms that lose or change the bits), integers as `%lld`, so the
+//! output can be compared line by line with `fpforge run`. A mismatch prints a line on
+//! stderr naming the test, the result and both bit patterns. Floats compare by their
+//! bits except that any two NaNs are equal (`./regression --exact-nan` compares NaN
+//! payloads too); pointer results are not compared (addresses differ between runs).
 //!
 //! The file compiles with `cc -std=c99 regression.c FILE.c -lm`; its own names start
 //! with `fpforge_` so they do not clash with the program's. Defined `FPFORGE_NO_MAIN`, it
@@ -20,9 +26,46 @@
 //! so that a compiler cannot treat it as a builtin of the same name.
 
 use crate::error::ReportError;
+use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome};
 use fpforge_spec::{InputSpec, ParamInput};
 use fpir::{FloatTy, Func, Module, Type};
 use std::fmt::Write as _;
+
+/// One test of `regression.c`: its coordinates and the results it must produce (the
+/// return value's bits, 0 for a void function, then the pointer parameters' elements).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegressionTest {
+    /// The input's coordinate bits.
+    pub coords: Vec<u64>,
+    /// The expected results, as [`expected_results`] computes them.
+    pub expected: Vec<u64>,
+}
+
+/// The results `regression.c` checks for the input `coords` of `func`: the return
+/// value's bits (0 for a void function) and every element of the pointer parameters'
+/// arrays after the call, as the concrete interpreter computes them; `None` when the run
+/// traps (such an input is a finding, never a test).
+pub fn expected_results(
+    interp: &mut Interpreter<'_, Concrete, NoObserver>,
+    func: Func,
+    spec: &InputSpec,
+    coords: &[u64],
+) -> Option<Vec<u64>> {
+    let run = interp.call(func, &spec.to_args(coords)).ok()?;
+    let Outcome::Returned(value) = run.outcome else {
+        return None;
+    };
+    let mut results = vec![value.unwrap_or(0)];
+    results.extend(run.arrays.into_iter().flatten());
+    Some(results)
+}
+
+/// A concrete interpreter for [`expected_results`].
+pub fn results_interpreter(
+    module: &Module,
+) -> Result<Interpreter<'_, Concrete, NoObserver>, fpforge_exec::ExecError> {
+    Interpreter::new(module, Concrete, NoObserver, ExecConfig::default())
+}
 
 /// The C spelling of a scalar type: `double`, `float`, `int`, `long long`, ...
 fn c_type(ty: Type) -> &'static str {
@@ -57,6 +100,32 @@ fn from_bits(ty: Type, bits: &str) -> String {
     }
 }
 
+/// The C expression giving the bits of the value `value` of type `ty`, zero-extended as
+/// the interpreter holds them.
+fn to_bits(ty: Type, value: &str) -> String {
+    match ty {
+        Type::Float(FloatTy::F64) => format!("fpforge_bits_f64({value})"),
+        Type::Float(FloatTy::F32) => format!("(uint64_t)fpforge_bits_f32({value})"),
+        Type::Int(1) => format!("(uint64_t)({value} ? 1 : 0)"),
+        Type::Int(8) => format!("(uint64_t)(uint8_t)({value})"),
+        Type::Int(16) => format!("(uint64_t)(uint16_t)({value})"),
+        Type::Int(32) => format!("(uint64_t)(uint32_t)({value})"),
+        Type::Int(_) => format!("(uint64_t)({value})"),
+        Type::Ptr => format!("(uint64_t)(uintptr_t)({value})"),
+    }
+}
+
+/// How `regression.c` compares a result word of type `ty`: 64 or 32 for floats (NaNs
+/// equal unless `--exact-nan`), 1 for exact bits, 0 for not at all (pointers).
+fn compare_kind(ty: Type) -> u8 {
+    match ty {
+        Type::Float(FloatTy::F64) => 64,
+        Type::Float(FloatTy::F32) => 32,
+        Type::Int(_) => 1,
+        Type::Ptr => 0,
+    }
+}
+
 /// The C declaration of a parameter's type as the spec passes it.
 fn param_decl(input: &ParamInput) -> Option<String> {
     match *input {
@@ -71,8 +140,126 @@ fn param_decl(input: &ParamInput) -> Option<String> {
     }
 }
 
+/// One result word of a test: its name in mismatch lines, its type, and the C
+/// expression holding it after the call.
+struct ResultWord {
+    name: String,
+    ty: Type,
+    value: String,
+}
+
+/// The shape of the call: the C parameter declarations, the statements building the
+/// arguments, the call's argument list, and the result words (return value first).
+struct CallShape {
+    params: Vec<String>,
+    setup: String,
+    args: Vec<String>,
+    results: Vec<ResultWord>,
+}
+
+/// The call of `func` with `spec`'s inputs (fails on a type C cannot spell).
+fn call_shape(module: &Module, func: Func, spec: &InputSpec) -> Result<CallShape, ReportError> {
+    let f = &module.funcs[func];
+    let types = f.param_types();
+    let mut shape = CallShape {
+        params: Vec::new(),
+        setup: String::new(),
+        args: Vec::new(),
+        results: vec![ResultWord {
+            name: "return".to_string(),
+            ty: f.ret.unwrap_or(Type::Int(32)),
+            value: "fpforge_r".to_string(),
+        }],
+    };
+    let mut next = 0usize;
+    for (j, input) in spec.params().iter().enumerate() {
+        shape.params.push(
+            param_decl(input).ok_or_else(|| ReportError::UnsupportedParam {
+                func: f.name.clone(),
+                index: j + 1,
+                ty: types.get(j).map_or_else(String::new, Type::to_string),
+            })?,
+        );
+        let name = spec_param_name(f, j);
+        match *input {
+            ParamInput::Scalar { ty, .. } => {
+                shape
+                    .args
+                    .push(from_bits(ty, &format!("fpforge_v[{next}]")));
+                next += 1;
+            }
+            ParamInput::Fixed { ty, bits } => {
+                shape
+                    .args
+                    .push(from_bits(ty, &format!("UINT64_C(0x{bits:x})")));
+            }
+            ParamInput::Pointee { ty, .. } | ParamInput::Array { elem: ty, .. } => {
+                let len = match *input {
+                    ParamInput::Array { len, .. } => len,
+                    _ => 1,
+                };
+                let _ = writeln!(
+                    shape.setup,
+                    "    {} fpforge_a{j}[{}];",
+                    c_type(ty),
+                    len.max(1)
+                );
+                for k in 0..len {
+                    let value = from_bits(ty, &format!("fpforge_v[{}]", next + k));
+                    let _ = writeln!(shape.setup, "    fpforge_a{j}[{k}] = {value};");
+                }
+                next += len;
+                shape.array_results(&name, j, ty, len);
+            }
+            ParamInput::Output { elem, len } => {
+                let _ = writeln!(
+                    shape.setup,
+                    "    {} fpforge_a{j}[{}] = {{0}};",
+                    c_type(elem),
+                    len.max(1)
+                );
+                shape.array_results(&name, j, elem, len);
+            }
+        }
+    }
+    Ok(shape)
+}
+
+impl CallShape {
+    /// Passes local array `fpforge_a{j}` and checks its `len` elements after the call.
+    fn array_results(&mut self, name: &str, j: usize, ty: Type, len: usize) {
+        self.args.push(format!("fpforge_a{j}"));
+        for k in 0..len {
+            self.results.push(ResultWord {
+                name: format!("{name}[{k}]"),
+                ty,
+                value: format!("fpforge_a{j}[{k}]"),
+            });
+        }
+    }
+}
+
+/// A parameter's name in mismatch lines: its source name, or its 1-based position.
+fn spec_param_name(f: &fpir::Function, j: usize) -> String {
+    f.param_names
+        .get(j)
+        .cloned()
+        .flatten()
+        .unwrap_or_else(|| format!("arg{}", j + 1))
+}
+
+const PRELUDE: &str = "#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n\
+static double fpforge_f64_bits(uint64_t b) { double x; memcpy(&x, &b, sizeof x); return x; }\n\
+static float fpforge_f32_bits(uint32_t b) { float x; memcpy(&x, &b, sizeof x); return x; }\n\
+static long long fpforge_i64_bits(uint64_t b) { long long x; memcpy(&x, &b, sizeof x); return x; }\n\
+static uint64_t fpforge_bits_f64(double x) { uint64_t b; memcpy(&b, &x, sizeof b); return b; }\n\
+static uint32_t fpforge_bits_f32(float x) { uint32_t b; memcpy(&b, &x, sizeof b); return b; }\n\
+static uint64_t fpforge_sext(uint64_t b, unsigned w) { uint64_t m = (uint64_t)1 << (w - 1); \
+b &= ((uint64_t)1 << w) - 1; return (b ^ m) - m; }\n\n\
+/* Set to 1 to call without printing. */\nstatic int fpforge_quiet = 0;\n\n";
+
 /// The C source of a regression test calling function `func` of `module` on every test
-/// (the coordinate bits of `spec`'s inputs).
+/// (see the module docs).
 ///
 /// Fails when a parameter or the result has no C scalar type (an integer of an odd
 /// width, or a pointer to a pointer).
@@ -80,20 +267,9 @@ pub fn regression_c(
     module: &Module,
     func: Func,
     spec: &InputSpec,
-    tests: &[Vec<u64>],
+    tests: &[RegressionTest],
 ) -> Result<String, ReportError> {
     let f = &module.funcs[func];
-    let types = f.param_types();
-    let mut params = Vec::new();
-    for (i, input) in spec.params().iter().enumerate() {
-        params.push(
-            param_decl(input).ok_or_else(|| ReportError::UnsupportedParam {
-                func: f.name.clone(),
-                index: i + 1,
-                ty: types.get(i).map_or_else(String::new, Type::to_string),
-            })?,
-        );
-    }
     let ret = match f.ret {
         None => "void",
         Some(ty) if has_c_type(ty) => c_type(ty),
@@ -104,138 +280,191 @@ pub fn regression_c(
             })
         }
     };
+    let shape = call_shape(module, func, spec)?;
     let name = &f.name;
-    let dims = spec.dims();
     let mut c = String::new();
     let _ = writeln!(
         c,
-        "/* Regression test generated by fpforge for `{name}`: calls it on every\n \
-         * generated input and prints one result per line (floats as %a and [bits]).\n \
+        "/* Regression test generated by fpforge for `{name}`: calls it on every generated\n \
+         * input, prints one result per line (floats as %a and [bits]) and checks every result;\n \
+         * exits 1 on a mismatch (NaNs compare equal unless run with --exact-nan).\n \
          * Build: cc -std=c99 regression.c <source of {name}> -lm\n \
          * With -DFPFORGE_NO_MAIN it is a library: fpforge_call(bits of FPFORGE_COORDS coordinates). */"
     );
-    c.push_str(
-        "#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n\
-         static double fpforge_f64_bits(uint64_t b) { double x; memcpy(&x, &b, sizeof x); return x; }\n\
-         static float fpforge_f32_bits(uint32_t b) { float x; memcpy(&x, &b, sizeof x); return x; }\n\
-         static long long fpforge_i64_bits(uint64_t b) { long long x; memcpy(&x, &b, sizeof x); return x; }\n\
-         static uint64_t fpforge_sext(uint64_t b, unsigned w) { uint64_t m = (uint64_t)1 << (w - 1); \
-         b &= ((uint64_t)1 << w) - 1; return (b ^ m) - m; }\n\
-         static void fpforge_show_f64(double x) { uint64_t b; memcpy(&b, &x, sizeof b); \
-         printf(\"%a [0x%016llx]\\n\", x, (unsigned long long)b); }\n\
-         static void fpforge_show_f32(float x) { uint32_t b; memcpy(&b, &x, sizeof b); \
-         printf(\"%a [0x%08lx]\\n\", (double)x, (unsigned long)b); }\n\n\
-         /* Set to 1 to call without printing. */\nstatic int fpforge_quiet = 0;\n\n",
-    );
-    let param_list = if params.is_empty() {
+    c.push_str(PRELUDE);
+    let params = if shape.params.is_empty() {
         "void".to_string()
     } else {
-        params.join(", ")
+        shape.params.join(", ")
     };
     // Called through a volatile pointer: a function named like a C library builtin
     // (`fma`, `fmax`, ...) is otherwise compiled as the builtin, and gcc swaps the
     // multiplicands of `fma` or folds calls, so the tests would not run as written.
     let _ = writeln!(
         c,
-        "{ret} {name}({param_list});\nstatic {ret} (*volatile fpforge_fn)({param_list}) = {name};\n"
+        "{ret} {name}({params});\nstatic {ret} (*volatile fpforge_fn)({params}) = {name};\n"
     );
-    let _ = writeln!(c, "#define FPFORGE_COORDS {dims}\n");
-    c.push_str("static void fpforge_call(const uint64_t *fpforge_v) {\n");
-    c.push_str("    (void)fpforge_f64_bits;\n    (void)fpforge_f32_bits;\n    (void)fpforge_i64_bits;\n    (void)fpforge_sext;\n    (void)fpforge_show_f64;\n    (void)fpforge_show_f32;\n    (void)fpforge_v;\n");
-    let mut next = 0usize;
-    let mut call_args = Vec::new();
-    for (j, input) in spec.params().iter().enumerate() {
-        match *input {
-            ParamInput::Scalar { ty, .. } => {
-                call_args.push(from_bits(ty, &format!("fpforge_v[{next}]")));
-                next += 1;
-            }
-            ParamInput::Fixed { ty, bits } => {
-                call_args.push(from_bits(ty, &format!("UINT64_C(0x{bits:x})")));
-            }
-            ParamInput::Pointee { ty, .. } | ParamInput::Array { elem: ty, .. } => {
-                let len = match *input {
-                    ParamInput::Array { len, .. } => len,
-                    _ => 1,
-                };
-                let _ = writeln!(c, "    {} fpforge_a{j}[{}];", c_type(ty), len.max(1));
-                for k in 0..len {
-                    let value = from_bits(ty, &format!("fpforge_v[{}]", next + k));
-                    let _ = writeln!(c, "    fpforge_a{j}[{k}] = {value};");
-                }
-                next += len;
-                call_args.push(format!("fpforge_a{j}"));
-            }
-            ParamInput::Output { elem, len } => {
-                let _ = writeln!(
-                    c,
-                    "    {} fpforge_a{j}[{}] = {{0}};",
-                    c_type(elem),
-                    len.max(1)
-                );
-                call_args.push(format!("fpforge_a{j}"));
-            }
+    let _ = writeln!(c, "#define FPFORGE_COORDS {}", spec.dims());
+    let _ = writeln!(c, "#define FPFORGE_RESULTS {}\n", shape.results.len());
+    write_invoke(&mut c, f.ret, &shape);
+    write_print(&mut c, f.ret);
+    write_main(&mut c, spec, &shape, tests);
+    Ok(c)
+}
+
+/// `fpforge_invoke`: arguments from the coordinates, the call, the results' bits.
+fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape) {
+    c.push_str(
+        "/* Calls the function on the coordinates `fpforge_v`; writes the results' bits to\n \
+         * `fpforge_out` (FPFORGE_RESULTS words: the return value, then the arrays). */\n\
+         static void fpforge_invoke(const uint64_t *fpforge_v, uint64_t *fpforge_out) {\n\
+         \x20   (void)fpforge_v;\n\
+         \x20   (void)fpforge_f64_bits;\n    (void)fpforge_f32_bits;\n    (void)fpforge_i64_bits;\n\
+         \x20   (void)fpforge_bits_f64;\n    (void)fpforge_bits_f32;\n    (void)fpforge_sext;\n",
+    );
+    c.push_str(&shape.setup);
+    let call = format!("fpforge_fn({})", shape.args.join(", "));
+    match ret {
+        None => {
+            let _ = writeln!(c, "    {call};\n    fpforge_out[0] = 0;");
+        }
+        Some(ty) => {
+            let _ = writeln!(c, "    {} fpforge_r = {call};", c_type(ty));
+            let _ = writeln!(c, "    fpforge_out[0] = {};", to_bits(ty, "fpforge_r"));
         }
     }
-    let call = format!("fpforge_fn({})", call_args.join(", "));
-    let line = match f.ret {
-        None => format!("{call};\n    if (!fpforge_quiet) puts(\"void\");"),
-        Some(Type::Float(FloatTy::F64)) => {
-            format!("double fpforge_r = {call};\n    if (!fpforge_quiet) fpforge_show_f64(fpforge_r);")
-        }
-        Some(Type::Float(FloatTy::F32)) => {
-            format!("float fpforge_r = {call};\n    if (!fpforge_quiet) fpforge_show_f32(fpforge_r);")
-        }
-        Some(Type::Ptr) => {
-            format!("void *fpforge_r = {call};\n    if (!fpforge_quiet) printf(\"%p\\n\", fpforge_r);")
-        }
-        Some(Type::Int(_)) => format!(
-            "long long fpforge_r = (long long){call};\n    if (!fpforge_quiet) printf(\"%lld\\n\", fpforge_r);"
+    for (k, word) in shape.results.iter().enumerate().skip(1) {
+        let _ = writeln!(
+            c,
+            "    fpforge_out[{k}] = {};",
+            to_bits(word.ty, &word.value)
+        );
+    }
+    c.push_str("}\n\n");
+}
+
+/// `fpforge_print` (one result line, as `fpforge run` shows it) and `fpforge_call`.
+fn write_print(c: &mut String, ret: Option<Type>) {
+    let line = match ret {
+        None => "puts(\"void\");".to_string(),
+        Some(Type::Float(FloatTy::F64)) => "printf(\"%a [0x%016llx]\\n\", fpforge_f64_bits(fpforge_out[0]), (unsigned long long)fpforge_out[0]);".to_string(),
+        Some(Type::Float(FloatTy::F32)) => "printf(\"%a [0x%08lx]\\n\", (double)fpforge_f32_bits((uint32_t)fpforge_out[0]), (unsigned long)fpforge_out[0]);".to_string(),
+        Some(Type::Ptr) => "printf(\"%p\\n\", (void *)(uintptr_t)fpforge_out[0]);".to_string(),
+        Some(Type::Int(1)) => "printf(\"%lld\\n\", (long long)fpforge_out[0]);".to_string(),
+        Some(Type::Int(w)) => format!(
+            "printf(\"%lld\\n\", fpforge_i64_bits(fpforge_sext(fpforge_out[0], {})));",
+            u32::from(w).clamp(1, 64)
         ),
     };
-    let _ = writeln!(c, "    {line}\n}}\n");
+    let _ = writeln!(
+        c,
+        "/* Prints the return value of one call. */\nstatic void fpforge_print(const uint64_t *fpforge_out) {{\n    {line}\n}}\n"
+    );
+    c.push_str(
+        "/* The library entry point: calls the function on `fpforge_v` and prints the result. */\n\
+         static void fpforge_call(const uint64_t *fpforge_v) {\n\
+         \x20   uint64_t fpforge_out[FPFORGE_RESULTS];\n\
+         \x20   fpforge_invoke(fpforge_v, fpforge_out);\n\
+         \x20   if (!fpforge_quiet) fpforge_print(fpforge_out);\n}\n\n",
+    );
+}
+
+/// The tests, their expected results, and `main`, which runs and checks them.
+fn write_main(c: &mut String, spec: &InputSpec, shape: &CallShape, tests: &[RegressionTest]) {
+    let words = shape.results.len();
     c.push_str("#ifndef FPFORGE_NO_MAIN\n");
     let _ = writeln!(c, "#define FPFORGE_TESTS {}", tests.len());
+    let row = |bits: &[u64]| -> String {
+        if bits.is_empty() {
+            "0".to_string()
+        } else {
+            let items: Vec<String> = bits.iter().map(|b| format!("UINT64_C(0x{b:x})")).collect();
+            items.join(", ")
+        }
+    };
     let _ = writeln!(
         c,
         "static const uint64_t fpforge_tests[{}][{}] = {{",
         tests.len().max(1),
-        dims.max(1)
+        spec.dims().max(1)
     );
     for test in tests {
-        let row: Vec<String> = test.iter().map(|b| format!("UINT64_C(0x{b:x})")).collect();
-        let row = if row.is_empty() {
-            "0".to_string()
-        } else {
-            row.join(", ")
-        };
-        let _ = writeln!(
-            c,
-            "    {{ {row} }}, /* {} */",
-            spec.line(test).replace("*/", "* /")
-        );
+        let line = spec.line(&test.coords).replace("*/", "* /");
+        let _ = writeln!(c, "    {{ {} }}, /* {line} */", row(&test.coords));
     }
     if tests.is_empty() {
         c.push_str("    { 0 }\n");
     }
-    c.push_str(
-        "};\n\nint main(void) {\n    int i;\n    for (i = 0; i < FPFORGE_TESTS; i++)\n        fpforge_call(fpforge_tests[i]);\n    return 0;\n}\n#endif\n",
+    let _ = writeln!(
+        c,
+        "}};\nstatic const uint64_t fpforge_expected[{}][FPFORGE_RESULTS] = {{",
+        tests.len().max(1)
     );
-    Ok(c)
+    for test in tests {
+        let _ = writeln!(c, "    {{ {} }},", row(&test.expected));
+    }
+    if tests.is_empty() {
+        c.push_str("    { 0 }\n");
+    }
+    let kinds: Vec<String> = shape
+        .results
+        .iter()
+        .map(|w| compare_kind(w.ty).to_string())
+        .collect();
+    let names: Vec<String> = shape
+        .results
+        .iter()
+        .map(|w| format!("{:?}", w.name))
+        .collect();
+    let _ = writeln!(
+        c,
+        "}};\n/* How each result compares: 64/32 floats (NaNs equal unless --exact-nan), 1 bits, 0 not at all. */\n\
+         static const unsigned char fpforge_kind[{words}] = {{ {} }};\nstatic const char *const fpforge_name[{words}] = {{ {} }};\n",
+        kinds.join(", "),
+        names.join(", ")
+    );
+    c.push_str(MAIN);
 }
+
+const MAIN: &str = "static int fpforge_is_nan(uint64_t b, int kind) {\n\
+\x20   if (kind == 64) return (b & UINT64_C(0x7fffffffffffffff)) > UINT64_C(0x7ff0000000000000);\n\
+\x20   if (kind == 32) return (b & UINT64_C(0x7fffffff)) > UINT64_C(0x7f800000);\n\
+\x20   return 0;\n}\n\n\
+int main(int argc, char **argv) {\n\
+\x20   int exact_nan = argc > 1 && strcmp(argv[1], \"--exact-nan\") == 0;\n\
+\x20   int i, k, mismatches = 0;\n\
+\x20   (void)fpforge_call;\n\
+\x20   for (i = 0; i < FPFORGE_TESTS; i++) {\n\
+\x20       uint64_t out[FPFORGE_RESULTS];\n\
+\x20       fpforge_invoke(fpforge_tests[i], out);\n\
+\x20       if (!fpforge_quiet) fpforge_print(out);\n\
+\x20       for (k = 0; k < FPFORGE_RESULTS; k++) {\n\
+\x20           uint64_t want = fpforge_expected[i][k], got = out[k];\n\
+\x20           int kind = fpforge_kind[k];\n\
+\x20           if (kind == 0 || want == got) continue;\n\
+\x20           if (!exact_nan && fpforge_is_nan(want, kind) && fpforge_is_nan(got, kind)) continue;\n\
+\x20           fprintf(stderr, \"test %d (line %d of inputs.txt): %s: expected 0x%016llx, got 0x%016llx\\n\",\n\
+\x20                   i, i + 1, fpforge_name[k], (unsigned long long)want, (unsigned long long)got);\n\
+\x20           mismatches++;\n\
+\x20       }\n\
+\x20   }\n\
+\x20   if (mismatches) fprintf(stderr, \"regression: %d mismatching results in %d tests\\n\", mismatches, FPFORGE_TESTS);\n\
+\x20   return mismatches != 0;\n}\n#endif\n";
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn values_are_converted_from_their_bits() {
+    fn values_are_converted_from_and_to_their_bits() {
         assert_eq!(from_bits(Type::F64, "v"), "fpforge_f64_bits(v)");
         assert_eq!(from_bits(Type::F32, "v"), "fpforge_f32_bits((uint32_t)v)");
         assert_eq!(
             from_bits(Type::I32, "v"),
             "(int)fpforge_i64_bits(fpforge_sext(v, 32))"
         );
+        assert_eq!(to_bits(Type::I32, "r"), "(uint64_t)(uint32_t)(r)");
+        assert_eq!(compare_kind(Type::Ptr), 0);
         assert_eq!(
             param_decl(&ParamInput::Array {
                 elem: Type::F32,

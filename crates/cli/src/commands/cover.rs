@@ -8,6 +8,7 @@
 use crate::interrupt::interrupt_flag;
 use crate::options::CoverOptions;
 use crate::prover::ConcolicProver;
+use crate::EXIT_FINDINGS;
 use anyhow::Result;
 use fpforge_cover::{cover_with, CoverEvent, SideProver};
 use fpforge_report::{CoverageOut, Ending};
@@ -53,7 +54,11 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     if progress {
         eprint!("\r\x1b[K");
     }
-    let summary = out.finish(&report.sides, &Ending::of_cover(&report))?;
-    crate::output::emit(&summary)?;
-    Ok(ExitCode::SUCCESS)
+    let finished = out.finish(&report.sides, &Ending::of_cover(&report))?;
+    crate::output::emit(&finished.text)?;
+    Ok(if finished.findings > 0 {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -4,6 +4,7 @@
 //! `regression.c`) and prints the same summary.
 
 use crate::options::ExploreOptions;
+use crate::EXIT_FINDINGS;
 use anyhow::Result;
 use fpforge_explore::{explore, ExploreConfig};
 use fpforge_report::{CoverageOut, Ending};
@@ -21,7 +22,11 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     let report = explore(module, func, spec, &config, |event| {
         out.explore_event(event)
     })?;
-    let summary = out.finish(&report.sides, &Ending::of_explore(&report))?;
-    crate::output::emit(&summary)?;
-    Ok(ExitCode::SUCCESS)
+    let finished = out.finish(&report.sides, &Ending::of_explore(&report))?;
+    crate::output::emit(&finished.text)?;
+    Ok(if finished.findings > 0 {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -7,4 +7,6 @@ mod basics;
 mod common;
 mod cover;
 mod explore;
+mod findings;
 mod gcov;
+mod reports;

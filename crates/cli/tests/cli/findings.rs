@@ -1,0 +1,93 @@
+//! Crashes and hangs are findings: `cover` on `tests/fixtures/findings/faults.c` reports
+//! each fault once, in a file of its own that `fpforge run` replays (exit 3), exits 3
+//! itself, and keeps every crashing or hanging input out of `inputs.txt` and
+//! `regression.c`, whose program then runs to its end natively.
+
+use crate::common::{fpforge, json_file, stderr, stdout};
+use std::path::Path;
+use std::process::Command;
+
+fn fixture() -> String {
+    crate::common::fixture("findings", "faults.c")
+}
+
+/// The inputs of `inputs.txt` (or of a finding file, without its comment lines).
+fn input_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn replay(func: &str, line: &str) -> std::process::Output {
+    let file = fixture();
+    let mut args = vec!["run", &file, "-f", func, "--"];
+    args.extend(line.split(' '));
+    fpforge(&args)
+}
+
+#[test]
+fn crashes_and_hangs_are_findings_that_replay() {
+    for (func, kind, trap) in [
+        ("halvings", "hang", "fuel exhausted"),
+        ("scaled", "crash", "null pointer dereference"),
+        ("checked_inverse", "crash", "assertion failed"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_string_lossy().into_owned();
+        let run = fpforge(&[
+            "cover",
+            &fixture(),
+            "-f",
+            func,
+            "--seed",
+            "1",
+            "--out",
+            &out,
+        ]);
+        assert_eq!(run.status.code(), Some(3), "{func}: {}", stderr(&run));
+        assert!(
+            stdout(&run).contains(&format!("{kind} 1: {trap}")),
+            "{}",
+            stdout(&run)
+        );
+        let coverage = json_file(&dir.path().join("coverage.json"));
+        let findings = coverage["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 1, "{func}: one fault, one finding");
+        assert_eq!(findings[0]["kind"], kind);
+        let file = dir.path().join(findings[0]["file"].as_str().unwrap());
+        let lines = input_lines(&file);
+        assert_eq!(lines, [findings[0]["input"].as_str().unwrap()]);
+        let replayed = replay(func, &lines[0]);
+        assert_eq!(
+            replayed.status.code(),
+            Some(3),
+            "{func}: {}",
+            stdout(&replayed)
+        );
+        assert!(stdout(&replayed).contains(trap), "{}", stdout(&replayed));
+        for line in input_lines(&dir.path().join("inputs.txt")) {
+            assert_eq!(replay(func, &line).status.code(), Some(0), "{func} {line}");
+        }
+        assert_eq!(coverage["covered"], coverage["sides"], "{func}");
+        run_regression_natively(dir.path(), func);
+    }
+}
+
+/// Compiles `regression.c` with the fixture and runs it: it must end normally.
+fn run_regression_natively(dir: &Path, func: &str) {
+    let exe = dir.join("regression");
+    let built = Command::new("gcc")
+        .args(["-std=c99", "-w", "-o"])
+        .arg(&exe)
+        .arg(dir.join("regression.c"))
+        .arg(fixture())
+        .arg("-lm")
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{func}: {}", stderr(&built));
+    let ran = Command::new(&exe).output().unwrap();
+    assert!(ran.status.success(), "{func}: regression.c failed: {ran:?}");
+}

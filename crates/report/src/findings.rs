@@ -1,0 +1,83 @@
+//! Crashes and hangs as users keep them: one file per finding in `OUT/crashes/` and
+//! `OUT/hangs/` (numbered from 1 in the order found), made of `#` comment lines (what
+//! happened, where, and the command that replays it) and one line in `inputs.txt`'s
+//! format, so that
+//!
+//! ```sh
+//! fpforge run SRC -f FUNC -- $(grep -v '^#' OUT/crashes/1.txt)
+//! ```
+//!
+//! reproduces it (exit code 3). The same findings are listed in `coverage.json`
+//! (`findings`) and in the summary.
+
+use fpforge_exec::{Finding, FindingKind};
+use fpforge_spec::InputSpec;
+use fpir::{Func, Module};
+use serde::Serialize;
+
+/// The directory of a kind of finding inside the output directory.
+pub fn dir_name(kind: FindingKind) -> &'static str {
+    match kind {
+        FindingKind::Crash => "crashes",
+        FindingKind::Hang => "hangs",
+    }
+}
+
+/// One finding as reports list it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FindingRow {
+    /// `crash` or `hang`.
+    pub kind: &'static str,
+    /// Its number among the findings of its kind, from 1.
+    pub number: usize,
+    /// The trap's message (`integer division by zero`, `fuel exhausted`, ...).
+    pub trap: String,
+    /// The function executing the faulting instruction.
+    pub function: String,
+    /// Its source location.
+    pub location: String,
+    /// The finding's file, relative to the output directory (`crashes/1.txt`).
+    pub file: String,
+    /// The input, as `fpforge run` reads it.
+    pub input: String,
+}
+
+impl FindingRow {
+    /// The row of `finding`, the `number`-th of its kind (from 1), an input of `spec`.
+    pub fn new(module: &Module, spec: &InputSpec, finding: &Finding, number: usize) -> Self {
+        let trap = &finding.trap;
+        FindingRow {
+            kind: finding.kind.name(),
+            number,
+            trap: trap.kind.to_string(),
+            function: module
+                .funcs
+                .get(trap.func)
+                .map_or_else(|| trap.func.to_string(), |f| f.name.clone()),
+            location: module.describe_loc(trap.loc),
+            file: format!("{}/{number}.txt", dir_name(finding.kind)),
+            input: spec.line(&finding.coords),
+        }
+    }
+
+    /// The finding's file for the entry function `func` (see the module docs).
+    pub fn file_text(&self, module: &Module, func: Func) -> String {
+        let entry = &module.funcs[func];
+        let source = entry
+            .loc
+            .and_then(|l| module.files.get(l.file))
+            .map_or("SRC", String::as_str);
+        format!(
+            "# {}: {} in {} at {}\n# replay: fpforge run {source} -f {} -- $(grep -v '^#' {})\n{}\n",
+            self.kind, self.trap, self.function, self.location, entry.name, self.file, self.input
+        )
+    }
+
+    /// The summary line: `crash 1: integer division by zero in f at f.c:12:7 (crashes/1.txt)`.
+    pub fn summary_line(&self) -> String {
+        format!(
+            "{} {}: {} in {} at {} ({})",
+            self.kind, self.number, self.trap, self.function, self.location, self.file
+        )
+    }
+}
