@@ -41,8 +41,10 @@
 //! # What does not
 //!
 //! `long double` (x86_fp80), `__float128`, `_Float16` and integers wider than 64 bits
-//! as values; arithmetic on vectors; atomics, inline assembly, variable arguments,
-//! exceptions, computed goto. In dead code (behind a branch on a constant, as musl's
+//! as values; arithmetic on vectors; atomics, inline assembly other than the idioms of
+//! libm sources (`bsr`/`bsf`, `sqrtsd`, `cvtsd2si`, ...), variable arguments (`va_start`,
+//! and calls passing more than a variadic function's fixed parameters), exceptions,
+//! computed goto. In dead code (behind a branch on a constant, as musl's
 //! type-generic macros produce) such a construct is dropped. Elsewhere its function is
 //! lowered as a skeleton that traps when called, and the construct is an error — a
 //! [`LowerError::Unsupported`] naming it, its function, `file:line:col` and the chain

@@ -725,3 +725,35 @@ fn compile_commands_list_library_files_with_their_own_flags() {
     let text = fpir::write_module(&loaded.module);
     assert!(text.contains("0x1p+2") && text.contains("0x1p+1"), "{text}");
 }
+
+#[test]
+fn a_variadic_function_called_with_its_fixed_parameters_only_is_an_ordinary_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.c");
+    std::fs::write(
+        &file,
+        "int last;\n\
+         void report(const char *who, int code, const char *fmt, ...) { last = code; }\n\
+         double checked(double x) { if (x < 0) report(\"checked\", 7, 0); return x; }\n\
+         double formatted(double x) { report(\"formatted\", 7, \"%g\", x); return x; }\n",
+    )
+    .unwrap();
+    let opts = |entry: &str| LoadOptions::default().with_entry(entry);
+    let loaded = fpforge_lower::load_program(&[file.clone()], &opts("checked")).expect("loads");
+    let module = &loaded.module;
+    let report = module.func_by_name("report").unwrap();
+    let calls_report = module.funcs[loaded.entry.unwrap()]
+        .blocks
+        .values()
+        .flat_map(|b| &b.insts)
+        .any(|i| {
+            matches!(&i.kind, InstKind::Call { callee: Callee::Direct(f), args } if *f == report && args.len() == 3)
+        });
+    assert!(calls_report, "{}", fpir::write_module(module));
+    let err = fpforge_lower::load_program(&[file], &opts("formatted")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("call of variadic function `report` with variable arguments"),
+        "{err}"
+    );
+}

@@ -111,9 +111,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     .iter()
                     .map(|(a, _)| self.type_of(a))
                     .collect();
-                if def.is_var_arg {
+                // A call passing only the fixed parameters (`sf_error(name, code, NULL)`)
+                // is an ordinary call; a callee that reads variable arguments is itself
+                // unsupported (`va_start`).
+                if def.is_var_arg && arg_types.len() > def_params.len() {
                     return Err(self.unsupported(format!(
-                        "call of variadic function `{}` (variable arguments)",
+                        "call of variadic function `{}` with variable arguments",
                         def.name
                     )));
                 }
