@@ -120,6 +120,8 @@ def load(fpforge, lib, file, func, lib_dirs, cache):
             pulled = line.split(": ", 1)[1].split(", ")
         elif line.startswith("error: ") and error is None:
             error = describe_error(line[len("error: "):])
+        elif error and error.startswith("cannot compile") and error.endswith(":") and "error:" in line:
+            error += " " + line.split("error: ", 1)[1]
     if r.returncode != 0 and error is None:
         error = f"exit {r.returncode}: {r.stderr.strip()[:200]}"
     return secs, [Path(p).name for p in pulled], error
