@@ -739,7 +739,8 @@ fn a_variadic_function_called_with_its_fixed_parameters_only_is_an_ordinary_call
     )
     .unwrap();
     let opts = |entry: &str| LoadOptions::default().with_entry(entry);
-    let loaded = fpforge_lower::load_program(&[file.clone()], &opts("checked")).expect("loads");
+    let loaded =
+        fpforge_lower::load_program(std::slice::from_ref(&file), &opts("checked")).expect("loads");
     let module = &loaded.module;
     let report = module.func_by_name("report").unwrap();
     let calls_report = module.funcs[loaded.entry.unwrap()]
