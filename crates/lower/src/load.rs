@@ -34,7 +34,7 @@ pub fn load(inputs: &[PathBuf], opts: &LoadOptions) -> Result<fpir::Module, Lowe
 /// [`load`], with the entry function, the library files pulled in and what the entry
 /// may use that nothing defines. With a library search path, the files that define
 /// what the entry reaches and the inputs lack are linked in, round after round, until
-/// nothing more is found (see [`crate::library`]).
+/// nothing more is found (see [`LoadOptions::lib_dirs`]).
 pub fn load_program(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, LowerError> {
     let compiled = Compiled::new(inputs, opts)?;
     let library = if opts.lib_dirs.is_empty() && opts.compile_commands.is_none() {
