@@ -46,12 +46,20 @@ SCALARS = {"double", "float", "int", "long", "long long"}
 
 def status_label(side):
     """A coverage.json side's status in words: `covered`, `infeasible (METHOD)`,
-    `not reached (likely infeasible)` or `not reached (branch not executed)`."""
+    `not reached (likely infeasible)`, `not reached (not tried enough)` or
+    `not reached (branch not executed)`."""
     if side["status"] == "infeasible":
         return f"infeasible ({side['method']})"
     if side["status"] == "not reached":
-        return "not reached (likely infeasible)" if side.get("branch_reached") else "not reached (branch not executed)"
+        if not side.get("branch_reached"):
+            return "not reached (branch not executed)"
+        return "not reached (likely infeasible)" if side.get("likely_infeasible") else "not reached (not tried enough)"
     return side["status"]
+
+
+def branch_sites(cov):
+    """The program's own branch sites of a coverage.json (trap guards are counted apart)."""
+    return [s for s in cov["sites"] if s.get("kind") != "trap"]
 
 
 def sh(cmd, cwd=None, timeout=None, check=True, env=None):
@@ -325,8 +333,9 @@ class Bench:
             row.update(fp_wall=wall, evals=cov["stats"]["evaluations"], search_s=cov.get("seconds"),
                        infeasible=cov["infeasible"], sides=cov["sides"],
                        sides_covered=cov["covered"], tests=cov["tests"], stop=cov.get("stop"),
-                       crashes=cov["crashes"], hangs=cov["hangs"])
-            statuses = [status_label(side) for s in cov["sites"] for side in s["sides"]]
+                       crashes=cov["crashes"], hangs=cov["hangs"],
+                       traps=cov.get("traps", {"targets": 0, "reached": 0, "infeasible": 0, "not_reached": 0}))
+            statuses = [status_label(side) for s in branch_sites(cov) for side in s["sides"]]
             row["sides_infeasible"] = cov["infeasible"]
             row["sides_open"] = row["sides"] - row["sides_covered"] - row["sides_infeasible"]
             row["settled"] = row["sides_open"] == 0
@@ -334,7 +343,7 @@ class Bench:
             for st in statuses:
                 row["statuses"][st] = row["statuses"].get(st, 0) + 1
             row["uncovered"] = [(s["location"], side["side"], status_label(side))
-                                for s in cov["sites"] for side in s["sides"]
+                                for s in branch_sites(cov) for side in s["sides"]
                                 if side["status"] != "covered"]
             g = self.gcov_of_fpforge(work, func, files, out, objs)
             if g is None:
@@ -407,7 +416,7 @@ class Bench:
     def cross_check(self, work: Path, func, files, cov, queue):
         """Replays peer inputs through the interpreter: the sides fpforge reported
         infeasible that one of them takes (must be none), and how many were replayed."""
-        infeasible = {(s["id"], side["arm"]): status_label(side) for s in cov["sites"]
+        infeasible = {(s["id"], side["arm"]): status_label(side) for s in branch_sites(cov)
                       for side in s["sides"] if side["status"] == "infeasible"}
         out = {"replayed": 0, "replay_failed": 0, "violations": [], "site_mismatch": []}
         if not infeasible:
@@ -437,10 +446,10 @@ class Bench:
                 v.append(s)
             inputs.append(v)
         bc = self.bitcode(work, files)
-        locations = {s["id"]: s["location"] for s in cov["sites"]}
+        locations = {s["id"]: s["location"] for s in branch_sites(cov)}
         # Every side a replay takes at a site of coverage.json must be one of its sides
         # (the labels agree); the ones that are not are listed.
-        labels = {(s["id"], side["arm"]) for s in cov["sites"] for side in s["sides"]}
+        labels = {(s["id"], side["arm"]) for s in branch_sites(cov) for side in s["sides"]}
         out["unknown_sides"] = []
 
         def replay(bits):
@@ -565,7 +574,8 @@ def main():
                  ("no-seeding", ["--no-seeding"]), ("no-refine", ["--no-refine"]),
                  ("no-targeted", ["--no-targeted"]), ("no-levels", ["--no-levels"]),
                  ("no-boundaries", ["--no-boundaries"]),
-                 ("no-reach", ["--no-reach"]), ("jobs 2", ["--jobs", "2"]),
+                 ("no-reach", ["--no-reach"]), ("no-trap-targets", ["--no-trap-targets"]),
+                 ("jobs 2", ["--jobs", "2"]),
                  ("coverme", ["--no-ulp-space", "--no-ulp-distance", "--no-seeding",
                               "--no-refine", "--no-targeted", "--no-levels",
                               "--no-boundaries", "--no-reach"])]
@@ -658,6 +668,14 @@ def print_table(rows, args):
               f"({pct(settled_all, len(ran)):.0f}%)")
         unsettled = [f"{r['function']} ({r['sides_open']})" for r in ran if not r["settled"]]
         print(f"functions with open sides (how many): {', '.join(unsettled) or 'none'}")
+        traps = {k: sum(r["traps"][k] for r in ran) for k in ("targets", "reached", "infeasible", "not_reached")}
+        print(f"trap targets (every division and variable memory access): {traps['targets']}, "
+              f"{traps['reached']} reached by a crash, {traps['infeasible']} proved unreachable, "
+              f"{traps['not_reached']} not reached")
+        crashed = [f"{r['function']} ({r['crashes']} crash, {r['hangs']} hang)" for r in ran if r["crashes"] or r["hangs"]]
+        print(f"functions with findings: {', '.join(crashed) or 'none'}")
+        open_traps = [f"{r['function']} ({r['traps']['not_reached']})" for r in ran if r["traps"]["not_reached"]]
+        print(f"functions with trap targets not reached: {', '.join(open_traps) or 'none'}")
         kinds = {}
         for r in ran:
             for st, n in r.get("statuses", {}).items():

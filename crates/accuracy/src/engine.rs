@@ -27,6 +27,7 @@ use crate::config::{AccuracyConfig, Strategy};
 use crate::error::AccuracyError;
 use crate::measure::{worse, Finding, Measurer};
 use crate::targets::{Target, Targets};
+use fpforge_exec::finding::FindingLog;
 use fpforge_search::ordinal::{from_ordinal, to_ordinal};
 use fpforge_search::{avm, AvmConfig, Budget, Evaluator, Space};
 use fpforge_spec::plan::{InputPlan, Test};
@@ -92,6 +93,8 @@ pub struct AccuracyReport {
     pub worst_same_path: Option<Finding>,
     /// Blame for the worst input.
     pub blame: Blame,
+    /// Inputs on which the function crashes or hangs, one per fault, minimized.
+    pub crashes: Vec<fpforge_exec::Finding>,
     /// The check targets.
     pub targets: Vec<TargetStatus>,
     /// Candidates evaluated.
@@ -120,6 +123,12 @@ pub enum AccuracyEvent<'a> {
         plan: &'a InputPlan,
         /// The check targets.
         targets: &'a [Target],
+    },
+    /// An input on which the function crashes or hangs, new by its kind and place
+    /// (minimized; kept apart from the error findings).
+    Crash {
+        /// It.
+        finding: &'a fpforge_exec::Finding,
     },
     /// A new worst input.
     NewWorst {
@@ -186,6 +195,7 @@ pub fn accuracy_with(
     let funcs = module.reachable_funcs(func);
     let targets = Targets::select(module, &funcs, &config.sites);
     let measurer = Measurer::new(module, func, config, targets.clone())?;
+    let crashes = FindingLog::new(module, func, measurer.exec_config().clone());
     on_event(&AccuracyEvent::Started {
         plan: measurer.plan(),
         targets: &targets.list,
@@ -202,6 +212,7 @@ pub fn accuracy_with(
         deadline: config.time_limit.map(|t| start + t),
         last_progress: start,
         stop: None,
+        crashes,
         on_event: &mut on_event,
     };
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
@@ -216,6 +227,7 @@ pub fn accuracy_with(
     }
     let stop = state.stop.unwrap_or(StopReason::EvalLimit);
     let evals = state.evals;
+    let crashes = std::mem::take(&mut state.crashes.list);
     let mut top = Vec::with_capacity(state.top.len());
     let kept: Vec<Test> = state.top.iter().map(|(f, _)| f.test.clone()).collect();
     for test in kept {
@@ -252,6 +264,7 @@ pub fn accuracy_with(
         non_finite,
         worst_same_path,
         blame,
+        crashes,
         targets,
         evals,
         elapsed: start.elapsed(),
@@ -285,6 +298,7 @@ struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
     deadline: Option<Instant>,
     last_progress: Instant,
     stop: Option<StopReason>,
+    crashes: FindingLog<'m>,
     on_event: &'e mut E,
 }
 
@@ -309,6 +323,19 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
             self.stop = Some(StopReason::Interrupted);
         }
         self.stop.is_none()
+    }
+
+    /// Keeps `test` as a crash finding when its run trapped in a new way.
+    fn note_crash(&mut self, test: &Test) {
+        let Some(trap) = self.measurer.last_trap().cloned() else {
+            return;
+        };
+        let spec = self.measurer.plan().spec();
+        if let Ok(Some(index)) = self.crashes.add(spec, &trap, test.coords.clone()) {
+            (self.on_event)(&AccuracyEvent::Crash {
+                finding: &self.crashes.list[index],
+            });
+        }
     }
 
     fn remaining_evals(&self) -> u64 {
@@ -349,6 +376,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         self.evals += 1;
         let test = self.measurer.plan().decode(point);
         let finding = self.measurer.measure(&test);
+        self.note_crash(&test);
         let checks = self.measurer.checks();
         let mut max_cancel = 0i32;
         for (i, d) in self.distances.iter_mut().enumerate() {

@@ -6,7 +6,7 @@
 use crate::config::AccuracyConfig;
 use crate::error::AccuracyError;
 use crate::targets::{CheckObserver, Targets};
-use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSlot, Interpreter, Outcome};
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSlot, Interpreter, Outcome, Trap};
 use fpforge_mpfr::{measure, ErrorMeasure, HighPrecision, HighValue};
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::{InputSpec, ParamInput};
@@ -71,6 +71,9 @@ pub struct Measurer<'m> {
     concrete: Interpreter<'m, Concrete, CheckObserver>,
     high: Interpreter<'m, HighPrecision, BranchTrace>,
     verify: Option<Interpreter<'m, HighPrecision, BranchTrace>>,
+    /// The trap of the last concrete run, when it trapped.
+    last_trap: Option<Trap>,
+    exec: ExecConfig,
 }
 
 impl<'m> Measurer<'m> {
@@ -104,7 +107,7 @@ impl<'m> Measurer<'m> {
                 module,
                 HighPrecision::new(p),
                 BranchTrace::default(),
-                exec,
+                exec.clone(),
             )?),
             _ => None,
         };
@@ -115,12 +118,25 @@ impl<'m> Measurer<'m> {
             concrete,
             high,
             verify,
+            last_trap: None,
+            exec,
         })
     }
 
     /// The input plan.
     pub fn plan(&self) -> &InputPlan {
         &self.plan
+    }
+
+    /// The trap of the last concrete run of [`Measurer::measure`], when it trapped:
+    /// the input crashes or hangs the function.
+    pub fn last_trap(&self) -> Option<&Trap> {
+        self.last_trap.as_ref()
+    }
+
+    /// The interpreter limits of the runs.
+    pub fn exec_config(&self) -> &ExecConfig {
+        &self.exec
     }
 
     /// The check observer of the last concrete run.
@@ -143,6 +159,10 @@ impl<'m> Measurer<'m> {
     fn measure_with(&mut self, test: &Test, verified: bool) -> Option<Finding> {
         self.concrete.observer_mut().clear();
         let run = self.concrete.call(self.func, test.args()).ok()?;
+        self.last_trap = match &run.outcome {
+            Outcome::Trapped(trap) => Some(trap.clone()),
+            Outcome::Returned(_) => None,
+        };
         let reference = match (verified, self.verify.as_mut()) {
             (true, Some(v)) => v,
             _ => &mut self.high,

@@ -204,13 +204,61 @@ pub struct CoverArgs {
     /// which finds witnesses the search missed or proves sides infeasible.
     #[arg(long)]
     pub no_reach: bool,
-    /// Seconds `reach` gets for the open sides (default: what is left of the time
-    /// limit, at least 1 and at most 3).
+    /// Seconds `reach` gets for the open sides, on top of the time limit (default: the
+    /// search stops early to leave `reach` a fifth of the limit, at most 3 s, so the run
+    /// ends within the limit).
     #[arg(long, value_name = "S")]
     pub reach_time: Option<f64>,
+    /// Do not aim at trap targets: the inputs that make a division, a load or a store
+    /// trap (their guards' `trap` sides); crashes are then found only when a search for
+    /// branch sides happens upon them.
+    #[arg(long)]
+    pub no_trap_targets: bool,
+    /// Start from your own inputs: a file of argument lines as `inputs.txt` holds them
+    /// (a previous run's `inputs.txt`, say; blank lines and `#` comments skipped). They
+    /// run first and the search goes on from them.
+    #[arg(long, value_name = "FILE")]
+    pub seeds: Option<PathBuf>,
+    /// Also measure the tests as users' tools do: build regression.c with
+    /// `gcc --coverage` and the C sources, run it, and print gcov's branch figure beside
+    /// fpforge's (gcc counts `&&`, `||`, `?:` differently). Files go to OUT/gcov/.
+    #[arg(long)]
+    pub gcov: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub ci: CiArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// What a CI job reads from `cover` and `explore`: a JUnit file and an exit code.
+#[derive(Args, Debug, Clone)]
+pub struct CiArgs {
+    /// Also write the results as JUnit XML to FILE: one test case per branch side
+    /// (covered passes, infeasible is skipped, not reached fails) and one per crash or
+    /// hang (an error).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Exit with code 4 when the feasible coverage, 100 * covered / (sides - infeasible),
+    /// is below PCT (0 to 100), after writing every file; crashes or hangs exit 3 first.
+    #[arg(long, value_name = "PCT")]
+    pub fail_under: Option<f64>,
+}
+
+/// How a searching command reports, the same on `cover`, `explore`, `reach` and
+/// `accuracy`.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print the results as JSON on stdout instead of the summary: the `coverage.json`
+    /// or `report.json` the run writes, or `reach`'s answer.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress on stderr and no summary on stdout: the output files and `--json`
+    /// only. Errors are still printed.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Search and solver flags shared by `reach` and `explore`.
@@ -262,12 +310,12 @@ pub struct ReachArgs {
     pub branch: Option<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
-    /// Write the deciding path condition to FILE as SMT-LIB (with --path).
+    /// Write the deciding path condition to FILE as SMT-LIB (needs --path: a branch
+    /// side is decided by many path queries).
     #[arg(long, value_name = "FILE")]
     pub emit_smt2: Option<PathBuf>,
-    /// Print the answer as JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Flags of `fpforge explore`.
@@ -280,9 +328,28 @@ pub struct ExploreArgs {
     pub program: ProgramArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// Do not aim at trap targets: the inputs that make a division, a load or a store
+    /// trap (their guards' `trap` sides); crashes are then found only when a search for
+    /// branch sides happens upon them.
+    #[arg(long)]
+    pub no_trap_targets: bool,
+    /// Start from your own inputs: a file of argument lines as `inputs.txt` holds them
+    /// (a previous run's `inputs.txt`, say; blank lines and `#` comments skipped). They
+    /// run first and the search goes on from them.
+    #[arg(long, value_name = "FILE")]
+    pub seeds: Option<PathBuf>,
+    /// Also measure the tests as users' tools do: build regression.c with
+    /// `gcc --coverage` and the C sources, run it, and print gcov's branch figure beside
+    /// fpforge's (gcc counts `&&`, `||`, `?:` differently). Files go to OUT/gcov/.
+    #[arg(long)]
+    pub gcov: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub ci: CiArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// How candidates are generated.
@@ -342,12 +409,11 @@ pub struct AccuracyArgs {
     /// searching.
     #[arg(long, value_name = "REPORT")]
     pub check_input: Option<PathBuf>,
-    /// Output directory (inputs.txt, report.json).
+    /// Output directory (inputs.txt, report.json, report.html).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print the JSON report on stdout instead of the text report.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Flags of `fpforge solve`.
@@ -355,9 +421,9 @@ pub struct AccuracyArgs {
 pub struct SolveArgs {
     /// SMT-LIB 2.6 script (`-` reads standard input).
     pub file: PathBuf,
-    /// Time limit per `check-sat`, in seconds.
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
-    pub timeout: f64,
+    /// Time limit per `check-sat`, in seconds (`--timeout` is the same flag).
+    #[arg(long, alias = "timeout", value_name = "S", default_value_t = 10.0)]
+    pub time_limit: f64,
     /// Which engine answers: interval propagation (can prove unsat), search engines
     /// (sat only), or all of them interleaved.
     #[arg(long, value_enum, default_value_t = SolverChoice::Portfolio)]

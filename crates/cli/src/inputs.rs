@@ -1,11 +1,13 @@
 //! Loading a [`Program`]: compile, link and lower its inputs from the entry function,
-//! refusing (or, with `--allow-undefined`, warning about) what it may use that nothing
-//! defines.
+//! refuse (or, with `--allow-undefined`, warn about) what it may use that nothing
+//! defines, and add trap guards for the commands that aim at faults.
 
-use crate::options::Program;
+use crate::options::{Program, TrapTargets};
 use anyhow::{Context, Result};
 use fpforge_lower::LowerError;
+use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
+use std::path::Path;
 
 /// A module loaded from the inputs, with the entry function resolved.
 pub struct Loaded {
@@ -51,14 +53,47 @@ impl Program {
         let func = loaded
             .entry
             .context("internal error: no entry function after loading one")?;
-        Ok(Loaded {
+        let mut loaded = Loaded {
             module: loaded.module,
             func,
-        })
+        };
+        if self.trap_targets == TrapTargets::On {
+            loaded.add_trap_guards()?;
+        }
+        Ok(loaded)
+    }
+}
+
+impl Loaded {
+    /// Guards every instruction that may trap in the functions the entry reaches
+    /// ([`fpir::guard`]).
+    fn add_trap_guards(&mut self) -> Result<()> {
+        let funcs = self.module.reachable_funcs(self.func);
+        fpir::guard::add_trap_guards(&mut self.module, &funcs)
+            .context("adding trap guards to the lowered program")?;
+        Ok(())
     }
 }
 
 /// The first line of `text` and the rest (with its leading newline).
 fn split_first_line(text: &str) -> (&str, &str) {
     text.find('\n').map_or((text, ""), |i| text.split_at(i))
+}
+
+/// The inputs of a `--seeds` file for `spec`: one argument line each (blank lines and
+/// `#` comments skipped); a line that does not fit is an error naming `FILE:LINE`.
+pub fn read_seeds(path: Option<&Path>, spec: &InputSpec) -> Result<Vec<Vec<u64>>> {
+    let Some(path) = path else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --seeds file {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(i, line)| {
+            spec.parse_line(line.trim())
+                .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))
+        })
+        .collect()
 }

@@ -8,10 +8,12 @@
 
 mod args;
 mod commands;
+mod gcov;
 mod inputs;
 mod interrupt;
 mod options;
 mod output;
+mod progress;
 mod prover;
 mod values;
 
@@ -25,6 +27,26 @@ pub const EXIT_TRAPPED: u8 = 3;
 /// Exit code of a `cover` or `explore` run that found inputs on which the function
 /// crashes or hangs (the same code as a trapped `run`: the program faulted).
 pub const EXIT_FINDINGS: u8 = EXIT_TRAPPED;
+
+/// Exit code of a `cover` or `explore` run whose feasible coverage is below
+/// `--fail-under` (and that found no crash or hang).
+pub const EXIT_FAIL_UNDER: u8 = 4;
+
+/// Exit code of a search that Ctrl-C stopped, after it wrote what it found (the shell's
+/// code for SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The exit code of a search that ended as `interrupted` says, with `findings` crashes
+/// or hangs: an interruption first, then findings.
+pub fn search_exit(interrupted: bool, findings: usize) -> ExitCode {
+    if interrupted {
+        ExitCode::from(EXIT_INTERRUPTED)
+    } else if findings > 0 {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
 
 fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
@@ -40,7 +62,16 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
-    match dispatch(Cli::parse().command) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Usage errors exit 1 like every other bad input; --help and --version 0.
+            let code = if err.use_stderr() { 1 } else { 0 };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    match dispatch(cli.command) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");

@@ -4,9 +4,10 @@
 //! configurations are built here; commands receive only these options.
 
 use crate::args::{
-    AccuracyArgs, CompileArg, CoverArgs, EngineArgs, ExploreArgs, FitnessChoice, IrArgs,
-    ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
+    AccuracyArgs, CiArgs, CompileArg, CoverArgs, EngineArgs, ExploreArgs, FitnessChoice, IrArgs,
+    OutputArgs, ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
 };
+use crate::progress::Verbosity;
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{AccuracyConfig, Sampling, SiteSelection, Strategy as AccuracyStrategy};
 use fpforge_cover::{CoverConfig, Metric, Space};
@@ -44,6 +45,14 @@ pub fn in_range<T: PartialOrd + Display>(flag: &str, value: T, min: T, max: T) -
     Ok(value)
 }
 
+/// A percentage: a number from 0 to 100.
+pub fn percent(flag: &str, value: f64) -> Result<f64> {
+    if !(0.0..=100.0).contains(&value) {
+        bail!("{flag} must be a percentage between 0 and 100, not {value}");
+    }
+    Ok(value)
+}
+
 /// A whole number of at least `min`.
 pub fn at_least<T: PartialOrd + Display>(flag: &str, value: T, min: T) -> Result<T> {
     if value < min {
@@ -62,6 +71,30 @@ pub struct Program {
     pub function: String,
     /// Compiler flags, the entry function and what may be missing from what it reaches.
     pub load: LoadOptions,
+    /// Whether loading adds trap guards.
+    pub trap_targets: TrapTargets,
+}
+
+/// Whether a command's program gets trap guards ([`fpir::guard`]): a branch before every
+/// instruction that may trap, whose `trap` side `cover` and `explore` aim at and `reach`
+/// and `sites` name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrapTargets {
+    /// The program as lowered.
+    Off,
+    /// Guards in every function the entry reaches.
+    On,
+}
+
+impl TrapTargets {
+    /// On unless the user said `--no-trap-targets`.
+    fn unless(disabled: bool) -> TrapTargets {
+        if disabled {
+            TrapTargets::Off
+        } else {
+            TrapTargets::On
+        }
+    }
 }
 
 const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
@@ -108,6 +141,7 @@ impl Program {
                 .with_skip_unsupported(args.skip_unsupported)
                 .with_allow_undefined(args.allow_undefined)
                 .with_lib_dirs(&args.lib_dirs),
+            trap_targets: TrapTargets::Off,
         };
         if let Some(db) = &args.compile_commands {
             program.load = program.load.with_compile_commands(db);
@@ -122,6 +156,14 @@ impl Program {
             bail!("unexpected argument `{extra}`: `{command}` takes input files only");
         }
         Ok(program)
+    }
+
+    /// The same program, loaded with or without trap guards.
+    fn with_trap_targets(self, trap_targets: TrapTargets) -> Program {
+        Program {
+            trap_targets,
+            ..self
+        }
     }
 }
 
@@ -168,7 +210,9 @@ impl TryFrom<SitesArgs> for SitesOptions {
 
     fn try_from(args: SitesArgs) -> Result<Self> {
         Ok(SitesOptions {
-            program: Program::new(&args.items, &args.program)?.0,
+            program: Program::new(&args.items, &args.program)?
+                .0
+                .with_trap_targets(TrapTargets::On),
             deep: args.deep,
             json: args.json,
         })
@@ -192,6 +236,47 @@ impl TryFrom<IrArgs> for IrOptions {
     }
 }
 
+/// What a CI job reads from `cover` and `explore`.
+#[derive(Debug, Clone, Default)]
+pub struct CiOptions {
+    /// Where to write the JUnit XML file.
+    pub junit: Option<PathBuf>,
+    /// The feasible coverage in percent below which the run exits with code 4.
+    pub fail_under: Option<f64>,
+}
+
+impl TryFrom<CiArgs> for CiOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: CiArgs) -> Result<Self> {
+        Ok(CiOptions {
+            junit: args.junit,
+            fail_under: args
+                .fail_under
+                .map(|p| percent("--fail-under", p))
+                .transpose()?,
+        })
+    }
+}
+
+/// How a searching command reports (`--json`, `--quiet`).
+#[derive(Debug, Clone, Copy)]
+pub struct OutputOptions {
+    /// The results as JSON on stdout instead of the summary.
+    pub json: bool,
+    /// Progress and summary, or neither.
+    pub verbosity: Verbosity,
+}
+
+impl From<OutputArgs> for OutputOptions {
+    fn from(args: OutputArgs) -> Self {
+        OutputOptions {
+            json: args.json,
+            verbosity: Verbosity::of(args.quiet),
+        }
+    }
+}
+
 /// `fpforge cover`.
 #[derive(Debug)]
 pub struct CoverOptions {
@@ -201,8 +286,16 @@ pub struct CoverOptions {
     pub config: CoverConfig,
     /// Hand the sides the search leaves open to concolic execution.
     pub reach: bool,
+    /// `--seeds`: a file of the user's inputs.
+    pub seeds: Option<PathBuf>,
+    /// `--gcov`: print gcov's branch figure of the tests.
+    pub gcov: bool,
     /// Output directory.
     pub out: PathBuf,
+    /// The JUnit file and the coverage threshold.
+    pub ci: CiOptions,
+    /// JSON or summary, progress or not.
+    pub output: OutputOptions,
 }
 
 impl From<CompileArg> for Compilation {
@@ -219,7 +312,8 @@ impl TryFrom<CoverArgs> for CoverOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: CoverArgs) -> Result<Self> {
-        let program = Program::files_only(&args.items, &args.program, "cover")?;
+        let program = Program::files_only(&args.items, &args.program, "cover")?
+            .with_trap_targets(TrapTargets::unless(args.no_trap_targets));
         let spaces = if args.no_ulp_space {
             vec![Space::Real]
         } else {
@@ -256,7 +350,11 @@ impl TryFrom<CoverArgs> for CoverOptions {
             program,
             config,
             reach: !args.no_reach,
+            seeds: args.seeds,
+            gcov: args.gcov,
             out: args.out,
+            ci: args.ci.try_into()?,
+            output: args.output.into(),
         })
     }
 }
@@ -314,8 +412,8 @@ pub struct ReachOptions {
     pub target: ReachTarget,
     /// Where to write the deciding path condition as SMT-LIB.
     pub emit_smt2: Option<PathBuf>,
-    /// JSON instead of text.
-    pub json: bool,
+    /// JSON or text, progress or not.
+    pub output: OutputOptions,
 }
 
 impl TryFrom<ReachArgs> for ReachOptions {
@@ -324,15 +422,19 @@ impl TryFrom<ReachArgs> for ReachOptions {
     fn try_from(args: ReachArgs) -> Result<Self> {
         let target = match (args.path, args.branch) {
             (Some(path), None) => ReachTarget::Path(path),
+            (None, Some(_)) if args.emit_smt2.is_some() => {
+                bail!("--emit-smt2 needs --path: a branch side is decided by many path queries")
+            }
             (None, Some(side)) => ReachTarget::Branch(side),
             _ => bail!("give exactly one of --path and --branch"),
         };
         Ok(ReachOptions {
-            program: Program::files_only(&args.items, &args.program, "reach")?,
+            program: Program::files_only(&args.items, &args.program, "reach")?
+                .with_trap_targets(TrapTargets::On),
             engine: args.engine.try_into()?,
             target,
             emit_smt2: args.emit_smt2,
-            json: args.json,
+            output: args.output.into(),
         })
     }
 }
@@ -344,8 +446,16 @@ pub struct ExploreOptions {
     pub program: Program,
     /// The engine.
     pub engine: EngineOptions,
+    /// `--seeds`: a file of the user's inputs.
+    pub seeds: Option<PathBuf>,
+    /// `--gcov`: print gcov's branch figure of the tests.
+    pub gcov: bool,
     /// Output directory.
     pub out: PathBuf,
+    /// The JUnit file and the coverage threshold.
+    pub ci: CiOptions,
+    /// JSON or summary, progress or not.
+    pub output: OutputOptions,
 }
 
 impl TryFrom<ExploreArgs> for ExploreOptions {
@@ -353,9 +463,14 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
 
     fn try_from(args: ExploreArgs) -> Result<Self> {
         Ok(ExploreOptions {
-            program: Program::files_only(&args.items, &args.program, "explore")?,
+            program: Program::files_only(&args.items, &args.program, "explore")?
+                .with_trap_targets(TrapTargets::unless(args.no_trap_targets)),
             engine: args.engine.try_into()?,
+            seeds: args.seeds,
+            gcov: args.gcov,
             out: args.out,
+            ci: args.ci.try_into()?,
+            output: args.output.into(),
         })
     }
 }
@@ -371,8 +486,8 @@ pub struct AccuracyOptions {
     pub check_input: Option<PathBuf>,
     /// Output directory.
     pub out: Option<PathBuf>,
-    /// JSON instead of text.
-    pub json: bool,
+    /// JSON or text, progress or not.
+    pub output: OutputOptions,
 }
 
 impl TryFrom<AccuracyArgs> for AccuracyOptions {
@@ -410,7 +525,7 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             config,
             check_input: args.check_input,
             out: args.out,
-            json: args.json,
+            output: args.output.into(),
         })
     }
 }
@@ -482,7 +597,7 @@ impl TryFrom<SolveArgs> for SolveOptions {
         Ok(SolveOptions {
             file: args.file,
             config: SolveConfig::default()
-                .with_timeout(seconds("--timeout", args.timeout)?)
+                .with_timeout(seconds("--time-limit", args.time_limit)?)
                 .with_strategy(strategy)
                 .with_fitness(fitness)
                 .with_seed(args.seed)
@@ -516,6 +631,20 @@ mod tests {
             at_least("--top-k", 0, 1).unwrap_err().to_string(),
             "--top-k must be at least 1, not 0"
         );
+    }
+
+    #[test]
+    fn percentages_are_between_0_and_100() {
+        assert_eq!(percent("--fail-under", 0.0).unwrap(), 0.0);
+        assert_eq!(percent("--fail-under", 87.5).unwrap(), 87.5);
+        assert_eq!(percent("--fail-under", 100.0).unwrap(), 100.0);
+        for bad in [-0.5, 100.5, f64::NAN, f64::INFINITY] {
+            let err = percent("--fail-under", bad).unwrap_err().to_string();
+            assert!(
+                err.starts_with("--fail-under must be a percentage between 0 and 100, not "),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -76,6 +76,9 @@ pub struct CoverConfig {
     pub args: Vec<ArgSpec>,
     /// Output arrays (`--out-arg`) (default: none).
     pub out_args: Vec<OutArgSpec>,
+    /// The user's own inputs (`--seeds`), as coordinate bits of the spec: evaluated
+    /// first, and the first starts search from them (default: none).
+    pub seeds: Vec<Vec<u64>>,
     /// Worker threads (default 1). Starts run in rounds, each worker with its own seed
     /// stream, and are merged in worker order after each round, so the same seed and
     /// job count give the same tests whatever the timing.
@@ -87,7 +90,8 @@ pub struct CoverConfig {
     /// or a proof of infeasibility (default: none).
     pub prover: Option<Arc<dyn SideProver>>,
     /// Time the prover gets (default: none, meaning what is left of
-    /// [`CoverConfig::time_limit`], at least 1 s and at most 3 s).
+    /// [`CoverConfig::time_limit`], at most 3 s: the search stops early to leave the
+    /// prover a fifth of the limit, so the run ends within it).
     pub prover_time: Option<Duration>,
 }
 
@@ -111,6 +115,7 @@ impl Default for CoverConfig {
             boundaries: true,
             args: Vec::new(),
             out_args: Vec::new(),
+            seeds: Vec::new(),
             jobs: 1,
             interrupt: None,
             prover: None,
@@ -232,6 +237,12 @@ impl CoverConfig {
     /// Sets [`CoverConfig::prover_time`].
     pub fn with_prover_time(mut self, time: Option<Duration>) -> Self {
         self.prover_time = time;
+        self
+    }
+
+    /// Sets [`CoverConfig::seeds`].
+    pub fn with_seeds(mut self, seeds: Vec<Vec<u64>>) -> Self {
+        self.seeds = seeds;
         self
     }
 

@@ -33,7 +33,11 @@
 //!
 //! Sides proved infeasible from constant branch conditions
 //! ([`SideTable::infeasible`]) count as done from the start, so a run whose other sides
-//! are all covered ends at once instead of searching for them.
+//! are all covered ends at once instead of searching for them. Trap targets (the `trap`
+//! sides of [`fpir::guard`]'s guards) are sides like any other; once they are all that
+//! is left open, the prover is asked about them, so that a function whose accesses and
+//! divisors cannot trap does not spend its whole budget looking for a crash; those it
+//! leaves open get as many more starts as the branches took (at least twenty).
 //!
 //! With [`CoverConfig::jobs`] above 1, the starts run in rounds: every worker thread
 //! runs four starts with its own start numbers (hence seed streams) from
@@ -70,7 +74,8 @@ use fpforge_search::{
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::InputSpec;
 use fpir::{
-    Closest, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus, Witness,
+    Closest, Effort, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus,
+    Witness,
 };
 use fpir::{CmpPred, FloatPred, IntPred};
 use rand::SeedableRng;
@@ -141,8 +146,23 @@ fn leveled(r: f64, open_hits: u32, metric: Metric) -> f64 {
 /// above every branch distance.
 const UNREACHED: f64 = 1.2e21;
 
-/// The least time a [`SideProver`] gets when the search used up the time limit.
-const PROVER_MIN_TIME: Duration = Duration::from_secs(1);
+/// The share of the time limit the search gets when a prover follows it (the prover gets
+/// the rest, so the run ends within the limit): a fifth of the limit, at most
+/// [`PROVER_DEFAULT_MAX_TIME`], goes to the prover unless `--reach-time` sets its time.
+fn search_share(limit: Duration, config: &CoverConfig) -> Duration {
+    if config.prover.is_none() || config.prover_time.is_some() {
+        return limit;
+    }
+    limit - (limit / 5).min(PROVER_DEFAULT_MAX_TIME)
+}
+
+/// The fewest starts aimed at trap targets once only they are open (see
+/// [`Search::settle_lone_trap_targets`]).
+const TRAP_SEARCH_MIN_STARTS: u32 = 20;
+
+/// The most time a [`SideProver`] gets for trap targets that are all that is open
+/// ([`Search::settle_lone_trap_targets`]).
+const TRAP_PROVER_TIME: Duration = Duration::from_secs(1);
 
 /// The most time a [`SideProver`] gets by default: sides it can settle it mostly
 /// settles fast, and a run whose sides stay open should not take the whole limit.
@@ -176,7 +196,7 @@ pub fn cover_with(
     } else {
         vec![func]
     };
-    let table = SideTable::new(module, &funcs);
+    let table = SideTable::new(module, func, &funcs);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let mut plan = InputPlan::new(module, func, &funcs, spec)?;
     if !config.seeding {
@@ -193,7 +213,8 @@ pub fn cover_with(
         shapes: &shapes,
         config,
         started,
-        deadline: config.time_limit.map(|t| started + t),
+        deadline: config.time_limit.map(|t| started + search_share(t, config)),
+        end: config.time_limit.map(|t| started + t),
     };
     on_event(&CoverEvent::Started {
         sides: &table.sides,
@@ -201,16 +222,20 @@ pub fn cover_with(
     });
     let mut search = Search::new(&shared, on_event)?;
     let (stop, starts) = search.run(&shared)?;
-    if config.boundaries && matches!(stop, CoverStop::AllCovered | CoverStop::StartsExhausted) {
+    let branches_done = matches!(
+        stop,
+        CoverStop::AllCovered | CoverStop::StartsExhausted | CoverStop::TrapSearchSpent
+    );
+    if config.boundaries && branches_done {
         search.cover_boundaries()?;
     }
-    let mut infeasible = infeasible.clone();
     if let Some(prover) = &config.prover {
         if stop != CoverStop::Interrupted {
-            search.settle(prover.as_ref(), &mut infeasible)?;
+            search.settle(prover.as_ref())?;
         }
     }
     let misses = search.explain_misses()?;
+    let infeasible = std::mem::take(&mut search.proved);
     let witness = std::mem::take(&mut search.witness);
     let tests = std::mem::take(&mut search.tests);
     let findings = std::mem::take(&mut search.findings.list);
@@ -253,7 +278,11 @@ struct Shared<'m, 's> {
     shapes: &'s SiteShapes,
     config: &'s CoverConfig,
     started: Instant,
+    /// When the search stops: the end of the time limit, or earlier to leave the
+    /// prover its share ([`search_share`]).
     deadline: Option<Instant>,
+    /// When the run must end, the prover's work included.
+    end: Option<Instant>,
 }
 
 /// What a worker of a parallel round hands back: the inputs it kept as tests or findings
@@ -263,6 +292,8 @@ struct RoundResult {
     found: Vec<Vec<u64>>,
     evals: u64,
     starts: u32,
+    /// The worker's searches aimed at each side.
+    effort: Vec<Effort>,
     stop: Option<CoverStop>,
 }
 
@@ -301,9 +332,19 @@ struct Search<'m, 's, E> {
     plan: &'s InputPlan,
     interp: Interpreter<'m, Concrete, Penalty<'s>>,
     exec_config: ExecConfig,
+    /// Sides taken by a test or finding, or proved infeasible: done either way.
     covered: Vec<bool>,
     witness: Vec<Option<Witness>>,
     covered_count: usize,
+    /// Sides proved infeasible: from constant conditions at the start, by the prover
+    /// when it settles sides.
+    proved: Vec<Option<InfeasibleMethod>>,
+    /// Whether the prover was already asked about the trap targets alone
+    /// ([`Search::settle_lone_trap_targets`]).
+    trap_targets_settled: bool,
+    /// Starts left for trap targets once they are all that is open and the prover left
+    /// some.
+    trap_starts_left: Option<u32>,
     tests: Vec<Test>,
     /// Crashes and hangs met so far.
     findings: FindingLog<'m>,
@@ -316,6 +357,8 @@ struct Search<'m, 's, E> {
     starts: u32,
     /// Where the round robin over frontier sides resumes.
     target_cursor: usize,
+    /// What was spent on each side so far (searches aimed at it, prover time).
+    effort: Vec<Effort>,
     started: Instant,
     /// When progress was last reported.
     last_progress: Instant,
@@ -349,6 +392,8 @@ fn run_worker(
     search.findings.assume_known(known);
     search.eval_cap = cap;
     search.target_cursor = first as usize;
+    // The prover is the main search's to ask, between rounds.
+    search.trap_targets_settled = true;
     search
         .table
         .saturate(&search.covered, &mut search.interp.observer_mut().saturated);
@@ -357,6 +402,7 @@ fn run_worker(
         found: search.kept,
         evals: search.evals,
         starts: search.starts,
+        effort: search.effort,
         stop,
     })
 }
@@ -386,6 +432,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             covered_count: covered.iter().filter(|&&c| c).count(),
             covered,
             witness: vec![None; shared.table.len()],
+            proved: shared.infeasible.to_vec(),
+            trap_targets_settled: false,
+            trap_starts_left: None,
             tests: Vec::new(),
             findings,
             kept: Vec::new(),
@@ -393,6 +442,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             eval_cap: config.max_evals,
             starts: 0,
             target_cursor: 0,
+            effort: vec![Effort::default(); shared.table.len()],
             started: shared.started,
             last_progress: shared.started,
             on_event,
@@ -407,6 +457,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     fn must_stop(&self) -> Option<CoverStop> {
         if self.covered_count == self.table.len() {
             Some(CoverStop::AllCovered)
+        } else if self.trap_starts_left == Some(0) {
+            Some(CoverStop::TrapSearchSpent)
         } else if self.interrupted() {
             Some(CoverStop::Interrupted)
         } else if self.eval_cap.is_some_and(|m| self.evals >= m) {
@@ -422,12 +474,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// job); returns why it stopped and how many starts ran.
     fn run(&mut self, shared: &Shared<'_, '_>) -> Result<(CoverStop, u32), CoverError> {
         let config = shared.config;
-        let specials = if config.seeding {
-            self.plan.special_points()
-        } else {
-            Vec::new()
-        };
-        for point in specials {
+        let mut points = self.seed_points();
+        if config.seeding {
+            points.extend(self.plan.special_points());
+        }
+        for point in points {
             if let Some(stop) = self.must_stop() {
                 return Ok((stop, 0));
             }
@@ -463,6 +514,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let jobs = config.jobs as u32;
         let mut next = 0u32;
         while next < config.n_start {
+            self.settle_lone_trap_targets()?;
             if let Some(stop) = self.must_stop() {
                 return Ok(Some(stop));
             }
@@ -495,6 +547,11 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 let result = result?;
                 self.evals += result.evals;
                 self.starts += result.starts;
+                self.count_trap_starts(result.starts);
+                for (total, worker) in self.effort.iter_mut().zip(&result.effort) {
+                    total.aimed_searches += worker.aimed_searches;
+                    total.aimed_evaluations += worker.aimed_evaluations;
+                }
                 for coords in result.found {
                     self.confirm(coords)?;
                 }
@@ -521,6 +578,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         };
         let mut from_witness: Option<Vec<f64>> = None;
         for start in first..first.saturating_add(count) {
+            self.settle_lone_trap_targets()?;
             if let Some(stop) = self.must_stop() {
                 return Ok(Some(stop));
             }
@@ -536,10 +594,13 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 None
             };
             self.interp.observer_mut().target = aim;
+            let evals_before = self.evals;
+            let seed = self.seed_point(start as usize);
             let point = match aim {
                 Some(_) => self.closest_test(),
                 None => from_witness
                     .take()
+                    .or(seed)
                     .unwrap_or_else(|| self.plan.start(&mut rng)),
             };
             if self.covered_count == self.table.len() {
@@ -569,6 +630,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
             self.interp.observer_mut().target = None;
             self.starts += 1;
+            self.count_trap_starts(1);
+            if let Some(side) = aim {
+                let effort = &mut self.effort[side as usize];
+                effort.aimed_searches += 1;
+                effort.aimed_evaluations += self.evals - evals_before;
+            }
             if let Some(err) = self.error.take() {
                 return Err(err.into());
             }
@@ -628,7 +695,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         ev: &fpforge_exec::BranchEvent,
         seen: &mut std::collections::BTreeMap<u32, [bool; 3]>,
     ) {
-        if self.table.first_side(ev.side.site).is_none() {
+        let guard = self.module.trap_check(ev.side.site).is_some();
+        if guard || self.table.first_side(ev.side.site).is_none() {
             return;
         }
         let Some(cmp) = self.module.branch_sites[ev.side.site].cmp else {
@@ -736,6 +804,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 continue;
             }
             miss.branch_reached = self.table.siblings(s as u32).any(|t| self.taken(t));
+            miss.effort = self.effort[s];
             if miss.branch_reached {
                 self.interp.observer_mut().target = Some(s as u32);
                 for (index, args) in args.iter().enumerate() {
@@ -757,7 +826,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// Whether some test takes side `s` (covered, not merely proved infeasible).
     fn taken(&self, s: u32) -> bool {
-        self.covered[s as usize] && self.shared.infeasible[s as usize].is_none()
+        self.covered[s as usize] && self.proved[s as usize].is_none()
     }
 
     /// The next uncovered side (round robin from `cursor`) whose branch some test
@@ -769,6 +838,19 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             .find(|&s| !self.covered[s] && self.table.siblings(s as u32).any(|t| self.taken(t)))?;
         *cursor = s + 1;
         Some(s as u32)
+    }
+
+    /// The user's seed inputs ([`CoverConfig::seeds`]) as search points.
+    fn seed_points(&self) -> Vec<Vec<f64>> {
+        (0..self.shared.config.seeds.len())
+            .filter_map(|i| self.seed_point(i))
+            .collect()
+    }
+
+    /// Seed input `i` as a search point.
+    fn seed_point(&self, i: usize) -> Option<Vec<f64>> {
+        let bits = self.shared.config.seeds.get(i)?;
+        (bits.len() == self.plan.dims()).then(|| self.plan.encode(&self.plan.test(bits.clone())))
     }
 
     /// The point of the test closest to the current target (each test is run once).
@@ -858,41 +940,100 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         }
     }
 
-    /// Hands the sides still open to `prover`: a witness counts once its re-run takes
-    /// the side ([`Search::confirm`]); a proof marks the side in `infeasible`.
-    fn settle(
+    /// Hands the sides still open to `prover` (see [`Search::settle_sides`]).
+    /// Sides the prover already answered `unknown` for are not asked again: its
+    /// answer would not change.
+    fn settle(&mut self, prover: &dyn SideProver) -> Result<(), CoverError> {
+        let open: Vec<usize> = (0..self.table.len())
+            .filter(|&s| !self.covered[s] && self.effort[s].proof_time.is_none())
+            .collect();
+        let time = self.prover_time(PROVER_DEFAULT_MAX_TIME);
+        self.settle_sides(prover, &open, time)
+    }
+
+    /// When the only open sides are trap targets (the program's own are all covered or
+    /// proved), asks the prover about them once, so that a run whose remaining targets
+    /// cannot trap ends instead of searching its whole budget for a crash.
+    fn settle_lone_trap_targets(&mut self) -> Result<(), CoverError> {
+        let Some(prover) = self.shared.config.prover.clone() else {
+            return Ok(());
+        };
+        if self.trap_targets_settled {
+            return Ok(());
+        }
+        let open: Vec<usize> = (0..self.table.len())
+            .filter(|&s| !self.covered[s])
+            .collect();
+        let only_traps = open
+            .iter()
+            .all(|&s| self.module.trap_check(self.table.sides[s].site).is_some());
+        if open.is_empty() || !only_traps {
+            return Ok(());
+        }
+        self.trap_targets_settled = true;
+        let time = self.prover_time(TRAP_PROVER_TIME);
+        self.settle_sides(prover.as_ref(), &open, time)?;
+        // A crash the search has not met in the starts the branches took is rare: the
+        // targets left get as many more (at least TRAP_SEARCH_MIN_STARTS), not the
+        // whole budget.
+        if self.covered_count < self.table.len() {
+            self.trap_starts_left = Some(self.starts.max(TRAP_SEARCH_MIN_STARTS));
+        }
+        Ok(())
+    }
+
+    /// Counts `starts` against the trap targets' share, once it is set.
+    fn count_trap_starts(&mut self, starts: u32) {
+        if let Some(left) = &mut self.trap_starts_left {
+            *left = left.saturating_sub(starts);
+        }
+    }
+
+    /// The time the prover gets: [`CoverConfig::prover_time`] when set, else what is
+    /// left of the time limit, at most `most` (without a limit, `most`).
+    fn prover_time(&self, most: Duration) -> Duration {
+        let remaining = self
+            .shared
+            .end
+            .map_or(most, |end| end.saturating_duration_since(Instant::now()));
+        self.shared
+            .config
+            .prover_time
+            .unwrap_or_else(|| remaining.min(most))
+    }
+
+    /// Hands the sides `open` to `prover` for `time`: a witness counts once its re-run takes the
+    /// side ([`Search::confirm`]); a proof marks the side proved, and done.
+    fn settle_sides(
         &mut self,
         prover: &dyn SideProver,
-        infeasible: &mut [Option<InfeasibleMethod>],
+        open: &[usize],
+        time: Duration,
     ) -> Result<(), CoverError> {
-        let open: Vec<usize> = (0..self.table.len())
-            .filter(|&s| !self.covered[s] && infeasible[s].is_none())
-            .collect();
         if open.is_empty() {
             return Ok(());
         }
-        let config = self.shared.config;
-        let remaining = self
-            .shared
-            .deadline
-            .map(|d| d.saturating_duration_since(Instant::now()))
-            .unwrap_or(PROVER_MIN_TIME);
-        let time = config
-            .prover_time
-            .unwrap_or_else(|| remaining.clamp(PROVER_MIN_TIME, PROVER_DEFAULT_MAX_TIME));
         let sides: Vec<Side> = open.iter().map(|&s| self.table.sides[s]).collect();
+        let asked = Instant::now();
         let answers = prover.settle(self.module, self.func, self.plan.spec(), &sides, time);
+        let spent = asked.elapsed();
         for (&s, answer) in open.iter().zip(answers) {
+            let tried = &mut self.effort[s].proof_time;
+            *tried = Some(tried.unwrap_or_default() + spent);
             match answer {
                 Settlement::Witness(bits) if bits.len() == self.plan.spec().dims() => {
                     self.confirm(bits)?;
                 }
                 Settlement::Infeasible(method) if !self.covered[s] => {
-                    infeasible[s] = Some(method);
+                    self.proved[s] = Some(method);
+                    self.covered[s] = true;
+                    self.covered_count += 1;
                 }
                 _ => {}
             }
         }
+        self.table
+            .saturate(&self.covered, &mut self.interp.observer_mut().saturated);
         Ok(())
     }
 
@@ -972,7 +1113,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     fn progress(&mut self) {
         self.last_progress = Instant::now();
         (self.on_event)(&CoverEvent::Progress {
-            covered: self.covered_count - self.shared.infeasible.iter().flatten().count(),
+            covered: self.covered_count - self.proved.iter().flatten().count(),
             total: self.table.len(),
             evals: self.evals,
             elapsed: self.started.elapsed(),

@@ -16,6 +16,10 @@ use std::time::Duration;
 pub enum CoverStop {
     /// Every included side is covered.
     AllCovered,
+    /// Every side but some trap targets is covered or proved, and the search for those
+    /// spent its share (as many starts as the branches took,
+    /// at least twenty).
+    TrapSearchSpent,
     /// Every starting point was searched.
     StartsExhausted,
     /// The evaluation budget is spent.
@@ -30,6 +34,7 @@ impl std::fmt::Display for CoverStop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             CoverStop::AllCovered => "all sides covered",
+            CoverStop::TrapSearchSpent => "all branch sides settled, trap target search spent",
             CoverStop::StartsExhausted => "all starting points searched",
             CoverStop::EvalLimit => "evaluation limit",
             CoverStop::TimeLimit => "time limit",

@@ -62,7 +62,7 @@ impl SiteShapes {
             .map(|(site, data)| {
                 let first = table.first_side(site)?;
                 Some(match data.kind {
-                    BranchKind::Cond => SiteShape::Cond {
+                    BranchKind::Cond | BranchKind::Trap(_) => SiteShape::Cond {
                         first,
                         cmp: data.cmp,
                     },

@@ -31,15 +31,15 @@ pub struct SideTable {
 }
 
 impl SideTable {
-    /// Numbers the sides of the sites in `funcs` and computes reachability.
-    pub fn new(module: &Module, funcs: &[Func]) -> SideTable {
+    /// Numbers the sides of the sites a run of `entry` tracks ([`Module::tracked_sites`]:
+    /// those of `funcs` and the trap guards of every function `entry` reaches), and
+    /// computes reachability.
+    pub fn new(module: &Module, entry: Func, funcs: &[Func]) -> SideTable {
         let mut sides = Vec::new();
         let mut first = vec![None; module.branch_sites.len()];
-        for (site, data) in module.branch_sites.iter() {
-            if funcs.contains(&data.func) {
-                first[site.0 as usize] = Some(sides.len() as u32);
-                sides.extend(module.sides_of(site));
-            }
+        for site in module.tracked_sites(entry, funcs) {
+            first[site.0 as usize] = Some(sides.len() as u32);
+            sides.extend(module.sides_of(site));
         }
         let mut table = SideTable {
             sides,

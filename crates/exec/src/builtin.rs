@@ -69,6 +69,14 @@ where
         Builtin::Umax => sem.umax(ty, value(0), value(1)),
         Builtin::Umin => sem.umin(ty, value(0), value(1)),
         Builtin::StackSave => sem.address(mem.stack_pointer()),
+        Builtin::AccessSlack => sem.constant(Type::I64, mem.access_slack(a, x) as u64),
+        Builtin::BoundsFault => {
+            return Err(TrapKind::ObjectOverrun {
+                offset: a as i64,
+                size: n,
+                object: x,
+            })
+        }
         Builtin::StackRestore => {
             // A restore below the frame's own mark would free the caller's allocas.
             if a >= mark {

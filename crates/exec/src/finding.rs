@@ -5,8 +5,10 @@
 //! that crashes is a useless regression test.
 //!
 //! The same fault reached from other inputs is one finding: findings are deduplicated by
-//! [`FindingKey`] (crash or hang, the kind of trap, the function and source location of
-//! the faulting instruction). [`minimize`] then makes a finding's input as simple as it
+//! [`FindingKey`]: crash or hang, the kind of trap, the function and source location of
+//! the faulting instruction, and the call stack that led there. A hang's location is
+//! wherever the fuel ran out, so a hang is keyed by its functions alone: the function
+//! that was running and the callers on its stack. [`minimize`] then makes a finding's input as simple as it
 //! can be while it still fails with the same key: each coordinate is tried at zero, then
 //! at one, then (floats) rounded to an integer, within the coordinate's range.
 //! [`FindingLog`] keeps an engine run's findings that way; engines share it.
@@ -14,7 +16,7 @@
 use crate::concrete::Concrete;
 use crate::interp::{ExecConfig, Interpreter, Outcome};
 use crate::observer::NoObserver;
-use crate::trap::{ExecError, Trap, TrapKind};
+use crate::trap::{CallSite, ExecError, Trap, TrapKind};
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module, SrcLoc, Type};
 use std::collections::HashSet;
@@ -46,6 +48,7 @@ pub struct FindingKey {
     trap: Discriminant<TrapKind>,
     func: Func,
     loc: Option<SrcLoc>,
+    stack: Vec<CallSite>,
 }
 
 /// An input on which the function under test crashes or hangs.
@@ -77,11 +80,24 @@ impl Finding {
 
     /// The finding's identity for deduplication.
     pub fn key(&self) -> FindingKey {
+        let place = |loc: Option<SrcLoc>| match self.kind {
+            FindingKind::Crash => loc,
+            FindingKind::Hang => None,
+        };
         FindingKey {
             kind: self.kind,
             trap: std::mem::discriminant(&self.trap.kind),
             func: self.trap.func,
-            loc: self.trap.loc,
+            loc: place(self.trap.loc),
+            stack: self
+                .trap
+                .stack
+                .iter()
+                .map(|call| CallSite {
+                    func: call.func,
+                    loc: place(call.loc),
+                })
+                .collect(),
         }
     }
 }

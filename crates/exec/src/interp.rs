@@ -24,7 +24,7 @@ use crate::memory::Memory;
 use crate::observer::Observer;
 use crate::prepare::{prepare, FuncCode, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
-use crate::trap::{ExecError, Trap, TrapKind};
+use crate::trap::{CallSite, ExecError, Trap, TrapKind, MAX_STACK};
 use fpforge_spec::Arg;
 use fpir::{EntityId, Func, Module, Type};
 use step::{step, Control, Machine};
@@ -526,7 +526,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     len,
                 } => {
                     if frames.len() >= max_depth {
-                        let trap = trap_at(func, fc, pc, TrapKind::StackOverflow);
+                        let trap = trap_at(prog, frames, func, pc, TrapKind::StackOverflow);
                         return (Outcome::Trapped(trap), steps);
                     }
                     let cfc = &prog.funcs[callee as usize];
@@ -573,7 +573,8 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 }
                 Control::Trap => {
                     let kind = m.pending.take().unwrap_or(TrapKind::Unreachable);
-                    return (Outcome::Trapped(trap_at(func, fc, pc, kind)), steps);
+                    let trap = trap_at(prog, frames, func, pc, kind);
+                    return (Outcome::Trapped(trap), steps);
                 }
             }
         }
@@ -600,11 +601,33 @@ fn lay_frame<V: Clone>(
     laid.push((func, base));
 }
 
-fn trap_at(func: u32, fc: &FuncCode, pc: usize, kind: TrapKind) -> Trap {
+fn trap_at(prog: &Program, frames: &[Frame], func: u32, pc: usize, kind: TrapKind) -> Trap {
+    let fc = &prog.funcs[func as usize];
+    // A call inlined where the trap is, then each frame's call (it resumes after it),
+    // innermost first.
+    let inlined = fc
+        .inlined_at
+        .get(pc)
+        .copied()
+        .flatten()
+        .map(|loc| CallSite {
+            func: Func(func),
+            loc: Some(loc),
+        });
+    let callers = frames.iter().rev().map(|frame| {
+        let caller = &prog.funcs[frame.func as usize];
+        let call = frame.pc.saturating_sub(1) as usize;
+        CallSite {
+            func: caller.owners.get(call).copied().unwrap_or(Func(frame.func)),
+            loc: caller.locs.get(call).copied().flatten(),
+        }
+    });
+    let stack = inlined.into_iter().chain(callers).take(MAX_STACK).collect();
     Trap {
         kind,
         func: fc.owners.get(pc).copied().unwrap_or(Func(func)),
         loc: fc.locs.get(pc).copied().flatten(),
+        stack,
     }
 }
 

@@ -69,7 +69,7 @@ pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
 pub use memory::Memory;
 pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace};
 pub use semantics::{InputSlot, Semantics};
-pub use trap::{ExecError, Trap, TrapKind};
+pub use trap::{CallSite, ExecError, Trap, TrapKind};
 
 pub mod docs {
     //! Design notes: the execution model and how each semantics plugs in.

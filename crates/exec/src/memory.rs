@@ -39,6 +39,8 @@ pub const HEAP_BASE: u64 = 0x1000_0000_0000;
 pub const STACK_BASE: u64 = 0x7ff0_0000_0000;
 /// Invalid bytes around every object (greater than the largest scalar access).
 pub const REDZONE: u64 = 16;
+/// The largest slack [`Memory::access_slack`] reports: a guard's distance needs no more.
+pub const SLACK_CAP: u64 = 1 << 16;
 /// Largest total size of the globals the interpreter lays out.
 pub const MAX_GLOBALS_BYTES: u64 = 1 << 30;
 
@@ -174,6 +176,8 @@ pub struct Memory {
     /// Byte range of the globals written since the last reset (empty when `lo >= hi`).
     dirty: (usize, usize),
     global_addrs: Vec<u64>,
+    /// Size of each global, parallel to `global_addrs`.
+    global_sizes: Vec<u64>,
     func_count: u64,
     /// Stack pointer, as an offset in the stack region.
     sp: u64,
@@ -258,6 +262,11 @@ impl Memory {
             regions: [region, Region::new(HEAP_BASE), Region::new(STACK_BASE)],
             dirty: (usize::MAX, 0),
             global_addrs: addrs,
+            global_sizes: module
+                .globals
+                .values()
+                .map(|g| g.init.len() as u64)
+                .collect(),
             func_count,
             sp: 0,
             live_top: 0,
@@ -306,7 +315,7 @@ impl Memory {
         }
     }
 
-    /// Checks every byte of a bulk access of `len >= 1` bytes.
+    /// Checks every byte of an access of `len >= 1` bytes.
     fn check_range(&self, addr: u64, len: u64, write: bool) -> Result<(usize, usize), TrapKind> {
         let r = Self::region_of(addr);
         let region = &self.regions[r];
@@ -351,6 +360,67 @@ impl Memory {
             }
         }
         TrapKind::OutOfBounds { addr, size }
+    }
+
+    /// How far, in bytes, an access of `size` bytes at `addr` could move either way and
+    /// stay inside the object it touches (at most [`SLACK_CAP`]); -1 when the access
+    /// traps because a byte it touches is not readable. An access of no bytes cannot
+    /// trap. Trap guards use it as a branch distance ([`fpir::guard`]).
+    pub fn access_slack(&self, addr: u64, size: u64) -> i64 {
+        if size == 0 {
+            return SLACK_CAP as i64;
+        }
+        if addr < NULL_GUARD || self.check_range(addr, size, false).is_err() {
+            return -1;
+        }
+        let end = addr.saturating_add(size);
+        let (start, stop) = match Self::region_of(addr) {
+            // A readable byte of the globals or the heap lies in a global or a block.
+            GLOBALS => self.global_around(addr),
+            HEAP => {
+                let i = self.blocks.partition_point(|b| b.addr <= addr);
+                match i.checked_sub(1).map(|i| self.blocks[i]) {
+                    Some(b) => (b.addr, b.addr + b.size),
+                    None => (addr, end),
+                }
+            }
+            _ => self.scan_object(addr, end),
+        };
+        let before = addr.saturating_sub(start);
+        let after = stop.saturating_sub(end);
+        before.min(after).min(SLACK_CAP) as i64
+    }
+
+    /// The bytes of the global containing `addr`: the last one starting at or below it
+    /// (globals are laid out in order).
+    fn global_around(&self, addr: u64) -> (u64, u64) {
+        let i = self.global_addrs.partition_point(|&s| s <= addr);
+        match i.checked_sub(1) {
+            Some(i) => (
+                self.global_addrs[i],
+                self.global_addrs[i] + self.global_sizes[i],
+            ),
+            None => (addr, addr),
+        }
+    }
+
+    /// The readable bytes around `addr..end`, scanning at most [`SLACK_CAP`] each way.
+    fn scan_object(&self, addr: u64, end: u64) -> (u64, u64) {
+        let region = &self.regions[Self::region_of(addr)];
+        let readable = |a: u64| {
+            a.checked_sub(region.base)
+                .and_then(|off| region.state.get(usize::try_from(off).ok()?))
+                .is_some_and(|&s| s == RW || s == RO)
+        };
+        let mut start = addr;
+        while addr - start < SLACK_CAP && start > region.base && readable(start - 1) {
+            start -= 1;
+        }
+        let mut stop = end;
+        while stop - end < SLACK_CAP && readable(stop) {
+            stop += 1;
+        }
+        (start, stop)
     }
 
     /// Loads a scalar of type `ty`, returning its bits zero-extended (integers masked to

@@ -623,6 +623,9 @@ pub(crate) struct FuncCode {
     pub locs: Vec<Option<SrcLoc>>,
     /// The function each op comes from: this one, or an inlined callee (for traps).
     pub owners: Vec<Func>,
+    /// For an op of an inlined callee, where this function calls it (a trap's stack
+    /// shows the call as if it were a frame).
+    pub inlined_at: Vec<Option<SrcLoc>>,
     pub nregs: u32,
     pub reg_types: Vec<Type>,
     pub params: Vec<Slot>,
@@ -674,6 +677,8 @@ struct FuncBuilder<'a> {
     rename: Option<Vec<Slot>>,
     /// Callees inlined so far and the first slot of their registers in this frame.
     inlined: Vec<(Func, Slot)>,
+    /// While an inlined body is emitted: the location of its call.
+    inline_site: Option<SrcLoc>,
     out: FuncCode,
 }
 
@@ -699,10 +704,12 @@ impl<'a> FuncBuilder<'a> {
             block_pcs: Vec::new(),
             rename: None,
             inlined: Vec::new(),
+            inline_site: None,
             out: FuncCode {
                 code: Vec::new(),
                 locs: Vec::new(),
                 owners: Vec::new(),
+                inlined_at: Vec::new(),
                 nregs: 0,
                 reg_types: func.regs.values().copied().collect(),
                 params: Vec::new(),
@@ -859,6 +866,7 @@ impl<'a> FuncBuilder<'a> {
         self.out.code.push(op);
         self.out.locs.push(loc);
         self.out.owners.push(owner);
+        self.out.inlined_at.push(self.inline_site);
     }
 
     /// Emits the body of `callee` (see [`FuncBuilder::inline_target`]) in place of the
@@ -940,6 +948,7 @@ impl<'a> FuncBuilder<'a> {
         self.func = callee;
         self.id = f;
         self.rename = Some(map);
+        self.inline_site = loc;
         let body = (|| {
             for (i, inst) in block.insts.iter().enumerate() {
                 let op = specialize(self.inst(inst.dest, &inst.kind)?);
@@ -955,6 +964,7 @@ impl<'a> FuncBuilder<'a> {
             Ok(())
         })();
         self.rename = None;
+        self.inline_site = None;
         self.func = outer_func;
         self.id = outer_id;
         body?;
@@ -1292,8 +1302,11 @@ impl<'a> FuncBuilder<'a> {
                     | Builtin::Smax
                     | Builtin::Smin
                     | Builtin::Umax
-                    | Builtin::Umin => 2,
-                    Builtin::Memcpy | Builtin::Memmove | Builtin::Memset => 3,
+                    | Builtin::Umin
+                    | Builtin::AccessSlack => 2,
+                    Builtin::Memcpy | Builtin::Memmove | Builtin::Memset | Builtin::BoundsFault => {
+                        3
+                    }
                 };
                 if args.len() < need {
                     return Err(self.invalid(format!(
@@ -1422,6 +1435,7 @@ impl<'a> FuncBuilder<'a> {
                 then_to,
                 else_to,
                 site,
+                check: _,
             } => {
                 let cmp = self
                     .module

@@ -19,6 +19,18 @@ pub enum TrapKind {
         /// Bytes accessed.
         size: u64,
     },
+    /// An access at an offset outside the object its address was computed from (found by
+    /// a trap guard before the access, even when the bytes there belong to another
+    /// object).
+    #[error("out-of-bounds access of {size} bytes at offset {offset} of a {object}-byte object")]
+    ObjectOverrun {
+        /// Byte offset from the object's start.
+        offset: i64,
+        /// Bytes accessed.
+        size: u64,
+        /// The object's size in bytes.
+        object: u64,
+    },
     /// An access inside the null guard page (addresses below 4096).
     #[error("null pointer dereference at {addr:#x}")]
     NullDeref {
@@ -101,7 +113,23 @@ pub struct Trap {
     pub func: Func,
     /// Source location of the faulting instruction, when debug info gives it.
     pub loc: Option<SrcLoc>,
+    /// The calls that led there, innermost first: each caller and the location of its
+    /// call (at most [`MAX_STACK`] entries; calls of small leaves the interpreter
+    /// inlines are not frames and do not appear).
+    pub stack: Vec<CallSite>,
 }
+
+/// One call on the stack of a trap.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CallSite {
+    /// The calling function.
+    pub func: Func,
+    /// Where it calls, when debug info says.
+    pub loc: Option<SrcLoc>,
+}
+
+/// The most calls a trap's stack keeps (a stack overflow's is as deep as the limit).
+pub const MAX_STACK: usize = 32;
 
 /// Misuse of the interpreter API (never caused by the behavior of the program under test).
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]

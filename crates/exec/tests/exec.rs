@@ -1365,6 +1365,54 @@ mod end_to_end {
         assert_eq!(returned(&it.call(spin, &[i(0)]).unwrap()), 0);
     }
 
+    /// A trap's stack names the calls that led to it, so the same fault reached
+    /// through two calls is two findings; a hang is one finding wherever the fuel ran
+    /// out (in the loop or in the helper it calls).
+    #[test]
+    fn traps_carry_their_call_stack_and_findings_key_on_it() {
+        use fpforge_exec::finding::Finding;
+        let m = basic();
+        let split = m.func_by_name("split").unwrap();
+        let share = m.func_by_name("share").unwrap();
+        let trap = |args: &[Arg]| match call("split", args).outcome {
+            Outcome::Trapped(trap) => trap,
+            other => panic!("split{args:?}: {other:?}"),
+        };
+        let once = trap(&[i(10), i(0), i(0)]);
+        let twice = trap(&[i(10), i(0), i(1)]);
+        for t in [&once, &twice] {
+            assert_eq!(t.kind, TrapKind::IntDivByZero);
+            assert_eq!(t.func, share);
+            assert_eq!(t.stack.len(), 1, "{t:?}");
+            assert_eq!(t.stack[0].func, split);
+        }
+        let line = |t: &fpforge_exec::Trap| t.stack[0].loc.unwrap().line;
+        assert_eq!(
+            line(&twice) + 1,
+            line(&once),
+            "the call in each return statement"
+        );
+        let key = |t: &fpforge_exec::Trap| Finding::of(t, vec![]).unwrap().key();
+        assert_ne!(key(&once), key(&twice));
+
+        let spin = m.func_by_name("spin_calls").unwrap();
+        let hang = |fuel: u64| {
+            let cfg = ExecConfig::default().with_fuel(fuel);
+            let mut it = Interpreter::new(m, Concrete, NoObserver, cfg).unwrap();
+            match it.call(spin, &[i(1)]).unwrap().outcome {
+                Outcome::Trapped(trap) => trap,
+                other => panic!("{other:?}"),
+            }
+        };
+        let traps: Vec<_> = (1000..1012).map(hang).collect();
+        let keys: std::collections::HashSet<_> = traps
+            .iter()
+            .filter(|t| t.func == spin)
+            .map(|t| Finding::of(t, vec![]).unwrap().key())
+            .collect();
+        assert_eq!(keys.len(), 1, "{traps:?}");
+    }
+
     #[test]
     fn branch_events_from_c() {
         let m = basic();

@@ -32,18 +32,18 @@ use crate::concolic::PathEntry;
 use crate::error::ExploreError;
 use crate::session::{ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
 use fpforge_exec::finding::FindingLog;
-use fpforge_exec::{Finding, Trap};
+use fpforge_exec::{Finding, Trap, TrapKind};
 use fpforge_spec::InputSpec;
 use fpir::analysis::{infeasible_sides, Cfg};
 use fpir::EntityId;
 use fpir::{
-    Arm, Block, BranchSite, Callee, Func, InfeasibleMethod, InstKind, MissReason, Module, Side,
-    SideReport, SideStatus, SideTally, Witness,
+    Arm, Block, BranchSite, Callee, Effort, Func, InfeasibleMethod, InstKind, MissReason, Module,
+    Side, SideReport, SideStatus, SideTally, Witness,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Settings of [`explore`].
 #[non_exhaustive]
@@ -54,6 +54,9 @@ pub struct ExploreConfig {
     /// Stop as soon as all these sides are taken, and try flips toward them first.
     /// Default: none (explore until the work list or the time runs out).
     pub targets: Vec<Side>,
+    /// The user's own inputs (`--seeds`), as coordinate bits of the spec: run first,
+    /// each expanded like the default first input. Default: none.
+    pub seeds: Vec<Vec<u64>>,
 }
 
 impl ExploreConfig {
@@ -67,6 +70,11 @@ impl ExploreConfig {
         self.targets = targets;
         self
     }
+    /// Sets [`ExploreConfig::seeds`].
+    pub fn with_seeds(mut self, seeds: Vec<Vec<u64>>) -> Self {
+        self.seeds = seeds;
+        self
+    }
 }
 
 /// Why the exploration stopped.
@@ -78,6 +86,8 @@ pub enum ExploreStop {
     TargetReached,
     /// The time limit passed.
     TimeLimit,
+    /// The caller asked it to stop ([`EngineConfig::interrupt`]).
+    Interrupted,
 }
 
 impl fmt::Display for ExploreStop {
@@ -86,6 +96,7 @@ impl fmt::Display for ExploreStop {
             ExploreStop::Exhausted => "every path explored",
             ExploreStop::TargetReached => "targets reached",
             ExploreStop::TimeLimit => "time limit",
+            ExploreStop::Interrupted => "interrupted",
         })
     }
 }
@@ -155,13 +166,12 @@ pub enum ExploreEvent<'a> {
     },
 }
 
-/// Every side of the branch sites of `func`.
+/// Every side of the branch sites a run of `func` tracks ([`Module::tracked_sites`]).
 pub fn sides_of(module: &Module, func: Func) -> Vec<Side> {
     module
-        .branch_sites
-        .iter()
-        .filter(|(_, data)| data.func == func)
-        .flat_map(|(site, _)| module.sides_of(site))
+        .tracked_sites(func, &[func])
+        .into_iter()
+        .flat_map(|site| module.sides_of(site))
         .collect()
 }
 
@@ -230,6 +240,8 @@ struct Exploration<'m, 'c, E> {
     open: Vec<Side>,
     /// Something left unseen alternatives at no particular flip (a trap, a cut path).
     blocked: bool,
+    /// Time the solver spent on queries for each side.
+    solver_time: HashMap<Side, Duration>,
 }
 
 /// Explores the paths of `func` (see the module docs), reporting tests to `on_event`.
@@ -264,14 +276,23 @@ pub fn explore(
         complete: true,
         open: Vec::new(),
         blocked: false,
+        solver_time: HashMap::new(),
     };
     (x.on_event)(&ExploreEvent::Started { sides: &x.sides });
-    x.urgent.push_back(Job::Run {
-        input: x.session.seed_input(),
-        bound: 0,
-        expected: Vec::new(),
-        origin: None,
-    });
+    let dims = x.session.spec().dims();
+    let seeds = config
+        .seeds
+        .iter()
+        .filter(|bits| bits.len() == dims)
+        .cloned();
+    for input in seeds.chain(std::iter::once(x.session.seed_input())) {
+        x.urgent.push_back(Job::Run {
+            input,
+            bound: 0,
+            expected: Vec::new(),
+            origin: None,
+        });
+    }
     let stop = x.run_jobs()?;
     Ok(x.finish(func, stop))
 }
@@ -283,6 +304,9 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         loop {
             if self.session.out_of_time() {
                 return Ok(ExploreStop::TimeLimit);
+            }
+            if self.session.interrupted() {
+                return Ok(ExploreStop::Interrupted);
             }
             let Some(job) = self.next_job() else {
                 return Ok(ExploreStop::Exhausted);
@@ -333,11 +357,13 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             self.complete = false;
             self.open.extend(origin);
         }
-        if matches!(run.end, RunEnd::Trapped(_)) {
-            // A trap (integer division by zero, fuel, ...) cuts the path short: its
-            // condition is no branch, so alternatives behind it are unseen.
-            self.complete = false;
-            self.blocked = true;
+        if let RunEnd::Trapped(kind) = &run.end {
+            if !self.trap_follows_path(&run, kind) {
+                // A trap whose condition is no branch (an unguarded division, fuel, ...)
+                // cuts the path short: alternatives behind it are unseen.
+                self.complete = false;
+                self.blocked = true;
+            }
         }
         let concrete = self.session.concrete_run(&input)?;
         match &concrete.trap {
@@ -354,6 +380,31 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         }
         self.queue_flips(Rc::new(run), bound);
         Ok(false)
+    }
+
+    /// True when the decisions of `run` alone explain its trap `kind`: the run ends by
+    /// the program's own choice (`abort`, a failed `assert`, `exit`, `unreachable`, an
+    /// unknown function), or after taking a trap guard's `trap` side with only guards
+    /// since (a division's overflow guard follows its zero-divisor guard). Every input
+    /// taking the same decisions then traps the same way, so no alternative is unseen.
+    fn trap_follows_path(&self, run: &ConcolicRun, kind: &TrapKind) -> bool {
+        let chosen = matches!(
+            kind,
+            TrapKind::Abort
+                | TrapKind::AssertFail
+                | TrapKind::Exit(_)
+                | TrapKind::Unreachable
+                | TrapKind::UnknownExternal(_)
+        );
+        let trailing_guards = run
+            .path
+            .iter()
+            .rev()
+            .take_while(|entry| self.module.trap_check(entry.side.site).is_some());
+        let guarded = trailing_guards
+            .into_iter()
+            .any(|entry| entry.side.arm == Arm::True);
+        chosen || guarded
     }
 
     /// Keeps `input` as a test when its concrete run takes sides no test took before.
@@ -461,7 +512,11 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         let mut query: Vec<_> = run.path[..j].iter().filter_map(|e| e.constraint).collect();
         query.push(c);
         let exact = j < run.exact_prefix;
-        match self.session.solve(&query, &run.input, scale) {
+        let asked = Instant::now();
+        let answer = self.session.solve(&query, &run.input, scale);
+        let tried = self.solver_time.entry(side).or_default();
+        *tried += asked.elapsed();
+        match answer {
             QueryAnswer::Sat(next) => {
                 let mut expected: Vec<Side> = run.path[..j].iter().map(|e| e.side).collect();
                 expected.push(side);
@@ -523,6 +578,10 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                             reason: MissReason {
                                 branch_reached: self.reached_sites.contains(&side.site),
                                 closest: None,
+                                effort: Effort {
+                                    proof_time: self.solver_time.get(&side).copied(),
+                                    ..Effort::default()
+                                },
                             },
                         },
                     },

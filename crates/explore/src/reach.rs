@@ -191,9 +191,10 @@ pub fn reach_path(
             restarts += 1;
             input = s.random_input();
         }
-        if s.out_of_time() {
+        if s.out_of_time() || s.interrupted() {
             let text = format!(
-                "{} runs, {} queries ({} sat, {} unsat, {} unknown), {restarts} random restarts; {}",
+                "{}{} runs, {} queries ({} sat, {} unsat, {} unknown), {restarts} random restarts; {}",
+                if s.interrupted() { "interrupted: " } else { "" },
                 s.runs,
                 s.stats.queries,
                 s.stats.sat,

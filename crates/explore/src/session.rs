@@ -12,6 +12,8 @@ use fpforge_spec::InputSpec;
 use fpir::{FloatTy, Func, Module, Side, Type};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Settings shared by `reach` and `explore`.
@@ -32,6 +34,9 @@ pub struct EngineConfig {
     /// builds terms at every step, so long loops are cut short and reported as traps),
     /// otherwise [`ExecConfig::default`].
     pub exec: ExecConfig,
+    /// A flag that, once set (by Ctrl-C), ends the search as if its time were up, with
+    /// what it found. Default: none.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for EngineConfig {
@@ -43,6 +48,7 @@ impl Default for EngineConfig {
             seed: 0,
             calls: CallPolicy::Symbolic,
             exec: ExecConfig::default().with_fuel(1_000_000),
+            interrupt: None,
         }
     }
 }
@@ -76,6 +82,11 @@ impl EngineConfig {
     /// Sets [`EngineConfig::exec`].
     pub fn with_exec(mut self, exec: ExecConfig) -> Self {
         self.exec = exec;
+        self
+    }
+    /// Sets [`EngineConfig::interrupt`].
+    pub fn with_interrupt(mut self, flag: Option<Arc<AtomicBool>>) -> Self {
+        self.interrupt = flag;
         self
     }
 }
@@ -226,6 +237,14 @@ impl<'m> Session<'m> {
     /// True once the time limit has passed.
     pub fn out_of_time(&self) -> bool {
         self.start.elapsed() >= self.config.time_limit
+    }
+
+    /// Whether the caller asked the search to stop ([`EngineConfig::interrupt`]).
+    pub fn interrupted(&self) -> bool {
+        self.config
+            .interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 
     /// The first input: every coordinate zero, or the range's point nearest zero.

@@ -226,6 +226,14 @@ pub enum Builtin {
     StackSave,
     /// `llvm.stackrestore(ptr)`.
     StackRestore,
+    /// `(addr, size) -> i64`: how many bytes an access of `size` bytes at `addr` could
+    /// move, either way, and stay inside the object it touches (capped); negative when the
+    /// access would trap. Trap guards ([`crate::guard`]) measure pointers with it.
+    AccessSlack,
+    /// `(offset, object_bytes, size)`: traps, reporting an access of `size` bytes at byte
+    /// `offset` of an object of `object_bytes` bytes; where a trap guard found the offset
+    /// out of the object's bounds ([`crate::guard`]).
+    BoundsFault,
 }
 
 impl Builtin {
@@ -252,6 +260,8 @@ impl Builtin {
         Builtin::Umin,
         Builtin::StackSave,
         Builtin::StackRestore,
+        Builtin::AccessSlack,
+        Builtin::BoundsFault,
     ];
 
     /// IR text name.
@@ -279,6 +289,8 @@ impl Builtin {
             Umin => "umin",
             StackSave => "stacksave",
             StackRestore => "stackrestore",
+            AccessSlack => "access_slack",
+            BoundsFault => "bounds_fault",
         }
     }
 
@@ -505,6 +517,8 @@ pub enum Terminator {
         else_to: BlockCall,
         /// Its site.
         site: BranchSite,
+        /// For a trap guard, the fault its true side leads to.
+        check: Option<TrapCheck>,
     },
     /// Multi-way branch on an integer; a branch site.
     Switch {
@@ -555,6 +569,49 @@ impl Terminator {
                 cases.iter().map(|c| &c.target).chain([default]).collect()
             }
             Terminator::Ret(_) | Terminator::Unreachable => Vec::new(),
+        }
+    }
+}
+
+/// The fault a trap guard tests for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum TrapCheck {
+    /// An integer divisor is zero.
+    DivByZero,
+    /// A signed division or remainder of the type's minimum by -1.
+    DivOverflow,
+    /// A load or store touches bytes outside the object its address points into.
+    OutOfBounds,
+}
+
+impl TrapCheck {
+    /// Every check.
+    pub const ALL: [TrapCheck; 3] = [
+        TrapCheck::DivByZero,
+        TrapCheck::DivOverflow,
+        TrapCheck::OutOfBounds,
+    ];
+
+    /// Its name in the IR text (`br ... @br7 trap div0`) and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            TrapCheck::DivByZero => "div0",
+            TrapCheck::DivOverflow => "divoverflow",
+            TrapCheck::OutOfBounds => "bounds",
+        }
+    }
+
+    /// The check by its name.
+    pub fn from_name(name: &str) -> Option<TrapCheck> {
+        TrapCheck::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The fault in words, as reports print it.
+    pub fn label(self) -> &'static str {
+        match self {
+            TrapCheck::DivByZero => "integer division by zero",
+            TrapCheck::DivOverflow => "integer division overflow (MIN / -1)",
+            TrapCheck::OutOfBounds => "out-of-bounds access",
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod analysis;
 pub mod entities;
 pub mod eval;
 pub mod float_text;
+pub mod guard;
 pub mod inst;
 pub mod math;
 pub mod module;
@@ -27,7 +28,7 @@ pub mod write;
 pub use entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
 pub use inst::{
     BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, SwitchCase, Terminator,
+    IntPred, SwitchCase, Terminator, TrapCheck,
 };
 pub use math::{MathCall, MathFn, MathOrigin, MathShape, SignBitOp};
 pub use module::{
@@ -36,8 +37,8 @@ pub use module::{
 };
 pub use parse::{parse_module, ParseError};
 pub use side::{
-    Arm, Closest, InfeasibleMethod, MissReason, Side, SideParseError, SideReport, SideStatus,
-    SideTally, Witness,
+    Arm, Closest, Effort, InfeasibleMethod, MissReason, Side, SideParseError, SideReport,
+    SideStatus, SideTally, Witness,
 };
 pub use types::{FloatTy, Type};
 pub use verify::{verify_module, VerifyError};

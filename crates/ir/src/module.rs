@@ -5,7 +5,9 @@
 //! instructions and then index them.
 
 use crate::entities::{Block, BranchSite, EntityVec, FileId, Func, Global, OpSite, Reg};
-use crate::inst::{BlockCall, Callee, FloatBinOp, FloatPred, Inst, InstKind, IntPred, Terminator};
+use crate::inst::{
+    BlockCall, Callee, FloatBinOp, FloatPred, Inst, InstKind, IntPred, Terminator, TrapCheck,
+};
 use crate::math::MathCall;
 use crate::types::{FloatTy, Type};
 use std::collections::HashMap;
@@ -174,6 +176,10 @@ pub enum BranchKind {
         /// Number of explicit cases.
         cases: u32,
     },
+    /// A trap guard ([`crate::guard`]): a two-way branch whose true side is the input
+    /// that makes the next instruction trap, so that searches aim at faults as they aim
+    /// at branches.
+    Trap(TrapCheck),
 }
 
 /// A branch site: where it is and what decides it.
@@ -292,8 +298,11 @@ impl Module {
                     }
                 }
                 let found = match &block.term {
-                    Terminator::Br { cond, site, .. } => {
-                        Some((*site, BranchKind::Cond, defs.get(cond).copied()))
+                    Terminator::Br {
+                        cond, site, check, ..
+                    } => {
+                        let kind = check.map_or(BranchKind::Cond, BranchKind::Trap);
+                        Some((*site, kind, defs.get(cond).copied()))
                     }
                     Terminator::Switch { cases, site, .. } => Some((
                         *site,

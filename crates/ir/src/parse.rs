@@ -35,7 +35,7 @@ use crate::entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Glob
 use crate::float_text::parse_float;
 use crate::inst::{
     BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, SwitchCase, Terminator,
+    IntPred, SwitchCase, Terminator, TrapCheck,
 };
 use crate::math::{MathCall, MathFn};
 use crate::module::{AddrBase, BlockData, Const, Function, GlobalData, Module, Reloc, SrcLoc};
@@ -940,6 +940,26 @@ impl Parser {
         self.site(BranchSite::PREFIX, true)
     }
 
+    /// A trap guard's `trap CHECK` after its site, if present.
+    fn trap_check(&mut self) -> Result<Option<TrapCheck>, ParseError> {
+        if !self.eat_word("trap") {
+            return Ok(None);
+        }
+        let token = self.peek().clone();
+        match &token.tok {
+            Tok::Word(name) => {
+                let check = TrapCheck::from_name(name).ok_or_else(|| {
+                    token.pos.error(format!(
+                        "unknown trap check `{name}` (expected div0, divoverflow or bounds)"
+                    ))
+                })?;
+                self.next();
+                Ok(Some(check))
+            }
+            _ => self.expected("a trap check"),
+        }
+    }
+
     fn const_value(&mut self, ty: Type) -> Result<Const, ParseError> {
         let token = self.peek().clone();
         match &token.tok {
@@ -970,11 +990,13 @@ impl Parser {
                 self.expect(',')?;
                 let else_to = self.block_call(regs)?;
                 let site = self.branch_site()?;
+                let check = self.trap_check()?;
                 Terminator::Br {
                     cond,
                     then_to,
                     else_to,
                     site,
+                    check,
                 }
             }
             "switch" => {

@@ -4,14 +4,17 @@
 //!
 //! A conditional branch has two sides (`T`, `F`); a switch has one side per case and its
 //! default. Sides are named `br3:T`, `br3:F`, `br7:case5` (the case's value, as the
-//! source writes it) and `br7:default` by [`Module::side_name`], and read back by
+//! source writes it) and `br7:default` by [`Module::side_name`] (a trap guard's, from
+//! [`crate::guard`], `br9:trap` and `br9:safe`), and read back by
 //! [`Module::parse_side`], which also takes a source position for the site
 //! (`file.c:41:13:T`). Every side name a command prints is one `reach --branch` accepts.
 
-use crate::entities::{Block, BranchSite};
+use crate::entities::{Block, BranchSite, Func};
 use crate::inst::Terminator;
+use crate::inst::TrapCheck;
 use crate::module::{BranchKind, Module};
 use std::fmt;
+use std::time::Duration;
 
 /// Which way a branch site goes.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -123,24 +126,83 @@ pub struct Closest {
 
 /// What an engine knows about a side it did not take. Nothing here is a proof: even a
 /// side whose branch was reached many times is only *likely* infeasible (CoverMe's
-/// heuristic, Fu & Su, PLDI'17, Sec. 5).
+/// heuristic, Fu & Su, PLDI'17, Sec. 5), and only after a real effort to take it
+/// ([`Effort::is_real`]).
 #[derive(Clone, Copy, PartialEq, Debug, Default)]
 pub struct MissReason {
     /// Some test reaches the side's branch (and takes another side there).
     pub branch_reached: bool,
     /// The test that came closest, when the engine measures distances.
     pub closest: Option<Closest>,
+    /// What was tried to take it.
+    pub effort: Effort,
+}
+
+/// What an engine spent on one side it did not take.
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct Effort {
+    /// Searches aimed at the side (`cover`'s targeted starts).
+    pub aimed_searches: u32,
+    /// Evaluations of those searches.
+    pub aimed_evaluations: u64,
+    /// Time a complete method (concolic `reach`, the solver of `explore`) spent on the
+    /// side without an answer; `None` when none was asked.
+    pub proof_time: Option<Duration>,
+}
+
+impl Effort {
+    /// Searches aimed at a side (each a whole local search from the test closest to
+    /// it) that count as a real effort.
+    pub const REAL_SEARCHES: u32 = 3;
+
+    /// Evaluations aimed at a side that count as a real effort however few searches
+    /// spent them.
+    pub const REAL_SEARCH_EVALUATIONS: u64 = 10_000;
+
+    /// Whether the effort earns a side the label "likely infeasible": a complete method
+    /// tried it, or [`Effort::REAL_SEARCHES`] searches or
+    /// [`Effort::REAL_SEARCH_EVALUATIONS`] evaluations were aimed at it.
+    pub fn is_real(&self) -> bool {
+        self.proof_time.is_some()
+            || self.aimed_searches >= Self::REAL_SEARCHES
+            || self.aimed_evaluations >= Self::REAL_SEARCH_EVALUATIONS
+    }
+
+    /// What was tried, in words (`2 searches aimed at it (12000 evaluations), concolic
+    /// execution (1.02 s)`); empty when nothing was.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.aimed_searches > 0 {
+            parts.push(format!(
+                "{} search{} aimed at it ({} evaluations)",
+                self.aimed_searches,
+                if self.aimed_searches == 1 { "" } else { "es" },
+                self.aimed_evaluations
+            ));
+        }
+        if let Some(time) = self.proof_time {
+            parts.push(format!("concolic execution ({:.2} s)", time.as_secs_f64()));
+        }
+        parts.join(" and ")
+    }
 }
 
 impl MissReason {
     /// The status label: `not reached (likely infeasible)` when the branch was reached
-    /// but never went this way, `not reached (branch not executed)` otherwise.
+    /// but never went this way despite a real effort, `not reached (not tried enough)`
+    /// when the branch was reached but the run ended before such an effort, `not reached
+    /// (branch not executed)` otherwise.
     pub fn label(&self) -> &'static str {
-        if self.branch_reached {
-            "not reached (likely infeasible)"
-        } else {
-            "not reached (branch not executed)"
+        match (self.branch_reached, self.effort.is_real()) {
+            (true, true) => "not reached (likely infeasible)",
+            (true, false) => "not reached (not tried enough)",
+            (false, _) => "not reached (branch not executed)",
         }
+    }
+
+    /// Whether the label is "likely infeasible".
+    pub fn likely_infeasible(&self) -> bool {
+        self.branch_reached && self.effort.is_real()
     }
 }
 
@@ -257,10 +319,49 @@ pub struct SideParseError {
 }
 
 impl Module {
+    /// The fault a trap guard site tests for; `None` for branches and switches.
+    pub fn trap_check(&self, site: BranchSite) -> Option<TrapCheck> {
+        match self.branch_sites.get(site)?.kind {
+            BranchKind::Trap(check) => Some(check),
+            BranchKind::Cond | BranchKind::Switch { .. } => None,
+        }
+    }
+
+    /// Splits side reports into the program's own branch sides and the trap targets: the
+    /// `trap` sides of guards ([`crate::guard`]). Guards' `safe` sides are in neither:
+    /// they are the program's normal path, not a side of its code.
+    pub fn split_trap_targets(&self, sides: &[SideReport]) -> (Vec<SideReport>, Vec<SideReport>) {
+        let mut branches = Vec::new();
+        let mut traps = Vec::new();
+        for report in sides {
+            match (self.trap_check(report.side.site), report.side.arm) {
+                (None, _) => branches.push(*report),
+                (Some(_), Arm::True) => traps.push(*report),
+                (Some(_), _) => {}
+            }
+        }
+        (branches, traps)
+    }
+
+    /// The branch sites a run of `entry` tracks: the sites of `funcs` (the entry alone,
+    /// or every function it reaches), and the trap guards of every function the entry
+    /// reaches, since a fault in a callee is a fault of the call. In site order.
+    pub fn tracked_sites(&self, entry: Func, funcs: &[Func]) -> Vec<BranchSite> {
+        let reached = self.reachable_funcs(entry);
+        self.branch_sites
+            .iter()
+            .filter(|(site, data)| {
+                funcs.contains(&data.func)
+                    || (self.trap_check(*site).is_some() && reached.contains(&data.func))
+            })
+            .map(|(site, _)| site)
+            .collect()
+    }
+
     /// The sides of `site`: `T` then `F`, or each case in source order then the default.
     pub fn sides_of(&self, site: BranchSite) -> impl Iterator<Item = Side> {
         let arms: Vec<Arm> = match self.branch_sites[site].kind {
-            BranchKind::Cond => vec![Arm::True, Arm::False],
+            BranchKind::Cond | BranchKind::Trap(_) => vec![Arm::True, Arm::False],
             BranchKind::Switch { cases } => (0..cases)
                 .map(Arm::Case)
                 .chain(std::iter::once(Arm::Default))
@@ -276,9 +377,13 @@ impl Module {
         term.arm_target(side.arm)
     }
 
-    /// The name of an arm of `site` after the colon: `T`, `F`, `case<value>`, `default`.
+    /// The name of an arm of `site` after the colon: `T`, `F`, `case<value>`, `default`,
+    /// and for a trap guard `trap` (its true side) and `safe`.
     pub fn arm_name(&self, site: BranchSite, arm: Arm) -> String {
+        let guard = matches!(self.branch_sites[site].kind, BranchKind::Trap(_));
         match arm {
+            Arm::True if guard => "trap".to_string(),
+            Arm::False if guard => "safe".to_string(),
             Arm::True => "T".to_string(),
             Arm::False => "F".to_string(),
             Arm::Default => "default".to_string(),
@@ -324,6 +429,12 @@ impl Module {
 
     fn parse_arm(&self, site: BranchSite, text: &str) -> Result<Arm, String> {
         match (self.branch_sites[site].kind, text) {
+            (BranchKind::Trap(_), "trap") => Ok(Arm::True),
+            (BranchKind::Trap(_), "safe") => Ok(Arm::False),
+            (BranchKind::Trap(check), other) => Err(format!(
+                "{site} is a trap guard ({}): side `{other}` must be trap or safe",
+                check.label()
+            )),
             (BranchKind::Cond, "T") => Ok(Arm::True),
             (BranchKind::Cond, "F") => Ok(Arm::False),
             (BranchKind::Cond, other) => Err(format!(

@@ -274,12 +274,17 @@ fn write_terminator(out: &mut String, term: &Terminator) -> fmt::Result {
             then_to,
             else_to,
             site,
+            check,
         } => {
             write!(out, "br {cond}, ")?;
             write_block_call(out, then_to)?;
             out.push_str(", ");
             write_block_call(out, else_to)?;
-            write!(out, " @{site}")
+            write!(out, " @{site}")?;
+            match check {
+                Some(check) => write!(out, " trap {}", check.name()),
+                None => Ok(()),
+            }
         }
         Terminator::Switch {
             ty,

@@ -534,6 +534,7 @@ fn full_module() -> Module {
             then_to: to(1, &[35]),
             else_to: to(2, &[]),
             site: BranchSite(0),
+            check: None,
         },
     );
     let mut blocks: EntityVec<Block, BlockData> = EntityVec::new();
@@ -1556,6 +1557,11 @@ impl FuncGen<'_> {
                 then_to: arm(then_b),
                 else_to: arm(else_b),
                 site: BranchSite(*self.next_br - 1),
+                check: self.rng.pick(&[
+                    None,
+                    Some(fpir::TrapCheck::DivByZero),
+                    Some(fpir::TrapCheck::OutOfBounds),
+                ]),
             }
         } else {
             let ty = self.rng.pick(&[Type::I8, Type::I32, Type::I64]);

@@ -217,6 +217,7 @@ fn sites_follow_llvm_textual_order() {
             what: match s.kind {
                 BranchKind::Cond => "cond".into(),
                 BranchKind::Switch { .. } => "switch".into(),
+                BranchKind::Trap(check) => panic!("lowering made a {check:?} guard"),
             },
         })
         .collect();

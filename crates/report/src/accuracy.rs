@@ -15,7 +15,7 @@ use crate::error::ReportError;
 use crate::values::show;
 use crate::SCHEMA_VERSION;
 use fpforge_accuracy::{AccuracyReport, Blame, Finding, OutputLoc, Strategy};
-use fpir::{Func, Module, Type};
+use fpir::{Func, Module, OpSite, Type};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -101,22 +101,30 @@ fn output_name(module: &Module, func: Func, loc: OutputLoc) -> String {
     }
 }
 
+/// A row of the blame table: an op site of the worst input and the error it introduced.
 #[derive(Serialize)]
-struct BlameRowJson {
-    site: String,
-    location: String,
-    op: String,
-    execs: u64,
-    introduced_bits: f64,
-    result_bits: f64,
-    cancellations: u64,
-    precision_losses: u64,
+pub(crate) struct BlameRowJson {
+    #[serde(serialize_with = "as_text")]
+    pub(crate) site: OpSite,
+    pub(crate) location: String,
+    pub(crate) op: String,
+    pub(crate) execs: u64,
+    pub(crate) introduced_bits: f64,
+    pub(crate) result_bits: f64,
+    pub(crate) cancellations: u64,
+    pub(crate) precision_losses: u64,
 }
 
+/// A branch site where the exact run went the other way.
 #[derive(Serialize)]
-struct DivergenceJson {
-    site: String,
-    location: String,
+pub(crate) struct DivergenceJson {
+    pub(crate) site: String,
+    pub(crate) location: String,
+}
+
+/// Serializes an id as its text (`op3`).
+fn as_text<T: std::fmt::Display, S: serde::Serializer>(id: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(id)
 }
 
 fn blame_rows(blame: &Blame) -> (Vec<BlameRowJson>, Vec<DivergenceJson>) {
@@ -124,7 +132,7 @@ fn blame_rows(blame: &Blame) -> (Vec<BlameRowJson>, Vec<DivergenceJson>) {
         .rows
         .iter()
         .map(|r| BlameRowJson {
-            site: r.site.to_string(),
+            site: r.site,
             location: r.location.clone(),
             op: r.op.clone(),
             execs: r.execs,
@@ -156,6 +164,9 @@ pub struct RunInfo<'a> {
     pub precision: u32,
     /// Precision at which kept inputs are verified, if they are.
     pub verify_precision: Option<u32>,
+    /// Inputs on which the function crashed or hung, in the order found (their files in
+    /// `OUT/crashes/` and `OUT/hangs/`).
+    pub findings: &'a [crate::findings::FindingRow],
 }
 
 /// The name of a strategy in reports.
@@ -179,35 +190,40 @@ pub struct Progress {
     pub worst_found_evals: u64,
 }
 
+/// What `report.json` holds, and `report.html` shows.
 #[derive(Serialize)]
-struct ReportJson<'a> {
-    schema: u32,
-    function: &'a str,
-    finished: bool,
-    strategy: &'static str,
-    precision: u32,
+pub(crate) struct ReportJson<'a> {
+    pub(crate) schema: u32,
+    pub(crate) function: &'a str,
+    pub(crate) finished: bool,
+    pub(crate) strategy: &'static str,
+    pub(crate) precision: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    verify_precision: Option<u32>,
-    evals: u64,
-    elapsed_s: f64,
-    worst_found_s: f64,
-    worst_found_evals: u64,
+    pub(crate) verify_precision: Option<u32>,
+    pub(crate) evals: u64,
+    pub(crate) elapsed_s: f64,
+    pub(crate) worst_found_s: f64,
+    pub(crate) worst_found_evals: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stop: Option<String>,
-    worst: Option<&'a FindingRow>,
-    top: &'a [FindingRow],
+    pub(crate) stop: Option<String>,
+    pub(crate) crashes: usize,
+    pub(crate) hangs: usize,
+    pub(crate) findings: &'a [crate::findings::FindingRow],
+    pub(crate) worst: Option<&'a FindingRow>,
+    pub(crate) top: &'a [FindingRow],
     #[serde(skip_serializing_if = "Option::is_none")]
-    non_finite: Option<FindingRow>,
+    pub(crate) non_finite: Option<FindingRow>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    worst_same_path: Option<FindingRow>,
-    targets_total: usize,
-    targets_covered: usize,
-    blame: Vec<BlameRowJson>,
-    divergences: Vec<DivergenceJson>,
+    pub(crate) worst_same_path: Option<FindingRow>,
+    pub(crate) targets_total: usize,
+    pub(crate) targets_covered: usize,
+    pub(crate) blame: Vec<BlameRowJson>,
+    pub(crate) divergences: Vec<DivergenceJson>,
 }
 
 impl<'a> ReportJson<'a> {
-    fn new(info: RunInfo<'a>, progress: Progress, top: &'a [FindingRow]) -> Self {
+    /// The report while the search runs: the worst inputs so far, worst first.
+    pub(crate) fn new(info: RunInfo<'a>, progress: Progress, top: &'a [FindingRow]) -> Self {
         ReportJson {
             schema: SCHEMA_VERSION,
             function: info.function,
@@ -220,6 +236,9 @@ impl<'a> ReportJson<'a> {
             worst_found_s: progress.worst_found_s,
             worst_found_evals: progress.worst_found_evals,
             stop: None,
+            crashes: count_kind(info.findings, "crash"),
+            hangs: count_kind(info.findings, "hang"),
+            findings: info.findings,
             worst: top.first(),
             top,
             non_finite: None,
@@ -231,9 +250,36 @@ impl<'a> ReportJson<'a> {
         }
     }
 
+    /// The report of a finished run whose worst inputs are `top` (its [`top_rows`]).
+    pub(crate) fn finished(
+        info: RunInfo<'a>,
+        progress: Progress,
+        module: &Module,
+        report: &AccuracyReport,
+        top: &'a [FindingRow],
+    ) -> Self {
+        let mut json = ReportJson::new(info, progress, top);
+        let (blame, divergences) = blame_rows(&report.blame);
+        let row = |f: &Finding| FindingRow::new(module, report.func, f);
+        json.finished = true;
+        json.stop = Some(report.stop.to_string());
+        json.non_finite = report.non_finite.as_ref().map(row);
+        json.worst_same_path = report.worst_same_path.as_ref().map(row);
+        json.targets_total = report.targets.len();
+        json.targets_covered = report.targets.iter().filter(|t| t.covered()).count();
+        json.blame = blame;
+        json.divergences = divergences;
+        json
+    }
+
     fn text(&self) -> Result<String, ReportError> {
         Ok(serde_json::to_string_pretty(self)? + "\n")
     }
+}
+
+/// How many of `findings` are of `kind` (`crash` or `hang`).
+fn count_kind(findings: &[crate::findings::FindingRow], kind: &str) -> usize {
+    findings.iter().filter(|f| f.kind == kind).count()
 }
 
 /// `report.json` while the search runs: the worst inputs so far, worst first.
@@ -253,18 +299,7 @@ pub fn final_json(
     report: &AccuracyReport,
 ) -> Result<String, ReportError> {
     let top = top_rows(module, report);
-    let mut json = ReportJson::new(info, progress, &top);
-    let (blame, divergences) = blame_rows(&report.blame);
-    let row = |f: &Finding| FindingRow::new(module, report.func, f);
-    json.finished = true;
-    json.stop = Some(report.stop.to_string());
-    json.non_finite = report.non_finite.as_ref().map(row);
-    json.worst_same_path = report.worst_same_path.as_ref().map(row);
-    json.targets_total = report.targets.len();
-    json.targets_covered = report.targets.iter().filter(|t| t.covered()).count();
-    json.blame = blame;
-    json.divergences = divergences;
-    json.text()
+    ReportJson::finished(info, progress, module, report, &top).text()
 }
 
 /// The rows of the report's worst inputs, worst first.
@@ -354,6 +389,7 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
     );
     let Some(w) = report.worst() else {
         let _ = writeln!(t, "no input ran to completion with a measurable error");
+        findings_text(&mut t, info.findings);
         return t;
     };
     worst_text(&mut t, module, report, w);
@@ -373,7 +409,24 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
         report.targets.len() / 2
     );
     blame_text(&mut t, &report.blame);
+    findings_text(&mut t, info.findings);
     t
+}
+
+/// The crashes and hangs, one line each.
+fn findings_text(t: &mut String, findings: &[crate::findings::FindingRow]) {
+    if findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        t,
+        "found {} crash(es) and {} hang(s) (kept out of the worst inputs):",
+        count_kind(findings, "crash"),
+        count_kind(findings, "hang")
+    );
+    for finding in findings {
+        let _ = writeln!(t, "  {}", finding.summary_line());
+    }
 }
 
 /// The worst input, its error, and the worst input on the reference's path when the

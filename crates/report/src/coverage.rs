@@ -25,28 +25,20 @@
 //! for `cover`; `complete`, `paths`, `runs` and `queries` for `explore`. The full schema
 //! is `docs/schema/coverage.schema.json`, documented in `docs/REPORTS.md`.
 //!
-//! [`CoverageOut`] keeps an output directory current while an engine runs: each new test
-//! appends its line to `inputs.txt` and rewrites `coverage.json`, `coverage.lcov` and
-//! `regression.c`.
+//! [`crate::coverage_out`] keeps these files current while an engine runs.
 
 use crate::error::ReportError;
-use crate::findings::{dir_name, FindingRow};
-use crate::lcov::lcov;
-use crate::outdir::OutDir;
-use crate::regression::{expected_results, regression_c, results_interpreter, RegressionTest};
+use crate::findings::FindingRow;
 use crate::SCHEMA_VERSION;
-use fpforge_cover::{CoverEvent, CoverReport};
-use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
-use fpforge_explore::{ExploreEvent, ExploreReport};
-use fpforge_spec::InputSpec;
+use fpforge_cover::CoverReport;
+use fpforge_explore::ExploreReport;
 use fpir::{
-    BranchKind, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus,
-    SideTally, Witness,
+    BranchKind, Func, InfeasibleMethod, MissReason, Module, SideReport, SideStatus, SideTally,
+    TrapCheck, Witness,
 };
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Which engine produced a coverage report, with what it counts.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -148,8 +140,8 @@ pub struct Coverage<'a> {
     pub func: Func,
     /// Every included side and its status.
     pub sides: &'a [SideReport],
-    /// Number of tests (lines of `inputs.txt`).
-    pub tests: usize,
+    /// The tests, as the lines of `inputs.txt`.
+    pub inputs: &'a [String],
     /// When each test was found, from the start of the run.
     pub found_at: &'a [Duration],
     /// The crashes and hangs found.
@@ -180,6 +172,8 @@ struct SideRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     branch_reached: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    likely_infeasible: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     closest: Option<Closest>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
@@ -190,7 +184,30 @@ struct SiteRow {
     id: String,
     location: String,
     kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    check: Option<&'static str>,
     sides: Vec<SideRow>,
+}
+
+/// How the trap targets ended: reached (by a finding), proved unreachable, or neither.
+#[derive(Serialize)]
+pub(crate) struct TrapCounts {
+    pub(crate) targets: usize,
+    pub(crate) reached: usize,
+    pub(crate) infeasible: usize,
+    pub(crate) not_reached: usize,
+}
+
+impl TrapCounts {
+    pub(crate) fn of(traps: &[SideReport]) -> TrapCounts {
+        let tally = SideTally::of(traps);
+        TrapCounts {
+            targets: traps.len(),
+            reached: tally.covered,
+            infeasible: tally.infeasible,
+            not_reached: tally.not_reached,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -207,6 +224,7 @@ struct CoverageJson<'a> {
     not_reached: usize,
     tests: usize,
     test_seconds: Vec<f64>,
+    traps: TrapCounts,
     crashes: usize,
     hangs: usize,
     findings: &'a [FindingRow],
@@ -216,7 +234,7 @@ struct CoverageJson<'a> {
 }
 
 /// The status word of `coverage.json`.
-fn status_word(status: &SideStatus) -> &'static str {
+pub(crate) fn status_word(status: &SideStatus) -> &'static str {
     match status {
         SideStatus::Covered { .. } => "covered",
         SideStatus::Infeasible { .. } => "infeasible",
@@ -257,21 +275,65 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
     if !finished {
         return "the run is still going".to_string();
     }
-    match (miss.branch_reached, miss.closest) {
-        (true, Some(c)) => format!(
-            "tests reach this branch but none takes this side; the closest is test {} \
-             (branch distance {:e}); a search cannot prove it infeasible",
+    if !miss.branch_reached {
+        return "no test reaches this branch".to_string();
+    }
+    let mut text = "tests reach this branch but none takes this side".to_string();
+    if let Some(c) = miss.closest {
+        text += &format!(
+            "; the closest is test {} (branch distance {:e})",
             c.test, c.distance
-        ),
-        (true, None) => "tests reach this branch but none takes this side; \
-                         a search cannot prove it infeasible"
-            .to_string(),
-        (false, _) => "no test reaches this branch".to_string(),
+        );
+    }
+    let tried = miss.effort.describe();
+    text += &match (tried.is_empty(), miss.effort.is_real()) {
+        (true, _) => "; nothing was aimed at it before the run ended".to_string(),
+        (false, true) => format!("; {tried} found no input"),
+        (false, false) => format!("; only {tried} before the run ended"),
+    };
+    text + "; a search cannot prove it infeasible"
+}
+
+/// The share of the sides that can be taken which some input takes, in percent:
+/// `100 × covered / (sides − infeasible)`, and 100 when no side can be taken. Over the
+/// program's own branch sides ([`Coverage::feasible_percent`]), what `--fail-under`
+/// compares and the headline of `report.html`.
+pub fn feasible_percent(tally: SideTally) -> f64 {
+    let feasible = tally.covered + tally.not_reached;
+    if feasible == 0 {
+        100.0
+    } else {
+        100.0 * tally.covered as f64 / feasible as f64
     }
 }
 
 impl Coverage<'_> {
-    fn count_findings(&self, kind: &str) -> usize {
+    /// The program's own branch sides and the trap targets (the `trap` sides of guards;
+    /// their `safe` sides are in neither), as `coverage.json` counts them.
+    pub fn split_sides(&self) -> (Vec<SideReport>, Vec<SideReport>) {
+        self.module.split_trap_targets(self.sides)
+    }
+
+    /// The feasible coverage of the program's own branch sides, in percent
+    /// ([`feasible_percent`]).
+    pub fn feasible_percent(&self) -> f64 {
+        feasible_percent(SideTally::of(&self.split_sides().0))
+    }
+
+    /// `cover` or `explore`.
+    pub(crate) fn engine_name(&self) -> &'static str {
+        self.ending.map_or(self.engine, |e| e.stats.engine())
+    }
+
+    /// A side's status as the summary prints it; a trap target names its fault.
+    fn status_text(&self, report: &SideReport) -> String {
+        match self.module.trap_check(report.side.site) {
+            Some(check) => format!("{}: {}", check.label(), report.status),
+            None => report.status.to_string(),
+        }
+    }
+
+    pub(crate) fn count_findings(&self, kind: &str) -> usize {
         self.findings.iter().filter(|f| f.kind == kind).count()
     }
 
@@ -287,6 +349,7 @@ impl Coverage<'_> {
             finding: None,
             method: None,
             branch_reached: None,
+            likely_infeasible: None,
             closest: None,
             reason: None,
         };
@@ -303,6 +366,7 @@ impl Coverage<'_> {
             }
             SideStatus::NotReached { reason } => {
                 row.branch_reached = finished.then_some(reason.branch_reached);
+                row.likely_infeasible = finished.then_some(reason.likely_infeasible());
                 row.closest = reason.closest.map(|c| Closest {
                     test: c.test,
                     distance: c.distance,
@@ -326,7 +390,9 @@ impl Coverage<'_> {
                     kind: match data.kind {
                         BranchKind::Cond => "cond",
                         BranchKind::Switch { .. } => "switch",
+                        BranchKind::Trap(_) => "trap",
                     },
+                    check: self.module.trap_check(site).map(TrapCheck::name),
                     sides: Vec::new(),
                 });
             }
@@ -339,19 +405,21 @@ impl Coverage<'_> {
 
     /// `coverage.json` (schema 1, see the module docs).
     pub fn to_json(&self) -> Result<String, ReportError> {
-        let tally = SideTally::of(self.sides);
+        let (branches, traps) = self.split_sides();
+        let tally = SideTally::of(&branches);
         let json = CoverageJson {
             schema: SCHEMA_VERSION,
-            engine: self.ending.map_or(self.engine, |e| e.stats.engine()),
+            engine: self.engine_name(),
             function: &self.module.funcs[self.func].name,
             finished: self.ending.is_some(),
             stop: self.ending.map(|e| e.stop.as_str()),
             seconds: self.ending.map(|e| e.elapsed.as_secs_f64()),
-            sides: self.sides.len(),
+            sides: branches.len(),
             covered: tally.covered,
             infeasible: tally.infeasible,
             not_reached: tally.not_reached,
-            tests: self.tests,
+            traps: TrapCounts::of(&traps),
+            tests: self.inputs.len(),
             test_seconds: self.found_at.iter().map(Duration::as_secs_f64).collect(),
             crashes: self.count_findings("crash"),
             hangs: self.count_findings("hang"),
@@ -366,12 +434,13 @@ impl Coverage<'_> {
     /// side not covered.
     pub fn summary(&self) -> String {
         let mut text = String::new();
-        let total = self.sides.len();
+        let (branches, traps) = self.split_sides();
+        let total = branches.len();
         let SideTally {
             covered,
             infeasible,
             ..
-        } = SideTally::of(self.sides);
+        } = SideTally::of(&branches);
         let percent = if total == 0 {
             100.0
         } else {
@@ -386,15 +455,27 @@ impl Coverage<'_> {
         let _ = writeln!(
             text,
             "{name}: covered {covered}/{total} branch sides ({percent:.1}%) with {} tests{proved}",
-            self.tests
+            self.inputs.len()
         );
+        if !traps.is_empty() {
+            let counts = TrapCounts::of(&traps);
+            let _ = writeln!(
+                text,
+                "trap targets: {} reached, {} proved unreachable, {} not reached, of {}",
+                counts.reached, counts.infeasible, counts.not_reached, counts.targets
+            );
+        }
         if let Some(ending) = self.ending {
             let _ = writeln!(text, "{}", stats_line(ending));
         }
-        let open: Vec<&SideReport> = self
-            .sides
+        let open: Vec<&SideReport> = branches
             .iter()
             .filter(|s| !s.status.is_covered())
+            .chain(
+                traps
+                    .iter()
+                    .filter(|s| matches!(s.status, SideStatus::NotReached { .. })),
+            )
             .collect();
         if !open.is_empty() {
             let _ = writeln!(text, "uncovered:");
@@ -411,7 +492,7 @@ impl Coverage<'_> {
                     site.to_string(),
                     self.module.arm_name(site, s.side.arm),
                     self.module.describe_loc(self.module.branch_sites[site].loc),
-                    s.status
+                    self.status_text(s)
                 );
             }
         }
@@ -451,234 +532,5 @@ fn stats_line(ending: &Ending) -> String {
             "{paths} paths, {runs} runs, {} queries ({} sat, {} unsat, {} unknown), {secs:.2} s; stopped: {}",
             queries.total, queries.sat, queries.unsat, queries.unknown, ending.stop
         ),
-    }
-}
-
-/// What a finished coverage run prints, and how many crashes and hangs it found (a
-/// command exits with code 3 when there are any).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finished {
-    /// The summary.
-    pub text: String,
-    /// Crashes and hangs found.
-    pub findings: usize,
-}
-
-/// An output directory kept current while `cover` or `explore` runs (see the module
-/// docs): `inputs.txt`, `coverage.json`, `coverage.lcov` and `regression.c`.
-pub struct CoverageOut<'m> {
-    out: OutDir,
-    module: &'m Module,
-    func: Func,
-    spec: InputSpec,
-    engine: &'static str,
-    started: Instant,
-    sides: Vec<Side>,
-    witness: Vec<Option<Witness>>,
-    tests: Vec<RegressionTest>,
-    found_at: Vec<Duration>,
-    /// Computes each test's expected results for `regression.c`.
-    results: Interpreter<'m, Concrete, NoObserver>,
-    findings: Vec<FindingRow>,
-    /// Why `regression.c` cannot be written, if it cannot.
-    no_regression: Option<String>,
-}
-
-impl<'m> CoverageOut<'m> {
-    /// Creates the directory for `engine`'s run on `func`, whose inputs `spec` describes.
-    pub fn create(
-        dir: &Path,
-        engine: &'static str,
-        module: &'m Module,
-        func: Func,
-        spec: InputSpec,
-    ) -> Result<CoverageOut<'m>, ReportError> {
-        let results = results_interpreter(module)?;
-        Ok(CoverageOut {
-            out: OutDir::create(dir)?,
-            results,
-            module,
-            func,
-            spec,
-            engine,
-            started: Instant::now(),
-            sides: Vec::new(),
-            witness: Vec::new(),
-            tests: Vec::new(),
-            found_at: Vec::new(),
-            findings: Vec::new(),
-            no_regression: None,
-        })
-    }
-
-    /// Records what a `cover` run reports as it goes (progress events write nothing).
-    pub fn cover_event(&mut self, event: &CoverEvent<'_>) {
-        match event {
-            CoverEvent::Started { sides, .. } => self.started(sides),
-            CoverEvent::Test {
-                index,
-                test,
-                new_sides,
-            } => self.test(*index, &test.coords, new_sides),
-            CoverEvent::Finding {
-                index,
-                finding,
-                new_sides,
-            } => self.finding(*index, finding, new_sides),
-            CoverEvent::Progress { .. } => {}
-        }
-    }
-
-    /// Records what an `explore` run reports as it goes.
-    pub fn explore_event(&mut self, event: &ExploreEvent<'_>) {
-        match event {
-            ExploreEvent::Started { sides } => self.started(sides),
-            ExploreEvent::Test {
-                index,
-                input,
-                new_sides,
-            } => self.test(*index, input, new_sides),
-            ExploreEvent::Finding {
-                index,
-                finding,
-                new_sides,
-            } => self.finding(*index, finding, new_sides),
-        }
-    }
-
-    /// The run starts on these sides: writes the files with none covered.
-    pub fn started(&mut self, sides: &[Side]) {
-        self.sides = sides.to_vec();
-        self.witness = vec![None; sides.len()];
-        self.rewrite(None);
-    }
-
-    /// Test `index` (coordinate bits `coords`) took `new_sides` first.
-    pub fn test(&mut self, index: usize, coords: &[u64], new_sides: &[Side]) {
-        self.credit(new_sides, Witness::Test(index));
-        let expected = expected_results(&mut self.results, self.func, &self.spec, coords);
-        self.tests.truncate(index);
-        self.tests.push(RegressionTest {
-            coords: coords.to_vec(),
-            expected: expected.unwrap_or_default(),
-        });
-        self.found_at.truncate(index);
-        self.found_at.push(self.started.elapsed());
-        self.out.append_input(&self.spec.line(coords));
-        self.rewrite(None);
-    }
-
-    /// Finding `index` took `new_sides` first: writes its file and the coverage files.
-    pub fn finding(&mut self, index: usize, finding: &Finding, new_sides: &[Side]) {
-        self.credit(new_sides, Witness::Finding(index));
-        let number = 1 + self
-            .findings
-            .iter()
-            .filter(|f| f.kind == finding.kind.name())
-            .count();
-        let row = FindingRow::new(self.module, &self.spec, finding, number);
-        self.out.make_dir(dir_name(finding.kind));
-        self.out
-            .write(&row.file, &row.file_text(self.module, self.func));
-        self.findings.truncate(index);
-        self.findings.push(row);
-        self.rewrite(None);
-    }
-
-    fn credit(&mut self, new_sides: &[Side], witness: Witness) {
-        for side in new_sides {
-            if let Some(i) = self.sides.iter().position(|s| s == side) {
-                self.witness[i] = Some(witness);
-            }
-        }
-    }
-
-    /// The run ended: rewrites every file with the final statuses, and returns the
-    /// summary to print (with a note when `regression.c` could not be written) and the
-    /// number of findings, or the first write error.
-    pub fn finish(
-        mut self,
-        sides: &[SideReport],
-        ending: &Ending,
-    ) -> Result<Finished, ReportError> {
-        self.rewrite(Some((sides, ending)));
-        let mut text = self.coverage(sides, Some(ending)).summary();
-        let mut files = vec!["inputs.txt", "coverage.json", "coverage.lcov"];
-        if self.no_regression.is_none() {
-            files.push("regression.c");
-        }
-        for kind in [FindingKind::Crash, FindingKind::Hang] {
-            if self.findings.iter().any(|f| f.kind == kind.name()) {
-                files.push(dir_name(kind));
-            }
-        }
-        let _ = write!(
-            text,
-            "wrote {}/{}",
-            self.out.path().display(),
-            files.join(", ")
-        );
-        let _ = match &self.no_regression {
-            Some(why) => writeln!(text, " (no regression.c: {why})"),
-            None => writeln!(text),
-        };
-        self.out.finish()?;
-        Ok(Finished {
-            text,
-            findings: self.findings.len(),
-        })
-    }
-
-    fn coverage<'a>(&'a self, sides: &'a [SideReport], ending: Option<&'a Ending>) -> Coverage<'a> {
-        Coverage {
-            module: self.module,
-            func: self.func,
-            sides,
-            tests: self.tests.len(),
-            found_at: &self.found_at,
-            findings: &self.findings,
-            ending,
-            engine: self.engine,
-        }
-    }
-
-    /// The statuses while the run goes on: covered by a witness, or not reached yet.
-    fn running_sides(&self) -> Vec<SideReport> {
-        self.sides
-            .iter()
-            .zip(&self.witness)
-            .map(|(&side, witness)| SideReport {
-                side,
-                status: witness.map_or(
-                    SideStatus::NotReached {
-                        reason: MissReason::default(),
-                    },
-                    |witness| SideStatus::Covered { witness },
-                ),
-            })
-            .collect()
-    }
-
-    fn rewrite(&mut self, finished: Option<(&[SideReport], &Ending)>) {
-        let running;
-        let (sides, ending) = match finished {
-            Some((sides, ending)) => (sides, Some(ending)),
-            None => {
-                running = self.running_sides();
-                (running.as_slice(), None)
-            }
-        };
-        match regression_c(self.module, self.func, &self.spec, &self.tests) {
-            Ok(c) => self.out.write("regression.c", &c),
-            Err(e) => self.no_regression = Some(e.to_string()),
-        }
-        let ran = !self.tests.is_empty() || !self.findings.is_empty();
-        let lcov_text = lcov(self.module, self.func, sides, ran);
-        let json = self.coverage(sides, ending).to_json();
-        self.out.write("coverage.lcov", &lcov_text);
-        match json {
-            Ok(json) => self.out.write("coverage.json", &json),
-            Err(e) => self.out.fail(e),
-        }
     }
 }

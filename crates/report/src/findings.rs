@@ -12,7 +12,7 @@
 
 use fpforge_exec::{Finding, FindingKind};
 use fpforge_spec::InputSpec;
-use fpir::{Func, Module};
+use fpir::{Func, Module, SrcLoc};
 use serde::Serialize;
 
 /// The directory of a kind of finding inside the output directory.
@@ -36,6 +36,9 @@ pub struct FindingRow {
     pub function: String,
     /// Its source location.
     pub location: String,
+    /// The same location, for reports that place the finding in the source.
+    #[serde(skip)]
+    pub loc: Option<SrcLoc>,
     /// The finding's file, relative to the output directory (`crashes/1.txt`).
     pub file: String,
     /// The input, as `fpforge run` reads it.
@@ -55,6 +58,7 @@ impl FindingRow {
                 .get(trap.func)
                 .map_or_else(|| trap.func.to_string(), |f| f.name.clone()),
             location: module.describe_loc(trap.loc),
+            loc: trap.loc,
             file: format!("{}/{number}.txt", dir_name(finding.kind)),
             input: spec.line(&finding.coords),
         }
@@ -62,15 +66,22 @@ impl FindingRow {
 
     /// The finding's file for the entry function `func` (see the module docs).
     pub fn file_text(&self, module: &Module, func: Func) -> String {
-        let entry = &module.funcs[func];
-        let source = entry
-            .loc
-            .and_then(|l| module.files.get(l.file))
-            .map_or("SRC", String::as_str);
         format!(
-            "# {}: {} in {} at {}\n# replay: fpforge run {source} -f {} -- $(grep -v '^#' {})\n{}\n",
-            self.kind, self.trap, self.function, self.location, entry.name, self.file, self.input
+            "# {}: {} in {} at {}\n# replay: {} $(grep -v '^#' {})\n{}\n",
+            self.kind,
+            self.trap,
+            self.function,
+            self.location,
+            run_prefix(module, func),
+            self.file,
+            self.input
         )
+    }
+
+    /// The command that replays the finding on the entry function `func`:
+    /// `fpforge run SRC -f FUNC -- INPUT`.
+    pub fn replay_command(&self, module: &Module, func: Func) -> String {
+        format!("{} {}", run_prefix(module, func), self.input)
     }
 
     /// The summary line: `crash 1: integer division by zero in f at f.c:12:7 (crashes/1.txt)`.
@@ -80,4 +91,15 @@ impl FindingRow {
             self.kind, self.number, self.trap, self.function, self.location, self.file
         )
     }
+}
+
+/// `fpforge run SRC -f FUNC --`: the start of a command that runs the entry function
+/// `func` (its source file as the debug information names it, `SRC` when it has none).
+fn run_prefix(module: &Module, func: Func) -> String {
+    let entry = &module.funcs[func];
+    let source = entry
+        .loc
+        .and_then(|l| module.files.get(l.file))
+        .map_or("SRC", String::as_str);
+    format!("fpforge run {source} -f {} --", entry.name)
 }

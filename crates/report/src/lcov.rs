@@ -7,7 +7,8 @@
 //! runs, 0 otherwise) with `LF`/`LH`, and `BRDA:line,block,branch,taken` per side, where
 //! block is the site id, branch the side's number within its site, and taken `1` when
 //! covered, `0` when another side of the site is, `-` when the site was never reached;
-//! then `BRF`/`BRH` and `end_of_record`.
+//! then `BRF`/`BRH` and `end_of_record`. Trap guards' sides are no branch of the
+//! program and have no `BRDA` record; they count for the lines that run.
 //!
 //! The blocks that run are derived from the sides: a called function's entry block runs,
 //! a jump's target runs when its block does, and a branch's target when the side leading
@@ -51,7 +52,8 @@ pub fn lcov(module: &Module, func: Func, sides: &[SideReport], ran: bool) -> Str
             }
         }
     }
-    for (site, number, taken, loc) in branch_rows(module, sides) {
+    let (branches, _) = module.split_trap_targets(sides);
+    for (site, number, taken, loc) in branch_rows(module, &branches) {
         let record = files.entry(file_of(loc.file)).or_default();
         record.branches.push((loc.line, site, number, taken));
     }

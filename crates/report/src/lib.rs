@@ -2,8 +2,11 @@
 //! versioned, so every command and engine writes the same layout.
 //!
 //! - [`coverage`]: `coverage.json` (schema [`SCHEMA_VERSION`]) and the coverage summary,
-//!   for `cover` and `explore` alike, and [`CoverageOut`], the output directory they
-//!   keep current while they run;
+//!   for `cover` and `explore` alike;
+//! - [`coverage_out`]: [`CoverageOut`], the output directory `cover` and `explore` keep
+//!   current while they run;
+//! - [`html`]: `report.html`, the page of a coverage or accuracy run;
+//! - [`junit`]: the JUnit XML file of a coverage run (`--junit`);
 //! - [`findings`]: crashes and hangs, one replayable file each in `OUT/crashes/` and
 //!   `OUT/hangs/`;
 //! - [`lcov`](mod@lcov): `coverage.lcov`;
@@ -14,7 +17,8 @@
 //!   (`inputs.txt` appended line by line, every other file replaced atomically);
 //! - [`run`](mod@run): the report of `fpforge run`, with [`trace`]'s folded decisions;
 //! - [`sites`]: the branch and op sites `fpforge sites` lists;
-//! - [`values`]: values as reports print them.
+//! - [`values`]: values as reports print them;
+//! - [`escape`]: text from the user's files made safe inside HTML and XML.
 //!
 //! `docs/REPORTS.md` documents each format; `docs/schema/coverage.schema.json` is the
 //! JSON schema of `coverage.json`, which the tests check both engines' files against.
@@ -24,8 +28,12 @@
 
 pub mod accuracy;
 pub mod coverage;
+pub mod coverage_out;
 pub mod error;
+pub mod escape;
 pub mod findings;
+pub mod html;
+pub mod junit;
 pub mod lcov;
 pub mod outdir;
 pub mod reach;
@@ -35,7 +43,8 @@ pub mod sites;
 pub mod trace;
 pub mod values;
 
-pub use coverage::{Coverage, CoverageOut, Ending, EngineStats};
+pub use coverage::{Coverage, Ending, EngineStats};
+pub use coverage_out::{CoverageOut, Finished};
 pub use error::ReportError;
 pub use outdir::{write_atomic, OutDir};
 

@@ -64,6 +64,7 @@ impl SitesReport {
 fn describe_branch(kind: BranchKind, cmp: Option<&fpir::Comparison>) -> String {
     match (kind, cmp) {
         (BranchKind::Switch { cases }, _) => format!("switch, {cases} cases + default"),
+        (BranchKind::Trap(check), _) => format!("trap guard: {}", check.label()),
         (BranchKind::Cond, Some(c)) => {
             let pred = match c.pred {
                 CmpPred::Int(p) => format!("icmp {}", int_pred_name(p)),

@@ -3,7 +3,8 @@
 //! JSON schema (`docs/schema/coverage.schema.json`), list the same sides under the same
 //! names, and every side name reads back as its side (what `reach --branch` accepts);
 //! files written while a run is still going validate too; the lcov file has a record per
-//! side.
+//! branch side. The module carries trap guards, as the CLI's does, so trap sites are in the
+//! files too.
 
 use fpforge_cover::{cover_with, CoverConfig, CoverEvent};
 use fpforge_explore::{explore, EngineConfig, ExploreConfig};
@@ -20,7 +21,10 @@ fn module() -> &'static Module {
     MODULE.get_or_init(|| {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cover/branchy.c");
-        fpforge_lower::load(&[path], &Default::default()).expect("fixture lowers")
+        let mut module = fpforge_lower::load(&[path], &Default::default()).expect("fixture lowers");
+        let funcs: Vec<fpir::Func> = module.funcs.keys().collect();
+        fpir::guard::add_trap_guards(&mut module, &funcs).expect("guards");
+        module
     })
 }
 
@@ -86,7 +90,8 @@ fn run_cover(func: &str, dir: &Path) -> serde_json::Value {
     assert!(summary.contains(&format!("{func}: covered")), "{summary}");
     let ran = !report.tests.is_empty() || !report.findings.is_empty();
     let lcov_text = lcov(m, f, &report.sides, ran);
-    assert_eq!(lcov_text.matches("BRDA:").count(), report.sides.len());
+    let (branches, _) = m.split_trap_targets(&report.sides);
+    assert_eq!(lcov_text.matches("BRDA:").count(), branches.len());
     assert_eq!(
         std::fs::read_to_string(dir.join("coverage.lcov")).unwrap(),
         lcov_text
@@ -150,18 +155,25 @@ fn cover_and_explore_write_one_schema_with_the_same_side_names() {
         );
         assert_eq!(side_names(&covered), side_names(&explored), "{func}");
         for doc in [&covered, &explored] {
-            let count = |status: &str| {
+            let sides = |traps: bool| {
                 doc["sites"]
                     .as_array()
                     .unwrap()
                     .iter()
+                    .filter(move |s| (s["kind"] == "trap") == traps)
                     .flat_map(|s| s["sides"].as_array().unwrap())
-                    .filter(|s| s["status"] == status)
-                    .count()
+                    .filter(move |s| !traps || s["arm"] == "trap")
             };
-            assert_eq!(doc["covered"], count("covered"), "{func}");
-            assert_eq!(doc["infeasible"], count("infeasible"), "{func}");
-            assert_eq!(doc["not_reached"], count("not reached"), "{func}");
+            let count =
+                |traps: bool, status: &str| sides(traps).filter(|s| s["status"] == status).count();
+            assert_eq!(doc["covered"], count(false, "covered"), "{func}");
+            assert_eq!(doc["infeasible"], count(false, "infeasible"), "{func}");
+            assert_eq!(doc["not_reached"], count(false, "not reached"), "{func}");
+            let traps = &doc["traps"];
+            assert_eq!(traps["targets"], sides(true).count(), "{func}");
+            assert_eq!(traps["reached"], count(true, "covered"), "{func}");
+            assert_eq!(traps["infeasible"], count(true, "infeasible"), "{func}");
+            assert_eq!(traps["not_reached"], count(true, "not reached"), "{func}");
             let lines = std::fs::read_to_string(
                 if doc["engine"] == "cover" {
                     a.path()

@@ -12,7 +12,7 @@
 //! word they are, as fdlibm's bit tests compare), random normal variates and random bit
 //! patterns.
 
-use crate::spec::{Coord, InputSpec, SpecError};
+use crate::spec::{value_of, Coord, InputSpec, SpecError};
 use crate::Arg;
 use fpir::{Const, FloatTy, Func, InstKind, Module, Terminator, Type};
 use rand::Rng;
@@ -234,16 +234,6 @@ fn value_bits(ty: Type, x: f64) -> u64 {
             bits & ty.mask()
         }
         Type::Ptr => 0,
-    }
-}
-
-/// The coordinate of raw bits of type `ty`.
-fn value_of(ty: Type, bits: u64) -> f64 {
-    match ty {
-        Type::Float(FloatTy::F64) => f64::from_bits(bits),
-        Type::Float(FloatTy::F32) => f64::from(f32::from_bits(bits as u32)),
-        Type::Int(_) => ty.sign_extend(bits) as f64,
-        Type::Ptr => 0.0,
     }
 }
 

@@ -37,6 +37,12 @@ pub enum SpecError {
         /// What is wrong.
         reason: String,
     },
+    /// A line of inputs (`--seeds`) does not give the function's arguments.
+    #[error("{reason}")]
+    BadLine {
+        /// What is wrong.
+        reason: String,
+    },
     /// A value does not parse as its type.
     #[error("`{text}` is not a valid {ty} value")]
     BadValue {
@@ -316,6 +322,68 @@ impl InputSpec {
             .join(" ")
     }
 
+    /// The raw bits of every coordinate from a line as [`InputSpec::line`] writes it
+    /// (and `fpforge run` reads it): one value per parameter, arrays as `[a,b,...]` of
+    /// their length, fixed values as fixed, output arrays as anything; every value
+    /// inside its range.
+    pub fn parse_line(&self, line: &str) -> Result<Vec<u64>, SpecError> {
+        let bad = |reason: String| SpecError::BadLine { reason };
+        let words = split_words(line);
+        if words.len() != self.params.len() {
+            return Err(bad(format!(
+                "{} values for {} parameters",
+                words.len(),
+                self.params.len()
+            )));
+        }
+        let mut bits = Vec::with_capacity(self.coords.len());
+        for (param, (input, word)) in self.params.iter().zip(&words).enumerate() {
+            let name = &self.names[param];
+            match *input {
+                ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
+                    bits.push(parse_value(word, ty)?);
+                }
+                ParamInput::Array { elem, len, .. } => {
+                    let items = array_items(word)
+                        .ok_or_else(|| bad(format!("`{name}` takes an array `[...]`")))?;
+                    if items.len() != len {
+                        return Err(bad(format!(
+                            "`{name}` takes {len} values, the line has {}",
+                            items.len()
+                        )));
+                    }
+                    for item in items {
+                        bits.push(parse_value(item, elem)?);
+                    }
+                }
+                ParamInput::Fixed { ty, bits: fixed } => {
+                    if parse_value(word, ty)? & ty.mask() != fixed & ty.mask() {
+                        return Err(bad(format!(
+                            "`{name}` is fixed to {}",
+                            value_text(ty, fixed)
+                        )));
+                    }
+                }
+                ParamInput::Output { .. } => {}
+            }
+        }
+        for (coord, &b) in self.coords.iter().zip(&bits) {
+            if let Some(range) = coord.range {
+                let value = value_of(coord.ty, b);
+                if !range.contains(value) {
+                    return Err(bad(format!(
+                        "{} is outside `{}`'s range [{}, {}]",
+                        value_text(coord.ty, b),
+                        self.names[coord.param],
+                        range.lo,
+                        range.hi
+                    )));
+                }
+            }
+        }
+        Ok(bits)
+    }
+
     /// The interpreter arguments for the raw bits of every coordinate.
     ///
     /// # Panics
@@ -476,6 +544,47 @@ impl Param<'_> {
             self.mismatch("give the output's length (`NAME: f64[N]`) or an input array")
         })?;
         Ok(ParamInput::Output { elem, len })
+    }
+}
+
+/// The words of a line of inputs: split at spaces outside brackets.
+fn split_words(line: &str) -> Vec<&str> {
+    let (mut words, mut depth, mut start) = (Vec::new(), 0i32, None);
+    for (i, c) in line.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ => {}
+        }
+        match (c.is_whitespace() && depth == 0, start) {
+            (true, Some(s)) => {
+                words.push(&line[s..i]);
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    words.extend(start.map(|s| &line[s..]));
+    words
+}
+
+/// The items of `[a,b,...]` (spaces allowed), or `None` when `word` is no array.
+fn array_items(word: &str) -> Option<Vec<&str>> {
+    let inner = word.strip_prefix('[')?.strip_suffix(']')?.trim();
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    Some(inner.split(',').map(str::trim).collect())
+}
+
+/// The coordinate value (as the search sees it) of raw bits of type `ty`.
+pub(crate) fn value_of(ty: Type, bits: u64) -> f64 {
+    match ty {
+        Type::Float(FloatTy::F64) => f64::from_bits(bits),
+        Type::Float(FloatTy::F32) => f64::from(f32::from_bits(bits as u32)),
+        Type::Int(_) => ty.sign_extend(bits) as f64,
+        Type::Ptr => 0.0,
     }
 }
 

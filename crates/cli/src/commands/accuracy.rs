@@ -2,27 +2,32 @@
 //! accurate (the `fpforge-accuracy` engine), and say which operations are to blame.
 //!
 //! The output directory (`--out`) holds `inputs.txt` (the worst inputs found so far, worst
-//! first, one per line in the form `fpforge run FILE -f FUNC -- <line>` reads back) and
-//! `report.json` (the report so far; `finished` says whether the search ended), both
-//! replaced atomically as new worst inputs are found. Ctrl-C stops the search and
+//! first, one per line in the form `fpforge run FILE -f FUNC -- <line>` reads back),
+//! `report.json` (the report so far; `finished` says whether the search ended) and
+//! `report.html` (the same report as a page), all replaced atomically as new worst
+//! inputs are found. Ctrl-C stops the search and
 //! completes the files. `--check-input REPORT` measures the worst input of an earlier
 //! `report.json` again at `--precision` bits instead of searching: an independent
 //! re-evaluation of a reported error.
 
 use crate::interrupt::interrupt_flag;
 use crate::options::AccuracyOptions;
+use crate::progress::{Progress as Spinner, Verbosity};
 use anyhow::{bail, Context, Result};
-use fpforge_accuracy::{accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport};
+use fpforge_accuracy::{
+    accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, StopReason,
+};
 use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
 };
+use fpforge_report::findings::{dir_name, FindingRow as CrashRow};
+use fpforge_report::html::{final_accuracy_page, partial_accuracy_page, REPORT_HTML};
 use fpforge_report::outdir::INPUTS;
 use fpforge_report::OutDir;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::fs;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -33,31 +38,46 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     // Fail early, with the spec's own message, on specs that do not fit.
-    InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+    let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let info = RunInfo {
         function: &module.funcs[func].name,
         strategy: strategy_name(config.strategy),
         precision: config.precision,
         verify_precision: config.verify_precision,
+        findings: &[],
     };
     if let Some(source) = &options.check_input {
-        return check(options.json, info, &config, module, func, source);
+        return check(options.output.json, info, &config, module, func, source);
     }
     let mut out = options.out.as_deref().map(OutDir::create).transpose()?;
     let config = config.with_interrupt(Some(interrupt_flag()));
-    let report = search(&config, info, module, func, out.as_mut())?;
+    let verbosity = options.output.verbosity;
+    let run = Run {
+        config: &config,
+        module,
+        func,
+        spec: &spec,
+    };
+    let report = search(run, info, out.as_mut(), verbosity)?;
+    let info = RunInfo {
+        findings: &report.findings,
+        ..info
+    };
     let json_text = final_json(info, report.progress, module, &report.report)?;
     if let Some(mut out) = out {
         out.write(INPUTS, &inputs_text(&top_rows(module, &report.report)));
         out.write(REPORT, &json_text);
+        let page = final_accuracy_page(info, report.progress, module, &report.report);
+        out.write(REPORT_HTML, &page);
         out.finish()?;
     }
-    if options.json {
+    if options.output.json {
         crate::output::emit(&json_text)?;
-    } else {
+    } else if verbosity == Verbosity::Normal {
         crate::output::emit(&text_report(info, module, &report.report))?;
     }
-    Ok(ExitCode::SUCCESS)
+    let interrupted = report.report.stop == StopReason::Interrupted;
+    Ok(crate::search_exit(interrupted, report.findings.len()))
 }
 
 /// The file of the JSON report in the output directory.
@@ -70,18 +90,35 @@ const WRITE_INTERVAL: Duration = Duration::from_millis(500);
 struct Searched {
     report: AccuracyReport,
     progress: Progress,
+    /// The crashes and hangs, written to `OUT/crashes/` and `OUT/hangs/` as found.
+    findings: Vec<CrashRow>,
+}
+
+/// What one search measures.
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    config: &'a AccuracyConfig,
+    module: &'a Module,
+    func: Func,
+    spec: &'a InputSpec,
 }
 
 /// Runs the search, rewriting `out` with the worst inputs so far at most every
-/// [`WRITE_INTERVAL`], and showing progress on a terminal.
+/// [`WRITE_INTERVAL`], and showing progress on a terminal (unless `verbosity` is quiet).
 fn search(
-    config: &AccuracyConfig,
+    run: Run<'_>,
     info: RunInfo<'_>,
-    module: &Module,
-    func: Func,
     mut out: Option<&mut OutDir>,
+    verbosity: Verbosity,
 ) -> Result<Searched> {
-    let terminal = std::io::stderr().is_terminal();
+    let Run {
+        config,
+        module,
+        func,
+        spec,
+    } = run;
+    let mut findings: Vec<CrashRow> = Vec::new();
+    let spinner = Spinner::new("accuracy", verbosity);
     let mut found: Vec<FindingRow> = Vec::new();
     let started = Instant::now();
     let mut progress = Progress::default();
@@ -93,10 +130,23 @@ fn search(
                 Ok(json) => out.write(REPORT, &json),
                 Err(e) => out.fail(e),
             }
+            out.write(REPORT_HTML, &partial_accuracy_page(info, progress, found));
         }
     };
     let report = accuracy_with(module, func, config, |event| match event {
         AccuracyEvent::Started { .. } => {}
+        AccuracyEvent::Crash { finding } => {
+            let number = 1 + findings
+                .iter()
+                .filter(|f| f.kind == finding.kind.name())
+                .count();
+            let row = CrashRow::new(module, spec, finding, number);
+            if let Some(out) = out.as_deref_mut() {
+                out.make_dir(dir_name(finding.kind));
+                out.write(&row.file, &row.file_text(module, func));
+            }
+            findings.push(row);
+        }
         AccuracyEvent::NewWorst { finding, evals } => {
             progress.worst_found_s = started.elapsed().as_secs_f64();
             progress.worst_found_evals = *evals;
@@ -122,20 +172,19 @@ fn search(
                 progress.elapsed = *elapsed;
                 write(&found, progress, &mut out);
             }
-            if terminal {
-                eprint!(
-                    "\r\x1b[Kaccuracy: worst relative error {best_rel:.3e}, {evals} inputs, {covered} checks covered, {:.1} s",
-                    elapsed.as_secs_f64()
-                );
-            }
+            spinner.say(format!(
+                "worst relative error {best_rel:.3e}, {evals} inputs, {covered} checks covered"
+            ));
         }
     })?;
-    if terminal {
-        eprintln!();
-    }
+    spinner.finish();
     progress.evals = report.evals;
     progress.elapsed = report.elapsed;
-    Ok(Searched { report, progress })
+    Ok(Searched {
+        report,
+        progress,
+        findings,
+    })
 }
 
 /// `--check-input`: the worst input of a report, measured at `--precision`.

@@ -1,5 +1,13 @@
 //! One module per subcommand: parse its flags, call the libraries, print its report.
 
+use crate::options::{CiOptions, OutputOptions};
+use crate::progress::Verbosity;
+use crate::{search_exit, EXIT_FAIL_UNDER};
+use anyhow::{Context, Result};
+use fpforge_report::Finished;
+use std::path::Path;
+use std::process::ExitCode;
+
 pub mod accuracy;
 pub mod cover;
 pub mod explore;
@@ -8,3 +16,38 @@ pub mod reach;
 pub mod run;
 pub mod sites;
 pub mod solve;
+
+/// The exit code of a finished `cover` or `explore` run: 130 when Ctrl-C stopped it, 3
+/// when it found crashes or hangs, else 4 when its feasible coverage is below
+/// `--fail-under`, else 0. A shortfall is said on stderr whatever the code, so a CI log
+/// shows it.
+fn coverage_exit_code(finished: &Finished, ci: &CiOptions, interrupted: bool) -> ExitCode {
+    let below = ci
+        .fail_under
+        .filter(|&threshold| finished.feasible_percent < threshold);
+    if let Some(threshold) = below {
+        eprintln!(
+            "error: feasible coverage {:.1}% is below --fail-under {threshold}",
+            finished.feasible_percent
+        );
+    }
+    if below.is_some() && !interrupted && finished.findings == 0 {
+        ExitCode::from(EXIT_FAIL_UNDER)
+    } else {
+        search_exit(interrupted, finished.findings)
+    }
+}
+
+/// Prints what a finished `cover` or `explore` run says on stdout: `coverage.json` (as
+/// written in `out`) with `--json`, nothing with `--quiet`, else the summary.
+fn print_results(finished: &Finished, output: &OutputOptions, out: &Path) -> Result<()> {
+    if output.json {
+        let path = out.join("coverage.json");
+        let json = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        crate::output::emit(&json)?;
+    } else if output.verbosity == Verbosity::Normal {
+        crate::output::emit(&finished.text)?;
+    }
+    Ok(())
+}

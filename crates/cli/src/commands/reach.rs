@@ -2,42 +2,58 @@
 //! (`--branch`) of a function, or a proof that none exists (the `fpforge-explore` engine),
 //! printed as `fpforge_report::reach` shows it. `--emit-smt2 FILE` writes the deciding
 //! path condition as SMT-LIB for other solvers. Exit code 0 for every answer (reached,
-//! infeasible and unknown are answers), 1 on errors.
+//! infeasible and unknown are answers), 1 on errors, 130 when Ctrl-C stopped the search
+//! (the answer so far, `unknown`, is printed first).
 
+use crate::interrupt::interrupt_flag;
 use crate::options::{ReachOptions, ReachTarget};
+use crate::progress::Progress;
+use crate::search_exit;
 use anyhow::{Context, Result};
 use fpforge_explore::{reach_path, reach_side, PathSpec, ReachAnswer, SideAnswer};
 use fpforge_report::reach::ReachOutcome;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// An answer in words, the input that takes the target, and the detail line.
 type Answer = (String, Option<Vec<u64>>, String);
 
 /// Runs `fpforge reach`.
-pub fn run(options: ReachOptions) -> Result<ExitCode> {
+pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
+    let interrupt = interrupt_flag();
+    options.engine.config = options
+        .engine
+        .config
+        .with_interrupt(Some(Arc::clone(&interrupt)));
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     let engine = &options.engine;
     let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
     let mut notes = String::new();
-    let (answer, input, detail) = match &options.target {
-        ReachTarget::Path(text) => path_answer(&options, module, func, &spec, text, &mut notes)?,
-        ReachTarget::Branch(text) => side_answer(&options, module, func, &spec, text)?,
+    let spinner = Progress::new("reach", options.output.verbosity);
+    spinner.say("searching".to_string());
+    let answer = match &options.target {
+        ReachTarget::Path(text) => path_answer(&options, module, func, &spec, text, &mut notes),
+        ReachTarget::Branch(text) => side_answer(&options, module, func, &spec, text),
     };
+    spinner.finish();
+    let (answer, input, detail) = answer?;
     let outcome = ReachOutcome::new(
         &module.funcs[func].name,
         answer,
         input.map(|bits| spec.line(&bits)),
         detail,
     );
-    if options.json {
-        crate::output::emit(&(notes + &outcome.to_json()?))?;
+    if options.output.json {
+        eprint!("{notes}");
+        crate::output::emit(&outcome.to_json()?)?;
     } else {
         crate::output::emit(&(notes + &outcome.to_text()))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(search_exit(interrupt.load(Ordering::Relaxed), 0))
 }
 
 /// Reaches the path `text`, writing its condition as SMT-LIB when asked (a note in

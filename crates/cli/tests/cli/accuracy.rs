@@ -12,7 +12,9 @@ fn fixture() -> String {
     crate::common::fixture("accuracy", "sums.c")
 }
 
-fn accuracy(func: &str, extra: &[&str]) -> Output {
+/// Runs `accuracy` on `func` of `sums.c` (four doubles in [-100, 100], 2000 evaluations,
+/// seed 1) with `extra` flags.
+pub fn accuracy(func: &str, extra: &[&str]) -> Output {
     let fixture = fixture();
     let mut args = vec![
         "accuracy",
@@ -117,4 +119,82 @@ fn text_report_and_errors() {
     let void = fpforge(&["accuracy", &fixture(), "-f", "prefix_sums", "--evals", "10"]);
     assert!(!void.status.success());
     assert!(String::from_utf8_lossy(&void.stderr).contains("--out-arg"));
+}
+
+/// Ctrl-C stops the search: the report is written, says `interrupted`, and the exit
+/// code is 130.
+#[test]
+fn ctrl_c_writes_the_report_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .args(["accuracy", &fixture(), "-f", "naive_sum"])
+        .args(["--arg", "a: f64[4] in [-100, 100]", "--arg", "n = 4"])
+        .args([
+            "--time-limit",
+            "60",
+            "--evals",
+            "1000000000",
+            "--json",
+            "--out",
+        ])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let report = dir.path().join("report.json");
+    let started = std::time::Instant::now();
+    while !report.exists() && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(written["stop"], "interrupted", "{written}");
+    let printed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed["stop"], "interrupted");
+}
+
+/// Crashes met while measuring accuracy are findings too: written to `crashes/N.txt`
+/// (which `fpforge run` replays with exit 3), listed in `report.json` and the summary,
+/// and the run exits 3.
+#[test]
+fn crashes_found_while_measuring_are_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = crate::common::fixture("findings", "faults.c");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .args([
+            "accuracy", &faults, "-f", "weight", "--evals", "20000", "--seed", "1",
+        ])
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let summary = crate::common::stdout(&out);
+    assert!(
+        summary.contains("crash 1: out-of-bounds access"),
+        "{summary}"
+    );
+    let report = crate::common::json_file(&dir.path().join("report.json"));
+    assert_eq!(report["crashes"], 1, "{report}");
+    assert_eq!(report["findings"][0]["file"], "crashes/1.txt");
+    let text = std::fs::read_to_string(dir.path().join("crashes/1.txt")).unwrap();
+    let input = text.lines().find(|l| !l.starts_with('#')).unwrap();
+    let mut args = vec!["run", &faults, "-f", "weight", "--"];
+    args.extend(input.split(' '));
+    assert_eq!(fpforge(&args).status.code(), Some(3), "{input}");
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(page.contains("data-finding=\"crashes/1.txt\""));
 }

@@ -644,7 +644,7 @@ fn out_of_range_flags_are_one_line_errors() {
     }
     let out = fpforge(&["solve", &solve_fixture("absorption.smt2"), "--timeout", "0"]);
     assert!(
-        stderr(&out).contains("--timeout must be"),
+        stderr(&out).contains("--time-limit must be"),
         "{}",
         stderr(&out)
     );

@@ -14,6 +14,25 @@ pub fn fixture(dir: &str, name: &str) -> String {
         .into_owned()
 }
 
+/// Runs `COMMAND tests/fixtures/report/gauge.c -f gauge --time-limit 1 --out DIR EXTRA...`
+/// (a function with sides of every status and a crash: `mode` 4 reads past a table).
+pub fn fpforge_on_gauge(command: &str, dir: &Path, extra: &[&str]) -> Output {
+    let source = fixture("report", "gauge.c");
+    let out = dir.to_string_lossy().into_owned();
+    let mut args = vec![
+        command,
+        &source,
+        "-f",
+        "gauge",
+        "--time-limit",
+        "1",
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    fpforge(&args)
+}
+
 /// Runs `fpforge ARGS`.
 pub fn fpforge(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fpforge"))
@@ -72,12 +91,26 @@ pub fn run_decisions(file: &str, func: &str, args: &[&str]) -> Vec<String> {
     listed_decisions(&json_stdout(&fpforge(&all)))
 }
 
-/// Every side row of a `coverage.json`.
+/// Every side row of the program's own branches in a `coverage.json` (trap guards'
+/// sides are in [`trap_sides`]).
 pub fn coverage_sides(coverage: &serde_json::Value) -> Vec<&serde_json::Value> {
+    sides_of_sites(coverage, |site| site["kind"] != "trap")
+}
+
+/// Every side row of the trap guards in a `coverage.json`.
+pub fn trap_sides(coverage: &serde_json::Value) -> Vec<&serde_json::Value> {
+    sides_of_sites(coverage, |site| site["kind"] == "trap")
+}
+
+fn sides_of_sites(
+    coverage: &serde_json::Value,
+    keep: impl Fn(&serde_json::Value) -> bool,
+) -> Vec<&serde_json::Value> {
     coverage["sites"]
         .as_array()
         .expect("a sites list")
         .iter()
+        .filter(|site| keep(site))
         .flat_map(|site| site["sides"].as_array().expect("a sides list"))
         .collect()
 }

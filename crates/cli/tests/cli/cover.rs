@@ -2,7 +2,7 @@
 //! and that take the sides `coverage.json` credits them with, and the same inputs for
 //! the same seed.
 
-use crate::common::{check_credited_sides, coverage_sides, fpforge, json_file as json};
+use crate::common::{check_credited_sides, coverage_sides, fpforge, json_file as json, trap_sides};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -99,7 +99,34 @@ fn same_seed_same_inputs_and_uncovered_sides_listed() {
         .cloned()
         .unwrap();
     assert_eq!(open["branch_reached"], true);
+    assert_eq!(open["likely_infeasible"], true, "{open}");
     assert!(open["closest"]["distance"].as_f64().unwrap() > 0.0);
+
+    // A search that ends before it aimed at the side for long says so.
+    let out = cover_with(
+        "impossible",
+        b.path(),
+        &["--evals", "300", "--seed", "1", "--no-reach"],
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains("not reached (not tried enough)"),
+        "{summary}"
+    );
+    let coverage = json(&b.path().join("coverage.json"));
+    let open = coverage_sides(&coverage)
+        .into_iter()
+        .find(|s| s["status"] == "not reached")
+        .cloned()
+        .unwrap();
+    assert_eq!(open["likely_infeasible"], false, "{open}");
+    assert!(
+        open["reason"]
+            .as_str()
+            .unwrap()
+            .contains("before the run ended"),
+        "{open}"
+    );
 }
 
 fn cover_with(func: &str, out: &Path, extra: &[&str]) -> Output {
@@ -164,6 +191,15 @@ fn array_fixed_and_range_specs_shape_the_inputs() {
         [r#""infeasible" "exhaustive path exploration""#],
         "{statuses:?}"
     );
+    // And no access of the four-element array goes out of bounds.
+    let targets: Vec<&serde_json::Value> = trap_sides(&coverage)
+        .into_iter()
+        .filter(|s| s["arm"] == "trap")
+        .collect();
+    assert!(!targets.is_empty());
+    for target in targets {
+        assert_eq!(target["status"], "infeasible", "{target}");
+    }
 
     let bad = cover_with(
         "array_sum",
@@ -192,28 +228,16 @@ fn jobs_give_the_same_inputs_for_the_same_seed() {
     assert_eq!(read(a.path()), read(b.path()));
 }
 
-#[test]
-fn ctrl_c_leaves_a_finished_output_directory() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_string_lossy().into_owned();
-    // `impossible` never covers its last side, so only the signal ends this run.
+/// Starts `args` (an engine writing `--out DIR`), sends it SIGINT once its
+/// `coverage.json` exists, and checks it exits 130 with every file completed.
+fn interrupt_and_check(args: &[&str], dir: &Path) {
     let child = Command::new(env!("CARGO_BIN_EXE_fpforge"))
-        .args([
-            "cover",
-            &fixture(),
-            "-f",
-            "impossible",
-            "--time-limit",
-            "60",
-            "--starts",
-            "100000000",
-            "--out",
-            &out,
-        ])
+        .args(args)
+        .args(["--out", &dir.to_string_lossy()])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let coverage = dir.path().join("coverage.json");
+    let coverage = dir.join("coverage.json");
     let started = std::time::Instant::now();
     while !coverage.exists() && started.elapsed().as_secs() < 30 {
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -225,15 +249,41 @@ fn ctrl_c_leaves_a_finished_output_directory() {
         .unwrap();
     assert!(status.success());
     let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.status.code(), Some(130), "{args:?}");
     assert!(started.elapsed().as_secs() < 30);
     let coverage = json(&coverage);
     assert_eq!(coverage["finished"], true);
     assert_eq!(coverage["stop"], "interrupted");
-    let inputs = std::fs::read_to_string(dir.path().join("inputs.txt")).unwrap();
+    let inputs = std::fs::read_to_string(dir.join("inputs.txt")).unwrap();
     assert_eq!(coverage["tests"], inputs.lines().count());
     assert!(inputs.is_empty() || inputs.ends_with('\n'));
+    for file in ["coverage.lcov", "regression.c"] {
+        assert!(dir.join(file).exists(), "{file}");
+    }
     assert!(String::from_utf8_lossy(&output.stdout).contains("stopped: interrupted"));
+}
+
+#[test]
+fn ctrl_c_leaves_a_finished_output_directory() {
+    // `impossible` never covers its last side, so only the signal ends this run.
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture();
+    let cover = [
+        "cover",
+        &file,
+        "-f",
+        "impossible",
+        "--time-limit",
+        "60",
+        "--starts",
+        "100000000",
+    ];
+    interrupt_and_check(&cover, dir.path());
+    // A loop halving its argument has a path per trip count: explore goes on.
+    let dir = tempfile::tempdir().unwrap();
+    let faults = crate::common::fixture("findings", "faults.c");
+    let explore = ["explore", &faults, "-f", "halvings", "--time-limit", "60"];
+    interrupt_and_check(&explore, dir.path());
 }
 
 /// Compiled and interpreted evaluations give the same search: `--compile eager` and
@@ -303,5 +353,59 @@ fn every_side_name_is_accepted_by_reach() {
                 assert!(!first.starts_with("infeasible"), "{func} {name}: {answer}");
             }
         }
+    }
+}
+
+/// `--seeds FILE` runs the user's inputs first: with a budget of three evaluations and
+/// no built-in seeding, cover keeps the three seeds (the sides of infinities and NaNs no
+/// random start takes) and explore starts from them; a line that does not fit the
+/// function is an error naming the file and line.
+#[test]
+fn seeds_run_first_and_bad_lines_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, "# special values\ninf\n\nnan\n-inf\n").unwrap();
+    let seeds = seeds.to_string_lossy().into_owned();
+    let budget = ["--evals", "3", "--no-seeding", "--no-reach", "--seed", "1"];
+    let (with, without) = (dir.path().join("with"), dir.path().join("without"));
+    let mut flags = budget.to_vec();
+    flags.extend(["--seeds", &seeds]);
+    assert_eq!(cover_with("classify", &with, &flags).status.code(), Some(0));
+    assert_eq!(
+        cover_with("classify", &without, &budget).status.code(),
+        Some(0)
+    );
+    let inputs = std::fs::read_to_string(with.join("inputs.txt")).unwrap();
+    assert_eq!(inputs, "inf\nraw:7ff8000000000000\n-inf\n");
+    let covered = |d: &Path| json(&d.join("coverage.json"))["covered"].as_u64().unwrap();
+    assert!(covered(&with) > covered(&without));
+    check_credited_sides(&with, &fixture(), "classify");
+
+    let explored = dir.path().join("explored");
+    let out = fpforge(&[
+        "explore",
+        &fixture(),
+        "-f",
+        "classify",
+        "--seeds",
+        &seeds,
+        "--out",
+        &explored.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let first = std::fs::read_to_string(explored.join("inputs.txt")).unwrap();
+    assert!(first.starts_with("inf\n"), "{first}");
+
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "inf\n1 2\n").unwrap();
+    let bad = bad.to_string_lossy().into_owned();
+    for command in ["cover", "explore"] {
+        let out = fpforge(&[command, &fixture(), "-f", "classify", "--seeds", &bad]);
+        assert_eq!(out.status.code(), Some(1));
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            message.contains(&format!("{bad}:2: 2 values for 1 parameters")),
+            "{message}"
+        );
     }
 }

@@ -1,9 +1,10 @@
 //! Crashes and hangs are findings: `cover` on `tests/fixtures/findings/faults.c` reports
 //! each fault once, in a file of its own that `fpforge run` replays (exit 3), exits 3
 //! itself, and keeps every crashing or hanging input out of `inputs.txt` and
-//! `regression.c`, whose program then runs to its end natively.
+//! `regression.c`, whose program then runs to its end natively. The faults a trap guard
+//! watches for are reached as trap targets.
 
-use crate::common::{fpforge, json_file, stderr, stdout};
+use crate::common::{fpforge, json_file, stderr, stdout, trap_sides};
 use std::path::Path;
 use std::process::Command;
 
@@ -31,6 +32,8 @@ fn replay(func: &str, line: &str) -> std::process::Output {
 #[test]
 fn crashes_and_hangs_are_findings_that_replay() {
     for (func, kind, trap) in [
+        ("weight", "crash", "out-of-bounds access"),
+        ("buckets", "crash", "integer division by zero"),
         ("halvings", "hang", "fuel exhausted"),
         ("scaled", "crash", "null pointer dereference"),
         ("checked_inverse", "crash", "assertion failed"),
@@ -72,7 +75,22 @@ fn crashes_and_hangs_are_findings_that_replay() {
             assert_eq!(replay(func, &line).status.code(), Some(0), "{func} {line}");
         }
         assert_eq!(coverage["covered"], coverage["sides"], "{func}");
+        check_trap_targets(&coverage, func);
         run_regression_natively(dir.path(), func);
+    }
+}
+
+/// The crash a guard watches for (a table index, a divisor, a pointer) is its trap
+/// target's finding; every other trap target is proved unreachable, none is left open.
+fn check_trap_targets(coverage: &serde_json::Value, func: &str) {
+    let traps = &coverage["traps"];
+    assert_eq!(traps["not_reached"], 0, "{func}: {traps}");
+    let guarded_fault = matches!(func, "weight" | "buckets" | "scaled");
+    assert_eq!(traps["reached"] == 1, guarded_fault, "{func}: {traps}");
+    for side in trap_sides(coverage) {
+        if side["arm"] == "trap" && side["status"] == "covered" {
+            assert_eq!(side["finding"], 0, "{func}: {side}");
+        }
     }
 }
 

@@ -6,7 +6,8 @@
 //! lines of its `.gcov` file). gcc counts branches differently from
 //! LLVM (`&&`, `||` and `?:` lower differently), so the assertion is gcov's own
 //! percentage, not a comparison of counts. The outputs of `regression.c` must also equal
-//! what `fpforge run` returns on each line of `inputs.txt`.
+//! what `fpforge run` returns on each line of `inputs.txt`. `cover --gcov`, which
+//! measures the same with gcov's JSON, must print the same branch counts.
 
 use fpir::float_text::parse_float;
 use fpir::FloatTy;
@@ -100,6 +101,7 @@ fn check(name: &str) {
         "1",
         "--evals",
         "20000",
+        "--gcov",
         "--out",
         &out.to_string_lossy(),
     ]));
@@ -155,6 +157,10 @@ fn check(name: &str) {
         elapsed.as_secs_f64()
     );
     assert!(branches > 0 && taken == branches, "{name}: {gcov}");
+    // `--gcov` (gcov's JSON) counts what this test counts from the `.gcov` text.
+    let said = format!("gcov: {taken} of {branches} branches of {name} taken (100.0%)");
+    let summary = String::from_utf8_lossy(&cover.stdout);
+    assert!(summary.contains(&said), "{name}: {summary}");
 
     let inputs = std::fs::read_to_string(out.join("inputs.txt")).unwrap();
     let printed = String::from_utf8_lossy(&printed.stdout);

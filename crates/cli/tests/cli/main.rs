@@ -4,9 +4,12 @@
 
 mod accuracy;
 mod basics;
+mod ci;
 mod common;
+mod consistency;
 mod cover;
 mod explore;
 mod findings;
 mod gcov;
+mod html;
 mod reports;

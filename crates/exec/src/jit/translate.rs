@@ -905,7 +905,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             Op::External { .. }
             | Op::Unreachable
             | Op::Builtin {
-                b: Builtin::Abort | Builtin::Exit | Builtin::AssertFail,
+                b: Builtin::Abort | Builtin::Exit | Builtin::AssertFail | Builtin::BoundsFault,
                 ..
             } => self.bail_here(),
             _ => {

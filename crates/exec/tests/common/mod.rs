@@ -156,6 +156,7 @@ impl FnBuilder {
             then_to: fpir::module::block_call(t),
             else_to: fpir::module::block_call(e),
             site: BranchSite(0),
+            check: None,
         });
     }
 

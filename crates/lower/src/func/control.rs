@@ -85,6 +85,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     then_to,
                     else_to,
                     site,
+                    check: None,
                 })
             }
             T::Switch(s) => {
@@ -171,6 +172,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 args: else_args,
             },
             site,
+            check: None,
         };
         self.finish_block(branch, self.loc);
         self.open_block = (join, params);

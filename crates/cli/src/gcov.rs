@@ -1,0 +1,238 @@
+//! `--gcov`: gcc's own branch figure for the tests a run wrote. fpforge counts the sides
+//! of LLVM's branches; gcc compiles `&&`, `||` and `?:` differently, so the two counts
+//! differ (cephes' `igam`: 42 sides, 30 gcov branches) and users judge by gcov. The
+//! run's `regression.c` is compiled with `gcc --coverage` together with the program's C
+//! sources (those its debug info names), run once, and `gcov --json-format` counts the
+//! branches of the entry function (and of the functions `--deep` includes) taken at
+//! least once. The build and gcov's files stay in `OUT/gcov/`.
+
+use anyhow::{bail, Context, Result};
+use fpir::Module;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long the regression program may run.
+const RUN_LIMIT: Duration = Duration::from_secs(120);
+
+/// gcov's count for some functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcovFigure {
+    /// Branches taken at least once.
+    pub taken: usize,
+    /// Branches gcc made.
+    pub total: usize,
+    /// Whether the regression program reported mismatches (non-zero exit).
+    pub mismatches: bool,
+}
+
+impl GcovFigure {
+    /// The summary line: `gcov: 12 of 16 branches of f taken (75.0%) ...`.
+    pub fn line(&self, functions: &[String]) -> String {
+        let percent = if self.total == 0 {
+            100.0
+        } else {
+            100.0 * self.taken as f64 / self.total as f64
+        };
+        let mut line = format!(
+            "gcov: {} of {} branches of {} taken ({percent:.1}%) by regression.c built with gcc --coverage (gcov/)",
+            self.taken,
+            self.total,
+            functions.join(", ")
+        );
+        if self.mismatches {
+            line += "; regression.c reported mismatches natively (gcov/regression.log)";
+        }
+        line
+    }
+}
+
+/// The JSON `gcov --json-format --stdout` prints (the fields used here).
+#[derive(Deserialize)]
+struct GcovJson {
+    files: Vec<GcovFile>,
+}
+
+#[derive(Deserialize)]
+struct GcovFile {
+    lines: Vec<GcovLine>,
+}
+
+#[derive(Deserialize)]
+struct GcovLine {
+    #[serde(default)]
+    function_name: Option<String>,
+    branches: Vec<GcovBranch>,
+}
+
+#[derive(Deserialize)]
+struct GcovBranch {
+    count: u64,
+}
+
+/// Builds `out/regression.c` with the C sources of `module` and `flags`, runs it, and
+/// counts the gcov branches of `functions`.
+pub fn measure(
+    module: &Module,
+    functions: &[String],
+    flags: &[String],
+    out: &Path,
+) -> Result<GcovFigure> {
+    let dir = out.join("gcov");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    remove_counts(&dir)?;
+    let sources = c_sources(module)?;
+    let regression = std::fs::canonicalize(out.join("regression.c"))
+        .context("--gcov: the run wrote no regression.c")?;
+    let built = Command::new("gcc")
+        .current_dir(&dir)
+        .args(["-O0", "-w", "--coverage", "-o", "regression"])
+        .args(flags)
+        .arg(&regression)
+        .args(&sources)
+        .arg("-lm")
+        .output()
+        .context("--gcov needs gcc (scripts/setup.sh installs it)")?;
+    if !built.status.success() {
+        bail!(
+            "--gcov: gcc could not build regression.c: {}",
+            String::from_utf8_lossy(&built.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        );
+    }
+    let mismatches = !run_regression(&dir)?;
+    let mut figure = GcovFigure {
+        taken: 0,
+        total: 0,
+        mismatches,
+    };
+    for counts in count_files(&dir)? {
+        let (taken, total) = branches_of(&dir, &counts, functions)?;
+        figure.taken += taken;
+        figure.total += total;
+    }
+    Ok(figure)
+}
+
+/// The C files the module's code comes from, absolute.
+fn c_sources(module: &Module) -> Result<Vec<PathBuf>> {
+    let sources: Vec<PathBuf> = module
+        .files
+        .values()
+        .map(PathBuf::from)
+        .filter(|p| p.extension().is_some_and(|e| e == "c") && p.is_file())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    if sources.is_empty() {
+        bail!("--gcov needs the program's C sources (its debug info names none)");
+    }
+    Ok(sources)
+}
+
+/// Deletes the counts of an earlier `--gcov` in `dir`.
+fn remove_counts(dir: &Path) -> Result<()> {
+    for path in count_files(dir)? {
+        std::fs::remove_file(dir.join(&path))
+            .with_context(|| format!("cannot remove {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The `.gcda` files in `dir` (names relative to it), sorted.
+fn count_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| PathBuf::from(e.file_name())))
+        .filter(|p| p.extension().is_some_and(|e| e == "gcda"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Runs `dir/regression`, its output in `dir/regression.log`; false when it reported
+/// mismatches.
+fn run_regression(dir: &Path) -> Result<bool> {
+    let log = std::fs::File::create(dir.join("regression.log"))?;
+    let mut child = Command::new(dir.join("regression"))
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .context("--gcov: cannot run the regression program")?;
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status.success());
+        }
+        if started.elapsed() > RUN_LIMIT {
+            child.kill()?;
+            bail!("--gcov: the regression program ran longer than {RUN_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Branches taken and branches in all of `functions`, from one `.gcda` file.
+fn branches_of(dir: &Path, counts: &Path, functions: &[String]) -> Result<(usize, usize)> {
+    let out = Command::new("gcov")
+        .current_dir(dir)
+        .args(["--json-format", "--stdout", "--branch-probabilities"])
+        .arg(counts)
+        .output()
+        .context("--gcov needs gcov (it comes with gcc)")?;
+    if !out.status.success() {
+        bail!("gcov failed on {}", counts.display());
+    }
+    let json: GcovJson = serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("gcov's JSON for {}", counts.display()))?;
+    let branches = json
+        .files
+        .iter()
+        .flat_map(|f| &f.lines)
+        .filter(|l| {
+            l.function_name
+                .as_ref()
+                .is_some_and(|name| functions.contains(name))
+        })
+        .flat_map(|l| &l.branches);
+    let (mut taken, mut total) = (0, 0);
+    for branch in branches {
+        total += 1;
+        taken += usize::from(branch.count > 0);
+    }
+    Ok((taken, total))
+}
+
+/// With `--gcov`, measures the run in `out` (see [`measure`]) for `func`, or every
+/// function it reaches with `deep`; writes the line to `out/gcov/summary.txt` and, when
+/// `shown`, prints it.
+pub fn print_figure(
+    module: &Module,
+    func: fpir::Func,
+    deep: bool,
+    flags: &[String],
+    out: &Path,
+    shown: bool,
+) -> Result<()> {
+    let funcs = if deep {
+        module.reachable_funcs(func)
+    } else {
+        vec![func]
+    };
+    let names: Vec<String> = funcs
+        .iter()
+        .map(|&f| module.funcs[f].name.clone())
+        .collect();
+    let figure = measure(module, &names, flags, out)?;
+    let line = format!("{}\n", figure.line(&names));
+    let summary = out.join("gcov").join("summary.txt");
+    std::fs::write(&summary, &line)
+        .with_context(|| format!("cannot write {}", summary.display()))?;
+    if shown {
+        crate::output::emit(&line)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,288 @@
+//! The output directory of `cover` and `explore`, kept current while they run: each new
+//! test appends its line to `inputs.txt`, and each new test or finding rewrites
+//! `coverage.json`, `coverage.lcov`, `regression.c` and `report.html` (so an interrupted
+//! run leaves every file with what it found), plus the finding's own file; the end of
+//! the run rewrites them with the final statuses and writes the JUnit file when one was
+//! asked for.
+
+use crate::coverage::{Coverage, Ending};
+use crate::error::ReportError;
+use crate::findings::{dir_name, FindingRow};
+use crate::html::{coverage_page, Sources, REPORT_HTML};
+use crate::junit::junit_xml;
+use crate::lcov::lcov;
+use crate::outdir::{write_atomic, OutDir};
+use crate::regression::{expected_results, regression_c, results_interpreter, RegressionTest};
+use fpforge_cover::CoverEvent;
+use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
+use fpforge_explore::ExploreEvent;
+use fpforge_spec::InputSpec;
+use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, Witness};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What a finished coverage run prints, how many crashes and hangs it found (a command
+/// exits with code 3 when there are any) and its feasible coverage (what `--fail-under`
+/// compares).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finished {
+    /// The summary.
+    pub text: String,
+    /// Crashes and hangs found.
+    pub findings: usize,
+    /// `100 × covered / (sides − infeasible)` over the program's own branch sides
+    /// ([`Coverage::feasible_percent`]).
+    pub feasible_percent: f64,
+}
+
+/// An output directory kept current while `cover` or `explore` runs (see the module
+/// docs).
+pub struct CoverageOut<'m> {
+    out: OutDir,
+    module: &'m Module,
+    func: Func,
+    spec: InputSpec,
+    engine: &'static str,
+    started: Instant,
+    sides: Vec<Side>,
+    witness: Vec<Option<Witness>>,
+    tests: Vec<RegressionTest>,
+    /// The tests' lines of `inputs.txt`.
+    inputs: Vec<String>,
+    found_at: Vec<Duration>,
+    /// The source files `report.html` shows, read once.
+    sources: Sources,
+    /// Where the JUnit file goes, if anywhere.
+    junit: Option<PathBuf>,
+    /// Computes each test's expected results for `regression.c`.
+    results: Interpreter<'m, Concrete, NoObserver>,
+    findings: Vec<FindingRow>,
+    /// Why `regression.c` cannot be written, if it cannot.
+    no_regression: Option<String>,
+}
+
+impl<'m> CoverageOut<'m> {
+    /// Creates the directory for `engine`'s run on `func`, whose inputs `spec` describes.
+    pub fn create(
+        dir: &Path,
+        engine: &'static str,
+        module: &'m Module,
+        func: Func,
+        spec: InputSpec,
+    ) -> Result<CoverageOut<'m>, ReportError> {
+        let results = results_interpreter(module)?;
+        Ok(CoverageOut {
+            out: OutDir::create(dir)?,
+            results,
+            module,
+            func,
+            spec,
+            engine,
+            started: Instant::now(),
+            sides: Vec::new(),
+            witness: Vec::new(),
+            tests: Vec::new(),
+            inputs: Vec::new(),
+            found_at: Vec::new(),
+            sources: Sources::default(),
+            junit: None,
+            findings: Vec::new(),
+            no_regression: None,
+        })
+    }
+
+    /// Also writes the JUnit XML file `path` (outside the directory, as CI jobs want it)
+    /// when the run ends.
+    pub fn with_junit(mut self, path: Option<PathBuf>) -> Self {
+        self.junit = path;
+        self
+    }
+
+    /// Records what a `cover` run reports as it goes (progress events write nothing).
+    pub fn cover_event(&mut self, event: &CoverEvent<'_>) {
+        match event {
+            CoverEvent::Started { sides, .. } => self.started(sides),
+            CoverEvent::Test {
+                index,
+                test,
+                new_sides,
+            } => self.test(*index, &test.coords, new_sides),
+            CoverEvent::Finding {
+                index,
+                finding,
+                new_sides,
+            } => self.finding(*index, finding, new_sides),
+            CoverEvent::Progress { .. } => {}
+        }
+    }
+
+    /// Records what an `explore` run reports as it goes.
+    pub fn explore_event(&mut self, event: &ExploreEvent<'_>) {
+        match event {
+            ExploreEvent::Started { sides } => self.started(sides),
+            ExploreEvent::Test {
+                index,
+                input,
+                new_sides,
+            } => self.test(*index, input, new_sides),
+            ExploreEvent::Finding {
+                index,
+                finding,
+                new_sides,
+            } => self.finding(*index, finding, new_sides),
+        }
+    }
+
+    /// The run starts on these sides: writes the files with none covered.
+    pub fn started(&mut self, sides: &[Side]) {
+        self.sides = sides.to_vec();
+        self.witness = vec![None; sides.len()];
+        self.rewrite(None);
+    }
+
+    /// Test `index` (coordinate bits `coords`) took `new_sides` first.
+    pub fn test(&mut self, index: usize, coords: &[u64], new_sides: &[Side]) {
+        self.credit(new_sides, Witness::Test(index));
+        let expected = expected_results(&mut self.results, self.func, &self.spec, coords);
+        self.tests.truncate(index);
+        self.tests.push(RegressionTest {
+            coords: coords.to_vec(),
+            expected: expected.unwrap_or_default(),
+        });
+        self.found_at.truncate(index);
+        self.found_at.push(self.started.elapsed());
+        let line = self.spec.line(coords);
+        self.out.append_input(&line);
+        self.inputs.truncate(index);
+        self.inputs.push(line);
+        self.rewrite(None);
+    }
+
+    /// Finding `index` took `new_sides` first: writes its file and the coverage files.
+    pub fn finding(&mut self, index: usize, finding: &Finding, new_sides: &[Side]) {
+        self.credit(new_sides, Witness::Finding(index));
+        let number = 1 + self
+            .findings
+            .iter()
+            .filter(|f| f.kind == finding.kind.name())
+            .count();
+        let row = FindingRow::new(self.module, &self.spec, finding, number);
+        self.out.make_dir(dir_name(finding.kind));
+        self.out
+            .write(&row.file, &row.file_text(self.module, self.func));
+        self.findings.truncate(index);
+        self.findings.push(row);
+        self.rewrite(None);
+    }
+
+    fn credit(&mut self, new_sides: &[Side], witness: Witness) {
+        for side in new_sides {
+            if let Some(i) = self.sides.iter().position(|s| s == side) {
+                self.witness[i] = Some(witness);
+            }
+        }
+    }
+
+    /// The run ended: rewrites every file with the final statuses, and returns the
+    /// summary to print (with a note when `regression.c` could not be written) and the
+    /// number of findings, or the first write error.
+    pub fn finish(
+        mut self,
+        sides: &[SideReport],
+        ending: &Ending,
+    ) -> Result<Finished, ReportError> {
+        self.rewrite(Some((sides, ending)));
+        let coverage = self.coverage(sides, Some(ending));
+        let mut text = coverage.summary();
+        let feasible_percent = coverage.feasible_percent();
+        if let Some(path) = &self.junit {
+            write_atomic(path, &junit_xml(&coverage))?;
+        }
+        let mut files = vec!["inputs.txt", "coverage.json", "coverage.lcov", REPORT_HTML];
+        if self.no_regression.is_none() {
+            files.push("regression.c");
+        }
+        for kind in [FindingKind::Crash, FindingKind::Hang] {
+            if self.findings.iter().any(|f| f.kind == kind.name()) {
+                files.push(dir_name(kind));
+            }
+        }
+        let _ = write!(
+            text,
+            "wrote {}/{}",
+            self.out.path().display(),
+            files.join(", ")
+        );
+        if let Some(why) = &self.no_regression {
+            let _ = write!(text, " (no regression.c: {why})");
+        }
+        if let Some(path) = &self.junit {
+            let _ = write!(text, "; JUnit: {}", path.display());
+        }
+        text.push('\n');
+        self.out.finish()?;
+        Ok(Finished {
+            text,
+            findings: self.findings.len(),
+            feasible_percent,
+        })
+    }
+
+    fn coverage<'a>(&'a self, sides: &'a [SideReport], ending: Option<&'a Ending>) -> Coverage<'a> {
+        Coverage {
+            module: self.module,
+            func: self.func,
+            sides,
+            inputs: &self.inputs,
+            found_at: &self.found_at,
+            findings: &self.findings,
+            ending,
+            engine: self.engine,
+        }
+    }
+
+    /// The statuses while the run goes on: covered by a witness, or not reached yet.
+    fn running_sides(&self) -> Vec<SideReport> {
+        self.sides
+            .iter()
+            .zip(&self.witness)
+            .map(|(&side, witness)| SideReport {
+                side,
+                status: witness.map_or(
+                    SideStatus::NotReached {
+                        reason: MissReason::default(),
+                    },
+                    |witness| SideStatus::Covered { witness },
+                ),
+            })
+            .collect()
+    }
+
+    fn rewrite(&mut self, finished: Option<(&[SideReport], &Ending)>) {
+        let running;
+        let (sides, ending) = match finished {
+            Some((sides, ending)) => (sides, Some(ending)),
+            None => {
+                running = self.running_sides();
+                (running.as_slice(), None)
+            }
+        };
+        match regression_c(self.module, self.func, &self.spec, &self.tests) {
+            Ok(c) => self.out.write("regression.c", &c),
+            Err(e) => self.no_regression = Some(e.to_string()),
+        }
+        let ran = !self.tests.is_empty() || !self.findings.is_empty();
+        let lcov_text = lcov(self.module, self.func, sides, ran);
+        let json = self.coverage(sides, ending).to_json();
+        let mut sources = std::mem::take(&mut self.sources);
+        let html = coverage_page(&self.coverage(sides, ending), &mut sources);
+        self.sources = sources;
+        self.out.write("coverage.lcov", &lcov_text);
+        match json {
+            Ok(json) => self.out.write("coverage.json", &json),
+            Err(e) => self.out.fail(e),
+        }
+        self.out.write(REPORT_HTML, &html);
+    }
+}

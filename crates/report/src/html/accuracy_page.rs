@@ -1,0 +1,271 @@
+//! The page of an `accuracy` run, drawn from the data `report.json` is serialized from:
+//! the run's settings and counts, the worst inputs with their errors, the input whose
+//! result is not finite, the worst input on the reference's own path, and the operations
+//! to blame with their source lines.
+
+use super::coverage_page::findings_section;
+use super::{code, page, tile, Sources};
+use crate::accuracy::{top_rows, FindingRow, Progress, ReportJson, RunInfo};
+use crate::escape::escape;
+use fpforge_accuracy::AccuracyReport;
+use fpir::{Func, Module};
+use std::fmt::Write as _;
+
+/// `report.html` while the search runs: the worst inputs so far, worst first.
+pub fn partial_accuracy_page(
+    info: RunInfo<'_>,
+    progress: Progress,
+    found: &[FindingRow],
+) -> String {
+    render(&ReportJson::new(info, progress, found), None)
+}
+
+/// `report.html` of a finished run (`progress` says when the last worst input came).
+pub fn final_accuracy_page(
+    info: RunInfo<'_>,
+    progress: Progress,
+    module: &Module,
+    report: &AccuracyReport,
+) -> String {
+    let top = top_rows(module, report);
+    let doc = ReportJson::finished(info, progress, module, report, &top);
+    render(&doc, Some((module, report.func)))
+}
+
+/// The page of `doc`; `run` (the module and the function measured) once it finished.
+fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
+    let module = run.map(|(m, _)| m);
+    let mut body = String::new();
+    header(&mut body, doc);
+    body.push_str("<main>\n");
+    totals(&mut body, doc);
+    worst_section(&mut body, doc);
+    if let Some(row) = &doc.non_finite {
+        let title = "Non-finite result (the reference is finite, or the other way round)";
+        single_section(&mut body, "non_finite", title, row);
+    }
+    // As in the text report: only a worst input that changed path needs its counterpart.
+    if let (Some(row), true) = (&doc.worst_same_path, doc.worst.is_some_and(|w| w.diverged)) {
+        let title = "Worst input whose reference run takes the same branches";
+        single_section(&mut body, "worst_same_path", title, row);
+    }
+    blame_section(&mut body, doc, module);
+    if let Some((module, func)) = run {
+        findings_section(&mut body, module, func, doc.findings);
+    }
+    body.push_str(
+        "<footer>Written by fpforge. Errors are measured against an MPFR reference; \
+         the figures are those of <code>report.json</code> (docs/REPORTS.md).</footer>\n</main>\n",
+    );
+    page(&format!("fpforge accuracy: {}", doc.function), &body)
+}
+
+fn header(out: &mut String, doc: &ReportJson<'_>) {
+    let _ = writeln!(
+        out,
+        "<header class=\"top\">\n<h1><span class=\"tool\">fpforge accuracy</span> \
+         <code id=\"function\">{}</code></h1>",
+        escape(doc.function)
+    );
+    let state = match &doc.stop {
+        Some(stop) if doc.finished => format!(
+            "<span id=\"finished\" data-value=\"true\">finished</span>: <span id=\"stop\">{}</span>",
+            escape(stop)
+        ),
+        _ if doc.finished => "<span id=\"finished\" data-value=\"true\">finished</span>".to_string(),
+        _ => "<span id=\"finished\" data-value=\"false\">still running</span>: this page is \
+              rewritten as worse inputs are found"
+            .to_string(),
+    };
+    let verify = doc.verify_precision.map_or(String::new(), |p| {
+        format!(", kept inputs verified at <span id=\"verify_precision\">{p}</span> bits")
+    });
+    let _ = writeln!(
+        out,
+        "<div class=\"sub\">{state} · strategy <span id=\"strategy\">{}</span> · MPFR reference \
+         at <span id=\"precision\">{}</span> bits{verify}</div>\n</header>",
+        doc.strategy, doc.precision
+    );
+}
+
+/// An error figure: exact in `data-value`, short in the text, `∞` when infinite (`null`
+/// in the JSON).
+fn error_figure(id_attr: &str, value: Option<f64>, format: fn(f64) -> String) -> String {
+    match value {
+        Some(v) => format!("<span {id_attr} data-value=\"{v}\">{}</span>", format(v)),
+        None => format!("<span {id_attr} data-value=\"inf\">&infin;</span>"),
+    }
+}
+
+fn sci(v: f64) -> String {
+    format!("{v:.3e}")
+}
+
+fn one_decimal(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+fn totals(out: &mut String, doc: &ReportJson<'_>) {
+    out.push_str("<div class=\"tiles\">\n");
+    if let Some(worst) = doc.worst {
+        for (id, value, label, format) in [
+            (
+                "rel_error",
+                worst.rel_error,
+                "worst relative error",
+                sci as fn(f64) -> String,
+            ),
+            ("ulp_error", worst.ulp_error, "ulps", sci),
+            ("bits_lost", worst.bits_lost, "bits lost", one_decimal),
+        ] {
+            let _ = writeln!(
+                out,
+                "<div class=\"tile not-reached\"><span class=\"n\">{}</span><span class=\"l\">{label}</span></div>",
+                error_figure(&format!("id=\"worst_{id}\""), value, format)
+            );
+        }
+    }
+    tile(out, "evals", doc.evals, "inputs evaluated", "");
+    let _ = writeln!(
+        out,
+        "<div class=\"tile\"><span class=\"n\" id=\"elapsed_s\" data-value=\"{}\">{:.2} s</span>\
+         <span class=\"l\">search time</span></div>",
+        doc.elapsed_s, doc.elapsed_s
+    );
+    let _ = writeln!(
+        out,
+        "<div class=\"tile covered\"><span class=\"n\"><span id=\"targets_covered\">{}</span>/<span \
+         id=\"targets_total\">{}</span></span><span class=\"l\">FPGen checks covered</span></div>",
+        doc.targets_covered, doc.targets_total
+    );
+    tile(out, "top", doc.top.len(), "worst inputs kept", "");
+    let _ = writeln!(
+        out,
+        "</div>\n<p class=\"muted\">the last new worst input came after \
+         <span id=\"worst_found_evals\">{}</span> inputs ({:.2} s)</p>",
+        doc.worst_found_evals, doc.worst_found_s
+    );
+}
+
+/// The column heads of [`row_cells`].
+const ROW_HEADS: &str = "<th>output</th><th>input</th><th>computed</th><th>reference</th>\
+     <th>relative error</th><th>ulps</th><th>bits lost</th><th>path</th>";
+
+/// The cells of one measured input.
+fn row_cells(row: &FindingRow) -> String {
+    let path = if row.diverged {
+        "<span class=\"badge not-reached\">diverged</span>"
+    } else {
+        "<span class=\"badge covered\">same</span>"
+    };
+    format!(
+        "<td class=\"mono\">{}</td><td>{}</td><td>{}<br><span class=\"muted mono\">{}</span></td>\
+         <td class=\"mono\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+         <td class=\"num\">{}</td><td>{path}</td>",
+        escape(&row.output),
+        code(&row.input),
+        code(&row.computed_decimal),
+        escape(&row.computed),
+        escape(&row.reference),
+        error_figure("class=\"rel\"", row.rel_error, sci),
+        error_figure("class=\"ulp\"", row.ulp_error, sci),
+        error_figure("class=\"bits\"", row.bits_lost, one_decimal),
+    )
+}
+
+fn worst_section(out: &mut String, doc: &ReportJson<'_>) {
+    let _ = writeln!(
+        out,
+        "<section id=\"worst\">\n<h2>Worst inputs <span class=\"muted\">worst first, the lines of \
+         inputs.txt; \"diverged\": the reference run took other branches</span></h2>"
+    );
+    if doc.top.is_empty() {
+        out.push_str("<p>No input ran to completion with a measurable error.</p>\n</section>\n");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<table class=\"list\">\n<tr><th>#</th>{ROW_HEADS}</tr>"
+    );
+    for (rank, row) in doc.top.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<tr data-rank=\"{rank}\"><td class=\"num\">{}</td>{}</tr>",
+            rank + 1,
+            row_cells(row)
+        );
+    }
+    out.push_str("</table>\n</section>\n");
+}
+
+fn single_section(out: &mut String, id: &str, title: &str, row: &FindingRow) {
+    let _ = writeln!(
+        out,
+        "<section id=\"{id}\">\n<h2>{}</h2>\n<table class=\"list\">\n<tr>{ROW_HEADS}</tr>\n<tr>{}</tr>\n</table>\n</section>",
+        escape(title),
+        row_cells(row)
+    );
+}
+
+/// The op sites of the worst input by error introduced, each with its source line and
+/// a bar scaled to the largest, then the branch sites where the exact run diverged.
+fn blame_section(out: &mut String, doc: &ReportJson<'_>, module: Option<&Module>) {
+    if doc.blame.is_empty() && doc.divergences.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<section id=\"blame\">\n<h2>Blame <span class=\"muted\">operations of the worst input by \
+         error introduced (bits)</span></h2>\n<table class=\"list\">\n<tr><th>site</th><th>op</th>\
+         <th>source</th><th>introduced</th><th></th><th>result error</th><th>execs</th>\
+         <th>cancellations</th><th>precision losses</th></tr>"
+    );
+    let mut sources = Sources::default();
+    let most = doc
+        .blame
+        .iter()
+        .map(|r| r.introduced_bits)
+        .fold(0.0, f64::max);
+    for row in &doc.blame {
+        let line = module.and_then(|m| {
+            let loc = m.op_sites.get(row.site)?.loc?;
+            let lines = sources.lines(m, loc.file).ok()?;
+            lines.get(loc.line.checked_sub(1)? as usize).cloned()
+        });
+        let width = if most > 0.0 {
+            100.0 * row.introduced_bits / most
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            out,
+            "<tr data-site=\"{site}\"><td class=\"mono\">{site}</td><td class=\"mono\">{op}</td>\
+             <td>{location}<br>{line}</td><td class=\"num\" data-value=\"{bits}\">{bits:.1}</td>\
+             <td style=\"width: 120px\"><div class=\"bar\"><span class=\"not-reached\" style=\"width: {width:.1}%\"></span></div></td>\
+             <td class=\"num\">{:.1}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            row.result_bits,
+            row.execs,
+            row.cancellations,
+            row.precision_losses,
+            site = row.site,
+            op = escape(&row.op),
+            location = escape(&row.location),
+            line = line.map_or(String::new(), |l| code(l.trim())),
+            bits = row.introduced_bits,
+        );
+    }
+    out.push_str("</table>\n");
+    if !doc.divergences.is_empty() {
+        let list: Vec<String> = doc
+            .divergences
+            .iter()
+            .map(|d| format!("{} at {}", code(&d.site), escape(&d.location)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<p>Control flow diverges from the exact run at {}.</p>",
+            list.join(", ")
+        );
+    }
+    out.push_str("</section>\n");
+}
