@@ -224,6 +224,10 @@ pub struct CoverArgs {
     /// fpforge's (gcc counts `&&`, `||`, `?:` differently). Files go to OUT/gcov/.
     #[arg(long)]
     pub gcov: bool,
+    /// Keep every test the search kept. By default the run ends by keeping the fewest
+    /// tests that take every covered side (greedy set cover over their re-executed runs).
+    #[arg(long)]
+    pub no_minimize: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,
@@ -343,6 +347,10 @@ pub struct ExploreArgs {
     /// fpforge's (gcc counts `&&`, `||`, `?:` differently). Files go to OUT/gcov/.
     #[arg(long)]
     pub gcov: bool,
+    /// Keep every test the search kept. By default the run ends by keeping the fewest
+    /// tests that take every covered side (greedy set cover over their re-executed runs).
+    #[arg(long)]
+    pub no_minimize: bool,
     /// Output directory.
     #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
     pub out: PathBuf,

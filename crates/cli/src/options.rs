@@ -14,6 +14,7 @@ use fpforge_cover::{CoverConfig, Metric, Space};
 use fpforge_exec::Compilation;
 use fpforge_explore::{CallPolicy, EngineConfig};
 use fpforge_lower::LoadOptions;
+use fpforge_report::TestSet;
 use fpforge_solve::{Fitness, SolveConfig, Strategy as SolveStrategy};
 use fpforge_spec::{ArgSpec, OutArgSpec};
 use std::fmt::Display;
@@ -290,6 +291,8 @@ pub struct CoverOptions {
     pub seeds: Option<PathBuf>,
     /// `--gcov`: print gcov's branch figure of the tests.
     pub gcov: bool,
+    /// All tests, or the fewest that keep the coverage.
+    pub tests: TestSet,
     /// Output directory.
     pub out: PathBuf,
     /// The JUnit file and the coverage threshold.
@@ -352,6 +355,11 @@ impl TryFrom<CoverArgs> for CoverOptions {
             reach: !args.no_reach,
             seeds: args.seeds,
             gcov: args.gcov,
+            tests: if args.no_minimize {
+                TestSet::All
+            } else {
+                TestSet::Minimized
+            },
             out: args.out,
             ci: args.ci.try_into()?,
             output: args.output.into(),
@@ -450,6 +458,8 @@ pub struct ExploreOptions {
     pub seeds: Option<PathBuf>,
     /// `--gcov`: print gcov's branch figure of the tests.
     pub gcov: bool,
+    /// All tests, or the fewest that keep the coverage.
+    pub tests: TestSet,
     /// Output directory.
     pub out: PathBuf,
     /// The JUnit file and the coverage threshold.
@@ -468,6 +478,11 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
             engine: args.engine.try_into()?,
             seeds: args.seeds,
             gcov: args.gcov,
+            tests: if args.no_minimize {
+                TestSet::All
+            } else {
+                TestSet::Minimized
+            },
             out: args.out,
             ci: args.ci.try_into()?,
             output: args.output.into(),

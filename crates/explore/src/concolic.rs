@@ -323,6 +323,13 @@ impl Concolic {
         self.store.mk(op, args).ok()
     }
 
+    /// `op(rm, args...)`: an operation that takes a rounding mode, in mode `rm`.
+    fn rounded(&mut self, op: Op, rm: RoundingMode, args: &[TermId]) -> Option<TermId> {
+        let mut all = vec![self.store.rm_const(rm)];
+        all.extend_from_slice(args);
+        self.mk(op, &all)
+    }
+
     fn bv_const(&mut self, bits: u64, w: u32) -> TermId {
         // Widths come from IR types (1..=64), which the store accepts.
         self.store
@@ -499,14 +506,16 @@ impl Concolic {
         let t = Type::Float(ty);
         self.result(name, t, bits, &[a, b], |s| {
             let (x, y) = (s.lift(t, a)?, s.lift(t, b)?);
-            s.mk(op, &[x, y])
+            s.rounded(op, RoundingMode::Rne, &[x, y])
         })
     }
 
     /// `x` (a float term of format `ty`) as a binary64 term.
     fn widen64(&mut self, ty: Type, x: TermId) -> Option<TermId> {
         match ty {
-            Type::Float(FloatTy::F32) => self.mk(Op::FpToFp(FpFormat::F64), &[x]),
+            Type::Float(FloatTy::F32) => {
+                self.rounded(Op::FpToFp(FpFormat::F64), RoundingMode::Rne, &[x])
+            }
             _ => Some(x),
         }
     }
@@ -542,7 +551,7 @@ impl Concolic {
         let inside = self.mk(Op::And, &[c1, c2])?;
         let zero = self.store.f64_const(0.0);
         let safe = self.mk(Op::Ite, &[inside, x, zero])?;
-        let conv = self.mk(Op::FpToSbv(w, RoundingMode::Rtz), &[safe])?;
+        let conv = self.rounded(Op::FpToSbv(w), RoundingMode::Rtz, &[safe])?;
         let bad = self.bv_const(invalid, w);
         self.mk(Op::Ite, &[inside, conv, bad])
     }
@@ -578,7 +587,7 @@ impl Concolic {
     ) -> CVal {
         self.result(name, to, bits, &[a], |s| {
             let x = s.lift(from, a)?;
-            s.mk(Op::FpToFp(fmt_of(to.as_float()?)), &[x])
+            s.rounded(Op::FpToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
         })
     }
 
@@ -908,7 +917,7 @@ impl Semantics for Concolic {
             let r = if w == 64 {
                 let lo = s.cvtt64(x)?;
                 let two63 = s.store.f64_const(9_223_372_036_854_775_808.0);
-                let shifted = s.mk(Op::FpSub, &[x, two63])?;
+                let shifted = s.rounded(Op::FpSub, RoundingMode::Rne, &[x, two63])?;
                 let hi = s.cvtt64(shifted)?;
                 let c63 = s.bv_const(63, 64);
                 let sign = s.mk(Op::BvAshr, &[lo, c63])?;
@@ -935,14 +944,14 @@ impl Semantics for Concolic {
         let bits = Concrete.uitofp(from, to, &a.bits);
         self.result("uitofp", to, bits, &[a], |s| {
             let x = s.bv(from, a)?;
-            s.mk(Op::UbvToFp(fmt_of(to.as_float()?)), &[x])
+            s.rounded(Op::UbvToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
         })
     }
     fn sitofp(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
         let bits = Concrete.sitofp(from, to, &a.bits);
         self.result("sitofp", to, bits, &[a], |s| {
             let x = s.bv(from, a)?;
-            s.mk(Op::SbvToFp(fmt_of(to.as_float()?)), &[x])
+            s.rounded(Op::SbvToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
         })
     }
     fn ptrtoint(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
@@ -1033,12 +1042,16 @@ impl Semantics for Concolic {
                 .collect::<Option<Vec<_>>>()?;
             match (term, xs.as_slice()) {
                 (MathTerm::Unary(op), &[x]) => s.mk(op, &[x]),
-                (MathTerm::Fma, &[_, _, _]) => s.mk(Op::FpFma, &xs),
+                (MathTerm::Rounded(op, rm), &[x]) => s.rounded(op, rm, &[x]),
+                (MathTerm::Fma, &[_, _, _]) => s.rounded(Op::FpFma, RoundingMode::Rne, &xs),
                 (MathTerm::MulAdd, &[x, y, z]) => {
-                    let p = s.mk(Op::FpMul, &[x, y])?;
-                    s.mk(Op::FpAdd, &[p, z])
+                    let p = s.rounded(Op::FpMul, RoundingMode::Rne, &[x, y])?;
+                    s.rounded(Op::FpAdd, RoundingMode::Rne, &[p, z])
                 }
-                (MathTerm::Unary(_) | MathTerm::Fma | MathTerm::MulAdd, _) => None,
+                (
+                    MathTerm::Unary(_) | MathTerm::Rounded(..) | MathTerm::Fma | MathTerm::MulAdd,
+                    _,
+                ) => None,
                 (MathTerm::Concrete | MathTerm::Modf, _) => None,
             }
         });
@@ -1271,6 +1284,8 @@ enum MathTerm {
     Concrete,
     /// One exact operator or extension operator on the one operand.
     Unary(Op),
+    /// One operator that takes a rounding mode, in that mode, on the one operand.
+    Rounded(Op, RoundingMode),
     /// `fp.fma` on the three operands.
     Fma,
     /// `fp.add(fp.mul(x, y), z)`: two roundings, as clang -O0 computes `fmuladd`.
@@ -1300,10 +1315,10 @@ macro_rules! math_term {
         MathTerm::Unary(Op::FpAbs)
     };
     ([sqrt]) => {
-        MathTerm::Unary(Op::FpSqrt)
+        MathTerm::Rounded(Op::FpSqrt, RoundingMode::Rne)
     };
     ([round($mode:ident)]) => {
-        MathTerm::Unary(Op::FpRoundToIntegral(RoundingMode::$mode))
+        MathTerm::Rounded(Op::FpRoundToIntegral, RoundingMode::$mode)
     };
     ([ext($f:ident)]) => {
         MathTerm::Unary(Op::Ext(ExtFn::$f))
@@ -1325,8 +1340,8 @@ impl Concolic {
     /// `modf(x)` as terms: the integral part `trunc(x)` and the fraction `x - trunc(x)`
     /// (exact), a zero with the sign of `x` when that is zero or `x` is infinite.
     fn modf_terms(&mut self, ty: FloatTy, x: TermId) -> Option<(TermId, TermId)> {
-        let int = self.mk(Op::FpRoundToIntegral(RoundingMode::Rtz), &[x])?;
-        let d = self.mk(Op::FpSub, &[x, int])?;
+        let int = self.rounded(Op::FpRoundToIntegral, RoundingMode::Rtz, &[x])?;
+        let d = self.rounded(Op::FpSub, RoundingMode::Rne, &[x, int])?;
         let f = fmt_of(ty);
         let (pz, nz) = match f {
             FpFormat::F32 => (self.store.f32_const(0.0), self.store.f32_const(-0.0)),

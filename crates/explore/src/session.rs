@@ -435,9 +435,12 @@ fn range_constraints(spec: &InputSpec, sem: &mut Concolic) -> Vec<Option<TermId>
             let (lo, hi) = match (ty, store.sort(var)) {
                 (Type::Float(_), _) => {
                     let x = match ty {
-                        Type::Float(FloatTy::F32) => store
-                            .mk(Op::FpToFp(fpforge_solve::FpFormat::F64), &[var])
-                            .ok()?,
+                        Type::Float(FloatTy::F32) => {
+                            let rne = store.rm_const(fpforge_solve::RoundingMode::Rne);
+                            store
+                                .mk(Op::FpToFp(fpforge_solve::FpFormat::F64), &[rne, var])
+                                .ok()?
+                        }
                         _ => var,
                     };
                     let (lo, hi) = (store.f64_const(r.lo), store.f64_const(r.hi));

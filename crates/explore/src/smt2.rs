@@ -56,7 +56,6 @@ pub fn write_query(store: &TermStore, assertions: &[TermId]) -> Option<String> {
         let term = store.get(t);
         let a: Vec<String> = term.args.iter().map(|&x| name(x)).collect();
         let bin = |f: &str| format!("({f} {})", a.join(" "));
-        let rne = |f: &str| format!("({f} RNE {})", a.join(" "));
         let body = match term.op {
             Op::Var(_) => {
                 let _ = writeln!(out, "(declare-const {} {})", name(t), sort_text(term.sort));
@@ -77,14 +76,14 @@ pub fn write_query(store: &TermStore, assertions: &[TermId]) -> Option<String> {
             Op::Distinct => bin("distinct"),
             Op::FpAbs => bin("fp.abs"),
             Op::FpNeg => bin("fp.neg"),
-            Op::FpAdd => rne("fp.add"),
-            Op::FpSub => rne("fp.sub"),
-            Op::FpMul => rne("fp.mul"),
-            Op::FpDiv => rne("fp.div"),
-            Op::FpFma => rne("fp.fma"),
-            Op::FpSqrt => rne("fp.sqrt"),
+            Op::FpAdd => bin("fp.add"),
+            Op::FpSub => bin("fp.sub"),
+            Op::FpMul => bin("fp.mul"),
+            Op::FpDiv => bin("fp.div"),
+            Op::FpFma => bin("fp.fma"),
+            Op::FpSqrt => bin("fp.sqrt"),
             Op::FpRem => bin("fp.rem"),
-            Op::FpRoundToIntegral(rm) => format!("(fp.roundToIntegral {} {})", rm.name(), a[0]),
+            Op::FpRoundToIntegral => bin("fp.roundToIntegral"),
             Op::FpMin => bin("fp.min"),
             Op::FpMax => bin("fp.max"),
             Op::FpLeq => bin("fp.leq"),
@@ -99,10 +98,12 @@ pub fn write_query(store: &TermStore, assertions: &[TermId]) -> Option<String> {
             Op::FpIsNaN => bin("fp.isNaN"),
             Op::FpIsNegative => bin("fp.isNegative"),
             Op::FpIsPositive => bin("fp.isPositive"),
-            Op::FpToSbv(w, rm) => format!("((_ fp.to_sbv {w}) {} {})", rm.name(), a[0]),
-            Op::FpToUbv(w, rm) => format!("((_ fp.to_ubv {w}) {} {})", rm.name(), a[0]),
-            Op::FpToFp(f) | Op::SbvToFp(f) => format!("((_ to_fp {}) RNE {})", fp_index(f), a[0]),
-            Op::UbvToFp(f) => format!("((_ to_fp_unsigned {}) RNE {})", fp_index(f), a[0]),
+            Op::FpToSbv(w) => format!("((_ fp.to_sbv {w}) {} {})", a[0], a[1]),
+            Op::FpToUbv(w) => format!("((_ fp.to_ubv {w}) {} {})", a[0], a[1]),
+            Op::FpToFp(f) | Op::SbvToFp(f) => {
+                format!("((_ to_fp {}) {} {})", fp_index(f), a[0], a[1])
+            }
+            Op::UbvToFp(f) => format!("((_ to_fp_unsigned {}) {} {})", fp_index(f), a[0], a[1]),
             Op::BitsToFp(f) => format!("((_ to_fp {}) {})", fp_index(f), a[0]),
             Op::FpToBits(f) => {
                 let b = format!("b{}", t.0);

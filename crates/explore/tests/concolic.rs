@@ -141,6 +141,7 @@ fn terms_evaluate_to_the_concrete_values() {
                                 .zip(&bits)
                                 .map(|(c, &b)| fpforge_explore::concolic::bits_value(c.ty, b))
                                 .collect(),
+                            ..Model::default()
                         };
                         let got = eval_term(sem.store(), t, &model)
                             .map(|v| fpforge_explore::concolic::value_bits(&v));
@@ -170,6 +171,7 @@ fn terms_evaluate_to_the_concrete_values() {
                     .zip(&bits)
                     .map(|(c, &b)| fpforge_explore::concolic::bits_value(c.ty, b))
                     .collect(),
+                ..Model::default()
             };
             for e in sem.path() {
                 if let Some(c) = e.constraint {

@@ -22,6 +22,7 @@
 //! defined here.
 
 use crate::inst::{CastOp, FloatBinOp, FloatPred, IntBinOp, IntPred};
+use crate::module::CmpPred;
 use crate::types::{FloatTy, Type};
 
 /// Why an integer division has no result: the x86 instruction faults.
@@ -197,6 +198,28 @@ pub fn fcmp_f64(pred: FloatPred, x: f64, y: f64) -> bool {
 #[inline]
 pub fn fcmp(pred: FloatPred, ty: FloatTy, a: u64, b: u64) -> bool {
     fcmp_f64(pred, to_f64(ty, a), to_f64(ty, b))
+}
+
+/// How the operands of an ordered comparison relate (`<`, `==`, `>`), in the order the
+/// predicate `pred` compares them (signed or unsigned integers, floats); `None` for an
+/// equality test (its two sides are its only partition) and for unordered floats.
+/// Compilers split an ordered comparison differently (gcc compiles `x < y ? y : x` as a
+/// branch on `x > y`), so tests showing each relation cover every such split.
+pub fn operand_order(pred: CmpPred, ty: Type, a: u64, b: u64) -> Option<std::cmp::Ordering> {
+    use FloatPred as F;
+    use IntPred as I;
+    match pred {
+        CmpPred::Int(I::Eq | I::Ne) => None,
+        CmpPred::Int(I::Ult | I::Ule | I::Ugt | I::Uge) => Some(a.cmp(&b)),
+        CmpPred::Int(I::Slt | I::Sle | I::Sgt | I::Sge) => {
+            Some(ty.sign_extend(a).cmp(&ty.sign_extend(b)))
+        }
+        CmpPred::Float(F::Olt | F::Ole | F::Ogt | F::Oge | F::Ult | F::Ule | F::Ugt | F::Uge) => {
+            let ft = ty.as_float()?;
+            to_f64(ft, a).partial_cmp(&to_f64(ft, b))
+        }
+        CmpPred::Float(_) => None,
+    }
 }
 
 /// The value of float bits of format `ty`, widened exactly to `f64`.
@@ -508,5 +531,31 @@ mod tests {
             u64::from(f32::NAN.to_bits()),
             0
         ));
+    }
+
+    #[test]
+    fn operand_order_follows_the_predicate_signedness_and_nan() {
+        use std::cmp::Ordering::*;
+        let minus_one = u64::from(u32::MAX);
+        let i32t = Type::I32;
+        let int = |p| CmpPred::Int(p);
+        assert_eq!(
+            operand_order(int(IntPred::Slt), i32t, minus_one, 1),
+            Some(Less)
+        );
+        assert_eq!(
+            operand_order(int(IntPred::Ult), i32t, minus_one, 1),
+            Some(Greater)
+        );
+        assert_eq!(operand_order(int(IntPred::Eq), i32t, 1, 1), None);
+        let f = |x: f64| x.to_bits();
+        let olt = CmpPred::Float(FloatPred::Olt);
+        assert_eq!(operand_order(olt, Type::F64, f(1.0), f(1.0)), Some(Equal));
+        assert_eq!(operand_order(olt, Type::F64, f(-0.0), f(0.0)), Some(Equal));
+        assert_eq!(operand_order(olt, Type::F64, f(f64::NAN), f(0.0)), None);
+        assert_eq!(
+            operand_order(CmpPred::Float(FloatPred::Une), Type::F64, f(1.0), f(2.0)),
+            None
+        );
     }
 }

@@ -11,6 +11,7 @@ use crate::findings::{dir_name, FindingRow};
 use crate::html::{coverage_page, Sources, REPORT_HTML};
 use crate::junit::junit_xml;
 use crate::lcov::lcov;
+use crate::minimize::{behaviours, greedy_cover, Behaviour};
 use crate::outdir::{write_atomic, OutDir};
 use crate::regression::{expected_results, regression_c, results_interpreter, RegressionTest};
 use fpforge_cover::CoverEvent;
@@ -18,6 +19,7 @@ use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
 use fpforge_explore::ExploreEvent;
 use fpforge_spec::InputSpec;
 use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, Witness};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -60,6 +62,17 @@ pub struct CoverageOut<'m> {
     findings: Vec<FindingRow>,
     /// Why `regression.c` cannot be written, if it cannot.
     no_regression: Option<String>,
+    /// Whether the end of the run keeps only the tests coverage needs ([`crate::minimize`]).
+    minimize: TestSet,
+}
+
+/// Which tests the end of a run keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestSet {
+    /// Every test the engine kept.
+    All,
+    /// The fewest tests that take every covered side ([`crate::minimize`]).
+    Minimized,
 }
 
 impl<'m> CoverageOut<'m> {
@@ -89,7 +102,14 @@ impl<'m> CoverageOut<'m> {
             junit: None,
             findings: Vec::new(),
             no_regression: None,
+            minimize: TestSet::Minimized,
         })
+    }
+
+    /// Which tests the end of the run keeps (default: minimized).
+    pub fn with_test_set(mut self, tests: TestSet) -> Self {
+        self.minimize = tests;
+        self
     }
 
     /// Also writes the JUnit XML file `path` (outside the directory, as CI jobs want it)
@@ -192,6 +212,14 @@ impl<'m> CoverageOut<'m> {
         sides: &[SideReport],
         ending: &Ending,
     ) -> Result<Finished, ReportError> {
+        let minimized;
+        let sides = match self.minimize {
+            TestSet::Minimized => {
+                minimized = self.minimize_tests(sides)?;
+                &minimized
+            }
+            TestSet::All => sides,
+        };
         self.rewrite(Some((sides, ending)));
         let coverage = self.coverage(sides, Some(ending));
         let mut text = coverage.summary();
@@ -227,6 +255,73 @@ impl<'m> CoverageOut<'m> {
             findings: self.findings.len(),
             feasible_percent,
         })
+    }
+
+    /// Keeps the fewest tests that take every side a test covers (and the tests a side
+    /// names as its closest); rewrites `inputs.txt` with them and returns `sides` with
+    /// their witnesses renumbered.
+    fn minimize_tests(&mut self, sides: &[SideReport]) -> Result<Vec<SideReport>, ReportError> {
+        let coords: Vec<Vec<u64>> = self.tests.iter().map(|t| t.coords.clone()).collect();
+        let tracked: Vec<Side> = sides.iter().map(|r| r.side).collect();
+        let takes = behaviours(self.module, self.func, &self.spec, &coords, &tracked)?;
+        let mut wanted: BTreeSet<Behaviour> = takes
+            .iter()
+            .flatten()
+            .filter(|b| matches!(b, Behaviour::Relates(..)))
+            .copied()
+            .collect();
+        let mut required = BTreeSet::new();
+        for report in sides {
+            match report.status {
+                SideStatus::Covered {
+                    witness: Witness::Test(_),
+                } => {
+                    wanted.insert(Behaviour::Takes(report.side));
+                }
+                SideStatus::NotReached { reason } => {
+                    required.extend(reason.closest.map(|c| c.test))
+                }
+                _ => {}
+            }
+        }
+        let kept = greedy_cover(&takes, &wanted, &required);
+        if kept.len() == self.tests.len() {
+            return Ok(sides.to_vec());
+        }
+        let new_index = |old: usize| kept.iter().position(|&k| k == old);
+        let renumbered = sides
+            .iter()
+            .map(|report| {
+                let status = match report.status {
+                    SideStatus::Covered {
+                        witness: Witness::Test(_),
+                    } => {
+                        let taken = Behaviour::Takes(report.side);
+                        let first = kept.iter().position(|&k| takes[k].contains(&taken));
+                        first.map_or(report.status, |i| SideStatus::Covered {
+                            witness: Witness::Test(i),
+                        })
+                    }
+                    SideStatus::NotReached { mut reason } => {
+                        if let Some(c) = &mut reason.closest {
+                            c.test = new_index(c.test).unwrap_or(c.test);
+                        }
+                        SideStatus::NotReached { reason }
+                    }
+                    other => other,
+                };
+                SideReport {
+                    side: report.side,
+                    status,
+                }
+            })
+            .collect();
+        self.tests = kept.iter().map(|&k| self.tests[k].clone()).collect();
+        self.inputs = kept.iter().map(|&k| self.inputs[k].clone()).collect();
+        self.found_at = kept.iter().map(|&k| self.found_at[k]).collect();
+        let lines: String = self.inputs.iter().map(|l| format!("{l}\n")).collect();
+        self.out.write("inputs.txt", &lines);
+        Ok(renumbered)
     }
 
     fn coverage<'a>(&'a self, sides: &'a [SideReport], ending: Option<&'a Ending>) -> Coverage<'a> {

@@ -39,6 +39,8 @@ pub struct FindingRow {
     /// The same location, for reports that place the finding in the source.
     #[serde(skip)]
     pub loc: Option<SrcLoc>,
+    /// The calls that led there, innermost first: `caller at file:line:col`.
+    pub stack: Vec<String>,
     /// The finding's file, relative to the output directory (`crashes/1.txt`).
     pub file: String,
     /// The input, as `fpforge run` reads it.
@@ -49,16 +51,24 @@ impl FindingRow {
     /// The row of `finding`, the `number`-th of its kind (from 1), an input of `spec`.
     pub fn new(module: &Module, spec: &InputSpec, finding: &Finding, number: usize) -> Self {
         let trap = &finding.trap;
+        let name = |func: Func| {
+            module
+                .funcs
+                .get(func)
+                .map_or_else(|| func.to_string(), |f| f.name.clone())
+        };
         FindingRow {
             kind: finding.kind.name(),
             number,
             trap: trap.kind.to_string(),
-            function: module
-                .funcs
-                .get(trap.func)
-                .map_or_else(|| trap.func.to_string(), |f| f.name.clone()),
+            function: name(trap.func),
             location: module.describe_loc(trap.loc),
             loc: trap.loc,
+            stack: trap
+                .stack
+                .iter()
+                .map(|call| format!("{} at {}", name(call.func), module.describe_loc(call.loc)))
+                .collect(),
             file: format!("{}/{number}.txt", dir_name(finding.kind)),
             input: spec.line(&finding.coords),
         }
@@ -66,8 +76,13 @@ impl FindingRow {
 
     /// The finding's file for the entry function `func` (see the module docs).
     pub fn file_text(&self, module: &Module, func: Func) -> String {
+        let stack: String = self
+            .stack
+            .iter()
+            .map(|call| format!("#   called from {call}\n"))
+            .collect();
         format!(
-            "# {}: {} in {} at {}\n# replay: {} $(grep -v '^#' {})\n{}\n",
+            "# {}: {} in {} at {}\n{stack}# replay: {} $(grep -v '^#' {})\n{}\n",
             self.kind,
             self.trap,
             self.function,

@@ -35,6 +35,7 @@ pub mod findings;
 pub mod html;
 pub mod junit;
 pub mod lcov;
+pub mod minimize;
 pub mod outdir;
 pub mod reach;
 pub mod regression;
@@ -44,7 +45,7 @@ pub mod trace;
 pub mod values;
 
 pub use coverage::{Coverage, Ending, EngineStats};
-pub use coverage_out::{CoverageOut, Finished};
+pub use coverage_out::{CoverageOut, Finished, TestSet};
 pub use error::ReportError;
 pub use outdir::{write_atomic, OutDir};
 

@@ -1,6 +1,8 @@
 //! The answer of `fpforge reach`: `reached` with the input (an `inputs.txt` line),
 //! `infeasible (METHOD...)`, or `unknown` with what was tried; as text or JSON
-//! (`function`, `status` — the answer's first word —, `answer`, `input`, `detail`).
+//! (`function`, `status` — the answer's first word —, `answer`, `input`, `crash`,
+//! `detail`). An input whose run crashes or hangs after taking the target says so
+//! (`crash`: the trap, its place and call stack), and the command exits 3.
 
 use serde::Serialize;
 
@@ -15,6 +17,10 @@ pub struct ReachOutcome {
     pub answer: String,
     /// The input that takes the path or side, as `fpforge run` reads it.
     pub input: Option<String>,
+    /// What the input's run then does when it crashes or hangs: `integer division by
+    /// zero in f at f.c:3:5 (called from g at g.c:9:2)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash: Option<String>,
     /// Runs, queries and time, or what was tried.
     pub detail: String,
 }
@@ -27,8 +33,14 @@ impl ReachOutcome {
             status: answer.split(' ').next().unwrap_or("unknown").to_string(),
             answer,
             input,
+            crash: None,
             detail,
         }
+    }
+
+    /// The same outcome, whose input then crashes or hangs as `crash` says.
+    pub fn with_crash(self, crash: Option<String>) -> Self {
+        ReachOutcome { crash, ..self }
     }
 
     /// As text: the answer, the input, the detail, a line each.
@@ -36,6 +48,9 @@ impl ReachOutcome {
         let mut text = format!("{}\n", self.answer);
         if let Some(line) = &self.input {
             text.push_str(&format!("input: {line}\n"));
+        }
+        if let Some(crash) = &self.crash {
+            text.push_str(&format!("then crashes: {crash}\n"));
         }
         text.push_str(&format!("{}\n", self.detail));
         text

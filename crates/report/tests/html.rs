@@ -118,6 +118,7 @@ fn page(module: &Module) -> String {
             line: 12,
             col: 30,
         }),
+        stack: Vec::new(),
         file: "crashes/1.txt".into(),
         input: "0x0p+0 4".into(),
     }];

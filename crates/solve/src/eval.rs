@@ -1,16 +1,22 @@
 //! The exact evaluator: IEEE-754 semantics of every operator on concrete values.
 //!
 //! This is the model checker behind every `sat` answer, so it is written
-//! independently of the interval projections (`crate::interval`) and uses only
-//! the host's IEEE arithmetic, which Rust defines as round-to-nearest-even:
-//! `+ - * /`, `sqrt`, `mul_add` (fused), `as` conversions between floats and
-//! integers (RNE), and `round_ties_even`/`round`/`ceil`/`floor`/`trunc` for the
-//! five rounding modes of `roundToIntegral`. Results that SMT-LIB leaves
+//! independently of the interval projections (`crate::interval`). In
+//! round-to-nearest-even it uses the host's IEEE arithmetic, which Rust defines
+//! as RNE: `+ - * /`, `sqrt`, `mul_add` (fused), `as` conversions between floats
+//! and integers; the other four modes go through the exact arithmetic of
+//! [`crate::ieee`]. `round_ties_even`/`round`/`ceil`/`floor`/`trunc` are exact,
+//! so `roundToIntegral` and the conversions to integers use them in every mode.
+//! `fp.min`/`fp.max` of two zeros of different signs may be either zero
+//! (SMT-LIB leaves it open): a model carries the choice ([`Model::zero_choice`])
+//! and [`check_model`] accepts a model under any choice. Other results that
+//! SMT-LIB leaves
 //! unspecified (`fp.min` of `+0`/`-0`, out-of-range `fp.to_sbv`) are marked
 //! *tainted*: a model whose assertions depend on one is never reported `sat`.
 
 use std::fmt;
 
+use crate::ieee::{self, Format};
 use crate::sort::{FpFormat, RoundingMode, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 
@@ -62,6 +68,31 @@ impl Value {
         matches!(self, Value::Bool(true))
     }
 
+    /// The format and bit pattern of a float.
+    pub fn float_bits(&self) -> Option<(FpFormat, u64)> {
+        match *self {
+            Value::F32(x) => Some((FpFormat::F32, u64::from(x.to_bits()))),
+            Value::F64(x) => Some((FpFormat::F64, x.to_bits())),
+            _ => None,
+        }
+    }
+
+    /// The float of format `f` with bit pattern `bits`.
+    pub fn from_float_bits(f: FpFormat, bits: u64) -> Value {
+        match f {
+            FpFormat::F32 => Value::F32(f32::from_bits(bits as u32)),
+            FpFormat::F64 => Value::F64(f64::from_bits(bits)),
+        }
+    }
+
+    /// The rounding mode inside.
+    pub fn as_rm(&self) -> Option<RoundingMode> {
+        match *self {
+            Value::Rm(r) => Some(r),
+            _ => None,
+        }
+    }
+
     /// The float inside widened to f64 (exact for binary32).
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
@@ -109,11 +140,15 @@ fn write_fp(f: &mut fmt::Formatter<'_>, bits: u64, eb: u32, mb: u32) -> fmt::Res
     )
 }
 
-/// Values of the declared variables, indexed by [`crate::term::VarId`].
+/// Values of the declared variables, indexed by [`crate::term::VarId`], and the
+/// interpretation of the results SMT-LIB leaves open that the model chose.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
     /// One value per variable of the store.
     pub values: Vec<Value>,
+    /// What `fp.min`/`fp.max` of `+0` and `-0` give: bit `2 * max + first_is_negative`
+    /// set means the first operand, clear the second. Default: 0.
+    pub zero_choice: u8,
 }
 
 impl Model {
@@ -121,8 +156,25 @@ impl Model {
     pub fn zeros(store: &TermStore) -> Model {
         Model {
             values: store.vars().iter().map(|v| Value::zero(v.sort)).collect(),
+            zero_choice: 0,
         }
     }
+}
+
+/// Choices of [`Model::zero_choice`] there are.
+const ZERO_CHOICES: u8 = 16;
+
+/// `fp.min`/`fp.max` of two zeros of different signs under `choice`; `None` for
+/// any other operator or operands.
+fn chosen_zero(op: Op, a: &[Value], choice: u8) -> Option<Value> {
+    let (first, second) = (a.first()?.as_f64()?, a.get(1)?.as_f64()?);
+    let zeros_of_two_signs =
+        first == 0.0 && second == 0.0 && first.is_sign_negative() != second.is_sign_negative();
+    if !matches!(op, Op::FpMin | Op::FpMax) || !zeros_of_two_signs {
+        return None;
+    }
+    let bit = 2 * u8::from(op == Op::FpMax) + u8::from(first.is_sign_negative());
+    Some(if choice & (1 << bit) != 0 { a[0] } else { a[1] })
 }
 
 /// Evaluates a fixed set of root terms (and their sub-terms) under models.
@@ -134,6 +186,8 @@ pub struct Evaluator {
     cone: Vec<TermId>,
     vals: Vec<Value>,
     tainted: Vec<bool>,
+    /// Whether the last run consulted the model's [`Model::zero_choice`].
+    chose: bool,
 }
 
 impl Evaluator {
@@ -155,11 +209,13 @@ impl Evaluator {
             cone,
             vals: vec![Value::Bool(false); store.len()],
             tainted: vec![false; store.len()],
+            chose: false,
         }
     }
 
     /// Evaluates every term of the cone under `model`.
     pub fn run(&mut self, store: &TermStore, model: &Model) {
+        self.chose = false;
         for &t in &self.cone {
             let term = store.get(t);
             let mut taint = term.args.iter().any(|a| self.tainted[a.index()]);
@@ -173,10 +229,16 @@ impl Evaluator {
                     let args: Vec<Value> = term.args.iter().map(|a| self.vals[a.index()]).collect();
                     match apply(term.op, &args) {
                         Some(v) => v,
-                        None => {
-                            taint = true;
-                            Value::zero(term.sort)
-                        }
+                        None => match chosen_zero(term.op, &args, model.zero_choice) {
+                            Some(v) => {
+                                self.chose = true;
+                                v
+                            }
+                            None => {
+                                taint = true;
+                                Value::zero(term.sort)
+                            }
+                        },
                     }
                 }
             };
@@ -203,11 +265,28 @@ impl Evaluator {
     }
 }
 
-/// Checks that `model` satisfies every assertion, with exact semantics.
+/// Checks that `model` satisfies every assertion, with exact semantics, under
+/// some choice of the results SMT-LIB leaves open (see [`satisfying_choice`]).
 pub fn check_model(store: &TermStore, assertions: &[TermId], model: &Model) -> bool {
+    satisfying_choice(store, assertions, model).is_some()
+}
+
+/// A [`Model::zero_choice`] under which the values of `model` satisfy every
+/// assertion (the model's own choice first), or `None`.
+pub fn satisfying_choice(store: &TermStore, assertions: &[TermId], model: &Model) -> Option<u8> {
     let mut ev = Evaluator::new(store, assertions);
-    ev.run(store, model);
-    ev.holds(assertions)
+    let mut m = model.clone();
+    for flip in 0..ZERO_CHOICES {
+        m.zero_choice = model.zero_choice ^ flip;
+        ev.run(store, &m);
+        if ev.holds(assertions) {
+            return Some(m.zero_choice);
+        }
+        if !ev.chose {
+            return None;
+        }
+    }
+    None
 }
 
 /// Evaluates one term under a model; `None` if its value is unspecified.
@@ -395,7 +474,7 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
         Eq => Value::Bool(a[0].same(&a[1])),
         Distinct => Value::Bool(!a[0].same(&a[1])),
         FpAbs | FpNeg | FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma | FpRem
-        | FpRoundToIntegral(_) | FpMin | FpMax | Ext(_) => return apply_fp_arith(op, a),
+        | FpRoundToIntegral | FpMin | FpMax | Ext(_) => return apply_fp_arith(op, a),
         FpLeq | FpLt | FpGeq | FpGt | FpEq | FpIsNormal | FpIsSubnormal | FpIsZero
         | FpIsInfinite | FpIsNaN | FpIsNegative | FpIsPositive => return apply_fp_test(op, a),
         FpToSbv(..) | FpToUbv(..) | FpToFp(_) | SbvToFp(_) | UbvToFp(_) | BitsToFp(_)
@@ -408,12 +487,28 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
     })
 }
 
-/// Float arithmetic: the value of a floating-point operator.
-fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
+/// `op` (a rounded operation: add, sub, mul, div, fma, sqrt) in mode `rm` on
+/// floats of one format, by the exact arithmetic of [`crate::ieee`].
+fn rounded_exactly(op: Op, rm: RoundingMode, a: &[Value]) -> Option<Value> {
+    let (f, x) = a.first()?.float_bits()?;
+    let arg = |i: usize| a.get(i).and_then(Value::float_bits).map(|(_, b)| b);
+    let g = Format::from(f);
+    let bits = match op {
+        Op::FpAdd => ieee::add(g, rm, x, arg(1)?),
+        Op::FpSub => ieee::sub(g, rm, x, arg(1)?),
+        Op::FpMul => ieee::mul(g, rm, x, arg(1)?),
+        Op::FpDiv => ieee::div(g, rm, x, arg(1)?),
+        Op::FpFma => ieee::fma(g, rm, x, arg(1)?, arg(2)?),
+        Op::FpSqrt => ieee::sqrt(g, rm, x),
+        _ => return None,
+    };
+    Some(Value::from_float_bits(f, bits))
+}
+
+/// `op` in round-to-nearest-even on the host's floats.
+fn rounded_nearest(op: Op, a: &[Value]) -> Option<Value> {
     use Op::*;
     Some(match op {
-        FpAbs => fp1!(a[0], |x| x.abs()),
-        FpNeg => fp1!(a[0], |x| -x),
         FpAdd => fp2!(a[0], a[1], |x, y| x + y),
         FpSub => fp2!(a[0], a[1], |x, y| x - y),
         FpMul => fp2!(a[0], a[1], |x, y| x * y),
@@ -424,6 +519,20 @@ fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
             (Value::F64(x), Value::F64(y), Value::F64(z)) => Value::F64(x.mul_add(y, z)),
             _ => return None,
         },
+        _ => return None,
+    })
+}
+
+/// Float arithmetic: the value of a floating-point operator.
+fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
+    use Op::*;
+    Some(match op {
+        FpAbs => fp1!(a[0], |x| x.abs()),
+        FpNeg => fp1!(a[0], |x| -x),
+        FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma => match a[0].as_rm()? {
+            RoundingMode::Rne => return rounded_nearest(op, &a[1..]),
+            rm => return rounded_exactly(op, rm, &a[1..]),
+        },
         FpRem => match (a[0], a[1]) {
             (Value::F32(x), Value::F32(y)) => {
                 Value::F32(ieee_remainder(f64::from(x), f64::from(y)) as f32)
@@ -431,11 +540,14 @@ fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
             (Value::F64(x), Value::F64(y)) => Value::F64(ieee_remainder(x, y)),
             _ => return None,
         },
-        FpRoundToIntegral(rm) => match a[0] {
-            Value::F32(x) => Value::F32(round_integral32(x, rm)),
-            Value::F64(x) => Value::F64(round_integral(x, rm)),
-            _ => return None,
-        },
+        FpRoundToIntegral => {
+            let rm = a[0].as_rm()?;
+            match a[1] {
+                Value::F32(x) => Value::F32(round_integral32(x, rm)),
+                Value::F64(x) => Value::F64(round_integral(x, rm)),
+                _ => return None,
+            }
+        }
         FpMin | FpMax => match (a[0], a[1]) {
             (Value::F32(x), Value::F32(y)) => {
                 Value::F32(min_max(f64::from(x), f64::from(y), op == FpMax)? as f32)
@@ -484,22 +596,34 @@ fn bv_arg(a: &[Value], i: usize) -> (u64, u32) {
 fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
     use Op::*;
     Some(match op {
-        FpToSbv(w, rm) => Value::Bv(to_sbv(a[0].as_f64()?, w, rm)?, w),
-        FpToUbv(w, rm) => Value::Bv(to_ubv(a[0].as_f64()?, w, rm)?, w),
-        FpToFp(f) => float_of(f, a[0].as_f64()?),
+        FpToSbv(w) => Value::Bv(to_sbv(a[1].as_f64()?, w, a[0].as_rm()?)?, w),
+        FpToUbv(w) => Value::Bv(to_ubv(a[1].as_f64()?, w, a[0].as_rm()?)?, w),
+        FpToFp(to) => {
+            let (from, bits) = a[1].float_bits()?;
+            match a[0].as_rm()? {
+                RoundingMode::Rne => float_of(to, a[1].as_f64()?),
+                rm => Value::from_float_bits(
+                    to,
+                    ieee::convert(Format::from(from), Format::from(to), rm, bits),
+                ),
+            }
+        }
         SbvToFp(f) => {
-            let (v, w) = bv_arg(a, 0);
+            let (v, w) = bv_arg(a, 1);
             let i = sext(v, w);
-            match f {
-                FpFormat::F32 => Value::F32(i as f32),
-                FpFormat::F64 => Value::F64(i as f64),
+            match a[0].as_rm()? {
+                RoundingMode::Rne => float_of_integer(f, i as f64, i as f32),
+                rm => Value::from_float_bits(
+                    f,
+                    ieee::from_integer(Format::from(f), rm, i < 0, i.unsigned_abs()),
+                ),
             }
         }
         UbvToFp(f) => {
-            let (v, _) = bv_arg(a, 0);
-            match f {
-                FpFormat::F32 => Value::F32(v as f32),
-                FpFormat::F64 => Value::F64(v as f64),
+            let (v, _) = bv_arg(a, 1);
+            match a[0].as_rm()? {
+                RoundingMode::Rne => float_of_integer(f, v as f64, v as f32),
+                rm => Value::from_float_bits(f, ieee::from_integer(Format::from(f), rm, false, v)),
             }
         }
         BitsToFp(FpFormat::F32) => Value::F32(f32::from_bits(bv_arg(a, 0).0 as u32)),
@@ -511,6 +635,15 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
         },
         _ => return None,
     })
+}
+
+/// An integer converted by the host (`as`, round to nearest-even) to each format:
+/// the value of format `f`.
+fn float_of_integer(f: FpFormat, wide: f64, narrow: f32) -> Value {
+    match f {
+        FpFormat::F32 => Value::F32(narrow),
+        FpFormat::F64 => Value::F64(wide),
+    }
 }
 
 /// Bit-vector operators: arithmetic and logic, bit layout, comparisons.
@@ -694,13 +827,42 @@ mod tests {
 
     #[test]
     fn conversions_and_unspecified_results() {
-        assert!(apply(Op::FpToSbv(8, RoundingMode::Rtz), &[Value::F32(127.9)]).is_some());
-        assert!(apply(Op::FpToSbv(8, RoundingMode::Rne), &[Value::F32(127.9)]).is_none());
+        let (rtz, rne) = (Value::Rm(RoundingMode::Rtz), Value::Rm(RoundingMode::Rne));
+        assert!(apply(Op::FpToSbv(8), &[rtz, Value::F32(127.9)]).is_some());
+        assert!(apply(Op::FpToSbv(8), &[rne, Value::F32(127.9)]).is_none());
         assert!(apply(Op::FpMin, &[Value::F64(0.0), Value::F64(-0.0)]).is_none());
-        let r = apply(Op::FpToUbv(8, RoundingMode::Rtz), &[Value::F64(-0.5)]).unwrap();
+        let zeros = [Value::F64(0.0), Value::F64(-0.0)];
+        let picks: Vec<bool> = (0..4)
+            .map(|c| chosen_zero(Op::FpMin, &zeros, c).unwrap().same(&zeros[0]))
+            .collect();
+        assert_eq!(picks, [false, true, false, true]);
+        assert!(chosen_zero(Op::FpMax, &[Value::F64(0.0), Value::F64(0.0)], 15).is_none());
+        let r = apply(Op::FpToUbv(8), &[rtz, Value::F64(-0.5)]).unwrap();
         assert!(r.same(&Value::Bv(0, 8)));
-        let r = apply(Op::SbvToFp(FpFormat::F32), &[Value::Bv(0xff, 8)]).unwrap();
+        let r = apply(Op::SbvToFp(FpFormat::F32), &[rne, Value::Bv(0xff, 8)]).unwrap();
         assert!(r.same(&Value::F32(-1.0)));
+        // 2^24 + 1 is halfway between two binary32 values.
+        let odd = Value::Bv((1 << 24) + 1, 32);
+        for (rm, want) in [
+            (RoundingMode::Rne, 16777216.0),
+            (RoundingMode::Rtp, 16777218.0),
+            (RoundingMode::Rna, 16777218.0),
+            (RoundingMode::Rtz, 16777216.0),
+        ] {
+            let r = apply(Op::UbvToFp(FpFormat::F32), &[Value::Rm(rm), odd]).unwrap();
+            assert!(r.same(&Value::F32(want)), "{rm:?}");
+        }
+        let third = apply(
+            Op::FpDiv,
+            &[
+                Value::Rm(RoundingMode::Rtp),
+                Value::F64(1.0),
+                Value::F64(3.0),
+            ],
+        );
+        assert!(third
+            .unwrap()
+            .same(&Value::F64(f64::from_bits((1.0f64 / 3.0).to_bits() + 1))));
     }
 
     #[test]

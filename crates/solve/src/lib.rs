@@ -1,8 +1,8 @@
 //! fpforge-solve: a floating-point constraint solver that stands beside Z3.
 //!
 //! Constraints are SMT-LIB 2.6 QF_FP / QF_BVFP / QF_BV over binary32,
-//! binary64, bit-vectors up to 64 bits and Booleans. Two families of engines
-//! answer them:
+//! binary64, bit-vectors up to 64 bits, Booleans and rounding modes, in all
+//! five rounding modes. Two families of engines answer them:
 //!
 //! * **search** (FloPSy, Lakhotia et al., ICTSS 2010): branch-distance fitness
 //!   minimized by the alternating variable method, an evolution strategy and
@@ -18,11 +18,12 @@
 //! Solving terms built in Rust (the API the engines use):
 //!
 //! ```
-//! use fpforge_solve::{Answer, Op, Solver, SolveConfig, Sort, TermStore};
+//! use fpforge_solve::{Answer, Op, RoundingMode, Solver, SolveConfig, Sort, TermStore};
 //! let mut s = TermStore::new();
 //! let x = s.declare("x", Sort::F32);
 //! let one = s.f32_const(1.0);
-//! let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
+//! let rne = s.rm_const(RoundingMode::Rne);
+//! let sum = s.mk(Op::FpAdd, &[rne, x, one]).unwrap();
 //! let absorbed = s.mk(Op::FpEq, &[sum, x]).unwrap(); // x + 1 == x
 //! let positive = s.mk(Op::FpIsPositive, &[x]).unwrap();
 //! let mut solver = Solver::new(&s, SolveConfig::default());
@@ -34,6 +35,7 @@
 //!
 //! Layout: [`sort`] and [`term`] (the hash-consed arena), [`sexpr`] and
 //! [`smtlib`] (reader, script runner, model printer), [`eval`] (IEEE semantics),
+//! [`ieee`] (exact arithmetic in every rounding mode),
 //! [`search`] (FloPSy engines), [`interval`] (FPSE domains, projections,
 //! propagation, labeling), [`solver`] (the portfolio and its statistics).
 //! Float ordinals and the AVM's moves come from `fpforge-search`
@@ -41,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod eval;
+pub mod ieee;
 pub mod interval;
 pub mod search;
 pub mod sexpr;

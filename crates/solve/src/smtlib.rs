@@ -2,10 +2,14 @@
 //! script commands (declarations, assertions, `check-sat`, models, scopes).
 //!
 //! Supported logics are QF_FP, QF_BVFP and QF_BV over the sorts of
-//! [`crate::sort`]. Everything the solver cannot represent (other float
-//! formats, `Real`, uninterpreted functions, non-RNE arithmetic) is rejected
-//! with an error naming the line and column; `set-info`/`set-option` are
-//! ignored with a note. Beyond SMT-LIB, the unary extension operators
+//! [`crate::sort`], every rounding mode (literals in both spellings, mode
+//! constants and terms), real literals as `to_fp` arguments, `define-sort`,
+//! `define-const`, `define-fun` (with parameters: expanded where applied),
+//! `push`/`pop`, `check-sat-assuming`, `get-model` and `get-value`. Everything
+//! the solver cannot represent (other float formats, arrays, `Real`/`Int`
+//! arithmetic, uninterpreted functions with arguments) is rejected with an
+//! `unsupported: NAME` error naming the line and column; `set-info`/`set-option`
+//! are ignored with a note. Beyond SMT-LIB, the unary extension operators
 //! `fpext.exp`, `fpext.log`, `fpext.atan`, `fpext.sin`, `fpext.cos` and
 //! `fpext.tan` stand for the C math functions (see [`crate::term::ExtFn`]);
 //! the first use writes a note saying so.
@@ -13,7 +17,11 @@
 use std::collections::HashMap;
 use std::io::Write;
 
+use num_bigint::BigUint;
+use num_traits::Zero;
+
 use crate::eval::{eval_term, Model, Value};
+use crate::ieee;
 use crate::sexpr::{Atom, Pos, Reader, SExpr};
 use crate::solver::{Answer, Solver, Stats};
 use crate::sort::{FpFormat, RoundingMode, Sort};
@@ -71,6 +79,8 @@ struct Script<'c> {
     ext_noted: bool,
     /// A note raised while elaborating, written after the command.
     pending_note: Option<String>,
+    /// `define-sort`s: parameters and body.
+    sort_aliases: HashMap<String, (Vec<String>, SExpr)>,
 }
 
 /// Runs `text` as an SMT-LIB script; see [`crate::run_script`].
@@ -91,6 +101,7 @@ pub fn run(
         summary: ScriptSummary::default(),
         ext_noted: false,
         pending_note: None,
+        sort_aliases: HashMap::new(),
     };
     let mut reader = Reader::new(text);
     loop {
@@ -107,8 +118,8 @@ pub fn run(
     Ok(script.summary)
 }
 
-/// The operators whose first argument is a rounding mode (only RNE is supported).
-fn rne_op(name: &str) -> Option<Op> {
+/// The operators whose first argument is a rounding mode.
+fn rounded_op(name: &str) -> Option<Op> {
     Some(match name {
         "fp.add" => Op::FpAdd,
         "fp.sub" => Op::FpSub,
@@ -116,6 +127,7 @@ fn rne_op(name: &str) -> Option<Op> {
         "fp.div" => Op::FpDiv,
         "fp.fma" => Op::FpFma,
         "fp.sqrt" => Op::FpSqrt,
+        "fp.roundToIntegral" => Op::FpRoundToIntegral,
         _ => return None,
     })
 }
@@ -214,6 +226,13 @@ fn named_pairs<'e>(items: &'e [SExpr], shape: &str) -> PResult<Vec<(String, &'e 
         .collect()
 }
 
+/// The symbol `e` names a declaration with.
+fn symbol_name(e: &SExpr) -> PResult<String> {
+    e.symbol()
+        .map(str::to_string)
+        .ok_or_else(|| perr(e.pos(), "expected a symbol"))
+}
+
 fn numeral(e: &SExpr) -> PResult<u64> {
     match e {
         SExpr::Atom(Atom::Numeral(s), p) => s
@@ -269,13 +288,21 @@ impl Script<'_> {
                 if !list(params).is_some_and(|p| p.is_empty()) {
                     return Err(perr(
                         params.pos(),
-                        "uninterpreted functions with arguments are not supported",
+                        "unsupported: uninterpreted functions with arguments",
                     ));
                 }
                 let sort = self.sort(s)?;
                 self.declare(n, sort)?;
             }
             "define-fun" => self.define_fun(pos, args)?,
+            "define-const" => {
+                let [n, s, body] = args else {
+                    return Err(perr(pos, "define-const expects a name, a sort and a term"));
+                };
+                let params = SExpr::List(Vec::new(), pos);
+                self.define_fun(pos, &[n.clone(), params, s.clone(), body.clone()])?;
+            }
+            "define-sort" => self.define_sort(pos, args)?,
             "assert" => {
                 let [t] = args else {
                     return Err(perr(pos, "assert expects one term"));
@@ -287,7 +314,22 @@ impl Script<'_> {
                 self.assertions.push(id);
                 self.model = None;
             }
-            "check-sat" => self.check_sat(out)?,
+            "check-sat" => self.check_sat(out, &[])?,
+            "check-sat-assuming" => {
+                let [lits] = args else {
+                    return Err(perr(pos, "check-sat-assuming expects a list of literals"));
+                };
+                let lits = list(lits).ok_or_else(|| perr(lits.pos(), "expected a list"))?;
+                let mut assumed = Vec::new();
+                for l in lits {
+                    let t = self.term(l)?;
+                    if self.store.sort(t) != Sort::Bool {
+                        return Err(perr(l.pos(), "check-sat-assuming expects Bool literals"));
+                    }
+                    assumed.push(t);
+                }
+                self.check_sat(out, &assumed)?;
+            }
             "get-model" => self.get_model(out)?,
             "get-value" => self.get_value(pos, args, out)?,
             "push" => {
@@ -329,7 +371,7 @@ impl Script<'_> {
             }
             "exit" => return Ok(false),
             "get-info" | "get-option" => writeln!(out, "unsupported")?,
-            other => return Err(perr(pos, format!("unsupported command '{other}'"))),
+            other => return Err(perr(pos, format!("unsupported: command {other}"))),
         }
         Ok(true)
     }
@@ -349,10 +391,7 @@ impl Script<'_> {
     }
 
     fn declare(&mut self, n: &SExpr, sort: Sort) -> PResult<()> {
-        let name = n
-            .symbol()
-            .ok_or_else(|| perr(n.pos(), "expected a symbol"))?
-            .to_string();
+        let name = symbol_name(n)?;
         if self.globals.contains_key(&name) {
             return Err(perr(n.pos(), format!("'{name}' is already declared")));
         }
@@ -369,10 +408,7 @@ impl Script<'_> {
                 "define-fun expects a name, parameters, a sort and a body",
             ));
         };
-        let name = n
-            .symbol()
-            .ok_or_else(|| perr(n.pos(), "expected a symbol"))?
-            .to_string();
+        let name = symbol_name(n)?;
         if self.globals.contains_key(&name) {
             return Err(perr(n.pos(), format!("'{name}' is already declared")));
         }
@@ -418,8 +454,50 @@ impl Script<'_> {
         Ok(())
     }
 
+    /// `(define-sort Name (params) sort)`: a sort abbreviation, expanded where used.
+    fn define_sort(&mut self, pos: Pos, args: &[SExpr]) -> PResult<()> {
+        let [n, params, body] = args else {
+            return Err(perr(
+                pos,
+                "define-sort expects a name, parameters and a sort",
+            ));
+        };
+        let name = symbol_name(n)?;
+        let params = list(params)
+            .ok_or_else(|| perr(params.pos(), "expected a parameter list"))?
+            .iter()
+            .map(|p| {
+                p.symbol()
+                    .map(str::to_string)
+                    .ok_or_else(|| perr(p.pos(), "expected a sort parameter"))
+            })
+            .collect::<PResult<Vec<_>>>()?;
+        if params.is_empty() {
+            self.sort(body)?;
+        }
+        self.sort_aliases.insert(name, (params, body.clone()));
+        Ok(())
+    }
+
     fn sort(&self, e: &SExpr) -> PResult<Sort> {
         let pos = e.pos();
+        if let Some((params, body)) = self.alias_of(e) {
+            if let SExpr::List(items, _) = e {
+                if items.len() != params.len() + 1 {
+                    return Err(perr(
+                        pos,
+                        format!("sort {e} expects {} arguments", params.len()),
+                    ));
+                }
+                let bound: HashMap<&str, &SExpr> =
+                    params.iter().map(String::as_str).zip(&items[1..]).collect();
+                return self.sort(&substitute(&body, &bound));
+            }
+            if params.is_empty() {
+                return self.sort(&body);
+            }
+            return Err(perr(pos, format!("sort {e} expects arguments")));
+        }
         if let Some(s) = e.symbol() {
             return match s {
                 "Bool" => Ok(Sort::Bool),
@@ -428,9 +506,9 @@ impl Script<'_> {
                 "RoundingMode" | "RM" => Ok(Sort::RoundingMode),
                 "Float16" | "Float128" => Err(perr(
                     pos,
-                    format!("sort {s} is not supported (only Float32 and Float64)"),
+                    format!("unsupported: {s} (only Float32 and Float64)"),
                 )),
-                _ => Err(perr(pos, format!("unsupported sort '{s}'"))),
+                _ => Err(perr(pos, format!("unsupported: sort {s}"))),
             };
         }
         match list(e) {
@@ -442,7 +520,7 @@ impl Script<'_> {
                     } else {
                         Err(perr(
                             pos,
-                            format!("(_ BitVec {w}) is not supported (widths 1..=64)"),
+                            format!("unsupported: (_ BitVec {w}) (widths 1..=64)"),
                         ))
                     }
                 }
@@ -452,15 +530,27 @@ impl Script<'_> {
                         perr(
                             pos,
                             format!(
-                                "(_ FloatingPoint {eb} {sb}) is not supported: only (_ FloatingPoint 8 24) and (_ FloatingPoint 11 53)"
+                                "unsupported: (_ FloatingPoint {eb} {sb}) (only (_ FloatingPoint 8 24) and (_ FloatingPoint 11 53))"
                             ),
                         )
                     })
                 }
-                _ => Err(perr(pos, format!("unsupported sort {e}"))),
+                _ => Err(perr(pos, format!("unsupported: sort {e}"))),
             },
-            _ => Err(perr(pos, format!("unsupported sort {e}"))),
+            Some([head, ..]) if head.symbol() == Some("Array") => {
+                Err(perr(pos, format!("unsupported: Array (the sort {e})")))
+            }
+            _ => Err(perr(pos, format!("unsupported: sort {e}"))),
         }
+    }
+
+    /// The `define-sort` that `e` (a symbol, or a list headed by one) names.
+    fn alias_of(&self, e: &SExpr) -> Option<(Vec<String>, SExpr)> {
+        let head = match e {
+            SExpr::Atom(..) => e.symbol()?,
+            SExpr::List(items, _) => items.first()?.symbol()?,
+        };
+        self.sort_aliases.get(head).cloned()
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {
@@ -525,30 +615,6 @@ impl Script<'_> {
         }
     }
 
-    fn rounding(&mut self, e: &SExpr) -> PResult<RoundingMode> {
-        let t = self.term(e)?;
-        match self.store.get(t).op {
-            Op::RmConst(r) => Ok(r),
-            _ => Err(perr(
-                e.pos(),
-                "the rounding mode must be a literal such as RNE",
-            )),
-        }
-    }
-
-    fn rne_only(&mut self, e: &SExpr, what: &str) -> PResult<()> {
-        match self.rounding(e)? {
-            RoundingMode::Rne => Ok(()),
-            r => Err(perr(
-                e.pos(),
-                format!(
-                    "{what} with rounding mode {} is not supported (only RNE)",
-                    r.name()
-                ),
-            )),
-        }
-    }
-
     fn term(&mut self, e: &SExpr) -> PResult<TermId> {
         let pos = e.pos();
         match e {
@@ -594,7 +660,7 @@ impl Script<'_> {
                 if bits.len() > 64 {
                     return Err(perr(
                         pos,
-                        "bit-vector literals wider than 64 bits are not supported",
+                        "unsupported: bit-vector literals wider than 64 bits",
                     ));
                 }
                 let v = u64::from_str_radix(bits, 2).map_err(|e| perr(pos, e.to_string()))?;
@@ -606,7 +672,7 @@ impl Script<'_> {
                 if h.len() > 16 {
                     return Err(perr(
                         pos,
-                        "bit-vector literals wider than 64 bits are not supported",
+                        "unsupported: bit-vector literals wider than 64 bits",
                     ));
                 }
                 let v = u64::from_str_radix(h, 16).map_err(|e| perr(pos, e.to_string()))?;
@@ -642,18 +708,18 @@ impl Script<'_> {
             return self.store.bv_const(v, w).map_err(|e| term_err(pos, e));
         }
         let [_, eb, sb] = rest else {
-            return Err(perr(pos, format!("unsupported indexed identifier {name}")));
+            return Err(perr(pos, format!("unsupported: indexed identifier {name}")));
         };
         let (eb, sb) = (numeral(eb)?, numeral(sb)?);
         let f = FpFormat::from_eb_sb(eb, sb)
-            .ok_or_else(|| perr(pos, format!("(_ FloatingPoint {eb} {sb}) is not supported")))?;
+            .ok_or_else(|| perr(pos, format!("unsupported: (_ FloatingPoint {eb} {sb})")))?;
         let x = match name {
             "+zero" => 0.0,
             "-zero" => -0.0,
             "+oo" => f64::INFINITY,
             "-oo" => f64::NEG_INFINITY,
             "NaN" => f64::NAN,
-            _ => return Err(perr(pos, format!("unsupported indexed identifier {name}"))),
+            _ => return Err(perr(pos, format!("unsupported: indexed identifier {name}"))),
         };
         Ok(self.float_const(f, x))
     }
@@ -707,25 +773,24 @@ impl Script<'_> {
                         format!("{name} expects a rounding mode and a float"),
                     ));
                 };
-                let rm = self.rounding(rm)?;
-                let x = self.term(x)?;
+                let (rm, x) = (self.term(rm)?, self.term(x)?);
                 let op = if name == "fp.to_sbv" {
-                    Op::FpToSbv(w, rm)
+                    Op::FpToSbv(w)
                 } else {
-                    Op::FpToUbv(w, rm)
+                    Op::FpToUbv(w)
                 };
-                self.mk(pos, op, &[x])
+                self.mk(pos, op, &[rm, x])
             }
             ("to_fp" | "to_fp_unsigned", [eb, sb]) => {
                 let (eb, sb) = (numeral(eb)?, numeral(sb)?);
                 let f = FpFormat::from_eb_sb(eb, sb).ok_or_else(|| {
-                    perr(pos, format!("(_ FloatingPoint {eb} {sb}) is not supported"))
+                    perr(pos, format!("unsupported: (_ FloatingPoint {eb} {sb})"))
                 })?;
                 self.convert_to_fp(pos, f, name == "to_fp_unsigned", rest)
             }
             _ => Err(perr(
                 pos,
-                format!("unsupported indexed operator (_ {name} ...)"),
+                format!("unsupported: indexed operator (_ {name} ...)"),
             )),
         }
     }
@@ -743,56 +808,52 @@ impl Script<'_> {
                 self.mk(pos, Op::BitsToFp(f), &[b])
             }
             [rm, arg] => {
-                if let Some(x) = real_literal(arg)? {
-                    self.rne_only(rm, "to_fp of a real literal")?;
-                    return Ok(match f {
-                        FpFormat::F32 => self.store.f32_const(
-                            x.parse::<f32>()
-                                .map_err(|e| perr(arg.pos(), e.to_string()))?,
-                        ),
-                        FpFormat::F64 => self.store.f64_const(
-                            x.parse::<f64>()
-                                .map_err(|e| perr(arg.pos(), e.to_string()))?,
-                        ),
-                    });
+                let rm = self.term(rm)?;
+                if let Some(real) = real_literal(arg)? {
+                    return self.real_to_fp(pos, f, rm, &real);
                 }
-                let r = self.rounding(rm)?;
                 let a = self.term(arg)?;
-                match self.store.sort(a) {
+                let op = match self.store.sort(a) {
                     Sort::Fp(from) if !unsigned => {
-                        if from > f && r != RoundingMode::Rne {
-                            return Err(perr(
-                                rm.pos(),
-                                "narrowing to_fp is only supported with RNE",
-                            ));
-                        }
-                        if from == f {
+                        if from == f && self.store.sort(rm) == Sort::RoundingMode {
                             return Ok(a);
                         }
-                        self.mk(pos, Op::FpToFp(f), &[a])
+                        Op::FpToFp(f)
                     }
-                    Sort::BitVec(w) => {
-                        let exact = w <= f.significand_bits() - u32::from(!unsigned);
-                        if !exact && r != RoundingMode::Rne {
-                            return Err(perr(
-                                rm.pos(),
-                                "inexact bit-vector to_fp is only supported with RNE",
-                            ));
-                        }
-                        let op = if unsigned {
-                            Op::UbvToFp(f)
-                        } else {
-                            Op::SbvToFp(f)
-                        };
-                        self.mk(pos, op, &[a])
-                    }
-                    s => Err(perr(
-                        arg.pos(),
-                        format!("to_fp of sort {s} is not supported"),
-                    )),
-                }
+                    Sort::BitVec(_) if unsigned => Op::UbvToFp(f),
+                    Sort::BitVec(_) => Op::SbvToFp(f),
+                    s => return Err(perr(arg.pos(), format!("unsupported: to_fp of sort {s}"))),
+                };
+                self.mk(pos, op, &[rm, a])
             }
-            _ => Err(perr(pos, "unsupported form of to_fp")),
+            _ => Err(perr(pos, "unsupported: this form of to_fp")),
+        }
+    }
+
+    /// A real literal rounded to format `f` by the mode term `rm`: a constant when
+    /// the mode is a literal, else an `ite` over the five modes.
+    fn real_to_fp(&mut self, pos: Pos, f: FpFormat, rm: TermId, real: &Real) -> PResult<TermId> {
+        let (neg, num, den) = real;
+        let g = ieee::Format::from(f);
+        let constant = |s: &mut TermStore, r| {
+            let bits = ieee::from_rational(g, r, *neg, num, den);
+            match Value::from_float_bits(f, bits) {
+                Value::F32(x) => s.f32_const(x),
+                v => s.f64_const(v.as_f64().unwrap_or(f64::NAN)),
+            }
+        };
+        match self.store.get(rm).op {
+            Op::RmConst(r) => Ok(constant(&mut self.store, r)),
+            _ => {
+                let mut acc = constant(&mut self.store, RoundingMode::Rtz);
+                for r in RoundingMode::ALL.into_iter().rev().skip(1) {
+                    let lit = self.store.rm_const(r);
+                    let is = self.mk(pos, Op::Eq, &[rm, lit])?;
+                    let c = constant(&mut self.store, r);
+                    acc = self.mk(pos, Op::Ite, &[is, c, acc])?;
+                }
+                Ok(acc)
+            }
         }
     }
 
@@ -814,24 +875,12 @@ impl Script<'_> {
         if let Some(Binding::Macro(m)) = self.lookup(name) {
             return self.expand_macro(pos, name, &m, rest);
         }
-        if let Some(op) = rne_op(name) {
-            let Some((rm, xs)) = rest.split_first() else {
+        if let Some(op) = rounded_op(name) {
+            if rest.is_empty() {
                 return Err(perr(pos, format!("{name} expects a rounding mode")));
-            };
-            self.rne_only(rm, name)?;
-            let args = self.terms(xs)?;
+            }
+            let args = self.terms(rest)?;
             return self.mk(pos, op, &args);
-        }
-        if name == "fp.roundToIntegral" {
-            let [rm, x] = rest else {
-                return Err(perr(
-                    pos,
-                    "fp.roundToIntegral expects a rounding mode and a float",
-                ));
-            };
-            let rm = self.rounding(rm)?;
-            let x = self.term(x)?;
-            return self.mk(pos, Op::FpRoundToIntegral(rm), &[x]);
         }
         if let Some(g) = ExtFn::from_name(name) {
             if !self.ext_noted {
@@ -860,7 +909,7 @@ impl Script<'_> {
         let f = FpFormat::from_eb_sb(u64::from(ew), u64::from(mw) + 1).ok_or_else(|| {
             perr(
                 pos,
-                format!("(_ FloatingPoint {ew} {}) is not supported", mw + 1),
+                format!("unsupported: (_ FloatingPoint {ew} {})", mw + 1),
             )
         })?;
         if self.store.sort(s) != Sort::BitVec(1) {
@@ -943,12 +992,9 @@ impl Script<'_> {
             }
             "fp.to_real" | "to_real" | "to_int" | "+" | "-" | "*" | "/" => Err(perr(
                 pos,
-                format!("'{name}' (Int/Real arithmetic) is not supported"),
+                format!("unsupported: {name} (Int/Real arithmetic)"),
             )),
-            _ => Err(perr(
-                pos,
-                format!("unknown or unsupported operator '{name}'"),
-            )),
+            _ => Err(perr(pos, format!("unsupported: operator {name} (unknown)"))),
         }
     }
 
@@ -987,9 +1033,11 @@ impl Script<'_> {
         r
     }
 
-    fn check_sat(&mut self, out: &mut dyn Write) -> PResult<()> {
+    /// Decides the assertions plus the `assumed` literals.
+    fn check_sat(&mut self, out: &mut dyn Write, assumed: &[TermId]) -> PResult<()> {
         let mut solver = Solver::new(&self.store, self.config.clone());
-        let answer = solver.check(&self.assertions);
+        let goals: Vec<TermId> = self.assertions.iter().chain(assumed).copied().collect();
+        let answer = solver.check(&goals);
         let stats: Stats = solver.stats().clone();
         let status = match answer {
             Answer::Sat(m) => {
@@ -1073,22 +1121,43 @@ impl Script<'_> {
     }
 }
 
-/// `Some(text)` when `e` is a real literal: a numeral, decimal, or `(- lit)`.
-fn real_literal(e: &SExpr) -> PResult<Option<String>> {
+/// A real literal: negative, numerator, denominator.
+type Real = (bool, BigUint, BigUint);
+
+/// `Some(real)` when `e` is a real literal: a numeral, a decimal, `(- lit)` or
+/// `(/ lit lit)`.
+fn real_literal(e: &SExpr) -> PResult<Option<Real>> {
     match e {
-        SExpr::Atom(Atom::Numeral(s) | Atom::Decimal(s), _) => Ok(Some(s.clone())),
+        SExpr::Atom(Atom::Numeral(s) | Atom::Decimal(s), p) => ieee::parse_real(s)
+            .map(Some)
+            .ok_or_else(|| perr(*p, format!("bad real literal {s}"))),
         SExpr::List(items, p) => match items.as_slice() {
             [m, x] if m.symbol() == Some("-") => match real_literal(x)? {
-                Some(s) => Ok(Some(format!("-{s}"))),
+                Some((neg, n, d)) => Ok(Some((!neg, n, d))),
                 None => Err(perr(*p, "expected a real literal after '-'")),
             },
-            [d, ..] if d.symbol() == Some("/") => Err(perr(
-                *p,
-                "rational literals (/ a b) in to_fp are not supported; use a decimal",
-            )),
+            [d, x, y] if d.symbol() == Some("/") => match (real_literal(x)?, real_literal(y)?) {
+                (Some((nx, a, b)), Some((ny, c, d))) if !c.is_zero() => {
+                    Ok(Some((nx != ny, a * d, b * c)))
+                }
+                _ => Err(perr(*p, "expected a quotient of non-zero real literals")),
+            },
             _ => Ok(None),
         },
         _ => Ok(None),
+    }
+}
+
+/// `e` with the symbols of `bound` replaced (a `define-sort` body applied).
+fn substitute(e: &SExpr, bound: &HashMap<&str, &SExpr>) -> SExpr {
+    match e {
+        SExpr::List(items, p) => {
+            SExpr::List(items.iter().map(|i| substitute(i, bound)).collect(), *p)
+        }
+        _ => match e.symbol().and_then(|s| bound.get(s)) {
+            Some(arg) => (*arg).clone(),
+            None => e.clone(),
+        },
     }
 }
 

@@ -14,7 +14,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::eval::{check_model, Model};
+use crate::eval::{satisfying_choice, Model};
 use crate::interval::labeling::{LabelOutcome, Labeling};
 use crate::interval::propagate::Doms;
 use crate::interval::{Dom, FDom};
@@ -138,12 +138,14 @@ impl<'s> Solver<'s> {
             }
             Strategy::Portfolio => self.portfolio(assertions, deadline),
         };
-        if let Answer::Sat(m) = &answer {
+        if let Answer::Sat(mut m) = answer {
             // Evidence: never report a model the evaluator rejects.
-            if !check_model(self.store, assertions, m) {
+            let Some(choice) = satisfying_choice(self.store, assertions, &m) else {
                 self.stats.winner = None;
                 return Answer::Unknown;
-            }
+            };
+            m.zero_choice = choice;
+            return Answer::Sat(m);
         }
         answer
     }
@@ -294,7 +296,8 @@ mod tests {
         // x * x == 2.25 in binary64.
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F64);
-        let sq = s.mk(Op::FpMul, &[x, x]).unwrap();
+        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let sq = s.mk(Op::FpMul, &[rne, x, x]).unwrap();
         let c = s.f64_const(2.25);
         let eq = s.mk(Op::FpEq, &[sq, c]).unwrap();
         for st in [
@@ -304,7 +307,7 @@ mod tests {
             Strategy::Es,
         ] {
             match solve(&s, &[eq], st) {
-                Answer::Sat(m) => assert!(check_model(&s, &[eq], &m), "{st:?}"),
+                Answer::Sat(m) => assert!(crate::check_model(&s, &[eq], &m), "{st:?}"),
                 other => panic!("{st:?}: {other:?}"),
             }
         }

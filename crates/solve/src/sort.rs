@@ -71,6 +71,20 @@ pub enum RoundingMode {
 }
 
 impl RoundingMode {
+    /// The five modes, in the order of [`RoundingMode::index`].
+    pub const ALL: [RoundingMode; 5] = [
+        RoundingMode::Rne,
+        RoundingMode::Rna,
+        RoundingMode::Rtp,
+        RoundingMode::Rtn,
+        RoundingMode::Rtz,
+    ];
+
+    /// The position of the mode in [`RoundingMode::ALL`] (0..5).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// Parses both the short and the long SMT-LIB names.
     pub fn from_name(name: &str) -> Option<RoundingMode> {
         Some(match name {

@@ -46,9 +46,11 @@ impl fmt::Display for VarId {
 }
 
 /// Operators. Literal payloads and indices live in the operator; arguments are
-/// term ids. Floating-point arithmetic rounds to nearest-even (other rounding
-/// modes are rejected when terms are built); conversions to integers and
-/// `roundToIntegral` carry their rounding mode.
+/// term ids. Every operator SMT-LIB gives a rounding mode takes it as its first
+/// argument, a term of sort `RoundingMode` (a literal such as
+/// [`TermStore::rm_const`] or any other mode term): `fp.add`, `fp.sub`, `fp.mul`,
+/// `fp.div`, `fp.fma`, `fp.sqrt`, `fp.roundToIntegral`, the conversions to and from
+/// bit-vector integers and between formats.
 #[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -78,7 +80,7 @@ pub enum Op {
     FpFma,
     FpSqrt,
     FpRem,
-    FpRoundToIntegral(RoundingMode),
+    FpRoundToIntegral,
     FpMin,
     FpMax,
     FpLeq,
@@ -94,9 +96,9 @@ pub enum Op {
     FpIsNegative,
     FpIsPositive,
     /// `((_ fp.to_sbv w) rm x)`.
-    FpToSbv(u32, RoundingMode),
+    FpToSbv(u32),
     /// `((_ fp.to_ubv w) rm x)`.
-    FpToUbv(u32, RoundingMode),
+    FpToUbv(u32),
     /// `((_ to_fp e s) rm x)` from another float format.
     FpToFp(FpFormat),
     /// `((_ to_fp e s) rm bv)`: signed bit-vector to float.
@@ -327,6 +329,11 @@ impl TermStore {
         self.intern(Op::BoolConst(b), Box::new([]), Sort::Bool)
     }
 
+    /// The rounding-mode literal `r`.
+    pub fn rm_const(&mut self, r: RoundingMode) -> TermId {
+        self.intern(Op::RmConst(r), Box::new([]), Sort::RoundingMode)
+    }
+
     /// A binary32 literal (any NaN becomes the canonical NaN).
     pub fn f32_const(&mut self, x: f32) -> TermId {
         let bits = if x.is_nan() {
@@ -396,19 +403,25 @@ impl TermStore {
                 a.same_as_first(1)?;
                 Ok(Sort::Bool)
             }
-            FpAbs | FpNeg | FpSqrt | FpRoundToIntegral(_) | Ext(_) => Ok(Sort::Fp(a.float(1)?)),
-            FpAdd | FpSub | FpMul | FpDiv | FpRem | FpMin | FpMax => Ok(Sort::Fp(a.float(2)?)),
-            FpFma => Ok(Sort::Fp(a.float(3)?)),
+            FpAbs | FpNeg | Ext(_) => Ok(Sort::Fp(a.float(1)?)),
+            FpSqrt | FpRoundToIntegral => Ok(Sort::Fp(a.rounded_float(1)?)),
+            FpRem | FpMin | FpMax => Ok(Sort::Fp(a.float(2)?)),
+            FpAdd | FpSub | FpMul | FpDiv => Ok(Sort::Fp(a.rounded_float(2)?)),
+            FpFma => Ok(Sort::Fp(a.rounded_float(3)?)),
             FpLeq | FpLt | FpGeq | FpGt | FpEq => a.float(2).map(|_| Sort::Bool),
             FpIsNormal | FpIsSubnormal | FpIsZero | FpIsInfinite | FpIsNaN | FpIsNegative
             | FpIsPositive => a.float(1).map(|_| Sort::Bool),
-            FpToSbv(w, _) | FpToUbv(w, _) => {
-                a.float(1)?;
+            FpToSbv(w) | FpToUbv(w) => {
+                a.rounded_float(1)?;
                 check_width(w)?;
                 Ok(Sort::BitVec(w))
             }
-            FpToFp(f) => a.float(1).map(|_| Sort::Fp(f)),
-            SbvToFp(f) | UbvToFp(f) => a.bitvec(1).map(|_| Sort::Fp(f)),
+            FpToFp(f) => a.rounded_float(1).map(|_| Sort::Fp(f)),
+            SbvToFp(f) | UbvToFp(f) => {
+                a.arity(2)?;
+                a.want_rm(0)?;
+                a.want_bv(1).map(|_| Sort::Fp(f))
+            }
             BitsToFp(f) => {
                 if a.bitvec(1)? != f.width() {
                     return Err(a.bad(0, &Sort::BitVec(f.width()).to_string()));
@@ -465,7 +478,7 @@ impl ArgSorts {
         }
         Err(TermError::Arity {
             op: format!("{:?}", self.op),
-            expected: ["zero", "one", "two", "three"][n],
+            expected: ["zero", "one", "two", "three", "four"][n],
             got: self.sorts.len(),
         })
     }
@@ -534,6 +547,27 @@ impl ArgSorts {
         Ok(f)
     }
 
+    /// A rounding mode, then `n` floats of one format: that format.
+    fn rounded_float(&self, n: usize) -> Result<FpFormat, TermError> {
+        self.arity(n + 1)?;
+        self.want_rm(0)?;
+        let f = self.want_fp(1)?;
+        for i in 2..=n {
+            if self.sorts[i] != self.sorts[1] {
+                return Err(self.bad(i, &self.sorts[1].to_string()));
+            }
+        }
+        Ok(f)
+    }
+
+    fn want_rm(&self, i: usize) -> Result<(), TermError> {
+        if self.sorts[i] == Sort::RoundingMode {
+            Ok(())
+        } else {
+            Err(self.bad(i, "RoundingMode"))
+        }
+    }
+
     /// `n` bit-vectors of one width: that width.
     fn bitvec(&self, n: usize) -> Result<u32, TermError> {
         self.arity(n)?;
@@ -559,7 +593,7 @@ fn check_width(w: u32) -> Result<(), TermError> {
         Ok(())
     } else {
         Err(TermError::Width(format!(
-            "bit-vector width {w} unsupported (1..=64)"
+            "unsupported: bit-vector width {w} (1..=64)"
         )))
     }
 }
@@ -573,10 +607,11 @@ mod tests {
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F32);
         let y = s.declare("y", Sort::F32);
-        let a = s.mk(Op::FpAdd, &[x, y]).unwrap();
-        let b = s.mk(Op::FpAdd, &[x, y]).unwrap();
+        let rne = s.rm_const(RoundingMode::Rne);
+        let a = s.mk(Op::FpAdd, &[rne, x, y]).unwrap();
+        let b = s.mk(Op::FpAdd, &[rne, x, y]).unwrap();
         assert_eq!(a, b);
-        let c = s.mk(Op::FpAdd, &[y, x]).unwrap();
+        let c = s.mk(Op::FpAdd, &[rne, y, x]).unwrap();
         assert_ne!(a, c);
         assert!(a.index() > x.index() && a.index() > y.index());
     }
@@ -586,10 +621,16 @@ mod tests {
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F32);
         let d = s.declare("d", Sort::F64);
+        let rtz = s.rm_const(RoundingMode::Rtz);
         assert!(matches!(
-            s.mk(Op::FpAdd, &[x, d]),
-            Err(TermError::Sort { index: 1, .. })
+            s.mk(Op::FpAdd, &[rtz, x, d]),
+            Err(TermError::Sort { index: 2, .. })
         ));
+        assert!(matches!(
+            s.mk(Op::FpAdd, &[x, x, x]),
+            Err(TermError::Sort { index: 0, .. })
+        ));
+        assert!(s.mk(Op::FpAdd, &[x, x]).is_err());
         let b = s.declare("b", Sort::BitVec(32));
         let f = s.mk(Op::BitsToFp(FpFormat::F32), &[b]).unwrap();
         assert_eq!(s.sort(f), Sort::F32);

@@ -93,17 +93,48 @@ fn parse_errors_name_line_and_column() {
     );
     let (line, col, msg) = parse_error("(declare-const x (_ FloatingPoint 5 11))");
     assert_eq!((line, col), (1, 18));
-    assert!(msg.contains("not supported"), "{msg}");
+    assert!(
+        msg.starts_with("unsupported: (_ FloatingPoint 5 11)"),
+        "{msg}"
+    );
     let (line, col, msg) = parse_error("(declare-const x Float32)\n  (assert (fp.lt x y))");
     assert_eq!((line, col), (2, 20));
     assert!(msg.contains("unknown symbol 'y'"), "{msg}");
-    let (_, _, msg) = parse_error("(declare-const x Float32)(assert (fp.lt (fp.add RTZ x x) x))");
-    assert!(msg.contains("only RNE"), "{msg}");
+    let (_, _, msg) = parse_error("(declare-const x Float32)(assert (fp.lt (fp.add x x x) x))");
+    assert!(msg.contains("expected RoundingMode"), "{msg}");
     // An unbalanced list is reported where the innermost open list starts.
     let (line, col, _) = parse_error("(assert true)\n(assert (and true");
     assert_eq!((line, col), (2, 9));
     let (_, _, msg) = parse_error("(declare-fun f (Float32) Float32)");
-    assert!(msg.contains("uninterpreted functions"), "{msg}");
+    assert!(
+        msg.starts_with("unsupported: uninterpreted functions"),
+        "{msg}"
+    );
+    let (_, _, msg) = parse_error("(declare-const m (Array (_ BitVec 64) (_ BitVec 8)))");
+    assert!(msg.starts_with("unsupported: Array"), "{msg}");
+    let (_, _, msg) = parse_error("(declare-const h Float16)");
+    assert!(msg.starts_with("unsupported: Float16"), "{msg}");
+}
+
+#[test]
+fn define_sort_define_const_and_check_sat_assuming() {
+    let (out, r) = run("(define-sort FP () (_ FloatingPoint 11 53))
+         (define-sort Vec (w) (_ BitVec w))
+         (define-const two FP ((_ to_fp 11 53) RTZ 2.0))
+         (declare-const x FP)
+         (declare-const b (Vec 8))
+         (define-const tiny Bool (fp.lt x two))
+         (assert (fp.gt x (fp.div RTP two (_ +oo 11 53))))
+         (check-sat-assuming (tiny (= b #x07)))
+         (get-value (b))
+         (check-sat-assuming ((fp.gt x two) tiny))
+         (check-sat)");
+    assert_eq!(
+        r.unwrap(),
+        vec![Status::Sat, Status::Unsat, Status::Sat],
+        "{out}"
+    );
+    assert!(out.contains("((b #b00000111))"), "{out}");
 }
 
 #[test]

@@ -1,13 +1,22 @@
 //! Differential soundness against Z3 (the system libz3 through the `z3` crate).
 //!
-//! A seeded generator writes small random QF_FP / QF_BVFP formulas over
-//! Float32, Float64 and bit-vectors. Each goes to fpforge and to Z3; where
-//! both answer they must agree, and every model fpforge reports must be
-//! accepted by Z3 when its values are asserted. The default test runs a few
+//! A seeded generator writes two kinds of queries. Half are one operation on
+//! special or random operands in one rounding mode, its result a fresh
+//! variable, as Wintersteiger's QF_FP suite is built (every operation, every
+//! mode); Z3 accepting the model fpforge gives means both compute the same
+//! result. The other half are small random QF_FP / QF_BVFP formulas over
+//! Float32, Float64, bit-vectors and rounding-mode variables, each rounded
+//! operation in a random mode. Each goes to fpforge and to Z3; where both answer
+//! they must agree, and every model fpforge reports must be accepted by Z3 when
+//! its values are asserted. The default test runs a few
 //! hundred formulas; `z3_differential_10k` (ignored by default) runs 10,000
 //! (or `FPFORGE_DIFF_COUNT`, from seed `FPFORGE_DIFF_SEED`):
 //! `cargo test --release -p fpforge-solve --test z3_diff -- --ignored --nocapture`.
 //! `FPFORGE_DIFF_VERBOSE=1` prints each formula's answers and times.
+//!
+//! Beside the random formulas, one script per form of the theory that once got a wrong
+//! answer (rounding-mode constants, equalities and `ite`s over modes, ...) must be
+//! decided by fpforge and agree with Z3.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -23,7 +32,10 @@ struct Gen {
     rng: ChaCha8Rng,
     fvars: Vec<(String, u32)>,
     bvars: Vec<(String, u32)>,
+    rvars: Vec<String>,
 }
+
+const MODES: [&str; 5] = ["RNE", "RNA", "RTP", "RTN", "RTZ"];
 
 fn fmt_sort(bits: u32) -> &'static str {
     if bits == 32 {
@@ -52,11 +64,137 @@ impl Gen {
         let bvars = (0..nb)
             .map(|i| (format!("b{i}"), [8, 16, 32][rng.gen_range(0..3)]))
             .collect();
-        Gen { rng, fvars, bvars }
+        let rvars = (0..rng.gen_range(0..=1)).map(|i| format!("r{i}")).collect();
+        Gen {
+            rng,
+            fvars,
+            bvars,
+            rvars,
+        }
+    }
+
+    /// A rounding mode: a literal, or a declared mode variable.
+    fn rm(&mut self) -> String {
+        if !self.rvars.is_empty() && self.rng.gen_bool(0.3) {
+            return self.rvars[self.rng.gen_range(0..self.rvars.len())].clone();
+        }
+        MODES[self.rng.gen_range(0..5)].to_string()
+    }
+
+    /// An operand for one-operation queries: a special value or a random pattern.
+    fn operand(&mut self, bits: u32) -> String {
+        let es = eb_sb(bits);
+        let (eb, mb) = if bits == 32 { (8, 23) } else { (11, 52) };
+        let pattern = |sign: u64, exp: u64, frac: u64| {
+            format!(
+                "(fp #b{sign} #b{exp:0eb$b} #b{frac:0mb$b})",
+                eb = eb as usize,
+                mb = mb as usize
+            )
+        };
+        let max_exp = (1u64 << eb) - 1;
+        let frac_mask = (1u64 << mb) - 1;
+        let sign = self.rng.gen_range(0..2);
+        match self.rng.gen_range(0..12) {
+            0 => format!("(_ +zero {es})"),
+            1 => format!("(_ -zero {es})"),
+            2 => ["(_ +oo {es})", "(_ -oo {es})", "(_ NaN {es})"][self.rng.gen_range(0..3)]
+                .replace("{es}", es),
+            3 => pattern(sign, 0, 1),
+            4 => pattern(sign, 0, frac_mask),
+            5 => pattern(sign, 1, 0),
+            6 => pattern(sign, max_exp - 1, frac_mask),
+            7 => pattern(sign, max_exp >> 1, self.rng.gen::<u64>() & frac_mask),
+            8 => pattern(sign, (max_exp >> 1) + 1, self.rng.gen::<u64>() & 0xf),
+            _ => pattern(
+                sign,
+                self.rng.gen_range(0..max_exp),
+                self.rng.gen::<u64>() & frac_mask,
+            ),
+        }
+    }
+
+    /// One operation in one mode on special or random operands, its result a fresh
+    /// variable `z` (Wintersteiger's shape).
+    fn operation(&mut self) -> String {
+        let bits = if self.rng.gen_bool(0.5) { 32 } else { 64 };
+        let (sort, es) = (fmt_sort(bits), eb_sb(bits));
+        let rm = MODES[self.rng.gen_range(0..5)];
+        let (a, b, c) = (self.operand(bits), self.operand(bits), self.operand(bits));
+        let (op, zsort) = match self.rng.gen_range(0..15) {
+            0 => (format!("(fp.add {rm} {a} {b})"), sort.to_string()),
+            1 => (format!("(fp.sub {rm} {a} {b})"), sort.to_string()),
+            2 => (format!("(fp.mul {rm} {a} {b})"), sort.to_string()),
+            3 => (format!("(fp.div {rm} {a} {b})"), sort.to_string()),
+            4 => (format!("(fp.fma {rm} {a} {b} {c})"), sort.to_string()),
+            5 => (format!("(fp.sqrt {rm} {a})"), sort.to_string()),
+            6 => (format!("(fp.roundToIntegral {rm} {a})"), sort.to_string()),
+            7 => (format!("(fp.rem {a} {b})"), sort.to_string()),
+            8 => {
+                let m = ["fp.min", "fp.max"][self.rng.gen_range(0..2)];
+                (format!("({m} {a} {b})"), sort.to_string())
+            }
+            9 => {
+                let other = if bits == 32 { 64 } else { 32 };
+                let wide = self.operand(other);
+                (format!("((_ to_fp {es}) {rm} {wide})"), sort.to_string())
+            }
+            10 => {
+                let w = [8, 32, 64][self.rng.gen_range(0..3)];
+                let op = ["to_fp", "to_fp_unsigned"][self.rng.gen_range(0..2)];
+                let v: u64 = self.rng.gen();
+                let v = if w == 64 { v } else { v & ((1u64 << w) - 1) };
+                (
+                    format!("((_ {op} {es}) {rm} (_ bv{v} {w}))"),
+                    sort.to_string(),
+                )
+            }
+            11 => {
+                let w = [8, 16, 32][self.rng.gen_range(0..3)];
+                let op = ["fp.to_sbv", "fp.to_ubv"][self.rng.gen_range(0..2)];
+                // Only operands whose rounded value fits: the rest is unspecified.
+                let small: f64 = self.rng.gen_range(-100.0..100.0);
+                let t = format!("((_ to_fp {es}) RNE {:.4})", small.abs());
+                let t = if small < 0.0 {
+                    format!("(fp.neg {t})")
+                } else {
+                    t
+                };
+                let t = if op == "fp.to_ubv" {
+                    format!("(fp.abs {t})")
+                } else {
+                    t
+                };
+                (
+                    format!("((_ {op} {w}) {rm} {t})"),
+                    format!("(_ BitVec {w})"),
+                )
+            }
+            12 => {
+                let num: u32 = self.rng.gen_range(1..100_000);
+                let den: u32 = self.rng.gen_range(1..1000);
+                (
+                    format!("((_ to_fp {es}) {rm} (/ {num} {den}))"),
+                    sort.to_string(),
+                )
+            }
+            13 => {
+                let d = self.rng.gen_range(0..1_000_000u32);
+                (
+                    format!("((_ to_fp {es}) {rm} (- 0.{d:06}))"),
+                    sort.to_string(),
+                )
+            }
+            _ => (format!("(fp.mul {rm} {a} {a})"), sort.to_string()),
+        };
+        format!("(declare-const z {zsort})\n(assert (= z {op}))\n")
     }
 
     fn script(&mut self) -> String {
         let mut s = String::new();
+        for n in &self.rvars {
+            writeln!(s, "(declare-const {n} RoundingMode)").unwrap();
+        }
         for (n, b) in &self.fvars {
             writeln!(s, "(declare-const {n} {})", fmt_sort(*b)).unwrap();
         }
@@ -79,9 +217,11 @@ impl Gen {
                 .replace("{es}", es),
             3 => {
                 let v: f64 = self.rng.gen_range(-10.0..10.0);
-                format!("((_ to_fp {es}) RNE {:.3})", v.abs())
-                    .replace("RNE ", if v < 0.0 { "RNE (- " } else { "RNE " })
-                    + if v < 0.0 { ")" } else { "" }
+                // A literal mode: Z3 4.8.12 aborts on a real to_fp with a mode variable.
+                let rm = MODES[self.rng.gen_range(0..5)];
+                let lit = format!("{:.3}", v.abs());
+                let lit = if v < 0.0 { format!("(- {lit})") } else { lit };
+                format!("((_ to_fp {es}) {rm} {lit})")
             }
             _ => format!("((_ to_fp {es}) RNE {}.0)", self.rng.gen_range(0..100)),
         }
@@ -106,24 +246,39 @@ impl Gen {
         match self.rng.gen_range(0..18) {
             0..=2 => {
                 let op = ["fp.add", "fp.sub", "fp.mul", "fp.div"][self.rng.gen_range(0..4)];
-                format!("({op} RNE {} {})", self.float(bits, d), self.float(bits, d))
+                let rm = self.rm();
+                format!(
+                    "({op} {rm} {} {})",
+                    self.float(bits, d),
+                    self.float(bits, d)
+                )
             }
             3..=5 => {
                 let op = ["fp.add", "fp.mul"][self.rng.gen_range(0..2)];
-                format!("({op} RNE {} {})", self.float(bits, d), self.float(bits, d))
+                let rm = self.rm();
+                format!(
+                    "({op} {rm} {} {})",
+                    self.float(bits, d),
+                    self.float(bits, d)
+                )
             }
-            6 => format!("(fp.sqrt RNE {})", self.float(bits, d)),
+            6 => {
+                let rm = self.rm();
+                format!("(fp.sqrt {rm} {})", self.float(bits, d))
+            }
             7 => format!("(fp.abs {})", self.float(bits, d)),
             8 => format!("(fp.neg {})", self.float(bits, d)),
+            // A literal mode: Z3 4.8.12 aborts on fp.fma with a mode variable.
             9 => format!(
-                "(fp.fma RNE {} {} {})",
+                "(fp.fma {} {} {} {})",
+                MODES[self.rng.gen_range(0..5)],
                 self.float(bits, d),
                 self.float(bits, d),
                 self.float(bits, d)
             ),
             10 => format!("(fp.rem {} {})", self.float(bits, d), self.float(bits, d)),
             11 => {
-                let rm = ["RNE", "RNA", "RTP", "RTN", "RTZ"][self.rng.gen_range(0..5)];
+                let rm = self.rm();
                 format!("(fp.roundToIntegral {rm} {})", self.float(bits, d))
             }
             12 => {
@@ -138,12 +293,14 @@ impl Gen {
             ),
             14 => {
                 let other = if bits == 32 { 64 } else { 32 };
-                format!("((_ to_fp {es}) RNE {})", self.float(other, d))
+                let rm = self.rm();
+                format!("((_ to_fp {es}) {rm} {})", self.float(other, d))
             }
             15 => {
                 let w = [8, 16, 32][self.rng.gen_range(0..3)];
                 let op = ["to_fp", "to_fp_unsigned"][self.rng.gen_range(0..2)];
-                format!("((_ {op} {es}) RNE {})", self.bv(w, d))
+                let rm = self.rm();
+                format!("((_ {op} {es}) {rm} {})", self.bv(w, d))
             }
             16 => format!("((_ to_fp {es}) {})", self.bv(bits, d)),
             _ => self.float(bits, d),
@@ -186,7 +343,8 @@ impl Gen {
             ),
             4 if w == 32 || w == 64 => {
                 let bits = w;
-                format!("((_ fp.to_sbv {w}) RTZ {})", self.float(bits, d))
+                let rm = self.rm();
+                format!("((_ fp.to_sbv {w}) {rm} {})", self.float(bits, d))
             }
             5 if w >= 16 => {
                 let half = w / 2;
@@ -243,6 +401,13 @@ impl Gen {
                     self.bv(w, d)
                 )
             }
+            7 if !self.rvars.is_empty() && self.rng.gen_bool(0.5) => {
+                let r = self.rvars[0].clone();
+                let m = MODES[self.rng.gen_range(0..5)];
+                ["(= {r} {m})", "(distinct {r} {m})"][self.rng.gen_range(0..2)]
+                    .replace("{r}", &r)
+                    .replace("{m}", m)
+            }
             7 => format!("(not {})", self.boolean(d)),
             8 => format!("(and {} {})", self.boolean(d), self.boolean(d)),
             9 => format!("(or {} {})", self.boolean(d), self.boolean(d)),
@@ -279,6 +444,15 @@ fn model_assertions(out: &str) -> String {
     s
 }
 
+/// fpforge's answers to `text` followed by `(check-sat)` and `(get-model)`, and its
+/// output.
+fn run_ours(text: &str, cfg: &SolveConfig) -> (fpforge_solve::ScriptSummary, String) {
+    let mut out = Vec::new();
+    let ours = run_script(&format!("{text}(check-sat)\n(get-model)\n"), cfg, &mut out)
+        .unwrap_or_else(|e| panic!("our reader rejected\n{text}\n{e}"));
+    (ours, String::from_utf8(out).unwrap())
+}
+
 struct Tally {
     agree: u32,
     ours_unknown: u32,
@@ -307,16 +481,17 @@ fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> T
         z3_time: Duration::ZERO,
     };
     for seed in first_seed..first_seed + count {
-        let text = Gen::new(seed).script();
-        let mut out = Vec::new();
+        let mut gen = Gen::new(seed);
+        let text = if seed % 2 == 0 {
+            gen.operation()
+        } else {
+            gen.script()
+        };
+        if std::env::var_os("FPFORGE_DIFF_VERBOSE").is_some() {
+            eprintln!("seed {seed}:\n{text}");
+        }
         let t0 = Instant::now();
-        let ours = run_script(
-            &format!("{text}(check-sat)\n(get-model)\n"),
-            &solve_cfg,
-            &mut out,
-        )
-        .unwrap_or_else(|e| panic!("seed {seed}: our reader rejected\n{text}\n{e}"));
-        let out = String::from_utf8(out).unwrap();
+        let (ours, out) = run_ours(&text, &solve_cfg);
         let t1 = Instant::now();
         let z3 = z3_check(&ctx, &text, z3_ms);
         t.z3_time += t1.elapsed();
@@ -356,6 +531,151 @@ fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> T
         }
     }
     t
+}
+
+/// The answer fpforge gives to `script` (declarations and assertions, no `check-sat`):
+/// it must be definite and Z3's, and Z3 must accept a `sat` answer's model.
+fn decided_like_z3(script: &str) -> Status {
+    let cfg = Config::new();
+    let ctx = Context::new(&cfg);
+    let solve_cfg = SolveConfig::default().with_timeout(Duration::from_secs(5));
+    let (ours, out) = run_ours(script, &solve_cfg);
+    let z3 = match z3_check(&ctx, script, 10_000) {
+        SatResult::Sat => Status::Sat,
+        SatResult::Unsat => Status::Unsat,
+        SatResult::Unknown => panic!("z3 cannot decide\n{script}"),
+    };
+    assert_eq!(ours.answers, vec![z3], "{script}\n{out}");
+    if z3 == Status::Sat {
+        let check = format!("{script}{}", model_assertions(&out));
+        assert_eq!(
+            z3_check(&ctx, &check, 10_000),
+            SatResult::Sat,
+            "z3 rejects\n{check}"
+        );
+    }
+    z3
+}
+
+#[test]
+fn rounding_mode_constants_take_every_mode() {
+    let r = "(declare-const r RoundingMode)\n";
+    for (form, want) in [
+        ("(assert (distinct r RNE))", Status::Sat),
+        ("(assert (= r RTZ))", Status::Sat),
+        ("(assert (not (= r RNE)))", Status::Sat),
+        ("(assert (distinct r RNE RNA RTP RTN))", Status::Sat),
+        ("(assert (distinct r RNE RNA RTP RTN RTZ))", Status::Unsat),
+        (
+            "(assert (and (distinct r RTP) (= r roundTowardPositive)))",
+            Status::Unsat,
+        ),
+    ] {
+        assert_eq!(decided_like_z3(&format!("{r}{form}\n")), want, "{form}");
+    }
+}
+
+#[test]
+fn rounding_mode_literals_have_two_spellings_each() {
+    let names = [
+        ("RNE", "roundNearestTiesToEven"),
+        ("RNA", "roundNearestTiesToAway"),
+        ("RTP", "roundTowardPositive"),
+        ("RTN", "roundTowardNegative"),
+        ("RTZ", "roundTowardZero"),
+    ];
+    for (i, (short, long)) in names.iter().enumerate() {
+        let same =
+            format!("(declare-const r RoundingMode)(assert (= r {long}))(assert (= r {short}))\n");
+        assert_eq!(decided_like_z3(&same), Status::Sat, "{long}");
+        let (other, _) = names[(i + 1) % names.len()];
+        let differ =
+            format!("(declare-const r RoundingMode)(assert (= r {long}))(assert (= r {other}))\n");
+        assert_eq!(decided_like_z3(&differ), Status::Unsat, "{long} vs {other}");
+    }
+    assert_eq!(
+        decided_like_z3("(assert (distinct RNE RNA RTP RTN RTZ))\n"),
+        Status::Sat
+    );
+}
+
+#[test]
+fn rounding_mode_ite_and_pigeonhole() {
+    let ite = "(declare-const c Bool)(declare-const r RoundingMode)
+        (assert (= r (ite c RTP RTN)))\n";
+    for (extra, want) in [
+        ("(assert (distinct r RTN))", Status::Sat),
+        ("(assert (distinct r RTN))(assert (not c))", Status::Unsat),
+        ("(assert (= r RNE))", Status::Unsat),
+    ] {
+        assert_eq!(decided_like_z3(&format!("{ite}{extra}\n")), want, "{extra}");
+    }
+    let six: String = (0..6)
+        .map(|i| format!("(declare-const r{i} RoundingMode)"))
+        .collect();
+    assert_eq!(
+        decided_like_z3(&format!("{six}(assert (distinct r0 r1 r2 r3 r4 r5))\n")),
+        Status::Unsat
+    );
+    assert_eq!(
+        decided_like_z3(&format!("{six}(assert (distinct r0 r1 r2 r3 r4))\n")),
+        Status::Sat
+    );
+}
+
+#[test]
+fn rounding_mode_variables_choose_the_rounding() {
+    // 1/3 in binary32 rounds up to nearest (RNE, RNA) and toward positive, down
+    // toward negative and zero.
+    let third = "(declare-const r RoundingMode)
+        (define-fun q () Float32 (fp.div r ((_ to_fp 8 24) RNE 1.0) ((_ to_fp 8 24) RNE 3.0)))
+        (define-fun down () Float32 ((_ to_fp 8 24) #x3eaaaaaa))\n";
+    for (extra, want) in [
+        ("(assert (= q down))", Status::Sat),
+        ("(assert (= q down))(assert (distinct r RTZ))", Status::Sat),
+        ("(assert (= q down))(assert (distinct r RTZ))(assert (distinct r RTN))", Status::Unsat),
+        ("(assert (= q down))(assert (= r RNE))", Status::Unsat),
+        ("(assert (fp.gt q down))(assert (distinct r RNE RNA))", Status::Sat),
+        (
+            "(assert (fp.gt (fp.sqrt r ((_ to_fp 8 24) RNE 2.0)) ((_ to_fp 8 24) RTP 1.4142135)))",
+            Status::Sat,
+        ),
+        (
+            "(assert (= ((_ to_fp 8 24) r ((_ sign_extend 24) #x81)) ((_ to_fp 8 24) RNE (- 127.0))))",
+            Status::Sat,
+        ),
+        (
+            "(assert (= ((_ fp.to_sbv 8) r ((_ to_fp 8 24) RNE 2.5)) #x03))(assert (distinct r RTP))",
+            Status::Sat,
+        ),
+        (
+            "(assert (= ((_ fp.to_sbv 8) r ((_ to_fp 8 24) RNE 2.5)) #x03))
+             (assert (distinct r RTP))(assert (distinct r RNA))",
+            Status::Unsat,
+        ),
+    ] {
+        assert_eq!(decided_like_z3(&format!("{third}{extra}\n")), want, "{extra}");
+    }
+}
+
+#[test]
+fn min_max_of_zeros_may_be_either_zero() {
+    let zeros = "(declare-const x Float32)(declare-const y Float32)
+        (assert (fp.isZero x))(assert (fp.isZero y))(assert (not (= x y)))\n";
+    for op in ["fp.min", "fp.max"] {
+        for zero in ["(_ +zero 8 24)", "(_ -zero 8 24)"] {
+            let picked = format!("{zeros}(assert (= ({op} x y) {zero}))\n");
+            assert_eq!(decided_like_z3(&picked), Status::Sat, "{op} {zero}");
+            let literal = format!("(assert (= ({op} (_ -zero 8 24) (_ +zero 8 24)) {zero}))\n");
+            assert_eq!(decided_like_z3(&literal), Status::Sat, "{op} {zero}");
+        }
+        // fp.min is a function: the same operands give the same zero.
+        let twice = format!(
+            "{zeros}(declare-const a Float32)(declare-const b Float32)
+            (assert (= a x))(assert (= b y))(assert (distinct ({op} x y) ({op} a b)))\n"
+        );
+        assert_eq!(decided_like_z3(&twice), Status::Unsat, "{op}");
+    }
 }
 
 fn report(t: &Tally) {

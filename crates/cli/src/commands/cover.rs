@@ -34,7 +34,8 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let config = config.with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
     let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?
-        .with_junit(options.ci.junit.clone());
+        .with_junit(options.ci.junit.clone())
+        .with_test_set(options.tests);
     let progress = Progress::new("cover", options.output.verbosity);
     let report = cover_with(module, func, &config, |event| {
         out.cover_event(event);

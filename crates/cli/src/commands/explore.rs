@@ -25,7 +25,8 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
         .with_engine(engine.config.with_interrupt(Some(interrupt_flag())))
         .with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
     let mut out = CoverageOut::create(&options.out, "explore", module, func, spec.clone())?
-        .with_junit(options.ci.junit.clone());
+        .with_junit(options.ci.junit.clone())
+        .with_test_set(options.tests);
     let progress = Progress::new("explore", options.output.verbosity);
     let (mut tests, mut findings, mut covered) = (0, 0, 0);
     let report = explore(module, func, spec, &config, |event| {

@@ -1,16 +1,21 @@
 //! `fpforge reach`: an input that takes a given path (`--path`) or branch side
 //! (`--branch`) of a function, or a proof that none exists (the `fpforge-explore` engine),
 //! printed as `fpforge_report::reach` shows it. `--emit-smt2 FILE` writes the deciding
-//! path condition as SMT-LIB for other solvers. Exit code 0 for every answer (reached,
-//! infeasible and unknown are answers), 1 on errors, 130 when Ctrl-C stopped the search
-//! (the answer so far, `unknown`, is printed first).
+//! path condition as SMT-LIB for other solvers. The input found is run again: when it
+//! then crashes or hangs, the answer says how (`then crashes: ...`) and the exit code is
+//! 3. Otherwise exit code 0 for every answer (reached, infeasible and unknown are
+//! answers), 1 on errors, 130 when Ctrl-C stopped the search (the answer so far,
+//! `unknown`, is printed first).
 
 use crate::interrupt::interrupt_flag;
 use crate::options::{ReachOptions, ReachTarget};
 use crate::progress::Progress;
 use crate::search_exit;
 use anyhow::{Context, Result};
+use fpforge_exec::{Concrete, Finding, Interpreter, NoObserver, Outcome};
+use fpforge_explore::session::EngineConfig;
 use fpforge_explore::{reach_path, reach_side, PathSpec, ReachAnswer, SideAnswer};
+use fpforge_report::findings::FindingRow as CrashRow;
 use fpforge_report::reach::ReachOutcome;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
@@ -41,19 +46,50 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
     };
     spinner.finish();
     let (answer, input, detail) = answer?;
+    let crash = match &input {
+        Some(bits) => crash_of(module, func, &spec, bits, &options.engine.config)?,
+        None => None,
+    };
     let outcome = ReachOutcome::new(
         &module.funcs[func].name,
         answer,
         input.map(|bits| spec.line(&bits)),
         detail,
-    );
+    )
+    .with_crash(crash.clone());
     if options.output.json {
         eprint!("{notes}");
         crate::output::emit(&outcome.to_json()?)?;
     } else {
         crate::output::emit(&(notes + &outcome.to_text()))?;
     }
-    Ok(search_exit(interrupt.load(Ordering::Relaxed), 0))
+    let findings = usize::from(crash.is_some());
+    Ok(search_exit(interrupt.load(Ordering::Relaxed), findings))
+}
+
+/// Runs the input `bits` again: how it crashes or hangs, when it does (a fault, with
+/// its place and call stack).
+fn crash_of(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    bits: &[u64],
+    config: &EngineConfig,
+) -> Result<Option<String>> {
+    let mut interp = Interpreter::new(module, Concrete, NoObserver, config.exec.clone())?;
+    let run = interp.call(func, &spec.to_args(bits))?;
+    let Outcome::Trapped(trap) = run.outcome else {
+        return Ok(None);
+    };
+    let Some(finding) = Finding::of(&trap, bits.to_vec()) else {
+        return Ok(None);
+    };
+    let row = CrashRow::new(module, spec, &finding, 1);
+    let mut text = format!("{} in {} at {}", row.trap, row.function, row.location);
+    if !row.stack.is_empty() {
+        text += &format!(" (called from {})", row.stack.join(", called from "));
+    }
+    Ok(Some(text))
 }
 
 /// Reaches the path `text`, writing its condition as SMT-LIB when asked (a note in

@@ -409,3 +409,44 @@ fn seeds_run_first_and_bad_lines_are_named() {
         );
     }
 }
+
+/// The run ends with the fewest tests that keep its coverage (sides and operand
+/// relations): fewer lines than with `--no-minimize`, the same covered sides, each
+/// credited to a test whose run takes it, and `regression.c` with the kept tests.
+#[test]
+fn the_test_set_is_minimized_without_losing_coverage() {
+    let (small, all) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let flags = ["--seed", "1", "--evals", "20000"];
+    assert_eq!(
+        cover_with("count_above", small.path(), &flags)
+            .status
+            .code(),
+        Some(0)
+    );
+    let mut every = flags.to_vec();
+    every.push("--no-minimize");
+    assert_eq!(
+        cover_with("count_above", all.path(), &every).status.code(),
+        Some(0)
+    );
+    let lines = |d: &Path| {
+        std::fs::read_to_string(d.join("inputs.txt"))
+            .unwrap()
+            .lines()
+            .count()
+    };
+    assert!(
+        lines(small.path()) < lines(all.path()),
+        "{} vs {}",
+        lines(small.path()),
+        lines(all.path())
+    );
+    let covered = check_credited_sides(small.path(), &fixture(), "count_above");
+    assert_eq!(
+        covered,
+        check_credited_sides(all.path(), &fixture(), "count_above")
+    );
+    let regression = std::fs::read_to_string(small.path().join("regression.c")).unwrap();
+    let count = format!("#define FPFORGE_TESTS {}\n", lines(small.path()));
+    assert!(regression.contains(&count), "{regression}");
+}

@@ -2,7 +2,8 @@
 //! each fault once, in a file of its own that `fpforge run` replays (exit 3), exits 3
 //! itself, and keeps every crashing or hanging input out of `inputs.txt` and
 //! `regression.c`, whose program then runs to its end natively. The faults a trap guard
-//! watches for are reached as trap targets.
+//! watches for are reached as trap targets, and `reach` on such a target says its input
+//! crashes (exit 3).
 
 use crate::common::{fpforge, json_file, stderr, stdout, trap_sides};
 use std::path::Path;
@@ -90,6 +91,21 @@ fn check_trap_targets(coverage: &serde_json::Value, func: &str) {
     for side in trap_sides(coverage) {
         if side["arm"] == "trap" && side["status"] == "covered" {
             assert_eq!(side["finding"], 0, "{func}: {side}");
+            // `reach` aims at the same target and says the input then crashes.
+            let name = side["side"].as_str().unwrap();
+            let file = fixture();
+            let reached = fpforge(&["reach", &file, "-f", func, "--branch", name]);
+            assert_eq!(
+                reached.status.code(),
+                Some(3),
+                "{func} {name}: {}",
+                stdout(&reached)
+            );
+            assert!(
+                stdout(&reached).contains("then crashes: "),
+                "{}",
+                stdout(&reached)
+            );
         }
     }
 }

@@ -2,16 +2,16 @@
 //! 2006, §5.3). A variable is chosen by the selected heuristic, its float
 //! domain is split at the float that halves the count of floats in it
 //! (`x = v`, then `x < v`, then `x > v`; NaN separately), bit-vector ranges
-//! are halved (each half keeps the known bits, so no value is lost) and
-//! Booleans tried both ways; each child is propagated. A node whose
+//! are halved (each half keeps the known bits, so no value is lost),
+//! Booleans tried both ways and rounding modes one by one; each child is propagated. A node whose
 //! variables are all single values is checked with the exact evaluator.
 //! Exhausting the tree proves that no model exists.
 
 use std::time::Instant;
 
 use super::propagate::{single_value, Doms, Propagator};
-use super::{BDom, Dom, FDom, CAN_FALSE, CAN_TRUE};
-use crate::eval::{Evaluator, Model};
+use super::{BDom, Dom, FDom, RmSet, CAN_FALSE, CAN_TRUE};
+use crate::eval::{satisfying_choice, Evaluator, Model};
 use crate::term::{Op, TermId, TermStore};
 
 /// Which variable to split next.
@@ -49,8 +49,9 @@ pub struct Labeling<'s> {
     /// Nodes that ended in a propagation conflict.
     pub conflicts: u64,
     /// Set when a leaf was rejected only because a result SMT-LIB leaves
-    /// unspecified (e.g. `fp.min` of `-0` and `+0`) was involved; such a
-    /// leaf might be a model under another choice, so `unsat` is withheld.
+    /// unspecified and models do not choose (e.g. `fp.to_sbv` out of range) was
+    /// involved; such a leaf might be a model under another interpretation, so
+    /// `unsat` is withheld.
     incomplete: bool,
     /// The open nodes of the depth-first search, kept between calls so that
     /// a portfolio can resume labeling where it stopped.
@@ -141,7 +142,7 @@ impl<'s> Labeling<'s> {
                     Dom::Bv(x.meet(&BDom::range(mid + 1, x.hi))),
                 ]
             }
-            Dom::Rm => vec![],
+            Dom::Rm(m) => m.modes().map(|r| Dom::Rm(RmSet::single(r))).collect(),
         }
     }
 
@@ -176,12 +177,13 @@ impl<'s> Labeling<'s> {
                 }
             }
             let Some(var) = self.choose(&doms) else {
-                let m = self.model_of(&doms);
-                let mut ev = Evaluator::new(self.store, &self.roots);
-                ev.run(self.store, &m);
-                if ev.holds(&self.roots) {
+                let mut m = self.model_of(&doms);
+                if let Some(choice) = satisfying_choice(self.store, &self.roots, &m) {
+                    m.zero_choice = choice;
                     return LabelOutcome::Sat(m);
                 }
+                let mut ev = Evaluator::new(self.store, &self.roots);
+                ev.run(self.store, &m);
                 if self.roots.iter().any(|&r| ev.is_tainted(r)) {
                     self.incomplete = true;
                 }
@@ -251,7 +253,8 @@ mod tests {
         let gt = s.mk(Op::BvUgt, &[b, k]).unwrap();
         let x = s.declare("x", Sort::F64);
         let nan = s.mk(Op::FpIsNaN, &[x]).unwrap();
-        let y = s.mk(Op::FpAdd, &[x, x]).unwrap();
+        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let y = s.mk(Op::FpAdd, &[rne, x, x]).unwrap();
         let isnan_y = s.mk(Op::FpIsNaN, &[y]).unwrap();
         let not_nan_y = s.mk(Op::Not, &[isnan_y]).unwrap();
         match run(&s, &[gt, nan]) {

@@ -5,7 +5,7 @@
 //! interval `[lo, hi]` over the total order `-oo < ... < -0 < +0 < ... < +oo`
 //! plus a NaN flag, bit-vectors an unsigned range with known bits ([`known`];
 //! the signed range is derived from both), Booleans a subset of
-//! `{false, true}`. Projection functions ([`proj`]) narrow domains, the
+//! `{false, true}`, rounding modes a subset of the five ([`RmSet`]). Projection functions ([`proj`]) narrow domains, the
 //! propagator ([`propagate`]) runs them to a fixpoint, and labeling
 //! ([`labeling`]) splits domains; exhausting labeling proves `unsat`.
 //!
@@ -32,7 +32,8 @@ pub(crate) mod test_formulas {
         let one = s.f32_const(1.0);
         let zero = s.f32_const(0.0);
         let hundred = s.f32_const(100.0);
-        let sum = s.mk(Op::FpAdd, &[x, one]).unwrap();
+        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let sum = s.mk(Op::FpAdd, &[rne, x, one]).unwrap();
         let eq = s.mk(Op::FpEq, &[sum, x]).unwrap();
         let ge = s.mk(Op::FpGeq, &[x, zero]).unwrap();
         let le = s.mk(Op::FpLeq, &[x, hundred]).unwrap();
@@ -42,7 +43,7 @@ pub(crate) mod test_formulas {
 
 use fpforge_search::ordinal::{from_ord, max_ord, min_ord};
 
-use crate::sort::{FpFormat, Sort};
+use crate::sort::{FpFormat, RoundingMode, Sort};
 use crate::term::mask;
 pub use known::Tnum;
 
@@ -361,8 +362,40 @@ pub enum Dom {
     Fp(FDom),
     /// A bit-vector domain.
     Bv(BDom),
-    /// Rounding modes are not tracked.
-    Rm,
+    /// A non-empty set of rounding modes: bit `i` stands for
+    /// `RoundingMode::ALL[i]` (see [`RmSet`]).
+    Rm(RmSet),
+}
+
+/// A set of rounding modes as a bit mask over [`RoundingMode::ALL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RmSet(pub u8);
+
+impl RmSet {
+    /// All five modes.
+    pub const ALL: RmSet = RmSet(0b11111);
+
+    /// Exactly `r`.
+    pub fn single(r: RoundingMode) -> RmSet {
+        RmSet(1 << r.index())
+    }
+
+    /// Whether `r` is in the set.
+    pub fn contains(self, r: RoundingMode) -> bool {
+        self.0 & (1 << r.index()) != 0
+    }
+
+    /// The modes of the set, in [`RoundingMode::ALL`] order.
+    pub fn modes(self) -> impl Iterator<Item = RoundingMode> {
+        RoundingMode::ALL
+            .into_iter()
+            .filter(move |r| self.contains(*r))
+    }
+
+    /// The single mode, if the set has exactly one.
+    pub fn value(self) -> Option<RoundingMode> {
+        (self.0.count_ones() == 1).then(|| RoundingMode::ALL[self.0.trailing_zeros() as usize])
+    }
 }
 
 impl Dom {
@@ -372,7 +405,7 @@ impl Dom {
             Sort::Bool => Dom::Bool(CAN_FALSE | CAN_TRUE),
             Sort::Fp(f) => Dom::Fp(FDom::full(f)),
             Sort::BitVec(w) => Dom::Bv(BDom::full(w)),
-            Sort::RoundingMode => Dom::Rm,
+            Sort::RoundingMode => Dom::Rm(RmSet::ALL),
         }
     }
 
@@ -382,17 +415,17 @@ impl Dom {
             Dom::Bool(b) => *b == 0,
             Dom::Fp(d) => d.is_empty(),
             Dom::Bv(d) => d.is_empty(),
-            Dom::Rm => false,
+            Dom::Rm(m) => m.0 == 0,
         }
     }
 
-    /// Number of values (rounding modes count as one).
+    /// Number of values.
     pub fn count(&self) -> u128 {
         match self {
             Dom::Bool(b) => u128::from(b.count_ones()),
             Dom::Fp(d) => d.count(),
             Dom::Bv(d) => d.count(),
-            Dom::Rm => 1,
+            Dom::Rm(m) => u128::from(m.0.count_ones()),
         }
     }
 
@@ -402,6 +435,7 @@ impl Dom {
             (Dom::Bool(a), Dom::Bool(b)) => Dom::Bool(a & b),
             (Dom::Fp(a), Dom::Fp(b)) => Dom::Fp(a.meet(b)),
             (Dom::Bv(a), Dom::Bv(b)) => Dom::Bv(a.meet(b)),
+            (Dom::Rm(a), Dom::Rm(b)) => Dom::Rm(RmSet(a.0 & b.0)),
             _ => *self,
         }
     }
@@ -412,6 +446,7 @@ impl Dom {
             (Dom::Bool(a), Dom::Bool(b)) => Dom::Bool(a | b),
             (Dom::Fp(a), Dom::Fp(b)) => Dom::Fp(a.join(b)),
             (Dom::Bv(a), Dom::Bv(b)) => Dom::Bv(a.join(b)),
+            (Dom::Rm(a), Dom::Rm(b)) => Dom::Rm(RmSet(a.0 | b.0)),
             _ => *self,
         }
     }

@@ -11,8 +11,9 @@
 //! Dedicated projections: the Boolean connectives, `ite`, `=`/`distinct`,
 //! `fp.add`/`sub`/`mul`/`div` (squares separately), `neg`, `abs`, `sqrt`,
 //! `roundToIntegral`, float-to-float conversion, comparisons and
-//! classification (direct and indirect); `fma`, `min`/`max`, `to_fp` from
-//! bit-vectors and `fp.to_sbv` (direct); bit patterns to floats both ways,
+//! classification (direct and indirect); `min`/`max` (direct, and the bound
+//! the result puts on each operand); `fma`, `to_fp` from bit-vectors and
+//! `fp.to_sbv` (direct); bit patterns to floats both ways,
 //! where a sign half of the patterns (a known sign bit) fixes the float's sign
 //! and known exponent bits bound its magnitude, and the floats' sign parts and
 //! NaN give ranges and known bits of the patterns; the bit-vector operators of
@@ -30,9 +31,9 @@ use std::collections::VecDeque;
 use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
 
 use super::proj::{self, Arith, Cmp, Monotone};
-use super::{bv, BDom, Dom, FDom, Tnum, CAN_FALSE, CAN_TRUE};
+use super::{bv, BDom, Dom, FDom, RmSet, Tnum, CAN_FALSE, CAN_TRUE};
 use crate::eval::{apply, Value};
-use crate::sort::{FpFormat, Sort};
+use crate::sort::{FpFormat, RoundingMode, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 
 /// Revisions allowed per call to [`Propagator::propagate`].
@@ -91,6 +92,19 @@ fn bv_width(sort: Sort) -> u32 {
     }
 }
 
+fn rm_set(d: &Dom) -> RmSet {
+    match d {
+        Dom::Rm(m) => *m,
+        _ => RmSet(0),
+    }
+}
+
+/// The integer `(-1)^neg * mag` rounded to format `f` in mode `rm`, widened.
+fn int_to_float(f: FpFormat, rm: RoundingMode, neg: bool, mag: u64) -> f64 {
+    let bits = crate::ieee::from_integer(crate::ieee::Format::from(f), rm, neg, mag);
+    Value::from_float_bits(f, bits).as_f64().unwrap_or(f64::NAN)
+}
+
 fn fmt_of(sort: Sort) -> FpFormat {
     match sort {
         Sort::Fp(f) => f,
@@ -117,6 +131,7 @@ pub fn single_value(d: &Dom, sort: Sort) -> Option<Value> {
             })
         }
         (Dom::Bv(x), Sort::BitVec(w)) => (x.lo == x.hi).then_some(Value::Bv(x.lo, w)),
+        (Dom::Rm(m), _) => m.value().map(Value::Rm),
         _ => None,
     }
 }
@@ -136,7 +151,7 @@ pub fn value_dom(v: Value) -> Dom {
             Dom::Fp(FDom::range(o, o))
         }
         Value::Bv(x, _) => Dom::Bv(BDom::single(x)),
-        Value::Rm(_) => Dom::Rm,
+        Value::Rm(r) => Dom::Rm(RmSet::single(r)),
     }
 }
 
@@ -256,6 +271,7 @@ fn remove_end(d: &Dom, v: &Dom) -> Dom {
             Dom::Bv(BDom::new(lo, hi, x.bits))
         }
         (Dom::Bool(x), Dom::Bool(s)) => Dom::Bool(x & !s),
+        (Dom::Rm(x), Dom::Rm(s)) => Dom::Rm(RmSet(x.0 & !s.0)),
         _ => *d,
     }
 }
@@ -419,7 +435,7 @@ impl<'s> Propagator<'s> {
             | Op::FpAbs
             | Op::Ext(_)
             | Op::FpSqrt
-            | Op::FpRoundToIntegral(_)
+            | Op::FpRoundToIntegral
             | Op::FpToFp(_) => self.revise_fp_arith(doms, t),
             Op::FpLt
             | Op::FpLeq
@@ -437,7 +453,7 @@ impl<'s> Propagator<'s> {
             | Op::FpToBits(_)
             | Op::UbvToFp(_)
             | Op::SbvToFp(_)
-            | Op::FpToSbv(..) => self.revise_conversion(doms, t),
+            | Op::FpToSbv(_) => self.revise_conversion(doms, t),
             Op::BvNot
             | Op::BvNeg
             | Op::BvAnd
@@ -598,53 +614,33 @@ impl<'s> Propagator<'s> {
 
     /// Float arithmetic: the four operations (squares apart), `fma`, `min`/`max`,
     /// sign operations, the extension functions and the monotone unary operations.
+    /// A rounded operation's projections are joined over the modes its
+    /// rounding-mode operand may take, and a mode whose image misses the result's
+    /// domain is removed from that operand.
     fn revise_fp_arith(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
         let store = self.store;
         let term = store.get(t);
         let a: &[TermId] = &term.args;
         match term.op {
-            Op::FpMul if a[0] == a[1] => {
-                let f = fmt_of(term.sort);
-                let x = fdom(&doms[a[0].index()]);
-                self.direct(t, Dom::Fp(proj::square_fwd(f, &x)), doms)?;
-                let z = fdom(&doms[t.index()]);
-                self.indirect(a[0], Dom::Fp(proj::square_bwd(f, &z, &x)), doms)?;
-            }
-            Op::FpAdd | Op::FpSub | Op::FpMul | Op::FpDiv => {
-                let f = fmt_of(term.sort);
-                let (x, y) = (fdom(&doms[a[0].index()]), fdom(&doms[a[1].index()]));
-                let (op, y_eff) = match term.op {
-                    Op::FpAdd => (Arith::Add, y),
-                    Op::FpSub => (Arith::Add, y.neg()),
-                    Op::FpMul => (Arith::Mul, y),
-                    _ => (Arith::Div, y),
-                };
-                self.direct(t, Dom::Fp(proj::arith_fwd(f, op, &x, &y_eff)), doms)?;
-                let z = fdom(&doms[t.index()]);
-                let nx = proj::arith_bwd(f, op, &z, &x, &y_eff, false);
-                self.indirect(a[0], Dom::Fp(nx), doms)?;
-                let x = fdom(&doms[a[0].index()]);
-                let ny = proj::arith_bwd(f, op, &z, &y_eff, &x, true);
-                let ny = if term.op == Op::FpSub { ny.neg() } else { ny };
-                self.indirect(a[1], Dom::Fp(ny), doms)?;
-            }
+            Op::FpAdd | Op::FpSub | Op::FpMul | Op::FpDiv => self.revise_rounded_binary(doms, t)?,
             Op::FpFma => {
                 let f = fmt_of(term.sort);
                 let (x, y, z) = (
-                    fdom(&doms[a[0].index()]),
                     fdom(&doms[a[1].index()]),
                     fdom(&doms[a[2].index()]),
+                    fdom(&doms[a[3].index()]),
                 );
-                self.direct(t, Dom::Fp(proj::fma_fwd(f, &x, &y, &z)), doms)?;
+                self.per_mode(doms, t, a[0], |rm| proj::fma_fwd(f, rm, &x, &y, &z))?;
             }
             Op::FpMin | Op::FpMax => {
+                let max = term.op == Op::FpMax;
                 let (x, y) = (fdom(&doms[a[0].index()]), fdom(&doms[a[1].index()]));
-                self.direct(
-                    t,
-                    Dom::Fp(proj::min_max_fwd(term.op == Op::FpMax, &x, &y)),
-                    doms,
-                )?;
+                self.direct(t, Dom::Fp(proj::min_max_fwd(max, &x, &y)), doms)?;
                 self.fallback(doms, t)?;
+                let z = fdom(&doms[t.index()]);
+                self.indirect(a[0], Dom::Fp(proj::min_max_bwd(max, &z, &x)), doms)?;
+                let y = fdom(&doms[a[1].index()]);
+                self.indirect(a[1], Dom::Fp(proj::min_max_bwd(max, &z, &y)), doms)?;
             }
             Op::FpNeg => {
                 self.direct(t, Dom::Fp(fdom(&doms[a[0].index()]).neg()), doms)?;
@@ -670,22 +666,93 @@ impl<'s> Propagator<'s> {
                     self.fallback(doms, t)?;
                 }
             }
-            Op::FpSqrt | Op::FpRoundToIntegral(_) | Op::FpToFp(_) => {
-                let fx = fmt_of(store.sort(a[0]));
+            Op::FpSqrt | Op::FpRoundToIntegral | Op::FpToFp(_) => {
+                let fx = fmt_of(store.sort(a[1]));
                 let fz = fmt_of(term.sort);
-                let g = match term.op {
-                    Op::FpSqrt => Monotone::Sqrt,
-                    Op::FpRoundToIntegral(rm) => Monotone::RoundIntegral(rm),
-                    _ => Monotone::Convert(fz),
+                let op = term.op;
+                let g = move |rm| match op {
+                    Op::FpSqrt => Monotone::Sqrt(rm),
+                    Op::FpRoundToIntegral => Monotone::RoundIntegral(rm),
+                    _ => Monotone::Convert(fz, rm),
                 };
-                let x = fdom(&doms[a[0].index()]);
-                self.direct(t, Dom::Fp(proj::monotone_fwd(g, fx, fz, &x)), doms)?;
+                let x = fdom(&doms[a[1].index()]);
+                self.per_mode(doms, t, a[0], |rm| proj::monotone_fwd(g(rm), fx, fz, &x))?;
                 let z = fdom(&doms[t.index()]);
-                self.indirect(a[0], Dom::Fp(proj::monotone_bwd(g, fx, fz, &z, &x)), doms)?;
+                let nx =
+                    self.join_modes(doms, a[0], |rm| proj::monotone_bwd(g(rm), fx, fz, &z, &x));
+                self.indirect(a[1], Dom::Fp(nx), doms)?;
             }
             _ => self.fallback(doms, t)?,
         }
         Ok(())
+    }
+
+    /// The direct projection of `t` joined over the modes of `rm` (`fwd` maps a
+    /// mode to its image); modes whose image misses `t`'s domain leave `rm`.
+    fn per_mode(
+        &mut self,
+        doms: &mut Doms,
+        t: TermId,
+        rm: TermId,
+        fwd: impl Fn(RoundingMode) -> FDom,
+    ) -> Result<(), Conflict> {
+        let z = fdom(&doms[t.index()]);
+        let (mut hull, mut possible) = (FDom::empty(), RmSet(0));
+        for m in rm_set(&doms[rm.index()]).modes() {
+            let image = fwd(m);
+            if !image.meet(&z).is_empty() {
+                possible.0 |= RmSet::single(m).0;
+                hull = hull.join(&image);
+            }
+        }
+        self.direct(t, Dom::Fp(hull), doms)?;
+        self.indirect(rm, Dom::Rm(possible), doms)
+    }
+
+    /// The modes the rounding-mode term `rm` may still take.
+    fn modes_of(&self, doms: &Doms, rm: TermId) -> impl Iterator<Item = RoundingMode> {
+        rm_set(&doms[rm.index()]).modes()
+    }
+
+    /// The join over the modes of `rm` of an indirect projection.
+    fn join_modes(&self, doms: &Doms, rm: TermId, bwd: impl Fn(RoundingMode) -> FDom) -> FDom {
+        rm_set(&doms[rm.index()])
+            .modes()
+            .fold(FDom::empty(), |acc, m| acc.join(&bwd(m)))
+    }
+
+    /// `fp.add`, `fp.sub`, `fp.mul`, `fp.div` (squares `x * x` apart): FPSE's
+    /// projections per rounding mode.
+    fn revise_rounded_binary(&mut self, doms: &mut Doms, t: TermId) -> Result<(), Conflict> {
+        let term = self.store.get(t);
+        let a: &[TermId] = &term.args;
+        let f = fmt_of(term.sort);
+        if term.op == Op::FpMul && a[1] == a[2] {
+            let x = fdom(&doms[a[1].index()]);
+            self.per_mode(doms, t, a[0], |rm| proj::square_fwd(f, rm, &x))?;
+            let z = fdom(&doms[t.index()]);
+            let nx = self.join_modes(doms, a[0], |rm| proj::square_bwd(f, rm, &z, &x));
+            return self.indirect(a[1], Dom::Fp(nx), doms);
+        }
+        let (x, y) = (fdom(&doms[a[1].index()]), fdom(&doms[a[2].index()]));
+        let (op, y_eff) = match term.op {
+            Op::FpAdd => (Arith::Add, y),
+            Op::FpSub => (Arith::Add, y.neg()),
+            Op::FpMul => (Arith::Mul, y),
+            _ => (Arith::Div, y),
+        };
+        self.per_mode(doms, t, a[0], |rm| proj::arith_fwd(f, op, rm, &x, &y_eff))?;
+        let z = fdom(&doms[t.index()]);
+        let nx = self.join_modes(doms, a[0], |rm| {
+            proj::arith_bwd(f, op, rm, &z, &x, &y_eff, false)
+        });
+        self.indirect(a[1], Dom::Fp(nx), doms)?;
+        let x = fdom(&doms[a[1].index()]);
+        let ny = self.join_modes(doms, a[0], |rm| {
+            proj::arith_bwd(f, op, rm, &z, &y_eff, &x, true)
+        });
+        let ny = if term.op == Op::FpSub { ny.neg() } else { ny };
+        self.indirect(a[2], Dom::Fp(ny), doms)
     }
 
     /// Float comparisons and classification.
@@ -837,63 +904,54 @@ impl<'s> Propagator<'s> {
                 )?;
             }
             Op::UbvToFp(f) => {
-                let x = bdom(&doms[a[0].index()]);
-                let conv = |v: u64| match f {
-                    FpFormat::F32 => f64::from(v as f32),
-                    FpFormat::F64 => v as f64,
-                };
+                let x = bdom(&doms[a[1].index()]);
                 if !x.is_empty() {
-                    self.direct(
-                        t,
-                        Dom::Fp(FDom::range(ord(f, conv(x.lo)), ord(f, conv(x.hi)))),
-                        doms,
-                    )?;
+                    let conv = |rm, v: u64| ord(f, int_to_float(f, rm, false, v));
+                    self.per_mode(doms, t, a[0], |rm| {
+                        FDom::range(conv(rm, x.lo), conv(rm, x.hi))
+                    })?;
                     let z = fdom(&doms[t.index()]);
-                    let lo = proj::first_true(0, (x.hi - x.lo) as i64, |i| {
-                        ord(f, conv(x.lo + i as u64)) >= z.lo
-                    });
-                    let hi = proj::last_true(0, (x.hi - x.lo) as i64, |i| {
-                        ord(f, conv(x.lo + i as u64)) <= z.hi
-                    });
-                    if x.hi - x.lo <= i64::MAX as u64 {
-                        let n = match (lo, hi) {
-                            (Some(l), Some(h)) if !z.range_empty() => {
-                                BDom::range(x.lo + l as u64, x.lo + h as u64)
+                    if x.hi - x.lo <= i64::MAX as u64 && !z.range_empty() {
+                        let span = (x.hi - x.lo) as i64;
+                        let n = self.modes_of(doms, a[0]).fold(BDom::EMPTY, |acc, rm| {
+                            let at = |i: i64| conv(rm, x.lo + i as u64);
+                            match (
+                                proj::first_true(0, span, |i| at(i) >= z.lo),
+                                proj::last_true(0, span, |i| at(i) <= z.hi),
+                            ) {
+                                (Some(l), Some(h)) => {
+                                    acc.join(&BDom::range(x.lo + l as u64, x.lo + h as u64))
+                                }
+                                _ => acc,
                             }
-                            _ => BDom::EMPTY,
-                        };
-                        self.indirect(a[0], Dom::Bv(n), doms)?;
+                        });
+                        self.indirect(a[1], Dom::Bv(n), doms)?;
                     }
                 }
             }
             Op::SbvToFp(f) => {
-                // Monotone in the signed value (RNE conversion).
-                let w = match store.sort(a[0]) {
-                    Sort::BitVec(w) => w,
-                    _ => 64,
-                };
-                let (lo, hi) = bdom(&doms[a[0].index()]).signed(w);
+                // Monotone in the signed value in every mode.
+                let w = bv_width(store.sort(a[1]));
+                let (lo, hi) = bdom(&doms[a[1].index()]).signed(w);
                 if lo <= hi {
-                    let conv = |v: i128| match f {
-                        FpFormat::F32 => f64::from(v as i64 as f32),
-                        FpFormat::F64 => v as i64 as f64,
-                    };
-                    self.direct(
-                        t,
-                        Dom::Fp(FDom::range(ord(f, conv(lo)), ord(f, conv(hi)))),
-                        doms,
-                    )?;
+                    let conv =
+                        |rm, v: i128| ord(f, int_to_float(f, rm, v < 0, v.unsigned_abs() as u64));
+                    self.per_mode(doms, t, a[0], |rm| FDom::range(conv(rm, lo), conv(rm, hi)))?;
                 }
             }
-            Op::FpToSbv(w, rm) => {
+            Op::FpToSbv(w) => {
                 // Monotone where specified: finite inputs whose rounded value
                 // fits; otherwise SMT-LIB leaves the result open.
-                let f = fmt_of(store.sort(a[0]));
-                let x = fdom(&doms[a[0].index()]);
+                let f = fmt_of(store.sort(a[1]));
+                let x = fdom(&doms[a[1].index()]);
                 let half = 2f64.powi(w as i32 - 1);
-                let r = |o: i64| crate::eval::round_integral(from_ord(f, o), rm);
+                let r = |rm, o: i64| crate::eval::round_integral(from_ord(f, o), rm);
                 if !x.nan && !x.range_empty() && !x.has_inf(f) {
-                    let (lo, hi) = (r(x.lo), r(x.hi));
+                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                    for rm in self.modes_of(doms, a[0]) {
+                        lo = lo.min(r(rm, x.lo));
+                        hi = hi.max(r(rm, x.hi));
+                    }
                     if lo >= -half && hi < half {
                         self.direct(
                             t,
@@ -957,13 +1015,7 @@ impl<'s> Propagator<'s> {
         for &a in term.args.iter() {
             match single_value(&doms[a.index()], self.store.sort(a)) {
                 Some(v) => args.push(v),
-                None => {
-                    if matches!(self.store.sort(a), Sort::RoundingMode) {
-                        args.push(Value::zero(Sort::RoundingMode));
-                    } else {
-                        return Ok(());
-                    }
-                }
+                None => return Ok(()),
             }
         }
         match apply(term.op, &args) {
@@ -1091,9 +1143,8 @@ mod tests {
         let four = s.f32_const(4.0);
         let ge = s.mk(Op::FpGeq, &[x, lo]).unwrap();
         let le = s.mk(Op::FpLeq, &[x, hi]).unwrap();
-        let b = s
-            .mk(Op::FpToSbv(8, crate::sort::RoundingMode::Rtz), &[x])
-            .unwrap();
+        let rtz = s.rm_const(RoundingMode::Rtz);
+        let b = s.mk(Op::FpToSbv(8), &[rtz, x]).unwrap();
         let doms = Propagator::new(&s, &[ge, le], 0.0, 0.1).initial().unwrap();
         assert_eq!(
             doms[x.index()],
@@ -1102,7 +1153,8 @@ mod tests {
                 ord(FpFormat::F32, f64::from(3.7f32))
             ))
         );
-        let back = s.mk(Op::SbvToFp(FpFormat::F32), &[b]).unwrap();
+        let rne = s.rm_const(RoundingMode::Rne);
+        let back = s.mk(Op::SbvToFp(FpFormat::F32), &[rne, b]).unwrap();
         let big = s.mk(Op::FpGeq, &[back, four]).unwrap();
         let mut p = Propagator::new(&s, &[ge, le, big], 0.0, 0.1);
         assert_eq!(p.initial().err(), Some(Conflict));

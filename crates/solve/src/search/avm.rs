@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{float_value, sample, Objective, SearchEngine, StepResult};
 use crate::eval::Value;
-use crate::sort::{round_to, FpFormat, Sort};
+use crate::sort::{round_to, FpFormat, RoundingMode, Sort};
 use crate::term::mask;
 
 /// Finest decimal precision of value-space moves (steps of 10^-MAX_PRECISION).
@@ -42,6 +42,8 @@ enum Space {
     /// Boolean flip: one step either way is the other value, and there is no
     /// step beyond it.
     Flip,
+    /// Rounding modes, cyclically in the order of `RoundingMode::ALL`.
+    Mode,
 }
 
 /// `v` moved by `steps` steps of `space` (value steps of `10^-precision`);
@@ -50,6 +52,10 @@ fn stepped(v: Value, space: Space, steps: i64, precision: i32) -> Option<Value> 
     match (space, v) {
         (Space::Flip, Value::Bool(b)) => (steps.unsigned_abs() == 1).then_some(Value::Bool(!b)),
         (Space::Int, Value::Bv(x, w)) => Some(Value::Bv(x.wrapping_add(steps as u64) & mask(w), w)),
+        (Space::Mode, Value::Rm(r)) => {
+            let i = (r.index() as i64).wrapping_add(steps).rem_euclid(5);
+            Some(Value::Rm(RoundingMode::ALL[i as usize]))
+        }
         (Space::Ulp, _) => float_moved(v, |f, x| from_ord(f, ord(f, x).saturating_add(steps))),
         (Space::Value, _) => float_moved(v, |f, x| {
             round_to(f, x + (steps as f64) * 10f64.powi(-precision))
@@ -160,7 +166,7 @@ impl Avm {
             }
             Sort::BitVec(_) => self.line(obj, i, Space::Int),
             Sort::Bool => self.line(obj, i, Space::Flip),
-            Sort::RoundingMode => false,
+            Sort::RoundingMode => self.line(obj, i, Space::Mode),
         }
     }
 
@@ -308,13 +314,14 @@ mod tests {
         let one = s.f64_const(1.0);
         let hundred = s.f64_const(100.0);
         let zero = s.f64_const(0.0);
-        let xx = s.mk(Op::FpMul, &[x, x]).unwrap();
-        let d1 = s.mk(Op::FpSub, &[y, xx]).unwrap();
-        let d1s = s.mk(Op::FpMul, &[d1, d1]).unwrap();
-        let t1 = s.mk(Op::FpMul, &[hundred, d1s]).unwrap();
-        let d2 = s.mk(Op::FpSub, &[one, x]).unwrap();
-        let t2 = s.mk(Op::FpMul, &[d2, d2]).unwrap();
-        let f = s.mk(Op::FpAdd, &[t1, t2]).unwrap();
+        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let xx = s.mk(Op::FpMul, &[rne, x, x]).unwrap();
+        let d1 = s.mk(Op::FpSub, &[rne, y, xx]).unwrap();
+        let d1s = s.mk(Op::FpMul, &[rne, d1, d1]).unwrap();
+        let t1 = s.mk(Op::FpMul, &[rne, hundred, d1s]).unwrap();
+        let d2 = s.mk(Op::FpSub, &[rne, one, x]).unwrap();
+        let t2 = s.mk(Op::FpMul, &[rne, d2, d2]).unwrap();
+        let f = s.mk(Op::FpAdd, &[rne, t1, t2]).unwrap();
         let eq = s.mk(Op::FpEq, &[f, zero]).unwrap();
         let mut obj = Objective::new(&s, &[eq], Fitness::BranchDistance);
         let mut avm = Avm::new(1);

@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{float_value, sample, Objective, SearchEngine, StepResult};
 use crate::eval::Value;
 use crate::sort::round_to;
-use crate::sort::Sort;
+use crate::sort::{RoundingMode, Sort};
 use crate::term::mask;
 
 /// Parents kept per generation.
@@ -66,7 +66,7 @@ fn gene_of(v: Value) -> f64 {
         Value::F32(x) => f64::from(x),
         Value::F64(x) => x,
         Value::Bv(x, _) => x as f64,
-        Value::Rm(_) => 0.0,
+        Value::Rm(r) => r.index() as f64,
     }
 }
 
@@ -83,7 +83,14 @@ fn value_of(sort: Sort, g: f64) -> Value {
             };
             Value::Bv(v & mask(w), w)
         }
-        Sort::RoundingMode => Value::zero(sort),
+        Sort::RoundingMode => {
+            let i = if g.is_finite() {
+                g.round().rem_euclid(5.0)
+            } else {
+                0.0
+            };
+            Value::Rm(RoundingMode::ALL[i as usize])
+        }
     }
 }
 

@@ -20,7 +20,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{Evaluator, Model, Value};
-use crate::sort::{round_to, FpFormat, Sort};
+use crate::sort::{round_to, FpFormat, RoundingMode, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 use crate::Fitness;
 
@@ -75,7 +75,7 @@ impl<'s> Objective<'s> {
             .vars()
             .iter()
             .enumerate()
-            .filter(|(i, v)| seen[*i] && v.sort != Sort::RoundingMode)
+            .filter(|(i, _)| seen[*i])
             .map(|(i, v)| SearchVar {
                 index: i,
                 sort: v.sort,
@@ -248,7 +248,7 @@ pub fn sample(rng: &mut ChaCha8Rng, sort: Sort, bounds: Option<(i64, i64)>) -> V
             };
             float_value(f, round_to(f, x))
         }
-        Sort::RoundingMode => Value::zero(sort),
+        Sort::RoundingMode => Value::Rm(RoundingMode::ALL[rng.gen_range(0..5)]),
     }
 }
 
