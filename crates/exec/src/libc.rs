@@ -41,10 +41,8 @@ pub(crate) fn call<S: Semantics>(
     mem: &mut Memory,
     f: LibcFn,
     args: &[u64],
-) -> Result<Option<S::Value>, TrapKind> {
+) -> Returned<S> {
     let arg = |k: usize| args.get(k).copied().unwrap_or(0);
-    let int = |sem: &mut S, v: i64| Ok(Some(sem.constant(Type::I32, v as u64)));
-    let ptr = |sem: &mut S, p: u64| Ok(Some(sem.address(p)));
     match f {
         LibcFn::ErrnoLocation => {
             let addr = match mem.streams().errno_addr {
@@ -108,7 +106,7 @@ pub(crate) fn call<S: Semantics>(
             mem.streams_mut().write(stream, &[arg(0) as u8]);
             int(sem, i64::from(arg(0) as u8))
         }
-        _ => strings_and_numbers(sem, mem, f, args),
+        _ => strings_and_numbers(sem, mem, f, arg),
     }
 }
 
@@ -117,12 +115,8 @@ fn strings_and_numbers<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
     f: LibcFn,
-    args: &[u64],
-) -> Result<Option<S::Value>, TrapKind> {
-    let arg = |k: usize| args.get(k).copied().unwrap_or(0);
-    let int = |sem: &mut S, v: i64| Ok(Some(sem.constant(Type::I32, v as u64)));
-    let long = |sem: &mut S, v: u64| Ok(Some(sem.constant(Type::I64, v)));
-    let ptr = |sem: &mut S, p: u64| Ok(Some(sem.address(p)));
+    arg: impl Fn(usize) -> u64,
+) -> Returned<S> {
     match f {
         LibcFn::Strlen => {
             let n = c_string(mem, arg(0), None)?.len();
@@ -229,6 +223,23 @@ fn strings_and_numbers<S: Semantics>(
         }
         _ => unreachable!("call handles {f:?}"),
     }
+}
+
+type Returned<S> = Result<Option<<S as Semantics>::Value>, TrapKind>;
+
+/// An `int` result.
+fn int<S: Semantics>(sem: &mut S, v: i64) -> Returned<S> {
+    Ok(Some(sem.constant(Type::I32, v as u64)))
+}
+
+/// A `long` result.
+fn long<S: Semantics>(sem: &mut S, v: u64) -> Returned<S> {
+    Ok(Some(sem.constant(Type::I64, v)))
+}
+
+/// A pointer result.
+fn ptr<S: Semantics>(sem: &mut S, p: u64) -> Returned<S> {
+    Ok(Some(sem.address(p)))
 }
 
 /// Stores `*endptr` (when not NULL) and `errno = ERANGE` on a range error.
