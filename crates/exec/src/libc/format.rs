@@ -1,5 +1,5 @@
 //! glibc's `printf` formatting, byte for byte: conversions `d i u o x X c s p % f F e E g
-//! G a A n`, flags `-+ #0`, widths and precisions (literal or `*`), length modifiers `hh h
+//! G a A`, flags `-+ #0`, widths and precisions (literal or `*`), length modifiers `hh h
 //! l ll q j z Z t`. Floats are converted exactly ([`Decimal`]: every digit of the binary
 //! value) and rounded half to even, as glibc does in the default rounding mode; Rust's
 //! own float formatting prints the shortest round-trip digits, which is not what C prints.
@@ -162,6 +162,10 @@ pub fn format(fmt: &[u8], args: &mut impl Args) -> Result<Vec<u8>, FormatError> 
                 let v = unsigned(args.next(), length);
                 unsigned_conv(&mut out, &spec, conv, v);
             }
+            // `%n` writes through its argument, `%lc`/`%ls` take wide characters.
+            b'n' | b'c' | b's' if conv == b'n' || length == Length::Long => {
+                return Err(unsupported(&fmt[start..i]));
+            }
             b'c' => pad(&mut out, &spec, "", &[args.next() as u8], false),
             b's' => {
                 let addr = args.next();
@@ -187,14 +191,9 @@ pub fn format(fmt: &[u8], args: &mut impl Args) -> Result<Vec<u8>, FormatError> 
                 }
             }
             b'%' => out.push(b'%'),
-            b'n' => {
-                args.next();
-            }
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
                 if length == Length::LongDouble {
-                    return Err(FormatError::Unsupported(Unsupported(
-                        String::from_utf8_lossy(&fmt[start..i]).into_owned(),
-                    )));
+                    return Err(unsupported(&fmt[start..i]));
                 }
                 float(&mut out, &spec, conv, f64::from_bits(args.next()));
             }
@@ -202,6 +201,11 @@ pub fn format(fmt: &[u8], args: &mut impl Args) -> Result<Vec<u8>, FormatError> 
         }
     }
     Ok(out)
+}
+
+/// The error for the conversion spelled `spec`.
+fn unsupported(spec: &[u8]) -> FormatError {
+    FormatError::Unsupported(Unsupported(String::from_utf8_lossy(spec).into_owned()))
 }
 
 fn number(fmt: &[u8], i: &mut usize) -> usize {
@@ -635,6 +639,17 @@ mod tests {
             Ok(b"str"[..max.unwrap_or(3).min(3)].to_vec())
         });
         String::from_utf8(format(fmt.as_bytes(), &mut args).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn conversions_outside_the_model_are_named() {
+        for spec in ["%n", "%ls", "%Lf", "%lc"] {
+            let mut args = SliceArgs::new(&[0], |_, _| Ok(Vec::new()));
+            assert_eq!(
+                format(spec.as_bytes(), &mut args),
+                Err(FormatError::Unsupported(Unsupported(spec.to_string())))
+            );
+        }
     }
 
     #[test]
