@@ -54,15 +54,15 @@ def judge(seed, fpforge, work):
     rc, out, err = sh(["csmith", "--float", "--seed", str(seed), "-o", src], 60)
     if rc != 0:
         return "skipped", "csmith failed"
-    o0, _ = native(src, work, ["-O0"])
-    o2, _ = native(src, work, ["-O2"])
-    if o0 is None or o2 is None or checksum(o0) is None:
-        return "skipped", "native build or run failed"
-    if checksum(o0) != checksum(o2):
-        return "skipped", "UB: -O0 and -O2 disagree"
+    o0, why = native(src, work, ["-O0"])
+    if o0 is None or checksum(o0) is None:
+        return "skipped", f"native -O0: {why if o0 is None else 'no checksum'}"
+    o2, why = native(src, work, ["-O2"])
+    if o2 is None or checksum(o0) != checksum(o2):
+        return "skipped", f"UB: -O0 and -O2 disagree ({why if o2 is None else 'checksums'})"
     ub, ub_err = native(src, work, ["-O0", "-fsanitize=undefined", "-fno-sanitize-recover=undefined"])
     if ub is None or "runtime error" in ub_err:
-        return "skipped", "UB: UBSan"
+        return "skipped", "UB: UBSan" + (f" ({ub_err})" if ub is None else "")
     want = checksum(o0)
     rc, out, err = sh([fpforge, "run", src, "-f", "main", "-I", INCLUDE, "--json"], 300)
     if rc is None:
