@@ -19,19 +19,18 @@ pub struct Loaded {
 impl Program {
     /// Compiles, links and lowers the inputs, and finds the entry function.
     pub fn load(&self) -> Result<Loaded> {
+        let entry = self.entry()?;
         let module = fpforge_lower::load(&self.paths, &self.load)?;
-        let func = find_function(&module, &self.function)?;
+        let func = find_function(&module, entry)?;
         let missing = module.unresolved_from(func);
         if !missing.is_empty() && self.allow_undefined {
             eprintln!(
-                "warning: `{}` may call undefined functions, which trap if reached: {}",
-                self.function,
+                "warning: `{entry}` may call undefined functions, which trap if reached: {}",
                 missing.join(", ")
             );
         } else if !missing.is_empty() {
             bail!(
-                "`{}` calls functions that are neither defined in the inputs nor known math functions: {} (add the files that define them, or pass --allow-undefined to trap when one is reached)",
-                self.function,
+                "`{entry}` calls functions that are neither defined in the inputs nor known math functions: {} (add the files that define them, or pass --allow-undefined to trap when one is reached)",
                 missing.join(", ")
             );
         }

@@ -11,6 +11,7 @@ mod commands;
 mod gcov;
 mod inputs;
 mod interrupt;
+mod library;
 mod options;
 mod output;
 mod progress;

@@ -31,10 +31,16 @@ fn coverage_exit_code(finished: &Finished, ci: &CiOptions, interrupted: bool) ->
             finished.feasible_percent
         );
     }
-    if below.is_some() && !interrupted && finished.findings == 0 {
+    exit_code(below.is_some(), interrupted, finished.findings)
+}
+
+/// The exit code of a coverage run (of one function or several): 130 when Ctrl-C
+/// stopped it, else 3 with `findings`, else 4 when coverage is `below` `--fail-under`.
+pub fn exit_code(below: bool, interrupted: bool, findings: usize) -> ExitCode {
+    if below && !interrupted && findings == 0 {
         ExitCode::from(EXIT_FAIL_UNDER)
     } else {
-        search_exit(interrupted, finished.findings)
+        search_exit(interrupted, findings)
     }
 }
 
