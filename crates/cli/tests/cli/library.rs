@@ -1,6 +1,7 @@
 //! Runs over several functions: `cover` and `explore` on `tests/fixtures/library/` (two
 //! files; `lookup` crashes, `first` takes a pointer to pointers no spec fits,
-//! `count_bits` has no floating-point parameter and `square` is static) with `--all`,
+//! `count_bits` has no floating-point parameter, `square` is static, and no input takes
+//! `near_root_two`'s true side, so its search runs out its budget) with `--all`,
 //! globs, `--functions`, `--jobs` and `--total-time`: one directory per function, an
 //! `index.json` that repeats each function's `coverage.json`, and a merged lcov file.
 
@@ -9,7 +10,14 @@ use std::path::Path;
 use std::process::Output;
 
 /// The functions `--all` selects in the fixture, in name order.
-const ALL: [&str; 5] = ["clamp", "classify", "first", "lookup", "scale"];
+const ALL: [&str; 6] = [
+    "clamp",
+    "classify",
+    "first",
+    "lookup",
+    "near_root_two",
+    "scale",
+];
 
 /// Runs `COMMAND tests/fixtures/library --out DIR --evals 3000 EXTRA...`.
 pub fn on_library(command: &str, dir: &Path, extra: &[&str]) -> Output {
@@ -105,7 +113,7 @@ fn all_writes_a_directory_per_function_and_an_index_of_their_coverage() {
     assert!(lookup["crashes"].as_u64().unwrap() >= 1, "{lookup}");
     assert!(dir.path().join("lookup/crashes").is_dir());
     let totals = &index["totals"];
-    assert_eq!(totals["functions"], 5);
+    assert_eq!(totals["functions"], 6);
     assert_eq!(totals["errors"], 1);
     assert_eq!(totals["not_run"], 0);
     let summed = |field: &str| -> u64 {
@@ -120,9 +128,13 @@ fn all_writes_a_directory_per_function_and_an_index_of_their_coverage() {
         assert_eq!(totals[field].as_u64().unwrap(), summed(field), "{field}");
     }
     let text = stdout(&run);
-    assert!(text.contains("first     error: parameter `rows`"), "{text}");
     assert!(
-        text.contains("total: 5 functions (1 not testable, 0 not run)"),
+        text.lines()
+            .any(|l| l.starts_with("first ") && l.contains(" error: parameter `rows`")),
+        "{text}"
+    );
+    assert!(
+        text.contains("total: 6 functions (1 not testable, 0 not run)"),
         "{text}"
     );
 }
@@ -223,7 +235,7 @@ fn functions_not_started_within_the_total_time_say_so() {
         assert_eq!(row["status"], "not run", "{row}");
         assert_eq!(row["error"], "total time", "{row}");
     }
-    assert_eq!(index["totals"]["not_run"], 5);
+    assert_eq!(index["totals"]["not_run"], 6);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("coverage.lcov")).unwrap(),
         ""
@@ -288,4 +300,56 @@ fn one_function_flags_are_refused_with_several() {
         "{}",
         stderr(&run)
     );
+}
+
+#[test]
+fn ctrl_c_keeps_every_finished_function_and_writes_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = fixture("library", "");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .args([
+            "cover",
+            &library,
+            "--all",
+            "--no-reach",
+            "--time-limit",
+            "60",
+            "--out",
+        ])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let index_path = dir.path().join("near_root_two/coverage.json");
+    let started = std::time::Instant::now();
+    while !index_path.exists() && started.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: kill(2) on the child's own pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let run = child.wait_with_output().unwrap();
+    assert_eq!(run.status.code(), Some(130), "{}", stderr(&run));
+    let index = json_file(&dir.path().join("index.json"));
+    assert_eq!(row_names(&index), ALL);
+    let mut interrupted = 0;
+    for row in index["functions"].as_array().unwrap() {
+        let status = row["status"].as_str().unwrap();
+        assert!(
+            ["finished", "interrupted", "not run", "error"].contains(&status),
+            "{row}"
+        );
+        if status == "not run" {
+            assert_eq!(row["error"], "interrupted", "{row}");
+        }
+        if let Some(dir_name) = row["directory"].as_str() {
+            let coverage = json_file(&dir.path().join(dir_name).join("coverage.json"));
+            assert_eq!(coverage["finished"], true, "{row}");
+            assert_eq!(row["stop"], coverage["stop"], "{row}");
+        }
+        interrupted += usize::from(status == "interrupted");
+    }
+    assert_eq!(interrupted, 1, "near_root_two was stopped: {index}");
+    assert_eq!(index["functions"][4]["status"], "interrupted");
 }
