@@ -353,3 +353,25 @@ fn ctrl_c_keeps_every_finished_function_and_writes_the_index() {
     assert_eq!(interrupted, 1, "near_root_two was stopped: {index}");
     assert_eq!(index["functions"][4]["status"], "interrupted");
 }
+
+#[test]
+fn fail_under_names_each_function_below_and_exits_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let flags = [
+        "-f",
+        "clamp",
+        "-f",
+        "near_root_two",
+        "--no-reach",
+        "--fail-under",
+        "90",
+    ];
+    let run = on_library("cover", dir.path(), &flags);
+    assert_eq!(run.status.code(), Some(4), "{}", stderr(&run));
+    let errors = stderr(&run);
+    assert!(
+        errors.contains("error: `near_root_two`: feasible coverage 50.0% is below --fail-under 90"),
+        "{errors}"
+    );
+    assert!(!errors.contains("`clamp`"), "{errors}");
+}
