@@ -163,6 +163,14 @@ impl Functions {
     }
 }
 
+/// Which of the flags that take one function (`--seeds`, `--gcov`, `--junit`) were given.
+#[derive(Debug, Clone, Copy)]
+struct OneFunctionFlags {
+    seeds: bool,
+    gcov: bool,
+    junit: bool,
+}
+
 /// How a run over several functions spends its time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LibraryBudget {
@@ -179,7 +187,7 @@ impl LibraryBudget {
         functions: &Functions,
         jobs: usize,
         library: &LibraryArgs,
-        one_function_only: &[(&str, bool)],
+        one_function_only: OneFunctionFlags,
     ) -> Result<LibraryBudget> {
         let total_time = library
             .total_time
@@ -192,7 +200,12 @@ impl LibraryBudget {
                 )
             }
             Functions::Selected(_) => {
-                if let Some((flag, _)) = one_function_only.iter().find(|(_, given)| *given) {
+                let given = [
+                    ("--seeds", one_function_only.seeds),
+                    ("--gcov", one_function_only.gcov),
+                    ("--junit", one_function_only.junit),
+                ];
+                if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
                     bail!("{flag} takes one function: run it on one of OUT/<function>/ instead");
                 }
             }
@@ -441,16 +454,12 @@ impl TryFrom<CoverArgs> for CoverOptions {
 
     fn try_from(args: CoverArgs) -> Result<Self> {
         let functions = Functions::select(&args.program.function, &args.library)?;
-        let library = LibraryBudget::new(
-            &functions,
-            args.jobs,
-            &args.library,
-            &[
-                ("--seeds", args.seeds.is_some()),
-                ("--gcov", args.gcov),
-                ("--junit", args.ci.junit.is_some()),
-            ],
-        )?;
+        let one_function_only = OneFunctionFlags {
+            seeds: args.seeds.is_some(),
+            gcov: args.gcov,
+            junit: args.ci.junit.is_some(),
+        };
+        let library = LibraryBudget::new(&functions, args.jobs, &args.library, one_function_only)?;
         let search_jobs = match functions {
             Functions::One(_) => library.jobs,
             Functions::Selected(_) => 1,
@@ -621,16 +630,12 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
 
     fn try_from(args: ExploreArgs) -> Result<Self> {
         let functions = Functions::select(&args.program.function, &args.library)?;
-        let library = LibraryBudget::new(
-            &functions,
-            args.jobs,
-            &args.library,
-            &[
-                ("--seeds", args.seeds.is_some()),
-                ("--gcov", args.gcov),
-                ("--junit", args.ci.junit.is_some()),
-            ],
-        )?;
+        let one_function_only = OneFunctionFlags {
+            seeds: args.seeds.is_some(),
+            gcov: args.gcov,
+            junit: args.ci.junit.is_some(),
+        };
+        let library = LibraryBudget::new(&functions, args.jobs, &args.library, one_function_only)?;
         Ok(ExploreOptions {
             program: Program::files_only(&args.items, &args.program, functions, "explore")?
                 .with_trap_targets(TrapTargets::unless(args.no_trap_targets)),
