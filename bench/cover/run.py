@@ -80,20 +80,7 @@ class Musl:
         alltypes = sh(["sed", "-f", root / "tools/mkalltypes.sed",
                        root / "arch/x86_64/bits/alltypes.h.in", root / "include/alltypes.h.in"]).stdout
         (bits / "alltypes.h").write_text(alltypes)
-        # musl's x86_64 atomic_arch.h is inline assembly (fma.c uses its a_clz_64); an
-        # empty one earlier on the include path makes atomic.h use its portable C
-        # fallbacks, in the fpforge build and the gcc build alike.
-        shim = build / "shim"
-        shim.mkdir(parents=True, exist_ok=True)
-        (shim / "atomic_arch.h").write_text(
-            "/* fpforge bench: plain C instead of inline assembly; atomic.h adds the rest */\n"
-            "#define a_cas a_cas\n"
-            "static inline int a_cas(volatile int *p, int t, int s)\n"
-            "{ int old = *p; if (old == t) *p = s; return old; }\n"
-            "#define a_cas_p a_cas_p\n"
-            "static inline void *a_cas_p(volatile void *p, void *t, void *s)\n"
-            "{ void *old = *(void *volatile *)p; if (old == t) *(void *volatile *)p = s; return old; }\n")
-        self.includes = [shim, root / "arch/x86_64", root / "arch/generic", build / "obj/src/internal",
+        self.includes = [root / "arch/x86_64", root / "arch/generic", build / "obj/src/internal",
                          root / "src/include", root / "src/internal", build / "obj/include",
                          root / "include"]
         self.defines = ["_XOPEN_SOURCE=700"]

@@ -56,17 +56,28 @@ pub struct ProgramArgs {
     /// Any other compiler flag, passed to clang as is (repeatable).
     #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
     pub cflags: Vec<String>,
-    /// Load the inputs even if some functions use unsupported constructs (long double,
-    /// inline asm, ...); such a function traps when called, and calling it from FUNC is
-    /// reported before the run.
+    /// Load the inputs even if functions FUNC reaches use unsupported constructs (long
+    /// double, inline asm other than the libm idioms, ...); such a function traps when
+    /// called and counts as undefined (see --allow-undefined). What FUNC cannot reach
+    /// never needs this flag.
     #[arg(long)]
     pub skip_unsupported: bool,
-    /// Load the program even if FUNC may call functions that are neither defined in the
-    /// inputs nor known math functions (e.g. `fprintf` on a library's error path): they
-    /// are listed in a warning and trap if a run reaches them. Without this flag they are
-    /// an error.
+    /// Load the program even if FUNC may call functions or use globals that no input
+    /// defines and that are not known math functions (e.g. `fprintf` and `stderr` on a
+    /// library's error path): they are listed in a warning, and a run that reaches one
+    /// traps. Without this flag they are one error listing every one.
     #[arg(long)]
     pub allow_undefined: bool,
+    /// A library directory, as a linker's search path (repeatable): its C/C++ files
+    /// (compiled with the flags above) are indexed, and the files defining what FUNC
+    /// reaches and the inputs lack are linked in, transitively. The index is cached
+    /// under ~/.cache/fpforge/libindex ($FPFORGE_CACHE_DIR/libindex when set).
+    #[arg(long = "lib-dir", value_name = "DIR")]
+    pub lib_dirs: Vec<PathBuf>,
+    /// A compile_commands.json whose files are a library like --lib-dir's, each
+    /// compiled with its own include paths and macros.
+    #[arg(long = "compile-commands", value_name = "FILE")]
+    pub compile_commands: Option<PathBuf>,
 }
 
 /// Flags of `fpforge run`.

@@ -1,9 +1,10 @@
-//! Loading a [`Program`]: compile, link and lower its inputs, find the entry function,
-//! and refuse (or, with `--allow-undefined`, warn about) calls it may make to functions
-//! nothing defines, and add trap guards for the commands that aim at faults.
+//! Loading a [`Program`]: compile, link and lower its inputs from the entry function,
+//! refuse (or, with `--allow-undefined`, warn about) what it may use that nothing
+//! defines, and add trap guards for the commands that aim at faults.
 
 use crate::options::{Program, TrapTargets};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use fpforge_lower::LowerError;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::path::Path;
@@ -20,21 +21,42 @@ impl Program {
     /// Compiles, links and lowers the inputs, and finds the entry function.
     pub fn load(&self) -> Result<Loaded> {
         let entry = self.entry()?;
-        let module = fpforge_lower::load(&self.paths, &self.load)?;
-        let func = find_function(&module, entry)?;
-        let missing = module.unresolved_from(func);
-        if !missing.is_empty() && self.allow_undefined {
+        let loaded = match fpforge_lower::load_program(&self.paths, &self.load) {
+            Ok(loaded) => loaded,
+            Err(e @ LowerError::NoEntry { .. }) => {
+                return Err(e).context("cannot find the entry function")
+            }
+            Err(e @ LowerError::Undefined { .. }) => {
+                let text = e.to_string();
+                let (summary, details) = split_first_line(&text);
+                anyhow::bail!(
+                    "{summary} (add the files that define them or a --lib-dir holding them, or pass --allow-undefined to trap when one is reached){details}"
+                );
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if !loaded.library_files.is_empty() {
+            let files: Vec<String> = loaded
+                .library_files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect();
+            eprintln!("note: linked from the library: {}", files.join(", "));
+        }
+        if !loaded.missing.is_empty() {
+            let names: Vec<&str> = loaded.missing.iter().map(|m| m.name.as_str()).collect();
             eprintln!(
-                "warning: `{entry}` may call undefined functions, which trap if reached: {}",
-                missing.join(", ")
-            );
-        } else if !missing.is_empty() {
-            bail!(
-                "`{entry}` calls functions that are neither defined in the inputs nor known math functions: {} (add the files that define them, or pass --allow-undefined to trap when one is reached)",
-                missing.join(", ")
+                "warning: `{entry}` may use functions or globals that nothing defines, which trap if reached: {}",
+                names.join(", ")
             );
         }
-        let mut loaded = Loaded { module, func };
+        let func = loaded
+            .entry
+            .context("internal error: no entry function after loading one")?;
+        let mut loaded = Loaded {
+            module: loaded.module,
+            func,
+        };
         if self.trap_targets == TrapTargets::On {
             loaded.add_trap_guards()?;
         }
@@ -53,26 +75,9 @@ impl Loaded {
     }
 }
 
-fn find_function(module: &Module, name: &str) -> Result<Func> {
-    if let Some(func) = module.func_by_name(name) {
-        return Ok(func);
-    }
-    let mut names: Vec<&str> = module.funcs.values().map(|f| f.name.as_str()).collect();
-    names.sort_unstable();
-    let shown = names
-        .iter()
-        .take(20)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(", ");
-    let more = if names.len() > 20 { ", ..." } else { "" };
-    let available = if names.is_empty() {
-        "the inputs define no functions".to_string()
-    } else {
-        format!("defined functions: {shown}{more}")
-    };
-    Err(anyhow::anyhow!("no function named `{name}` ({available})"))
-        .context("cannot find the entry function")
+/// The first line of `text` and the rest (with its leading newline).
+fn split_first_line(text: &str) -> (&str, &str) {
+    text.find('\n').map_or((text, ""), |i| text.split_at(i))
 }
 
 /// The inputs of a `--seeds` file for `spec`: one argument line each (blank lines and

@@ -138,6 +138,9 @@ impl Library {
     /// Compiles, links and lowers `program`'s inputs, selects the functions, and guards
     /// every function they reach when the program asks for trap targets.
     fn load(program: &Program, selection: &Selection) -> Result<Library> {
+        if !program.load.lib_dirs.is_empty() || program.load.compile_commands.is_some() {
+            bail!("--lib-dir and --compile-commands take one function for now: give the library's files as inputs");
+        }
         let bitcode = fpforge_lower::compile_to_bitcode(&program.paths, &program.load)?;
         let exported = if selection.all {
             exported_names(bitcode.path())?
@@ -148,7 +151,7 @@ impl Library {
         let chosen = select(&module, selection, &exported)?;
         let problems: Vec<Option<String>> = chosen
             .values()
-            .map(|&func| undefined_calls(&module, func, program.allow_undefined))
+            .map(|&func| undefined_calls(&module, func, program.load.allow_undefined))
             .collect();
         if program.trap_targets == TrapTargets::On {
             let reached: BTreeSet<Func> = chosen

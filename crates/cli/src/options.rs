@@ -63,19 +63,17 @@ pub fn at_least<T: PartialOrd + Display>(flag: &str, value: T, min: T) -> Result
     Ok(value)
 }
 
-/// The program a command works on: the input files, how to compile them, the entry
-/// function (or, for `cover` and `explore`, the functions) and whether calls of
-/// undefined functions may load.
+/// The program a command works on: the input files, how to compile and load them, and
+/// the entry function (or, for `cover` and `explore`, the functions).
 #[derive(Debug, Clone)]
 pub struct Program {
     /// Input files and directories, all existing.
     pub paths: Vec<PathBuf>,
     /// The function, or the functions, to work on.
     pub functions: Functions,
-    /// Compiler flags and lowering choices.
+    /// Compiler flags, the entry function (of a command on one) and what may be
+    /// missing from what it reaches.
     pub load: LoadOptions,
-    /// Load even when the entry function may call undefined functions (they trap).
-    pub allow_undefined: bool,
     /// Whether loading adds trap guards.
     pub trap_targets: TrapTargets,
 }
@@ -246,20 +244,34 @@ impl Program {
         if let Some(missing) = paths.iter().find(|p| !p.exists()) {
             bail!("{}: no such file or directory", missing.display());
         }
+        if let Some(dir) = args.lib_dirs.iter().find(|d| !d.is_dir()) {
+            bail!("--lib-dir {}: not a directory", dir.display());
+        }
+        if let Some(db) = args.compile_commands.as_ref().filter(|f| !f.is_file()) {
+            bail!("--compile-commands {}: no such file", db.display());
+        }
         let mut flags: Vec<String> = Vec::new();
         flags.extend(args.include.iter().map(|d| format!("-I{d}")));
         flags.extend(args.define.iter().map(|d| format!("-D{d}")));
         flags.extend(args.std.iter().map(|s| format!("-std={s}")));
         flags.extend(args.cflags.iter().cloned());
-        let program = Program {
+        let mut load = LoadOptions::default();
+        if let Functions::One(entry) = &functions {
+            load = load.with_entry(entry);
+        }
+        let mut program = Program {
             paths,
             functions,
-            load: LoadOptions::default()
+            load: load
                 .with_compiler_flags(flags)
-                .with_skip_unsupported(args.skip_unsupported),
-            allow_undefined: args.allow_undefined,
+                .with_skip_unsupported(args.skip_unsupported)
+                .with_allow_undefined(args.allow_undefined)
+                .with_lib_dirs(&args.lib_dirs),
             trap_targets: TrapTargets::Off,
         };
+        if let Some(db) = &args.compile_commands {
+            program.load = program.load.with_compile_commands(db);
+        }
         Ok((program, items[count..].to_vec()))
     }
 

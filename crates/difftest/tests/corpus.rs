@@ -143,6 +143,12 @@ fn struct_return() {
     assert_eq!(check_file("struct_return.c", &[]), 2);
 }
 
+/// The inline assembly of libm sources, recognized and lowered to operations.
+#[test]
+fn asm() {
+    assert_eq!(check_file("asm.c", &[]), 10);
+}
+
 #[test]
 fn misc() {
     assert_eq!(check_file("misc.c", &["ms_heap", "ms_vla"]), 8);

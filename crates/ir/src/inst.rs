@@ -445,6 +445,36 @@ pub enum InstKind {
     },
 }
 
+impl InstKind {
+    /// The registers the instruction reads, in operand order (an indirect call's
+    /// function pointer first).
+    pub fn operands(&self) -> Vec<Reg> {
+        match self {
+            InstKind::IntBin { lhs, rhs, .. }
+            | InstKind::FloatBin { lhs, rhs, .. }
+            | InstKind::Icmp { lhs, rhs, .. }
+            | InstKind::Fcmp { lhs, rhs, .. } => vec![*lhs, *rhs],
+            InstKind::Fneg { arg, .. } | InstKind::Cast { arg, .. } => vec![*arg],
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => vec![*cond, *if_true, *if_false],
+            InstKind::Load { addr, .. } => vec![*addr],
+            InstKind::Store { addr, value, .. } => vec![*addr, *value],
+            InstKind::Alloca { count, .. } => count.iter().copied().collect(),
+            InstKind::PtrOffset { base, terms, .. } => std::iter::once(*base)
+                .chain(terms.iter().map(|t| t.index))
+                .collect(),
+            InstKind::Call { callee, args } => match callee {
+                Callee::Indirect(f) => std::iter::once(*f).chain(args.iter().copied()).collect(),
+                _ => args.clone(),
+            },
+        }
+    }
+}
+
 /// An instruction with its optional result register.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Inst {
@@ -510,6 +540,24 @@ pub enum Terminator {
 }
 
 impl Terminator {
+    /// The registers the terminator reads: its condition, scrutinee or returned value,
+    /// then the arguments of its jumps in target order.
+    pub fn operands(&self) -> Vec<Reg> {
+        let own = match self {
+            Terminator::Br { cond, .. } => Some(*cond),
+            Terminator::Switch { value, .. } => Some(*value),
+            Terminator::Ret(value) => *value,
+            Terminator::Jump(_) | Terminator::Unreachable => None,
+        };
+        own.into_iter()
+            .chain(
+                self.targets()
+                    .into_iter()
+                    .flat_map(|t| t.args.iter().copied()),
+            )
+            .collect()
+    }
+
     /// All jump targets, in order (then/else; cases then default).
     pub fn targets(&self) -> Vec<&BlockCall> {
         match self {

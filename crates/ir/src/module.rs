@@ -331,58 +331,6 @@ impl Module {
         self.op_sites = dense_table(ops)?;
         Ok(())
     }
-
-    /// Functions reachable from `entry` through direct calls and functions whose address
-    /// reachable code takes. Function pointers stored in global initializers are not
-    /// followed; calling an unresolved external through one traps at run time.
-    pub fn reachable_funcs(&self, entry: Func) -> Vec<Func> {
-        let mut seen = vec![false; self.funcs.len()];
-        let mut stack = vec![entry];
-        let mut order = Vec::new();
-        while let Some(f) = stack.pop() {
-            if std::mem::replace(&mut seen[f.0 as usize], true) {
-                continue;
-            }
-            order.push(f);
-            let func = &self.funcs[f];
-            let taken = func.consts.iter().filter_map(|(_, c)| match c {
-                Const::Addr(AddrBase::Func(g), _) => Some(*g),
-                _ => None,
-            });
-            let called = func
-                .blocks
-                .values()
-                .flat_map(|b| &b.insts)
-                .filter_map(|inst| match &inst.kind {
-                    InstKind::Call {
-                        callee: Callee::Direct(g),
-                        ..
-                    } => Some(*g),
-                    _ => None,
-                });
-            stack.extend(taken.chain(called));
-        }
-        order
-    }
-
-    /// Names of unresolved external functions that `entry` may call, sorted.
-    pub fn unresolved_from(&self, entry: Func) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .reachable_funcs(entry)
-            .into_iter()
-            .flat_map(|f| self.funcs[f].blocks.values().flat_map(|b| &b.insts))
-            .filter_map(|inst| match &inst.kind {
-                InstKind::Call {
-                    callee: Callee::External(e),
-                    ..
-                } => self.externals.get(*e as usize).cloned(),
-                _ => None,
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        names
-    }
 }
 
 /// Maps each `i1` register defined by a comparison (or the `xor true` of one) to it.

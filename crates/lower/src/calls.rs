@@ -45,7 +45,7 @@ pub(crate) enum Constrained {
     Bin(FloatBinOp),
     /// A conversion.
     Cast(CastOp),
-    /// `fcmp`/`fcmps`: the predicate comes from [`crate::fenv`].
+    /// `fcmp`/`fcmps`: the predicate comes from [`crate::beside`].
     Fcmp,
 }
 

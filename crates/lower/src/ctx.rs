@@ -14,7 +14,7 @@
 //! print `file:line:col` the way compiler diagnostics do, and golden files do not depend
 //! on the machine.
 
-use crate::fenv::FcmpPredicates;
+use crate::beside::Beside;
 use fpir::{FileId, SrcLoc};
 use llvm_ir::debugloc::DebugLoc;
 use std::collections::HashMap;
@@ -25,8 +25,8 @@ pub(crate) struct Ctx {
     pub out: fpir::Module,
     files: HashMap<String, FileId>,
     externals: HashMap<String, u32>,
-    /// Predicates of constrained comparisons (see [`crate::fenv`]).
-    pub fcmp_predicates: FcmpPredicates,
+    /// What the LLVM C API read beside `llvm-ir` (see [`crate::beside`]).
+    pub beside: Beside,
     next: SiteNumbers,
 }
 
@@ -41,12 +41,12 @@ pub(crate) struct SiteNumbers {
 impl Ctx {
     /// A context building an empty module from an LLVM module with `branch_terminators`
     /// conditional `br`s and `switch`es, where the `select` sites begin.
-    pub fn new(fcmp_predicates: FcmpPredicates, branch_terminators: u32) -> Self {
+    pub fn new(beside: Beside, branch_terminators: u32) -> Self {
         Ctx {
             out: fpir::Module::default(),
             files: HashMap::new(),
             externals: HashMap::new(),
-            fcmp_predicates,
+            beside,
             next: SiteNumbers {
                 branch: 0,
                 select: branch_terminators,

@@ -14,82 +14,11 @@
 //! out.
 
 use crate::error::LowerError;
+use crate::options::LoadOptions;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-
-/// How to compile and load the inputs.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct LoadOptions {
-    /// Flags passed to clang for every C/C++ file, after fpforge's own (`-I`, `-D`,
-    /// `-std=...`). Default: none.
-    pub compiler_flags: Vec<String>,
-    /// The C/C++ compiler. Default: `clang-14`. C++ files (`.cpp`, `.cc`, `.cxx`) go to
-    /// the same driver, which picks the language from the extension.
-    pub clang: PathBuf,
-    /// The bitcode linker. Default: `llvm-link-14`.
-    pub llvm_link: PathBuf,
-    /// The LLVM optimizer that runs mem2reg. Default: `opt-14`.
-    pub opt: PathBuf,
-    /// Lower functions that use something fpir cannot represent (`long double`, vectors,
-    /// struct values in registers, ...) as skeletons that trap when called, instead of
-    /// failing the whole load. Their branch sites remain, so site numbering still follows
-    /// the text. The trap is a call of an external named `"<function> (not lowered:
-    /// <reason>)"`, which `Module::unresolved_from` reports for any function that may
-    /// call it. Globals whose initial value cannot be represented (`long double`
-    /// constants) start zero-filled. Default: `false` (the first unsupported construct
-    /// is an error).
-    pub skip_unsupported: bool,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            compiler_flags: Vec::new(),
-            clang: PathBuf::from("clang-14"),
-            llvm_link: PathBuf::from("llvm-link-14"),
-            opt: PathBuf::from("opt-14"),
-            skip_unsupported: false,
-        }
-    }
-}
-
-impl LoadOptions {
-    /// Sets the flags passed to clang.
-    pub fn with_compiler_flags(
-        mut self,
-        flags: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        self.compiler_flags = flags.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Sets the C/C++ compiler.
-    pub fn with_clang(mut self, clang: impl Into<PathBuf>) -> Self {
-        self.clang = clang.into();
-        self
-    }
-
-    /// Sets the bitcode linker.
-    pub fn with_llvm_link(mut self, llvm_link: impl Into<PathBuf>) -> Self {
-        self.llvm_link = llvm_link.into();
-        self
-    }
-
-    /// Sets whether functions using unsupported constructs become trapping skeletons.
-    pub fn with_skip_unsupported(mut self, skip: bool) -> Self {
-        self.skip_unsupported = skip;
-        self
-    }
-
-    /// Sets the optimizer that runs mem2reg.
-    pub fn with_opt(mut self, opt: impl Into<PathBuf>) -> Self {
-        self.opt = opt.into();
-        self
-    }
-}
 
 /// Linked, mem2reg'd bitcode in a temporary directory that lives as long as this value.
 #[derive(Debug)]
@@ -109,77 +38,6 @@ impl Bitcode {
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
-}
-
-/// Compiles, links and lowers `inputs` (`.c`, `.cpp`/`.cc`/`.cxx`, `.ll`, `.bc` files,
-/// or directories whose such files are taken in name order, not recursively).
-pub fn load(inputs: &[PathBuf], opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
-    let bitcode = compile_to_bitcode(inputs, opts)?;
-    lower_bitcode_with(bitcode.path(), opts)
-}
-
-/// Reads a bitcode (or LLVM IR text) file and lowers it as it is (no mem2reg); any
-/// unsupported construct is an error. A panic in the LLVM reader or in lowering
-/// becomes [`LowerError::Parse`] or [`LowerError::Internal`].
-pub fn lower_bitcode(path: &Path) -> Result<fpir::Module, LowerError> {
-    lower_bitcode_with(path, &LoadOptions::default())
-}
-
-/// [`lower_bitcode`] honouring [`LoadOptions::skip_unsupported`] (the other options are
-/// about compiling and do not apply).
-pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
-    let is_text = path.extension().is_some_and(|e| e == "ll");
-    let parsed = std::panic::catch_unwind(|| {
-        if is_text {
-            llvm_ir::Module::from_ir_path(path)
-        } else {
-            llvm_ir::Module::from_bc_path(path)
-        }
-    });
-    let module = match parsed {
-        Ok(Ok(m)) => m,
-        Ok(Err(message)) => {
-            return Err(LowerError::Parse {
-                path: path.to_path_buf(),
-                message,
-            })
-        }
-        Err(_) => {
-            return Err(LowerError::Parse {
-                path: path.to_path_buf(),
-                message: "the llvm-ir reader does not support a construct in this module"
-                    .to_string(),
-            })
-        }
-    };
-    let needs_predicates = module
-        .func_declarations
-        .iter()
-        .any(|d| crate::fenv::is_constrained_fcmp(&d.name));
-    let fcmp_predicates = if needs_predicates {
-        crate::fenv::constrained_fcmp_predicates(path, is_text).map_err(|message| {
-            LowerError::Parse {
-                path: path.to_path_buf(),
-                message,
-            }
-        })?
-    } else {
-        Default::default()
-    };
-    let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::lower::lower_module(&module, opts.skip_unsupported, fcmp_predicates)
-    }));
-    lowered.unwrap_or_else(|panic| {
-        let message = panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "unknown panic".to_string());
-        Err(LowerError::Internal {
-            path: path.to_path_buf(),
-            message,
-        })
-    })
 }
 
 /// What kind of input a file is.
@@ -276,8 +134,21 @@ fn run(
     }
 }
 
+/// One C/C++ file to compile to bitcode, with its flags and working directory.
+#[derive(Clone, Debug)]
+pub(crate) struct CompileJob {
+    /// The source file.
+    pub source: PathBuf,
+    /// The bitcode file to write.
+    pub out: PathBuf,
+    /// Flags after fpforge's own.
+    pub flags: Vec<String>,
+    /// Where clang runs (relative paths in the flags are relative to it); `None`: here.
+    pub cwd: Option<PathBuf>,
+}
+
 /// Compiles one C/C++ file to bitcode.
-fn compile_one(source: &Path, out: &Path, opts: &LoadOptions) -> Result<(), LowerError> {
+fn compile_one(job: &CompileJob, opts: &LoadOptions) -> Result<(), LowerError> {
     let mut cmd = Command::new(&opts.clang);
     cmd.args([
         "-O0",
@@ -289,19 +160,22 @@ fn compile_one(source: &Path, out: &Path, opts: &LoadOptions) -> Result<(), Lowe
         "-emit-llvm",
         "-c",
     ])
-    .args(&opts.compiler_flags)
-    .arg(source)
+    .args(&job.flags)
+    .arg(&job.source)
     .arg("-o")
-    .arg(out);
+    .arg(&job.out);
+    if let Some(dir) = &job.cwd {
+        cmd.current_dir(dir);
+    }
     run(&mut cmd, &opts.clang, |stderr| LowerError::Compile {
-        file: source.to_path_buf(),
+        file: job.source.clone(),
         stderr,
     })
 }
 
-/// Compiles `(source, output)` pairs on as many threads as the machine has cores; the
-/// error reported is that of the first failing file in input order.
-fn compile_all(jobs: &[(&PathBuf, &PathBuf)], opts: &LoadOptions) -> Result<(), LowerError> {
+/// Runs `jobs` on as many threads as the machine has cores; the results are in job
+/// order.
+pub(crate) fn compile_all(jobs: &[CompileJob], opts: &LoadOptions) -> Vec<Result<(), LowerError>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len());
@@ -312,67 +186,126 @@ fn compile_all(jobs: &[(&PathBuf, &PathBuf)], opts: &LoadOptions) -> Result<(), 
         for _ in 0..workers {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((source, out)) = jobs.get(i) else {
+                let Some(job) = jobs.get(i) else {
                     break;
                 };
-                let result = compile_one(source, out, opts);
+                let result = compile_one(job, opts);
                 if let Ok(mut slot) = results[i].lock() {
                     *slot = Some(result);
                 }
             });
         }
     });
-    for slot in results {
-        if let Ok(Some(Err(e))) = slot.into_inner() {
-            return Err(e);
+    results
+        .into_iter()
+        .map(|slot| match slot.into_inner() {
+            Ok(Some(result)) => result,
+            _ => Err(LowerError::Tool {
+                tool: opts.clang.display().to_string(),
+                stderr: "a compile thread failed".to_string(),
+            }),
+        })
+        .collect()
+}
+
+/// The inputs compiled to bitcode, in a temporary directory that lives as long as this
+/// value; linked (with library files, see [`crate::library`]) as often as needed.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    dir: tempfile::TempDir,
+    /// The bitcode of every input, in input order.
+    bitcode: Vec<PathBuf>,
+    /// The C/C++ and bitcode files given, canonical where they exist.
+    pub inputs: Vec<PathBuf>,
+}
+
+impl Compiled {
+    /// Compiles the C/C++ files of `inputs` (the first compile error, in input order,
+    /// is the error).
+    pub fn new(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Compiled, LowerError> {
+        let files = collect_inputs(inputs)?;
+        let dir = tempfile::Builder::new()
+            .prefix("fpforge-")
+            .tempdir()
+            .map_err(|source| LowerError::Io {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let bitcode: Vec<PathBuf> = files
+            .iter()
+            .enumerate()
+            .map(|(i, (path, kind))| match kind {
+                Kind::Llvm => path.clone(),
+                Kind::Source => {
+                    let stem = path
+                        .file_stem()
+                        .map_or_else(|| "input".into(), |s| s.to_string_lossy());
+                    dir.path().join(format!("{i}-{stem}.bc"))
+                }
+            })
+            .collect();
+        let jobs: Vec<CompileJob> = files
+            .iter()
+            .zip(&bitcode)
+            .filter(|((_, kind), _)| *kind == Kind::Source)
+            .map(|((path, _), out)| CompileJob {
+                source: path.clone(),
+                out: out.clone(),
+                flags: opts.compiler_flags.clone(),
+                cwd: None,
+            })
+            .collect();
+        compile_all(&jobs, opts)
+            .into_iter()
+            .collect::<Result<(), _>>()?;
+        let inputs = files
+            .iter()
+            .map(|(p, _)| p.canonicalize().unwrap_or_else(|_| p.clone()))
+            .collect();
+        Ok(Compiled {
+            dir,
+            bitcode,
+            inputs,
+        })
+    }
+
+    /// Links the inputs with the bitcode files `more` and applies mem2reg; the result
+    /// is `module-ROUND.bc` in the temporary directory.
+    pub fn link(
+        &self,
+        more: &[PathBuf],
+        round: usize,
+        opts: &LoadOptions,
+    ) -> Result<PathBuf, LowerError> {
+        let linked = self.dir.path().join(format!("linked-{round}.bc"));
+        let mut link = Command::new(&opts.llvm_link);
+        link.args(&self.bitcode).args(more).arg("-o").arg(&linked);
+        run(&mut link, &opts.llvm_link, |stderr| LowerError::Tool {
+            tool: opts.llvm_link.display().to_string(),
+            stderr,
+        })?;
+        let path = self.dir.path().join(format!("module-{round}.bc"));
+        let mut opt = Command::new(&opts.opt);
+        opt.arg("-passes=mem2reg").arg(&linked).arg("-o").arg(&path);
+        run(&mut opt, &opts.opt, |stderr| LowerError::Tool {
+            tool: opts.opt.display().to_string(),
+            stderr,
+        })?;
+        Ok(path)
+    }
+
+    /// The linked module of round `round` as a [`Bitcode`] that keeps the directory.
+    pub fn into_bitcode(self, path: PathBuf) -> Bitcode {
+        Bitcode {
+            dir: self.dir,
+            path,
         }
     }
-    Ok(())
 }
 
 /// Compiles and links `inputs` to one bitcode file with mem2reg applied.
 pub fn compile_to_bitcode(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Bitcode, LowerError> {
-    let files = collect_inputs(inputs)?;
-    let dir = tempfile::Builder::new()
-        .prefix("fpforge-")
-        .tempdir()
-        .map_err(|source| LowerError::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    let to_link: Vec<PathBuf> = files
-        .iter()
-        .enumerate()
-        .map(|(i, (path, kind))| match kind {
-            Kind::Llvm => path.clone(),
-            Kind::Source => {
-                let stem = path
-                    .file_stem()
-                    .map_or_else(|| "input".into(), |s| s.to_string_lossy());
-                dir.path().join(format!("{i}-{stem}.bc"))
-            }
-        })
-        .collect();
-    let jobs: Vec<(&PathBuf, &PathBuf)> = files
-        .iter()
-        .zip(&to_link)
-        .filter(|((_, kind), _)| *kind == Kind::Source)
-        .map(|((path, _), out)| (path, out))
-        .collect();
-    compile_all(&jobs, opts)?;
-    let linked = dir.path().join("linked.bc");
-    let mut link = Command::new(&opts.llvm_link);
-    link.args(&to_link).arg("-o").arg(&linked);
-    run(&mut link, &opts.llvm_link, |stderr| LowerError::Tool {
-        tool: opts.llvm_link.display().to_string(),
-        stderr,
-    })?;
-    let path = dir.path().join("module.bc");
-    let mut opt = Command::new(&opts.opt);
-    opt.arg("-passes=mem2reg").arg(&linked).arg("-o").arg(&path);
-    run(&mut opt, &opts.opt, |stderr| LowerError::Tool {
-        tool: opts.opt.display().to_string(),
-        stderr,
-    })?;
-    Ok(Bitcode { dir, path })
+    let compiled = Compiled::new(inputs, opts)?;
+    let path = compiled.link(&[], 0, opts)?;
+    Ok(compiled.into_bitcode(path))
 }

@@ -41,28 +41,43 @@
 //! # What does not
 //!
 //! `long double` (x86_fp80), `__float128`, `_Float16` and integers wider than 64 bits
-//! as values; arithmetic on vectors; atomics, inline assembly, variable arguments,
-//! exceptions, computed goto. Each is a [`LowerError::Unsupported`] naming the
-//! construct, the function and `file:line:col` — except in dead code (behind a branch
-//! on a constant, as musl's type-generic macros produce), where it is dropped, and with
-//! [`LoadOptions::skip_unsupported`], which turns such functions into skeletons that
-//! trap when called.
+//! as values; arithmetic on vectors; atomics, inline assembly other than the idioms of
+//! libm sources (`bsr`/`bsf`, `sqrtsd`, `cvtsd2si`, ...), variable arguments (`va_start`,
+//! and calls passing more than a variadic function's fixed parameters), exceptions,
+//! computed goto. In dead code (behind a branch on a constant, as musl's
+//! type-generic macros produce) such a construct is dropped. Elsewhere its function is
+//! lowered as a skeleton that traps when called, and the construct is an error — a
+//! [`LowerError::Unsupported`] naming it, its function, `file:line:col` and the chain
+//! of calls from the entry — only if the entry function can reach it (see
+//! [`LoadOptions::entry`] and [`LoadOptions::skip_unsupported`]).
+//!
+//! # What is missing
+//!
+//! Functions and globals the inputs declare but do not define, when the entry can reach
+//! them, are one [`LowerError::Undefined`] listing every one with its use and chain
+//! (see [`LoadOptions::allow_undefined`]). A global nothing defines has no bytes, so a
+//! run that reads it traps; it never reads as zero.
 
 #![deny(missing_docs)]
 
+mod asm;
+mod beside;
 mod calls;
 mod consts;
 mod ctx;
 mod error;
-mod fenv;
 pub mod frontend;
 mod func;
 mod layout;
+mod library;
+mod load;
 mod lower;
+mod options;
+mod reach;
 mod stubs;
 mod symbols;
 
-pub use error::LowerError;
-pub use frontend::{
-    compile_to_bitcode, load, lower_bitcode, lower_bitcode_with, Bitcode, LoadOptions,
-};
+pub use error::{LowerError, Missing, MissingKind, Searched};
+pub use frontend::{compile_to_bitcode, Bitcode};
+pub use load::{load, load_program, lower_bitcode, lower_bitcode_with, Loaded};
+pub use options::LoadOptions;

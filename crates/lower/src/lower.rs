@@ -7,8 +7,13 @@
 //! after the defined functions, then one function per alias of a function (musl's
 //! `weak_alias(__lgamma_r, lgamma_r)`), which calls its target, so the alias name can be
 //! run too; calls and addresses inside the module go to the target directly.
-//! Declarations of global variables that no input defines (`extern double table[];`)
-//! become zero-filled globals.
+//! Declarations of global variables that no input defines (`extern double MACHEP;`)
+//! become globals without bytes, so that a run touching one traps.
+//!
+//! Nothing the entry function may not reach stops lowering: a function that cannot be
+//! lowered becomes a trapping skeleton, a global whose initial value cannot be
+//! represented is zero-filled, and each such gap is recorded in [`Gaps`] for
+//! [`crate::reach`] to judge against what the entry reaches.
 //!
 //! Branch and op sites are numbered while lowering, in LLVM textual order: functions in
 //! definition order, blocks in order, instructions in order. Branch sites come in two
@@ -23,24 +28,42 @@
 //! types in dead code, which lowering drops, get no op site; stubs' math calls are
 //! numbered last.
 
+use crate::beside::Beside;
 use crate::consts::Folded;
 use crate::ctx::Ctx;
 use crate::error::LowerError;
-use crate::fenv::FcmpPredicates;
 use crate::func::lower_function;
-use crate::stubs::{alias_function, lower_stub};
+use crate::stubs::{alias_function, lower_stub, trapping_stub};
 use crate::symbols::{name_text, Symbols};
-use fpir::{AddrBase, GlobalData};
+use fpir::{AddrBase, EntityId, Func, Global, GlobalData};
 use llvm_ir::module::GlobalVariable;
 use llvm_ir::terminator::Terminator;
 use llvm_ir::Type;
 
+/// What lowering could not do, kept beside the module: whether each gap is an error
+/// depends on whether the entry function reaches it (see [`crate::reach`]).
+#[derive(Debug, Default)]
+pub(crate) struct Gaps {
+    /// Functions lowered as trapping skeletons (and stubs of declarations whose
+    /// signature fpir cannot hold), with the error that stopped each.
+    pub skeletons: Vec<(Func, LowerError)>,
+    /// Globals whose initial value fpir cannot represent (zero-filled), with why.
+    pub unrepresentable: Vec<(Global, LowerError)>,
+    /// Globals the inputs declare but do not define: empty, so every access traps.
+    pub undefined: Vec<Global>,
+}
+
+/// A lowered module and its gaps.
+#[derive(Debug)]
+pub(crate) struct Lowered {
+    /// The module.
+    pub module: fpir::Module,
+    /// What it lacks.
+    pub gaps: Gaps,
+}
+
 /// Lowers a parsed LLVM module to fpir and indexes its sites.
-pub(crate) fn lower_module(
-    llvm: &llvm_ir::Module,
-    skip_unsupported: bool,
-    fcmp_predicates: FcmpPredicates,
-) -> Result<fpir::Module, LowerError> {
+pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Lowered, LowerError> {
     let symbols = Symbols::new(llvm);
     let branch_terminators = llvm
         .functions
@@ -48,18 +71,37 @@ pub(crate) fn lower_module(
         .flat_map(|f| &f.basic_blocks)
         .filter(|bb| matches!(bb.term, Terminator::CondBr(_) | Terminator::Switch(_)))
         .count() as u32;
-    let mut ctx = Ctx::new(fcmp_predicates, branch_terminators);
+    let mut ctx = Ctx::new(beside, branch_terminators);
+    let mut gaps = Gaps::default();
     for g in symbols.program_globals() {
-        let data = lower_global(&symbols, &mut ctx, g, skip_unsupported)?;
+        let id = Global::new(ctx.out.globals.len());
+        let data = match &g.initializer {
+            None => {
+                gaps.undefined.push(id);
+                undefined_global(g)
+            }
+            Some(_) => {
+                let (data, gap) = lower_global(&symbols, &mut ctx, g);
+                gaps.unrepresentable.extend(gap.map(|e| (id, e)));
+                data
+            }
+        };
         ctx.out.globals.push(data);
     }
     for f in &llvm.functions {
-        let func = lower_function(&symbols, &mut ctx, f, skip_unsupported)?;
+        let id = Func::new(ctx.out.funcs.len());
+        let (func, gap) = lower_function(&symbols, &mut ctx, f)?;
+        gaps.skeletons.extend(gap.map(|e| (id, e)));
         ctx.out.funcs.push(func);
     }
     let mut done = 0;
     while let Some(decl) = symbols.stub_decl(done) {
-        let stub = lower_stub(&mut ctx, decl)?;
+        let id = Func::new(ctx.out.funcs.len());
+        let stub = lower_stub(&mut ctx, decl).unwrap_or_else(|e| {
+            let stub = trapping_stub(&mut ctx, decl, &e);
+            gaps.skeletons.push((id, e));
+            stub
+        });
         ctx.out.funcs.push(stub);
         done += 1;
     }
@@ -85,56 +127,69 @@ pub(crate) fn lower_module(
             )
         })?;
     }
-    Ok(module)
+    Ok(Lowered { module, gaps })
 }
 
-/// Lowers a global variable: its initializer as bytes and relocations. With
-/// `skip_unsupported`, an initializer that cannot be represented becomes zeros.
+/// A global the inputs only declare (`extern double MACHEP;`): no bytes, so that a run
+/// reading or writing it traps instead of reading a made-up zero.
+fn undefined_global(g: &GlobalVariable) -> GlobalData {
+    GlobalData {
+        name: name_text(&g.name),
+        init: Vec::new(),
+        align: g.alignment.max(1),
+        constant: g.is_constant,
+        relocs: Vec::new(),
+    }
+}
+
+/// Lowers a global variable: its initializer as bytes and relocations. A global whose
+/// size or initial value fpir cannot represent comes back zero-filled, with the error.
 fn lower_global(
     symbols: &Symbols<'_>,
     ctx: &mut Ctx,
     g: &GlobalVariable,
-    skip_unsupported: bool,
-) -> Result<GlobalData, LowerError> {
+) -> (GlobalData, Option<LowerError>) {
     let name = name_text(&g.name);
     let location = ctx
         .src_loc(&g.debugloc)
         .map(|l| ctx.out.describe_loc(Some(l)))
         .unwrap_or_else(|| "<unknown location>".to_string());
+    let mut data = GlobalData {
+        name: name.clone(),
+        init: Vec::new(),
+        align: g.alignment.max(1),
+        constant: g.is_constant,
+        relocs: Vec::new(),
+    };
     let unsupported = |what: String| LowerError::Unsupported {
         what: format!("{what} in global `{name}`"),
         location: location.clone(),
+        reached: Vec::new(),
     };
     let value_ty = match g.ty.as_ref() {
         Type::PointerType { pointee_type, .. } => pointee_type,
-        other => return Err(unsupported(format!("global of type {other}"))),
+        other => return (data, Some(unsupported(format!("global of type {other}")))),
     };
-    let sa = symbols.layout.size_align(value_ty).map_err(unsupported)?;
-    let size = usize::try_from(sa.size)
-        .ok()
-        .filter(|&s| s <= 1 << 32)
-        .ok_or_else(|| unsupported(format!("global of {} bytes", sa.size)))?;
-    let mut init = vec![0u8; size];
-    let mut relocs = Vec::new();
+    let sa = match symbols.layout.size_align(value_ty) {
+        Ok(sa) => sa,
+        Err(e) => return (data, Some(unsupported(e))),
+    };
+    let Some(size) = usize::try_from(sa.size).ok().filter(|&s| s <= 1 << 32) else {
+        return (
+            data,
+            Some(unsupported(format!("global of {} bytes", sa.size))),
+        );
+    };
+    if g.alignment == 0 {
+        data.align = sa.align;
+    }
+    data.init = vec![0u8; size];
     if let Some(c) = &g.initializer {
-        match symbols.write_init(c, 0, &mut init, &mut relocs) {
-            Ok(()) => {}
-            Err(_) if skip_unsupported => {
-                init.fill(0);
-                relocs.clear();
-            }
-            Err(e) => return Err(unsupported(e)),
+        if let Err(e) = symbols.write_init(c, 0, &mut data.init, &mut data.relocs) {
+            data.init.fill(0);
+            data.relocs.clear();
+            return (data, Some(unsupported(e)));
         }
     }
-    Ok(GlobalData {
-        name: name.clone(),
-        init,
-        align: if g.alignment > 0 {
-            g.alignment
-        } else {
-            sa.align
-        },
-        constant: g.is_constant,
-        relocs,
-    })
+    (data, None)
 }

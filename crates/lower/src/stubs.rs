@@ -31,6 +31,7 @@ pub(crate) fn lower_stub(
     let unsupported = |what: String| LowerError::Unsupported {
         what: format!("taking the address of `{}`: {what}", decl.name),
         location: location.clone(),
+        reached: Vec::new(),
     };
     let mut regs: EntityVec<Reg, Type> = EntityVec::new();
     let mut params = Vec::with_capacity(decl.parameters.len());
@@ -117,6 +118,41 @@ pub(crate) fn lower_stub(
         blocks,
         loc: None,
     })
+}
+
+/// The stub of `decl` when [`lower_stub`] fails with `error` (a signature fpir cannot
+/// hold): no parameters, and a call of the external naming the function and why, so
+/// that calling it traps like a skeleton of a defined function.
+pub(crate) fn trapping_stub(
+    ctx: &mut Ctx,
+    decl: &FunctionDeclaration,
+    error: &LowerError,
+) -> Function {
+    let trap = ctx.external(&format!("{} (not lowered: {error})", decl.name));
+    let mut blocks = EntityVec::new();
+    blocks.push(BlockData {
+        params: Vec::new(),
+        insts: vec![Inst {
+            dest: None,
+            kind: InstKind::Call {
+                callee: Callee::External(trap),
+                args: Vec::new(),
+            },
+        }],
+        locs: vec![None],
+        term: Terminator::Unreachable,
+        term_loc: None,
+    });
+    Function {
+        name: decl.name.clone(),
+        ret: None,
+        param_pointees: Vec::new(),
+        param_names: Vec::new(),
+        regs: EntityVec::new(),
+        consts: Vec::new(),
+        blocks,
+        loc: None,
+    }
 }
 
 fn returns_first_argument(b: Builtin) -> bool {

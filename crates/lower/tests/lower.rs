@@ -2,7 +2,9 @@
 //! text against golden `.ir` files next to them (re-bless with `FPFORGE_BLESS=1`), the
 //! site-numbering contract checked against `llvm-dis`, and the error paths.
 
-use fpforge_lower::{compile_to_bitcode, load, lower_bitcode, LoadOptions, LowerError};
+use fpforge_lower::{
+    compile_to_bitcode, load, lower_bitcode, LoadOptions, LowerError, MissingKind,
+};
 use fpir::{BranchKind, Callee, InstKind, Module, OpKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -305,7 +307,7 @@ fn syntax_errors_show_clang_diagnostics() {
 #[test]
 fn long_double_is_unsupported_with_its_location() {
     let err = load(&[fixture("long_double.c")], &LoadOptions::default()).unwrap_err();
-    let LowerError::Unsupported { what, location } = &err else {
+    let LowerError::Unsupported { what, location, .. } = &err else {
         panic!("expected Unsupported, got {err:?}");
     };
     assert!(what.contains("long double"), "{what}");
@@ -462,4 +464,298 @@ fn a_file_named_twice_is_compiled_once() {
     let twice = [fixture("branches.c"), dir.join(".").join("branches.c")];
     let module = load(&twice, &LoadOptions::default()).expect("loads");
     assert_eq!(module.funcs.len(), 2);
+}
+
+fn load_lazy(entry: &str, opts: LoadOptions) -> Result<fpforge_lower::Loaded, LowerError> {
+    fpforge_lower::load_program(&[fixture("lazy.c")], &opts.with_entry(entry))
+}
+
+#[test]
+fn only_what_the_entry_reaches_must_lower() {
+    let loaded = load_lazy("unrelated", LoadOptions::default()).expect("loads");
+    assert!(loaded.missing.is_empty());
+    let entry = loaded.entry.expect("the entry is found");
+    assert_eq!(loaded.module.funcs[entry].name, "unrelated");
+    assert!(
+        matches!(
+            load(&[fixture("lazy.c")], &LoadOptions::default()),
+            Err(LowerError::Unsupported { .. })
+        ),
+        "without an entry every function must lower"
+    );
+    let err = load_lazy("top", LoadOptions::default()).unwrap_err();
+    let LowerError::Unsupported {
+        what,
+        location,
+        reached,
+    } = &err
+    else {
+        panic!("expected Unsupported, got {err:?}");
+    };
+    assert!(what.contains("`through_long_double`"), "{what}");
+    assert!(location.ends_with("lazy.c:3:19"), "{location}");
+    assert_eq!(reached, &["top", "middle", "through_long_double"]);
+    assert!(
+        err.to_string()
+            .ends_with("(reached: top → middle → through_long_double)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn skipped_functions_the_entry_reaches_are_missing() {
+    let skip = || LoadOptions::default().with_skip_unsupported(true);
+    let err = load_lazy("top", skip()).unwrap_err();
+    let LowerError::Undefined { entry, missing, .. } = &err else {
+        panic!("expected Undefined, got {err:?}");
+    };
+    assert_eq!(entry, "top");
+    assert_eq!(missing.len(), 1);
+    assert!(
+        matches!(&missing[0].kind, MissingKind::NotLowered(why) if why.contains("long double"))
+    );
+    assert_eq!(missing[0].chain, ["top", "middle"]);
+    assert!(
+        missing[0].used_at.ends_with("lazy.c:6:34"),
+        "{:?}",
+        missing[0]
+    );
+    let loaded = load_lazy("top", skip().with_allow_undefined(true)).expect("loads");
+    assert_eq!(loaded.missing, *missing);
+}
+
+#[test]
+fn undefined_functions_and_globals_are_listed_together() {
+    let err = load_lazy("calls_missing", LoadOptions::default()).unwrap_err();
+    let LowerError::Undefined { missing, .. } = &err else {
+        panic!("expected Undefined, got {err:?}");
+    };
+    let listed: Vec<(&str, &MissingKind, &str)> = missing
+        .iter()
+        .map(|m| {
+            (
+                m.name.as_str(),
+                &m.kind,
+                m.used_at.rsplit('/').next().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("missing_code", &MissingKind::Function, "lazy.c:14:41"),
+            ("MACHEP", &MissingKind::Global, "lazy.c:12:44"),
+            ("TABLE", &MissingKind::Global, "lazy.c:12:53"),
+        ]
+    );
+    assert_eq!(missing[1].chain, ["calls_missing", "missing_data"]);
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "`calls_missing` may use what no input defines: functions missing_code; globals MACHEP, TABLE\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("MACHEP (global): used at ")
+            && text.contains("in calls_missing → missing_data"),
+        "{text}"
+    );
+    let opts = LoadOptions::default().with_allow_undefined(true);
+    let loaded = load_lazy("calls_missing", opts).expect("loads");
+    assert_eq!(loaded.missing, *missing);
+    let machep = loaded
+        .module
+        .globals
+        .values()
+        .find(|g| g.name == "MACHEP")
+        .unwrap();
+    assert!(
+        machep.init.is_empty(),
+        "an undefined global has no bytes to read"
+    );
+}
+
+#[test]
+fn an_entry_no_input_defines_is_an_error_listing_the_functions() {
+    let err = load_lazy("nope", LoadOptions::default()).unwrap_err();
+    assert!(matches!(&err, LowerError::NoEntry { name, .. } if name == "nope"));
+    let text = err.to_string();
+    assert!(
+        text.starts_with("no function named `nope` (defined functions: "),
+        "{text}"
+    );
+    assert!(text.contains("calls_missing, middle"), "{text}");
+}
+
+/// A library directory: `helper` (in `helper.c`) reads `SCALE` (in `scale.c`); `twice`
+/// is defined in two files; `broken.c` does not compile; `wide.c` uses `long double`
+/// but nothing calls it.
+fn library(dir: &Path) -> PathBuf {
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let files = [
+        (
+            "helper.c",
+            "extern double SCALE;\ndouble helper(double x) { return x * SCALE; }\n",
+        ),
+        ("scale.c", "double SCALE = 3.0;\n"),
+        ("twice1.c", "double twice(double x) { return 2 * x; }\n"),
+        ("twice2.c", "double twice(double x) { return x + x; }\n"),
+        ("broken.c", "double broken(double x) { return x +; }\n"),
+        (
+            "wide.c",
+            "long double wide(long double x) { return x * x; }\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(lib.join(name), text).unwrap();
+    }
+    std::fs::write(
+        dir.join("main.c"),
+        "double helper(double);\ndouble twice(double);\ndouble nowhere(double);\n\
+         double f(double x) { return helper(x) + 1; }\n\
+         double g(double x) { return twice(x); }\n\
+         double h(double x) { return nowhere(x); }\n",
+    )
+    .unwrap();
+    lib
+}
+
+#[test]
+fn library_files_are_pulled_in_for_what_the_entry_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path());
+    let cache = dir.path().join("cache");
+    let opts = |entry: &str| {
+        LoadOptions::default()
+            .with_entry(entry)
+            .with_lib_dirs([&lib])
+            .with_cache_dir(&cache)
+    };
+    let main = [dir.path().join("main.c")];
+    let loaded = fpforge_lower::load_program(&main, &opts("f")).expect("loads with the library");
+    let names: Vec<String> = loaded
+        .library_files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["helper.c", "scale.c"],
+        "pulled in transitively, in order"
+    );
+    let scale = loaded
+        .module
+        .globals
+        .values()
+        .find(|g| g.name == "SCALE")
+        .unwrap();
+    assert_eq!(scale.init, 3.0f64.to_le_bytes());
+    let cached = |ext: &str| {
+        std::fs::read_dir(&cache)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == ext)
+            })
+            .count()
+    };
+    assert_eq!(cached("idx"), 6, "an index entry per library file");
+    assert_eq!(cached("bc"), 5, "bitcode for each file that compiles");
+    let again = fpforge_lower::load_program(&main, &opts("f")).expect("loads from the cache");
+    assert_eq!(again.library_files, loaded.library_files);
+
+    let err = fpforge_lower::load_program(&main, &opts("g")).unwrap_err();
+    let LowerError::Conflict { symbol, files } = &err else {
+        panic!("expected Conflict, got {err:?}");
+    };
+    assert_eq!(symbol, "twice");
+    assert_eq!(files.len(), 2);
+    assert!(err.to_string().contains("twice1.c") && err.to_string().contains("twice2.c"));
+
+    let err = fpforge_lower::load_program(&main, &opts("h")).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("functions nowhere"), "{text}");
+    assert!(
+        text.contains(
+            "1 library files did not compile, so what they define is unknown (the first: "
+        ) && text.contains("broken.c"),
+        "{text}"
+    );
+}
+
+#[test]
+fn compile_commands_list_library_files_with_their_own_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("proj");
+    std::fs::create_dir_all(lib.join("include")).unwrap();
+    std::fs::write(lib.join("include/k.h"), "#define K 4.0\n").unwrap();
+    std::fs::write(
+        lib.join("k.c"),
+        "#include \"k.h\"\ndouble times_k(double x) { return x * K * FACTOR; }\n",
+    )
+    .unwrap();
+    let db = dir.path().join("compile_commands.json");
+    std::fs::write(
+        &db,
+        format!(
+            r#"[{{"directory": "{}", "file": "k.c", "command": "cc -O2 -Iinclude -DFACTOR=2 -c k.c -o k.o"}}]"#,
+            lib.display()
+        ),
+    )
+    .unwrap();
+    let main = dir.path().join("main.c");
+    std::fs::write(
+        &main,
+        "double times_k(double);\ndouble f(double x) { return times_k(x); }\n",
+    )
+    .unwrap();
+    let opts = LoadOptions::default()
+        .with_entry("f")
+        .with_compile_commands(&db)
+        .with_cache_dir(dir.path().join("cache"));
+    let loaded = fpforge_lower::load_program(&[main], &opts).expect("loads");
+    assert_eq!(
+        loaded.library_files,
+        [lib.join("k.c").canonicalize().unwrap()]
+    );
+    let text = fpir::write_module(&loaded.module);
+    assert!(text.contains("0x1p+2") && text.contains("0x1p+1"), "{text}");
+}
+
+#[test]
+fn a_variadic_function_called_with_its_fixed_parameters_only_is_an_ordinary_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.c");
+    std::fs::write(
+        &file,
+        "int last;\n\
+         void report(const char *who, int code, const char *fmt, ...) { last = code; }\n\
+         double checked(double x) { if (x < 0) report(\"checked\", 7, 0); return x; }\n\
+         double formatted(double x) { report(\"formatted\", 7, \"%g\", x); return x; }\n",
+    )
+    .unwrap();
+    let opts = |entry: &str| LoadOptions::default().with_entry(entry);
+    let loaded =
+        fpforge_lower::load_program(std::slice::from_ref(&file), &opts("checked")).expect("loads");
+    let module = &loaded.module;
+    let report = module.func_by_name("report").unwrap();
+    let calls_report = module.funcs[loaded.entry.unwrap()]
+        .blocks
+        .values()
+        .flat_map(|b| &b.insts)
+        .any(|i| {
+            matches!(&i.kind, InstKind::Call { callee: Callee::Direct(f), args } if *f == report && args.len() == 3)
+        });
+    assert!(calls_report, "{}", fpir::write_module(module));
+    let err = fpforge_lower::load_program(&[file], &opts("formatted")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("call of variadic function `report` with variable arguments"),
+        "{err}"
+    );
 }

@@ -81,7 +81,10 @@ fn long_double_is_a_clear_unsupported_error() {
 
 #[test]
 fn skip_unsupported_runs_the_supported_functions() {
-    let strict = fpforge(&["run", &fixture("long_double.c"), "-f", "halve", "3"]);
+    // `halve` does not reach `widen`, so it loads without the flag.
+    let lazy = fpforge(&["run", &fixture("long_double.c"), "-f", "halve", "3"]);
+    assert_eq!(lazy.status.code(), Some(0), "{}", stderr(&lazy));
+    let strict = fpforge(&["run", &fixture("long_double.c"), "-f", "widen", "3"]);
     assert_eq!(strict.status.code(), Some(1));
     let lenient = fpforge(&[
         "run",
@@ -146,14 +149,80 @@ fn allow_undefined_warns_and_traps_only_when_reached() {
     assert!(stdout(&fine).contains("= 0x1.8p+1"), "{}", stdout(&fine));
     let warning = stderr(&fine);
     assert!(
-        warning.contains("warning:") && warning.contains("fprintf"),
+        warning.contains("warning:") && warning.contains("fprintf, stderr"),
         "{warning}"
     );
 
+    // The error path first reads `stderr`, which nothing defines: the run traps there
+    // rather than read a made-up value.
     let reached = fpforge(&[&args[..], &["--allow-undefined", "--", "-1", "2"]].concat());
     assert_eq!(reached.status.code(), Some(3), "{}", stderr(&reached));
     let report = stdout(&reached);
-    assert!(report.contains("fprintf"), "{report}");
+    assert!(
+        report.contains("trapped: out-of-bounds access") && report.contains("error_path.c:7:"),
+        "{report}"
+    );
+}
+
+#[test]
+fn reading_an_undefined_global_is_an_error_not_a_zero() {
+    let out = fpforge(&["run", &fixture("undefined_global.c"), "-f", "guarded", "3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty(), "no result: {}", stdout(&out));
+    let err = stderr(&out);
+    let first = err.lines().next().unwrap_or("");
+    assert!(
+        first.contains("`guarded` may use what no input defines: globals MAXLOG")
+            && first.contains("--allow-undefined"),
+        "{err}"
+    );
+    assert!(
+        err.contains("MAXLOG (global): used at ")
+            && err.contains("undefined_global.c:6:13 in guarded → clamp"),
+        "{err}"
+    );
+}
+
+#[test]
+fn lib_dir_pulls_in_what_the_function_needs() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_fpforge"))
+            .args(["run", &fixture("uses_library.c"), "-f", "guarded_poly"])
+            .args(extra)
+            .env("FPFORGE_CACHE_DIR", cache.path())
+            .output()
+            .unwrap()
+    };
+    let without = run(&["2"]);
+    assert_eq!(without.status.code(), Some(1));
+    assert!(
+        stderr(&without).contains("functions polevl; globals MAXLOG"),
+        "{}",
+        stderr(&without)
+    );
+    let with = run(&["--lib-dir", &fixture("libdir"), "2"]);
+    assert_eq!(with.status.code(), Some(0), "{}", stderr(&with));
+    // polevl computes (1*2 + 2)*2 + 3 = 11.
+    assert!(
+        stdout(&with).contains("guarded_poly(2) = 0x1.6p+3"),
+        "{}",
+        stdout(&with)
+    );
+    let note = stderr(&with);
+    assert!(
+        note.contains("linked from the library: ")
+            && note.contains("polevl.c")
+            && note.contains("const.c")
+            && !note.contains("unused.c"),
+        "{note}"
+    );
+    let big = run(&["--lib-dir", &fixture("libdir"), "1e6"]);
+    assert!(
+        stdout(&big).contains("= 0x1.62e42fefa39efp+9"),
+        "MAXLOG is read from const.c: {}",
+        stdout(&big)
+    );
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! interpreter and the engines never disagree about which block is reachable, which
 //! block dominates which, where loops start, or which branch side is dead.
 //!
+//! - [`calls`]: what a run from entry functions may call, read and write, with the
+//!   chain of references that leads to each function and global;
 //! - [`mod@cfg`]: successors, predecessors, reverse postorder and reachability;
 //! - [`dominators`]: immediate dominators (Cooper, Harvey and Kennedy's iterative
 //!   algorithm) and the dominance relation;
@@ -10,11 +12,13 @@
 //!   bits the interpreter computes), the blocks live when branches on constants go only
 //!   their way, and the sides no input can take.
 
+pub mod calls;
 pub mod cfg;
 pub mod constants;
 pub mod dominators;
 pub mod loops;
 
+pub use calls::{ExternalCall, Reach, Reference};
 pub use cfg::Cfg;
 pub use constants::{infeasible_sides, ConstantFacts};
 pub use dominators::Dominators;
@@ -73,6 +77,71 @@ bb4():
 
     fn module() -> Module {
         parse_module(TEXT).unwrap()
+    }
+
+    /// `main` calls `helper` and, behind `br false`, `dead`; `helper` reads `table`,
+    /// whose relocation points to `callback`, and calls the external `missing`.
+    const CALLS: &str = r#"file file0 "c.c"
+extern "missing"
+global g0 "table" align 8 const = x"0000000000000000" reloc(0, f3, 0)
+global g1 "unused" align 8 = x"0000000000000000"
+func f0 "main"(v0: f64) -> f64 !0:1:0 {
+  const v1: i1 = 0
+bb0:
+  v2: f64 = call f1(v0) !0:2:10
+  br v1, bb1(), bb2() @br0 !0:3:3
+bb1():
+  v3: f64 = call f2(v0) !0:4:5
+  ret v3 !0:4:5
+bb2():
+  ret v2 !0:5:3
+}
+func f1 "helper"(v0: f64) -> f64 !0:7:0 {
+  const v1: ptr = g0+0
+bb0:
+  v2: ptr = load ptr v1 !0:8:7
+  v3: f64 = call extern 0(v0) !0:9:7
+  ret v3 !0:9:3
+}
+func f2 "dead"(v0: f64) -> f64 !0:11:0 {
+bb0:
+  ret v0 !0:11:30
+}
+func f3 "callback"(v0: f64) -> f64 !0:12:0 {
+bb0:
+  ret v0 !0:12:30
+}
+"#;
+
+    #[test]
+    fn reach_follows_calls_addresses_and_relocations_but_not_dead_code() {
+        use crate::{AddrBase, Global};
+        let m = parse_module(CALLS).unwrap();
+        let reach = Reach::new(&m, &[Func(0)]);
+        assert_eq!(
+            reach.funcs().collect::<Vec<_>>(),
+            [Func(0), Func(1), Func(3)]
+        );
+        assert_eq!(reach.globals().collect::<Vec<_>>(), [Global(0)]);
+        assert_eq!(
+            reach.describe_chain(&m, AddrBase::Func(Func(3))),
+            "main → helper → table → callback"
+        );
+        let read = reach.reference(AddrBase::Global(Global(0))).unwrap();
+        assert_eq!(m.describe_loc(read.loc), "c.c:8:7");
+        assert_eq!(read.from, AddrBase::Func(Func(1)));
+        let calls = reach.external_calls();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(
+            (calls[0].caller, m.describe_loc(calls[0].loc)),
+            (Func(1), "c.c:9:7".into())
+        );
+        assert_eq!(m.unresolved_from(Func(0)), ["missing"]);
+        assert!(m.unresolved_from(Func(2)).is_empty());
+        let stopped = Reach::entering(&m, &[Func(0)], |f| f != Func(1));
+        assert_eq!(stopped.funcs().collect::<Vec<_>>(), [Func(0), Func(1)]);
+        assert!(stopped.external_calls().is_empty());
+        assert!(reach.chain(AddrBase::Global(Global(1))).is_empty());
     }
 
     #[test]

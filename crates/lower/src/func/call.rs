@@ -2,10 +2,11 @@
 //! intrinsics, with `byval` copies and hidden result slots.
 
 use super::FnLower;
+use crate::asm::{self, AsmKind, InlineAsm, Value};
 use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::error::LowerError;
 use crate::layout::scalar;
-use fpir::{Builtin, Callee, CastOp, Const, InstKind, Reg, Type};
+use fpir::{Builtin, Callee, CastOp, Const, InstKind, IntBinOp, MathCall, Reg, Type};
 use llvm_ir::function::ParameterAttribute;
 use llvm_ir::instruction::Call;
 use llvm_ir::{Operand, TypeRef};
@@ -42,7 +43,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
 
     pub(super) fn call(&mut self, call: &'m Call) -> Result<(), LowerError> {
         let Some(function) = call.function.as_ref().right() else {
-            return Err(self.unsupported("inline assembly"));
+            return self.inline_asm(call);
         };
         let fn_ty = self.callee_type(call);
         let Some(llvm_ir::Type::FuncType { result_type, .. }) = fn_ty.as_deref() else {
@@ -110,9 +111,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     .iter()
                     .map(|(a, _)| self.type_of(a))
                     .collect();
-                if def.is_var_arg {
+                // A call passing only the fixed parameters (`sf_error(name, code, NULL)`)
+                // is an ordinary call; a callee that reads variable arguments is itself
+                // unsupported (`va_start`).
+                if def.is_var_arg && arg_types.len() > def_params.len() {
                     return Err(self.unsupported(format!(
-                        "call of variadic function `{}` (variable arguments)",
+                        "call of variadic function `{}` with variable arguments",
                         def.name
                     )));
                 }
@@ -131,6 +135,97 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let mut args = self.args(call, true, usize::MAX)?;
         args.splice(0..0, sret);
         self.push(dest, InstKind::Call { callee, args });
+        Ok(())
+    }
+
+    /// Lowers a call of inline assembly that [`crate::asm`] recognizes.
+    fn inline_asm(&mut self, call: &'m Call) -> Result<(), LowerError> {
+        let key = (self.f.name.clone(), self.position.0, self.position.1);
+        let asm = self
+            .ctx
+            .beside
+            .asm_calls
+            .get(&key)
+            .and_then(|text| InlineAsm::from_call_text(text));
+        let Some(asm) = asm else {
+            return Err(self.unsupported("inline assembly whose text cannot be read"));
+        };
+        let unsupported = |this: &mut Self, why: String| {
+            this.unsupported(format!(
+                "inline assembly `{}` with constraints `{}` ({why})",
+                asm.template, asm.constraints
+            ))
+        };
+        let asm_ty = call.function.as_ref().left().map(|a| a.ty.clone());
+        let fn_ty = match asm_ty.as_deref() {
+            Some(llvm_ir::Type::PointerType { pointee_type, .. }) => Some(pointee_type.clone()),
+            _ => asm_ty,
+        };
+        let result_type = match fn_ty.as_deref() {
+            Some(llvm_ir::Type::FuncType { result_type, .. }) => result_type.clone(),
+            _ => return Err(self.malformed("inline assembly of a non-function type")),
+        };
+        let Some(dest) = &call.dest else {
+            return Err(unsupported(self, "it has no result".into()));
+        };
+        let ret = scalar(&result_type);
+        let mut inputs = Vec::with_capacity(call.arguments.len());
+        let mut types = Vec::with_capacity(call.arguments.len());
+        for (arg, _) in &call.arguments {
+            types.push(self.operand_ty(arg)?);
+            inputs.push(self.operand(arg)?);
+        }
+        let Some(ret) = ret else {
+            return Err(unsupported(self, "its result is not a scalar".into()));
+        };
+        let (steps, result) = match asm::recognize(&asm, &types, ret) {
+            Ok(found) => found,
+            Err(why) => return Err(unsupported(self, why)),
+        };
+        if result != Value::Step(steps.len().wrapping_sub(1)) {
+            return Err(unsupported(self, "it computes nothing".into()));
+        }
+        let mut regs: Vec<Reg> = Vec::with_capacity(steps.len());
+        for (i, step) in steps.iter().enumerate() {
+            let reg = |v: Value| match v {
+                Value::Input(i) => inputs[i],
+                Value::Step(i) => regs[i],
+            };
+            let kind = match step.kind {
+                AsmKind::Builtin(b, x) => InstKind::Call {
+                    callee: Callee::Builtin(b),
+                    args: vec![reg(x)],
+                },
+                AsmKind::XorConst(x, k) => {
+                    let lhs = reg(x);
+                    let rhs = self.const_reg(step.ty, Const::Bits(k & step.ty.mask()));
+                    InstKind::IntBin {
+                        op: IntBinOp::Xor,
+                        ty: step.ty,
+                        lhs,
+                        rhs,
+                    }
+                }
+                AsmKind::Math(func, ty, x) => InstKind::Call {
+                    callee: Callee::Math(MathCall { func, ty }, self.ctx.next_op()),
+                    args: vec![reg(x)],
+                },
+                AsmKind::FloatToInt(x) => InstKind::Cast {
+                    op: CastOp::Fptosi,
+                    from: self.regs[reg(x)],
+                    to: step.ty,
+                    arg: reg(x),
+                },
+            };
+            let out = if i + 1 == steps.len() {
+                let out = self.value(dest, &result_type)?;
+                self.push(Some(out), kind);
+                out
+            } else {
+                self.emit(step.ty, kind)
+            };
+            regs.push(out);
+        }
         Ok(())
     }
 
@@ -175,7 +270,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             },
             Constrained::Fcmp => {
                 let key = (self.f.name.clone(), self.position.0, self.position.1);
-                let pred = self.ctx.fcmp_predicates.get(&key).copied();
+                let pred = self.ctx.beside.fcmp_predicates.get(&key).copied();
                 let (Some(pred), Some(ty), Some(&second)) = (pred, from.as_float(), values.get(1))
                 else {
                     return Err(self.unsupported(

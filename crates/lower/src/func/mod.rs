@@ -27,9 +27,9 @@
 //! Blocks only reachable through a branch on a constant are dead code; an unsupported
 //! instruction there is dropped (its result, if fpir can type it, reads as zero) instead
 //! of failing the function, and a terminator operand that cannot be lowered becomes
-//! zero, so every block and branch site survives. A function lowered as a skeleton
-//! (`LoadOptions::skip_unsupported`) is lowered as if all of it were dead code, behind a
-//! trapping call at its entry.
+//! zero, so every block and branch site survives. A function that cannot be lowered is
+//! lowered as a skeleton: as if all of it were dead code, behind a trapping call at its
+//! entry (whether that is an error is decided later, by what the entry function reaches).
 
 mod arith;
 mod call;
@@ -53,22 +53,23 @@ use llvm_ir::BasicBlock;
 use llvm_ir::{Constant, Instruction, Name, Operand, TypeRef};
 use std::collections::HashMap;
 
-/// Lowers one defined function. With `skip_unsupported`, a function using something
-/// fpir cannot represent is lowered as a skeleton instead of failing (see
-/// [`FnLower::skipped`]).
+/// Lowers one defined function. A function using something fpir cannot represent (or
+/// malformed in a way lowering notices) is lowered as a skeleton instead (see
+/// [`FnLower::skipped`]) and comes with the error that stopped it: whether that error
+/// matters depends on whether the entry function can reach this one.
 pub(crate) fn lower_function<'m>(
     symbols: &Symbols<'m>,
     ctx: &mut Ctx,
     f: &'m llvm_ir::Function,
-    skip_unsupported: bool,
-) -> Result<Function, LowerError> {
+) -> Result<(Function, Option<LowerError>), LowerError> {
     let sites = ctx.site_numbers();
     match FnLower::new(symbols, ctx, f, None).run() {
-        Err(e @ LowerError::Unsupported { .. }) if skip_unsupported => {
+        Err(e @ (LowerError::Unsupported { .. } | LowerError::Malformed { .. })) => {
             ctx.rewind_sites(sites);
-            FnLower::new(symbols, ctx, f, Some(e.to_string())).run()
+            let skeleton = FnLower::new(symbols, ctx, f, Some(e.to_string())).run()?;
+            Ok((skeleton, Some(e)))
         }
-        result => result,
+        result => result.map(|func| (func, None)),
     }
 }
 
@@ -422,6 +423,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         LowerError::Unsupported {
             what: format!("{what} in function `{}`", self.f.name),
             location: self.location(),
+            reached: Vec::new(),
         }
     }
 

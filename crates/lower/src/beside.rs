@@ -1,11 +1,15 @@
-//! Predicates of constrained floating-point comparisons.
+//! What `llvm-ir` does not expose, read through the LLVM C API from the same file:
+//! the predicates of constrained floating-point comparisons and the text of inline
+//! assembly.
 //!
 //! Under `#pragma STDC FENV_ACCESS ON` clang emits
 //! `llvm.experimental.constrained.fcmp(a, b, metadata !"olt", metadata !"fpexcept.strict")`,
-//! and `llvm-ir` does not expose metadata operands. This module reads the same file
-//! through the LLVM C API and records each such call's predicate by function name,
-//! block index and instruction index (the positions `llvm-ir` uses). It only runs when
-//! the module declares such an intrinsic.
+//! and `llvm-ir` does not expose metadata operands; of an inline `asm` call it keeps
+//! only the type, not the template and constraints. This module reads the same file
+//! through the LLVM C API and records each such call's predicate or assembly (the call
+//! as LLVM prints it, read by [`crate::asm`]) by function name, block index and
+//! instruction index (the positions `llvm-ir` uses). It only runs when the module
+//! declares such an intrinsic or calls inline assembly.
 
 use fpir::FloatPred;
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
@@ -15,6 +19,7 @@ use llvm_sys::core::{
     LLVMDisposeModule, LLVMGetCalledValue, LLVMGetFirstBasicBlock, LLVMGetFirstFunction,
     LLVMGetFirstInstruction, LLVMGetMDString, LLVMGetNextBasicBlock, LLVMGetNextFunction,
     LLVMGetNextInstruction, LLVMGetNumOperands, LLVMGetOperand, LLVMGetValueName2, LLVMIsACallInst,
+    LLVMIsAInlineAsm, LLVMPrintValueToString,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
@@ -22,20 +27,41 @@ use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::path::Path;
 
-/// Predicates by (function name, block index, instruction index).
-pub(crate) type FcmpPredicates = HashMap<(String, usize, usize), FloatPred>;
+/// An instruction's position: function name, block index, instruction index.
+pub(crate) type Position = (String, usize, usize);
+
+/// What the C API read beside `llvm-ir`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Beside {
+    /// Predicates of constrained comparisons.
+    pub fcmp_predicates: HashMap<Position, FloatPred>,
+    /// Inline assembly calls, as LLVM prints the instruction.
+    pub asm_calls: HashMap<Position, String>,
+}
+
+/// True when `module` has something only the C API shows.
+pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
+    let constrained = module
+        .func_declarations
+        .iter()
+        .any(|d| is_constrained_fcmp(&d.name));
+    let asm = module
+        .functions
+        .iter()
+        .flat_map(|f| &f.basic_blocks)
+        .flat_map(|b| &b.instrs)
+        .any(|i| matches!(i, llvm_ir::Instruction::Call(c) if c.function.is_left()));
+    constrained || asm
+}
 
 /// True for the names of the constrained comparison intrinsics.
 pub(crate) fn is_constrained_fcmp(name: &str) -> bool {
     name.starts_with("llvm.experimental.constrained.fcmp")
 }
 
-/// Reads the predicates of all constrained comparisons in the bitcode (or, with
-/// `is_text`, LLVM IR text) file at `path`.
-pub(crate) fn constrained_fcmp_predicates(
-    path: &Path,
-    is_text: bool,
-) -> Result<FcmpPredicates, String> {
+/// Reads the predicates of all constrained comparisons and the inline assembly calls in
+/// the bitcode (or, with `is_text`, LLVM IR text) file at `path`.
+pub(crate) fn read_beside(path: &Path, is_text: bool) -> Result<Beside, String> {
     let cpath = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
     // SAFETY: every LLVM object created here is disposed of before returning, values
     // are only read while the module is alive, and strings are copied out.
@@ -78,8 +104,8 @@ pub(crate) fn constrained_fcmp_predicates(
 ///
 /// # Safety
 /// `module` must be a live module.
-unsafe fn collect(module: LLVMModuleRef) -> FcmpPredicates {
-    let mut found = HashMap::new();
+unsafe fn collect(module: LLVMModuleRef) -> Beside {
+    let mut found = Beside::default();
     let mut func = LLVMGetFirstFunction(module);
     while !func.is_null() {
         if LLVMCountBasicBlocks(func) > 0 {
@@ -91,7 +117,10 @@ unsafe fn collect(module: LLVMModuleRef) -> FcmpPredicates {
                 let mut i = 0;
                 while !inst.is_null() {
                     if let Some(pred) = predicate(inst) {
-                        found.insert((name.clone(), b, i), pred);
+                        found.fcmp_predicates.insert((name.clone(), b, i), pred);
+                    }
+                    if let Some(text) = asm_call(inst) {
+                        found.asm_calls.insert((name.clone(), b, i), text);
                     }
                     inst = LLVMGetNextInstruction(inst);
                     i += 1;
@@ -132,6 +161,27 @@ unsafe fn predicate(inst: LLVMValueRef) -> Option<FloatPred> {
     }
     let bytes = std::slice::from_raw_parts(text.cast::<u8>(), len as usize);
     pred_from_name(std::str::from_utf8(bytes).ok()?)
+}
+
+/// The text of `inst` if it calls inline assembly.
+///
+/// # Safety
+/// `inst` must be a live instruction.
+unsafe fn asm_call(inst: LLVMValueRef) -> Option<String> {
+    if LLVMIsACallInst(inst).is_null() {
+        return None;
+    }
+    let callee = LLVMGetCalledValue(inst);
+    if callee.is_null() || LLVMIsAInlineAsm(callee).is_null() {
+        return None;
+    }
+    let text = LLVMPrintValueToString(inst);
+    if text.is_null() {
+        return None;
+    }
+    let copied = CStr::from_ptr(text).to_string_lossy().into_owned();
+    LLVMDisposeMessage(text);
+    Some(copied)
 }
 
 /// The name of a value, copied.
