@@ -280,6 +280,10 @@ fn one_function_flags_are_refused_with_several() {
             vec!["-f", "clamp", "--total-time", "5"],
             "--total-time is for runs over several functions",
         ),
+        (
+            vec!["--all", "--lib-dir", "."],
+            "--lib-dir and --compile-commands take one function for now",
+        ),
     ] {
         let run = on_library("cover", dir.path(), &flags);
         assert_eq!(run.status.code(), Some(1), "{flags:?}");
