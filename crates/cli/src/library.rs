@@ -201,7 +201,6 @@ fn select(
         }
     }
     for pattern in &selection.patterns {
-        let before = chosen.len();
         let mut matched = false;
         for (func, function) in module
             .funcs
@@ -212,9 +211,7 @@ fn select(
             chosen.insert(function.name.clone(), func);
         }
         if !matched {
-            bail!(
-                "-f {pattern}: no function of the inputs has that name ({before} selected so far)"
-            );
+            bail!("-f {pattern}: no function of the inputs has that name");
         }
     }
     Ok(chosen)
@@ -290,24 +287,32 @@ impl Run<'_> {
             );
             crate::output::emit(&(index.summary() + &wrote))?;
         }
+        let totals = index.totals();
+        Ok(exit_code(
+            self.any_below_threshold(&index),
+            interrupt.load(Ordering::Relaxed),
+            totals.crashes + totals.hangs,
+        ))
+    }
+
+    /// Whether a function's feasible coverage is below `--fail-under`; says each on
+    /// stderr.
+    fn any_below_threshold(&self, index: &Index) -> bool {
+        let Some(threshold) = self.ci.fail_under else {
+            return false;
+        };
         let below: Vec<(&str, f64)> = index
             .rows
             .iter()
             .filter_map(|row| Some((row.function.as_str(), row.counts()?.feasible_percent())))
-            .filter(|&(_, percent)| self.ci.fail_under.is_some_and(|t| percent < t))
+            .filter(|&(_, percent)| percent < threshold)
             .collect();
         for (function, percent) in &below {
             eprintln!(
-                "error: `{function}`: feasible coverage {percent:.1}% is below --fail-under {}",
-                self.ci.fail_under.unwrap_or_default()
+                "error: `{function}`: feasible coverage {percent:.1}% is below --fail-under {threshold}"
             );
         }
-        let totals = index.totals();
-        Ok(exit_code(
-            !below.is_empty(),
-            interrupt.load(Ordering::Relaxed),
-            totals.crashes + totals.hangs,
-        ))
+        !below.is_empty()
     }
 
     /// Runs every candidate on `jobs` threads, largest first; returns the rows in name
