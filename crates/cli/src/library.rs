@@ -8,7 +8,6 @@
 //! bounds the whole run and Ctrl-C stops it, the functions not started then getting a
 //! row that says so.
 
-use crate::commands::exit_code;
 use crate::interrupt::interrupt_flag;
 use crate::options::{CiOptions, LibraryBudget, OutputOptions, Program, Selection, TrapTargets};
 use crate::progress::{Progress, Verbosity};
@@ -55,11 +54,6 @@ pub fn clamp(limit: Option<Duration>, time_left: Option<Duration>) -> Option<Dur
         (Some(limit), Some(left)) => Some(limit.min(left)),
         (limit, left) => limit.or(left),
     }
-}
-
-/// Whether a `-f` pattern is a glob rather than a name.
-pub fn is_glob(pattern: &str) -> bool {
-    pattern.contains(['*', '?'])
 }
 
 /// Whether `name` matches `pattern`, where `*` matches any run of characters and `?`
@@ -288,7 +282,7 @@ impl Run<'_> {
             crate::output::emit(&(index.summary() + &wrote))?;
         }
         let totals = index.totals();
-        Ok(exit_code(
+        Ok(crate::coverage_exit(
             self.any_below_threshold(&index),
             interrupt.load(Ordering::Relaxed),
             totals.crashes + totals.hangs,
@@ -436,7 +430,6 @@ mod tests {
         assert!(glob_matches("a*b*c", "aXbYbc"));
         assert!(!glob_matches("a*b*c", "aXbYb"));
         assert!(glob_matches("sin", "sin") && !glob_matches("sin", "sinf"));
-        assert!(is_glob("f*") && is_glob("f?") && !is_glob("f"));
     }
 
     #[test]

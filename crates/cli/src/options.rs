@@ -149,7 +149,7 @@ impl Functions {
         }
         let listed = library.all || library.functions_file.is_some();
         match patterns.as_slice() {
-            [one] if !listed && !crate::library::is_glob(one) => Ok(Functions::One(one.clone())),
+            [one] if !listed && !is_glob(one) => Ok(Functions::One(one.clone())),
             [] if !library.all => {
                 bail!("no function: name it with -f FUNC, or give --all or --functions FILE")
             }
@@ -167,6 +167,11 @@ struct OneFunctionFlags {
     seeds: bool,
     gcov: bool,
     junit: bool,
+}
+
+/// Whether a `-f` pattern is a glob (`*`, `?`) rather than a name.
+fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?'])
 }
 
 /// How a run over several functions spends its time.
@@ -824,6 +829,11 @@ mod tests {
             at_least("--top-k", 0, 1).unwrap_err().to_string(),
             "--top-k must be at least 1, not 0"
         );
+    }
+
+    #[test]
+    fn globs_are_told_from_names() {
+        assert!(is_glob("f*") && is_glob("f?") && !is_glob("f"));
     }
 
     #[test]

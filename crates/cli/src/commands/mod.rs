@@ -2,7 +2,6 @@
 
 use crate::options::{CiOptions, OutputOptions};
 use crate::progress::Verbosity;
-use crate::{search_exit, EXIT_FAIL_UNDER};
 use anyhow::{Context, Result};
 use fpforge_report::Finished;
 use std::path::Path;
@@ -31,17 +30,7 @@ fn coverage_exit_code(finished: &Finished, ci: &CiOptions, interrupted: bool) ->
             finished.feasible_percent
         );
     }
-    exit_code(below.is_some(), interrupted, finished.findings)
-}
-
-/// The exit code of a coverage run (of one function or several): 130 when Ctrl-C
-/// stopped it, else 3 with `findings`, else 4 when coverage is `below` `--fail-under`.
-pub fn exit_code(below: bool, interrupted: bool, findings: usize) -> ExitCode {
-    if below && !interrupted && findings == 0 {
-        ExitCode::from(EXIT_FAIL_UNDER)
-    } else {
-        search_exit(interrupted, findings)
-    }
+    crate::coverage_exit(below.is_some(), interrupted, finished.findings)
 }
 
 /// Prints what a finished `cover` or `explore` run says on stdout: `coverage.json` (as
