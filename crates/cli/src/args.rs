@@ -247,7 +247,7 @@ pub struct CoverArgs {
 #[derive(Args, Debug, Clone)]
 pub struct LibraryArgs {
     /// Test every defined function with external linkage and at least one
-    /// floating-point parameter or result; each gets OUT/<function>/, and the run writes
+    /// floating-point parameter or result; each gets `OUT/<function>/`, and the run writes
     /// OUT/index.json, OUT/report.html and OUT/coverage.lcov.
     #[arg(long)]
     pub all: bool,
