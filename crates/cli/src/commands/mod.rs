@@ -2,7 +2,6 @@
 
 use crate::options::{CiOptions, OutputOptions};
 use crate::progress::Verbosity;
-use crate::{search_exit, EXIT_FAIL_UNDER};
 use anyhow::{Context, Result};
 use fpforge_report::Finished;
 use std::path::Path;
@@ -31,11 +30,7 @@ fn coverage_exit_code(finished: &Finished, ci: &CiOptions, interrupted: bool) ->
             finished.feasible_percent
         );
     }
-    if below.is_some() && !interrupted && finished.findings == 0 {
-        ExitCode::from(EXIT_FAIL_UNDER)
-    } else {
-        search_exit(interrupted, finished.findings)
-    }
+    crate::coverage_exit(below.is_some(), interrupted, finished.findings)
 }
 
 /// Prints what a finished `cover` or `explore` run says on stdout: `coverage.json` (as

@@ -12,4 +12,5 @@ mod explore;
 mod findings;
 mod gcov;
 mod html;
+mod library;
 mod reports;
