@@ -214,6 +214,33 @@ pub struct CoverArgs {
     /// ends within the limit).
     #[arg(long, value_name = "S")]
     pub reach_time: Option<f64>,
+    #[command(flatten)]
+    pub run: CoverageRunArgs,
+}
+
+/// Runs over several functions (`cover` and `explore`): which functions, and the time
+/// of the whole run.
+#[derive(Args, Debug, Clone)]
+pub struct LibraryArgs {
+    /// Test every defined function with external linkage and at least one
+    /// floating-point parameter or result; each gets `OUT/<function>/`, and the run writes
+    /// OUT/index.json, OUT/report.html and OUT/coverage.lcov.
+    #[arg(long)]
+    pub all: bool,
+    /// Test the functions named in FILE, one per line (globs allowed; blank lines and
+    /// `#` comments skipped), as with `--all`'s layout.
+    #[arg(long = "functions", value_name = "FILE")]
+    pub functions_file: Option<PathBuf>,
+    /// Seconds for the whole run over several functions; the functions not started when
+    /// it runs out get a row "not run: total time" (each still has --time-limit).
+    #[arg(long, value_name = "S")]
+    pub total_time: Option<f64>,
+}
+
+/// What `cover` and `explore` share: trap targets, seeds, gcov, the test set, and where
+/// and how the results go.
+#[derive(Args, Debug, Clone)]
+pub struct CoverageRunArgs {
     /// Do not aim at trap targets: the inputs that make a division, a load or a store
     /// trap (their guards' `trap` sides); crashes are then found only when a search for
     /// branch sides happens upon them.
@@ -240,25 +267,6 @@ pub struct CoverArgs {
     pub ci: CiArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// Runs over several functions (`cover` and `explore`): which functions, and the time
-/// of the whole run.
-#[derive(Args, Debug, Clone)]
-pub struct LibraryArgs {
-    /// Test every defined function with external linkage and at least one
-    /// floating-point parameter or result; each gets `OUT/<function>/`, and the run writes
-    /// OUT/index.json, OUT/report.html and OUT/coverage.lcov.
-    #[arg(long)]
-    pub all: bool,
-    /// Test the functions named in FILE, one per line (globs allowed; blank lines and
-    /// `#` comments skipped), as with `--all`'s layout.
-    #[arg(long = "functions", value_name = "FILE")]
-    pub functions_file: Option<PathBuf>,
-    /// Seconds for the whole run over several functions; the functions not started when
-    /// it runs out get a row "not run: total time" (each still has --time-limit).
-    #[arg(long, value_name = "S")]
-    pub total_time: Option<f64>,
 }
 
 /// What a CI job reads from `cover` and `explore`: a JUnit file and an exit code.
@@ -362,32 +370,8 @@ pub struct ExploreArgs {
     /// the same files).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
-    /// Do not aim at trap targets: the inputs that make a division, a load or a store
-    /// trap (their guards' `trap` sides); crashes are then found only when a search for
-    /// branch sides happens upon them.
-    #[arg(long)]
-    pub no_trap_targets: bool,
-    /// Start from your own inputs: a file of argument lines as `inputs.txt` holds them
-    /// (a previous run's `inputs.txt`, say; blank lines and `#` comments skipped). They
-    /// run first and the search goes on from them.
-    #[arg(long, value_name = "FILE")]
-    pub seeds: Option<PathBuf>,
-    /// Also measure the tests as users' tools do: build regression.c with
-    /// `gcc --coverage` and the C sources, run it, and print gcov's branch figure beside
-    /// fpforge's (gcc counts `&&`, `||`, `?:` differently). Files go to OUT/gcov/.
-    #[arg(long)]
-    pub gcov: bool,
-    /// Keep every test the search kept. By default the run ends by keeping the fewest
-    /// tests that take every covered side (greedy set cover over their re-executed runs).
-    #[arg(long)]
-    pub no_minimize: bool,
-    /// Output directory.
-    #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
-    pub out: PathBuf,
     #[command(flatten)]
-    pub ci: CiArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
+    pub run: CoverageRunArgs,
 }
 
 /// How candidates are generated.

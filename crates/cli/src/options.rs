@@ -4,9 +4,9 @@
 //! configurations are built here; commands receive only these options.
 
 use crate::args::{
-    AccuracyArgs, CiArgs, CompileArg, CoverArgs, EngineArgs, ExploreArgs, FitnessChoice, IrArgs,
-    LibraryArgs, OutputArgs, ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice,
-    StrategyArg,
+    AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
+    FitnessChoice, IrArgs, LibraryArgs, OutputArgs, ProgramArgs, ReachArgs, RunArgs, SitesArgs,
+    SolveArgs, SolverChoice, StrategyArg,
 };
 use crate::progress::Verbosity;
 use anyhow::{bail, Context, Result};
@@ -167,6 +167,56 @@ struct OneFunctionFlags {
     seeds: bool,
     gcov: bool,
     junit: bool,
+}
+
+/// What `cover` and `explore` share (see [`CoverageRunArgs`]).
+#[derive(Debug)]
+pub struct CoverageRunOptions {
+    /// Guards before instructions that may trap, or not.
+    pub trap_targets: TrapTargets,
+    /// `--seeds`: a file of the user's inputs.
+    pub seeds: Option<PathBuf>,
+    /// `--gcov`: print gcov's branch figure of the tests.
+    pub gcov: bool,
+    /// All tests, or the fewest that keep the coverage.
+    pub tests: TestSet,
+    /// Output directory.
+    pub out: PathBuf,
+    /// The JUnit file and the coverage threshold.
+    pub ci: CiOptions,
+    /// JSON or summary, progress or not.
+    pub output: OutputOptions,
+}
+
+impl TryFrom<CoverageRunArgs> for CoverageRunOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: CoverageRunArgs) -> Result<Self> {
+        Ok(CoverageRunOptions {
+            trap_targets: TrapTargets::unless(args.no_trap_targets),
+            seeds: args.seeds,
+            gcov: args.gcov,
+            tests: if args.no_minimize {
+                TestSet::All
+            } else {
+                TestSet::Minimized
+            },
+            out: args.out,
+            ci: args.ci.try_into()?,
+            output: args.output.into(),
+        })
+    }
+}
+
+impl CoverageRunOptions {
+    /// Which of the flags that take one function were given.
+    fn one_function_flags(&self) -> OneFunctionFlags {
+        OneFunctionFlags {
+            seeds: self.seeds.is_some(),
+            gcov: self.gcov,
+            junit: self.ci.junit.is_some(),
+        }
+    }
 }
 
 /// Whether a `-f` pattern is a glob (`*`, `?`) rather than a name.
@@ -442,18 +492,8 @@ pub struct CoverOptions {
     pub config: CoverConfig,
     /// Hand the sides the search leaves open to concolic execution.
     pub reach: bool,
-    /// `--seeds`: a file of the user's inputs.
-    pub seeds: Option<PathBuf>,
-    /// `--gcov`: print gcov's branch figure of the tests.
-    pub gcov: bool,
-    /// All tests, or the fewest that keep the coverage.
-    pub tests: TestSet,
-    /// Output directory.
-    pub out: PathBuf,
-    /// The JUnit file and the coverage threshold.
-    pub ci: CiOptions,
-    /// JSON or summary, progress or not.
-    pub output: OutputOptions,
+    /// Seeds, gcov, the test set, and where and how the results go.
+    pub run: CoverageRunOptions,
 }
 
 impl From<CompileArg> for Compilation {
@@ -471,18 +511,19 @@ impl TryFrom<CoverArgs> for CoverOptions {
 
     fn try_from(args: CoverArgs) -> Result<Self> {
         let functions = Functions::select(&args.program.function, &args.library)?;
-        let one_function_only = OneFunctionFlags {
-            seeds: args.seeds.is_some(),
-            gcov: args.gcov,
-            junit: args.ci.junit.is_some(),
-        };
-        let library = LibraryBudget::new(&functions, args.jobs, &args.library, one_function_only)?;
+        let run = CoverageRunOptions::try_from(args.run)?;
+        let library = LibraryBudget::new(
+            &functions,
+            args.jobs,
+            &args.library,
+            run.one_function_flags(),
+        )?;
         let search_jobs = match functions {
             Functions::One(_) => library.jobs,
             Functions::Selected(_) => 1,
         };
         let program = Program::files_only(&args.items, &args.program, functions, "cover")?
-            .with_trap_targets(TrapTargets::unless(args.no_trap_targets));
+            .with_trap_targets(run.trap_targets);
         let spaces = if args.no_ulp_space {
             vec![Space::Real]
         } else {
@@ -520,16 +561,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             library,
             config,
             reach: !args.no_reach,
-            seeds: args.seeds,
-            gcov: args.gcov,
-            tests: if args.no_minimize {
-                TestSet::All
-            } else {
-                TestSet::Minimized
-            },
-            out: args.out,
-            ci: args.ci.try_into()?,
-            output: args.output.into(),
+            run,
         })
     }
 }
@@ -628,18 +660,8 @@ pub struct ExploreOptions {
     pub library: LibraryBudget,
     /// The engine.
     pub engine: EngineOptions,
-    /// `--seeds`: a file of the user's inputs.
-    pub seeds: Option<PathBuf>,
-    /// `--gcov`: print gcov's branch figure of the tests.
-    pub gcov: bool,
-    /// All tests, or the fewest that keep the coverage.
-    pub tests: TestSet,
-    /// Output directory.
-    pub out: PathBuf,
-    /// The JUnit file and the coverage threshold.
-    pub ci: CiOptions,
-    /// JSON or summary, progress or not.
-    pub output: OutputOptions,
+    /// Seeds, gcov, the test set, and where and how the results go.
+    pub run: CoverageRunOptions,
 }
 
 impl TryFrom<ExploreArgs> for ExploreOptions {
@@ -647,27 +669,19 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
 
     fn try_from(args: ExploreArgs) -> Result<Self> {
         let functions = Functions::select(&args.program.function, &args.library)?;
-        let one_function_only = OneFunctionFlags {
-            seeds: args.seeds.is_some(),
-            gcov: args.gcov,
-            junit: args.ci.junit.is_some(),
-        };
-        let library = LibraryBudget::new(&functions, args.jobs, &args.library, one_function_only)?;
+        let run = CoverageRunOptions::try_from(args.run)?;
+        let library = LibraryBudget::new(
+            &functions,
+            args.jobs,
+            &args.library,
+            run.one_function_flags(),
+        )?;
         Ok(ExploreOptions {
             program: Program::files_only(&args.items, &args.program, functions, "explore")?
-                .with_trap_targets(TrapTargets::unless(args.no_trap_targets)),
+                .with_trap_targets(run.trap_targets),
             library,
             engine: args.engine.try_into()?,
-            seeds: args.seeds,
-            gcov: args.gcov,
-            tests: if args.no_minimize {
-                TestSet::All
-            } else {
-                TestSet::Minimized
-            },
-            out: args.out,
-            ci: args.ci.try_into()?,
-            output: args.output.into(),
+            run,
         })
     }
 }

@@ -11,7 +11,7 @@ use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::library::{self, LibraryEngine, Searched};
 use crate::options::{CoverOptions, Functions};
-use crate::progress::{Progress, Verbosity};
+use crate::progress::Progress;
 use crate::prover::ConcolicProver;
 use anyhow::Result;
 use fpforge_cover::{cover_with, CoverConfig, CoverEvent, CoverStop, SideProver};
@@ -38,43 +38,34 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     if let Functions::Selected(selection) = &options.program.functions {
         let engine = CoverEngine {
             config,
-            tests: options.tests,
+            tests: options.run.tests,
         };
         let run = library::Run {
             program: &options.program,
             budget: options.library,
-            out: &options.out,
-            ci: &options.ci,
-            output: &options.output,
+            out: &options.run.out,
+            ci: &options.run.ci,
+            output: &options.run.output,
         };
         return run.run(selection, &engine);
     }
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-    let config = config.with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
-    let progress = Progress::new("cover", options.output.verbosity);
+    let config = config.with_seeds(read_seeds(options.run.seeds.as_deref(), &spec)?);
+    let progress = Progress::new("cover", options.run.output.verbosity);
     let searched = search(
         module,
         func,
         spec,
         &config,
-        (&options.out, options.ci.junit.clone()),
-        options.tests,
+        (&options.run.out, options.run.ci.junit.clone()),
+        options.run.tests,
         |message| progress.say(message),
     )?;
     progress.finish();
-    super::print_results(&searched.finished, &options.output, &options.out)?;
-    if options.gcov && !searched.interrupted {
-        let flags = &options.program.load.compiler_flags;
-        let shown = options.output.verbosity == Verbosity::Normal && !options.output.json;
-        crate::gcov::print_figure(module, func, config.deep, flags, &options.out, shown)?;
-    }
-    Ok(super::coverage_exit_code(
-        &searched.finished,
-        &options.ci,
-        searched.interrupted,
-    ))
+    let target = (module, func, config.deep);
+    super::conclude(&searched, &options.run, &options.program, target)
 }
 
 /// Covers `func` (inputs planned by `spec`) with `config`, keeping the directory

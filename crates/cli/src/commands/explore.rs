@@ -10,7 +10,7 @@ use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
 use crate::library::{self, LibraryEngine, Searched};
 use crate::options::{EngineOptions, ExploreOptions, Functions};
-use crate::progress::{Progress, Verbosity};
+use crate::progress::Progress;
 use anyhow::Result;
 use fpforge_explore::{explore, ExploreConfig, ExploreEvent, ExploreStop};
 use fpforge_report::{CoverageOut, Ending, TestSet};
@@ -27,14 +27,14 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     if let Functions::Selected(selection) = &options.program.functions {
         let engine = ExploreEngine {
             engine,
-            tests: options.tests,
+            tests: options.run.tests,
         };
         let run = library::Run {
             program: &options.program,
             budget: options.library,
-            out: &options.out,
-            ci: &options.ci,
-            output: &options.output,
+            out: &options.run.out,
+            ci: &options.run.ci,
+            output: &options.run.output,
         };
         return run.run(selection, &engine);
     }
@@ -43,29 +43,20 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
     let config = ExploreConfig::default()
         .with_engine(engine.config)
-        .with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
-    let progress = Progress::new("explore", options.output.verbosity);
+        .with_seeds(read_seeds(options.run.seeds.as_deref(), &spec)?);
+    let progress = Progress::new("explore", options.run.output.verbosity);
     let searched = search(
         module,
         func,
         spec,
         &config,
-        (&options.out, options.ci.junit.clone()),
-        options.tests,
+        (&options.run.out, options.run.ci.junit.clone()),
+        options.run.tests,
         |message| progress.say(message),
     )?;
     progress.finish();
-    super::print_results(&searched.finished, &options.output, &options.out)?;
-    if options.gcov && !searched.interrupted {
-        let flags = &options.program.load.compiler_flags;
-        let shown = options.output.verbosity == Verbosity::Normal && !options.output.json;
-        crate::gcov::print_figure(module, func, false, flags, &options.out, shown)?;
-    }
-    Ok(super::coverage_exit_code(
-        &searched.finished,
-        &options.ci,
-        searched.interrupted,
-    ))
+    let target = (module, func, false);
+    super::conclude(&searched, &options.run, &options.program, target)
 }
 
 /// Explores `func` (inputs planned by `spec`) with `config`, keeping the directory
