@@ -28,10 +28,11 @@ use crate::error::AccuracyError;
 use crate::measure::{worse, Finding, Measurer};
 use crate::targets::{Target, Targets};
 use fpforge_exec::finding::FindingLog;
-use fpforge_search::ordinal::{from_ordinal, to_ordinal};
+use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, FpFormat};
 use fpforge_search::{avm, AvmConfig, Budget, Evaluator, Space};
 use fpforge_spec::plan::{InputPlan, Test};
-use fpir::{Func, Module};
+use fpforge_spec::InputSpec;
+use fpir::{FloatTy, Func, Module, Type};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::fmt;
@@ -465,6 +466,18 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         if !enters(&f, &self.top) || !f.error.rel.is_finite() {
             return;
         }
+        // One problem is one entry: a neighbour of a kept input replaces it only when worse.
+        let spec = self.measurer.plan().spec();
+        if let Some(i) = self
+            .top
+            .iter()
+            .position(|(g, _)| neighbours(spec, &g.test, &f.test))
+        {
+            if !worse(&f.error, &self.top[i].0.error) {
+                return;
+            }
+            self.top.remove(i);
+        }
         let pos = self
             .top
             .iter()
@@ -479,6 +492,34 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
             };
             (self.on_event)(&event);
         }
+    }
+}
+
+/// How close two reported inputs may be in every coordinate and still be one problem:
+/// 2^20 ulps of a float (a relative distance of about 1e-10 in `double`), or 2^20 apart
+/// as integers.
+pub const NEIGHBOUR_ULPS: u64 = 1 << 20;
+
+/// Whether inputs `a` and `b` of `spec` are within [`NEIGHBOUR_ULPS`] of each other in
+/// every coordinate: the same problem seen twice, reported once.
+pub fn neighbours(spec: &InputSpec, a: &Test, b: &Test) -> bool {
+    spec.coords()
+        .iter()
+        .zip(a.coords.iter().zip(&b.coords))
+        .all(|(coord, (&x, &y))| {
+            position(coord.ty, x).abs_diff(position(coord.ty, y)) <= NEIGHBOUR_ULPS
+        })
+}
+
+/// Where raw bits of `ty` lie on a line whose steps are ulps (floats) or units (integers).
+fn position(ty: Type, bits: u64) -> i64 {
+    match ty {
+        Type::Float(FloatTy::F64) => signed_ulps(FpFormat::F64, f64::from_bits(bits)),
+        Type::Float(FloatTy::F32) => {
+            signed_ulps(FpFormat::F32, f64::from(f32::from_bits(bits as u32)))
+        }
+        Type::Int(_) => ty.sign_extend(bits),
+        Type::Ptr => 0,
     }
 }
 

@@ -38,7 +38,8 @@ pub mod targets;
 pub use blame::{Blame, BlameRow};
 pub use config::{AccuracyConfig, Sampling, SiteSelection, Strategy};
 pub use engine::{
-    accuracy, accuracy_with, check_input, AccuracyEvent, AccuracyReport, StopReason, TargetStatus,
+    accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyReport, StopReason,
+    TargetStatus, NEIGHBOUR_ULPS,
 };
 pub use error::AccuracyError;
 pub use fpforge_mpfr::{ErrorMeasure, HighValue};

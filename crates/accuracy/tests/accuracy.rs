@@ -161,3 +161,40 @@ fn a_change_of_path_is_flagged() {
     assert!(report.worst_same_path.is_none());
     assert!(!report.blame.divergences.is_empty());
 }
+
+/// The reported inputs are distinct problems: no two lie within 2^20 ulps of each other
+/// in every coordinate (a neighbour replaces a kept input only when it is worse), and
+/// the list still holds its `top_k` inputs.
+#[test]
+fn reported_inputs_are_never_neighbours() {
+    for (name, seed) in [("naive_sum", 1), ("absorbed", 2), ("roundtrip", 3)] {
+        let config = if name == "naive_sum" {
+            sum_config(seed, 6000)
+        } else {
+            AccuracyConfig::default()
+                .with_seed(seed)
+                .with_time_limit(None)
+                .with_max_evals(Some(6000))
+        };
+        let report = accuracy(module(), func(name), &config).unwrap();
+        let spec = fpforge_spec::InputSpec::for_function(
+            module(),
+            func(name),
+            &config.args,
+            &config.out_args,
+        )
+        .unwrap();
+        let tests: Vec<_> = report.top.iter().map(|f| &f.test).collect();
+        assert!(!tests.is_empty(), "{name}");
+        for (i, a) in tests.iter().enumerate() {
+            for b in &tests[i + 1..] {
+                assert!(
+                    !fpforge_accuracy::neighbours(&spec, a, b),
+                    "{name}: {} and {} are neighbours",
+                    a.line(),
+                    b.line()
+                );
+            }
+        }
+    }
+}

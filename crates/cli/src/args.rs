@@ -40,9 +40,10 @@ pub enum Command {
 /// Program inputs shared by every command.
 #[derive(Args, Debug, Clone)]
 pub struct ProgramArgs {
-    /// Function to run or analyse.
+    /// Function to run or analyse. `cover` and `explore` take it repeated and as a glob
+    /// (`-f 'exp*'`, `*` and `?` on plain names) to test several functions in one run.
     #[arg(short = 'f', long = "function", value_name = "FUNC")]
-    pub function: String,
+    pub function: Vec<String>,
     /// Add a directory to the C include path (passed to clang).
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<String>,
@@ -143,6 +144,8 @@ pub struct CoverArgs {
     pub items: Vec<String>,
     #[command(flatten)]
     pub program: ProgramArgs,
+    #[command(flatten)]
+    pub library: LibraryArgs,
     /// Wall-clock budget in seconds.
     #[arg(long, value_name = "S", default_value_t = 10.0)]
     pub time_limit: f64,
@@ -170,7 +173,9 @@ pub struct CoverArgs {
     /// An output array (zero-filled, not an input): `out` or `out: f64[8]`.
     #[arg(long = "out-arg", value_name = "SPEC")]
     pub out_args: Vec<OutArgSpec>,
-    /// Worker threads; the same --seed, --jobs and --evals give the same inputs.
+    /// Worker threads; the same --seed, --jobs and --evals give the same inputs. With
+    /// several functions, the threads run different functions (each searched by one
+    /// thread), and every N gives the same files.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
     /// Search in real coordinates only (CoverMe), not also in ordered-bits (ulp) space.
@@ -209,6 +214,33 @@ pub struct CoverArgs {
     /// ends within the limit).
     #[arg(long, value_name = "S")]
     pub reach_time: Option<f64>,
+    #[command(flatten)]
+    pub run: CoverageRunArgs,
+}
+
+/// Runs over several functions (`cover` and `explore`): which functions, and the time
+/// of the whole run.
+#[derive(Args, Debug, Clone)]
+pub struct LibraryArgs {
+    /// Test every defined function with external linkage and at least one
+    /// floating-point parameter or result; each gets `OUT/<function>/`, and the run writes
+    /// OUT/index.json, OUT/report.html and OUT/coverage.lcov.
+    #[arg(long)]
+    pub all: bool,
+    /// Test the functions named in FILE, one per line (globs allowed; blank lines and
+    /// `#` comments skipped), as with `--all`'s layout.
+    #[arg(long = "functions", value_name = "FILE")]
+    pub functions_file: Option<PathBuf>,
+    /// Seconds for the whole run over several functions; the functions not started when
+    /// it runs out get a row "not run: total time" (each still has --time-limit).
+    #[arg(long, value_name = "S")]
+    pub total_time: Option<f64>,
+}
+
+/// What `cover` and `explore` share: trap targets, seeds, gcov, the test set, and where
+/// and how the results go.
+#[derive(Args, Debug, Clone)]
+pub struct CoverageRunArgs {
     /// Do not aim at trap targets: the inputs that make a division, a load or a store
     /// trap (their guards' `trap` sides); crashes are then found only when a search for
     /// branch sides happens upon them.
@@ -331,33 +363,15 @@ pub struct ExploreArgs {
     #[command(flatten)]
     pub program: ProgramArgs,
     #[command(flatten)]
+    pub library: LibraryArgs,
+    #[command(flatten)]
     pub engine: EngineArgs,
-    /// Do not aim at trap targets: the inputs that make a division, a load or a store
-    /// trap (their guards' `trap` sides); crashes are then found only when a search for
-    /// branch sides happens upon them.
-    #[arg(long)]
-    pub no_trap_targets: bool,
-    /// Start from your own inputs: a file of argument lines as `inputs.txt` holds them
-    /// (a previous run's `inputs.txt`, say; blank lines and `#` comments skipped). They
-    /// run first and the search goes on from them.
-    #[arg(long, value_name = "FILE")]
-    pub seeds: Option<PathBuf>,
-    /// Also measure the tests as users' tools do: build regression.c with
-    /// `gcc --coverage` and the C sources, run it, and print gcov's branch figure beside
-    /// fpforge's (gcc counts `&&`, `||`, `?:` differently). Files go to OUT/gcov/.
-    #[arg(long)]
-    pub gcov: bool,
-    /// Keep every test the search kept. By default the run ends by keeping the fewest
-    /// tests that take every covered side (greedy set cover over their re-executed runs).
-    #[arg(long)]
-    pub no_minimize: bool,
-    /// Output directory.
-    #[arg(long, value_name = "DIR", default_value = "fpforge-out")]
-    pub out: PathBuf,
+    /// Threads that run functions side by side when several are selected (every N gives
+    /// the same files).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
     #[command(flatten)]
-    pub ci: CiArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
+    pub run: CoverageRunArgs,
 }
 
 /// How candidates are generated.

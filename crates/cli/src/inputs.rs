@@ -20,6 +20,7 @@ pub struct Loaded {
 impl Program {
     /// Compiles, links and lowers the inputs, and finds the entry function.
     pub fn load(&self) -> Result<Loaded> {
+        let entry = self.entry()?;
         let loaded = match fpforge_lower::load_program(&self.paths, &self.load) {
             Ok(loaded) => loaded,
             Err(e @ LowerError::NoEntry { .. }) => {
@@ -45,8 +46,7 @@ impl Program {
         if !loaded.missing.is_empty() {
             let names: Vec<&str> = loaded.missing.iter().map(|m| m.name.as_str()).collect();
             eprintln!(
-                "warning: `{}` may use functions or globals that nothing defines, which trap if reached: {}",
-                self.function,
+                "warning: `{entry}` may use functions or globals that nothing defines, which trap if reached: {}",
                 names.join(", ")
             );
         }

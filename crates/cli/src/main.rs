@@ -11,6 +11,7 @@ mod commands;
 mod gcov;
 mod inputs;
 mod interrupt;
+mod library;
 mod options;
 mod output;
 mod progress;
@@ -45,6 +46,16 @@ pub fn search_exit(interrupted: bool, findings: usize) -> ExitCode {
         ExitCode::from(EXIT_FINDINGS)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The exit code of a coverage run (of one function or several): 130 when Ctrl-C
+/// stopped it, else 3 with `findings`, else 4 when coverage is `below` `--fail-under`.
+pub fn coverage_exit(below: bool, interrupted: bool, findings: usize) -> ExitCode {
+    if below && !interrupted && findings == 0 {
+        ExitCode::from(EXIT_FAIL_UNDER)
+    } else {
+        search_exit(interrupted, findings)
     }
 }
 

@@ -4,8 +4,9 @@
 //! configurations are built here; commands receive only these options.
 
 use crate::args::{
-    AccuracyArgs, CiArgs, CompileArg, CoverArgs, EngineArgs, ExploreArgs, FitnessChoice, IrArgs,
-    OutputArgs, ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
+    AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
+    FitnessChoice, IrArgs, LibraryArgs, OutputArgs, ProgramArgs, ReachArgs, RunArgs, SitesArgs,
+    SolveArgs, SolverChoice, StrategyArg,
 };
 use crate::progress::Verbosity;
 use anyhow::{bail, Context, Result};
@@ -63,14 +64,15 @@ pub fn at_least<T: PartialOrd + Display>(flag: &str, value: T, min: T) -> Result
 }
 
 /// The program a command works on: the input files, how to compile and load them, and
-/// the entry function.
+/// the entry function (or, for `cover` and `explore`, the functions).
 #[derive(Debug, Clone)]
 pub struct Program {
     /// Input files and directories, all existing.
     pub paths: Vec<PathBuf>,
-    /// The entry function's name.
-    pub function: String,
-    /// Compiler flags, the entry function and what may be missing from what it reaches.
+    /// The function, or the functions, to work on.
+    pub functions: Functions,
+    /// Compiler flags, the entry function (of a command on one) and what may be
+    /// missing from what it reaches.
     pub load: LoadOptions,
     /// Whether loading adds trap guards.
     pub trap_targets: TrapTargets,
@@ -98,6 +100,177 @@ impl TrapTargets {
     }
 }
 
+/// Which functions a command works on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Functions {
+    /// One function named with `-f`: the output directory holds its files directly.
+    One(String),
+    /// Several (`--all`, `-f` repeated or a glob, `--functions FILE`): one directory
+    /// per function and an index ([`crate::library`]).
+    Selected(Selection),
+}
+
+/// The functions of a run over several.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// `--all`: every function with external linkage and a floating-point parameter or
+    /// result.
+    pub all: bool,
+    /// Names and globs from `-f` and `--functions`.
+    pub patterns: Vec<String>,
+}
+
+impl Functions {
+    /// The one function of a command that takes one.
+    fn one(names: &[String]) -> Result<Functions> {
+        match names {
+            [one] => Ok(Functions::One(one.clone())),
+            [] => bail!("no function: name it with -f FUNC"),
+            _ => bail!(
+                "-f is given {} times: this command takes one function (`cover` and `explore` take several)",
+                names.len()
+            ),
+        }
+    }
+
+    /// The functions of `cover` or `explore`: one plain `-f` name alone keeps the
+    /// one-function layout; anything else selects several.
+    fn select(names: &[String], library: &LibraryArgs) -> Result<Functions> {
+        let mut patterns = names.to_vec();
+        if let Some(path) = &library.functions_file {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read --functions file {}", path.display()))?;
+            patterns.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(str::to_string),
+            );
+        }
+        let listed = library.all || library.functions_file.is_some();
+        match patterns.as_slice() {
+            [one] if !listed && !is_glob(one) => Ok(Functions::One(one.clone())),
+            [] if !library.all => {
+                bail!("no function: name it with -f FUNC, or give --all or --functions FILE")
+            }
+            _ => Ok(Functions::Selected(Selection {
+                all: library.all,
+                patterns,
+            })),
+        }
+    }
+}
+
+/// Which of the flags that take one function (`--seeds`, `--gcov`, `--junit`) were given.
+#[derive(Debug, Clone, Copy)]
+struct OneFunctionFlags {
+    seeds: bool,
+    gcov: bool,
+    junit: bool,
+}
+
+/// What `cover` and `explore` share (see [`CoverageRunArgs`]).
+#[derive(Debug)]
+pub struct CoverageRunOptions {
+    /// Guards before instructions that may trap, or not.
+    pub trap_targets: TrapTargets,
+    /// `--seeds`: a file of the user's inputs.
+    pub seeds: Option<PathBuf>,
+    /// `--gcov`: print gcov's branch figure of the tests.
+    pub gcov: bool,
+    /// All tests, or the fewest that keep the coverage.
+    pub tests: TestSet,
+    /// Output directory.
+    pub out: PathBuf,
+    /// The JUnit file and the coverage threshold.
+    pub ci: CiOptions,
+    /// JSON or summary, progress or not.
+    pub output: OutputOptions,
+}
+
+impl TryFrom<CoverageRunArgs> for CoverageRunOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: CoverageRunArgs) -> Result<Self> {
+        Ok(CoverageRunOptions {
+            trap_targets: TrapTargets::unless(args.no_trap_targets),
+            seeds: args.seeds,
+            gcov: args.gcov,
+            tests: if args.no_minimize {
+                TestSet::All
+            } else {
+                TestSet::Minimized
+            },
+            out: args.out,
+            ci: args.ci.try_into()?,
+            output: args.output.into(),
+        })
+    }
+}
+
+impl CoverageRunOptions {
+    /// Which of the flags that take one function were given.
+    fn one_function_flags(&self) -> OneFunctionFlags {
+        OneFunctionFlags {
+            seeds: self.seeds.is_some(),
+            gcov: self.gcov,
+            junit: self.ci.junit.is_some(),
+        }
+    }
+}
+
+/// Whether a `-f` pattern is a glob (`*`, `?`) rather than a name.
+fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?'])
+}
+
+/// How a run over several functions spends its time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LibraryBudget {
+    /// Functions run side by side.
+    pub jobs: usize,
+    /// Time of the whole run (`--total-time`).
+    pub total_time: Option<Duration>,
+}
+
+impl LibraryBudget {
+    /// The budget of `functions` from `--jobs` and `--total-time`, which only runs over
+    /// several functions take, with `--seeds`, `--gcov` and `--junit`, which they refuse.
+    fn new(
+        functions: &Functions,
+        jobs: usize,
+        library: &LibraryArgs,
+        one_function_only: OneFunctionFlags,
+    ) -> Result<LibraryBudget> {
+        let total_time = library
+            .total_time
+            .map(|s| seconds("--total-time", s))
+            .transpose()?;
+        match functions {
+            Functions::One(_) if total_time.is_some() => {
+                bail!(
+                    "--total-time is for runs over several functions (--all, -f GLOB, --functions)"
+                )
+            }
+            Functions::Selected(_) => {
+                let given = [
+                    ("--seeds", one_function_only.seeds),
+                    ("--gcov", one_function_only.gcov),
+                    ("--junit", one_function_only.junit),
+                ];
+                if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+                    bail!("{flag} takes one function: run it on one of OUT/<function>/ instead");
+                }
+            }
+            Functions::One(_) => {}
+        }
+        Ok(LibraryBudget {
+            jobs: in_range("--jobs", jobs, 1, MAX_JOBS)?,
+            total_time,
+        })
+    }
+}
+
 const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
 
 /// True when `item` names an input file or directory rather than an argument value.
@@ -113,7 +286,11 @@ fn is_input_path(item: &str) -> bool {
 impl Program {
     /// The program of `items` (input files up to the first item that is not one, which
     /// starts the function's arguments) and `args`; returns the arguments too.
-    fn new(items: &[String], args: &ProgramArgs) -> Result<(Program, Vec<String>)> {
+    fn new(
+        items: &[String],
+        args: &ProgramArgs,
+        functions: Functions,
+    ) -> Result<(Program, Vec<String>)> {
         let count = items.iter().take_while(|i| is_input_path(i)).count();
         if count == 0 {
             bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments");
@@ -133,12 +310,15 @@ impl Program {
         flags.extend(args.define.iter().map(|d| format!("-D{d}")));
         flags.extend(args.std.iter().map(|s| format!("-std={s}")));
         flags.extend(args.cflags.iter().cloned());
+        let mut load = LoadOptions::default();
+        if let Functions::One(entry) = &functions {
+            load = load.with_entry(entry);
+        }
         let mut program = Program {
             paths,
-            function: args.function.clone(),
-            load: LoadOptions::default()
+            functions,
+            load: load
                 .with_compiler_flags(flags)
-                .with_entry(&args.function)
                 .with_skip_unsupported(args.skip_unsupported)
                 .with_allow_undefined(args.allow_undefined)
                 .with_lib_dirs(&args.lib_dirs),
@@ -151,12 +331,25 @@ impl Program {
     }
 
     /// The program of `items`, which must all be input files.
-    fn files_only(items: &[String], args: &ProgramArgs, command: &str) -> Result<Program> {
-        let (program, rest) = Program::new(items, args)?;
+    fn files_only(
+        items: &[String],
+        args: &ProgramArgs,
+        functions: Functions,
+        command: &str,
+    ) -> Result<Program> {
+        let (program, rest) = Program::new(items, args, functions)?;
         if let Some(extra) = rest.first() {
             bail!("unexpected argument `{extra}`: `{command}` takes input files only");
         }
         Ok(program)
+    }
+
+    /// The entry function, when the command works on one.
+    pub fn entry(&self) -> Result<&str> {
+        match &self.functions {
+            Functions::One(name) => Ok(name),
+            Functions::Selected(_) => bail!("this command takes one function"),
+        }
     }
 
     /// The same program, loaded with or without trap guards.
@@ -185,7 +378,8 @@ impl TryFrom<RunArgs> for RunOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: RunArgs) -> Result<Self> {
-        let (program, arguments) = Program::new(&args.items, &args.program)?;
+        let functions = Functions::one(&args.program.function)?;
+        let (program, arguments) = Program::new(&args.items, &args.program, functions)?;
         Ok(RunOptions {
             program,
             arguments,
@@ -211,9 +405,13 @@ impl TryFrom<SitesArgs> for SitesOptions {
 
     fn try_from(args: SitesArgs) -> Result<Self> {
         Ok(SitesOptions {
-            program: Program::new(&args.items, &args.program)?
-                .0
-                .with_trap_targets(TrapTargets::On),
+            program: Program::new(
+                &args.items,
+                &args.program,
+                Functions::one(&args.program.function)?,
+            )?
+            .0
+            .with_trap_targets(TrapTargets::On),
             deep: args.deep,
             json: args.json,
         })
@@ -232,7 +430,12 @@ impl TryFrom<IrArgs> for IrOptions {
 
     fn try_from(args: IrArgs) -> Result<Self> {
         Ok(IrOptions {
-            program: Program::new(&args.items, &args.program)?.0,
+            program: Program::new(
+                &args.items,
+                &args.program,
+                Functions::one(&args.program.function)?,
+            )?
+            .0,
         })
     }
 }
@@ -283,22 +486,14 @@ impl From<OutputArgs> for OutputOptions {
 pub struct CoverOptions {
     /// The program.
     pub program: Program,
+    /// Threads and total time of a run over several functions.
+    pub library: LibraryBudget,
     /// The engine's settings (its prover is plugged in by the command).
     pub config: CoverConfig,
     /// Hand the sides the search leaves open to concolic execution.
     pub reach: bool,
-    /// `--seeds`: a file of the user's inputs.
-    pub seeds: Option<PathBuf>,
-    /// `--gcov`: print gcov's branch figure of the tests.
-    pub gcov: bool,
-    /// All tests, or the fewest that keep the coverage.
-    pub tests: TestSet,
-    /// Output directory.
-    pub out: PathBuf,
-    /// The JUnit file and the coverage threshold.
-    pub ci: CiOptions,
-    /// JSON or summary, progress or not.
-    pub output: OutputOptions,
+    /// Seeds, gcov, the test set, and where and how the results go.
+    pub run: CoverageRunOptions,
 }
 
 impl From<CompileArg> for Compilation {
@@ -315,8 +510,20 @@ impl TryFrom<CoverArgs> for CoverOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: CoverArgs) -> Result<Self> {
-        let program = Program::files_only(&args.items, &args.program, "cover")?
-            .with_trap_targets(TrapTargets::unless(args.no_trap_targets));
+        let functions = Functions::select(&args.program.function, &args.library)?;
+        let run = CoverageRunOptions::try_from(args.run)?;
+        let library = LibraryBudget::new(
+            &functions,
+            args.jobs,
+            &args.library,
+            run.one_function_flags(),
+        )?;
+        let search_jobs = match functions {
+            Functions::One(_) => library.jobs,
+            Functions::Selected(_) => 1,
+        };
+        let program = Program::files_only(&args.items, &args.program, functions, "cover")?
+            .with_trap_targets(run.trap_targets);
         let spaces = if args.no_ulp_space {
             vec![Space::Real]
         } else {
@@ -336,7 +543,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             .with_fuel(at_least("--fuel", args.fuel, 1)?)
             .with_compile(args.compile.into())
             .with_args(args.arg_specs, args.out_args)
-            .with_jobs(in_range("--jobs", args.jobs, 1, MAX_JOBS)?)
+            .with_jobs(search_jobs)
             .with_spaces(spaces)
             .with_metric(metric)
             .with_seeding(!args.no_seeding)
@@ -351,18 +558,10 @@ impl TryFrom<CoverArgs> for CoverOptions {
             );
         Ok(CoverOptions {
             program,
+            library,
             config,
             reach: !args.no_reach,
-            seeds: args.seeds,
-            gcov: args.gcov,
-            tests: if args.no_minimize {
-                TestSet::All
-            } else {
-                TestSet::Minimized
-            },
-            out: args.out,
-            ci: args.ci.try_into()?,
-            output: args.output.into(),
+            run,
         })
     }
 }
@@ -437,8 +636,13 @@ impl TryFrom<ReachArgs> for ReachOptions {
             _ => bail!("give exactly one of --path and --branch"),
         };
         Ok(ReachOptions {
-            program: Program::files_only(&args.items, &args.program, "reach")?
-                .with_trap_targets(TrapTargets::On),
+            program: Program::files_only(
+                &args.items,
+                &args.program,
+                Functions::one(&args.program.function)?,
+                "reach",
+            )?
+            .with_trap_targets(TrapTargets::On),
             engine: args.engine.try_into()?,
             target,
             emit_smt2: args.emit_smt2,
@@ -452,40 +656,32 @@ impl TryFrom<ReachArgs> for ReachOptions {
 pub struct ExploreOptions {
     /// The program.
     pub program: Program,
+    /// Threads and total time of a run over several functions.
+    pub library: LibraryBudget,
     /// The engine.
     pub engine: EngineOptions,
-    /// `--seeds`: a file of the user's inputs.
-    pub seeds: Option<PathBuf>,
-    /// `--gcov`: print gcov's branch figure of the tests.
-    pub gcov: bool,
-    /// All tests, or the fewest that keep the coverage.
-    pub tests: TestSet,
-    /// Output directory.
-    pub out: PathBuf,
-    /// The JUnit file and the coverage threshold.
-    pub ci: CiOptions,
-    /// JSON or summary, progress or not.
-    pub output: OutputOptions,
+    /// Seeds, gcov, the test set, and where and how the results go.
+    pub run: CoverageRunOptions,
 }
 
 impl TryFrom<ExploreArgs> for ExploreOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: ExploreArgs) -> Result<Self> {
+        let functions = Functions::select(&args.program.function, &args.library)?;
+        let run = CoverageRunOptions::try_from(args.run)?;
+        let library = LibraryBudget::new(
+            &functions,
+            args.jobs,
+            &args.library,
+            run.one_function_flags(),
+        )?;
         Ok(ExploreOptions {
-            program: Program::files_only(&args.items, &args.program, "explore")?
-                .with_trap_targets(TrapTargets::unless(args.no_trap_targets)),
+            program: Program::files_only(&args.items, &args.program, functions, "explore")?
+                .with_trap_targets(run.trap_targets),
+            library,
             engine: args.engine.try_into()?,
-            seeds: args.seeds,
-            gcov: args.gcov,
-            tests: if args.no_minimize {
-                TestSet::All
-            } else {
-                TestSet::Minimized
-            },
-            out: args.out,
-            ci: args.ci.try_into()?,
-            output: args.output.into(),
+            run,
         })
     }
 }
@@ -509,7 +705,8 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: AccuracyArgs) -> Result<Self> {
-        let (program, extra) = Program::new(&args.items, &args.program)?;
+        let functions = Functions::one(&args.program.function)?;
+        let (program, extra) = Program::new(&args.items, &args.program, functions)?;
         if !extra.is_empty() {
             bail!(
                 "unexpected arguments {extra:?}: describe inputs with --arg (e.g. --arg 'a: f64[4] in [-100, 100]')"
@@ -646,6 +843,11 @@ mod tests {
             at_least("--top-k", 0, 1).unwrap_err().to_string(),
             "--top-k must be at least 1, not 0"
         );
+    }
+
+    #[test]
+    fn globs_are_told_from_names() {
+        assert!(is_glob("f*") && is_glob("f?") && !is_glob("f"));
     }
 
     #[test]

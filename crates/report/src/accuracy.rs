@@ -387,20 +387,21 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
         strategy_name(report.strategy),
         info.precision,
     );
+    // A wrong special value is the most serious finding of a run: it comes first.
+    if let Some(n) = &report.non_finite {
+        let n = FindingRow::new(module, report.func, n);
+        let _ = writeln!(
+            t,
+            "wrong special value: {} computed {} where the reference is {}, on input {}",
+            n.output, n.computed_decimal, n.reference, n.input
+        );
+    }
     let Some(w) = report.worst() else {
         let _ = writeln!(t, "no input ran to completion with a measurable error");
         findings_text(&mut t, info.findings);
         return t;
     };
     worst_text(&mut t, module, report, w);
-    if let Some(n) = &report.non_finite {
-        let n = FindingRow::new(module, report.func, n);
-        let _ = writeln!(
-            t,
-            "non-finite result: {} computed {} where the reference is {}, on input {}",
-            n.output, n.computed_decimal, n.reference, n.input
-        );
-    }
     let covered = report.targets.iter().filter(|t| t.covered()).count();
     let _ = writeln!(
         t,

@@ -9,7 +9,9 @@
 //!   hangs with the command that replays them, and the tests;
 //! - [`final_accuracy_page`] and [`partial_accuracy_page`]: for `accuracy`, rewritten
 //!   with `report.json` from the same data: the worst inputs with their errors and the
-//!   operations to blame.
+//!   operations to blame;
+//! - [`index_page`]: for a run over several functions, written with `index.json`: one
+//!   row per function, linking to its page.
 //!
 //! Every figure a test compares with the JSON sits in an element whose `id` is the JSON
 //! field's name (`<span id="covered">12</span>`, exact values in `data-value`), every side
@@ -19,10 +21,12 @@
 
 mod accuracy_page;
 mod coverage_page;
+mod index_page;
 mod source;
 
 pub use accuracy_page::{final_accuracy_page, partial_accuracy_page};
 pub use coverage_page::coverage_page;
+pub use index_page::index_page;
 pub use source::Sources;
 
 use crate::escape::escape;

@@ -6,6 +6,8 @@
 //! - [`coverage_out`]: [`CoverageOut`], the output directory `cover` and `explore` keep
 //!   current while they run;
 //! - [`html`]: `report.html`, the page of a coverage or accuracy run;
+//! - [`index`]: `index.json` and the merged `coverage.lcov` of a run over several
+//!   functions;
 //! - [`junit`]: the JUnit XML file of a coverage run (`--junit`);
 //! - [`findings`]: crashes and hangs, one replayable file each in `OUT/crashes/` and
 //!   `OUT/hangs/`;
@@ -33,6 +35,7 @@ pub mod error;
 pub mod escape;
 pub mod findings;
 pub mod html;
+pub mod index;
 pub mod junit;
 pub mod lcov;
 pub mod minimize;

@@ -4,23 +4,27 @@
 //! `coverage.lcov`, `regression.c`, `report.html`; the JUnit file with `--junit`), print
 //! the summary, and exit 3 on findings, 4 below `--fail-under`. Ctrl-C (SIGINT) asks the
 //! search to stop: the files are then completed as for a finished run, with stop reason
-//! `interrupted`, and the exit code is 130.
+//! `interrupted`, and the exit code is 130. Several functions run through
+//! [`crate::library`], each searched by [`search`].
 
 use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
-use crate::options::CoverOptions;
-use crate::progress::{Progress, Verbosity};
+use crate::library::{self, LibraryEngine, Searched};
+use crate::options::{CoverOptions, Functions};
+use crate::progress::Progress;
 use crate::prover::ConcolicProver;
 use anyhow::Result;
-use fpforge_cover::{cover_with, CoverEvent, CoverStop, SideProver};
-use fpforge_report::{CoverageOut, Ending};
+use fpforge_cover::{cover_with, CoverConfig, CoverEvent, CoverStop, SideProver};
+use fpforge_report::{CoverageOut, Ending, TestSet};
 use fpforge_spec::InputSpec;
+use fpir::{Func, Module};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Runs `fpforge cover`.
 pub fn run(options: CoverOptions) -> Result<ExitCode> {
-    let loaded = options.program.load()?;
     let prover = options.reach.then(|| {
         Arc::new(ConcolicProver {
             seed: options.config.seed,
@@ -28,17 +32,58 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     });
     let config = options
         .config
+        .clone()
         .with_prover(prover)
         .with_interrupt(Some(interrupt_flag()));
+    if let Functions::Selected(selection) = &options.program.functions {
+        let engine = CoverEngine {
+            config,
+            tests: options.run.tests,
+        };
+        let run = library::Run {
+            program: &options.program,
+            budget: options.library,
+            out: &options.run.out,
+            ci: &options.run.ci,
+            output: &options.run.output,
+        };
+        return run.run(selection, &engine);
+    }
+    let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-    let config = config.with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
-    let mut out = CoverageOut::create(&options.out, "cover", module, func, spec)?
-        .with_junit(options.ci.junit.clone())
-        .with_test_set(options.tests);
-    let progress = Progress::new("cover", options.output.verbosity);
-    let report = cover_with(module, func, &config, |event| {
-        out.cover_event(event);
+    let config = config.with_seeds(read_seeds(options.run.seeds.as_deref(), &spec)?);
+    let progress = Progress::new("cover", options.run.output.verbosity);
+    let searched = search(
+        module,
+        func,
+        spec,
+        &config,
+        (&options.run.out, options.run.ci.junit.clone()),
+        options.run.tests,
+        |message| progress.say(message),
+    )?;
+    progress.finish();
+    let target = (module, func, config.deep);
+    super::conclude(&searched, &options.run, &options.program, target)
+}
+
+/// Covers `func` (inputs planned by `spec`) with `config`, keeping the directory
+/// `out.0` (and the JUnit file `out.1`) current; `say` hears the progress.
+fn search(
+    module: &Module,
+    func: Func,
+    spec: InputSpec,
+    config: &CoverConfig,
+    out: (&Path, Option<PathBuf>),
+    tests: TestSet,
+    mut say: impl FnMut(String),
+) -> Result<Searched> {
+    let mut files = CoverageOut::create(out.0, "cover", module, func, spec)?
+        .with_junit(out.1)
+        .with_test_set(tests);
+    let report = cover_with(module, func, config, |event| {
+        files.cover_event(event);
         if let CoverEvent::Progress {
             covered,
             total,
@@ -46,21 +91,35 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
             ..
         } = event
         {
-            progress.say(format!("{covered}/{total} sides, {evals} evaluations"));
+            say(format!("{covered}/{total} sides, {evals} evaluations"));
         }
     })?;
-    progress.finish();
-    let finished = out.finish(&report.sides, &Ending::of_cover(&report))?;
-    super::print_results(&finished, &options.output, &options.out)?;
-    let interrupted = report.stop == CoverStop::Interrupted;
-    if options.gcov && !interrupted {
-        let flags = &options.program.load.compiler_flags;
-        let shown = options.output.verbosity == Verbosity::Normal && !options.output.json;
-        crate::gcov::print_figure(module, func, config.deep, flags, &options.out, shown)?;
+    Ok(Searched {
+        finished: files.finish(&report.sides, &Ending::of_cover(&report))?,
+        interrupted: report.stop == CoverStop::Interrupted,
+    })
+}
+
+/// `cover` as [`crate::library`] runs it on each function.
+struct CoverEngine {
+    config: CoverConfig,
+    tests: TestSet,
+}
+
+impl LibraryEngine for CoverEngine {
+    const NAME: &'static str = "cover";
+
+    fn search(
+        &self,
+        module: &Module,
+        func: Func,
+        out: &Path,
+        time_left: Option<Duration>,
+    ) -> Result<Searched> {
+        let config = &self.config;
+        let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+        let limit = library::clamp(config.time_limit, time_left);
+        let config = config.clone().with_time_limit(limit);
+        search(module, func, spec, &config, (out, None), self.tests, |_| ())
     }
-    Ok(super::coverage_exit_code(
-        &finished,
-        &options.ci,
-        interrupted,
-    ))
 }

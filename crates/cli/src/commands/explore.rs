@@ -4,36 +4,81 @@
 //! `regression.c`, `report.html`; the JUnit file with `--junit`), prints the same
 //! summary and exits with the same codes. Ctrl-C (SIGINT) stops the exploration: the
 //! files are completed with stop reason `interrupted`, and the exit code is 130.
+//! Several functions run through [`crate::library`], each explored by [`search`].
 
 use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
-use crate::options::ExploreOptions;
-use crate::progress::{Progress, Verbosity};
+use crate::library::{self, LibraryEngine, Searched};
+use crate::options::{EngineOptions, ExploreOptions, Functions};
+use crate::progress::Progress;
 use anyhow::Result;
 use fpforge_explore::{explore, ExploreConfig, ExploreEvent, ExploreStop};
-use fpforge_report::{CoverageOut, Ending};
+use fpforge_report::{CoverageOut, Ending, TestSet};
 use fpforge_spec::InputSpec;
+use fpir::{Func, Module};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Runs `fpforge explore`.
 pub fn run(options: ExploreOptions) -> Result<ExitCode> {
+    let mut engine = options.engine.clone();
+    engine.config = engine.config.with_interrupt(Some(interrupt_flag()));
+    if let Functions::Selected(selection) = &options.program.functions {
+        let engine = ExploreEngine {
+            engine,
+            tests: options.run.tests,
+        };
+        let run = library::Run {
+            program: &options.program,
+            budget: options.library,
+            out: &options.run.out,
+            ci: &options.run.ci,
+            output: &options.run.output,
+        };
+        return run.run(selection, &engine);
+    }
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
-    let engine = options.engine;
     let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
     let config = ExploreConfig::default()
-        .with_engine(engine.config.with_interrupt(Some(interrupt_flag())))
-        .with_seeds(read_seeds(options.seeds.as_deref(), &spec)?);
-    let mut out = CoverageOut::create(&options.out, "explore", module, func, spec.clone())?
-        .with_junit(options.ci.junit.clone())
-        .with_test_set(options.tests);
-    let progress = Progress::new("explore", options.output.verbosity);
-    let (mut tests, mut findings, mut covered) = (0, 0, 0);
-    let report = explore(module, func, spec, &config, |event| {
-        out.explore_event(event);
+        .with_engine(engine.config)
+        .with_seeds(read_seeds(options.run.seeds.as_deref(), &spec)?);
+    let progress = Progress::new("explore", options.run.output.verbosity);
+    let searched = search(
+        module,
+        func,
+        spec,
+        &config,
+        (&options.run.out, options.run.ci.junit.clone()),
+        options.run.tests,
+        |message| progress.say(message),
+    )?;
+    progress.finish();
+    let target = (module, func, false);
+    super::conclude(&searched, &options.run, &options.program, target)
+}
+
+/// Explores `func` (inputs planned by `spec`) with `config`, keeping the directory
+/// `out.0` (and the JUnit file `out.1`) current; `say` hears the progress.
+fn search(
+    module: &Module,
+    func: Func,
+    spec: InputSpec,
+    config: &ExploreConfig,
+    out: (&Path, Option<PathBuf>),
+    tests: TestSet,
+    mut say: impl FnMut(String),
+) -> Result<Searched> {
+    let mut files = CoverageOut::create(out.0, "explore", module, func, spec.clone())?
+        .with_junit(out.1)
+        .with_test_set(tests);
+    let (mut kept, mut findings, mut covered) = (0, 0, 0);
+    let report = explore(module, func, spec, config, |event| {
+        files.explore_event(event);
         match event {
             ExploreEvent::Test { new_sides, .. } => {
-                tests += 1;
+                kept += 1;
                 covered += new_sides.len();
             }
             ExploreEvent::Finding { new_sides, .. } => {
@@ -42,22 +87,40 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
             }
             ExploreEvent::Started { .. } => {}
         }
-        progress.say(format!(
-            "{tests} tests, {findings} findings, {covered} sides taken"
+        say(format!(
+            "{kept} tests, {findings} findings, {covered} sides taken"
         ));
     })?;
-    progress.finish();
-    let finished = out.finish(&report.sides, &Ending::of_explore(&report))?;
-    super::print_results(&finished, &options.output, &options.out)?;
-    let interrupted = report.stop == ExploreStop::Interrupted;
-    if options.gcov && !interrupted {
-        let flags = &options.program.load.compiler_flags;
-        let shown = options.output.verbosity == Verbosity::Normal && !options.output.json;
-        crate::gcov::print_figure(module, func, false, flags, &options.out, shown)?;
+    Ok(Searched {
+        finished: files.finish(&report.sides, &Ending::of_explore(&report))?,
+        interrupted: report.stop == ExploreStop::Interrupted,
+    })
+}
+
+/// `explore` as [`crate::library`] runs it on each function.
+struct ExploreEngine {
+    engine: EngineOptions,
+    tests: TestSet,
+}
+
+impl LibraryEngine for ExploreEngine {
+    const NAME: &'static str = "explore";
+
+    fn search(
+        &self,
+        module: &Module,
+        func: Func,
+        out: &Path,
+        time_left: Option<Duration>,
+    ) -> Result<Searched> {
+        let engine = &self.engine;
+        let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
+        let limit = library::clamp(Some(engine.config.time_limit), time_left);
+        let mut config = engine.config.clone();
+        if let Some(limit) = limit {
+            config = config.with_time_limit(limit);
+        }
+        let config = ExploreConfig::default().with_engine(config);
+        search(module, func, spec, &config, (out, None), self.tests, |_| ())
     }
-    Ok(super::coverage_exit_code(
-        &finished,
-        &options.ci,
-        interrupted,
-    ))
 }

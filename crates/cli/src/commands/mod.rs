@@ -1,10 +1,11 @@
 //! One module per subcommand: parse its flags, call the libraries, print its report.
 
-use crate::options::{CiOptions, OutputOptions};
+use crate::library::Searched;
+use crate::options::{CiOptions, CoverageRunOptions, OutputOptions, Program};
 use crate::progress::Verbosity;
-use crate::{search_exit, EXIT_FAIL_UNDER};
 use anyhow::{Context, Result};
 use fpforge_report::Finished;
+use fpir::{Func, Module};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -31,11 +32,29 @@ fn coverage_exit_code(finished: &Finished, ci: &CiOptions, interrupted: bool) ->
             finished.feasible_percent
         );
     }
-    if below.is_some() && !interrupted && finished.findings == 0 {
-        ExitCode::from(EXIT_FAIL_UNDER)
-    } else {
-        search_exit(interrupted, finished.findings)
+    crate::coverage_exit(below.is_some(), interrupted, finished.findings)
+}
+
+/// The end of a one-function `cover` or `explore` run of `func` (`deep`: every function it
+/// reaches): prints the results, measures gcov when asked, and returns the exit code.
+fn conclude(
+    searched: &Searched,
+    run: &CoverageRunOptions,
+    program: &Program,
+    target: (&Module, Func, bool),
+) -> Result<ExitCode> {
+    let (module, func, deep) = target;
+    print_results(&searched.finished, &run.output, &run.out)?;
+    if run.gcov && !searched.interrupted {
+        let flags = &program.load.compiler_flags;
+        let shown = run.output.verbosity == Verbosity::Normal && !run.output.json;
+        crate::gcov::print_figure(module, func, deep, flags, &run.out, shown)?;
     }
+    Ok(coverage_exit_code(
+        &searched.finished,
+        &run.ci,
+        searched.interrupted,
+    ))
 }
 
 /// Prints what a finished `cover` or `explore` run says on stdout: `coverage.json` (as

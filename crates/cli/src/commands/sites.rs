@@ -14,7 +14,7 @@ pub fn run(options: SitesOptions) -> Result<ExitCode> {
     } else {
         vec![loaded.func]
     };
-    let report = SitesReport::new(&loaded.module, &funcs, &options.program.function);
+    let report = SitesReport::new(&loaded.module, &funcs, options.program.entry()?);
     if options.json {
         crate::output::emit(&report.to_json()?)?;
     } else {

@@ -198,3 +198,26 @@ fn crashes_found_while_measuring_are_findings() {
     let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert!(page.contains("data-finding=\"crashes/1.txt\""));
 }
+
+/// A wrong special value (here `(float)x` overflowing to infinity where the reference
+/// stays finite) is the first thing the report says.
+#[test]
+fn a_wrong_special_value_comes_first() {
+    let out = fpforge(&[
+        "accuracy",
+        &fixture(),
+        "-f",
+        "convert",
+        "--evals",
+        "3000",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = crate::common::stdout(&out);
+    let special = text
+        .find("wrong special value: return computed ")
+        .expect(&text);
+    let worst = text.find("worst input:").expect(&text);
+    assert!(special < worst, "{text}");
+}

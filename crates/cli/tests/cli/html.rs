@@ -7,6 +7,7 @@
 
 use crate::accuracy::accuracy;
 use crate::common::{coverage_sides, fpforge_on_gauge, json_file, stderr, trap_sides};
+use crate::library::on_library;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -185,5 +186,63 @@ fn accuracy_page_in_chromium_shows_report_json() {
     for row in blame {
         let site = row["site"].as_str().unwrap();
         assert!(dom.contains(&format!(" data-site=\"{site}\"")), "{site}");
+    }
+}
+
+#[test]
+fn index_page_in_chromium_shows_index_json_and_links_each_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = on_library("cover", dir.path(), &["--all"]);
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let index = json_file(&dir.path().join("index.json"));
+    let dom = load_in_chromium(&dir.path().join("report.html"), "cover-library-index");
+
+    assert_eq!(text(&dom, "engine"), "cover");
+    let totals = &index["totals"];
+    for field in [
+        "functions",
+        "sides",
+        "covered",
+        "infeasible",
+        "not_reached",
+        "crashes",
+        "hangs",
+        "errors",
+        "not_run",
+    ] {
+        let shown: u64 = text(&dom, field).parse().unwrap();
+        assert_eq!(shown, totals[field].as_u64().unwrap(), "{field}");
+    }
+    let percent: f64 = data_value(&dom, "feasible_percent").parse().unwrap();
+    assert_eq!(percent, totals["feasible_percent"].as_f64().unwrap());
+    let rows = index["functions"].as_array().unwrap();
+    assert_eq!(dom.matches(" data-function=\"").count(), rows.len());
+    for row in rows {
+        let name = row["function"].as_str().unwrap();
+        let status = row["status"].as_str().unwrap();
+        let start = dom
+            .find(&format!(
+                " data-function=\"{name}\" data-status=\"{status}\""
+            ))
+            .unwrap_or_else(|| panic!("no row for {name} ({status})"));
+        let cells = &dom[start..start + dom[start..].find("</tr>").unwrap()];
+        if row.get("directory").is_none() {
+            assert!(cells.contains(row["error"].as_str().unwrap()), "{cells}");
+            continue;
+        }
+        let link = format!("<a href=\"{name}/report.html\">");
+        assert!(cells.contains(&link), "{cells}");
+        assert!(dir.path().join(name).join("report.html").exists());
+        for field in [
+            "covered",
+            "sides",
+            "infeasible",
+            "not_reached",
+            "crashes",
+            "tests",
+        ] {
+            let shown = format!(" data-field=\"{field}\">{}<", row[field]);
+            assert!(cells.contains(&shown), "{name}: {shown} in {cells}");
+        }
     }
 }

@@ -13,4 +13,5 @@ mod findings;
 mod gcov;
 mod html;
 mod libc;
+mod library;
 mod reports;

@@ -125,3 +125,22 @@ fn regression_program_fails_when_the_function_changes() {
     assert!(err.contains(": return: expected 0x"), "{err}");
     assert!(err.contains("mismatching results"), "{err}");
 }
+
+#[test]
+fn genhtml_reads_the_merged_lcov_of_a_run_over_several_functions() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let run = crate::library::on_library("cover", out_dir.path(), &["--all"]);
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let totals = &json_file(&out_dir.path().join("index.json"))["totals"];
+    let branches = genhtml(out_dir.path());
+    let want = format!("({} of {} branches)", totals["covered"], totals["sides"]);
+    assert!(branches.contains(&want), "{branches} vs {want}");
+    let merged = std::fs::read_to_string(out_dir.path().join("coverage.lcov")).unwrap();
+    for name in ["clamp", "classify", "lookup", "scale"] {
+        let own = std::fs::read_to_string(out_dir.path().join(name).join("coverage.lcov")).unwrap();
+        assert!(
+            merged.contains(&own),
+            "{name}'s records are in the merged file"
+        );
+    }
+}

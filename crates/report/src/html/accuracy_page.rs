@@ -39,11 +39,12 @@ fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
     header(&mut body, doc);
     body.push_str("<main>\n");
     totals(&mut body, doc);
-    worst_section(&mut body, doc);
+    // A wrong special value is the most serious finding of a run: it comes first.
     if let Some(row) = &doc.non_finite {
-        let title = "Non-finite result (the reference is finite, or the other way round)";
+        let title = "Wrong special value (NaN or infinite where the reference is finite, or the other way round)";
         single_section(&mut body, "non_finite", title, row);
     }
+    worst_section(&mut body, doc);
     // As in the text report: only a worst input that changed path needs its counterpart.
     if let (Some(row), true) = (&doc.worst_same_path, doc.worst.is_some_and(|w| w.diverged)) {
         let title = "Worst input whose reference run takes the same branches";

@@ -1,0 +1,418 @@
+//! `index.json` (schema 1): the table of a run over several functions, one row per
+//! function, as `cover` and `explore` write it beside the functions' own directories
+//! (`OUT/<function>/coverage.json` ...).
+//!
+//! ```json
+//! {
+//!   "schema": 1, "engine": "cover", "seconds": 12.5,
+//!   "functions": [
+//!     { "function": "f", "status": "finished", "directory": "f",
+//!       "sides": 14, "covered": 12, "infeasible": 1, "not_reached": 1,
+//!       "feasible_percent": 92.3,
+//!       "traps": { "targets": 2, "reached": 1, "infeasible": 1, "not_reached": 0 },
+//!       "crashes": 1, "hangs": 0, "tests": 9, "seconds": 0.8, "stop": "time limit" },
+//!     { "function": "g", "status": "error", "error": "..." },
+//!     { "function": "h", "status": "not run", "error": "total time" } ],
+//!   "totals": { "functions": 3, "finished": 1, "errors": 1, "not_run": 1, ... }
+//! }
+//! ```
+//!
+//! A function's counts are read back from the `coverage.json` its run wrote, so the
+//! index says exactly what each function's own files say. Rows come in name order.
+//! [`merged_lcov`] joins the functions' `coverage.lcov` files into the run's one.
+
+use crate::error::ReportError;
+use crate::SCHEMA_VERSION;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// How the run of one function went.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RowOutcome {
+    /// The engine ran; its `coverage.json` gave these counts.
+    Ran(RunCounts),
+    /// The function could not be tested (no spec fits, unsupported, ...).
+    Error(String),
+    /// The run ended before this function started (total time, Ctrl-C).
+    NotRun(String),
+}
+
+/// What one function's `coverage.json` counts, as the index repeats it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunCounts {
+    /// Whether the run ended (not stopped while being written).
+    pub finished: bool,
+    /// Why it stopped.
+    pub stop: Option<String>,
+    /// Wall-clock seconds of the search.
+    pub seconds: Option<f64>,
+    /// Branch sides of the program.
+    pub sides: usize,
+    /// Sides some input takes.
+    pub covered: usize,
+    /// Sides proved never taken.
+    pub infeasible: usize,
+    /// Sides neither covered nor proved infeasible.
+    pub not_reached: usize,
+    /// The trap targets and how they ended.
+    pub traps: TrapTotals,
+    /// Crashes found.
+    pub crashes: usize,
+    /// Hangs found.
+    pub hangs: usize,
+    /// Tests kept.
+    pub tests: usize,
+}
+
+/// Trap targets: reached by a finding, proved unreachable, or neither.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrapTotals {
+    /// Trap targets.
+    pub targets: usize,
+    /// Reached.
+    pub reached: usize,
+    /// Proved unreachable.
+    pub infeasible: usize,
+    /// Neither.
+    pub not_reached: usize,
+}
+
+impl RunCounts {
+    /// The counts of a `coverage.json` text.
+    pub fn from_coverage_json(text: &str) -> Result<RunCounts, ReportError> {
+        Ok(serde_json::from_str(text)?)
+    }
+
+    /// `100 × covered / (sides − infeasible)`, 100 when no side can be taken.
+    pub fn feasible_percent(&self) -> f64 {
+        crate::coverage::feasible_percent(fpir::SideTally {
+            covered: self.covered,
+            infeasible: self.infeasible,
+            not_reached: self.not_reached,
+        })
+    }
+}
+
+/// One function's row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexRow {
+    /// The function's name, which is also its directory's.
+    pub function: String,
+    /// How its run went.
+    pub outcome: RowOutcome,
+}
+
+/// A whole run over several functions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Index {
+    /// `cover` or `explore`.
+    pub engine: &'static str,
+    /// Wall-clock seconds of the whole run.
+    pub seconds: f64,
+    /// One row per function, in name order.
+    pub rows: Vec<IndexRow>,
+}
+
+#[derive(Serialize)]
+struct RowJson<'a> {
+    function: &'a str,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    directory: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    counts: Option<CountsJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct CountsJson<'a> {
+    sides: usize,
+    covered: usize,
+    infeasible: usize,
+    not_reached: usize,
+    feasible_percent: f64,
+    traps: TrapTotals,
+    crashes: usize,
+    hangs: usize,
+    tests: usize,
+    seconds: Option<f64>,
+    stop: Option<&'a str>,
+}
+
+/// The sums over every function that ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    /// Functions in the index.
+    pub functions: usize,
+    /// Functions whose run ended.
+    pub finished: usize,
+    /// Functions that could not be tested.
+    pub errors: usize,
+    /// Functions not started.
+    pub not_run: usize,
+    /// Branch sides.
+    pub sides: usize,
+    /// Covered sides.
+    pub covered: usize,
+    /// Sides proved infeasible.
+    pub infeasible: usize,
+    /// Sides not reached.
+    pub not_reached: usize,
+    /// Feasible coverage over all sides ([`RunCounts::feasible_percent`]).
+    pub feasible_percent: f64,
+    /// Trap targets.
+    pub traps: TrapTotals,
+    /// Crashes.
+    pub crashes: usize,
+    /// Hangs.
+    pub hangs: usize,
+    /// Tests.
+    pub tests: usize,
+}
+
+#[derive(Serialize)]
+struct IndexJson<'a> {
+    schema: u32,
+    engine: &'static str,
+    seconds: f64,
+    functions: Vec<RowJson<'a>>,
+    totals: Totals,
+}
+
+impl IndexRow {
+    /// The status word of `index.json`.
+    pub fn status(&self) -> &'static str {
+        match &self.outcome {
+            RowOutcome::Ran(counts) if counts.stop.as_deref() == Some("interrupted") => {
+                "interrupted"
+            }
+            RowOutcome::Ran(_) => "finished",
+            RowOutcome::Error(_) => "error",
+            RowOutcome::NotRun(_) => "not run",
+        }
+    }
+
+    /// The counts, when the function ran.
+    pub fn counts(&self) -> Option<&RunCounts> {
+        match &self.outcome {
+            RowOutcome::Ran(counts) => Some(counts),
+            RowOutcome::Error(_) | RowOutcome::NotRun(_) => None,
+        }
+    }
+
+    /// Why the function has no counts, when it has none.
+    pub fn error(&self) -> Option<&str> {
+        match &self.outcome {
+            RowOutcome::Ran(_) => None,
+            RowOutcome::Error(why) | RowOutcome::NotRun(why) => Some(why),
+        }
+    }
+
+    fn to_json(&self) -> RowJson<'_> {
+        let counts = self.counts();
+        RowJson {
+            function: &self.function,
+            status: self.status(),
+            directory: counts.map(|_| self.function.as_str()),
+            error: self.error(),
+            counts: counts.map(|c| CountsJson {
+                sides: c.sides,
+                covered: c.covered,
+                infeasible: c.infeasible,
+                not_reached: c.not_reached,
+                feasible_percent: c.feasible_percent(),
+                traps: c.traps,
+                crashes: c.crashes,
+                hangs: c.hangs,
+                tests: c.tests,
+                seconds: c.seconds,
+                stop: c.stop.as_deref(),
+            }),
+        }
+    }
+}
+
+impl Index {
+    /// The sums over the rows.
+    pub fn totals(&self) -> Totals {
+        let mut totals = Totals {
+            functions: self.rows.len(),
+            ..Totals::default()
+        };
+        for row in &self.rows {
+            match &row.outcome {
+                RowOutcome::Ran(c) => {
+                    totals.finished += usize::from(c.finished);
+                    totals.sides += c.sides;
+                    totals.covered += c.covered;
+                    totals.infeasible += c.infeasible;
+                    totals.not_reached += c.not_reached;
+                    totals.traps.targets += c.traps.targets;
+                    totals.traps.reached += c.traps.reached;
+                    totals.traps.infeasible += c.traps.infeasible;
+                    totals.traps.not_reached += c.traps.not_reached;
+                    totals.crashes += c.crashes;
+                    totals.hangs += c.hangs;
+                    totals.tests += c.tests;
+                }
+                RowOutcome::Error(_) => totals.errors += 1,
+                RowOutcome::NotRun(_) => totals.not_run += 1,
+            }
+        }
+        totals.feasible_percent = crate::coverage::feasible_percent(fpir::SideTally {
+            covered: totals.covered,
+            infeasible: totals.infeasible,
+            not_reached: totals.not_reached,
+        });
+        totals
+    }
+
+    /// `index.json` (schema 1, see the module docs).
+    pub fn to_json(&self) -> Result<String, ReportError> {
+        let json = IndexJson {
+            schema: SCHEMA_VERSION,
+            engine: self.engine,
+            seconds: self.seconds,
+            functions: self.rows.iter().map(IndexRow::to_json).collect(),
+            totals: self.totals(),
+        };
+        Ok(serde_json::to_string_pretty(&json)? + "\n")
+    }
+}
+
+impl Index {
+    /// The summary a command prints: one line per function, then the totals.
+    pub fn summary(&self) -> String {
+        let width = self
+            .rows
+            .iter()
+            .map(|r| r.function.len())
+            .max()
+            .unwrap_or(0)
+            .max("function".len());
+        let mut text = format!(
+            "{:<width$}  {:>6} {:>7} {:>8} {:>10} {:>7} {:>5} {:>5} {:>8}  stop\n",
+            "function",
+            "sides",
+            "covered",
+            "feasible",
+            "infeasible",
+            "crashes",
+            "hangs",
+            "tests",
+            "seconds"
+        );
+        for row in &self.rows {
+            let _ = match row.counts() {
+                Some(c) => writeln!(
+                    text,
+                    "{:<width$}  {:>6} {:>7} {:>7.1}% {:>10} {:>7} {:>5} {:>5} {:>8.2}  {}",
+                    row.function,
+                    c.sides,
+                    c.covered,
+                    c.feasible_percent(),
+                    c.infeasible,
+                    c.crashes,
+                    c.hangs,
+                    c.tests,
+                    c.seconds.unwrap_or_default(),
+                    c.stop.as_deref().unwrap_or_default()
+                ),
+                None => writeln!(
+                    text,
+                    "{:<width$}  {}: {}",
+                    row.function,
+                    row.status(),
+                    row.error().unwrap_or_default()
+                ),
+            };
+        }
+        let t = self.totals();
+        let _ = writeln!(
+            text,
+            "total: {} functions ({} not testable, {} not run): covered {}/{} branch sides ({:.1}% feasible), {} proved infeasible, {} crashes, {} hangs, {} tests, {:.1} s",
+            t.functions, t.errors, t.not_run, t.covered, t.sides, t.feasible_percent,
+            t.infeasible, t.crashes, t.hangs, t.tests, self.seconds
+        );
+        text
+    }
+}
+
+/// The run's `coverage.lcov`: the functions' tracefiles one after the other, in the
+/// index's order. A source file several functions share gets several records, which
+/// `genhtml` and `lcov` merge as they read them.
+pub fn merged_lcov<'a>(tracefiles: impl IntoIterator<Item = &'a str>) -> String {
+    tracefiles.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COVERAGE: &str = r#"{ "schema": 1, "engine": "cover", "function": "f",
+        "finished": true, "stop": "time limit", "seconds": 1.5, "sides": 10,
+        "covered": 6, "infeasible": 2, "not_reached": 2, "tests": 4,
+        "test_seconds": [0.1], "traps": { "targets": 3, "reached": 1, "infeasible": 1,
+        "not_reached": 1 }, "crashes": 1, "hangs": 0, "findings": [], "sites": [] }"#;
+
+    fn index() -> Index {
+        let counts = RunCounts::from_coverage_json(COVERAGE).unwrap();
+        Index {
+            engine: "cover",
+            seconds: 2.0,
+            rows: vec![
+                IndexRow {
+                    function: "f".into(),
+                    outcome: RowOutcome::Ran(counts.clone()),
+                },
+                IndexRow {
+                    function: "g".into(),
+                    outcome: RowOutcome::Ran(counts),
+                },
+                IndexRow {
+                    function: "h".into(),
+                    outcome: RowOutcome::Error("no spec fits".into()),
+                },
+                IndexRow {
+                    function: "k".into(),
+                    outcome: RowOutcome::NotRun("total time".into()),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn rows_repeat_coverage_json_and_totals_sum_them() {
+        let json: serde_json::Value = serde_json::from_str(&index().to_json().unwrap()).unwrap();
+        let f = &json["functions"][0];
+        assert_eq!(f["status"], "finished");
+        assert_eq!(f["directory"], "f");
+        assert_eq!(f["covered"], 6);
+        assert_eq!(f["feasible_percent"], 75.0);
+        assert_eq!(f["traps"]["targets"], 3);
+        assert_eq!(f["stop"], "time limit");
+        let h = &json["functions"][2];
+        assert_eq!(h["status"], "error");
+        assert_eq!(h["error"], "no spec fits");
+        assert!(h.get("directory").is_none() && h.get("sides").is_none());
+        assert_eq!(json["functions"][3]["status"], "not run");
+        let totals = &json["totals"];
+        assert_eq!(totals["functions"], 4);
+        assert_eq!(totals["finished"], 2);
+        assert_eq!(totals["errors"], 1);
+        assert_eq!(totals["not_run"], 1);
+        assert_eq!(totals["sides"], 20);
+        assert_eq!(totals["covered"], 12);
+        assert_eq!(totals["crashes"], 2);
+        assert_eq!(totals["traps"]["reached"], 2);
+        assert_eq!(totals["feasible_percent"], 75.0);
+    }
+
+    #[test]
+    fn merged_lcov_keeps_every_record_in_order() {
+        let a = "SF:/a.c\nDA:1,1\nend_of_record\n";
+        let b = "SF:/a.c\nDA:2,0\nend_of_record\nSF:/b.c\nDA:1,1\nend_of_record\n";
+        assert_eq!(merged_lcov([a, b]), format!("{a}{b}"));
+    }
+}
