@@ -1,5 +1,5 @@
-//! What each [`Builtin`] (the C library's memory functions, `exit` and `abort`, and
-//! LLVM's bit intrinsics) does to memory and values under a [`Semantics`].
+//! What each [`Builtin`] (the C library's memory functions, `exit` and `abort`, LLVM's
+//! bit intrinsics, and through [`crate::libc`] the rest of the C library model) does to memory and values under a [`Semantics`].
 //!
 //! Both the interpreter's `step` and the compiled tier's runtime helper call [`run`], so
 //! the two tiers agree on every builtin by construction; this module sits below both
@@ -77,6 +77,7 @@ where
                 object: x,
             })
         }
+        Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
         Builtin::StackRestore => {
             // A restore below the frame's own mark would free the caller's allocas.
             if a >= mark {

@@ -271,12 +271,34 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     /// Runs `func` on `args` from a fresh memory state (initial globals, empty stack and
     /// heap), so runs are independent and deterministic.
     pub fn call(&mut self, func: Func, args: &[Arg]) -> Result<Run<S::Value>, ExecError> {
+        self.call_with(func, args, None)
+    }
+
+    /// Calls a C `main`: `main(argc, argv)` with `argv` laid out in the program's memory
+    /// as C does it (NUL-terminated strings, a NULL after the last), or `main()` when it
+    /// takes no parameters (`argv` is then ignored).
+    pub fn call_main(&mut self, func: Func, argv: &[String]) -> Result<Run<S::Value>, ExecError> {
+        let params = self.module.funcs.get(func).map_or(0, |f| f.params().len());
+        if params == 0 {
+            return self.call(func, &[]);
+        }
+        let argc = Arg::Scalar(argv.len() as u64);
+        // The second argument's bits are replaced by the address of the laid-out array.
+        self.call_with(func, &[argc, Arg::Scalar(0)], Some(argv))
+    }
+
+    fn call_with(
+        &mut self,
+        func: Func,
+        args: &[Arg],
+        argv: Option<&[String]>,
+    ) -> Result<Run<S::Value>, ExecError> {
         let prog = &self.prog;
         let entry = self.jit.as_mut().and_then(|jit| jit.entry(prog, func.0));
         let mut done = None;
         let mut arrays = Vec::new();
         if let Some(entry) = entry {
-            arrays = self.enter(func, args, Placement::Compiled)?;
+            arrays = self.enter(func, args, argv, Placement::Compiled)?;
             done = self.run_compiled(func, entry);
         }
         let (outcome, steps) = match done {
@@ -287,7 +309,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             None => {
                 // Not compiled, or the compiled run stopped short: the interpreter runs
                 // the call from a fresh memory state.
-                arrays = self.enter(func, args, Placement::Frame)?;
+                arrays = self.enter(func, args, argv, Placement::Frame)?;
                 let (outcome, steps) = self.run(func.0);
                 if let Some(jit) = &mut self.jit {
                     jit.interpreted(func.0, steps);
@@ -338,6 +360,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         &mut self,
         func: Func,
         args: &[Arg],
+        argv: Option<&[String]>,
         place: Placement,
     ) -> Result<Vec<(u64, Type, usize)>, ExecError> {
         let fc = self
@@ -355,6 +378,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let m = &mut self.m;
         m.mem.reset();
         m.sem.begin_run();
+        let argv_addr = argv.map(|a| lay_out_argv(&mut m.mem, a)).transpose()?;
         // Compiled runs take their arguments as bits and need no frame.
         let mut compiled = match (&mut self.jit, place) {
             (Some(jit), Placement::Compiled) => {
@@ -379,6 +403,9 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         for (index, (arg, &p)) in args.iter().zip(&fc.params).enumerate() {
             let ty = fc.reg_types[p as usize];
             let value = match arg {
+                Arg::Scalar(_) if index == 1 && argv_addr.is_some() => {
+                    m.sem.address(argv_addr.unwrap_or(0))
+                }
                 Arg::Scalar(bits) => {
                     slot += 1;
                     m.sem.input(InputSlot(slot - 1), ty, bits & ty.mask())
@@ -674,4 +701,33 @@ fn take_edge<V: Clone>(scratch: &mut Vec<V>, frame: &mut [V], fc: &FuncCode, edg
         }
     }
     e.pc as usize
+}
+
+/// `argv` in `mem`: each string NUL-terminated in its own heap block, then the array of
+/// their addresses ended by NULL; returns the array's address.
+fn lay_out_argv(mem: &mut Memory, argv: &[String]) -> Result<u64, ExecError> {
+    let mut pointers = Vec::with_capacity(argv.len() + 1);
+    for arg in argv {
+        let mut bytes = arg.as_bytes().to_vec();
+        bytes.push(0);
+        let addr = mem
+            .malloc(bytes.len() as u64)
+            .ok()
+            .filter(|&a| a != 0)
+            .ok_or(ExecError::ArgsTooLarge)?;
+        mem.write_bytes(addr, &bytes)
+            .map_err(|_| ExecError::ArgsTooLarge)?;
+        pointers.push(addr);
+    }
+    pointers.push(0);
+    let array = mem
+        .malloc(8 * pointers.len() as u64)
+        .ok()
+        .filter(|&a| a != 0)
+        .ok_or(ExecError::ArgsTooLarge)?;
+    for (k, &p) in pointers.iter().enumerate() {
+        mem.store(Type::Ptr, array + 8 * k as u64, p)
+            .map_err(|_| ExecError::ArgsTooLarge)?;
+    }
+    Ok(array)
 }

@@ -38,7 +38,9 @@
 //!   indirect calls stay interpreted. [`ExecConfig::compile`] chooses the policy;
 //!   `tests/compiled.rs` of `fpforge-difftest` compares the two on the whole corpus.
 //! - `builtin` (private): what each C library builtin and bit intrinsic does, the one
-//!   definition both tiers call.
+//!   definition both tiers call; [`libc`]: the C library model (`printf` and friends with
+//!   the output captured per run, strings, `strtod`, `errno`), which only the interpreter
+//!   runs (functions that call it stay interpreted).
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes;
 //!   [`finding`]: inputs that crash or hang, deduplicated and minimized for every engine.
@@ -55,12 +57,14 @@ pub mod concrete;
 pub mod finding;
 pub mod interp;
 mod jit;
+pub mod libc;
 pub mod libm;
 pub mod memory;
 pub mod observer;
 mod prepare;
 mod promote;
 pub mod semantics;
+pub mod streams;
 pub mod trap;
 
 pub use concrete::Concrete;
@@ -69,6 +73,7 @@ pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
 pub use memory::Memory;
 pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace};
 pub use semantics::{InputSlot, Semantics};
+pub use streams::ProgramOutput;
 pub use trap::{CallSite, ExecError, Trap, TrapKind};
 
 pub mod docs {

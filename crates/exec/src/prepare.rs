@@ -1307,6 +1307,7 @@ impl<'a> FuncBuilder<'a> {
                     Builtin::Memcpy | Builtin::Memmove | Builtin::Memset | Builtin::BoundsFault => {
                         3
                     }
+                    Builtin::Libc(f) => f.min_args(),
                 };
                 if args.len() < need {
                     return Err(self.invalid(format!(

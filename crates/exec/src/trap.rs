@@ -65,6 +65,10 @@ pub enum TrapKind {
     /// A call of a function that is neither defined nor known.
     #[error("call of unknown external function `{0}`")]
     UnknownExternal(String),
+    /// A call of a modelled C library function the model cannot carry out (a `printf`
+    /// conversion it does not know, a stream other than `stdout` and `stderr`).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
     /// The instruction budget ([`crate::ExecConfig::fuel`]) ran out.
     #[error("fuel exhausted")]
     FuelExhausted,

@@ -234,6 +234,132 @@ pub enum Builtin {
     /// `offset` of an object of `object_bytes` bytes; where a trap guard found the offset
     /// out of the object's bounds ([`crate::guard`]).
     BoundsFault,
+    /// A C library function with a model: output, strings, number parsing, `errno`.
+    Libc(LibcFn),
+}
+
+/// The C library functions fpforge models beyond memory and termination: they read and
+/// write the program's memory, capture its output and parse numbers as glibc does.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub enum LibcFn {
+    /// `__errno_location() -> int*`: the address of the program's `errno`.
+    ErrnoLocation,
+    Printf,
+    Fprintf,
+    Sprintf,
+    Snprintf,
+    Puts,
+    Putchar,
+    Fputs,
+    Fputc,
+    Strlen,
+    Strcmp,
+    Strncmp,
+    Strcpy,
+    Strncpy,
+    Strcat,
+    Strchr,
+    Strrchr,
+    Strstr,
+    Memcmp,
+    Memchr,
+    Atoi,
+    Atol,
+    Strtol,
+    Strtoul,
+    Strtod,
+    Strtof,
+}
+
+impl LibcFn {
+    /// Every modelled function.
+    pub const ALL: &'static [LibcFn] = &[
+        LibcFn::ErrnoLocation,
+        LibcFn::Printf,
+        LibcFn::Fprintf,
+        LibcFn::Sprintf,
+        LibcFn::Snprintf,
+        LibcFn::Puts,
+        LibcFn::Putchar,
+        LibcFn::Fputs,
+        LibcFn::Fputc,
+        LibcFn::Strlen,
+        LibcFn::Strcmp,
+        LibcFn::Strncmp,
+        LibcFn::Strcpy,
+        LibcFn::Strncpy,
+        LibcFn::Strcat,
+        LibcFn::Strchr,
+        LibcFn::Strrchr,
+        LibcFn::Strstr,
+        LibcFn::Memcmp,
+        LibcFn::Memchr,
+        LibcFn::Atoi,
+        LibcFn::Atol,
+        LibcFn::Strtol,
+        LibcFn::Strtoul,
+        LibcFn::Strtod,
+        LibcFn::Strtof,
+    ];
+
+    /// The C symbol.
+    pub fn name(self) -> &'static str {
+        use LibcFn::*;
+        match self {
+            ErrnoLocation => "__errno_location",
+            Printf => "printf",
+            Fprintf => "fprintf",
+            Sprintf => "sprintf",
+            Snprintf => "snprintf",
+            Puts => "puts",
+            Putchar => "putchar",
+            Fputs => "fputs",
+            Fputc => "fputc",
+            Strlen => "strlen",
+            Strcmp => "strcmp",
+            Strncmp => "strncmp",
+            Strcpy => "strcpy",
+            Strncpy => "strncpy",
+            Strcat => "strcat",
+            Strchr => "strchr",
+            Strrchr => "strrchr",
+            Strstr => "strstr",
+            Memcmp => "memcmp",
+            Memchr => "memchr",
+            Atoi => "atoi",
+            Atol => "atol",
+            Strtol => "strtol",
+            Strtoul => "strtoul",
+            Strtod => "strtod",
+            Strtof => "strtof",
+        }
+    }
+
+    /// The function whose C symbol is `name` (`putc` is `fputc`, `atoll` is `atol`,
+    /// `strtoll`/`strtoull` are `strtol`/`strtoul`: the same on LP64).
+    pub fn from_c_symbol(name: &str) -> Option<LibcFn> {
+        let canonical = match name {
+            "putc" | "_IO_putc" => "fputc",
+            "atoll" => "atol",
+            "strtoll" => "strtol",
+            "strtoull" => "strtoul",
+            other => other,
+        };
+        LibcFn::ALL.iter().copied().find(|f| f.name() == canonical)
+    }
+
+    /// How many arguments a call needs at least (the variadic ones take more).
+    pub fn min_args(self) -> usize {
+        use LibcFn::*;
+        match self {
+            ErrnoLocation => 0,
+            Printf | Puts | Putchar | Strlen | Atoi | Atol => 1,
+            Fprintf | Sprintf | Fputs | Fputc | Strcmp | Strcpy | Strcat | Strchr | Strrchr
+            | Strstr | Strtod | Strtof => 2,
+            Snprintf | Strncmp | Strncpy | Memcmp | Memchr | Strtol | Strtoul => 3,
+        }
+    }
 }
 
 impl Builtin {
@@ -262,6 +388,32 @@ impl Builtin {
         Builtin::StackRestore,
         Builtin::AccessSlack,
         Builtin::BoundsFault,
+        Builtin::Libc(LibcFn::ErrnoLocation),
+        Builtin::Libc(LibcFn::Printf),
+        Builtin::Libc(LibcFn::Fprintf),
+        Builtin::Libc(LibcFn::Sprintf),
+        Builtin::Libc(LibcFn::Snprintf),
+        Builtin::Libc(LibcFn::Puts),
+        Builtin::Libc(LibcFn::Putchar),
+        Builtin::Libc(LibcFn::Fputs),
+        Builtin::Libc(LibcFn::Fputc),
+        Builtin::Libc(LibcFn::Strlen),
+        Builtin::Libc(LibcFn::Strcmp),
+        Builtin::Libc(LibcFn::Strncmp),
+        Builtin::Libc(LibcFn::Strcpy),
+        Builtin::Libc(LibcFn::Strncpy),
+        Builtin::Libc(LibcFn::Strcat),
+        Builtin::Libc(LibcFn::Strchr),
+        Builtin::Libc(LibcFn::Strrchr),
+        Builtin::Libc(LibcFn::Strstr),
+        Builtin::Libc(LibcFn::Memcmp),
+        Builtin::Libc(LibcFn::Memchr),
+        Builtin::Libc(LibcFn::Atoi),
+        Builtin::Libc(LibcFn::Atol),
+        Builtin::Libc(LibcFn::Strtol),
+        Builtin::Libc(LibcFn::Strtoul),
+        Builtin::Libc(LibcFn::Strtod),
+        Builtin::Libc(LibcFn::Strtof),
     ];
 
     /// IR text name.
@@ -291,6 +443,7 @@ impl Builtin {
             StackRestore => "stackrestore",
             AccessSlack => "access_slack",
             BoundsFault => "bounds_fault",
+            Libc(f) => f.name(),
         }
     }
 

@@ -28,7 +28,7 @@ pub mod write;
 pub use entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
 pub use inst::{
     BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, SwitchCase, Terminator, TrapCheck,
+    IntPred, LibcFn, SwitchCase, Terminator, TrapCheck,
 };
 pub use math::{MathCall, MathFn, MathOrigin, MathShape, SignBitOp};
 pub use module::{

@@ -5,14 +5,15 @@
 //! `sin` runs as code); otherwise LLVM intrinsics and C math functions with the expected
 //! signature (`sin`/`sinf`, `frexp`, `lround`, ...: the rows of fpir's math table, by
 //! their [`MathOrigin`]) become [`Callee::Math`], the memory, allocation and termination
-//! functions of libc become builtins, and any other name is an external that traps
-//! when called.
+//! functions of libc become builtins, the C library functions fpforge models
+//! ([`LibcFn`]: output, strings, number parsing, `errno`) become [`Builtin::Libc`], and any
+//! other name is an external that traps when called.
 //!
 //! [`Callee::Math`]: fpir::Callee::Math
 //! [`MathOrigin`]: fpir::MathOrigin
 
 use crate::layout::scalar;
-use fpir::{Builtin, CastOp, FloatBinOp, MathCall, MathFn, MathShape, Type};
+use fpir::{Builtin, CastOp, FloatBinOp, LibcFn, MathCall, MathFn, MathShape, Type};
 use llvm_ir::Type as LType;
 
 /// How a call to a function that the module does not define is lowered.
@@ -81,7 +82,11 @@ pub(crate) fn classify(name: &str, params: &[LType], ret: &LType) -> Target {
         "abort" => Target::Builtin(Builtin::Abort, All),
         "exit" | "_Exit" => Target::Builtin(Builtin::Exit, All),
         "__assert_fail" => Target::Builtin(Builtin::AssertFail, All),
-        _ => Target::External,
+        "abs" | "labs" | "llabs" => Target::Builtin(Builtin::Abs, All),
+        _ => match LibcFn::from_c_symbol(name) {
+            Some(f) => Target::Builtin(Builtin::Libc(f), All),
+            None => Target::External,
+        },
     }
 }
 
@@ -216,7 +221,15 @@ mod tests {
         );
         assert_eq!(classify("sin", &[I32], &D), Target::External);
         assert_eq!(classify("fmuladd", &[D, D, D], &D), Target::External);
-        assert_eq!(classify("printf", &[], &I32), Target::External);
+        assert_eq!(
+            classify("printf", &[], &I32),
+            Target::Builtin(Builtin::Libc(LibcFn::Printf), BuiltinArgs::All)
+        );
+        assert_eq!(
+            classify("labs", &[I32], &I32),
+            Target::Builtin(Builtin::Abs, BuiltinArgs::All)
+        );
+        assert_eq!(classify("fopen", &[], &I32), Target::External);
     }
 
     #[test]

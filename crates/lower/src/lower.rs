@@ -35,7 +35,7 @@ use crate::error::LowerError;
 use crate::func::lower_function;
 use crate::stubs::{alias_function, lower_stub, trapping_stub};
 use crate::symbols::{name_text, Symbols};
-use fpir::{AddrBase, EntityId, Func, Global, GlobalData};
+use fpir::{AddrBase, EntityId, Func, Global, GlobalData, Reloc};
 use llvm_ir::module::GlobalVariable;
 use llvm_ir::terminator::Terminator;
 use llvm_ir::Type;
@@ -76,6 +76,7 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Low
     for g in symbols.program_globals() {
         let id = Global::new(ctx.out.globals.len());
         let data = match &g.initializer {
+            None if is_std_stream(&name_text(&g.name)) => std_stream(g, id),
             None => {
                 gaps.undefined.push(id);
                 undefined_global(g)
@@ -128,6 +129,27 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Low
         })?;
     }
     Ok(Lowered { module, gaps })
+}
+
+/// The C standard streams a program may declare (`extern FILE *stdout`).
+fn is_std_stream(name: &str) -> bool {
+    matches!(name, "stdin" | "stdout" | "stderr")
+}
+
+/// glibc's `stdout`, `stderr` or `stdin`, a `FILE *` the program only declares: it points
+/// at itself (global `id`), so the libc model tells the streams apart by address.
+fn std_stream(g: &GlobalVariable, id: Global) -> GlobalData {
+    GlobalData {
+        name: name_text(&g.name),
+        init: vec![0; 8],
+        align: 8,
+        constant: false,
+        relocs: vec![Reloc {
+            at: 0,
+            target: AddrBase::Global(id),
+            addend: 0,
+        }],
+    }
 }
 
 /// A global the inputs only declare (`extern double MACHEP;`): no bytes, so that a run

@@ -5,7 +5,8 @@
 
 use crate::trace::{DecisionLog, Item};
 use crate::values::{show, ShownValue};
-use fpforge_exec::{Outcome, Run, Trap};
+use fpforge_exec::libc::errno_name;
+use fpforge_exec::{Outcome, ProgramOutput, Run, Trap, TrapKind};
 use fpforge_spec::Arg;
 use fpir::{BranchSite, Func, Module, Side};
 use serde::Serialize;
@@ -62,6 +63,16 @@ pub struct RunReport {
     /// The first [`LISTED_DECISIONS`] decisions, one by one.
     branches: Vec<BranchRow>,
     steps: u64,
+    /// What the program wrote to `stdout` (invalid UTF-8 replaced).
+    stdout: String,
+    /// What the program wrote to `stderr`.
+    stderr: String,
+    /// `errno` at the end, when nonzero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    errno: Option<i32>,
+    /// The exit status: `main`'s return value or `exit`'s argument.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_status: Option<i32>,
 }
 
 impl RunReport {
@@ -74,6 +85,7 @@ impl RunReport {
         call_args: &[Arg],
         run: &Run<u64>,
         log: &DecisionLog,
+        output: &ProgramOutput,
     ) -> RunReport {
         let func = &module.funcs[func];
         let (returned, trap) = match &run.outcome {
@@ -81,7 +93,19 @@ impl RunReport {
                 value.and_then(|bits| func.ret.map(|ty| show(ty, bits))),
                 None,
             ),
+            Outcome::Trapped(Trap {
+                kind: TrapKind::Exit(_),
+                ..
+            }) => (None, None),
             Outcome::Trapped(trap) => (None, Some(describe_trap(module, trap))),
+        };
+        let exit_status = match &run.outcome {
+            Outcome::Trapped(Trap {
+                kind: TrapKind::Exit(code),
+                ..
+            }) => Some(*code),
+            Outcome::Returned(Some(bits)) if func.name == "main" => Some(*bits as u32 as i32),
+            _ => None,
         };
         let array_params = call_args.iter().enumerate().filter_map(|(i, a)| match a {
             Arg::Array { elem, .. } => Some((i, *elem)),
@@ -135,6 +159,10 @@ impl RunReport {
             sides,
             branches,
             steps: run.steps,
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            errno: (output.errno != 0).then_some(output.errno),
+            exit_status,
         }
     }
 }
@@ -201,6 +229,9 @@ impl RunReport {
                 writeln!(out, "{call} = {}  ({} {})", v.exact, v.ty, v.decimal)?
             }
             (Some(v), None) => writeln!(out, "{call} = {}  ({} {})", v.decimal, v.ty, v.exact)?,
+            (None, None) if report.exit_status.is_some() && report.returned_struct.is_none() => {
+                writeln!(out, "{call} exited")?
+            }
             (None, None) => match &report.returned_struct {
                 Some(fields) => {
                     let items: Vec<&str> = fields.iter().map(|v| v.exact.as_str()).collect();
@@ -231,6 +262,24 @@ impl RunReport {
             writeln!(out, "  {site:<6} {location:<width$}  {}", counts.join(", "))?;
         }
         writeln!(out, "steps: {}", report.steps)?;
+        if let Some(code) = report.exit_status {
+            writeln!(out, "exit status: {code}")?;
+        }
+        if let Some(errno) = report.errno {
+            match errno_name(errno) {
+                Some(name) => writeln!(out, "errno: {errno} ({name})")?,
+                None => writeln!(out, "errno: {errno}")?,
+            }
+        }
+        for (name, text) in [("stdout", &report.stdout), ("stderr", &report.stderr)] {
+            if !text.is_empty() {
+                writeln!(out, "{name}:")?;
+                out.push_str(text);
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
         Ok(out)
     }
 }

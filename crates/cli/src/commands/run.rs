@@ -1,6 +1,7 @@
 //! `fpforge run`: execute a function on given arguments with the concrete interpreter and
 //! print its report (`fpforge_report::run`): the result, the output arrays, the branch
-//! sides taken and any trap.
+//! sides taken, any trap, and what the program printed. A function named `main` is called
+//! as C calls it, `main(argc, argv)` with the arguments after `--` (or `main()`).
 
 use crate::options::RunOptions;
 use crate::values::call_args;
@@ -15,14 +16,32 @@ use std::process::ExitCode;
 pub fn run(options: RunOptions) -> Result<ExitCode> {
     let loaded = options.program.load()?;
     let arg_texts = &options.arguments;
-    let call_args = call_args(&loaded, arg_texts)?;
+    let is_main = loaded.module.funcs[loaded.func].name == "main";
+    let call_args = if is_main {
+        Vec::new()
+    } else {
+        call_args(&loaded, arg_texts)?
+    };
     // One call: compiling it to native code would cost more than it saves.
     let mut config = ExecConfig::default().with_compile(Compilation::Off);
     if let Some(fuel) = options.fuel {
         config = config.with_fuel(fuel);
     }
     let mut interp = Interpreter::new(&loaded.module, Concrete, DecisionLog::default(), config)?;
-    let run = interp.call(loaded.func, &call_args)?;
+    let run = if is_main {
+        // argv[0] is the program as the user named it, as a shell passes it.
+        let program = options
+            .program
+            .paths
+            .first()
+            .map_or_else(String::new, |p| p.display().to_string());
+        let argv: Vec<String> = std::iter::once(program)
+            .chain(arg_texts.iter().cloned())
+            .collect();
+        interp.call_main(loaded.func, &argv)?
+    } else {
+        interp.call(loaded.func, &call_args)?
+    };
     let report = RunReport::new(
         &loaded.module,
         loaded.func,
@@ -30,6 +49,7 @@ pub fn run(options: RunOptions) -> Result<ExitCode> {
         &call_args,
         &run,
         interp.observer(),
+        &interp.memory().output(),
     );
     if options.json {
         crate::output::emit(&report.to_json()?)?;

@@ -12,5 +12,6 @@ mod explore;
 mod findings;
 mod gcov;
 mod html;
+mod libc;
 mod library;
 mod reports;

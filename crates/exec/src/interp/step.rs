@@ -17,7 +17,9 @@ use crate::observer::{BranchEvent, Observer, OpEvent};
 use crate::prepare::{CmpBr, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::{Arm, BranchSite, FloatPred, FloatTy, IntPred, Module, OpSite, Side, Type};
+use fpir::{
+    Arm, BranchSite, Builtin, FloatPred, FloatTy, IntPred, LibcFn, Module, OpSite, Side, Type,
+};
 
 /// The mutable state `step` works on.
 pub(super) struct Machine<S: Semantics, O> {
@@ -613,6 +615,9 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
             unreachable!("step passes only builtins")
         };
         let args = &self.fc.args[start as usize..(start + len) as usize];
+        if let Builtin::Libc(f) = b {
+            return self.libc(f, args, d);
+        }
         let mut bits = [0u64; 3];
         for (x, &s) in bits.iter_mut().zip(args) {
             *x = self.bits(s);
@@ -622,6 +627,17 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         let regs: &[S::Value] = self.regs.0;
         let value = |k: usize| &regs[args[k] as usize];
         match builtin::run(self.sem, self.mem, b, ty, bits, value, self.mark) {
+            Ok(Some(v)) if d != NONE => self.set(d, v),
+            Ok(_) => Control::Next,
+            Err(kind) => self.trap(kind),
+        }
+    }
+
+    /// A C library function, which may take any number of arguments (`printf`).
+    #[cold]
+    fn libc(&mut self, f: LibcFn, args: &[Slot], d: Slot) -> Control {
+        let bits: Vec<u64> = args.iter().map(|&s| self.bits(s)).collect();
+        match crate::libc::call(self.sem, self.mem, f, &bits) {
             Ok(Some(v)) if d != NONE => self.set(d, v),
             Ok(_) => Control::Next,
             Err(kind) => self.trap(kind),

@@ -996,6 +996,11 @@ impl<'a, 'b> Translator<'a, 'b> {
             Op::StackRestore { a } => self.stack_restore(a),
             Op::Call { .. } => self.call(op)?,
             Op::Math { .. } => self.math(op),
+            // The C library model runs in the interpreter alone.
+            Op::Builtin {
+                b: Builtin::Libc(_),
+                ..
+            } => return Err(Unsupported),
             Op::Builtin { .. } => self.builtin(op),
             Op::Nop => {}
             // Indirect calls, and any op this translation does not know, leave the

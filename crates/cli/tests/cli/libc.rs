@@ -1,0 +1,62 @@
+//! The C library model end to end: programs of `tests/fixtures/libc/` run through
+//! `fpforge run -f main` print byte for byte what their native build prints, and the
+//! report shows argv, the exit status, `errno` and both streams.
+
+use crate::common::{fixture, fpforge, stderr, stdout};
+use std::process::Command;
+
+/// The native build's (stdout, stderr, exit code) with `args`.
+fn native(source: &str, args: &[&str]) -> (String, String, i32) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let exe = dir.path().join("prog");
+    let built = Command::new("clang-14")
+        .args(["-w", "-O0", "-ffp-contract=off", source, "-o"])
+        .arg(&exe)
+        .status()
+        .expect("clang-14 runs (scripts/setup.sh)");
+    assert!(built.success());
+    let out = Command::new(&exe).args(args).output().expect("runs");
+    (stdout(&out), stderr(&out), out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn printf_and_strings_match_the_native_build() {
+    let source = fixture("libc", "formats.c");
+    let (want_out, want_err, _) = native(&source, &["60"]);
+    let out = fpforge(&["run", &source, "-f", "main", "--json", "--", "60"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let got_out = report["stdout"].as_str().expect("stdout");
+    assert!(
+        want_out.lines().count() > 2_500,
+        "{}",
+        want_out.lines().count()
+    );
+    for (k, (got, want)) in got_out.lines().zip(want_out.lines()).enumerate() {
+        assert_eq!(got, want, "line {}", k + 1);
+    }
+    assert_eq!(got_out, want_out);
+    assert_eq!(report["stderr"].as_str(), Some(want_err.as_str()));
+    assert_eq!(report["exit_status"], 0);
+}
+
+#[test]
+fn main_gets_argv_and_reports_exit_status_errno_and_streams() {
+    let source = fixture("libc", "hello.c");
+    let (want_out, want_err, want_code) = native(&source, &["2.5", "7"]);
+    let out = fpforge(&["run", &source, "-f", "main", "--", "2.5", "7"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "exit(7) is no trap: {}",
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("exit status: {want_code}")),
+        "{text}"
+    );
+    assert!(text.contains("errno: 33 (EDOM)"), "{text}");
+    assert!(text.contains(&format!("stdout:\n{want_out}")), "{text}");
+    assert!(text.contains(&format!("stderr:\n{want_err}")), "{text}");
+}

@@ -1,0 +1,226 @@
+//! The C library model against the host's glibc: `printf` conversions on random values
+//! with random flags, widths and precisions compared byte for byte with native
+//! `snprintf`, and `strtod`/`strtof`/`strtol` against native parsing (value, `endptr`).
+
+use fpforge_exec::libc::format::{format, SliceArgs};
+use fpforge_exec::libc::parse;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::ffi::CString;
+
+/// Random values per conversion.
+const VALUES: usize = 100_000;
+
+fn native(fmt: &str, arg: Arg) -> Vec<u8> {
+    let c = CString::new(fmt).unwrap();
+    let mut buf = vec![0u8; 2048];
+    // SAFETY: the buffer is as long as we say; the format takes exactly one argument of
+    // the type passed.
+    let n = unsafe {
+        match arg {
+            Arg::Double(x) => libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), c.as_ptr(), x),
+            Arg::Long(v) => libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), c.as_ptr(), v),
+            Arg::Int(v) => libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), c.as_ptr(), v),
+        }
+    };
+    assert!((n as usize) < buf.len(), "{fmt}: {n} bytes");
+    buf.truncate(n as usize);
+    buf
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Arg {
+    Double(f64),
+    Long(i64),
+    Int(i32),
+}
+
+fn ours(fmt: &str, arg: Arg) -> Vec<u8> {
+    let bits = match arg {
+        Arg::Double(x) => x.to_bits(),
+        Arg::Long(v) => v as u64,
+        Arg::Int(v) => v as u32 as u64,
+    };
+    let values = [bits];
+    let mut args = SliceArgs::new(&values, |_, _| Ok(Vec::new()));
+    format(fmt.as_bytes(), &mut args).unwrap()
+}
+
+fn random_spec(rng: &mut ChaCha8Rng, conv: &str, max_precision: u32) -> String {
+    let mut s = String::from("%");
+    for flag in ["-", "+", " ", "#", "0"] {
+        if rng.gen_ratio(1, 4) {
+            s.push_str(flag);
+        }
+    }
+    if rng.gen_ratio(1, 2) {
+        s.push_str(&rng.gen_range(0..30).to_string());
+    }
+    if rng.gen_ratio(2, 3) {
+        s.push('.');
+        s.push_str(&rng.gen_range(0..=max_precision).to_string());
+    }
+    s.push_str(conv);
+    s
+}
+
+fn random_double(rng: &mut ChaCha8Rng) -> f64 {
+    match rng.gen_range(0..4) {
+        0 => f64::from_bits(rng.gen()),
+        1 => rng.gen_range(-1e6..1e6),
+        2 => (rng.gen_range(-100_000i64..100_000) as f64) / 1000.0,
+        _ => [
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            9.5,
+            0.125,
+            1e22,
+            5e-324,
+            f64::MAX,
+            f64::INFINITY,
+        ][rng.gen_range(0..11)],
+    }
+}
+
+fn check(conv: &str, max_precision: u32, seed: u64, value: impl Fn(&mut ChaCha8Rng) -> Arg) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..VALUES {
+        let fmt = random_spec(&mut rng, conv, max_precision);
+        let arg = value(&mut rng);
+        let (want, got) = (native(&fmt, arg), ours(&fmt, arg));
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want),
+            "{fmt} of {arg:?}"
+        );
+    }
+}
+
+#[test]
+fn float_conversions_match_glibc() {
+    for (k, conv) in ["f", "F", "e", "E", "g", "G", "a", "A"].iter().enumerate() {
+        check(conv, 25, 15_000 + k as u64, |rng| {
+            Arg::Double(random_double(rng))
+        });
+    }
+}
+
+#[test]
+fn integer_conversions_match_glibc() {
+    for (k, conv) in ["d", "i", "u", "x", "X", "o", "hd", "hhd", "hx"]
+        .iter()
+        .enumerate()
+    {
+        check(conv, 25, 15_100 + k as u64, |rng| Arg::Int(rng.gen()));
+    }
+    for (k, conv) in ["ld", "lu", "lld", "llu", "lx", "zu", "lo"]
+        .iter()
+        .enumerate()
+    {
+        check(conv, 25, 15_200 + k as u64, |rng| Arg::Long(rng.gen()));
+    }
+}
+
+fn native_strtod(text: &str) -> (f64, usize, f32, usize) {
+    let c = CString::new(text).unwrap();
+    let mut end = std::ptr::null_mut();
+    let mut end_f = std::ptr::null_mut();
+    // SAFETY: a NUL-terminated string and valid end pointers.
+    let (d, f) = unsafe {
+        (
+            libc::strtod(c.as_ptr(), &mut end),
+            libc::strtof(c.as_ptr(), &mut end_f),
+        )
+    };
+    let used = end as usize - c.as_ptr() as usize;
+    let used_f = end_f as usize - c.as_ptr() as usize;
+    (d, used, f, used_f)
+}
+
+fn random_number_text(rng: &mut ChaCha8Rng) -> String {
+    match rng.gen_range(0..6) {
+        0 => format!("{:e}", f64::from_bits(rng.gen())),
+        1 => format!("{:.*e}", rng.gen_range(0..25), f64::from_bits(rng.gen())),
+        2 => format!("{}", rng.gen_range(-1e3..1e3f64)),
+        3 => ours(
+            &random_spec(rng, "a", 14),
+            Arg::Double(f64::from_bits(rng.gen())),
+        )
+        .into_iter()
+        .map(char::from)
+        .collect(),
+        4 => {
+            let digits: String = (0..rng.gen_range(1..40))
+                .map(|_| char::from(b'0' + rng.gen_range(0..10)))
+                .collect();
+            format!(
+                " {digits}.{}e{}x",
+                rng.gen_range(0..1000),
+                rng.gen_range(-400..400)
+            )
+        }
+        _ => [
+            "inf",
+            "-Infinity",
+            "nan",
+            "NaN(abc)x",
+            "0x",
+            "0x.8p1",
+            ".5",
+            "1e",
+            "-",
+            "  +.e3",
+            "1e-400",
+            "0x1p-1075",
+            "0x1.fffffffffffff8p1023",
+        ][rng.gen_range(0..13)]
+        .to_string(),
+    }
+}
+
+#[test]
+fn strtod_and_strtof_match_glibc() {
+    let mut rng = ChaCha8Rng::seed_from_u64(15_300);
+    for _ in 0..VALUES {
+        let text = random_number_text(&mut rng);
+        let (d, used, f, used_f) = native_strtod(&text);
+        let ours = parse::strtod(text.as_bytes());
+        let ours_f = parse::strtof(text.as_bytes());
+        let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        assert!(
+            same(ours.value, d) && ours.used == used,
+            "strtod({text:?}): {ours:?}, native {d:e} used {used}"
+        );
+        assert!(
+            same(f64::from(ours_f.value), f64::from(f)) && ours_f.used == used_f,
+            "strtof({text:?}): {ours_f:?}, native {f:e} used {used_f}"
+        );
+    }
+}
+
+#[test]
+fn strtol_matches_glibc() {
+    let mut rng = ChaCha8Rng::seed_from_u64(15_400);
+    for _ in 0..VALUES {
+        let base = [0, 10, 16, 8, 2, 36][rng.gen_range(0..6)];
+        let text = match rng.gen_range(0..3) {
+            0 => format!("{}", rng.gen::<i64>()),
+            1 => format!(" -0x{:x}z", rng.gen::<u64>() >> rng.gen_range(0..64)),
+            _ => format!("0{:o}99999999999999999999", rng.gen::<u32>()),
+        };
+        let c = CString::new(text.clone()).unwrap();
+        let mut end = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated string and a valid end pointer.
+        let v = unsafe { libc::strtol(c.as_ptr(), &mut end, base) };
+        let used = end as usize - c.as_ptr() as usize;
+        let ours = parse::strtol(text.as_bytes(), base as u32);
+        assert_eq!(
+            (ours.value, ours.used),
+            (v, used),
+            "strtol({text:?}, {base})"
+        );
+    }
+}
