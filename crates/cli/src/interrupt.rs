@@ -31,3 +31,9 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
     });
     flag
 }
+
+/// Whether Ctrl-C was pressed, without the watcher's delay: a run over several functions
+/// asks before it starts each one, so none starts after a search saw the signal.
+pub fn requested() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}

@@ -369,7 +369,7 @@ impl Run<'_> {
         if let Some(problem) = &candidate.problem {
             return RowOutcome::Error(problem.clone());
         }
-        if interrupt.load(Ordering::Relaxed) {
+        if interrupt.load(Ordering::Relaxed) || crate::interrupt::requested() {
             return RowOutcome::NotRun("interrupted".to_string());
         }
         let time_left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
