@@ -9,7 +9,9 @@
 //! row that says so.
 
 use crate::interrupt::interrupt_flag;
-use crate::options::{CiOptions, LibraryBudget, OutputOptions, Program, Selection, TrapTargets};
+use crate::options::{
+    CiOptions, CoverageRunOptions, LibraryBudget, OutputOptions, Program, Selection, TrapTargets,
+};
 use crate::progress::{Progress, Verbosity};
 use anyhow::{bail, Context, Result};
 use fpforge_report::html::{index_page, REPORT_HTML};
@@ -254,7 +256,19 @@ struct Tally {
     crashes: usize,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// The run of `program` over several functions, with `cover`'s or `explore`'s
+    /// shared options `run`.
+    pub fn new(program: &'a Program, budget: LibraryBudget, run: &'a CoverageRunOptions) -> Self {
+        Run {
+            program,
+            budget,
+            out: &run.out,
+            ci: &run.ci,
+            output: &run.output,
+        }
+    }
+
     /// Runs `engine` on the functions `selection` names, writes the index, prints the
     /// summary (or `index.json` with `--json`) and returns the exit code: 130 after
     /// Ctrl-C, 3 when a function crashed or hung, 4 when one is below `--fail-under`.

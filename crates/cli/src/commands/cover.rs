@@ -40,13 +40,7 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
             config,
             tests: options.run.tests,
         };
-        let run = library::Run {
-            program: &options.program,
-            budget: options.library,
-            out: &options.run.out,
-            ci: &options.run.ci,
-            output: &options.run.output,
-        };
+        let run = library::Run::new(&options.program, options.library, &options.run);
         return run.run(selection, &engine);
     }
     let loaded = options.program.load()?;
