@@ -8,7 +8,7 @@
 use fpforge_exec::{BranchTrace, Compilation, Concrete, ExecConfig, Interpreter, Outcome, Run};
 use fpforge_exec::{Trap, TrapKind};
 use fpforge_spec::Arg;
-use fpir::{Arm, FloatTy, Func, Module, Side, Type};
+use fpir::{FloatTy, Func, Module, Side, Type};
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 
@@ -114,7 +114,9 @@ impl Pair<'_> {
         let guarded = call(&mut self.guarded, func, args, what);
         let plain_sides = self.plain.observer().events.clone();
         let guarded_sides = self.guarded.observer().events.clone();
-        let took_trap_side = guarded_sides.iter().any(|s| self.is_trap_side(*s));
+        let took_trap_side = guarded_sides
+            .iter()
+            .any(|s| self.guarded_module.is_trap_target(*s));
         let own_sides: Vec<Side> = guarded_sides
             .iter()
             .copied()
@@ -141,10 +143,6 @@ impl Pair<'_> {
                 tally.announced_faults += usize::from(took_trap_side);
             }
         }
-    }
-
-    fn is_trap_side(&self, side: Side) -> bool {
-        side.arm == Arm::True && self.guarded_module.trap_check(side.site).is_some()
     }
 }
 

@@ -403,7 +403,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             .take_while(|entry| self.module.trap_check(entry.side.site).is_some());
         let guarded = trailing_guards
             .into_iter()
-            .any(|entry| entry.side.arm == Arm::True);
+            .any(|entry| self.module.is_trap_target(entry.side));
         chosen || guarded
     }
 

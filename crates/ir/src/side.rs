@@ -327,6 +327,11 @@ impl Module {
         }
     }
 
+    /// Whether `side` is a trap target: the `trap` side of a guard ([`crate::guard`]).
+    pub fn is_trap_target(&self, side: Side) -> bool {
+        side.arm == Arm::True && self.trap_check(side.site).is_some()
+    }
+
     /// Splits side reports into the program's own branch sides and the trap targets: the
     /// `trap` sides of guards ([`crate::guard`]). Guards' `safe` sides are in neither:
     /// they are the program's normal path, not a side of its code.
@@ -334,10 +339,10 @@ impl Module {
         let mut branches = Vec::new();
         let mut traps = Vec::new();
         for report in sides {
-            match (self.trap_check(report.side.site), report.side.arm) {
-                (None, _) => branches.push(*report),
-                (Some(_), Arm::True) => traps.push(*report),
-                (Some(_), _) => {}
+            if self.is_trap_target(report.side) {
+                traps.push(*report);
+            } else if self.trap_check(report.side.site).is_none() {
+                branches.push(*report);
             }
         }
         (branches, traps)
