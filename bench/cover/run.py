@@ -315,14 +315,14 @@ class Bench:
             try:
                 out, wall, cov = self.run_fpforge(work, func, files)
             except RuntimeError as e:
-                # Public functions it calls (remainder -> remquo) or musl's C fenv
-                # (nearbyint -> fetestexcept): add their files, as musl-diff does.
-                m = re.search(r"nor known math functions: ([\w, ]+)", str(e))
-                if not m:
+                # Public functions it calls (remainder -> remquo), musl's C fenv
+                # (nearbyint -> fetestexcept) or globals (lgamma -> __signgam): add the
+                # files the load error names, as musl-diff does.
+                names = re.findall(r"^\s+(\w+) \((?:function|global)\):", str(e), re.M)
+                if not names:
                     raise
-                for name in m.group(1).split(","):
-                    name = name.strip()
-                    f = "../fenv/fenv.c" if name.startswith("fe") else f"{name}.c"
+                for name in names:
+                    f = "../fenv/fenv.c" if name.startswith("fe") else f"{name.lstrip('_')}.c"
                     if not (self.musl.math / f).exists():
                         raise
                     if f not in files:
