@@ -35,6 +35,9 @@ pub enum Command {
     Explore(ExploreArgs),
     /// Find the inputs on which a function is least accurate (MPFR reference) and blame ops.
     Accuracy(AccuracyArgs),
+    /// Join the output directories of a run's shards (`--shard K/N`) into the one a
+    /// single run writes.
+    Merge(MergeArgs),
 }
 
 /// Program inputs shared by every command.
@@ -235,6 +238,16 @@ pub struct LibraryArgs {
     /// it runs out get a row "not run: total time" (each still has --time-limit).
     #[arg(long, value_name = "S")]
     pub total_time: Option<f64>,
+    /// Run only part K of N of the selected functions (K from 1; dealt by size, the
+    /// same on every machine), for a CI matrix or a job array; `fpforge merge` joins
+    /// the parts' output directories.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Keep the functions OUT already holds finished with the same settings, search
+    /// again those stopped before the end, and continue those run with other settings
+    /// (a longer budget, another seed, an edited source) from their saved tests.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// What `cover` and `explore` share: trap targets, seeds, gcov, the test set, and where
@@ -434,6 +447,19 @@ pub struct AccuracyArgs {
     /// Output directory (inputs.txt, report.json, report.html).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Flags of `fpforge merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' output directories, every shard of the run once.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Output directory of the joined run (not one of the shards').
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
     #[command(flatten)]
     pub output: OutputArgs,
 }

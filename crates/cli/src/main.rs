@@ -16,6 +16,8 @@ mod options;
 mod output;
 mod progress;
 mod prover;
+mod resume;
+mod shard;
 mod values;
 
 use args::{Cli, Command};
@@ -69,6 +71,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Reach(args) => commands::reach::run(args.try_into()?),
         Command::Explore(args) => commands::explore::run(args.try_into()?),
         Command::Accuracy(args) => commands::accuracy::run(args.try_into()?),
+        Command::Merge(args) => commands::merge::run(args.try_into()?),
     }
 }
 

@@ -5,10 +5,11 @@
 
 use crate::args::{
     AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
-    FitnessChoice, IrArgs, LibraryArgs, OutputArgs, ProgramArgs, ReachArgs, RunArgs, SitesArgs,
-    SolveArgs, SolverChoice, StrategyArg,
+    FitnessChoice, IrArgs, LibraryArgs, MergeArgs, OutputArgs, ProgramArgs, ReachArgs, RunArgs,
+    SitesArgs, SolveArgs, SolverChoice, StrategyArg,
 };
 use crate::progress::Verbosity;
+use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{AccuracyConfig, Sampling, SiteSelection, Strategy as AccuracyStrategy};
 use fpforge_cover::{CoverConfig, Metric, Space};
@@ -224,33 +225,54 @@ fn is_glob(pattern: &str) -> bool {
     pattern.contains(['*', '?'])
 }
 
-/// How a run over several functions spends its time.
+/// How a run over several functions is split and spends its time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LibraryBudget {
+pub struct LibraryOptions {
     /// Functions run side by side.
     pub jobs: usize,
     /// Time of the whole run (`--total-time`).
     pub total_time: Option<Duration>,
+    /// The part of the functions this process runs (`--shard K/N`).
+    pub shard: Option<Shard>,
+    /// Whether to keep what OUT holds (`--resume`).
+    pub resume: Resume,
 }
 
-impl LibraryBudget {
-    /// The budget of `functions` from `--jobs` and `--total-time`, which only runs over
-    /// several functions take, with `--seeds`, `--gcov` and `--junit`, which they refuse.
+/// What a run over several functions does with the functions OUT already holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// Search every function again.
+    Restart,
+    /// Keep the finished ones and continue the others ([`crate::resume`]).
+    Continue,
+}
+
+impl LibraryOptions {
+    /// The options of `functions` from `--jobs`, `--total-time`, `--shard` and
+    /// `--resume`, which only runs over several functions take, with `--seeds`, `--gcov`
+    /// and `--junit`, which they refuse.
     fn new(
         functions: &Functions,
         jobs: usize,
         library: &LibraryArgs,
         one_function_only: OneFunctionFlags,
-    ) -> Result<LibraryBudget> {
+    ) -> Result<LibraryOptions> {
         let total_time = library
             .total_time
             .map(|s| seconds("--total-time", s))
             .transpose()?;
         match functions {
-            Functions::One(_) if total_time.is_some() => {
-                bail!(
-                    "--total-time is for runs over several functions (--all, -f GLOB, --functions)"
-                )
+            Functions::One(_) => {
+                let given = [
+                    ("--total-time", total_time.is_some()),
+                    ("--shard", library.shard.is_some()),
+                    ("--resume", library.resume),
+                ];
+                if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+                    bail!(
+                        "{flag} is for runs over several functions (--all, -f GLOB, --functions)"
+                    );
+                }
             }
             Functions::Selected(_) => {
                 let given = [
@@ -262,11 +284,16 @@ impl LibraryBudget {
                     bail!("{flag} takes one function: run it on one of OUT/<function>/ instead");
                 }
             }
-            Functions::One(_) => {}
         }
-        Ok(LibraryBudget {
+        Ok(LibraryOptions {
             jobs: in_range("--jobs", jobs, 1, MAX_JOBS)?,
             total_time,
+            shard: library.shard.as_deref().map(Shard::parse).transpose()?,
+            resume: if library.resume {
+                Resume::Continue
+            } else {
+                Resume::Restart
+            },
         })
     }
 }
@@ -487,7 +514,7 @@ pub struct CoverOptions {
     /// The program.
     pub program: Program,
     /// Threads and total time of a run over several functions.
-    pub library: LibraryBudget,
+    pub library: LibraryOptions,
     /// The engine's settings (its prover is plugged in by the command).
     pub config: CoverConfig,
     /// Hand the sides the search leaves open to concolic execution.
@@ -512,7 +539,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
     fn try_from(args: CoverArgs) -> Result<Self> {
         let functions = Functions::select(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = LibraryBudget::new(
+        let library = LibraryOptions::new(
             &functions,
             args.jobs,
             &args.library,
@@ -657,7 +684,7 @@ pub struct ExploreOptions {
     /// The program.
     pub program: Program,
     /// Threads and total time of a run over several functions.
-    pub library: LibraryBudget,
+    pub library: LibraryOptions,
     /// The engine.
     pub engine: EngineOptions,
     /// Seeds, gcov, the test set, and where and how the results go.
@@ -670,7 +697,7 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
     fn try_from(args: ExploreArgs) -> Result<Self> {
         let functions = Functions::select(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = LibraryBudget::new(
+        let library = LibraryOptions::new(
             &functions,
             args.jobs,
             &args.library,
@@ -779,6 +806,48 @@ fn parse_sampling(text: &str) -> Result<Sampling> {
         }),
         ["log", start] => Ok(Sampling::Logarithmic { start: num(start)? }),
         _ => bail!("--sampling: expected uniform:START:STEP or log:START, got `{text}`"),
+    }
+}
+
+/// `fpforge merge`.
+#[derive(Debug)]
+pub struct MergeOptions {
+    /// The shards' output directories.
+    pub shards: Vec<PathBuf>,
+    /// Where the joined run goes.
+    pub out: PathBuf,
+    /// JSON or summary.
+    pub output: OutputOptions,
+}
+
+impl TryFrom<MergeArgs> for MergeOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: MergeArgs) -> Result<Self> {
+        if let Some(dir) = args.dirs.iter().find(|d| !d.join("index.json").is_file()) {
+            bail!(
+                "{}: no index.json: give the output directories of a run's shards",
+                dir.display()
+            );
+        }
+        let out = std::path::absolute(&args.out)
+            .with_context(|| format!("--out {}", args.out.display()))?;
+        for dir in &args.dirs {
+            let dir = std::fs::canonicalize(dir)
+                .with_context(|| format!("cannot read {}", dir.display()))?;
+            if out.starts_with(&dir) || dir.starts_with(&out) {
+                bail!(
+                    "--out {} overlaps the shard {}: write the joined run elsewhere",
+                    args.out.display(),
+                    dir.display()
+                );
+            }
+        }
+        Ok(MergeOptions {
+            shards: args.dirs,
+            out: args.out,
+            output: args.output.into(),
+        })
     }
 }
 

@@ -20,6 +20,11 @@
 //! A function's counts are read back from the `coverage.json` its run wrote, so the
 //! index says exactly what each function's own files say. Rows come in name order.
 //! [`merged_lcov`] joins the functions' `coverage.lcov` files into the run's one.
+//!
+//! The index of one shard of a run (`--shard K/N`) also has a `"shard"` object
+//! ([`ShardOf`]: `K`, `N`, the run's key and every function of the whole selection), which
+//! `fpforge merge` reads back with [`SavedIndex::from_json`] to join the shards into the
+//! index a single run writes (which has no `"shard"`).
 
 use crate::error::ReportError;
 use crate::SCHEMA_VERSION;
@@ -111,6 +116,57 @@ pub struct Index {
     pub seconds: f64,
     /// One row per function, in name order.
     pub rows: Vec<IndexRow>,
+    /// Which shard of a run this is, when the run was split (`--shard K/N`).
+    pub shard: Option<ShardOf>,
+}
+
+/// The `"shard"` object of a shard's `index.json`: enough for `fpforge merge` to check
+/// that the shards it is given are all of one run, each once.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardOf {
+    /// `K`, from 1.
+    pub index: usize,
+    /// `N`.
+    pub count: usize,
+    /// The run's key: a hash of every setting that changes its results, the same in
+    /// every shard of one run.
+    pub run: String,
+    /// Every function of the whole selection (all shards), in name order.
+    pub selected: Vec<String>,
+}
+
+/// An `index.json` read back: the rows' statuses and errors (a ran function's counts
+/// are in its own `coverage.json`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct SavedIndex {
+    /// `cover` or `explore`.
+    pub engine: String,
+    /// Wall-clock seconds of the run.
+    pub seconds: f64,
+    /// The rows.
+    pub functions: Vec<SavedRow>,
+    /// The shard, when the run was split.
+    #[serde(default)]
+    pub shard: Option<ShardOf>,
+}
+
+/// One row of an `index.json` read back.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct SavedRow {
+    /// The function.
+    pub function: String,
+    /// `finished`, `interrupted`, `error` or `not run`.
+    pub status: String,
+    /// Why it has no counts (`error` and `not run`).
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+impl SavedIndex {
+    /// Reads an `index.json` text.
+    pub fn from_json(text: &str) -> Result<SavedIndex, ReportError> {
+        Ok(serde_json::from_str(text)?)
+    }
 }
 
 #[derive(Serialize)]
@@ -178,6 +234,8 @@ struct IndexJson<'a> {
     seconds: f64,
     functions: Vec<RowJson<'a>>,
     totals: Totals,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<&'a ShardOf>,
 }
 
 impl IndexRow {
@@ -276,6 +334,7 @@ impl Index {
             seconds: self.seconds,
             functions: self.rows.iter().map(IndexRow::to_json).collect(),
             totals: self.totals(),
+            shard: self.shard.as_ref(),
         };
         Ok(serde_json::to_string_pretty(&json)? + "\n")
     }
@@ -379,6 +438,7 @@ mod tests {
                     outcome: RowOutcome::NotRun("total time".into()),
                 },
             ],
+            shard: None,
         }
     }
 
@@ -407,6 +467,41 @@ mod tests {
         assert_eq!(totals["crashes"], 2);
         assert_eq!(totals["traps"]["reached"], 2);
         assert_eq!(totals["feasible_percent"], 75.0);
+    }
+
+    #[test]
+    fn a_shard_index_reads_back_with_its_rows_and_shard() {
+        let shard = ShardOf {
+            index: 2,
+            count: 3,
+            run: "00ff".into(),
+            selected: vec!["f".into(), "g".into(), "h".into(), "k".into()],
+        };
+        let written = Index {
+            shard: Some(shard.clone()),
+            ..index()
+        }
+        .to_json()
+        .unwrap();
+        let saved = SavedIndex::from_json(&written).unwrap();
+        assert_eq!(saved.engine, "cover");
+        assert_eq!(saved.shard, Some(shard));
+        let rows: Vec<(&str, &str, Option<&str>)> = saved
+            .functions
+            .iter()
+            .map(|r| (r.function.as_str(), r.status.as_str(), r.error.as_deref()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("f", "finished", None),
+                ("g", "finished", None),
+                ("h", "error", Some("no spec fits")),
+                ("k", "not run", Some("total time")),
+            ]
+        );
+        let unsplit: serde_json::Value = serde_json::from_str(&index().to_json().unwrap()).unwrap();
+        assert!(unsplit.get("shard").is_none());
     }
 
     #[test]

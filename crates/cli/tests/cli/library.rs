@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Output;
 
 /// The functions `--all` selects in the fixture, in name order.
-const ALL: [&str; 6] = [
+pub const ALL: [&str; 6] = [
     "clamp",
     "classify",
     "first",
@@ -32,7 +32,7 @@ pub fn on_library(command: &str, dir: &Path, extra: &[&str]) -> Output {
 }
 
 /// The names of the rows of `index.json`.
-fn row_names(index: &serde_json::Value) -> Vec<String> {
+pub fn row_names(index: &serde_json::Value) -> Vec<String> {
     index["functions"]
         .as_array()
         .expect("a functions list")
@@ -42,7 +42,7 @@ fn row_names(index: &serde_json::Value) -> Vec<String> {
 }
 
 /// `value` without the fields that hold times (`seconds`, `test_seconds`).
-fn without_times(value: &serde_json::Value) -> serde_json::Value {
+pub fn without_times(value: &serde_json::Value) -> serde_json::Value {
     match value {
         serde_json::Value::Object(map) => map
             .iter()

@@ -158,6 +158,7 @@ mod tests {
                     outcome: RowOutcome::Error("no <spec> fits".into()),
                 },
             ],
+            shard: None,
         };
         let html = index_page(&index);
         assert!(html.contains("<a href=\"f/report.html\">"));
