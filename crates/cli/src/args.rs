@@ -43,8 +43,9 @@ pub enum Command {
 /// Program inputs shared by every command.
 #[derive(Args, Debug, Clone)]
 pub struct ProgramArgs {
-    /// Function to run or analyse. `cover` and `explore` take it repeated and as a glob
-    /// (`-f 'exp*'`, `*` and `?` on plain names) to test several functions in one run.
+    /// Function to run or analyse. `cover`, `explore` and `accuracy` take it repeated and
+    /// as a glob (`-f 'exp*'`, `*` and `?` on plain names) to test several functions in
+    /// one run.
     #[arg(short = 'f', long = "function", value_name = "FUNC")]
     pub function: Vec<String>,
     /// Add a directory to the C include path (passed to clang).
@@ -221,8 +222,8 @@ pub struct CoverArgs {
     pub run: CoverageRunArgs,
 }
 
-/// Runs over several functions (`cover` and `explore`): which functions, and the time
-/// of the whole run.
+/// Runs over several functions (`cover`, `explore` and `accuracy`): which functions,
+/// the time of the whole run, its shard and resumption.
 #[derive(Args, Debug, Clone)]
 pub struct LibraryArgs {
     /// Test every defined function with external linkage and at least one
@@ -404,6 +405,12 @@ pub struct AccuracyArgs {
     pub items: Vec<String>,
     #[command(flatten)]
     pub program: ProgramArgs,
+    #[command(flatten)]
+    pub library: LibraryArgs,
+    /// Threads that run functions side by side when several are selected (every N gives
+    /// the same files).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
     /// A parameter's shape, range or value: `x: f64`, `a: f64[8] in [-100, 100]`,
     /// `x in [0, 10]`, `n = 8` (NAME is the parameter's name or 1-based position).
     #[arg(long = "arg", value_name = "SPEC")]
@@ -444,7 +451,9 @@ pub struct AccuracyArgs {
     /// searching.
     #[arg(long, value_name = "REPORT")]
     pub check_input: Option<PathBuf>,
-    /// Output directory (inputs.txt, report.json, report.html).
+    /// Output directory (inputs.txt, report.json, report.html). A run over several
+    /// functions writes one directory per function and index.json there (default
+    /// fpforge-out).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     #[command(flatten)]

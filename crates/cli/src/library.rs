@@ -1,9 +1,9 @@
-//! Runs of `cover` and `explore` over several functions (`--all`, `-f` repeated or a
+//! Runs of `cover`, `explore` and `accuracy` over several functions (`--all`, `-f` repeated or a
 //! glob, `--functions FILE`): the inputs are compiled, linked, lowered and guarded once,
 //! the functions are spread over `--jobs` threads (largest first, by instruction
 //! count), each writes `OUT/<function>/` as a one-function run writes `OUT/`, and the
-//! run ends by writing `OUT/index.json`, `OUT/report.html` and the merged
-//! `OUT/coverage.lcov` (`fpforge_report::index`), rows in name order. A function that
+//! run ends by writing `OUT/index.json`, `OUT/report.html` and, for the coverage
+//! engines, the merged `OUT/coverage.lcov` (`fpforge_report::index`), rows in name order. A function that
 //! cannot be tested gets a row with its error, and the run goes on; `--total-time`
 //! bounds the whole run and Ctrl-C stops it, the functions not started then getting a
 //! row that says so. `--shard K/N` runs one part of the functions ([`crate::shard`]),
@@ -19,7 +19,7 @@ use crate::resume::{self, Saved};
 use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
 use fpforge_report::html::{index_page, REPORT_HTML};
-use fpforge_report::index::{merged_lcov, Index, IndexRow, RowOutcome, RunCounts, ShardOf};
+use fpforge_report::index::{merged_lcov, Index, IndexRow, Measure, RowOutcome, ShardOf};
 use fpforge_report::{write_atomic, Finished};
 use fpir::{Func, Function, Module, Type};
 use std::cmp::Reverse;
@@ -51,7 +51,7 @@ pub struct Job<'a> {
 
 /// An engine a run over several functions calls on each.
 pub trait LibraryEngine: Sync {
-    /// `cover` or `explore`, as `index.json` names the engine.
+    /// `cover`, `explore` or `accuracy`, as `index.json` names the engine.
     const NAME: &'static str;
 
     /// Every setting that changes the engine's results (seed, budgets, specs), as text:
@@ -59,7 +59,7 @@ pub trait LibraryEngine: Sync {
     fn settings(&self) -> String;
 
     /// Searches `func` and writes its files into `job.out`.
-    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<Searched>;
+    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()>;
 }
 
 /// The seeds of a job's saved tests under `spec`; none, with a warning, when they no
@@ -350,8 +350,12 @@ impl<'a> Run<'a> {
         if self.output.json {
             crate::output::emit(&json)?;
         } else if self.output.verbosity == Verbosity::Normal {
+            let lcov = match index.measure() {
+                Measure::Coverage => ", coverage.lcov",
+                Measure::Accuracy => "",
+            };
             let wrote = format!(
-                "wrote {}/index.json, {REPORT_HTML}, coverage.lcov and one directory per function\n",
+                "wrote {}/index.json, {REPORT_HTML}{lcov} and one directory per function\n",
                 self.out.display()
             );
             crate::output::emit(&(index.summary() + &wrote))?;
@@ -409,9 +413,13 @@ impl<'a> Run<'a> {
                     let outcome = self.run_one(library, candidate, engine, pace);
                     let mut tally = tally.lock().expect(lock_error);
                     tally.done += 1;
-                    if let RowOutcome::Ran(counts) = &outcome {
-                        tally.covered += counts.covered;
-                        tally.crashes += counts.crashes;
+                    match &outcome {
+                        RowOutcome::Ran(counts) => {
+                            tally.covered += counts.covered;
+                            tally.crashes += counts.crashes;
+                        }
+                        RowOutcome::Measured(counts) => tally.crashes += counts.crashes,
+                        RowOutcome::Error(_) | RowOutcome::NotRun(_) => {}
                     }
                     progress.say(format!(
                         "{}/{count} functions, {} sides covered, {} crashes",
@@ -445,12 +453,13 @@ impl<'a> Run<'a> {
         }
         let dir = self.out.join(&candidate.name);
         let key = resume::function_key(pace.run_key, &library.module, candidate.func);
+        let measure = Measure::of(E::NAME);
         let saved = match self.options.resume {
-            Resume::Continue => Saved::read(&dir, &key),
+            Resume::Continue => Saved::read(&dir, &key, measure),
             Resume::Restart => Saved::Nothing,
         };
         let saved_tests = match saved {
-            Saved::Finished(counts) => return RowOutcome::Ran(counts),
+            Saved::Finished(outcome) => return outcome,
             Saved::Tests(tests) => Some(tests),
             Saved::Nothing => None,
         };
@@ -468,11 +477,11 @@ impl<'a> Run<'a> {
             time_left,
             saved_tests: saved_tests.as_deref(),
         };
-        let counts = resume::start(&dir, &key)
+        let outcome = resume::start(&dir, &key)
             .and_then(|()| engine.search(&library.module, candidate.func, job))
-            .and_then(|_| read_counts(&dir));
-        match counts {
-            Ok(counts) => RowOutcome::Ran(counts),
+            .and_then(|()| Ok(measure.read(&dir)?));
+        match outcome {
+            Ok(outcome) => outcome,
             Err(e) => {
                 // An error row has no directory: drop the key written for the search.
                 let _ = std::fs::remove_dir_all(&dir);
@@ -482,32 +491,26 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Writes `index`'s `index.json`, index page and merged lcov file (of the functions'
-/// `coverage.lcov` in `out`) into `out`; returns the JSON.
+/// Writes `index`'s `index.json`, index page and, for the coverage engines, merged lcov
+/// file (of the functions' `coverage.lcov` in `out`) into `out`; returns the JSON.
 pub fn write_index(out: &Path, index: &Index) -> Result<String> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let json = index.to_json()?;
     write_atomic(&out.join("index.json"), &json)?;
     write_atomic(&out.join(REPORT_HTML), &index_page(index))?;
-    let mut tracefiles = Vec::new();
-    for row in index.rows.iter().filter(|row| row.counts().is_some()) {
-        let path = out.join(&row.function).join("coverage.lcov");
-        tracefiles.push(
-            std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read {}", path.display()))?,
-        );
+    if index.measure() == Measure::Coverage {
+        let mut tracefiles = Vec::new();
+        for row in index.rows.iter().filter(|row| row.has_directory()) {
+            let path = out.join(&row.function).join("coverage.lcov");
+            tracefiles.push(
+                std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
+            );
+        }
+        let lcov = merged_lcov(tracefiles.iter().map(String::as_str));
+        write_atomic(&out.join("coverage.lcov"), &lcov)?;
     }
-    let lcov = merged_lcov(tracefiles.iter().map(String::as_str));
-    write_atomic(&out.join("coverage.lcov"), &lcov)?;
     Ok(json)
-}
-
-/// The counts of the `coverage.json` a function's run wrote in `dir`.
-pub fn read_counts(dir: &Path) -> Result<RunCounts> {
-    let path = dir.join("coverage.json");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(RunCounts::from_coverage_json(&text)?)
 }
 
 #[cfg(test)]

@@ -718,21 +718,41 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
 pub struct AccuracyOptions {
     /// The program.
     pub program: Program,
+    /// Threads, total time, shard and resumption of a run over several functions.
+    pub library: LibraryOptions,
     /// The engine's settings.
     pub config: AccuracyConfig,
     /// A report whose worst input is measured again instead of searching.
     pub check_input: Option<PathBuf>,
-    /// Output directory.
+    /// Output directory (always one for a run over several functions).
     pub out: Option<PathBuf>,
     /// JSON or text, progress or not.
     pub output: OutputOptions,
 }
 
+/// The output directory of a run over several functions when `--out` is not given, as
+/// `cover`'s.
+const DEFAULT_OUT: &str = "fpforge-out";
+
 impl TryFrom<AccuracyArgs> for AccuracyOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: AccuracyArgs) -> Result<Self> {
-        let functions = Functions::one(&args.program.function)?;
+        let functions = Functions::select(&args.program.function, &args.library)?;
+        let one_function_only = OneFunctionFlags {
+            seeds: false,
+            gcov: false,
+            junit: false,
+        };
+        let library = LibraryOptions::new(&functions, args.jobs, &args.library, one_function_only)?;
+        let several = matches!(functions, Functions::Selected(_));
+        if several && args.check_input.is_some() {
+            bail!("--check-input takes one function: name it with -f FUNC");
+        }
+        let out = match args.out {
+            None if several => Some(PathBuf::from(DEFAULT_OUT)),
+            out => out,
+        };
         let (program, extra) = Program::new(&args.items, &args.program, functions)?;
         if !extra.is_empty() {
             bail!(
@@ -761,9 +781,10 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             .with_out_args(args.out_args);
         Ok(AccuracyOptions {
             program,
+            library,
             config,
             check_input: args.check_input,
-            out: args.out,
+            out,
             output: args.output.into(),
         })
     }

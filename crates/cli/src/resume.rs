@@ -6,16 +6,18 @@
 //! of the run's settings (the engine's, which include the seed, budgets and `--arg`
 //! specs) and of the function as lowered (its body and every function and global it
 //! reaches, so an edited source, other compiler flags or trap guards change it). With
-//! `--resume` a function whose `run-key` matches and whose `coverage.json` says
-//! `finished` with another stop than `interrupted` keeps its files and row. One whose
+//! `--resume` a function whose `run-key` matches and whose `coverage.json` (`report.json`
+//! for `accuracy`) says `finished` with another stop than `interrupted` keeps its files
+//! and row. One whose
 //! key matches but did not finish (Ctrl-C, a killed machine) is searched again from the
 //! start: the search is deterministic, so this gives exactly the files an uninterrupted
 //! run writes, which its saved tests as seeds would not (seeds change the search). One
 //! whose key differs (an extended budget, another seed, an edited function) continues
-//! from its saved `inputs.txt`, re-executed as seeds before the search.
+//! from its saved `inputs.txt`, re-executed as seeds before the search (`cover` and
+//! `explore`; `accuracy`, which takes no seeds, searches it again from the start).
 
 use anyhow::{Context, Result};
-use fpforge_report::index::RunCounts;
+use fpforge_report::index::{Measure, RowOutcome};
 use fpir::{Func, Module};
 use std::path::Path;
 
@@ -61,20 +63,20 @@ pub fn function_key(run: &str, module: &Module, func: Func) -> String {
 pub enum Saved {
     /// Nothing to reuse: search from the start.
     Nothing,
-    /// Finished with the same settings: these counts, and no search.
-    Finished(RunCounts),
+    /// Finished with the same settings: this row, and no search.
+    Finished(RowOutcome),
     /// Tests of a run with other settings: the text of its `inputs.txt`.
     Tests(String),
 }
 
 impl Saved {
-    /// What `dir` holds for a function of key `key`.
-    pub fn read(dir: &Path, key: &str) -> Saved {
+    /// What `dir` holds for a function of key `key` whose row `measure` reads.
+    pub fn read(dir: &Path, key: &str, measure: Measure) -> Saved {
         let same_key = std::fs::read_to_string(dir.join(RUN_KEY)).is_ok_and(|k| k.trim() == key);
         if same_key {
-            return match finished_counts(dir) {
-                Some(counts) => Saved::Finished(counts),
-                None => Saved::Nothing,
+            return match measure.read(dir) {
+                Ok(outcome) if outcome.completed() => Saved::Finished(outcome),
+                _ => Saved::Nothing,
             };
         }
         match std::fs::read_to_string(dir.join(fpforge_report::outdir::INPUTS)) {
@@ -82,13 +84,6 @@ impl Saved {
             _ => Saved::Nothing,
         }
     }
-}
-
-/// The counts of `dir`'s `coverage.json` when its search ended by itself.
-fn finished_counts(dir: &Path) -> Option<RunCounts> {
-    let text = std::fs::read_to_string(dir.join("coverage.json")).ok()?;
-    let counts = RunCounts::from_coverage_json(&text).ok()?;
-    (counts.finished && counts.stop.as_deref() != Some("interrupted")).then_some(counts)
 }
 
 /// Empties `dir` (what an earlier search left there would mix with the new one's files)
@@ -126,23 +121,39 @@ mod tests {
     #[test]
     fn only_a_finished_search_with_the_same_key_is_kept() {
         let kept = dir_with(Some("k1"), Some(FINISHED), "1.5\n");
-        assert!(matches!(Saved::read(kept.path(), "k1"), Saved::Finished(c) if c.covered == 1));
+        assert!(
+            matches!(Saved::read(kept.path(), "k1", Measure::Coverage), Saved::Finished(RowOutcome::Ran(c)) if c.covered == 1)
+        );
         let stopped = FINISHED.replace("\"evaluations\"", "\"interrupted\"");
         let again = dir_with(Some("k1"), Some(&stopped), "1.5\n");
-        assert!(matches!(Saved::read(again.path(), "k1"), Saved::Nothing));
+        assert!(matches!(
+            Saved::read(again.path(), "k1", Measure::Coverage),
+            Saved::Nothing
+        ));
         let cut = FINISHED.replace("\"finished\": true", "\"finished\": false");
         let again = dir_with(Some("k1"), Some(&cut), "1.5\n");
-        assert!(matches!(Saved::read(again.path(), "k1"), Saved::Nothing));
+        assert!(matches!(
+            Saved::read(again.path(), "k1", Measure::Coverage),
+            Saved::Nothing
+        ));
     }
 
     #[test]
     fn another_key_continues_from_the_saved_tests() {
         let other = dir_with(Some("k0"), Some(FINISHED), "1.5\n2.5\n");
-        assert!(matches!(Saved::read(other.path(), "k1"), Saved::Tests(t) if t == "1.5\n2.5\n"));
+        assert!(
+            matches!(Saved::read(other.path(), "k1", Measure::Coverage), Saved::Tests(t) if t == "1.5\n2.5\n")
+        );
         let unkeyed = dir_with(None, None, "1.5\n");
-        assert!(matches!(Saved::read(unkeyed.path(), "k1"), Saved::Tests(_)));
+        assert!(matches!(
+            Saved::read(unkeyed.path(), "k1", Measure::Coverage),
+            Saved::Tests(_)
+        ));
         let empty = dir_with(Some("k0"), None, "");
-        assert!(matches!(Saved::read(empty.path(), "k1"), Saved::Nothing));
+        assert!(matches!(
+            Saved::read(empty.path(), "k1", Measure::Coverage),
+            Saved::Nothing
+        ));
     }
 
     #[test]

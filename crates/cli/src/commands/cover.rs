@@ -107,7 +107,7 @@ impl LibraryEngine for CoverEngine {
         format!("{config:?} {:?}", self.tests)
     }
 
-    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<Searched> {
+    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
         let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
         let limit = library::clamp(config.time_limit, job.time_left);
@@ -123,6 +123,7 @@ impl LibraryEngine for CoverEngine {
             (job.out, None),
             self.tests,
             |_| (),
-        )
+        )?;
+        Ok(())
     }
 }

@@ -108,7 +108,7 @@ impl LibraryEngine for ExploreEngine {
         )
     }
 
-    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<Searched> {
+    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let engine = &self.engine;
         let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
         let limit = library::clamp(Some(engine.config.time_limit), job.time_left);
@@ -127,6 +127,7 @@ impl LibraryEngine for ExploreEngine {
             (job.out, None),
             self.tests,
             |_| (),
-        )
+        )?;
+        Ok(())
     }
 }

@@ -4,14 +4,14 @@
 //! and every selected function must have one row; anything else is an error naming the
 //! shards at fault, and nothing is written. The functions' directories are copied, and
 //! `index.json` (rows in name order, no `"shard"`), the index page and the merged
-//! `coverage.lcov` are rebuilt from them as a single run writes them, its `seconds` the
+//! `coverage.lcov` (not for `accuracy`) are rebuilt from them as a single run writes them, its `seconds` the
 //! longest shard's. The exit code is a single run's: 3 when a function crashed or hung.
 
-use crate::library::{read_counts, write_index};
+use crate::library::write_index;
 use crate::options::MergeOptions;
 use crate::progress::Verbosity;
 use anyhow::{bail, Context, Result};
-use fpforge_report::index::{Index, IndexRow, RowOutcome, SavedIndex, SavedRow, ShardOf};
+use fpforge_report::index::{Index, IndexRow, Measure, RowOutcome, SavedIndex, SavedRow, ShardOf};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ pub fn run(options: MergeOptions) -> Result<ExitCode> {
     let mut index_rows = Vec::new();
     for (name, (dir, row)) in rows {
         index_rows.push(IndexRow {
-            outcome: outcome(row, &dir.join(&name), &out.join(&name))?,
+            outcome: outcome(Measure::of(engine), row, &dir.join(&name), &out.join(&name))?,
             function: name,
         });
     }
@@ -146,14 +146,15 @@ fn check(shards: &[ShardDir]) -> Result<(&'static str, Rows)> {
     let engine = match first.index.engine.as_str() {
         "cover" => "cover",
         "explore" => "explore",
+        "accuracy" => "accuracy",
         other => bail!("{}: unknown engine `{other}`", first.dir.display()),
     };
     Ok((engine, rows))
 }
 
 /// A row of the joined index: a function that ran has its directory copied from `from`
-/// to `to` and its counts read back from there.
-fn outcome(row: SavedRow, from: &Path, to: &Path) -> Result<RowOutcome> {
+/// to `to` and its row read back from there as `measure` reads it.
+fn outcome(measure: Measure, row: SavedRow, from: &Path, to: &Path) -> Result<RowOutcome> {
     let why = row.error.unwrap_or_default();
     match row.status.as_str() {
         "finished" | "interrupted" => {
@@ -161,7 +162,7 @@ fn outcome(row: SavedRow, from: &Path, to: &Path) -> Result<RowOutcome> {
                 fs::remove_dir_all(to).with_context(|| format!("cannot clear {}", to.display()))?;
             }
             copy_dir(from, to)?;
-            Ok(RowOutcome::Ran(read_counts(to)?))
+            Ok(measure.read(to)?)
         }
         "error" => Ok(RowOutcome::Error(why)),
         "not run" => Ok(RowOutcome::NotRun(why)),

@@ -1,7 +1,7 @@
 //! Runs over several functions split and continued: `--shard K/N` in separate processes
 //! joined by `fpforge merge` into what one run writes, merge refusing shards that overlap,
 //! are missing or come from different runs, and `--resume` after Ctrl-C ending with the
-//! files of an uninterrupted run.
+//! files of an uninterrupted run; `cover` mostly, `accuracy` too.
 
 use crate::common::{fixture, fpforge, json_file, stderr};
 use crate::library::{on_library, row_names, without_times, ALL};
@@ -262,5 +262,44 @@ fn resume_with_other_settings_continues_from_the_saved_tests() {
         text(dir.path(), "near_root_two", "inputs.txt"),
         saved,
         "the saved test runs first and takes the side"
+    );
+}
+
+#[test]
+fn accuracy_shards_merge_and_resume_like_cover() {
+    let root = tempfile::tempdir().unwrap();
+    let flags = ["--all", "--evals", "2000", "--quiet"];
+    let accuracy = |dir: &Path, extra: &[&str]| {
+        let run = on_library("accuracy", dir, &[&flags[..], extra].concat());
+        assert!(matches!(run.status.code(), Some(0 | 3)), "{}", stderr(&run));
+    };
+    let single = root.path().join("single");
+    accuracy(&single, &[]);
+    let shards: Vec<String> = (1..=2)
+        .map(|k| {
+            let dir = root.path().join(format!("s{k}"));
+            accuracy(&dir, &["--shard", &format!("{k}/2")]);
+            dir.display().to_string()
+        })
+        .collect();
+    let merged = root.path().join("merged");
+    let out = merged.display().to_string();
+    let run = fpforge(&["merge", &shards[0], &shards[1], "--out", &out, "--quiet"]);
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let index = |dir: &Path| without_times(&json_file(&dir.join("index.json")));
+    assert_eq!(index(&single), index(&merged));
+    for name in ALL.iter().filter(|&&n| n != "first") {
+        assert_eq!(
+            text(&single, name, "inputs.txt"),
+            text(&merged, name, "inputs.txt"),
+            "{name}"
+        );
+    }
+    let before = text(&single, "scale", "report.json");
+    accuracy(&single, &["--resume"]);
+    assert_eq!(
+        text(&single, "scale", "report.json"),
+        before,
+        "finished: kept"
     );
 }
