@@ -5,6 +5,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use fpforge_solve::Strategy;
 use fpforge_spec::{ArgSpec, OutArgSpec};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Test-input generation for floating-point C/C++ code.
@@ -35,6 +36,9 @@ pub enum Command {
     Explore(ExploreArgs),
     /// Find the inputs on which a function is least accurate (MPFR reference) and blame ops.
     Accuracy(AccuracyArgs),
+    /// Write a first fpforge.toml for the C sources of a directory: every function
+    /// `--all` would test, and the parameters that need a spec.
+    Init(InitArgs),
     /// Join the output directories of a run's shards (`--shard K/N`) into the one a
     /// single run writes.
     Merge(MergeArgs),
@@ -82,6 +86,15 @@ pub struct ProgramArgs {
     /// compiled with its own include paths and macros.
     #[arg(long = "compile-commands", value_name = "FILE")]
     pub compile_commands: Option<PathBuf>,
+}
+
+/// One function's input specs, from fpforge.toml's `[function.NAME]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FunctionSpecs {
+    /// Its `--arg` specs.
+    pub args: Vec<ArgSpec>,
+    /// Its `--out-arg` specs.
+    pub out_args: Vec<OutArgSpec>,
 }
 
 /// Flags of `fpforge run`.
@@ -143,8 +156,8 @@ pub enum CompileArg {
 /// Flags of `fpforge cover`.
 #[derive(Args, Debug)]
 pub struct CoverArgs {
-    /// Input files (.c, .cpp, .ll, .bc) or directories.
-    #[arg(required = true)]
+    /// Input files (.c, .cpp, .ll, .bc) or directories (default: the sources of the
+    /// current directory's fpforge.toml).
     pub items: Vec<String>,
     #[command(flatten)]
     pub program: ProgramArgs,
@@ -249,6 +262,12 @@ pub struct LibraryArgs {
     /// (a longer budget, another seed, an edited source) from their saved tests.
     #[arg(long)]
     pub resume: bool,
+    /// Leave out the functions this name or glob matches (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub skip: Vec<String>,
+    /// Input specs of single functions, from fpforge.toml's `[function.NAME]`.
+    #[arg(skip)]
+    pub function_specs: BTreeMap<String, FunctionSpecs>,
 }
 
 /// What `cover` and `explore` share: trap targets, seeds, gcov, the test set, and where
@@ -371,8 +390,8 @@ pub struct ReachArgs {
 /// Flags of `fpforge explore`.
 #[derive(Args, Debug)]
 pub struct ExploreArgs {
-    /// Input files (.c, .cpp, .ll, .bc) or directories.
-    #[arg(required = true)]
+    /// Input files (.c, .cpp, .ll, .bc) or directories (default: the sources of the
+    /// current directory's fpforge.toml).
     pub items: Vec<String>,
     #[command(flatten)]
     pub program: ProgramArgs,
@@ -400,8 +419,8 @@ pub enum StrategyArg {
 /// Flags of `fpforge accuracy`.
 #[derive(Args, Debug)]
 pub struct AccuracyArgs {
-    /// Input files (.c, .cpp, .ll, .bc) or directories.
-    #[arg(required = true)]
+    /// Input files (.c, .cpp, .ll, .bc) or directories (default: the sources of the
+    /// current directory's fpforge.toml).
     pub items: Vec<String>,
     #[command(flatten)]
     pub program: ProgramArgs,
@@ -458,6 +477,19 @@ pub struct AccuracyArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Flags of `fpforge init`.
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// The library's directory; its C/C++ files (found recursively, hidden directories
+    /// skipped) become the sources.
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// Replace an existing fpforge.toml.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Flags of `fpforge merge`.

@@ -9,6 +9,8 @@
 //! row that says so. `--shard K/N` runs one part of the functions ([`crate::shard`]),
 //! and `--resume` keeps or continues what OUT holds ([`crate::resume`]).
 
+use crate::args::FunctionSpecs;
+use crate::glob::glob_matches;
 use crate::interrupt::interrupt_flag;
 use crate::options::{
     CiOptions, CoverageRunOptions, LibraryOptions, OutputOptions, Program, Resume, Selection,
@@ -21,6 +23,7 @@ use anyhow::{bail, Context, Result};
 use fpforge_report::html::{index_page, REPORT_HTML};
 use fpforge_report::index::{merged_lcov, Index, IndexRow, Measure, RowOutcome, ShardOf};
 use fpforge_report::{write_atomic, Finished};
+use fpforge_spec::{ArgSpec, OutArgSpec};
 use fpir::{Func, Function, Module, Type};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,6 +50,19 @@ pub struct Job<'a> {
     /// The `inputs.txt` of an earlier run with other settings (`--resume`), whose
     /// tests run first.
     pub saved_tests: Option<&'a str>,
+    /// The function's own input specs (fpforge.toml), which replace the engine's.
+    pub specs: Option<&'a FunctionSpecs>,
+}
+
+impl Job<'_> {
+    /// The `--arg` and `--out-arg` specs of the job's function: its own, or `engine`'s.
+    pub fn specs<'s>(
+        &'s self,
+        engine: (&'s [ArgSpec], &'s [OutArgSpec]),
+    ) -> (&'s [ArgSpec], &'s [OutArgSpec]) {
+        self.specs
+            .map_or(engine, |s| (s.args.as_slice(), s.out_args.as_slice()))
+    }
 }
 
 /// An engine a run over several functions calls on each.
@@ -81,28 +97,6 @@ pub fn clamp(limit: Option<Duration>, time_left: Option<Duration>) -> Option<Dur
         (Some(limit), Some(left)) => Some(limit.min(left)),
         (limit, left) => limit.or(left),
     }
-}
-
-/// Whether `name` matches `pattern`, where `*` matches any run of characters and `?`
-/// any one.
-fn glob_matches(pattern: &str, name: &str) -> bool {
-    let (pattern, name): (Vec<char>, Vec<char>) =
-        (pattern.chars().collect(), name.chars().collect());
-    // matched[j]: the pattern so far matches name[..j].
-    let mut matched = vec![false; name.len() + 1];
-    matched[0] = true;
-    for &p in &pattern {
-        let mut next = vec![false; name.len() + 1];
-        for j in 0..=name.len() {
-            next[j] = match p {
-                '*' => matched[j] || (j > 0 && next[j - 1]),
-                '?' => j > 0 && matched[j - 1],
-                c => j > 0 && matched[j - 1] && name[j - 1] == c,
-            };
-        }
-        matched = next;
-    }
-    matched[name.len()]
 }
 
 /// Whether a function takes or returns a floating-point value (directly or through a
@@ -140,25 +134,29 @@ fn exported_names(bitcode: &Path) -> Result<BTreeSet<String>> {
 }
 
 /// A selected function.
-struct Candidate {
-    name: String,
-    func: Func,
+pub struct Candidate {
+    /// Its name.
+    pub name: String,
+    /// The function.
+    pub func: Func,
     /// Instructions in its body, which orders the functions largest first.
-    size: usize,
+    pub size: usize,
     /// Why it cannot be tested, when it cannot.
-    problem: Option<String>,
+    pub problem: Option<String>,
 }
 
 /// The program loaded once, with the selected functions in name order.
-struct Library {
-    module: Module,
-    candidates: Vec<Candidate>,
+pub struct Library {
+    /// The lowered program.
+    pub module: Module,
+    /// The selected functions, in name order.
+    pub candidates: Vec<Candidate>,
 }
 
 impl Library {
     /// Compiles, links and lowers `program`'s inputs, selects the functions, and guards
     /// every function they reach when the program asks for trap targets.
-    fn load(program: &Program, selection: &Selection) -> Result<Library> {
+    pub fn load(program: &Program, selection: &Selection) -> Result<Library> {
         if !program.load.lib_dirs.is_empty() || program.load.compile_commands.is_some() {
             bail!("--lib-dir and --compile-commands take one function for now: give the library's files as inputs");
         }
@@ -219,7 +217,7 @@ impl Library {
 }
 
 /// The functions `selection` names, by name: `--all`'s, then every `-f` pattern's (a
-/// pattern that matches nothing is an error).
+/// pattern that matches nothing is an error), less those `--skip` matches.
 fn select(
     module: &Module,
     selection: &Selection,
@@ -250,6 +248,7 @@ fn select(
             bail!("-f {pattern}: no function of the inputs has that name");
         }
     }
+    chosen.retain(|name, _| !selection.skip.iter().any(|skip| glob_matches(skip, name)));
     Ok(chosen)
 }
 
@@ -452,7 +451,9 @@ impl<'a> Run<'a> {
             return RowOutcome::Error(problem.clone());
         }
         let dir = self.out.join(&candidate.name);
-        let key = resume::function_key(pace.run_key, &library.module, candidate.func);
+        let specs = self.options.specs.get(&candidate.name);
+        let own_key = resume::run_key(pace.run_key, &format!("{specs:?}"));
+        let key = resume::function_key(&own_key, &library.module, candidate.func);
         let measure = Measure::of(E::NAME);
         let saved = match self.options.resume {
             Resume::Continue => Saved::read(&dir, &key, measure),
@@ -476,6 +477,7 @@ impl<'a> Run<'a> {
             out: &dir,
             time_left,
             saved_tests: saved_tests.as_deref(),
+            specs,
         };
         let outcome = resume::start(&dir, &key)
             .and_then(|()| engine.search(&library.module, candidate.func, job))
@@ -516,19 +518,6 @@ pub fn write_index(out: &Path, index: &Index) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs_match_plain_names() {
-        assert!(glob_matches("exp*", "expm1"));
-        assert!(glob_matches("exp*", "exp"));
-        assert!(!glob_matches("exp*", "frexp"));
-        assert!(glob_matches("*exp", "frexp"));
-        assert!(glob_matches("?in", "sin"));
-        assert!(!glob_matches("?in", "asin"));
-        assert!(glob_matches("a*b*c", "aXbYbc"));
-        assert!(!glob_matches("a*b*c", "aXbYb"));
-        assert!(glob_matches("sin", "sin") && !glob_matches("sin", "sinf"));
-    }
 
     #[test]
     fn a_function_limit_shrinks_to_the_time_left() {

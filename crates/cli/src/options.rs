@@ -5,8 +5,8 @@
 
 use crate::args::{
     AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
-    FitnessChoice, IrArgs, LibraryArgs, MergeArgs, OutputArgs, ProgramArgs, ReachArgs, RunArgs,
-    SitesArgs, SolveArgs, SolverChoice, StrategyArg,
+    FitnessChoice, FunctionSpecs, InitArgs, IrArgs, LibraryArgs, MergeArgs, OutputArgs,
+    ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
 };
 use crate::progress::Verbosity;
 use crate::shard::Shard;
@@ -19,6 +19,7 @@ use fpforge_lower::LoadOptions;
 use fpforge_report::TestSet;
 use fpforge_solve::{Fitness, SolveConfig, Strategy as SolveStrategy};
 use fpforge_spec::{ArgSpec, OutArgSpec};
+use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -119,6 +120,8 @@ pub struct Selection {
     pub all: bool,
     /// Names and globs from `-f` and `--functions`.
     pub patterns: Vec<String>,
+    /// Names and globs of functions to leave out (`--skip`).
+    pub skip: Vec<String>,
 }
 
 impl Functions {
@@ -157,6 +160,7 @@ impl Functions {
             _ => Ok(Functions::Selected(Selection {
                 all: library.all,
                 patterns,
+                skip: library.skip.clone(),
             })),
         }
     }
@@ -226,7 +230,7 @@ fn is_glob(pattern: &str) -> bool {
 }
 
 /// How a run over several functions is split and spends its time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LibraryOptions {
     /// Functions run side by side.
     pub jobs: usize,
@@ -236,6 +240,8 @@ pub struct LibraryOptions {
     pub shard: Option<Shard>,
     /// Whether to keep what OUT holds (`--resume`).
     pub resume: Resume,
+    /// Input specs of single functions (fpforge.toml's `[function.NAME]`).
+    pub specs: BTreeMap<String, FunctionSpecs>,
 }
 
 /// What a run over several functions does with the functions OUT already holds.
@@ -267,6 +273,7 @@ impl LibraryOptions {
                     ("--total-time", total_time.is_some()),
                     ("--shard", library.shard.is_some()),
                     ("--resume", library.resume),
+                    ("--skip", !library.skip.is_empty()),
                 ];
                 if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
                     bail!(
@@ -294,8 +301,27 @@ impl LibraryOptions {
             } else {
                 Resume::Restart
             },
+            specs: library.function_specs.clone(),
         })
     }
+}
+
+/// The `--arg` and `--out-arg` specs of a command on `functions`: those of the command
+/// line, or for one function those fpforge.toml gives it (filled in only when the command
+/// line gives none).
+fn specs_of(
+    functions: &Functions,
+    library: &LibraryArgs,
+    args: Vec<ArgSpec>,
+    out_args: Vec<OutArgSpec>,
+) -> (Vec<ArgSpec>, Vec<OutArgSpec>) {
+    let own = match functions {
+        Functions::One(name) => library.function_specs.get(name),
+        Functions::Selected(_) => None,
+    };
+    own.map_or((args, out_args), |specs| {
+        (specs.args.clone(), specs.out_args.clone())
+    })
 }
 
 const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
@@ -320,7 +346,7 @@ impl Program {
     ) -> Result<(Program, Vec<String>)> {
         let count = items.iter().take_while(|i| is_input_path(i)).count();
         if count == 0 {
-            bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments");
+            bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments (or, for cover, explore and accuracy, run in a directory with an fpforge.toml: fpforge init DIR writes one)");
         }
         let paths: Vec<PathBuf> = items[..count].iter().map(PathBuf::from).collect();
         if let Some(missing) = paths.iter().find(|p| !p.exists()) {
@@ -549,6 +575,8 @@ impl TryFrom<CoverArgs> for CoverOptions {
             Functions::One(_) => library.jobs,
             Functions::Selected(_) => 1,
         };
+        let (arg_specs, out_args) =
+            specs_of(&functions, &args.library, args.arg_specs, args.out_args);
         let program = Program::files_only(&args.items, &args.program, functions, "cover")?
             .with_trap_targets(run.trap_targets);
         let spaces = if args.no_ulp_space {
@@ -569,7 +597,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             .with_deep(args.deep)
             .with_fuel(at_least("--fuel", args.fuel, 1)?)
             .with_compile(args.compile.into())
-            .with_args(args.arg_specs, args.out_args)
+            .with_args(arg_specs, out_args)
             .with_jobs(search_jobs)
             .with_spaces(spaces)
             .with_metric(metric)
@@ -703,11 +731,14 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
             &args.library,
             run.one_function_flags(),
         )?;
+        let mut engine = args.engine;
+        (engine.arg_specs, engine.out_args) =
+            specs_of(&functions, &args.library, engine.arg_specs, engine.out_args);
         Ok(ExploreOptions {
             program: Program::files_only(&args.items, &args.program, functions, "explore")?
                 .with_trap_targets(run.trap_targets),
             library,
-            engine: args.engine.try_into()?,
+            engine: engine.try_into()?,
             run,
         })
     }
@@ -753,6 +784,8 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             None if several => Some(PathBuf::from(DEFAULT_OUT)),
             out => out,
         };
+        let (arg_specs, out_args) =
+            specs_of(&functions, &args.library, args.arg_specs, args.out_args);
         let (program, extra) = Program::new(&args.items, &args.program, functions)?;
         if !extra.is_empty() {
             bail!(
@@ -777,8 +810,8 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             .with_sites(parse_sites(&args.sites)?)
             .with_sampling(parse_sampling(&args.sampling)?)
             .with_top_k(at_least("--top-k", args.top_k, 1)?)
-            .with_args(args.arg_specs)
-            .with_out_args(args.out_args);
+            .with_args(arg_specs)
+            .with_out_args(out_args);
         Ok(AccuracyOptions {
             program,
             library,
@@ -827,6 +860,41 @@ fn parse_sampling(text: &str) -> Result<Sampling> {
         }),
         ["log", start] => Ok(Sampling::Logarithmic { start: num(start)? }),
         _ => bail!("--sampling: expected uniform:START:STEP or log:START, got `{text}`"),
+    }
+}
+
+/// `fpforge init`.
+#[derive(Debug)]
+pub struct InitOptions {
+    /// The library's directory.
+    pub dir: PathBuf,
+    /// Its sources, with the compiler flags given, every function `--all` selects.
+    pub program: Program,
+    /// Replace an existing fpforge.toml.
+    pub force: bool,
+}
+
+impl TryFrom<InitArgs> for InitOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: InitArgs) -> Result<Self> {
+        if !args.dir.is_dir() {
+            bail!("{}: not a directory", args.dir.display());
+        }
+        let items: Vec<String> = crate::project::find_sources(&args.dir)?
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let selection = Functions::Selected(Selection {
+            all: true,
+            patterns: Vec::new(),
+            skip: Vec::new(),
+        });
+        Ok(InitOptions {
+            program: Program::files_only(&items, &args.program, selection, "init")?,
+            dir: args.dir,
+            force: args.force,
+        })
     }
 }
 

@@ -129,9 +129,14 @@ impl LibraryEngine for AccuracyEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
-        let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+        let (args, out_args) = job.specs((&config.args, &config.out_args));
+        let spec = InputSpec::for_function(module, func, args, out_args)?;
         let limit = library::clamp(config.time_limit, job.time_left);
-        let config = config.clone().with_time_limit(limit);
+        let config = config
+            .clone()
+            .with_time_limit(limit)
+            .with_args(args.to_vec())
+            .with_out_args(out_args.to_vec());
         let info = RunInfo {
             function: &module.funcs[func].name,
             strategy: strategy_name(config.strategy),

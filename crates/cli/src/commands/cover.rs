@@ -109,11 +109,13 @@ impl LibraryEngine for CoverEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
-        let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+        let (args, out_args) = job.specs((&config.args, &config.out_args));
+        let spec = InputSpec::for_function(module, func, args, out_args)?;
         let limit = library::clamp(config.time_limit, job.time_left);
         let config = config
             .clone()
             .with_time_limit(limit)
+            .with_args(args.to_vec(), out_args.to_vec())
             .with_seeds(library::saved_seeds(&job, &spec));
         search(
             module,

@@ -110,7 +110,8 @@ impl LibraryEngine for ExploreEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let engine = &self.engine;
-        let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
+        let (args, out_args) = job.specs((&engine.args, &engine.out_args));
+        let spec = InputSpec::for_function(module, func, args, out_args)?;
         let limit = library::clamp(Some(engine.config.time_limit), job.time_left);
         let mut config = engine.config.clone();
         if let Some(limit) = limit {

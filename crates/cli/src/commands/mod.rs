@@ -12,6 +12,7 @@ use std::process::ExitCode;
 pub mod accuracy;
 pub mod cover;
 pub mod explore;
+pub mod init;
 pub mod ir;
 pub mod merge;
 pub mod reach;

@@ -143,8 +143,12 @@ fn all_writes_a_directory_per_function_and_an_index_of_their_coverage() {
 
 #[test]
 fn globs_repeated_names_and_function_files_select() {
-    let cases: [(&[&str], &[&str]); 3] = [
+    let cases: [(&[&str], &[&str]); 4] = [
         (&["-f", "cl*"], &["clamp", "classify"]),
+        (
+            &["--all", "--skip", "cl*", "--skip", "first"],
+            &["lookup", "near_root_two", "scale"],
+        ),
         (&["-f", "scale", "-f", "?ookup"], &["lookup", "scale"]),
         (&["--functions", "LIST"], &["classify", "count_bits"]),
     ];
