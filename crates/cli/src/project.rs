@@ -318,12 +318,23 @@ impl Project {
 /// The extensions of the C and C++ files `fpforge init` takes as sources.
 const SOURCE_EXTENSIONS: [&str; 4] = ["c", "cc", "cpp", "cxx"];
 
-/// The C and C++ files under `dir`, recursively (hidden directories skipped), in path
-/// order; an error when there is none.
+/// Whether `dir` is an fpforge output directory, whose `regression.c` files are not the
+/// library's.
+fn is_output_dir(dir: &Path) -> bool {
+    ["index.json", "coverage.json"]
+        .iter()
+        .any(|marker| dir.join(marker).is_file())
+}
+
+/// The C and C++ files under `dir`, recursively (hidden directories and fpforge's
+/// output directories skipped), in path order; an error when there is none.
 pub fn find_sources(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(next) = pending.pop() {
+        if is_output_dir(&next) {
+            continue;
+        }
         let entries =
             std::fs::read_dir(&next).with_context(|| format!("cannot read {}", next.display()))?;
         for entry in entries {

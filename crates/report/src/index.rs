@@ -332,6 +332,17 @@ impl IndexRow {
         matches!(self.outcome, RowOutcome::Ran(_) | RowOutcome::Measured(_))
     }
 
+    /// The summary's line of a function without figures: its name (padded to `width`),
+    /// status and why.
+    fn unmeasured_line(&self, width: usize) -> String {
+        format!(
+            "{:<width$}  {}: {}",
+            self.function,
+            self.status(),
+            self.error().unwrap_or_default()
+        )
+    }
+
     /// The accuracy figures, when `accuracy` ran the function.
     pub fn measured(&self) -> Option<&AccuracyCounts> {
         match &self.outcome {
@@ -520,13 +531,7 @@ impl Index {
                     c.seconds.unwrap_or_default(),
                     c.stop.as_deref().unwrap_or_default()
                 ),
-                None => writeln!(
-                    text,
-                    "{:<width$}  {}: {}",
-                    row.function,
-                    row.status(),
-                    row.error().unwrap_or_default()
-                ),
+                None => writeln!(text, "{}", row.unmeasured_line(width)),
             };
         }
         let t = self.totals();

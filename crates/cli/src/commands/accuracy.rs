@@ -62,13 +62,7 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     let (module, func) = (&loaded.module, loaded.func);
     // Fail early, with the spec's own message, on specs that do not fit.
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-    let info = RunInfo {
-        function: &module.funcs[func].name,
-        strategy: strategy_name(config.strategy),
-        precision: config.precision,
-        verify_precision: config.verify_precision,
-        findings: &[],
-    };
+    let info = run_info(module, func, &config);
     if let Some(source) = &options.check_input {
         return check(options.output.json, info, &config, module, func, source);
     }
@@ -94,6 +88,17 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     }
     let interrupted = report.report.stop == StopReason::Interrupted;
     Ok(crate::search_exit(interrupted, report.findings.len()))
+}
+
+/// The settings a report on `func` states, before any finding.
+fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> RunInfo<'a> {
+    RunInfo {
+        function: &module.funcs[func].name,
+        strategy: strategy_name(config.strategy),
+        precision: config.precision,
+        verify_precision: config.verify_precision,
+        findings: &[],
+    }
 }
 
 /// Writes the final files of a search into `out` (when there is one); returns the
@@ -137,13 +142,7 @@ impl LibraryEngine for AccuracyEngine {
             .with_time_limit(limit)
             .with_args(args.to_vec())
             .with_out_args(out_args.to_vec());
-        let info = RunInfo {
-            function: &module.funcs[func].name,
-            strategy: strategy_name(config.strategy),
-            precision: config.precision,
-            verify_precision: config.verify_precision,
-            findings: &[],
-        };
+        let info = run_info(module, func, &config);
         let mut out = OutDir::create(job.out)?;
         let run = Run {
             config: &config,

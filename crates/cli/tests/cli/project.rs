@@ -82,6 +82,13 @@ fn init_then_cover_alone_tests_the_library_as_the_explicit_command_line() {
     assert_eq!(explicit.status.code(), Some(3), "{}", stderr(&explicit));
     let index = |dir: &Path| without_times(&json_file(&dir.join("index.json")));
     assert_eq!(index(&dir.join("fpforge-out")), index(explicit_out.path()));
+    let rewrite = fpforge(&["init", &dir_text, "--force"]);
+    assert_eq!(rewrite.status.code(), Some(0), "{}", stderr(&rewrite));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("fpforge.toml")).unwrap(),
+        toml,
+        "the run's regression.c files are not sources"
+    );
 }
 
 #[test]

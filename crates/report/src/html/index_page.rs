@@ -63,18 +63,15 @@ fn coverage_tables(body: &mut String, index: &Index) {
         "not reached",
         "not-reached",
     );
-    tile(body, "crashes", totals.crashes, "crashes", "finding");
-    tile(body, "hangs", totals.hangs, "hangs", "finding");
-    tile(body, "errors", totals.errors, "not testable", "");
-    tile(body, "not_run", totals.not_run, "not run", "");
-    body.push_str("</div>\n");
-    let _ = writeln!(
+    closing_tiles(
         body,
-        "<section id=\"function-table\">\n<h2>Functions <span class=\"muted\">the rows of \
-         index.json, in name order</span></h2>\n<table class=\"list\">\n<tr><th>function</th>\
-         <th>status</th><th>feasible</th><th>covered</th><th>sides</th><th>infeasible</th>\
+        [totals.crashes, totals.hangs, totals.errors, totals.not_run],
+    );
+    table_head(
+        body,
+        "<th>feasible</th><th>covered</th><th>sides</th><th>infeasible</th>\
          <th>not reached</th><th>trap targets reached</th><th>crashes</th><th>hangs</th>\
-         <th>tests</th><th>seconds</th><th>stop</th></tr>"
+         <th>tests</th>",
     );
     for row in &index.rows {
         function_row(body, row);
@@ -97,18 +94,14 @@ fn accuracy_tables(body: &mut String, index: &Index) {
         );
     }
     tile(body, "evals", totals.evals, "inputs evaluated", "");
-    tile(body, "crashes", totals.crashes, "crashes", "finding");
-    tile(body, "hangs", totals.hangs, "hangs", "finding");
-    tile(body, "errors", totals.errors, "not testable", "");
-    tile(body, "not_run", totals.not_run, "not run", "");
-    body.push_str("</div>\n");
-    let _ = writeln!(
+    closing_tiles(
         body,
-        "<section id=\"function-table\">\n<h2>Functions <span class=\"muted\">the rows of \
-         index.json, in name order</span></h2>\n<table class=\"list\">\n<tr><th>function</th>\
-         <th>status</th><th>relative error</th><th>ulps</th><th>bits lost</th>\
-         <th>worst input</th><th>evaluations</th><th>crashes</th><th>hangs</th>\
-         <th>seconds</th><th>stop</th></tr>"
+        [totals.crashes, totals.hangs, totals.errors, totals.not_run],
+    );
+    table_head(
+        body,
+        "<th>relative error</th><th>ulps</th><th>bits lost</th>\
+         <th>worst input</th><th>evaluations</th><th>crashes</th><th>hangs</th>",
     );
     for row in &index.rows {
         match row.measured() {
@@ -116,6 +109,27 @@ fn accuracy_tables(body: &mut String, index: &Index) {
             None => no_counts_row(body, row, 9),
         }
     }
+}
+
+/// The tiles every index ends with (crashes, hangs, not testable, not run), and the end
+/// of the tiles.
+fn closing_tiles(body: &mut String, [crashes, hangs, errors, not_run]: [usize; 4]) {
+    tile(body, "crashes", crashes, "crashes", "finding");
+    tile(body, "hangs", hangs, "hangs", "finding");
+    tile(body, "errors", errors, "not testable", "");
+    tile(body, "not_run", not_run, "not run", "");
+    body.push_str("</div>\n");
+}
+
+/// The start of the function table: its heading and header row, `columns` between the
+/// status and the seconds.
+fn table_head(body: &mut String, columns: &str) {
+    let _ = writeln!(
+        body,
+        "<section id=\"function-table\">\n<h2>Functions <span class=\"muted\">the rows of \
+         index.json, in name order</span></h2>\n<table class=\"list\">\n<tr><th>function</th>\
+         <th>status</th>{columns}<th>seconds</th><th>stop</th></tr>"
+    );
 }
 
 /// An error as the page shows it (`inf` for `null`).

@@ -151,13 +151,7 @@ pub(super) fn summary(index: &Index) -> String {
                     worst.map_or("", |w| w.input.as_str())
                 )
             }
-            None => writeln!(
-                text,
-                "{:<width$}  {}: {}",
-                row.function,
-                row.status(),
-                row.error().unwrap_or_default()
-            ),
+            None => writeln!(text, "{}", row.unmeasured_line(width)),
         };
     }
     let t = index.accuracy_totals();
