@@ -86,10 +86,11 @@ impl Saved {
     }
 }
 
-/// Empties `dir` (what an earlier search left there would mix with the new one's files)
-/// and writes the function's key into it.
+/// Empties `dir` when an earlier search wrote it (it has a `run-key`: what that search
+/// left would mix with the new one's files; a directory fpforge did not write is never
+/// removed) and writes the function's key into it.
 pub fn start(dir: &Path, key: &str) -> Result<()> {
-    if dir.exists() {
+    if dir.join(RUN_KEY).is_file() {
         std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
     }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -154,6 +155,29 @@ mod tests {
             Saved::read(empty.path(), "k1", Measure::Coverage),
             Saved::Nothing
         ));
+    }
+
+    #[test]
+    fn only_a_directory_fpforge_wrote_is_cleared() {
+        let dir = dir_with(Some("k0"), Some(FINISHED), "1.5\n");
+        std::fs::create_dir(dir.path().join("crashes")).unwrap();
+        start(dir.path(), "k1").unwrap();
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [RUN_KEY]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(RUN_KEY)).unwrap(),
+            "k1\n"
+        );
+        let user = tempfile::tempdir().unwrap();
+        std::fs::write(user.path().join("notes.txt"), "mine").unwrap();
+        start(user.path(), "k1").unwrap();
+        assert!(
+            user.path().join("notes.txt").is_file(),
+            "not fpforge's: kept"
+        );
     }
 
     #[test]

@@ -113,6 +113,15 @@ fn flags_override_the_file_and_function_sections_give_specs() {
     let inputs = std::fs::read_to_string(dir.join("fpforge-out/classify/inputs.txt")).unwrap();
     assert_eq!(inputs.trim(), "0x1.8p+1", "{inputs}");
 
+    let run = fpforge_in(dir, &["accuracy", "--out", "acc", "--quiet"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let index = json_file(&dir.join("acc/index.json"));
+    assert_eq!(index["engine"], "accuracy");
+    let rows = index["functions"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "the file's selection: {index}");
+    assert_eq!(rows[0]["function"], "clamp");
+    assert_eq!(rows[0]["evals"], 3000, "the file's evals: {index}");
+
     let run = fpforge_in(
         dir,
         &[
