@@ -1,13 +1,14 @@
-//! Runs of `cover`, `explore` and `accuracy` over several functions (`--all`, `-f` repeated or a
-//! glob, `--functions FILE`): the inputs are compiled, linked, lowered and guarded once,
-//! the functions are spread over `--jobs` threads (largest first, by instruction
-//! count), each writes `OUT/<function>/` as a one-function run writes `OUT/`, and the
-//! run ends by writing `OUT/index.json`, `OUT/report.html` and, for the coverage
-//! engines, the merged `OUT/coverage.lcov` (`fpforge_report::index`), rows in name order. A function that
-//! cannot be tested gets a row with its error, and the run goes on; `--total-time`
-//! bounds the whole run and Ctrl-C stops it, the functions not started then getting a
-//! row that says so. `--shard K/N` runs one part of the functions ([`crate::shard`]),
-//! and `--resume` keeps or continues what OUT holds ([`crate::resume`]).
+//! Runs of `cover`, `explore` and `accuracy` over several functions (`--all`, `-f`
+//! repeated or a glob, `--functions FILE`, less `--skip`): the inputs are compiled,
+//! linked, lowered and guarded once, the functions are spread over `--jobs` threads
+//! (largest first, by instruction count), each writes `OUT/<function>/` as a
+//! one-function run writes `OUT/`, and the run ends by writing `OUT/index.json`,
+//! `OUT/report.html` and, for the coverage engines, the merged `OUT/coverage.lcov`
+//! (`fpforge_report::index`), rows in name order. A function that cannot be tested gets
+//! a row with its error, and the run goes on; `--total-time` bounds the whole run and
+//! Ctrl-C stops it, the functions not started then getting a row that says so.
+//! `--shard K/N` runs one part of the functions ([`crate::shard`]), and `--resume`
+//! keeps or continues what OUT holds ([`crate::resume`]).
 
 use crate::args::FunctionSpecs;
 use crate::glob::glob_matches;
