@@ -1,6 +1,7 @@
 //! The project file: `fpforge init` on a copy of `tests/fixtures/library/`, then `cover`
 //! with no arguments in that directory, which must write the index of the explicit
-//! command line; flags overriding the file, per-function specs, and unknown keys.
+//! command line; flags overriding the file, per-function specs (cover, explore and
+//! accuracy alike), and unknown keys.
 
 use crate::common::{fixture, fpforge, json_file, stderr, stdout};
 use crate::library::without_times;
@@ -111,6 +112,17 @@ fn flags_override_the_file_and_function_sections_give_specs() {
     assert_eq!(rows[1]["function"], "classify");
     assert_eq!(rows[1]["covered"], 2, "x is fixed at 3: one path: {index}");
     let inputs = std::fs::read_to_string(dir.join("fpforge-out/classify/inputs.txt")).unwrap();
+    assert_eq!(inputs.trim(), "0x1.8p+1", "{inputs}");
+
+    let run = fpforge_in(dir, &["explore", "--out", "exp", "--quiet"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let index = json_file(&dir.join("exp/index.json"));
+    assert_eq!(index["engine"], "explore");
+    assert_eq!(
+        index["functions"][1]["infeasible"], 2,
+        "with x fixed at 3, explore proves the other sides infeasible: {index}"
+    );
+    let inputs = std::fs::read_to_string(dir.join("exp/classify/inputs.txt")).unwrap();
     assert_eq!(inputs.trim(), "0x1.8p+1", "{inputs}");
 
     let run = fpforge_in(dir, &["accuracy", "--out", "acc", "--quiet"]);

@@ -16,11 +16,19 @@ use std::fmt::Write as _;
 pub fn index_page(index: &Index) -> String {
     let totals = index.totals();
     let mut body = String::new();
+    let shard = index.shard.as_ref().map_or(String::new(), |shard| {
+        format!(
+            ", <span id=\"shard\">shard {} of {}</span> of {} functions (fpforge merge joins the shards)",
+            shard.index,
+            shard.count,
+            shard.selected.len()
+        )
+    });
     let _ = writeln!(
         body,
         "<header class=\"top\">\n<h1><span class=\"tool\">fpforge <span id=\"engine\">{}</span></span> \
          <span id=\"functions\">{}</span> functions</h1>\n<div class=\"sub\">\
-         <span id=\"seconds\" data-value=\"{}\">{:.1}</span> s in all</div>\n</header>\n<main>",
+         <span id=\"seconds\" data-value=\"{}\">{:.1}</span> s in all{shard}</div>\n</header>\n<main>",
         index.engine, totals.functions, index.seconds, index.seconds
     );
     match index.measure() {
@@ -278,6 +286,21 @@ mod tests {
             shard: None,
         };
         let html = index_page(&index);
+        assert!(!html.contains("id=\"shard\""));
+        let shard = crate::index::ShardOf {
+            index: 2,
+            count: 3,
+            run: "0".into(),
+            selected: vec!["f".into(), "g".into(), "h".into()],
+        };
+        let split = index_page(&Index {
+            shard: Some(shard),
+            ..index.clone()
+        });
+        assert!(
+            split.contains("<span id=\"shard\">shard 2 of 3</span> of 3 functions"),
+            "{split}"
+        );
         assert!(html.contains("<a href=\"f/report.html\">"));
         assert!(html.contains("data-function=\"f\" data-status=\"finished\""));
         assert!(html.contains("data-field=\"covered\">3<"));
