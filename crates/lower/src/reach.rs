@@ -72,17 +72,25 @@ pub(crate) fn check(
     })
 }
 
-/// The names of the functions and globals that `entry` (or, with `None`, any function)
-/// reaches and nothing defines, and `entry` itself when nothing defines it: what a
-/// library search looks for.
-pub(crate) fn wanted(lowered: &Lowered, entry: Option<&str>) -> Vec<String> {
+/// The names of the functions and globals that `entries` (or, with `None`, every
+/// function) reach and nothing defines, and the entries nothing defines: what a library
+/// search looks for.
+pub(crate) fn wanted(lowered: &Lowered, entries: Option<&[String]>) -> Vec<String> {
     let module = &lowered.module;
-    let entries: Vec<Func> = match entry {
-        Some(name) => match module.func_by_name(name) {
-            Some(f) => vec![f],
-            None => return vec![name.to_string()],
-        },
-        None => module.funcs.iter().map(|(f, _)| f).collect(),
+    let (entries, undefined): (Vec<Func>, Vec<String>) = match entries {
+        Some(names) => {
+            let (defined, undefined): (Vec<&String>, Vec<&String>) = names
+                .iter()
+                .partition(|name| module.func_by_name(name).is_some());
+            (
+                defined
+                    .into_iter()
+                    .filter_map(|name| module.func_by_name(name))
+                    .collect(),
+                undefined.into_iter().cloned().collect(),
+            )
+        }
+        None => (module.funcs.iter().map(|(f, _)| f).collect(), Vec::new()),
     };
     let skeletons: HashMap<Func, &LowerError> = lowered
         .gaps
@@ -91,10 +99,14 @@ pub(crate) fn wanted(lowered: &Lowered, entry: Option<&str>) -> Vec<String> {
         .map(|(f, e)| (*f, e))
         .collect();
     let reach = Reach::entering(module, &entries, |f| !skeletons.contains_key(&f));
-    missing_symbols(lowered, &reach, &skeletons)
+    undefined
         .into_iter()
-        .filter(|m| matches!(m.kind, MissingKind::Function | MissingKind::Global))
-        .map(|m| m.name)
+        .chain(
+            missing_symbols(lowered, &reach, &skeletons)
+                .into_iter()
+                .filter(|m| matches!(m.kind, MissingKind::Function | MissingKind::Global))
+                .map(|m| m.name),
+        )
         .collect()
 }
 
