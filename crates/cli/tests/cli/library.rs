@@ -4,7 +4,9 @@
 //! `near_root_two`'s true side, so its search runs out its budget) with `--all`,
 //! globs, `--functions`, `--jobs` and `--total-time`: one directory per function, an
 //! `index.json` that repeats each function's `coverage.json` (`report.json` for
-//! `accuracy`), and a merged lcov file.
+//! `accuracy`), and a merged lcov file. A library search path for several functions:
+//! `tests/fixtures/cli/uses_library.c` and `tests/fixtures/libsearch/ratio.c` with
+//! `tests/fixtures/cli/libdir` and `tests/fixtures/libsearch/lib`.
 
 use crate::common::{fixture, fpforge, json_file, stderr, stdout};
 use std::path::Path;
@@ -470,8 +472,11 @@ fn cover_in(dir: &Path, cache: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn a_search_path_serves_every_selected_function_and_each_is_checked_alone() {
-    let src = fixture("libsearch", "src");
-    let inputs = [format!("{src}/poly.c"), format!("{src}/ratio.c")];
+    let inputs = [
+        fixture("cli", "uses_library.c"),
+        fixture("libsearch", "ratio.c"),
+    ];
+    let (libdir, wide) = (fixture("cli", "libdir"), fixture("libsearch", "lib"));
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let run = cover_in(
@@ -482,7 +487,9 @@ fn a_search_path_serves_every_selected_function_and_each_is_checked_alone() {
             &inputs[1],
             "--all",
             "--lib-dir",
-            &src,
+            &libdir,
+            "--lib-dir",
+            &wide,
             "--out",
             "flags",
             "--evals",
@@ -520,7 +527,7 @@ fn a_search_path_serves_every_selected_function_and_each_is_checked_alone() {
     std::fs::write(
         dir.path().join("fpforge.toml"),
         format!(
-            "[sources]\nfiles = [\"{}\", \"{}\"]\nlib_dirs = [\"{src}\"]\n\n[select]\nall = true\n\n[budget]\nevals = 2000\n",
+            "[sources]\nfiles = [\"{}\", \"{}\"]\nlib_dirs = [\"{libdir}\", \"{wide}\"]\n\n[select]\nall = true\n\n[budget]\nevals = 2000\n",
             inputs[0], inputs[1]
         ),
     )
