@@ -1,6 +1,7 @@
 //! What `llvm-ir` does not expose, read through the LLVM C API from the same file:
-//! the predicates of constrained floating-point comparisons and the text of inline
-//! assembly.
+//! the predicates of constrained floating-point comparisons, the text of inline
+//! assembly, and the high bits of integer constants wider than 64 bits (`llvm-ir` keeps
+//! only the low 64).
 //!
 //! Under `#pragma STDC FENV_ACCESS ON` clang emits
 //! `llvm.experimental.constrained.fcmp(a, b, metadata !"olt", metadata !"fpexcept.strict")`,
@@ -14,12 +15,14 @@
 use fpir::FloatPred;
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
 use llvm_sys::core::{
-    LLVMContextCreate, LLVMContextDispose, LLVMCountBasicBlocks,
-    LLVMCreateMemoryBufferWithContentsOfFile, LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
-    LLVMDisposeModule, LLVMGetCalledValue, LLVMGetFirstBasicBlock, LLVMGetFirstFunction,
-    LLVMGetFirstInstruction, LLVMGetMDString, LLVMGetNextBasicBlock, LLVMGetNextFunction,
-    LLVMGetNextInstruction, LLVMGetNumOperands, LLVMGetOperand, LLVMGetValueName2, LLVMIsACallInst,
-    LLVMIsAInlineAsm, LLVMPrintValueToString,
+    LLVMConstInt, LLVMConstIntGetZExtValue, LLVMConstLShr, LLVMConstTrunc, LLVMContextCreate,
+    LLVMContextDispose, LLVMCountBasicBlocks, LLVMCreateMemoryBufferWithContentsOfFile,
+    LLVMDisposeMemoryBuffer, LLVMDisposeMessage, LLVMDisposeModule, LLVMGetCalledValue,
+    LLVMGetFirstBasicBlock, LLVMGetFirstFunction, LLVMGetFirstInstruction, LLVMGetIntTypeWidth,
+    LLVMGetMDString, LLVMGetNextBasicBlock, LLVMGetNextFunction, LLVMGetNextInstruction,
+    LLVMGetNumOperands, LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2,
+    LLVMInt64TypeInContext, LLVMIsACallInst, LLVMIsAConstantInt, LLVMIsAInlineAsm,
+    LLVMPrintValueToString, LLVMTypeOf,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
@@ -37,6 +40,38 @@ pub(crate) struct Beside {
     pub fcmp_predicates: HashMap<Position, FloatPred>,
     /// Inline assembly calls, as LLVM prints the instruction.
     pub asm_calls: HashMap<Position, String>,
+    /// The integer constants wider than 64 bits that instructions of each function use
+    /// as operands: width and 64-bit limbs, least significant first.
+    pub wide_ints: HashMap<String, Vec<WideInt>>,
+}
+
+/// An integer constant wider than 64 bits: its width and its 64-bit limbs, least
+/// significant first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct WideInt {
+    pub bits: u32,
+    pub limbs: Vec<u64>,
+}
+
+impl Beside {
+    /// The wide constant of function `func` with width `bits` whose low 64 bits are
+    /// `low` (all that `llvm-ir` keeps). `Err` when the function uses two such constants
+    /// that differ only above bit 63, which the low bits cannot tell apart.
+    pub fn wide_int(&self, func: &str, bits: u32, low: u64) -> Result<Option<&WideInt>, String> {
+        let mut found = self
+            .wide_ints
+            .get(func)
+            .into_iter()
+            .flatten()
+            .filter(|c| c.bits == bits && c.limbs.first() == Some(&low));
+        let first = found.next();
+        match (first, found.next()) {
+            (Some(a), Some(b)) if a != b => Err(format!(
+                "two {bits}-bit constants with the same low 64 bits ({low:#x}) in one function"
+            )),
+            _ => Ok(first),
+        }
+    }
 }
 
 /// True when `module` has something only the C API shows.
@@ -51,7 +86,35 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
         .flat_map(|f| &f.basic_blocks)
         .flat_map(|b| &b.instrs)
         .any(|i| matches!(i, llvm_ir::Instruction::Call(c) if c.function.is_left()));
-    constrained || asm
+    constrained
+        || asm
+        || module
+            .functions
+            .iter()
+            .any(|f| uses_wide_ints(&module.types, f))
+}
+
+/// True when an instruction of `f` can have an integer constant wider than 64 bits as
+/// an operand: a wide result (arithmetic, `select`, phis) or a wide operand of an
+/// instruction without one (`store`, `icmp`, calls, `ret`, `switch`).
+fn uses_wide_ints(types: &llvm_ir::types::Types, f: &llvm_ir::Function) -> bool {
+    use llvm_ir::types::Typed;
+    use llvm_ir::Instruction as I;
+    let wide = |ty: &llvm_ir::Type| matches!(ty, llvm_ir::Type::IntegerType { bits } if *bits > 64);
+    let wide_op = |op: &llvm_ir::Operand| wide(&types.type_of(op));
+    f.basic_blocks.iter().any(|b| {
+        let term = match &b.term {
+            llvm_ir::Terminator::Ret(r) => r.return_operand.as_ref().is_some_and(wide_op),
+            llvm_ir::Terminator::Switch(s) => wide_op(&s.operand),
+            _ => false,
+        };
+        term || b.instrs.iter().any(|i| match i {
+            I::Store(s) => wide_op(&s.value),
+            I::ICmp(c) => wide_op(&c.operand0),
+            I::Call(c) => c.arguments.iter().any(|(a, _)| wide_op(a)),
+            other => wide(&other.get_type(types)),
+        })
+    })
 }
 
 /// True for the names of the constrained comparison intrinsics.
@@ -122,6 +185,14 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
                     if let Some(text) = asm_call(inst) {
                         found.asm_calls.insert((name.clone(), b, i), text);
                     }
+                    for operand in 0..LLVMGetNumOperands(inst) {
+                        if let Some(wide) = wide_int(LLVMGetOperand(inst, operand as u32)) {
+                            let consts = found.wide_ints.entry(name.clone()).or_default();
+                            if !consts.contains(&wide) {
+                                consts.push(wide);
+                            }
+                        }
+                    }
                     inst = LLVMGetNextInstruction(inst);
                     i += 1;
                 }
@@ -182,6 +253,31 @@ unsafe fn asm_call(inst: LLVMValueRef) -> Option<String> {
     let copied = CStr::from_ptr(text).to_string_lossy().into_owned();
     LLVMDisposeMessage(text);
     Some(copied)
+}
+
+/// The width and limbs of `value` if it is an integer constant wider than 64 bits,
+/// cut into limbs by LLVM's own constant folding (`lshr`, then `trunc` to `i64`).
+///
+/// # Safety
+/// `value` must be null or a live value.
+unsafe fn wide_int(value: LLVMValueRef) -> Option<WideInt> {
+    if value.is_null() || LLVMIsAConstantInt(value).is_null() {
+        return None;
+    }
+    let ty = LLVMTypeOf(value);
+    let bits = LLVMGetIntTypeWidth(ty);
+    if bits <= 64 {
+        return None;
+    }
+    let context = LLVMGetTypeContext(ty);
+    let i64_ty = LLVMInt64TypeInContext(context);
+    let limbs = (0..bits.div_ceil(64))
+        .map(|i| {
+            let shifted = LLVMConstLShr(value, LLVMConstInt(ty, u64::from(i) * 64, 0));
+            LLVMConstIntGetZExtValue(LLVMConstTrunc(shifted, i64_ty))
+        })
+        .collect();
+    Some(WideInt { bits, limbs })
 }
 
 /// The name of a value, copied.

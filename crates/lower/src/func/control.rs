@@ -1,6 +1,7 @@
 //! Control flow: terminators, the jumps that pass phi values to block parameters, branch
 //! sites, and `select`.
 
+use super::wide::{limb_types, wide_width};
 use super::FnLower;
 use crate::consts::int_type;
 use crate::error::LowerError;
@@ -23,6 +24,26 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
     }
 
+    /// The limbs of a wide terminator operand of type `ty`; in dead code an operand
+    /// that cannot be lowered reads as zero.
+    fn term_wide_operand(
+        &mut self,
+        op: &'m Operand,
+        ty: &llvm_ir::TypeRef,
+    ) -> Result<Vec<Reg>, LowerError> {
+        match self.wide_operand(op) {
+            Ok(limbs) => Ok(limbs),
+            Err(LowerError::Unsupported { .. }) if self.lenient => {
+                let bits = wide_width(ty).unwrap_or(64);
+                Ok(limb_types(bits)
+                    .into_iter()
+                    .map(|t| self.const_reg(t, Const::Bits(0)))
+                    .collect())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The jump to `target` from the block being lowered, passing its phi values.
     fn block_call(&mut self, target: &'m Name) -> Result<BlockCall, LowerError> {
         let Some(&block) = self.blocks.get(target) else {
@@ -37,6 +58,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 .find(|(_, from)| Some(from) == pred)
                 .map(|(v, _)| v);
             match incoming {
+                Some(v) if wide_width(&phi.to_type).is_some() => {
+                    args.extend(self.term_wide_operand(v, &phi.to_type)?);
+                }
                 Some(v) => {
                     let Some(ty) = self.reg_ty(&phi.to_type) else {
                         return Err(self
@@ -59,6 +83,13 @@ impl<'c, 'm> FnLower<'c, 'm> {
         use term::Terminator as T;
         match t {
             T::Ret(r) => match (&r.return_operand, self.ret, self.sret) {
+                (Some(op), None, Some(sret)) if wide_width(&self.type_of(op)).is_some() => {
+                    let ty = self.type_of(op);
+                    let bits = self.wide_bits(op)?;
+                    let limbs = self.term_wide_operand(op, &ty)?;
+                    self.store_wide(sret, &limbs, bits);
+                    Ok(Terminator::Ret(None))
+                }
                 (Some(op), None, Some(sret)) => {
                     let ty = self.type_of(op);
                     match self.operand(op) {
@@ -137,21 +168,29 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
         if s.condition.as_constant().is_some() {
             let cond = self.operand(&s.condition)?;
-            let (ty, dest, if_true, if_false) = self.select_arms(s)?;
-            let select = InstKind::Select {
-                ty,
-                cond,
-                if_true,
-                if_false,
-            };
-            self.push(Some(dest), select);
+            let arms = self.select_arms(s)?;
+            for (((ty, dest), if_true), if_false) in arms
+                .types
+                .into_iter()
+                .zip(arms.dest)
+                .zip(arms.if_true)
+                .zip(arms.if_false)
+            {
+                let select = InstKind::Select {
+                    ty,
+                    cond,
+                    if_true,
+                    if_false,
+                };
+                self.push(Some(dest), select);
+            }
             return Ok(());
         }
         let site = self.ctx.next_select();
         let cond = self.term_operand(&s.condition, Type::BOOL)?;
         let emitted = self.insts.len();
         let (params, then_args, else_args) = match self.select_arms(s) {
-            Ok((_, dest, if_true, if_false)) => (vec![dest], vec![if_true], vec![if_false]),
+            Ok(arms) => (arms.dest, arms.if_true, arms.if_false),
             Err(LowerError::Unsupported { .. }) if self.lenient => {
                 self.insts.truncate(emitted);
                 self.locs.truncate(emitted);
@@ -179,18 +218,40 @@ impl<'c, 'm> FnLower<'c, 'm> {
         Ok(())
     }
 
-    /// The result type and register of a `select` and the registers of its arms.
-    fn select_arms(
-        &mut self,
-        s: &'m instruction::Select,
-    ) -> Result<(Type, Reg, Reg, Reg), LowerError> {
+    /// The registers of a `select`'s result and arms: one each, or one per limb of a
+    /// wide integer.
+    fn select_arms(&mut self, s: &'m instruction::Select) -> Result<SelectArms, LowerError> {
         let value_ty = self.type_of(&s.true_value);
+        if let Some(bits) = wide_width(&value_ty) {
+            let if_true = self.wide_operand(&s.true_value)?;
+            let if_false = self.wide_operand(&s.false_value)?;
+            let dest = self.wide_value(&s.dest, bits);
+            return Ok(SelectArms {
+                types: limb_types(bits),
+                dest,
+                if_true,
+                if_false,
+            });
+        }
         let Some(ty) = self.reg_ty(&value_ty) else {
             return Err(self.unsupported(format!("{} value", describe_unsupported(&value_ty))));
         };
         let if_true = self.operand(&s.true_value)?;
         let if_false = self.operand(&s.false_value)?;
         let dest = self.value(&s.dest, &value_ty)?;
-        Ok((ty, dest, if_true, if_false))
+        Ok(SelectArms {
+            types: vec![ty],
+            dest: vec![dest],
+            if_true: vec![if_true],
+            if_false: vec![if_false],
+        })
     }
+}
+
+/// The registers of a `select`: its result and arms, with their types.
+struct SelectArms {
+    types: Vec<Type>,
+    dest: Vec<Reg>,
+    if_true: Vec<Reg>,
+    if_false: Vec<Reg>,
 }
