@@ -40,9 +40,8 @@ pub(crate) struct Beside {
     pub fcmp_predicates: HashMap<Position, FloatPred>,
     /// Inline assembly calls, as LLVM prints the instruction.
     pub asm_calls: HashMap<Position, String>,
-    /// The integer constants wider than 64 bits that instructions of each function use
-    /// as operands: width and 64-bit limbs, least significant first.
-    pub wide_ints: HashMap<String, Vec<WideInt>>,
+    /// The integer constants wider than 64 bits that each instruction uses as operands.
+    pub wide_ints: HashMap<Position, Vec<WideInt>>,
 }
 
 /// An integer constant wider than 64 bits: its width and its 64-bit limbs, least
@@ -54,20 +53,20 @@ pub(crate) struct WideInt {
 }
 
 impl Beside {
-    /// The wide constant of function `func` with width `bits` whose low 64 bits are
-    /// `low` (all that `llvm-ir` keeps). `Err` when the function uses two such constants
-    /// that differ only above bit 63, which the low bits cannot tell apart.
-    pub fn wide_int(&self, func: &str, bits: u32, low: u64) -> Result<Option<&WideInt>, String> {
+    /// The wide constant operand of the instruction at `at` with width `bits` whose low
+    /// 64 bits are `low` (all that `llvm-ir` keeps). `Err` when the instruction has two
+    /// such operands that differ only above bit 63, which the low bits cannot tell apart.
+    pub fn wide_int(&self, at: &Position, bits: u32, low: u64) -> Result<Option<&WideInt>, String> {
         let mut found = self
             .wide_ints
-            .get(func)
+            .get(at)
             .into_iter()
             .flatten()
             .filter(|c| c.bits == bits && c.limbs.first() == Some(&low));
         let first = found.next();
         match (first, found.next()) {
             (Some(a), Some(b)) if a != b => Err(format!(
-                "two {bits}-bit constants with the same low 64 bits ({low:#x}) in one function"
+                "two {bits}-bit constants with the same low 64 bits ({low:#x}) in one instruction"
             )),
             _ => Ok(first),
         }
@@ -187,7 +186,7 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
                     }
                     for operand in 0..LLVMGetNumOperands(inst) {
                         if let Some(wide) = wide_int(LLVMGetOperand(inst, operand as u32)) {
-                            let consts = found.wide_ints.entry(name.clone()).or_default();
+                            let consts = found.wide_ints.entry((name.clone(), b, i)).or_default();
                             if !consts.contains(&wide) {
                                 consts.push(wide);
                             }

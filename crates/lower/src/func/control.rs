@@ -9,7 +9,7 @@ use crate::layout::describe_unsupported;
 use fpir::{BlockCall, Const, InstKind, Reg, SwitchCase, Terminator, Type};
 use llvm_ir::instruction;
 use llvm_ir::terminator as term;
-use llvm_ir::{Constant, Name, Operand};
+use llvm_ir::{Constant, Instruction, Name, Operand};
 
 impl<'c, 'm> FnLower<'c, 'm> {
     /// The register of a terminator operand of type `ty`; in dead code an operand that
@@ -59,7 +59,16 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 .map(|(v, _)| v);
             match incoming {
                 Some(v) if wide_width(&phi.to_type).is_some() => {
-                    args.extend(self.term_wide_operand(v, &phi.to_type)?);
+                    // A constant's high bits are found by the position of its phi.
+                    let at = self.f.basic_blocks[block.0 as usize]
+                        .instrs
+                        .iter()
+                        .position(|i| matches!(i, Instruction::Phi(p) if std::ptr::eq(p, phi)));
+                    let here = self.position;
+                    self.position = (block.0 as usize, at.unwrap_or(usize::MAX));
+                    let limbs = self.term_wide_operand(v, &phi.to_type);
+                    self.position = here;
+                    args.extend(limbs?);
                 }
                 Some(v) => {
                     let Some(ty) = self.reg_ty(&phi.to_type) else {

@@ -89,7 +89,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let types = limb_types(bits);
         let values = match c {
             Constant::Int { value, .. } => {
-                let found = self.ctx.beside.wide_int(&self.f.name, bits, *value);
+                let at = (self.f.name.clone(), self.position.0, self.position.1);
+                let found = self.ctx.beside.wide_int(&at, bits, *value);
                 match found {
                     Ok(Some(wide)) => wide.limbs.clone(),
                     Ok(None) => {
