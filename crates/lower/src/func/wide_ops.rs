@@ -3,9 +3,9 @@
 //! widths and with floats, loads, stores and bit casts through memory. Phis, `select`
 //! and calls pass limbs where they pass registers ([`super::control`], [`super::call`]).
 
-use super::arith::int_pred;
 use super::wide::{wide_width, Extend, Shift};
 use super::FnLower;
+use crate::consts::int_pred;
 use crate::error::LowerError;
 use crate::layout::scalar;
 use fpir::{CastOp, InstKind, IntBinOp, IntPred, Reg, Type};
