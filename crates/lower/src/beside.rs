@@ -18,10 +18,11 @@ use llvm_sys::core::{
     LLVMConstInt, LLVMConstIntGetZExtValue, LLVMConstLShr, LLVMConstTrunc, LLVMContextCreate,
     LLVMContextDispose, LLVMCountBasicBlocks, LLVMCreateMemoryBufferWithContentsOfFile,
     LLVMDisposeMemoryBuffer, LLVMDisposeMessage, LLVMDisposeModule, LLVMGetCalledValue,
-    LLVMGetFirstBasicBlock, LLVMGetFirstFunction, LLVMGetFirstInstruction, LLVMGetIntTypeWidth,
-    LLVMGetMDString, LLVMGetNextBasicBlock, LLVMGetNextFunction, LLVMGetNextInstruction,
-    LLVMGetNumOperands, LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2,
-    LLVMInt64TypeInContext, LLVMIsACallInst, LLVMIsAConstantInt, LLVMIsAInlineAsm,
+    LLVMGetFirstBasicBlock, LLVMGetFirstFunction, LLVMGetFirstGlobal, LLVMGetFirstInstruction,
+    LLVMGetInitializer, LLVMGetIntTypeWidth, LLVMGetMDString, LLVMGetNextBasicBlock,
+    LLVMGetNextFunction, LLVMGetNextGlobal, LLVMGetNextInstruction, LLVMGetNumOperands,
+    LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2, LLVMInt64TypeInContext, LLVMIsACallInst,
+    LLVMIsAConstant, LLVMIsAConstantInt, LLVMIsAGlobalValue, LLVMIsAInlineAsm,
     LLVMPrintValueToString, LLVMTypeOf,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
@@ -42,6 +43,9 @@ pub(crate) struct Beside {
     pub asm_calls: HashMap<Position, String>,
     /// The integer constants wider than 64 bits that each instruction uses as operands.
     pub wide_ints: HashMap<Position, Vec<WideInt>>,
+    /// The integer constants wider than 64 bits in each global's initializer, in the
+    /// order of the initializer's elements.
+    pub global_wide_ints: HashMap<String, Vec<WideInt>>,
 }
 
 /// An integer constant wider than 64 bits: its width and its 64-bit limbs, least
@@ -54,22 +58,53 @@ pub(crate) struct WideInt {
 
 impl Beside {
     /// The wide constant operand of the instruction at `at` with width `bits` whose low
-    /// 64 bits are `low` (all that `llvm-ir` keeps). `Err` when the instruction has two
-    /// such operands that differ only above bit 63, which the low bits cannot tell apart.
+    /// 64 bits are `low` (see [`find_wide_int`]).
     pub fn wide_int(&self, at: &Position, bits: u32, low: u64) -> Result<Option<&WideInt>, String> {
-        let mut found = self
-            .wide_ints
-            .get(at)
-            .into_iter()
-            .flatten()
-            .filter(|c| c.bits == bits && c.limbs.first() == Some(&low));
-        let first = found.next();
-        match (first, found.next()) {
-            (Some(a), Some(b)) if a != b => Err(format!(
-                "two {bits}-bit constants with the same low 64 bits ({low:#x}) in one instruction"
+        find_wide_int(self.wide_ints.get(at).map_or(&[], Vec::as_slice), bits, low)
+    }
+}
+
+/// Where an initializer's integers wider than 64 bits come from.
+pub(crate) enum WideInits<'a> {
+    /// A global's, one after the other in the order of its elements.
+    InOrder(std::slice::Iter<'a, WideInt>),
+    /// An instruction's constant operand's, told apart by their low bits.
+    Among(&'a [WideInt]),
+}
+
+impl WideInits<'_> {
+    /// The next wide constant, of width `bits` with low 64 bits `low`.
+    pub fn next(&mut self, bits: u32, low: u64) -> Result<WideInt, String> {
+        let found = match self {
+            WideInits::InOrder(iter) => iter.next(),
+            WideInits::Among(consts) => find_wide_int(consts, bits, low)?,
+        };
+        match found {
+            Some(c) if c.bits == bits && c.limbs.first() == Some(&low) => Ok(c.clone()),
+            _ => Err(format!(
+                "{bits}-bit constant {low:#x} whose high bits were not read"
             )),
-            _ => Ok(first),
         }
+    }
+}
+
+/// The constant of `consts` with width `bits` whose low 64 bits are `low` (all that
+/// `llvm-ir` keeps). `Err` when two of them differ only above bit 63, which the low
+/// bits cannot tell apart.
+pub(crate) fn find_wide_int(
+    consts: &[WideInt],
+    bits: u32,
+    low: u64,
+) -> Result<Option<&WideInt>, String> {
+    let mut found = consts
+        .iter()
+        .filter(|c| c.bits == bits && c.limbs.first() == Some(&low));
+    let first = found.next();
+    match (first, found.next()) {
+        (Some(a), Some(b)) if a != b => Err(format!(
+            "two {bits}-bit constants with the same low 64 bits ({low:#x}) in one place"
+        )),
+        _ => Ok(first),
     }
 }
 
@@ -85,12 +120,29 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
         .flat_map(|f| &f.basic_blocks)
         .flat_map(|b| &b.instrs)
         .any(|i| matches!(i, llvm_ir::Instruction::Call(c) if c.function.is_left()));
+    let wide_init = module
+        .global_vars
+        .iter()
+        .filter_map(|g| g.initializer.as_deref())
+        .any(has_wide_int);
     constrained
         || asm
+        || wide_init
         || module
             .functions
             .iter()
             .any(|f| uses_wide_ints(&module.types, f))
+}
+
+/// True when `c` is or holds an integer constant wider than 64 bits.
+fn has_wide_int(c: &llvm_ir::Constant) -> bool {
+    use llvm_ir::Constant as C;
+    match c {
+        C::Int { bits, .. } => *bits > 64,
+        C::Struct { values, .. } => values.iter().any(|v| has_wide_int(v)),
+        C::Array { elements, .. } | C::Vector(elements) => elements.iter().any(|e| has_wide_int(e)),
+        _ => false,
+    }
 }
 
 /// True when an instruction of `f` can have an integer constant wider than 64 bits as
@@ -184,13 +236,12 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
                     if let Some(text) = asm_call(inst) {
                         found.asm_calls.insert((name.clone(), b, i), text);
                     }
+                    let mut consts = Vec::new();
                     for operand in 0..LLVMGetNumOperands(inst) {
-                        if let Some(wide) = wide_int(LLVMGetOperand(inst, operand as u32)) {
-                            let consts = found.wide_ints.entry((name.clone(), b, i)).or_default();
-                            if !consts.contains(&wide) {
-                                consts.push(wide);
-                            }
-                        }
+                        wide_ints_in(LLVMGetOperand(inst, operand as u32), 0, &mut consts);
+                    }
+                    if !consts.is_empty() {
+                        found.wide_ints.insert((name.clone(), b, i), consts);
                     }
                     inst = LLVMGetNextInstruction(inst);
                     i += 1;
@@ -201,7 +252,37 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
         }
         func = LLVMGetNextFunction(func);
     }
+    let mut global = LLVMGetFirstGlobal(module);
+    while !global.is_null() {
+        let init = LLVMGetInitializer(global);
+        let mut consts = Vec::new();
+        wide_ints_in(init, 0, &mut consts);
+        if !consts.is_empty() {
+            found.global_wide_ints.insert(value_name(global), consts);
+        }
+        global = LLVMGetNextGlobal(global);
+    }
     found
+}
+
+/// Collects the integer constants wider than 64 bits in constant `value`, looking
+/// inside aggregates and constant expressions (not into other globals).
+///
+/// # Safety
+/// `value` must be null or a live value.
+unsafe fn wide_ints_in(value: LLVMValueRef, depth: u32, into: &mut Vec<WideInt>) {
+    if value.is_null() || LLVMIsAConstant(value).is_null() || !LLVMIsAGlobalValue(value).is_null() {
+        return;
+    }
+    if let Some(wide) = wide_int(value) {
+        into.push(wide);
+        return;
+    }
+    if depth < 16 {
+        for i in 0..LLVMGetNumOperands(value) {
+            wide_ints_in(LLVMGetOperand(value, i as u32), depth + 1, into);
+        }
+    }
 }
 
 /// The predicate of `inst` if it is a constrained comparison.

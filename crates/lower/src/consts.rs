@@ -8,6 +8,7 @@
 //! expression that needs an address at run time (`ptrtoint @g` used as an integer) does
 //! not fold; function lowering then materializes it as instructions.
 
+use crate::beside::WideInits;
 use crate::layout::{gep_offsets, scalar, GepIndex};
 use crate::symbols::{name_text, Symbol, Symbols};
 use fpir::eval;
@@ -332,13 +333,16 @@ impl<'m> Symbols<'m> {
         Ok(Some(Folded::Bits(value & ty.mask())))
     }
 
-    /// Writes the initializer `c` at byte `at` of `bytes`, recording pointers in `relocs`.
+    /// Writes the initializer `c` at byte `at` of `bytes`, recording pointers in `relocs`;
+    /// the high bits of its integers wider than 64 bits come from `wide` (see
+    /// [`crate::beside`]).
     pub fn write_init(
         &self,
         c: &Constant,
         at: u64,
         bytes: &mut [u8],
         relocs: &mut Vec<Reloc>,
+        wide: &mut WideInits<'_>,
     ) -> Result<(), String> {
         match c {
             Constant::Null(_)
@@ -351,7 +355,7 @@ impl<'m> Symbols<'m> {
                 let types: Vec<_> = values.iter().map(|v| self.llvm.types.type_of(v)).collect();
                 let (offsets, _) = self.layout.struct_layout(&types, *is_packed)?;
                 for (v, off) in values.iter().zip(offsets) {
-                    self.write_init(v, at + off, bytes, relocs)?;
+                    self.write_init(v, at + off, bytes, relocs, wide)?;
                 }
                 Ok(())
             }
@@ -361,20 +365,29 @@ impl<'m> Symbols<'m> {
             } => {
                 let stride = self.layout.size_align(element_type)?.size;
                 for (i, e) in elements.iter().enumerate() {
-                    self.write_init(e, at + stride * i as u64, bytes, relocs)?;
+                    self.write_init(e, at + stride * i as u64, bytes, relocs, wide)?;
                 }
                 Ok(())
             }
             Constant::Vector(elements) => {
                 let mut off = at;
                 for e in elements {
-                    self.write_init(e, off, bytes, relocs)?;
+                    self.write_init(e, off, bytes, relocs, wide)?;
                     off += self.layout.size_align(&self.llvm.types.type_of(e))?.size;
                 }
                 Ok(())
             }
+            Constant::Int { bits, value } if *bits > 64 => {
+                let found = wide.next(*bits, *value)?;
+                let mut left = u64::from(*bits).div_ceil(8);
+                for (i, &limb) in found.limbs.iter().enumerate() {
+                    write_le(bytes, at + 8 * i as u64, limb, left.min(8))?;
+                    left = left.saturating_sub(8);
+                }
+                Ok(())
+            }
             Constant::Int { bits, value } => {
-                let len = u64::from(*bits).div_ceil(8).min(8);
+                let len = u64::from(*bits).div_ceil(8);
                 write_le(bytes, at, *value, len)
             }
             Constant::Float(Float::Single(f)) => write_le(bytes, at, u64::from(f.to_bits()), 4),

@@ -3,6 +3,7 @@
 //! renamings that are no instruction.
 
 use super::FnLower;
+use crate::beside::WideInits;
 use crate::calls::Target;
 use crate::consts::Folded;
 use crate::consts::{float_pred, int_pred};
@@ -267,7 +268,18 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let sa = self.mem_layout(ty)?;
         let mut init = vec![0u8; usize::try_from(sa.size).unwrap_or(usize::MAX).min(1 << 32)];
         let mut relocs = Vec::new();
-        if let Err(e) = self.symbols.write_init(c, 0, &mut init, &mut relocs) {
+        let at = (self.f.name.clone(), self.position.0, self.position.1);
+        let wide = self
+            .ctx
+            .beside
+            .wide_ints
+            .get(&at)
+            .map_or(&[][..], Vec::as_slice);
+        let mut wide = WideInits::Among(wide);
+        if let Err(e) = self
+            .symbols
+            .write_init(c, 0, &mut init, &mut relocs, &mut wide)
+        {
             return Err(self.unsupported(e));
         }
         let name = format!("{}.const{}", self.f.name, self.ctx.out.globals.len());
