@@ -97,6 +97,7 @@ golden! {
     golden_aggregate_values => "aggregate_values.ll",
     golden_fenv => "fenv.c",
     golden_selects => "selects.ll",
+    golden_wide => "wide.ll",
 }
 
 /// One site as the test harness sees it in `llvm-dis` output: function and kind.
