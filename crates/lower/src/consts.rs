@@ -4,9 +4,14 @@
 //!
 //! Folding covers what clang emits at `-O0`: integers, floats, null/undef/poison (as
 //! zero), addresses of globals and functions, and `getelementptr`, `bitcast`,
-//! `addrspacecast`, `inttoptr`, `ptrtoint` and integer arithmetic over them. A constant
-//! expression that needs an address at run time (`ptrtoint @g` used as an integer) does
-//! not fold; function lowering then materializes it as instructions.
+//! `addrspacecast`, `inttoptr`, `ptrtoint`, integer arithmetic, `icmp`, `select`, and the
+//! floating-point conversions, arithmetic and `fcmp` over them, computed as
+//! [`fpir::eval`] computes them at run time. Two addresses inside one object compare as
+//! their offsets (Csmith's `uitofp (icmp eq (getelementptr @g, 6), (getelementptr @g, 5))`).
+//! A constant expression that needs an address at run time (`ptrtoint @g` used as an
+//! integer, a comparison of addresses of two objects) does not fold; function lowering
+//! then materializes it as instructions. Integers wider than 64 bits in initializers
+//! take their high bits from [`crate::beside`].
 
 use crate::beside::WideInits;
 use crate::layout::{gep_offsets, scalar, GepIndex};

@@ -2,7 +2,8 @@
 //! This module walks the blocks and dispatches; the handlers live by instruction family
 //! in [`arith`] (arithmetic and comparisons), [`memory`] (memory, addresses, aggregate
 //! values), [`casts`], [`call`] and [`control`] (terminators, `select`), over the value
-//! bookkeeping of [`values`].
+//! bookkeeping of [`values`]. An instruction on an integer wider than 64 bits goes to
+//! [`wide_ops`] first, which lowers it to the limb operations of [`wide`].
 //!
 //! Registers are allocated on first mention (parameters first, then values in the order
 //! the body names them); phis become block parameters and every jump passes the phi
