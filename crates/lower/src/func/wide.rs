@@ -240,53 +240,41 @@ impl<'c, 'm> FnLower<'c, 'm> {
 
     /// `a + b` over full limbs, carries propagated.
     pub(super) fn add_full(&mut self, a: &[Reg], b: &[Reg]) -> Vec<Reg> {
-        let mut out = Vec::with_capacity(a.len());
-        let mut carry: Option<Reg> = None;
-        for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
-            let sum = self.bin64(IntBinOp::Add, x, y);
-            let last = i + 1 == a.len();
-            let (sum, next) = match carry {
-                None if last => (sum, None),
-                None => (sum, Some(self.cmp(IntPred::Ult, Type::I64, sum, x))),
-                Some(c) => {
-                    let c64 = self.bool64(c);
-                    let total = self.bin64(IntBinOp::Add, sum, c64);
-                    if last {
-                        (total, None)
-                    } else {
-                        let first = self.cmp(IntPred::Ult, Type::I64, sum, x);
-                        let second = self.cmp(IntPred::Ult, Type::I64, total, sum);
-                        (
-                            total,
-                            Some(self.bin(IntBinOp::Or, Type::BOOL, first, second)),
-                        )
-                    }
-                }
-            };
-            out.push(sum);
-            carry = next;
-        }
-        out
+        self.carry_chain(IntBinOp::Add, a, b)
     }
 
     /// `a - b` over full limbs, borrows propagated.
     pub(super) fn sub_full(&mut self, a: &[Reg], b: &[Reg]) -> Vec<Reg> {
+        self.carry_chain(IntBinOp::Sub, a, b)
+    }
+
+    /// `a op b` for `op` add or subtract, limb by limb from the lowest, each limb taking
+    /// the carry (or borrow) out of the one below.
+    fn carry_chain(&mut self, op: IntBinOp, a: &[Reg], b: &[Reg]) -> Vec<Reg> {
         let mut out = Vec::with_capacity(a.len());
-        let mut borrow: Option<Reg> = None;
+        let mut carry: Option<Reg> = None;
         for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
-            let diff = self.bin64(IntBinOp::Sub, x, y);
+            let partial = self.bin64(op, x, y);
             let last = i + 1 == a.len();
-            let (diff, next) = match borrow {
-                None if last => (diff, None),
-                None => (diff, Some(self.cmp(IntPred::Ult, Type::I64, x, y))),
+            // The carry out of `x op y`: the sum wrapped below `x`, or `y` exceeded `x`.
+            let first_out = |this: &mut Self| match op {
+                IntBinOp::Add => this.cmp(IntPred::Ult, Type::I64, partial, x),
+                _ => this.cmp(IntPred::Ult, Type::I64, x, y),
+            };
+            let (limb, next) = match carry {
+                None if last => (partial, None),
+                None => (partial, Some(first_out(self))),
                 Some(c) => {
                     let c64 = self.bool64(c);
-                    let total = self.bin64(IntBinOp::Sub, diff, c64);
+                    let total = self.bin64(op, partial, c64);
                     if last {
                         (total, None)
                     } else {
-                        let first = self.cmp(IntPred::Ult, Type::I64, x, y);
-                        let second = self.cmp(IntPred::Ult, Type::I64, diff, c64);
+                        let first = first_out(self);
+                        let second = match op {
+                            IntBinOp::Add => self.cmp(IntPred::Ult, Type::I64, total, partial),
+                            _ => self.cmp(IntPred::Ult, Type::I64, partial, c64),
+                        };
                         (
                             total,
                             Some(self.bin(IntBinOp::Or, Type::BOOL, first, second)),
@@ -294,8 +282,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     }
                 }
             };
-            out.push(diff);
-            borrow = next;
+            out.push(limb);
+            carry = next;
         }
         out
     }
@@ -687,28 +675,13 @@ impl<'c, 'm> FnLower<'c, 'm> {
 
     // ---- memory ----
 
-    /// The address of limb `i` of a wide value at `addr`.
-    fn limb_addr(&mut self, addr: Reg, i: usize) -> Reg {
-        if i == 0 {
-            return addr;
-        }
-        self.emit(
-            Type::Ptr,
-            InstKind::PtrOffset {
-                base: addr,
-                offset: 8 * i as i64,
-                terms: Vec::new(),
-            },
-        )
-    }
-
     /// Loads a `bits`-bit value from `addr`: its store size, limb by limb.
     pub(super) fn load_wide(&mut self, addr: Reg, bits: u32) -> Vec<Reg> {
         limb_types(bits)
             .into_iter()
             .enumerate()
             .map(|(i, ty)| {
-                let at = self.limb_addr(addr, i);
+                let at = self.offset_addr(addr, 8 * i as u64);
                 self.emit(ty, InstKind::Load { ty, addr: at })
             })
             .collect()
@@ -717,7 +690,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     /// Stores the limbs of a `bits`-bit value at `addr`: its store size, no more.
     pub(super) fn store_wide(&mut self, addr: Reg, limbs: &[Reg], bits: u32) {
         for (i, (ty, &value)) in limb_types(bits).into_iter().zip(limbs).enumerate() {
-            let at = self.limb_addr(addr, i);
+            let at = self.offset_addr(addr, 8 * i as u64);
             self.push(
                 None,
                 InstKind::Store {
