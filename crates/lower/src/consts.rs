@@ -201,46 +201,18 @@ impl<'m> Symbols<'m> {
                 Some(Bits(_)) => return self.fold(&s.true_value),
                 _ => return Ok(None),
             },
-            Constant::FAdd(x) => {
-                return self.fold_float_bin(FloatBinOp::Fadd, c, &x.operand0, &x.operand1)
-            }
-            Constant::FSub(x) => {
-                return self.fold_float_bin(FloatBinOp::Fsub, c, &x.operand0, &x.operand1)
-            }
-            Constant::FMul(x) => {
-                return self.fold_float_bin(FloatBinOp::Fmul, c, &x.operand0, &x.operand1)
-            }
-            Constant::FDiv(x) => {
-                return self.fold_float_bin(FloatBinOp::Fdiv, c, &x.operand0, &x.operand1)
-            }
-            Constant::FRem(x) => {
-                return self.fold_float_bin(FloatBinOp::Frem, c, &x.operand0, &x.operand1)
-            }
-            Constant::FPTrunc(x) => {
-                return self.fold_cast(CastOp::Fptrunc, c, &x.operand, &x.to_type)
-            }
-            Constant::FPExt(x) => return self.fold_cast(CastOp::Fpext, c, &x.operand, &x.to_type),
-            Constant::FPToUI(x) => {
-                return self.fold_cast(CastOp::Fptoui, c, &x.operand, &x.to_type)
-            }
-            Constant::FPToSI(x) => {
-                return self.fold_cast(CastOp::Fptosi, c, &x.operand, &x.to_type)
-            }
-            Constant::UIToFP(x) => {
-                return self.fold_cast(CastOp::Uitofp, c, &x.operand, &x.to_type)
-            }
-            Constant::SIToFP(x) => {
-                return self.fold_cast(CastOp::Sitofp, c, &x.operand, &x.to_type)
-            }
-            Constant::FCmp(x) => {
-                let ty = self.float_type_of(c, &x.operand0)?;
-                match (self.fold(&x.operand0)?, self.fold(&x.operand1)?) {
-                    (Some(Bits(a)), Some(Bits(b))) => {
-                        Bits(u64::from(eval::fcmp(float_pred(x.predicate), ty, a, b)))
-                    }
-                    _ => return Ok(None),
-                }
-            }
+            Constant::FAdd(_)
+            | Constant::FSub(_)
+            | Constant::FMul(_)
+            | Constant::FDiv(_)
+            | Constant::FRem(_)
+            | Constant::FPTrunc(_)
+            | Constant::FPExt(_)
+            | Constant::FPToUI(_)
+            | Constant::FPToSI(_)
+            | Constant::UIToFP(_)
+            | Constant::SIToFP(_)
+            | Constant::FCmp(_) => return self.fold_float_expr(c),
             Constant::Struct { .. } | Constant::Array { .. } => {
                 return Err(format!("aggregate constant `{c}` in a register"))
             }
@@ -254,6 +226,38 @@ impl<'m> Symbols<'m> {
             Constant::BlockAddress => return Err("block address (computed goto)".to_string()),
             Constant::TokenNone => return Err("token constant".to_string()),
         }))
+    }
+
+    /// Folds a floating-point constant expression (conversions, arithmetic, `fcmp`) as
+    /// [`fpir::eval`] computes it at run time.
+    fn fold_float_expr(&self, c: &Constant) -> Result<Option<Folded>, String> {
+        use Folded::Bits;
+        match c {
+            Constant::FAdd(x) => self.fold_float_bin(FloatBinOp::Fadd, c, &x.operand0, &x.operand1),
+            Constant::FSub(x) => self.fold_float_bin(FloatBinOp::Fsub, c, &x.operand0, &x.operand1),
+            Constant::FMul(x) => self.fold_float_bin(FloatBinOp::Fmul, c, &x.operand0, &x.operand1),
+            Constant::FDiv(x) => self.fold_float_bin(FloatBinOp::Fdiv, c, &x.operand0, &x.operand1),
+            Constant::FRem(x) => self.fold_float_bin(FloatBinOp::Frem, c, &x.operand0, &x.operand1),
+            Constant::FPTrunc(x) => self.fold_cast(CastOp::Fptrunc, c, &x.operand, &x.to_type),
+            Constant::FPExt(x) => self.fold_cast(CastOp::Fpext, c, &x.operand, &x.to_type),
+            Constant::FPToUI(x) => self.fold_cast(CastOp::Fptoui, c, &x.operand, &x.to_type),
+            Constant::FPToSI(x) => self.fold_cast(CastOp::Fptosi, c, &x.operand, &x.to_type),
+            Constant::UIToFP(x) => self.fold_cast(CastOp::Uitofp, c, &x.operand, &x.to_type),
+            Constant::SIToFP(x) => self.fold_cast(CastOp::Sitofp, c, &x.operand, &x.to_type),
+            Constant::FCmp(x) => {
+                let ty = self.float_type_of(c, &x.operand0)?;
+                match (self.fold(&x.operand0)?, self.fold(&x.operand1)?) {
+                    (Some(Bits(a)), Some(Bits(b))) => Ok(Some(Bits(u64::from(eval::fcmp(
+                        float_pred(x.predicate),
+                        ty,
+                        a,
+                        b,
+                    ))))),
+                    _ => Ok(None),
+                }
+            }
+            _ => Err(format!("constant expression `{c}`")),
+        }
     }
 
     /// The float format of constant `operand` of the expression `c`.
