@@ -59,6 +59,17 @@ impl<'c, 'm> FnLower<'c, 'm> {
             _ => {}
         }
         let wide_result = wide_width(result_type);
+        let wide_args = call
+            .arguments
+            .iter()
+            .any(|(a, _)| wide_width(&self.type_of(a)).is_some());
+        if let Some((name, _)) = external.filter(|_| wide_result.is_some() || wide_args) {
+            // Only calls between defined functions pass limbs; an intrinsic or library
+            // function on a wide integer (`llvm.ctpop.i128`) has no limb form here.
+            return Err(
+                self.unsupported(format!("call of `{name}` on an integer wider than 64 bits"))
+            );
+        }
         let sret = if wide_result.is_some() {
             Some(self.slot(result_type)?)
         } else if scalar(result_type).is_none() && self.is_mem(result_type) {
@@ -90,11 +101,6 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 Target::Constrained(op) => return self.constrained(call, op, dest),
                 Target::Builtin(b, how) | Target::BuiltinReturningArg0(b, how) => {
                     (Callee::Builtin(b), self.builtin_args(call, how)?)
-                }
-                Target::External if wide_result.is_some() => {
-                    return Err(self.unsupported(format!(
-                        "call of `{name}`, which nothing defines, returning a wide integer"
-                    )))
                 }
                 Target::External => {
                     let mut args = self.args(call, false, usize::MAX)?;

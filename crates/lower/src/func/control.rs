@@ -130,6 +130,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
             }
             T::Switch(s) => {
                 let site = self.ctx.next_branch();
+                if let Some(bits) = wide_width(&self.type_of(&s.operand)) {
+                    return Err(self.unsupported(format!("switch on a {bits}-bit integer")));
+                }
                 let ty = self.operand_ty(&s.operand)?;
                 let value = self.term_operand(&s.operand, ty)?;
                 let mut cases = Vec::with_capacity(s.dests.len());
