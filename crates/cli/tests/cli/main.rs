@@ -14,4 +14,6 @@ mod gcov;
 mod html;
 mod libc;
 mod library;
+mod project;
 mod reports;
+mod shards;
