@@ -13,6 +13,8 @@
 //!   ...
 //! }
 //! ```
+//! A `shape fN P ...` line after the functions says what parameter `P` of `fN` points
+//! to ([`crate::shape`]).
 //! Registers are declared with their type where they are defined; `@opN`/`@brN` name a
 //! site; `!F:L:C` is a source location (file index, line, column).
 
@@ -45,6 +47,9 @@ fn write_to(out: &mut String, module: &Module) -> fmt::Result {
     }
     for (id, func) in module.funcs.iter() {
         write_function(out, id, func)?;
+    }
+    for ((func, param), shape) in &module.param_shapes {
+        writeln!(out, "shape {func} {param} {shape}")?;
     }
     Ok(())
 }

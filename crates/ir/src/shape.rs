@@ -1,0 +1,83 @@
+//! Parameter shapes: what a pointer parameter points to when it is more than one
+//! scalar, read by lowering from the program's debug info.
+//!
+//! A parameter whose source type is `struct S *`, `S &` or a struct passed by value in
+//! memory (`byval`) points to a [`StructShape`]: its size and its scalar fields
+//! flattened in layout order, each with the path the source names it by (`pos[2]`,
+//! `mass`, `st.v.x`) and its byte offset. `std::array<T, N>` is a struct whose fields
+//! are `[0]`..`[N-1]`. A `std::vector<T>` (by reference, or by value, which the ABI
+//! passes as a pointer to a copy) is [`ParamShape::Vector`]: three pointers laid out as
+//! libstdc++ lays them out, to the first element, past the last one and past the end
+//! of the storage. Specs, engines and reports read these shapes from the module;
+//! nothing above `lower` sees LLVM or DWARF types.
+
+use crate::types::Type;
+use std::fmt;
+
+/// What a pointer parameter points to.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ParamShape {
+    /// A struct (or class, or `std::array`).
+    Struct(StructShape),
+    /// A libstdc++ `std::vector` of the element type.
+    Vector(Type),
+}
+
+/// A struct: its source name, size and flattened scalar fields.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct StructShape {
+    /// The struct's name in the source (`particle`, `std::array<double, 4>`).
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its scalar fields in layout order.
+    pub fields: Vec<FieldShape>,
+}
+
+/// One scalar field of a struct, nested structs and fixed arrays flattened.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FieldShape {
+    /// The path from the struct (`pos[2]`, `st.v.x`, `[0]` for an array's element).
+    pub path: String,
+    /// Byte offset from the start of the struct.
+    pub offset: u64,
+    /// Its type (`ptr` for a pointer field).
+    pub ty: Type,
+}
+
+impl ParamShape {
+    /// The field path of `path` below parameter `param`: `p.mass`, `a[2]`.
+    pub fn field_name(param: &str, path: &str) -> String {
+        if path.starts_with('[') {
+            format!("{param}{path}")
+        } else {
+            format!("{param}.{path}")
+        }
+    }
+
+    /// The size in bytes of the block the parameter points to (a vector's header).
+    pub fn size(&self) -> u64 {
+        match self {
+            ParamShape::Struct(s) => s.size,
+            ParamShape::Vector(_) => 24,
+        }
+    }
+}
+
+impl fmt::Display for ParamShape {
+    /// The text form: `struct "particle" 72 { "pos[0]" @0: f64, ... }` or `vector f64`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamShape::Struct(s) => {
+                write!(f, "struct {} {} {{", crate::write::quote(&s.name), s.size)?;
+                for (i, field) in s.fields.iter().enumerate() {
+                    let sep = if i == 0 { " " } else { ", " };
+                    let path = crate::write::quote(&field.path);
+                    write!(f, "{sep}{path} @{}: {}", field.offset, field.ty)?;
+                }
+                write!(f, " }}")
+            }
+            ParamShape::Vector(elem) => write!(f, "vector {elem}"),
+        }
+    }
+}
