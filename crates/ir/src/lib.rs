@@ -37,7 +37,7 @@ pub use module::{
     GlobalData, Module, OpKind, OpSiteData, Reloc, SiteIndexError, SrcLoc,
 };
 pub use parse::{parse_module, ParseError};
-pub use shape::{FieldShape, ParamShape, StructShape};
+pub use shape::{FieldShape, ParamShape, Passing, StructShape};
 pub use side::{
     Arm, Closest, Effort, InfeasibleMethod, MissReason, Side, SideParseError, SideReport,
     SideStatus, SideTally, Witness,

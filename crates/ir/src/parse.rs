@@ -11,7 +11,7 @@
 //! reloc   := "reloc" "(" INT "," (gN | fN) "," INT ")"
 //! func    := "func" fN STRING "(" [param ("," param)*] ")" ["->" type] [loc] "{" NL
 //!            ("const" vN ":" type "=" value NL)* block+ "}" NL
-//! shape   := "shape" fN INT ("vector" type | "struct" STRING INT "{" [field ("," field)*] "}") NL
+//! shape   := "shape" fN INT ("vector" type | "struct" STRING PASSING INT "{" [field ("," field)*] "}") NL
 //! field   := STRING "@" INT ":" type
 //! param   := vN ":" type ["<" type ">"] ["#" NAME]
 //! block   := bbN ["(" [vN ":" type ("," vN ":" type)*] ")"] ":" NL (inst [loc] NL)* term [loc] NL
@@ -41,7 +41,7 @@ use crate::inst::{
 };
 use crate::math::{MathCall, MathFn};
 use crate::module::{AddrBase, BlockData, Const, Function, GlobalData, Module, Reloc, SrcLoc};
-use crate::shape::{FieldShape, ParamShape, StructShape};
+use crate::shape::{FieldShape, ParamShape, Passing, StructShape};
 use crate::types::{FloatTy, Type};
 use crate::write::{cast_name, float_bin_name, float_pred_name, int_bin_name, int_pred_name};
 use std::collections::HashMap;
@@ -742,6 +742,9 @@ impl Parser {
         } else {
             self.expect_word("struct")?;
             let name = self.string("a struct name")?;
+            let (word, pos) = self.word("`pointer`, `reference` or `value`")?;
+            let passing = Passing::from_name(&word)
+                .ok_or_else(|| pos.error("expected `pointer`, `reference` or `value`"))?;
             let size = self.number("a struct size")?;
             self.expect('{')?;
             let mut fields = Vec::new();
@@ -758,7 +761,12 @@ impl Parser {
                     }
                 }
             }
-            ParamShape::Struct(StructShape { name, size, fields })
+            ParamShape::Struct(StructShape {
+                name,
+                passing,
+                size,
+                fields,
+            })
         };
         self.end_line()?;
         Ok(((func, param), shape))

@@ -23,11 +23,43 @@ pub enum ParamShape {
     Vector(Type),
 }
 
-/// A struct: its source name, size and flattened scalar fields.
+/// How the source passes a struct parameter that arrives as a pointer.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Passing {
+    /// `struct S *p`: a caller writes `&s`.
+    Pointer,
+    /// `S &p` (C++): a caller writes `s`.
+    Reference,
+    /// `struct S p`, copied to memory by the caller (`byval`): a caller writes `s`.
+    Value,
+}
+
+impl Passing {
+    /// The word of the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Passing::Pointer => "pointer",
+            Passing::Reference => "reference",
+            Passing::Value => "value",
+        }
+    }
+
+    /// The passing a word of the text form names.
+    pub fn from_name(name: &str) -> Option<Passing> {
+        [Passing::Pointer, Passing::Reference, Passing::Value]
+            .into_iter()
+            .find(|p| p.name() == name)
+    }
+}
+
+/// A struct: how the source names and passes it, its size and flattened scalar fields.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct StructShape {
-    /// The struct's name in the source (`particle`, `std::array<double, 4>`).
+    /// The type as a C or C++ declaration spells it (`struct particle`, a typedef's
+    /// name, `soa`, `std::array<double, 4>`).
     pub name: String,
+    /// How the parameter passes it.
+    pub passing: Passing,
     /// Its size in bytes.
     pub size: u64,
     /// Its scalar fields in layout order.
@@ -65,11 +97,13 @@ impl ParamShape {
 }
 
 impl fmt::Display for ParamShape {
-    /// The text form: `struct "particle" 72 { "pos[0]" @0: f64, ... }` or `vector f64`.
+    /// The text form: `struct "struct particle" pointer 72 { "pos[0]" @0: f64, ... }` or
+    /// `vector f64`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParamShape::Struct(s) => {
-                write!(f, "struct {} {} {{", crate::write::quote(&s.name), s.size)?;
+                let name = crate::write::quote(&s.name);
+                write!(f, "struct {name} {} {} {{", s.passing.name(), s.size)?;
                 for (i, field) in s.fields.iter().enumerate() {
                     let sep = if i == 0 { " " } else { ", " };
                     let path = crate::write::quote(&field.path);

@@ -12,7 +12,7 @@
 //! source names). Bit-fields, unions and `long double` fields leave a parameter without
 //! a shape: it is then passed as before.
 
-use fpir::{FieldShape, FloatTy, Func, Module, ParamShape, StructShape, Type};
+use fpir::{FieldShape, FloatTy, Func, Module, ParamShape, Passing, StructShape, Type};
 use std::collections::{BTreeMap, HashMap};
 
 /// The largest number of fields a flattened struct may have (larger ones keep no shape).
@@ -154,20 +154,18 @@ impl DebugInfo {
     /// The shape of a parameter of type node `ty`: what its pointer or reference points
     /// to, or the struct itself when it is passed by value in memory.
     fn shape(&self, ty: u32) -> Option<ParamShape> {
-        let (kind, fields, id) = self.strip(&format!("!{ty}"))?;
-        let tag = field(fields, "tag");
-        let target = match (kind, tag) {
-            (
-                "DIDerivedType",
-                Some(
-                    "DW_TAG_pointer_type"
-                    | "DW_TAG_reference_type"
-                    | "DW_TAG_rvalue_reference_type",
-                ),
-            ) => self.strip(field(fields, "baseType")?)?,
-            _ => self.record_by_id(id)?,
+        let (kind, fields, _) = self.strip(&format!("!{ty}"))?;
+        let (passing, target) = match (kind, field(fields, "tag")) {
+            ("DIDerivedType", Some("DW_TAG_pointer_type")) => {
+                (Passing::Pointer, field(fields, "baseType")?.to_string())
+            }
+            ("DIDerivedType", Some("DW_TAG_reference_type" | "DW_TAG_rvalue_reference_type")) => {
+                (Passing::Reference, field(fields, "baseType")?.to_string())
+            }
+            _ => (Passing::Value, format!("!{ty}")),
         };
-        let (kind, fields, id) = target;
+        let typedef = self.typedef_name(&target);
+        let (kind, fields, id) = self.strip(&target)?;
         let tag = field(fields, "tag")?;
         if kind != "DICompositeType"
             || !matches!(tag, "DW_TAG_structure_type" | "DW_TAG_class_type")
@@ -185,11 +183,37 @@ impl DebugInfo {
         let size = bytes(fields)?;
         let mut out = Vec::new();
         self.flatten(id, "", 0, &mut out)?;
+        let spelling = match typedef {
+            Some(typedef) => typedef,
+            None if tag == "DW_TAG_structure_type" && identifier.is_empty() => {
+                format!("struct {name}")
+            }
+            None => name,
+        };
         Some(ParamShape::Struct(StructShape {
-            name,
+            name: spelling,
+            passing,
             size,
             fields: out,
         }))
+    }
+
+    /// The name of the first typedef on the way from `reference` to its type, if any.
+    fn typedef_name(&self, reference: &str) -> Option<String> {
+        let mut current = self.record(reference)?;
+        for _ in 0..64 {
+            let (kind, fields, _) = current;
+            match (kind, field(fields, "tag")) {
+                ("DIDerivedType", Some("DW_TAG_typedef")) => {
+                    return field(fields, "name").map(|n| unquote(n).to_string())
+                }
+                ("DIDerivedType", Some("DW_TAG_const_type" | "DW_TAG_volatile_type")) => {
+                    current = self.record(field(fields, "baseType")?)?;
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The element type of a `std::vector`: its first template parameter.
@@ -471,7 +495,10 @@ define dso_local double @step(%struct.particle* noundef %p, double noundef %dt) 
         let Some(ParamShape::Struct(shape)) = info.shape(ty) else {
             panic!("no struct shape")
         };
-        assert_eq!((shape.name.as_str(), shape.size), ("particle", 72));
+        assert_eq!(
+            (shape.name.as_str(), shape.passing, shape.size),
+            ("struct particle", Passing::Pointer, 72)
+        );
         let fields: Vec<(&str, u64, Type)> = shape
             .fields
             .iter()
