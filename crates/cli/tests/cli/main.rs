@@ -15,3 +15,4 @@ mod html;
 mod libc;
 mod library;
 mod reports;
+mod structs;

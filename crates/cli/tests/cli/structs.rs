@@ -1,0 +1,100 @@
+//! Structured parameters: a struct passed by pointer is one coordinate per scalar field,
+//! read from the program's debug info. `cover` needs no spec to cover a physics step on
+//! one; `run` reads a struct as `{field: value, ...}`; `--arg` restricts or fixes fields.
+
+use crate::common::{fixture, fpforge, json_file as json};
+use std::path::Path;
+
+fn particle() -> String {
+    fixture("structs", "particle.c")
+}
+
+#[test]
+fn a_struct_pointer_step_is_covered_with_no_spec() {
+    crate::gcov::check_source(Path::new(&particle()), "step");
+}
+
+#[test]
+fn run_reads_a_struct_with_nested_fields() {
+    let out = fpforge(&[
+        "run",
+        &particle(),
+        "-f",
+        "step",
+        "{pos: [1, -2, 30], mass: 2, st: {v: {x: 1, y: -20, z: 0}, flags: 1}}",
+        "0.5",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // pos = (1.5, -12, 30): escaped (30 - 10) + (-10 + 12) = 22, times mass 2.
+    assert!(text.contains("= 0x1.6p+5"), "{text}");
+    let bad = fpforge(&["run", &particle(), "-f", "step", "{pos: [1, 2}", "0.5"]);
+    assert!(!bad.status.success());
+}
+
+#[test]
+fn field_specs_fix_and_restrict_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = fpforge(&[
+        "cover",
+        &particle(),
+        "-f",
+        "step",
+        "--seed",
+        "1",
+        "--arg",
+        "p.mass = 2",
+        "--arg",
+        "p.pos in [-20, 20]",
+        "--arg",
+        "p.st.flags in [0, 3]",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let coverage = json(&out.join("coverage.json"));
+    // `mass <= 0` cannot hold with the mass fixed to 2; every other side is covered.
+    let (covered, sides) = (coverage["covered"].as_u64(), coverage["sides"].as_u64());
+    assert_eq!(
+        covered.zip(sides).map(|(c, s)| s - c),
+        Some(1),
+        "{coverage}"
+    );
+    let inputs = std::fs::read_to_string(out.join("inputs.txt")).unwrap();
+    for line in inputs.lines() {
+        assert!(line.contains("mass: 0x1p+1,"), "{line}");
+        let pos = line
+            .split("pos: [")
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap();
+        for value in pos.split(", ") {
+            let x = fpir::float_text::parse_float(fpir::FloatTy::F64, value).unwrap();
+            assert!(f64::from_bits(x).abs() <= 20.0, "{line}");
+        }
+    }
+    let unknown = fpforge(&[
+        "cover",
+        &particle(),
+        "-f",
+        "step",
+        "--arg",
+        "p.speed in [0, 1]",
+    ]);
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        err.contains("no field `speed`") && err.contains("st.v.x"),
+        "{err}"
+    );
+}
