@@ -175,7 +175,8 @@ impl DebugInfo {
         let name = unquote(field(fields, "name").unwrap_or("\"\"")).to_string();
         let identifier = field(fields, "identifier").map(unquote).unwrap_or("");
         if name.starts_with("vector<") && identifier.starts_with("_ZTSSt6vector") {
-            return self.vector_elem(fields).map(ParamShape::Vector);
+            let elem = self.vector_elem(fields).or_else(|| element_named(&name));
+            return elem.map(ParamShape::Vector);
         }
         if field(fields, "flags").is_some_and(|f| f.contains("DIFlagFwdDecl")) {
             return None;
@@ -183,6 +184,14 @@ impl DebugInfo {
         let size = bytes(fields)?;
         let mut out = Vec::new();
         self.flatten(id, "", 0, &mut out)?;
+        if name.starts_with("array<") && identifier.starts_with("_ZTSSt5array") {
+            // `a[2]`, as the source indexes it, rather than libstdc++'s `a._M_elems[2]`.
+            for field in &mut out {
+                if let Some(index) = field.path.strip_prefix("_M_elems") {
+                    field.path = index.to_string();
+                }
+            }
+        }
         let spelling = match typedef {
             Some(typedef) => typedef,
             None if tag == "DW_TAG_structure_type" && identifier.is_empty() => {
@@ -342,6 +351,22 @@ impl DebugInfo {
         }
         Some(())
     }
+}
+
+/// The element type a `vector<T, std::allocator<T> >` name spells, for a vector that
+/// the debug info only declares (no template parameters).
+fn element_named(name: &str) -> Option<Type> {
+    let inner = name.strip_prefix("vector<")?;
+    let first = inner[..inner.find([',', '>'])?].trim();
+    Some(match first {
+        "double" => Type::Float(FloatTy::F64),
+        "float" => Type::Float(FloatTy::F32),
+        "int" | "unsigned int" => Type::I32,
+        "long" | "unsigned long" | "long long" | "unsigned long long" => Type::I64,
+        "short" | "unsigned short" => Type::Int(16),
+        "char" | "signed char" | "unsigned char" => Type::I8,
+        _ => return None,
+    })
 }
 
 /// The scalar type of a `DIBasicType`, when fpir has one.
@@ -520,6 +545,16 @@ define dso_local double @step(%struct.particle* noundef %p, double noundef %dt) 
         );
         let dt = info.args[&(10, "dt".to_string())];
         assert_eq!(info.shape(dt), None, "a double is no struct");
+    }
+
+    #[test]
+    fn a_declared_vector_takes_its_element_from_its_name() {
+        assert_eq!(
+            element_named("vector<double, std::allocator<double> >"),
+            Some(Type::F64)
+        );
+        assert_eq!(element_named("vector<float>"), Some(Type::F32));
+        assert_eq!(element_named("vector<std::string>"), None);
     }
 
     #[test]

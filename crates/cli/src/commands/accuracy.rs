@@ -17,6 +17,7 @@ use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{
     accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, StopReason,
 };
+use fpforge_exec::ExecConfig;
 use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
@@ -45,10 +46,17 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         precision: config.precision,
         verify_precision: config.verify_precision,
         findings: &[],
+        diagnostic: None,
     };
     if let Some(source) = &options.check_input {
         return check(options.output.json, info, &config, module, func, source);
     }
+    let exec = ExecConfig::default().with_fuel(config.fuel);
+    let diagnostic = super::probe(module, func, &spec, exec);
+    let info = RunInfo {
+        diagnostic: diagnostic.as_deref(),
+        ..info
+    };
     let mut out = options.out.as_deref().map(OutDir::create).transpose()?;
     let config = config.with_interrupt(Some(interrupt_flag()));
     let verbosity = options.output.verbosity;

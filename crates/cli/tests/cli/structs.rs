@@ -98,3 +98,54 @@ fn field_specs_fix_and_restrict_fields() {
         "{err}"
     );
 }
+
+/// `cubic` reads four coefficients through a pointer the default spec gives one element:
+/// cover, explore and accuracy say at once that every run traps there, with the `--arg`
+/// that fixes it, on stderr and in their JSON reports; with the length given they do not.
+#[test]
+fn every_engine_says_when_every_run_traps() {
+    let source = fixture("structs", "short.c");
+    let dir = tempfile::tempdir().unwrap();
+    let said = "every run traps: out-of-bounds access";
+    let hint = "give its length with --arg 'c: f64[N]'";
+    for (engine, report) in [
+        ("cover", "coverage.json"),
+        ("explore", "coverage.json"),
+        ("accuracy", "report.json"),
+    ] {
+        let out = dir.path().join(engine);
+        let run = fpforge(&[
+            engine,
+            &source,
+            "-f",
+            "cubic",
+            "--time-limit",
+            "2",
+            "--out",
+            &out.to_string_lossy(),
+        ]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let line = stderr.lines().find(|l| l.contains(said));
+        let line = line.unwrap_or_else(|| panic!("{engine}: {stderr}"));
+        assert!(line.contains(hint) && line.contains("short.c:4:"), "{line}");
+        let diagnostic = json(&out.join(report))["diagnostic"].clone();
+        assert!(
+            diagnostic.as_str().is_some_and(|d| d.contains(said)),
+            "{engine}: {diagnostic}"
+        );
+    }
+    let out = dir.path().join("given");
+    let run = fpforge(&[
+        "cover",
+        &source,
+        "-f",
+        "cubic",
+        "--arg",
+        "c: f64[4]",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(run.status.success());
+    assert!(!String::from_utf8_lossy(&run.stderr).contains(said));
+    assert!(json(&out.join("coverage.json")).get("diagnostic").is_none());
+}
