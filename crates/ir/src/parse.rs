@@ -11,7 +11,7 @@
 //! reloc   := "reloc" "(" INT "," (gN | fN) "," INT ")"
 //! func    := "func" fN STRING "(" [param ("," param)*] ")" ["->" type] [loc] "{" NL
 //!            ("const" vN ":" type "=" value NL)* block+ "}" NL
-//! shape   := "shape" fN INT ("vector" type | "struct" STRING PASSING INT "{" [field ("," field)*] "}") NL
+//! shape   := "shape" fN INT ("vector" type | "span" type | "struct" STRING PASSING INT "{" [field ("," field)*] "}") NL
 //! field   := STRING "@" INT ":" type
 //! param   := vN ":" type ["<" type ">"] ["#" NAME]
 //! block   := bbN ["(" [vN ":" type ("," vN ":" type)*] ")"] ":" NL (inst [loc] NL)* term [loc] NL
@@ -739,6 +739,8 @@ impl Parser {
         let param = self.number("a parameter index")?;
         let shape = if self.eat_word("vector") {
             ParamShape::Vector(self.ty()?)
+        } else if self.eat_word("span") {
+            ParamShape::Span(self.ty()?)
         } else {
             self.expect_word("struct")?;
             let name = self.string("a struct name")?;

@@ -8,7 +8,9 @@
 //! are `[0]`..`[N-1]`. A `std::vector<T>` (by reference, or by value, which the ABI
 //! passes as a pointer to a copy) is [`ParamShape::Vector`]: three pointers laid out as
 //! libstdc++ lays them out, to the first element, past the last one and past the end
-//! of the storage. Specs, engines and reports read these shapes from the module;
+//! of the storage. A `std::span` by value arrives as two parameters, a pointer to its
+//! elements ([`ParamShape::Span`]) and their number. Specs, engines and reports read
+//! these shapes from the module;
 //! nothing above `lower` sees LLVM or DWARF types.
 
 use crate::types::Type;
@@ -21,6 +23,9 @@ pub enum ParamShape {
     Struct(StructShape),
     /// A libstdc++ `std::vector` of the element type.
     Vector(Type),
+    /// The data pointer of a `std::span` passed by value, which the ABI splits in two:
+    /// this pointer to the elements, and the next parameter, their number.
+    Span(Type),
 }
 
 /// How the source passes a struct parameter that arrives as a pointer.
@@ -86,19 +91,11 @@ impl ParamShape {
             format!("{param}.{path}")
         }
     }
-
-    /// The size in bytes of the block the parameter points to (a vector's header).
-    pub fn size(&self) -> u64 {
-        match self {
-            ParamShape::Struct(s) => s.size,
-            ParamShape::Vector(_) => 24,
-        }
-    }
 }
 
 impl fmt::Display for ParamShape {
-    /// The text form: `struct "struct particle" pointer 72 { "pos[0]" @0: f64, ... }` or
-    /// `vector f64`.
+    /// The text form: `struct "struct particle" pointer 72 { "pos[0]" @0: f64, ... }`,
+    /// `vector f64` or `span f64`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParamShape::Struct(s) => {
@@ -112,6 +109,7 @@ impl fmt::Display for ParamShape {
                 write!(f, " }}")
             }
             ParamShape::Vector(elem) => write!(f, "vector {elem}"),
+            ParamShape::Span(elem) => write!(f, "span {elem}"),
         }
     }
 }

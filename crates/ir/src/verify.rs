@@ -55,8 +55,9 @@
 //!   the module.
 //!
 //! Module:
-//! - every parameter shape belongs to a `ptr` parameter of an existing function, and a
-//!   struct's fields lie inside its size;
+//! - every parameter shape belongs to a `ptr` parameter of an existing function, a
+//!   struct's fields lie inside its size, and a span's pointer is followed by an integer
+//!   parameter (its length);
 //! - the site tables equal what [`Module::index_sites`] derives from the instructions
 //!   (site ids dense, each used once, and every entry up to date).
 
@@ -117,12 +118,21 @@ fn verify_shapes(module: &Module, errors: &mut Vec<VerifyError>) {
         if ty != Some(&Type::Ptr) {
             report("the parameter is not a pointer".to_string());
         }
-        if let ParamShape::Struct(s) = shape {
-            for field in &s.fields {
-                if field.offset + u64::from(field.ty.bytes()) > s.size {
-                    report(format!("field `{}` lies outside the struct", field.path));
+        match shape {
+            ParamShape::Struct(s) => {
+                for field in &s.fields {
+                    if field.offset + u64::from(field.ty.bytes()) > s.size {
+                        report(format!("field `{}` lies outside the struct", field.path));
+                    }
                 }
             }
+            ParamShape::Span(_) => {
+                let len = func.params().get(param + 1).and_then(|&r| func.regs.get(r));
+                if !matches!(len, Some(Type::Int(_))) {
+                    report("a span's pointer is not followed by an integer length".to_string());
+                }
+            }
+            ParamShape::Vector(_) => {}
         }
     }
 }

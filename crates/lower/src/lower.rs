@@ -115,7 +115,7 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Low
     }
     let mut module = ctx.out;
     if let Some(text) = &ctx.beside.text {
-        module.param_shapes = crate::shapes::param_shapes(&module, text);
+        crate::shapes::apply(&mut module, text);
     }
     module
         .index_sites()

@@ -10,9 +10,11 @@
 //! with their `DISubrange` counts; `DIBasicType` scalars). A parameter is matched to its
 //! variable by name (the loader compiles with `-fno-discard-value-names`, so LLVM keeps
 //! source names). Bit-fields, unions and `long double` fields leave a parameter without
-//! a shape: it is then passed as before.
+//! a shape: it is then passed as before. A small struct passed by value arrives split
+//! into scalars (`q.coerce0`, `q.coerce1`): each is named after the one field it holds
+//! (`q.a`), and a `std::span`'s pointer piece is a [`ParamShape::Span`].
 
-use fpir::{FieldShape, FloatTy, Func, Module, ParamShape, Passing, StructShape, Type};
+use fpir::{FieldShape, FloatTy, Module, ParamShape, Passing, StructShape, Type};
 use std::collections::{BTreeMap, HashMap};
 
 /// The largest number of fields a flattened struct may have (larger ones keep no shape).
@@ -26,36 +28,76 @@ pub(crate) fn has_struct_params(module: &llvm_ir::Module) -> bool {
         .iter()
         .flat_map(|f| &f.parameters)
         .any(|p| {
-            matches!(p.ty.as_ref(), llvm_ir::Type::PointerType { pointee_type, .. }
+            let split = matches!(&p.name, llvm_ir::Name::Name(n) if n.contains(".coerce"));
+            split
+                || matches!(p.ty.as_ref(), llvm_ir::Type::PointerType { pointee_type, .. }
             if matches!(pointee_type.as_ref(),
                 llvm_ir::Type::NamedStructType { .. } | llvm_ir::Type::StructType { .. }))
         })
 }
 
-/// The shapes of the pointer parameters of the functions of `module`, from the debug
-/// info in `text` (the LLVM module's text form).
-pub(crate) fn param_shapes(module: &Module, text: &str) -> BTreeMap<(Func, usize), ParamShape> {
+/// Gives the pointer parameters of the functions of `module` their shapes, from the
+/// debug info in `text` (the LLVM module's text form), and names the scalars a small
+/// struct passed by value is split into (`q.coerce0`) after the field each one holds
+/// (`q.a`), when it holds exactly one of its type.
+pub(crate) fn apply(module: &mut Module, text: &str) {
     let info = DebugInfo::parse(text);
     let mut shapes = BTreeMap::new();
+    let mut renames = Vec::new();
     for (fid, func) in module.funcs.iter() {
         let Some(&subprogram) = info.subprograms.get(&func.name) else {
             continue;
         };
         for (i, (&reg, name)) in func.params().iter().zip(&func.param_names).enumerate() {
             let Some(name) = name else { continue };
-            if func.regs[reg] != Type::Ptr {
-                continue;
-            }
+            let ty = func.regs[reg];
+            let (source, piece) = match name.rsplit_once(".coerce") {
+                Some((source, piece)) => (source, piece.parse::<u64>().ok()),
+                None => (name.as_str(), None),
+            };
             let shape = info
                 .args
-                .get(&(subprogram, name.clone()))
-                .and_then(|&ty| info.shape(ty));
-            if let Some(shape) = shape {
-                shapes.insert((fid, i), shape);
+                .get(&(subprogram, source.to_string()))
+                .and_then(|&t| info.shape(t));
+            match (shape, piece) {
+                (Some(ParamShape::Span(_)), None) => {}
+                (Some(span @ ParamShape::Span(_)), Some(0)) if ty == Type::Ptr => {
+                    shapes.insert((fid, i), span);
+                }
+                (Some(shape), None) if ty == Type::Ptr => {
+                    // `v.coerce`: a small struct as one vector value, which lowering
+                    // keeps in memory like the struct itself.
+                    if source != name {
+                        renames.push((fid, i, source.to_string()));
+                    }
+                    shapes.insert((fid, i), shape);
+                }
+                (Some(ParamShape::Struct(s)), Some(piece)) => {
+                    if let Some(path) = eightbyte_field(&s, piece, ty) {
+                        renames.push((fid, i, ParamShape::field_name(source, path)));
+                    }
+                }
+                _ => {}
             }
         }
     }
-    shapes
+    for (fid, i, name) in renames {
+        module.funcs[fid].param_names[i] = Some(name);
+    }
+    module.param_shapes = shapes;
+}
+
+/// The path of the one field of `shape` in its eightbyte `piece`, when it has type `ty`.
+fn eightbyte_field(shape: &StructShape, piece: u64, ty: Type) -> Option<&str> {
+    let inside: Vec<_> = shape
+        .fields
+        .iter()
+        .filter(|f| f.offset / 8 == piece)
+        .collect();
+    match inside.as_slice() {
+        [only] if only.ty == ty => Some(&only.path),
+        _ => None,
+    }
 }
 
 /// One metadata node: a tuple `!{...}` or a record `!DIKind(key: value, ...)`.
@@ -177,6 +219,9 @@ impl DebugInfo {
         if name.starts_with("vector<") && identifier.starts_with("_ZTSSt6vector") {
             let elem = self.vector_elem(fields).or_else(|| element_named(&name));
             return elem.map(ParamShape::Vector);
+        }
+        if name.starts_with("span<") && identifier.starts_with("_ZTSSt4span") {
+            return element_named(&name).map(ParamShape::Span);
         }
         if field(fields, "flags").is_some_and(|f| f.contains("DIFlagFwdDecl")) {
             return None;
@@ -356,7 +401,8 @@ impl DebugInfo {
 /// The element type a `vector<T, std::allocator<T> >` name spells, for a vector that
 /// the debug info only declares (no template parameters).
 fn element_named(name: &str) -> Option<Type> {
-    let inner = name.strip_prefix("vector<")?;
+    let inner = name[name.find('<')? + 1..].trim_start();
+    let inner = inner.strip_prefix("const ").unwrap_or(inner);
     let first = inner[..inner.find([',', '>'])?].trim();
     Some(match first {
         "double" => Type::Float(FloatTy::F64),
@@ -555,6 +601,10 @@ define dso_local double @step(%struct.particle* noundef %p, double noundef %dt) 
         );
         assert_eq!(element_named("vector<float>"), Some(Type::F32));
         assert_eq!(element_named("vector<std::string>"), None);
+        assert_eq!(
+            element_named("span<const double, 18446744073709551615UL>"),
+            Some(Type::F64)
+        );
     }
 
     #[test]

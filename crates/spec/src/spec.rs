@@ -23,8 +23,9 @@
 //! one-element array whose element is the coordinate (CoverMe's `double*` parameters).
 //! A parameter the module gives a [`ParamShape`] (a struct, class or `std::array` by
 //! pointer, reference or value; a `std::vector`) has one coordinate per scalar field,
-//! pointer fields null, or [`DEFAULT_VECTOR_LEN`] elements; its text in a line of
-//! inputs is [`crate::fields`]' (`{pos: [1, 2, 3], mass: 2}`), a vector's `[a,b,...]`.
+//! pointer fields null, or [`DEFAULT_VECTOR_LEN`] elements (a vector; a span's pointer,
+//! whose length parameter is then fixed to it); its text in a line of inputs is
+//! [`crate::fields`]' (`{pos: [1, 2, 3], mass: 2}`), a vector's `[a,b,...]`.
 
 use crate::fields::{self, FieldText};
 use crate::{Arg, Cell};
@@ -335,6 +336,20 @@ impl InputSpec {
                 (_, None) => param.default_input()?,
             });
         }
+        // A span's length parameter says how many elements its pointer has.
+        for i in 0..params.len().saturating_sub(1) {
+            let span = matches!(
+                module.param_shapes.get(&(func, i)),
+                Some(ParamShape::Span(_))
+            );
+            if let (true, ParamInput::Array { len, .. }) = (span, &params[i]) {
+                let ty = types[i + 1];
+                params[i + 1] = ParamInput::Fixed {
+                    ty,
+                    bits: *len as u64 & ty.mask(),
+                };
+            }
+        }
         let first_array_len = params.iter().find_map(|p| match p {
             ParamInput::Array { len, .. } => Some(*len),
             _ => None,
@@ -583,7 +598,7 @@ pub fn struct_inputs(name: &str, fields: &[FieldInput], text: &str) -> Result<Ve
 /// as `[a, b, ...]` of any length.
 pub fn shaped_arg(name: &str, shape: &ParamShape, text: &str) -> Result<Arg, SpecError> {
     match shape {
-        ParamShape::Vector(elem) => {
+        ParamShape::Vector(elem) | ParamShape::Span(elem) => {
             let items = array_items(text.trim()).ok_or_else(|| SpecError::BadLine {
                 reason: format!("`{name}` takes a vector `[...]`"),
             })?;
@@ -591,9 +606,10 @@ pub fn shaped_arg(name: &str, shape: &ParamShape, text: &str) -> Result<Arg, Spe
                 .into_iter()
                 .map(|item| parse_value(item, *elem))
                 .collect::<Result<Vec<u64>, SpecError>>()?;
-            Ok(Arg::Vector {
-                elem: *elem,
-                values,
+            let elem = *elem;
+            Ok(match shape {
+                ParamShape::Span(_) => Arg::Array { elem, values },
+                _ => Arg::Vector { elem, values },
             })
         }
         ParamShape::Struct(s) => {
@@ -731,17 +747,17 @@ impl Param<'_> {
             }
         };
         let s = match shape {
-            ParamShape::Vector(elem) => {
+            ParamShape::Vector(elem) | ParamShape::Span(elem) => {
                 if !field_specs.is_empty() {
-                    return Err(self.mismatch("a vector has no fields"));
+                    return Err(self.mismatch("a vector or span has no fields"));
                 }
                 if ty.is_some_and(|t| t != *elem) {
-                    return Err(self.mismatch(format!("the vector holds {elem}")));
+                    return Err(self.mismatch(format!("it holds {elem}")));
                 }
-                return Ok(ParamInput::Vector {
-                    elem: *elem,
-                    len: len.unwrap_or(DEFAULT_VECTOR_LEN),
-                    range,
+                let (elem, len) = (*elem, len.unwrap_or(DEFAULT_VECTOR_LEN));
+                return Ok(match shape {
+                    ParamShape::Span(_) => ParamInput::Array { elem, len, range },
+                    _ => ParamInput::Vector { elem, len, range },
                 });
             }
             ParamShape::Struct(s) => s,
