@@ -242,7 +242,7 @@ impl DebugInfo {
             None if tag == "DW_TAG_structure_type" && identifier.is_empty() => {
                 format!("struct {name}")
             }
-            None => name,
+            None => self.qualified(fields, name),
         };
         Some(ParamShape::Struct(StructShape {
             name: spelling,
@@ -250,6 +250,26 @@ impl DebugInfo {
             size,
             fields: out,
         }))
+    }
+
+    /// `name` qualified by the namespaces and classes of its `scope:` (`std::array<...>`).
+    fn qualified(&self, fields: &[(String, String)], name: String) -> String {
+        let mut parts = vec![name];
+        let mut scope = field(fields, "scope").map(str::to_string);
+        while let Some(reference) = scope.take().filter(|_| parts.len() < 16) {
+            let Some((kind, outer, _)) = self.record(&reference) else {
+                break;
+            };
+            if !matches!(kind, "DINamespace" | "DICompositeType") {
+                break;
+            }
+            if let Some(outer_name) = field(outer, "name") {
+                parts.push(unquote(outer_name).to_string());
+            }
+            scope = field(outer, "scope").map(str::to_string);
+        }
+        parts.reverse();
+        parts.join("::")
     }
 
     /// The name of the first typedef on the way from `reference` to its type, if any.

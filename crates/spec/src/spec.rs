@@ -425,7 +425,7 @@ impl InputSpec {
                             (field.path.as_str(), text)
                         })
                         .collect();
-                    fields::write(&texts)
+                    struct_text(&texts)
                 }
             })
             .collect::<Vec<_>>()
@@ -591,6 +591,12 @@ pub fn struct_inputs(name: &str, fields: &[FieldInput], text: &str) -> Result<Ve
         }
     }
     Ok(bits)
+}
+
+/// The text of a struct argument from its fields' paths and value texts in layout order
+/// (`{pos: [1, 2], mass: 2}`), as lines of inputs write it.
+pub fn struct_text(fields: &[(&str, String)]) -> String {
+    fields::write(fields)
 }
 
 /// The argument of a parameter with a shape from its text, as `fpforge run` reads it:

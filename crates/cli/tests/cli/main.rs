@@ -15,4 +15,5 @@ mod html;
 mod libc;
 mod library;
 mod reports;
+mod shapes_diff;
 mod structs;
