@@ -77,7 +77,7 @@ fn gcov_branches_are_counted_per_function() {
 fn expected(source: &Path, name: &str, line: &str) -> String {
     let file = source.to_string_lossy();
     let mut args = vec!["run", "--json", "-f", name, &file, "--"];
-    args.extend(words(line));
+    args.extend(crate::common::words(line));
     let out = run(Command::new(env!("CARGO_BIN_EXE_fpforge")).args(&args));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let returned = &report["returned"];
@@ -87,25 +87,6 @@ fn expected(source: &Path, name: &str, line: &str) -> String {
         "f32" => format!("[{:#010x}]", parse_float(FloatTy::F32, exact).unwrap()),
         _ => returned["decimal"].as_str().unwrap().to_string(),
     }
-}
-
-/// The arguments of a line of `inputs.txt`: split at spaces outside brackets and braces
-/// (a struct's text has spaces).
-fn words(line: &str) -> Vec<&str> {
-    let (mut words, mut depth, mut start) = (Vec::new(), 0i32, 0);
-    for (i, c) in line.char_indices() {
-        match c {
-            '[' | '{' => depth += 1,
-            ']' | '}' => depth -= 1,
-            ' ' if depth == 0 => {
-                words.push(&line[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    words.push(&line[start..]);
-    words
 }
 
 fn check(name: &str) {

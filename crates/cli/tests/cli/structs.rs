@@ -149,3 +149,42 @@ fn every_engine_says_when_every_run_traps() {
     assert!(!String::from_utf8_lossy(&run.stderr).contains(said));
     assert!(json(&out.join("coverage.json")).get("diagnostic").is_none());
 }
+
+/// The C++ functions of `model.cpp` take a `std::vector` (by reference and by value), a
+/// `std::array` and a struct of arrays by reference: `cover` with no spec covers every
+/// side of each, and each test replays under `fpforge run` with the same sides.
+#[test]
+fn cpp_containers_and_a_struct_of_arrays_are_covered_with_no_spec() {
+    let source = fixture("structs", "model.cpp");
+    for function in [
+        "_Z8norm_sumRKSt6vectorIdSaIdEE",
+        "_Z7largestSt6vectorIfSaIfEE",
+        "_Z6cornerRKSt5arrayIdLm4EE",
+        "_Z7advanceR3soad",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let run = fpforge(&[
+            "cover",
+            &source,
+            "-f",
+            function,
+            "--seed",
+            "1",
+            "--out",
+            &out.to_string_lossy(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let coverage = json(&out.join("coverage.json"));
+        assert_eq!(
+            coverage["covered"], coverage["sides"],
+            "{function}: {coverage}"
+        );
+        assert!(coverage["sides"].as_u64() > Some(0));
+        crate::common::check_credited_sides(&out, &source, function);
+    }
+}
