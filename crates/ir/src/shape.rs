@@ -14,7 +14,6 @@
 //! nothing above `lower` sees LLVM or DWARF types.
 
 use crate::types::Type;
-use std::fmt;
 
 /// What a pointer parameter points to.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -89,27 +88,6 @@ impl ParamShape {
             format!("{param}{path}")
         } else {
             format!("{param}.{path}")
-        }
-    }
-}
-
-impl fmt::Display for ParamShape {
-    /// The text form: `struct "struct particle" pointer 72 { "pos[0]" @0: f64, ... }`,
-    /// `vector f64` or `span f64`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParamShape::Struct(s) => {
-                let name = crate::write::quote(&s.name);
-                write!(f, "struct {name} {} {} {{", s.passing.name(), s.size)?;
-                for (i, field) in s.fields.iter().enumerate() {
-                    let sep = if i == 0 { " " } else { ", " };
-                    let path = crate::write::quote(&field.path);
-                    write!(f, "{sep}{path} @{}: {}", field.offset, field.ty)?;
-                }
-                write!(f, " }}")
-            }
-            ParamShape::Vector(elem) => write!(f, "vector {elem}"),
-            ParamShape::Span(elem) => write!(f, "span {elem}"),
         }
     }
 }

@@ -100,6 +100,9 @@ fn eightbyte_field(shape: &StructShape, piece: u64, ty: Type) -> Option<&str> {
     }
 }
 
+/// A record as the lookups return it: its kind (`DIDerivedType`), its fields, its node.
+type Record<'a> = (&'a str, &'a [(String, String)], u32);
+
 /// One metadata node: a tuple `!{...}` or a record `!DIKind(key: value, ...)`.
 #[derive(Debug)]
 enum Node {
@@ -158,7 +161,7 @@ impl DebugInfo {
     }
 
     /// The record `id` refers to (through an identifier string when it is one).
-    fn record(&self, reference: &str) -> Option<(&str, &[(String, String)], u32)> {
+    fn record(&self, reference: &str) -> Option<Record<'_>> {
         let id = match node_ref(reference) {
             Some(id) => id,
             None => *self
@@ -171,12 +174,12 @@ impl DebugInfo {
         }
     }
 
-    fn record_by_id(&self, id: u32) -> Option<(&str, &[(String, String)], u32)> {
+    fn record_by_id(&self, id: u32) -> Option<Record<'_>> {
         self.record(&format!("!{id}"))
     }
 
     /// The type `reference` names with typedefs and qualifiers stripped.
-    fn strip(&self, reference: &str) -> Option<(&str, &[(String, String)], u32)> {
+    fn strip(&self, reference: &str) -> Option<Record<'_>> {
         let mut current = self.record(reference)?;
         for _ in 0..64 {
             let (kind, fields, _) = current;

@@ -25,12 +25,12 @@
 //! pointer, reference or value; a `std::vector`) has one coordinate per scalar field,
 //! pointer fields null, or [`DEFAULT_VECTOR_LEN`] elements (a vector; a span's pointer,
 //! whose length parameter is then fixed to it); its text in a line of inputs is
-//! [`crate::fields`]' (`{pos: [1, 2, 3], mass: 2}`), a vector's `[a,b,...]`.
+//! [`struct_text`]'s (`{pos: [1, 2, 3], mass: 2}`), a vector's `[a,b,...]`.
 
 use crate::fields::{self, FieldText};
 use crate::{Arg, Cell};
 use fpir::float_text::{format_exact, parse_float};
-use fpir::{FloatTy, Func, Module, ParamShape, Type};
+use fpir::{FloatTy, Func, Module, ParamShape, StructShape, Type};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -453,7 +453,7 @@ impl InputSpec {
                 ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
                     bits.push(parse_value(word, ty)?);
                 }
-                ParamInput::Array { elem, len, .. } => {
+                ParamInput::Array { elem, len, .. } | ParamInput::Vector { elem, len, .. } => {
                     let items = array_items(word)
                         .ok_or_else(|| bad(format!("`{name}` takes an array `[...]`")))?;
                     if items.len() != len {
@@ -475,19 +475,6 @@ impl InputSpec {
                     }
                 }
                 ParamInput::Output { .. } => {}
-                ParamInput::Vector { elem, len, .. } => {
-                    let items = array_items(word)
-                        .ok_or_else(|| bad(format!("`{name}` takes a vector `[...]`")))?;
-                    if items.len() != len {
-                        return Err(bad(format!(
-                            "`{name}` takes {len} values, the line has {}",
-                            items.len()
-                        )));
-                    }
-                    for item in items {
-                        bits.push(parse_value(item, elem)?);
-                    }
-                }
                 ParamInput::Struct { ref fields, .. } => {
                     bits.extend(struct_inputs(name, fields, word)?);
                 }
@@ -576,13 +563,13 @@ pub fn struct_inputs(name: &str, fields: &[FieldInput], text: &str) -> Result<Ve
         match (field.value, given) {
             (FieldValue::Input(_), Some(text)) => bits.push(parse_value(text, field.ty)?),
             (FieldValue::Input(_), None) => bits.push(0),
-            (FieldValue::Fixed(fixed), Some(text)) => {
-                if parse_value(text, field.ty)? & field.ty.mask() != fixed & field.ty.mask() {
-                    return Err(bad(format!(
-                        "`{full}` is fixed to {}",
-                        value_text(field.ty, fixed)
-                    )));
-                }
+            (FieldValue::Fixed(fixed), Some(text))
+                if parse_value(text, field.ty)? & field.ty.mask() != fixed & field.ty.mask() =>
+            {
+                return Err(bad(format!(
+                    "`{full}` is fixed to {}",
+                    value_text(field.ty, fixed)
+                )));
             }
             (FieldValue::Null, Some(text)) if text != "null" && text != "0" => {
                 return Err(bad(format!("`{full}` is a null pointer")));
@@ -619,19 +606,7 @@ pub fn shaped_arg(name: &str, shape: &ParamShape, text: &str) -> Result<Arg, Spe
             })
         }
         ParamShape::Struct(s) => {
-            let fields: Vec<FieldInput> = s
-                .fields
-                .iter()
-                .map(|f| FieldInput {
-                    path: f.path.clone(),
-                    offset: f.offset,
-                    ty: f.ty,
-                    value: match f.ty {
-                        Type::Ptr => FieldValue::Null,
-                        _ => FieldValue::Input(None),
-                    },
-                })
-                .collect();
+            let fields = default_fields(s, None);
             let mut bits = struct_inputs(name, &fields, text)?.into_iter();
             let cells = fields
                 .iter()
@@ -650,6 +625,23 @@ pub fn shaped_arg(name: &str, shape: &ParamShape, text: &str) -> Result<Arg, Spe
             })
         }
     }
+}
+
+/// The fields of `shape` with no spec of their own: inputs in `range`, pointers null.
+fn default_fields(shape: &StructShape, range: Option<ValueRange>) -> Vec<FieldInput> {
+    shape
+        .fields
+        .iter()
+        .map(|f| FieldInput {
+            path: f.path.clone(),
+            offset: f.offset,
+            ty: f.ty,
+            value: match f.ty {
+                Type::Ptr => FieldValue::Null,
+                _ => FieldValue::Input(range),
+            },
+        })
+        .collect()
 }
 
 /// `p.mass` as (`p`, `mass`), `a[2]` as (`a`, `[2]`).
@@ -771,19 +763,7 @@ impl Param<'_> {
         if ty.is_some() || len.is_some() {
             return Err(self.mismatch(format!("it is a {}: give ranges or fields", s.name)));
         }
-        let mut fields: Vec<FieldInput> = s
-            .fields
-            .iter()
-            .map(|f| FieldInput {
-                path: f.path.clone(),
-                offset: f.offset,
-                ty: f.ty,
-                value: match f.ty {
-                    Type::Ptr => FieldValue::Null,
-                    _ => FieldValue::Input(range),
-                },
-            })
-            .collect();
+        let mut fields = default_fields(s, range);
         for (path, spec) in field_specs {
             let below: Vec<&mut FieldInput> = fields
                 .iter_mut()

@@ -100,7 +100,7 @@ pub(crate) fn check_source(source: &Path, name: &str) {
     let started = Instant::now();
     let cover = run(Command::new(env!("CARGO_BIN_EXE_fpforge")).args([
         "cover",
-        &source.to_string_lossy().into_owned(),
+        &source.to_string_lossy(),
         "-f",
         name,
         "--seed",

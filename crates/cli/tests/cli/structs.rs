@@ -3,7 +3,7 @@
 //! one; `run` reads a struct as `{field: value, ...}`; `--arg` restricts or fixes fields.
 
 use crate::common::{fixture, fpforge, json_file as json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn particle() -> String {
     fixture("structs", "particle.c")
@@ -36,31 +36,33 @@ fn run_reads_a_struct_with_nested_fields() {
     assert!(!bad.status.success());
 }
 
-#[test]
-fn field_specs_fix_and_restrict_fields() {
+/// Runs `cover` on `function` of `source` with a fixed seed and `extra` flags into a new
+/// directory; the directory and its `out` subdirectory.
+fn cover(source: &str, function: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let run = fpforge(&[
-        "cover",
-        &particle(),
-        "-f",
-        "step",
-        "--seed",
-        "1",
+    let out_text = out.to_string_lossy().into_owned();
+    let mut args = vec![
+        "cover", source, "-f", function, "--seed", "1", "--out", &out_text,
+    ];
+    args.extend(extra);
+    let run = fpforge(&args);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{function}: {stderr}");
+    (dir, out)
+}
+
+#[test]
+fn field_specs_fix_and_restrict_fields() {
+    let specs = [
         "--arg",
         "p.mass = 2",
         "--arg",
         "p.pos in [-20, 20]",
         "--arg",
         "p.st.flags in [0, 3]",
-        "--out",
-        &out.to_string_lossy(),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    ];
+    let (_dir, out) = cover(&particle(), "step", &specs);
     let coverage = json(&out.join("coverage.json"));
     // `mass <= 0` cannot hold with the mass fixed to 2; every other side is covered.
     let (covered, sides) = (coverage["covered"].as_u64(), coverage["sides"].as_u64());
@@ -162,23 +164,7 @@ fn cpp_containers_and_a_struct_of_arrays_are_covered_with_no_spec() {
         "_Z6cornerRKSt5arrayIdLm4EE",
         "_Z7advanceR3soad",
     ] {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("out");
-        let run = fpforge(&[
-            "cover",
-            &source,
-            "-f",
-            function,
-            "--seed",
-            "1",
-            "--out",
-            &out.to_string_lossy(),
-        ]);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        let (_dir, out) = cover(&source, function, &[]);
         let coverage = json(&out.join("coverage.json"));
         assert_eq!(
             coverage["covered"], coverage["sides"],
