@@ -134,6 +134,25 @@ pub fn vector_arg(j: usize, elem: Type, len: usize, first: usize) -> ArgText {
     }
 }
 
+/// The `std::span` argument of parameter `j` (C++ only), which stands for two parameters
+/// of the function as fpforge sees it (the pointer `j` and the length after it): `len`
+/// elements read from coordinates `first`, ... into a local array.
+pub fn span_arg(j: usize, elem: Type, len: usize, first: usize) -> ArgText {
+    let var = format!("fpforge_a{j}");
+    let t = c_type(elem);
+    let mut setup = format!("    {t} {var}[{}] = {{0}};\n", len.max(1));
+    for k in 0..len {
+        let value = from_bits(elem, &format!("fpforge_v[{}]", first + k));
+        let _ = writeln!(setup, "    {var}[{k}] = {value};");
+    }
+    ArgText {
+        decls: String::new(),
+        setup,
+        param: format!("std::span<const {t}>"),
+        arg: format!("std::span<const {t}>({var}, {len})"),
+    }
+}
+
 /// A C struct with the layout of `fields` in `size` bytes: member `fK` for field `K` at
 /// its offset, char arrays as padding, packed when a field is not at a multiple of its
 /// size.
@@ -199,9 +218,29 @@ mod tests {
             .contains("fpforge_a1.f1 = fpforge_f64_bits(fpforge_v[3]);"));
         assert!(c.setup.contains("fpforge_a1.f0 = (int)"));
         let cpp = struct_arg(Language::Cpp, 1, &shape, &fields, 3);
+        assert_eq!(cpp.param, "struct p *");
         assert!(cpp
             .setup
             .contains("fpforge_a1.x[0] = fpforge_f64_bits(fpforge_v[3]);"));
         assert_eq!(cpp.decls, "");
+    }
+
+    #[test]
+    fn vectors_and_spans_take_their_elements_in_order() {
+        let v = vector_arg(0, Type::F32, 2, 5);
+        assert_eq!(
+            v.setup,
+            "    std::vector<float> fpforge_a0 = {fpforge_f32_bits((uint32_t)fpforge_v[5]), \
+             fpforge_f32_bits((uint32_t)fpforge_v[6])};\n"
+        );
+        assert_eq!(
+            (v.param.as_str(), v.arg.as_str()),
+            ("const std::vector<float> &", "fpforge_a0")
+        );
+        let s = span_arg(2, Type::F64, 1, 0);
+        assert!(s
+            .setup
+            .contains("fpforge_a2[0] = fpforge_f64_bits(fpforge_v[0]);"));
+        assert_eq!(s.arg, "std::span<const double>(fpforge_a2, 1)");
     }
 }

@@ -174,3 +174,37 @@ fn cpp_containers_and_a_struct_of_arrays_are_covered_with_no_spec() {
         crate::common::check_credited_sides(&out, &source, function);
     }
 }
+
+/// `explore` solves over the fields of a struct (its symbolic inputs skip the fixed field
+/// and the null pointer): with the flags fixed to 1 it covers every side but the one that
+/// needs them even, which it proves infeasible; every test replays with its sides.
+#[test]
+fn explore_solves_over_struct_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = fpforge(&[
+        "explore",
+        &particle(),
+        "-f",
+        "step",
+        "--arg",
+        "p.st.flags = 1",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let coverage = json(&out.join("coverage.json"));
+    let (covered, sides) = (coverage["covered"].as_u64(), coverage["sides"].as_u64());
+    assert_eq!(
+        (
+            coverage["infeasible"].as_u64(),
+            covered.zip(sides).map(|(c, s)| s - c)
+        ),
+        (Some(1), Some(1))
+    );
+    crate::common::check_credited_sides(&out, &particle(), "step");
+}
