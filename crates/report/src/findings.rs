@@ -13,8 +13,8 @@
 
 use fpforge_exec::finding::DominantFinding;
 use fpforge_exec::{Finding, FindingKind, TrapKind};
-use fpforge_spec::{InputSpec, ParamInput};
-use fpir::{Func, Module, SrcLoc};
+use fpforge_spec::{FieldValue, InputSpec, ParamInput};
+use fpir::{Func, Module, ParamShape, SrcLoc};
 use serde::Serialize;
 
 /// The directory of a kind of finding inside the output directory.
@@ -142,10 +142,20 @@ pub fn every_run_traps(module: &Module, spec: &InputSpec, dominant: &DominantFin
             ParamInput::Pointee { ty, .. } if memory => {
                 hints.push(format!("give its length with --arg '{name}: {ty}[N]'"));
             }
-            ParamInput::Struct { .. } | ParamInput::Vector { .. } if memory => {
+            ParamInput::Vector { elem, .. } if memory => {
                 hints.push(format!(
-                    "fix the fields or length of `{name}` with --arg (`{name}.n = 4`, `{name}: vector<f64>[16]`)"
+                    "give its length with --arg '{name}: vector<{elem}>[N]'"
                 ));
+            }
+            ParamInput::Struct { fields, .. } if memory => {
+                let null = fields.iter().find(|f| f.value == FieldValue::Null);
+                hints.push(match null {
+                    Some(field) => format!(
+                        "`{}` is a null pointer: call the function from a driver that builds `{name}`",
+                        ParamShape::field_name(name, &field.path)
+                    ),
+                    None => format!("fix or restrict the fields of `{name}` with --arg ('{name}.n = 4')"),
+                });
             }
             _ => {}
         }

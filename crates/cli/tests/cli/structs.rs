@@ -104,6 +104,7 @@ fn field_specs_fix_and_restrict_fields() {
 /// `cubic` reads four coefficients through a pointer the default spec gives one element:
 /// cover, explore and accuracy say at once that every run traps there, with the `--arg`
 /// that fixes it, on stderr and in their JSON reports; with the length given they do not.
+/// A struct whose data sits behind a (null) pointer field is named as needing a driver.
 #[test]
 fn every_engine_says_when_every_run_traps() {
     let source = fixture("structs", "short.c");
@@ -136,6 +137,16 @@ fn every_engine_says_when_every_run_traps() {
             "{engine}: {diagnostic}"
         );
     }
+    let buffer_source = fixture("structs", "buffer.c");
+    let buffer_out = dir.path().join("buffer");
+    let buffer_out = buffer_out.to_string_lossy();
+    let buffer = fpforge(&["cover", &buffer_source, "-f", "total", "--out", &buffer_out]);
+    let stderr = String::from_utf8_lossy(&buffer.stderr);
+    assert!(
+        stderr.contains("every run traps: null pointer dereference")
+            && stderr.contains("`b.data` is a null pointer"),
+        "{stderr}"
+    );
     let out = dir.path().join("given");
     let run = fpforge(&[
         "cover",
