@@ -136,6 +136,10 @@ fn every_engine_says_when_every_run_traps() {
             diagnostic.as_str().is_some_and(|d| d.contains(said)),
             "{engine}: {diagnostic}"
         );
+        if engine == "cover" {
+            let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+            assert!(page.contains("<p id=\"diagnostic\"><strong>every run traps"));
+        }
     }
     let buffer_source = fixture("structs", "buffer.c");
     let buffer_out = dir.path().join("buffer");
