@@ -9,8 +9,12 @@
 //! only the type, not the template and constraints. This module reads the same file
 //! through the LLVM C API and records each such call's predicate or assembly (the call
 //! as LLVM prints it, read by [`crate::asm`]) by function name, block index and
-//! instruction index (the positions `llvm-ir` uses). It only runs when the module
-//! declares such an intrinsic or calls inline assembly.
+//! instruction index (the positions `llvm-ir` uses), and the limbs of each wide
+//! constant by the instruction using it (globals: in initializer order). It only runs
+//! when the module declares such an intrinsic, calls inline assembly or has integers
+//! wider than 64 bits. The same reading prints the
+//! module's text when a function takes a struct pointer, for the debug info of
+//! [`crate::shapes`].
 
 use fpir::FloatPred;
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
@@ -23,7 +27,7 @@ use llvm_sys::core::{
     LLVMGetNextFunction, LLVMGetNextGlobal, LLVMGetNextInstruction, LLVMGetNumOperands,
     LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2, LLVMInt64TypeInContext, LLVMIsACallInst,
     LLVMIsAConstant, LLVMIsAConstantInt, LLVMIsAGlobalValue, LLVMIsAInlineAsm,
-    LLVMPrintValueToString, LLVMTypeOf,
+    LLVMPrintModuleToString, LLVMPrintValueToString, LLVMTypeOf,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
@@ -46,6 +50,9 @@ pub(crate) struct Beside {
     /// The integer constants wider than 64 bits in each global's initializer, in the
     /// order of the initializer's elements.
     pub global_wide_ints: HashMap<String, Vec<WideInt>>,
+    /// The module's text (as `llvm-dis` prints it), when its debug info is wanted
+    /// ([`crate::shapes`]).
+    pub text: Option<String>,
 }
 
 /// An integer constant wider than 64 bits: its width and its 64-bit limbs, least
@@ -174,8 +181,9 @@ pub(crate) fn is_constrained_fcmp(name: &str) -> bool {
 }
 
 /// Reads the predicates of all constrained comparisons and the inline assembly calls in
-/// the bitcode (or, with `is_text`, LLVM IR text) file at `path`.
-pub(crate) fn read_beside(path: &Path, is_text: bool) -> Result<Beside, String> {
+/// the bitcode (or, with `is_text`, LLVM IR text) file at `path`, and with `want_text`
+/// the module's text.
+pub(crate) fn read_beside(path: &Path, is_text: bool, want_text: bool) -> Result<Beside, String> {
     let cpath = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
     // SAFETY: every LLVM object created here is disposed of before returning, values
     // are only read while the module is alive, and strings are copied out.
@@ -207,7 +215,12 @@ pub(crate) fn read_beside(path: &Path, is_text: bool) -> Result<Beside, String> 
                 text
             });
         }
-        let found = collect(module);
+        let mut found = collect(module);
+        if want_text {
+            let text = LLVMPrintModuleToString(module);
+            found.text = Some(CStr::from_ptr(text).to_string_lossy().into_owned());
+            LLVMDisposeMessage(text);
+        }
         LLVMDisposeModule(module);
         LLVMContextDispose(context);
         Ok(found)
