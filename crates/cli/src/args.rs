@@ -102,8 +102,10 @@ pub struct FunctionSpecs {
 pub struct RunArgs {
     /// Input files (.c, .cpp, .ll, .bc) or directories, then the function's arguments:
     /// floats (`1.5`, `0x1.8p+1`, `-inf`, `nan`, `raw:7ff8000000000001`), integers,
-    /// arrays for pointer parameters (`[1.5, 0x1p-3]`). Negative decimal numbers work
-    /// as they are; put `--` before other arguments that start with `-` (`-inf`, `-0x1p-3`).
+    /// arrays for pointer parameters and std::vector/std::span (`[1.5, 0x1p-3]`), structs
+    /// as their fields (`{pos: [1, 2, 3], mass: 2}`, fields left out are zero). Negative
+    /// decimal numbers work as they are; put `--` before other arguments that start with
+    /// `-` (`-inf`, `-0x1p-3`).
     #[arg(required = true, allow_negative_numbers = true)]
     pub items: Vec<String>,
     #[command(flatten)]
@@ -184,7 +186,9 @@ pub struct CoverArgs {
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub fuel: u64,
     /// A parameter's shape, range or value: `x: f64`, `a: f64[8]`, `a: f64[8] in [-1, 1]`,
-    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position).
+    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position); a struct
+    /// field's or a whole subtree's (`p.mass in [0, 10]`, `p.pos in [-1, 1]`, `p.n = 4`);
+    /// a std::vector's or std::span's length (`v: vector<f64>[16] in [-1, 1]`).
     #[arg(long = "arg", value_name = "SPEC")]
     pub arg_specs: Vec<ArgSpec>,
     /// An output array (zero-filled, not an input): `out` or `out: f64[8]`.
@@ -349,7 +353,9 @@ pub struct EngineArgs {
     #[arg(long)]
     pub concretize_calls: bool,
     /// A parameter's shape, range or value: `x: f64`, `a: f64[8]`, `a: f64[8] in [-1, 1]`,
-    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position).
+    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position); a struct
+    /// field's or a whole subtree's (`p.mass in [0, 10]`, `p.pos in [-1, 1]`, `p.n = 4`);
+    /// a std::vector's or std::span's length (`v: vector<f64>[16] in [-1, 1]`).
     #[arg(long = "arg", value_name = "SPEC")]
     pub arg_specs: Vec<ArgSpec>,
     /// An output array (zero-filled, not an input): `out` or `out: f64[8]`.
@@ -431,7 +437,8 @@ pub struct AccuracyArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
     /// A parameter's shape, range or value: `x: f64`, `a: f64[8] in [-100, 100]`,
-    /// `x in [0, 10]`, `n = 8` (NAME is the parameter's name or 1-based position).
+    /// `x in [0, 10]`, `n = 8` (NAME is the parameter's name or 1-based position); a struct
+    /// field's (`p.mass in [0, 10]`, `p.n = 4`); a vector's length (`v: vector<f64>[16]`).
     #[arg(long = "arg", value_name = "SPEC")]
     pub arg_specs: Vec<ArgSpec>,
     /// An output array (zero-filled, not an input) whose elements are measured instead

@@ -81,6 +81,8 @@ pub fn measure(
 ) -> Result<GcovFigure> {
     let dir = out.join("gcov");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The regression program runs in `dir`: a relative `dir` would be resolved twice.
+    let dir = std::fs::canonicalize(&dir)?;
     remove_counts(&dir)?;
     let sources = c_sources(module)?;
     let regression = std::fs::canonicalize(out.join("regression.c"))

@@ -20,6 +20,7 @@ pub mod inst;
 pub mod math;
 pub mod module;
 pub mod parse;
+pub mod shape;
 pub mod side;
 pub mod types;
 pub mod verify;
@@ -36,6 +37,7 @@ pub use module::{
     GlobalData, Module, OpKind, OpSiteData, Reloc, SiteIndexError, SrcLoc,
 };
 pub use parse::{parse_module, ParseError};
+pub use shape::{FieldShape, ParamShape, Passing, StructShape};
 pub use side::{
     Arm, Closest, Effort, InfeasibleMethod, MissReason, Side, SideParseError, SideReport,
     SideStatus, SideTally, Witness,

@@ -19,6 +19,7 @@ use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{
     accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, StopReason,
 };
+use fpforge_exec::ExecConfig;
 use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
@@ -66,6 +67,12 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     if let Some(source) = &options.check_input {
         return check(options.output.json, info, &config, module, func, source);
     }
+    let exec = ExecConfig::default().with_fuel(config.fuel);
+    let diagnostic = super::probe(module, func, &spec, exec);
+    let info = RunInfo {
+        diagnostic: diagnostic.as_deref(),
+        ..info
+    };
     let mut out = options.out.as_deref().map(OutDir::create).transpose()?;
     let config = config.with_interrupt(Some(interrupt_flag()));
     let verbosity = options.output.verbosity;
@@ -98,6 +105,7 @@ fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> RunI
         precision: config.precision,
         verify_precision: config.verify_precision,
         findings: &[],
+        diagnostic: None,
     }
 }
 
@@ -142,7 +150,12 @@ impl LibraryEngine for AccuracyEngine {
             .with_time_limit(limit)
             .with_args(args.to_vec())
             .with_out_args(out_args.to_vec());
-        let info = run_info(module, func, &config);
+        let exec = ExecConfig::default().with_fuel(config.fuel);
+        let diagnostic = super::probe(module, func, &spec, exec);
+        let info = RunInfo {
+            diagnostic: diagnostic.as_deref(),
+            ..run_info(module, func, &config)
+        };
         let mut out = OutDir::create(job.out)?;
         let run = Run {
             config: &config,

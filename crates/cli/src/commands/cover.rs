@@ -15,6 +15,7 @@ use crate::progress::Progress;
 use crate::prover::ConcolicProver;
 use anyhow::Result;
 use fpforge_cover::{cover_with, CoverConfig, CoverEvent, CoverStop, SideProver};
+use fpforge_exec::ExecConfig;
 use fpforge_report::{CoverageOut, Ending, TestSet};
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
@@ -72,7 +73,10 @@ fn search(
     tests: TestSet,
     mut say: impl FnMut(String),
 ) -> Result<Searched> {
+    let exec = ExecConfig::default().with_fuel(config.fuel);
+    let diagnostic = super::probe(module, func, &spec, exec);
     let mut files = CoverageOut::create(out.0, "cover", module, func, spec)?
+        .with_diagnostic(diagnostic)
         .with_junit(out.1)
         .with_test_set(tests);
     let report = cover_with(module, func, config, |event| {

@@ -63,7 +63,9 @@ fn search(
     tests: TestSet,
     mut say: impl FnMut(String),
 ) -> Result<Searched> {
+    let diagnostic = super::probe(module, func, &spec, config.engine.exec.clone());
     let mut files = CoverageOut::create(out.0, "explore", module, func, spec.clone())?
+        .with_diagnostic(diagnostic)
         .with_junit(out.1)
         .with_test_set(tests);
     let (mut kept, mut findings, mut covered) = (0, 0, 0);

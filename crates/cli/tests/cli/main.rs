@@ -16,4 +16,6 @@ mod libc;
 mod library;
 mod project;
 mod reports;
+mod shapes_diff;
 mod shards;
+mod structs;
