@@ -243,7 +243,8 @@ pub enum Builtin {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[allow(missing_docs)]
 pub enum LibcFn {
-    /// `__errno_location() -> int*`: the address of the program's `errno`.
+    /// `__errno_location() -> int*` (newlib's `__errno`): the address of the program's
+    /// `errno`.
     ErrnoLocation,
     Printf,
     Fprintf,
