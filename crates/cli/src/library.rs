@@ -58,6 +58,17 @@ pub fn clamp(limit: Option<Duration>, time_left: Option<Duration>) -> Option<Dur
     }
 }
 
+/// Whether a `-f` pattern selects `function`: a glob matches its plain name (or its
+/// symbol), a name without wildcards selects every function that answers to it
+/// ([`Function::answers_to`]).
+fn selects(pattern: &str, function: &Function) -> bool {
+    if pattern.contains(['*', '?']) {
+        glob_matches(pattern, function.plain_name()) || glob_matches(pattern, &function.name)
+    } else {
+        function.answers_to(pattern)
+    }
+}
+
 /// Whether `name` matches `pattern`, where `*` matches any run of characters and `?`
 /// any one.
 fn glob_matches(pattern: &str, name: &str) -> bool {
@@ -116,7 +127,10 @@ fn exported_names(bitcode: &Path) -> Result<BTreeSet<String>> {
 
 /// A selected function.
 struct Candidate {
+    /// Its display name.
     name: String,
+    /// Its directory under the output directory (see [`IndexRow::directory`]).
+    directory: String,
     func: Func,
     /// Instructions in its body, which orders the functions largest first.
     size: usize,
@@ -169,6 +183,7 @@ impl Library {
                     .values()
                     .map(|b| b.insts.len())
                     .sum(),
+                directory: module.funcs[func].name.clone(),
                 name,
                 func,
                 problem,
@@ -189,7 +204,7 @@ fn select(
     if selection.all {
         for (func, function) in module.funcs.iter() {
             if exported.contains(&function.name) && has_float_interface(function) {
-                chosen.insert(function.name.clone(), func);
+                chosen.insert(function.display_name().to_string(), func);
             }
         }
         if chosen.is_empty() {
@@ -198,13 +213,9 @@ fn select(
     }
     for pattern in &selection.patterns {
         let mut matched = false;
-        for (func, function) in module
-            .funcs
-            .iter()
-            .filter(|(_, f)| glob_matches(pattern, &f.name))
-        {
+        for (func, function) in module.funcs.iter().filter(|(_, f)| selects(pattern, f)) {
             matched = true;
-            chosen.insert(function.name.clone(), func);
+            chosen.insert(function.display_name().to_string(), func);
         }
         if !matched {
             bail!("-f {pattern}: no function of the inputs has that name");
@@ -359,6 +370,7 @@ impl<'a> Run<'a> {
                     ));
                     rows.lock().expect(lock_error)[i] = Some(IndexRow {
                         function: candidate.name.clone(),
+                        directory: candidate.directory.clone(),
                         outcome,
                     });
                 });
@@ -390,7 +402,7 @@ impl<'a> Run<'a> {
         if time_left == Some(Duration::ZERO) {
             return RowOutcome::NotRun("total time".to_string());
         }
-        let dir = self.out.join(&candidate.name);
+        let dir = self.out.join(&candidate.directory);
         let counts = engine
             .search(&library.module, candidate.func, &dir, time_left)
             .and_then(|_| read_counts(&dir));
@@ -409,7 +421,7 @@ impl<'a> Run<'a> {
         write_atomic(&self.out.join(REPORT_HTML), &index_page(index))?;
         let mut tracefiles = Vec::new();
         for row in index.rows.iter().filter(|row| row.counts().is_some()) {
-            let path = self.out.join(&row.function).join("coverage.lcov");
+            let path = self.out.join(&row.directory).join("coverage.lcov");
             tracefiles.push(
                 std::fs::read_to_string(&path)
                     .with_context(|| format!("cannot read {}", path.display()))?,

@@ -60,7 +60,7 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
     if texts.len() != types.len() - first_visible {
         bail!(
             "`{}` takes {} argument(s) ({}), {} given",
-            func.name,
+            func.display_name(),
             types.len() - first_visible,
             signature(&loaded.module, loaded.func),
             texts.len()
@@ -81,7 +81,7 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
                 .copied()
                 .flatten();
             parse_arg(text, ty, pointee)
-                .with_context(|| format!("argument {} of `{}`", i + 1, func.name))
+                .with_context(|| format!("argument {} of `{}`", i + 1, func.display_name()))
         });
     result_buffer.into_iter().map(Ok).chain(given).collect()
 }

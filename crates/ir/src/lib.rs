@@ -19,6 +19,7 @@ pub mod guard;
 pub mod inst;
 pub mod math;
 pub mod module;
+pub mod names;
 pub mod parse;
 pub mod side;
 pub mod types;
@@ -35,6 +36,7 @@ pub use module::{
     AddrBase, BlockData, BranchKind, BranchSiteData, CmpPred, Comparison, Const, Function,
     GlobalData, Module, OpKind, OpSiteData, Reloc, SiteIndexError, SrcLoc,
 };
+pub use names::FuncLookup;
 pub use parse::{parse_module, ParseError};
 pub use side::{
     Arm, Closest, Effort, InfeasibleMethod, MissReason, Side, SideParseError, SideReport,

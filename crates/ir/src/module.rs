@@ -89,6 +89,9 @@ pub struct BlockData {
 pub struct Function {
     /// Symbol name.
     pub name: String,
+    /// The demangled signature when `name` is a mangled C++ symbol
+    /// (`clamp3(double, double*)` for `_Z6clamp3dPd`); see [`crate::names`].
+    pub demangled: Option<String>,
     /// Result type (`None` for void).
     pub ret: Option<Type>,
     /// For each pointer parameter, the pointee scalar type when the source says it

@@ -9,7 +9,7 @@
 //! extern  := "extern" STRING NL
 //! global  := "global" gN STRING "align" INT ["const"] "=" x"HEX" reloc* NL
 //! reloc   := "reloc" "(" INT "," (gN | fN) "," INT ")"
-//! func    := "func" fN STRING "(" [param ("," param)*] ")" ["->" type] [loc] "{" NL
+//! func    := "func" fN STRING [STRING] "(" [param ("," param)*] ")" ["->" type] [loc] "{" NL
 //!            ("const" vN ":" type "=" value NL)* block+ "}" NL
 //! param   := vN ":" type ["<" type ">"] ["#" NAME]
 //! block   := bbN ["(" [vN ":" type ("," vN ":" type)*] ")"] ":" NL (inst [loc] NL)* term [loc] NL
@@ -779,6 +779,10 @@ impl Parser {
         self.expect_word("func")?;
         self.next_id::<Func>(Func::PREFIX, index, "function")?;
         let name = self.string("a function name")?;
+        let demangled = match self.peek().tok {
+            Tok::Str(_) => Some(self.string("a demangled name")?),
+            _ => None,
+        };
         let mut regs = FuncRegs::default();
         let mut params = Vec::new();
         let mut param_pointees = Vec::new();
@@ -845,6 +849,7 @@ impl Parser {
         self.end_line()?;
         Ok(Function {
             name,
+            demangled,
             ret,
             param_pointees,
             param_names,

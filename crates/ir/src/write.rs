@@ -87,7 +87,11 @@ fn write_loc(out: &mut String, loc: Option<SrcLoc>) -> fmt::Result {
 }
 
 fn write_function(out: &mut String, id: Func, func: &Function) -> fmt::Result {
-    write!(out, "func {id} {}(", quote(&func.name))?;
+    write!(out, "func {id} {}", quote(&func.name))?;
+    if let Some(demangled) = &func.demangled {
+        write!(out, " {}", quote(demangled))?;
+    }
+    out.push('(');
     for (i, &p) in func.params().iter().enumerate() {
         if i > 0 {
             out.push_str(", ");

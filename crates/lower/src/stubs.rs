@@ -110,6 +110,7 @@ pub(crate) fn lower_stub(
     });
     Ok(Function {
         name: decl.name.clone(),
+        demangled: crate::symbols::demangle(&decl.name),
         ret,
         param_pointees,
         param_names: vec![None; n],
@@ -145,6 +146,7 @@ pub(crate) fn trapping_stub(
     });
     Function {
         name: decl.name.clone(),
+        demangled: crate::symbols::demangle(&decl.name),
         ret: None,
         param_pointees: Vec::new(),
         param_names: Vec::new(),
@@ -185,6 +187,7 @@ pub(crate) fn alias_function(name: &str, target: Func, callee: &Function) -> Fun
     });
     Function {
         name: name.to_string(),
+        demangled: crate::symbols::demangle(name),
         ret: callee.ret,
         param_pointees: callee.param_pointees.clone(),
         param_names: callee.param_names.clone(),

@@ -96,8 +96,11 @@ impl RunCounts {
 /// One function's row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexRow {
-    /// The function's name, which is also its directory's.
+    /// The function's display name (the demangled signature of a C++ function).
     pub function: String,
+    /// Its directory under the output directory: its symbol, which is unique in a
+    /// linked program and filesystem-safe (C++ symbols are mangled).
+    pub directory: String,
     /// How its run went.
     pub outcome: RowOutcome,
 }
@@ -214,7 +217,7 @@ impl IndexRow {
         RowJson {
             function: &self.function,
             status: self.status(),
-            directory: counts.map(|_| self.function.as_str()),
+            directory: counts.map(|_| self.directory.as_str()),
             error: self.error(),
             counts: counts.map(|c| CountsJson {
                 sides: c.sides,
@@ -364,18 +367,22 @@ mod tests {
             rows: vec![
                 IndexRow {
                     function: "f".into(),
+                    directory: "f".into(),
                     outcome: RowOutcome::Ran(counts.clone()),
                 },
                 IndexRow {
                     function: "g".into(),
+                    directory: "g".into(),
                     outcome: RowOutcome::Ran(counts),
                 },
                 IndexRow {
                     function: "h".into(),
+                    directory: "h".into(),
                     outcome: RowOutcome::Error("no spec fits".into()),
                 },
                 IndexRow {
                     function: "k".into(),
+                    directory: "k".into(),
                     outcome: RowOutcome::NotRun("total time".into()),
                 },
             ],

@@ -148,7 +148,7 @@ impl RunReport {
             })
             .collect();
         RunReport {
-            function: func.name.clone(),
+            function: func.display_name().to_string(),
             arguments: arg_texts.to_vec(),
             returned,
             returned_struct,
@@ -194,7 +194,10 @@ fn trace_text(module: &Module, log: &DecisionLog) -> String {
 
 /// `out-of-bounds access of 8 bytes at 0x... in lookup at file.c:6:12`.
 fn describe_trap(module: &Module, trap: &Trap) -> String {
-    let func = module.funcs.get(trap.func).map_or("?", |f| f.name.as_str());
+    let func = module
+        .funcs
+        .get(trap.func)
+        .map_or("?", |f| f.display_name());
     format!(
         "{} in {func} at {}",
         trap.kind,

@@ -40,7 +40,7 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     // Fail early, with the spec's own message, on specs that do not fit.
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let info = RunInfo {
-        function: &module.funcs[func].name,
+        function: module.funcs[func].display_name(),
         strategy: strategy_name(config.strategy),
         precision: config.precision,
         verify_precision: config.verify_precision,

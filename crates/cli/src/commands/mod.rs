@@ -13,6 +13,7 @@ pub mod accuracy;
 pub mod cover;
 pub mod explore;
 pub mod ir;
+pub mod list;
 pub mod reach;
 pub mod run;
 pub mod sites;

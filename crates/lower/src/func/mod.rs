@@ -218,6 +218,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         });
         Ok(Function {
             name: f.name.clone(),
+            demangled: crate::symbols::demangle(&f.name),
             ret: signature.ret,
             param_pointees: signature.param_pointees,
             param_names: signature.param_names,
