@@ -25,6 +25,7 @@ use crate::observer::Observer;
 use crate::prepare::{prepare, FuncCode, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{CallSite, ExecError, Trap, TrapKind, MAX_STACK};
+use crate::unwind::{CxxAbi, Thrown};
 use fpforge_spec::Arg;
 use fpir::{EntityId, Func, Module, Type};
 use step::{step, Control, Machine};
@@ -113,6 +114,9 @@ pub enum Outcome<V> {
     Returned(Option<V>),
     /// The program trapped (including `exit`).
     Trapped(Trap),
+    /// A C++ exception escaped the function: an outcome of the call like a return value,
+    /// not a fault (`std::terminate` is [`TrapKind::Terminate`]).
+    Threw(Thrown),
 }
 
 /// The result of one [`Interpreter::call`].
@@ -154,6 +158,7 @@ struct Frame {
 pub struct Interpreter<'m, S: Semantics, O: Observer> {
     module: &'m Module,
     prog: Program,
+    abi: CxxAbi,
     templates: Vec<Vec<S::Value>>,
     config: ExecConfig,
     m: Machine<S, O>,
@@ -185,6 +190,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     ) -> Result<Self, ExecError> {
         let mem = Memory::new(module, config.stack_bytes, config.heap_bytes)?;
         let prog = prepare(module, &mem, S::CONCRETE_MEMORY)?;
+        let abi = CxxAbi::new(module, &mem);
         let templates = prog
             .funcs
             .iter()
@@ -203,6 +209,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         Ok(Interpreter {
             module,
             prog,
+            abi,
             templates,
             m: Machine {
                 sem: semantics,
@@ -464,6 +471,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     /// (`prepare::check_code`). The op fetches rely on it.
     fn run(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
         let prog = &self.prog;
+        let abi = &self.abi;
         let templates = &self.templates;
         let module = self.module;
         let m = &mut self.m;
@@ -600,8 +608,37 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 }
                 Control::Trap => {
                     let kind = m.pending.take().unwrap_or(TrapKind::Unreachable);
-                    let trap = trap_at(prog, frames, func, pc, kind);
-                    return (Outcome::Trapped(trap), steps);
+                    let TrapKind::Raised { exception } = kind else {
+                        let trap = trap_at(prog, frames, func, pc, kind);
+                        return (Outcome::Trapped(trap), steps);
+                    };
+                    // Unwind: from the raising op, then from each caller's call, to the
+                    // first landing pad that takes the exception.
+                    let mut at = pc;
+                    loop {
+                        let frame = &mut regs[base..base + fc.nregs as usize];
+                        let landed = fc.landing_at(at).and_then(|landing| {
+                            let typeinfo = |slot: u32| m.sem.concrete_bits(&frame[slot as usize]);
+                            let selector = abi.selector(&m.mem, landing, exception, typeinfo)?;
+                            Some((landing, selector))
+                        });
+                        if let Some((landing, selector)) = landed {
+                            frame[landing.exception as usize] = m.sem.address(exception);
+                            frame[landing.selector as usize] =
+                                m.sem.constant(Type::I32, u64::from(selector));
+                            pc = take_edge(&mut m.scratch, frame, fc, landing.edge);
+                            break;
+                        }
+                        m.mem.stack_release(mark);
+                        let Some(caller) = frames.pop() else {
+                            return (Outcome::Threw(abi.describe(&m.mem, exception)), steps);
+                        };
+                        func = caller.func;
+                        fc = &prog.funcs[func as usize];
+                        at = caller.pc as usize - 1;
+                        base = caller.base;
+                        mark = caller.mark;
+                    }
                 }
             }
         }

@@ -636,6 +636,35 @@ pub(crate) struct FuncCode {
     pub edges: Vec<Edge>,
     pub moves: Vec<(Slot, Slot)>,
     pub switches: Vec<SwitchTable>,
+    /// The landing pads of the calls that end a block before a [`Terminator::Invoke`],
+    /// by the pc of the call op, in pc order (calls inlined are leaves and raise nothing).
+    pub landings: Vec<(u32, LandingCode)>,
+}
+
+/// Where an exception raised by a call goes (see [`fpir::Landing`]).
+#[derive(Clone, Debug)]
+pub(crate) struct LandingCode {
+    /// The edge to the landing pad.
+    pub edge: u32,
+    /// Slot of the exception object's address.
+    pub exception: Slot,
+    /// Slot of the selector.
+    pub selector: Slot,
+    /// `(typeinfo slot or NONE for a catch-all, selector)`, in order.
+    pub clauses: Vec<(Slot, u32)>,
+    /// Whether the pad runs for exceptions no clause catches.
+    pub cleanup: bool,
+}
+
+impl FuncCode {
+    /// The landing of the call op at `pc`, if it has one.
+    pub fn landing_at(&self, pc: usize) -> Option<&LandingCode> {
+        let i = self
+            .landings
+            .binary_search_by_key(&pc, |&(at, _)| at as usize)
+            .ok()?;
+        Some(&self.landings[i].1)
+    }
 }
 
 /// The whole module, ready to run.
@@ -719,6 +748,7 @@ impl<'a> FuncBuilder<'a> {
                 edges: Vec::new(),
                 moves: Vec::new(),
                 switches: Vec::new(),
+                landings: Vec::new(),
             },
         }
     }
@@ -1048,6 +1078,13 @@ impl<'a> FuncBuilder<'a> {
                 }
                 let op = specialize(self.inst(inst.dest, &inst.kind)?);
                 self.emit(op, loc, self.id);
+                if let (true, Terminator::Invoke { landing, .. }) =
+                    (i + 1 == block.insts.len(), &block.term)
+                {
+                    let pc = self.out.code.len() as u32 - 1;
+                    let code = self.landing(landing)?;
+                    self.out.landings.push((pc, code));
+                }
             }
             if with_term {
                 let op = self.term(&block.term)?;
@@ -1287,8 +1324,12 @@ impl<'a> FuncBuilder<'a> {
             }
             Callee::Builtin(b) => {
                 let need = match b {
-                    Builtin::Abort | Builtin::StackSave | Builtin::AssertFail => 0,
-                    Builtin::Malloc
+                    Builtin::Abort
+                    | Builtin::StackSave
+                    | Builtin::AssertFail
+                    | Builtin::Terminate => 0,
+                    Builtin::Unwind
+                    | Builtin::Malloc
                     | Builtin::Free
                     | Builtin::Exit
                     | Builtin::Ctpop
@@ -1408,6 +1449,25 @@ impl<'a> FuncBuilder<'a> {
         Ok(self.out.edges.len() as u32 - 1)
     }
 
+    fn landing(&mut self, landing: &fpir::Landing) -> Result<LandingCode, ExecError> {
+        let clauses = landing
+            .clauses
+            .iter()
+            .map(|clause| match *clause {
+                fpir::Clause::Catch { typeinfo, id } => {
+                    Ok((typeinfo.map_or(Ok(NONE), |t| self.slot(t))?, id))
+                }
+            })
+            .collect::<Result<_, ExecError>>()?;
+        Ok(LandingCode {
+            edge: self.edge(&landing.to)?,
+            exception: self.slot(landing.exception)?,
+            selector: self.slot(landing.selector)?,
+            clauses,
+            cleanup: landing.cleanup,
+        })
+    }
+
     fn term(&mut self, term: &Terminator) -> Result<Op, ExecError> {
         Ok(match term {
             Terminator::Jump(to) => match self.target(to)? {
@@ -1487,6 +1547,8 @@ impl<'a> FuncBuilder<'a> {
                 value: self.dest(*value)?,
             },
             Terminator::Unreachable => Op::Unreachable,
+            // The landing is the call's (see `FuncCode::landings`).
+            Terminator::Invoke { normal, .. } => self.term(&Terminator::Jump(normal.clone()))?,
         })
     }
 }

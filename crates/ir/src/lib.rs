@@ -28,8 +28,8 @@ pub mod write;
 
 pub use entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
 pub use inst::{
-    BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, LibcFn, SwitchCase, Terminator, TrapCheck,
+    BlockCall, Builtin, Callee, CastOp, Clause, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind,
+    IntBinOp, IntPred, Landing, LibcFn, SwitchCase, Terminator, TrapCheck,
 };
 pub use math::{MathCall, MathFn, MathOrigin, MathShape, SignBitOp};
 pub use module::{

@@ -32,12 +32,31 @@ impl Function {
     }
 }
 
-/// `signature` without its parameter list and what follows it: the text before the
-/// `(` that opens the last top-level parenthesized group (`operator()` keeps its own
-/// parentheses).
+/// The demangled signature of a mangled C++ symbol (`_Z6clamp3dPd` ->
+/// `clamp3(double, double*)`); `None` for C symbols and names the demangler rejects.
+pub fn demangle(symbol: &str) -> Option<String> {
+    if !symbol.starts_with("_Z") {
+        return None;
+    }
+    cpp_demangle::Symbol::new(symbol).ok()?.demangle().ok()
+}
+
+/// The C++ type a typeinfo name (`St16invalid_argument`, the string `typeid(T).name()`
+/// returns) spells (`std::invalid_argument`); the name itself when it does not demangle.
+pub fn demangle_type(typeinfo_name: &str) -> String {
+    demangle(&format!("_ZTS{typeinfo_name}"))
+        .and_then(|text| text.strip_prefix("typeinfo name for ").map(str::to_string))
+        .unwrap_or_else(|| typeinfo_name.to_string())
+}
+
+/// `signature` without its parameter list and what follows it (the text before the
+/// `(` that opens the last top-level parenthesized group; `operator()` keeps its own
+/// parentheses), and without the result type a function template's signature starts
+/// with (`double k::sq<double>(double)` -> `k::sq<double>`).
 pub fn plain_name(signature: &str) -> &str {
     let mut depth = 0i32;
     let mut open = None;
+    let mut space = None;
     for (i, b) in signature.bytes().enumerate() {
         match b {
             b'(' => {
@@ -46,11 +65,17 @@ pub fn plain_name(signature: &str) -> &str {
                 }
                 depth += 1;
             }
-            b')' => depth -= 1,
+            b')' | b'>' => depth -= 1,
+            b'<' => depth += 1,
+            b' ' if depth == 0 && open.is_none() => space = Some(i),
             _ => {}
         }
     }
-    open.map_or(signature, |i| &signature[..i])
+    let name = open.map_or(signature, |i| &signature[..i]);
+    match space {
+        Some(i) if !name.contains("operator") => &name[i + 1..],
+        _ => name,
+    }
 }
 
 /// What [`Module::lookup_func`] found.
@@ -103,13 +128,35 @@ impl Module {
 
 /// Whether `query` is `plain` or a tail of it that starts after a `::` outside template
 /// arguments (`step` and `Model<float>::step` name `ns::Model<float>::step`).
+/// A function template's name without its arguments matches too (`sq` names
+/// `k::sq<double>`).
 fn names_tail(plain: &str, query: &str) -> bool {
-    if plain == query {
-        return true;
+    let tail = |name: &str| {
+        name == query
+            || name
+                .strip_suffix(query)
+                .is_some_and(|head| head.ends_with("::") && template_depth(head) == 0)
+    };
+    tail(plain) || without_template_args(plain).is_some_and(tail)
+}
+
+/// `name` without the template argument list it ends with, if it ends with one.
+fn without_template_args(name: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    for (i, b) in name.bytes().enumerate().rev() {
+        match b {
+            b'>' => depth += 1,
+            b'<' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&name[..i]);
+                }
+            }
+            _ if depth == 0 => return None,
+            _ => {}
+        }
     }
-    plain
-        .strip_suffix(query)
-        .is_some_and(|head| head.ends_with("::") && template_depth(head) == 0)
+    None
 }
 
 /// How many template argument lists are open at the end of `text`.
@@ -135,6 +182,8 @@ mod tests {
         assert_eq!(plain_name("Fn::operator()(double)"), "Fn::operator()");
         assert_eq!(plain_name("apply(double (*)(double), double)"), "apply");
         assert_eq!(plain_name("sin"), "sin");
+        assert_eq!(plain_name("double k::sq<double>(double)"), "k::sq<double>");
+        assert_eq!(plain_name("operator new(unsigned long)"), "operator new");
     }
 
     const MODULE: &str = r#"func f0 "_ZN2ns5ModelIfE4stepEf" "ns::Model<float>::step(float)"(v0: f32) -> f32 {
@@ -181,11 +230,29 @@ bb0:
     }
 
     #[test]
+    fn symbols_and_types_demangle() {
+        assert_eq!(
+            demangle("_ZN2ns5ModelIfE4stepEf").as_deref(),
+            Some("ns::Model<float>::step(float)")
+        );
+        assert_eq!(demangle("sin"), None);
+        assert_eq!(
+            demangle_type("St16invalid_argument"),
+            "std::invalid_argument"
+        );
+        assert_eq!(demangle_type("N2ns8BadInputE"), "ns::BadInput");
+    }
+
+    #[test]
     fn tails_start_after_a_scope() {
         assert!(names_tail("ns::Model<float>::step", "step"));
         assert!(names_tail("ns::Model<float>::step", "Model<float>::step"));
         assert!(!names_tail("ns::Model<float>::step", "tep"));
         assert!(!names_tail("ns::Model<a::b>::step", "b>::step"));
         assert!(names_tail("clamp3", "clamp3"));
+        assert!(names_tail("k::sq<double>", "sq"));
+        assert!(names_tail("k::sq<double>", "k::sq"));
+        assert!(names_tail("k::sq<double>", "sq<double>"));
+        assert!(!names_tail("ns::Model<float>::step", "Model"));
     }
 }

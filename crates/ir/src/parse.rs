@@ -13,6 +13,8 @@
 //!            ("const" vN ":" type "=" value NL)* block+ "}" NL
 //! param   := vN ":" type ["<" type ">"] ["#" NAME]
 //! block   := bbN ["(" [vN ":" type ("," vN ":" type)*] ")"] ":" NL (inst [loc] NL)* term [loc] NL
+//! invoke  := "invoke" bbcall "," "unwind" bbcall "[" vN ":" "ptr" "," vN ":" "i32" "]"
+//!            ["cleanup"] ("catch" "(" (vN | "null") "," INT ")")*
 //! inst    := [vN ":" type "="] opcode operands [site]
 //! site    := "@" (opN | brN)
 //! loc     := "!" FILE ":" LINE ":" COL
@@ -34,8 +36,8 @@
 use crate::entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
 use crate::float_text::parse_float;
 use crate::inst::{
-    BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, SwitchCase, Terminator, TrapCheck,
+    BlockCall, Builtin, Callee, CastOp, Clause, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind,
+    IntBinOp, IntPred, Landing, SwitchCase, Terminator, TrapCheck,
 };
 use crate::math::{MathCall, MathFn};
 use crate::module::{AddrBase, BlockData, Const, Function, GlobalData, Module, Reloc, SrcLoc};
@@ -1049,9 +1051,48 @@ impl Parser {
                 self.next();
                 Terminator::Unreachable
             }
+            "invoke" => {
+                self.next();
+                let normal = self.block_call(regs)?;
+                self.expect(',')?;
+                self.expect_word("unwind")?;
+                let landing = self.landing(regs)?;
+                Terminator::Invoke { normal, landing }
+            }
             _ => return Ok(None),
         };
         Ok(Some(term))
+    }
+
+    /// `bbN(args) [vE: ptr, vS: i32] [cleanup] (catch(vT | null, ID))*`.
+    fn landing(&mut self, regs: &mut FuncRegs) -> Result<Landing, ParseError> {
+        let to = self.block_call(regs)?;
+        self.expect('[')?;
+        let (exception, _) = self.def_reg(regs)?;
+        self.expect(',')?;
+        let (selector, _) = self.def_reg(regs)?;
+        self.expect(']')?;
+        let cleanup = self.eat_word("cleanup");
+        let mut clauses = Vec::new();
+        while self.eat_word("catch") {
+            self.expect('(')?;
+            let typeinfo = if self.eat_word("null") {
+                None
+            } else {
+                Some(self.reg(regs)?)
+            };
+            self.expect(',')?;
+            let id = self.number("a selector id")?;
+            self.expect(')')?;
+            clauses.push(Clause::Catch { typeinfo, id });
+        }
+        Ok(Landing {
+            to,
+            exception,
+            selector,
+            clauses,
+            cleanup,
+        })
     }
 
     fn two_regs(&mut self, regs: &mut FuncRegs) -> Result<(Reg, Reg), ParseError> {

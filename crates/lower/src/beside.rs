@@ -1,6 +1,6 @@
 //! What `llvm-ir` does not expose, read through the LLVM C API from the same file:
 //! the predicates of constrained floating-point comparisons and the text of inline
-//! assembly.
+//! assembly, and the clauses of landing pads.
 //!
 //! Under `#pragma STDC FENV_ACCESS ON` clang emits
 //! `llvm.experimental.constrained.fcmp(a, b, metadata !"olt", metadata !"fpexcept.strict")`,
@@ -13,13 +13,15 @@
 
 use fpir::FloatPred;
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
+use llvm_sys::core::LLVMIsAInlineAsm;
 use llvm_sys::core::{
     LLVMContextCreate, LLVMContextDispose, LLVMCountBasicBlocks,
     LLVMCreateMemoryBufferWithContentsOfFile, LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
-    LLVMDisposeModule, LLVMGetCalledValue, LLVMGetFirstBasicBlock, LLVMGetFirstFunction,
-    LLVMGetFirstInstruction, LLVMGetMDString, LLVMGetNextBasicBlock, LLVMGetNextFunction,
-    LLVMGetNextInstruction, LLVMGetNumOperands, LLVMGetOperand, LLVMGetValueName2, LLVMIsACallInst,
-    LLVMIsAInlineAsm, LLVMPrintValueToString,
+    LLVMDisposeModule, LLVMGetCalledValue, LLVMGetClause, LLVMGetFirstBasicBlock,
+    LLVMGetFirstFunction, LLVMGetFirstInstruction, LLVMGetMDString, LLVMGetNextBasicBlock,
+    LLVMGetNextFunction, LLVMGetNextInstruction, LLVMGetNumClauses, LLVMGetNumOperands,
+    LLVMGetOperand, LLVMGetValueName2, LLVMIsACallInst, LLVMIsAConstantExpr,
+    LLVMIsAConstantPointerNull, LLVMIsAGlobalValue, LLVMIsALandingPadInst, LLVMPrintValueToString,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
@@ -37,6 +39,17 @@ pub(crate) struct Beside {
     pub fcmp_predicates: HashMap<Position, FloatPred>,
     /// Inline assembly calls, as LLVM prints the instruction.
     pub asm_calls: HashMap<Position, String>,
+    /// The clauses of each `landingpad`, in order.
+    pub landing_clauses: HashMap<Position, Vec<ClauseText>>,
+}
+
+/// A clause of a `landingpad` as the C API shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ClauseText {
+    /// `catch` of the typeinfo global of that name, or of every exception (`None`).
+    Catch(Option<String>),
+    /// A `filter` (an exception specification).
+    Filter,
 }
 
 /// True when `module` has something only the C API shows.
@@ -50,7 +63,10 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
         .iter()
         .flat_map(|f| &f.basic_blocks)
         .flat_map(|b| &b.instrs)
-        .any(|i| matches!(i, llvm_ir::Instruction::Call(c) if c.function.is_left()));
+        .any(|i| {
+            matches!(i, llvm_ir::Instruction::Call(c) if c.function.is_left())
+                || matches!(i, llvm_ir::Instruction::LandingPad(_))
+        });
     constrained || asm
 }
 
@@ -122,6 +138,11 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
                     if let Some(text) = asm_call(inst) {
                         found.asm_calls.insert((name.clone(), b, i), text);
                     }
+                    if !LLVMIsALandingPadInst(inst).is_null() {
+                        found
+                            .landing_clauses
+                            .insert((name.clone(), b, i), clauses(inst));
+                    }
                     inst = LLVMGetNextInstruction(inst);
                     i += 1;
                 }
@@ -182,6 +203,30 @@ unsafe fn asm_call(inst: LLVMValueRef) -> Option<String> {
     let copied = CStr::from_ptr(text).to_string_lossy().into_owned();
     LLVMDisposeMessage(text);
     Some(copied)
+}
+
+/// The clauses of the landing pad `inst`.
+///
+/// # Safety
+/// `inst` must be a live `landingpad` instruction.
+unsafe fn clauses(inst: LLVMValueRef) -> Vec<ClauseText> {
+    (0..LLVMGetNumClauses(inst))
+        .map(|k| {
+            let mut clause = LLVMGetClause(inst, k);
+            if !LLVMIsAConstantPointerNull(clause).is_null() {
+                return ClauseText::Catch(None);
+            }
+            // `bitcast (i8** @_ZTI... to i8*)`: the global is the cast's operand.
+            while !LLVMIsAConstantExpr(clause).is_null() && LLVMGetNumOperands(clause) > 0 {
+                clause = LLVMGetOperand(clause, 0);
+            }
+            if LLVMIsAGlobalValue(clause).is_null() {
+                ClauseText::Filter
+            } else {
+                ClauseText::Catch(Some(value_name(clause)))
+            }
+        })
+        .collect()
 }
 
 /// The name of a value, copied.

@@ -156,12 +156,3 @@ pub(crate) fn name_text(name: &Name) -> String {
         Name::Number(n) => n.to_string(),
     }
 }
-
-/// The demangled signature of a mangled C++ symbol (`_Z6clamp3dPd` ->
-/// `clamp3(double, double*)`); `None` for C symbols and names the demangler rejects.
-pub(crate) fn demangle(symbol: &str) -> Option<String> {
-    if !symbol.starts_with("_Z") {
-        return None;
-    }
-    cpp_demangle::Symbol::new(symbol).ok()?.demangle().ok()
-}

@@ -108,7 +108,10 @@ fn running_blocks(
             continue;
         }
         match &function.blocks[b].term {
-            Terminator::Jump(call) => todo.push(call.block),
+            // A landing pad's run is not recorded: only the normal edge is known taken.
+            Terminator::Jump(call) | Terminator::Invoke { normal: call, .. } => {
+                todo.push(call.block)
+            }
             Terminator::Br { .. } | Terminator::Switch { .. } => {
                 todo.extend(taken.get(&b).into_iter().flatten().copied());
             }

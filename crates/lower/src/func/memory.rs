@@ -97,7 +97,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     /// `base + offset` as a register (the base itself when the offset is 0).
-    fn offset_addr(&mut self, base: Reg, offset: u64) -> Reg {
+    pub(super) fn offset_addr(&mut self, base: Reg, offset: u64) -> Reg {
         if offset == 0 {
             return base;
         }
