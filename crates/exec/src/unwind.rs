@@ -26,6 +26,9 @@ const MAX_BASES_DEPTH: u32 = 64;
 pub struct Thrown {
     /// The thrown object's type, demangled (`std::invalid_argument`).
     pub type_name: String,
+    /// Its typeinfo name as `typeid(T).name()` gives it (`St16invalid_argument`); empty
+    /// when the exception's typeinfo cannot be read.
+    pub type_symbol: String,
     /// What its `what()` returns, when it is one of the `<stdexcept>` family the runtime
     /// models (or `std::exception` itself).
     pub what: Option<String>,
@@ -142,12 +145,13 @@ impl CxxAbi {
             .and_then(|t| mem.peek(Type::Ptr, t + 8))
             .and_then(|at| c_string(mem, at, Some(4096)).ok())
             .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-        let type_name = name.map_or_else(
+        let type_name = name.as_deref().map_or_else(
             || "an exception of unknown type".to_string(),
-            |n| fpir::names::demangle_type(&n),
+            fpir::names::demangle_type,
         );
         Thrown {
             type_name,
+            type_symbol: name.unwrap_or_default(),
             what: typeinfo.and_then(|t| self.what(mem, exception, t)),
         }
     }
