@@ -59,6 +59,8 @@ int __cxa_guard_acquire(long long *guard) { return *(char *)guard == 0; }
 void __cxa_guard_release(long long *guard) { *(char *)guard = 1; }
 void __cxa_guard_abort(long long *guard) {}
 int __cxa_atexit(void (*destructor)(void *), void *object, void *dso) { return 0; }
+void _ZSt9terminatev(void);
+void __cxa_pure_virtual(void) { _ZSt9terminatev(); }
 char __dso_handle;
 int __gxx_personality_v0() { return 0; }
 

@@ -499,7 +499,7 @@ impl Coverage<'_> {
         if !self.findings.is_empty() {
             let _ = writeln!(
                 text,
-                "found {} crash(es) and {} hang(s) (kept out of inputs.txt and regression.c):",
+                "found {} crash(es) and {} hang(s) (kept out of inputs.txt and the regression file):",
                 self.count_findings("crash"),
                 self.count_findings("hang")
             );
