@@ -637,7 +637,9 @@ pub(crate) struct FuncCode {
     pub moves: Vec<(Slot, Slot)>,
     pub switches: Vec<SwitchTable>,
     /// The landing pads of the calls that end a block before a [`Terminator::Invoke`],
-    /// by the pc of the call op, in pc order (calls inlined are leaves and raise nothing).
+    /// by the pc of the call op, in pc order; calls that cannot raise (see [`may_raise`])
+    /// have none, so that a function whose pads only guard constructors and guards of
+    /// statics stays compilable (calls inlined are leaves and raise nothing either).
     pub landings: Vec<(u32, LandingCode)>,
 }
 
@@ -673,6 +675,46 @@ pub(crate) struct Program {
     pub funcs: Vec<FuncCode>,
 }
 
+/// Per function, whether a call of it may raise a C++ exception: it raises one
+/// ([`Builtin::Unwind`]), calls through a pointer, or calls a function that may (a
+/// fixed point over the call graph; a pad that catches everything is not credited).
+fn may_raise(module: &Module) -> Vec<bool> {
+    let calls = |f: &Function| -> Vec<Option<Func>> {
+        f.blocks
+            .values()
+            .flat_map(|b| &b.insts)
+            .filter_map(|i| match &i.kind {
+                InstKind::Call {
+                    callee: Callee::Direct(g),
+                    ..
+                } => Some(Some(*g)),
+                InstKind::Call {
+                    callee: Callee::Indirect(_) | Callee::Builtin(Builtin::Unwind),
+                    ..
+                } => Some(None),
+                _ => None,
+            })
+            .collect()
+    };
+    let callees: Vec<Vec<Option<Func>>> = module.funcs.values().map(calls).collect();
+    let mut raises = vec![false; callees.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (f, called) in callees.iter().enumerate() {
+            if !raises[f]
+                && called
+                    .iter()
+                    .any(|c| c.is_none_or(|g| raises.get(g.index()).copied().unwrap_or(true)))
+            {
+                raises[f] = true;
+                changed = true;
+            }
+        }
+    }
+    raises
+}
+
 /// Prepares every function of `module` against the memory layout `mem`. When `promote`
 /// is set (memory holds concrete bits only), the stack slots that allow it are kept in
 /// registers (see `promote`) and loads from read-only globals at constant addresses
@@ -683,10 +725,11 @@ pub(crate) fn prepare(module: &Module, mem: &Memory, promote: bool) -> Result<Pr
         .values()
         .map(|f| if promote { promotable(f) } else { Vec::new() })
         .collect();
+    let raises = may_raise(module);
     let funcs = module
         .funcs
         .iter()
-        .map(|(id, f)| FuncBuilder::new(module, mem, &cells, promote, id, f).build())
+        .map(|(id, f)| FuncBuilder::new(module, mem, &cells, &raises, promote, id, f).build())
         .collect::<Result<_, _>>()?;
     Ok(Program { funcs })
 }
@@ -696,6 +739,8 @@ struct FuncBuilder<'a> {
     mem: &'a Memory,
     /// Per function, per register: an alloca kept in a register (empty: none).
     cells: &'a [Vec<bool>],
+    /// Per function, whether a call of it may raise a C++ exception ([`may_raise`]).
+    raises: &'a [bool],
     /// Memory holds concrete bits only (`Semantics::CONCRETE_MEMORY`): loads from
     /// read-only globals at constant addresses are folded.
     concrete_memory: bool,
@@ -719,6 +764,7 @@ impl<'a> FuncBuilder<'a> {
         module: &'a Module,
         mem: &'a Memory,
         cells: &'a [Vec<bool>],
+        raises: &'a [bool],
         concrete_memory: bool,
         id: Func,
         func: &'a Function,
@@ -727,6 +773,7 @@ impl<'a> FuncBuilder<'a> {
             module,
             mem,
             cells,
+            raises,
             concrete_memory,
             id,
             func,
@@ -1081,6 +1128,9 @@ impl<'a> FuncBuilder<'a> {
                 if let (true, Terminator::Invoke { landing, .. }) =
                     (i + 1 == block.insts.len(), &block.term)
                 {
+                    if !self.call_may_raise(&inst.kind) {
+                        continue;
+                    }
                     let pc = self.out.code.len() as u32 - 1;
                     let code = self.landing(landing)?;
                     self.out.landings.push((pc, code));
@@ -1447,6 +1497,22 @@ impl<'a> FuncBuilder<'a> {
         self.out.moves.extend(moves);
         self.out.edges.push(edge);
         Ok(self.out.edges.len() as u32 - 1)
+    }
+
+    /// Whether the call `kind` may raise: an indirect call, or a direct call of a
+    /// function that may.
+    fn call_may_raise(&self, kind: &InstKind) -> bool {
+        match kind {
+            InstKind::Call {
+                callee: Callee::Direct(f),
+                ..
+            } => self.raises.get(f.index()).copied().unwrap_or(true),
+            InstKind::Call {
+                callee: Callee::Indirect(_) | Callee::Builtin(Builtin::Unwind),
+                ..
+            } => true,
+            _ => false,
+        }
     }
 
     fn landing(&mut self, landing: &fpir::Landing) -> Result<LandingCode, ExecError> {

@@ -14,8 +14,8 @@
 //! compared bit for bit, a trap by the start of its message, and a C++ exception that
 //! escapes by its demangled type. Each file must verify,
 //! and each call runs twice: on the interpreter alone and with every function compiled
-//! by the Cranelift tier from the first call; both must meet the expectation and take the
-//! same branches.
+//! by the Cranelift tier from the first call; both must meet the expectation, take the
+//! same branches and count the same steps.
 
 use fpforge_exec::{BranchTrace, Compilation, Concrete, ExecConfig, Interpreter, Outcome};
 use fpforge_spec::spec::parse_value;
@@ -156,9 +156,13 @@ fn run_lines(module: &Module, source: &str) -> Vec<RunLine> {
         .collect()
 }
 
-/// Runs every line under `compile`; returns each run's branch trace and how many runs
-/// were compiled.
-fn check(module: &Module, lines: &[RunLine], compile: Compilation) -> (Vec<Vec<fpir::Side>>, u64) {
+/// Runs every line under `compile`; returns each run's branch trace and steps, and how
+/// many runs were compiled.
+fn check(
+    module: &Module,
+    lines: &[RunLine],
+    compile: Compilation,
+) -> (Vec<(Vec<fpir::Side>, u64)>, u64) {
     let config = ExecConfig::default().with_compile(compile);
     let mut interp = Interpreter::new(module, Concrete, BranchTrace::default(), config).unwrap();
     let mut traces = Vec::new();
@@ -184,7 +188,7 @@ fn check(module: &Module, lines: &[RunLine], compile: Compilation) -> (Vec<Vec<f
             }
             (_, other) => panic!("{} ({compile:?}): {other:?}", line.text),
         }
-        traces.push(interp.observer().events.clone());
+        traces.push((interp.observer().events.clone(), run.steps));
     }
     (traces, interp.compiled_runs())
 }
@@ -207,7 +211,10 @@ fn runtests_pass_interpreted_and_compiled() {
         let (compiled, runs) = check(&module, &lines, Compilation::Eager);
         assert_eq!(none, 0, "{name}: the interpreter alone compiled something");
         assert!(runs > 0, "{name}: no run was compiled");
-        assert_eq!(interpreted, compiled, "{name}: branch traces differ");
+        assert_eq!(
+            interpreted, compiled,
+            "{name}: branch traces or steps differ"
+        );
         total += lines.len();
     }
     assert!(total >= 50, "only {total} run lines");

@@ -197,6 +197,9 @@ impl<'a, 'b> Translator<'a, 'b> {
                     self.flush(false);
                     self.b.ins().jump(block, &[]);
                 }
+                // A block that ended by bailing left its ops uncounted (the interpreter
+                // replays that run); they are not this block's.
+                self.pending = 0;
                 self.b.switch_to_block(block);
                 open = true;
             }
