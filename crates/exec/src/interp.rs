@@ -606,42 +606,78 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                         regs[base + d] = v;
                     }
                 }
-                Control::Trap => {
-                    let kind = m.pending.take().unwrap_or(TrapKind::Unreachable);
-                    let TrapKind::Raised { exception } = kind else {
-                        let trap = trap_at(prog, frames, func, pc, kind);
-                        return (Outcome::Trapped(trap), steps);
-                    };
-                    // Unwind: from the raising op, then from each caller's call, to the
-                    // first landing pad that takes the exception.
-                    let mut at = pc;
-                    loop {
-                        let frame = &mut regs[base..base + fc.nregs as usize];
-                        let landed = fc.landing_at(at).and_then(|landing| {
-                            let typeinfo = |slot: u32| m.sem.concrete_bits(&frame[slot as usize]);
-                            let selector = abi.selector(&m.mem, landing, exception, typeinfo)?;
-                            Some((landing, selector))
-                        });
-                        if let Some((landing, selector)) = landed {
-                            frame[landing.exception as usize] = m.sem.address(exception);
-                            frame[landing.selector as usize] =
-                                m.sem.constant(Type::I32, u64::from(selector));
-                            pc = take_edge(&mut m.scratch, frame, fc, landing.edge);
-                            break;
-                        }
-                        m.mem.stack_release(mark);
-                        let Some(caller) = frames.pop() else {
-                            return (Outcome::Threw(abi.describe(&m.mem, exception)), steps);
-                        };
-                        func = caller.func;
+                Control::Trap => match settle(prog, abi, m, regs, frames, (func, pc, base, mark)) {
+                    Ok(landed) => {
+                        (func, pc, base, mark) = landed;
                         fc = &prog.funcs[func as usize];
-                        at = caller.pc as usize - 1;
-                        base = caller.base;
-                        mark = caller.mark;
                     }
-                }
+                    Err(outcome) => return (outcome, steps),
+                },
             }
         }
+    }
+}
+
+/// An activation: function, pc, frame base, stack mark.
+type Activation = (u32, usize, usize, u64);
+
+/// After the op at `at` stopped with `m.pending`: a C++ exception unwinds (see
+/// [`unwind`]) to the activation of its landing pad, or escapes; any other trap ends the
+/// run.
+fn settle<S: Semantics, O: Observer>(
+    prog: &Program,
+    abi: &CxxAbi,
+    m: &mut Machine<S, O>,
+    regs: &mut [S::Value],
+    frames: &mut Vec<Frame>,
+    at: Activation,
+) -> Result<Activation, Outcome<S::Value>> {
+    match m.pending.take().unwrap_or(TrapKind::Unreachable) {
+        TrapKind::Raised { exception } => {
+            unwind(prog, abi, m, regs, frames, at, exception).map_err(Outcome::Threw)
+        }
+        kind => Err(Outcome::Trapped(trap_at(prog, frames, at.0, at.1, kind))),
+    }
+}
+
+/// Unwinds the exception at `exception`, raised by the op at pc `at.1` of activation
+/// `at`: from there, then from each caller's call, the first landing pad that takes it
+/// gets its exception and selector registers set and its edge taken (the activation
+/// returned is at the pad); with none, every frame is left and the exception escapes.
+fn unwind<S: Semantics, O: Observer>(
+    prog: &Program,
+    abi: &CxxAbi,
+    m: &mut Machine<S, O>,
+    regs: &mut [S::Value],
+    frames: &mut Vec<Frame>,
+    at: Activation,
+    exception: u64,
+) -> Result<Activation, Thrown> {
+    let (mut func, mut at_pc, mut base, mut mark) = at;
+    loop {
+        let fc = &prog.funcs[func as usize];
+        let frame = &mut regs[base..base + fc.nregs as usize];
+        let landed = fc.landing_at(at_pc).and_then(|landing| {
+            let typeinfo = |slot: u32| m.sem.concrete_bits(&frame[slot as usize]);
+            let selector = abi.selector(&m.mem, landing, exception, typeinfo)?;
+            Some((landing, selector))
+        });
+        if let Some((landing, selector)) = landed {
+            frame[landing.exception as usize] = m.sem.address(exception);
+            frame[landing.selector as usize] = m.sem.constant(Type::I32, u64::from(selector));
+            let pc = take_edge(&mut m.scratch, frame, fc, landing.edge);
+            return Ok((func, pc, base, mark));
+        }
+        m.mem.stack_release(mark);
+        let Some(caller) = frames.pop() else {
+            return Err(abi.describe(&m.mem, exception));
+        };
+        (func, at_pc, base, mark) = (
+            caller.func,
+            caller.pc as usize - 1,
+            caller.base,
+            caller.mark,
+        );
     }
 }
 
