@@ -58,12 +58,18 @@ pub fn clamp(limit: Option<Duration>, time_left: Option<Duration>) -> Option<Dur
     }
 }
 
-/// Whether a `-f` pattern selects `function`: a glob matches its plain name (or its
-/// symbol), a name without wildcards selects every function that answers to it
-/// ([`Function::answers_to`]).
+/// Whether a `-f` pattern selects `function`: a glob matches its plain name, that name
+/// without its scopes (`c*` selects `geo::clamp<float>`) or its symbol; a name without
+/// wildcards selects every function that answers to it ([`Function::answers_to`]).
 fn selects(pattern: &str, function: &Function) -> bool {
     if pattern.contains(['*', '?']) {
-        glob_matches(pattern, function.plain_name()) || glob_matches(pattern, &function.name)
+        [
+            function.plain_name(),
+            function.unqualified_name(),
+            &function.name,
+        ]
+        .iter()
+        .any(|name| glob_matches(pattern, name))
     } else {
         function.answers_to(pattern)
     }

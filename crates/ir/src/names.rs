@@ -23,6 +23,23 @@ impl Function {
         plain_name(self.display_name())
     }
 
+    /// The plain name without its scopes (`step` for `ns::Model<float>::step`).
+    pub fn unqualified_name(&self) -> &str {
+        let plain = self.plain_name();
+        let mut depth = 0i32;
+        let mut start = 0;
+        let bytes = plain.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                b'<' => depth += 1,
+                b'>' => depth -= 1,
+                b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => start = i + 2,
+                _ => {}
+            }
+        }
+        &plain[start..]
+    }
+
     /// Whether `query` names this function: its symbol, its demangled signature, or a
     /// `::`-separated tail of its plain name (which other functions may share).
     pub fn answers_to(&self, query: &str) -> bool {
@@ -227,6 +244,8 @@ bb0:
         );
         assert_eq!(found("Model"), FuncLookup::Missing);
         assert_eq!(module.funcs[Func(3)].display_name(), "sin");
+        assert_eq!(module.funcs[Func(0)].unqualified_name(), "step");
+        assert_eq!(module.funcs[Func(3)].unqualified_name(), "sin");
     }
 
     #[test]

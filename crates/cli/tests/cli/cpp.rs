@@ -302,3 +302,53 @@ fn fpforge_run_agrees_with_a_native_build_throws_included() {
         }
     }
 }
+
+#[test]
+fn globs_select_cpp_functions_into_directories_named_by_symbol() {
+    let source = fixture("cpp", "geometry.cpp");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let run = fpforge(&["cover", &source, "-f", "c*", "--out", &out, "--quiet"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("index.json")).unwrap())
+            .unwrap();
+    let rows: Vec<(String, String)> = index["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["function"].as_str().unwrap().to_string(),
+                row["directory"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("clampf(float)", "_Z6clampff"),
+            (
+                "float geo::clamp<float>(float, float, float)",
+                "_ZN3geo5clampIfEET_S1_S1_S1_"
+            ),
+            (
+                "geo::Vec2::cross_sign(double, double, double, double)",
+                "_ZN3geo4Vec210cross_signEdddd"
+            ),
+        ]
+        .map(|(f, d)| (f.to_string(), d.to_string()))
+    );
+    for (_, directory) in &rows {
+        assert!(dir.path().join(directory).join("regression.cpp").is_file());
+    }
+    let lcov = std::fs::read_to_string(dir.path().join("coverage.lcov")).unwrap();
+    assert!(
+        lcov.contains("FN:5,float geo::clamp<float>(float, float, float)"),
+        "{lcov}"
+    );
+}
