@@ -30,6 +30,9 @@ void __fpforge_unwind(void *exception);
 
 #define WEAK __attribute__((weak))
 
+/* std::nothrow, the tag `new (std::nothrow)` passes. */
+const char _ZSt7nothrow = 0;
+
 WEAK void *_Znwm(unsigned long size) { return malloc(size); }
 WEAK void *_Znam(unsigned long size) { return malloc(size); }
 WEAK void *_ZnwmRKSt9nothrow_t(unsigned long size, const void *tag) { return malloc(size); }

@@ -35,6 +35,9 @@ pub(crate) enum Target {
     Constrained(Constrained),
     /// `llvm.eh.typeid.for`: the selector id of a typeinfo, a constant (see `func::eh`).
     TypeidFor,
+    /// `llvm.umul.with.overflow.iN` (the size of C++'s `new T[n]`): the product and
+    /// whether it wrapped, computed without a branch.
+    UmulWithOverflow,
     /// An external that traps when called.
     External,
     /// Something fpir cannot represent.
@@ -109,6 +112,7 @@ fn classify_intrinsic(rest: &str, params: &[LType]) -> Target {
         }
         "expect" | "ssa" | "annotation" => return Target::Forward,
         "eh" if rest.starts_with("eh.typeid.for") => return Target::TypeidFor,
+        "umul" if rest.starts_with("umul.with.overflow") => return Target::UmulWithOverflow,
         "ptr" if rest.starts_with("ptr.annotation") => return Target::Forward,
         "memcpy" => return Target::Builtin(Builtin::Memcpy, First3),
         "memmove" => return Target::Builtin(Builtin::Memmove, First3),

@@ -84,6 +84,7 @@ pub(crate) fn lower_stub(
         | Target::Forward
         | Target::Constrained(_)
         | Target::TypeidFor
+        | Target::UmulWithOverflow
         | Target::Unsupported(_) => return Err(unsupported("it is an LLVM intrinsic".to_string())),
     };
     let (dest, result) = match callee {

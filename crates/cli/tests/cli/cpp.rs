@@ -1,11 +1,11 @@
 //! C++ end to end, on the team's corpus in `tests/fixtures/cpp` (templates, namespaces,
 //! methods, a static method, `<stdexcept>` throws and catches, rethrow, `noexcept`,
-//! virtual calls, function-local statics, new and delete): functions are named by their
-//! plain names; `cover` with nothing but `-f` takes at least 95% of each function's own
-//! conditional branches as gcov counts them on `g++ -O0 --coverage regression.cpp
-//! SOURCE.cpp` (throwing inputs included, the regression program passing); and
-//! `fpforge run` agrees with a native g++ build on random inputs, throws included (same
-//! result bits, or the same exception type and `what()`).
+//! virtual calls, function-local statics, every operator new and delete): functions are
+//! named by their plain names; `cover` with nothing but `-f` takes at least 95% of each
+//! function's own conditional branches as gcov counts them on `g++ -O0 --coverage
+//! regression.cpp SOURCE.cpp` (throwing inputs included, the regression program
+//! passing); and `fpforge run` agrees with a native g++ build on random inputs, throws
+//! included (same result bits, or the same exception type and `what()`).
 
 use crate::common::{fixture, fpforge};
 use fpir::float_text::parse_float;
@@ -351,4 +351,29 @@ fn globs_select_cpp_functions_into_directories_named_by_symbol() {
         lcov.contains("FN:5,float geo::clamp<float>(float, float, float)"),
         "{lcov}"
     );
+}
+
+#[test]
+fn every_operator_new_and_delete_runs() {
+    // new[] (its size through llvm.umul.with.overflow), an over-aligned new, a nothrow
+    // new[], and their deletes; the results are what g++ computes (a[n-1] + a[0]).
+    let source = fixture("cpp", "alloc.cpp");
+    for (args, want) in [
+        (["4", "2"], "= 0x1.8p+2 "),
+        (["16", "-1.5"], "= -0x1.68p+4 "),
+        (["0", "2"], "= -0x1p+0 "),
+    ] {
+        let out = fpforge(&["run", &source, "-f", "sum_heap", "--", args[0], args[1]]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.lines().next().unwrap_or("").contains(want),
+            "{args:?}: {text}"
+        );
+    }
 }

@@ -7,7 +7,7 @@ use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::error::LowerError;
 use crate::layout::scalar;
 use either::Either;
-use fpir::{Builtin, Callee, CastOp, Const, InstKind, IntBinOp, MathCall, Reg, Type};
+use fpir::{Builtin, Callee, CastOp, Const, InstKind, IntBinOp, IntPred, MathCall, Reg, Type};
 use llvm_ir::function::ParameterAttribute;
 use llvm_ir::instruction::{Call, InlineAssembly};
 use llvm_ir::terminator::Invoke;
@@ -58,6 +58,14 @@ fn same_abi(a: &TypeRef, b: &TypeRef) -> bool {
         )
 }
 
+fn int_bin(op: IntBinOp, ty: Type, lhs: Reg, rhs: Reg) -> InstKind {
+    InstKind::IntBin { op, ty, lhs, rhs }
+}
+
+fn icmp(pred: IntPred, ty: Type, lhs: Reg, rhs: Reg) -> InstKind {
+    InstKind::Icmp { pred, ty, lhs, rhs }
+}
+
 impl<'c, 'm> FnLower<'c, 'm> {
     /// The function type a call calls through.
     fn callee_type(&self, call: CallView<'m>) -> Option<TypeRef> {
@@ -89,8 +97,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     pub(super) fn call(&mut self, call: CallView<'m>) -> Result<(), LowerError> {
-        if let Some((_, Target::TypeidFor)) = self.external_target(call) {
-            return self.typeid_for(call);
+        match self.external_target(call) {
+            Some((_, Target::TypeidFor)) => return self.typeid_for(call),
+            Some((_, Target::UmulWithOverflow)) => return self.umul_with_overflow(call),
+            _ => {}
         }
         let Some(function) = call.function.as_ref().right() else {
             return self.inline_asm(call);
@@ -128,9 +138,11 @@ impl<'c, 'm> FnLower<'c, 'm> {
         };
         if let Some((name, target)) = external {
             let (callee, args) = match target {
-                Target::Drop | Target::Forward | Target::Unsupported(_) | Target::TypeidFor => {
-                    return Ok(())
-                }
+                Target::Drop
+                | Target::Forward
+                | Target::Unsupported(_)
+                | Target::TypeidFor
+                | Target::UmulWithOverflow => return Ok(()),
                 Target::Math(m) => {
                     let args = self.args(call, false, usize::MAX)?;
                     (Callee::Math(m, self.ctx.next_op()), args)
@@ -281,6 +293,63 @@ impl<'c, 'm> FnLower<'c, 'm> {
             };
             regs.push(out);
         }
+        Ok(())
+    }
+
+    /// `llvm.umul.with.overflow.iN(a, b)`: `{ a * b, overflowed }` in memory, the flag
+    /// being `a != 0 && b > MAX / a` (the divisor made 1 where `a` is 0), so the
+    /// overflow check adds no branch site.
+    fn umul_with_overflow(&mut self, call: CallView<'m>) -> Result<(), LowerError> {
+        let (Some(dest), [(a, _), (b, _)]) = (call.dest, call.arguments) else {
+            return Err(self.malformed("llvm.umul.with.overflow without two operands and a result"));
+        };
+        let ty = self.operand_ty(a)?;
+        let (a, b) = (self.operand(a)?, self.operand(b)?);
+        let product = self.emit(ty, int_bin(IntBinOp::Mul, ty, a, b));
+        let zero = self.const_reg(ty, Const::Bits(0));
+        let max = self.const_reg(ty, Const::Bits(ty.mask()));
+        let a_is_zero = self.emit(Type::BOOL, icmp(IntPred::Eq, ty, a, zero));
+        let one_if_zero = self.emit(
+            ty,
+            InstKind::Cast {
+                op: CastOp::Zext,
+                from: Type::BOOL,
+                to: ty,
+                arg: a_is_zero,
+            },
+        );
+        let divisor = self.emit(ty, int_bin(IntBinOp::Or, ty, a, one_if_zero));
+        let limit = self.emit(ty, int_bin(IntBinOp::Udiv, ty, max, divisor));
+        let too_big = self.emit(Type::BOOL, icmp(IntPred::Ugt, ty, b, limit));
+        let a_nonzero = self.emit(Type::BOOL, icmp(IntPred::Ne, ty, a, zero));
+        let wrapped = self.emit(
+            Type::BOOL,
+            int_bin(IntBinOp::And, Type::BOOL, too_big, a_nonzero),
+        );
+        let fn_ty = self.callee_type(call);
+        let Some(llvm_ir::Type::FuncType { result_type, .. }) = fn_ty.as_deref() else {
+            return Err(self.malformed("llvm.umul.with.overflow of a non-function type"));
+        };
+        let result_type = result_type.clone();
+        let slot = self.slot_for(dest, &result_type)?;
+        let flag_at = self.element_at(&result_type, &[1])?.0;
+        self.push(
+            None,
+            InstKind::Store {
+                ty,
+                addr: slot,
+                value: product,
+            },
+        );
+        let flag = self.offset_addr(slot, flag_at);
+        self.push(
+            None,
+            InstKind::Store {
+                ty: Type::BOOL,
+                addr: flag,
+                value: wrapped,
+            },
+        );
         Ok(())
     }
 

@@ -36,7 +36,11 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     /// The byte offset and type of the element at constant `indices` inside `ty`.
-    fn element_at(&mut self, ty: &TypeRef, indices: &[u32]) -> Result<(u64, TypeRef), LowerError> {
+    pub(super) fn element_at(
+        &mut self,
+        ty: &TypeRef,
+        indices: &[u32],
+    ) -> Result<(u64, TypeRef), LowerError> {
         let mut offset = 0u64;
         let mut ty = ty.clone();
         for &i in indices {
