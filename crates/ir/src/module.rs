@@ -255,6 +255,9 @@ impl Module {
             .map(|(id, _)| id)
     }
 
+    /// What [`Module::describe_loc`] prints for a missing location.
+    pub const UNKNOWN_LOCATION: &'static str = "<unknown location>";
+
     /// Prints a location as `file:line:col`.
     pub fn describe_loc(&self, loc: Option<SrcLoc>) -> String {
         match loc {
@@ -264,7 +267,7 @@ impl Module {
                 l.line,
                 l.col
             ),
-            None => "<unknown location>".to_string(),
+            None => Self::UNKNOWN_LOCATION.to_string(),
         }
     }
 

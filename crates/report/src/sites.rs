@@ -153,11 +153,18 @@ impl FunctionList {
         Ok(serde_json::to_string_pretty(self)? + "\n")
     }
 
-    /// The list as a table: name, symbol (when it differs), place, site counts.
+    /// The list as a table: name, symbol (when it differs), place, site counts. When
+    /// some functions have a place in the sources, those without one (the C++ runtime,
+    /// declared functions whose address is taken) are counted on a last line instead.
     pub fn to_text(&self) -> String {
-        let width = |column: fn(&FunctionRow) -> usize| {
-            self.functions.iter().map(column).max().unwrap_or(0)
+        let placed = |r: &&FunctionRow| r.location != Module::UNKNOWN_LOCATION;
+        let shown: Vec<&FunctionRow> = if self.functions.iter().any(|r| placed(&r)) {
+            self.functions.iter().filter(placed).collect()
+        } else {
+            self.functions.iter().collect()
         };
+        let width =
+            |column: fn(&FunctionRow) -> usize| shown.iter().map(|r| column(r)).max().unwrap_or(0);
         let name_width = width(|r| r.name.len());
         let symbol_width = width(|r| {
             if r.symbol == r.name {
@@ -167,8 +174,8 @@ impl FunctionList {
             }
         });
         let location_width = width(|r| r.location.len());
-        let mut out = format!("functions ({}):\n", self.functions.len());
-        for row in &self.functions {
+        let mut out = format!("functions ({}):\n", shown.len());
+        for row in &shown {
             let symbol = if row.symbol == row.name {
                 ""
             } else {
@@ -180,6 +187,12 @@ impl FunctionList {
             );
             out.push_str(line.trim_end());
             out.push('\n');
+        }
+        let hidden = self.functions.len() - shown.len();
+        if hidden > 0 {
+            out.push_str(&format!(
+                "and {hidden} functions without a place in the sources (the C++ runtime, declarations): --json lists them\n"
+            ));
         }
         out
     }
