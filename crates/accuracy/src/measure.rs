@@ -251,6 +251,11 @@ fn measured_outputs(
                 slot += len as u32;
                 arg_index += 1;
             }
+            // Neither comes back among the run's arrays.
+            ParamInput::Vector { len, .. } => slot += len as u32,
+            ParamInput::Struct { ref fields, .. } => {
+                slot += fields.iter().filter(|f| f.ty != Type::Ptr).count() as u32;
+            }
             ParamInput::Output { elem, len } => {
                 if let Some(ft) = elem.as_float() {
                     arrays.push(OutArray {

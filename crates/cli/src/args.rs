@@ -5,6 +5,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use fpforge_solve::Strategy;
 use fpforge_spec::{ArgSpec, OutArgSpec};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Test-input generation for floating-point C/C++ code.
@@ -37,13 +38,20 @@ pub enum Command {
     Explore(ExploreArgs),
     /// Find the inputs on which a function is least accurate (MPFR reference) and blame ops.
     Accuracy(AccuracyArgs),
+    /// Write a first fpforge.toml for the C sources of a directory: every function
+    /// `--all` would test, and the parameters that need a spec.
+    Init(InitArgs),
+    /// Join the output directories of a run's shards (`--shard K/N`) into the one a
+    /// single run writes.
+    Merge(MergeArgs),
 }
 
 /// Program inputs shared by every command.
 #[derive(Args, Debug, Clone)]
 pub struct ProgramArgs {
-    /// Function to run or analyse. `cover` and `explore` take it repeated and as a glob
-    /// (`-f 'exp*'`, `*` and `?` on plain names) to test several functions in one run.
+    /// Function to run or analyse. `cover`, `explore` and `accuracy` take it repeated and
+    /// as a glob (`-f 'exp*'`, `*` and `?` on plain names) to test several functions in
+    /// one run.
     #[arg(short = 'f', long = "function", value_name = "FUNC")]
     pub function: Vec<String>,
     /// Add a directory to the C include path (passed to clang).
@@ -82,13 +90,24 @@ pub struct ProgramArgs {
     pub compile_commands: Option<PathBuf>,
 }
 
+/// One function's input specs, from fpforge.toml's `[function.NAME]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FunctionSpecs {
+    /// Its `--arg` specs.
+    pub args: Vec<ArgSpec>,
+    /// Its `--out-arg` specs.
+    pub out_args: Vec<OutArgSpec>,
+}
+
 /// Flags of `fpforge run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Input files (.c, .cpp, .ll, .bc) or directories, then the function's arguments:
     /// floats (`1.5`, `0x1.8p+1`, `-inf`, `nan`, `raw:7ff8000000000001`), integers,
-    /// arrays for pointer parameters (`[1.5, 0x1p-3]`). Negative decimal numbers work
-    /// as they are; put `--` before other arguments that start with `-` (`-inf`, `-0x1p-3`).
+    /// arrays for pointer parameters and std::vector/std::span (`[1.5, 0x1p-3]`), structs
+    /// as their fields (`{pos: [1, 2, 3], mass: 2}`, fields left out are zero). Negative
+    /// decimal numbers work as they are; put `--` before other arguments that start with
+    /// `-` (`-inf`, `-0x1p-3`).
     #[arg(required = true, allow_negative_numbers = true)]
     pub items: Vec<String>,
     #[command(flatten)]
@@ -154,8 +173,8 @@ pub enum CompileArg {
 /// Flags of `fpforge cover`.
 #[derive(Args, Debug)]
 pub struct CoverArgs {
-    /// Input files (.c, .cpp, .ll, .bc) or directories.
-    #[arg(required = true)]
+    /// Input files (.c, .cpp, .ll, .bc) or directories (default: the sources of the
+    /// current directory's fpforge.toml).
     pub items: Vec<String>,
     #[command(flatten)]
     pub program: ProgramArgs,
@@ -182,7 +201,9 @@ pub struct CoverArgs {
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub fuel: u64,
     /// A parameter's shape, range or value: `x: f64`, `a: f64[8]`, `a: f64[8] in [-1, 1]`,
-    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position).
+    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position); a struct
+    /// field's or a whole subtree's (`p.mass in [0, 10]`, `p.pos in [-1, 1]`, `p.n = 4`);
+    /// a std::vector's or std::span's length (`v: vector<f64>[16] in [-1, 1]`).
     #[arg(long = "arg", value_name = "SPEC")]
     pub arg_specs: Vec<ArgSpec>,
     /// An output array (zero-filled, not an input): `out` or `out: f64[8]`.
@@ -233,8 +254,8 @@ pub struct CoverArgs {
     pub run: CoverageRunArgs,
 }
 
-/// Runs over several functions (`cover` and `explore`): which functions, and the time
-/// of the whole run.
+/// Runs over several functions (`cover`, `explore` and `accuracy`): which functions,
+/// the time of the whole run, its shard and resumption.
 #[derive(Args, Debug, Clone)]
 pub struct LibraryArgs {
     /// Test every defined function with external linkage and at least one
@@ -250,6 +271,22 @@ pub struct LibraryArgs {
     /// it runs out get a row "not run: total time" (each still has --time-limit).
     #[arg(long, value_name = "S")]
     pub total_time: Option<f64>,
+    /// Run only part K of N of the selected functions (K from 1; dealt by size, the
+    /// same on every machine), for a CI matrix or a job array; `fpforge merge` joins
+    /// the parts' output directories.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Keep the functions OUT already holds finished with the same settings, search
+    /// again those stopped before the end, and continue those run with other settings
+    /// (a longer budget, another seed, an edited source) from their saved tests.
+    #[arg(long)]
+    pub resume: bool,
+    /// Leave out the functions this name or glob matches (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub skip: Vec<String>,
+    /// Input specs of single functions, from fpforge.toml's `[function.NAME]`.
+    #[arg(skip)]
+    pub function_specs: BTreeMap<String, FunctionSpecs>,
 }
 
 /// What `cover` and `explore` share: trap targets, seeds, gcov, the test set, and where
@@ -331,7 +368,9 @@ pub struct EngineArgs {
     #[arg(long)]
     pub concretize_calls: bool,
     /// A parameter's shape, range or value: `x: f64`, `a: f64[8]`, `a: f64[8] in [-1, 1]`,
-    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position).
+    /// `x in [0, 10]`, `n = 4` (NAME is the parameter's name or 1-based position); a struct
+    /// field's or a whole subtree's (`p.mass in [0, 10]`, `p.pos in [-1, 1]`, `p.n = 4`);
+    /// a std::vector's or std::span's length (`v: vector<f64>[16] in [-1, 1]`).
     #[arg(long = "arg", value_name = "SPEC")]
     pub arg_specs: Vec<ArgSpec>,
     /// An output array (zero-filled, not an input): `out` or `out: f64[8]`.
@@ -372,8 +411,8 @@ pub struct ReachArgs {
 /// Flags of `fpforge explore`.
 #[derive(Args, Debug)]
 pub struct ExploreArgs {
-    /// Input files (.c, .cpp, .ll, .bc) or directories.
-    #[arg(required = true)]
+    /// Input files (.c, .cpp, .ll, .bc) or directories (default: the sources of the
+    /// current directory's fpforge.toml).
     pub items: Vec<String>,
     #[command(flatten)]
     pub program: ProgramArgs,
@@ -401,13 +440,20 @@ pub enum StrategyArg {
 /// Flags of `fpforge accuracy`.
 #[derive(Args, Debug)]
 pub struct AccuracyArgs {
-    /// Input files (.c, .cpp, .ll, .bc) or directories.
-    #[arg(required = true)]
+    /// Input files (.c, .cpp, .ll, .bc) or directories (default: the sources of the
+    /// current directory's fpforge.toml).
     pub items: Vec<String>,
     #[command(flatten)]
     pub program: ProgramArgs,
+    #[command(flatten)]
+    pub library: LibraryArgs,
+    /// Threads that run functions side by side when several are selected (every N gives
+    /// the same files).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
     /// A parameter's shape, range or value: `x: f64`, `a: f64[8] in [-100, 100]`,
-    /// `x in [0, 10]`, `n = 8` (NAME is the parameter's name or 1-based position).
+    /// `x in [0, 10]`, `n = 8` (NAME is the parameter's name or 1-based position); a struct
+    /// field's (`p.mass in [0, 10]`, `p.n = 4`); a vector's length (`v: vector<f64>[16]`).
     #[arg(long = "arg", value_name = "SPEC")]
     pub arg_specs: Vec<ArgSpec>,
     /// An output array (zero-filled, not an input) whose elements are measured instead
@@ -446,9 +492,37 @@ pub struct AccuracyArgs {
     /// searching.
     #[arg(long, value_name = "REPORT")]
     pub check_input: Option<PathBuf>,
-    /// Output directory (inputs.txt, report.json, report.html).
+    /// Output directory (inputs.txt, report.json, report.html). A run over several
+    /// functions writes one directory per function and index.json there (default
+    /// fpforge-out).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Flags of `fpforge init`.
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// The library's directory; its C/C++ files (found recursively, hidden directories
+    /// skipped) become the sources.
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// Replace an existing fpforge.toml.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Flags of `fpforge merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' output directories, every shard of the run once.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Output directory of the joined run (not one of the shards').
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
     #[command(flatten)]
     pub output: OutputArgs,
 }

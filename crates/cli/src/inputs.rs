@@ -88,12 +88,18 @@ pub fn read_seeds(path: Option<&Path>, spec: &InputSpec) -> Result<Vec<Vec<u64>>
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read --seeds file {}", path.display()))?;
+    parse_seeds(&text, path, spec)
+}
+
+/// The argument lines of `text` (read from `origin`, which errors name) as coordinate
+/// bits of `spec`; blank lines and `#` comments skipped.
+pub fn parse_seeds(text: &str, origin: &Path, spec: &InputSpec) -> Result<Vec<Vec<u64>>> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
         .map(|(i, line)| {
             spec.parse_line(line.trim())
-                .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))
+                .map_err(|e| anyhow::anyhow!("{}:{}: {e}", origin.display(), i + 1))
         })
         .collect()
 }

@@ -1,22 +1,30 @@
-//! Runs of `cover` and `explore` over several functions (`--all`, `-f` repeated or a
-//! glob, `--functions FILE`): the inputs are compiled, linked, lowered and guarded once,
-//! the functions are spread over `--jobs` threads (largest first, by instruction
-//! count), each writes `OUT/<function>/` as a one-function run writes `OUT/`, and the
-//! run ends by writing `OUT/index.json`, `OUT/report.html` and the merged
-//! `OUT/coverage.lcov` (`fpforge_report::index`), rows in name order. A function that
-//! cannot be tested gets a row with its error, and the run goes on; `--total-time`
-//! bounds the whole run and Ctrl-C stops it, the functions not started then getting a
-//! row that says so.
+//! Runs of `cover`, `explore` and `accuracy` over several functions (`--all`, `-f`
+//! repeated or a glob, `--functions FILE`, less `--skip`): the inputs are compiled,
+//! linked, lowered and guarded once, the functions are spread over `--jobs` threads
+//! (largest first, by instruction count), each writes `OUT/<function>/` as a
+//! one-function run writes `OUT/`, and the run ends by writing `OUT/index.json`,
+//! `OUT/report.html` and, for the coverage engines, the merged `OUT/coverage.lcov`
+//! (`fpforge_report::index`), rows in name order. A function that cannot be tested gets
+//! a row with its error, and the run goes on; `--total-time` bounds the whole run and
+//! Ctrl-C stops it, the functions not started then getting a row that says so.
+//! `--shard K/N` runs one part of the functions ([`crate::shard`]), and `--resume`
+//! keeps or continues what OUT holds ([`crate::resume`]).
 
+use crate::args::FunctionSpecs;
+use crate::glob::glob_matches;
 use crate::interrupt::interrupt_flag;
 use crate::options::{
-    CiOptions, CoverageRunOptions, LibraryBudget, OutputOptions, Program, Selection, TrapTargets,
+    CiOptions, CoverageRunOptions, LibraryOptions, OutputOptions, Program, Resume, Selection,
+    TrapTargets,
 };
 use crate::progress::{Progress, Verbosity};
+use crate::resume::{self, Saved};
+use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
 use fpforge_report::html::{index_page, REPORT_HTML};
-use fpforge_report::index::{merged_lcov, Index, IndexRow, RowOutcome, RunCounts};
+use fpforge_report::index::{merged_lcov, Index, IndexRow, Measure, RowOutcome, ShardOf};
 use fpforge_report::{write_atomic, Finished};
+use fpforge_spec::{ArgSpec, OutArgSpec};
 use fpir::{Func, Function, Module, Type};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,20 +42,54 @@ pub struct Searched {
     pub interrupted: bool,
 }
 
+/// One function's search as a run over several functions hands it to the engine.
+pub struct Job<'a> {
+    /// The function's directory.
+    pub out: &'a Path,
+    /// What is left of the whole run's time, when it is bounded.
+    pub time_left: Option<Duration>,
+    /// The `inputs.txt` of an earlier run with other settings (`--resume`), whose
+    /// tests run first.
+    pub saved_tests: Option<&'a str>,
+    /// The function's own input specs (fpforge.toml), which replace the engine's.
+    pub specs: Option<&'a FunctionSpecs>,
+}
+
+impl Job<'_> {
+    /// The `--arg` and `--out-arg` specs of the job's function: its own, or `engine`'s.
+    pub fn specs<'s>(
+        &'s self,
+        engine: (&'s [ArgSpec], &'s [OutArgSpec]),
+    ) -> (&'s [ArgSpec], &'s [OutArgSpec]) {
+        self.specs
+            .map_or(engine, |s| (s.args.as_slice(), s.out_args.as_slice()))
+    }
+}
+
 /// An engine a run over several functions calls on each.
 pub trait LibraryEngine: Sync {
-    /// `cover` or `explore`, as `index.json` names the engine.
+    /// `cover`, `explore` or `accuracy`, as `index.json` names the engine.
     const NAME: &'static str;
 
-    /// Searches `func` and writes its files into `out`, within `time_left` of the
-    /// whole run when it is bounded.
-    fn search(
-        &self,
-        module: &Module,
-        func: Func,
-        out: &Path,
-        time_left: Option<Duration>,
-    ) -> Result<Searched>;
+    /// Every setting that changes the engine's results (seed, budgets, specs), as text:
+    /// the run's key ([`crate::resume`]) hashes it.
+    fn settings(&self) -> String;
+
+    /// Searches `func` and writes its files into `job.out`.
+    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()>;
+}
+
+/// The seeds of a job's saved tests under `spec`; none, with a warning, when they no
+/// longer fit it (the parameters changed): the search then starts afresh.
+pub fn saved_seeds(job: &Job<'_>, spec: &fpforge_spec::InputSpec) -> Vec<Vec<u64>> {
+    let Some(text) = job.saved_tests else {
+        return Vec::new();
+    };
+    let origin = job.out.join(fpforge_report::outdir::INPUTS);
+    crate::inputs::parse_seeds(text, &origin, spec).unwrap_or_else(|e| {
+        eprintln!("warning: the saved tests do not fit the function's inputs any more, so its search starts afresh: {e:#}");
+        Vec::new()
+    })
 }
 
 /// A function's own time limit, shortened to what is left of the run's.
@@ -73,28 +115,6 @@ fn selects(pattern: &str, function: &Function) -> bool {
     } else {
         function.answers_to(pattern)
     }
-}
-
-/// Whether `name` matches `pattern`, where `*` matches any run of characters and `?`
-/// any one.
-fn glob_matches(pattern: &str, name: &str) -> bool {
-    let (pattern, name): (Vec<char>, Vec<char>) =
-        (pattern.chars().collect(), name.chars().collect());
-    // matched[j]: the pattern so far matches name[..j].
-    let mut matched = vec![false; name.len() + 1];
-    matched[0] = true;
-    for &p in &pattern {
-        let mut next = vec![false; name.len() + 1];
-        for j in 0..=name.len() {
-            next[j] = match p {
-                '*' => matched[j] || (j > 0 && next[j - 1]),
-                '?' => j > 0 && matched[j - 1],
-                c => j > 0 && matched[j - 1] && name[j - 1] == c,
-            };
-        }
-        matched = next;
-    }
-    matched[name.len()]
 }
 
 /// Whether a function takes or returns a floating-point value (directly or through a
@@ -132,28 +152,31 @@ fn exported_names(bitcode: &Path) -> Result<BTreeSet<String>> {
 }
 
 /// A selected function.
-struct Candidate {
+pub struct Candidate {
     /// Its display name.
-    name: String,
+    pub name: String,
     /// Its directory under the output directory (see [`IndexRow::directory`]).
-    directory: String,
-    func: Func,
+    pub directory: String,
+    /// The function.
+    pub func: Func,
     /// Instructions in its body, which orders the functions largest first.
-    size: usize,
+    pub size: usize,
     /// Why it cannot be tested, when it cannot.
-    problem: Option<String>,
+    pub problem: Option<String>,
 }
 
 /// The program loaded once, with the selected functions in name order.
-struct Library {
-    module: Module,
-    candidates: Vec<Candidate>,
+pub struct Library {
+    /// The lowered program.
+    pub module: Module,
+    /// The selected functions, in name order.
+    pub candidates: Vec<Candidate>,
 }
 
 impl Library {
     /// Compiles, links and lowers `program`'s inputs, selects the functions, and guards
     /// every function they reach when the program asks for trap targets.
-    fn load(program: &Program, selection: &Selection) -> Result<Library> {
+    pub fn load(program: &Program, selection: &Selection) -> Result<Library> {
         if !program.load.lib_dirs.is_empty() || program.load.compile_commands.is_some() {
             bail!("--lib-dir and --compile-commands take one function for now: give the library's files as inputs");
         }
@@ -197,10 +220,25 @@ impl Library {
             .collect();
         Ok(Library { module, candidates })
     }
+
+    /// Keeps only `shard`'s part of the candidates; returns what the shard's index says
+    /// of it.
+    fn keep_shard(&mut self, shard: Shard, run: &str) -> ShardOf {
+        let sizes: Vec<usize> = self.candidates.iter().map(|c| c.size).collect();
+        let selected = self.candidates.iter().map(|c| c.name.clone()).collect();
+        let mut takes = shard.takes(&sizes).into_iter();
+        self.candidates.retain(|_| takes.next().unwrap_or(false));
+        ShardOf {
+            index: shard.index,
+            count: shard.count,
+            run: run.to_string(),
+            selected,
+        }
+    }
 }
 
 /// The functions `selection` names, by name: `--all`'s, then every `-f` pattern's (a
-/// pattern that matches nothing is an error).
+/// pattern that matches nothing is an error), less those `--skip` matches.
 fn select(
     module: &Module,
     selection: &Selection,
@@ -227,6 +265,12 @@ fn select(
             bail!("-f {pattern}: no function of the inputs has that name");
         }
     }
+    chosen.retain(|_, &mut func| {
+        !selection
+            .skip
+            .iter()
+            .any(|skip| selects(skip, &module.funcs[func]))
+    });
     Ok(chosen)
 }
 
@@ -255,14 +299,25 @@ fn undefined_calls(module: &Module, func: Func, allow: bool) -> Option<String> {
 pub struct Run<'a> {
     /// The inputs and how to load them.
     pub program: &'a Program,
-    /// Threads and total time.
-    pub budget: LibraryBudget,
+    /// Threads, total time, shard and resumption.
+    pub options: LibraryOptions,
     /// The output directory.
     pub out: &'a Path,
     /// The coverage threshold.
     pub ci: &'a CiOptions,
     /// JSON or summary, progress or not.
     pub output: &'a OutputOptions,
+}
+
+/// When a run over several functions must stop, and the key its functions' directories
+/// are written under.
+struct Pace<'a> {
+    /// The end of `--total-time`.
+    deadline: Option<Instant>,
+    /// Set by Ctrl-C.
+    interrupt: &'a AtomicBool,
+    /// The run's key ([`resume::run_key`]).
+    run_key: &'a str,
 }
 
 /// What the progress line counts.
@@ -276,10 +331,10 @@ struct Tally {
 impl<'a> Run<'a> {
     /// The run of `program` over several functions, with `cover`'s or `explore`'s
     /// shared options `run`.
-    pub fn new(program: &'a Program, budget: LibraryBudget, run: &'a CoverageRunOptions) -> Self {
+    pub fn new(program: &'a Program, options: LibraryOptions, run: &'a CoverageRunOptions) -> Self {
         Run {
             program,
-            budget,
+            options,
             out: &run.out,
             ci: &run.ci,
             output: &run.output,
@@ -292,22 +347,36 @@ impl<'a> Run<'a> {
     pub fn run<E: LibraryEngine>(&self, selection: &Selection, engine: &E) -> Result<ExitCode> {
         let started = Instant::now();
         let interrupt = interrupt_flag();
-        let library = Library::load(self.program, selection)?;
-        let deadline = self.budget.total_time.map(|t| started + t);
+        let mut library = Library::load(self.program, selection)?;
+        let run_key = resume::run_key(E::NAME, &engine.settings());
+        let shard = self
+            .options
+            .shard
+            .map(|shard| library.keep_shard(shard, &run_key));
+        let pace = Pace {
+            deadline: self.options.total_time.map(|t| started + t),
+            interrupt: &interrupt,
+            run_key: &run_key,
+        };
         let progress = Progress::new(E::NAME, self.output.verbosity);
-        let rows = self.run_all(&library, engine, deadline, &interrupt, &progress);
+        let rows = self.run_all(&library, engine, &pace, &progress);
         progress.finish();
         let index = Index {
             engine: E::NAME,
             seconds: started.elapsed().as_secs_f64(),
             rows,
+            shard,
         };
-        let json = self.write(&index)?;
+        let json = write_index(self.out, &index)?;
         if self.output.json {
             crate::output::emit(&json)?;
         } else if self.output.verbosity == Verbosity::Normal {
+            let lcov = match index.measure() {
+                Measure::Coverage => ", coverage.lcov",
+                Measure::Accuracy => "",
+            };
             let wrote = format!(
-                "wrote {}/index.json, {REPORT_HTML}, coverage.lcov and one directory per function\n",
+                "wrote {}/index.json, {REPORT_HTML}{lcov} and one directory per function\n",
                 self.out.display()
             );
             crate::output::emit(&(index.summary() + &wrote))?;
@@ -346,8 +415,7 @@ impl<'a> Run<'a> {
         &self,
         library: &Library,
         engine: &E,
-        deadline: Option<Instant>,
-        interrupt: &AtomicBool,
+        pace: &Pace<'_>,
         progress: &Progress,
     ) -> Vec<IndexRow> {
         let count = library.candidates.len();
@@ -358,17 +426,21 @@ impl<'a> Run<'a> {
         let tally = Mutex::new(Tally::default());
         let lock_error = "a worker panicked";
         std::thread::scope(|scope| {
-            for _ in 0..self.budget.jobs.min(count) {
+            for _ in 0..self.options.jobs.min(count) {
                 scope.spawn(|| loop {
                     let next = queue.lock().expect(lock_error).next();
                     let Some(i) = next else { break };
                     let candidate = &library.candidates[i];
-                    let outcome = self.run_one(library, candidate, engine, deadline, interrupt);
+                    let outcome = self.run_one(library, candidate, engine, pace);
                     let mut tally = tally.lock().expect(lock_error);
                     tally.done += 1;
-                    if let RowOutcome::Ran(counts) = &outcome {
-                        tally.covered += counts.covered;
-                        tally.crashes += counts.crashes;
+                    match &outcome {
+                        RowOutcome::Ran(counts) => {
+                            tally.covered += counts.covered;
+                            tally.crashes += counts.crashes;
+                        }
+                        RowOutcome::Measured(counts) => tally.crashes += counts.crashes,
+                        RowOutcome::Error(_) | RowOutcome::NotRun(_) => {}
                     }
                     progress.say(format!(
                         "{}/{count} functions, {} sides covered, {} crashes",
@@ -389,80 +461,86 @@ impl<'a> Run<'a> {
             .collect()
     }
 
-    /// Runs one function unless it cannot be tested or the run is over.
+    /// Runs one function unless it cannot be tested, it is finished already (with
+    /// `--resume`) or the run is over.
     fn run_one<E: LibraryEngine>(
         &self,
         library: &Library,
         candidate: &Candidate,
         engine: &E,
-        deadline: Option<Instant>,
-        interrupt: &AtomicBool,
+        pace: &Pace<'_>,
     ) -> RowOutcome {
         if let Some(problem) = &candidate.problem {
             return RowOutcome::Error(problem.clone());
         }
-        if interrupt.load(Ordering::Relaxed) || crate::interrupt::requested() {
+        let dir = self.out.join(&candidate.directory);
+        let specs = self.options.specs.get(&candidate.name);
+        let own_key = resume::run_key(pace.run_key, &format!("{specs:?}"));
+        let key = resume::function_key(&own_key, &library.module, candidate.func);
+        let measure = Measure::of(E::NAME);
+        let saved = match self.options.resume {
+            Resume::Continue => Saved::read(&dir, &key, measure),
+            Resume::Restart => Saved::Nothing,
+        };
+        let saved_tests = match saved {
+            Saved::Finished(outcome) => return outcome,
+            Saved::Tests(tests) => Some(tests),
+            Saved::Nothing => None,
+        };
+        if pace.interrupt.load(Ordering::Relaxed) || crate::interrupt::requested() {
             return RowOutcome::NotRun("interrupted".to_string());
         }
-        let time_left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let time_left = pace
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()));
         if time_left == Some(Duration::ZERO) {
             return RowOutcome::NotRun("total time".to_string());
         }
-        let dir = self.out.join(&candidate.directory);
-        let counts = engine
-            .search(&library.module, candidate.func, &dir, time_left)
-            .and_then(|_| read_counts(&dir));
-        match counts {
-            Ok(counts) => RowOutcome::Ran(counts),
-            Err(e) => RowOutcome::Error(format!("{e:#}")),
+        let job = Job {
+            out: &dir,
+            time_left,
+            saved_tests: saved_tests.as_deref(),
+            specs,
+        };
+        let outcome = resume::start(&dir, &key)
+            .and_then(|()| engine.search(&library.module, candidate.func, job))
+            .and_then(|()| Ok(measure.read(&dir)?));
+        match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                // An error row has no directory: drop the key written for the search.
+                let _ = std::fs::remove_dir_all(&dir);
+                RowOutcome::Error(format!("{e:#}"))
+            }
         }
     }
+}
 
-    /// Writes `index.json`, the index page and the merged lcov file; returns the JSON.
-    fn write(&self, index: &Index) -> Result<String> {
-        std::fs::create_dir_all(self.out)
-            .with_context(|| format!("cannot create {}", self.out.display()))?;
-        let json = index.to_json()?;
-        write_atomic(&self.out.join("index.json"), &json)?;
-        write_atomic(&self.out.join(REPORT_HTML), &index_page(index))?;
+/// Writes `index`'s `index.json`, index page and, for the coverage engines, merged lcov
+/// file (of the functions' `coverage.lcov` in `out`) into `out`; returns the JSON.
+pub fn write_index(out: &Path, index: &Index) -> Result<String> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let json = index.to_json()?;
+    write_atomic(&out.join("index.json"), &json)?;
+    write_atomic(&out.join(REPORT_HTML), &index_page(index))?;
+    if index.measure() == Measure::Coverage {
         let mut tracefiles = Vec::new();
-        for row in index.rows.iter().filter(|row| row.counts().is_some()) {
-            let path = self.out.join(&row.directory).join("coverage.lcov");
+        for row in index.rows.iter().filter(|row| row.has_directory()) {
+            let path = out.join(&row.directory).join("coverage.lcov");
             tracefiles.push(
                 std::fs::read_to_string(&path)
                     .with_context(|| format!("cannot read {}", path.display()))?,
             );
         }
         let lcov = merged_lcov(tracefiles.iter().map(String::as_str));
-        write_atomic(&self.out.join("coverage.lcov"), &lcov)?;
-        Ok(json)
+        write_atomic(&out.join("coverage.lcov"), &lcov)?;
     }
-}
-
-/// The counts of the `coverage.json` a function's run wrote in `dir`.
-fn read_counts(dir: &Path) -> Result<RunCounts> {
-    let path = dir.join("coverage.json");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(RunCounts::from_coverage_json(&text)?)
+    Ok(json)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs_match_plain_names() {
-        assert!(glob_matches("exp*", "expm1"));
-        assert!(glob_matches("exp*", "exp"));
-        assert!(!glob_matches("exp*", "frexp"));
-        assert!(glob_matches("*exp", "frexp"));
-        assert!(glob_matches("?in", "sin"));
-        assert!(!glob_matches("?in", "asin"));
-        assert!(glob_matches("a*b*c", "aXbYbc"));
-        assert!(!glob_matches("a*b*c", "aXbYb"));
-        assert!(glob_matches("sin", "sin") && !glob_matches("sin", "sinf"));
-    }
 
     #[test]
     fn a_function_limit_shrinks_to_the_time_left() {

@@ -9,17 +9,21 @@
 mod args;
 mod commands;
 mod gcov;
+mod glob;
 mod inputs;
 mod interrupt;
 mod library;
 mod options;
 mod output;
 mod progress;
+mod project;
 mod prover;
+mod resume;
+mod shard;
 mod values;
 
 use args::{Cli, Command};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 /// Exit code of a run whose program trapped (out-of-bounds access, fuel exhausted, ...).
@@ -70,12 +74,30 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Reach(args) => commands::reach::run(args.try_into()?),
         Command::Explore(args) => commands::explore::run(args.try_into()?),
         Command::Accuracy(args) => commands::accuracy::run(args.try_into()?),
+        Command::Init(args) => commands::init::run(args.try_into()?),
+        Command::Merge(args) => commands::merge::run(args.try_into()?),
     }
 }
 
+/// The command line and its matches (which say which flags it gave).
+fn parse() -> Result<(Command, clap::ArgMatches), clap::Error> {
+    let matches = Cli::command().try_get_matches()?;
+    let cli = Cli::from_arg_matches(&matches)?;
+    Ok((cli.command, matches))
+}
+
+/// `command` with what the current directory's `fpforge.toml` gives for the flags the
+/// command line lacks.
+fn with_project(mut command: Command, matches: &clap::ArgMatches) -> anyhow::Result<Command> {
+    if let Some(project) = project::Project::find()? {
+        project.apply(&mut command, matches)?;
+    }
+    Ok(command)
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let (command, matches) = match parse() {
+        Ok(parsed) => parsed,
         Err(err) => {
             // Usage errors exit 1 like every other bad input; --help and --version 0.
             let code = if err.use_stderr() { 1 } else { 0 };
@@ -83,7 +105,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match dispatch(cli.command) {
+    match with_project(command, &matches).and_then(dispatch) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");

@@ -5,10 +5,11 @@
 
 use crate::args::{
     AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
-    FitnessChoice, IrArgs, LibraryArgs, ListArgs, OutputArgs, ProgramArgs, ReachArgs, RunArgs,
-    SitesArgs, SolveArgs, SolverChoice, StrategyArg,
+    FitnessChoice, FunctionSpecs, InitArgs, IrArgs, LibraryArgs, ListArgs, MergeArgs, OutputArgs,
+    ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
 };
 use crate::progress::Verbosity;
+use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{AccuracyConfig, Sampling, SiteSelection, Strategy as AccuracyStrategy};
 use fpforge_cover::{CoverConfig, Metric, Space};
@@ -18,6 +19,7 @@ use fpforge_lower::LoadOptions;
 use fpforge_report::TestSet;
 use fpforge_solve::{Fitness, SolveConfig, Strategy as SolveStrategy};
 use fpforge_spec::{ArgSpec, OutArgSpec};
+use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -118,6 +120,8 @@ pub struct Selection {
     pub all: bool,
     /// Names and globs from `-f` and `--functions`.
     pub patterns: Vec<String>,
+    /// Names and globs of functions to leave out (`--skip`).
+    pub skip: Vec<String>,
 }
 
 impl Functions {
@@ -156,6 +160,7 @@ impl Functions {
             _ => Ok(Functions::Selected(Selection {
                 all: library.all,
                 patterns,
+                skip: library.skip.clone(),
             })),
         }
     }
@@ -224,33 +229,57 @@ fn is_glob(pattern: &str) -> bool {
     pattern.contains(['*', '?'])
 }
 
-/// How a run over several functions spends its time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LibraryBudget {
+/// How a run over several functions is split and spends its time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LibraryOptions {
     /// Functions run side by side.
     pub jobs: usize,
     /// Time of the whole run (`--total-time`).
     pub total_time: Option<Duration>,
+    /// The part of the functions this process runs (`--shard K/N`).
+    pub shard: Option<Shard>,
+    /// Whether to keep what OUT holds (`--resume`).
+    pub resume: Resume,
+    /// Input specs of single functions (fpforge.toml's `[function.NAME]`).
+    pub specs: BTreeMap<String, FunctionSpecs>,
 }
 
-impl LibraryBudget {
-    /// The budget of `functions` from `--jobs` and `--total-time`, which only runs over
-    /// several functions take, with `--seeds`, `--gcov` and `--junit`, which they refuse.
+/// What a run over several functions does with the functions OUT already holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// Search every function again.
+    Restart,
+    /// Keep the finished ones and continue the others ([`crate::resume`]).
+    Continue,
+}
+
+impl LibraryOptions {
+    /// The options of `functions` from `--jobs`, `--total-time`, `--shard` and
+    /// `--resume`, which only runs over several functions take, with `--seeds`, `--gcov`
+    /// and `--junit`, which they refuse.
     fn new(
         functions: &Functions,
         jobs: usize,
         library: &LibraryArgs,
         one_function_only: OneFunctionFlags,
-    ) -> Result<LibraryBudget> {
+    ) -> Result<LibraryOptions> {
         let total_time = library
             .total_time
             .map(|s| seconds("--total-time", s))
             .transpose()?;
         match functions {
-            Functions::One(_) if total_time.is_some() => {
-                bail!(
-                    "--total-time is for runs over several functions (--all, -f GLOB, --functions)"
-                )
+            Functions::One(_) => {
+                let given = [
+                    ("--total-time", total_time.is_some()),
+                    ("--shard", library.shard.is_some()),
+                    ("--resume", library.resume),
+                    ("--skip", !library.skip.is_empty()),
+                ];
+                if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+                    bail!(
+                        "{flag} is for runs over several functions (--all, -f GLOB, --functions)"
+                    );
+                }
             }
             Functions::Selected(_) => {
                 let given = [
@@ -262,13 +291,37 @@ impl LibraryBudget {
                     bail!("{flag} takes one function: run it on one of OUT/<function>/ instead");
                 }
             }
-            Functions::One(_) => {}
         }
-        Ok(LibraryBudget {
+        Ok(LibraryOptions {
             jobs: in_range("--jobs", jobs, 1, MAX_JOBS)?,
             total_time,
+            shard: library.shard.as_deref().map(Shard::parse).transpose()?,
+            resume: if library.resume {
+                Resume::Continue
+            } else {
+                Resume::Restart
+            },
+            specs: library.function_specs.clone(),
         })
     }
+}
+
+/// The `--arg` and `--out-arg` specs of a command on `functions`: those of the command
+/// line, or for one function those fpforge.toml gives it (filled in only when the command
+/// line gives none).
+fn specs_of(
+    functions: &Functions,
+    library: &LibraryArgs,
+    args: Vec<ArgSpec>,
+    out_args: Vec<OutArgSpec>,
+) -> (Vec<ArgSpec>, Vec<OutArgSpec>) {
+    let own = match functions {
+        Functions::One(name) => library.function_specs.get(name),
+        Functions::Selected(_) => None,
+    };
+    own.map_or((args, out_args), |specs| {
+        (specs.args.clone(), specs.out_args.clone())
+    })
 }
 
 const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
@@ -293,7 +346,7 @@ impl Program {
     ) -> Result<(Program, Vec<String>)> {
         let count = items.iter().take_while(|i| is_input_path(i)).count();
         if count == 0 {
-            bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments");
+            bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments (or, for cover, explore and accuracy, run in a directory with an fpforge.toml: fpforge init DIR writes one)");
         }
         let paths: Vec<PathBuf> = items[..count].iter().map(PathBuf::from).collect();
         if let Some(missing) = paths.iter().find(|p| !p.exists()) {
@@ -408,6 +461,7 @@ impl TryFrom<ListArgs> for ListOptions {
         let every = Functions::Selected(Selection {
             all: true,
             patterns: Vec::new(),
+            skip: Vec::new(),
         });
         Ok(ListOptions {
             program: Program::files_only(&args.items, &args.program, every, "list")?,
@@ -514,7 +568,7 @@ pub struct CoverOptions {
     /// The program.
     pub program: Program,
     /// Threads and total time of a run over several functions.
-    pub library: LibraryBudget,
+    pub library: LibraryOptions,
     /// The engine's settings (its prover is plugged in by the command).
     pub config: CoverConfig,
     /// Hand the sides the search leaves open to concolic execution.
@@ -539,7 +593,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
     fn try_from(args: CoverArgs) -> Result<Self> {
         let functions = Functions::select(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = LibraryBudget::new(
+        let library = LibraryOptions::new(
             &functions,
             args.jobs,
             &args.library,
@@ -549,6 +603,8 @@ impl TryFrom<CoverArgs> for CoverOptions {
             Functions::One(_) => library.jobs,
             Functions::Selected(_) => 1,
         };
+        let (arg_specs, out_args) =
+            specs_of(&functions, &args.library, args.arg_specs, args.out_args);
         let program = Program::files_only(&args.items, &args.program, functions, "cover")?
             .with_trap_targets(run.trap_targets);
         let spaces = if args.no_ulp_space {
@@ -569,7 +625,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             .with_deep(args.deep)
             .with_fuel(at_least("--fuel", args.fuel, 1)?)
             .with_compile(args.compile.into())
-            .with_args(args.arg_specs, args.out_args)
+            .with_args(arg_specs, out_args)
             .with_jobs(search_jobs)
             .with_spaces(spaces)
             .with_metric(metric)
@@ -684,7 +740,7 @@ pub struct ExploreOptions {
     /// The program.
     pub program: Program,
     /// Threads and total time of a run over several functions.
-    pub library: LibraryBudget,
+    pub library: LibraryOptions,
     /// The engine.
     pub engine: EngineOptions,
     /// Seeds, gcov, the test set, and where and how the results go.
@@ -697,17 +753,20 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
     fn try_from(args: ExploreArgs) -> Result<Self> {
         let functions = Functions::select(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = LibraryBudget::new(
+        let library = LibraryOptions::new(
             &functions,
             args.jobs,
             &args.library,
             run.one_function_flags(),
         )?;
+        let mut engine = args.engine;
+        (engine.arg_specs, engine.out_args) =
+            specs_of(&functions, &args.library, engine.arg_specs, engine.out_args);
         Ok(ExploreOptions {
             program: Program::files_only(&args.items, &args.program, functions, "explore")?
                 .with_trap_targets(run.trap_targets),
             library,
-            engine: args.engine.try_into()?,
+            engine: engine.try_into()?,
             run,
         })
     }
@@ -718,21 +777,43 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
 pub struct AccuracyOptions {
     /// The program.
     pub program: Program,
+    /// Threads, total time, shard and resumption of a run over several functions.
+    pub library: LibraryOptions,
     /// The engine's settings.
     pub config: AccuracyConfig,
     /// A report whose worst input is measured again instead of searching.
     pub check_input: Option<PathBuf>,
-    /// Output directory.
+    /// Output directory (always one for a run over several functions).
     pub out: Option<PathBuf>,
     /// JSON or text, progress or not.
     pub output: OutputOptions,
 }
 
+/// The output directory of a run over several functions when `--out` is not given, as
+/// `cover`'s.
+const DEFAULT_OUT: &str = "fpforge-out";
+
 impl TryFrom<AccuracyArgs> for AccuracyOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: AccuracyArgs) -> Result<Self> {
-        let functions = Functions::one(&args.program.function)?;
+        let functions = Functions::select(&args.program.function, &args.library)?;
+        let one_function_only = OneFunctionFlags {
+            seeds: false,
+            gcov: false,
+            junit: false,
+        };
+        let library = LibraryOptions::new(&functions, args.jobs, &args.library, one_function_only)?;
+        let several = matches!(functions, Functions::Selected(_));
+        if several && args.check_input.is_some() {
+            bail!("--check-input takes one function: name it with -f FUNC");
+        }
+        let out = match args.out {
+            None if several => Some(PathBuf::from(DEFAULT_OUT)),
+            out => out,
+        };
+        let (arg_specs, out_args) =
+            specs_of(&functions, &args.library, args.arg_specs, args.out_args);
         let (program, extra) = Program::new(&args.items, &args.program, functions)?;
         if !extra.is_empty() {
             bail!(
@@ -757,13 +838,14 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             .with_sites(parse_sites(&args.sites)?)
             .with_sampling(parse_sampling(&args.sampling)?)
             .with_top_k(at_least("--top-k", args.top_k, 1)?)
-            .with_args(args.arg_specs)
-            .with_out_args(args.out_args);
+            .with_args(arg_specs)
+            .with_out_args(out_args);
         Ok(AccuracyOptions {
             program,
+            library,
             config,
             check_input: args.check_input,
-            out: args.out,
+            out,
             output: args.output.into(),
         })
     }
@@ -806,6 +888,83 @@ fn parse_sampling(text: &str) -> Result<Sampling> {
         }),
         ["log", start] => Ok(Sampling::Logarithmic { start: num(start)? }),
         _ => bail!("--sampling: expected uniform:START:STEP or log:START, got `{text}`"),
+    }
+}
+
+/// `fpforge init`.
+#[derive(Debug)]
+pub struct InitOptions {
+    /// The library's directory.
+    pub dir: PathBuf,
+    /// Its sources, with the compiler flags given, every function `--all` selects.
+    pub program: Program,
+    /// Replace an existing fpforge.toml.
+    pub force: bool,
+}
+
+impl TryFrom<InitArgs> for InitOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: InitArgs) -> Result<Self> {
+        if !args.dir.is_dir() {
+            bail!("{}: not a directory", args.dir.display());
+        }
+        let items: Vec<String> = crate::project::find_sources(&args.dir)?
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let selection = Functions::Selected(Selection {
+            all: true,
+            patterns: Vec::new(),
+            skip: Vec::new(),
+        });
+        Ok(InitOptions {
+            program: Program::files_only(&items, &args.program, selection, "init")?,
+            dir: args.dir,
+            force: args.force,
+        })
+    }
+}
+
+/// `fpforge merge`.
+#[derive(Debug)]
+pub struct MergeOptions {
+    /// The shards' output directories.
+    pub shards: Vec<PathBuf>,
+    /// Where the joined run goes.
+    pub out: PathBuf,
+    /// JSON or summary.
+    pub output: OutputOptions,
+}
+
+impl TryFrom<MergeArgs> for MergeOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: MergeArgs) -> Result<Self> {
+        if let Some(dir) = args.dirs.iter().find(|d| !d.join("index.json").is_file()) {
+            bail!(
+                "{}: no index.json: give the output directories of a run's shards",
+                dir.display()
+            );
+        }
+        let out = std::path::absolute(&args.out)
+            .with_context(|| format!("--out {}", args.out.display()))?;
+        for dir in &args.dirs {
+            let dir = std::fs::canonicalize(dir)
+                .with_context(|| format!("cannot read {}", dir.display()))?;
+            if out.starts_with(&dir) || dir.starts_with(&out) {
+                bail!(
+                    "--out {} overlaps the shard {}: write the joined run elsewhere",
+                    args.out.display(),
+                    dir.display()
+                );
+            }
+        }
+        Ok(MergeOptions {
+            shards: args.dirs,
+            out: args.out,
+            output: args.output.into(),
+        })
     }
 }
 

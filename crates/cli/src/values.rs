@@ -2,11 +2,12 @@
 //!
 //! Floats accept decimal, C99 hex (`0x1.8p+1`), `inf`/`-inf`/`nan` and `raw:` + hex bits;
 //! integers accept decimal or `0x` hex; arrays are `[v, v, ...]` and are passed by
-//! pointer to the pointee type the function's parameter declares.
+//! pointer to the pointee type the function's parameter declares; a parameter the module
+//! gives a shape takes a struct `{field: value, ...}` or a vector `[v, v, ...]`.
 
 use crate::inputs::Loaded;
 use anyhow::{bail, Context, Result};
-use fpforge_spec::spec::parse_value;
+use fpforge_spec::spec::{parse_value, shaped_arg};
 use fpforge_spec::Arg;
 use fpir::{Function, Module, Type};
 
@@ -80,8 +81,15 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
                 .get(i + first_visible)
                 .copied()
                 .flatten();
-            parse_arg(text, ty, pointee)
-                .with_context(|| format!("argument {} of `{}`", i + 1, func.display_name()))
+            let index = i + first_visible;
+            let parsed = match loaded.module.param_shapes.get(&(loaded.func, index)) {
+                Some(shape) => {
+                    let name = func.param_names[index].as_deref().unwrap_or("");
+                    shaped_arg(name, shape, text).map_err(anyhow::Error::from)
+                }
+                None => parse_arg(text, ty, pointee),
+            };
+            parsed.with_context(|| format!("argument {} of `{}`", i + 1, func.display_name()))
         });
     result_buffer.into_iter().map(Ok).chain(given).collect()
 }

@@ -12,6 +12,10 @@
 //! can be while it still fails with the same key: each coordinate is tried at zero, then
 //! at one, then (floats) rounded to an integer, within the coordinate's range.
 //! [`FindingLog`] keeps an engine run's findings that way; engines share it.
+//! [`dominant_finding`] runs a few probe inputs before a search and names the finding
+//! that (nearly) every one of them meets: an input specification that cannot get past
+//! the first access of a too-short pointer is worth saying at once, not after a search
+//! that reports every branch as not reached.
 
 use crate::concrete::Concrete;
 use crate::interp::{ExecConfig, Interpreter, Outcome};
@@ -237,4 +241,64 @@ impl<'m> FindingLog<'m> {
         self.list.push(finding);
         Ok(Some(self.list.len() - 1))
     }
+}
+
+/// The share of probe runs needed for [`dominant_finding`] to speak: 9 in 10.
+pub const DOMINANT_SHARE: (usize, usize) = (9, 10);
+
+/// A finding that most probe runs meet.
+#[derive(Clone, PartialEq, Debug)]
+pub struct DominantFinding {
+    /// The first probe input that met it.
+    pub finding: Finding,
+    /// How many probe runs met it.
+    pub met: usize,
+    /// How many probe runs there were.
+    pub runs: usize,
+}
+
+/// Runs `func` on each input of `points` (coordinate bits in `spec`'s order) and returns
+/// the crash, keyed as findings are, that at least [`DOMINANT_SHARE`] of the runs meet
+/// (hangs do not count).
+pub fn dominant_finding(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    exec_config: ExecConfig,
+    points: &[Vec<u64>],
+) -> Result<Option<DominantFinding>, ExecError> {
+    let mut interp = Interpreter::new(module, Concrete, NoObserver, exec_config)?;
+    let mut counts: Vec<(FindingKey, DominantFinding)> = Vec::new();
+    for coords in points {
+        let run = interp.call(func, &spec.to_args(coords))?;
+        let Outcome::Trapped(trap) = run.outcome else {
+            continue;
+        };
+        let Some(finding) = Finding::of(&trap, coords.clone()) else {
+            continue;
+        };
+        // A probe's fuel may be shorter than the search's: running out of it says
+        // nothing about the program.
+        if finding.kind == FindingKind::Hang {
+            continue;
+        }
+        let key = finding.key();
+        match counts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, seen)) => seen.met += 1,
+            None => counts.push((
+                key,
+                DominantFinding {
+                    finding,
+                    met: 1,
+                    runs: points.len(),
+                },
+            )),
+        }
+    }
+    let (share, of) = DOMINANT_SHARE;
+    Ok(counts
+        .into_iter()
+        .map(|(_, d)| d)
+        .max_by_key(|d| d.met)
+        .filter(|d| d.met * of >= d.runs * share && d.runs > 0))
 }

@@ -444,6 +444,61 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     arrays.push((addr, elem, values.len()));
                     m.sem.address(addr)
                 }
+                Arg::Block { .. } | Arg::Vector { .. } if ty != Type::Ptr => {
+                    return Err(ExecError::ArgType {
+                        func,
+                        index,
+                        message: format!("a struct or vector passed for a parameter of type {ty}"),
+                    });
+                }
+                Arg::Block { size, cells } => {
+                    let addr = m.mem.malloc(*size).map_err(|_| ExecError::ArgsTooLarge)?;
+                    if addr == 0 {
+                        return Err(ExecError::ArgsTooLarge);
+                    }
+                    for cell in cells {
+                        let v = match cell.ty {
+                            Type::Ptr => m.sem.address(cell.bits),
+                            ty => {
+                                slot += 1;
+                                m.sem.input(InputSlot(slot - 1), ty, cell.bits & ty.mask())
+                            }
+                        };
+                        m.sem
+                            .store(&mut m.mem, cell.ty, addr + cell.offset, &v)
+                            .map_err(|_| ExecError::ArgsTooLarge)?;
+                    }
+                    m.sem.address(addr)
+                }
+                Arg::Vector { elem, values } => {
+                    let esize = u64::from(elem.bytes());
+                    let size = esize
+                        .checked_mul(values.len() as u64)
+                        .ok_or(ExecError::ArgsTooLarge)?;
+                    let data = m
+                        .mem
+                        .malloc(size.max(1))
+                        .map_err(|_| ExecError::ArgsTooLarge)?;
+                    let header = m.mem.malloc(24).map_err(|_| ExecError::ArgsTooLarge)?;
+                    if data == 0 || header == 0 {
+                        return Err(ExecError::ArgsTooLarge);
+                    }
+                    for (k, &bits) in values.iter().enumerate() {
+                        let v = m.sem.input(InputSlot(slot), *elem, bits & elem.mask());
+                        slot += 1;
+                        m.sem
+                            .store(&mut m.mem, *elem, data + esize * k as u64, &v)
+                            .map_err(|_| ExecError::ArgsTooLarge)?;
+                    }
+                    // libstdc++'s `_Vector_impl_data`: start, finish, end of storage.
+                    for (at, pointer) in [(0, data), (8, data + size), (16, data + size)] {
+                        let v = m.sem.address(pointer);
+                        m.sem
+                            .store(&mut m.mem, Type::Ptr, header + at, &v)
+                            .map_err(|_| ExecError::ArgsTooLarge)?;
+                    }
+                    m.sem.address(header)
+                }
             };
             match compiled.as_mut() {
                 Some(bits) => bits.push(m.sem.concrete_bits(&value)),

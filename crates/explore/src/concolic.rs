@@ -41,9 +41,10 @@ use fpforge_exec::{Concrete, InputSlot, Memory, Semantics, TrapKind};
 use fpforge_solve::eval::{Evaluator, Model, Value};
 use fpforge_solve::term::ExtFn;
 use fpforge_solve::{FpFormat, Op, RoundingMode, Sort, TermId, TermStore};
-use fpforge_spec::{InputSpec, ParamInput};
+use fpforge_spec::{FieldValue, InputSpec, ParamInput};
 use fpir::{
-    Arm, BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathFn, Module, Side, Terminator, Type,
+    Arm, BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathFn, Module, ParamShape, Side,
+    Terminator, Type,
 };
 use std::collections::HashMap;
 
@@ -190,6 +191,24 @@ impl Concolic {
                 ParamInput::Array { elem, len, .. } => {
                     for k in 0..len {
                         var(&mut slot_coord, elem, format!("{name}[{k}]"));
+                    }
+                }
+                ParamInput::Vector { elem, len, .. } => {
+                    for k in 0..len {
+                        var(&mut slot_coord, elem, format!("{name}[{k}]"));
+                    }
+                }
+                ParamInput::Struct { ref fields, .. } => {
+                    for field in fields {
+                        match field.value {
+                            FieldValue::Input(_) => var(
+                                &mut slot_coord,
+                                field.ty,
+                                ParamShape::field_name(name, &field.path),
+                            ),
+                            FieldValue::Fixed(_) => slot_coord.push(None),
+                            FieldValue::Null => {}
+                        }
                     }
                 }
                 ParamInput::Fixed { .. } => slot_coord.push(None),

@@ -21,6 +21,7 @@ pub mod math;
 pub mod module;
 pub mod names;
 pub mod parse;
+pub mod shape;
 pub mod side;
 pub mod types;
 pub mod verify;
@@ -38,6 +39,7 @@ pub use module::{
 };
 pub use names::FuncLookup;
 pub use parse::{parse_module, ParseError};
+pub use shape::{FieldShape, ParamShape, Passing, StructShape};
 pub use side::{
     Arm, Closest, Effort, InfeasibleMethod, MissReason, Side, SideParseError, SideReport,
     SideStatus, SideTally, Witness,

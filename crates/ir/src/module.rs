@@ -9,8 +9,9 @@ use crate::inst::{
     BlockCall, Callee, FloatBinOp, FloatPred, Inst, InstKind, IntPred, Terminator, TrapCheck,
 };
 use crate::math::MathCall;
+use crate::shape::ParamShape;
 use crate::types::{FloatTy, Type};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// A source position from debug info.
@@ -239,6 +240,9 @@ pub struct Module {
     pub branch_sites: EntityVec<BranchSite, BranchSiteData>,
     /// Op sites, derived by [`Module::index_sites`].
     pub op_sites: EntityVec<OpSite, OpSiteData>,
+    /// What pointer parameters point to when debug info says more than a scalar, by
+    /// function and parameter index (see [`crate::shape`]).
+    pub param_shapes: BTreeMap<(Func, usize), ParamShape>,
 }
 
 /// A site table that does not match the instructions.

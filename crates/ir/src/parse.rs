@@ -4,13 +4,15 @@
 //! recursive-descent parser then follows the printer's grammar line by line:
 //!
 //! ```text
-//! module  := (file | extern | global | func | NL)*
+//! module  := (file | extern | global | func | shape | NL)*
 //! file    := "file" fileN STRING NL
 //! extern  := "extern" STRING NL
 //! global  := "global" gN STRING "align" INT ["const"] "=" x"HEX" reloc* NL
 //! reloc   := "reloc" "(" INT "," (gN | fN) "," INT ")"
 //! func    := "func" fN STRING [STRING] "(" [param ("," param)*] ")" ["->" type] [loc] "{" NL
 //!            ("const" vN ":" type "=" value NL)* block+ "}" NL
+//! shape   := "shape" fN INT ("vector" type | "span" type | "struct" STRING PASSING INT "{" [field ("," field)*] "}") NL
+//! field   := STRING "@" INT ":" type
 //! param   := vN ":" type ["<" type ">"] ["#" NAME]
 //! block   := bbN ["(" [vN ":" type ("," vN ":" type)*] ")"] ":" NL (inst [loc] NL)* term [loc] NL
 //! invoke  := "invoke" bbcall "," "unwind" bbcall "[" vN ":" "ptr" "," vN ":" "i32" "]"
@@ -41,6 +43,7 @@ use crate::inst::{
 };
 use crate::math::{MathCall, MathFn};
 use crate::module::{AddrBase, BlockData, Const, Function, GlobalData, Module, Reloc, SrcLoc};
+use crate::shape::{FieldShape, ParamShape, Passing, StructShape};
 use crate::types::{FloatTy, Type};
 use crate::write::{cast_name, float_bin_name, float_pred_name, int_bin_name, int_pred_name};
 use std::collections::HashMap;
@@ -677,7 +680,11 @@ impl Parser {
                     let func = self.function(module.funcs.len())?;
                     module.funcs.push(func);
                 }
-                _ => return self.expected("`file`, `extern`, `global` or `func`"),
+                "shape" => {
+                    let (key, shape) = self.shape()?;
+                    module.param_shapes.insert(key, shape);
+                }
+                _ => return self.expected("`file`, `extern`, `global`, `func` or `shape`"),
             }
         }
         let end = self.pos();
@@ -726,6 +733,47 @@ impl Parser {
             constant,
             relocs,
         })
+    }
+
+    fn shape(&mut self) -> Result<((Func, usize), ParamShape), ParseError> {
+        self.expect_word("shape")?;
+        let (func, _) = self.entity::<Func>(Func::PREFIX, "a function `fN`")?;
+        let param = self.number("a parameter index")?;
+        let shape = if self.eat_word("vector") {
+            ParamShape::Vector(self.ty()?)
+        } else if self.eat_word("span") {
+            ParamShape::Span(self.ty()?)
+        } else {
+            self.expect_word("struct")?;
+            let name = self.string("a struct name")?;
+            let (word, pos) = self.word("`pointer`, `reference` or `value`")?;
+            let passing = Passing::from_name(&word)
+                .ok_or_else(|| pos.error("expected `pointer`, `reference` or `value`"))?;
+            let size = self.number("a struct size")?;
+            self.expect('{')?;
+            let mut fields = Vec::new();
+            if !self.eat('}') {
+                loop {
+                    let path = self.string("a field path")?;
+                    self.expect('@')?;
+                    let offset = self.number("a field offset")?;
+                    self.expect(':')?;
+                    let ty = self.ty()?;
+                    fields.push(FieldShape { path, offset, ty });
+                    if self.list_end('}')? {
+                        break;
+                    }
+                }
+            }
+            ParamShape::Struct(StructShape {
+                name,
+                passing,
+                size,
+                fields,
+            })
+        };
+        self.end_line()?;
+        Ok(((func, param), shape))
     }
 
     fn addr_base(&mut self) -> Result<AddrBase, ParseError> {

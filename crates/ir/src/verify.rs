@@ -58,6 +58,9 @@
 //!   the module.
 //!
 //! Module:
+//! - every parameter shape belongs to a `ptr` parameter of an existing function, a
+//!   struct's fields lie inside its size, and a span's pointer is followed by an integer
+//!   parameter (its length);
 //! - the site tables equal what [`Module::index_sites`] derives from the instructions
 //!   (site ids dense, each used once, and every entry up to date).
 
@@ -66,6 +69,7 @@ use crate::entities::{Block, EntityId, EntityVec, Func, Reg};
 use crate::inst::{BlockCall, Callee, CastOp, InstKind, Terminator};
 use crate::math::MathShape;
 use crate::module::{AddrBase, Const, Function, Module, SrcLoc};
+use crate::shape::ParamShape;
 use crate::types::Type;
 use crate::write::{cast_name, float_bin_name, int_bin_name, quote};
 use std::collections::HashSet;
@@ -90,6 +94,7 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<VerifyError>> {
         FuncVerifier::new(module, fid, func, &mut errors).run();
         tables_safe &= func.consts.iter().all(|(r, _)| func.regs.get(*r).is_some());
     }
+    verify_shapes(module, &mut errors);
     if tables_safe {
         verify_sites(module, &mut errors);
     }
@@ -97,6 +102,41 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<VerifyError>> {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+fn verify_shapes(module: &Module, errors: &mut Vec<VerifyError>) {
+    for (&(fid, param), shape) in &module.param_shapes {
+        let mut report = |message: String| {
+            errors.push(VerifyError {
+                location: format!("shape {fid} {param}"),
+                message,
+            })
+        };
+        let Some(func) = module.funcs.get(fid) else {
+            report("no such function".to_string());
+            continue;
+        };
+        let ty = func.params().get(param).and_then(|&r| func.regs.get(r));
+        if ty != Some(&Type::Ptr) {
+            report("the parameter is not a pointer".to_string());
+        }
+        match shape {
+            ParamShape::Struct(s) => {
+                for field in &s.fields {
+                    if field.offset + u64::from(field.ty.bytes()) > s.size {
+                        report(format!("field `{}` lies outside the struct", field.path));
+                    }
+                }
+            }
+            ParamShape::Span(_) => {
+                let len = func.params().get(param + 1).and_then(|&r| func.regs.get(r));
+                if !matches!(len, Some(Type::Int(_))) {
+                    report("a span's pointer is not followed by an integer length".to_string());
+                }
+            }
+            ParamShape::Vector(_) => {}
+        }
     }
 }
 

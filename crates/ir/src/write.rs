@@ -13,6 +13,8 @@
 //!   ...
 //! }
 //! ```
+//! A `shape fN P ...` line after the functions says what parameter `P` of `fN` points
+//! to ([`crate::shape`]).
 //! Registers are declared with their type where they are defined; `@opN`/`@brN` name a
 //! site; `!F:L:C` is a source location (file index, line, column).
 
@@ -22,6 +24,7 @@ use crate::inst::{
     IntPred, Terminator,
 };
 use crate::module::{AddrBase, Const, Function, GlobalData, Module, SrcLoc};
+use crate::shape::ParamShape;
 use crate::types::Type;
 use crate::{Func, Global, Reg};
 use std::fmt::{self, Write};
@@ -46,7 +49,32 @@ fn write_to(out: &mut String, module: &Module) -> fmt::Result {
     for (id, func) in module.funcs.iter() {
         write_function(out, id, func)?;
     }
+    for ((func, param), shape) in &module.param_shapes {
+        write!(out, "shape {func} {param} ")?;
+        write_shape(out, shape)?;
+        out.push('\n');
+    }
     Ok(())
+}
+
+/// `struct "struct particle" pointer 72 { "pos[0]" @0: f64, ... }`, `vector f64` or
+/// `span f64`.
+fn write_shape(out: &mut String, shape: &ParamShape) -> fmt::Result {
+    match shape {
+        ParamShape::Struct(s) => {
+            let name = quote(&s.name);
+            write!(out, "struct {name} {} {} {{", s.passing.name(), s.size)?;
+            for (i, field) in s.fields.iter().enumerate() {
+                let sep = if i == 0 { " " } else { ", " };
+                let path = quote(&field.path);
+                write!(out, "{sep}{path} @{}: {}", field.offset, field.ty)?;
+            }
+            out.push_str(" }");
+            Ok(())
+        }
+        ParamShape::Vector(elem) => write!(out, "vector {elem}"),
+        ParamShape::Span(elem) => write!(out, "span {elem}"),
+    }
 }
 
 fn write_global(out: &mut String, id: Global, g: &GlobalData) -> fmt::Result {

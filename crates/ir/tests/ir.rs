@@ -1203,7 +1203,10 @@ fn parse_errors_name_line_column_and_what_was_expected() {
             "func f0 \"f\"() {\n  const v0: f32 = 0x1.8p+1.5\nbb0:\n  ret\n}\n",
             "2:19: invalid f32 literal `0x1.8p+1.5`: malformed hex float",
         ),
-        ("glob g0\n", "1:1: expected `file`, `extern`, `global` or `func`, found `glob`"),
+        (
+            "glob g0\n",
+            "1:1: expected `file`, `extern`, `global`, `func` or `shape`, found `glob`",
+        ),
     ];
     for (text, expected) in cases {
         assert_eq!(parse_error(text), *expected, "{text}");

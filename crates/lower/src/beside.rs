@@ -9,11 +9,12 @@
 //! through the LLVM C API and records each such call's predicate or assembly (the call
 //! as LLVM prints it, read by [`crate::asm`]) by function name, block index and
 //! instruction index (the positions `llvm-ir` uses). It only runs when the module
-//! declares such an intrinsic or calls inline assembly.
+//! declares such an intrinsic or calls inline assembly. The same reading prints the
+//! module's text when a function takes a struct pointer, for the debug info of
+//! [`crate::shapes`].
 
 use fpir::FloatPred;
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
-use llvm_sys::core::LLVMIsAInlineAsm;
 use llvm_sys::core::{
     LLVMContextCreate, LLVMContextDispose, LLVMCountBasicBlocks,
     LLVMCreateMemoryBufferWithContentsOfFile, LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
@@ -21,7 +22,8 @@ use llvm_sys::core::{
     LLVMGetFirstFunction, LLVMGetFirstInstruction, LLVMGetMDString, LLVMGetNextBasicBlock,
     LLVMGetNextFunction, LLVMGetNextInstruction, LLVMGetNumClauses, LLVMGetNumOperands,
     LLVMGetOperand, LLVMGetValueName2, LLVMIsACallInst, LLVMIsAConstantExpr,
-    LLVMIsAConstantPointerNull, LLVMIsAGlobalValue, LLVMIsALandingPadInst, LLVMPrintValueToString,
+    LLVMIsAConstantPointerNull, LLVMIsAGlobalValue, LLVMIsAInlineAsm, LLVMIsALandingPadInst,
+    LLVMPrintModuleToString, LLVMPrintValueToString,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
@@ -39,6 +41,9 @@ pub(crate) struct Beside {
     pub fcmp_predicates: HashMap<Position, FloatPred>,
     /// Inline assembly calls, as LLVM prints the instruction.
     pub asm_calls: HashMap<Position, String>,
+    /// The module's text (as `llvm-dis` prints it), when its debug info is wanted
+    /// ([`crate::shapes`]).
+    pub text: Option<String>,
     /// The clauses of each `landingpad`, in order.
     pub landing_clauses: HashMap<Position, Vec<ClauseText>>,
 }
@@ -76,8 +81,9 @@ pub(crate) fn is_constrained_fcmp(name: &str) -> bool {
 }
 
 /// Reads the predicates of all constrained comparisons and the inline assembly calls in
-/// the bitcode (or, with `is_text`, LLVM IR text) file at `path`.
-pub(crate) fn read_beside(path: &Path, is_text: bool) -> Result<Beside, String> {
+/// the bitcode (or, with `is_text`, LLVM IR text) file at `path`, and with `want_text`
+/// the module's text.
+pub(crate) fn read_beside(path: &Path, is_text: bool, want_text: bool) -> Result<Beside, String> {
     let cpath = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
     // SAFETY: every LLVM object created here is disposed of before returning, values
     // are only read while the module is alive, and strings are copied out.
@@ -109,7 +115,12 @@ pub(crate) fn read_beside(path: &Path, is_text: bool) -> Result<Beside, String> 
                 text
             });
         }
-        let found = collect(module);
+        let mut found = collect(module);
+        if want_text {
+            let text = LLVMPrintModuleToString(module);
+            found.text = Some(CStr::from_ptr(text).to_string_lossy().into_owned());
+            LLVMDisposeMessage(text);
+        }
         LLVMDisposeModule(module);
         LLVMContextDispose(context);
         Ok(found)

@@ -74,6 +74,7 @@ mod load;
 mod lower;
 mod options;
 mod reach;
+mod shapes;
 mod stubs;
 mod symbols;
 

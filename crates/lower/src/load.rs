@@ -155,10 +155,13 @@ fn lower_file(path: &Path) -> Result<Lowered, LowerError> {
             })
         }
     };
-    let beside = if crate::beside::needs_beside(&module) {
-        crate::beside::read_beside(path, is_text).map_err(|message| LowerError::Parse {
-            path: path.to_path_buf(),
-            message,
+    let want_text = crate::shapes::has_struct_params(&module);
+    let beside = if crate::beside::needs_beside(&module) || want_text {
+        crate::beside::read_beside(path, is_text, want_text).map_err(|message| {
+            LowerError::Parse {
+                path: path.to_path_buf(),
+                message,
+            }
         })?
     } else {
         Default::default()

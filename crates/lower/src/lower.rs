@@ -114,6 +114,9 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Low
         }
     }
     let mut module = ctx.out;
+    if let Some(text) = &ctx.beside.text {
+        crate::shapes::apply(&mut module, text);
+    }
     module
         .index_sites()
         .map_err(|e| LowerError::Verify(e.to_string()))?;

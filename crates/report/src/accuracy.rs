@@ -167,6 +167,9 @@ pub struct RunInfo<'a> {
     /// Inputs on which the function crashed or hung, in the order found (their files in
     /// `OUT/crashes/` and `OUT/hangs/`).
     pub findings: &'a [crate::findings::FindingRow],
+    /// The line saying that (nearly) every probe run traps at one place, when it does
+    /// ([`crate::findings::every_run_traps`]).
+    pub diagnostic: Option<&'a str>,
 }
 
 /// The name of a strategy in reports.
@@ -209,6 +212,8 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) crashes: usize,
     pub(crate) hangs: usize,
     pub(crate) findings: &'a [crate::findings::FindingRow],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) diagnostic: Option<&'a str>,
     pub(crate) worst: Option<&'a FindingRow>,
     pub(crate) top: &'a [FindingRow],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -239,6 +244,7 @@ impl<'a> ReportJson<'a> {
             crashes: count_kind(info.findings, "crash"),
             hangs: count_kind(info.findings, "hang"),
             findings: info.findings,
+            diagnostic: info.diagnostic,
             worst: top.first(),
             top,
             non_finite: None,

@@ -146,6 +146,9 @@ pub struct Coverage<'a> {
     pub found_at: &'a [Duration],
     /// The crashes and hangs found.
     pub findings: &'a [FindingRow],
+    /// The line saying that (nearly) every probe run traps at one place, when it does
+    /// ([`crate::findings::every_run_traps`]).
+    pub diagnostic: Option<&'a str>,
     /// How the run ended; `None` while it runs.
     pub ending: Option<&'a Ending>,
     /// The engine, while the run has not ended (then `ending` says it).
@@ -228,6 +231,8 @@ struct CoverageJson<'a> {
     crashes: usize,
     hangs: usize,
     findings: &'a [FindingRow],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnostic: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stats: Option<EngineStats>,
     sites: Vec<SiteRow>,
@@ -424,6 +429,7 @@ impl Coverage<'_> {
             crashes: self.count_findings("crash"),
             hangs: self.count_findings("hang"),
             findings: self.findings,
+            diagnostic: self.diagnostic,
             stats: self.ending.map(|e| e.stats),
             sites: self.site_rows(),
         };

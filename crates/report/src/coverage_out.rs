@@ -60,6 +60,8 @@ pub struct CoverageOut<'m> {
     /// Computes each test's expected results for `regression.c`.
     results: Interpreter<'m, Concrete, NoObserver>,
     findings: Vec<FindingRow>,
+    /// The line saying that nearly every run traps at one place, if a probe found so.
+    diagnostic: Option<String>,
     /// Why `regression.c` cannot be written, if it cannot.
     no_regression: Option<String>,
     /// Whether the end of the run keeps only the tests coverage needs ([`crate::minimize`]).
@@ -101,6 +103,7 @@ impl<'m> CoverageOut<'m> {
             sources: Sources::default(),
             junit: None,
             findings: Vec::new(),
+            diagnostic: None,
             no_regression: None,
             minimize: TestSet::Minimized,
         })
@@ -109,6 +112,13 @@ impl<'m> CoverageOut<'m> {
     /// Which tests the end of the run keeps (default: minimized).
     pub fn with_test_set(mut self, tests: TestSet) -> Self {
         self.minimize = tests;
+        self
+    }
+
+    /// Records in `coverage.json` that (nearly) every run traps at one place
+    /// ([`crate::findings::every_run_traps`]).
+    pub fn with_diagnostic(mut self, diagnostic: Option<String>) -> Self {
+        self.diagnostic = diagnostic;
         self
     }
 
@@ -333,6 +343,7 @@ impl<'m> CoverageOut<'m> {
             inputs: &self.inputs,
             found_at: &self.found_at,
             findings: &self.findings,
+            diagnostic: self.diagnostic.as_deref(),
             ending,
             engine: self.engine,
         }

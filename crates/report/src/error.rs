@@ -15,6 +15,14 @@ pub enum ReportError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A file a report repeats could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// A parameter has no C type for `regression.c` (an integer of an odd width, or a
     /// pointer to a pointer).
     #[error("parameter {index} of `{func}` has no C type for regression.c ({ty})")]

@@ -8,11 +8,13 @@
 //! ```
 //!
 //! reproduces it (exit code 3). The same findings are listed in `coverage.json`
-//! (`findings`) and in the summary.
+//! (`findings`) and in the summary. [`every_run_traps`] is the one line that says when
+//! nearly every input meets the same finding, with what `--arg` would let runs past it.
 
-use fpforge_exec::{Finding, FindingKind};
-use fpforge_spec::InputSpec;
-use fpir::{Func, Module, SrcLoc};
+use fpforge_exec::finding::DominantFinding;
+use fpforge_exec::{Finding, FindingKind, TrapKind};
+use fpforge_spec::{FieldValue, InputSpec, ParamInput};
+use fpir::{Func, Module, ParamShape, SrcLoc};
 use serde::Serialize;
 
 /// The directory of a kind of finding inside the output directory.
@@ -135,4 +137,56 @@ pub fn replay_name(module: &Module, func: Func) -> String {
     } else {
         format!("'{}'", name.replace('\'', "'\\''"))
     }
+}
+
+/// The line saying that (nearly) every run meets `dominant`: `every run traps:
+/// out-of-bounds access ... at particle.c:12:9 (30 of 30 probe runs); give its length
+/// with --arg 'x: f64[N]'`, the hint naming the parameters a memory fault may come from
+/// (pointers to one element, structs), or the ranges that may avoid another fault.
+pub fn every_run_traps(module: &Module, spec: &InputSpec, dominant: &DominantFinding) -> String {
+    let trap = &dominant.finding.trap;
+    let function = module
+        .funcs
+        .get(trap.func)
+        .map_or_else(|| trap.func.to_string(), |f| f.name.clone());
+    let memory = matches!(
+        trap.kind,
+        TrapKind::OutOfBounds { .. } | TrapKind::ObjectOverrun { .. } | TrapKind::NullDeref { .. }
+    );
+    let mut hints = Vec::new();
+    for (param, input) in spec.params().iter().enumerate() {
+        let name = spec.param_name(param);
+        match input {
+            ParamInput::Pointee { ty, .. } if memory => {
+                hints.push(format!("give its length with --arg '{name}: {ty}[N]'"));
+            }
+            ParamInput::Vector { elem, .. } if memory => {
+                hints.push(format!(
+                    "give its length with --arg '{name}: vector<{elem}>[N]'"
+                ));
+            }
+            ParamInput::Struct { fields, .. } if memory => {
+                let null = fields.iter().find(|f| f.value == FieldValue::Null);
+                hints.push(match null {
+                    Some(field) => format!(
+                        "`{}` is a null pointer: call the function from a driver that builds `{name}`",
+                        ParamShape::field_name(name, &field.path)
+                    ),
+                    None => format!("fix or restrict the fields of `{name}` with --arg ('{name}.n = 4')"),
+                });
+            }
+            _ => {}
+        }
+    }
+    if hints.is_empty() {
+        hints.push("restrict the inputs with --arg 'NAME in [LO, HI]'".to_string());
+    }
+    format!(
+        "every run traps: {} in {function} at {} ({} of {} probe runs); {}",
+        trap.kind,
+        module.describe_loc(trap.loc),
+        dominant.met,
+        dominant.runs,
+        hints.join("; ")
+    )
 }

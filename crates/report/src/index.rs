@@ -1,6 +1,7 @@
 //! `index.json` (schema 1): the table of a run over several functions, one row per
-//! function, as `cover` and `explore` write it beside the functions' own directories
-//! (`OUT/<function>/coverage.json` ...).
+//! function, as `cover`, `explore` and `accuracy` write it beside the functions' own
+//! directories (`OUT/<function>/coverage.json` ..., or `report.json` for `accuracy`,
+//! whose rows and totals are [`measured`]'s).
 //!
 //! ```json
 //! {
@@ -20,17 +21,71 @@
 //! A function's counts are read back from the `coverage.json` its run wrote, so the
 //! index says exactly what each function's own files say. Rows come in name order.
 //! [`merged_lcov`] joins the functions' `coverage.lcov` files into the run's one.
+//!
+//! The index of one shard of a run (`--shard K/N`) also has a `"shard"` object
+//! ([`ShardOf`]: `K`, `N`, the run's key and every function of the whole selection), which
+//! `fpforge merge` reads back with [`SavedIndex::from_json`] to join the shards into the
+//! index a single run writes (which has no `"shard"`).
 
 use crate::error::ReportError;
 use crate::SCHEMA_VERSION;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
+use std::path::Path;
+
+pub mod measured;
+
+use measured::MeasuredJson;
+pub use measured::{AccuracyCounts, AccuracyTotals, WorstInput, WorstOf};
+
+/// What the rows of an index measure, by engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// `cover` and `explore`: branch coverage, from `coverage.json`.
+    Coverage,
+    /// `accuracy`: the worst inputs, from `report.json`.
+    Accuracy,
+}
+
+impl Measure {
+    /// What `engine`'s runs measure.
+    pub fn of(engine: &str) -> Measure {
+        if engine == "accuracy" {
+            Measure::Accuracy
+        } else {
+            Measure::Coverage
+        }
+    }
+
+    /// The file of a function's directory its row repeats.
+    pub fn report_file(self) -> &'static str {
+        match self {
+            Measure::Coverage => "coverage.json",
+            Measure::Accuracy => "report.json",
+        }
+    }
+
+    /// The row of the function whose run wrote `dir`.
+    pub fn read(self, dir: &Path) -> Result<RowOutcome, ReportError> {
+        let path = dir.join(self.report_file());
+        let text = std::fs::read_to_string(&path).map_err(|source| ReportError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(match self {
+            Measure::Coverage => RowOutcome::Ran(RunCounts::from_coverage_json(&text)?),
+            Measure::Accuracy => RowOutcome::Measured(serde_json::from_str(&text)?),
+        })
+    }
+}
 
 /// How the run of one function went.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RowOutcome {
     /// The engine ran; its `coverage.json` gave these counts.
     Ran(RunCounts),
+    /// `accuracy` ran; its `report.json` gave these.
+    Measured(AccuracyCounts),
     /// The function could not be tested (no spec fits, unsupported, ...).
     Error(String),
     /// The run ended before this function started (total time, Ctrl-C).
@@ -114,6 +169,60 @@ pub struct Index {
     pub seconds: f64,
     /// One row per function, in name order.
     pub rows: Vec<IndexRow>,
+    /// Which shard of a run this is, when the run was split (`--shard K/N`).
+    pub shard: Option<ShardOf>,
+}
+
+/// The `"shard"` object of a shard's `index.json`: enough for `fpforge merge` to check
+/// that the shards it is given are all of one run, each once.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardOf {
+    /// `K`, from 1.
+    pub index: usize,
+    /// `N`.
+    pub count: usize,
+    /// The run's key: a hash of every setting that changes its results, the same in
+    /// every shard of one run.
+    pub run: String,
+    /// Every function of the whole selection (all shards), in name order.
+    pub selected: Vec<String>,
+}
+
+/// An `index.json` read back: the rows' statuses and errors (a ran function's counts
+/// are in its own `coverage.json`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct SavedIndex {
+    /// `cover` or `explore`.
+    pub engine: String,
+    /// Wall-clock seconds of the run.
+    pub seconds: f64,
+    /// The rows.
+    pub functions: Vec<SavedRow>,
+    /// The shard, when the run was split.
+    #[serde(default)]
+    pub shard: Option<ShardOf>,
+}
+
+/// One row of an `index.json` read back.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct SavedRow {
+    /// The function.
+    pub function: String,
+    /// `finished`, `interrupted`, `error` or `not run`.
+    pub status: String,
+    /// Why it has no counts (`error` and `not run`).
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Its directory, when it ran.
+    #[serde(default)]
+    pub directory: Option<String>,
+}
+
+impl SavedIndex {
+    /// Reads an `index.json` text.
+    pub fn from_json(text: &str) -> Result<SavedIndex, ReportError> {
+        Ok(serde_json::from_str(text)?)
+    }
 }
 
 #[derive(Serialize)]
@@ -126,6 +235,8 @@ struct RowJson<'a> {
     error: Option<&'a str>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     counts: Option<CountsJson<'a>>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    measured: Option<MeasuredJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -180,34 +291,84 @@ struct IndexJson<'a> {
     engine: &'static str,
     seconds: f64,
     functions: Vec<RowJson<'a>>,
-    totals: Totals,
+    totals: TotalsJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<&'a ShardOf>,
+}
+
+/// The totals of a coverage or an accuracy index.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum TotalsJson {
+    Coverage(Totals),
+    Accuracy(AccuracyTotals),
+}
+
+impl RowOutcome {
+    /// Whether the function's search ended by itself: it ran, its files were
+    /// completed, and Ctrl-C did not stop it.
+    pub fn completed(&self) -> bool {
+        let (finished, stop) = match self {
+            RowOutcome::Ran(c) => (c.finished, c.stop.as_deref()),
+            RowOutcome::Measured(c) => (c.finished, c.stop.as_deref()),
+            RowOutcome::Error(_) | RowOutcome::NotRun(_) => return false,
+        };
+        finished && stop != Some("interrupted")
+    }
 }
 
 impl IndexRow {
     /// The status word of `index.json`.
     pub fn status(&self) -> &'static str {
-        match &self.outcome {
-            RowOutcome::Ran(counts) if counts.stop.as_deref() == Some("interrupted") => {
-                "interrupted"
-            }
-            RowOutcome::Ran(_) => "finished",
-            RowOutcome::Error(_) => "error",
-            RowOutcome::NotRun(_) => "not run",
+        let stop = match &self.outcome {
+            RowOutcome::Ran(counts) => counts.stop.as_deref(),
+            RowOutcome::Measured(counts) => counts.stop.as_deref(),
+            RowOutcome::Error(_) => return "error",
+            RowOutcome::NotRun(_) => return "not run",
+        };
+        if stop == Some("interrupted") {
+            "interrupted"
+        } else {
+            "finished"
         }
     }
 
-    /// The counts, when the function ran.
+    /// Whether the function has its directory (it ran).
+    pub fn has_directory(&self) -> bool {
+        matches!(self.outcome, RowOutcome::Ran(_) | RowOutcome::Measured(_))
+    }
+
+    /// The summary's line of a function without figures: its name (padded to `width`),
+    /// status and why.
+    fn unmeasured_line(&self, width: usize) -> String {
+        format!(
+            "{:<width$}  {}: {}",
+            self.function,
+            self.status(),
+            self.error().unwrap_or_default()
+        )
+    }
+
+    /// The accuracy figures, when `accuracy` ran the function.
+    pub fn measured(&self) -> Option<&AccuracyCounts> {
+        match &self.outcome {
+            RowOutcome::Measured(counts) => Some(counts),
+            _ => None,
+        }
+    }
+
+    /// The coverage counts, when `cover` or `explore` ran the function.
     pub fn counts(&self) -> Option<&RunCounts> {
         match &self.outcome {
             RowOutcome::Ran(counts) => Some(counts),
-            RowOutcome::Error(_) | RowOutcome::NotRun(_) => None,
+            _ => None,
         }
     }
 
     /// Why the function has no counts, when it has none.
     pub fn error(&self) -> Option<&str> {
         match &self.outcome {
-            RowOutcome::Ran(_) => None,
+            RowOutcome::Ran(_) | RowOutcome::Measured(_) => None,
             RowOutcome::Error(why) | RowOutcome::NotRun(why) => Some(why),
         }
     }
@@ -217,7 +378,7 @@ impl IndexRow {
         RowJson {
             function: &self.function,
             status: self.status(),
-            directory: counts.map(|_| self.directory.as_str()),
+            directory: self.has_directory().then_some(self.directory.as_str()),
             error: self.error(),
             counts: counts.map(|c| CountsJson {
                 sides: c.sides,
@@ -232,6 +393,7 @@ impl IndexRow {
                 seconds: c.seconds,
                 stop: c.stop.as_deref(),
             }),
+            measured: self.measured().map(MeasuredJson::of),
         }
     }
 }
@@ -259,6 +421,11 @@ impl Index {
                     totals.hangs += c.hangs;
                     totals.tests += c.tests;
                 }
+                RowOutcome::Measured(c) => {
+                    totals.finished += usize::from(c.finished);
+                    totals.crashes += c.crashes;
+                    totals.hangs += c.hangs;
+                }
                 RowOutcome::Error(_) => totals.errors += 1,
                 RowOutcome::NotRun(_) => totals.not_run += 1,
             }
@@ -271,14 +438,51 @@ impl Index {
         totals
     }
 
+    /// What the rows measure.
+    pub fn measure(&self) -> Measure {
+        Measure::of(self.engine)
+    }
+
+    /// The totals of an accuracy run: [`Index::totals`]' shared counts, the inputs
+    /// evaluated and the least accurate input of any function.
+    pub fn accuracy_totals(&self) -> AccuracyTotals {
+        let totals = self.totals();
+        let measured = || self.rows.iter().filter_map(|r| Some((r, r.measured()?)));
+        let mut worst: Option<WorstOf> = None;
+        for (row, counts) in measured() {
+            let Some(input) = &counts.worst else { continue };
+            if worst.as_ref().is_none_or(|w| input.rel() > w.input.rel()) {
+                worst = Some(WorstOf {
+                    function: row.function.clone(),
+                    input: input.clone(),
+                });
+            }
+        }
+        AccuracyTotals {
+            functions: totals.functions,
+            finished: totals.finished,
+            errors: totals.errors,
+            not_run: totals.not_run,
+            evals: measured().map(|(_, c)| c.evals).sum(),
+            crashes: totals.crashes,
+            hangs: totals.hangs,
+            worst,
+        }
+    }
+
     /// `index.json` (schema 1, see the module docs).
     pub fn to_json(&self) -> Result<String, ReportError> {
+        let totals = match self.measure() {
+            Measure::Coverage => TotalsJson::Coverage(self.totals()),
+            Measure::Accuracy => TotalsJson::Accuracy(self.accuracy_totals()),
+        };
         let json = IndexJson {
             schema: SCHEMA_VERSION,
             engine: self.engine,
             seconds: self.seconds,
             functions: self.rows.iter().map(IndexRow::to_json).collect(),
-            totals: self.totals(),
+            totals,
+            shard: self.shard.as_ref(),
         };
         Ok(serde_json::to_string_pretty(&json)? + "\n")
     }
@@ -287,13 +491,24 @@ impl Index {
 impl Index {
     /// The summary a command prints: one line per function, then the totals.
     pub fn summary(&self) -> String {
-        let width = self
-            .rows
+        match self.measure() {
+            Measure::Coverage => self.coverage_summary(),
+            Measure::Accuracy => measured::summary(self),
+        }
+    }
+
+    /// The width of the function column of a summary.
+    fn name_width(&self) -> usize {
+        self.rows
             .iter()
             .map(|r| r.function.len())
             .max()
             .unwrap_or(0)
-            .max("function".len());
+            .max("function".len())
+    }
+
+    fn coverage_summary(&self) -> String {
+        let width = self.name_width();
         let mut text = format!(
             "{:<width$}  {:>6} {:>7} {:>8} {:>10} {:>7} {:>5} {:>5} {:>8}  stop\n",
             "function",
@@ -322,13 +537,7 @@ impl Index {
                     c.seconds.unwrap_or_default(),
                     c.stop.as_deref().unwrap_or_default()
                 ),
-                None => writeln!(
-                    text,
-                    "{:<width$}  {}: {}",
-                    row.function,
-                    row.status(),
-                    row.error().unwrap_or_default()
-                ),
+                None => writeln!(text, "{}", row.unmeasured_line(width)),
             };
         }
         let t = self.totals();
@@ -386,6 +595,7 @@ mod tests {
                     outcome: RowOutcome::NotRun("total time".into()),
                 },
             ],
+            shard: None,
         }
     }
 
@@ -414,6 +624,94 @@ mod tests {
         assert_eq!(totals["crashes"], 2);
         assert_eq!(totals["traps"]["reached"], 2);
         assert_eq!(totals["feasible_percent"], 75.0);
+    }
+
+    #[test]
+    fn a_shard_index_reads_back_with_its_rows_and_shard() {
+        let shard = ShardOf {
+            index: 2,
+            count: 3,
+            run: "00ff".into(),
+            selected: vec!["f".into(), "g".into(), "h".into(), "k".into()],
+        };
+        let written = Index {
+            shard: Some(shard.clone()),
+            ..index()
+        }
+        .to_json()
+        .unwrap();
+        let saved = SavedIndex::from_json(&written).unwrap();
+        assert_eq!(saved.engine, "cover");
+        assert_eq!(saved.shard, Some(shard));
+        let rows: Vec<(&str, &str, Option<&str>)> = saved
+            .functions
+            .iter()
+            .map(|r| (r.function.as_str(), r.status.as_str(), r.error.as_deref()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("f", "finished", None),
+                ("g", "finished", None),
+                ("h", "error", Some("no spec fits")),
+                ("k", "not run", Some("total time")),
+            ]
+        );
+        let unsplit: serde_json::Value = serde_json::from_str(&index().to_json().unwrap()).unwrap();
+        assert!(unsplit.get("shard").is_none());
+    }
+
+    const REPORT: &str = r#"{ "schema": 1, "function": "f", "finished": true,
+        "strategy": "search", "precision": 128, "evals": 500, "elapsed_s": 0.25,
+        "worst_found_s": 0.1, "worst_found_evals": 10, "stop": "evaluation limit",
+        "crashes": 1, "hangs": 0, "findings": [], "top": [], "targets_total": 0,
+        "targets_covered": 0, "blame": [], "divergences": [],
+        "worst": { "input": "1e-8", "coords": ["0x1"], "output": "return",
+                   "computed": "0", "computed_decimal": "0", "reference": "1",
+                   "rel_error": 0.125, "ulp_error": 3.0, "bits_lost": 2.0 } }"#;
+
+    #[test]
+    fn accuracy_rows_repeat_report_json_and_the_totals_name_the_worst() {
+        let measured = |rel: &str| -> AccuracyCounts {
+            serde_json::from_str(&REPORT.replace("0.125", rel)).unwrap()
+        };
+        let row = |name: &str, outcome| IndexRow {
+            function: name.into(),
+            directory: name.into(),
+            outcome,
+        };
+        let index = Index {
+            engine: "accuracy",
+            seconds: 1.0,
+            rows: vec![
+                row("f", RowOutcome::Measured(measured("0.125"))),
+                row("g", RowOutcome::Measured(measured("null"))),
+                row("h", RowOutcome::Error("no spec fits".into())),
+            ],
+            shard: None,
+        };
+        let json: serde_json::Value = serde_json::from_str(&index.to_json().unwrap()).unwrap();
+        let f = &json["functions"][0];
+        assert_eq!(f["status"], "finished");
+        assert_eq!(f["directory"], "f");
+        assert_eq!(f["evals"], 500);
+        assert_eq!(f["seconds"], 0.25);
+        assert_eq!(f["worst"]["rel_error"], 0.125);
+        assert!(f.get("sides").is_none(), "{f}");
+        let totals = &json["totals"];
+        assert_eq!(totals["evals"], 1000);
+        assert_eq!(totals["crashes"], 2);
+        assert_eq!(totals["errors"], 1);
+        assert_eq!(
+            totals["worst"]["function"], "g",
+            "an infinite error is the worst"
+        );
+        assert!(totals["worst"]["rel_error"].is_null());
+        assert!(totals.get("sides").is_none(), "{totals}");
+        assert!(index
+            .summary()
+            .contains("worst relative error inf in `g` at 1e-8"));
+        assert!(RowOutcome::Measured(measured("0.125")).completed());
     }
 
     #[test]

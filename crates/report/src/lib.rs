@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod accuracy;
+pub mod arg_text;
 pub mod coverage;
 pub mod coverage_out;
 pub mod error;

@@ -33,10 +33,11 @@
 //! exception: the same type (`typeid(...).name()`) and, for a `std::exception`, the
 //! same `what()`; it prints `throws TYPE: WHAT`.
 
+use crate::arg_text::{c_type, from_bits, struct_arg, Language};
 use crate::error::ReportError;
 use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Thrown};
 use fpforge_spec::{InputSpec, ParamInput};
-use fpir::{FloatTy, Func, Module, Type};
+use fpir::{FloatTy, Func, Module, ParamShape, Type};
 use std::fmt::Write as _;
 
 /// One test of `regression.c`: its coordinates and the results it must produce (the
@@ -86,37 +87,9 @@ pub fn results_interpreter(
     Interpreter::new(module, Concrete, NoObserver, ExecConfig::default())
 }
 
-/// The C spelling of a scalar type: `double`, `float`, `int`, `long long`, ...
-fn c_type(ty: Type) -> &'static str {
-    match ty {
-        Type::Float(FloatTy::F64) => "double",
-        Type::Float(FloatTy::F32) => "float",
-        Type::Int(1) => "_Bool",
-        Type::Int(8) => "signed char",
-        Type::Int(16) => "short",
-        Type::Int(32) => "int",
-        Type::Int(_) => "long long",
-        Type::Ptr => "void *",
-    }
-}
-
 /// Whether [`c_type`] spells `ty` exactly (integers of other widths have no C type).
 fn has_c_type(ty: Type) -> bool {
     !matches!(ty, Type::Int(w) if ![1, 8, 16, 32, 64].contains(&w))
-}
-
-/// The C expression converting the raw bits `bits` (a C `uint64_t` expression) to `ty`.
-fn from_bits(ty: Type, bits: &str) -> String {
-    match ty {
-        Type::Float(FloatTy::F64) => format!("fpforge_f64_bits({bits})"),
-        Type::Float(FloatTy::F32) => format!("fpforge_f32_bits((uint32_t){bits})"),
-        Type::Int(1) => format!("(_Bool)({bits} & 1u)"),
-        Type::Int(8) => format!("(signed char)fpforge_i64_bits(fpforge_sext({bits}, 8))"),
-        Type::Int(16) => format!("(short)fpforge_i64_bits(fpforge_sext({bits}, 16))"),
-        Type::Int(32) => format!("(int)fpforge_i64_bits(fpforge_sext({bits}, 32))"),
-        Type::Int(_) => format!("fpforge_i64_bits({bits})"),
-        Type::Ptr => format!("(void *)(uintptr_t){bits}"),
-    }
 }
 
 /// The C expression giving the bits of the value `value` of type `ty`, zero-extended as
@@ -145,9 +118,11 @@ fn compare_kind(ty: Type) -> u8 {
     }
 }
 
-/// The C declaration of a parameter's type as the spec passes it.
+/// The C declaration of a parameter's type as the spec passes it (structs are declared
+/// by [`struct_arg`]; a vector has none).
 fn param_decl(input: &ParamInput) -> Option<String> {
     match *input {
+        ParamInput::Struct { .. } | ParamInput::Vector { .. } => None,
         ParamInput::Scalar { ty, .. } | ParamInput::Fixed { ty, .. } => {
             has_c_type(ty).then(|| c_type(ty).to_string())
         }
@@ -170,6 +145,7 @@ struct ResultWord {
 /// The shape of the call: the C parameter declarations, the statements building the
 /// arguments, the call's argument list, and the result words (return value first).
 struct CallShape {
+    decls: String,
     params: Vec<String>,
     setup: String,
     args: Vec<String>,
@@ -181,6 +157,7 @@ fn call_shape(module: &Module, func: Func, spec: &InputSpec) -> Result<CallShape
     let f = &module.funcs[func];
     let types = f.param_types();
     let mut shape = CallShape {
+        decls: String::new(),
         params: Vec::new(),
         setup: String::new(),
         args: Vec::new(),
@@ -192,13 +169,26 @@ fn call_shape(module: &Module, func: Func, spec: &InputSpec) -> Result<CallShape
     };
     let mut next = 0usize;
     for (j, input) in spec.params().iter().enumerate() {
-        shape.params.push(
-            param_decl(input).ok_or_else(|| ReportError::UnsupportedParam {
-                func: f.name.clone(),
-                index: j + 1,
-                ty: types.get(j).map_or_else(String::new, Type::to_string),
-            })?,
-        );
+        let unsupported = || ReportError::UnsupportedParam {
+            func: f.name.clone(),
+            index: j + 1,
+            ty: types.get(j).map_or_else(String::new, Type::to_string),
+        };
+        if let ParamInput::Struct { ref fields, .. } = *input {
+            let Some(ParamShape::Struct(s)) = module.param_shapes.get(&(func, j)) else {
+                return Err(unsupported());
+            };
+            let text = struct_arg(Language::C, j, s, fields, next);
+            next += spec.coords().iter().filter(|c| c.param == j).count();
+            shape.decls.push_str(&text.decls);
+            shape.setup.push_str(&text.setup);
+            shape.params.push(text.param);
+            shape.args.push(text.arg);
+            continue;
+        }
+        shape
+            .params
+            .push(param_decl(input).ok_or_else(unsupported)?);
         let name = spec_param_name(f, j);
         match *input {
             ParamInput::Scalar { ty, .. } => {
@@ -239,6 +229,7 @@ fn call_shape(module: &Module, func: Func, spec: &InputSpec) -> Result<CallShape
                 );
                 shape.array_results(&name, j, elem, len);
             }
+            ParamInput::Struct { .. } | ParamInput::Vector { .. } => {}
         }
     }
     Ok(shape)
@@ -375,6 +366,7 @@ pub fn regression_c(
     if lang == Lang::Cxx {
         c.push_str(CXX_PRELUDE);
     }
+    c.push_str(&shape.decls);
     let params = if shape.params.is_empty() {
         "void".to_string()
     } else {

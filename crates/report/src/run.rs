@@ -129,7 +129,7 @@ impl RunReport {
         };
         let array_params = call_args.iter().enumerate().filter_map(|(i, a)| match a {
             Arg::Array { elem, .. } => Some((i, *elem)),
-            Arg::Scalar(_) => None,
+            Arg::Scalar(_) | Arg::Block { .. } | Arg::Vector { .. } => None,
         });
         let mut arrays: Vec<ArrayRow> = array_params
             .zip(&run.arrays)

@@ -139,6 +139,7 @@ fn page(module: &Module) -> String {
         inputs: &inputs,
         found_at: &found_at,
         findings: &findings,
+        diagnostic: None,
         ending: Some(&ending),
         engine: "cover",
     };

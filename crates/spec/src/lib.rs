@@ -12,13 +12,17 @@
 //! - [`plan`]: the searches' view of an [`InputSpec`]: coordinates as reals, the starting
 //!   points (special values, constants harvested from the program) and the
 //!   [`plan::Test`] a point stands for.
-//! - [`Arg`]: one argument of a call, a scalar's bits or an array.
+//! - [`Arg`]: one argument of a call: a scalar's bits, an array, a struct or a vector.
 
 #![deny(missing_docs)]
 
 mod arg;
+mod fields;
 pub mod plan;
 pub mod spec;
 
-pub use arg::Arg;
-pub use spec::{ArgSpec, Coord, InputSpec, OutArgSpec, ParamInput, SpecError, ValueRange};
+pub use arg::{Arg, Cell};
+pub use spec::{
+    ArgSpec, Coord, FieldInput, FieldValue, InputSpec, OutArgSpec, ParamInput, SpecError,
+    ValueRange,
+};

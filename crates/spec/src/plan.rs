@@ -15,7 +15,7 @@
 use crate::spec::{value_of, Coord, InputSpec, SpecError};
 use crate::Arg;
 use fpir::{Const, FloatTy, Func, InstKind, Module, Terminator, Type};
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
 
 /// A generated test: the raw bits of every coordinate, the interpreter arguments they
@@ -162,6 +162,20 @@ impl InputPlan {
                 .collect(),
             None => SPECIALS.iter().map(|&v| vec![v; n]).collect(),
         }
+    }
+
+    /// Inputs to probe a function with before a search, as coordinate bits: the special
+    /// points (at most half of `count`), then random starting points drawn from `seed`.
+    pub fn probe_points(&self, seed: u64, count: usize) -> Vec<Vec<u64>> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let specials = self.special_points().into_iter().take(count / 2);
+        let specials: Vec<Vec<f64>> = specials.collect();
+        let random = count - specials.len();
+        specials
+            .into_iter()
+            .chain((0..random).map(|_| self.start(&mut rng)))
+            .map(|point| self.bits(&point))
+            .collect()
     }
 
     /// A starting point: per coordinate, a special value, a harvested constant, a

@@ -14,14 +14,23 @@
 //! | `x in [0, 1]` | the parameter's own type, in a range |
 //! | `n = 8` | a fixed value, not an input |
 //! | `--out-arg b`, `--out-arg 'b: f64[8]'` | a zero-filled output array |
+//! | `p.mass in [0, 10]`, `p.pos in [-1, 1]` | a struct field (or every field below a path) in a range |
+//! | `p.n = 4` | a struct field fixed, not an input |
+//! | `v: vector<f64>[16] in [-1, 1]` | a `std::vector` of 16 inputs |
 //!
 //! A parameter is named by its source name or its 1-based position. Parameters without a
 //! spec default to one coordinate each: scalars as they are, a pointer to a scalar gets a
 //! one-element array whose element is the coordinate (CoverMe's `double*` parameters).
+//! A parameter the module gives a [`ParamShape`] (a struct, class or `std::array` by
+//! pointer, reference or value; a `std::vector`) has one coordinate per scalar field,
+//! pointer fields null, or [`DEFAULT_VECTOR_LEN`] elements (a vector; a span's pointer,
+//! whose length parameter is then fixed to it); its text in a line of inputs is
+//! [`struct_text`]'s (`{pos: [1, 2, 3], mass: 2}`), a vector's `[a,b,...]`.
 
-use crate::Arg;
+use crate::fields::{self, FieldText};
+use crate::{Arg, Cell};
 use fpir::float_text::{format_exact, parse_float};
-use fpir::{FloatTy, Func, Module, Type};
+use fpir::{FloatTy, Func, Module, ParamShape, StructShape, Type};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -172,6 +181,50 @@ pub enum ParamInput {
         /// Number of elements.
         len: usize,
     },
+    /// A struct passed by pointer (or reference, or by value in memory): one coordinate
+    /// per input field.
+    Struct {
+        /// Its size in bytes.
+        size: u64,
+        /// Its scalar fields.
+        fields: Vec<FieldInput>,
+    },
+    /// A `std::vector` of inputs: `len` coordinates.
+    Vector {
+        /// Element type.
+        elem: Type,
+        /// Number of elements.
+        len: usize,
+        /// Range of every element, if any.
+        range: Option<ValueRange>,
+    },
+}
+
+/// The number of elements of a `std::vector` parameter without a spec.
+pub const DEFAULT_VECTOR_LEN: usize = 8;
+
+/// One scalar field of a struct parameter and what it receives.
+#[derive(Clone, PartialEq, Debug)]
+pub struct FieldInput {
+    /// Its path in the struct (`pos[2]`, `st.v.x`).
+    pub path: String,
+    /// Byte offset.
+    pub offset: u64,
+    /// Its type.
+    pub ty: Type,
+    /// What it receives.
+    pub value: FieldValue,
+}
+
+/// What one struct field receives.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum FieldValue {
+    /// A coordinate, in a range if any.
+    Input(Option<ValueRange>),
+    /// A fixed value (raw bits): no coordinate.
+    Fixed(u64),
+    /// A null pointer: no coordinate.
+    Null,
 }
 
 /// One search coordinate: which parameter (and array element) it feeds.
@@ -179,7 +232,7 @@ pub enum ParamInput {
 pub struct Coord {
     /// Index of the parameter.
     pub param: usize,
-    /// Element index for array parameters.
+    /// Element index for array and vector parameters, field index for structs.
     pub elem: Option<usize>,
     /// Type of the value.
     pub ty: Type,
@@ -213,6 +266,14 @@ impl InputSpec {
                 None => format!("{}", i + 1),
             })
             .collect();
+        let position = |name: &str| -> Option<usize> {
+            names.iter().position(|n| n == name).or_else(|| {
+                name.parse::<usize>()
+                    .ok()
+                    .filter(|&k| (1..=names.len()).contains(&k))
+                    .map(|k| k - 1)
+            })
+        };
         let resolve = |name: &str| -> Result<usize, SpecError> {
             names
                 .iter()
@@ -231,7 +292,18 @@ impl InputSpec {
         };
         let mut arg_of: Vec<Option<&ArgSpec>> = vec![None; types.len()];
         let mut out_of: Vec<Option<&OutArgSpec>> = vec![None; types.len()];
+        let mut fields_of: Vec<Vec<(&str, &ArgSpec)>> = vec![Vec::new(); types.len()];
         for spec in args {
+            let field_split = match position(&spec.name) {
+                Some(_) => None,
+                None => {
+                    split_field(&spec.name).and_then(|(param, path)| Some((position(param)?, path)))
+                }
+            };
+            if let Some((index, path)) = field_split {
+                fields_of[index].push((path, spec));
+                continue;
+            }
             let index = resolve(&spec.name)?;
             if arg_of[index].replace(spec).is_some() {
                 return Err(SpecError::Duplicate(names[index].clone()));
@@ -251,11 +323,32 @@ impl InputSpec {
                 ty,
                 pointee,
             };
-            params.push(match arg_of[i] {
-                Some(spec) => param.input_from(&spec.shape)?,
-                None if out_of[i].is_some() => ParamInput::Fixed { ty, bits: 0 },
-                None => param.default_input()?,
+            let shape = module.param_shapes.get(&(func, i));
+            params.push(match (shape, arg_of[i]) {
+                (Some(shape), _) if out_of[i].is_none() => {
+                    param.shaped(shape, arg_of[i], &fields_of[i])?
+                }
+                _ if !fields_of[i].is_empty() => {
+                    return Err(param.mismatch("it has no fields"));
+                }
+                (_, Some(spec)) => param.input_from(&spec.shape)?,
+                (_, None) if out_of[i].is_some() => ParamInput::Fixed { ty, bits: 0 },
+                (_, None) => param.default_input()?,
             });
+        }
+        // A span's length parameter says how many elements its pointer has.
+        for i in 0..params.len().saturating_sub(1) {
+            let span = matches!(
+                module.param_shapes.get(&(func, i)),
+                Some(ParamShape::Span(_))
+            );
+            if let (true, ParamInput::Array { len, .. }) = (span, &params[i]) {
+                let ty = types[i + 1];
+                params[i + 1] = ParamInput::Fixed {
+                    ty,
+                    bits: *len as u64 & ty.mask(),
+                };
+            }
         }
         let first_array_len = params.iter().find_map(|p| match p {
             ParamInput::Array { len, .. } => Some(*len),
@@ -317,6 +410,23 @@ impl InputSpec {
                 ParamInput::Array { elem, len, .. } => list(elem, &mut next.by_ref().take(len)),
                 ParamInput::Fixed { ty, bits } => value_text(ty, bits),
                 ParamInput::Output { elem, len } => list(elem, &mut std::iter::repeat_n(0, len)),
+                ParamInput::Vector { elem, len, .. } => list(elem, &mut next.by_ref().take(len)),
+                ParamInput::Struct { ref fields, .. } => {
+                    let texts: Vec<(&str, String)> = fields
+                        .iter()
+                        .map(|field| {
+                            let text = match field.value {
+                                FieldValue::Input(_) => {
+                                    value_text(field.ty, next.next().unwrap_or(0))
+                                }
+                                FieldValue::Fixed(bits) => value_text(field.ty, bits),
+                                FieldValue::Null => "null".to_string(),
+                            };
+                            (field.path.as_str(), text)
+                        })
+                        .collect();
+                    struct_text(&texts)
+                }
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -343,7 +453,7 @@ impl InputSpec {
                 ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
                     bits.push(parse_value(word, ty)?);
                 }
-                ParamInput::Array { elem, len, .. } => {
+                ParamInput::Array { elem, len, .. } | ParamInput::Vector { elem, len, .. } => {
                     let items = array_items(word)
                         .ok_or_else(|| bad(format!("`{name}` takes an array `[...]`")))?;
                     if items.len() != len {
@@ -365,6 +475,9 @@ impl InputSpec {
                     }
                 }
                 ParamInput::Output { .. } => {}
+                ParamInput::Struct { ref fields, .. } => {
+                    bits.extend(struct_inputs(name, fields, word)?);
+                }
             }
         }
         for (coord, &b) in self.coords.iter().zip(&bits) {
@@ -412,9 +525,136 @@ impl InputSpec {
                     elem,
                     values: vec![0; len],
                 },
+                ParamInput::Vector { elem, len, .. } => Arg::Vector {
+                    elem,
+                    values: next.by_ref().take(len).collect(),
+                },
+                ParamInput::Struct { size, ref fields } => Arg::Block {
+                    size,
+                    cells: fields
+                        .iter()
+                        .map(|field| Cell {
+                            offset: field.offset,
+                            ty: field.ty,
+                            bits: match field.value {
+                                FieldValue::Input(_) => next.next().unwrap_or(0),
+                                FieldValue::Fixed(bits) => bits,
+                                FieldValue::Null => 0,
+                            },
+                        })
+                        .collect(),
+                },
             })
             .collect()
     }
+}
+
+/// The raw bits of the input fields of a struct from its text (`{pos: [1, 2], ...}`):
+/// a field the text leaves out is zero; fixed fields and null pointers, when given,
+/// must be what the spec says.
+pub fn struct_inputs(name: &str, fields: &[FieldInput], text: &str) -> Result<Vec<u64>, SpecError> {
+    let bad = |reason: String| SpecError::BadLine { reason };
+    let parsed = FieldText::parse(text)
+        .map_err(|e| bad(format!("`{name}` takes `{{field: value, ...}}`: {e}")))?;
+    let mut bits = Vec::new();
+    for field in fields {
+        let given = parsed.get(&field.path);
+        let full = ParamShape::field_name(name, &field.path);
+        match (field.value, given) {
+            (FieldValue::Input(_), Some(text)) => bits.push(parse_value(text, field.ty)?),
+            (FieldValue::Input(_), None) => bits.push(0),
+            (FieldValue::Fixed(fixed), Some(text))
+                if parse_value(text, field.ty)? & field.ty.mask() != fixed & field.ty.mask() =>
+            {
+                return Err(bad(format!(
+                    "`{full}` is fixed to {}",
+                    value_text(field.ty, fixed)
+                )));
+            }
+            (FieldValue::Null, Some(text)) if text != "null" && text != "0" => {
+                return Err(bad(format!("`{full}` is a null pointer")));
+            }
+            _ => {}
+        }
+    }
+    Ok(bits)
+}
+
+/// The text of a struct argument from its fields' paths and value texts in layout order
+/// (`{pos: [1, 2], mass: 2}`), as lines of inputs write it.
+pub fn struct_text(fields: &[(&str, String)]) -> String {
+    fields::write(fields)
+}
+
+/// The argument of a parameter with a shape from its text, as `fpforge run` reads it:
+/// a struct as `{field: value, ...}` (fields left out are zero, pointers null), a vector
+/// as `[a, b, ...]` of any length.
+pub fn shaped_arg(name: &str, shape: &ParamShape, text: &str) -> Result<Arg, SpecError> {
+    match shape {
+        ParamShape::Vector(elem) | ParamShape::Span(elem) => {
+            let items = array_items(text.trim()).ok_or_else(|| SpecError::BadLine {
+                reason: format!("`{name}` takes a vector `[...]`"),
+            })?;
+            let values = items
+                .into_iter()
+                .map(|item| parse_value(item, *elem))
+                .collect::<Result<Vec<u64>, SpecError>>()?;
+            let elem = *elem;
+            Ok(match shape {
+                ParamShape::Span(_) => Arg::Array { elem, values },
+                _ => Arg::Vector { elem, values },
+            })
+        }
+        ParamShape::Struct(s) => {
+            let fields = default_fields(s, None);
+            let mut bits = struct_inputs(name, &fields, text)?.into_iter();
+            let cells = fields
+                .iter()
+                .map(|f| Cell {
+                    offset: f.offset,
+                    ty: f.ty,
+                    bits: match f.ty {
+                        Type::Ptr => 0,
+                        _ => bits.next().unwrap_or(0),
+                    },
+                })
+                .collect();
+            Ok(Arg::Block {
+                size: s.size,
+                cells,
+            })
+        }
+    }
+}
+
+/// The fields of `shape` with no spec of their own: inputs in `range`, pointers null.
+fn default_fields(shape: &StructShape, range: Option<ValueRange>) -> Vec<FieldInput> {
+    shape
+        .fields
+        .iter()
+        .map(|f| FieldInput {
+            path: f.path.clone(),
+            offset: f.offset,
+            ty: f.ty,
+            value: match f.ty {
+                Type::Ptr => FieldValue::Null,
+                _ => FieldValue::Input(range),
+            },
+        })
+        .collect()
+}
+
+/// `p.mass` as (`p`, `mass`), `a[2]` as (`a`, `[2]`).
+fn split_field(name: &str) -> Option<(&str, &str)> {
+    let at = name.find(['.', '['])?;
+    let path = name[at..].strip_prefix('.').unwrap_or(&name[at..]);
+    Some((&name[..at], path))
+}
+
+/// True when field `path` is `prefix` or lies below it.
+fn is_below(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 fn coords_of(params: &[ParamInput]) -> Vec<Coord> {
@@ -435,6 +675,24 @@ fn coords_of(params: &[ParamInput]) -> Vec<Coord> {
                 ty: elem,
                 range,
             })),
+            ParamInput::Vector { elem, len, range } => coords.extend((0..len).map(|k| Coord {
+                param,
+                elem: Some(k),
+                ty: elem,
+                range,
+            })),
+            ParamInput::Struct { ref fields, .. } => {
+                for (k, field) in fields.iter().enumerate() {
+                    if let FieldValue::Input(range) = field.value {
+                        coords.push(Coord {
+                            param,
+                            elem: Some(k),
+                            ty: field.ty,
+                            range,
+                        });
+                    }
+                }
+            }
             ParamInput::Fixed { .. } | ParamInput::Output { .. } => {}
         }
     }
@@ -469,6 +727,79 @@ impl Param<'_> {
             }),
             (ty, _) => Ok(ParamInput::Scalar { ty, range: None }),
         }
+    }
+
+    /// The input of a parameter with a shape: its whole-parameter spec, then the specs
+    /// of its fields (`p.mass in [0, 10]`, `p.n = 4`) in order.
+    fn shaped(
+        &self,
+        shape: &ParamShape,
+        whole: Option<&ArgSpec>,
+        field_specs: &[(&str, &ArgSpec)],
+    ) -> Result<ParamInput, SpecError> {
+        let (ty, len, range) = match whole.map(|s| &s.shape) {
+            None => (None, None, None),
+            Some(SpecShape::Input { ty, len, range }) => (*ty, *len, *range),
+            Some(SpecShape::Fixed(_)) => {
+                return Err(self.mismatch("a struct or vector cannot have a fixed value"))
+            }
+        };
+        let s = match shape {
+            ParamShape::Vector(elem) | ParamShape::Span(elem) => {
+                if !field_specs.is_empty() {
+                    return Err(self.mismatch("a vector or span has no fields"));
+                }
+                if ty.is_some_and(|t| t != *elem) {
+                    return Err(self.mismatch(format!("it holds {elem}")));
+                }
+                let (elem, len) = (*elem, len.unwrap_or(DEFAULT_VECTOR_LEN));
+                return Ok(match shape {
+                    ParamShape::Span(_) => ParamInput::Array { elem, len, range },
+                    _ => ParamInput::Vector { elem, len, range },
+                });
+            }
+            ParamShape::Struct(s) => s,
+        };
+        if ty.is_some() || len.is_some() {
+            return Err(self.mismatch(format!("it is a {}: give ranges or fields", s.name)));
+        }
+        let mut fields = default_fields(s, range);
+        for (path, spec) in field_specs {
+            let below: Vec<&mut FieldInput> = fields
+                .iter_mut()
+                .filter(|f| is_below(&f.path, path))
+                .collect();
+            if below.is_empty() {
+                let known: Vec<&str> = s.fields.iter().map(|f| f.path.as_str()).collect();
+                return Err(self.mismatch(format!(
+                    "{} has no field `{path}` (fields: {})",
+                    s.name,
+                    known.join(", ")
+                )));
+            }
+            for field in below {
+                field.value = match (&spec.shape, field.ty) {
+                    (_, Type::Ptr) => {
+                        return Err(self.mismatch(format!(
+                            "`{}` is a pointer: only null is supported",
+                            field.path
+                        )))
+                    }
+                    (SpecShape::Fixed(text), ty) => FieldValue::Fixed(parse_value(text, ty)?),
+                    (SpecShape::Input { ty: Some(t), .. }, ty) if *t != ty => {
+                        return Err(self.mismatch(format!("`{}` is {ty}", field.path)))
+                    }
+                    (SpecShape::Input { len: Some(_), .. }, _) => {
+                        return Err(self.mismatch(format!("`{}` is no pointer", field.path)))
+                    }
+                    (SpecShape::Input { range, .. }, _) => FieldValue::Input(*range),
+                };
+            }
+        }
+        Ok(ParamInput::Struct {
+            size: s.size,
+            fields,
+        })
     }
 
     fn input_from(&self, shape: &SpecShape) -> Result<ParamInput, SpecError> {
@@ -552,8 +883,8 @@ fn split_words(line: &str) -> Vec<&str> {
     let (mut words, mut depth, mut start) = (Vec::new(), 0i32, None);
     for (i, c) in line.char_indices() {
         match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
             _ => {}
         }
         match (c.is_whitespace() && depth == 0, start) {
@@ -678,6 +1009,11 @@ fn parse_type_and_len(full: &str, text: &str) -> Result<(Type, Option<usize>), S
         }
         None => (text.trim(), None),
     };
+    let name = name
+        .strip_prefix("vector<")
+        .and_then(|n| n.strip_suffix('>'))
+        .unwrap_or(name)
+        .trim();
     let ty = parse_type(name).ok_or_else(|| {
         syntax(
             full,
@@ -718,7 +1054,7 @@ fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']'))
 }
 
 impl FromStr for ArgSpec {
@@ -800,6 +1136,14 @@ impl fmt::Display for ParamInput {
             } => write!(f, "{elem}[{len}]{}", range(r)),
             ParamInput::Fixed { ty, bits } => write!(f, "{ty} = {bits:#x}"),
             ParamInput::Output { elem, len } => write!(f, "out {elem}[{len}]"),
+            ParamInput::Vector {
+                elem,
+                len,
+                range: r,
+            } => write!(f, "vector<{elem}>[{len}]{}", range(r)),
+            ParamInput::Struct { size, fields } => {
+                write!(f, "struct of {size} bytes, {} fields", fields.len())
+            }
         }
     }
 }

@@ -8,15 +8,18 @@
 //! inputs are found. Ctrl-C stops the search and
 //! completes the files. `--check-input REPORT` measures the worst input of an earlier
 //! `report.json` again at `--precision` bits instead of searching: an independent
-//! re-evaluation of a reported error.
+//! re-evaluation of a reported error. Several functions run through [`crate::library`],
+//! each measured into `OUT/<function>/` as one function is into `OUT/`.
 
 use crate::interrupt::interrupt_flag;
-use crate::options::AccuracyOptions;
+use crate::library::{self, Job, LibraryEngine};
+use crate::options::{AccuracyOptions, CiOptions, Functions};
 use crate::progress::{Progress as Spinner, Verbosity};
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{
     accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, StopReason,
 };
+use fpforge_exec::ExecConfig;
 use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
@@ -34,21 +37,42 @@ use std::time::{Duration, Instant};
 
 /// `fpforge accuracy`.
 pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
+    if let Functions::Selected(selection) = &options.program.functions {
+        let engine = AccuracyEngine {
+            config: options
+                .config
+                .clone()
+                .with_interrupt(Some(interrupt_flag())),
+        };
+        let out = options
+            .out
+            .as_deref()
+            .context("a run over several functions has an output directory")?;
+        let ci = CiOptions::default();
+        let run = library::Run {
+            program: &options.program,
+            options: options.library,
+            out,
+            ci: &ci,
+            output: &options.output,
+        };
+        return run.run(selection, &engine);
+    }
     let config = options.config;
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     // Fail early, with the spec's own message, on specs that do not fit.
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-    let info = RunInfo {
-        function: module.funcs[func].display_name(),
-        strategy: strategy_name(config.strategy),
-        precision: config.precision,
-        verify_precision: config.verify_precision,
-        findings: &[],
-    };
+    let info = run_info(module, func, &config);
     if let Some(source) = &options.check_input {
         return check(options.output.json, info, &config, module, func, source);
     }
+    let exec = ExecConfig::default().with_fuel(config.fuel);
+    let diagnostic = super::probe(module, func, &spec, exec);
+    let info = RunInfo {
+        diagnostic: diagnostic.as_deref(),
+        ..info
+    };
     let mut out = options.out.as_deref().map(OutDir::create).transpose()?;
     let config = config.with_interrupt(Some(interrupt_flag()));
     let verbosity = options.output.verbosity;
@@ -63,6 +87,36 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         findings: &report.findings,
         ..info
     };
+    let json_text = finish(out, info, &report, module)?;
+    if options.output.json {
+        crate::output::emit(&json_text)?;
+    } else if verbosity == Verbosity::Normal {
+        crate::output::emit(&text_report(info, module, &report.report))?;
+    }
+    let interrupted = report.report.stop == StopReason::Interrupted;
+    Ok(crate::search_exit(interrupted, report.findings.len()))
+}
+
+/// The settings a report on `func` states, before any finding.
+fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> RunInfo<'a> {
+    RunInfo {
+        function: &module.funcs[func].name,
+        strategy: strategy_name(config.strategy),
+        precision: config.precision,
+        verify_precision: config.verify_precision,
+        findings: &[],
+        diagnostic: None,
+    }
+}
+
+/// Writes the final files of a search into `out` (when there is one); returns the
+/// JSON report.
+fn finish(
+    out: Option<OutDir>,
+    info: RunInfo<'_>,
+    report: &Searched,
+    module: &Module,
+) -> Result<String> {
     let json_text = final_json(info, report.progress, module, &report.report)?;
     if let Some(mut out) = out {
         out.write(INPUTS, &inputs_text(&top_rows(module, &report.report)));
@@ -71,13 +125,52 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         out.write(REPORT_HTML, &page);
         out.finish()?;
     }
-    if options.output.json {
-        crate::output::emit(&json_text)?;
-    } else if verbosity == Verbosity::Normal {
-        crate::output::emit(&text_report(info, module, &report.report))?;
+    Ok(json_text)
+}
+
+/// `accuracy` as [`crate::library`] runs it on each function.
+struct AccuracyEngine {
+    config: AccuracyConfig,
+}
+
+impl LibraryEngine for AccuracyEngine {
+    const NAME: &'static str = "accuracy";
+
+    fn settings(&self) -> String {
+        format!("{:?}", self.config.clone().with_interrupt(None))
     }
-    let interrupted = report.report.stop == StopReason::Interrupted;
-    Ok(crate::search_exit(interrupted, report.findings.len()))
+
+    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
+        let config = &self.config;
+        let (args, out_args) = job.specs((&config.args, &config.out_args));
+        let spec = InputSpec::for_function(module, func, args, out_args)?;
+        let limit = library::clamp(config.time_limit, job.time_left);
+        let config = config
+            .clone()
+            .with_time_limit(limit)
+            .with_args(args.to_vec())
+            .with_out_args(out_args.to_vec());
+        let exec = ExecConfig::default().with_fuel(config.fuel);
+        let diagnostic = super::probe(module, func, &spec, exec);
+        let info = RunInfo {
+            diagnostic: diagnostic.as_deref(),
+            ..run_info(module, func, &config)
+        };
+        let mut out = OutDir::create(job.out)?;
+        let run = Run {
+            config: &config,
+            module,
+            func,
+            spec: &spec,
+        };
+        let report = search(run, info, Some(&mut out), Verbosity::Quiet)?;
+        let info = RunInfo {
+            findings: &report.findings,
+            ..info
+        };
+        finish(Some(out), info, &report, module)?;
+        Ok(())
+    }
 }
 
 /// The file of the JSON report in the output directory.

@@ -9,19 +9,19 @@
 
 use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
-use crate::library::{self, LibraryEngine, Searched};
+use crate::library::{self, Job, LibraryEngine, Searched};
 use crate::options::{CoverOptions, Functions};
 use crate::progress::Progress;
 use crate::prover::ConcolicProver;
 use anyhow::Result;
 use fpforge_cover::{cover_with, CoverConfig, CoverEvent, CoverStop, SideProver};
+use fpforge_exec::ExecConfig;
 use fpforge_report::{CoverageOut, Ending, TestSet};
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Runs `fpforge cover`.
 pub fn run(options: CoverOptions) -> Result<ExitCode> {
@@ -73,7 +73,10 @@ fn search(
     tests: TestSet,
     mut say: impl FnMut(String),
 ) -> Result<Searched> {
+    let exec = ExecConfig::default().with_fuel(config.fuel);
+    let diagnostic = super::probe(module, func, &spec, exec);
     let mut files = CoverageOut::create(out.0, "cover", module, func, spec)?
+        .with_diagnostic(diagnostic)
         .with_junit(out.1)
         .with_test_set(tests);
     let report = cover_with(module, func, config, |event| {
@@ -103,17 +106,30 @@ struct CoverEngine {
 impl LibraryEngine for CoverEngine {
     const NAME: &'static str = "cover";
 
-    fn search(
-        &self,
-        module: &Module,
-        func: Func,
-        out: &Path,
-        time_left: Option<Duration>,
-    ) -> Result<Searched> {
+    fn settings(&self) -> String {
+        let config = self.config.clone().with_interrupt(None);
+        format!("{config:?} {:?}", self.tests)
+    }
+
+    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
-        let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-        let limit = library::clamp(config.time_limit, time_left);
-        let config = config.clone().with_time_limit(limit);
-        search(module, func, spec, &config, (out, None), self.tests, |_| ())
+        let (args, out_args) = job.specs((&config.args, &config.out_args));
+        let spec = InputSpec::for_function(module, func, args, out_args)?;
+        let limit = library::clamp(config.time_limit, job.time_left);
+        let config = config
+            .clone()
+            .with_time_limit(limit)
+            .with_args(args.to_vec(), out_args.to_vec())
+            .with_seeds(library::saved_seeds(&job, &spec));
+        search(
+            module,
+            func,
+            spec,
+            &config,
+            (job.out, None),
+            self.tests,
+            |_| (),
+        )?;
+        Ok(())
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::inputs::read_seeds;
 use crate::interrupt::interrupt_flag;
-use crate::library::{self, LibraryEngine, Searched};
+use crate::library::{self, Job, LibraryEngine, Searched};
 use crate::options::{EngineOptions, ExploreOptions, Functions};
 use crate::progress::Progress;
 use anyhow::Result;
@@ -18,7 +18,6 @@ use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Runs `fpforge explore`.
 pub fn run(options: ExploreOptions) -> Result<ExitCode> {
@@ -64,7 +63,9 @@ fn search(
     tests: TestSet,
     mut say: impl FnMut(String),
 ) -> Result<Searched> {
+    let diagnostic = super::probe(module, func, &spec, config.engine.exec.clone());
     let mut files = CoverageOut::create(out.0, "explore", module, func, spec.clone())?
+        .with_diagnostic(diagnostic)
         .with_junit(out.1)
         .with_test_set(tests);
     let (mut kept, mut findings, mut covered) = (0, 0, 0);
@@ -100,21 +101,36 @@ struct ExploreEngine {
 impl LibraryEngine for ExploreEngine {
     const NAME: &'static str = "explore";
 
-    fn search(
-        &self,
-        module: &Module,
-        func: Func,
-        out: &Path,
-        time_left: Option<Duration>,
-    ) -> Result<Searched> {
+    fn settings(&self) -> String {
         let engine = &self.engine;
-        let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
-        let limit = library::clamp(Some(engine.config.time_limit), time_left);
+        let config = engine.config.clone().with_interrupt(None);
+        format!(
+            "{config:?} {:?} {:?} {:?}",
+            engine.args, engine.out_args, self.tests
+        )
+    }
+
+    fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
+        let engine = &self.engine;
+        let (args, out_args) = job.specs((&engine.args, &engine.out_args));
+        let spec = InputSpec::for_function(module, func, args, out_args)?;
+        let limit = library::clamp(Some(engine.config.time_limit), job.time_left);
         let mut config = engine.config.clone();
         if let Some(limit) = limit {
             config = config.with_time_limit(limit);
         }
-        let config = ExploreConfig::default().with_engine(config);
-        search(module, func, spec, &config, (out, None), self.tests, |_| ())
+        let config = ExploreConfig::default()
+            .with_engine(config)
+            .with_seeds(library::saved_seeds(&job, &spec));
+        search(
+            module,
+            func,
+            spec,
+            &config,
+            (job.out, None),
+            self.tests,
+            |_| (),
+        )?;
+        Ok(())
     }
 }

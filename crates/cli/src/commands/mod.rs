@@ -4,7 +4,12 @@ use crate::library::Searched;
 use crate::options::{CiOptions, CoverageRunOptions, OutputOptions, Program};
 use crate::progress::Verbosity;
 use anyhow::{Context, Result};
+use fpforge_exec::finding::dominant_finding;
+use fpforge_exec::ExecConfig;
+use fpforge_report::findings::every_run_traps;
 use fpforge_report::Finished;
+use fpforge_spec::plan::InputPlan;
+use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,12 +17,36 @@ use std::process::ExitCode;
 pub mod accuracy;
 pub mod cover;
 pub mod explore;
+pub mod init;
 pub mod ir;
 pub mod list;
+pub mod merge;
 pub mod reach;
 pub mod run;
 pub mod sites;
 pub mod solve;
+
+/// How many inputs [`probe`] runs.
+const PROBE_RUNS: usize = 32;
+
+/// The most steps a probe run takes (fewer when the engine's own fuel is smaller), so
+/// that probing a function that loops for long costs little.
+const PROBE_FUEL: u64 = 1_000_000;
+
+/// Runs `func` on [`PROBE_RUNS`] inputs of `spec` (special values, then random ones)
+/// before a search and, when nearly every run meets the same finding, says so on stderr
+/// at once and returns the line for the reports (`fpforge_report::findings::every_run_traps`).
+fn probe(module: &Module, func: Func, spec: &InputSpec, exec: ExecConfig) -> Option<String> {
+    let fuel = exec.fuel.min(PROBE_FUEL);
+    let exec = exec.with_fuel(fuel);
+    let funcs = module.reachable_funcs(func);
+    let plan = InputPlan::new(module, func, &funcs, spec.clone()).ok()?;
+    let points = plan.probe_points(0, PROBE_RUNS);
+    let dominant = dominant_finding(module, func, spec, exec, &points).ok()??;
+    let line = every_run_traps(module, spec, &dominant);
+    eprintln!("warning: {line}");
+    Some(line)
+}
 
 /// The exit code of a finished `cover` or `explore` run: 130 when Ctrl-C stopped it, 3
 /// when it found crashes or hangs, else 4 when its feasible coverage is below

@@ -126,7 +126,7 @@ pub fn check_credited_sides(dir: &Path, file: &str, func: &str) -> usize {
     assert_eq!(coverage["tests"], lines.len());
     let mut covered = 0;
     for (index, line) in lines.iter().enumerate() {
-        let args: Vec<&str> = line.split(' ').collect();
+        let args: Vec<&str> = words(line);
         let taken = run_decisions(file, func, &args);
         for side in coverage_sides(&coverage) {
             if side["test"] == index {
@@ -141,4 +141,23 @@ pub fn check_credited_sides(dir: &Path, file: &str, func: &str) -> usize {
     }
     assert_eq!(coverage["covered"], covered);
     covered
+}
+
+/// The arguments of a line of `inputs.txt`: split at spaces outside brackets and braces
+/// (a struct's text has spaces).
+pub fn words(line: &str) -> Vec<&str> {
+    let (mut words, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in line.char_indices() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
+            ' ' if depth == 0 => {
+                words.push(&line[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    words.push(&line[start..]);
+    words
 }

@@ -7,7 +7,9 @@
 //! LLVM (`&&`, `||` and `?:` lower differently), so the assertion is gcov's own
 //! percentage, not a comparison of counts. The outputs of `regression.c` must also equal
 //! what `fpforge run` returns on each line of `inputs.txt`. `cover --gcov`, which
-//! measures the same with gcov's JSON, must print the same branch counts.
+//! measures the same with gcov's JSON, must print the same branch counts. The same
+//! check runs on `tests/fixtures/structs`, whose functions take structs by pointer with
+//! no spec at all.
 
 use fpir::float_text::parse_float;
 use fpir::FloatTy;
@@ -75,7 +77,7 @@ fn gcov_branches_are_counted_per_function() {
 fn expected(source: &Path, name: &str, line: &str) -> String {
     let file = source.to_string_lossy();
     let mut args = vec!["run", "--json", "-f", name, &file, "--"];
-    args.extend(line.split(' '));
+    args.extend(crate::common::words(line));
     let out = run(Command::new(env!("CARGO_BIN_EXE_fpforge")).args(&args));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let returned = &report["returned"];
@@ -88,9 +90,13 @@ fn expected(source: &Path, name: &str, line: &str) -> String {
 }
 
 fn check(name: &str) {
+    check_source(&fixture(name), name);
+}
+
+/// The check of the module docs on function `name` of `source`.
+pub(crate) fn check_source(source: &Path, name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let source = fixture(name);
     let started = Instant::now();
     let cover = run(Command::new(env!("CARGO_BIN_EXE_fpforge")).args([
         "cover",
@@ -116,7 +122,7 @@ fn check(name: &str) {
     );
 
     let work = dir.path();
-    std::fs::copy(&source, work.join(format!("{name}.c"))).unwrap();
+    std::fs::copy(source, work.join(format!("{name}.c"))).unwrap();
     std::fs::copy(out.join("regression.c"), work.join("regression.c")).unwrap();
     run(Command::new("gcc").current_dir(work).args([
         "-std=c99",
@@ -167,7 +173,7 @@ fn check(name: &str) {
     let lines: Vec<&str> = printed.lines().collect();
     assert_eq!(lines.len(), inputs.lines().count(), "{name}: {printed}");
     for (line, result) in inputs.lines().zip(lines) {
-        let want = expected(&source, name, line);
+        let want = expected(source, name, line);
         assert!(
             result == want || result.ends_with(&format!(" {want}")),
             "{name}({line}): regression.c printed {result}, fpforge run gives {want}"

@@ -3,14 +3,15 @@
 //! `count_bits` has no floating-point parameter, `square` is static, and no input takes
 //! `near_root_two`'s true side, so its search runs out its budget) with `--all`,
 //! globs, `--functions`, `--jobs` and `--total-time`: one directory per function, an
-//! `index.json` that repeats each function's `coverage.json`, and a merged lcov file.
+//! `index.json` that repeats each function's `coverage.json` (`report.json` for
+//! `accuracy`), and a merged lcov file.
 
 use crate::common::{fixture, fpforge, json_file, stderr, stdout};
 use std::path::Path;
 use std::process::Output;
 
 /// The functions `--all` selects in the fixture, in name order.
-const ALL: [&str; 6] = [
+pub const ALL: [&str; 6] = [
     "clamp",
     "classify",
     "first",
@@ -19,7 +20,8 @@ const ALL: [&str; 6] = [
     "scale",
 ];
 
-/// Runs `COMMAND tests/fixtures/library --out DIR --evals 3000 EXTRA...`.
+/// Runs `COMMAND tests/fixtures/library --out DIR EXTRA...`, with `--evals 3000` for
+/// `cover`.
 pub fn on_library(command: &str, dir: &Path, extra: &[&str]) -> Output {
     let library = fixture("library", "");
     let out = dir.to_string_lossy().into_owned();
@@ -32,7 +34,7 @@ pub fn on_library(command: &str, dir: &Path, extra: &[&str]) -> Output {
 }
 
 /// The names of the rows of `index.json`.
-fn row_names(index: &serde_json::Value) -> Vec<String> {
+pub fn row_names(index: &serde_json::Value) -> Vec<String> {
     index["functions"]
         .as_array()
         .expect("a functions list")
@@ -42,7 +44,7 @@ fn row_names(index: &serde_json::Value) -> Vec<String> {
 }
 
 /// `value` without the fields that hold times (`seconds`, `test_seconds`).
-fn without_times(value: &serde_json::Value) -> serde_json::Value {
+pub fn without_times(value: &serde_json::Value) -> serde_json::Value {
     match value {
         serde_json::Value::Object(map) => map
             .iter()
@@ -141,8 +143,12 @@ fn all_writes_a_directory_per_function_and_an_index_of_their_coverage() {
 
 #[test]
 fn globs_repeated_names_and_function_files_select() {
-    let cases: [(&[&str], &[&str]); 3] = [
+    let cases: [(&[&str], &[&str]); 4] = [
         (&["-f", "cl*"], &["clamp", "classify"]),
+        (
+            &["--all", "--skip", "cl*", "--skip", "first"],
+            &["lookup", "near_root_two", "scale"],
+        ),
         (&["-f", "scale", "-f", "?ookup"], &["lookup", "scale"]),
         (&["--functions", "LIST"], &["classify", "count_bits"]),
     ];
@@ -378,4 +384,79 @@ fn fail_under_names_each_function_below_and_exits_4() {
         "{errors}"
     );
     assert!(!errors.contains("`clamp`"), "{errors}");
+}
+
+#[test]
+fn accuracy_runs_over_several_functions_with_their_worst_inputs_in_the_index() {
+    let runs: Vec<tempfile::TempDir> = ["1", "2"]
+        .iter()
+        .map(|jobs| {
+            let dir = tempfile::tempdir().unwrap();
+            let flags = ["--all", "--evals", "2000", "--jobs", jobs, "--quiet"];
+            let run = on_library("accuracy", dir.path(), &flags);
+            assert_eq!(
+                run.status.code(),
+                Some(3),
+                "lookup crashes: {}",
+                stderr(&run)
+            );
+            dir
+        })
+        .collect();
+    let dir = runs[0].path();
+    let index = json_file(&dir.join("index.json"));
+    assert_eq!(index["engine"], "accuracy");
+    assert_eq!(row_names(&index), ALL);
+    for row in index["functions"].as_array().unwrap() {
+        let name = row["function"].as_str().unwrap();
+        if name == "first" {
+            assert_eq!(row["status"], "error", "{row}");
+            continue;
+        }
+        let report = json_file(&dir.join(name).join("report.json"));
+        assert_eq!(report["function"], name);
+        for (field, in_report) in [
+            ("evals", "evals"),
+            ("crashes", "crashes"),
+            ("hangs", "hangs"),
+            ("stop", "stop"),
+            ("seconds", "elapsed_s"),
+        ] {
+            assert_eq!(row[field], report[in_report], "{name}: {field}");
+        }
+        match report["worst"].as_object() {
+            Some(worst) => {
+                for field in ["input", "rel_error", "ulp_error", "bits_lost"] {
+                    assert_eq!(row["worst"][field], worst[field], "{name}: {field}");
+                }
+            }
+            None => assert!(row["worst"].is_null(), "{row}"),
+        }
+    }
+    let rows = index["functions"].as_array().unwrap();
+    let worst = rows
+        .iter()
+        .filter_map(|r| Some((r["function"].as_str()?, r["worst"]["rel_error"].as_f64()?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("some function loses accuracy");
+    assert_eq!(index["totals"]["worst"]["function"], worst.0);
+    assert_eq!(index["totals"]["worst"]["rel_error"], worst.1);
+    assert_eq!(index["totals"]["crashes"], 1);
+    assert_eq!(index["totals"]["evals"], 2000 * 5);
+    assert!(!dir.join("coverage.lcov").exists());
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains("<a href=\"scale/report.html\">"), "{page}");
+    assert!(page.contains("id=\"worst_rel_error\""), "{page}");
+    assert_eq!(
+        without_times(&index),
+        without_times(&json_file(&runs[1].path().join("index.json"))),
+        "any --jobs gives the same index"
+    );
+    let run = on_library("accuracy", dir, &["--all", "--check-input", "r.json"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        stderr(&run).contains("--check-input takes one function"),
+        "{}",
+        stderr(&run)
+    );
 }

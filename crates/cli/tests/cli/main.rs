@@ -15,4 +15,8 @@ mod gcov;
 mod html;
 mod libc;
 mod library;
+mod project;
 mod reports;
+mod shapes_diff;
+mod shards;
+mod structs;

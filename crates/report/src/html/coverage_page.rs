@@ -177,6 +177,13 @@ pub fn coverage_page(coverage: &Coverage<'_>, sources: &mut Sources) -> String {
     header(&mut body, coverage);
     body.push_str("<main>\n");
     totals(&mut body, coverage);
+    if let Some(diagnostic) = coverage.diagnostic {
+        let _ = writeln!(
+            body,
+            "<p id=\"diagnostic\"><strong>{}</strong></p>",
+            escape(diagnostic)
+        );
+    }
     findings_section(&mut body, coverage.module, coverage.func, coverage.findings);
     let placement = Placement::of(coverage);
     let mut unplaced: Vec<(Shown, String)> = placement
