@@ -148,7 +148,7 @@ pub fn every_run_traps(module: &Module, spec: &InputSpec, dominant: &DominantFin
     let function = module
         .funcs
         .get(trap.func)
-        .map_or_else(|| trap.func.to_string(), |f| f.name.clone());
+        .map_or_else(|| trap.func.to_string(), |f| f.display_name().to_string());
     let memory = matches!(
         trap.kind,
         TrapKind::OutOfBounds { .. } | TrapKind::ObjectOverrun { .. } | TrapKind::NullDeref { .. }
