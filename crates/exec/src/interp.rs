@@ -676,9 +676,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
 /// An activation: function, pc, frame base, stack mark.
 type Activation = (u32, usize, usize, u64);
 
-/// After the op at `at` stopped with `m.pending`: a C++ exception unwinds (see
-/// [`unwind`]) to the activation of its landing pad, or escapes; any other trap ends the
-/// run.
+/// After the op at pc `at.1` of activation `at` stopped with `m.pending`: a trap ends
+/// the run; a C++ exception unwinds from there, then from each caller's call, to the
+/// first landing pad that takes it, whose exception and selector registers are set and
+/// whose edge is taken (the activation returned is at the pad), or, with none, leaves
+/// every frame and escapes.
 fn settle<S: Semantics, O: Observer>(
     prog: &Program,
     abi: &CxxAbi,
@@ -687,27 +689,10 @@ fn settle<S: Semantics, O: Observer>(
     frames: &mut Vec<Frame>,
     at: Activation,
 ) -> Result<Activation, Outcome<S::Value>> {
-    match m.pending.take().unwrap_or(TrapKind::Unreachable) {
-        TrapKind::Raised { exception } => {
-            unwind(prog, abi, m, regs, frames, at, exception).map_err(Outcome::Threw)
-        }
-        kind => Err(Outcome::Trapped(trap_at(prog, frames, at.0, at.1, kind))),
-    }
-}
-
-/// Unwinds the exception at `exception`, raised by the op at pc `at.1` of activation
-/// `at`: from there, then from each caller's call, the first landing pad that takes it
-/// gets its exception and selector registers set and its edge taken (the activation
-/// returned is at the pad); with none, every frame is left and the exception escapes.
-fn unwind<S: Semantics, O: Observer>(
-    prog: &Program,
-    abi: &CxxAbi,
-    m: &mut Machine<S, O>,
-    regs: &mut [S::Value],
-    frames: &mut Vec<Frame>,
-    at: Activation,
-    exception: u64,
-) -> Result<Activation, Thrown> {
+    let exception = match m.pending.take().unwrap_or(TrapKind::Unreachable) {
+        TrapKind::Raised { exception } => exception,
+        kind => return Err(Outcome::Trapped(trap_at(prog, frames, at.0, at.1, kind))),
+    };
     let (mut func, mut at_pc, mut base, mut mark) = at;
     loop {
         let fc = &prog.funcs[func as usize];
@@ -725,7 +710,7 @@ fn unwind<S: Semantics, O: Observer>(
         }
         m.mem.stack_release(mark);
         let Some(caller) = frames.pop() else {
-            return Err(abi.describe(&m.mem, exception));
+            return Err(Outcome::Threw(abi.describe(&m.mem, exception)));
         };
         (func, at_pc, base, mark) = (
             caller.func,
