@@ -9,6 +9,7 @@ unsupported (fpforge names what: `unsupported: ...`, an unknown external, a lowe
 error) or skipped (UB, a native timeout). Prints a table; `--json FILE` keeps the rows.
 
 Usage: bench/csmith/run.py [--first 1500000] [--count 200] [--fpforge target/release/fpforge]
+       bench/csmith/run.py --seeds 1500046,1500075 [--fpforge ...]   (only those seeds)
 Needs `apt-get install -y csmith libcsmith-dev` (Debian bookworm: csmith 2.3).
 """
 
@@ -87,6 +88,7 @@ def main():
     ap.add_argument("--first", type=int, default=1_500_000)
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--fpforge", default="target/release/fpforge")
+    ap.add_argument("--seeds", help="comma-separated seeds to judge instead of --first/--count")
     ap.add_argument("--json")
     args = ap.parse_args()
     if shutil.which("csmith") is None:
@@ -95,7 +97,9 @@ def main():
     counts = collections.Counter()
     reasons = collections.Counter()
     with tempfile.TemporaryDirectory() as work:
-        for seed in range(args.first, args.first + args.count):
+        seeds = ([int(s) for s in args.seeds.split(",")] if args.seeds
+                 else range(args.first, args.first + args.count))
+        for seed in seeds:
             verdict, why = judge(seed, args.fpforge, work)
             rows.append({"seed": seed, "verdict": verdict, "why": why})
             counts[verdict] += 1
@@ -103,7 +107,7 @@ def main():
                 reasons[(verdict, why)] += 1
             print(f"{seed} {verdict} {why}", flush=True)
     judged = counts["agree"] + counts["mismatch"] + counts["unsupported"]
-    print(f"\nprograms {args.count}, judged (UB-free) {judged}: agree {counts['agree']}, "
+    print(f"\nprograms {len(rows)}, judged (UB-free) {judged}: agree {counts['agree']}, "
           f"mismatch {counts['mismatch']}, unsupported {counts['unsupported']}; skipped {counts['skipped']}")
     for (verdict, why), n in reasons.most_common():
         print(f"  {verdict:11} {n:5}  {why}")

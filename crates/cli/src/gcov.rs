@@ -93,6 +93,8 @@ pub fn measure(
 ) -> Result<GcovFigure> {
     let dir = out.join("gcov");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The regression program runs in `dir`: a relative `dir` would be resolved twice.
+    let dir = std::fs::canonicalize(&dir)?;
     remove_counts(&dir)?;
     let cxx = regression.ends_with(".cpp");
     let sources = program_sources(module, cxx)?;

@@ -153,3 +153,10 @@ fn asm() {
 fn misc() {
     assert_eq!(check_file("misc.c", &["ms_heap", "ms_vla"]), 8);
 }
+
+/// Integers wider than 64 bits: `__int128`, `_BitInt(65..96)` and bitfield runs of 72,
+/// 96 and 200 bits, legalized into 64-bit limbs by the lowering.
+#[test]
+fn wide() {
+    assert_eq!(check_file("wide.c", &["wd_divide", "wd_bitint"]), 9);
+}

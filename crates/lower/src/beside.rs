@@ -1,6 +1,7 @@
 //! What `llvm-ir` does not expose, read through the LLVM C API from the same file:
-//! the predicates of constrained floating-point comparisons and the text of inline
-//! assembly, and the clauses of landing pads.
+//! the predicates of constrained floating-point comparisons, the text of inline
+//! assembly, the high bits of integer constants wider than 64 bits (`llvm-ir` keeps
+//! only the low 64), and the clauses of landing pads.
 //!
 //! Under `#pragma STDC FENV_ACCESS ON` clang emits
 //! `llvm.experimental.constrained.fcmp(a, b, metadata !"olt", metadata !"fpexcept.strict")`,
@@ -8,22 +9,26 @@
 //! only the type, not the template and constraints. This module reads the same file
 //! through the LLVM C API and records each such call's predicate or assembly (the call
 //! as LLVM prints it, read by [`crate::asm`]) by function name, block index and
-//! instruction index (the positions `llvm-ir` uses). It only runs when the module
-//! declares such an intrinsic or calls inline assembly. The same reading prints the
+//! instruction index (the positions `llvm-ir` uses), and the limbs of each wide
+//! constant by the instruction using it (globals: in initializer order). It only runs
+//! when the module declares such an intrinsic, calls inline assembly or has integers
+//! wider than 64 bits. The same reading prints the
 //! module's text when a function takes a struct pointer, for the debug info of
 //! [`crate::shapes`].
 
 use fpir::FloatPred;
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
 use llvm_sys::core::{
-    LLVMContextCreate, LLVMContextDispose, LLVMCountBasicBlocks,
-    LLVMCreateMemoryBufferWithContentsOfFile, LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
-    LLVMDisposeModule, LLVMGetCalledValue, LLVMGetClause, LLVMGetFirstBasicBlock,
-    LLVMGetFirstFunction, LLVMGetFirstInstruction, LLVMGetMDString, LLVMGetNextBasicBlock,
-    LLVMGetNextFunction, LLVMGetNextInstruction, LLVMGetNumClauses, LLVMGetNumOperands,
-    LLVMGetOperand, LLVMGetValueName2, LLVMIsACallInst, LLVMIsAConstantExpr,
-    LLVMIsAConstantPointerNull, LLVMIsAGlobalValue, LLVMIsAInlineAsm, LLVMIsALandingPadInst,
-    LLVMPrintModuleToString, LLVMPrintValueToString,
+    LLVMConstInt, LLVMConstIntGetZExtValue, LLVMConstLShr, LLVMConstTrunc, LLVMContextCreate,
+    LLVMContextDispose, LLVMCountBasicBlocks, LLVMCreateMemoryBufferWithContentsOfFile,
+    LLVMDisposeMemoryBuffer, LLVMDisposeMessage, LLVMDisposeModule, LLVMGetCalledValue,
+    LLVMGetClause, LLVMGetFirstBasicBlock, LLVMGetFirstFunction, LLVMGetFirstGlobal,
+    LLVMGetFirstInstruction, LLVMGetInitializer, LLVMGetIntTypeWidth, LLVMGetMDString,
+    LLVMGetNextBasicBlock, LLVMGetNextFunction, LLVMGetNextGlobal, LLVMGetNextInstruction,
+    LLVMGetNumClauses, LLVMGetNumOperands, LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2,
+    LLVMInt64TypeInContext, LLVMIsACallInst, LLVMIsAConstant, LLVMIsAConstantExpr,
+    LLVMIsAConstantInt, LLVMIsAConstantPointerNull, LLVMIsAGlobalValue, LLVMIsAInlineAsm,
+    LLVMIsALandingPadInst, LLVMPrintModuleToString, LLVMPrintValueToString, LLVMTypeOf,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
@@ -41,6 +46,11 @@ pub(crate) struct Beside {
     pub fcmp_predicates: HashMap<Position, FloatPred>,
     /// Inline assembly calls, as LLVM prints the instruction.
     pub asm_calls: HashMap<Position, String>,
+    /// The integer constants wider than 64 bits that each instruction uses as operands.
+    pub wide_ints: HashMap<Position, Vec<WideInt>>,
+    /// The integer constants wider than 64 bits in each global's initializer, in the
+    /// order of the initializer's elements.
+    pub global_wide_ints: HashMap<String, Vec<WideInt>>,
     /// The module's text (as `llvm-dis` prints it), when its debug info is wanted
     /// ([`crate::shapes`]).
     pub text: Option<String>,
@@ -55,6 +65,66 @@ pub(crate) enum ClauseText {
     Catch(Option<String>),
     /// A `filter` (an exception specification).
     Filter,
+}
+
+/// An integer constant wider than 64 bits: its width and its 64-bit limbs, least
+/// significant first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct WideInt {
+    pub bits: u32,
+    pub limbs: Vec<u64>,
+}
+
+impl Beside {
+    /// The wide constant operand of the instruction at `at` with width `bits` whose low
+    /// 64 bits are `low` (see [`find_wide_int`]).
+    pub fn wide_int(&self, at: &Position, bits: u32, low: u64) -> Result<Option<&WideInt>, String> {
+        find_wide_int(self.wide_ints.get(at).map_or(&[], Vec::as_slice), bits, low)
+    }
+}
+
+/// Where an initializer's integers wider than 64 bits come from.
+pub(crate) enum WideInits<'a> {
+    /// A global's, one after the other in the order of its elements.
+    InOrder(std::slice::Iter<'a, WideInt>),
+    /// An instruction's constant operand's, told apart by their low bits.
+    Among(&'a [WideInt]),
+}
+
+impl WideInits<'_> {
+    /// The next wide constant, of width `bits` with low 64 bits `low`.
+    pub fn next(&mut self, bits: u32, low: u64) -> Result<WideInt, String> {
+        let found = match self {
+            WideInits::InOrder(iter) => iter.next(),
+            WideInits::Among(consts) => find_wide_int(consts, bits, low)?,
+        };
+        match found {
+            Some(c) if c.bits == bits && c.limbs.first() == Some(&low) => Ok(c.clone()),
+            _ => Err(format!(
+                "{bits}-bit constant {low:#x} whose high bits were not read"
+            )),
+        }
+    }
+}
+
+/// The constant of `consts` with width `bits` whose low 64 bits are `low` (all that
+/// `llvm-ir` keeps). `Err` when two of them differ only above bit 63, which the low
+/// bits cannot tell apart.
+pub(crate) fn find_wide_int(
+    consts: &[WideInt],
+    bits: u32,
+    low: u64,
+) -> Result<Option<&WideInt>, String> {
+    let mut found = consts
+        .iter()
+        .filter(|c| c.bits == bits && c.limbs.first() == Some(&low));
+    let first = found.next();
+    match (first, found.next()) {
+        (Some(a), Some(b)) if a != b => Err(format!(
+            "two {bits}-bit constants with the same low 64 bits ({low:#x}) in one place"
+        )),
+        _ => Ok(first),
+    }
 }
 
 /// True when `module` has something only the C API shows.
@@ -72,7 +142,52 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
             matches!(i, llvm_ir::Instruction::Call(c) if c.function.is_left())
                 || matches!(i, llvm_ir::Instruction::LandingPad(_))
         });
-    constrained || asm
+    let wide_init = module
+        .global_vars
+        .iter()
+        .filter_map(|g| g.initializer.as_deref())
+        .any(has_wide_int);
+    constrained
+        || asm
+        || wide_init
+        || module
+            .functions
+            .iter()
+            .any(|f| uses_wide_ints(&module.types, f))
+}
+
+/// True when `c` is or holds an integer constant wider than 64 bits.
+fn has_wide_int(c: &llvm_ir::Constant) -> bool {
+    use llvm_ir::Constant as C;
+    match c {
+        C::Int { bits, .. } => *bits > 64,
+        C::Struct { values, .. } => values.iter().any(|v| has_wide_int(v)),
+        C::Array { elements, .. } | C::Vector(elements) => elements.iter().any(|e| has_wide_int(e)),
+        _ => false,
+    }
+}
+
+/// True when an instruction of `f` can have an integer constant wider than 64 bits as
+/// an operand: a wide result (arithmetic, `select`, phis) or a wide operand of an
+/// instruction without one (`store`, `icmp`, calls, `ret`, `switch`).
+fn uses_wide_ints(types: &llvm_ir::types::Types, f: &llvm_ir::Function) -> bool {
+    use llvm_ir::types::Typed;
+    use llvm_ir::Instruction as I;
+    let wide = |ty: &llvm_ir::Type| matches!(ty, llvm_ir::Type::IntegerType { bits } if *bits > 64);
+    let wide_op = |op: &llvm_ir::Operand| wide(&types.type_of(op));
+    f.basic_blocks.iter().any(|b| {
+        let term = match &b.term {
+            llvm_ir::Terminator::Ret(r) => r.return_operand.as_ref().is_some_and(wide_op),
+            llvm_ir::Terminator::Switch(s) => wide_op(&s.operand),
+            _ => false,
+        };
+        term || b.instrs.iter().any(|i| match i {
+            I::Store(s) => wide_op(&s.value),
+            I::ICmp(c) => wide_op(&c.operand0),
+            I::Call(c) => c.arguments.iter().any(|(a, _)| wide_op(a)),
+            other => wide(&other.get_type(types)),
+        })
+    })
 }
 
 /// True for the names of the constrained comparison intrinsics.
@@ -154,6 +269,13 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
                             .landing_clauses
                             .insert((name.clone(), b, i), clauses(inst));
                     }
+                    let mut consts = Vec::new();
+                    for operand in 0..LLVMGetNumOperands(inst) {
+                        wide_ints_in(LLVMGetOperand(inst, operand as u32), 0, &mut consts);
+                    }
+                    if !consts.is_empty() {
+                        found.wide_ints.insert((name.clone(), b, i), consts);
+                    }
                     inst = LLVMGetNextInstruction(inst);
                     i += 1;
                 }
@@ -163,7 +285,37 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
         }
         func = LLVMGetNextFunction(func);
     }
+    let mut global = LLVMGetFirstGlobal(module);
+    while !global.is_null() {
+        let init = LLVMGetInitializer(global);
+        let mut consts = Vec::new();
+        wide_ints_in(init, 0, &mut consts);
+        if !consts.is_empty() {
+            found.global_wide_ints.insert(value_name(global), consts);
+        }
+        global = LLVMGetNextGlobal(global);
+    }
     found
+}
+
+/// Collects the integer constants wider than 64 bits in constant `value`, looking
+/// inside aggregates and constant expressions (not into other globals).
+///
+/// # Safety
+/// `value` must be null or a live value.
+unsafe fn wide_ints_in(value: LLVMValueRef, depth: u32, into: &mut Vec<WideInt>) {
+    if value.is_null() || LLVMIsAConstant(value).is_null() || !LLVMIsAGlobalValue(value).is_null() {
+        return;
+    }
+    if let Some(wide) = wide_int(value) {
+        into.push(wide);
+        return;
+    }
+    if depth < 16 {
+        for i in 0..LLVMGetNumOperands(value) {
+            wide_ints_in(LLVMGetOperand(value, i as u32), depth + 1, into);
+        }
+    }
 }
 
 /// The predicate of `inst` if it is a constrained comparison.
@@ -238,6 +390,31 @@ unsafe fn clauses(inst: LLVMValueRef) -> Vec<ClauseText> {
             }
         })
         .collect()
+}
+
+/// The width and limbs of `value` if it is an integer constant wider than 64 bits,
+/// cut into limbs by LLVM's own constant folding (`lshr`, then `trunc` to `i64`).
+///
+/// # Safety
+/// `value` must be null or a live value.
+unsafe fn wide_int(value: LLVMValueRef) -> Option<WideInt> {
+    if value.is_null() || LLVMIsAConstantInt(value).is_null() {
+        return None;
+    }
+    let ty = LLVMTypeOf(value);
+    let bits = LLVMGetIntTypeWidth(ty);
+    if bits <= 64 {
+        return None;
+    }
+    let context = LLVMGetTypeContext(ty);
+    let i64_ty = LLVMInt64TypeInContext(context);
+    let limbs = (0..bits.div_ceil(64))
+        .map(|i| {
+            let shifted = LLVMConstLShr(value, LLVMConstInt(ty, u64::from(i) * 64, 0));
+            LLVMConstIntGetZExtValue(LLVMConstTrunc(shifted, i64_ty))
+        })
+        .collect();
+    Some(WideInt { bits, limbs })
 }
 
 /// The name of a value, copied.

@@ -4,15 +4,22 @@
 //!
 //! Folding covers what clang emits at `-O0`: integers, floats, null/undef/poison (as
 //! zero), addresses of globals and functions, and `getelementptr`, `bitcast`,
-//! `addrspacecast`, `inttoptr`, `ptrtoint` and integer arithmetic over them. A constant
-//! expression that needs an address at run time (`ptrtoint @g` used as an integer) does
-//! not fold; function lowering then materializes it as instructions.
+//! `addrspacecast`, `inttoptr`, `ptrtoint`, integer arithmetic, `icmp`, `select`, and the
+//! floating-point conversions, arithmetic and `fcmp` over them, computed as
+//! [`fpir::eval`] computes them at run time. Two addresses inside one object compare as
+//! their offsets (Csmith's `uitofp (icmp eq (getelementptr @g, 6), (getelementptr @g, 5))`).
+//! A constant expression that needs an address at run time (`ptrtoint @g` used as an
+//! integer, a comparison of addresses of two objects) does not fold; function lowering
+//! then materializes it as instructions. Integers wider than 64 bits in initializers
+//! take their high bits from [`crate::beside`].
 
-use crate::layout::{gep_offsets, GepIndex};
+use crate::beside::WideInits;
+use crate::layout::{gep_offsets, scalar, GepIndex};
 use crate::symbols::{name_text, Symbol, Symbols};
-use fpir::{AddrBase, Const, Reloc};
+use fpir::eval;
+use fpir::{AddrBase, CastOp, Const, FloatBinOp, FloatPred, IntPred, Reloc};
 use llvm_ir::constant::Float;
-use llvm_ir::{Constant, IntPredicate, Name, Type};
+use llvm_ir::{Constant, FPPredicate, IntPredicate, Name, Type};
 
 /// A folded constant.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -174,25 +181,20 @@ impl<'m> Symbols<'m> {
             Constant::LShr(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
             Constant::AShr(x) => return self.fold_bin(c, &x.operand0, &x.operand1),
             Constant::ICmp(i) => {
-                let (Some(Bits(a)), Some(Bits(b))) =
-                    (self.fold(&i.operand0)?, self.fold(&i.operand1)?)
-                else {
-                    return Ok(None);
-                };
-                let ty = self.int_type_of(&i.operand0);
-                let (sa, sb) = (ty.sign_extend(a), ty.sign_extend(b));
-                Bits(u64::from(match i.predicate {
-                    IntPredicate::EQ => a == b,
-                    IntPredicate::NE => a != b,
-                    IntPredicate::UGT => a > b,
-                    IntPredicate::UGE => a >= b,
-                    IntPredicate::ULT => a < b,
-                    IntPredicate::ULE => a <= b,
-                    IntPredicate::SGT => sa > sb,
-                    IntPredicate::SGE => sa >= sb,
-                    IntPredicate::SLT => sa < sb,
-                    IntPredicate::SLE => sa <= sb,
-                }))
+                let pred = int_pred(i.predicate);
+                match (self.fold(&i.operand0)?, self.fold(&i.operand1)?) {
+                    (Some(Bits(a)), Some(Bits(b))) => Bits(u64::from(eval::icmp(
+                        pred,
+                        self.int_type_of(&i.operand0),
+                        a,
+                        b,
+                    ))),
+                    // Two addresses inside one object compare as their offsets.
+                    (Some(Folded::Addr(x, a)), Some(Folded::Addr(y, b))) if x == y => Bits(
+                        u64::from(eval::icmp(pred, fpir::Type::I64, a as u64, b as u64)),
+                    ),
+                    _ => return Ok(None),
+                }
             }
             Constant::Select(s) => match self.fold(&s.condition)? {
                 Some(Bits(0)) => return self.fold(&s.false_value),
@@ -210,7 +212,7 @@ impl<'m> Symbols<'m> {
             | Constant::FPToSI(_)
             | Constant::UIToFP(_)
             | Constant::SIToFP(_)
-            | Constant::FCmp(_) => return Err(format!("floating-point constant expression `{c}`")),
+            | Constant::FCmp(_) => return self.fold_float_expr(c),
             Constant::Struct { .. } | Constant::Array { .. } => {
                 return Err(format!("aggregate constant `{c}` in a register"))
             }
@@ -224,6 +226,85 @@ impl<'m> Symbols<'m> {
             Constant::BlockAddress => return Err("block address (computed goto)".to_string()),
             Constant::TokenNone => return Err("token constant".to_string()),
         }))
+    }
+
+    /// Folds a floating-point constant expression (conversions, arithmetic, `fcmp`) as
+    /// [`fpir::eval`] computes it at run time.
+    fn fold_float_expr(&self, c: &Constant) -> Result<Option<Folded>, String> {
+        use Folded::Bits;
+        match c {
+            Constant::FAdd(x) => self.fold_float_bin(FloatBinOp::Fadd, c, &x.operand0, &x.operand1),
+            Constant::FSub(x) => self.fold_float_bin(FloatBinOp::Fsub, c, &x.operand0, &x.operand1),
+            Constant::FMul(x) => self.fold_float_bin(FloatBinOp::Fmul, c, &x.operand0, &x.operand1),
+            Constant::FDiv(x) => self.fold_float_bin(FloatBinOp::Fdiv, c, &x.operand0, &x.operand1),
+            Constant::FRem(x) => self.fold_float_bin(FloatBinOp::Frem, c, &x.operand0, &x.operand1),
+            Constant::FPTrunc(x) => self.fold_cast(CastOp::Fptrunc, c, &x.operand, &x.to_type),
+            Constant::FPExt(x) => self.fold_cast(CastOp::Fpext, c, &x.operand, &x.to_type),
+            Constant::FPToUI(x) => self.fold_cast(CastOp::Fptoui, c, &x.operand, &x.to_type),
+            Constant::FPToSI(x) => self.fold_cast(CastOp::Fptosi, c, &x.operand, &x.to_type),
+            Constant::UIToFP(x) => self.fold_cast(CastOp::Uitofp, c, &x.operand, &x.to_type),
+            Constant::SIToFP(x) => self.fold_cast(CastOp::Sitofp, c, &x.operand, &x.to_type),
+            Constant::FCmp(x) => {
+                let ty = self.float_type_of(c, &x.operand0)?;
+                match (self.fold(&x.operand0)?, self.fold(&x.operand1)?) {
+                    (Some(Bits(a)), Some(Bits(b))) => Ok(Some(Bits(u64::from(eval::fcmp(
+                        float_pred(x.predicate),
+                        ty,
+                        a,
+                        b,
+                    ))))),
+                    _ => Ok(None),
+                }
+            }
+            _ => Err(format!("constant expression `{c}`")),
+        }
+    }
+
+    /// The float format of constant `operand` of the expression `c`.
+    fn float_type_of(&self, c: &Constant, operand: &Constant) -> Result<fpir::FloatTy, String> {
+        scalar(&self.llvm.types.type_of(operand))
+            .and_then(fpir::Type::as_float)
+            .ok_or_else(|| format!("floating-point constant expression `{c}`"))
+    }
+
+    /// Folds a conversion `c` of `operand` to `to_type` as [`eval::cast`] computes it;
+    /// `Ok(None)` when the operand is only known at run time.
+    fn fold_cast(
+        &self,
+        op: CastOp,
+        c: &Constant,
+        operand: &Constant,
+        to_type: &Type,
+    ) -> Result<Option<Folded>, String> {
+        let types = (scalar(&self.llvm.types.type_of(operand)), scalar(to_type));
+        let (Some(from), Some(to)) = types else {
+            return Err(format!("constant expression `{c}`"));
+        };
+        Ok(match self.fold(operand)? {
+            Some(Folded::Bits(b)) => Some(Folded::Bits(eval::cast(op, from, to, b))),
+            _ => None,
+        })
+    }
+
+    /// Folds a floating-point binary constant expression as [`eval::float_bin`] computes
+    /// it.
+    fn fold_float_bin(
+        &self,
+        op: FloatBinOp,
+        c: &Constant,
+        lhs: &Constant,
+        rhs: &Constant,
+    ) -> Result<Option<Folded>, String> {
+        let ty = self.float_type_of(c, lhs)?;
+        match (self.fold(lhs)?, self.fold(rhs)?) {
+            (Some(Folded::Bits(a)), Some(Folded::Bits(b))) => match eval::float_bin(op, ty, a, b) {
+                Some(v) => Ok(Some(Folded::Bits(v))),
+                None => Err(format!("floating-point constant expression `{c}`")),
+            },
+            _ => Err(format!(
+                "floating-point constant expression on an address `{c}`"
+            )),
+        }
     }
 
     /// Folds an integer binary constant expression over two folded integers.
@@ -261,13 +342,16 @@ impl<'m> Symbols<'m> {
         Ok(Some(Folded::Bits(value & ty.mask())))
     }
 
-    /// Writes the initializer `c` at byte `at` of `bytes`, recording pointers in `relocs`.
+    /// Writes the initializer `c` at byte `at` of `bytes`, recording pointers in `relocs`;
+    /// the high bits of its integers wider than 64 bits come from `wide` (see
+    /// [`crate::beside`]).
     pub fn write_init(
         &self,
         c: &Constant,
         at: u64,
         bytes: &mut [u8],
         relocs: &mut Vec<Reloc>,
+        wide: &mut WideInits<'_>,
     ) -> Result<(), String> {
         match c {
             Constant::Null(_)
@@ -280,7 +364,7 @@ impl<'m> Symbols<'m> {
                 let types: Vec<_> = values.iter().map(|v| self.llvm.types.type_of(v)).collect();
                 let (offsets, _) = self.layout.struct_layout(&types, *is_packed)?;
                 for (v, off) in values.iter().zip(offsets) {
-                    self.write_init(v, at + off, bytes, relocs)?;
+                    self.write_init(v, at + off, bytes, relocs, wide)?;
                 }
                 Ok(())
             }
@@ -290,20 +374,29 @@ impl<'m> Symbols<'m> {
             } => {
                 let stride = self.layout.size_align(element_type)?.size;
                 for (i, e) in elements.iter().enumerate() {
-                    self.write_init(e, at + stride * i as u64, bytes, relocs)?;
+                    self.write_init(e, at + stride * i as u64, bytes, relocs, wide)?;
                 }
                 Ok(())
             }
             Constant::Vector(elements) => {
                 let mut off = at;
                 for e in elements {
-                    self.write_init(e, off, bytes, relocs)?;
+                    self.write_init(e, off, bytes, relocs, wide)?;
                     off += self.layout.size_align(&self.llvm.types.type_of(e))?.size;
                 }
                 Ok(())
             }
+            Constant::Int { bits, value } if *bits > 64 => {
+                let found = wide.next(*bits, *value)?;
+                let mut left = u64::from(*bits).div_ceil(8);
+                for (i, &limb) in found.limbs.iter().enumerate() {
+                    write_le(bytes, at + 8 * i as u64, limb, left.min(8))?;
+                    left = left.saturating_sub(8);
+                }
+                Ok(())
+            }
             Constant::Int { bits, value } => {
-                let len = u64::from(*bits).div_ceil(8).min(8);
+                let len = u64::from(*bits).div_ceil(8);
                 write_le(bytes, at, *value, len)
             }
             Constant::Float(Float::Single(f)) => write_le(bytes, at, u64::from(f.to_bits()), 4),
@@ -377,4 +470,42 @@ fn write_le(bytes: &mut [u8], at: u64, value: u64, len: u64) -> Result<(), Strin
         .ok_or_else(|| "initializer value outside its global".to_string())?;
     dst.copy_from_slice(&value.to_le_bytes()[..len]);
     Ok(())
+}
+
+/// The fpir predicate of an LLVM integer predicate.
+pub(crate) fn int_pred(p: IntPredicate) -> IntPred {
+    match p {
+        IntPredicate::EQ => IntPred::Eq,
+        IntPredicate::NE => IntPred::Ne,
+        IntPredicate::UGT => IntPred::Ugt,
+        IntPredicate::UGE => IntPred::Uge,
+        IntPredicate::ULT => IntPred::Ult,
+        IntPredicate::ULE => IntPred::Ule,
+        IntPredicate::SGT => IntPred::Sgt,
+        IntPredicate::SGE => IntPred::Sge,
+        IntPredicate::SLT => IntPred::Slt,
+        IntPredicate::SLE => IntPred::Sle,
+    }
+}
+
+/// The fpir predicate of an LLVM floating-point predicate.
+pub(crate) fn float_pred(p: FPPredicate) -> FloatPred {
+    match p {
+        FPPredicate::False => FloatPred::False,
+        FPPredicate::OEQ => FloatPred::Oeq,
+        FPPredicate::OGT => FloatPred::Ogt,
+        FPPredicate::OGE => FloatPred::Oge,
+        FPPredicate::OLT => FloatPred::Olt,
+        FPPredicate::OLE => FloatPred::Ole,
+        FPPredicate::ONE => FloatPred::One,
+        FPPredicate::ORD => FloatPred::Ord,
+        FPPredicate::UNO => FloatPred::Uno,
+        FPPredicate::UEQ => FloatPred::Ueq,
+        FPPredicate::UGT => FloatPred::Ugt,
+        FPPredicate::UGE => FloatPred::Uge,
+        FPPredicate::ULT => FloatPred::Ult,
+        FPPredicate::ULE => FloatPred::Ule,
+        FPPredicate::UNE => FloatPred::Une,
+        FPPredicate::True => FloatPred::True,
+    }
 }

@@ -15,7 +15,9 @@
 //!
 //! # What lowers
 //!
-//! - Integers of 1 to 64 bits, `float`, `double` and pointers in registers; structs,
+//! - Integers of 1 to 64 bits, `float`, `double` and pointers in registers; integers
+//!   wider than 64 bits (`__int128`, `_BitInt(N)`, the i72..i200 of bitfield runs) as
+//!   several 64-bit limb registers, every operation on them as limb operations; structs,
 //!   arrays, unions and vectors in memory, laid out as on x86-64 (packed structs
 //!   honoured); `getelementptr` as byte offsets plus sign-extended index terms.
 //! - Phis as block parameters; a `select` on a condition that is not a constant as a
@@ -40,8 +42,8 @@
 //!
 //! # What does not
 //!
-//! `long double` (x86_fp80), `__float128`, `_Float16` and integers wider than 64 bits
-//! as values; arithmetic on vectors; atomics, inline assembly other than the idioms of
+//! `long double` (x86_fp80), `__float128` and `_Float16` as values; arithmetic on
+//! vectors; a `switch` on an integer wider than 64 bits; atomics, inline assembly other than the idioms of
 //! libm sources (`bsr`/`bsf`, `sqrtsd`, `cvtsd2si`, ...), variable arguments (`va_start`,
 //! and calls passing more than a variadic function's fixed parameters), exceptions,
 //! computed goto. In dead code (behind a branch on a constant, as musl's

@@ -28,7 +28,7 @@
 //! types in dead code, which lowering drops, get no op site; stubs' math calls are
 //! numbered last.
 
-use crate::beside::Beside;
+use crate::beside::{Beside, WideInits};
 use crate::consts::Folded;
 use crate::ctx::Ctx;
 use crate::error::LowerError;
@@ -210,7 +210,13 @@ fn lower_global(
     }
     data.init = vec![0u8; size];
     if let Some(c) = &g.initializer {
-        if let Err(e) = symbols.write_init(c, 0, &mut data.init, &mut data.relocs) {
+        let wide = ctx
+            .beside
+            .global_wide_ints
+            .get(&name)
+            .map_or(&[][..], Vec::as_slice);
+        let mut wide = WideInits::InOrder(wide.iter());
+        if let Err(e) = symbols.write_init(c, 0, &mut data.init, &mut data.relocs, &mut wide) {
             data.init.fill(0);
             data.relocs.clear();
             return (data, Some(unsupported(e)));

@@ -97,6 +97,7 @@ golden! {
     golden_aggregate_values => "aggregate_values.ll",
     golden_fenv => "fenv.c",
     golden_selects => "selects.ll",
+    golden_wide => "wide.ll",
 }
 
 /// One site as the test harness sees it in `llvm-dis` output: function and kind.
@@ -313,6 +314,34 @@ fn long_double_is_unsupported_with_its_location() {
     assert!(what.contains("long double"), "{what}");
     assert!(what.contains("`widen`"), "{what}");
     assert!(location.ends_with("long_double.c:3:0"), "{location}");
+}
+
+/// Wide integers lower as limbs between defined functions; an intrinsic or a `switch`
+/// on one has no limb form and is named.
+#[test]
+fn wide_integer_intrinsics_and_switches_are_unsupported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        (
+            "declare i128 @llvm.ctpop.i128(i128)\n\
+             define i128 @f(i128 %x) {\nentry:\n  %p = call i128 @llvm.ctpop.i128(i128 %x)\n  ret i128 %p\n}\n",
+            "call of `llvm.ctpop.i128` on an integer wider than 64 bits",
+        ),
+        (
+            "define i32 @f(i128 %x) {\nentry:\n  switch i128 %x, label %d [ i128 1, label %one ]\n\
+             one:\n  ret i32 1\nd:\n  ret i32 0\n}\n",
+            "switch",
+        ),
+    ];
+    for (i, (text, want)) in cases.into_iter().enumerate() {
+        let ll = dir.path().join(format!("m{i}.ll"));
+        std::fs::write(&ll, text).unwrap();
+        let err = load(&[ll], &LoadOptions::default()).unwrap_err();
+        let LowerError::Unsupported { what, .. } = &err else {
+            panic!("expected Unsupported, got {err:?}");
+        };
+        assert!(what.contains(want), "{what}");
+    }
 }
 
 #[test]

@@ -211,3 +211,21 @@ gcov_agrees!(
     subnormal_scale,
     switch_quadrant,
 );
+
+/// `--gcov` with the default output directory, which is relative to where the user runs
+/// fpforge: the regression program must still be found and run.
+#[test]
+fn gcov_with_the_default_relative_output_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("and_or");
+    let cover = run(Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .current_dir(dir.path())
+        .args(["cover", &source.to_string_lossy(), "-f", "and_or"])
+        .args(["--seed", "1", "--evals", "20000", "--gcov"]));
+    let summary = dir.path().join("fpforge-out/gcov/summary.txt");
+    let line = std::fs::read_to_string(&summary).expect("--gcov wrote its summary");
+    assert!(
+        String::from_utf8_lossy(&cover.stdout).contains(line.trim()),
+        "the summary is printed: {line}"
+    );
+}

@@ -2,10 +2,11 @@
 //! floating-point one an op site), `fneg`, `icmp` and `fcmp`.
 
 use super::FnLower;
+use crate::consts::{float_pred, int_pred};
 use crate::error::LowerError;
-use fpir::{FloatBinOp, FloatPred, InstKind, IntBinOp, IntPred};
+use fpir::{FloatBinOp, InstKind, IntBinOp};
 use llvm_ir::instruction;
-use llvm_ir::{FPPredicate, IntPredicate, Name, Operand};
+use llvm_ir::{Name, Operand};
 
 impl<'c, 'm> FnLower<'c, 'm> {
     pub(super) fn int_bin(
@@ -91,41 +92,5 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 rhs,
             },
         )
-    }
-}
-
-pub(super) fn int_pred(p: IntPredicate) -> IntPred {
-    match p {
-        IntPredicate::EQ => IntPred::Eq,
-        IntPredicate::NE => IntPred::Ne,
-        IntPredicate::UGT => IntPred::Ugt,
-        IntPredicate::UGE => IntPred::Uge,
-        IntPredicate::ULT => IntPred::Ult,
-        IntPredicate::ULE => IntPred::Ule,
-        IntPredicate::SGT => IntPred::Sgt,
-        IntPredicate::SGE => IntPred::Sge,
-        IntPredicate::SLT => IntPred::Slt,
-        IntPredicate::SLE => IntPred::Sle,
-    }
-}
-
-fn float_pred(p: FPPredicate) -> FloatPred {
-    match p {
-        FPPredicate::False => FloatPred::False,
-        FPPredicate::OEQ => FloatPred::Oeq,
-        FPPredicate::OGT => FloatPred::Ogt,
-        FPPredicate::OGE => FloatPred::Oge,
-        FPPredicate::OLT => FloatPred::Olt,
-        FPPredicate::OLE => FloatPred::Ole,
-        FPPredicate::ONE => FloatPred::One,
-        FPPredicate::ORD => FloatPred::Ord,
-        FPPredicate::UNO => FloatPred::Uno,
-        FPPredicate::UEQ => FloatPred::Ueq,
-        FPPredicate::UGT => FloatPred::Ugt,
-        FPPredicate::UGE => FloatPred::Uge,
-        FPPredicate::ULT => FloatPred::Ult,
-        FPPredicate::ULE => FloatPred::Ule,
-        FPPredicate::UNE => FloatPred::Une,
-        FPPredicate::True => FloatPred::True,
     }
 }

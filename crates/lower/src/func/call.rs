@@ -1,6 +1,7 @@
 //! Calls: direct, indirect, math (op sites), builtins, externals and constrained
 //! intrinsics, with `byval` copies and hidden result slots.
 
+use super::wide::wide_width;
 use super::FnLower;
 use crate::asm::{self, AsmKind, InlineAsm, Value};
 use crate::calls::{classify, BuiltinArgs, Constrained, Target};
@@ -117,7 +118,21 @@ impl<'c, 'm> FnLower<'c, 'm> {
             }
             _ => {}
         }
-        let sret = if scalar(result_type).is_none() && self.is_mem(result_type) {
+        let wide_result = wide_width(result_type);
+        let wide_args = call
+            .arguments
+            .iter()
+            .any(|(a, _)| wide_width(&self.type_of(a)).is_some());
+        if let Some((name, _)) = external.filter(|_| wide_result.is_some() || wide_args) {
+            // Only calls between defined functions pass limbs; an intrinsic or library
+            // function on a wide integer (`llvm.ctpop.i128`) has no limb form here.
+            return Err(
+                self.unsupported(format!("call of `{name}` on an integer wider than 64 bits"))
+            );
+        }
+        let sret = if wide_result.is_some() {
+            Some(self.slot(result_type)?)
+        } else if scalar(result_type).is_none() && self.is_mem(result_type) {
             Some(match call.dest {
                 Some(name) => self.slot_for(name, result_type)?,
                 None => self.slot(result_type)?,
@@ -202,6 +217,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let mut args = self.args(call, true, usize::MAX)?;
         args.splice(0..0, sret);
         self.push(dest, InstKind::Call { callee, args });
+        if let (Some(bits), Some(slot), Some(name)) = (wide_result, sret, &call.dest) {
+            let limbs = self.load_wide(slot, bits);
+            self.define_wide(name, bits, limbs);
+        }
         Ok(())
     }
 
@@ -420,6 +439,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
     ) -> Result<Vec<Reg>, LowerError> {
         let mut regs = Vec::with_capacity(call.arguments.len());
         for (arg, attrs) in call.arguments.iter().take(limit) {
+            if wide_width(&self.type_of(arg)).is_some() {
+                regs.extend(self.wide_operand(arg)?);
+                continue;
+            }
             let r = self.operand(arg)?;
             let byval = attrs.iter().find_map(|a| match a {
                 ParameterAttribute::ByVal(ty) => Some(ty),

@@ -1,6 +1,7 @@
 //! Control flow: terminators, the jumps that pass phi values to block parameters, branch
 //! sites, and `select`.
 
+use super::wide::{limb_types, wide_width};
 use super::FnLower;
 use crate::consts::int_type;
 use crate::error::LowerError;
@@ -8,7 +9,7 @@ use crate::layout::describe_unsupported;
 use fpir::{BlockCall, Const, InstKind, Reg, SwitchCase, Terminator, Type};
 use llvm_ir::instruction;
 use llvm_ir::terminator as term;
-use llvm_ir::{Constant, Name, Operand};
+use llvm_ir::{Constant, Instruction, Name, Operand};
 
 impl<'c, 'm> FnLower<'c, 'm> {
     /// The register of a terminator operand of type `ty`; in dead code an operand that
@@ -18,6 +19,26 @@ impl<'c, 'm> FnLower<'c, 'm> {
             Ok(r) => Ok(r),
             Err(LowerError::Unsupported { .. }) if self.lenient => {
                 Ok(self.const_reg(ty, Const::Bits(0)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The limbs of a wide terminator operand of type `ty`; in dead code an operand
+    /// that cannot be lowered reads as zero.
+    fn term_wide_operand(
+        &mut self,
+        op: &'m Operand,
+        ty: &llvm_ir::TypeRef,
+    ) -> Result<Vec<Reg>, LowerError> {
+        match self.wide_operand(op) {
+            Ok(limbs) => Ok(limbs),
+            Err(LowerError::Unsupported { .. }) if self.lenient => {
+                let bits = wide_width(ty).unwrap_or(64);
+                Ok(limb_types(bits)
+                    .into_iter()
+                    .map(|t| self.const_reg(t, Const::Bits(0)))
+                    .collect())
             }
             Err(e) => Err(e),
         }
@@ -37,6 +58,18 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 .find(|(_, from)| Some(from) == pred)
                 .map(|(v, _)| v);
             match incoming {
+                Some(v) if wide_width(&phi.to_type).is_some() => {
+                    // A constant's high bits are found by the position of its phi.
+                    let at = self.f.basic_blocks[block.0 as usize]
+                        .instrs
+                        .iter()
+                        .position(|i| matches!(i, Instruction::Phi(p) if std::ptr::eq(p, phi)));
+                    let here = self.position;
+                    self.position = (block.0 as usize, at.unwrap_or(usize::MAX));
+                    let limbs = self.term_wide_operand(v, &phi.to_type);
+                    self.position = here;
+                    args.extend(limbs?);
+                }
                 Some(v) => {
                     let Some(ty) = self.reg_ty(&phi.to_type) else {
                         return Err(self
@@ -59,6 +92,13 @@ impl<'c, 'm> FnLower<'c, 'm> {
         use term::Terminator as T;
         match t {
             T::Ret(r) => match (&r.return_operand, self.ret, self.sret) {
+                (Some(op), None, Some(sret)) if wide_width(&self.type_of(op)).is_some() => {
+                    let ty = self.type_of(op);
+                    let bits = self.wide_bits(op)?;
+                    let limbs = self.term_wide_operand(op, &ty)?;
+                    self.store_wide(sret, &limbs, bits);
+                    Ok(Terminator::Ret(None))
+                }
                 (Some(op), None, Some(sret)) => {
                     let ty = self.type_of(op);
                     match self.operand(op) {
@@ -90,6 +130,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
             }
             T::Switch(s) => {
                 let site = self.ctx.next_branch();
+                if let Some(bits) = wide_width(&self.type_of(&s.operand)) {
+                    return Err(self.unsupported(format!("switch on a {bits}-bit integer")));
+                }
                 let ty = self.operand_ty(&s.operand)?;
                 let value = self.term_operand(&s.operand, ty)?;
                 let mut cases = Vec::with_capacity(s.dests.len());
@@ -139,21 +182,29 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
         if s.condition.as_constant().is_some() {
             let cond = self.operand(&s.condition)?;
-            let (ty, dest, if_true, if_false) = self.select_arms(s)?;
-            let select = InstKind::Select {
-                ty,
-                cond,
-                if_true,
-                if_false,
-            };
-            self.push(Some(dest), select);
+            let arms = self.select_arms(s)?;
+            for (((ty, dest), if_true), if_false) in arms
+                .types
+                .into_iter()
+                .zip(arms.dest)
+                .zip(arms.if_true)
+                .zip(arms.if_false)
+            {
+                let select = InstKind::Select {
+                    ty,
+                    cond,
+                    if_true,
+                    if_false,
+                };
+                self.push(Some(dest), select);
+            }
             return Ok(());
         }
         let site = self.ctx.next_select();
         let cond = self.term_operand(&s.condition, Type::BOOL)?;
         let emitted = self.insts.len();
         let (params, then_args, else_args) = match self.select_arms(s) {
-            Ok((_, dest, if_true, if_false)) => (vec![dest], vec![if_true], vec![if_false]),
+            Ok(arms) => (arms.dest, arms.if_true, arms.if_false),
             Err(LowerError::Unsupported { .. }) if self.lenient => {
                 self.insts.truncate(emitted);
                 self.locs.truncate(emitted);
@@ -181,18 +232,40 @@ impl<'c, 'm> FnLower<'c, 'm> {
         Ok(())
     }
 
-    /// The result type and register of a `select` and the registers of its arms.
-    fn select_arms(
-        &mut self,
-        s: &'m instruction::Select,
-    ) -> Result<(Type, Reg, Reg, Reg), LowerError> {
+    /// The registers of a `select`'s result and arms: one each, or one per limb of a
+    /// wide integer.
+    fn select_arms(&mut self, s: &'m instruction::Select) -> Result<SelectArms, LowerError> {
         let value_ty = self.type_of(&s.true_value);
+        if let Some(bits) = wide_width(&value_ty) {
+            let if_true = self.wide_operand(&s.true_value)?;
+            let if_false = self.wide_operand(&s.false_value)?;
+            let dest = self.wide_value(&s.dest, bits);
+            return Ok(SelectArms {
+                types: limb_types(bits),
+                dest,
+                if_true,
+                if_false,
+            });
+        }
         let Some(ty) = self.reg_ty(&value_ty) else {
             return Err(self.unsupported(format!("{} value", describe_unsupported(&value_ty))));
         };
         let if_true = self.operand(&s.true_value)?;
         let if_false = self.operand(&s.false_value)?;
         let dest = self.value(&s.dest, &value_ty)?;
-        Ok((ty, dest, if_true, if_false))
+        Ok(SelectArms {
+            types: vec![ty],
+            dest: vec![dest],
+            if_true: vec![if_true],
+            if_false: vec![if_false],
+        })
     }
+}
+
+/// The registers of a `select`: its result and arms, with their types.
+struct SelectArms {
+    types: Vec<Type>,
+    dest: Vec<Reg>,
+    if_true: Vec<Reg>,
+    if_false: Vec<Reg>,
 }

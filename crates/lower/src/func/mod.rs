@@ -2,7 +2,8 @@
 //! This module walks the blocks and dispatches; the handlers live by instruction family
 //! in [`arith`] (arithmetic and comparisons), [`memory`] (memory, addresses, aggregate
 //! values), [`casts`], [`call`] and [`control`] (terminators, `select`), over the value
-//! bookkeeping of [`values`].
+//! bookkeeping of [`values`]. An instruction on an integer wider than 64 bits goes to
+//! [`wide_ops`] first, which lowers it to the limb operations of [`wide`].
 //!
 //! Registers are allocated on first mention (parameters first, then values in the order
 //! the body names them); phis become block parameters and every jump passes the phi
@@ -38,6 +39,8 @@ mod control;
 mod eh;
 mod memory;
 mod values;
+mod wide;
+mod wide_ops;
 
 use crate::ctx::Ctx;
 use crate::error::LowerError;
@@ -53,6 +56,7 @@ use llvm_ir::terminator as term;
 use llvm_ir::BasicBlock;
 use llvm_ir::{Constant, Instruction, Name, Operand, TypeRef};
 use std::collections::HashMap;
+use wide::wide_width;
 
 /// Lowers one defined function. A function using something fpir cannot represent (or
 /// malformed in a way lowering notices) is lowered as a skeleton instead (see
@@ -91,6 +95,8 @@ struct FnLower<'c, 'm> {
     consts: Vec<(Reg, Const)>,
     const_regs: HashMap<(Type, Const), Reg>,
     values: HashMap<&'m Name, Reg>,
+    /// The limbs of integer values wider than 64 bits (see [`wide`]).
+    wide: HashMap<&'m Name, Vec<Reg>>,
     aliases: HashMap<&'m Name, &'m Operand>,
     blocks: HashMap<&'m Name, fpir::Block>,
     phis: Vec<Vec<&'m Phi>>,
@@ -143,6 +149,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             consts: Vec::new(),
             const_regs: HashMap::new(),
             values: HashMap::new(),
+            wide: HashMap::new(),
             aliases: HashMap::new(),
             blocks: HashMap::new(),
             phis: Vec::new(),
@@ -192,7 +199,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let mut phis = std::mem::take(&mut self.phis);
         for (phis, &live) in phis.iter_mut().zip(&live) {
             // Phis of types fpir cannot hold may only sit in dead code; drop them there.
-            phis.retain(|phi| live || self.reg_ty(&phi.to_type).is_some());
+            phis.retain(|phi| {
+                live || self.reg_ty(&phi.to_type).is_some() || wide_width(&phi.to_type).is_some()
+            });
         }
         self.phis = phis;
         for (i, bb) in f.basic_blocks.iter().enumerate() {
@@ -203,7 +212,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 let mut ps = Vec::new();
                 for phi in self.phis[i].clone() {
                     self.dloc = &phi.debugloc;
-                    ps.push(self.value(&phi.dest, &phi.to_type)?);
+                    match wide_width(&phi.to_type) {
+                        Some(bits) => ps.extend(self.wide_value(&phi.dest, bits)),
+                        None => ps.push(self.value(&phi.dest, &phi.to_type)?),
+                    }
                 }
                 ps.extend(self.landing_params(i).into_iter().flat_map(|(e, s)| [e, s]));
                 ps
@@ -240,7 +252,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     fn signature(&mut self) -> Result<Signature, LowerError> {
         let f = self.f;
         let mut sig = Signature::default();
-        if self.is_mem(&f.return_type) {
+        if self.is_mem(&f.return_type) || wide_width(&f.return_type).is_some() {
             let sret = self.new_reg(Type::Ptr);
             self.sret = Some(sret);
             sig.params.push(sret);
@@ -248,6 +260,17 @@ impl<'c, 'm> FnLower<'c, 'm> {
             sig.param_names.push(Some(Function::SRET_PARAM.to_string()));
         }
         for p in &f.parameters {
+            if let Some(bits) = wide_width(&p.ty) {
+                let limbs = self.wide_value(&p.name, bits);
+                sig.param_pointees.extend(limbs.iter().map(|_| None));
+                sig.param_names
+                    .extend((0..limbs.len()).map(|i| match &p.name {
+                        Name::Name(s) => Some(format!("{s}.limb{i}")),
+                        Name::Number(_) => None,
+                    }));
+                sig.params.extend(limbs);
+                continue;
+            }
             if self.skipped.is_some() && self.reg_ty(&p.ty).is_none() {
                 continue;
             }
@@ -300,7 +323,11 @@ impl<'c, 'm> FnLower<'c, 'm> {
             self.dloc = inst_debugloc(inst);
             self.loc = self.ctx.src_loc(self.dloc);
             let emitted = self.insts.len();
-            match self.lower_inst(inst) {
+            let lowered = match self.wide_inst(inst) {
+                Some(lowered) => lowered,
+                None => self.lower_inst(inst),
+            };
+            match lowered {
                 Ok(()) => {}
                 Err(LowerError::Unsupported { .. }) if self.lenient => {
                     self.insts.truncate(emitted);
@@ -310,6 +337,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 Err(e) => return Err(e),
             }
         }
+        self.position = (i, bb.instrs.len());
         self.dloc = term_debugloc(&bb.term);
         self.loc = self.ctx.src_loc(self.dloc);
         let term_loc = self.loc;

@@ -2,10 +2,11 @@
 //! instructions for constant expressions that need a run-time address), and the
 //! renamings that are no instruction.
 
-use super::arith::int_pred;
 use super::FnLower;
+use crate::beside::WideInits;
 use crate::calls::Target;
 use crate::consts::Folded;
+use crate::consts::{float_pred, int_pred};
 use crate::error::LowerError;
 use crate::layout::{describe_unsupported, scalar, SizeAlign};
 use fpir::{CastOp, Const, InstKind, IntBinOp, Reg, Type};
@@ -161,6 +162,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
             Constant::ZExt(x) => Some((CastOp::Zext, &x.operand)),
             Constant::SExt(x) => Some((CastOp::Sext, &x.operand)),
             Constant::BitCast(x) => Some((CastOp::Bitcast, &x.operand)),
+            Constant::UIToFP(x) => Some((CastOp::Uitofp, &x.operand)),
+            Constant::SIToFP(x) => Some((CastOp::Sitofp, &x.operand)),
+            Constant::FPToUI(x) => Some((CastOp::Fptoui, &x.operand)),
+            Constant::FPToSI(x) => Some((CastOp::Fptosi, &x.operand)),
+            Constant::FPTrunc(x) => Some((CastOp::Fptrunc, &x.operand)),
+            Constant::FPExt(x) => Some((CastOp::Fpext, &x.operand)),
             _ => None,
         };
         if let Some((op, operand)) = cast {
@@ -223,6 +230,19 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 let pred = int_pred(i.predicate);
                 Ok(self.emit(t, InstKind::Icmp { pred, ty, lhs, rhs }))
             }
+            Constant::FCmp(i) => {
+                let ty = {
+                    let ty = self.symbols.llvm.types.type_of(&*i.operand0);
+                    self.scalar_ty(&ty)?
+                };
+                let Some(ty) = ty.as_float() else {
+                    return Err(self.malformed(format!("fcmp on {ty} in `{c}`")));
+                };
+                let lhs = self.constant(&i.operand0)?;
+                let rhs = self.constant(&i.operand1)?;
+                let pred = float_pred(i.predicate);
+                Ok(self.emit(t, InstKind::Fcmp { pred, ty, lhs, rhs }))
+            }
             Constant::Select(s) => {
                 let cond = self.constant(&s.condition)?;
                 let if_true = self.constant(&s.true_value)?;
@@ -249,7 +269,18 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let sa = self.mem_layout(ty)?;
         let mut init = vec![0u8; usize::try_from(sa.size).unwrap_or(usize::MAX).min(1 << 32)];
         let mut relocs = Vec::new();
-        if let Err(e) = self.symbols.write_init(c, 0, &mut init, &mut relocs) {
+        let at = (self.f.name.clone(), self.position.0, self.position.1);
+        let wide = self
+            .ctx
+            .beside
+            .wide_ints
+            .get(&at)
+            .map_or(&[][..], Vec::as_slice);
+        let mut wide = WideInits::Among(wide);
+        if let Err(e) = self
+            .symbols
+            .write_init(c, 0, &mut init, &mut relocs, &mut wide)
+        {
             return Err(self.unsupported(e));
         }
         let name = format!("{}.const{}", self.f.name, self.ctx.out.globals.len());
