@@ -20,7 +20,7 @@ use crate::lower::Lowered;
 use crate::options::LoadOptions;
 use fpir::analysis::calls::node_name;
 use fpir::analysis::Reach;
-use fpir::{AddrBase, Func, Module};
+use fpir::{AddrBase, Func, FuncLookup, Module};
 use std::collections::HashMap;
 
 /// Checks what `entry` (or, with `None`, every function) reaches in `lowered`; returns
@@ -78,9 +78,10 @@ pub(crate) fn check(
 pub(crate) fn wanted(lowered: &Lowered, entry: Option<&str>) -> Vec<String> {
     let module = &lowered.module;
     let entries: Vec<Func> = match entry {
-        Some(name) => match module.func_by_name(name) {
-            Some(f) => vec![f],
-            None => return vec![name.to_string()],
+        Some(name) => match module.lookup_func(name) {
+            FuncLookup::Found(f) => vec![f],
+            FuncLookup::Ambiguous(_) => return Vec::new(),
+            FuncLookup::Missing => return vec![name.to_string()],
         },
         None => module.funcs.iter().map(|(f, _)| f).collect(),
     };
