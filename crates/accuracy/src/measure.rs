@@ -161,7 +161,7 @@ impl<'m> Measurer<'m> {
         let run = self.concrete.call(self.func, test.args()).ok()?;
         self.last_trap = match &run.outcome {
             Outcome::Trapped(trap) => Some(trap.clone()),
-            Outcome::Returned(_) => None,
+            Outcome::Returned(_) | Outcome::Threw(_) => None,
         };
         let reference = match (verified, self.verify.as_mut()) {
             (true, Some(v)) => v,

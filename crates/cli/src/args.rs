@@ -22,6 +22,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a function on given arguments and show its result, branches taken and traps.
     Run(RunArgs),
+    /// List every function the inputs define: its name (C++ demangled), symbol and place.
+    List(ListArgs),
     /// List the branch and floating-point op sites of a function with source locations.
     Sites(SitesArgs),
     /// Print the lowered IR (fpir text form) of the inputs.
@@ -114,6 +116,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub fuel: Option<u64>,
     /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `fpforge list`.
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Input files (.c, .cpp, .ll, .bc) or directories.
+    #[arg(required = true)]
+    pub items: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }

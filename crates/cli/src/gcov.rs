@@ -2,9 +2,13 @@
 //! of LLVM's branches; gcc compiles `&&`, `||` and `?:` differently, so the two counts
 //! differ (cephes' `igam`: 42 sides, 30 gcov branches) and users judge by gcov. The
 //! run's `regression.c` is compiled with `gcc --coverage` together with the program's C
-//! sources (those its debug info names), run once, and `gcov --json-format` counts the
+//! sources (those its debug info names), or its `regression.cpp` with `g++ --coverage`
+//! and the C++ sources, run once, and `gcov --json-format` counts the conditional
 //! branches of the entry function (and of the functions `--deep` includes) taken at
-//! least once. The build and gcov's files stay in `OUT/gcov/`.
+//! least once. A C++ call that may throw ends its block with two edges, the return
+//! (listed first) and the exception edge (`"throw": true`): neither is a conditional
+//! branch of the source, so both are left out. The build and gcov's files stay in
+//! `OUT/gcov/`.
 
 use anyhow::{bail, Context, Result};
 use fpir::Module;
@@ -25,6 +29,8 @@ pub struct GcovFigure {
     pub total: usize,
     /// Whether the regression program reported mismatches (non-zero exit).
     pub mismatches: bool,
+    /// `regression.c built with gcc` or `regression.cpp built with g++`.
+    pub built: &'static str,
 }
 
 impl GcovFigure {
@@ -36,13 +42,14 @@ impl GcovFigure {
             100.0 * self.taken as f64 / self.total as f64
         };
         let mut line = format!(
-            "gcov: {} of {} branches of {} taken ({percent:.1}%) by regression.c built with gcc --coverage (gcov/)",
+            "gcov: {} of {} branches of {} taken ({percent:.1}%) by {} --coverage (gcov/)",
             self.taken,
             self.total,
-            functions.join(", ")
+            functions.join(", "),
+            self.built
         );
         if self.mismatches {
-            line += "; regression.c reported mismatches natively (gcov/regression.log)";
+            line += "; the regression program reported mismatches natively (gcov/regression.log)";
         }
         line
     }
@@ -69,25 +76,31 @@ struct GcovLine {
 #[derive(Deserialize)]
 struct GcovBranch {
     count: u64,
+    /// An exception edge of a call.
+    #[serde(default)]
+    throw: bool,
 }
 
-/// Builds `out/regression.c` with the C sources of `module` and `flags`, runs it, and
-/// counts the gcov branches of `functions`.
+/// Builds `out/REGRESSION` (`regression.c` or `regression.cpp`) with the sources of
+/// `module` in its language and `flags`, runs it, and counts the gcov branches of
+/// `functions`.
 pub fn measure(
     module: &Module,
     functions: &[String],
     flags: &[String],
     out: &Path,
+    regression: &str,
 ) -> Result<GcovFigure> {
     let dir = out.join("gcov");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // The regression program runs in `dir`: a relative `dir` would be resolved twice.
     let dir = std::fs::canonicalize(&dir)?;
     remove_counts(&dir)?;
-    let sources = c_sources(module)?;
-    let regression = std::fs::canonicalize(out.join("regression.c"))
-        .context("--gcov: the run wrote no regression.c")?;
-    let built = Command::new("gcc")
+    let cxx = regression.ends_with(".cpp");
+    let sources = program_sources(module, cxx)?;
+    let regression = std::fs::canonicalize(out.join(regression))
+        .with_context(|| format!("--gcov: the run wrote no {regression}"))?;
+    let built = Command::new(if cxx { "g++" } else { "gcc" })
         .current_dir(&dir)
         .args(["-O0", "-w", "--coverage", "-o", "regression"])
         .args(flags)
@@ -110,6 +123,11 @@ pub fn measure(
         taken: 0,
         total: 0,
         mismatches,
+        built: if cxx {
+            "regression.cpp built with g++"
+        } else {
+            "regression.c built with gcc"
+        },
     };
     for counts in count_files(&dir)? {
         let (taken, total) = branches_of(&dir, &counts, functions)?;
@@ -119,17 +137,23 @@ pub fn measure(
     Ok(figure)
 }
 
-/// The C files the module's code comes from, absolute.
-fn c_sources(module: &Module) -> Result<Vec<PathBuf>> {
+/// The C files (C++ files, with `cxx`) the module's code comes from, absolute.
+fn program_sources(module: &Module, cxx: bool) -> Result<Vec<PathBuf>> {
+    let wanted: &[&str] = if cxx { &["cpp", "cc", "cxx"] } else { &["c"] };
     let sources: Vec<PathBuf> = module
         .files
         .values()
         .map(PathBuf::from)
-        .filter(|p| p.extension().is_some_and(|e| e == "c") && p.is_file())
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| wanted.contains(&e))
+                && p.is_file()
+        })
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     if sources.is_empty() {
-        bail!("--gcov needs the program's C sources (its debug info names none)");
+        bail!("--gcov needs the program's sources (its debug info names none)");
     }
     Ok(sources)
 }
@@ -190,22 +214,33 @@ fn branches_of(dir: &Path, counts: &Path, functions: &[String]) -> Result<(usize
     }
     let json: GcovJson = serde_json::from_slice(&out.stdout)
         .with_context(|| format!("gcov's JSON for {}", counts.display()))?;
-    let branches = json
-        .files
-        .iter()
-        .flat_map(|f| &f.lines)
-        .filter(|l| {
-            l.function_name
-                .as_ref()
-                .is_some_and(|name| functions.contains(name))
-        })
-        .flat_map(|l| &l.branches);
+    let lines = json.files.iter().flat_map(|f| &f.lines).filter(|l| {
+        l.function_name
+            .as_ref()
+            .is_some_and(|name| functions.contains(name))
+    });
     let (mut taken, mut total) = (0, 0);
-    for branch in branches {
-        total += 1;
-        taken += usize::from(branch.count > 0);
+    for line in lines {
+        for branch in conditional_branches(&line.branches) {
+            total += 1;
+            taken += usize::from(branch.count > 0);
+        }
     }
     Ok((taken, total))
+}
+
+/// The branches of one line without the edges of calls that may throw: each exception
+/// edge and the return edge listed just before it.
+fn conditional_branches(branches: &[GcovBranch]) -> Vec<&GcovBranch> {
+    let mut kept: Vec<&GcovBranch> = Vec::with_capacity(branches.len());
+    for branch in branches {
+        if branch.throw {
+            kept.pop();
+        } else {
+            kept.push(branch);
+        }
+    }
+    kept
 }
 
 /// With `--gcov`, measures the run in `out` (see [`measure`]) for `func`, or every
@@ -228,7 +263,8 @@ pub fn print_figure(
         .iter()
         .map(|&f| module.funcs[f].name.clone())
         .collect();
-    let figure = measure(module, &names, flags, out)?;
+    let regression = fpforge_report::regression::regression_file(module, func);
+    let figure = measure(module, &names, flags, out, regression)?;
     let line = format!("{}\n", figure.line(&names));
     let summary = out.join("gcov").join("summary.txt");
     std::fs::write(&summary, &line)

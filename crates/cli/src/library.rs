@@ -100,6 +100,23 @@ pub fn clamp(limit: Option<Duration>, time_left: Option<Duration>) -> Option<Dur
     }
 }
 
+/// Whether a `-f` pattern selects `function`: a glob matches its plain name, that name
+/// without its scopes (`c*` selects `geo::clamp<float>`) or its symbol; a name without
+/// wildcards selects every function that answers to it ([`Function::answers_to`]).
+fn selects(pattern: &str, function: &Function) -> bool {
+    if pattern.contains(['*', '?']) {
+        [
+            function.plain_name(),
+            function.unqualified_name(),
+            &function.name,
+        ]
+        .iter()
+        .any(|name| glob_matches(pattern, name))
+    } else {
+        function.answers_to(pattern)
+    }
+}
+
 /// Whether a function takes or returns a floating-point value (directly or through a
 /// pointer the source types as one), which `--all` asks for.
 fn has_float_interface(function: &Function) -> bool {
@@ -136,8 +153,10 @@ fn exported_names(bitcode: &Path) -> Result<BTreeSet<String>> {
 
 /// A selected function.
 pub struct Candidate {
-    /// Its name.
+    /// Its display name.
     pub name: String,
+    /// Its directory under the output directory (see [`IndexRow::directory`]).
+    pub directory: String,
     /// The function.
     pub func: Func,
     /// Instructions in its body, which orders the functions largest first.
@@ -208,6 +227,7 @@ impl Library {
                     .values()
                     .map(|b| b.insts.len())
                     .sum(),
+                directory: module.funcs[func].name.clone(),
                 name,
                 func,
                 problem,
@@ -243,7 +263,7 @@ fn select(
     if selection.all {
         for (func, function) in module.funcs.iter() {
             if exported.contains(&function.name) && has_float_interface(function) {
-                chosen.insert(function.name.clone(), func);
+                chosen.insert(function.display_name().to_string(), func);
             }
         }
         if chosen.is_empty() {
@@ -252,19 +272,20 @@ fn select(
     }
     for pattern in &selection.patterns {
         let mut matched = false;
-        for (func, function) in module
-            .funcs
-            .iter()
-            .filter(|(_, f)| glob_matches(pattern, &f.name))
-        {
+        for (func, function) in module.funcs.iter().filter(|(_, f)| selects(pattern, f)) {
             matched = true;
-            chosen.insert(function.name.clone(), func);
+            chosen.insert(function.display_name().to_string(), func);
         }
         if !matched {
             bail!("-f {pattern}: no function of the inputs has that name");
         }
     }
-    chosen.retain(|name, _| !selection.skip.iter().any(|skip| glob_matches(skip, name)));
+    chosen.retain(|_, &mut func| {
+        !selection
+            .skip
+            .iter()
+            .any(|skip| selects(skip, &module.funcs[func]))
+    });
     Ok(chosen)
 }
 
@@ -421,6 +442,7 @@ impl<'a> Run<'a> {
                     ));
                     rows.lock().expect(lock_error)[i] = Some(IndexRow {
                         function: candidate.name.clone(),
+                        directory: candidate.directory.clone(),
                         outcome,
                     });
                 });
@@ -445,7 +467,7 @@ impl<'a> Run<'a> {
         if let Some(problem) = &candidate.problem {
             return RowOutcome::Error(problem.clone());
         }
-        let dir = self.out.join(&candidate.name);
+        let dir = self.out.join(&candidate.directory);
         let specs = self.options.specs.get(&candidate.name);
         let own_key = resume::run_key(pace.run_key, &format!("{specs:?}"));
         let key = resume::function_key(&own_key, &library.module, candidate.func);
@@ -498,7 +520,7 @@ pub fn write_index(out: &Path, index: &Index) -> Result<String> {
     if index.measure() == Measure::Coverage {
         let mut tracefiles = Vec::new();
         for row in index.rows.iter().filter(|row| row.has_directory()) {
-            let path = out.join(&row.function).join("coverage.lcov");
+            let path = out.join(&row.directory).join("coverage.lcov");
             tracefiles.push(
                 std::fs::read_to_string(&path)
                     .with_context(|| format!("cannot read {}", path.display()))?,

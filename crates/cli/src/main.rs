@@ -66,6 +66,7 @@ pub fn coverage_exit(below: bool, interrupted: bool, findings: usize) -> ExitCod
 fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => commands::run::run(args.try_into()?),
+        Command::List(args) => commands::list::run(args.try_into()?),
         Command::Sites(args) => commands::sites::run(args.try_into()?),
         Command::Ir(args) => commands::ir::run(args.try_into()?),
         Command::Solve(args) => commands::solve::run(args.try_into()?),

@@ -5,7 +5,7 @@
 
 use crate::args::{
     AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
-    FitnessChoice, FunctionSpecs, InitArgs, IrArgs, LibraryArgs, MergeArgs, OutputArgs,
+    FitnessChoice, FunctionSpecs, InitArgs, IrArgs, LibraryArgs, ListArgs, MergeArgs, OutputArgs,
     ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
 };
 use crate::progress::Verbosity;
@@ -437,6 +437,34 @@ impl TryFrom<RunArgs> for RunOptions {
             program,
             arguments,
             fuel: args.fuel.map(|f| at_least("--fuel", f, 1)).transpose()?,
+            json: args.json,
+        })
+    }
+}
+
+/// `fpforge list`.
+#[derive(Debug)]
+pub struct ListOptions {
+    /// The program (no entry function: every function is listed).
+    pub program: Program,
+    /// JSON instead of a table.
+    pub json: bool,
+}
+
+impl TryFrom<ListArgs> for ListOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(args: ListArgs) -> Result<Self> {
+        if !args.program.function.is_empty() {
+            bail!("`list` lists every function: it takes no -f");
+        }
+        let every = Functions::Selected(Selection {
+            all: true,
+            patterns: Vec::new(),
+            skip: Vec::new(),
+        });
+        Ok(ListOptions {
+            program: Program::files_only(&args.items, &args.program, every, "list")?,
             json: args.json,
         })
     }

@@ -61,7 +61,7 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
     if texts.len() != types.len() - first_visible {
         bail!(
             "`{}` takes {} argument(s) ({}), {} given",
-            func.name,
+            func.display_name(),
             types.len() - first_visible,
             signature(&loaded.module, loaded.func),
             texts.len()
@@ -89,7 +89,7 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
                 }
                 None => parse_arg(text, ty, pointee),
             };
-            parsed.with_context(|| format!("argument {} of `{}`", i + 1, func.name))
+            parsed.with_context(|| format!("argument {} of `{}`", i + 1, func.display_name()))
         });
     result_buffer.into_iter().map(Ok).chain(given).collect()
 }

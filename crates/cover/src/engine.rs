@@ -916,7 +916,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             .then_some(observer.target_distance);
         let new_fault = match &run.outcome {
             Outcome::Trapped(trap) => !self.findings.is_known(trap),
-            Outcome::Returned(_) => false,
+            Outcome::Returned(_) | Outcome::Threw(_) => false,
         };
         let candidate = new_fault || observer.hits.iter().any(|&s| !self.covered[s as usize]);
         if candidate {

@@ -317,6 +317,12 @@ impl<'a> Differ<'a> {
                     show(sig.ret, native_ret)
                 ))
             }
+            Outcome::Threw(thrown) => {
+                return Err(format!(
+                    "interpreter threw {thrown}, native returned {}",
+                    show(sig.ret, native_ret)
+                ))
+            }
         };
         if !same_bits(sig.ret, native_ret, interp_ret) {
             return Err(format!(

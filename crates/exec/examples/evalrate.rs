@@ -20,7 +20,9 @@
 //!
 //! run with two values of `CALLS`; the difference of the instruction totals divided by the
 //! difference of the calls is the cost of one call. The wall-clock rate printed is only
-//! indicative when other jobs share the machine.
+//! indicative when other jobs share the machine. It also prints how many calls ran as
+//! native code: the others stopped (a trap, a C++ throw) and were replayed in the
+//! interpreter, or call functions with landing pads, which stay interpreted.
 
 use fpforge_exec::{BranchTrace, Compilation, Concrete, ExecConfig, Interpreter};
 use fpforge_spec::Arg;
@@ -48,7 +50,9 @@ fn main() {
     let mut opts = fpforge_lower::LoadOptions::default();
     opts.compiler_flags = flags;
     let module = fpforge_lower::load(&files, &opts).expect("sources lower");
-    let func = module.func_by_name(&name).expect("function exists");
+    let fpir::FuncLookup::Found(func) = module.lookup_func(&name) else {
+        panic!("no one function named `{name}`");
+    };
     let int_value: u64 = std::env::var("EVALRATE_INT")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -99,10 +103,11 @@ fn main() {
     let secs = start.elapsed().as_secs_f64();
     let per_call = |x: f64| x / calls.max(1) as f64;
     println!(
-        "{name}: {calls} calls, {:.1} steps/call, {:.1} branches/call, {:.1} ns/call, {:.3e} calls/s",
+        "{name}: {calls} calls, {:.1} steps/call, {:.1} branches/call, {:.1} ns/call, {:.3e} calls/s, {} ran compiled",
         per_call(steps as f64),
         per_call(events as f64),
         per_call(secs * 1e9),
-        calls as f64 / secs
+        calls as f64 / secs,
+        it.compiled_runs()
     );
 }

@@ -78,6 +78,8 @@ where
             })
         }
         Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
+        Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
+        Builtin::Terminate => return Err(TrapKind::Terminate),
         Builtin::StackRestore => {
             // A restore below the frame's own mark would free the caller's allocas.
             if a >= mark {

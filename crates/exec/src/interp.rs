@@ -25,6 +25,7 @@ use crate::observer::Observer;
 use crate::prepare::{prepare, FuncCode, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{CallSite, ExecError, Trap, TrapKind, MAX_STACK};
+use crate::unwind::{CxxAbi, Thrown};
 use fpforge_spec::Arg;
 use fpir::{EntityId, Func, Module, Type};
 use step::{step, Control, Machine};
@@ -113,6 +114,9 @@ pub enum Outcome<V> {
     Returned(Option<V>),
     /// The program trapped (including `exit`).
     Trapped(Trap),
+    /// A C++ exception escaped the function: an outcome of the call like a return value,
+    /// not a fault (`std::terminate` is [`TrapKind::Terminate`]).
+    Threw(Thrown),
 }
 
 /// The result of one [`Interpreter::call`].
@@ -154,6 +158,7 @@ struct Frame {
 pub struct Interpreter<'m, S: Semantics, O: Observer> {
     module: &'m Module,
     prog: Program,
+    abi: CxxAbi,
     templates: Vec<Vec<S::Value>>,
     config: ExecConfig,
     m: Machine<S, O>,
@@ -185,6 +190,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     ) -> Result<Self, ExecError> {
         let mem = Memory::new(module, config.stack_bytes, config.heap_bytes)?;
         let prog = prepare(module, &mem, S::CONCRETE_MEMORY)?;
+        let abi = CxxAbi::new(module, &mem);
         let templates = prog
             .funcs
             .iter()
@@ -203,6 +209,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         Ok(Interpreter {
             module,
             prog,
+            abi,
             templates,
             m: Machine {
                 sem: semantics,
@@ -519,6 +526,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     /// (`prepare::check_code`). The op fetches rely on it.
     fn run(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
         let prog = &self.prog;
+        let abi = &self.abi;
         let templates = &self.templates;
         let module = self.module;
         let m = &mut self.m;
@@ -653,13 +661,63 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                         regs[base + d] = v;
                     }
                 }
-                Control::Trap => {
-                    let kind = m.pending.take().unwrap_or(TrapKind::Unreachable);
-                    let trap = trap_at(prog, frames, func, pc, kind);
-                    return (Outcome::Trapped(trap), steps);
-                }
+                Control::Trap => match settle(prog, abi, m, regs, frames, (func, pc, base, mark)) {
+                    Ok(landed) => {
+                        (func, pc, base, mark) = landed;
+                        fc = &prog.funcs[func as usize];
+                    }
+                    Err(outcome) => return (outcome, steps),
+                },
             }
         }
+    }
+}
+
+/// An activation: function, pc, frame base, stack mark.
+type Activation = (u32, usize, usize, u64);
+
+/// After the op at pc `at.1` of activation `at` stopped with `m.pending`: a trap ends
+/// the run; a C++ exception unwinds from there, then from each caller's call, to the
+/// first landing pad that takes it, whose exception and selector registers are set and
+/// whose edge is taken (the activation returned is at the pad), or, with none, leaves
+/// every frame and escapes.
+fn settle<S: Semantics, O: Observer>(
+    prog: &Program,
+    abi: &CxxAbi,
+    m: &mut Machine<S, O>,
+    regs: &mut [S::Value],
+    frames: &mut Vec<Frame>,
+    at: Activation,
+) -> Result<Activation, Outcome<S::Value>> {
+    let exception = match m.pending.take().unwrap_or(TrapKind::Unreachable) {
+        TrapKind::Raised { exception } => exception,
+        kind => return Err(Outcome::Trapped(trap_at(prog, frames, at.0, at.1, kind))),
+    };
+    let (mut func, mut at_pc, mut base, mut mark) = at;
+    loop {
+        let fc = &prog.funcs[func as usize];
+        let frame = &mut regs[base..base + fc.nregs as usize];
+        let landed = fc.landing_at(at_pc).and_then(|landing| {
+            let typeinfo = |slot: u32| m.sem.concrete_bits(&frame[slot as usize]);
+            let selector = abi.selector(&m.mem, landing, exception, typeinfo)?;
+            Some((landing, selector))
+        });
+        if let Some((landing, selector)) = landed {
+            frame[landing.exception as usize] = m.sem.address(exception);
+            frame[landing.selector as usize] = m.sem.constant(Type::I32, u64::from(selector));
+            let pc = take_edge(&mut m.scratch, frame, fc, landing.edge);
+            return Ok((func, pc, base, mark));
+        }
+        m.mem.stack_release(mark);
+        let Some(caller) = frames.pop() else {
+            return Err(Outcome::Threw(abi.describe(&m.mem, exception)));
+        };
+        (func, at_pc, base, mark) = (
+            caller.func,
+            caller.pc as usize - 1,
+            caller.base,
+            caller.mark,
+        );
     }
 }
 

@@ -41,6 +41,9 @@
 //!   definition both tiers call; [`libc`]: the C library model (`printf` and friends with
 //!   the output captured per run, strings, `strtod`, `errno`), which only the interpreter
 //!   runs (functions that call it stay interpreted).
+//! - [`unwind`]: C++ exceptions: which landing pad takes one (typeinfos compared with
+//!   their base classes), and what escaped the entry ([`Outcome::Threw`]); only the
+//!   interpreter unwinds (functions with landing pads stay interpreted).
 //! - [`memory`]: linear memory with redzones and a validity map; [`libm`]: math functions
 //!   through the host C library; [`observer`]: branch and op events; [`trap`]: outcomes;
 //!   [`finding`]: inputs that crash or hang, deduplicated and minimized for every engine.
@@ -66,6 +69,7 @@ mod promote;
 pub mod semantics;
 pub mod streams;
 pub mod trap;
+pub mod unwind;
 
 pub use concrete::Concrete;
 pub use finding::{Finding, FindingKey, FindingKind};
@@ -75,6 +79,7 @@ pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, Op
 pub use semantics::{InputSlot, Semantics};
 pub use streams::ProgramOutput;
 pub use trap::{CallSite, ExecError, Trap, TrapKind};
+pub use unwind::Thrown;
 
 pub mod docs {
     //! Design notes: the execution model and how each semantics plugs in.

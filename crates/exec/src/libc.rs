@@ -282,7 +282,7 @@ fn compare(a: &[u8], b: &[u8]) -> i64 {
 }
 
 /// The bytes of the C string at `addr` without its terminator, at most `max`.
-fn c_string(mem: &Memory, addr: u64, max: Option<usize>) -> Result<Vec<u8>, TrapKind> {
+pub(crate) fn c_string(mem: &Memory, addr: u64, max: Option<usize>) -> Result<Vec<u8>, TrapKind> {
     let mut s = Vec::new();
     while max.is_none_or(|m| s.len() < m) {
         let b = mem.load(Type::I8, addr + s.len() as u64)? as u8;

@@ -636,12 +636,83 @@ pub(crate) struct FuncCode {
     pub edges: Vec<Edge>,
     pub moves: Vec<(Slot, Slot)>,
     pub switches: Vec<SwitchTable>,
+    /// The landing pads of the calls that end a block before a [`Terminator::Invoke`],
+    /// by the pc of the call op, in pc order; calls that cannot raise (see [`may_raise`])
+    /// have none, so that a function whose pads only guard constructors and guards of
+    /// statics stays compilable (calls inlined are leaves and raise nothing either).
+    pub landings: Vec<(u32, LandingCode)>,
+}
+
+/// Where an exception raised by a call goes (see [`fpir::Landing`]).
+#[derive(Clone, Debug)]
+pub(crate) struct LandingCode {
+    /// The edge to the landing pad.
+    pub edge: u32,
+    /// Slot of the exception object's address.
+    pub exception: Slot,
+    /// Slot of the selector.
+    pub selector: Slot,
+    /// `(typeinfo slot or NONE for a catch-all, selector)`, in order.
+    pub clauses: Vec<(Slot, u32)>,
+    /// Whether the pad runs for exceptions no clause catches.
+    pub cleanup: bool,
+}
+
+impl FuncCode {
+    /// The landing of the call op at `pc`, if it has one.
+    pub fn landing_at(&self, pc: usize) -> Option<&LandingCode> {
+        let i = self
+            .landings
+            .binary_search_by_key(&pc, |&(at, _)| at as usize)
+            .ok()?;
+        Some(&self.landings[i].1)
+    }
 }
 
 /// The whole module, ready to run.
 #[derive(Clone, Debug)]
 pub(crate) struct Program {
     pub funcs: Vec<FuncCode>,
+}
+
+/// Per function, whether a call of it may raise a C++ exception: it raises one
+/// ([`Builtin::Unwind`]), calls through a pointer, or calls a function that may (a
+/// fixed point over the call graph; a pad that catches everything is not credited).
+fn may_raise(module: &Module) -> Vec<bool> {
+    let calls = |f: &Function| -> Vec<Option<Func>> {
+        f.blocks
+            .values()
+            .flat_map(|b| &b.insts)
+            .filter_map(|i| match &i.kind {
+                InstKind::Call {
+                    callee: Callee::Direct(g),
+                    ..
+                } => Some(Some(*g)),
+                InstKind::Call {
+                    callee: Callee::Indirect(_) | Callee::Builtin(Builtin::Unwind),
+                    ..
+                } => Some(None),
+                _ => None,
+            })
+            .collect()
+    };
+    let callees: Vec<Vec<Option<Func>>> = module.funcs.values().map(calls).collect();
+    let mut raises = vec![false; callees.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (f, called) in callees.iter().enumerate() {
+            if !raises[f]
+                && called
+                    .iter()
+                    .any(|c| c.is_none_or(|g| raises.get(g.index()).copied().unwrap_or(true)))
+            {
+                raises[f] = true;
+                changed = true;
+            }
+        }
+    }
+    raises
 }
 
 /// Prepares every function of `module` against the memory layout `mem`. When `promote`
@@ -654,10 +725,11 @@ pub(crate) fn prepare(module: &Module, mem: &Memory, promote: bool) -> Result<Pr
         .values()
         .map(|f| if promote { promotable(f) } else { Vec::new() })
         .collect();
+    let raises = may_raise(module);
     let funcs = module
         .funcs
         .iter()
-        .map(|(id, f)| FuncBuilder::new(module, mem, &cells, promote, id, f).build())
+        .map(|(id, f)| FuncBuilder::new(module, mem, &cells, &raises, promote, id, f).build())
         .collect::<Result<_, _>>()?;
     Ok(Program { funcs })
 }
@@ -667,6 +739,8 @@ struct FuncBuilder<'a> {
     mem: &'a Memory,
     /// Per function, per register: an alloca kept in a register (empty: none).
     cells: &'a [Vec<bool>],
+    /// Per function, whether a call of it may raise a C++ exception ([`may_raise`]).
+    raises: &'a [bool],
     /// Memory holds concrete bits only (`Semantics::CONCRETE_MEMORY`): loads from
     /// read-only globals at constant addresses are folded.
     concrete_memory: bool,
@@ -690,6 +764,7 @@ impl<'a> FuncBuilder<'a> {
         module: &'a Module,
         mem: &'a Memory,
         cells: &'a [Vec<bool>],
+        raises: &'a [bool],
         concrete_memory: bool,
         id: Func,
         func: &'a Function,
@@ -698,6 +773,7 @@ impl<'a> FuncBuilder<'a> {
             module,
             mem,
             cells,
+            raises,
             concrete_memory,
             id,
             func,
@@ -719,6 +795,7 @@ impl<'a> FuncBuilder<'a> {
                 edges: Vec::new(),
                 moves: Vec::new(),
                 switches: Vec::new(),
+                landings: Vec::new(),
             },
         }
     }
@@ -1048,6 +1125,16 @@ impl<'a> FuncBuilder<'a> {
                 }
                 let op = specialize(self.inst(inst.dest, &inst.kind)?);
                 self.emit(op, loc, self.id);
+                if let (true, Terminator::Invoke { landing, .. }) =
+                    (i + 1 == block.insts.len(), &block.term)
+                {
+                    if !self.call_may_raise(&inst.kind) {
+                        continue;
+                    }
+                    let pc = self.out.code.len() as u32 - 1;
+                    let code = self.landing(landing)?;
+                    self.out.landings.push((pc, code));
+                }
             }
             if with_term {
                 let op = self.term(&block.term)?;
@@ -1287,8 +1374,12 @@ impl<'a> FuncBuilder<'a> {
             }
             Callee::Builtin(b) => {
                 let need = match b {
-                    Builtin::Abort | Builtin::StackSave | Builtin::AssertFail => 0,
-                    Builtin::Malloc
+                    Builtin::Abort
+                    | Builtin::StackSave
+                    | Builtin::AssertFail
+                    | Builtin::Terminate => 0,
+                    Builtin::Unwind
+                    | Builtin::Malloc
                     | Builtin::Free
                     | Builtin::Exit
                     | Builtin::Ctpop
@@ -1408,6 +1499,41 @@ impl<'a> FuncBuilder<'a> {
         Ok(self.out.edges.len() as u32 - 1)
     }
 
+    /// Whether the call `kind` may raise: an indirect call, or a direct call of a
+    /// function that may.
+    fn call_may_raise(&self, kind: &InstKind) -> bool {
+        match kind {
+            InstKind::Call {
+                callee: Callee::Direct(f),
+                ..
+            } => self.raises.get(f.index()).copied().unwrap_or(true),
+            InstKind::Call {
+                callee: Callee::Indirect(_) | Callee::Builtin(Builtin::Unwind),
+                ..
+            } => true,
+            _ => false,
+        }
+    }
+
+    fn landing(&mut self, landing: &fpir::Landing) -> Result<LandingCode, ExecError> {
+        let clauses = landing
+            .clauses
+            .iter()
+            .map(|clause| match *clause {
+                fpir::Clause::Catch { typeinfo, id } => {
+                    Ok((typeinfo.map_or(Ok(NONE), |t| self.slot(t))?, id))
+                }
+            })
+            .collect::<Result<_, ExecError>>()?;
+        Ok(LandingCode {
+            edge: self.edge(&landing.to)?,
+            exception: self.slot(landing.exception)?,
+            selector: self.slot(landing.selector)?,
+            clauses,
+            cleanup: landing.cleanup,
+        })
+    }
+
     fn term(&mut self, term: &Terminator) -> Result<Op, ExecError> {
         Ok(match term {
             Terminator::Jump(to) => match self.target(to)? {
@@ -1487,6 +1613,8 @@ impl<'a> FuncBuilder<'a> {
                 value: self.dest(*value)?,
             },
             Terminator::Unreachable => Op::Unreachable,
+            // The landing is the call's (see `FuncCode::landings`).
+            Terminator::Invoke { normal, .. } => self.term(&Terminator::Jump(normal.clone()))?,
         })
     }
 }

@@ -91,6 +91,7 @@ fn term_uses(term: &Terminator, mut f: impl FnMut(Reg)) {
         Terminator::Br { cond, .. } => f(*cond),
         Terminator::Switch { value, .. } => f(*value),
         Terminator::Ret(Some(v)) => f(*v),
+        Terminator::Invoke { landing, .. } => landing.typeinfos().for_each(&mut f),
         Terminator::Ret(None) | Terminator::Unreachable | Terminator::Jump(_) => {}
     }
     for call in term.targets() {

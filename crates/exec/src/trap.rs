@@ -98,6 +98,18 @@ pub enum TrapKind {
         /// The called address.
         addr: u64,
     },
+    /// `std::terminate()` was called: an exception thrown through `noexcept` or during
+    /// unwinding, or nothing left to rethrow.
+    #[error("std::terminate called")]
+    Terminate,
+    /// A C++ exception is being raised (the object's address): the interpreter unwinds
+    /// to a landing pad, or the run ends with [`crate::Outcome::Threw`]. No run ends with
+    /// this trap.
+    #[error("C++ exception raised")]
+    Raised {
+        /// The exception object.
+        exception: u64,
+    },
 }
 
 impl TrapKind {

@@ -142,6 +142,7 @@ impl Pair<'_> {
                 compare_traps(p, g, took_trap_side, what);
                 tally.announced_faults += usize::from(took_trap_side);
             }
+            (plain, guarded) => panic!("{what}: C code threw: {plain:?} / {guarded:?}"),
         }
     }
 }

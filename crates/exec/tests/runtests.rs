@@ -6,14 +6,16 @@
 //! ; run: fdiv64(0x0p+0, 0x0p+0) == raw:fff8000000000000
 //! ; run: sum_array([0x1p+0, 0x1p+1], 2) == 0x1.8p+1
 //! ; run: sdiv32(5, 0) traps integer division by zero
+//! ; run: cleanup(-4) throws E
 //! ```
 //!
 //! Arguments and results are written as `fpforge run` reads values (hex floats, `raw:`
 //! bits, `inf`, `nan`, integers; `[...]` arrays for `ptr<T>` parameters); results are
-//! compared bit for bit, and a trap by the start of its message. Each file must verify,
+//! compared bit for bit, a trap by the start of its message, and a C++ exception that
+//! escapes by its demangled type. Each file must verify,
 //! and each call runs twice: on the interpreter alone and with every function compiled
-//! by the Cranelift tier from the first call; both must meet the expectation and take the
-//! same branches.
+//! by the Cranelift tier from the first call; both must meet the expectation, take the
+//! same branches and count the same steps.
 
 use fpforge_exec::{BranchTrace, Compilation, Concrete, ExecConfig, Interpreter, Outcome};
 use fpforge_spec::spec::parse_value;
@@ -28,6 +30,8 @@ enum Expect {
     Returns(u64),
     /// A trap whose message starts with this text.
     Traps(String),
+    /// A C++ exception of this type escapes.
+    Throws(String),
 }
 
 /// One `; run:` line.
@@ -89,6 +93,14 @@ fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Arg {
 }
 
 fn parse_run_line(module: &Module, text: &str) -> RunLine {
+    if let Some((call, type_name)) = text.split_once(" throws ") {
+        return finish_line(
+            module,
+            text,
+            call.trim(),
+            Expect::Throws(type_name.trim().to_string()),
+        );
+    }
     if let Some((call, trap)) = text.split_once(" traps ") {
         return finish_line(
             module,
@@ -144,9 +156,13 @@ fn run_lines(module: &Module, source: &str) -> Vec<RunLine> {
         .collect()
 }
 
-/// Runs every line under `compile`; returns each run's branch trace and how many runs
-/// were compiled.
-fn check(module: &Module, lines: &[RunLine], compile: Compilation) -> (Vec<Vec<fpir::Side>>, u64) {
+/// Runs every line under `compile`; returns each run's branch trace and steps, and how
+/// many runs were compiled.
+fn check(
+    module: &Module,
+    lines: &[RunLine],
+    compile: Compilation,
+) -> (Vec<(Vec<fpir::Side>, u64)>, u64) {
     let config = ExecConfig::default().with_compile(compile);
     let mut interp = Interpreter::new(module, Concrete, BranchTrace::default(), config).unwrap();
     let mut traces = Vec::new();
@@ -167,9 +183,12 @@ fn check(module: &Module, lines: &[RunLine], compile: Compilation) -> (Vec<Vec<f
                 line.text,
                 trap.kind
             ),
+            (Expect::Throws(want), Outcome::Threw(thrown)) => {
+                assert_eq!(&thrown.type_name, want, "{} ({compile:?})", line.text)
+            }
             (_, other) => panic!("{} ({compile:?}): {other:?}", line.text),
         }
-        traces.push(interp.observer().events.clone());
+        traces.push((interp.observer().events.clone(), run.steps));
     }
     (traces, interp.compiled_runs())
 }
@@ -192,7 +211,10 @@ fn runtests_pass_interpreted_and_compiled() {
         let (compiled, runs) = check(&module, &lines, Compilation::Eager);
         assert_eq!(none, 0, "{name}: the interpreter alone compiled something");
         assert!(runs > 0, "{name}: no run was compiled");
-        assert_eq!(interpreted, compiled, "{name}: branch traces differ");
+        assert_eq!(
+            interpreted, compiled,
+            "{name}: branch traces or steps differ"
+        );
         total += lines.len();
     }
     assert!(total >= 50, "only {total} run lines");

@@ -94,7 +94,7 @@ impl EngineConfig {
 /// How a concolic run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunEnd {
-    /// The function returned.
+    /// The function returned, or a C++ exception escaped it (an outcome, not a fault).
     Returned,
     /// The program trapped.
     Trapped(TrapKind),
@@ -294,7 +294,7 @@ impl<'m> Session<'m> {
             exact_prefix: sem.exact_prefix().unwrap_or(path.len()),
             path,
             end: match run.outcome {
-                Outcome::Returned(_) => RunEnd::Returned,
+                Outcome::Returned(_) | Outcome::Threw(_) => RunEnd::Returned,
                 Outcome::Trapped(t) => RunEnd::Trapped(t.kind),
             },
         })
@@ -310,7 +310,7 @@ impl<'m> Session<'m> {
             sides: self.confirm.observer().events.clone(),
             trap: match run.outcome {
                 Outcome::Trapped(trap) => Some(trap),
-                Outcome::Returned(_) => None,
+                Outcome::Returned(_) | Outcome::Threw(_) => None,
             },
         })
     }

@@ -236,6 +236,13 @@ pub enum Builtin {
     BoundsFault,
     /// A C library function with a model: output, strings, number parsing, `errno`.
     Libc(LibcFn),
+    /// `(exception)`: raises the C++ exception whose object is at the address (the C++
+    /// runtime keeps its typeinfo in front of it): the run unwinds to the nearest
+    /// [`Terminator::Invoke`] whose [`Landing`] takes it, or ends with the exception.
+    Unwind,
+    /// `std::terminate()`: ends the run with a trap (a throw through `noexcept`, an
+    /// exception during unwinding).
+    Terminate,
 }
 
 /// The C library functions fpforge models beyond memory and termination: they read and
@@ -391,6 +398,8 @@ impl Builtin {
         Builtin::StackRestore,
         Builtin::AccessSlack,
         Builtin::BoundsFault,
+        Builtin::Unwind,
+        Builtin::Terminate,
         Builtin::Libc(LibcFn::ErrnoLocation),
         Builtin::Libc(LibcFn::Printf),
         Builtin::Libc(LibcFn::Fprintf),
@@ -446,6 +455,8 @@ impl Builtin {
             StackRestore => "stackrestore",
             AccessSlack => "access_slack",
             BoundsFault => "bounds_fault",
+            Unwind => "unwind",
+            Terminate => "terminate",
             Libc(f) => f.name(),
         }
     }
@@ -689,6 +700,15 @@ pub enum Terminator {
         /// Its site.
         site: BranchSite,
     },
+    /// The end of a block whose last instruction is a call that may raise a C++
+    /// exception (LLVM's `invoke`): `normal` when the call returns, `landing` when it
+    /// raises one that the landing takes.
+    Invoke {
+        /// Where a return of the call goes.
+        normal: BlockCall,
+        /// Where an exception goes.
+        landing: Landing,
+    },
     /// Return, with a value unless the function returns void.
     Ret(Option<Reg>),
     /// Reaching it is a trap.
@@ -704,6 +724,17 @@ impl Terminator {
             Terminator::Switch { value, .. } => Some(*value),
             Terminator::Ret(value) => *value,
             Terminator::Jump(_) | Terminator::Unreachable => None,
+            Terminator::Invoke { landing, .. } => {
+                return landing
+                    .typeinfos()
+                    .chain(
+                        self.targets()
+                            .into_iter()
+                            .flat_map(|t| t.args.iter().copied()),
+                    )
+                    .filter(|&r| r != landing.exception && r != landing.selector)
+                    .collect();
+            }
         };
         own.into_iter()
             .chain(
@@ -724,9 +755,51 @@ impl Terminator {
             Terminator::Switch { cases, default, .. } => {
                 cases.iter().map(|c| &c.target).chain([default]).collect()
             }
+            Terminator::Invoke { normal, landing } => vec![normal, &landing.to],
             Terminator::Ret(_) | Terminator::Unreachable => Vec::new(),
         }
     }
+}
+
+/// Where an exception raised by the call before a [`Terminator::Invoke`] goes (LLVM's
+/// `landingpad`): the registers `exception` (the thrown object's address) and `selector`
+/// (the [`Clause::Catch`] id that matched, 0 for a cleanup) are set by the unwinder and
+/// defined by the terminator, and `to` passes them on like any other jump argument.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Landing {
+    /// The landing pad block and its arguments.
+    pub to: BlockCall,
+    /// `ptr`: the exception object.
+    pub exception: Reg,
+    /// `i32`: which clause matched.
+    pub selector: Reg,
+    /// The catch clauses in order.
+    pub clauses: Vec<Clause>,
+    /// Whether the pad also runs (with selector 0) for exceptions no clause catches.
+    pub cleanup: bool,
+}
+
+impl Landing {
+    /// The typeinfo registers of the clauses, in order.
+    pub fn typeinfos(&self) -> impl Iterator<Item = Reg> + '_ {
+        self.clauses.iter().filter_map(|c| match c {
+            Clause::Catch { typeinfo, .. } => *typeinfo,
+        })
+    }
+}
+
+/// One clause of a [`Landing`].
+#[derive(Clone, PartialEq, Debug)]
+pub enum Clause {
+    /// `catch (T)`: exceptions whose type is `T` or derives from it (`typeinfo` holds the
+    /// address of `T`'s typeinfo object), or every exception (`catch (...)`, `None`); the
+    /// selector becomes `id`, the value `llvm.eh.typeid.for` gives for that typeinfo.
+    Catch {
+        /// The typeinfo address, or `None` for a catch-all.
+        typeinfo: Option<Reg>,
+        /// The selector value.
+        id: u32,
+    },
 }
 
 /// The fault a trap guard tests for.

@@ -19,6 +19,7 @@ pub mod guard;
 pub mod inst;
 pub mod math;
 pub mod module;
+pub mod names;
 pub mod parse;
 pub mod shape;
 pub mod side;
@@ -28,14 +29,15 @@ pub mod write;
 
 pub use entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
 pub use inst::{
-    BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, LibcFn, SwitchCase, Terminator, TrapCheck,
+    BlockCall, Builtin, Callee, CastOp, Clause, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind,
+    IntBinOp, IntPred, Landing, LibcFn, SwitchCase, Terminator, TrapCheck,
 };
 pub use math::{MathCall, MathFn, MathOrigin, MathShape, SignBitOp};
 pub use module::{
     AddrBase, BlockData, BranchKind, BranchSiteData, CmpPred, Comparison, Const, Function,
     GlobalData, Module, OpKind, OpSiteData, Reloc, SiteIndexError, SrcLoc,
 };
+pub use names::FuncLookup;
 pub use parse::{parse_module, ParseError};
 pub use shape::{FieldShape, ParamShape, Passing, StructShape};
 pub use side::{

@@ -90,6 +90,9 @@ pub struct BlockData {
 pub struct Function {
     /// Symbol name.
     pub name: String,
+    /// The demangled signature when `name` is a mangled C++ symbol
+    /// (`clamp3(double, double*)` for `_Z6clamp3dPd`); see [`crate::names`].
+    pub demangled: Option<String>,
     /// Result type (`None` for void).
     pub ret: Option<Type>,
     /// For each pointer parameter, the pointee scalar type when the source says it
@@ -256,6 +259,9 @@ impl Module {
             .map(|(id, _)| id)
     }
 
+    /// What [`Module::describe_loc`] prints for a missing location.
+    pub const UNKNOWN_LOCATION: &'static str = "<unknown location>";
+
     /// Prints a location as `file:line:col`.
     pub fn describe_loc(&self, loc: Option<SrcLoc>) -> String {
         match loc {
@@ -265,7 +271,7 @@ impl Module {
                 l.line,
                 l.col
             ),
-            None => "<unknown location>".to_string(),
+            None => Self::UNKNOWN_LOCATION.to_string(),
         }
     }
 

@@ -9,12 +9,14 @@
 //! extern  := "extern" STRING NL
 //! global  := "global" gN STRING "align" INT ["const"] "=" x"HEX" reloc* NL
 //! reloc   := "reloc" "(" INT "," (gN | fN) "," INT ")"
-//! func    := "func" fN STRING "(" [param ("," param)*] ")" ["->" type] [loc] "{" NL
+//! func    := "func" fN STRING [STRING] "(" [param ("," param)*] ")" ["->" type] [loc] "{" NL
 //!            ("const" vN ":" type "=" value NL)* block+ "}" NL
 //! shape   := "shape" fN INT ("vector" type | "span" type | "struct" STRING PASSING INT "{" [field ("," field)*] "}") NL
 //! field   := STRING "@" INT ":" type
 //! param   := vN ":" type ["<" type ">"] ["#" NAME]
 //! block   := bbN ["(" [vN ":" type ("," vN ":" type)*] ")"] ":" NL (inst [loc] NL)* term [loc] NL
+//! invoke  := "invoke" bbcall "," "unwind" bbcall "[" vN ":" "ptr" "," vN ":" "i32" "]"
+//!            ["cleanup"] ("catch" "(" (vN | "null") "," INT ")")*
 //! inst    := [vN ":" type "="] opcode operands [site]
 //! site    := "@" (opN | brN)
 //! loc     := "!" FILE ":" LINE ":" COL
@@ -36,8 +38,8 @@
 use crate::entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
 use crate::float_text::parse_float;
 use crate::inst::{
-    BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind, IntBinOp,
-    IntPred, SwitchCase, Terminator, TrapCheck,
+    BlockCall, Builtin, Callee, CastOp, Clause, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind,
+    IntBinOp, IntPred, Landing, SwitchCase, Terminator, TrapCheck,
 };
 use crate::math::{MathCall, MathFn};
 use crate::module::{AddrBase, BlockData, Const, Function, GlobalData, Module, Reloc, SrcLoc};
@@ -827,6 +829,10 @@ impl Parser {
         self.expect_word("func")?;
         self.next_id::<Func>(Func::PREFIX, index, "function")?;
         let name = self.string("a function name")?;
+        let demangled = match self.peek().tok {
+            Tok::Str(_) => Some(self.string("a demangled name")?),
+            _ => None,
+        };
         let mut regs = FuncRegs::default();
         let mut params = Vec::new();
         let mut param_pointees = Vec::new();
@@ -893,6 +899,7 @@ impl Parser {
         self.end_line()?;
         Ok(Function {
             name,
+            demangled,
             ret,
             param_pointees,
             param_names,
@@ -1092,9 +1099,48 @@ impl Parser {
                 self.next();
                 Terminator::Unreachable
             }
+            "invoke" => {
+                self.next();
+                let normal = self.block_call(regs)?;
+                self.expect(',')?;
+                self.expect_word("unwind")?;
+                let landing = self.landing(regs)?;
+                Terminator::Invoke { normal, landing }
+            }
             _ => return Ok(None),
         };
         Ok(Some(term))
+    }
+
+    /// `bbN(args) [vE: ptr, vS: i32] [cleanup] (catch(vT | null, ID))*`.
+    fn landing(&mut self, regs: &mut FuncRegs) -> Result<Landing, ParseError> {
+        let to = self.block_call(regs)?;
+        self.expect('[')?;
+        let (exception, _) = self.def_reg(regs)?;
+        self.expect(',')?;
+        let (selector, _) = self.def_reg(regs)?;
+        self.expect(']')?;
+        let cleanup = self.eat_word("cleanup");
+        let mut clauses = Vec::new();
+        while self.eat_word("catch") {
+            self.expect('(')?;
+            let typeinfo = if self.eat_word("null") {
+                None
+            } else {
+                Some(self.reg(regs)?)
+            };
+            self.expect(',')?;
+            let id = self.number("a selector id")?;
+            self.expect(')')?;
+            clauses.push(Clause::Catch { typeinfo, id });
+        }
+        Ok(Landing {
+            to,
+            exception,
+            selector,
+            clauses,
+            cleanup,
+        })
     }
 
     fn two_regs(&mut self, regs: &mut FuncRegs) -> Result<(Reg, Reg), ParseError> {

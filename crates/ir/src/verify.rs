@@ -51,6 +51,9 @@
 //! - `br` conditions are `i1`; a `switch` is on an integer register of its type, with
 //!   distinct case values that fit the type;
 //! - `ret` returns a value of the function's result type, or nothing from a void function;
+//! - an `invoke` ends a block whose last instruction is a call; its landing's exception
+//!   register is `ptr`, its selector `i32` (both defined by the terminator), and its
+//!   catch clauses name `ptr` typeinfo registers;
 //! - `locs` has one entry per instruction, and every source location names a file of
 //!   the module.
 //!
@@ -435,6 +438,12 @@ impl<'a> FuncVerifier<'a> {
                     self.define(d, Def::Inst(b, i), At::Inst(b, i));
                 }
             }
+            if let Terminator::Invoke { landing, .. } = &block.term {
+                // Defined by the terminator: after every instruction of the block.
+                let after = Def::Inst(b, block.insts.len());
+                self.define(landing.exception, after, At::Term(b));
+                self.define(landing.selector, after, At::Term(b));
+            }
         }
         let undefined: Vec<usize> = (0..self.defs.len())
             .filter(|&i| self.defs[i].is_none())
@@ -818,6 +827,34 @@ impl<'a> FuncVerifier<'a> {
                 (None, None) => {}
             },
             Terminator::Unreachable => {}
+            Terminator::Invoke {
+                ref normal,
+                ref landing,
+            } => {
+                let ends_in_call = self.func.blocks[b]
+                    .insts
+                    .last()
+                    .is_some_and(|i| matches!(i.kind, InstKind::Call { .. }));
+                if !ends_in_call {
+                    self.report(
+                        at,
+                        "invoke after a block that does not end in a call".into(),
+                    );
+                }
+                for (what, r, want) in [
+                    ("exception", landing.exception, Type::Ptr),
+                    ("selector", landing.selector, Type::I32),
+                ] {
+                    if self.func.regs.get(r) != Some(&want) {
+                        self.report(at, format!("the landing's {what} {r} must be {want}"));
+                    }
+                }
+                for typeinfo in landing.typeinfos() {
+                    self.operand(at, "typeinfo", typeinfo, Type::Ptr);
+                }
+                self.block_call(at, normal);
+                self.block_call(at, &landing.to);
+            }
         }
     }
 }

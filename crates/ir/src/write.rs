@@ -20,8 +20,8 @@
 
 use crate::float_text::format_exact;
 use crate::inst::{
-    BlockCall, Builtin, Callee, CastOp, FloatBinOp, FloatPred, Inst, InstKind, IntBinOp, IntPred,
-    Terminator,
+    BlockCall, Builtin, Callee, CastOp, Clause, FloatBinOp, FloatPred, Inst, InstKind, IntBinOp,
+    IntPred, Terminator,
 };
 use crate::module::{AddrBase, Const, Function, GlobalData, Module, SrcLoc};
 use crate::shape::ParamShape;
@@ -115,7 +115,11 @@ fn write_loc(out: &mut String, loc: Option<SrcLoc>) -> fmt::Result {
 }
 
 fn write_function(out: &mut String, id: Func, func: &Function) -> fmt::Result {
-    write!(out, "func {id} {}(", quote(&func.name))?;
+    write!(out, "func {id} {}", quote(&func.name))?;
+    if let Some(demangled) = &func.demangled {
+        write!(out, " {}", quote(demangled))?;
+    }
+    out.push('(');
     for (i, &p) in func.params().iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -336,6 +340,30 @@ fn write_terminator(out: &mut String, term: &Terminator) -> fmt::Result {
         Terminator::Ret(Some(r)) => write!(out, "ret {r}"),
         Terminator::Ret(None) => out.write_str("ret"),
         Terminator::Unreachable => out.write_str("unreachable"),
+        Terminator::Invoke { normal, landing } => {
+            out.push_str("invoke ");
+            write_block_call(out, normal)?;
+            out.push_str(", unwind ");
+            write_block_call(out, &landing.to)?;
+            write!(
+                out,
+                " [{}: ptr, {}: i32]",
+                landing.exception, landing.selector
+            )?;
+            if landing.cleanup {
+                out.push_str(" cleanup");
+            }
+            for clause in &landing.clauses {
+                match clause {
+                    Clause::Catch {
+                        typeinfo: Some(t),
+                        id,
+                    } => write!(out, " catch({t}, {id})")?,
+                    Clause::Catch { typeinfo: None, id } => write!(out, " catch(null, {id})")?,
+                }
+            }
+            Ok(())
+        }
     }
 }
 

@@ -580,6 +580,7 @@ fn full_module() -> Module {
     blocks.push(block(&[], vec![], Terminator::Unreachable));
     m.funcs.push(Function {
         name: "kernel".into(),
+        demangled: None,
         ret: Some(T::F64),
         param_pointees: vec![None, Some(T::F64), None, None],
         param_names: vec![Some("x".into()), Some("out".into()), None, None],
@@ -590,6 +591,7 @@ fn full_module() -> Module {
     });
     m.funcs.push(Function {
         name: "helper".into(),
+        demangled: None,
         ret: Some(T::I32),
         param_pointees: vec![None, None],
         param_names: vec![None, None],
@@ -602,6 +604,7 @@ fn full_module() -> Module {
     });
     m.funcs.push(Function {
         name: "noop".into(),
+        demangled: None,
         ret: None,
         param_pointees: vec![],
         param_names: vec![],
@@ -1672,6 +1675,7 @@ impl FuncGen<'_> {
         let names = ["main", "with space", "q\"uote", "back\\slash", "ünï"];
         Function {
             name: format!("{}{index}", self.rng.pick(&names)),
+            demangled: None,
             ret,
             param_pointees,
             param_names,

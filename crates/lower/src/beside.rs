@@ -1,7 +1,7 @@
 //! What `llvm-ir` does not expose, read through the LLVM C API from the same file:
 //! the predicates of constrained floating-point comparisons, the text of inline
-//! assembly, and the high bits of integer constants wider than 64 bits (`llvm-ir` keeps
-//! only the low 64).
+//! assembly, the high bits of integer constants wider than 64 bits (`llvm-ir` keeps
+//! only the low 64), and the clauses of landing pads.
 //!
 //! Under `#pragma STDC FENV_ACCESS ON` clang emits
 //! `llvm.experimental.constrained.fcmp(a, b, metadata !"olt", metadata !"fpexcept.strict")`,
@@ -22,12 +22,13 @@ use llvm_sys::core::{
     LLVMConstInt, LLVMConstIntGetZExtValue, LLVMConstLShr, LLVMConstTrunc, LLVMContextCreate,
     LLVMContextDispose, LLVMCountBasicBlocks, LLVMCreateMemoryBufferWithContentsOfFile,
     LLVMDisposeMemoryBuffer, LLVMDisposeMessage, LLVMDisposeModule, LLVMGetCalledValue,
-    LLVMGetFirstBasicBlock, LLVMGetFirstFunction, LLVMGetFirstGlobal, LLVMGetFirstInstruction,
-    LLVMGetInitializer, LLVMGetIntTypeWidth, LLVMGetMDString, LLVMGetNextBasicBlock,
-    LLVMGetNextFunction, LLVMGetNextGlobal, LLVMGetNextInstruction, LLVMGetNumOperands,
-    LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2, LLVMInt64TypeInContext, LLVMIsACallInst,
-    LLVMIsAConstant, LLVMIsAConstantInt, LLVMIsAGlobalValue, LLVMIsAInlineAsm,
-    LLVMPrintModuleToString, LLVMPrintValueToString, LLVMTypeOf,
+    LLVMGetClause, LLVMGetFirstBasicBlock, LLVMGetFirstFunction, LLVMGetFirstGlobal,
+    LLVMGetFirstInstruction, LLVMGetInitializer, LLVMGetIntTypeWidth, LLVMGetMDString,
+    LLVMGetNextBasicBlock, LLVMGetNextFunction, LLVMGetNextGlobal, LLVMGetNextInstruction,
+    LLVMGetNumClauses, LLVMGetNumOperands, LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2,
+    LLVMInt64TypeInContext, LLVMIsACallInst, LLVMIsAConstant, LLVMIsAConstantExpr,
+    LLVMIsAConstantInt, LLVMIsAConstantPointerNull, LLVMIsAGlobalValue, LLVMIsAInlineAsm,
+    LLVMIsALandingPadInst, LLVMPrintModuleToString, LLVMPrintValueToString, LLVMTypeOf,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
@@ -53,6 +54,17 @@ pub(crate) struct Beside {
     /// The module's text (as `llvm-dis` prints it), when its debug info is wanted
     /// ([`crate::shapes`]).
     pub text: Option<String>,
+    /// The clauses of each `landingpad`, in order.
+    pub landing_clauses: HashMap<Position, Vec<ClauseText>>,
+}
+
+/// A clause of a `landingpad` as the C API shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ClauseText {
+    /// `catch` of the typeinfo global of that name, or of every exception (`None`).
+    Catch(Option<String>),
+    /// A `filter` (an exception specification).
+    Filter,
 }
 
 /// An integer constant wider than 64 bits: its width and its 64-bit limbs, least
@@ -126,7 +138,10 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
         .iter()
         .flat_map(|f| &f.basic_blocks)
         .flat_map(|b| &b.instrs)
-        .any(|i| matches!(i, llvm_ir::Instruction::Call(c) if c.function.is_left()));
+        .any(|i| {
+            matches!(i, llvm_ir::Instruction::Call(c) if c.function.is_left())
+                || matches!(i, llvm_ir::Instruction::LandingPad(_))
+        });
     let wide_init = module
         .global_vars
         .iter()
@@ -249,6 +264,11 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
                     if let Some(text) = asm_call(inst) {
                         found.asm_calls.insert((name.clone(), b, i), text);
                     }
+                    if !LLVMIsALandingPadInst(inst).is_null() {
+                        found
+                            .landing_clauses
+                            .insert((name.clone(), b, i), clauses(inst));
+                    }
                     let mut consts = Vec::new();
                     for operand in 0..LLVMGetNumOperands(inst) {
                         wide_ints_in(LLVMGetOperand(inst, operand as u32), 0, &mut consts);
@@ -346,6 +366,30 @@ unsafe fn asm_call(inst: LLVMValueRef) -> Option<String> {
     let copied = CStr::from_ptr(text).to_string_lossy().into_owned();
     LLVMDisposeMessage(text);
     Some(copied)
+}
+
+/// The clauses of the landing pad `inst`.
+///
+/// # Safety
+/// `inst` must be a live `landingpad` instruction.
+unsafe fn clauses(inst: LLVMValueRef) -> Vec<ClauseText> {
+    (0..LLVMGetNumClauses(inst))
+        .map(|k| {
+            let mut clause = LLVMGetClause(inst, k);
+            if !LLVMIsAConstantPointerNull(clause).is_null() {
+                return ClauseText::Catch(None);
+            }
+            // `bitcast (i8** @_ZTI... to i8*)`: the global is the cast's operand.
+            while !LLVMIsAConstantExpr(clause).is_null() && LLVMGetNumOperands(clause) > 0 {
+                clause = LLVMGetOperand(clause, 0);
+            }
+            if LLVMIsAGlobalValue(clause).is_null() {
+                ClauseText::Filter
+            } else {
+                ClauseText::Catch(Some(value_name(clause)))
+            }
+        })
+        .collect()
 }
 
 /// The width and limbs of `value` if it is an integer constant wider than 64 bits,

@@ -33,6 +33,11 @@ pub(crate) enum Target {
     /// A constrained floating-point intrinsic (`#pragma STDC FENV_ACCESS ON`), lowered as
     /// the plain operation it constrains: fpir runs in the default environment.
     Constrained(Constrained),
+    /// `llvm.eh.typeid.for`: the selector id of a typeinfo, a constant (see `func::eh`).
+    TypeidFor,
+    /// `llvm.umul.with.overflow.iN` (the size of C++'s `new T[n]`): the product and
+    /// whether it wrapped, computed without a branch.
+    UmulWithOverflow,
     /// An external that traps when called.
     External,
     /// Something fpir cannot represent.
@@ -82,6 +87,9 @@ pub(crate) fn classify(name: &str, params: &[LType], ret: &LType) -> Target {
         "abort" => Target::Builtin(Builtin::Abort, All),
         "exit" | "_Exit" => Target::Builtin(Builtin::Exit, All),
         "__assert_fail" => Target::Builtin(Builtin::AssertFail, All),
+        // The C++ runtime's (crates/lower/runtime/cxxrt.c) raise, and std::terminate.
+        "__fpforge_unwind" => Target::Builtin(Builtin::Unwind, All),
+        "_ZSt9terminatev" => Target::Builtin(Builtin::Terminate, All),
         "abs" | "labs" | "llabs" => Target::Builtin(Builtin::Abs, All),
         _ => match LibcFn::from_c_symbol(name) {
             Some(f) => Target::Builtin(Builtin::Libc(f), All),
@@ -103,6 +111,8 @@ fn classify_intrinsic(rest: &str, params: &[LType]) -> Target {
             return constrained(&rest["experimental.constrained.".len()..], params)
         }
         "expect" | "ssa" | "annotation" => return Target::Forward,
+        "eh" if rest.starts_with("eh.typeid.for") => return Target::TypeidFor,
+        "umul" if rest.starts_with("umul.with.overflow") => return Target::UmulWithOverflow,
         "ptr" if rest.starts_with("ptr.annotation") => return Target::Forward,
         "memcpy" => return Target::Builtin(Builtin::Memcpy, First3),
         "memmove" => return Target::Builtin(Builtin::Memmove, First3),

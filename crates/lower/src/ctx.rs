@@ -28,6 +28,8 @@ pub(crate) struct Ctx {
     /// What the LLVM C API read beside `llvm-ir` (see [`crate::beside`]).
     pub beside: Beside,
     next: SiteNumbers,
+    /// The selector id of each typeinfo global caught (`None`: catch-all), from 1.
+    typeids: HashMap<Option<String>, u32>,
 }
 
 /// The next site ids of each series (see the module docs).
@@ -39,6 +41,16 @@ pub(crate) struct SiteNumbers {
 }
 
 impl Ctx {
+    /// The selector id of catching `typeinfo` (`None`: everything): what
+    /// `llvm.eh.typeid.for` gives for it and the unwinder sets when that clause catches.
+    pub fn typeid(&mut self, typeinfo: Option<&str>) -> u32 {
+        let next = self.typeids.len() as u32 + 1;
+        *self
+            .typeids
+            .entry(typeinfo.map(str::to_string))
+            .or_insert(next)
+    }
+
     /// A context building an empty module from an LLVM module with `branch_terminators`
     /// conditional `br`s and `switch`es, where the `select` sites begin.
     pub fn new(beside: Beside, branch_terminators: u32) -> Self {
@@ -47,6 +59,7 @@ impl Ctx {
             files: HashMap::new(),
             externals: HashMap::new(),
             beside,
+            typeids: HashMap::new(),
             next: SiteNumbers {
                 branch: 0,
                 select: branch_terminators,

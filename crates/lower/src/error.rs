@@ -108,6 +108,14 @@ pub enum LowerError {
         /// The functions the inputs define, sorted.
         defined: Vec<String>,
     },
+    /// Several functions answer to the entry function's name.
+    #[error("`{name}` names several functions; name one by its signature: {}", candidates.join(", "))]
+    AmbiguousEntry {
+        /// The name asked for.
+        name: String,
+        /// The display names of the functions it names, sorted.
+        candidates: Vec<String>,
+    },
     /// The LLVM module is malformed in a way the LLVM verifier would have caught.
     #[error("{location}: malformed LLVM IR: {what}")]
     Malformed {
@@ -239,10 +247,14 @@ fn describe_paths(paths: &[PathBuf]) -> String {
 
 /// The first twenty names of `defined`, or that there are none.
 fn describe_defined(defined: &[String]) -> String {
+    const SHOWN: usize = 20;
     if defined.is_empty() {
         return "the inputs define no functions".to_string();
     }
-    let shown: Vec<&str> = defined.iter().take(20).map(String::as_str).collect();
-    let more = if defined.len() > 20 { ", ..." } else { "" };
+    let shown: Vec<&str> = defined.iter().take(SHOWN).map(String::as_str).collect();
+    let more = match defined.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        rest => format!(" and {rest} more: `fpforge list` shows them all"),
+    };
     format!("defined functions: {}{more}", shown.join(", "))
 }

@@ -49,6 +49,19 @@ enum Kind {
     Llvm,
 }
 
+/// The C++ runtime linked into programs with C++ sources (see its header comment).
+const CXX_RUNTIME: &str = include_str!("../runtime/cxxrt.c");
+
+/// Its bitcode's name in the temporary directory.
+const CXX_RUNTIME_BITCODE: &str = "fpforge-cxxrt.bc";
+
+/// Whether `path` is C++ source.
+fn is_cxx(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "cpp" | "cc" | "cxx" | "C" | "c++"))
+}
+
 fn kind_of(path: &Path) -> Option<Kind> {
     match path.extension()?.to_str()? {
         "c" | "cpp" | "cc" | "cxx" | "C" | "c++" => Some(Kind::Source),
@@ -215,6 +228,8 @@ pub(crate) struct Compiled {
     dir: tempfile::TempDir,
     /// The bitcode of every input, in input order.
     bitcode: Vec<PathBuf>,
+    /// The C++ runtime's bitcode, when an input is C++ source.
+    cxx_runtime: Option<PathBuf>,
     /// The C/C++ and bitcode files given, canonical where they exist.
     pub inputs: Vec<PathBuf>,
 }
@@ -244,7 +259,7 @@ impl Compiled {
                 }
             })
             .collect();
-        let jobs: Vec<CompileJob> = files
+        let mut jobs: Vec<CompileJob> = files
             .iter()
             .zip(&bitcode)
             .filter(|((_, kind), _)| *kind == Kind::Source)
@@ -255,6 +270,23 @@ impl Compiled {
                 cwd: None,
             })
             .collect();
+        if files.iter().any(|(path, _)| is_cxx(path)) {
+            let source = dir.path().join("fpforge-cxxrt.c");
+            std::fs::write(&source, CXX_RUNTIME).map_err(|e| LowerError::Io {
+                path: source.clone(),
+                source: e,
+            })?;
+            jobs.push(CompileJob {
+                source,
+                out: dir.path().join(CXX_RUNTIME_BITCODE),
+                flags: vec!["-g0".to_string()],
+                cwd: None,
+            });
+        }
+        let cxx_runtime = jobs
+            .last()
+            .map(|job| job.out.clone())
+            .filter(|out| out.ends_with(CXX_RUNTIME_BITCODE));
         compile_all(&jobs, opts)
             .into_iter()
             .collect::<Result<(), _>>()?;
@@ -265,6 +297,7 @@ impl Compiled {
         Ok(Compiled {
             dir,
             bitcode,
+            cxx_runtime,
             inputs,
         })
     }
@@ -284,6 +317,25 @@ impl Compiled {
             tool: opts.llvm_link.display().to_string(),
             stderr,
         })?;
+        if let Some(runtime) = &self.cxx_runtime {
+            // Only what the program uses: the first file links whole, `--only-needed`
+            // applies to the ones after it.
+            let program = self.dir.path().join(format!("program-{round}.bc"));
+            std::fs::rename(&linked, &program).map_err(|source| LowerError::Io {
+                path: linked.clone(),
+                source,
+            })?;
+            let mut link = Command::new(&opts.llvm_link);
+            link.arg(&program)
+                .arg("--only-needed")
+                .arg(runtime)
+                .arg("-o")
+                .arg(&linked);
+            run(&mut link, &opts.llvm_link, |stderr| LowerError::Tool {
+                tool: opts.llvm_link.display().to_string(),
+                stderr,
+            })?;
+        }
         let path = self.dir.path().join(format!("module-{round}.bc"));
         let mut opt = Command::new(&opts.opt);
         opt.arg("-passes=mem2reg").arg(&linked).arg("-o").arg(&path);

@@ -87,13 +87,7 @@ pub fn load_entries<E: From<LowerError>>(
     let (lowered, searched) = pull_library(&compiled, library.as_ref(), first, opts, Some(&names))?;
     let mut entries = Vec::with_capacity(names.len());
     for name in names {
-        let func = lowered
-            .module
-            .func_by_name(&name)
-            .ok_or_else(|| LowerError::NoEntry {
-                name: name.clone(),
-                defined: Vec::new(),
-            })?;
+        let func = find_entry(&lowered.module, &name)?;
         let checked = crate::reach::check(&lowered, Some(func), opts, &searched);
         entries.push(Entry {
             name,
@@ -172,19 +166,7 @@ pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Modul
 fn finish(lowered: Lowered, opts: &LoadOptions, searched: Searched) -> Result<Loaded, LowerError> {
     let entry = match &opts.entry {
         None => None,
-        Some(name) => Some(lowered.module.func_by_name(name).ok_or_else(|| {
-            let mut defined: Vec<String> = lowered
-                .module
-                .funcs
-                .values()
-                .map(|f| f.name.clone())
-                .collect();
-            defined.sort_unstable();
-            LowerError::NoEntry {
-                name: name.clone(),
-                defined,
-            }
-        })?),
+        Some(name) => Some(find_entry(&lowered.module, name)?),
     };
     let missing = crate::reach::check(&lowered, entry, opts, &searched)?;
     Ok(Loaded {
@@ -193,6 +175,29 @@ fn finish(lowered: Lowered, opts: &LoadOptions, searched: Searched) -> Result<Lo
         library_files: searched.linked,
         missing,
     })
+}
+
+/// The function `name` names (see [`fpir::Module::lookup_func`]).
+fn find_entry(module: &fpir::Module, name: &str) -> Result<fpir::Func, LowerError> {
+    match module.lookup_func(name) {
+        fpir::FuncLookup::Found(func) => Ok(func),
+        fpir::FuncLookup::Ambiguous(candidates) => Err(LowerError::AmbiguousEntry {
+            name: name.to_string(),
+            candidates,
+        }),
+        fpir::FuncLookup::Missing => {
+            let mut defined: Vec<String> = module
+                .funcs
+                .values()
+                .map(|f| f.display_name().to_string())
+                .collect();
+            defined.sort_unstable();
+            Err(LowerError::NoEntry {
+                name: name.to_string(),
+                defined,
+            })
+        }
+    }
 }
 
 /// Reads and lowers one bitcode or LLVM IR text file, gaps and all.

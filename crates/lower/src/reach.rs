@@ -20,7 +20,7 @@ use crate::lower::Lowered;
 use crate::options::LoadOptions;
 use fpir::analysis::calls::node_name;
 use fpir::analysis::Reach;
-use fpir::{AddrBase, Func, Module};
+use fpir::{AddrBase, Func, FuncLookup, Module};
 use std::collections::HashMap;
 
 /// Checks what `entry` (or, with `None`, every function) reaches in `lowered`; returns
@@ -77,20 +77,20 @@ pub(crate) fn check(
 /// search looks for.
 pub(crate) fn wanted(lowered: &Lowered, entries: Option<&[String]>) -> Vec<String> {
     let module = &lowered.module;
-    let (entries, undefined): (Vec<Func>, Vec<String>) = match entries {
-        Some(names) => {
-            let (defined, undefined): (Vec<&String>, Vec<&String>) = names
-                .iter()
-                .partition(|name| module.func_by_name(name).is_some());
-            (
-                defined
-                    .into_iter()
-                    .filter_map(|name| module.func_by_name(name))
-                    .collect(),
-                undefined.into_iter().cloned().collect(),
-            )
-        }
-        None => (module.funcs.iter().map(|(f, _)| f).collect(), Vec::new()),
+    let mut undefined = Vec::new();
+    let entries: Vec<Func> = match entries {
+        Some(names) => names
+            .iter()
+            .filter_map(|name| match module.lookup_func(name) {
+                FuncLookup::Found(f) => Some(f),
+                FuncLookup::Ambiguous(_) => None,
+                FuncLookup::Missing => {
+                    undefined.push(name.clone());
+                    None
+                }
+            })
+            .collect(),
+        None => module.funcs.iter().map(|(f, _)| f).collect(),
     };
     let skeletons: HashMap<Func, &LowerError> = lowered
         .gaps

@@ -80,9 +80,12 @@ pub(crate) fn lower_stub(
             }
             Callee::Builtin(b)
         }
-        Target::Drop | Target::Forward | Target::Constrained(_) | Target::Unsupported(_) => {
-            return Err(unsupported("it is an LLVM intrinsic".to_string()))
-        }
+        Target::Drop
+        | Target::Forward
+        | Target::Constrained(_)
+        | Target::TypeidFor
+        | Target::UmulWithOverflow
+        | Target::Unsupported(_) => return Err(unsupported("it is an LLVM intrinsic".to_string())),
     };
     let (dest, result) = match callee {
         // libc `memcpy`/`memmove`/`memset` return their first argument.
@@ -110,6 +113,7 @@ pub(crate) fn lower_stub(
     });
     Ok(Function {
         name: decl.name.clone(),
+        demangled: fpir::names::demangle(&decl.name),
         ret,
         param_pointees,
         param_names: vec![None; n],
@@ -145,6 +149,7 @@ pub(crate) fn trapping_stub(
     });
     Function {
         name: decl.name.clone(),
+        demangled: fpir::names::demangle(&decl.name),
         ret: None,
         param_pointees: Vec::new(),
         param_names: Vec::new(),
@@ -185,6 +190,7 @@ pub(crate) fn alias_function(name: &str, target: Func, callee: &Function) -> Fun
     });
     Function {
         name: name.to_string(),
+        demangled: fpir::names::demangle(name),
         ret: callee.ret,
         param_pointees: callee.param_pointees.clone(),
         param_names: callee.param_names.clone(),

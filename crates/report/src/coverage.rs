@@ -415,7 +415,7 @@ impl Coverage<'_> {
         let json = CoverageJson {
             schema: SCHEMA_VERSION,
             engine: self.engine_name(),
-            function: &self.module.funcs[self.func].name,
+            function: self.module.funcs[self.func].display_name(),
             finished: self.ending.is_some(),
             stop: self.ending.map(|e| e.stop.as_str()),
             seconds: self.ending.map(|e| e.elapsed.as_secs_f64()),
@@ -452,7 +452,7 @@ impl Coverage<'_> {
         } else {
             100.0 * covered as f64 / total as f64
         };
-        let name = &self.module.funcs[self.func].name;
+        let name = self.module.funcs[self.func].display_name();
         let proved = if infeasible == 0 {
             String::new()
         } else {
@@ -505,7 +505,7 @@ impl Coverage<'_> {
         if !self.findings.is_empty() {
             let _ = writeln!(
                 text,
-                "found {} crash(es) and {} hang(s) (kept out of inputs.txt and regression.c):",
+                "found {} crash(es) and {} hang(s) (kept out of inputs.txt and the regression file):",
                 self.count_findings("crash"),
                 self.count_findings("hang")
             );

@@ -13,7 +13,7 @@ use crate::junit::junit_xml;
 use crate::lcov::lcov;
 use crate::minimize::{behaviours, greedy_cover, Behaviour};
 use crate::outdir::{write_atomic, OutDir};
-use crate::regression::{expected_results, regression_c, results_interpreter, RegressionTest};
+use crate::regression::{regression_c, regression_file, results_interpreter, RegressionTest};
 use fpforge_cover::CoverEvent;
 use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
 use fpforge_explore::ExploreEvent;
@@ -174,12 +174,13 @@ impl<'m> CoverageOut<'m> {
     /// Test `index` (coordinate bits `coords`) took `new_sides` first.
     pub fn test(&mut self, index: usize, coords: &[u64], new_sides: &[Side]) {
         self.credit(new_sides, Witness::Test(index));
-        let expected = expected_results(&mut self.results, self.func, &self.spec, coords);
+        let test = RegressionTest::run(&mut self.results, self.func, &self.spec, coords);
         self.tests.truncate(index);
-        self.tests.push(RegressionTest {
+        self.tests.push(test.unwrap_or_else(|| RegressionTest {
             coords: coords.to_vec(),
-            expected: expected.unwrap_or_default(),
-        });
+            expected: Vec::new(),
+            thrown: None,
+        }));
         self.found_at.truncate(index);
         self.found_at.push(self.started.elapsed());
         let line = self.spec.line(coords);
@@ -239,7 +240,7 @@ impl<'m> CoverageOut<'m> {
         }
         let mut files = vec!["inputs.txt", "coverage.json", "coverage.lcov", REPORT_HTML];
         if self.no_regression.is_none() {
-            files.push("regression.c");
+            files.push(regression_file(self.module, self.func));
         }
         for kind in [FindingKind::Crash, FindingKind::Hang] {
             if self.findings.iter().any(|f| f.kind == kind.name()) {
@@ -375,7 +376,7 @@ impl<'m> CoverageOut<'m> {
             }
         };
         match regression_c(self.module, self.func, &self.spec, &self.tests) {
-            Ok(c) => self.out.write("regression.c", &c),
+            Ok(c) => self.out.write(regression_file(self.module, self.func), &c),
             Err(e) => self.no_regression = Some(e.to_string()),
         }
         let ran = !self.tests.is_empty() || !self.findings.is_empty();

@@ -57,7 +57,7 @@ impl FindingRow {
             module
                 .funcs
                 .get(func)
-                .map_or_else(|| func.to_string(), |f| f.name.clone())
+                .map_or_else(|| func.to_string(), |f| f.display_name().to_string())
         };
         FindingRow {
             kind: finding.kind.name(),
@@ -118,7 +118,25 @@ fn run_prefix(module: &Module, func: Func) -> String {
         .loc
         .and_then(|l| module.files.get(l.file))
         .map_or("SRC", String::as_str);
-    format!("fpforge run {source} -f {} --", entry.name)
+    format!("fpforge run {source} -f {} --", replay_name(module, func))
+}
+
+/// The shortest name `-f` takes for `func`: its plain name when no other function shares
+/// it, its symbol otherwise; quoted for the shell when it holds `<`, `>` or spaces.
+pub fn replay_name(module: &Module, func: Func) -> String {
+    let entry = &module.funcs[func];
+    let plain = entry.plain_name();
+    let name = if module.lookup_func(plain) == fpir::FuncLookup::Found(func) {
+        plain
+    } else {
+        &entry.name
+    };
+    let shell_safe = |c: char| c.is_ascii_alphanumeric() || "_:.-".contains(c);
+    if name.chars().all(shell_safe) {
+        name.to_string()
+    } else {
+        format!("'{}'", name.replace('\'', "'\\''"))
+    }
 }
 
 /// The line saying that (nearly) every run meets `dominant`: `every run traps:
@@ -130,7 +148,7 @@ pub fn every_run_traps(module: &Module, spec: &InputSpec, dominant: &DominantFin
     let function = module
         .funcs
         .get(trap.func)
-        .map_or_else(|| trap.func.to_string(), |f| f.name.clone());
+        .map_or_else(|| trap.func.to_string(), |f| f.display_name().to_string());
     let memory = matches!(
         trap.kind,
         TrapKind::OutOfBounds { .. } | TrapKind::ObjectOverrun { .. } | TrapKind::NullDeref { .. }

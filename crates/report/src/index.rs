@@ -151,8 +151,11 @@ impl RunCounts {
 /// One function's row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexRow {
-    /// The function's name, which is also its directory's.
+    /// The function's display name (the demangled signature of a C++ function).
     pub function: String,
+    /// Its directory under the output directory: its symbol, which is unique in a
+    /// linked program and filesystem-safe (C++ symbols are mangled).
+    pub directory: String,
     /// How its run went.
     pub outcome: RowOutcome,
 }
@@ -210,6 +213,9 @@ pub struct SavedRow {
     /// Why it has no counts (`error` and `not run`).
     #[serde(default)]
     pub error: Option<String>,
+    /// Its directory, when it ran.
+    #[serde(default)]
+    pub directory: Option<String>,
 }
 
 impl SavedIndex {
@@ -372,7 +378,7 @@ impl IndexRow {
         RowJson {
             function: &self.function,
             status: self.status(),
-            directory: self.has_directory().then_some(self.function.as_str()),
+            directory: self.has_directory().then_some(self.directory.as_str()),
             error: self.error(),
             counts: counts.map(|c| CountsJson {
                 sides: c.sides,
@@ -570,18 +576,22 @@ mod tests {
             rows: vec![
                 IndexRow {
                     function: "f".into(),
+                    directory: "f".into(),
                     outcome: RowOutcome::Ran(counts.clone()),
                 },
                 IndexRow {
                     function: "g".into(),
+                    directory: "g".into(),
                     outcome: RowOutcome::Ran(counts),
                 },
                 IndexRow {
                     function: "h".into(),
+                    directory: "h".into(),
                     outcome: RowOutcome::Error("no spec fits".into()),
                 },
                 IndexRow {
                     function: "k".into(),
+                    directory: "k".into(),
                     outcome: RowOutcome::NotRun("total time".into()),
                 },
             ],
@@ -667,6 +677,7 @@ mod tests {
         };
         let row = |name: &str, outcome| IndexRow {
             function: name.into(),
+            directory: name.into(),
             outcome,
         };
         let index = Index {

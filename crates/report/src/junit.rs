@@ -25,7 +25,7 @@ pub fn junit_xml(coverage: &Coverage<'_>) -> String {
     let (branches, traps) = coverage.split_sides();
     let tally = SideTally::of(&branches);
     let trap_counts = TrapCounts::of(&traps);
-    let name = escape(&coverage.module.funcs[coverage.func].name).into_owned();
+    let name = escape(coverage.module.funcs[coverage.func].display_name()).into_owned();
     let errors = coverage.findings.len();
     let tests = branches.len() + errors + trap_counts.targets - trap_counts.reached;
     let skipped = tally.infeasible + trap_counts.not_reached;

@@ -42,7 +42,7 @@ pub fn lcov(module: &Module, func: Func, sides: &[SideReport], ran: bool) -> Str
             let record = files.entry(file_of(loc.file)).or_default();
             record
                 .functions
-                .push((loc.line, function.name.clone(), called));
+                .push((loc.line, function.display_name().to_string(), called));
         }
         for (b, block) in function.blocks.iter() {
             let locs = block.locs.iter().flatten().chain(block.term_loc.iter());
@@ -108,7 +108,10 @@ fn running_blocks(
             continue;
         }
         match &function.blocks[b].term {
-            Terminator::Jump(call) => todo.push(call.block),
+            // A landing pad's run is not recorded: only the normal edge is known taken.
+            Terminator::Jump(call) | Terminator::Invoke { normal: call, .. } => {
+                todo.push(call.block)
+            }
             Terminator::Br { .. } | Terminator::Switch { .. } => {
                 todo.extend(taken.get(&b).into_iter().flatten().copied());
             }

@@ -24,10 +24,18 @@
 //! coordinates, `fpforge_call(const uint64_t *bits)`, and `fpforge_quiet` to silence the
 //! printing. The function is called through a volatile function pointer, `fpforge_fn`,
 //! so that a compiler cannot treat it as a builtin of the same name.
+//!
+//! A C++ function (one with a mangled symbol) gets `regression.cpp` instead, the same
+//! program as C++ (`g++ regression.cpp SOURCE.cpp`): the function is declared by its
+//! symbol (`double fpforge_target(double) __asm__("_Z7checkedd")`, which reaches
+//! functions in namespaces, static and non-static methods alike, `this` being the first
+//! parameter), every call sits in a `try`, and a test whose call throws expects the
+//! exception: the same type (`typeid(...).name()`) and, for a `std::exception`, the
+//! same `what()`; it prints `throws TYPE: WHAT`.
 
 use crate::arg_text::{c_type, from_bits, struct_arg, Language};
 use crate::error::ReportError;
-use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome};
+use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Thrown};
 use fpforge_spec::{InputSpec, ParamInput};
 use fpir::{FloatTy, Func, Module, ParamShape, Type};
 use std::fmt::Write as _;
@@ -38,30 +46,41 @@ use std::fmt::Write as _;
 pub struct RegressionTest {
     /// The input's coordinate bits.
     pub coords: Vec<u64>,
-    /// The expected results, as [`expected_results`] computes them.
+    /// The expected results: the return value's bits (0 for a void function or a
+    /// throw), then every element of the pointer parameters' arrays after the call.
     pub expected: Vec<u64>,
+    /// The C++ exception the call throws, when it throws (the results are then not
+    /// compared).
+    pub thrown: Option<Thrown>,
 }
 
-/// The results `regression.c` checks for the input `coords` of `func`: the return
-/// value's bits (0 for a void function) and every element of the pointer parameters'
-/// arrays after the call, as the concrete interpreter computes them; `None` when the run
-/// traps (such an input is a finding, never a test).
-pub fn expected_results(
-    interp: &mut Interpreter<'_, Concrete, NoObserver>,
-    func: Func,
-    spec: &InputSpec,
-    coords: &[u64],
-) -> Option<Vec<u64>> {
-    let run = interp.call(func, &spec.to_args(coords)).ok()?;
-    let Outcome::Returned(value) = run.outcome else {
-        return None;
-    };
-    let mut results = vec![value.unwrap_or(0)];
-    results.extend(run.arrays.into_iter().flatten());
-    Some(results)
+impl RegressionTest {
+    /// The test of input `coords` of `func`, with the results or the exception the
+    /// concrete interpreter computes; `None` when the run traps (such an input is a
+    /// finding, never a test).
+    pub fn run(
+        interp: &mut Interpreter<'_, Concrete, NoObserver>,
+        func: Func,
+        spec: &InputSpec,
+        coords: &[u64],
+    ) -> Option<RegressionTest> {
+        let run = interp.call(func, &spec.to_args(coords)).ok()?;
+        let (value, thrown) = match run.outcome {
+            Outcome::Returned(value) => (value.unwrap_or(0), None),
+            Outcome::Threw(thrown) => (0, Some(thrown)),
+            Outcome::Trapped(_) => return None,
+        };
+        let mut expected = vec![value];
+        expected.extend(run.arrays.into_iter().flatten());
+        Some(RegressionTest {
+            coords: coords.to_vec(),
+            expected,
+            thrown,
+        })
+    }
 }
 
-/// A concrete interpreter for [`expected_results`].
+/// A concrete interpreter for [`RegressionTest::run`].
 pub fn results_interpreter(
     module: &Module,
 ) -> Result<Interpreter<'_, Concrete, NoObserver>, fpforge_exec::ExecError> {
@@ -249,8 +268,63 @@ static uint64_t fpforge_sext(uint64_t b, unsigned w) { uint64_t m = (uint64_t)1 
 b &= ((uint64_t)1 << w) - 1; return (b ^ m) - m; }\n\n\
 /* Set to 1 to call without printing. */\nstatic int fpforge_quiet = 0;\n\n";
 
+/// The language of the regression file: C, or C++ for a function with a mangled symbol.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lang {
+    C,
+    Cxx,
+}
+
+impl Lang {
+    fn of(function: &fpir::Function) -> Lang {
+        if function.demangled.is_some() {
+            Lang::Cxx
+        } else {
+            Lang::C
+        }
+    }
+}
+
+/// The name of the regression file of `func`: `regression.cpp` for a C++ function,
+/// `regression.c` otherwise.
+pub fn regression_file(module: &Module, func: Func) -> &'static str {
+    match Lang::of(&module.funcs[func]) {
+        Lang::C => "regression.c",
+        Lang::Cxx => "regression.cpp",
+    }
+}
+
+/// What a C++ regression file adds to the C one: the headers and `_Bool`, and how a call
+/// notes the exception it throws.
+const CXX_PRELUDE: &str = r#"#include <cstdlib>
+#include <cxxabi.h>
+#include <exception>
+#include <typeinfo>
+#define _Bool bool
+
+/* The exception the last call threw: typeid(...).name(), what() (empty if none), and\n * the type demangled. */
+static int fpforge_threw = 0;
+static char fpforge_thrown_type[256];
+static char fpforge_thrown_what[1024];
+static char fpforge_thrown_shown[256];
+static void fpforge_note_exception() {
+    const std::type_info *t = abi::__cxa_current_exception_type();
+    int status = 0;
+    char *shown = t ? abi::__cxa_demangle(t->name(), NULL, NULL, &status) : NULL;
+    fpforge_threw = 1;
+    snprintf(fpforge_thrown_type, sizeof fpforge_thrown_type, "%s", t ? t->name() : "?");
+    snprintf(fpforge_thrown_shown, sizeof fpforge_thrown_shown, "%s", shown ? shown : fpforge_thrown_type);
+    free(shown);
+    fpforge_thrown_what[0] = 0;
+    try { throw; } catch (const std::exception &e) {
+        snprintf(fpforge_thrown_what, sizeof fpforge_thrown_what, "%s", e.what());
+    } catch (...) {}
+}
+
+"#;
+
 /// The C source of a regression test calling function `func` of `module` on every test
-/// (see the module docs).
+/// (see the module docs); C++ for a C++ function ([`regression_file`] names it).
 ///
 /// Fails when a parameter or the result has no C scalar type (an integer of an odd
 /// width, or a pointer to a pointer).
@@ -272,17 +346,26 @@ pub fn regression_c(
         }
     };
     let shape = call_shape(module, func, spec)?;
+    let lang = Lang::of(f);
     let name = &f.name;
+    let shown = f.display_name().replace("*/", "* /");
+    let build = match lang {
+        Lang::C => format!("cc -std=c99 regression.c <source of {name}> -lm"),
+        Lang::Cxx => "g++ regression.cpp <C++ source of the function>".to_string(),
+    };
     let mut c = String::new();
     let _ = writeln!(
         c,
-        "/* Regression test generated by fpforge for `{name}`: calls it on every generated\n \
+        "/* Regression test generated by fpforge for `{shown}`: calls it on every generated\n \
          * input, prints one result per line (floats as %a and [bits]) and checks every result;\n \
          * exits 1 on a mismatch (NaNs compare equal unless run with --exact-nan).\n \
-         * Build: cc -std=c99 regression.c <source of {name}> -lm\n \
+         * Build: {build}\n \
          * With -DFPFORGE_NO_MAIN it is a library: fpforge_call(bits of FPFORGE_COORDS coordinates). */"
     );
     c.push_str(PRELUDE);
+    if lang == Lang::Cxx {
+        c.push_str(CXX_PRELUDE);
+    }
     c.push_str(&shape.decls);
     let params = if shape.params.is_empty() {
         "void".to_string()
@@ -292,20 +375,31 @@ pub fn regression_c(
     // Called through a volatile pointer: a function named like a C library builtin
     // (`fma`, `fmax`, ...) is otherwise compiled as the builtin, and gcc swaps the
     // multiplicands of `fma` or folds calls, so the tests would not run as written.
-    let _ = writeln!(
-        c,
-        "{ret} {name}({params});\nstatic {ret} (*volatile fpforge_fn)({params}) = {name};\n"
-    );
+    match lang {
+        Lang::C => {
+            let _ = writeln!(
+                c,
+                "{ret} {name}({params});\nstatic {ret} (*volatile fpforge_fn)({params}) = {name};\n"
+            );
+        }
+        Lang::Cxx => {
+            let _ = writeln!(
+                c,
+                "/* {shown} */\n{ret} fpforge_target({params}) __asm__(\"{name}\");\n\
+                 static {ret} (*volatile fpforge_fn)({params}) = fpforge_target;\n"
+            );
+        }
+    }
     let _ = writeln!(c, "#define FPFORGE_COORDS {}", spec.dims());
     let _ = writeln!(c, "#define FPFORGE_RESULTS {}\n", shape.results.len());
-    write_invoke(&mut c, f.ret, &shape);
-    write_print(&mut c, f.ret);
-    write_main(&mut c, spec, &shape, tests);
+    write_invoke(&mut c, f.ret, &shape, lang);
+    write_print(&mut c, f.ret, lang);
+    write_main(&mut c, spec, &shape, tests, lang);
     Ok(c)
 }
 
 /// `fpforge_invoke`: arguments from the coordinates, the call, the results' bits.
-fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape) {
+fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape, lang: Lang) {
     c.push_str(
         "/* Calls the function on the coordinates `fpforge_v`; writes the results' bits to\n \
          * `fpforge_out` (FPFORGE_RESULTS words: the return value, then the arrays). */\n\
@@ -316,6 +410,14 @@ fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape) {
     );
     c.push_str(&shape.setup);
     let call = format!("fpforge_fn({})", shape.args.join(", "));
+    let (open, close) = match lang {
+        Lang::C => ("", ""),
+        Lang::Cxx => (
+            "    fpforge_threw = 0;\n    fpforge_out[0] = 0;\n    try {\n",
+            "    } catch (...) {\n        fpforge_note_exception();\n    }\n",
+        ),
+    };
+    c.push_str(open);
     match ret {
         None => {
             let _ = writeln!(c, "    {call};\n    fpforge_out[0] = 0;");
@@ -325,6 +427,7 @@ fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape) {
             let _ = writeln!(c, "    fpforge_out[0] = {};", to_bits(ty, "fpforge_r"));
         }
     }
+    c.push_str(close);
     for (k, word) in shape.results.iter().enumerate().skip(1) {
         let _ = writeln!(
             c,
@@ -336,7 +439,7 @@ fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape) {
 }
 
 /// `fpforge_print` (one result line, as `fpforge run` shows it) and `fpforge_call`.
-fn write_print(c: &mut String, ret: Option<Type>) {
+fn write_print(c: &mut String, ret: Option<Type>, lang: Lang) {
     let line = match ret {
         None => "puts(\"void\");".to_string(),
         Some(Type::Float(FloatTy::F64)) => "printf(\"%a [0x%016llx]\\n\", fpforge_f64_bits(fpforge_out[0]), (unsigned long long)fpforge_out[0]);".to_string(),
@@ -346,6 +449,12 @@ fn write_print(c: &mut String, ret: Option<Type>) {
         Some(Type::Int(w)) => format!(
             "printf(\"%lld\\n\", fpforge_i64_bits(fpforge_sext(fpforge_out[0], {})));",
             u32::from(w).clamp(1, 64)
+        ),
+    };
+    let line = match lang {
+        Lang::C => line,
+        Lang::Cxx => format!(
+            "if (fpforge_threw) {{ printf(\"throws %s: %s\\n\", fpforge_thrown_shown, fpforge_thrown_what); return; }}\n    {line}"
         ),
     };
     let _ = writeln!(
@@ -362,7 +471,13 @@ fn write_print(c: &mut String, ret: Option<Type>) {
 }
 
 /// The tests, their expected results, and `main`, which runs and checks them.
-fn write_main(c: &mut String, spec: &InputSpec, shape: &CallShape, tests: &[RegressionTest]) {
+fn write_main(
+    c: &mut String,
+    spec: &InputSpec,
+    shape: &CallShape,
+    tests: &[RegressionTest],
+    lang: Lang,
+) {
     let words = shape.results.len();
     c.push_str("#ifndef FPFORGE_NO_MAIN\n");
     let _ = writeln!(c, "#define FPFORGE_TESTS {}", tests.len());
@@ -415,8 +530,81 @@ fn write_main(c: &mut String, spec: &InputSpec, shape: &CallShape, tests: &[Regr
         kinds.join(", "),
         names.join(", ")
     );
-    c.push_str(MAIN);
+    match lang {
+        Lang::C => c.push_str(MAIN),
+        Lang::Cxx => {
+            write_expected_throws(c, tests);
+            c.push_str(&cxx_main());
+        }
+    }
 }
+
+/// Per test, the exception it must throw: `typeid(...).name()` and `what()` (NULL: no
+/// exception, or `what()` not known).
+fn write_expected_throws(c: &mut String, tests: &[RegressionTest]) {
+    let quoted = |text: Option<&str>| text.map_or_else(|| "NULL".to_string(), c_string_literal);
+    let rows = |pick: &dyn Fn(&Thrown) -> Option<&str>| -> String {
+        let items: Vec<String> = tests
+            .iter()
+            .map(|t| quoted(t.thrown.as_ref().and_then(pick)))
+            .collect();
+        if items.is_empty() {
+            "NULL".to_string()
+        } else {
+            items.join(", ")
+        }
+    };
+    let n = tests.len().max(1);
+    let _ = writeln!(
+        c,
+        "/* The exception each test throws (typeid name, what()), NULL for none. */\n\
+         static const char *const fpforge_throw_type[{n}] = {{ {} }};\n\
+         static const char *const fpforge_throw_what[{n}] = {{ {} }};\n",
+        rows(&|t| Some(t.type_symbol.as_str())),
+        rows(&|t| t.what.as_deref()),
+    );
+}
+
+/// `text` as a C string literal (octal escapes for anything but printable ASCII).
+fn c_string_literal(text: &str) -> String {
+    let mut out = String::from("\"");
+    for b in text.bytes() {
+        match b {
+            b'"' | b'\\' | b'?' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `main` of `regression.cpp`: `MAIN`'s, where a test that must throw checks the
+/// exception instead of the results, and a test that must not throw fails if it does.
+fn cxx_main() -> String {
+    MAIN.replace(
+        "\x20       for (k = 0; k < FPFORGE_RESULTS; k++) {\n",
+        CXX_THROW_CHECK,
+    )
+}
+
+const CXX_THROW_CHECK: &str = "\x20       if (fpforge_throw_type[i] || fpforge_threw) {\n\
+\x20           int same = fpforge_throw_type[i] && fpforge_threw\n\
+\x20               && strcmp(fpforge_throw_type[i], fpforge_thrown_type) == 0\n\
+\x20               && (!fpforge_throw_what[i] || strcmp(fpforge_throw_what[i], fpforge_thrown_what) == 0);\n\
+\x20           if (!same) {\n\
+\x20               fprintf(stderr, \"test %d (line %d of inputs.txt): expected %s%s%s, got %s%s%s\\n\", i, i + 1,\n\
+\x20                       fpforge_throw_type[i] ? \"a throw of \" : \"no exception\", fpforge_throw_type[i] ? fpforge_throw_type[i] : \"\",\n\
+\x20                       fpforge_throw_what[i] ? fpforge_throw_what[i] : \"\",\n\
+\x20                       fpforge_threw ? \"a throw of \" : \"no exception\", fpforge_threw ? fpforge_thrown_type : \"\", fpforge_thrown_what);\n\
+\x20               mismatches++;\n\
+\x20           }\n\
+\x20           continue;\n\
+\x20       }\n\
+\x20       for (k = 0; k < FPFORGE_RESULTS; k++) {\n";
 
 const MAIN: &str = "static int fpforge_is_nan(uint64_t b, int kind) {\n\
 \x20   if (kind == 64) return (b & UINT64_C(0x7fffffffffffffff)) > UINT64_C(0x7ff0000000000000);\n\

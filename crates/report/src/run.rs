@@ -40,6 +40,15 @@ struct ArrayRow {
     values: Vec<ShownValue>,
 }
 
+/// A C++ exception that escaped the call: its type, and `what()` when known.
+#[derive(Serialize)]
+struct ThrownRow {
+    #[serde(rename = "type")]
+    type_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    what: Option<String>,
+}
+
 /// What one call did.
 #[derive(Serialize)]
 pub struct RunReport {
@@ -52,6 +61,9 @@ pub struct RunReport {
     returned_struct: Option<Vec<ShownValue>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     trap: Option<String>,
+    /// The C++ exception that escaped the call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    throws: Option<ThrownRow>,
     arrays: Vec<ArrayRow>,
     /// Number of branch decisions in the run.
     decisions: u64,
@@ -98,6 +110,14 @@ impl RunReport {
                 ..
             }) => (None, None),
             Outcome::Trapped(trap) => (None, Some(describe_trap(module, trap))),
+            Outcome::Threw(_) => (None, None),
+        };
+        let throws = match &run.outcome {
+            Outcome::Threw(thrown) => Some(ThrownRow {
+                type_name: thrown.type_name.clone(),
+                what: thrown.what.clone(),
+            }),
+            _ => None,
         };
         let exit_status = match &run.outcome {
             Outcome::Trapped(Trap {
@@ -148,11 +168,12 @@ impl RunReport {
             })
             .collect();
         RunReport {
-            function: func.name.clone(),
+            function: func.display_name().to_string(),
             arguments: arg_texts.to_vec(),
             returned,
             returned_struct,
             trap,
+            throws,
             arrays,
             decisions: log.total(),
             trace: trace_text(module, log),
@@ -194,7 +215,10 @@ fn trace_text(module: &Module, log: &DecisionLog) -> String {
 
 /// `out-of-bounds access of 8 bytes at 0x... in lookup at file.c:6:12`.
 fn describe_trap(module: &Module, trap: &Trap) -> String {
-    let func = module.funcs.get(trap.func).map_or("?", |f| f.name.as_str());
+    let func = module
+        .funcs
+        .get(trap.func)
+        .map_or("?", |f| f.display_name());
     format!(
         "{} in {func} at {}",
         trap.kind,
@@ -225,6 +249,14 @@ impl RunReport {
         let call = format!("{}({})", report.function, report.arguments.join(", "));
         match (&report.returned, &report.trap) {
             (_, Some(trap)) => writeln!(out, "{call} trapped: {trap}")?,
+            (None, None) if report.throws.is_some() => {
+                if let Some(thrown) = &report.throws {
+                    match &thrown.what {
+                        Some(what) => writeln!(out, "{call} throws {}: {what}", thrown.type_name)?,
+                        None => writeln!(out, "{call} throws {}", thrown.type_name)?,
+                    }
+                }
+            }
             (Some(v), None) if v.ty.starts_with('f') => {
                 writeln!(out, "{call} = {}  ({} {})", v.exact, v.ty, v.decimal)?
             }

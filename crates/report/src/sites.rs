@@ -28,7 +28,7 @@ impl SitesReport {
     pub fn new(module: &Module, funcs: &[Func], entry: &str) -> SitesReport {
         let row = |id: String, func: Func, loc, what: String| SiteRow {
             id,
-            function: module.funcs[func].name.clone(),
+            function: module.funcs[func].display_name().to_string(),
             location: module.describe_loc(loc),
             what,
         };
@@ -107,5 +107,93 @@ impl SitesReport {
             }
         }
         Ok(out)
+    }
+}
+
+#[derive(Serialize)]
+struct FunctionRow {
+    name: String,
+    symbol: String,
+    location: String,
+    branch_sites: usize,
+    op_sites: usize,
+}
+
+/// The report of `fpforge list`: every function a module defines, in display-name
+/// order, with its symbol, place and site counts; never cut.
+#[derive(Serialize)]
+pub struct FunctionList {
+    functions: Vec<FunctionRow>,
+}
+
+impl FunctionList {
+    /// Every function of `module`.
+    pub fn new(module: &Module) -> FunctionList {
+        let mut functions: Vec<FunctionRow> = module
+            .funcs
+            .iter()
+            .map(|(func, f)| FunctionRow {
+                name: f.display_name().to_string(),
+                symbol: f.name.clone(),
+                location: module.describe_loc(f.loc),
+                branch_sites: module
+                    .branch_sites
+                    .values()
+                    .filter(|s| s.func == func)
+                    .count(),
+                op_sites: module.op_sites.values().filter(|s| s.func == func).count(),
+            })
+            .collect();
+        functions.sort_by(|a, b| a.name.cmp(&b.name));
+        FunctionList { functions }
+    }
+
+    /// The list as JSON.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+
+    /// The list as a table: name, symbol (when it differs), place, site counts. When
+    /// some functions have a place in the sources, those without one (the C++ runtime,
+    /// declared functions whose address is taken) are counted on a last line instead.
+    pub fn to_text(&self) -> String {
+        let placed = |r: &&FunctionRow| r.location != Module::UNKNOWN_LOCATION;
+        let shown: Vec<&FunctionRow> = if self.functions.iter().any(|r| placed(&r)) {
+            self.functions.iter().filter(placed).collect()
+        } else {
+            self.functions.iter().collect()
+        };
+        let width =
+            |column: fn(&FunctionRow) -> usize| shown.iter().map(|r| column(r)).max().unwrap_or(0);
+        let name_width = width(|r| r.name.len());
+        let symbol_width = width(|r| {
+            if r.symbol == r.name {
+                0
+            } else {
+                r.symbol.len()
+            }
+        });
+        let location_width = width(|r| r.location.len());
+        let mut out = format!("functions ({}):\n", shown.len());
+        for row in &shown {
+            let symbol = if row.symbol == row.name {
+                ""
+            } else {
+                &row.symbol
+            };
+            let line = format!(
+                "  {:<name_width$}  {symbol:<symbol_width$}  {:<location_width$}  {} branch sites, {} op sites",
+                row.name, row.location, row.branch_sites, row.op_sites
+            );
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        let hidden = self.functions.len() - shown.len();
+        if hidden > 0 {
+            out.push_str(&format!(
+                "and {hidden} functions without a place in the sources (the C++ runtime, declarations): --json lists them\n"
+            ));
+        }
+        out
     }
 }

@@ -100,7 +100,7 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
 /// The settings a report on `func` states, before any finding.
 fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> RunInfo<'a> {
     RunInfo {
-        function: &module.funcs[func].name,
+        function: module.funcs[func].display_name(),
         strategy: strategy_name(config.strategy),
         precision: config.precision,
         verify_precision: config.verify_precision,

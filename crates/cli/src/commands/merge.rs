@@ -29,9 +29,16 @@ pub fn run(options: MergeOptions) -> Result<ExitCode> {
     fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut index_rows = Vec::new();
     for (name, (dir, row)) in rows {
+        let directory = row.directory.clone().unwrap_or_else(|| name.clone());
         index_rows.push(IndexRow {
-            outcome: outcome(Measure::of(engine), row, &dir.join(&name), &out.join(&name))?,
+            outcome: outcome(
+                Measure::of(engine),
+                row,
+                &dir.join(&directory),
+                &out.join(&directory),
+            )?,
             function: name,
+            directory,
         });
     }
     let index = Index {

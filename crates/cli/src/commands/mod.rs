@@ -19,6 +19,7 @@ pub mod cover;
 pub mod explore;
 pub mod init;
 pub mod ir;
+pub mod list;
 pub mod merge;
 pub mod reach;
 pub mod run;

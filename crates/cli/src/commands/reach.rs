@@ -51,7 +51,7 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
         None => None,
     };
     let outcome = ReachOutcome::new(
-        &module.funcs[func].name,
+        module.funcs[func].display_name(),
         answer,
         input.map(|bits| spec.line(&bits)),
         detail,

@@ -14,7 +14,11 @@ pub fn run(options: SitesOptions) -> Result<ExitCode> {
     } else {
         vec![loaded.func]
     };
-    let report = SitesReport::new(&loaded.module, &funcs, options.program.entry()?);
+    let report = SitesReport::new(
+        &loaded.module,
+        &funcs,
+        loaded.module.funcs[loaded.func].display_name(),
+    );
     if options.json {
         crate::output::emit(&report.to_json()?)?;
     } else {

@@ -8,6 +8,7 @@ mod ci;
 mod common;
 mod consistency;
 mod cover;
+mod cpp;
 mod explore;
 mod findings;
 mod gcov;

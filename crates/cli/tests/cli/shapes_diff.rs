@@ -82,10 +82,12 @@ enum Shape {
 fn signature(ir: &str, symbol: &str) -> (Vec<(String, String)>, Vec<Option<Shape>>) {
     let header = ir
         .lines()
-        .find(|l| l.starts_with("func ") && l.contains(&format!("\"{symbol}\"(")))
+        .find(|l| l.starts_with("func ") && l.contains(&format!(" \"{symbol}\"")))
         .unwrap_or_else(|| panic!("no function {symbol}"));
     let id = header.split_whitespace().nth(1).unwrap();
-    let list = &header[header.find('(').unwrap() + 1..header.find(')').unwrap()];
+    // The parameters follow the quoted symbol and demangled name.
+    let after_names = &header[header.rfind('"').unwrap() + 1..];
+    let list = &after_names[after_names.find('(').unwrap() + 1..after_names.find(')').unwrap()];
     let params: Vec<(String, String)> = list
         .split(", ")
         .map(|p| {

@@ -40,9 +40,12 @@ pub(crate) fn func_signature(call_conv: CallConv, params: usize) -> Signature {
 
 /// Whether `fc` only contains ops the translation handles.
 pub(crate) fn supported(fc: &FuncCode) -> bool {
-    fc.code
-        .iter()
-        .all(|op| !matches!(op, Op::CallIndirect { .. }))
+    // Unwinding to a landing pad is the interpreter's alone.
+    fc.landings.is_empty()
+        && fc
+            .code
+            .iter()
+            .all(|op| !matches!(op, Op::CallIndirect { .. }))
 }
 
 /// The functions `fc` calls directly.
@@ -194,6 +197,9 @@ impl<'a, 'b> Translator<'a, 'b> {
                     self.flush(false);
                     self.b.ins().jump(block, &[]);
                 }
+                // A block that ended by bailing left its ops uncounted (the interpreter
+                // replays that run); they are not this block's.
+                self.pending = 0;
                 self.b.switch_to_block(block);
                 open = true;
             }
@@ -905,7 +911,13 @@ impl<'a, 'b> Translator<'a, 'b> {
             Op::External { .. }
             | Op::Unreachable
             | Op::Builtin {
-                b: Builtin::Abort | Builtin::Exit | Builtin::AssertFail | Builtin::BoundsFault,
+                b:
+                    Builtin::Abort
+                    | Builtin::Exit
+                    | Builtin::AssertFail
+                    | Builtin::BoundsFault
+                    | Builtin::Unwind
+                    | Builtin::Terminate,
                 ..
             } => self.bail_here(),
             _ => {

@@ -16,6 +16,7 @@ impl FnBuilder {
     pub fn new(name: &str, params: &[Type], ret: Option<Type>) -> (FnBuilder, Vec<Reg>) {
         let mut f = Function {
             name: name.into(),
+            demangled: None,
             ret,
             param_pointees: vec![None; params.len()],
             param_names: vec![None; params.len()],

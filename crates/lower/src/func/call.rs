@@ -7,14 +7,69 @@ use crate::asm::{self, AsmKind, InlineAsm, Value};
 use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::error::LowerError;
 use crate::layout::scalar;
-use fpir::{Builtin, Callee, CastOp, Const, InstKind, IntBinOp, MathCall, Reg, Type};
+use either::Either;
+use fpir::{Builtin, Callee, CastOp, Const, InstKind, IntBinOp, IntPred, MathCall, Reg, Type};
 use llvm_ir::function::ParameterAttribute;
-use llvm_ir::instruction::Call;
-use llvm_ir::{Operand, TypeRef};
+use llvm_ir::instruction::{Call, InlineAssembly};
+use llvm_ir::terminator::Invoke;
+use llvm_ir::{Name, Operand, TypeRef};
+
+/// The parts of a `call` or an `invoke` that lowering reads.
+#[derive(Clone, Copy)]
+pub(super) struct CallView<'m> {
+    /// The callee: inline assembly or a function operand.
+    pub function: &'m Either<InlineAssembly, Operand>,
+    /// The arguments with their attributes.
+    pub arguments: &'m [(Operand, Vec<ParameterAttribute>)],
+    /// The result's name.
+    pub dest: Option<&'m Name>,
+}
+
+impl<'m> From<&'m Call> for CallView<'m> {
+    fn from(call: &'m Call) -> Self {
+        CallView {
+            function: &call.function,
+            arguments: &call.arguments,
+            dest: call.dest.as_ref(),
+        }
+    }
+}
+
+impl<'m> From<&'m Invoke> for CallView<'m> {
+    fn from(invoke: &'m Invoke) -> Self {
+        CallView {
+            function: &invoke.function,
+            arguments: &invoke.arguments,
+            dest: Some(&invoke.result),
+        }
+    }
+}
+
+/// Whether a value of type `a` passes as one of type `b`: the same type, or two pointers
+/// (typed pointers differ by pointee: a C++ `std::invalid_argument*` reaches the C
+/// runtime's `struct std_exception*`).
+fn same_abi(a: &TypeRef, b: &TypeRef) -> bool {
+    a == b
+        || matches!(
+            (a.as_ref(), b.as_ref()),
+            (
+                llvm_ir::Type::PointerType { .. },
+                llvm_ir::Type::PointerType { .. }
+            )
+        )
+}
+
+fn int_bin(op: IntBinOp, ty: Type, lhs: Reg, rhs: Reg) -> InstKind {
+    InstKind::IntBin { op, ty, lhs, rhs }
+}
+
+fn icmp(pred: IntPred, ty: Type, lhs: Reg, rhs: Reg) -> InstKind {
+    InstKind::Icmp { pred, ty, lhs, rhs }
+}
 
 impl<'c, 'm> FnLower<'c, 'm> {
     /// The function type a call calls through.
-    fn callee_type(&self, call: &'m Call) -> Option<TypeRef> {
+    fn callee_type(&self, call: CallView<'m>) -> Option<TypeRef> {
         match self.type_of(call.function.as_ref().right()?).as_ref() {
             llvm_ir::Type::PointerType { pointee_type, .. } => Some(pointee_type.clone()),
             _ => None,
@@ -22,7 +77,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     /// For a call of a function the module does not define: its name and how to lower it.
-    pub(super) fn external_target(&self, call: &'m Call) -> Option<(&'m str, Target)> {
+    pub(super) fn external_target(&self, call: CallView<'m>) -> Option<(&'m str, Target)> {
         let callee = call.function.as_ref().right()?.as_constant()?;
         let name = self.symbols.callee_name(callee)?;
         if self.symbols.func(name).is_some() {
@@ -42,7 +97,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
         Some((name, classify(name, &params, result_type)))
     }
 
-    pub(super) fn call(&mut self, call: &'m Call) -> Result<(), LowerError> {
+    pub(super) fn call(&mut self, call: CallView<'m>) -> Result<(), LowerError> {
+        match self.external_target(call) {
+            Some((_, Target::TypeidFor)) => return self.typeid_for(call),
+            Some((_, Target::UmulWithOverflow)) => return self.umul_with_overflow(call),
+            _ => {}
+        }
         let Some(function) = call.function.as_ref().right() else {
             return self.inline_asm(call);
         };
@@ -73,14 +133,14 @@ impl<'c, 'm> FnLower<'c, 'm> {
         let sret = if wide_result.is_some() {
             Some(self.slot(result_type)?)
         } else if scalar(result_type).is_none() && self.is_mem(result_type) {
-            Some(match &call.dest {
+            Some(match call.dest {
                 Some(name) => self.slot_for(name, result_type)?,
                 None => self.slot(result_type)?,
             })
         } else {
             None
         };
-        let dest = match (&call.dest, result_type.as_ref()) {
+        let dest = match (call.dest, result_type.as_ref()) {
             _ if sret.is_some() => None,
             (Some(name), ty) if !matches!(ty, llvm_ir::Type::VoidType) => {
                 if self.aliases.contains_key(name) {
@@ -93,7 +153,11 @@ impl<'c, 'm> FnLower<'c, 'm> {
         };
         if let Some((name, target)) = external {
             let (callee, args) = match target {
-                Target::Drop | Target::Forward | Target::Unsupported(_) => return Ok(()),
+                Target::Drop
+                | Target::Forward
+                | Target::Unsupported(_)
+                | Target::TypeidFor
+                | Target::UmulWithOverflow => return Ok(()),
                 Target::Math(m) => {
                     let args = self.args(call, false, usize::MAX)?;
                     (Callee::Math(m, self.ctx.next_op()), args)
@@ -135,9 +199,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
                         def.name
                     )));
                 }
-                if arg_types.iter().ne(def_params.iter().copied())
-                    || def.return_type != *result_type
-                {
+                let passes = arg_types.len() == def_params.len()
+                    && arg_types
+                        .iter()
+                        .zip(&def_params)
+                        .all(|(a, p)| same_abi(a, p));
+                if !passes || !same_abi(&def.return_type, result_type) {
                     return Err(self.unsupported(format!(
                         "call of `{}` with a signature different from its definition",
                         def.name
@@ -158,7 +225,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     /// Lowers a call of inline assembly that [`crate::asm`] recognizes.
-    fn inline_asm(&mut self, call: &'m Call) -> Result<(), LowerError> {
+    fn inline_asm(&mut self, call: CallView<'m>) -> Result<(), LowerError> {
         let key = (self.f.name.clone(), self.position.0, self.position.1);
         let asm = self
             .ctx
@@ -184,13 +251,13 @@ impl<'c, 'm> FnLower<'c, 'm> {
             Some(llvm_ir::Type::FuncType { result_type, .. }) => result_type.clone(),
             _ => return Err(self.malformed("inline assembly of a non-function type")),
         };
-        let Some(dest) = &call.dest else {
+        let Some(dest) = call.dest else {
             return Err(unsupported(self, "it has no result".into()));
         };
         let ret = scalar(&result_type);
         let mut inputs = Vec::with_capacity(call.arguments.len());
         let mut types = Vec::with_capacity(call.arguments.len());
-        for (arg, _) in &call.arguments {
+        for (arg, _) in call.arguments {
             types.push(self.operand_ty(arg)?);
             inputs.push(self.operand(arg)?);
         }
@@ -248,11 +315,68 @@ impl<'c, 'm> FnLower<'c, 'm> {
         Ok(())
     }
 
+    /// `llvm.umul.with.overflow.iN(a, b)`: `{ a * b, overflowed }` in memory, the flag
+    /// being `a != 0 && b > MAX / a` (the divisor made 1 where `a` is 0), so the
+    /// overflow check adds no branch site.
+    fn umul_with_overflow(&mut self, call: CallView<'m>) -> Result<(), LowerError> {
+        let (Some(dest), [(a, _), (b, _)]) = (call.dest, call.arguments) else {
+            return Err(self.malformed("llvm.umul.with.overflow without two operands and a result"));
+        };
+        let ty = self.operand_ty(a)?;
+        let (a, b) = (self.operand(a)?, self.operand(b)?);
+        let product = self.emit(ty, int_bin(IntBinOp::Mul, ty, a, b));
+        let zero = self.const_reg(ty, Const::Bits(0));
+        let max = self.const_reg(ty, Const::Bits(ty.mask()));
+        let a_is_zero = self.emit(Type::BOOL, icmp(IntPred::Eq, ty, a, zero));
+        let one_if_zero = self.emit(
+            ty,
+            InstKind::Cast {
+                op: CastOp::Zext,
+                from: Type::BOOL,
+                to: ty,
+                arg: a_is_zero,
+            },
+        );
+        let divisor = self.emit(ty, int_bin(IntBinOp::Or, ty, a, one_if_zero));
+        let limit = self.emit(ty, int_bin(IntBinOp::Udiv, ty, max, divisor));
+        let too_big = self.emit(Type::BOOL, icmp(IntPred::Ugt, ty, b, limit));
+        let a_nonzero = self.emit(Type::BOOL, icmp(IntPred::Ne, ty, a, zero));
+        let wrapped = self.emit(
+            Type::BOOL,
+            int_bin(IntBinOp::And, Type::BOOL, too_big, a_nonzero),
+        );
+        let fn_ty = self.callee_type(call);
+        let Some(llvm_ir::Type::FuncType { result_type, .. }) = fn_ty.as_deref() else {
+            return Err(self.malformed("llvm.umul.with.overflow of a non-function type"));
+        };
+        let result_type = result_type.clone();
+        let slot = self.slot_for(dest, &result_type)?;
+        let flag_at = self.element_at(&result_type, &[1])?.0;
+        self.push(
+            None,
+            InstKind::Store {
+                ty,
+                addr: slot,
+                value: product,
+            },
+        );
+        let flag = self.offset_addr(slot, flag_at);
+        self.push(
+            None,
+            InstKind::Store {
+                ty: Type::BOOL,
+                addr: flag,
+                value: wrapped,
+            },
+        );
+        Ok(())
+    }
+
     /// Lowers a constrained intrinsic as its plain operation (the metadata arguments,
     /// rounding mode and exception behaviour, are dropped).
     fn constrained(
         &mut self,
-        call: &'m Call,
+        call: CallView<'m>,
         op: Constrained,
         dest: Option<Reg>,
     ) -> Result<(), LowerError> {
@@ -309,7 +433,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     /// arguments are passed as a fresh copy (what the callee's frame receives).
     fn args(
         &mut self,
-        call: &'m Call,
+        call: CallView<'m>,
         copy_byval: bool,
         limit: usize,
     ) -> Result<Vec<Reg>, LowerError> {
@@ -355,7 +479,11 @@ impl<'c, 'm> FnLower<'c, 'm> {
         Ok(regs)
     }
 
-    fn builtin_args(&mut self, call: &'m Call, how: BuiltinArgs) -> Result<Vec<Reg>, LowerError> {
+    fn builtin_args(
+        &mut self,
+        call: CallView<'m>,
+        how: BuiltinArgs,
+    ) -> Result<Vec<Reg>, LowerError> {
         let limit = match how {
             BuiltinArgs::First3 => 3,
             _ => usize::MAX,

@@ -45,7 +45,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     /// The jump to `target` from the block being lowered, passing its phi values.
-    fn block_call(&mut self, target: &'m Name) -> Result<BlockCall, LowerError> {
+    pub(super) fn block_call(&mut self, target: &'m Name) -> Result<BlockCall, LowerError> {
         let Some(&block) = self.blocks.get(target) else {
             return Err(self.malformed(format!("branch to unknown block {target}")));
         };
@@ -159,7 +159,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
             }
             T::Unreachable(_) => Ok(Terminator::Unreachable),
             T::IndirectBr(_) => Err(self.unsupported("indirect branch (computed goto)")),
-            T::Invoke(_) | T::Resume(_) | T::CleanupRet(_) | T::CatchRet(_) | T::CatchSwitch(_) => {
+            T::Invoke(invoke) => self.invoke(invoke),
+            T::Resume(resume) => self.resume(resume),
+            T::CleanupRet(_) | T::CatchRet(_) | T::CatchSwitch(_) => {
                 Err(self.unsupported(format!("C++ exception handling (`{t}`)")))
             }
             T::CallBr(_) => Err(self.unsupported("inline assembly (`callbr`)")),

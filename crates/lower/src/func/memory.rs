@@ -36,7 +36,11 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     /// The byte offset and type of the element at constant `indices` inside `ty`.
-    fn element_at(&mut self, ty: &TypeRef, indices: &[u32]) -> Result<(u64, TypeRef), LowerError> {
+    pub(super) fn element_at(
+        &mut self,
+        ty: &TypeRef,
+        indices: &[u32],
+    ) -> Result<(u64, TypeRef), LowerError> {
         let mut offset = 0u64;
         let mut ty = ty.clone();
         for &i in indices {
@@ -210,11 +214,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
         )
     }
 
-    /// `load`: a scalar load, or a private copy of an aggregate value.
+    /// `load`: a scalar load, or a private copy of an aggregate value. An atomic load
+    /// is a plain one: a run has one thread (C++ reads a static's guard with one).
     pub(super) fn load(&mut self, l: &'m instruction::Load) -> Result<(), LowerError> {
-        if l.atomicity.is_some() {
-            return Err(self.unsupported("atomic load"));
-        }
         let loaded = match self.type_of(&l.address).as_ref() {
             llvm_ir::Type::PointerType { pointee_type, .. } => pointee_type.clone(),
             _ => return Err(self.unsupported("load through a vector of pointers")),
@@ -232,11 +234,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
         self.define(&l.dest, &loaded, InstKind::Load { ty, addr })
     }
 
-    /// `store`: a scalar store, or a copy of an aggregate value.
+    /// `store`: a scalar store, or a copy of an aggregate value; atomic or not (one
+    /// thread).
     pub(super) fn store(&mut self, s: &'m instruction::Store) -> Result<(), LowerError> {
-        if s.atomicity.is_some() {
-            return Err(self.unsupported("atomic store"));
-        }
         let value_ty = self.type_of(&s.value);
         if scalar(&value_ty).is_none() && self.is_mem(&value_ty) {
             let value = self.operand(&s.value)?;

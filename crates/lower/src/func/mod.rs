@@ -36,6 +36,7 @@ mod arith;
 mod call;
 mod casts;
 mod control;
+mod eh;
 mod memory;
 mod values;
 mod wide;
@@ -128,6 +129,9 @@ struct FnLower<'c, 'm> {
     sret: Option<Reg>,
     /// Block and instruction index of the instruction being lowered.
     position: (usize, usize),
+    /// The exception and selector parameters of each landing pad block, by LLVM block
+    /// index (see [`eh`]).
+    pads: HashMap<usize, (Reg, Reg)>,
 }
 
 impl<'c, 'm> FnLower<'c, 'm> {
@@ -163,6 +167,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             ret: None,
             sret: None,
             position: (0, 0),
+            pads: HashMap::new(),
         }
     }
 
@@ -212,6 +217,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
                         None => ps.push(self.value(&phi.dest, &phi.to_type)?),
                     }
                 }
+                ps.extend(self.landing_params(i).into_iter().flat_map(|(e, s)| [e, s]));
                 ps
             };
             self.lower_block(i, bb, params)?;
@@ -230,6 +236,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         });
         Ok(Function {
             name: f.name.clone(),
+            demangled: fpir::names::demangle(&f.name),
             ret: signature.ret,
             param_pointees: signature.param_pointees,
             param_names: signature.param_names,
@@ -541,9 +548,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
             I::AddrSpaceCast(_) | I::Freeze(_) => Ok(()),
             I::Phi(_) => Ok(()),
             I::Select(s) => self.select(s),
-            I::Call(call) => self.call(call),
+            I::Call(call) => self.call(call.into()),
             I::VAArg(_) => Err(self.unsupported("variable arguments (`va_arg`)")),
-            I::LandingPad(_) | I::CatchPad(_) | I::CleanupPad(_) => {
+            I::LandingPad(pad) => self.landing_pad(pad),
+            I::CatchPad(_) | I::CleanupPad(_) => {
                 Err(self.unsupported(format!("C++ exception handling (`{inst}`)")))
             }
         }

@@ -36,7 +36,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 }
             }
             Instruction::Call(call) => {
-                if let (Some(dest), Some((_, target))) = (&call.dest, self.external_target(call)) {
+                let view = super::call::CallView::from(call);
+                if let (Some(dest), Some((_, target))) = (&call.dest, self.external_target(view)) {
                     if matches!(target, Target::Forward | Target::BuiltinReturningArg0(..)) {
                         if let Some((arg, _)) = call.arguments.first() {
                             self.aliases.insert(dest, arg);

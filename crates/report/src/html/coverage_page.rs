@@ -137,7 +137,10 @@ fn functions(coverage: &Coverage<'_>) -> BTreeSet<Func> {
         coverage
             .findings
             .iter()
-            .filter_map(|f| module.func_by_name(&f.function)),
+            .filter_map(|f| match module.lookup_func(&f.function) {
+                fpir::FuncLookup::Found(func) => Some(func),
+                _ => None,
+            }),
     );
     funcs
 }
@@ -213,7 +216,7 @@ pub fn coverage_page(coverage: &Coverage<'_>, sources: &mut Sources) -> String {
          accepts; statuses and totals are those of <code>coverage.json</code> \
          (docs/REPORTS.md).</footer>\n</main>\n",
     );
-    let name = &coverage.module.funcs[coverage.func].name;
+    let name = coverage.module.funcs[coverage.func].display_name();
     page(
         &format!("fpforge {}: {name}", coverage.engine_name()),
         &body,
@@ -221,7 +224,7 @@ pub fn coverage_page(coverage: &Coverage<'_>, sources: &mut Sources) -> String {
 }
 
 fn header(out: &mut String, coverage: &Coverage<'_>) {
-    let name = &coverage.module.funcs[coverage.func].name;
+    let name = coverage.module.funcs[coverage.func].display_name();
     let _ = writeln!(
         out,
         "<header class=\"top\">\n<h1><span class=\"tool\">fpforge <span id=\"engine\">{}</span></span> \

@@ -226,7 +226,7 @@ fn function_row(out: &mut String, row: &IndexRow) {
         out,
         "<td><a href=\"{link}/report.html\">{name}</a></td><td>{badge}</td>\
          <td class=\"num\" data-field=\"feasible_percent\" data-value=\"{percent}\">{percent:.1}%</td>",
-        link = escape(&row.function),
+        link = escape(&row.directory),
         name = code(&row.function),
         badge = badge(class, status),
     );
@@ -276,10 +276,12 @@ mod tests {
             rows: vec![
                 IndexRow {
                     function: "f".into(),
+                    directory: "f".into(),
                     outcome: RowOutcome::Ran(counts),
                 },
                 IndexRow {
                     function: "g".into(),
+                    directory: "g".into(),
                     outcome: RowOutcome::Error("no <spec> fits".into()),
                 },
             ],
