@@ -406,3 +406,24 @@ fn every_operator_new_and_delete_runs() {
         );
     }
 }
+
+/// `list` aligns its columns up to a width: the long signatures of libstdc++'s template
+/// instantiations run over on their own rows and do not push every other row's symbol
+/// hundreds of columns to the right.
+#[test]
+fn list_keeps_short_rows_aligned_beside_long_template_names() {
+    let source = fixture("structs", "model.cpp");
+    let listed = fpforge(&["list", &source]);
+    assert!(listed.status.success());
+    let text = String::from_utf8_lossy(&listed.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("corner("))
+        .expect("corner is listed");
+    assert!(
+        text.lines().any(|l| l.len() > 200),
+        "a long row exists: {text}"
+    );
+    let symbol_at = row.find("_Z6corner").expect("its symbol");
+    assert!(symbol_at <= 2 + 60 + 2, "{row}");
+}
