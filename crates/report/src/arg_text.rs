@@ -107,10 +107,14 @@ pub fn struct_arg(
         let value = from_bits(field.ty, &bits);
         let _ = writeln!(text.setup, "    {var}{member} = {value};");
     }
+    // A reference passes as a pointer: the C layout of regression.cpp (which declares
+    // the function by its symbol) takes it by address.
     let (param, arg) = match (shape.passing, language) {
-        (Passing::Pointer, _) => (format!("{ty} *"), format!("&{var}")),
+        (Passing::Pointer, _) | (Passing::Reference, Language::C) => {
+            (format!("{ty} *"), format!("&{var}"))
+        }
         (Passing::Reference, Language::Cpp) => (format!("{ty} &"), var),
-        (Passing::Reference | Passing::Value, _) => (ty, var),
+        (Passing::Value, _) => (ty, var),
     };
     text.param = param;
     text.arg = arg;

@@ -33,7 +33,7 @@
 //! exception: the same type (`typeid(...).name()`) and, for a `std::exception`, the
 //! same `what()`; it prints `throws TYPE: WHAT`.
 
-use crate::arg_text::{c_type, from_bits, struct_arg, Language};
+use crate::arg_text::{c_type, from_bits, struct_arg, vector_arg, ArgText, Language};
 use crate::error::ReportError;
 use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Thrown};
 use fpforge_spec::{InputSpec, ParamInput};
@@ -153,7 +153,12 @@ struct CallShape {
 }
 
 /// The call of `func` with `spec`'s inputs (fails on a type C cannot spell).
-fn call_shape(module: &Module, func: Func, spec: &InputSpec) -> Result<CallShape, ReportError> {
+fn call_shape(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    lang: Language,
+) -> Result<CallShape, ReportError> {
     let f = &module.funcs[func];
     let types = f.param_types();
     let mut shape = CallShape {
@@ -180,10 +185,15 @@ fn call_shape(module: &Module, func: Func, spec: &InputSpec) -> Result<CallShape
             };
             let text = struct_arg(Language::C, j, s, fields, next);
             next += spec.coords().iter().filter(|c| c.param == j).count();
-            shape.decls.push_str(&text.decls);
-            shape.setup.push_str(&text.setup);
-            shape.params.push(text.param);
-            shape.args.push(text.arg);
+            shape.push_arg(text);
+            continue;
+        }
+        if let ParamInput::Vector { elem, len, .. } = *input {
+            if lang == Language::C || !has_c_type(elem) || elem == Type::Ptr {
+                return Err(unsupported());
+            }
+            shape.push_arg(vector_arg(j, elem, len, next));
+            next += len;
             continue;
         }
         shape
@@ -236,6 +246,14 @@ fn call_shape(module: &Module, func: Func, spec: &InputSpec) -> Result<CallShape
 }
 
 impl CallShape {
+    /// Adds a structured argument built by [`crate::arg_text`].
+    fn push_arg(&mut self, text: ArgText) {
+        self.decls.push_str(&text.decls);
+        self.setup.push_str(&text.setup);
+        self.params.push(text.param);
+        self.args.push(text.arg);
+    }
+
     /// Passes local array `fpforge_a{j}` and checks its `len` elements after the call.
     fn array_results(&mut self, name: &str, j: usize, ty: Type, len: usize) {
         self.args.push(format!("fpforge_a{j}"));
@@ -269,28 +287,20 @@ b &= ((uint64_t)1 << w) - 1; return (b ^ m) - m; }\n\n\
 /* Set to 1 to call without printing. */\nstatic int fpforge_quiet = 0;\n\n";
 
 /// The language of the regression file: C, or C++ for a function with a mangled symbol.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Lang {
-    C,
-    Cxx,
-}
-
-impl Lang {
-    fn of(function: &fpir::Function) -> Lang {
-        if function.demangled.is_some() {
-            Lang::Cxx
-        } else {
-            Lang::C
-        }
+fn language_of(function: &fpir::Function) -> Language {
+    if function.demangled.is_some() {
+        Language::Cpp
+    } else {
+        Language::C
     }
 }
 
 /// The name of the regression file of `func`: `regression.cpp` for a C++ function,
 /// `regression.c` otherwise.
 pub fn regression_file(module: &Module, func: Func) -> &'static str {
-    match Lang::of(&module.funcs[func]) {
-        Lang::C => "regression.c",
-        Lang::Cxx => "regression.cpp",
+    match language_of(&module.funcs[func]) {
+        Language::C => "regression.c",
+        Language::Cpp => "regression.cpp",
     }
 }
 
@@ -300,6 +310,7 @@ const CXX_PRELUDE: &str = r#"#include <cstdlib>
 #include <cxxabi.h>
 #include <exception>
 #include <typeinfo>
+#include <vector>
 #define _Bool bool
 
 /* The exception the last call threw: typeid(...).name(), what() (empty if none), and\n * the type demangled. */
@@ -345,13 +356,13 @@ pub fn regression_c(
             })
         }
     };
-    let shape = call_shape(module, func, spec)?;
-    let lang = Lang::of(f);
+    let lang = language_of(f);
+    let shape = call_shape(module, func, spec, lang)?;
     let name = &f.name;
     let shown = f.display_name().replace("*/", "* /");
     let build = match lang {
-        Lang::C => format!("cc -std=c99 regression.c <source of {name}> -lm"),
-        Lang::Cxx => "g++ regression.cpp <C++ source of the function>".to_string(),
+        Language::C => format!("cc -std=c99 regression.c <source of {name}> -lm"),
+        Language::Cpp => "g++ regression.cpp <C++ source of the function>".to_string(),
     };
     let mut c = String::new();
     let _ = writeln!(
@@ -363,7 +374,7 @@ pub fn regression_c(
          * With -DFPFORGE_NO_MAIN it is a library: fpforge_call(bits of FPFORGE_COORDS coordinates). */"
     );
     c.push_str(PRELUDE);
-    if lang == Lang::Cxx {
+    if lang == Language::Cpp {
         c.push_str(CXX_PRELUDE);
     }
     c.push_str(&shape.decls);
@@ -376,13 +387,13 @@ pub fn regression_c(
     // (`fma`, `fmax`, ...) is otherwise compiled as the builtin, and gcc swaps the
     // multiplicands of `fma` or folds calls, so the tests would not run as written.
     match lang {
-        Lang::C => {
+        Language::C => {
             let _ = writeln!(
                 c,
                 "{ret} {name}({params});\nstatic {ret} (*volatile fpforge_fn)({params}) = {name};\n"
             );
         }
-        Lang::Cxx => {
+        Language::Cpp => {
             let _ = writeln!(
                 c,
                 "/* {shown} */\n{ret} fpforge_target({params}) __asm__(\"{name}\");\n\
@@ -399,7 +410,7 @@ pub fn regression_c(
 }
 
 /// `fpforge_invoke`: arguments from the coordinates, the call, the results' bits.
-fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape, lang: Lang) {
+fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape, lang: Language) {
     c.push_str(
         "/* Calls the function on the coordinates `fpforge_v`; writes the results' bits to\n \
          * `fpforge_out` (FPFORGE_RESULTS words: the return value, then the arrays). */\n\
@@ -411,8 +422,8 @@ fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape, lang: Lang
     c.push_str(&shape.setup);
     let call = format!("fpforge_fn({})", shape.args.join(", "));
     let (open, close) = match lang {
-        Lang::C => ("", ""),
-        Lang::Cxx => (
+        Language::C => ("", ""),
+        Language::Cpp => (
             "    fpforge_threw = 0;\n    fpforge_out[0] = 0;\n    try {\n",
             "    } catch (...) {\n        fpforge_note_exception();\n    }\n",
         ),
@@ -439,7 +450,7 @@ fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape, lang: Lang
 }
 
 /// `fpforge_print` (one result line, as `fpforge run` shows it) and `fpforge_call`.
-fn write_print(c: &mut String, ret: Option<Type>, lang: Lang) {
+fn write_print(c: &mut String, ret: Option<Type>, lang: Language) {
     let line = match ret {
         None => "puts(\"void\");".to_string(),
         Some(Type::Float(FloatTy::F64)) => "printf(\"%a [0x%016llx]\\n\", fpforge_f64_bits(fpforge_out[0]), (unsigned long long)fpforge_out[0]);".to_string(),
@@ -452,8 +463,8 @@ fn write_print(c: &mut String, ret: Option<Type>, lang: Lang) {
         ),
     };
     let line = match lang {
-        Lang::C => line,
-        Lang::Cxx => format!(
+        Language::C => line,
+        Language::Cpp => format!(
             "if (fpforge_threw) {{ printf(\"throws %s: %s\\n\", fpforge_thrown_shown, fpforge_thrown_what); return; }}\n    {line}"
         ),
     };
@@ -476,7 +487,7 @@ fn write_main(
     spec: &InputSpec,
     shape: &CallShape,
     tests: &[RegressionTest],
-    lang: Lang,
+    lang: Language,
 ) {
     let words = shape.results.len();
     c.push_str("#ifndef FPFORGE_NO_MAIN\n");
@@ -531,8 +542,8 @@ fn write_main(
         names.join(", ")
     );
     match lang {
-        Lang::C => c.push_str(MAIN),
-        Lang::Cxx => {
+        Language::C => c.push_str(MAIN),
+        Language::Cpp => {
             write_expected_throws(c, tests);
             c.push_str(&cxx_main());
         }

@@ -126,6 +126,9 @@ pub struct FunctionList {
     functions: Vec<FunctionRow>,
 }
 
+/// The widest a column of [`FunctionList::to_text`] aligns to.
+const MAX_COLUMN_WIDTH: usize = 60;
+
 impl FunctionList {
     /// Every function of `module`.
     pub fn new(module: &Module) -> FunctionList {
@@ -163,8 +166,16 @@ impl FunctionList {
         } else {
             self.functions.iter().collect()
         };
-        let width =
-            |column: fn(&FunctionRow) -> usize| shown.iter().map(|r| column(r)).max().unwrap_or(0);
+        // Columns align up to a width; a longer cell (a C++ template instantiation's
+        // signature) runs over on its own row instead of widening every row.
+        let width = |column: fn(&FunctionRow) -> usize| {
+            shown
+                .iter()
+                .map(|r| column(r))
+                .max()
+                .unwrap_or(0)
+                .min(MAX_COLUMN_WIDTH)
+        };
         let name_width = width(|r| r.name.len());
         let symbol_width = width(|r| {
             if r.symbol == r.name {
