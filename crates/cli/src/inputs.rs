@@ -4,10 +4,10 @@
 
 use crate::options::{Program, TrapTargets};
 use anyhow::{Context, Result};
-use fpforge_lower::LowerError;
+use fpforge_lower::{LowerError, Missing};
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A module loaded from the inputs, with the entry function resolved.
 pub struct Loaded {
@@ -26,30 +26,13 @@ impl Program {
             Err(e @ LowerError::NoEntry { .. }) => {
                 return Err(e).context("cannot find the entry function")
             }
-            Err(e @ LowerError::Undefined { .. }) => {
-                let text = e.to_string();
-                let (summary, details) = split_first_line(&text);
-                anyhow::bail!(
-                    "{summary} (add the files that define them or a --lib-dir holding them, or pass --allow-undefined to trap when one is reached){details}"
-                );
-            }
+            Err(e @ LowerError::Undefined { .. }) => anyhow::bail!(load_error_text(e)),
             Err(e) => return Err(e.into()),
         };
         if !loaded.library_files.is_empty() {
-            let files: Vec<String> = loaded
-                .library_files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect();
-            eprintln!("note: linked from the library: {}", files.join(", "));
+            note_library_files(&loaded.library_files);
         }
-        if !loaded.missing.is_empty() {
-            let names: Vec<&str> = loaded.missing.iter().map(|m| m.name.as_str()).collect();
-            eprintln!(
-                "warning: `{entry}` may use functions or globals that nothing defines, which trap if reached: {}",
-                names.join(", ")
-            );
-        }
+        warn_missing(entry, &loaded.missing);
         let func = loaded
             .entry
             .context("internal error: no entry function after loading one")?;
@@ -73,6 +56,34 @@ impl Loaded {
             .context("adding trap guards to the lowered program")?;
         Ok(())
     }
+}
+
+/// The message of a load error; what to do about missing symbols follows their summary.
+pub fn load_error_text(e: LowerError) -> String {
+    if !matches!(e, LowerError::Undefined { .. }) {
+        return e.to_string();
+    }
+    let text = e.to_string();
+    let (summary, details) = split_first_line(&text);
+    format!("{summary} (add the files that define them or a --lib-dir holding them, or pass --allow-undefined to trap when one is reached){details}")
+}
+
+/// Says which library files the search path linked in.
+pub fn note_library_files(files: &[PathBuf]) {
+    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    eprintln!("note: linked from the library: {}", files.join(", "));
+}
+
+/// Warns that `entry` may use the `missing` symbols (`--allow-undefined`), when any.
+pub fn warn_missing(entry: &str, missing: &[Missing]) {
+    if missing.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = missing.iter().map(|m| m.name.as_str()).collect();
+    eprintln!(
+        "warning: `{entry}` may use functions or globals that nothing defines, which trap if reached: {}",
+        names.join(", ")
+    );
 }
 
 /// The first line of `text` and the rest (with its leading newline).

@@ -177,24 +177,39 @@ impl Library {
     /// Compiles, links and lowers `program`'s inputs, selects the functions, and guards
     /// every function they reach when the program asks for trap targets.
     pub fn load(program: &Program, selection: &Selection) -> Result<Library> {
-        if !program.load.lib_dirs.is_empty() || program.load.compile_commands.is_some() {
-            bail!("--lib-dir and --compile-commands take one function for now: give the library's files as inputs");
+        let loaded =
+            fpforge_lower::load_entries(&program.paths, &program.load, |module, bitcode| {
+                let exported = if selection.all {
+                    exported_names(bitcode)?
+                } else {
+                    BTreeSet::new()
+                };
+                anyhow::Ok(select(module, selection, &exported)?.into_keys().collect())
+            })?;
+        if !loaded.library_files.is_empty() {
+            crate::inputs::note_library_files(&loaded.library_files);
         }
-        let bitcode = fpforge_lower::compile_to_bitcode(&program.paths, &program.load)?;
-        let exported = if selection.all {
-            exported_names(bitcode.path())?
-        } else {
-            BTreeSet::new()
-        };
-        let mut module = fpforge_lower::lower_bitcode_with(bitcode.path(), &program.load)?;
-        let chosen = select(&module, selection, &exported)?;
-        let problems: Vec<Option<String>> = chosen
-            .values()
-            .map(|&func| undefined_calls(&module, func, program.load.allow_undefined))
+        let mut module = loaded.module;
+        let chosen: Vec<(String, Func)> = loaded
+            .entries
+            .iter()
+            .map(|entry| (entry.name.clone(), entry.func))
+            .collect();
+        let problems: Vec<Option<String>> = loaded
+            .entries
+            .into_iter()
+            .map(|entry| match entry.checked {
+                Ok(missing) => {
+                    crate::inputs::warn_missing(&entry.name, &missing);
+                    None
+                }
+                Err(e) => Some(crate::inputs::load_error_text(e)),
+            })
             .collect();
         if program.trap_targets == TrapTargets::On {
             let reached: BTreeSet<Func> = chosen
-                .values()
+                .iter()
+                .map(|(_, func)| func)
                 .zip(&problems)
                 .filter(|(_, problem)| problem.is_none())
                 .flat_map(|(&func, _)| module.reachable_funcs(func))
@@ -272,27 +287,6 @@ fn select(
             .any(|skip| selects(skip, &module.funcs[func]))
     });
     Ok(chosen)
-}
-
-/// Why `func` cannot be tested because it may call functions nothing defines, unless
-/// `allow` (then it is only a warning).
-fn undefined_calls(module: &Module, func: Func, allow: bool) -> Option<String> {
-    let missing = module.unresolved_from(func);
-    let name = &module.funcs[func].name;
-    if missing.is_empty() {
-        None
-    } else if allow {
-        eprintln!(
-            "warning: `{name}` may call undefined functions, which trap if reached: {}",
-            missing.join(", ")
-        );
-        None
-    } else {
-        Some(format!(
-            "calls functions that are neither defined in the inputs nor known math functions: {} (pass --allow-undefined to trap when one is reached)",
-            missing.join(", ")
-        ))
-    }
 }
 
 /// A run over several functions: the program, its budget and how it reports.

@@ -4,7 +4,7 @@
 //! Output goes to `stdout` and `stderr` buffers ([`crate::streams`]) that
 //! [`crate::Memory`] keeps per run (emptied by [`crate::Memory::reset`]), never to
 //! the host's streams; `errno` is an `int` on the heap, allocated at the first
-//! `__errno_location` of a run, so it is zero at each call's start. Functions work on
+//! `__errno_location` (newlib's `__errno`) of a run, so it is zero at each call's start. Functions work on
 //! concrete bits: their results are constants to any semantics.
 
 pub mod format;

@@ -250,7 +250,8 @@ pub enum Builtin {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[allow(missing_docs)]
 pub enum LibcFn {
-    /// `__errno_location() -> int*`: the address of the program's `errno`.
+    /// `__errno_location() -> int*` (newlib's `__errno`): the address of the program's
+    /// `errno`.
     ErrnoLocation,
     Printf,
     Fprintf,
@@ -344,9 +345,11 @@ impl LibcFn {
     }
 
     /// The function whose C symbol is `name` (`putc` is `fputc`, `atoll` is `atol`,
-    /// `strtoll`/`strtoull` are `strtol`/`strtoul`: the same on LP64).
+    /// `strtoll`/`strtoull` are `strtol`/`strtoul`: the same on LP64; newlib's `__errno`
+    /// is `__errno_location`).
     pub fn from_c_symbol(name: &str) -> Option<LibcFn> {
         let canonical = match name {
+            "__errno" => "__errno_location",
             "putc" | "_IO_putc" => "fputc",
             "atoll" => "atol",
             "strtoll" => "strtol",

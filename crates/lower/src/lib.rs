@@ -82,5 +82,8 @@ mod symbols;
 
 pub use error::{LowerError, Missing, MissingKind, Searched};
 pub use frontend::{compile_to_bitcode, Bitcode};
-pub use load::{load, load_program, lower_bitcode, lower_bitcode_with, Loaded};
+pub use load::{
+    load, load_entries, load_program, lower_bitcode, lower_bitcode_with, Entry, Loaded,
+    LoadedEntries,
+};
 pub use options::LoadOptions;

@@ -37,43 +37,114 @@ pub fn load(inputs: &[PathBuf], opts: &LoadOptions) -> Result<fpir::Module, Lowe
 /// nothing more is found (see [`LoadOptions::lib_dirs`]).
 pub fn load_program(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, LowerError> {
     let compiled = Compiled::new(inputs, opts)?;
-    let library = if opts.lib_dirs.is_empty() && opts.compile_commands.is_none() {
-        None
-    } else {
-        Some(Library::index(opts, &compiled.inputs)?)
+    let library = index_library(&compiled, opts)?;
+    let first = lower_file(&compiled.link(&[], 0, opts)?)?;
+    let entry = opts.entry.as_ref().map(std::slice::from_ref);
+    let (lowered, searched) = pull_library(&compiled, library.as_ref(), first, opts, entry)?;
+    finish(lowered, opts, searched)
+}
+
+/// A program loaded for several entry functions: a run over a library's functions.
+#[derive(Debug)]
+pub struct LoadedEntries {
+    /// The lowered module.
+    pub module: fpir::Module,
+    /// The entry functions, in the order they were selected.
+    pub entries: Vec<Entry>,
+    /// The library files linked in for what the entries lack, in the order they were
+    /// pulled in.
+    pub library_files: Vec<PathBuf>,
+}
+
+/// One entry function of [`LoadedEntries`] and whether what it reaches can run.
+#[derive(Debug)]
+pub struct Entry {
+    /// Its name.
+    pub name: String,
+    /// The function.
+    pub func: fpir::Func,
+    /// What it may use that nothing defines (tolerated by
+    /// [`LoadOptions::allow_undefined`]), or why it cannot run: the error
+    /// [`load_program`] gives with it as the entry.
+    pub checked: Result<Vec<Missing>, LowerError>,
+}
+
+/// [`load_program`] for several entry functions, which `select` names from the module of
+/// the inputs alone (it gets the module and the path of its bitcode). Library files are
+/// pulled in for what any entry reaches, and each entry is checked on its own, so one
+/// that reaches an unsupported construct or a missing symbol does not stop the others.
+/// [`LoadOptions::entry`] is not used.
+pub fn load_entries<E: From<LowerError>>(
+    inputs: &[PathBuf],
+    opts: &LoadOptions,
+    select: impl FnOnce(&fpir::Module, &Path) -> Result<Vec<String>, E>,
+) -> Result<LoadedEntries, E> {
+    let compiled = Compiled::new(inputs, opts)?;
+    let library = index_library(&compiled, opts)?;
+    let first_path = compiled.link(&[], 0, opts)?;
+    let first = lower_file(&first_path)?;
+    let names = select(&first.module, &first_path)?;
+    let (lowered, searched) = pull_library(&compiled, library.as_ref(), first, opts, Some(&names))?;
+    let mut entries = Vec::with_capacity(names.len());
+    for name in names {
+        let func = find_entry(&lowered.module, &name)?;
+        let checked = crate::reach::check(&lowered, Some(func), opts, &searched);
+        entries.push(Entry {
+            name,
+            func,
+            checked,
+        });
+    }
+    Ok(LoadedEntries {
+        module: lowered.module,
+        entries,
+        library_files: searched.linked,
+    })
+}
+
+/// The library of `opts`' search path, when it has one.
+fn index_library(compiled: &Compiled, opts: &LoadOptions) -> Result<Option<Library>, LowerError> {
+    if opts.lib_dirs.is_empty() && opts.compile_commands.is_none() {
+        return Ok(None);
+    }
+    Library::index(opts, &compiled.inputs).map(Some)
+}
+
+/// Links in the library files that define what `entries` (every function, with `None`)
+/// reach and the inputs lack, round after round from the inputs' module `lowered`, until
+/// nothing more is found; returns the last module and what was searched.
+fn pull_library(
+    compiled: &Compiled,
+    library: Option<&Library>,
+    mut lowered: Lowered,
+    opts: &LoadOptions,
+    entries: Option<&[String]>,
+) -> Result<(Lowered, Searched), LowerError> {
+    let Some(library) = library else {
+        return Ok((lowered, Searched::default()));
     };
     let mut pulled: Vec<PathBuf> = Vec::new();
     let mut round = 0;
     loop {
-        let lowered = lower_file(&compiled.link(&pulled, round, opts)?)?;
-        let more = match &library {
-            Some(library) => {
-                let wanted = crate::reach::wanted(&lowered, opts.entry.as_deref());
-                library.files_for(&wanted, &pulled)?
-            }
-            None => Vec::new(),
-        };
+        let wanted = crate::reach::wanted(&lowered, entries);
+        let more = library.files_for(&wanted, &pulled)?;
         if more.is_empty() {
-            let sources = pulled
-                .iter()
-                .map(|bc| {
-                    library
-                        .as_ref()
-                        .and_then(|l| l.source_of(bc))
-                        .map_or_else(|| bc.clone(), Path::to_path_buf)
-                })
-                .collect();
             let searched = Searched {
-                linked: sources,
-                unindexed: library
-                    .as_ref()
-                    .map(Library::uncompiled)
-                    .unwrap_or_default(),
+                linked: pulled
+                    .iter()
+                    .map(|bc| {
+                        library
+                            .source_of(bc)
+                            .map_or_else(|| bc.clone(), Path::to_path_buf)
+                    })
+                    .collect(),
+                unindexed: library.uncompiled(),
             };
-            return finish(lowered, opts, searched);
+            return Ok((lowered, searched));
         }
         pulled.extend(more);
         round += 1;
+        lowered = lower_file(&compiled.link(&pulled, round, opts)?)?;
     }
 }
 

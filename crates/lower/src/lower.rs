@@ -76,11 +76,13 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Low
     for g in symbols.program_globals() {
         let id = Global::new(ctx.out.globals.len());
         let data = match &g.initializer {
-            None if is_std_stream(&name_text(&g.name)) => std_stream(g, id),
-            None => {
-                gaps.undefined.push(id);
-                undefined_global(g)
-            }
+            None => match runtime_global(&symbols, g, id) {
+                Some(data) => data,
+                None => {
+                    gaps.undefined.push(id);
+                    undefined_global(g)
+                }
+            },
             Some(_) => {
                 let (data, gap) = lower_global(&symbols, &mut ctx, g);
                 gaps.unrepresentable.extend(gap.map(|e| (id, e)));
@@ -134,9 +136,15 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Low
     Ok(Lowered { module, gaps })
 }
 
-/// The C standard streams a program may declare (`extern FILE *stdout`).
-fn is_std_stream(name: &str) -> bool {
-    matches!(name, "stdin" | "stdout" | "stderr")
+/// The globals a C runtime defines and a program only declares: glibc's standard
+/// streams and newlib's `_impure_ptr`; `None` for any other name, or when the declared
+/// type has no layout.
+fn runtime_global(symbols: &Symbols<'_>, g: &GlobalVariable, id: Global) -> Option<GlobalData> {
+    match name_text(&g.name).as_str() {
+        "stdin" | "stdout" | "stderr" => Some(std_stream(g, id)),
+        "_impure_ptr" => newlib_reent(symbols, g, id),
+        _ => None,
+    }
 }
 
 /// glibc's `stdout`, `stderr` or `stdin`, a `FILE *` the program only declares: it points
@@ -153,6 +161,36 @@ fn std_stream(g: &GlobalVariable, id: Global) -> GlobalData {
             addend: 0,
         }],
     }
+}
+
+/// newlib's `struct _reent *_impure_ptr`, the per-thread state behind `_REENT` (its
+/// libm keeps `signgam` there): the pointer, then a zeroed `struct _reent` it points at,
+/// in one global. newlib's `errno` is not read from it: `__errno()` is the libc model's
+/// `errno` ([`fpir::LibcFn::ErrnoLocation`]).
+fn newlib_reent(symbols: &Symbols<'_>, g: &GlobalVariable, id: Global) -> Option<GlobalData> {
+    let Type::PointerType { pointee_type, .. } = g.ty.as_ref() else {
+        return None;
+    };
+    let Type::PointerType {
+        pointee_type: reent,
+        ..
+    } = pointee_type.as_ref()
+    else {
+        return None;
+    };
+    let reent = symbols.layout.size_align(reent).ok()?;
+    let at = u64::from(reent.align).max(8);
+    Some(GlobalData {
+        name: name_text(&g.name),
+        init: vec![0; usize::try_from(at + reent.size).ok()?],
+        align: reent.align.max(8),
+        constant: false,
+        relocs: vec![Reloc {
+            at: 0,
+            target: AddrBase::Global(id),
+            addend: at as i64,
+        }],
+    })
 }
 
 /// A global the inputs only declare (`extern double MACHEP;`): no bytes, so that a run

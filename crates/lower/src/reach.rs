@@ -72,17 +72,24 @@ pub(crate) fn check(
     })
 }
 
-/// The names of the functions and globals that `entry` (or, with `None`, any function)
-/// reaches and nothing defines, and `entry` itself when nothing defines it: what a
-/// library search looks for.
-pub(crate) fn wanted(lowered: &Lowered, entry: Option<&str>) -> Vec<String> {
+/// The names of the functions and globals that `entries` (or, with `None`, every
+/// function) reach and nothing defines, and the entries nothing defines: what a library
+/// search looks for.
+pub(crate) fn wanted(lowered: &Lowered, entries: Option<&[String]>) -> Vec<String> {
     let module = &lowered.module;
-    let entries: Vec<Func> = match entry {
-        Some(name) => match module.lookup_func(name) {
-            FuncLookup::Found(f) => vec![f],
-            FuncLookup::Ambiguous(_) => return Vec::new(),
-            FuncLookup::Missing => return vec![name.to_string()],
-        },
+    let mut undefined = Vec::new();
+    let entries: Vec<Func> = match entries {
+        Some(names) => names
+            .iter()
+            .filter_map(|name| match module.lookup_func(name) {
+                FuncLookup::Found(f) => Some(f),
+                FuncLookup::Ambiguous(_) => None,
+                FuncLookup::Missing => {
+                    undefined.push(name.clone());
+                    None
+                }
+            })
+            .collect(),
         None => module.funcs.iter().map(|(f, _)| f).collect(),
     };
     let skeletons: HashMap<Func, &LowerError> = lowered
@@ -92,10 +99,14 @@ pub(crate) fn wanted(lowered: &Lowered, entry: Option<&str>) -> Vec<String> {
         .map(|(f, e)| (*f, e))
         .collect();
     let reach = Reach::entering(module, &entries, |f| !skeletons.contains_key(&f));
-    missing_symbols(lowered, &reach, &skeletons)
+    undefined
         .into_iter()
-        .filter(|m| matches!(m.kind, MissingKind::Function | MissingKind::Global))
-        .map(|m| m.name)
+        .chain(
+            missing_symbols(lowered, &reach, &skeletons)
+                .into_iter()
+                .filter(|m| matches!(m.kind, MissingKind::Function | MissingKind::Global))
+                .map(|m| m.name),
+        )
         .collect()
 }
 

@@ -60,3 +60,18 @@ fn main_gets_argv_and_reports_exit_status_errno_and_streams() {
     assert!(text.contains(&format!("stdout:\n{want_out}")), "{text}");
     assert!(text.contains(&format!("stderr:\n{want_err}")), "{text}");
 }
+
+#[test]
+fn newlibs_errno_and_reentrancy_state_are_the_c_runtimes() {
+    let source = fixture("libc", "newlib_runtime.c");
+    for (x, returned, errno) in [("-2.5", "2.5", Some(33)), ("4", "4.0", None)] {
+        let out = fpforge(&["run", &source, "-f", "signed_magnitude", "--json", "--", x]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        assert_eq!(
+            report["returned"]["decimal"], returned,
+            "signgam written to and read back from _impure_ptr"
+        );
+        assert_eq!(report["errno"].as_i64(), errno, "{report}");
+    }
+}

@@ -4,7 +4,9 @@
 //! `near_root_two`'s true side, so its search runs out its budget) with `--all`,
 //! globs, `--functions`, `--jobs` and `--total-time`: one directory per function, an
 //! `index.json` that repeats each function's `coverage.json` (`report.json` for
-//! `accuracy`), and a merged lcov file.
+//! `accuracy`), and a merged lcov file. A library search path for several functions:
+//! `tests/fixtures/cli/uses_library.c` and `tests/fixtures/libsearch/ratio.c` with
+//! `tests/fixtures/cli/libdir` and `tests/fixtures/libsearch/lib`.
 
 use crate::common::{fixture, fpforge, json_file, stderr, stdout};
 use std::path::Path;
@@ -286,10 +288,6 @@ fn one_function_flags_are_refused_with_several() {
             vec!["-f", "clamp", "--total-time", "5"],
             "--total-time is for runs over several functions",
         ),
-        (
-            vec!["--all", "--lib-dir", "."],
-            "--lib-dir and --compile-commands take one function for now",
-        ),
     ] {
         let run = on_library("cover", dir.path(), &flags);
         assert_eq!(run.status.code(), Some(1), "{flags:?}");
@@ -458,5 +456,87 @@ fn accuracy_runs_over_several_functions_with_their_worst_inputs_in_the_index() {
         stderr(&run).contains("--check-input takes one function"),
         "{}",
         stderr(&run)
+    );
+}
+
+/// `fpforge cover ARGS` in `dir`, with the library index cached in `cache`.
+fn cover_in(dir: &Path, cache: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .arg("cover")
+        .args(args)
+        .current_dir(dir)
+        .env("FPFORGE_CACHE_DIR", cache)
+        .output()
+        .expect("the fpforge binary runs")
+}
+
+#[test]
+fn a_search_path_serves_every_selected_function_and_each_is_checked_alone() {
+    let inputs = [
+        fixture("cli", "uses_library.c"),
+        fixture("libsearch", "ratio.c"),
+    ];
+    let (libdir, wide) = (fixture("cli", "libdir"), fixture("libsearch", "lib"));
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let run = cover_in(
+        dir.path(),
+        cache.path(),
+        &[
+            &inputs[0],
+            &inputs[1],
+            "--all",
+            "--lib-dir",
+            &libdir,
+            "--lib-dir",
+            &wide,
+            "--out",
+            "flags",
+            "--evals",
+            "2000",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let note = stderr(&run);
+    assert!(
+        ["polevl.c", "const.c", "wide.c"]
+            .iter()
+            .all(|f| note.contains(f))
+            && !note.contains("unused.c"),
+        "what any selected function reaches is linked, nothing else: {note}"
+    );
+    let index = json_file(&dir.path().join("flags/index.json"));
+    assert_eq!(
+        row_names(&index),
+        ["guarded_poly", "ratio", "widened"],
+        "the library's own functions are not selected"
+    );
+    for row in &index["functions"].as_array().unwrap()[..2] {
+        assert_eq!(row["status"], "finished", "{row}");
+        assert_eq!(row["covered"], 2, "{row}");
+    }
+    let widened = &index["functions"][2];
+    assert_eq!(widened["status"], "error");
+    assert!(
+        widened["error"]
+            .as_str()
+            .unwrap()
+            .contains("x86_fp80 (long double) value in function `wide_square` (reached: widened → wide_square)"),
+        "{widened}"
+    );
+    std::fs::write(
+        dir.path().join("fpforge.toml"),
+        format!(
+            "[sources]\nfiles = [\"{}\", \"{}\"]\nlib_dirs = [\"{libdir}\", \"{wide}\"]\n\n[select]\nall = true\n\n[budget]\nevals = 2000\n",
+            inputs[0], inputs[1]
+        ),
+    )
+    .unwrap();
+    let project = cover_in(dir.path(), cache.path(), &["--out", "project"]);
+    assert_eq!(project.status.code(), Some(0), "{}", stderr(&project));
+    assert_eq!(
+        without_times(&json_file(&dir.path().join("project/index.json"))),
+        without_times(&index),
+        "fpforge.toml's lib_dirs load as --lib-dir does"
     );
 }

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Whole libraries in one command (issue 18), judged by gcov per function against AFL++.
+
+For each library, one `fpforge cover LIB --all --jobs 2` run (release build), then:
+  1. gcov per function: the library's files compiled once with `gcc -O0 --coverage` into
+     an archive; each function's `regression.c` is linked with it, run once, and the
+     branches of that function are counted in the `gcov -b -c` output of the file that
+     defines it (bench/cover/run.py's `gcov_branches`);
+  2. AFL++ (with --afl): the same total wall time as fpforge's run, split evenly over the
+     functions, two fuzzers at a time (2 cores): bench/cover's persistent-mode driver
+     around each `regression.c`, the library compiled once with `afl-clang-fast -O2`,
+     the queue replayed through the --coverage archive.
+
+Libraries:
+- newlib 3.3.0's libm: bench/libs/whole.py's `newlib-libm.bc` (libm/math and
+  libm/common linked), with no other flag. gcov's side links a C runtime of two
+  definitions (`__errno`, `_impure_ptr`), as newlib's libc would.
+- musl 1.2.3's `src/math` as one directory, with `--lib-dir src/fenv` and musl's flags
+  (bench/cover's `Musl`).
+- GSL 2.7.1's special functions: `specfunc/*.c` (not the tests, nor the fragments
+  other files include) with `-f 'gsl_sf_*_e'`,
+  `--lib-dir` on `specfunc` itself (`sincos_pi.c`), `sys`, `complex`, `poly` and bench/libs/host/gsl (C error reporting,
+  as bench/libs/run.py loads them), and `--out-arg 'result: f64[2]'` for the
+  `gsl_sf_result *result` every such function fills (the one flag beyond loading).
+
+Prints one markdown table per library and the rows below or equal to AFL++, and writes
+JSON beside them with --json.
+
+    bench/libs/library.py [--only newlib|musl|gsl] [--time-limit 2] [--afl] [--json FILE]
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = Path.home() / ".cache/fpforge-corpus"
+sys.path.insert(0, str(REPO / "bench/cover"))
+from run import AFL_DRIVER, REPLAY_DRIVER, Musl, gcov_branches  # noqa: E402
+
+NEWLIB_RUNTIME = r"""
+#include <reent.h>
+static struct _reent fpforge_reent;
+struct _reent *_impure_ptr = &fpforge_reent;
+int *__errno(void) { return &fpforge_reent._errno; }
+"""
+
+
+def sh(cmd, cwd=None, timeout=None, check=True, env=None):
+    r = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
+                       timeout=timeout, env=env)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, cmd))}: {r.stderr[-1500:]}")
+    return r
+
+
+class Library:
+    """A library's sources, how fpforge loads it and how gcc and AFL++ build it."""
+
+    def __init__(self, name, sources, cflags, fpforge_args, runtime=None, select=("--all",)):
+        self.name = name
+        self.select = list(select)
+        self.sources = sources
+        self.cflags = cflags
+        self.fpforge_args = fpforge_args
+        self.runtime = runtime
+
+    def archive(self, work: Path, cc, flags, env=None):
+        """Compiles every source (those that do not compile are left out) and the C
+        runtime into `work`; returns (archive, runtime object or None, {symbol: source})."""
+        work.mkdir(parents=True, exist_ok=True)
+        objs, defined = [], {}
+        jobs = []
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            for i, src in enumerate(self.sources):
+                obj = work / f"{i:03d}-{src.stem}.o"
+                jobs.append((src, obj, pool.submit(sh, [cc, *self.cflags, *flags, "-c", src, "-o", obj],
+                                                   work, None, False, env)))
+        for src, obj, job in jobs:
+            if job.result().returncode == 0:
+                objs.append(obj)
+                for sym in sh(["nm", "--defined-only", obj]).stdout.split("\n"):
+                    parts = sym.split()
+                    if len(parts) == 3 and parts[1] in "TW":
+                        defined.setdefault(parts[2], obj)
+        lib = work / "lib.a"
+        lib.unlink(missing_ok=True)
+        sh(["ar", "rcs", lib, *objs])
+        runtime = None
+        if self.runtime:
+            (work / "runtime.c").write_text(self.runtime)
+            runtime = work / "runtime.o"
+            sh([cc, *self.cflags, "-O0", "-c", "runtime.c", "-o", runtime], cwd=work, env=env)
+        return lib, runtime, defined
+
+
+def newlib(build: Path):
+    src = Path(sh([REPO / "bench/source.sh", "newlib"]).stdout.strip()) / "newlib"
+    bitcode = CORPUS / "build/libs/newlib/newlib-libm.bc"
+    if not bitcode.exists():
+        sys.exit(f"{bitcode}: run bench/libs/whole.py --only newlib first")
+    sources = sorted((src / "libm/math").glob("*.c")) + sorted((src / "libm/common").glob("*.c"))
+    flags = ["-w", "-I", str(src / "libc/include"), "-I", str(src / "libm/common")]
+    return Library("newlib", sources, flags, [bitcode], NEWLIB_RUNTIME)
+
+
+def musl(build: Path):
+    root = Path(sh([REPO / "bench/source.sh", "musl"]).stdout.strip())
+    tree = Musl(root, build / "musl")
+    sources = sorted(tree.math.glob("*.c")) + [root / "src/fenv/fenv.c"]
+    args = [tree.math, "--lib-dir", root / "src/fenv", *tree.fpforge_flags()]
+    return Library("musl", sources, tree.gcc_flags(), args)
+
+
+def gsl(build: Path):
+    root = Path(sh([REPO / "bench/source.sh", "gsl"]).stdout.strip())
+    sh([REPO / "bench/accuracy/fetch.sh"])
+    # Files without config.h are fragments other files #include (cheb_eval.c, ...).
+    files = [f for f in sorted((root / "specfunc").glob("*.c"))
+             if not f.name.startswith("test") and "#include <config.h>" in f.read_text(errors="replace")]
+    dirs = [root / d for d in ("sys", "complex", "poly")] + [REPO / "bench/libs/host/gsl"]
+    sources = [f for d in [root / "specfunc", *dirs] for f in sorted(d.glob("*.c"))
+               if not f.name.startswith("test")]
+    args = [*files, "-I", root, "--out-arg", "result: f64[2]"]
+    for d in [root / "specfunc", *dirs]:
+        args += ["--lib-dir", d]
+    return Library("gsl", sources, ["-w", "-I", str(root)], args, select=["-f", "gsl_sf_*_e"])
+
+
+def run_fpforge(fpforge, lib: Library, out: Path, time_limit, jobs):
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [fpforge, "cover", *lib.fpforge_args, *lib.select, "--jobs", str(jobs),
+           "--time-limit", str(time_limit), "--out", out]
+    load0 = os.getloadavg()[0]
+    t0 = time.monotonic()
+    r = sh(cmd, check=False)
+    wall = time.monotonic() - t0
+    if r.returncode not in (0, 3):
+        sys.exit(f"fpforge cover failed ({r.returncode}): {r.stderr[-2000:]}")
+    index = json.loads((out / "index.json").read_text())
+    return index, wall, (load0, os.getloadavg()[0])
+
+
+def gcov_of(work: Path, lib_a, runtime, defined, func, driver_obj, run_args, name, timeout=120):
+    """Links `driver_obj` with the --coverage archive, runs it, and counts `func`'s
+    branches in the gcov output of its defining file: (taken, total, taken set)."""
+    for g in lib_a.parent.glob("*.gcda"):
+        g.unlink()
+    exe = work / name
+    if sh(["gcc", "--coverage", "-o", exe, driver_obj, lib_a, *([runtime] if runtime else []), "-lm"],
+          check=False).returncode != 0:
+        return None
+    sh([exe, *run_args], cwd=work, timeout=timeout, check=False)
+    obj = defined.get(func)
+    if obj is None:
+        return None
+    gdir = work / f"gcov-{name}"
+    shutil.rmtree(gdir, ignore_errors=True)
+    gdir.mkdir()
+    sh(["gcov", "-b", "-c", obj], cwd=gdir, check=False)
+    for text in (p.read_text(errors="replace") for p in gdir.glob("*.gcov")):
+        found = gcov_branches(text, func)
+        if found is not None:
+            return found
+    return None
+
+
+def afl(work: Path, afl_lib, afl_runtime, regression: Path, budget):
+    """AFL++ on one function for `budget` seconds; returns its queue (inputs kept)."""
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "driver.c").write_text(AFL_DRIVER)
+    shutil.copy(regression, work / "regression.c")
+    env = {**os.environ, "AFL_QUIET": "1"}
+    sh(["afl-clang-fast", "-O2", "-w", "-o", "fuzz", "driver.c", afl_lib,
+        *([afl_runtime] if afl_runtime else []), "-lm"], cwd=work, env=env)
+    coords = int(re.search(r"#define FPFORGE_COORDS (\d+)", regression.read_text()).group(1))
+    seeds = work / "seeds"
+    seeds.mkdir(exist_ok=True)
+    (seeds / "zero").write_bytes(bytes(8 * max(coords, 1)))
+    (seeds / "one").write_bytes((0x3FF0000000000000).to_bytes(8, "little") * max(coords, 1))
+    env.update(AFL_SKIP_CPUFREQ="1", AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES="1", AFL_NO_UI="1",
+               AFL_NO_AFFINITY="1", AFL_SKIP_BIN_CHECK="1", AFL_FAST_CAL="1", AFL_NO_CRASH_README="1")
+    sh(["afl-fuzz", "-i", seeds, "-o", work / "out", "-V", str(max(1, round(budget))), "--",
+        work / "fuzz"], cwd=work, env=env, timeout=budget + 120, check=False)
+    return [p for d in ("queue", "crashes", "hangs")
+            for p in sorted((work / "out/default" / d).glob("id*"))]
+
+
+def measure(lib: Library, args, build: Path):
+    work = build / lib.name
+    out = work / "out"
+    index, wall, load = run_fpforge(args.fpforge, lib, out, args.time_limit, args.jobs)
+    print(f"{lib.name}: fpforge cover --all --jobs {args.jobs} --time-limit {args.time_limit}: "
+          f"{wall:.0f} s wall, load average {load[0]:.1f} before, {load[1]:.1f} after", flush=True)
+    cov_lib, cov_rt, defined = lib.archive(work / "cov", "gcc", ["-O0", "--coverage"])
+    rows = []
+    finished = [r for r in index["functions"] if r["status"] == "finished"]
+    for r in index["functions"]:
+        row = {"function": r["function"], "status": r["status"]}
+        rows.append(row)
+        if r["status"] != "finished":
+            row["error"] = r.get("error", "")
+            continue
+        row.update(sides=r["sides"], covered=r["covered"], infeasible=r["infeasible"],
+                   crashes=r["crashes"], hangs=r["hangs"])
+        fdir = work / "judge" / r["function"]
+        fdir.mkdir(parents=True, exist_ok=True)
+        shutil.copy(out / r["directory"] / "regression.c", fdir / "regression.c")
+        drv = fdir / "regression.o"
+        if sh(["gcc", "-std=gnu99", "-O0", "-w", "-c", "regression.c", "-o", drv], cwd=fdir,
+              check=False).returncode != 0:
+            row["gcov_error"] = "regression.c does not compile"
+            continue
+        g = gcov_of(fdir, cov_lib, cov_rt, defined, r["function"], drv, [], "regression")
+        if g is None:
+            row["gcov_error"] = "no gcov record of the function (an alias, or its harness does not link)"
+            continue
+        row["fp_taken"], row["branches"], _ = g
+    if args.afl:
+        afl_lib, afl_rt, _ = lib.archive(work / "afl", "afl-clang-fast", ["-O2"],
+                                         env={**os.environ, "AFL_QUIET": "1"})
+        judged = [row for row in rows if "branches" in row]
+        budget = wall * args.jobs / max(len(finished), 1)
+
+        def fuzz(row):
+            fdir = work / "judge" / row["function"]
+            shutil.rmtree(fdir / "afl", ignore_errors=True)
+            return row, afl(fdir / "afl", afl_lib, afl_rt, fdir / "regression.c", budget)
+
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            for row, queue in pool.map(fuzz, judged):
+                fdir = work / "judge" / row["function"]
+                (fdir / "replay.c").write_text(REPLAY_DRIVER)
+                sh(["gcc", "-std=gnu99", "-O0", "-w", "-c", "replay.c", "-o", "replay.o"], cwd=fdir)
+                g = gcov_of(fdir, cov_lib, cov_rt, defined, row["function"], fdir / "replay.o",
+                            queue, "replay", timeout=300)
+                row["afl_taken"] = g[0] if g else 0
+                row["afl_budget"] = budget
+    return {"library": lib.name, "wall": wall, "load": load, "rows": rows,
+            "selected": len(index["functions"])}
+
+
+def pct(taken, total):
+    return 100.0 * taken / total if total else 100.0
+
+
+def print_table(result):
+    rows = result["rows"]
+    judged = [r for r in rows if "branches" in r]
+    fp = [pct(r["fp_taken"], r["branches"]) for r in judged]
+    print(f"\n### {result['library']}\n")
+    print(f"{result['selected']} functions selected by --all; {len(judged)} judged by gcov; "
+          f"total wall time {result['wall']:.0f} s (load average {result['load'][0]:.1f} → "
+          f"{result['load'][1]:.1f})\n")
+    with_afl = [r for r in judged if "afl_taken" in r]
+    print("| | fpforge | AFL++ |")
+    print("|---|---:|---:|")
+    afl = [pct(r["afl_taken"], r["branches"]) for r in with_afl]
+    mean = lambda xs: f"{statistics.mean(xs):.1f}%" if xs else "-"
+    median = lambda xs: f"{statistics.median(xs):.1f}%" if xs else "-"
+    print(f"| mean gcov branch coverage | {mean(fp)} | {mean(afl)} |")
+    print(f"| median gcov branch coverage | {median(fp)} | {median(afl)} |")
+    print(f"| branches taken / total | {sum(r['fp_taken'] for r in judged)} / "
+          f"{sum(r['branches'] for r in judged)} | "
+          f"{sum(r['afl_taken'] for r in with_afl)} / {sum(r['branches'] for r in with_afl)} |")
+    print(f"| sides proved infeasible | {sum(r['infeasible'] for r in judged)} | |")
+    print(f"| functions with crashes / hangs | {sum(1 for r in judged if r['crashes'])} / "
+          f"{sum(1 for r in judged if r['hangs'])} | |")
+    if with_afl:
+        above = [r for r in with_afl if r["fp_taken"] > r["afl_taken"]]
+        equal = [r for r in with_afl if r["fp_taken"] == r["afl_taken"]]
+        below = [r for r in with_afl if r["fp_taken"] < r["afl_taken"]]
+        print(f"| fpforge above / equal / below AFL++ | {len(above)} / {len(equal)} / {len(below)} | |")
+        print(f"\nequal at 100%: {sum(1 for r in equal if r['fp_taken'] == r['branches'])}; "
+              f"below: " + (", ".join(f"{r['function']} ({r['fp_taken']} vs {r['afl_taken']} of "
+                                       f"{r['branches']})" for r in below) or "none"))
+        print("equal below 100%: " + (", ".join(
+            f"{r['function']} ({r['fp_taken']} of {r['branches']})" for r in equal
+            if r["fp_taken"] < r["branches"]) or "none"))
+    errors = [r for r in rows if r["status"] != "finished" or "gcov_error" in r]
+    for r in errors:
+        print(f"- {r['function']}: {r.get('error') or r.get('gcov_error')}"[:300])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fpforge", type=Path, default=REPO / "target/release/fpforge")
+    ap.add_argument("--only", choices=["newlib", "musl", "gsl"])
+    ap.add_argument("--time-limit", type=float, default=2.0)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--afl", action="store_true")
+    ap.add_argument("--build", type=Path, default=CORPUS / "build/libs/library")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    results = []
+    for name, make in (("newlib", newlib), ("musl", musl), ("gsl", gsl)):
+        if args.only in (None, name):
+            result = measure(make(args.build), args, args.build)
+            print_table(result)
+            results.append(result)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+def reprint(path):
+    """Prints the tables of a --json file again."""
+    for result in json.loads(Path(path).read_text()):
+        print_table(result)
+
+
+if __name__ == "__main__":
+    main()
