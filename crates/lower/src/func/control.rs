@@ -6,10 +6,10 @@ use super::FnLower;
 use crate::consts::int_type;
 use crate::error::LowerError;
 use crate::layout::describe_unsupported;
-use fpir::{BlockCall, Const, InstKind, Reg, SwitchCase, Terminator, Type};
+use fpir::{BlockCall, Const, InstKind, Reg, SrcLoc, SwitchCase, Terminator, Type};
 use llvm_ir::instruction;
 use llvm_ir::terminator as term;
-use llvm_ir::{Constant, Instruction, Name, Operand};
+use llvm_ir::{Constant, HasDebugLoc, Instruction, Name, Operand};
 
 impl<'c, 'm> FnLower<'c, 'm> {
     /// The register of a terminator operand of type `ty`; in dead code an operand that
@@ -219,6 +219,22 @@ impl<'c, 'm> FnLower<'c, 'm> {
                     _ => None,
                 }
             })
+    }
+
+    /// Where a short-circuit jump's operand is computed, for a jump clang left without
+    /// a location: its site is reported at the comparison.
+    pub(super) fn short_circuit_loc(&mut self, bb: &'m llvm_ir::BasicBlock) -> Option<SrcLoc> {
+        let term::Terminator::Br(jump) = &bb.term else {
+            return None;
+        };
+        let Operand::LocalOperand { name, .. } = self.short_circuit_operand(&jump.dest)? else {
+            return None;
+        };
+        let defining = bb
+            .instrs
+            .iter()
+            .find(|inst| inst.try_get_result() == Some(name))?;
+        self.ctx.src_loc(defining.get_debug_loc())
     }
 
     /// `select`. On a condition that is not a constant it is a branch site like any
