@@ -11,7 +11,13 @@
 //! - before `br i1 C, label ...` goes `call void @__fpforge_br(i32 N, i32 zext(C))`;
 //! - before `switch iW V, label ...` goes `call void @__fpforge_sw(i32 N, i64 zext(V))`;
 //! - before `%r = select i1 %C, ...` goes `call void @__fpforge_br(i32 N, i32 zext(%C))`
-//!   (a `select` on a constant stays a `select` in fpir and gets no hook).
+//!   (a `select` on a constant stays a `select` in fpir and gets no hook);
+//! - before `br label %J` that carries the last operand `%V` of a short-circuit `&&` or
+//!   `||` into its join `J` goes `call void @__fpforge_br(i32 N, i32 zext(%V))`,
+//!   numbered with the selects: lowering makes that jump a branch site on `%V` (see
+//!   `fpforge_lower`'s control flow). The pattern, as lowering checks it: the jump does
+//!   not end the entry block, and `J` has an `i1` phi whose value from this block is a
+//!   register this block defines and another of whose values is a constant.
 //!
 //! Both hooks take full-width integers (no `i1` or `zeroext` in the hook ABI) and are
 //! declared at the end of the module; the C runtime in `runtime.c` defines them.
@@ -93,7 +99,10 @@ pub fn instrument(ll: &str) -> Result<Instrumented, InstrumentError> {
             return Err(InstrumentError::HookClash(hook.to_string()));
         }
     }
-    let lines = classify_lines(ll)?;
+    let mut lines = classify_lines(ll)?;
+    for (i, operand) in short_circuit_jumps(&lines) {
+        lines[i].1 = Line::Select(operand);
+    }
     let branch_terminators = lines
         .iter()
         .filter(|(_, kind)| matches!(kind, Line::CondBr(_) | Line::Switch { .. }))
@@ -185,6 +194,113 @@ fn classify_body_line(trimmed: &str) -> Option<Line<'_>> {
         .map(|(cond, _)| cond)
         .filter(|cond| cond.starts_with('%'));
     Some(select_cond.map_or(Line::Other, Line::Select))
+}
+
+/// One block of a function body: its label (`None` for an unnamed entry block), the
+/// registers it defines, and its `i1` phis' incoming values and blocks.
+#[derive(Default)]
+struct BlockText<'a> {
+    label: Option<String>,
+    defined: Vec<&'a str>,
+    bool_phis: Vec<Vec<(&'a str, String)>>,
+    /// The line of its `br label %X` and `%X`, when it ends in one.
+    jump: Option<(usize, String)>,
+}
+
+/// The `br label` lines that carry the last operand of a short-circuit `&&`/`||` (see
+/// the module docs), with that operand.
+fn short_circuit_jumps<'a>(lines: &[(&'a str, Line<'a>)]) -> Vec<(usize, &'a str)> {
+    let mut found = Vec::new();
+    let mut blocks: Vec<BlockText<'a>> = Vec::new();
+    for (i, (line, kind)) in lines.iter().enumerate() {
+        if matches!(kind, Line::Define(_)) {
+            found.extend(jumps_of_function(&blocks));
+            blocks = vec![BlockText::default()];
+            continue;
+        }
+        let only_entry = blocks.len() == 1;
+        let Some(block) = blocks.last_mut() else {
+            continue;
+        };
+        if let Some(label) = block_label(line) {
+            let label = Some(format!("%{label}"));
+            // A labelled entry block (`entry:`) is the function's first block still.
+            if only_entry && block.label.is_none() && block.defined.is_empty() {
+                block.label = label;
+            } else {
+                blocks.push(BlockText {
+                    label,
+                    ..BlockText::default()
+                });
+            }
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if let Some((dest, rest)) = trimmed.split_once(" = ") {
+            if dest.starts_with('%') {
+                block.defined.push(dest);
+            }
+            if let Some(incoming) = rest.strip_prefix("phi i1 ") {
+                block.bool_phis.push(phi_incoming(incoming));
+            }
+        } else if let Some(target) = trimmed.strip_prefix("br label ") {
+            let target = target.split([',', ' ']).next().unwrap_or("");
+            block.jump = Some((i, target.to_string()));
+        }
+    }
+    found.extend(jumps_of_function(&blocks));
+    found
+}
+
+/// The short-circuit jumps among one function's `blocks`.
+fn jumps_of_function<'a>(blocks: &[BlockText<'a>]) -> Vec<(usize, &'a str)> {
+    let mut found = Vec::new();
+    // The entry block is never one: no `&&` operand is computed there.
+    for block in blocks.iter().skip(1) {
+        let (Some(here), Some((line, target))) = (&block.label, &block.jump) else {
+            continue;
+        };
+        let Some(join) = blocks.iter().find(|b| b.label.as_ref() == Some(target)) else {
+            continue;
+        };
+        let operand = join
+            .bool_phis
+            .iter()
+            .filter(|phi| {
+                phi.iter()
+                    .any(|(v, from)| from != here && !v.starts_with('%'))
+            })
+            .find_map(|phi| {
+                let (value, _) = phi.iter().find(|(_, from)| from == here)?;
+                (value.starts_with('%') && block.defined.contains(value)).then_some(*value)
+            });
+        if let Some(operand) = operand {
+            found.push((*line, operand));
+        }
+    }
+    found
+}
+
+/// The label of a block's first line (`land.rhs:`, `12:`, with or without a `; preds`
+/// comment).
+fn block_label(line: &str) -> Option<&str> {
+    if line.starts_with([' ', '\t', ';', '}']) {
+        return None;
+    }
+    let (label, rest) = line.split_once(':')?;
+    (rest.trim().is_empty() || rest.trim_start().starts_with(';')).then_some(label)
+}
+
+/// The `(value, block)` pairs of a phi's `[ V, %B ], ...` list.
+fn phi_incoming(text: &str) -> Vec<(&str, String)> {
+    text.split('[')
+        .skip(1)
+        .filter_map(|group| {
+            let (pair, _) = group.split_once(']')?;
+            let (value, from) = pair.split_once(',')?;
+            Some((value.trim(), from.trim().to_string()))
+        })
+        .collect()
 }
 
 /// Writes the hook call reporting branch site `site` on condition `cond` (an `i1`).
@@ -320,6 +436,53 @@ e:
             hooked, 4,
             "two branches and two selects; not `select i1 true`"
         );
+    }
+
+    /// `a && b` as clang emits it, after a labelled entry block that jumps with a value
+    /// of its own into a phi: only the jump carrying `b` from `land.rhs` is a site.
+    const SHORT_CIRCUIT: &str = r#"define i32 @h(double %a, double %b) {
+entry:
+  %e = fcmp olt double %a, 0.0
+  br label %loop
+
+loop:                                             ; preds = %entry
+  %flag = phi i1 [ %e, %entry ], [ false, %loop.x ]
+  %cmp = fcmp ogt double %a, 0.0
+  br i1 %cmp, label %land.rhs, label %land.end
+
+land.rhs:                                         ; preds = %loop
+  %cmp2 = fcmp ogt double %b, 0.0
+  %s = select i1 %cmp2, i32 1, i32 2
+  br label %land.end, !dbg !5
+
+land.end:                                         ; preds = %land.rhs, %loop
+  %j = phi i1 [ false, %loop ], [ %cmp2, %land.rhs ]
+  ret i32 0
+
+loop.x:
+  br label %loop
+}
+"#;
+
+    #[test]
+    fn the_last_operand_of_a_short_circuit_is_a_site_after_the_selects_before_it() {
+        let out = instrument(SHORT_CIRCUIT).unwrap();
+        assert_eq!(out.sites, 3, "{}", out.text);
+        let expected = [
+            "  call void @__fpforge_br(i32 0, i32 %__fpforge.c0)",
+            "  %__fpforge.c1 = zext i1 %cmp2 to i32",
+            "  %s = select i1 %cmp2, i32 1, i32 2",
+            "  %__fpforge.c2 = zext i1 %cmp2 to i32",
+            "  call void @__fpforge_br(i32 2, i32 %__fpforge.c2)",
+            "  br label %land.end, !dbg !5",
+        ];
+        let mut pos = 0;
+        for want in expected {
+            let found = out.text[pos..]
+                .find(want)
+                .unwrap_or_else(|| panic!("missing or out of order: {want}\n{}", out.text));
+            pos += found + want.len();
+        }
     }
 
     #[test]

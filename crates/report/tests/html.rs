@@ -86,12 +86,14 @@ fn statuses() -> Vec<(&'static str, SideStatus)> {
         ("br6:F", test(0)),
         ("br7:T", not_reached(Some(closest), searched)),
         ("br7:F", test(3)),
-        ("br8:trap", crash),
-        ("br8:safe", test(0)),
-        ("br9:trap", not_reached(None, searched)),
-        ("br9:safe", test(3)),
-        ("br10:trap", infeasible(InfeasibleMethod::PrefixExploration)),
-        ("br10:safe", test(2)),
+        ("br8:T", test(1)),
+        ("br8:F", test(3)),
+        ("br9:trap", crash),
+        ("br9:safe", test(0)),
+        ("br10:trap", not_reached(None, searched)),
+        ("br10:safe", test(3)),
+        ("br11:trap", infeasible(InfeasibleMethod::PrefixExploration)),
+        ("br11:safe", test(2)),
     ]
 }
 

@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 use std::process::Command;
 
 /// Every function of the corpus with branches of its own, by fixture directory, file and
-/// plain name; `structs/model.cpp` takes a `std::vector` by reference and by value and a
-/// `std::array` by reference, which regression.cpp builds.
+/// plain name; `structs/model.cpp` takes a `std::vector` by reference and by value, a
+/// `std::array` and a struct of arrays by reference, which regression.cpp builds.
 const COVERED: &[(&str, &str, &str)] = &[
     ("cpp", "geometry.cpp", "clamp"),
     ("cpp", "geometry.cpp", "cross_sign"),
@@ -27,6 +27,7 @@ const COVERED: &[(&str, &str, &str)] = &[
     ("structs", "model.cpp", "norm_sum"),
     ("structs", "model.cpp", "largest"),
     ("structs", "model.cpp", "corner"),
+    ("structs", "model.cpp", "advance"),
 ];
 
 /// `gcov: TAKEN of TOTAL branches ...` of a `--gcov` summary.
@@ -58,30 +59,6 @@ fn cover_takes_the_gcov_branches_of_every_corpus_function() {
         assert!(total > 0, "{name}: {summary}");
         assert!(taken * 100 >= total * 95, "{name}: {summary}");
     }
-}
-
-/// A struct-of-arrays step taking its struct by reference: regression.cpp passes it by
-/// address and the regression program agrees with fpforge. gcov is not held to 95% here:
-/// gcc counts the right operand of `i < s.n && i < 4` as a branch of its own, which
-/// LLVM folds into the loop condition's phi, so fpforge has no side that asks for
-/// `s.n > 4`.
-#[test]
-fn regression_cpp_passes_a_struct_by_reference() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_string_lossy().into_owned();
-    let source = fixture("structs", "model.cpp");
-    let result = fpforge(&[
-        "cover", &source, "-f", "advance", "--out", &out, "--gcov", "--quiet",
-    ]);
-    assert!(
-        result.status.success(),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
-    let summary = std::fs::read_to_string(dir.path().join("gcov/summary.txt")).unwrap();
-    assert!(!summary.contains("mismatches"), "{summary}");
-    let (taken, total) = gcov_counts(&summary);
-    assert!(total >= 6 && taken + 1 >= total, "{summary}");
 }
 
 #[test]

@@ -207,6 +207,7 @@ gcov_agrees!(
     near_one,
     pointer_update,
     ranges,
+    short_circuit,
     signed_zero,
     subnormal_scale,
     switch_quadrant,

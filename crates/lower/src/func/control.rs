@@ -6,10 +6,10 @@ use super::FnLower;
 use crate::consts::int_type;
 use crate::error::LowerError;
 use crate::layout::describe_unsupported;
-use fpir::{BlockCall, Const, InstKind, Reg, SwitchCase, Terminator, Type};
+use fpir::{BlockCall, Const, InstKind, Reg, SrcLoc, SwitchCase, Terminator, Type};
 use llvm_ir::instruction;
 use llvm_ir::terminator as term;
-use llvm_ir::{Constant, Instruction, Name, Operand};
+use llvm_ir::{Constant, HasDebugLoc, Instruction, Name, Operand};
 
 impl<'c, 'm> FnLower<'c, 'm> {
     /// The register of a terminator operand of type `ty`; in dead code an operand that
@@ -114,7 +114,21 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 }
                 (_, None, _) => Ok(Terminator::Ret(None)),
             },
-            T::Br(b) => Ok(Terminator::Jump(self.block_call(&b.dest)?)),
+            T::Br(b) => {
+                let operand = self.short_circuit_operand(&b.dest);
+                let site = operand.map(|_| self.ctx.next_select());
+                let to = self.block_call(&b.dest)?;
+                match (operand, site) {
+                    (Some(operand), Some(site)) => Ok(Terminator::Br {
+                        cond: self.term_operand(operand, Type::BOOL)?,
+                        then_to: to.clone(),
+                        else_to: to,
+                        site,
+                        check: None,
+                    }),
+                    _ => Ok(Terminator::Jump(to)),
+                }
+            }
             T::CondBr(b) => {
                 let site = self.ctx.next_branch();
                 let cond = self.term_operand(&b.condition, Type::BOOL)?;
@@ -166,6 +180,61 @@ impl<'c, 'm> FnLower<'c, 'm> {
             }
             T::CallBr(_) => Err(self.unsupported("inline assembly (`callbr`)")),
         }
+    }
+
+    /// The last operand of a short-circuit `&&` or `||` that the jump from the block
+    /// being lowered to `target` carries, if it is one. clang computes that operand in
+    /// a block of its own, which jumps to the join whose `i1` phi merges it with the
+    /// constants the earlier operands decided; gcc, and so gcov, branches on it. Such a
+    /// jump is a branch site on the operand (both sides go to the join), so that its
+    /// false side is a side to cover as gcov counts it. The pattern: not the entry
+    /// block; the join has an `i1` phi whose value from this block is a register this
+    /// block defines, and another of whose values is a constant. Numbered with the
+    /// `select`s, in textual order; the native instrumenter recognizes the same pattern.
+    fn short_circuit_operand(&self, target: &'m Name) -> Option<&'m Operand> {
+        let (block, _) = self.position;
+        let here = self.block_name?;
+        let join = self.blocks.get(target)?;
+        if block == 0 {
+            return None;
+        }
+        let defined_here = |name: &Name| {
+            self.f.basic_blocks[block]
+                .instrs
+                .iter()
+                .any(|inst| inst.try_get_result() == Some(name))
+        };
+        self.phis[join.0 as usize]
+            .iter()
+            .filter(|phi| phi.to_type.as_ref() == &llvm_ir::Type::IntegerType { bits: 1 })
+            .filter(|phi| {
+                phi.incoming_values
+                    .iter()
+                    .any(|(v, from)| from != here && v.as_constant().is_some())
+            })
+            .find_map(|phi| {
+                let (value, _) = phi.incoming_values.iter().find(|(_, from)| from == here)?;
+                match value {
+                    Operand::LocalOperand { name, .. } if defined_here(name) => Some(value),
+                    _ => None,
+                }
+            })
+    }
+
+    /// Where a short-circuit jump's operand is computed, for a jump clang left without
+    /// a location: its site is reported at the comparison.
+    pub(super) fn short_circuit_loc(&mut self, bb: &'m llvm_ir::BasicBlock) -> Option<SrcLoc> {
+        let term::Terminator::Br(jump) = &bb.term else {
+            return None;
+        };
+        let Operand::LocalOperand { name, .. } = self.short_circuit_operand(&jump.dest)? else {
+            return None;
+        };
+        let defining = bb
+            .instrs
+            .iter()
+            .find(|inst| inst.try_get_result() == Some(name))?;
+        self.ctx.src_loc(defining.get_debug_loc())
     }
 
     /// `select`. On a condition that is not a constant it is a branch site like any

@@ -339,7 +339,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
         }
         self.position = (i, bb.instrs.len());
         self.dloc = term_debugloc(&bb.term);
-        self.loc = self.ctx.src_loc(self.dloc);
+        self.loc = self
+            .ctx
+            .src_loc(self.dloc)
+            .or_else(|| self.short_circuit_loc(bb));
         let term_loc = self.loc;
         let term = match self.lower_term(&bb.term) {
             Err(LowerError::Unsupported { .. })
