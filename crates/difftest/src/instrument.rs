@@ -388,6 +388,17 @@ e:
 }
 "#;
 
+    /// Every line of `expected` is in `text`, in this order.
+    fn assert_in_order(text: &str, expected: &[&str]) {
+        let mut pos = 0;
+        for want in expected {
+            let found = text[pos..]
+                .find(want)
+                .unwrap_or_else(|| panic!("missing or out of order: {want}\n{text}"));
+            pos += found + want.len();
+        }
+    }
+
     #[test]
     fn numbers_sites_in_textual_order() {
         let out = instrument(SNIPPET).unwrap();
@@ -424,13 +435,7 @@ e:
             "declare void @__fpforge_br(i32, i32)",
             "declare void @__fpforge_sw(i32, i64)",
         ];
-        let mut pos = 0;
-        for want in expected {
-            let found = out.text[pos..]
-                .find(want)
-                .unwrap_or_else(|| panic!("missing or out of order: {want}\n{}", out.text));
-            pos += found + want.len();
-        }
+        assert_in_order(&out.text, &expected);
         let hooked = out.text.matches("call void @__fpforge_br(").count();
         assert_eq!(
             hooked, 4,
@@ -476,13 +481,7 @@ loop.x:
             "  call void @__fpforge_br(i32 2, i32 %__fpforge.c2)",
             "  br label %land.end, !dbg !5",
         ];
-        let mut pos = 0;
-        for want in expected {
-            let found = out.text[pos..]
-                .find(want)
-                .unwrap_or_else(|| panic!("missing or out of order: {want}\n{}", out.text));
-            pos += found + want.len();
-        }
+        assert_in_order(&out.text, &expected);
     }
 
     #[test]
