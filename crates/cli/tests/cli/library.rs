@@ -322,6 +322,13 @@ fn ctrl_c_keeps_every_finished_function_and_writes_the_index() {
             "--no-reach",
             "--time-limit",
             "60",
+            // near_root_two's side is infeasible: a budget it cannot spend before the
+            // interrupt, however fast its compiled search runs (the default ends it in
+            // about half a second, sometimes before the interrupt).
+            "--evals",
+            "1000000000",
+            "--starts",
+            "100000000",
             "--out",
         ])
         .arg(dir.path())
@@ -338,8 +345,8 @@ fn ctrl_c_keeps_every_finished_function_and_writes_the_index() {
     // SAFETY: kill(2) on the child's own pid.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let run = child.wait_with_output().unwrap();
-    assert_eq!(run.status.code(), Some(130), "{}", stderr(&run));
     let index = json_file(&dir.path().join("index.json"));
+    assert_eq!(run.status.code(), Some(130), "{}{index}", stderr(&run));
     assert_eq!(row_names(&index), ALL);
     let mut interrupted = 0;
     for row in index["functions"].as_array().unwrap() {
