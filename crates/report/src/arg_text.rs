@@ -1,13 +1,14 @@
 //! The C and C++ text that builds a structured argument (a struct, a `std::vector`) from
-//! the raw bits of its coordinates, for the regression files (`regression.c` here; a C++
-//! regression file calls the same functions with [`Language::Cpp`]).
+//! the raw bits of its coordinates, for the regression files (`regression.c` and
+//! `regression.cpp`).
 //!
 //! Coordinates are read as C expressions `fpforge_v[K]` and converted with the prelude's
-//! `fpforge_*_bits` helpers. In C the struct is declared anew with the same layout
-//! (`struct fpforge_sJ`: one member per flattened scalar field at its offset, padding
-//! between): C links by symbol name only, so the function takes it as its own type, by
-//! pointer or by value. In C++ the program's own type is used (its name and field paths
-//! as the source spells them), since the call's mangled name depends on it.
+//! `fpforge_*_bits` helpers. The struct is declared anew with the same layout (`struct
+//! fpforge_sJ`: one member per flattened scalar field at its offset, padding between):
+//! C links by symbol name only, and regression.cpp declares the function by its symbol
+//! (`__asm__`), so in both the function takes it as its own type, by pointer (a C++
+//! reference passes as one) or by value. A `std::span` parameter is a pointer and a
+//! length to fpforge, built like any array.
 
 use fpforge_spec::{FieldInput, FieldValue};
 use fpir::{FloatTy, Passing, StructShape, Type};
@@ -65,30 +66,10 @@ pub fn from_bits(ty: Type, bits: &str) -> String {
 
 /// The struct argument of parameter `j` (variable `fpforge_aJ`), its input fields read
 /// from coordinates `first`, `first + 1`, ... in field order.
-pub fn struct_arg(
-    language: Language,
-    j: usize,
-    shape: &StructShape,
-    fields: &[FieldInput],
-    first: usize,
-) -> ArgText {
+pub fn struct_arg(j: usize, shape: &StructShape, fields: &[FieldInput], first: usize) -> ArgText {
     let var = format!("fpforge_a{j}");
-    let mut text = ArgText::default();
-    let ty = match language {
-        Language::C => {
-            let tag = format!("struct fpforge_s{j}");
-            text.decls = c_layout(&tag, shape.size, fields);
-            let _ = writeln!(
-                text.setup,
-                "    {tag} {var};\n    memset(&{var}, 0, sizeof {var});"
-            );
-            tag
-        }
-        Language::Cpp => {
-            let _ = writeln!(text.setup, "    {} {var}{{}};", shape.name);
-            shape.name.clone()
-        }
-    };
+    let tag = format!("struct fpforge_s{j}");
+    let mut setup = format!("    {tag} {var};\n    memset(&{var}, 0, sizeof {var});\n");
     let mut next = first;
     for (k, field) in fields.iter().enumerate() {
         let bits = match field.value {
@@ -99,26 +80,19 @@ pub fn struct_arg(
             FieldValue::Fixed(bits) => format!("UINT64_C(0x{bits:x})"),
             FieldValue::Null => continue,
         };
-        let member = match language {
-            Language::C => format!(".f{k}"),
-            Language::Cpp if field.path.starts_with('[') => field.path.clone(),
-            Language::Cpp => format!(".{}", field.path),
-        };
         let value = from_bits(field.ty, &bits);
-        let _ = writeln!(text.setup, "    {var}{member} = {value};");
+        let _ = writeln!(setup, "    {var}.f{k} = {value};");
     }
-    // A reference passes as a pointer: the C layout of regression.cpp (which declares
-    // the function by its symbol) takes it by address.
-    let (param, arg) = match (shape.passing, language) {
-        (Passing::Pointer, _) | (Passing::Reference, Language::C) => {
-            (format!("{ty} *"), format!("&{var}"))
-        }
-        (Passing::Reference, Language::Cpp) => (format!("{ty} &"), var),
-        (Passing::Value, _) => (ty, var),
+    let (param, arg) = match shape.passing {
+        Passing::Pointer | Passing::Reference => (format!("{tag} *"), format!("&{var}")),
+        Passing::Value => (tag.clone(), var),
     };
-    text.param = param;
-    text.arg = arg;
-    text
+    ArgText {
+        decls: c_layout(&tag, shape.size, fields),
+        param,
+        setup,
+        arg,
+    }
 }
 
 /// The `std::vector` argument of parameter `j` (C++ only): `len` elements read from
@@ -135,25 +109,6 @@ pub fn vector_arg(j: usize, elem: Type, len: usize, first: usize) -> ArgText {
         setup: format!("    {ty} {var} = {{{}}};\n", items.join(", ")),
         param: format!("const {ty} &"),
         arg: var,
-    }
-}
-
-/// The `std::span` argument of parameter `j` (C++ only), which stands for two parameters
-/// of the function as fpforge sees it (the pointer `j` and the length after it): `len`
-/// elements read from coordinates `first`, ... into a local array.
-pub fn span_arg(j: usize, elem: Type, len: usize, first: usize) -> ArgText {
-    let var = format!("fpforge_a{j}");
-    let t = c_type(elem);
-    let mut setup = format!("    {t} {var}[{}] = {{0}};\n", len.max(1));
-    for k in 0..len {
-        let value = from_bits(elem, &format!("fpforge_v[{}]", first + k));
-        let _ = writeln!(setup, "    {var}[{k}] = {value};");
-    }
-    ArgText {
-        decls: String::new(),
-        setup,
-        param: format!("std::span<const {t}>"),
-        arg: format!("std::span<const {t}>({var}, {len})"),
     }
 }
 
@@ -210,7 +165,7 @@ mod tests {
             field("x[0]", 8, Type::F64, FieldValue::Input(None)),
             field("next", 16, Type::Ptr, FieldValue::Null),
         ];
-        let c = struct_arg(Language::C, 1, &shape, &fields, 3);
+        let c = struct_arg(1, &shape, &fields, 3);
         assert_eq!(
             c.decls,
             "struct fpforge_s1 {\n    int f0;\n    unsigned char pad1[4];\n    double f1;\n    void * f2;\n};\n"
@@ -221,16 +176,28 @@ mod tests {
             .setup
             .contains("fpforge_a1.f1 = fpforge_f64_bits(fpforge_v[3]);"));
         assert!(c.setup.contains("fpforge_a1.f0 = (int)"));
-        let cpp = struct_arg(Language::Cpp, 1, &shape, &fields, 3);
-        assert_eq!(cpp.param, "struct p *");
-        assert!(cpp
-            .setup
-            .contains("fpforge_a1.x[0] = fpforge_f64_bits(fpforge_v[3]);"));
-        assert_eq!(cpp.decls, "");
+        let by_reference = StructShape {
+            passing: Passing::Reference,
+            ..shape.clone()
+        };
+        let r = struct_arg(1, &by_reference, &fields, 3);
+        assert_eq!(
+            (r.param.as_str(), r.arg.as_str()),
+            ("struct fpforge_s1 *", "&fpforge_a1")
+        );
+        let by_value = StructShape {
+            passing: Passing::Value,
+            ..shape
+        };
+        let v = struct_arg(1, &by_value, &fields, 3);
+        assert_eq!(
+            (v.param.as_str(), v.arg.as_str()),
+            ("struct fpforge_s1", "fpforge_a1")
+        );
     }
 
     #[test]
-    fn vectors_and_spans_take_their_elements_in_order() {
+    fn vectors_take_their_elements_in_order() {
         let v = vector_arg(0, Type::F32, 2, 5);
         assert_eq!(
             v.setup,
@@ -241,10 +208,5 @@ mod tests {
             (v.param.as_str(), v.arg.as_str()),
             ("const std::vector<float> &", "fpforge_a0")
         );
-        let s = span_arg(2, Type::F64, 1, 0);
-        assert!(s
-            .setup
-            .contains("fpforge_a2[0] = fpforge_f64_bits(fpforge_v[0]);"));
-        assert_eq!(s.arg, "std::span<const double>(fpforge_a2, 1)");
     }
 }

@@ -183,7 +183,7 @@ fn call_shape(
             let Some(ParamShape::Struct(s)) = module.param_shapes.get(&(func, j)) else {
                 return Err(unsupported());
             };
-            let text = struct_arg(Language::C, j, s, fields, next);
+            let text = struct_arg(j, s, fields, next);
             next += spec.coords().iter().filter(|c| c.param == j).count();
             shape.push_arg(text);
             continue;
