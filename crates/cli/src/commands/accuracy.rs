@@ -17,7 +17,8 @@ use crate::options::{AccuracyOptions, CiOptions, Functions};
 use crate::progress::{Progress as Spinner, Verbosity};
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{
-    accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, StopReason,
+    accuracy_with, check_input, implied_out_args, AccuracyConfig, AccuracyEvent, AccuracyReport,
+    Oracle, StopReason,
 };
 use fpforge_exec::ExecConfig;
 use fpforge_report::accuracy::{
@@ -58,9 +59,9 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         };
         return run.run(selection, &engine);
     }
-    let config = options.config;
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
+    let config = with_implied_outputs(options.config, module, func);
     // Fail early, with the spec's own message, on specs that do not fit.
     let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
     let info = run_info(module, func, &config);
@@ -97,6 +98,13 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     Ok(crate::search_exit(interrupted, report.findings.len()))
 }
 
+/// `config` with the output a GSL `_e` function returns its value in, when its true
+/// function may be the oracle (so that the inputs every file shows are the engine's).
+fn with_implied_outputs(config: AccuracyConfig, module: &Module, func: Func) -> AccuracyConfig {
+    let outs = implied_out_args(module, func, &config.oracle, &config.out_args);
+    config.with_out_args(outs)
+}
+
 /// The settings a report on `func` states, before any finding.
 fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> RunInfo<'a> {
     RunInfo {
@@ -104,6 +112,7 @@ fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> RunI
         strategy: strategy_name(config.strategy),
         precision: config.precision,
         verify_precision: config.verify_precision,
+        oracle: None,
         findings: &[],
         diagnostic: None,
     }
@@ -143,13 +152,14 @@ impl LibraryEngine for AccuracyEngine {
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
         let (args, out_args) = job.specs((&config.args, &config.out_args));
-        let spec = InputSpec::for_function(module, func, args, out_args)?;
         let limit = library::clamp(config.time_limit, job.time_left);
         let config = config
             .clone()
             .with_time_limit(limit)
             .with_args(args.to_vec())
             .with_out_args(out_args.to_vec());
+        let config = with_implied_outputs(config, module, func);
+        let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
         let exec = ExecConfig::default().with_fuel(config.fuel);
         let diagnostic = super::probe(module, func, &spec, exec);
         let info = RunInfo {
@@ -216,7 +226,12 @@ fn search(
     let started = Instant::now();
     let mut progress = Progress::default();
     let (mut dirty, mut last_write) = (false, started);
-    let write = |found: &[FindingRow], progress: Progress, out: &mut Option<&mut OutDir>| {
+    let mut oracle: Option<Oracle> = None;
+    let write = |found: &[FindingRow],
+                 progress: Progress,
+                 oracle: Option<&Oracle>,
+                 out: &mut Option<&mut OutDir>| {
+        let info = RunInfo { oracle, ..info };
         if let Some(out) = out.as_deref_mut() {
             out.write(INPUTS, &inputs_text(found));
             match partial_json(info, progress, found) {
@@ -227,7 +242,7 @@ fn search(
         }
     };
     let report = accuracy_with(module, func, config, |event| match event {
-        AccuracyEvent::Started { .. } => {}
+        AccuracyEvent::Started { oracle: o, .. } => oracle = Some((*o).clone()),
         AccuracyEvent::Crash { finding } => {
             let number = 1 + findings
                 .iter()
@@ -250,7 +265,7 @@ fn search(
                 (last_write, dirty) = (Instant::now(), false);
                 progress.evals = *evals;
                 progress.elapsed = started.elapsed();
-                write(&found, progress, &mut out);
+                write(&found, progress, oracle.as_ref(), &mut out);
             }
         }
         AccuracyEvent::Progress {
@@ -263,7 +278,7 @@ fn search(
                 (last_write, dirty) = (Instant::now(), false);
                 progress.evals = *evals;
                 progress.elapsed = *elapsed;
-                write(&found, progress, &mut out);
+                write(&found, progress, oracle.as_ref(), &mut out);
             }
             spinner.say(format!(
                 "worst relative error {best_rel:.3e}, {evals} inputs, {covered} checks covered"
@@ -297,17 +312,18 @@ fn check(
     let coords = worst
         .coord_bits()
         .map_err(|e| anyhow::anyhow!("{e} in {}", source.display()))?;
-    let Some((finding, blame)) = check_input(module, func, config, coords)? else {
+    let Some(checked) = check_input(module, func, config, coords)? else {
         bail!("the input traps or produces no result when run again");
     };
-    let now = FindingRow::new(module, func, &finding);
+    let now = FindingRow::new(module, func, &checked.finding);
     let info = RunInfo {
         strategy: "check",
         verify_precision: None,
+        oracle: Some(&checked.oracle),
         ..info
     };
     if json {
-        crate::output::emit(&check_json(info, &now, &blame)?)?;
+        crate::output::emit(&check_json(info, &now, &checked.blame)?)?;
     } else {
         let shown = source.display().to_string();
         crate::output::emit(&check_text(&shown, config.precision, &now, &worst))?;
