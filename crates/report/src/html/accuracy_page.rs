@@ -163,9 +163,15 @@ fn row_cells(row: &FindingRow) -> String {
     } else {
         "<span class=\"badge covered\">same</span>"
     };
+    // Where Ziv's strategy found the error stable, under the figure.
+    let stable = match (row.oracle_precision, row.stable) {
+        (Some(p), Some(true)) => format!("<br><span class=\"muted\">stable at {p} bits</span>"),
+        (Some(p), _) => format!("<br><span class=\"muted\">not yet stable at {p} bits</span>"),
+        _ => String::new(),
+    };
     format!(
         "<td class=\"mono\">{}</td><td>{}</td><td>{}<br><span class=\"muted mono\">{}</span></td>\
-         <td class=\"mono\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+         <td class=\"mono\">{}</td><td class=\"num\">{}{stable}</td><td class=\"num\">{}</td>\
          <td class=\"num\">{}</td><td>{path}</td>",
         escape(&row.output),
         code(&row.input),
