@@ -78,7 +78,8 @@ struct OutArray {
     arg_index: usize,
     first_slot: u32,
     elem: FloatTy,
-    len: usize,
+    /// Elements measured: all of them, or a GSL result's value alone.
+    measured: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -114,10 +115,11 @@ impl<'m> Measurer<'m> {
         config: &AccuracyConfig,
         targets: Targets,
     ) -> Result<Measurer<'m>, AccuracyError> {
-        let out_args = implied_out_args(module, func, &config.oracle, &config.out_args);
+        let out_args = implied_out_args(module, func, &config.out_args);
         let spec = InputSpec::for_function(module, func, &config.args, &out_args)?;
         let oracle = Oracle::resolve(&config.oracle, module, func, &spec)?;
-        let measured = measured_outputs(module, func, &spec)?;
+        let value_only = out_args.len() > config.out_args.len();
+        let measured = measured_outputs(module, func, &spec, value_only)?;
         let reachable = module.reachable_funcs(func);
         let plan = InputPlan::new(module, func, &reachable, spec)
             .map_err(|e| AccuracyError::Inputs(e.to_string()))?;
@@ -285,7 +287,7 @@ impl<'m> Measurer<'m> {
                 }
                 let mut best: Option<Finding> = None;
                 for a in arrays {
-                    for k in 0..a.len {
+                    for k in 0..a.measured {
                         let computed = *run.arrays.get(a.arg_index)?.get(k)?;
                         let reference = array_value(reference, a, k)?;
                         let error = measure(a.elem, computed, &reference);
@@ -401,11 +403,13 @@ pub fn worse(a: &ErrorMeasure, b: &ErrorMeasure) -> bool {
     a.rel > b.rel || (a.rel == b.rel && a.ulps > b.ulps)
 }
 
-/// What is measured: the output arrays when there are any, else a float return value.
+/// What is measured: the output arrays when there are any (their first elements only
+/// when `first_only`), else a float return value.
 fn measured_outputs(
     module: &Module,
     func: Func,
     spec: &InputSpec,
+    first_only: bool,
 ) -> Result<Measured, AccuracyError> {
     let mut arrays = Vec::new();
     let mut slot = 0u32;
@@ -433,7 +437,7 @@ fn measured_outputs(
                         arg_index,
                         first_slot: slot,
                         elem: ft,
-                        len,
+                        measured: if first_only { 1 } else { len },
                     });
                 }
                 slot += len as u32;

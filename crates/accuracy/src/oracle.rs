@@ -224,25 +224,16 @@ fn operand(ty: Type, bits: u64) -> Option<Operand> {
     }
 }
 
-/// The output arrays of a run: the `--out-arg`s given, or, for a GSL `_e` function
-/// that the oracle choice may measure against its true function, its trailing
-/// `gsl_sf_result *` as a two-element output (`val`, `err`).
-pub fn implied_out_args(
-    module: &Module,
-    func: Func,
-    choice: &OracleChoice,
-    given: &[OutArgSpec],
-) -> Vec<OutArgSpec> {
+/// The output arrays of a run: the `--out-arg`s given, or, for a GSL special function
+/// in its `_e` form (`int gsl_sf_NAME_e(..., gsl_sf_result *result)`), its trailing
+/// `gsl_sf_result *` as a two-element output (`val`, `err`) of which the value is
+/// measured.
+pub fn implied_out_args(module: &Module, func: Func, given: &[OutArgSpec]) -> Vec<OutArgSpec> {
     let f = &module.funcs[func];
-    let true_function = match choice {
-        OracleChoice::Auto => TrueFunction::for_entry(&f.name).is_some(),
-        OracleChoice::Mpfr(_) => true,
-        OracleChoice::CReference { .. } | OracleChoice::ReExecution => false,
-    };
     let returns_status = matches!(f.ret, Some(Type::Int(_)));
     let last_is_pointer = f.param_types().last() == Some(&Type::Ptr);
-    let gsl_e_form = f.name.ends_with("_e") && returns_status && last_is_pointer;
-    if !given.is_empty() || !true_function || !gsl_e_form {
+    let gsl_e_form = f.name.starts_with("gsl_sf_") && f.name.ends_with("_e");
+    if !given.is_empty() || !gsl_e_form || !returns_status || !last_is_pointer {
         return given.to_vec();
     }
     vec![OutArgSpec {

@@ -136,6 +136,16 @@ fn a_gsl_e_function_is_measured_on_its_value_and_nan_comes_first() {
     // Below 1e10 the host's j0 is measured against MPFR's: finite errors, ranked.
     let worst = report.worst().expect("finite errors");
     assert!(worst.error.rel.is_finite() && input(worst).abs() <= 1e10);
+    // Re-executed, the result's value is what is measured, never its error estimate.
+    let reexec = c.with_oracle(OracleChoice::ReExecution);
+    let report = accuracy(module(), func("gsl_sf_bessel_J0_e"), &reexec).unwrap();
+    assert_eq!(report.oracle.kind(), OracleKind::ReExecution);
+    let value = OutputLoc::Element { param: 1, index: 0 };
+    assert!(report.top.iter().all(|f| f.output == value));
+    assert!(report
+        .special_values
+        .iter()
+        .all(|s| s.finding.output == value));
 }
 
 #[test]

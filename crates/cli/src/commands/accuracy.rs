@@ -61,9 +61,9 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     }
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
-    let config = with_implied_outputs(options.config, module, func);
+    let config = options.config;
     // Fail early, with the spec's own message, on specs that do not fit.
-    let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+    let spec = input_spec(&config, module, func)?;
     let info = run_info(module, func, &config);
     if let Some(source) = &options.check_input {
         return check(options.output.json, info, &config, module, func, source);
@@ -98,11 +98,11 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     Ok(crate::search_exit(interrupted, report.findings.len()))
 }
 
-/// `config` with the output a GSL `_e` function returns its value in, when its true
-/// function may be the oracle (so that the inputs every file shows are the engine's).
-fn with_implied_outputs(config: AccuracyConfig, module: &Module, func: Func) -> AccuracyConfig {
-    let outs = implied_out_args(module, func, &config.oracle, &config.out_args);
-    config.with_out_args(outs)
+/// The inputs of `func` as the engine plans them (a GSL `_e` function's result an
+/// output), so that the inputs every file shows are the engine's.
+fn input_spec(config: &AccuracyConfig, module: &Module, func: Func) -> Result<InputSpec> {
+    let outs = implied_out_args(module, func, &config.out_args);
+    Ok(InputSpec::for_function(module, func, &config.args, &outs)?)
 }
 
 /// The settings a report on `func` states, before any finding.
@@ -158,8 +158,7 @@ impl LibraryEngine for AccuracyEngine {
             .with_time_limit(limit)
             .with_args(args.to_vec())
             .with_out_args(out_args.to_vec());
-        let config = with_implied_outputs(config, module, func);
-        let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+        let spec = input_spec(&config, module, func)?;
         let exec = ExecConfig::default().with_fuel(config.fuel);
         let diagnostic = super::probe(module, func, &spec, exec);
         let info = RunInfo {
