@@ -223,11 +223,7 @@ impl<'m> Measurer<'m> {
             Measured::Arrays(arrays) => {
                 let a = arrays.first()?;
                 let computed = *run.arrays.get(a.arg_index)?.first()?;
-                let ret = self.module.funcs[self.func].ret;
-                let status = returned
-                    .zip(ret)
-                    .filter(|(_, t)| matches!(t, Type::Int(_)))
-                    .map(|(bits, t)| t.sign_extend(bits));
+                let status = status(self.module.funcs[self.func].ret, returned);
                 let at = OutputLoc::Element {
                     param: a.param,
                     index: 0,
@@ -252,6 +248,10 @@ impl<'m> Measurer<'m> {
 
     /// The error of a concrete run against the same code run at high precision.
     fn re_executed(&mut self, test: &Test, run: Run<u64>, verified: bool) -> Option<Finding> {
+        let status = match run.outcome {
+            Outcome::Returned(r) => status(self.module.funcs[self.func].ret, r),
+            Outcome::Trapped(_) | Outcome::Threw(_) => None,
+        };
         let reference = match (verified, self.verify.as_mut()) {
             (true, Some(v)) => v,
             _ => &mut self.high,
@@ -303,7 +303,7 @@ impl<'m> Measurer<'m> {
                                 reference,
                                 error,
                                 diverged,
-                                status: None,
+                                status,
                                 ziv: None,
                             });
                         }
@@ -379,6 +379,14 @@ impl<'m> Measurer<'m> {
             (OutputLoc::Element { .. }, Measured::Return(_)) => None,
         }
     }
+}
+
+/// The function's integer return, when it returns an integer: a status beside the
+/// measured output.
+fn status(ret: Option<Type>, returned: Option<u64>) -> Option<i64> {
+    let ret = ret?;
+    let bits = returned?;
+    matches!(ret, Type::Int(_)).then(|| ret.sign_extend(bits))
 }
 
 /// Element `k` of output array `a` in the memory of a high-precision run.
