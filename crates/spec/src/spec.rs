@@ -20,7 +20,8 @@
 //!
 //! A parameter is named by its source name or its 1-based position. Parameters without a
 //! spec default to one coordinate each: scalars as they are, a pointer to a scalar gets a
-//! one-element array whose element is the coordinate (CoverMe's `double*` parameters).
+//! one-element array whose element is the coordinate (CoverMe's `double*` parameters;
+//! the CLI plans a longer array when nearly every run overruns that one element).
 //! A parameter the module gives a [`ParamShape`] (a struct, class or `std::array` by
 //! pointer, reference or value; a `std::vector`) has one coordinate per scalar field,
 //! pointer fields null, or [`DEFAULT_VECTOR_LEN`] elements (a vector; a span's pointer,
