@@ -143,16 +143,16 @@ impl LibraryEngine for AccuracyEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
-        let (args, out_args) = job.specs((&config.args, &config.out_args));
+        let (args, out_args) = job.specs(module, func, (&config.args, &config.out_args));
         let exec = ExecConfig::default().with_fuel(config.fuel);
-        let planned = super::planned_inputs(module, func, args, out_args, &exec)?;
+        let planned = super::planned_inputs(module, func, &args, &out_args, &exec)?;
         let spec = planned.spec;
         let limit = library::clamp(config.time_limit, job.time_left);
         let config = config
             .clone()
             .with_time_limit(limit)
             .with_args(planned.args)
-            .with_out_args(out_args.to_vec());
+            .with_out_args(out_args);
         let diagnostic = super::probe(module, func, &spec, exec);
         let info = RunInfo {
             diagnostic: diagnostic.as_deref(),

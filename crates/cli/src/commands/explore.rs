@@ -113,9 +113,9 @@ impl LibraryEngine for ExploreEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let engine = &self.engine;
-        let (args, out_args) = job.specs((&engine.args, &engine.out_args));
+        let (args, out_args) = job.specs(module, func, (&engine.args, &engine.out_args));
         let exec = &engine.config.exec;
-        let spec = super::planned_inputs(module, func, args, out_args, exec)?.spec;
+        let spec = super::planned_inputs(module, func, &args, &out_args, exec)?.spec;
         let limit = library::clamp(Some(engine.config.time_limit), job.time_left);
         let mut config = engine.config.clone();
         if let Some(limit) = limit {
