@@ -63,12 +63,15 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     let (module, func) = (&loaded.module, loaded.func);
     let config = options.config;
     // Fail early, with the spec's own message, on specs that do not fit.
-    let spec = input_spec(&config, module, func)?;
+    let exec = ExecConfig::default().with_fuel(config.fuel);
+    // A GSL `_e` function's result is an output, as the engine plans it.
+    let outs = implied_out_args(module, func, &config.out_args);
+    let planned = super::planned_inputs(module, func, &config.args, &outs, &exec)?;
+    let (spec, config) = (planned.spec, config.with_args(planned.args));
     let info = run_info(module, func, &config);
     if let Some(source) = &options.check_input {
         return check(options.output.json, info, &config, module, func, source);
     }
-    let exec = ExecConfig::default().with_fuel(config.fuel);
     let diagnostic = super::probe(module, func, &spec, exec);
     let info = RunInfo {
         diagnostic: diagnostic.as_deref(),
@@ -96,13 +99,6 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     }
     let interrupted = report.report.stop == StopReason::Interrupted;
     Ok(crate::search_exit(interrupted, report.findings.len()))
-}
-
-/// The inputs of `func` as the engine plans them (a GSL `_e` function's result an
-/// output), so that the inputs every file shows are the engine's.
-fn input_spec(config: &AccuracyConfig, module: &Module, func: Func) -> Result<InputSpec> {
-    let outs = implied_out_args(module, func, &config.out_args);
-    Ok(InputSpec::for_function(module, func, &config.args, &outs)?)
 }
 
 /// The settings a report on `func` states, before any finding.
@@ -151,15 +147,17 @@ impl LibraryEngine for AccuracyEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
-        let (args, out_args) = job.specs((&config.args, &config.out_args));
+        let (args, out_args) = job.specs(module, func, (&config.args, &config.out_args));
+        let exec = ExecConfig::default().with_fuel(config.fuel);
+        let outs = implied_out_args(module, func, &out_args);
+        let planned = super::planned_inputs(module, func, &args, &outs, &exec)?;
+        let spec = planned.spec;
         let limit = library::clamp(config.time_limit, job.time_left);
         let config = config
             .clone()
             .with_time_limit(limit)
-            .with_args(args.to_vec())
-            .with_out_args(out_args.to_vec());
-        let spec = input_spec(&config, module, func)?;
-        let exec = ExecConfig::default().with_fuel(config.fuel);
+            .with_args(planned.args)
+            .with_out_args(out_args);
         let diagnostic = super::probe(module, func, &spec, exec);
         let info = RunInfo {
             diagnostic: diagnostic.as_deref(),
