@@ -271,6 +271,7 @@ pub fn accuracy_with(
         })
         .collect();
     top.sort_by(|a: &Finding, b: &Finding| b.error.rel.total_cmp(&a.error.rel));
+    let (top, late_folds) = one_per_region(state.measurer.plan().spec(), top);
     let mut special_values: Vec<SpecialValue> = std::mem::take(&mut state.special)
         .into_iter()
         .filter_map(|s| {
@@ -308,7 +309,7 @@ pub fn accuracy_with(
         top,
         oracle: state.measurer.oracle().clone(),
         special_values,
-        folded: state.folded,
+        folded: state.folded + late_folds,
         worst_same_path,
         blame,
         crashes,
@@ -516,20 +517,19 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         if !enters(&f, &self.top) || !f.error.rel.is_finite() {
             return;
         }
-        // One problem is one entry: an input replaces the kept inputs it neighbours
-        // only when it is worse than all of them.
+        // One problem is one entry: a neighbour of a kept input replaces it only when
+        // worse. (It may neighbour another kept input too: the report folds those.)
         let spec = self.measurer.plan().spec();
-        let near: Vec<usize> = (0..self.top.len())
-            .filter(|&i| neighbours(spec, &self.top[i].0.test, &f.test))
-            .collect();
-        if !near.is_empty() {
-            self.folded += near.len() as u64;
-            if near.iter().any(|&i| !worse(&f.error, &self.top[i].0.error)) {
+        if let Some(i) = self
+            .top
+            .iter()
+            .position(|(g, _)| neighbours(spec, &g.test, &f.test))
+        {
+            self.folded += 1;
+            if !worse(&f.error, &self.top[i].0.error) {
                 return;
             }
-            for &i in near.iter().rev() {
-                self.top.remove(i);
-            }
+            self.top.remove(i);
         }
         let pos = self
             .top
@@ -561,6 +561,21 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
             self.special.push(SpecialValue { kind, finding: f });
         }
     }
+}
+
+/// `sorted` (worst first) without the inputs that neighbour a worse one kept before
+/// them, and how many were dropped.
+fn one_per_region(spec: &InputSpec, sorted: Vec<Finding>) -> (Vec<Finding>, u64) {
+    let mut kept: Vec<Finding> = Vec::with_capacity(sorted.len());
+    let mut folded = 0;
+    for f in sorted {
+        if kept.iter().any(|g| neighbours(spec, &g.test, &f.test)) {
+            folded += 1;
+        } else {
+            kept.push(f);
+        }
+    }
+    (kept, folded)
 }
 
 /// How close two reported inputs may be in every coordinate and still be one problem:
