@@ -42,6 +42,7 @@
 //! ([`fpforge_search::ordinal`], [`mod@fpforge_search::avm`]).
 #![deny(missing_docs)]
 
+pub mod bitblast;
 pub mod eval;
 pub mod ieee;
 pub mod interval;
