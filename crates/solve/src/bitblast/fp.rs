@@ -569,16 +569,89 @@ fn from_magnitude(
     mag: &[Lit],
     ew: usize,
 ) -> Word {
-    let n = mag.len();
+    from_scaled(g, f, modes, sign, mag, &bv::constant(0, ew))
+}
+
+/// `(-1)^sign * mag * 2^lsb_exp` rounded to `f` (a zero magnitude gives the zero of
+/// that sign); `lsb_exp` is a signed exponent word.
+fn from_scaled(
+    g: &mut Aig,
+    f: Format,
+    modes: &Modes,
+    sign: Lit,
+    mag: &[Lit],
+    lsb_exp: &[Lit],
+) -> Word {
+    let (n, ew) = (mag.len(), lsb_exp.len());
     let w = n.max(f.sb as usize + 2);
     let mut padded = vec![Lit::FALSE; w - n];
     padded.extend_from_slice(mag);
     let (normalized, shift) = bv::normalize(g, &padded);
-    let exp = bv::sub(g, &signed_constant(n as i64 - 1, ew), &bv::zext(&shift, ew));
+    let msb_exp = bv::add(g, lsb_exp, &signed_constant(n as i64 - 1, ew));
+    let exp = bv::sub(g, &msb_exp, &bv::zext(&shift, ew));
     let rounded = round(g, f, modes, sign, &exp, &normalized, Lit::FALSE);
     let is_zero = !bv::any(g, mag);
     let z = zero(f, sign);
     bv::ite(g, is_zero, &z, &rounded)
+}
+
+/// `fp.rem`: `x - y * n` with `n` the integer nearest `x / y` (ties to even), exact.
+///
+/// Long division of the significands, one step per unit of exponent difference (the
+/// circuit grows with the format's exponent range: about 2^eb steps), keeps the
+/// remainder and the quotient's last bit; the final step picks the nearer of the two
+/// candidate remainders.
+pub fn rem(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit]) -> Word {
+    let ew = exp_width(f);
+    let sb = f.sb as usize;
+    let (ux, uy) = (unpack(g, f, x, ew), unpack(g, f, y, ew));
+    // With the divisor doubled (weight of its last bit 2^(ey - sb)), the dividend's
+    // significand is below it, and `steps = ex - ey + 1` doublings of the remainder
+    // reach x's scale; fewer than zero steps mean |x| < |y| / 2: the result is x.
+    let divisor = {
+        let mut d = vec![Lit::FALSE];
+        d.extend_from_slice(&uy.sig);
+        bv::zext(&d, sb + 2)
+    };
+    let diff = bv::sub(g, &ux.exp, &uy.exp);
+    let (steps, _) = bv::increment(g, &diff, Lit::TRUE);
+    let max_steps = (1i64 << f.eb) + sb as i64;
+    let mut r = bv::zext(&ux.sig, sb + 2);
+    let mut odd = Lit::FALSE;
+    for i in 0..max_steps {
+        let active = bv::slt(g, &signed_constant(i, ew), &steps);
+        let mut doubled = vec![Lit::FALSE];
+        doubled.extend_from_slice(&r[..sb + 1]);
+        let fits = bv::ule(g, &divisor, &doubled);
+        let less = bv::sub(g, &doubled, &divisor);
+        let next = bv::ite(g, fits, &less, &doubled);
+        r = bv::ite(g, active, &next, &r);
+        odd = g.ite(active, fits, odd);
+    }
+    let mut twice = vec![Lit::FALSE];
+    twice.extend_from_slice(&r[..sb + 1]);
+    let above_half = bv::ult(g, &divisor, &twice);
+    let at_half = bv::eq(g, &divisor, &twice);
+    let tie_to_even = g.and(at_half, odd);
+    let next_multiple = g.or(above_half, tie_to_even);
+    let complement = bv::sub(g, &divisor, &r);
+    let mag = bv::ite(g, next_multiple, &complement, &r);
+    let sign = g.xor(ux.sign, next_multiple);
+    let lsb_exp = bv::sub(g, &uy.exp, &signed_constant(sb as i64, ew));
+    let rne = Modes {
+        rne: Lit::TRUE,
+        rna: Lit::FALSE,
+        rtp: Lit::FALSE,
+        rtn: Lit::FALSE,
+    };
+    let exact = from_scaled(g, f, &rne, sign, &mag, &lsb_exp);
+    let below_half = steps[ew - 1];
+    let x_finite = ux.finite(g);
+    let keep_x = g.or_all([below_half, uy.inf, ux.zero]);
+    let keep_x = g.and(keep_x, x_finite);
+    let r = bv::ite(g, keep_x, x, &exact);
+    let invalid = g.or_all([ux.nan, uy.nan, ux.inf, uy.zero]);
+    bv::ite(g, invalid, &nan(f), &r)
 }
 
 /// `fp.roundToIntegral`.

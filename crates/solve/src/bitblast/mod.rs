@@ -348,6 +348,7 @@ fn float_or_bv(
         FpDiv => word(fp::div(g, fmt(), w(0), w(1), w(2))),
         FpFma => word(fp::fma(g, fmt(), w(0), w(1), w(2), w(3))),
         FpSqrt => word(fp::sqrt(g, fmt(), w(0), w(1))),
+        FpRem => word(fp::rem(g, fmt(), w(0), w(1))),
         FpRoundToIntegral => word(fp::round_to_integral(g, fmt(), w(0), w(1))),
         FpLt | FpLeq | FpGt | FpGeq | FpEq => {
             let (x, y) = if matches!(op, FpGt | FpGeq) {
