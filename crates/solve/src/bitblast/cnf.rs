@@ -122,6 +122,17 @@ impl SatSession {
         self.solver.solve_with(lits)
     }
 
+    /// Solves until `deadline` or `conflicts` conflicts, whichever comes first
+    /// (`None` when stopped); a later call resumes with what was learnt.
+    pub fn solve_limited(&mut self, conflicts: u64, deadline: Instant) -> Option<bool> {
+        let limit = i32::try_from(conflicts).unwrap_or(i32::MAX);
+        self.solver
+            .set_limit("conflicts", limit)
+            .expect("CaDiCaL knows the conflict limit");
+        self.solver.set_callbacks(Some(Deadline(deadline)));
+        self.solver.solve()
+    }
+
     /// The value of `lit` in the last satisfying assignment (false for nodes
     /// outside every encoded cone: nothing constrains them).
     pub fn value(&self, lit: Lit) -> bool {

@@ -41,7 +41,7 @@ use crate::term::{Op, TermId, TermStore};
 pub enum GaveUp {
     /// An operator without a circuit (its SMT-LIB or extension name).
     Unsupported(String),
-    /// The deadline passed inside the SAT solver.
+    /// The deadline or the conflict budget ran out inside the SAT solver.
     Timeout,
 }
 
@@ -473,23 +473,54 @@ fn signed_division(g: &mut Aig, op: Op, a: &[Lit], b: &[Lit]) -> Word {
     }
 }
 
-/// Decides the conjunction of `assertions` by bit-blasting, until `deadline`.
-pub fn check(store: &TermStore, assertions: &[TermId], deadline: Instant) -> Verdict {
-    let mut blaster = Blaster::new(store);
-    let mut roots = Vec::with_capacity(assertions.len());
-    for &a in assertions {
-        match blaster.literal(a) {
-            Ok(l) => roots.push(l),
-            Err(why) => return Verdict::Unknown(why),
+/// The backend on one conjunction: its circuits asserted in a SAT session that
+/// resumes across calls to [`Blast::run`].
+pub struct Blast<'s> {
+    blaster: Blaster<'s>,
+    sat: SatSession,
+    /// Why no circuit could be built, if so.
+    unsupported: Option<GaveUp>,
+}
+
+impl<'s> Blast<'s> {
+    /// Builds and asserts the circuits of `assertions`.
+    pub fn new(store: &'s TermStore, assertions: &[TermId]) -> Blast<'s> {
+        let mut blaster = Blaster::new(store);
+        let mut sat = SatSession::new();
+        let mut unsupported = None;
+        for &a in assertions {
+            match blaster.literal(a) {
+                Ok(l) => sat.assert(blaster.aig(), l),
+                Err(why) => {
+                    unsupported = Some(why);
+                    break;
+                }
+            }
+        }
+        for &l in blaster.side_facts() {
+            sat.assert(blaster.aig(), l);
+        }
+        Blast {
+            blaster,
+            sat,
+            unsupported,
         }
     }
-    let mut sat = SatSession::new();
-    for &l in roots.iter().chain(blaster.side_facts()) {
-        sat.assert(blaster.aig(), l);
+
+    /// Searches for `conflicts` more SAT conflicts at most, until `deadline`.
+    pub fn run(&mut self, conflicts: u64, deadline: Instant) -> Verdict {
+        if let Some(why) = &self.unsupported {
+            return Verdict::Unknown(why.clone());
+        }
+        match self.sat.solve_limited(conflicts, deadline) {
+            Some(true) => Verdict::Sat(self.blaster.model(&self.sat)),
+            Some(false) => Verdict::Unsat,
+            None => Verdict::Unknown(GaveUp::Timeout),
+        }
     }
-    match sat.solve(blaster.aig(), &[], deadline) {
-        Some(true) => Verdict::Sat(blaster.model(&sat)),
-        Some(false) => Verdict::Unsat,
-        None => Verdict::Unknown(GaveUp::Timeout),
-    }
+}
+
+/// Decides the conjunction of `assertions` by bit-blasting, until `deadline`.
+pub fn check(store: &TermStore, assertions: &[TermId], deadline: Instant) -> Verdict {
+    Blast::new(store, assertions).run(u64::MAX, deadline)
 }
