@@ -12,9 +12,10 @@
 //! budgets. The schedule depends on the seed only, so the same seed gives the
 //! same answer unless the deadline cuts the run short.
 //!
-//! `sat` is reported only with a model the exact evaluator accepts (a bit-precise
-//! model it rejects, possible where SMT-LIB leaves a result open, retires the
-//! backend from the check); `unsat` comes from root propagation or exhausted
+//! `sat` is reported only with a model the exact evaluator accepts (after a
+//! bit-precise model it rejects, possible where SMT-LIB leaves a result open, the
+//! backend looks only for models without open results, and retires when there are
+//! none); `unsat` comes from root propagation or exhausted
 //! labeling, or from the bit-precise backend, whose proof is cross-checked by
 //! labeling on the same round's budget: a model labeling finds then makes the
 //! answer `unknown`, never a wrong one. [`Stats::method`] says which method
@@ -23,7 +24,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::bitblast::{self, Blast, Verdict};
+use crate::bitblast::{Blast, GaveUp, Verdict};
 use crate::eval::{satisfying_choice, Model};
 use crate::interval::labeling::{LabelOutcome, Labeling};
 use crate::interval::propagate::Doms;
@@ -171,10 +172,13 @@ impl<'s> Solver<'s> {
             }
             Strategy::BitPrecise => {
                 let mut blast = Blast::new(self.store, assertions);
-                match self.bit_precise(&mut blast, u64::MAX, deadline) {
-                    Verdict::Sat(m) => Answer::Sat(m),
-                    Verdict::Unsat => Answer::Unsat,
-                    Verdict::Unknown(_) => Answer::Unknown,
+                loop {
+                    match self.bit_precise(&mut blast, assertions, u64::MAX, deadline) {
+                        Verdict::Sat(m) => break Answer::Sat(m),
+                        Verdict::Unsat => break Answer::Unsat,
+                        Verdict::Unknown(GaveUp::Timeout) if Instant::now() < deadline => {}
+                        Verdict::Unknown(_) => break Answer::Unknown,
+                    }
                 }
             }
             Strategy::Portfolio => self.portfolio(assertions, deadline),
@@ -225,9 +229,28 @@ impl<'s> Solver<'s> {
         out
     }
 
-    fn bit_precise(&mut self, blast: &mut Blast<'_>, conflicts: u64, deadline: Instant) -> Verdict {
+    /// Runs the bit-precise backend on `conflicts` more conflicts. A model the
+    /// evaluator rejects (it rests on an out-of-range `fp.to_sbv`/`fp.to_ubv`) makes
+    /// the backend look on for models without such results, on the same budget.
+    fn bit_precise(
+        &mut self,
+        blast: &mut Blast<'_>,
+        assertions: &[TermId],
+        conflicts: u64,
+        deadline: Instant,
+    ) -> Verdict {
         let start = Instant::now();
-        let verdict = blast.run(conflicts, deadline);
+        let mut verdict = blast.run(conflicts, deadline);
+        while let Verdict::Sat(m) = &verdict {
+            if satisfying_choice(self.store, assertions, m).is_some() {
+                break;
+            }
+            verdict = if blast.avoid_open_results() {
+                blast.run(conflicts, deadline)
+            } else {
+                Verdict::Unknown(GaveUp::OnlyOpenResults)
+            };
+        }
         self.stats.bitblast_time += start.elapsed();
         if matches!(verdict, Verdict::Sat(_) | Verdict::Unsat) {
             self.stats.winner = Some(BIT_PRECISE);
@@ -339,20 +362,15 @@ impl<'s> Solver<'s> {
             if round >= FIRST_BIT_PRECISE_ROUND && !blast_retired {
                 let b = blast.get_or_insert_with(|| Blast::new(store, assertions));
                 let conflicts = budget(256) >> FIRST_BIT_PRECISE_ROUND;
-                match self.bit_precise(b, conflicts, deadline) {
-                    Verdict::Sat(m) if satisfying_choice(store, assertions, &m).is_some() => {
-                        return Answer::Sat(m)
-                    }
+                match self.bit_precise(b, assertions, conflicts, deadline) {
+                    Verdict::Sat(m) => return Answer::Sat(m),
                     Verdict::Unsat => {
                         return self.confirm_unsat(&mut lab, assertions, budget(32), deadline)
                     }
-                    // A model resting on a result SMT-LIB leaves open, or an operator
-                    // without a circuit: the other engines go on alone.
-                    Verdict::Sat(_) | Verdict::Unknown(bitblast::GaveUp::Unsupported(_)) => {
-                        self.stats.winner = None;
-                        blast_retired = true;
-                    }
-                    Verdict::Unknown(bitblast::GaveUp::Timeout) => {}
+                    Verdict::Unknown(GaveUp::Timeout) => {}
+                    // Models rest on results SMT-LIB leaves open, or an operator has no
+                    // circuit: the other engines go on alone.
+                    Verdict::Unknown(_) => blast_retired = true,
                 }
             }
             round += 1;

@@ -112,7 +112,7 @@ impl Operation {
             ToSbv(w) | ToUbv(w) => {
                 // Out of range is unspecified: the sentinel word marks it.
                 let unspecified = bv::constant(UNSPECIFIED, w as usize);
-                fp::to_integer(g, f, mode, &a[0], matches!(self, ToSbv(_)), &unspecified)
+                fp::to_integer(g, f, mode, &a[0], matches!(self, ToSbv(_)), &unspecified).0
             }
             FromSbv(_) => fp::from_integer(g, f, mode, &a[0], true),
             FromUbv(_) => fp::from_integer(g, f, mode, &a[0], false),

@@ -117,20 +117,35 @@ impl SatSession {
     /// Solves under `assumptions` until `deadline`: `Some(true)` for sat,
     /// `Some(false)` for unsat, `None` when stopped.
     pub fn solve(&mut self, aig: &Aig, assumptions: &[Lit], deadline: Instant) -> Option<bool> {
-        let lits: Vec<i32> = assumptions.iter().map(|&l| self.literal(aig, l)).collect();
-        self.solver.set_callbacks(Some(Deadline(deadline)));
-        self.solver.solve_with(lits)
+        self.solve_assuming(aig, assumptions, u64::MAX, deadline)
     }
 
     /// Solves until `deadline` or `conflicts` conflicts, whichever comes first
     /// (`None` when stopped); a later call resumes with what was learnt.
     pub fn solve_limited(&mut self, conflicts: u64, deadline: Instant) -> Option<bool> {
+        self.limit(conflicts, deadline);
+        self.solver.solve()
+    }
+
+    /// [`SatSession::solve_limited`] under `assumptions`.
+    pub fn solve_assuming(
+        &mut self,
+        aig: &Aig,
+        assumptions: &[Lit],
+        conflicts: u64,
+        deadline: Instant,
+    ) -> Option<bool> {
+        let lits: Vec<i32> = assumptions.iter().map(|&l| self.literal(aig, l)).collect();
+        self.limit(conflicts, deadline);
+        self.solver.solve_with(lits)
+    }
+
+    fn limit(&mut self, conflicts: u64, deadline: Instant) {
         let limit = i32::try_from(conflicts).unwrap_or(i32::MAX);
         self.solver
             .set_limit("conflicts", limit)
             .expect("CaDiCaL knows the conflict limit");
         self.solver.set_callbacks(Some(Deadline(deadline)));
-        self.solver.solve()
     }
 
     /// The value of `lit` in the last satisfying assignment (false for nodes

@@ -702,7 +702,7 @@ pub fn from_integer(g: &mut Aig, f: Format, mode: &[Lit], a: &[Lit], signed: boo
 }
 
 /// `fp.to_sbv`/`fp.to_ubv` of width `w`: the rounded integer, or `unspecified` for
-/// NaN, infinities and integers out of range.
+/// NaN, infinities and integers out of range; and whether the result is specified.
 pub fn to_integer(
     g: &mut Aig,
     f: Format,
@@ -710,7 +710,7 @@ pub fn to_integer(
     x: &[Lit],
     signed: bool,
     unspecified: &[Lit],
-) -> Word {
+) -> (Word, Lit) {
     let w = unspecified.len();
     let modes = Modes::decode(g, mode);
     let ew = exp_width(f).max(bv::bits_for(w as u64 + 1) + 2);
@@ -734,7 +734,7 @@ pub fn to_integer(
         (g.or(!ux.sign, is_zero), value.to_vec())
     };
     let ok = g.and(fits, in_range);
-    bv::ite(g, ok, &result, unspecified)
+    (bv::ite(g, ok, &result, unspecified), ok)
 }
 
 /// Comparison of two operands.

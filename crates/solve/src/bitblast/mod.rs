@@ -43,6 +43,8 @@ pub enum GaveUp {
     Unsupported(String),
     /// The deadline or the conflict budget ran out inside the SAT solver.
     Timeout,
+    /// Every model leaves a result open that the evaluator cannot check.
+    OnlyOpenResults,
 }
 
 impl fmt::Display for GaveUp {
@@ -50,6 +52,7 @@ impl fmt::Display for GaveUp {
         match self {
             GaveUp::Unsupported(op) => write!(f, "unsupported: {op}"),
             GaveUp::Timeout => write!(f, "timeout"),
+            GaveUp::OnlyOpenResults => write!(f, "models rest on unspecified results"),
         }
     }
 }
@@ -96,6 +99,9 @@ pub struct Blaster<'s> {
     /// Facts every model must satisfy: mode variables hold one of the five
     /// modes, fresh NaN patterns are NaNs.
     side: Vec<Lit>,
+    /// One literal per result SMT-LIB leaves open that the evaluator does not
+    /// choose (`fp.to_sbv`/`fp.to_ubv` out of range), true when it is open.
+    open: Vec<Lit>,
 }
 
 impl<'s> Blaster<'s> {
@@ -106,6 +112,7 @@ impl<'s> Blaster<'s> {
             aig: Aig::new(),
             circuits: vec![None; store.len()],
             side: Vec::new(),
+            open: Vec::new(),
         }
     }
 
@@ -238,14 +245,10 @@ impl<'s> Blaster<'s> {
                 let (m, x) = (w(self, 0), w(self, 1));
                 let unspecified = self.fresh_word(width as usize);
                 let signed = matches!(op, FpToSbv(_));
-                Circuit::Word(fp::to_integer(
-                    &mut self.aig,
-                    f,
-                    &m,
-                    &x,
-                    signed,
-                    &unspecified,
-                ))
+                let (result, specified) =
+                    fp::to_integer(&mut self.aig, f, &m, &x, signed, &unspecified);
+                self.open.push(!specified);
+                Circuit::Word(result)
             }
             _ => {
                 let arg_words: Vec<Circuit> =
@@ -480,6 +483,8 @@ pub struct Blast<'s> {
     sat: SatSession,
     /// Why no circuit could be built, if so.
     unsupported: Option<GaveUp>,
+    /// Whether models must leave no result open (see [`Blast::avoid_open_results`]).
+    avoid_open: bool,
 }
 
 impl<'s> Blast<'s> {
@@ -504,7 +509,16 @@ impl<'s> Blast<'s> {
             blaster,
             sat,
             unsupported,
+            avoid_open: false,
         }
+    }
+
+    /// From now on, looks only for models in which no `fp.to_sbv`/`fp.to_ubv` is out
+    /// of range (the evaluator rejects a model that rests on one); returns false
+    /// when it already did. A conjunction satisfiable only through open results
+    /// then gets [`GaveUp::OnlyOpenResults`], not `unsat`.
+    pub fn avoid_open_results(&mut self) -> bool {
+        !std::mem::replace(&mut self.avoid_open, true)
     }
 
     /// Searches for `conflicts` more SAT conflicts at most, until `deadline`.
@@ -512,8 +526,16 @@ impl<'s> Blast<'s> {
         if let Some(why) = &self.unsupported {
             return Verdict::Unknown(why.clone());
         }
-        match self.sat.solve_limited(conflicts, deadline) {
+        let result = if self.avoid_open {
+            let closed: Vec<Lit> = self.blaster.open.iter().map(|&l| !l).collect();
+            self.sat
+                .solve_assuming(self.blaster.aig(), &closed, conflicts, deadline)
+        } else {
+            self.sat.solve_limited(conflicts, deadline)
+        };
+        match result {
             Some(true) => Verdict::Sat(self.blaster.model(&self.sat)),
+            Some(false) if self.avoid_open => Verdict::Unknown(GaveUp::OnlyOpenResults),
             Some(false) => Verdict::Unsat,
             None => Verdict::Unknown(GaveUp::Timeout),
         }
