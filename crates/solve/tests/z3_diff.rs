@@ -723,6 +723,14 @@ fn z3_differential_small() {
     assert!(t.agree >= 100, "too few definite answers: {}", t.agree);
 }
 
+/// The number in environment variable `name`, or `default`.
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(default)
+}
+
 /// The bit-precise backend alone decides every formula of the generator that Z3
 /// decides (none has a C math call), unsat included, as Z3 does.
 #[test]
@@ -736,10 +744,7 @@ fn z3_differential_bit_precise() {
 #[test]
 #[ignore = "10,000 formulas through the bit-precise backend alone; run in release mode"]
 fn z3_differential_bit_precise_10k() {
-    let count = std::env::var("FPFORGE_DIFF_COUNT")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(10_000);
+    let count = env_or("FPFORGE_DIFF_COUNT", 10_000);
     let t = differential_of(
         Strategy::BitPrecise,
         count,
@@ -754,14 +759,8 @@ fn z3_differential_bit_precise_10k() {
 #[test]
 #[ignore = "10,000 formulas; run in release mode"]
 fn z3_differential_10k() {
-    let count = std::env::var("FPFORGE_DIFF_COUNT")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(10_000);
-    let first = std::env::var("FPFORGE_DIFF_SEED")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(1_000_000);
+    let count = env_or("FPFORGE_DIFF_COUNT", 10_000);
+    let first = env_or("FPFORGE_DIFF_SEED", 1_000_000);
     let t = differential(count, first, Duration::from_secs(1), 2000);
     report(&t);
     assert!(

@@ -183,23 +183,39 @@ pub fn udivrem(g: &mut Aig, a: &[Lit], b: &[Lit]) -> (Word, Word) {
 
 /// `a << amount`; zero when `amount >= w`.
 pub fn shl(g: &mut Aig, a: &[Lit], amount: &[Lit]) -> Word {
-    shift(g, a, amount, Lit::FALSE, true)
+    shift(g, a, amount, Lit::FALSE, Direction::Left)
 }
 
 /// `a >> amount`, logical; zero when `amount >= w`.
 pub fn lshr(g: &mut Aig, a: &[Lit], amount: &[Lit]) -> Word {
-    shift(g, a, amount, Lit::FALSE, false)
+    shift(g, a, amount, Lit::FALSE, Direction::Right)
 }
 
 /// `a >> amount`, arithmetic; all sign bits when `amount >= w`.
 pub fn ashr(g: &mut Aig, a: &[Lit], amount: &[Lit]) -> Word {
     let sign = *a.last().expect("non-empty word");
-    shift(g, a, amount, sign, false)
+    shift(g, a, amount, sign, Direction::Right)
+}
+
+/// `a >> amount` (logical) with every bit shifted out ORed into bit 0 (the
+/// sticky bit of rounding); all of `a` becomes sticky when `amount >= w`.
+pub fn lshr_sticky(g: &mut Aig, a: &[Lit], amount: &[Lit]) -> Word {
+    shift(g, a, amount, Lit::FALSE, Direction::RightSticky)
+}
+
+/// Which way a barrel shifter moves bits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Left,
+    Right,
+    /// Right, keeping whether any set bit was shifted out in bit 0.
+    RightSticky,
 }
 
 /// Barrel shifter: stage `k` shifts by `2^k` when bit `k` of `amount` is set;
-/// any set bit of weight `>= w` gives all `fill`.
-fn shift(g: &mut Aig, a: &[Lit], amount: &[Lit], fill: Lit, left: bool) -> Word {
+/// any set bit of weight `>= w` shifts everything out (all `fill`, or only the
+/// sticky bit).
+fn shift(g: &mut Aig, a: &[Lit], amount: &[Lit], fill: Lit, direction: Direction) -> Word {
     let w = a.len();
     let mut cur = a.to_vec();
     let mut overflow = Lit::FALSE;
@@ -209,9 +225,9 @@ fn shift(g: &mut Aig, a: &[Lit], amount: &[Lit], fill: Lit, left: bool) -> Word 
             overflow = g.or(overflow, bit);
             continue;
         }
-        let moved: Word = (0..w)
+        let mut moved: Word = (0..w)
             .map(|i| {
-                let from = if left {
+                let from = if direction == Direction::Left {
                     i.checked_sub(step)
                 } else {
                     Some(i + step).filter(|&j| j < w)
@@ -219,34 +235,16 @@ fn shift(g: &mut Aig, a: &[Lit], amount: &[Lit], fill: Lit, left: bool) -> Word 
                 from.map_or(fill, |j| cur[j])
             })
             .collect();
-        cur = ite(g, bit, &moved, &cur);
-    }
-    let filled = vec![fill; w];
-    ite(g, overflow, &filled, &cur)
-}
-
-/// `a >> amount` (logical) with every bit shifted out ORed into bit 0 (the
-/// sticky bit of rounding); all of `a` becomes sticky when `amount >= w`.
-pub fn lshr_sticky(g: &mut Aig, a: &[Lit], amount: &[Lit]) -> Word {
-    let w = a.len();
-    let mut cur = a.to_vec();
-    let mut overflow = Lit::FALSE;
-    for (k, &bit) in amount.iter().enumerate() {
-        let step = 1usize.checked_shl(k as u32).unwrap_or(usize::MAX);
-        if step >= w {
-            overflow = g.or(overflow, bit);
-            continue;
+        if direction == Direction::RightSticky {
+            let lost = any(g, &cur[..step]);
+            moved[0] = g.or(moved[0], lost);
         }
-        let lost = any(g, &cur[..step]);
-        let mut moved: Word = (0..w)
-            .map(|i| cur.get(i + step).copied().unwrap_or(Lit::FALSE))
-            .collect();
-        moved[0] = g.or(moved[0], lost);
         cur = ite(g, bit, &moved, &cur);
     }
-    let everything = any(g, a);
-    let mut gone = constant(0, w);
-    gone[0] = everything;
+    let mut gone = vec![fill; w];
+    if direction == Direction::RightSticky {
+        gone[0] = any(g, a);
+    }
     ite(g, overflow, &gone, &cur)
 }
 
