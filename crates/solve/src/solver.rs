@@ -328,8 +328,8 @@ impl<'s> Solver<'s> {
         // depends on the seed only, never on timing. Measured on bench/solve: an
         // evaluation costs ~1 us and a labeling node ~70 us, so the first round gives
         // about 1 ms to AVM, 0.5 ms each to ES and random, and 2 ms to labeling.
-        // The bit-precise backend joins from the third round (SAT conflicts cost
-        // ~10-100 us each), its circuits built at its first turn.
+        // The bit-precise backend joins from the third round with 2048 SAT conflicts
+        // (1-100 us each, by the circuits' size), its circuits built at its first turn.
         let mut blast: Option<Blast<'_>> = None;
         let mut blast_retired = false;
         let mut round: u32 = 0;
@@ -361,7 +361,7 @@ impl<'s> Solver<'s> {
             }
             if round >= FIRST_BIT_PRECISE_ROUND && !blast_retired {
                 let b = blast.get_or_insert_with(|| Blast::new(store, assertions));
-                let conflicts = budget(256) >> FIRST_BIT_PRECISE_ROUND;
+                let conflicts = budget(8192) >> FIRST_BIT_PRECISE_ROUND;
                 match self.bit_precise(b, assertions, conflicts, deadline) {
                     Verdict::Sat(m) => return Answer::Sat(m),
                     Verdict::Unsat => {

@@ -701,6 +701,30 @@ fn min_max_of_zeros_may_be_either_zero() {
     }
 }
 
+#[test]
+fn out_of_range_conversions_are_still_functions() {
+    // Bitwuzla's regressions uf_tosbv/uf_toubv: y + 0 (toward positive) is y's value
+    // or a zero, so both conversions agree, in range or not.
+    for op in ["fp.to_sbv", "fp.to_ubv"] {
+        let same = format!(
+            "(declare-const y Float32)
+            (assert (distinct ((_ {op} 32) RTZ y)
+                              ((_ {op} 32) RTZ (fp.add RTP y (_ +zero 8 24)))))\n"
+        );
+        assert_eq!(decided_like_z3(&same), Status::Unsat, "{op}");
+        // Different modes may give different unspecified results.
+        let modes = format!(
+            "(declare-const y Float32)(assert (fp.isInfinite y))
+            (assert (distinct ((_ {op} 8) RTZ y) ((_ {op} 8) RNE y)))\n"
+        );
+        let z3 = Context::new(&Config::new());
+        assert_eq!(z3_check(&z3, &modes, 10_000), SatResult::Sat, "{op}");
+        let cfg = SolveConfig::default().with_timeout(Duration::from_secs(2));
+        let (ours, _) = run_ours(&modes, &cfg);
+        assert_ne!(ours.answers, vec![Status::Unsat], "{op}");
+    }
+}
+
 fn report(t: &Tally) {
     eprintln!(
         "agree {} (sat {}, unsat {}), fpforge unknown {} ({} decided by z3), z3 unknown {}; \

@@ -10,9 +10,11 @@
 //! `unsat` is a proof relative to the circuits, which the tests check against
 //! [`crate::ieee`] and Z3.
 //!
-//! What SMT-LIB leaves unspecified is a fresh input: the result of `fp.min`/
-//! `fp.max` on `+0`/`-0` is either operand by a fresh bit, `fp.to_sbv`/
-//! `fp.to_ubv` out of range a fresh word, and the bits of a NaN
+//! What SMT-LIB leaves unspecified is a fresh input, kept a function of the
+//! operands' values: the result of `fp.min`/`fp.max` on `+0`/`-0` is either
+//! operand by one of four shared bits (the model's [`Model::zero_choice`]),
+//! `fp.to_sbv`/`fp.to_ubv` out of range a fresh word with Ackermann's
+//! constraints between applications, and the bits of a NaN
 //! ([`Op::FpToBits`], whose `term.rs` semantics reads the payload a value
 //! carries) a fresh NaN pattern unless the NaN is a variable, a literal or a
 //! reinterpreted bit-vector, whose pattern is known. Floats are compared by
@@ -102,6 +104,21 @@ pub struct Blaster<'s> {
     /// One literal per result SMT-LIB leaves open that the evaluator does not
     /// choose (`fp.to_sbv`/`fp.to_ubv` out of range), true when it is open.
     open: Vec<Lit>,
+    /// The conversions to integers built so far, for Ackermann's constraints.
+    open_integers: Vec<OpenInteger>,
+    /// The four choices of `fp.min`/`fp.max` between zeros of two signs, indexed as
+    /// the bits of [`Model::zero_choice`].
+    zero_choices: Option<[Lit; 4]>,
+}
+
+/// An application of `fp.to_sbv`/`fp.to_ubv`: its operands and its fresh word.
+#[derive(Clone, Debug)]
+struct OpenInteger {
+    op: Op,
+    format: Format,
+    mode: Word,
+    x: Word,
+    unspecified: Word,
 }
 
 impl<'s> Blaster<'s> {
@@ -113,6 +130,8 @@ impl<'s> Blaster<'s> {
             circuits: vec![None; store.len()],
             side: Vec::new(),
             open: Vec::new(),
+            open_integers: Vec::new(),
+            zero_choices: None,
         }
     }
 
@@ -237,18 +256,15 @@ impl<'s> Blaster<'s> {
             FpMin | FpMax => {
                 let f = self.format(args[0]);
                 let (x, y) = (w(self, 0), w(self, 1));
-                let choice = self.aig.input();
-                Circuit::Word(fp::min_max(&mut self.aig, f, &x, &y, op == FpMax, choice))
+                let max = op == FpMax;
+                let first_negative = self.zero_choice(max, true);
+                let first_positive = self.zero_choice(max, false);
+                let sign = *x.last().expect("a float word");
+                let choice = self.aig.ite(sign, first_negative, first_positive);
+                Circuit::Word(fp::min_max(&mut self.aig, f, &x, &y, max, choice))
             }
-            FpToSbv(width) | FpToUbv(width) => {
-                let f = self.format(args[1]);
-                let (m, x) = (w(self, 0), w(self, 1));
-                let unspecified = self.fresh_word(width as usize);
-                let signed = matches!(op, FpToSbv(_));
-                let (result, specified) =
-                    fp::to_integer(&mut self.aig, f, &m, &x, signed, &unspecified);
-                self.open.push(!specified);
-                Circuit::Word(result)
+            FpToSbv(_) | FpToUbv(_) => {
+                self.integer_conversion(op, &w(self, 0), &w(self, 1), args[1])
             }
             _ => {
                 let arg_words: Vec<Circuit> =
@@ -259,6 +275,58 @@ impl<'s> Blaster<'s> {
                 float_or_bv(g, op, sort, &arg_words, &arg_formats)
             }
         })
+    }
+
+    /// The choice of `fp.min` (`fp.max` when `max`) between zeros of two signs whose
+    /// first is negative (`first_negative`) or positive: one input per case, shared
+    /// by every application (a function of its operands' values, as in SMT-LIB, and
+    /// as [`Model::zero_choice`] holds it).
+    fn zero_choice(&mut self, max: bool, first_negative: bool) -> Lit {
+        let bit = 2 * usize::from(max) + usize::from(first_negative);
+        if self.zero_choices.is_none() {
+            let bits = [(); 4].map(|_| self.aig.input());
+            self.zero_choices = Some(bits);
+        }
+        self.zero_choices.expect("just made")[bit]
+    }
+
+    /// `fp.to_sbv`/`fp.to_ubv` (`op`) of `x` (the term `arg`) in `mode`: out of range,
+    /// a fresh word, equal to the fresh word of every earlier application of the same
+    /// operator to the same mode and value (Ackermann's constraints: SMT-LIB leaves
+    /// the result unspecified, but it is still a function).
+    fn integer_conversion(&mut self, op: Op, mode: &[Lit], x: &[Lit], arg: TermId) -> Circuit {
+        let (signed, width) = match op {
+            Op::FpToSbv(w) => (true, w),
+            Op::FpToUbv(w) => (false, w),
+            _ => unreachable!("only conversions to integers"),
+        };
+        let f = self.format(arg);
+        let unspecified = self.fresh_word(width as usize);
+        let (result, specified) = fp::to_integer(&mut self.aig, f, mode, x, signed, &unspecified);
+        self.open.push(!specified);
+        let earlier: Vec<OpenInteger> = self
+            .open_integers
+            .iter()
+            .filter(|o| o.op == op && o.format == f)
+            .cloned()
+            .collect();
+        for o in earlier {
+            let g = &mut self.aig;
+            let same_mode = bv::eq(g, &o.mode, mode);
+            let same_value = fp::same(g, f, &o.x, x);
+            let same_args = g.and(same_mode, same_value);
+            let same_result = bv::eq(g, &o.unspecified, &unspecified);
+            let consistent = g.implies(same_args, same_result);
+            self.side.push(consistent);
+        }
+        self.open_integers.push(OpenInteger {
+            op,
+            format: f,
+            mode: mode.to_vec(),
+            x: x.to_vec(),
+            unspecified,
+        });
+        Circuit::Word(result)
     }
 
     fn variable(&mut self, sort: Sort) -> Circuit {
@@ -304,6 +372,13 @@ impl<'s> Blaster<'s> {
     /// The model the current SAT assignment gives the store's variables.
     fn model(&self, sat: &SatSession) -> Model {
         let mut model = Model::zeros(self.store);
+        if let Some(bits) = self.zero_choices {
+            model.zero_choice = bits
+                .iter()
+                .enumerate()
+                .map(|(k, &l)| u8::from(sat.value(l)) << k)
+                .sum();
+        }
         for (i, v) in self.store.vars().iter().enumerate() {
             let Some(c) = &self.circuits[v.term.index()] else {
                 continue;
