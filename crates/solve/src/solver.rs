@@ -9,8 +9,10 @@
 //! conflicts) that double each round (AVM, labeling and the SAT solver resume
 //! where they stopped), all under one deadline; the first definite answer wins.
 //! There is no `--jobs` for `solve`: the engines share one thread by these
-//! budgets. The schedule depends on the seed only, so the same seed gives the
-//! same answer unless the deadline cuts the run short.
+//! budgets. The backend skips its turn while its time exceeds half the other
+//! engines' (so the schedule of the bit-precise turns depends on timing; the
+//! other engines' depends on the seed only, so without the backend's answer the
+//! same seed gives the same answer unless the deadline cuts the run short).
 //!
 //! `sat` is reported only with a model the exact evaluator accepts (after a
 //! bit-precise model it rejects, possible where SMT-LIB leaves a result open, the
@@ -328,7 +330,7 @@ impl<'s> Solver<'s> {
         // depends on the seed only, never on timing. Measured on bench/solve: an
         // evaluation costs ~1 us and a labeling node ~70 us, so the first round gives
         // about 1 ms to AVM, 0.5 ms each to ES and random, and 2 ms to labeling.
-        // The bit-precise backend joins from the third round with 2048 SAT conflicts
+        // The bit-precise backend joins from the third round with 512 SAT conflicts
         // (1-100 us each, by the circuits' size), its circuits built at its first turn.
         let mut blast: Option<Blast<'_>> = None;
         let mut blast_retired = false;
@@ -359,9 +361,15 @@ impl<'s> Solver<'s> {
                 LabelOutcome::Unsat => return Answer::Unsat,
                 LabelOutcome::Unknown => {}
             }
-            if round >= FIRST_BIT_PRECISE_ROUND && !blast_retired {
+            // The backend's time stays below half the other engines': on queries its
+            // circuits make hard, search and labeling keep the pace they had alone.
+            let others = self.stats.search_time + self.stats.interval_time;
+            let its_turn = self.stats.bitblast_time <= others / 2;
+            if round >= FIRST_BIT_PRECISE_ROUND && !blast_retired && its_turn {
+                let start = Instant::now();
                 let b = blast.get_or_insert_with(|| Blast::new(store, assertions));
-                let conflicts = budget(8192) >> FIRST_BIT_PRECISE_ROUND;
+                self.stats.bitblast_time += start.elapsed();
+                let conflicts = budget(2048) >> FIRST_BIT_PRECISE_ROUND;
                 match self.bit_precise(b, assertions, conflicts, deadline) {
                     Verdict::Sat(m) => return Answer::Sat(m),
                     Verdict::Unsat => {

@@ -7,7 +7,7 @@
 //! sign, a signed unbiased exponent wide enough for every intermediate value, and a
 //! significand normalized so its top bit is set (subnormals included); each
 //! operation computes its exact result as a wider significand plus a sticky bit;
-//! [`round`] is the one place where rounding modes act (subnormal denormalization,
+//! `round` is the one place where rounding modes act (subnormal denormalization,
 //! increment per mode, carry, overflow to infinity or the largest finite value)
 //! and where the result is packed. Special classes are decided beside the
 //! arithmetic and selected at the end.
