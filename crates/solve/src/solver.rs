@@ -4,7 +4,7 @@
 //! The portfolio first propagates at the root (a conflict there is `unsat`;
 //! the narrowed float ranges seed the search), then interleaves rounds of
 //! AVM, ES (cycling through recombination and mutation variants), random
-//! search, labeling and, from the third round on, the bit-precise backend
+//! search, labeling and, from the seventh round on, the bit-precise backend
 //! ([`crate::bitblast`]) in work budgets (evaluations, labeling nodes, SAT
 //! conflicts) that double each round (AVM, labeling and the SAT solver resume
 //! where they stopped), all under one deadline; the first definite answer wins.
@@ -330,7 +330,9 @@ impl<'s> Solver<'s> {
         // depends on the seed only, never on timing. Measured on bench/solve: an
         // evaluation costs ~1 us and a labeling node ~70 us, so the first round gives
         // about 1 ms to AVM, 0.5 ms each to ES and random, and 2 ms to labeling.
-        // The bit-precise backend joins from the third round with 512 SAT conflicts
+        // The bit-precise backend joins from the seventh round (the others' first six
+        // take ~0.3 s and decide FPSE's dichotomic paths: from the third round the
+        // backend's turns cost the slowest of them their 1 s) with 2048 SAT conflicts
         // (1-100 us each, by the circuits' size), its circuits built at its first turn.
         let mut blast: Option<Blast<'_>> = None;
         let mut blast_retired = false;
@@ -369,7 +371,8 @@ impl<'s> Solver<'s> {
                 let start = Instant::now();
                 let b = blast.get_or_insert_with(|| Blast::new(store, assertions));
                 self.stats.bitblast_time += start.elapsed();
-                let conflicts = budget(2048) >> FIRST_BIT_PRECISE_ROUND;
+                let conflicts =
+                    budget(2048 << FIRST_BIT_PRECISE_ROUND) >> (2 * FIRST_BIT_PRECISE_ROUND);
                 match self.bit_precise(b, assertions, conflicts, deadline) {
                     Verdict::Sat(m) => return Answer::Sat(m),
                     Verdict::Unsat => {
@@ -388,7 +391,7 @@ impl<'s> Solver<'s> {
 }
 
 /// The round from which the portfolio runs the bit-precise backend.
-const FIRST_BIT_PRECISE_ROUND: u32 = 2;
+const FIRST_BIT_PRECISE_ROUND: u32 = 6;
 
 /// Gives the search engines the float ranges propagation found at the root.
 fn seed_bounds(store: &TermStore, obj: &mut Objective<'_>, root: &Doms) {
