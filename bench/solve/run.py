@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "fpforge")
 VENV = os.path.join(CACHE, "bench-venv")
-SOLVERS = ["fpforge-interval", "fpforge-avm", "fpforge-es", "fpforge-random", "fpforge-portfolio", "z3", "bitwuzla"]
+SOLVERS = ["fpforge-interval", "fpforge-avm", "fpforge-es", "fpforge-random", "fpforge-bit-precise", "fpforge-portfolio", "z3", "bitwuzla"]
 
 
 def bitwuzla_python():

@@ -543,7 +543,7 @@ pub struct SolveArgs {
     #[arg(long, alias = "timeout", value_name = "S", default_value_t = 10.0)]
     pub time_limit: f64,
     /// Which engine answers: interval propagation (can prove unsat), search engines
-    /// (sat only), or all of them interleaved.
+    /// (sat only), the bit-precise backend (complete), or all of them interleaved.
     #[arg(long, value_enum, default_value_t = SolverChoice::Portfolio)]
     pub solver: SolverChoice,
     /// Fitness of the search engines.
@@ -555,6 +555,10 @@ pub struct SolveArgs {
     /// Print propagations, nodes and time per phase after each check-sat.
     #[arg(long)]
     pub stats: bool,
+    /// After each sat/unsat line, print the method that decided it as a comment:
+    /// `; unsat (bit-precise)`, `; unsat (intervals)`, `; sat (search)`, `; sat (bit-precise)`.
+    #[arg(long)]
+    pub method: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -563,6 +567,8 @@ pub enum SolverChoice {
     Avm,
     Es,
     Random,
+    /// Bit-blasting to SAT (CaDiCaL) alone.
+    BitPrecise,
     Portfolio,
 }
 

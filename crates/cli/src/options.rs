@@ -1003,6 +1003,7 @@ impl TryFrom<SolveArgs> for SolveOptions {
             SolverChoice::Avm => SolveStrategy::Avm,
             SolverChoice::Es => SolveStrategy::Es,
             SolverChoice::Random => SolveStrategy::Random,
+            SolverChoice::BitPrecise => SolveStrategy::BitPrecise,
             SolverChoice::Portfolio => SolveStrategy::Portfolio,
         };
         let fitness = match args.fitness {
@@ -1016,7 +1017,8 @@ impl TryFrom<SolveArgs> for SolveOptions {
                 .with_strategy(strategy)
                 .with_fitness(fitness)
                 .with_seed(args.seed)
-                .with_stats(args.stats),
+                .with_stats(args.stats)
+                .with_method(args.method),
         })
     }
 }

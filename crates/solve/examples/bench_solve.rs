@@ -44,6 +44,7 @@ fn main() {
             ("fpforge-avm", Strategy::Avm),
             ("fpforge-es", Strategy::Es),
             ("fpforge-random", Strategy::Random),
+            ("fpforge-bit-precise", Strategy::BitPrecise),
             ("fpforge-portfolio", Strategy::Portfolio),
         ] {
             let limit = match strategy {

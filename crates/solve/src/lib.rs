@@ -12,8 +12,14 @@
 //!   al., 2016; bit-vectors as ranges plus known bits) — can prove `unsat` by
 //!   exhausting the search.
 //!
+//! A third, complete engine decides what those leave open:
+//!
+//! * **bit-precise** ([`bitblast`]): every operation as a bit-vector circuit
+//!   (symfpu's unpack / operate / round / pack), bit-blasted to CaDiCaL.
+//!
 //! Every `sat` answer carries a model re-checked by the exact evaluator
-//! ([`eval`]); `unsat` comes only from exhausted interval search.
+//! ([`eval`]); `unsat` comes from exhausted interval search or from the
+//! bit-precise backend (cross-checked by labeling).
 //!
 //! Solving terms built in Rust (the API the engines use):
 //!
@@ -37,11 +43,13 @@
 //! [`smtlib`] (reader, script runner, model printer), [`eval`] (IEEE semantics),
 //! [`ieee`] (exact arithmetic in every rounding mode),
 //! [`search`] (FloPSy engines), [`interval`] (FPSE domains, projections,
-//! propagation, labeling), [`solver`] (the portfolio and its statistics).
+//! propagation, labeling), [`bitblast`] (circuits, CNF, CaDiCaL), [`solver`] (the
+//! portfolio and its statistics).
 //! Float ordinals and the AVM's moves come from `fpforge-search`
 //! ([`fpforge_search::ordinal`], [`mod@fpforge_search::avm`]).
 #![deny(missing_docs)]
 
+pub mod bitblast;
 pub mod eval;
 pub mod ieee;
 pub mod interval;
@@ -72,19 +80,22 @@ pub enum Strategy {
     Es,
     /// Random search.
     Random,
+    /// The bit-precise backend alone (complete: bit-blasting to SAT).
+    BitPrecise,
     /// All of the above interleaved under one time limit; first answer wins.
     #[default]
     Portfolio,
 }
 
 impl Strategy {
-    /// The CLI name: `interval`, `avm`, `es`, `random` or `portfolio`.
+    /// The CLI name: `interval`, `avm`, `es`, `random`, `bit-precise` or `portfolio`.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Interval => "interval",
             Strategy::Avm => "avm",
             Strategy::Es => "es",
             Strategy::Random => "random",
+            Strategy::BitPrecise => "bit-precise",
             Strategy::Portfolio => "portfolio",
         }
     }
@@ -100,12 +111,15 @@ impl std::str::FromStr for Strategy {
             Strategy::Avm,
             Strategy::Es,
             Strategy::Random,
+            Strategy::BitPrecise,
             Strategy::Portfolio,
         ]
         .into_iter()
         .find(|st| st.name() == s)
         .ok_or_else(|| {
-            format!("unknown solver '{s}' (expected interval, avm, es, random or portfolio)")
+            format!(
+                "unknown solver '{s}' (expected interval, avm, es, random, bit-precise or portfolio)"
+            )
         })
     }
 }
@@ -133,6 +147,9 @@ pub struct SolveConfig {
     pub seed: u64,
     /// Print statistics after each `check-sat`. Default: false.
     pub stats: bool,
+    /// After each `sat`/`unsat`, print the method that decided it as a comment line
+    /// (`; unsat (bit-precise)`, `; sat (search)`, `; unsat (intervals)`). Default: false.
+    pub method: bool,
     /// Fitness for the search engines. Default: [`Fitness::BranchDistance`].
     pub fitness: Fitness,
     /// Slow-convergence cut-off for direct projections: a narrowing that
@@ -152,6 +169,7 @@ impl Default for SolveConfig {
             strategy: Strategy::Portfolio,
             seed: 0,
             stats: false,
+            method: false,
             fitness: Fitness::BranchDistance,
             direct_epsilon: 0.0,
             indirect_epsilon: 0.1,
@@ -181,6 +199,11 @@ impl SolveConfig {
         self.stats = stats;
         self
     }
+    /// Sets [`SolveConfig::method`].
+    pub fn with_method(mut self, method: bool) -> Self {
+        self.method = method;
+        self
+    }
     /// Sets [`SolveConfig::fitness`].
     pub fn with_fitness(mut self, fitness: Fitness) -> Self {
         self.fitness = fitness;
@@ -204,7 +227,7 @@ impl SolveConfig {
 pub enum Status {
     /// A model was found and checked.
     Sat,
-    /// Proved by exhausted interval search.
+    /// Proved by interval search or the bit-precise backend.
     Unsat,
     /// Neither within the limits.
     Unknown,

@@ -1054,6 +1054,11 @@ impl Script<'_> {
             }
         };
         writeln!(out, "{status}")?;
+        if let (true, Some(method), Status::Sat | Status::Unsat) =
+            (self.config.method, stats.method(), status)
+        {
+            writeln!(out, "; {status} ({method})")?;
+        }
         if self.config.stats {
             for line in stats.to_string().lines() {
                 writeln!(out, "; {line}")?;

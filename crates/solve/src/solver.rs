@@ -4,16 +4,29 @@
 //! The portfolio first propagates at the root (a conflict there is `unsat`;
 //! the narrowed float ranges seed the search), then interleaves rounds of
 //! AVM, ES (cycling through recombination and mutation variants), random
-//! search and labeling in work budgets (evaluations, labeling nodes) that
-//! double each round (AVM and labeling resume where they stopped), all under
-//! one deadline; the first definite answer wins. The schedule depends on the
-//! seed only, so the same seed gives the same answer unless the deadline cuts
-//! the run short. `sat` is reported only with a
-//! model the exact evaluator accepts; `unsat` only from exhausted labeling.
+//! search, labeling and, from the seventh round on, the bit-precise backend
+//! ([`crate::bitblast`]) in work budgets (evaluations, labeling nodes, SAT
+//! conflicts) that double each round (AVM, labeling and the SAT solver resume
+//! where they stopped), all under one deadline; the first definite answer wins.
+//! There is no `--jobs` for `solve`: the engines share one thread by these
+//! budgets. The backend skips its turn while its time exceeds half the other
+//! engines' (so the schedule of the bit-precise turns depends on timing; the
+//! other engines' depends on the seed only, so without the backend's answer the
+//! same seed gives the same answer unless the deadline cuts the run short).
+//!
+//! `sat` is reported only with a model the exact evaluator accepts (after a
+//! bit-precise model it rejects, possible where SMT-LIB leaves a result open, the
+//! backend looks only for models without open results, and retires when there are
+//! none); `unsat` comes from root propagation or exhausted
+//! labeling, or from the bit-precise backend, whose proof is cross-checked by
+//! labeling on the same round's budget: a model labeling finds then makes the
+//! answer `unknown`, never a wrong one. [`Stats::method`] says which method
+//! decided.
 
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use crate::bitblast::{Blast, GaveUp, Verdict};
 use crate::eval::{satisfying_choice, Model};
 use crate::interval::labeling::{LabelOutcome, Labeling};
 use crate::interval::propagate::Doms;
@@ -54,6 +67,11 @@ pub struct Stats {
     pub search_time: Duration,
     /// Time spent in propagation and labeling.
     pub interval_time: Duration,
+    /// Time spent building circuits and in the SAT solver.
+    pub bitblast_time: Duration,
+    /// Bit-precise `unsat` answers that labeling contradicted with a checked model
+    /// (a bug in a circuit; the check answered `unknown`).
+    pub disagreements: u64,
     /// Which engine answered the last check.
     pub winner: Option<&'static str>,
 }
@@ -68,6 +86,8 @@ impl Stats {
         self.conflicts += o.conflicts;
         self.search_time += o.search_time;
         self.interval_time += o.interval_time;
+        self.bitblast_time += o.bitblast_time;
+        self.disagreements += o.disagreements;
         if o.winner.is_some() {
             self.winner = o.winner;
         }
@@ -83,9 +103,25 @@ impl fmt::Display for Stats {
         writeln!(f, "conflicts     {}", self.conflicts)?;
         writeln!(f, "search time   {:.3}s", self.search_time.as_secs_f64())?;
         writeln!(f, "interval time {:.3}s", self.interval_time.as_secs_f64())?;
+        writeln!(f, "bitblast time {:.3}s", self.bitblast_time.as_secs_f64())?;
         writeln!(f, "answered by   {}", self.winner.unwrap_or("-"))
     }
 }
+
+impl Stats {
+    /// The method that decided the last check: `intervals` (root propagation or
+    /// labeling), `search` (AVM, ES, random) or `bit-precise`.
+    pub fn method(&self) -> Option<&'static str> {
+        self.winner.map(|w| match w {
+            "interval" => "intervals",
+            BIT_PRECISE => BIT_PRECISE,
+            _ => "search",
+        })
+    }
+}
+
+/// The engine name of the bit-precise backend.
+const BIT_PRECISE: &str = "bit-precise";
 
 /// A solver over terms of one store.
 pub struct Solver<'s> {
@@ -136,6 +172,17 @@ impl<'s> Solver<'s> {
                 self.search(&mut obj, engine.as_mut(), u64::MAX, deadline, name)
                     .map_or(Answer::Unknown, Answer::Sat)
             }
+            Strategy::BitPrecise => {
+                let mut blast = Blast::new(self.store, assertions);
+                loop {
+                    match self.bit_precise(&mut blast, assertions, u64::MAX, deadline) {
+                        Verdict::Sat(m) => break Answer::Sat(m),
+                        Verdict::Unsat => break Answer::Unsat,
+                        Verdict::Unknown(GaveUp::Timeout) if Instant::now() < deadline => {}
+                        Verdict::Unknown(_) => break Answer::Unknown,
+                    }
+                }
+            }
             Strategy::Portfolio => self.portfolio(assertions, deadline),
         };
         if let Answer::Sat(mut m) = answer {
@@ -182,6 +229,55 @@ impl<'s> Solver<'s> {
             self.stats.winner = Some("interval");
         }
         out
+    }
+
+    /// Runs the bit-precise backend on `conflicts` more conflicts. A model the
+    /// evaluator rejects (it rests on an out-of-range `fp.to_sbv`/`fp.to_ubv`) makes
+    /// the backend look on for models without such results, on the same budget.
+    fn bit_precise(
+        &mut self,
+        blast: &mut Blast<'_>,
+        assertions: &[TermId],
+        conflicts: u64,
+        deadline: Instant,
+    ) -> Verdict {
+        let start = Instant::now();
+        let mut verdict = blast.run(conflicts, deadline);
+        while let Verdict::Sat(m) = &verdict {
+            if satisfying_choice(self.store, assertions, m).is_some() {
+                break;
+            }
+            verdict = if blast.avoid_open_results() {
+                blast.run(conflicts, deadline)
+            } else {
+                Verdict::Unknown(GaveUp::OnlyOpenResults)
+            };
+        }
+        self.stats.bitblast_time += start.elapsed();
+        if matches!(verdict, Verdict::Sat(_) | Verdict::Unsat) {
+            self.stats.winner = Some(BIT_PRECISE);
+        }
+        verdict
+    }
+
+    /// Cross-checks a bit-precise `unsat` by labeling on `nodes` more nodes: a
+    /// model labeling finds that the evaluator accepts refutes the proof.
+    fn confirm_unsat(
+        &mut self,
+        lab: &mut Labeling<'_>,
+        assertions: &[TermId],
+        nodes: u64,
+        deadline: Instant,
+    ) -> Answer {
+        if let LabelOutcome::Sat(m) = self.label(lab, nodes, deadline) {
+            if satisfying_choice(self.store, assertions, &m).is_some() {
+                self.stats.disagreements += 1;
+                self.stats.winner = None;
+                return Answer::Unknown;
+            }
+        }
+        self.stats.winner = Some(BIT_PRECISE);
+        Answer::Unsat
     }
 
     fn new_labeling<'t>(&self, store: &'t TermStore, assertions: &[TermId]) -> Labeling<'t> {
@@ -234,6 +330,12 @@ impl<'s> Solver<'s> {
         // depends on the seed only, never on timing. Measured on bench/solve: an
         // evaluation costs ~1 us and a labeling node ~70 us, so the first round gives
         // about 1 ms to AVM, 0.5 ms each to ES and random, and 2 ms to labeling.
+        // The bit-precise backend joins from the seventh round (the others' first six
+        // take ~0.3 s and decide FPSE's dichotomic paths: from the third round the
+        // backend's turns cost the slowest of them their 1 s) with 2048 SAT conflicts
+        // (1-100 us each, by the circuits' size), its circuits built at its first turn.
+        let mut blast: Option<Blast<'_>> = None;
+        let mut blast_retired = false;
         let mut round: u32 = 0;
         while Instant::now() < deadline {
             let budget = |base: u64| base.saturating_mul(1u64 << round.min(40));
@@ -261,11 +363,35 @@ impl<'s> Solver<'s> {
                 LabelOutcome::Unsat => return Answer::Unsat,
                 LabelOutcome::Unknown => {}
             }
+            // The backend's time stays below half the other engines': on queries its
+            // circuits make hard, search and labeling keep the pace they had alone.
+            let others = self.stats.search_time + self.stats.interval_time;
+            let its_turn = self.stats.bitblast_time <= others / 2;
+            if round >= FIRST_BIT_PRECISE_ROUND && !blast_retired && its_turn {
+                let start = Instant::now();
+                let b = blast.get_or_insert_with(|| Blast::new(store, assertions));
+                self.stats.bitblast_time += start.elapsed();
+                let conflicts =
+                    budget(2048 << FIRST_BIT_PRECISE_ROUND) >> (2 * FIRST_BIT_PRECISE_ROUND);
+                match self.bit_precise(b, assertions, conflicts, deadline) {
+                    Verdict::Sat(m) => return Answer::Sat(m),
+                    Verdict::Unsat => {
+                        return self.confirm_unsat(&mut lab, assertions, budget(32), deadline)
+                    }
+                    Verdict::Unknown(GaveUp::Timeout) => {}
+                    // Models rest on results SMT-LIB leaves open, or an operator has no
+                    // circuit: the other engines go on alone.
+                    Verdict::Unknown(_) => blast_retired = true,
+                }
+            }
             round += 1;
         }
         Answer::Unknown
     }
 }
+
+/// The round from which the portfolio runs the bit-precise backend.
+const FIRST_BIT_PRECISE_ROUND: u32 = 6;
 
 /// Gives the search engines the float ranges propagation found at the root.
 fn seed_bounds(store: &TermStore, obj: &mut Objective<'_>, root: &Doms) {
@@ -330,5 +456,71 @@ mod tests {
             Solver::new(&s, cfg).check(&[nan, eq]),
             Answer::Unknown
         ));
+    }
+
+    /// `a + b != a` for binary32 `a` in [1, 2] and `b` in (0, 1e-9): every `b` is
+    /// absorbed, which labeling cannot exhaust.
+    fn absorption(s: &mut TermStore) -> Vec<TermId> {
+        let a = s.declare("a", Sort::F32);
+        let b = s.declare("b", Sort::F32);
+        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let (one, two) = (s.f32_const(1.0), s.f32_const(2.0));
+        let (zero, tiny) = (s.f32_const(0.0), s.f32_const(1e-9));
+        let sum = s.mk(Op::FpAdd, &[rne, a, b]).unwrap();
+        let same = s.mk(Op::Eq, &[sum, a]).unwrap();
+        vec![
+            s.mk(Op::FpLeq, &[one, a]).unwrap(),
+            s.mk(Op::FpLeq, &[a, two]).unwrap(),
+            s.mk(Op::FpLt, &[zero, b]).unwrap(),
+            s.mk(Op::FpLt, &[b, tiny]).unwrap(),
+            s.mk(Op::Not, &[same]).unwrap(),
+        ]
+    }
+
+    #[test]
+    fn bit_precise_backend_proves_what_labeling_leaves_open() {
+        let mut s = TermStore::new();
+        let roots = absorption(&mut s);
+        let short = SolveConfig::default()
+            .with_strategy(Strategy::Interval)
+            .with_timeout(Duration::from_millis(300));
+        assert!(matches!(
+            Solver::new(&s, short).check(&roots),
+            Answer::Unknown
+        ));
+        for st in [Strategy::BitPrecise, Strategy::Portfolio] {
+            let cfg = SolveConfig::default()
+                .with_strategy(st)
+                .with_timeout(Duration::from_secs(10));
+            let mut solver = Solver::new(&s, cfg);
+            assert!(matches!(solver.check(&roots), Answer::Unsat), "{st:?}");
+            assert_eq!(solver.stats().method(), Some("bit-precise"));
+            assert_eq!(solver.stats().disagreements, 0);
+        }
+    }
+
+    #[test]
+    fn bit_precise_models_pass_the_evaluator() {
+        // x * x == 2.25 under a rounding-mode variable that must not be RNE.
+        let mut s = TermStore::new();
+        let x = s.declare("x", Sort::F64);
+        let r = s.declare("r", Sort::RoundingMode);
+        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let sq = s.mk(Op::FpMul, &[r, x, x]).unwrap();
+        let c = s.f64_const(2.25);
+        let eq = s.mk(Op::FpEq, &[sq, c]).unwrap();
+        let not_rne = s.mk(Op::Distinct, &[r, rne]).unwrap();
+        let mut solver = Solver::new(
+            &s,
+            SolveConfig::default().with_strategy(Strategy::BitPrecise),
+        );
+        match solver.check(&[eq, not_rne]) {
+            Answer::Sat(m) => {
+                assert!(crate::check_model(&s, &[eq, not_rne], &m));
+                assert_ne!(m.values[1].as_rm(), Some(crate::sort::RoundingMode::Rne));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(solver.stats().method(), Some("bit-precise"));
     }
 }

@@ -412,3 +412,31 @@ fn avm_searches_are_pinned_by_the_seed() {
         assert_eq!(values, [first, second], "{out}");
     }
 }
+
+#[test]
+fn method_comments_name_the_deciding_method() {
+    // Absorption: every b in (0, 1e-9) vanishes next to a in [1, 2]; only the
+    // bit-precise backend proves it. Then a query search satisfies at once.
+    let script = "(declare-const a Float32)(declare-const b Float32)
+        (assert (fp.leq ((_ to_fp 8 24) RNE 1.0) a))
+        (assert (fp.leq a ((_ to_fp 8 24) RNE 2.0)))
+        (assert (fp.lt (_ +zero 8 24) b))
+        (assert (fp.lt b ((_ to_fp 8 24) RNE 0.000000001)))
+        (push 1)
+        (assert (not (= (fp.add RNE a b) a)))
+        (check-sat)
+        (pop 1)
+        (check-sat)";
+    let cfg = SolveConfig::default()
+        .with_timeout(Duration::from_secs(10))
+        .with_method(true);
+    let (out, r) = run_with(script, cfg);
+    assert_eq!(r.unwrap(), vec![Status::Unsat, Status::Sat]);
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["unsat", "; unsat (bit-precise)", "sat", "; sat (search)"],
+        "{out}"
+    );
+    let (plain, _) = run_with(script, SolveConfig::default());
+    assert_eq!(plain, "unsat\nsat\n");
+}

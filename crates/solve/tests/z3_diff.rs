@@ -13,6 +13,9 @@
 //! (or `FPFORGE_DIFF_COUNT`, from seed `FPFORGE_DIFF_SEED`):
 //! `cargo test --release -p fpforge-solve --test z3_diff -- --ignored --nocapture`.
 //! `FPFORGE_DIFF_VERBOSE=1` prints each formula's answers and times.
+//! `z3_differential_bit_precise` (200 formulas) and `z3_differential_bit_precise_10k`
+//! (ignored by default) send the same kinds of formulas to the bit-precise backend
+//! alone, which must decide every one as Z3 does.
 //!
 //! Beside the random formulas, one script per form of the theory that once got a wrong
 //! answer (rounding-mode constants, equalities and `ite`s over modes, ...) must be
@@ -22,7 +25,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use fpforge_solve::sexpr::{Reader, SExpr};
-use fpforge_solve::{run_script, SolveConfig, Status};
+use fpforge_solve::{run_script, SolveConfig, Status, Strategy};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use z3::{Config, Context, Params, SatResult, Solver};
@@ -456,6 +459,8 @@ fn run_ours(text: &str, cfg: &SolveConfig) -> (fpforge_solve::ScriptSummary, Str
 struct Tally {
     agree: u32,
     ours_unknown: u32,
+    /// Formulas fpforge left unknown that Z3 decided.
+    only_z3_decided: u32,
     z3_unknown: u32,
     sat: u32,
     unsat: u32,
@@ -468,12 +473,26 @@ struct Tally {
 /// callers' thresholds on definite answers only guard against an fpforge
 /// that stops answering.
 fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> Tally {
+    differential_of(Strategy::Portfolio, count, first_seed, timeout, z3_ms)
+}
+
+/// [`differential`] for one engine of fpforge.
+fn differential_of(
+    strategy: Strategy,
+    count: u64,
+    first_seed: u64,
+    timeout: Duration,
+    z3_ms: u32,
+) -> Tally {
     let cfg = Config::new();
     let ctx = Context::new(&cfg);
-    let solve_cfg = SolveConfig::default().with_timeout(timeout);
+    let solve_cfg = SolveConfig::default()
+        .with_timeout(timeout)
+        .with_strategy(strategy);
     let mut t = Tally {
         agree: 0,
         ours_unknown: 0,
+        only_z3_decided: 0,
         z3_unknown: 0,
         sat: 0,
         unsat: 0,
@@ -510,7 +529,11 @@ fn differential(count: u64, first_seed: u64, timeout: Duration, z3_ms: u32) -> T
             (Status::Sat, SatResult::Unsat) | (Status::Unsat, SatResult::Sat) => {
                 panic!("seed {seed}: fpforge says {ours}, z3 says {z3:?}\n{text}\n{out}")
             }
-            (Status::Unknown, _) => t.ours_unknown += 1,
+            (Status::Unknown, SatResult::Unknown) => t.ours_unknown += 1,
+            (Status::Unknown, _) => {
+                t.ours_unknown += 1;
+                t.only_z3_decided += 1;
+            }
             (_, SatResult::Unknown) => t.z3_unknown += 1,
             (Status::Sat, _) => {
                 t.agree += 1;
@@ -678,10 +701,47 @@ fn min_max_of_zeros_may_be_either_zero() {
     }
 }
 
+#[test]
+fn out_of_range_conversions_are_still_functions() {
+    // Bitwuzla's regressions uf_tosbv/uf_toubv: y + 0 (toward positive) is y's value
+    // or a zero, so both conversions agree, in range or not.
+    for op in ["fp.to_sbv", "fp.to_ubv"] {
+        let same = format!(
+            "(declare-const y Float32)
+            (assert (distinct ((_ {op} 32) RTZ y)
+                              ((_ {op} 32) RTZ (fp.add RTP y (_ +zero 8 24)))))\n"
+        );
+        // The backend joins the portfolio after its first six rounds: slow in a
+        // debug build, so the limit is generous.
+        let slow = SolveConfig::default().with_timeout(Duration::from_secs(60));
+        let (ours, out) = run_ours(&same, &slow);
+        assert_eq!(ours.answers, vec![Status::Unsat], "{op}\n{out}");
+        let z3 = Context::new(&Config::new());
+        assert_eq!(z3_check(&z3, &same, 10_000), SatResult::Unsat, "{op}");
+        // Different modes may give different unspecified results.
+        let modes = format!(
+            "(declare-const y Float32)(assert (fp.isInfinite y))
+            (assert (distinct ((_ {op} 8) RTZ y) ((_ {op} 8) RNE y)))\n"
+        );
+        assert_eq!(z3_check(&z3, &modes, 10_000), SatResult::Sat, "{op}");
+        let cfg = SolveConfig::default().with_timeout(Duration::from_secs(2));
+        let (ours, _) = run_ours(&modes, &cfg);
+        assert_ne!(ours.answers, vec![Status::Unsat], "{op}");
+    }
+}
+
 fn report(t: &Tally) {
     eprintln!(
-        "agree {} (sat {}, unsat {}), fpforge unknown {}, z3 unknown {}; time fpforge {:?}, z3 {:?}",
-        t.agree, t.sat, t.unsat, t.ours_unknown, t.z3_unknown, t.ours_time, t.z3_time
+        "agree {} (sat {}, unsat {}), fpforge unknown {} ({} decided by z3), z3 unknown {}; \
+         time fpforge {:?}, z3 {:?}",
+        t.agree,
+        t.sat,
+        t.unsat,
+        t.ours_unknown,
+        t.only_z3_decided,
+        t.z3_unknown,
+        t.ours_time,
+        t.z3_time
     );
 }
 
@@ -692,17 +752,44 @@ fn z3_differential_small() {
     assert!(t.agree >= 100, "too few definite answers: {}", t.agree);
 }
 
+/// The number in environment variable `name`, or `default`.
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The bit-precise backend alone decides every formula of the generator that Z3
+/// decides (none has a C math call), unsat included, as Z3 does.
+#[test]
+fn z3_differential_bit_precise() {
+    let t = differential_of(Strategy::BitPrecise, 200, 0, Duration::from_secs(20), 2000);
+    report(&t);
+    assert_eq!(t.only_z3_decided, 0, "the bit-precise backend gave up");
+    assert!(t.unsat >= 20, "too few unsat formulas to test: {}", t.unsat);
+}
+
+#[test]
+#[ignore = "10,000 formulas through the bit-precise backend alone; run in release mode"]
+fn z3_differential_bit_precise_10k() {
+    let count = env_or("FPFORGE_DIFF_COUNT", 10_000);
+    let t = differential_of(
+        Strategy::BitPrecise,
+        count,
+        2_000_000,
+        Duration::from_secs(20),
+        10_000,
+    );
+    report(&t);
+    assert_eq!(t.only_z3_decided, 0, "the bit-precise backend gave up");
+}
+
 #[test]
 #[ignore = "10,000 formulas; run in release mode"]
 fn z3_differential_10k() {
-    let count = std::env::var("FPFORGE_DIFF_COUNT")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(10_000);
-    let first = std::env::var("FPFORGE_DIFF_SEED")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(1_000_000);
+    let count = env_or("FPFORGE_DIFF_COUNT", 10_000);
+    let first = env_or("FPFORGE_DIFF_SEED", 1_000_000);
     let t = differential(count, first, Duration::from_secs(1), 2000);
     report(&t);
     assert!(
