@@ -57,6 +57,7 @@
 
 mod builtin;
 pub mod concrete;
+pub mod fenv;
 pub mod finding;
 pub mod interp;
 mod jit;
@@ -72,6 +73,7 @@ pub mod trap;
 pub mod unwind;
 
 pub use concrete::Concrete;
+pub use fenv::{EnvModel, FloatEnv};
 pub use finding::{Finding, FindingKey, FindingKind};
 pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
 pub use memory::Memory;

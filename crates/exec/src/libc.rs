@@ -5,7 +5,8 @@
 //! [`crate::Memory`] keeps per run (emptied by [`crate::Memory::reset`]), never to
 //! the host's streams; `errno` is an `int` on the heap, allocated at the first
 //! `__errno_location` (newlib's `__errno`) of a run, so it is zero at each call's start. Functions work on
-//! concrete bits: their results are constants to any semantics.
+//! concrete bits: their results are constants to any semantics. The `<fenv.h>`
+//! functions are [`crate::fenv`]'s.
 
 pub mod format;
 pub mod parse;
@@ -105,6 +106,10 @@ pub(crate) fn call<S: Semantics>(
             let stream = mem.streams().stream(arg(1))?;
             mem.streams_mut().write(stream, &[arg(0) as u8]);
             int(sem, i64::from(arg(0) as u8))
+        }
+        f if f.is_fenv() => {
+            let result = crate::fenv::call(mem, f, arg)?;
+            int(sem, result)
         }
         _ => strings_and_numbers(sem, mem, f, arg),
     }
