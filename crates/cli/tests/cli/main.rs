@@ -10,6 +10,7 @@ mod consistency;
 mod cover;
 mod cpp;
 mod explore;
+mod fenv;
 mod findings;
 mod gcov;
 mod html;
