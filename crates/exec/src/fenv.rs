@@ -145,7 +145,7 @@ impl FloatCast {
             FloatCast::ToSigned => rounded::fptosi_in(from, to, a),
             FloatCast::ToUnsigned => rounded::fptoui_in(from, to, mode, a),
             FloatCast::FromSigned => rounded::sitofp_in(from, float(to), mode, a),
-            FloatCast::FromUnsigned => rounded::uitofp_in(float(to), mode, a),
+            FloatCast::FromUnsigned => rounded::uitofp_in(from, float(to), mode, a),
         }
     }
 }

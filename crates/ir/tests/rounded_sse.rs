@@ -126,6 +126,21 @@ fn fma_sse(ty: FloatTy, mode: RoundingMode, a: u64, b: u64, c: u64) -> Rounded {
     }
 }
 
+/// `uitofp i64 to double` as clang-14 emits it for x86-64 (`punpckldq`, `subpd`,
+/// `addsd`): each 32-bit half made exact by subtracting the magic constant it was put
+/// in (`2^52 + lo`, `2^84 + hi * 2^32`), then the two added, hi first.
+fn u64_to_f64_sequence(mode: RoundingMode, u: u64) -> Rounded {
+    const LO_MAGIC: u64 = 0x4330_0000_0000_0000;
+    const HI_MAGIC: u64 = 0x4530_0000_0000_0000;
+    let lo = subsd(mode, LO_MAGIC | (u & 0xffff_ffff), LO_MAGIC);
+    let hi = subsd(mode, HI_MAGIC | (u >> 32), HI_MAGIC);
+    let sum = addsd(mode, hi.bits, lo.bits);
+    Rounded {
+        bits: sum.bits,
+        raised: lo.raised | hi.raised | sum.raised,
+    }
+}
+
 /// A small xorshift generator (the test needs no crate).
 struct Rng(u64);
 
@@ -267,6 +282,9 @@ fn sqrt_fma_and_conversions_match_sse() {
             };
             let ours = rounded::sitofp_in(Type::I64, FloatTy::F32, mode, i);
             same("sitofp f32", mode, &[i], ours, sse);
+            let u = if rng.next().is_multiple_of(50) { 0 } else { i };
+            let ours = rounded::uitofp_in(Type::I64, FloatTy::F64, mode, u);
+            same("uitofp", mode, &[u], ours, u64_to_f64_sequence(mode, u));
             for (to, wide) in [(Type::I64, true), (Type::I32, false)] {
                 let ours = rounded::fptosi_in(Type::F64, to, a).raised;
                 assert_eq!(ours, cvttsd2si_flags(mode, a, wide), "fptosi {to:?} {a:#x}");

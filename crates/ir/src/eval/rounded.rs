@@ -759,8 +759,15 @@ pub fn sitofp_in(from: Type, to: FloatTy, mode: RoundingMode, a: u64) -> Rounded
     from_integer(to, mode, v < 0, v.unsigned_abs())
 }
 
-/// `uitofp` to the float type `to` in `mode`.
-pub fn uitofp_in(to: FloatTy, mode: RoundingMode, a: u64) -> Rounded {
+/// `uitofp` from the integer type `from` to the float type `to` in `mode`. From 64
+/// bits to `double`, clang's x86-64 sequence computes `(2^52 + lo - 2^52) + (2^84 +
+/// hi * 2^32 - 2^84)` for the 32-bit halves: one rounding, but 0 converts to `-0`
+/// downward (the constrained form `-frounding-math` emits gives `+0`; fpir lowers both
+/// to `uitofp`, and models the plain one).
+pub fn uitofp_in(from: Type, to: FloatTy, mode: RoundingMode, a: u64) -> Rounded {
+    if a == 0 && to == FloatTy::F64 && width(from) == 64 {
+        return Rounded::exact(Format::of(to).zero(mode == RoundingMode::Downward));
+    }
     from_integer(to, mode, false, a)
 }
 
