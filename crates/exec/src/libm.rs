@@ -20,10 +20,10 @@
 //! to the destination width; integer operands (`ldexp`, `scalbn`) are read as `i32`.
 //! `frexp` and `modf` return their second result for the interpreter to store.
 //!
-//! [`eval_in`] evaluates under a rounding mode: glibc's functions run with the host's
-//! mode set to it (through glibc's own `fesetround`, so x87 and SSE both), and the
-//! exceptions they raise are read back with `fetestexcept`, which is what native code
-//! calling them under that mode gets.
+//! [`eval_in`] evaluates under a rounding mode ([`under_host_mode`]): glibc's functions
+//! run with the host's mode set to it (through glibc's own `fesetround`, so x87 and SSE
+//! both), and the exceptions they raise are read back with `fetestexcept`, which is
+//! what native code calling them under that mode gets.
 
 use fpir::eval::{Exceptions, RoundingMode};
 use fpir::{FloatTy, MathCall, MathFn, Type};
@@ -111,6 +111,8 @@ mod host_fenv {
     use std::ffi::c_int;
 
     mod fallback {
+        use std::ffi::c_int;
+
         #[link(name = "m")]
         // SAFETY: the C library's `<fenv.h>` functions with their C signatures; each is
         // safe to call with any `int`.
@@ -119,7 +121,6 @@ mod host_fenv {
             pub safe fn feclearexcept(excepts: c_int) -> c_int;
             pub safe fn fetestexcept(excepts: c_int) -> c_int;
         }
-        use std::ffi::c_int;
     }
 
     pub static FESETROUND: HostFn<extern "C" fn(c_int) -> c_int> =
@@ -134,23 +135,31 @@ mod host_fenv {
         unsafe { HostFn::new("fetestexcept\0", fallback::fetestexcept) };
 }
 
-/// Evaluates `call` as [`eval`] does, with the host in rounding mode `mode` and its
-/// exception flags cleared; also returns the exceptions the call raised. The host is
-/// back in round-to-nearest with clear flags afterwards.
+/// Runs `f` with the host in rounding mode `mode` (glibc's `fesetround`) and its
+/// exception flags clear; returns what `f` returns and the exceptions raised meanwhile.
+/// The host is back in round-to-nearest with clear flags afterwards. `f` should do its
+/// floating-point work in C (the Rust compiler assumes the default environment).
+pub fn under_host_mode<T>(mode: RoundingMode, f: impl FnOnce() -> T) -> (T, Exceptions) {
+    let all = i32::from(Exceptions::ALL.fe_bits());
+    (host_fenv::FECLEAREXCEPT.get())(all);
+    (host_fenv::FESETROUND.get())(mode.fe_value());
+    let result = std::hint::black_box(f());
+    let raised = (host_fenv::FETESTEXCEPT.get())(all);
+    (host_fenv::FESETROUND.get())(RoundingMode::Nearest.fe_value());
+    (host_fenv::FECLEAREXCEPT.get())(all);
+    (result, Exceptions::from_fe_bits(raised as u64))
+}
+
+/// Evaluates `call` as [`eval`] does, with the host in rounding mode `mode`; also
+/// returns the exceptions the call raised.
 pub fn eval_in(
     call: MathCall,
     args: &[u64],
     ret: Type,
     mode: RoundingMode,
 ) -> (u64, Option<u64>, Exceptions) {
-    let all = i32::from(Exceptions::ALL.fe_bits());
-    (host_fenv::FECLEAREXCEPT.get())(all);
-    (host_fenv::FESETROUND.get())(mode.fe_value());
-    let (bits, second) = std::hint::black_box(eval(call, std::hint::black_box(args), ret));
-    let raised = (host_fenv::FETESTEXCEPT.get())(all);
-    (host_fenv::FESETROUND.get())(RoundingMode::Nearest.fe_value());
-    (host_fenv::FECLEAREXCEPT.get())(all);
-    (bits, second, Exceptions::from_fe_bits(raised as u64))
+    let ((bits, second), raised) = under_host_mode(mode, || eval(call, args, ret));
+    (bits, second, raised)
 }
 
 /// A host float format, read from and written to raw bits.
