@@ -8,6 +8,8 @@
 use fpir::eval::rounded::{self, Exceptions, Rounded};
 use fpir::eval::RoundingMode;
 use fpir::{FloatTy, Type};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::arch::asm;
 
 /// MXCSR with every exception masked, the flags clear and `mode`'s rounding field.
@@ -141,59 +143,47 @@ fn u64_to_f64_sequence(mode: RoundingMode, u: u64) -> Rounded {
     }
 }
 
-/// A small xorshift generator (the test needs no crate).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+/// A double with a random sign and fraction and a biased exponent from a range that
+/// favours both ends of the format and the middle, or (1 in 29) a special value.
+fn random_f64(rng: &mut ChaCha8Rng) -> u64 {
+    let r: u64 = rng.gen();
+    let e = match r % 6 {
+        0 => r >> 8 & 0x7ff,
+        1 => r >> 8 & 0x3f,
+        2 => 0x7ff - 1 - (r >> 8 & 0x3f),
+        3 => 0x3ff - 0x200 + (r >> 8 & 0x3f),
+        4 => 0x3ff + 0x1c0 + (r >> 8 & 0x3f),
+        _ => 0x3ff - 40 + (r >> 8 & 0x3f),
+    };
+    let special = [
+        0,
+        1,
+        0x7ff0_0000_0000_0000,
+        0x7ff8_0000_0000_0000,
+        0x7ff4_0000_0000_0000,
+    ];
+    if r.is_multiple_of(29) {
+        return special[(r >> 20) as usize % special.len()] | (r & (1 << 63));
     }
+    (r & (1 << 63)) | (e.min(0x7fe) << 52) | (rng.gen::<u64>() >> 12)
+}
 
-    /// A double with a random sign and fraction and a biased exponent from a range that
-    /// favours both ends of the format and the middle.
-    fn f64(&mut self) -> u64 {
-        let r = self.next();
-        let e = match r % 6 {
-            0 => r >> 8 & 0x7ff,
-            1 => r >> 8 & 0x3f,
-            2 => 0x7ff - 1 - (r >> 8 & 0x3f),
-            3 => 0x3ff - 0x200 + (r >> 8 & 0x3f),
-            4 => 0x3ff + 0x1c0 + (r >> 8 & 0x3f),
-            _ => 0x3ff - 40 + (r >> 8 & 0x3f),
-        };
-        let special = [
-            0,
-            1,
-            0x7ff0_0000_0000_0000,
-            0x7ff8_0000_0000_0000,
-            0x7ff4_0000_0000_0000,
-        ];
-        if r.is_multiple_of(29) {
-            return special[(r >> 20) as usize % special.len()] | (r & (1 << 63));
-        }
-        (r & (1 << 63)) | (e.min(0x7fe) << 52) | (self.next() >> 12)
+/// A float (in the low 32 bits) likewise.
+fn random_f32(rng: &mut ChaCha8Rng) -> u64 {
+    let r: u64 = rng.gen();
+    let e = match r % 6 {
+        0 => r >> 8 & 0xff,
+        1 => r >> 8 & 0x1f,
+        2 => 0xff - 1 - (r >> 8 & 0x1f),
+        3 => 0x7f - 0x40 + (r >> 8 & 0x1f),
+        4 => 0x7f + 0x30 + (r >> 8 & 0x1f),
+        _ => 0x7f - 12 + (r >> 8 & 0x1f),
+    };
+    let special = [0, 1, 0x7f80_0000, 0x7fc0_0000, 0x7fa0_0000];
+    if r.is_multiple_of(29) {
+        return special[(r >> 20) as usize % special.len()] | (r & 0x8000_0000);
     }
-
-    /// A float (in the low 32 bits) likewise.
-    fn f32(&mut self) -> u64 {
-        let r = self.next();
-        let e = match r % 6 {
-            0 => r >> 8 & 0xff,
-            1 => r >> 8 & 0x1f,
-            2 => 0xff - 1 - (r >> 8 & 0x1f),
-            3 => 0x7f - 0x40 + (r >> 8 & 0x1f),
-            4 => 0x7f + 0x30 + (r >> 8 & 0x1f),
-            _ => 0x7f - 12 + (r >> 8 & 0x1f),
-        };
-        let special = [0, 1, 0x7f80_0000, 0x7fc0_0000, 0x7fa0_0000];
-        if r.is_multiple_of(29) {
-            return special[(r >> 20) as usize % special.len()] | (r & 0x8000_0000);
-        }
-        (r & 0x8000_0000) | (e.min(0xfe) << 23) | (self.next() >> 41)
-    }
+    (r & 0x8000_0000) | (e.min(0xfe) << 23) | (rng.gen::<u64>() >> 41)
 }
 
 const CASES: usize = 200_000;
@@ -224,13 +214,13 @@ fn binary_operations_match_sse() {
         ("fmul", FloatTy::F32, rounded::fmul_in, mulss),
         ("fdiv", FloatTy::F32, rounded::fdiv_in, divss),
     ];
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
     for (name, ty, op, insn) in ops {
         for mode in RoundingMode::ALL {
             for _ in 0..CASES {
                 let (a, b) = match ty {
-                    FloatTy::F32 => (rng.f32(), rng.f32()),
-                    FloatTy::F64 => (rng.f64(), rng.f64()),
+                    FloatTy::F32 => (random_f32(&mut rng), random_f32(&mut rng)),
+                    FloatTy::F64 => (random_f64(&mut rng), random_f64(&mut rng)),
                 };
                 same(name, mode, &[a, b], op(ty, mode, a, b), insn(mode, a, b));
             }
@@ -240,11 +230,15 @@ fn binary_operations_match_sse() {
 
 #[test]
 fn sqrt_fma_and_conversions_match_sse() {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
     let fma = std::arch::is_x86_feature_detected!("fma");
     for mode in RoundingMode::ALL {
         for _ in 0..CASES {
-            let (a, b, c) = (rng.f64(), rng.f64(), rng.f64());
+            let (a, b, c) = (
+                random_f64(&mut rng),
+                random_f64(&mut rng),
+                random_f64(&mut rng),
+            );
             same(
                 "sqrt",
                 mode,
@@ -252,7 +246,7 @@ fn sqrt_fma_and_conversions_match_sse() {
                 rounded::sqrt_in(FloatTy::F64, mode, a),
                 sqrtsd(mode, 0, a),
             );
-            let s = rng.f32();
+            let s = random_f32(&mut rng);
             let sse = sqrtss(mode, 0, s);
             same(
                 "sqrtf",
@@ -267,12 +261,8 @@ fn sqrt_fma_and_conversions_match_sse() {
             };
             let ours = rounded::fconvert_in(FloatTy::F64, FloatTy::F32, mode, a);
             same("fptrunc", mode, &[a], ours, narrowed);
-            let i = rng.next() >> (rng.next() % 64);
-            let i = if rng.next().is_multiple_of(2) {
-                i
-            } else {
-                i.wrapping_neg()
-            };
+            let i = rng.gen::<u64>() >> rng.gen_range(0..64);
+            let i = if rng.gen() { i } else { i.wrapping_neg() };
             let ours = rounded::sitofp_in(Type::I64, FloatTy::F64, mode, i);
             same("sitofp", mode, &[i], ours, cvtsi2sd(mode, 0, i));
             let sse = cvtsi2ss(mode, 0, i);
@@ -282,7 +272,7 @@ fn sqrt_fma_and_conversions_match_sse() {
             };
             let ours = rounded::sitofp_in(Type::I64, FloatTy::F32, mode, i);
             same("sitofp f32", mode, &[i], ours, sse);
-            let u = if rng.next().is_multiple_of(50) { 0 } else { i };
+            let u = if rng.gen_ratio(1, 50) { 0 } else { i };
             let ours = rounded::uitofp_in(Type::I64, FloatTy::F64, mode, u);
             same("uitofp", mode, &[u], ours, u64_to_f64_sequence(mode, u));
             for (to, wide) in [(Type::I64, true), (Type::I32, false)] {
@@ -298,7 +288,11 @@ fn sqrt_fma_and_conversions_match_sse() {
                     ours,
                     fma_sse(FloatTy::F64, mode, a, b, c),
                 );
-                let (x, y, z) = (rng.f32(), rng.f32(), rng.f32());
+                let (x, y, z) = (
+                    random_f32(&mut rng),
+                    random_f32(&mut rng),
+                    random_f32(&mut rng),
+                );
                 let ours = rounded::fma_in(FloatTy::F32, mode, x, y, z);
                 same(
                     "fmaf",

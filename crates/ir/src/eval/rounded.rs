@@ -648,28 +648,19 @@ fn fma_host<T: Host>(ty: FloatTy, mode: RoundingMode, x: T, y: T, z: T) -> Round
     add_exact(ty, mode, product, c)
 }
 
-fn dispatch2(
-    ty: FloatTy,
-    a: u64,
-    b: u64,
-    f32_op: impl FnOnce(f32, f32) -> Rounded,
-    f64_op: impl FnOnce(f64, f64) -> Rounded,
-) -> Rounded {
-    match ty {
-        FloatTy::F32 => f32_op(f32::from_raw(a), f32::from_raw(b)),
-        FloatTy::F64 => f64_op(f64::from_raw(a), f64::from_raw(b)),
-    }
+/// The fast path `$f` at the host type of format `$ty`, on raw operands.
+macro_rules! on_host {
+    ($ty:expr, $f:ident($mode:expr; $($arg:expr),*)) => {
+        match $ty {
+            FloatTy::F32 => $f::<f32>($ty, $mode, $(f32::from_raw($arg)),*),
+            FloatTy::F64 => $f::<f64>($ty, $mode, $(f64::from_raw($arg)),*),
+        }
+    };
 }
 
 /// `fadd` in `mode`.
 pub fn fadd_in(ty: FloatTy, mode: RoundingMode, a: u64, b: u64) -> Rounded {
-    dispatch2(
-        ty,
-        a,
-        b,
-        |x, y| add_host(ty, mode, x, y),
-        |x, y| add_host(ty, mode, x, y),
-    )
+    on_host!(ty, add_host(mode; a, b))
 }
 
 /// `fsub` in `mode`: `a + (-b)` (the sign flip is exact; a NaN `b` keeps its payload,
@@ -682,52 +673,22 @@ pub fn fsub_in(ty: FloatTy, mode: RoundingMode, a: u64, b: u64) -> Rounded {
 
 /// `fmul` in `mode`.
 pub fn fmul_in(ty: FloatTy, mode: RoundingMode, a: u64, b: u64) -> Rounded {
-    dispatch2(
-        ty,
-        a,
-        b,
-        |x, y| mul_host(ty, mode, x, y),
-        |x, y| mul_host(ty, mode, x, y),
-    )
+    on_host!(ty, mul_host(mode; a, b))
 }
 
 /// `fdiv` in `mode`.
 pub fn fdiv_in(ty: FloatTy, mode: RoundingMode, a: u64, b: u64) -> Rounded {
-    dispatch2(
-        ty,
-        a,
-        b,
-        |x, y| div_host(ty, mode, x, y),
-        |x, y| div_host(ty, mode, x, y),
-    )
+    on_host!(ty, div_host(mode; a, b))
 }
 
 /// `sqrt` in `mode`.
 pub fn sqrt_in(ty: FloatTy, mode: RoundingMode, a: u64) -> Rounded {
-    match ty {
-        FloatTy::F32 => sqrt_host::<f32>(ty, mode, f32::from_raw(a)),
-        FloatTy::F64 => sqrt_host::<f64>(ty, mode, f64::from_raw(a)),
-    }
+    on_host!(ty, sqrt_host(mode; a))
 }
 
 /// `fma(a, b, c)` in `mode`, rounded once.
 pub fn fma_in(ty: FloatTy, mode: RoundingMode, a: u64, b: u64, c: u64) -> Rounded {
-    match ty {
-        FloatTy::F32 => fma_host::<f32>(
-            ty,
-            mode,
-            f32::from_raw(a),
-            f32::from_raw(b),
-            f32::from_raw(c),
-        ),
-        FloatTy::F64 => fma_host::<f64>(
-            ty,
-            mode,
-            f64::from_raw(a),
-            f64::from_raw(b),
-            f64::from_raw(c),
-        ),
-    }
+    on_host!(ty, fma_host(mode; a, b, c))
 }
 
 /// `fptrunc`/`fpext` from `from` to `to` in `mode` (widening is exact).
@@ -817,9 +778,4 @@ pub fn fptoui_in(from: Type, to: Type, mode: RoundingMode, a: u64) -> Rounded {
         bits: fptoui(from, to, a),
         raised,
     }
-}
-
-/// The exceptions `fcmp` raises: `ucomisd` signals only signalling NaNs.
-pub fn fcmp_raises(ty: FloatTy, a: u64, b: u64) -> Exceptions {
-    signalling(ty, &[a, b])
 }
