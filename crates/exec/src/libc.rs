@@ -324,7 +324,8 @@ fn printf(mem: &Memory, fmt: u64, values: &[u64]) -> Result<Vec<u8>, TrapKind> {
         values,
         next: 0,
     };
-    format::format(&fmt, &mut args).map_err(|e| match e {
+    let mode = mem.float_env().mode();
+    format::format_in(&fmt, &mut args, mode).map_err(|e| match e {
         FormatError::Fault(kind) => kind,
         FormatError::Unsupported(u) => TrapKind::Unsupported(u.to_string()),
     })
