@@ -1,7 +1,8 @@
 //! The floating-point environment of a run (`<fenv.h>`): the rounding mode every
 //! rounding operation honours and the sticky exception flags, which [`crate::Memory`]
-//! keeps per run; the `<fenv.h>` functions of the C library model; and what each
-//! floating-point operation computes and raises in a modelled environment.
+//! keeps per run, and what each floating-point operation computes and raises in a
+//! modelled environment. The `<fenv.h>` functions that read and change it are the C
+//! library model's (`crate::libc`).
 //!
 //! A run starts in [`crate::ExecConfig::rounding`] with no flag raised. Its environment
 //! is [`EnvModel::Native`] when it starts to nearest and the program calls no `<fenv.h>`
@@ -11,18 +12,11 @@
 //! (the mode's result and the exceptions SSE raises), and the host C library's math
 //! functions run with the host in the run's mode ([`crate::libm::eval_in`]). Only the
 //! interpreter runs such a program (see [`crate::Interpreter::new`]).
-//!
-//! `fenv_t` is glibc's x86-64 layout (32 bytes: the x87 environment, then MXCSR at
-//! byte 28) and `fexcept_t` its `unsigned short`; the rounding mode and the flags are
-//! read back from MXCSR. `fesetenv(FE_DFL_ENV)` restores round-to-nearest with no flag;
-//! `FE_NOMASK_ENV` (unmasked exceptions, a `SIGFPE` on the next one) is unsupported.
 
 use crate::libm;
-use crate::memory::Memory;
-use crate::trap::TrapKind;
 use fpir::eval::rounded::{self, Rounded};
 use fpir::eval::{Exceptions, RoundingMode};
-use fpir::{FloatBinOp, FloatTy, LibcFn, MathCall, MathFn, Type};
+use fpir::{FloatBinOp, FloatTy, MathCall, MathFn, Type};
 
 /// How a run's floating-point operations are computed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -42,15 +36,6 @@ pub struct FloatEnv {
     mode: RoundingMode,
     raised: Exceptions,
 }
-
-/// `FE_DFL_ENV`, `(const fenv_t *) -1`.
-const FE_DFL_ENV: u64 = u64::MAX;
-/// `FE_NOMASK_ENV`, `(const fenv_t *) -2`.
-const FE_NOMASK_ENV: u64 = u64::MAX - 1;
-/// Where MXCSR sits in glibc's `fenv_t`.
-const MXCSR_OFFSET: u64 = 28;
-/// MXCSR with every exception masked and round-to-nearest.
-const MXCSR_DEFAULT: u64 = 0x1f80;
 
 impl FloatEnv {
     /// An environment of the given model whose runs start in `start`.
@@ -95,6 +80,14 @@ impl FloatEnv {
         self.model == EnvModel::Native
     }
 
+    pub(crate) fn set_mode(&mut self, mode: RoundingMode) {
+        self.mode = mode;
+    }
+
+    pub(crate) fn set_raised(&mut self, raised: Exceptions) {
+        self.raised = raised;
+    }
+
     /// Records what an operation raised and gives its result.
     pub(crate) fn record(&mut self, r: Rounded) -> u64 {
         self.raised |= r.raised;
@@ -126,26 +119,29 @@ pub(crate) fn float_bin(
     }
 }
 
-/// A conversion that involves a float (`fptrunc`, `fpext`, `fptosi`, `fptoui`,
-/// `sitofp`, `uitofp`) in `mode`.
+/// A conversion that involves a float, each computed in a mode by [`FloatCast::eval`]
+/// (`fptosi` and `fptoui` truncate, whatever the mode, but raise).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum FloatCast {
-    Convert,
-    ToSigned,
-    ToUnsigned,
-    FromSigned,
-    FromUnsigned,
+    Fptrunc,
+    Fpext,
+    Fptoui,
+    Fptosi,
+    Uitofp,
+    Sitofp,
 }
 
 impl FloatCast {
     pub(crate) fn eval(self, from: Type, to: Type, mode: RoundingMode, a: u64) -> Rounded {
         let float = |t: Type| t.as_float().unwrap_or(FloatTy::F64);
         match self {
-            FloatCast::Convert => rounded::fconvert_in(float(from), float(to), mode, a),
-            FloatCast::ToSigned => rounded::fptosi_in(from, to, a),
-            FloatCast::ToUnsigned => rounded::fptoui_in(from, to, mode, a),
-            FloatCast::FromSigned => rounded::sitofp_in(from, float(to), mode, a),
-            FloatCast::FromUnsigned => rounded::uitofp_in(from, float(to), mode, a),
+            FloatCast::Fptrunc | FloatCast::Fpext => {
+                rounded::fconvert_in(float(from), float(to), mode, a)
+            }
+            FloatCast::Fptosi => rounded::fptosi_in(from, to, a),
+            FloatCast::Fptoui => rounded::fptoui_in(from, to, mode, a),
+            FloatCast::Sitofp => rounded::sitofp_in(from, float(to), mode, a),
+            FloatCast::Uitofp => rounded::uitofp_in(from, float(to), mode, a),
         }
     }
 }
@@ -176,107 +172,4 @@ pub(crate) fn math(
             None => libm::eval_in(call, args, ret, mode),
         },
     }
-}
-
-/// Runs the `<fenv.h>` function `f` on its arguments `arg(k)`: its `int` result.
-pub(crate) fn call(
-    mem: &mut Memory,
-    f: LibcFn,
-    arg: impl Fn(usize) -> u64,
-) -> Result<i64, TrapKind> {
-    let excepts = || Exceptions::from_fe_bits(arg(0));
-    let env = mem.float_env_mut();
-    match f {
-        LibcFn::Fesetround => match RoundingMode::from_fe_value(arg(0) as u32 as i32) {
-            Some(mode) => {
-                env.mode = mode;
-                Ok(0)
-            }
-            None => Ok(1),
-        },
-        LibcFn::Fegetround => Ok(i64::from(env.mode.fe_value())),
-        LibcFn::Feclearexcept => {
-            env.raised = env.raised.without(excepts());
-            Ok(0)
-        }
-        LibcFn::Fetestexcept => Ok(i64::from(env.raised.intersect(excepts()).fe_bits())),
-        LibcFn::Feraiseexcept => {
-            env.raised |= excepts();
-            Ok(0)
-        }
-        LibcFn::Fegetexceptflag => {
-            let kept = env.raised.intersect(Exceptions::from_fe_bits(arg(1)));
-            mem.store(Type::Int(16), arg(0), u64::from(kept.fe_bits()))?;
-            Ok(0)
-        }
-        LibcFn::Fesetexceptflag => {
-            let chosen = Exceptions::from_fe_bits(arg(1));
-            let saved = Exceptions::from_fe_bits(mem.load(Type::Int(16), arg(0))?);
-            let env = mem.float_env_mut();
-            env.raised = env.raised.without(chosen) | saved.intersect(chosen);
-            Ok(0)
-        }
-        LibcFn::Fegetenv => {
-            store_env(mem, arg(0))?;
-            Ok(0)
-        }
-        LibcFn::Fesetenv => {
-            load_env(mem, arg(0))?;
-            Ok(0)
-        }
-        LibcFn::Feholdexcept => {
-            store_env(mem, arg(0))?;
-            mem.float_env_mut().raised = Exceptions::NONE;
-            Ok(0)
-        }
-        LibcFn::Feupdateenv => {
-            let pending = mem.float_env().raised;
-            load_env(mem, arg(0))?;
-            mem.float_env_mut().raised |= pending;
-            Ok(0)
-        }
-        _ => unreachable!("the C library model passes only <fenv.h> functions"),
-    }
-}
-
-/// `fegetenv`: glibc's `fenv_t` at `at`, the x87 control and status words mirroring
-/// MXCSR.
-fn store_env(mem: &mut Memory, at: u64) -> Result<(), TrapKind> {
-    let env = *mem.float_env();
-    let mode = env.mode.fe_value() as u64;
-    let flags = u64::from(env.raised.fe_bits());
-    mem.fill(at, 0, 32)?;
-    mem.store(Type::Int(16), at, 0x037f | mode)?;
-    mem.store(Type::Int(16), at + 4, flags)?;
-    mem.store(Type::Int(16), at + 8, 0xffff)?;
-    mem.store(
-        Type::I32,
-        at + MXCSR_OFFSET,
-        MXCSR_DEFAULT | mode << 3 | flags,
-    )
-}
-
-/// `fesetenv`: the mode and flags of the `fenv_t` at `at`, or of `FE_DFL_ENV`.
-fn load_env(mem: &mut Memory, at: u64) -> Result<(), TrapKind> {
-    let (mode, raised) = match at {
-        FE_DFL_ENV => (RoundingMode::Nearest, Exceptions::NONE),
-        FE_NOMASK_ENV => {
-            return Err(TrapKind::Unsupported(
-                "fesetenv(FE_NOMASK_ENV): unmasked floating-point exceptions".into(),
-            ))
-        }
-        _ => {
-            let status = mem.load(Type::Int(16), at + 4)?;
-            let mxcsr = mem.load(Type::I32, at + MXCSR_OFFSET)?;
-            let mode = RoundingMode::from_fe_value(((mxcsr >> 3) & 0xc00) as i32);
-            (
-                mode.unwrap_or_default(),
-                Exceptions::from_fe_bits(status | mxcsr),
-            )
-        }
-    };
-    let env = mem.float_env_mut();
-    env.mode = mode;
-    env.raised = raised;
-    Ok(())
 }

@@ -6,8 +6,9 @@
 //! the host's streams; `errno` is an `int` on the heap, allocated at the first
 //! `__errno_location` (newlib's `__errno`) of a run, so it is zero at each call's start. Functions work on
 //! concrete bits: their results are constants to any semantics. The `<fenv.h>`
-//! functions are [`crate::fenv`]'s.
+//! functions (`environment`) work on the run's [`crate::fenv::FloatEnv`].
 
+mod environment;
 pub mod format;
 pub mod parse;
 
@@ -108,7 +109,7 @@ pub(crate) fn call<S: Semantics>(
             int(sem, i64::from(arg(0) as u8))
         }
         f if f.is_fenv() => {
-            let result = crate::fenv::call(mem, f, arg)?;
+            let result = environment::call(mem, f, arg)?;
             int(sem, result)
         }
         _ => strings_and_numbers(sem, mem, f, arg),

@@ -140,6 +140,8 @@ struct Step<'a, S: Semantics, O> {
 impl<S: Semantics, O: Observer> Step<'_, S, O> {
     #[inline(always)]
     fn exec(&mut self, op: &Op) -> Control {
+        use FloatBinOp::{Fadd, Fdiv, Fmul, Frem, Fsub};
+        use FloatCast as C;
         use FloatPred::{Oeq, Oge, Ogt, Ole, Olt, Une};
         use IntPred::{Eq, Ne, Sge, Sgt, Sle, Slt, Uge, Ugt, Ule, Ult};
         const I32: Type = Type::I32;
@@ -173,63 +175,31 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
             Op::Band32 { d, a, b } => self.binary(S::band, I32, d, a, b),
             Op::Icmp { pred, ty, d, a, b } => self.icmp(pred, ty, d, a, b),
             Op::Select { ty, d, c, t, f } => self.select(ty, d, c, t, f),
-            Op::Fadd { ty, d, a, b, site } => {
-                self.float_binary(S::fadd, FloatBinOp::Fadd, ty, d, a, b, site)
-            }
-            Op::Fsub { ty, d, a, b, site } => {
-                self.float_binary(S::fsub, FloatBinOp::Fsub, ty, d, a, b, site)
-            }
-            Op::Fmul { ty, d, a, b, site } => {
-                self.float_binary(S::fmul, FloatBinOp::Fmul, ty, d, a, b, site)
-            }
-            Op::Fdiv { ty, d, a, b, site } => {
-                self.float_binary(S::fdiv, FloatBinOp::Fdiv, ty, d, a, b, site)
-            }
-            Op::Frem { ty, d, a, b, site } => {
-                self.float_binary(S::frem, FloatBinOp::Frem, ty, d, a, b, site)
-            }
-            Op::Fadd64 { d, a, b, site } => {
-                self.float_binary(S::fadd, FloatBinOp::Fadd, F64, d, a, b, site)
-            }
-            Op::Fsub64 { d, a, b, site } => {
-                self.float_binary(S::fsub, FloatBinOp::Fsub, F64, d, a, b, site)
-            }
-            Op::Fmul64 { d, a, b, site } => {
-                self.float_binary(S::fmul, FloatBinOp::Fmul, F64, d, a, b, site)
-            }
-            Op::Fdiv64 { d, a, b, site } => {
-                self.float_binary(S::fdiv, FloatBinOp::Fdiv, F64, d, a, b, site)
-            }
+            Op::Fadd { ty, d, a, b, site } => self.float_binary(Fadd, ty, d, a, b, site),
+            Op::Fsub { ty, d, a, b, site } => self.float_binary(Fsub, ty, d, a, b, site),
+            Op::Fmul { ty, d, a, b, site } => self.float_binary(Fmul, ty, d, a, b, site),
+            Op::Fdiv { ty, d, a, b, site } => self.float_binary(Fdiv, ty, d, a, b, site),
+            Op::Frem { ty, d, a, b, site } => self.float_binary(Frem, ty, d, a, b, site),
+            Op::Fadd64 { d, a, b, site } => self.float_binary(Fadd, F64, d, a, b, site),
+            Op::Fsub64 { d, a, b, site } => self.float_binary(Fsub, F64, d, a, b, site),
+            Op::Fmul64 { d, a, b, site } => self.float_binary(Fmul, F64, d, a, b, site),
+            Op::Fdiv64 { d, a, b, site } => self.float_binary(Fdiv, F64, d, a, b, site),
             Op::Fneg { ty, d, a } => self.fneg(ty, d, a),
             Op::Fcmp { pred, ty, d, a, b } => self.fcmp(pred, ty, d, a, b),
             Op::Trunc { from, to, d, a } => self.conversion(S::trunc, from, to, d, a),
             Op::Zext { from, to, d, a } => self.conversion(S::zext, from, to, d, a),
             Op::Sext { from, to, d, a } => self.conversion(S::sext, from, to, d, a),
-            Op::Fptrunc { from, to, d, a } => {
-                self.float_conversion(S::fptrunc, FloatCast::Convert, from, to, d, a)
-            }
-            Op::Fpext { from, to, d, a } => {
-                self.float_conversion(S::fpext, FloatCast::Convert, from, to, d, a)
-            }
-            Op::Fptoui { from, to, d, a } => {
-                self.float_conversion(S::fptoui, FloatCast::ToUnsigned, from, to, d, a)
-            }
-            Op::Fptosi { from, to, d, a } => {
-                self.float_conversion(S::fptosi, FloatCast::ToSigned, from, to, d, a)
-            }
-            Op::Uitofp { from, to, d, a } => {
-                self.float_conversion(S::uitofp, FloatCast::FromUnsigned, from, to, d, a)
-            }
-            Op::Sitofp { from, to, d, a } => {
-                self.float_conversion(S::sitofp, FloatCast::FromSigned, from, to, d, a)
-            }
+            Op::Fptrunc { from, to, d, a } => self.float_conversion(C::Fptrunc, from, to, d, a),
+            Op::Fpext { from, to, d, a } => self.float_conversion(C::Fpext, from, to, d, a),
+            Op::Fptoui { from, to, d, a } => self.float_conversion(C::Fptoui, from, to, d, a),
+            Op::Fptosi { from, to, d, a } => self.float_conversion(C::Fptosi, from, to, d, a),
+            Op::Uitofp { from, to, d, a } => self.float_conversion(C::Uitofp, from, to, d, a),
+            Op::Sitofp { from, to, d, a } => self.float_conversion(C::Sitofp, from, to, d, a),
             Op::Ptrtoint { from, to, d, a } => self.conversion(S::ptrtoint, from, to, d, a),
             Op::Inttoptr { from, to, d, a } => self.conversion(S::inttoptr, from, to, d, a),
             Op::Bitcast { from, to, d, a } => self.conversion(S::bitcast, from, to, d, a),
             Op::Sext32To64 { d, a } => self.conversion(S::sext, I32, I64, d, a),
-            Op::Sitofp32To64 { d, a } => {
-                self.float_conversion(S::sitofp, FloatCast::FromSigned, I32, Type::F64, d, a)
-            }
+            Op::Sitofp32To64 { d, a } => self.float_conversion(C::Sitofp, I32, Type::F64, d, a),
             Op::Zext32To64 { d, a } => self.conversion(S::zext, I32, I64, d, a),
             Op::Trunc64To32 { d, a } => self.conversion(S::trunc, I64, I32, d, a),
             Op::Load { ty, d, addr } => self.load(ty, d, addr),
@@ -373,10 +343,8 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
     /// floating-point environment ([`crate::fenv`]) the result is `op`'s in the run's
     /// mode, a constant to the semantics.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn float_binary(
         &mut self,
-        f: impl FnOnce(&mut S, FloatTy, &S::Value, &S::Value) -> S::Value,
         op: FloatBinOp,
         ty: FloatTy,
         d: Slot,
@@ -387,7 +355,13 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         self.sem.op_site(site);
         let (x, y) = (self.regs.get(a), self.regs.get(b));
         let v = if self.mem.float_env().is_native() {
-            f(self.sem, ty, x, y)
+            match op {
+                FloatBinOp::Fadd => self.sem.fadd(ty, x, y),
+                FloatBinOp::Fsub => self.sem.fsub(ty, x, y),
+                FloatBinOp::Fmul => self.sem.fmul(ty, x, y),
+                FloatBinOp::Fdiv => self.sem.fdiv(ty, x, y),
+                FloatBinOp::Frem => self.sem.frem(ty, x, y),
+            }
         } else {
             let bits = [self.sem.concrete_bits(x), self.sem.concrete_bits(y)];
             let bits = in_env(self.mem, |mode| {
@@ -423,7 +397,6 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
     #[inline(always)]
     fn float_conversion(
         &mut self,
-        f: impl FnOnce(&mut S, Type, Type, &S::Value) -> S::Value,
         cast: FloatCast,
         from: Type,
         to: Type,
@@ -432,7 +405,14 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
     ) -> Control {
         let x = self.regs.get(a);
         let v = if self.mem.float_env().is_native() {
-            f(self.sem, from, to, x)
+            match cast {
+                FloatCast::Fptrunc => self.sem.fptrunc(from, to, x),
+                FloatCast::Fpext => self.sem.fpext(from, to, x),
+                FloatCast::Fptoui => self.sem.fptoui(from, to, x),
+                FloatCast::Fptosi => self.sem.fptosi(from, to, x),
+                FloatCast::Uitofp => self.sem.uitofp(from, to, x),
+                FloatCast::Sitofp => self.sem.sitofp(from, to, x),
+            }
         } else {
             let bits = self.sem.concrete_bits(x);
             let bits = in_env(self.mem, |mode| cast.eval(from, to, mode, bits));

@@ -8,7 +8,7 @@
 //! and the result steps one ulp toward the mode when the error's sign asks. Everything
 //! else (results near or past either end of the exponent range, `fma`, conversions)
 //! takes the exact path: the operands' integer significands combined in 128 bits with a
-//! sticky bit, then rounded once by [`round_exact`], which also decides overflow (the
+//! sticky bit, then rounded once by `round_exact`, which also decides overflow (the
 //! rounded result with an unbounded exponent exceeds the largest finite number) and
 //! underflow (tiny after rounding, as SSE detects it, and inexact).
 //!
