@@ -115,6 +115,11 @@ pub struct RunArgs {
     /// Instruction budget; running out is reported as a trap.
     #[arg(long, value_name = "N")]
     pub fuel: Option<u64>,
+    /// The rounding mode the run starts in (as after `fesetround`): nearest, downward,
+    /// upward or zero. The cheap way to see whether a result is sensitive to rounding.
+    #[arg(long, value_name = "MODE", default_value = "nearest",
+          value_parser = ["nearest", "downward", "upward", "zero"])]
+    pub rounding: String,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

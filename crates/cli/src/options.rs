@@ -21,6 +21,7 @@ use fpforge_lower::LoadOptions;
 use fpforge_report::TestSet;
 use fpforge_solve::{Fitness, SolveConfig, Strategy as SolveStrategy};
 use fpforge_spec::{ArgSpec, OutArgSpec};
+use fpir::eval::RoundingMode;
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -425,8 +426,17 @@ pub struct RunOptions {
     pub arguments: Vec<String>,
     /// Instruction budget, when given.
     pub fuel: Option<u64>,
+    /// The rounding mode the run starts in.
+    pub rounding: RoundingMode,
     /// JSON instead of text.
     pub json: bool,
+}
+
+/// The rounding mode `--rounding` names.
+fn rounding_mode(name: &str) -> Result<RoundingMode> {
+    RoundingMode::from_name(name).ok_or_else(|| {
+        anyhow::anyhow!("--rounding {name}: expected nearest, downward, upward or zero")
+    })
 }
 
 impl TryFrom<RunArgs> for RunOptions {
@@ -439,6 +449,7 @@ impl TryFrom<RunArgs> for RunOptions {
             program,
             arguments,
             fuel: args.fuel.map(|f| at_least("--fuel", f, 1)).transpose()?,
+            rounding: rounding_mode(&args.rounding)?,
             json: args.json,
         })
     }

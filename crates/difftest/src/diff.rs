@@ -14,6 +14,7 @@
 use crate::dispatch::{self, Kind, Signature};
 use crate::inputs::{plan, ArgValue, InputGen, ParamSpec};
 use crate::native::{NativeLib, RawEvent};
+use fpforge_exec::libm::under_host_mode;
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
 use fpforge_spec::Arg;
 use fpir::{Arm, BranchSite, Func, Module, Side, Terminator, Type};
@@ -295,10 +296,14 @@ impl<'a> Differ<'a> {
             }
         }
         self.native.reset_trace();
-        // SAFETY: `sig` was derived from the function's IR signature, which is the one
-        // the native code was compiled from; array arguments point at buffers of the
-        // length passed in the length parameter, which the corpus respects.
-        let native_ret = unsafe { dispatch::call(ptr, sig, &raw) }.map_err(|e| e.to_string())?;
+        // The native call starts in the rounding mode the interpreter's runs start in.
+        let (native_ret, _) = under_host_mode(interp.config().rounding, || {
+            // SAFETY: `sig` was derived from the function's IR signature, which is the
+            // one the native code was compiled from; array arguments point at buffers of
+            // the length passed in the length parameter, which the corpus respects.
+            unsafe { dispatch::call(ptr, sig, &raw) }
+        });
+        let native_ret = native_ret.map_err(|e| e.to_string())?;
         let native_trace = self.native.take_trace();
         let native_arrays: Vec<Vec<u64>> = buffers.iter().map(|(k, b)| decode(*k, b)).collect();
 

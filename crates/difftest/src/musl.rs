@@ -14,8 +14,9 @@
 //!   calls to them that stay in the double code (musl's `isnan` macro emits a dead
 //!   `__fpclassifyl` call at `-O0`) remain unresolved externals.
 //! - `src/fenv/fenv.c`, musl's C fallback for targets without floating-point exceptions,
-//!   is in the pool: fpforge models round-to-nearest without exception flags, and the
-//!   native build links the same bitcode, so both sides agree on `fetestexcept` & co.
+//!   is in the pool: the native build links the same bitcode, so both sides agree on
+//!   `fetestexcept` & co (which report nothing), also when both run in another rounding
+//!   mode (`musl-diff --rounding`).
 //! - `-frounding-math` is not passed (clang would emit constrained intrinsics everywhere);
 //!   files with `#pragma STDC FENV_ACCESS ON` still get them.
 

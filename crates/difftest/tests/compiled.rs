@@ -5,12 +5,13 @@
 //! runs with little fuel and at a small call depth, where a compiled run must stop and
 //! hand the call to the interpreter, which reports the trap.
 
-use fpforge_difftest::diff::{interpreter_args, Differ};
+use fpforge_difftest::diff::{interpreter_args, DiffConfig, Differ};
 use fpforge_difftest::inputs::InputGen;
 use fpforge_difftest::native::{NativeConfig, NativeLib};
 use fpforge_exec::{BranchEvent, Compilation, Concrete, ExecConfig, Interpreter, Observer, Run};
 use fpforge_lower::{compile_to_bitcode, lower_bitcode, LoadOptions};
 use fpforge_spec::Arg;
+use fpir::eval::RoundingMode;
 use fpir::{Func, Module};
 use std::path::PathBuf;
 
@@ -235,4 +236,69 @@ fn default_compiles_hot_functions_only() {
         let args = [Arg::Scalar(n)];
         assert_eq!(run(&mut interp, func, &args), run(&mut alone, func, &args));
     }
+}
+
+/// Runs started in a directed rounding mode stay in the interpreter (compiled code
+/// rounds to nearest and keeps no flags), and agree with the native build called under
+/// the same `fesetround`: every exported function of two corpus files, in each mode.
+/// `third` shows that the mode reaches both sides: its interpreted result differs
+/// between the modes, and the native one agrees in each.
+#[test]
+fn directed_rounding_runs_interpreted_and_agrees_with_native_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let third = dir.path().join("third.c");
+    std::fs::write(&third, "double third(double x) { return x / 3.0; }\n").unwrap();
+    let mut thirds = Vec::new();
+    for (sources, names) in [
+        (vec![corpus_dir().join("libm.c")], None),
+        (vec![corpus_dir().join("mixed.c")], None),
+        (vec![third], Some(vec!["third".to_string()])),
+    ] {
+        let bitcode = compile_to_bitcode(&sources, &LoadOptions::default()).unwrap();
+        let module = lower_bitcode(bitcode.path()).unwrap();
+        let native = NativeLib::build(bitcode.path(), &NativeConfig::default()).unwrap();
+        let differ = Differ::new(&module, &native);
+        let names = names.unwrap_or_else(|| {
+            let exported = native.funcs().iter().filter(|f| f.exported);
+            exported.map(|f| f.name.clone()).collect()
+        });
+        for mode in RoundingMode::ALL {
+            let mut config = DiffConfig::default().with_inputs(100);
+            config.exec = config
+                .exec
+                .with_compile(Compilation::Eager)
+                .with_rounding(mode);
+            for name in &names {
+                let report = differ.check(name, &config);
+                if report.unsupported.is_some() {
+                    continue;
+                }
+                assert_eq!(report.mismatches, 0, "{mode:?}: {}", report.describe());
+                if mode != RoundingMode::Nearest {
+                    assert_eq!(report.compiled, 0, "{mode:?} {name} ran compiled");
+                }
+            }
+            if names == ["third"] {
+                let func = module.func_by_name("third").unwrap();
+                let config = ExecConfig::default().with_rounding(mode);
+                let mut interp = Interpreter::new(&module, Concrete, Events::default(), config)
+                    .expect("valid module");
+                thirds.push(
+                    run(&mut interp, func, &[Arg::Scalar(1f64.to_bits())])
+                        .0
+                        .outcome,
+                );
+            }
+        }
+    }
+    let one_third = |bits: u64| fpforge_exec::Outcome::Returned(Some(bits));
+    assert_eq!(
+        thirds,
+        [
+            one_third(0x3fd5_5555_5555_5555),
+            one_third(0x3fd5_5555_5555_5555),
+            one_third(0x3fd5_5555_5555_5556),
+            one_third(0x3fd5_5555_5555_5555),
+        ]
+    );
 }

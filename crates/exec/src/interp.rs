@@ -19,16 +19,26 @@
 
 mod step;
 
+use crate::fenv::{EnvModel, FloatEnv};
 use crate::jit::{Entry, Jit};
 use crate::memory::Memory;
 use crate::observer::Observer;
-use crate::prepare::{prepare, FuncCode, Program, Slot, DIRECT, NONE};
+use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
 use crate::trap::{CallSite, ExecError, Trap, TrapKind, MAX_STACK};
 use crate::unwind::{CxxAbi, Thrown};
 use fpforge_spec::Arg;
-use fpir::{EntityId, Func, Module, Type};
+use fpir::eval::RoundingMode;
+use fpir::{Builtin, EntityId, Func, Module, Type};
 use step::{step, Control, Machine};
+
+/// Whether any function of the program calls a `<fenv.h>` function.
+fn calls_fenv(prog: &Program) -> bool {
+    prog.funcs
+        .iter()
+        .flat_map(|fc| &fc.code)
+        .any(|op| matches!(op, Op::Builtin { b: Builtin::Libc(f), .. } if f.is_fenv()))
+}
 
 /// Limits of one run. Build with [`ExecConfig::default`] and the `with_*` methods.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +58,11 @@ pub struct ExecConfig {
     /// a run that would trap is replayed in the interpreter, which reports the trap).
     /// Default [`Compilation::WhenHot`].
     pub compile: Compilation,
+    /// The rounding mode every run starts in (`fesetround` changes it within a run);
+    /// default [`RoundingMode::Nearest`]. Another mode, or a program calling a
+    /// `<fenv.h>` function, runs every floating-point operation in the modelled
+    /// environment of [`crate::fenv`], in the interpreter.
+    pub rounding: RoundingMode,
 }
 
 impl Default for ExecConfig {
@@ -58,6 +73,7 @@ impl Default for ExecConfig {
             stack_bytes: 8 << 20,
             heap_bytes: 64 << 20,
             compile: Compilation::WhenHot,
+            rounding: RoundingMode::Nearest,
         }
     }
 }
@@ -90,6 +106,12 @@ impl ExecConfig {
     /// Sets [`ExecConfig::compile`].
     pub fn with_compile(mut self, compile: Compilation) -> Self {
         self.compile = compile;
+        self
+    }
+
+    /// Sets [`ExecConfig::rounding`].
+    pub fn with_rounding(mut self, rounding: RoundingMode) -> Self {
+        self.rounding = rounding;
         self
     }
 }
@@ -188,8 +210,14 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         observer: O,
         config: ExecConfig,
     ) -> Result<Self, ExecError> {
-        let mem = Memory::new(module, config.stack_bytes, config.heap_bytes)?;
+        let mut mem = Memory::new(module, config.stack_bytes, config.heap_bytes)?;
         let prog = prepare(module, &mem, S::CONCRETE_MEMORY)?;
+        let env_model = if config.rounding != RoundingMode::Nearest || calls_fenv(&prog) {
+            EnvModel::Exact
+        } else {
+            EnvModel::Native
+        };
+        *mem.float_env_mut() = FloatEnv::new(env_model, config.rounding);
         let abi = CxxAbi::new(module, &mem);
         let templates = prog
             .funcs
@@ -221,7 +249,11 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             regs: Vec::new(),
             laid: Vec::new(),
             frames: Vec::new(),
-            jit: (config.compile != Compilation::Off && S::COMPILABLE && !O::OBSERVES_OPS)
+            // Compiled code rounds to nearest and keeps no flags.
+            jit: (config.compile != Compilation::Off
+                && S::COMPILABLE
+                && !O::OBSERVES_OPS
+                && env_model == EnvModel::Native)
                 .then(|| Jit::new(config.compile == Compilation::Eager))
                 .flatten(),
             compiled_runs: 0,

@@ -41,6 +41,9 @@
 //!   definition both tiers call; [`libc`]: the C library model (`printf` and friends with
 //!   the output captured per run, strings, `strtod`, `errno`), which only the interpreter
 //!   runs (functions that call it stay interpreted).
+//! - [`fenv`]: the run's floating-point environment (rounding mode and exception flags,
+//!   kept in [`Memory`]), the `<fenv.h>` builtins, and the rounding operations of a run
+//!   started in another mode or of a program using `<fenv.h>` (interpreted only).
 //! - [`unwind`]: C++ exceptions: which landing pad takes one (typeinfos compared with
 //!   their base classes), and what escaped the entry ([`Outcome::Threw`]); only the
 //!   interpreter unwinds (functions with landing pads stay interpreted).
@@ -57,6 +60,7 @@
 
 mod builtin;
 pub mod concrete;
+pub mod fenv;
 pub mod finding;
 pub mod interp;
 mod jit;
@@ -72,6 +76,7 @@ pub mod trap;
 pub mod unwind;
 
 pub use concrete::Concrete;
+pub use fenv::{EnvModel, FloatEnv};
 pub use finding::{Finding, FindingKey, FindingKind};
 pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
 pub use memory::Memory;

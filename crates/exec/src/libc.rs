@@ -5,8 +5,10 @@
 //! [`crate::Memory`] keeps per run (emptied by [`crate::Memory::reset`]), never to
 //! the host's streams; `errno` is an `int` on the heap, allocated at the first
 //! `__errno_location` (newlib's `__errno`) of a run, so it is zero at each call's start. Functions work on
-//! concrete bits: their results are constants to any semantics.
+//! concrete bits: their results are constants to any semantics. The `<fenv.h>`
+//! functions (`environment`) work on the run's [`crate::fenv::FloatEnv`].
 
+mod environment;
 pub mod format;
 pub mod parse;
 
@@ -105,6 +107,10 @@ pub(crate) fn call<S: Semantics>(
             let stream = mem.streams().stream(arg(1))?;
             mem.streams_mut().write(stream, &[arg(0) as u8]);
             int(sem, i64::from(arg(0) as u8))
+        }
+        f if f.is_fenv() => {
+            let result = environment::call(mem, f, arg)?;
+            int(sem, result)
         }
         _ => strings_and_numbers(sem, mem, f, arg),
     }
@@ -319,7 +325,8 @@ fn printf(mem: &Memory, fmt: u64, values: &[u64]) -> Result<Vec<u8>, TrapKind> {
         values,
         next: 0,
     };
-    format::format(&fmt, &mut args).map_err(|e| match e {
+    let mode = mem.float_env().mode();
+    format::format_in(&fmt, &mut args, mode).map_err(|e| match e {
         FormatError::Fault(kind) => kind,
         FormatError::Unsupported(u) => TrapKind::Unsupported(u.to_string()),
     })

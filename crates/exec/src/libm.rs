@@ -19,7 +19,13 @@
 //! may differ from the intrinsics. Integer results (`ilogb`, `lround`, ...) are truncated
 //! to the destination width; integer operands (`ldexp`, `scalbn`) are read as `i32`.
 //! `frexp` and `modf` return their second result for the interpreter to store.
+//!
+//! [`eval_in`] evaluates under a rounding mode ([`under_host_mode`]): glibc's functions
+//! run with the host's mode set to it (through glibc's own `fesetround`, so x87 and SSE
+//! both), and the exceptions they raise are read back with `fetestexcept`, which is
+//! what native code calling them under that mode gets.
 
+use fpir::eval::{Exceptions, RoundingMode};
 use fpir::{FloatTy, MathCall, MathFn, Type};
 use sys::HostFn;
 
@@ -97,6 +103,63 @@ mod sys {
         *HANDLE.get_or_init(|| unsafe { dlopen(c"libm.so.6".as_ptr(), RTLD_NOW) } as usize)
             as *mut c_void
     }
+}
+
+/// glibc's `<fenv.h>` functions, resolved like the math functions.
+mod host_fenv {
+    use super::HostFn;
+    use std::ffi::c_int;
+
+    mod fallback {
+        use std::ffi::c_int;
+
+        #[link(name = "m")]
+        // SAFETY: the C library's `<fenv.h>` functions with their C signatures; each is
+        // safe to call with any `int`.
+        unsafe extern "C" {
+            pub safe fn fesetround(mode: c_int) -> c_int;
+            pub safe fn feclearexcept(excepts: c_int) -> c_int;
+            pub safe fn fetestexcept(excepts: c_int) -> c_int;
+        }
+    }
+
+    pub static FESETROUND: HostFn<extern "C" fn(c_int) -> c_int> =
+        // SAFETY: the NUL-terminated symbol and the fallback are the C function whose
+        // signature the type describes.
+        unsafe { HostFn::new("fesetround\0", fallback::fesetround) };
+    pub static FECLEAREXCEPT: HostFn<extern "C" fn(c_int) -> c_int> =
+        // SAFETY: as for `FESETROUND`.
+        unsafe { HostFn::new("feclearexcept\0", fallback::feclearexcept) };
+    pub static FETESTEXCEPT: HostFn<extern "C" fn(c_int) -> c_int> =
+        // SAFETY: as for `FESETROUND`.
+        unsafe { HostFn::new("fetestexcept\0", fallback::fetestexcept) };
+}
+
+/// Runs `f` with the host in rounding mode `mode` (glibc's `fesetround`) and its
+/// exception flags clear; returns what `f` returns and the exceptions raised meanwhile.
+/// The host is back in round-to-nearest with clear flags afterwards. `f` should do its
+/// floating-point work in C (the Rust compiler assumes the default environment).
+pub fn under_host_mode<T>(mode: RoundingMode, f: impl FnOnce() -> T) -> (T, Exceptions) {
+    let all = i32::from(Exceptions::ALL.fe_bits());
+    (host_fenv::FECLEAREXCEPT.get())(all);
+    (host_fenv::FESETROUND.get())(mode.fe_value());
+    let result = std::hint::black_box(f());
+    let raised = (host_fenv::FETESTEXCEPT.get())(all);
+    (host_fenv::FESETROUND.get())(RoundingMode::Nearest.fe_value());
+    (host_fenv::FECLEAREXCEPT.get())(all);
+    (result, Exceptions::from_fe_bits(raised as u64))
+}
+
+/// Evaluates `call` as [`eval`] does, with the host in rounding mode `mode`; also
+/// returns the exceptions the call raised.
+pub fn eval_in(
+    call: MathCall,
+    args: &[u64],
+    ret: Type,
+    mode: RoundingMode,
+) -> (u64, Option<u64>, Exceptions) {
+    let ((bits, second), raised) = under_host_mode(mode, || eval(call, args, ret));
+    (bits, second, raised)
 }
 
 /// A host float format, read from and written to raw bits.

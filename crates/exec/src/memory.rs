@@ -22,6 +22,7 @@
 //! Loads and stores are little-endian. Integer loads are zero-extended and masked to the
 //! type's width; an `i1` occupies one byte.
 
+use crate::fenv::FloatEnv;
 use crate::streams::{ProgramOutput, Streams};
 use crate::trap::{ExecError, TrapKind};
 use fpir::{AddrBase, Module, Type};
@@ -193,6 +194,8 @@ pub struct Memory {
     blocks: Vec<HeapBlock>,
     /// The run's output and `errno` (the C library model's state).
     streams: Streams,
+    /// The run's rounding mode and exception flags.
+    float_env: FloatEnv,
 }
 
 #[inline]
@@ -286,6 +289,7 @@ impl Memory {
             heap_limit: heap_bytes,
             blocks: Vec::new(),
             streams,
+            float_env: FloatEnv::default(),
         })
     }
 
@@ -303,6 +307,7 @@ impl Memory {
         self.heap_top = 0;
         self.blocks.clear();
         self.streams.clear();
+        self.float_env.reset();
     }
 
     /// What the run wrote to `stdout` and `stderr` and left in `errno`.
@@ -313,6 +318,15 @@ impl Memory {
             .and_then(|a| self.peek(Type::I32, a))
             .map_or(0, |bits| bits as u32 as i32);
         self.streams.output(errno)
+    }
+
+    /// The run's floating-point environment (its rounding mode and raised exceptions).
+    pub fn float_env(&self) -> &FloatEnv {
+        &self.float_env
+    }
+
+    pub(crate) fn float_env_mut(&mut self) -> &mut FloatEnv {
+        &mut self.float_env
     }
 
     pub(crate) fn streams(&self) -> &Streams {

@@ -246,7 +246,8 @@ pub enum Builtin {
 }
 
 /// The C library functions fpforge models beyond memory and termination: they read and
-/// write the program's memory, capture its output and parse numbers as glibc does.
+/// write the program's memory, capture its output, parse numbers and keep the
+/// floating-point environment as glibc does.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[allow(missing_docs)]
 pub enum LibcFn {
@@ -278,6 +279,18 @@ pub enum LibcFn {
     Strtoul,
     Strtod,
     Strtof,
+    /// `<fenv.h>`: the run's rounding mode and exception flags.
+    Fesetround,
+    Fegetround,
+    Feclearexcept,
+    Fetestexcept,
+    Feraiseexcept,
+    Fegetexceptflag,
+    Fesetexceptflag,
+    Fegetenv,
+    Fesetenv,
+    Feholdexcept,
+    Feupdateenv,
 }
 
 impl LibcFn {
@@ -309,6 +322,17 @@ impl LibcFn {
         LibcFn::Strtoul,
         LibcFn::Strtod,
         LibcFn::Strtof,
+        LibcFn::Fesetround,
+        LibcFn::Fegetround,
+        LibcFn::Feclearexcept,
+        LibcFn::Fetestexcept,
+        LibcFn::Feraiseexcept,
+        LibcFn::Fegetexceptflag,
+        LibcFn::Fesetexceptflag,
+        LibcFn::Fegetenv,
+        LibcFn::Fesetenv,
+        LibcFn::Feholdexcept,
+        LibcFn::Feupdateenv,
     ];
 
     /// The C symbol.
@@ -341,7 +365,38 @@ impl LibcFn {
             Strtoul => "strtoul",
             Strtod => "strtod",
             Strtof => "strtof",
+            Fesetround => "fesetround",
+            Fegetround => "fegetround",
+            Feclearexcept => "feclearexcept",
+            Fetestexcept => "fetestexcept",
+            Feraiseexcept => "feraiseexcept",
+            Fegetexceptflag => "fegetexceptflag",
+            Fesetexceptflag => "fesetexceptflag",
+            Fegetenv => "fegetenv",
+            Fesetenv => "fesetenv",
+            Feholdexcept => "feholdexcept",
+            Feupdateenv => "feupdateenv",
         }
+    }
+
+    /// Whether the function is one of `<fenv.h>`'s, which read or change the run's
+    /// floating-point environment.
+    pub fn is_fenv(self) -> bool {
+        use LibcFn::*;
+        matches!(
+            self,
+            Fesetround
+                | Fegetround
+                | Feclearexcept
+                | Fetestexcept
+                | Feraiseexcept
+                | Fegetexceptflag
+                | Fesetexceptflag
+                | Fegetenv
+                | Fesetenv
+                | Feholdexcept
+                | Feupdateenv
+        )
     }
 
     /// The function whose C symbol is `name` (`putc` is `fputc`, `atoll` is `atol`,
@@ -363,7 +418,10 @@ impl LibcFn {
     pub fn min_args(self) -> usize {
         use LibcFn::*;
         match self {
-            ErrnoLocation => 0,
+            ErrnoLocation | Fegetround => 0,
+            Fesetround | Feclearexcept | Fetestexcept | Feraiseexcept | Fegetenv | Fesetenv
+            | Feholdexcept | Feupdateenv => 1,
+            Fegetexceptflag | Fesetexceptflag => 2,
             Printf | Puts | Putchar | Strlen | Atoi | Atol => 1,
             Fprintf | Sprintf | Fputs | Fputc | Strcmp | Strcpy | Strcat | Strchr | Strrchr
             | Strstr | Strtod | Strtof => 2,

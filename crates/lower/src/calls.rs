@@ -31,7 +31,8 @@ pub(crate) enum Target {
     /// A math function: an op site.
     Math(MathCall),
     /// A constrained floating-point intrinsic (`#pragma STDC FENV_ACCESS ON`), lowered as
-    /// the plain operation it constrains: fpir runs in the default environment.
+    /// the plain operation it constrains: every fpir operation honours the run's
+    /// rounding mode and raises its exceptions (see `fpforge-exec`'s `fenv`).
     Constrained(Constrained),
     /// `llvm.eh.typeid.for`: the selector id of a typeinfo, a constant (see `func::eh`).
     TypeidFor,

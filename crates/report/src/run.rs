@@ -6,8 +6,10 @@
 use crate::trace::{DecisionLog, Item};
 use crate::values::{show, ShownValue};
 use fpforge_exec::libc::errno_name;
+use fpforge_exec::{EnvModel, FloatEnv};
 use fpforge_exec::{Outcome, ProgramOutput, Run, Trap, TrapKind};
 use fpforge_spec::Arg;
+use fpir::eval::{Exceptions, RoundingMode};
 use fpir::{BranchSite, Func, Module, Side};
 use serde::Serialize;
 use std::fmt::{self, Write};
@@ -85,6 +87,12 @@ pub struct RunReport {
     /// The exit status: `main`'s return value or `exit`'s argument.
     #[serde(skip_serializing_if = "Option::is_none")]
     exit_status: Option<i32>,
+    /// The rounding mode the run started in (`nearest`, `downward`, `upward`, `zero`).
+    rounding: &'static str,
+    /// The floating-point exceptions raised by the end of the run (`FE_INEXACT`, ...),
+    /// when the run kept them (a run not to nearest, or of a program using `<fenv.h>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fp_exceptions: Option<Vec<&'static str>>,
 }
 
 impl RunReport {
@@ -184,7 +192,28 @@ impl RunReport {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
             errno: (output.errno != 0).then_some(output.errno),
             exit_status,
+            rounding: RoundingMode::Nearest.name(),
+            fp_exceptions: None,
         }
+    }
+
+    /// The report with the rounding mode the run started in and, when the run kept
+    /// them, the exceptions it raised.
+    pub fn with_float_env(mut self, env: &FloatEnv) -> RunReport {
+        self.rounding = env.start().name();
+        if env.model() == EnvModel::Exact {
+            let raised = env.raised();
+            let names = [
+                (Exceptions::INVALID, "FE_INVALID"),
+                (Exceptions::DIVBYZERO, "FE_DIVBYZERO"),
+                (Exceptions::OVERFLOW, "FE_OVERFLOW"),
+                (Exceptions::UNDERFLOW, "FE_UNDERFLOW"),
+                (Exceptions::INEXACT, "FE_INEXACT"),
+            ];
+            let shown = names.iter().filter(|(e, _)| raised.contains(*e));
+            self.fp_exceptions = Some(shown.map(|&(_, name)| name).collect());
+        }
+        self
     }
 }
 
@@ -294,6 +323,17 @@ impl RunReport {
             writeln!(out, "  {site:<6} {location:<width$}  {}", counts.join(", "))?;
         }
         writeln!(out, "steps: {}", report.steps)?;
+        if report.rounding != RoundingMode::Nearest.name() {
+            writeln!(out, "rounding: {}", report.rounding)?;
+        }
+        if let Some(raised) = &report.fp_exceptions {
+            let list = if raised.is_empty() {
+                "none".to_string()
+            } else {
+                raised.join(" ")
+            };
+            writeln!(out, "fp exceptions: {list}")?;
+        }
         if let Some(code) = report.exit_status {
             writeln!(out, "exit status: {code}")?;
         }

@@ -23,7 +23,9 @@ pub fn run(options: RunOptions) -> Result<ExitCode> {
         call_args(&loaded, arg_texts)?
     };
     // One call: compiling it to native code would cost more than it saves.
-    let mut config = ExecConfig::default().with_compile(Compilation::Off);
+    let mut config = ExecConfig::default()
+        .with_compile(Compilation::Off)
+        .with_rounding(options.rounding);
     if let Some(fuel) = options.fuel {
         config = config.with_fuel(fuel);
     }
@@ -50,7 +52,8 @@ pub fn run(options: RunOptions) -> Result<ExitCode> {
         &run,
         interp.observer(),
         &interp.memory().output(),
-    );
+    )
+    .with_float_env(interp.memory().float_env());
     if options.json {
         crate::output::emit(&report.to_json()?)?;
     } else {

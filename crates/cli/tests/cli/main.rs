@@ -11,6 +11,7 @@ mod cover;
 mod cpp;
 mod csmith;
 mod explore;
+mod fenv;
 mod findings;
 mod gcov;
 mod html;

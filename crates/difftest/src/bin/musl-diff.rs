@@ -2,8 +2,12 @@
 //! measures interpreter speed against native `-O0` code. See `bench/musl/run.sh`.
 //!
 //! ```text
-//! musl-diff --musl DIR [--inputs N] [--only f,g] [--no-diff] [--no-bench] [--bench-secs S]
+//! musl-diff --musl DIR [--inputs N] [--only f,g] [--rounding MODE] [--no-diff] [--no-bench] [--bench-secs S]
 //! ```
+//!
+//! `--rounding downward|upward|zero` runs both sides in that mode: the interpreter's
+//! runs start in it (`ExecConfig::rounding`, so they are interpreted, not compiled) and
+//! the native call is made with the host's `fesetround` set to it.
 
 use anyhow::{bail, Context, Result};
 use fpforge_difftest::bench::{bench_inputs, bench_interp, bench_native};
@@ -12,6 +16,7 @@ use fpforge_difftest::musl::{closure, FileScan, MuslTree};
 use fpforge_difftest::native::{NativeConfig, NativeLib};
 use fpforge_exec::Compilation;
 use fpforge_lower::{compile_to_bitcode, lower_bitcode, LoadOptions};
+use fpir::eval::RoundingMode;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -23,6 +28,7 @@ struct Args {
     diff: bool,
     bench: bool,
     bench_secs: f64,
+    rounding: RoundingMode,
 }
 
 fn parse_args() -> Result<Args> {
@@ -33,6 +39,7 @@ fn parse_args() -> Result<Args> {
         diff: true,
         bench: true,
         bench_secs: 2.0,
+        rounding: RoundingMode::Nearest,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -42,6 +49,12 @@ fn parse_args() -> Result<Args> {
             "--inputs" => args.inputs = value()?.parse().context("--inputs")?,
             "--only" => args.only = value()?.split(',').map(str::to_string).collect(),
             "--bench-secs" => args.bench_secs = value()?.parse().context("--bench-secs")?,
+            "--rounding" => {
+                let name = value()?;
+                args.rounding = RoundingMode::from_name(&name).with_context(|| {
+                    format!("--rounding {name}: expected nearest, downward, upward or zero")
+                })?;
+            }
             "--quick" => {
                 args.inputs = 300;
                 args.bench_secs = 0.5;
@@ -50,7 +63,7 @@ fn parse_args() -> Result<Args> {
             "--no-bench" => args.bench = false,
             "-h" | "--help" => {
                 println!(
-                    "musl-diff --musl DIR [--inputs N] [--only f,g] [--quick] [--no-diff] [--no-bench] [--bench-secs S]"
+                    "musl-diff --musl DIR [--inputs N] [--only f,g] [--rounding MODE] [--quick] [--no-diff] [--no-bench] [--bench-secs S]"
                 );
                 std::process::exit(0);
             }
@@ -110,7 +123,10 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
     let mut config = DiffConfig::default()
         .with_inputs(args.inputs)
         .with_int_limit(2200);
-    config.exec = config.exec.with_compile(Compilation::Eager);
+    config.exec = config
+        .exec
+        .with_compile(Compilation::Eager)
+        .with_rounding(args.rounding);
     let mut rows: Vec<(FuncReport, String)> = Vec::new();
     let mut long_double = 0usize;
     let mut skipped: Vec<String> = Vec::new();

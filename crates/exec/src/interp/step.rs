@@ -12,13 +12,16 @@
 //! instructions per call of five musl functions).
 
 use crate::builtin;
+use crate::fenv::{self, FloatCast};
 use crate::memory::Memory;
 use crate::observer::{BranchEvent, Observer, OpEvent};
 use crate::prepare::{CmpBr, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
+use fpir::eval::{Rounded, RoundingMode};
 use fpir::{
-    Arm, BranchSite, Builtin, FloatPred, FloatTy, IntPred, LibcFn, Module, OpSite, Side, Type,
+    Arm, BranchSite, Builtin, FloatBinOp, FloatPred, FloatTy, IntPred, LibcFn, MathCall, Module,
+    OpSite, Side, Type,
 };
 
 /// The mutable state `step` works on.
@@ -81,6 +84,15 @@ pub(super) fn step<S: Semantics, O: Observer>(
     s.exec(op)
 }
 
+/// An operation's result in the run's rounding mode, its exceptions recorded.
+#[cold]
+#[inline(never)]
+fn in_env(mem: &mut Memory, op: impl FnOnce(RoundingMode) -> Rounded) -> u64 {
+    let env = mem.float_env_mut();
+    let r = op(env.mode());
+    env.record(r)
+}
+
 /// The registers of the current frame, exactly `fc.nregs` long (`step`'s contract).
 /// Preparation checks that every slot an op of `fc` names is below `fc.nregs`
 /// (`prepare::check_code`), and [`Step`] only passes slots read from the op it runs
@@ -128,6 +140,8 @@ struct Step<'a, S: Semantics, O> {
 impl<S: Semantics, O: Observer> Step<'_, S, O> {
     #[inline(always)]
     fn exec(&mut self, op: &Op) -> Control {
+        use FloatBinOp::{Fadd, Fdiv, Fmul, Frem, Fsub};
+        use FloatCast as C;
         use FloatPred::{Oeq, Oge, Ogt, Ole, Olt, Une};
         use IntPred::{Eq, Ne, Sge, Sgt, Sle, Slt, Uge, Ugt, Ule, Ult};
         const I32: Type = Type::I32;
@@ -161,31 +175,31 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
             Op::Band32 { d, a, b } => self.binary(S::band, I32, d, a, b),
             Op::Icmp { pred, ty, d, a, b } => self.icmp(pred, ty, d, a, b),
             Op::Select { ty, d, c, t, f } => self.select(ty, d, c, t, f),
-            Op::Fadd { ty, d, a, b, site } => self.float_binary(S::fadd, ty, d, a, b, site),
-            Op::Fsub { ty, d, a, b, site } => self.float_binary(S::fsub, ty, d, a, b, site),
-            Op::Fmul { ty, d, a, b, site } => self.float_binary(S::fmul, ty, d, a, b, site),
-            Op::Fdiv { ty, d, a, b, site } => self.float_binary(S::fdiv, ty, d, a, b, site),
-            Op::Frem { ty, d, a, b, site } => self.float_binary(S::frem, ty, d, a, b, site),
-            Op::Fadd64 { d, a, b, site } => self.float_binary(S::fadd, F64, d, a, b, site),
-            Op::Fsub64 { d, a, b, site } => self.float_binary(S::fsub, F64, d, a, b, site),
-            Op::Fmul64 { d, a, b, site } => self.float_binary(S::fmul, F64, d, a, b, site),
-            Op::Fdiv64 { d, a, b, site } => self.float_binary(S::fdiv, F64, d, a, b, site),
+            Op::Fadd { ty, d, a, b, site } => self.float_binary(Fadd, ty, d, a, b, site),
+            Op::Fsub { ty, d, a, b, site } => self.float_binary(Fsub, ty, d, a, b, site),
+            Op::Fmul { ty, d, a, b, site } => self.float_binary(Fmul, ty, d, a, b, site),
+            Op::Fdiv { ty, d, a, b, site } => self.float_binary(Fdiv, ty, d, a, b, site),
+            Op::Frem { ty, d, a, b, site } => self.float_binary(Frem, ty, d, a, b, site),
+            Op::Fadd64 { d, a, b, site } => self.float_binary(Fadd, F64, d, a, b, site),
+            Op::Fsub64 { d, a, b, site } => self.float_binary(Fsub, F64, d, a, b, site),
+            Op::Fmul64 { d, a, b, site } => self.float_binary(Fmul, F64, d, a, b, site),
+            Op::Fdiv64 { d, a, b, site } => self.float_binary(Fdiv, F64, d, a, b, site),
             Op::Fneg { ty, d, a } => self.fneg(ty, d, a),
             Op::Fcmp { pred, ty, d, a, b } => self.fcmp(pred, ty, d, a, b),
             Op::Trunc { from, to, d, a } => self.conversion(S::trunc, from, to, d, a),
             Op::Zext { from, to, d, a } => self.conversion(S::zext, from, to, d, a),
             Op::Sext { from, to, d, a } => self.conversion(S::sext, from, to, d, a),
-            Op::Fptrunc { from, to, d, a } => self.conversion(S::fptrunc, from, to, d, a),
-            Op::Fpext { from, to, d, a } => self.conversion(S::fpext, from, to, d, a),
-            Op::Fptoui { from, to, d, a } => self.conversion(S::fptoui, from, to, d, a),
-            Op::Fptosi { from, to, d, a } => self.conversion(S::fptosi, from, to, d, a),
-            Op::Uitofp { from, to, d, a } => self.conversion(S::uitofp, from, to, d, a),
-            Op::Sitofp { from, to, d, a } => self.conversion(S::sitofp, from, to, d, a),
+            Op::Fptrunc { from, to, d, a } => self.float_conversion(C::Fptrunc, from, to, d, a),
+            Op::Fpext { from, to, d, a } => self.float_conversion(C::Fpext, from, to, d, a),
+            Op::Fptoui { from, to, d, a } => self.float_conversion(C::Fptoui, from, to, d, a),
+            Op::Fptosi { from, to, d, a } => self.float_conversion(C::Fptosi, from, to, d, a),
+            Op::Uitofp { from, to, d, a } => self.float_conversion(C::Uitofp, from, to, d, a),
+            Op::Sitofp { from, to, d, a } => self.float_conversion(C::Sitofp, from, to, d, a),
             Op::Ptrtoint { from, to, d, a } => self.conversion(S::ptrtoint, from, to, d, a),
             Op::Inttoptr { from, to, d, a } => self.conversion(S::inttoptr, from, to, d, a),
             Op::Bitcast { from, to, d, a } => self.conversion(S::bitcast, from, to, d, a),
             Op::Sext32To64 { d, a } => self.conversion(S::sext, I32, I64, d, a),
-            Op::Sitofp32To64 { d, a } => self.conversion(S::sitofp, I32, Type::F64, d, a),
+            Op::Sitofp32To64 { d, a } => self.float_conversion(C::Sitofp, I32, Type::F64, d, a),
             Op::Zext32To64 { d, a } => self.conversion(S::zext, I32, I64, d, a),
             Op::Trunc64To32 { d, a } => self.conversion(S::trunc, I64, I32, d, a),
             Op::Load { ty, d, addr } => self.load(ty, d, addr),
@@ -325,11 +339,13 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         self.set(d, v)
     }
 
-    /// A float operation, reported to observers that watch them.
+    /// A float operation, reported to observers that watch them. In a modelled
+    /// floating-point environment ([`crate::fenv`]) the result is `op`'s in the run's
+    /// mode, a constant to the semantics.
     #[inline(always)]
     fn float_binary(
         &mut self,
-        f: impl FnOnce(&mut S, FloatTy, &S::Value, &S::Value) -> S::Value,
+        op: FloatBinOp,
         ty: FloatTy,
         d: Slot,
         a: Slot,
@@ -338,7 +354,21 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
     ) -> Control {
         self.sem.op_site(site);
         let (x, y) = (self.regs.get(a), self.regs.get(b));
-        let v = f(self.sem, ty, x, y);
+        let v = if self.mem.float_env().is_native() {
+            match op {
+                FloatBinOp::Fadd => self.sem.fadd(ty, x, y),
+                FloatBinOp::Fsub => self.sem.fsub(ty, x, y),
+                FloatBinOp::Fmul => self.sem.fmul(ty, x, y),
+                FloatBinOp::Fdiv => self.sem.fdiv(ty, x, y),
+                FloatBinOp::Frem => self.sem.frem(ty, x, y),
+            }
+        } else {
+            let bits = [self.sem.concrete_bits(x), self.sem.concrete_bits(y)];
+            let bits = in_env(self.mem, |mode| {
+                fenv::float_bin(op, ty, mode, bits[0], bits[1])
+            });
+            self.sem.constant(Type::Float(ty), bits)
+        };
         if O::OBSERVES_OPS {
             self.obs.on_op(&OpEvent {
                 site,
@@ -359,6 +389,35 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
     #[inline(always)]
     fn fcmp(&mut self, pred: FloatPred, ty: FloatTy, d: Slot, a: Slot, b: Slot) -> Control {
         let v = self.sem.fcmp(pred, ty, self.regs.get(a), self.regs.get(b));
+        self.set(d, v)
+    }
+
+    /// A conversion to or from a float; in a modelled floating-point environment, `cast`'s
+    /// result in the run's mode, a constant to the semantics.
+    #[inline(always)]
+    fn float_conversion(
+        &mut self,
+        cast: FloatCast,
+        from: Type,
+        to: Type,
+        d: Slot,
+        a: Slot,
+    ) -> Control {
+        let x = self.regs.get(a);
+        let v = if self.mem.float_env().is_native() {
+            match cast {
+                FloatCast::Fptrunc => self.sem.fptrunc(from, to, x),
+                FloatCast::Fpext => self.sem.fpext(from, to, x),
+                FloatCast::Fptoui => self.sem.fptoui(from, to, x),
+                FloatCast::Fptosi => self.sem.fptosi(from, to, x),
+                FloatCast::Uitofp => self.sem.uitofp(from, to, x),
+                FloatCast::Sitofp => self.sem.sitofp(from, to, x),
+            }
+        } else {
+            let bits = self.sem.concrete_bits(x);
+            let bits = in_env(self.mem, |mode| cast.eval(from, to, mode, bits));
+            self.sem.constant(to, bits)
+        };
         self.set(d, v)
     }
 
@@ -575,7 +634,11 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         for &a in &self.fc.args[start as usize..(start + len) as usize] {
             self.scratch.push(self.regs.get(a).clone());
         }
-        let (v, second) = self.sem.math(call, self.scratch, ret);
+        let (v, second) = if self.mem.float_env().is_native() {
+            self.sem.math(call, self.scratch, ret)
+        } else {
+            self.math_in_env(call, ret)
+        };
         if let Some(second) = second {
             if let (Some(ptr), Some(ty)) = (self.scratch.get(1), call.second_result()) {
                 let at = self.sem.concrete_bits(ptr);
@@ -600,6 +663,27 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
             self.regs.set(d, v);
         }
         Control::Next
+    }
+
+    /// A math call on the arguments in `scratch` in a modelled floating-point
+    /// environment: the results are constants to the semantics.
+    #[cold]
+    fn math_in_env(&mut self, call: MathCall, ret: Type) -> (S::Value, Option<S::Value>) {
+        let bits: Vec<u64> = self
+            .scratch
+            .iter()
+            .map(|v| self.sem.concrete_bits(v))
+            .collect();
+        let env = self.mem.float_env_mut();
+        let (result, second, raised) = fenv::math(call, &bits, ret, env.mode());
+        env.record(Rounded {
+            bits: result,
+            raised,
+        });
+        let second = second
+            .zip(call.second_result())
+            .map(|(bits, ty)| self.sem.constant(ty, bits));
+        (self.sem.constant(ret, result), second)
     }
 
     #[inline(always)]

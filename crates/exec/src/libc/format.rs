@@ -1,9 +1,11 @@
 //! glibc's `printf` formatting, byte for byte: conversions `d i u o x X c s p % f F e E g
 //! G a A`, flags `-+ #0`, widths and precisions (literal or `*`), length modifiers `hh h
 //! l ll q j z Z t`. Floats are converted exactly ([`Decimal`]: every digit of the binary
-//! value) and rounded half to even, as glibc does in the default rounding mode; Rust's
-//! own float formatting prints the shortest round-trip digits, which is not what C prints.
+//! value) and rounded as glibc rounds them in the run's rounding mode ([`format_in`]):
+//! half to even to nearest, else toward the mode for the value's sign; Rust's own float
+//! formatting prints the shortest round-trip digits, which is not what C prints.
 
+use fpir::eval::RoundingMode;
 use std::fmt;
 
 /// A conversion the model cannot format.
@@ -81,6 +83,40 @@ struct Spec {
     zero: bool,
     width: usize,
     precision: Option<usize>,
+    /// How a float conversion rounds the digits it drops.
+    rounding: DigitRounding,
+}
+
+/// How the digits a float conversion drops round its magnitude: to nearest (ties to
+/// even), away from zero or toward zero, as the rounding mode says for the value's sign.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum DigitRounding {
+    #[default]
+    NearestEven,
+    AwayFromZero,
+    TowardZero,
+}
+
+impl DigitRounding {
+    fn of(mode: RoundingMode, negative: bool) -> DigitRounding {
+        match mode {
+            RoundingMode::Nearest => DigitRounding::NearestEven,
+            RoundingMode::Upward if !negative => DigitRounding::AwayFromZero,
+            RoundingMode::Downward if negative => DigitRounding::AwayFromZero,
+            _ => DigitRounding::TowardZero,
+        }
+    }
+
+    /// Whether the kept digits go up one unit, given the first dropped digit of `base`,
+    /// whether any later dropped digit is nonzero, and whether the last kept one is odd.
+    fn rounds_up(self, first: u8, base: u8, more: bool, last_odd: bool) -> bool {
+        let half = base / 2;
+        match self {
+            DigitRounding::NearestEven => first > half || (first == half && (more || last_odd)),
+            DigitRounding::AwayFromZero => first > 0 || more,
+            DigitRounding::TowardZero => false,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -92,8 +128,17 @@ enum Length {
     LongDouble,
 }
 
-/// Formats `fmt` with `args` as glibc's `printf` would.
+/// Formats `fmt` with `args` as glibc's `printf` would in round-to-nearest.
 pub fn format(fmt: &[u8], args: &mut impl Args) -> Result<Vec<u8>, FormatError> {
+    format_in(fmt, args, RoundingMode::Nearest)
+}
+
+/// Formats `fmt` with `args` as glibc's `printf` would in rounding mode `mode`.
+pub fn format_in(
+    fmt: &[u8],
+    args: &mut impl Args,
+    mode: RoundingMode,
+) -> Result<Vec<u8>, FormatError> {
     let mut out = Vec::with_capacity(fmt.len() + 16);
     let mut i = 0;
     while i < fmt.len() {
@@ -195,7 +240,7 @@ pub fn format(fmt: &[u8], args: &mut impl Args) -> Result<Vec<u8>, FormatError> 
                 if length == Length::LongDouble {
                     return Err(unsupported(&fmt[start..i]));
                 }
-                float(&mut out, &spec, conv, f64::from_bits(args.next()));
+                float(&mut out, &spec, conv, f64::from_bits(args.next()), mode);
             }
             _ => out.extend_from_slice(&fmt[start..i]),
         }
@@ -312,7 +357,11 @@ fn pad(out: &mut Vec<u8>, spec: &Spec, prefix: &str, body: &[u8], zero: bool) {
     }
 }
 
-fn float(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: f64) {
+fn float(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: f64, mode: RoundingMode) {
+    let spec = &Spec {
+        rounding: DigitRounding::of(mode, x.is_sign_negative()),
+        ..*spec
+    };
     let upper = conv.is_ascii_uppercase();
     let sign = sign_text(x.is_sign_negative(), spec);
     if !x.is_finite() {
@@ -357,7 +406,7 @@ fn float(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: f64) {
 fn fixed(spec: &Spec, x: f64, precision: usize) -> String {
     let d = Decimal::of(x);
     let keep = i64::from(d.point) + precision as i64;
-    let d = d.rounded(keep);
+    let d = d.rounded(keep, spec.rounding);
     let mut s = String::new();
     if d.point <= 0 {
         s.push('0');
@@ -377,7 +426,7 @@ fn fixed(spec: &Spec, x: f64, precision: usize) -> String {
 
 /// `%e` of a non-negative finite `x` with `precision` fraction digits.
 fn exponent(spec: &Spec, x: f64, precision: usize) -> String {
-    let d = Decimal::of(x).rounded(precision as i64 + 1);
+    let d = Decimal::of(x).rounded(precision as i64 + 1, spec.rounding);
     let exp = if d.is_zero() { 0 } else { d.point - 1 };
     let mut s = String::new();
     s.push(d.digit(0));
@@ -395,7 +444,7 @@ fn exponent(spec: &Spec, x: f64, precision: usize) -> String {
 /// `%g` of a non-negative finite `x`.
 fn general(spec: &Spec, x: f64) -> String {
     let p = spec.precision.unwrap_or(6).max(1);
-    let d = Decimal::of(x).rounded(p as i64);
+    let d = Decimal::of(x).rounded(p as i64, spec.rounding);
     let exp = if d.is_zero() {
         0
     } else {
@@ -444,7 +493,7 @@ fn hex_float(spec: &Spec, x: f64) -> (&'static str, String) {
             } else {
                 digits[p - 1] & 1 == 1
             };
-            let up = first > 8 || (first == 8 && (more || last_odd));
+            let up = spec.rounding.rounds_up(first, 16, more, last_odd);
             digits.truncate(p);
             if up {
                 let mut k = p;
@@ -537,12 +586,20 @@ impl Decimal {
         self.digits.is_empty()
     }
 
-    /// The value rounded half to even to `keep` digits after the leading `0.`.
-    fn rounded(mut self, keep: i64) -> Decimal {
+    /// The value rounded by `rounding` to `keep` digits after the leading `0.`.
+    fn rounded(mut self, keep: i64, rounding: DigitRounding) -> Decimal {
         if keep >= self.digits.len() as i64 {
             return self;
         }
         if keep < 0 {
+            // Every digit is dropped: zero, or rounding away from zero one unit of the
+            // last kept place, 10^(point - keep).
+            if rounding == DigitRounding::AwayFromZero && !self.is_zero() {
+                return Decimal {
+                    digits: vec![1],
+                    point: self.point - keep as i32 + 1,
+                };
+            }
             return Decimal {
                 digits: Vec::new(),
                 point: self.point,
@@ -552,7 +609,7 @@ impl Decimal {
         let first = self.digits[k];
         let more = self.digits[k + 1..].iter().any(|&d| d != 0);
         let last_odd = k > 0 && self.digits[k - 1] % 2 == 1;
-        let up = first > 5 || (first == 5 && (more || last_odd));
+        let up = rounding.rounds_up(first, 10, more, last_odd);
         self.digits.truncate(k);
         if up {
             let mut i = k;

@@ -20,6 +20,13 @@
 //!
 //! `frem` is C's `fmod`, which the interpreter takes from the host C library; it is not
 //! defined here.
+//!
+//! The functions here round to nearest and raise nothing; [`rounded`] has the rounding
+//! operations under any [`RoundingMode`], with the exceptions each raises.
+
+pub mod rounded;
+
+pub use rounded::{Exceptions, Rounded, RoundingMode};
 
 use crate::inst::{CastOp, FloatBinOp, FloatPred, IntBinOp, IntPred};
 use crate::module::CmpPred;
