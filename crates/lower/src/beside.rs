@@ -19,19 +19,21 @@
 use fpir::FloatPred;
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
 use llvm_sys::core::{
-    LLVMConstInt, LLVMConstIntGetZExtValue, LLVMConstLShr, LLVMConstTrunc, LLVMContextCreate,
-    LLVMContextDispose, LLVMCountBasicBlocks, LLVMCreateMemoryBufferWithContentsOfFile,
-    LLVMDisposeMemoryBuffer, LLVMDisposeMessage, LLVMDisposeModule, LLVMGetCalledValue,
-    LLVMGetClause, LLVMGetFirstBasicBlock, LLVMGetFirstFunction, LLVMGetFirstGlobal,
-    LLVMGetFirstInstruction, LLVMGetInitializer, LLVMGetIntTypeWidth, LLVMGetMDString,
-    LLVMGetNextBasicBlock, LLVMGetNextFunction, LLVMGetNextGlobal, LLVMGetNextInstruction,
-    LLVMGetNumClauses, LLVMGetNumOperands, LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2,
-    LLVMInt64TypeInContext, LLVMIsACallInst, LLVMIsAConstant, LLVMIsAConstantExpr,
+    LLVMConstBitCast, LLVMConstInt, LLVMConstIntGetZExtValue, LLVMConstLShr, LLVMConstTrunc,
+    LLVMContextCreate, LLVMContextDispose, LLVMCountBasicBlocks,
+    LLVMCreateMemoryBufferWithContentsOfFile, LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
+    LLVMDisposeModule, LLVMGetCalledValue, LLVMGetClause, LLVMGetFirstBasicBlock,
+    LLVMGetFirstFunction, LLVMGetFirstGlobal, LLVMGetFirstInstruction, LLVMGetInitializer,
+    LLVMGetIntTypeWidth, LLVMGetMDString, LLVMGetNextBasicBlock, LLVMGetNextFunction,
+    LLVMGetNextGlobal, LLVMGetNextInstruction, LLVMGetNumClauses, LLVMGetNumOperands,
+    LLVMGetOperand, LLVMGetTypeContext, LLVMGetTypeKind, LLVMGetValueName2, LLVMInt64TypeInContext,
+    LLVMIntTypeInContext, LLVMIsACallInst, LLVMIsAConstant, LLVMIsAConstantExpr, LLVMIsAConstantFP,
     LLVMIsAConstantInt, LLVMIsAConstantPointerNull, LLVMIsAGlobalValue, LLVMIsAInlineAsm,
     LLVMIsALandingPadInst, LLVMPrintModuleToString, LLVMPrintValueToString, LLVMTypeOf,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
+use llvm_sys::LLVMTypeKind;
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::path::Path;
@@ -56,6 +58,9 @@ pub(crate) struct Beside {
     pub text: Option<String>,
     /// The clauses of each `landingpad`, in order.
     pub landing_clauses: HashMap<Position, Vec<ClauseText>>,
+    /// The `x86_fp80` constants each instruction uses as operands, by operand index
+    /// (a phi's: by incoming index), as their 80 bits.
+    pub f80_consts: HashMap<Position, Vec<(u32, u128)>>,
 }
 
 /// A clause of a `landingpad` as the C API shows it.
@@ -76,6 +81,21 @@ pub(crate) struct WideInt {
 }
 
 impl Beside {
+    /// The bits of the `x86_fp80` constant operand of the instruction at `at`: the one
+    /// at `operand` (its index, a phi's incoming index), or the only value the
+    /// instruction's `x86_fp80` constants take when the index is not known.
+    pub fn f80_const(&self, at: &Position, operand: Option<u32>) -> Result<u128, String> {
+        let consts = self.f80_consts.get(at).map_or(&[][..], Vec::as_slice);
+        if let Some(&(_, bits)) = operand.and_then(|k| consts.iter().find(|(i, _)| *i == k)) {
+            return Ok(bits);
+        }
+        match consts {
+            [] => Err("an x86_fp80 constant whose bits were not read".to_string()),
+            [(_, first), rest @ ..] if rest.iter().all(|(_, b)| b == first) => Ok(*first),
+            _ => Err("x86_fp80 constants of one instruction that cannot be told apart".to_string()),
+        }
+    }
+
     /// The wide constant operand of the instruction at `at` with width `bits` whose low
     /// 64 bits are `low` (see [`find_wide_int`]).
     pub fn wide_int(&self, at: &Position, bits: u32, low: u64) -> Result<Option<&WideInt>, String> {
@@ -150,6 +170,7 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
     constrained
         || asm
         || wide_init
+        || module.functions.iter().any(|f| uses_f80_consts(f))
         || module
             .functions
             .iter()
@@ -187,6 +208,15 @@ fn uses_wide_ints(types: &llvm_ir::types::Types, f: &llvm_ir::Function) -> bool 
             I::Call(c) => c.arguments.iter().any(|(a, _)| wide_op(a)),
             other => wide(&other.get_type(types)),
         })
+    })
+}
+
+/// True when an instruction of `f` may have an `x86_fp80` constant operand (`llvm-ir`
+/// keeps no bits of one, nor a list of operands: its debug form names the variant).
+fn uses_f80_consts(f: &llvm_ir::Function) -> bool {
+    let names_f80 = |text: String| text.contains("X86_FP80");
+    f.basic_blocks.iter().any(|b| {
+        b.instrs.iter().any(|i| names_f80(format!("{i:?}"))) || names_f80(format!("{:?}", b.term))
     })
 }
 
@@ -270,8 +300,16 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
                             .insert((name.clone(), b, i), clauses(inst));
                     }
                     let mut consts = Vec::new();
+                    let mut f80s = Vec::new();
                     for operand in 0..LLVMGetNumOperands(inst) {
-                        wide_ints_in(LLVMGetOperand(inst, operand as u32), 0, &mut consts);
+                        let value = LLVMGetOperand(inst, operand as u32);
+                        wide_ints_in(value, 0, &mut consts);
+                        if let Some(bits) = f80_bits(value) {
+                            f80s.push((operand as u32, bits));
+                        }
+                    }
+                    if !f80s.is_empty() {
+                        found.f80_consts.insert((name.clone(), b, i), f80s);
                     }
                     if !consts.is_empty() {
                         found.wide_ints.insert((name.clone(), b, i), consts);
@@ -415,6 +453,24 @@ unsafe fn wide_int(value: LLVMValueRef) -> Option<WideInt> {
         })
         .collect();
     Some(WideInt { bits, limbs })
+}
+
+/// The 80 bits of `value` if it is an `x86_fp80` constant, through LLVM's own
+/// constant folding (a bit cast to `i80`).
+///
+/// # Safety
+/// `value` must be null or a live value.
+unsafe fn f80_bits(value: LLVMValueRef) -> Option<u128> {
+    if value.is_null() || LLVMIsAConstantFP(value).is_null() {
+        return None;
+    }
+    let ty = LLVMTypeOf(value);
+    if LLVMGetTypeKind(ty) != LLVMTypeKind::LLVMX86_FP80TypeKind {
+        return None;
+    }
+    let i80 = LLVMIntTypeInContext(LLVMGetTypeContext(ty), 80);
+    let wide = wide_int(LLVMConstBitCast(value, i80))?;
+    Some(u128::from(wide.limbs[1]) << 64 | u128::from(wide.limbs[0]))
 }
 
 /// The name of a value, copied.

@@ -18,7 +18,8 @@ use crate::prepare::{CmpBr, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
 use fpir::{
-    Arm, BranchSite, Builtin, FloatPred, FloatTy, IntPred, LibcFn, Module, OpSite, Side, Type,
+    Arm, BranchSite, Builtin, F80Op, FloatPred, FloatTy, IntPred, LibcFn, Module, OpSite, Side,
+    Type,
 };
 
 /// The mutable state `step` works on.
@@ -615,8 +616,10 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
             unreachable!("step passes only builtins")
         };
         let args = &self.fc.args[start as usize..(start + len) as usize];
-        if let Builtin::Libc(f) = b {
-            return self.libc(f, args, d);
+        match b {
+            Builtin::Libc(f) => return self.libc(f, args, d),
+            Builtin::F80(op) => return self.f80(op, ty, args, d),
+            _ => {}
         }
         let mut bits = [0u64; 3];
         for (x, &s) in bits.iter_mut().zip(args) {
@@ -642,6 +645,20 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
             Ok(_) => Control::Next,
             Err(kind) => self.trap(kind),
         }
+    }
+
+    /// An operation on extended values: up to five arguments, a constant result.
+    #[cold]
+    fn f80(&mut self, op: F80Op, ty: Type, args: &[Slot], d: Slot) -> Control {
+        let mut bits = [0u64; 5];
+        for (x, &s) in bits.iter_mut().zip(args) {
+            *x = self.bits(s);
+        }
+        let v = builtin::f80(self.sem, op, ty, &bits);
+        if d != NONE {
+            return self.set(d, v);
+        }
+        Control::Next
     }
 
     #[inline(always)]

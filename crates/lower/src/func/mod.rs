@@ -2,8 +2,9 @@
 //! This module walks the blocks and dispatches; the handlers live by instruction family
 //! in [`arith`] (arithmetic and comparisons), [`memory`] (memory, addresses, aggregate
 //! values), [`casts`], [`call`] and [`control`] (terminators, `select`), over the value
-//! bookkeeping of [`values`]. An instruction on an integer wider than 64 bits goes to
-//! [`wide_ops`] first, which lowers it to the limb operations of [`wide`].
+//! bookkeeping of [`values`]. An instruction on a `long double` goes to [`f80`] first,
+//! one on an integer wider than 64 bits to [`wide_ops`], which lowers it to the limb
+//! operations of [`wide`].
 //!
 //! Registers are allocated on first mention (parameters first, then values in the order
 //! the body names them); phis become block parameters and every jump passes the phi
@@ -37,6 +38,7 @@ mod call;
 mod casts;
 mod control;
 mod eh;
+mod f80;
 mod memory;
 mod values;
 mod wide;
@@ -323,9 +325,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
             self.dloc = inst_debugloc(inst);
             self.loc = self.ctx.src_loc(self.dloc);
             let emitted = self.insts.len();
-            let lowered = match self.wide_inst(inst) {
+            let lowered = match self.f80_inst(inst) {
                 Some(lowered) => lowered,
-                None => self.lower_inst(inst),
+                None => match self.wide_inst(inst) {
+                    Some(lowered) => lowered,
+                    None => self.lower_inst(inst),
+                },
             };
             match lowered {
                 Ok(()) => {}
