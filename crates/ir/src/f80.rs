@@ -142,7 +142,7 @@ impl F80 {
         let (sign, nan_fraction, value) = match ty {
             FloatTy::F32 => {
                 let x = Single::from_bits(u128::from(bits as u32));
-                (bits >> 31 & 1, bits << 41, convert(x))
+                (bits >> 31 & 1, (bits & 0x7f_ffff) << 40, convert(x))
             }
             FloatTy::F64 => {
                 let x = Double::from_bits(u128::from(bits));
@@ -238,7 +238,8 @@ impl F80 {
                     sig: INTEGER_BIT,
                     se: 16383 + 63,
                 };
-                if compare(FloatPred::Oge, self, two63) {
+                // A NaN takes the large-value path, as the compiled code's `jb` does.
+                if compare(FloatPred::Uge, self, two63) {
                     let reduced = arith(F80Arith::Sub, self, two63, Round::NearestTiesToEven);
                     reduced.fist(64) ^ INTEGER_BIT
                 } else {
@@ -268,6 +269,10 @@ fn propagated_nan(a: F80, b: F80) -> Option<F80> {
         return Some(F80::INDEFINITE);
     }
     match (a.is_nan(), b.is_nan()) {
+        // A quiet NaN wins over a signaling one, then the larger significand.
+        (true, true) if a.is_signaling() != b.is_signaling() => {
+            Some(if a.is_signaling() { b } else { a })
+        }
         (true, true) => {
             let (qa, qb) = (a.quieted(), b.quieted());
             Some(match qa.sig.cmp(&qb.sig) {
@@ -315,38 +320,29 @@ pub fn sqrt(a: F80, round: Round) -> F80 {
     if x.is_negative() {
         return F80::INDEFINITE;
     }
-    // x = m * 2^e with m an integer of at most 64 bits; make e even and m as wide as
-    // fits 128 bits so the integer root has at least 64 significant bits.
-    let (mut m, mut e) = integer_significand(a);
-    let shift = m.leading_zeros() as i32 - 2;
-    m <<= shift;
-    e -= shift;
-    if e % 2 != 0 {
-        m <<= 1;
-        e -= 1;
+    // x = m * 2^e with m an integer; scale m into [2^126, 2^128) with e even, so the
+    // integer root r has exactly 64 bits, and round on the remainder: the root lies
+    // above r + 1/2 exactly when m - r^2 > r (never on it: m is an integer).
+    let (m, e) = integer_significand(a);
+    let mut shift = m.leading_zeros() as i32;
+    if (e - shift) % 2 != 0 {
+        shift -= 1;
     }
-    let root = isqrt(m);
-    let exact = root * root == m;
-    // root * 2^(e/2) is the root truncated; its low bits and stickiness decide rounding.
-    let root_bits = 128 - root.leading_zeros() as i32;
-    let drop = root_bits - 64;
-    let kept = (root >> drop) as u64;
-    let rest = root & ((1u128 << drop) - 1);
-    let half = 1u128 << (drop - 1);
+    let (m, e) = (m << shift, e - shift);
+    let r = isqrt(m);
+    let remainder = m - r * r;
     let round_up = match round {
-        Round::NearestTiesToEven | Round::NearestTiesToAway => {
-            rest > half || (rest == half && (!exact || kept & 1 == 1))
-        }
-        Round::TowardPositive => rest != 0 || !exact,
+        Round::NearestTiesToEven | Round::NearestTiesToAway => remainder > r,
+        Round::TowardPositive => remainder != 0,
         Round::TowardNegative | Round::TowardZero => false,
     };
-    let value = X87DoubleExtended::from_u128(u128::from(kept)).value;
+    let value = X87DoubleExtended::from_u128(r).value;
     let value = if round_up {
         value.next_up().value
     } else {
         value
     };
-    F80::from_apfloat(rustc_apfloat::Float::scalbn(value, e / 2 + drop))
+    F80::from_apfloat(value.scalbn(e / 2))
 }
 
 /// `(m, e)` with `a = m * 2^e`, `m` the significand as an integer.
@@ -361,7 +357,7 @@ fn isqrt(n: u128) -> u128 {
         return n;
     }
     let mut x = (n as f64).sqrt() as u128;
-    while x * x > n {
+    while x.checked_mul(x).is_none_or(|s| s > n) {
         x -= 1;
     }
     while (x + 1).checked_mul(x + 1).is_some_and(|s| s <= n) {
