@@ -170,7 +170,7 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
     constrained
         || asm
         || wide_init
-        || module.functions.iter().any(|f| uses_f80_consts(f))
+        || module.functions.iter().any(uses_f80_consts)
         || module
             .functions
             .iter()
