@@ -56,14 +56,45 @@ pub struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// The `--arg` and `--out-arg` specs of the job's function: its own, or `engine`'s.
-    pub fn specs<'s>(
-        &'s self,
-        engine: (&'s [ArgSpec], &'s [OutArgSpec]),
-    ) -> (&'s [ArgSpec], &'s [OutArgSpec]) {
-        self.specs
-            .map_or(engine, |s| (s.args.as_slice(), s.out_args.as_slice()))
+    /// The `--arg` and `--out-arg` specs of the job's function `func`: its own, or those
+    /// of `engine` (the whole run's) that name one of its parameters, so that a run-wide
+    /// `--out-arg result` applies to the functions that have a `result`.
+    pub fn specs(
+        &self,
+        module: &Module,
+        func: Func,
+        engine: (&[ArgSpec], &[OutArgSpec]),
+    ) -> (Vec<ArgSpec>, Vec<OutArgSpec>) {
+        if let Some(own) = self.specs {
+            return (own.args.clone(), own.out_args.clone());
+        }
+        let function = &module.funcs[func];
+        let (args, outs) = engine;
+        let args = args
+            .iter()
+            .filter(|a| names_a_param(function, &a.name))
+            .cloned();
+        let outs = outs
+            .iter()
+            .filter(|o| names_a_param(function, &o.name))
+            .cloned();
+        (args.collect(), outs.collect())
     }
+}
+
+/// Whether a spec's name (`x`, a 1-based position, a field path `p.mass`) names a
+/// parameter of `function`.
+fn names_a_param(function: &Function, name: &str) -> bool {
+    let param = name.split(['.', '[']).next().unwrap_or(name);
+    let count = function.param_types().len();
+    let by_position = param
+        .parse::<usize>()
+        .is_ok_and(|k| (1..=count).contains(&k));
+    by_position
+        || function
+            .param_names
+            .iter()
+            .any(|n| n.as_deref() == Some(param))
 }
 
 /// An engine a run over several functions calls on each.

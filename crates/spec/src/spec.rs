@@ -20,7 +20,8 @@
 //!
 //! A parameter is named by its source name or its 1-based position. Parameters without a
 //! spec default to one coordinate each: scalars as they are, a pointer to a scalar gets a
-//! one-element array whose element is the coordinate (CoverMe's `double*` parameters).
+//! one-element array whose element is the coordinate (CoverMe's `double*` parameters;
+//! the CLI plans a longer array when nearly every run overruns that one element).
 //! A parameter the module gives a [`ParamShape`] (a struct, class or `std::array` by
 //! pointer, reference or value; a `std::vector`) has one coordinate per scalar field,
 //! pointer fields null, or [`DEFAULT_VECTOR_LEN`] elements (a vector; a span's pointer,
@@ -361,7 +362,12 @@ impl InputSpec {
                     ty: types[i],
                     pointee: f.param_pointees.get(i).copied().flatten(),
                 };
-                params[i] = param.output(out, first_array_len)?;
+                params[i] = match module.param_shapes.get(&(func, i)) {
+                    Some(ParamShape::Struct(s)) if out.elem.is_none() && out.len.is_none() => {
+                        struct_output(s)
+                    }
+                    _ => param.output(out, first_array_len)?,
+                };
             }
         }
         let coords = coords_of(&params);
@@ -875,6 +881,26 @@ impl Param<'_> {
             self.mismatch("give the output's length (`NAME: f64[N]`) or an input array")
         })?;
         Ok(ParamInput::Output { elem, len })
+    }
+}
+
+/// A zero-filled output holding a struct the function fills (`--out-arg result` for a
+/// `gsl_sf_result *result`): its fields' type when they all share one that divides the
+/// size, else bytes.
+fn struct_output(s: &StructShape) -> ParamInput {
+    let first = s.fields.first().map(|f| f.ty);
+    let bytes = first.map_or(0, |ty| ty.bytes() as u64);
+    match first {
+        Some(elem) if s.fields.iter().all(|f| f.ty == elem) && s.size.is_multiple_of(bytes) => {
+            ParamInput::Output {
+                elem,
+                len: (s.size / bytes) as usize,
+            }
+        }
+        _ => ParamInput::Output {
+            elem: Type::I8,
+            len: s.size as usize,
+        },
     }
 }
 

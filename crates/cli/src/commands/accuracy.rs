@@ -62,12 +62,13 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     // Fail early, with the spec's own message, on specs that do not fit.
-    let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
+    let exec = ExecConfig::default().with_fuel(config.fuel);
+    let planned = super::planned_inputs(module, func, &config.args, &config.out_args, &exec)?;
+    let (spec, config) = (planned.spec, config.with_args(planned.args));
     let info = run_info(module, func, &config);
     if let Some(source) = &options.check_input {
         return check(options.output.json, info, &config, module, func, source);
     }
-    let exec = ExecConfig::default().with_fuel(config.fuel);
     let diagnostic = super::probe(module, func, &spec, exec);
     let info = RunInfo {
         diagnostic: diagnostic.as_deref(),
@@ -142,15 +143,16 @@ impl LibraryEngine for AccuracyEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
-        let (args, out_args) = job.specs((&config.args, &config.out_args));
-        let spec = InputSpec::for_function(module, func, args, out_args)?;
+        let (args, out_args) = job.specs(module, func, (&config.args, &config.out_args));
+        let exec = ExecConfig::default().with_fuel(config.fuel);
+        let planned = super::planned_inputs(module, func, &args, &out_args, &exec)?;
+        let spec = planned.spec;
         let limit = library::clamp(config.time_limit, job.time_left);
         let config = config
             .clone()
             .with_time_limit(limit)
-            .with_args(args.to_vec())
-            .with_out_args(out_args.to_vec());
-        let exec = ExecConfig::default().with_fuel(config.fuel);
+            .with_args(planned.args)
+            .with_out_args(out_args);
         let diagnostic = super::probe(module, func, &spec, exec);
         let info = RunInfo {
             diagnostic: diagnostic.as_deref(),

@@ -45,8 +45,13 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     }
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
-    let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-    let config = config.with_seeds(read_seeds(options.run.seeds.as_deref(), &spec)?);
+    let exec = ExecConfig::default().with_fuel(config.fuel);
+    let planned = super::planned_inputs(module, func, &config.args, &config.out_args, &exec)?;
+    let spec = planned.spec;
+    let out_args = config.out_args.clone();
+    let config = config
+        .with_args(planned.args, out_args)
+        .with_seeds(read_seeds(options.run.seeds.as_deref(), &spec)?);
     let progress = Progress::new("cover", options.run.output.verbosity);
     let searched = search(
         module,
@@ -113,13 +118,15 @@ impl LibraryEngine for CoverEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let config = &self.config;
-        let (args, out_args) = job.specs((&config.args, &config.out_args));
-        let spec = InputSpec::for_function(module, func, args, out_args)?;
+        let (args, out_args) = job.specs(module, func, (&config.args, &config.out_args));
+        let exec = ExecConfig::default().with_fuel(config.fuel);
+        let planned = super::planned_inputs(module, func, &args, &out_args, &exec)?;
+        let spec = planned.spec;
         let limit = library::clamp(config.time_limit, job.time_left);
         let config = config
             .clone()
             .with_time_limit(limit)
-            .with_args(args.to_vec(), out_args.to_vec())
+            .with_args(planned.args, out_args)
             .with_seeds(library::saved_seeds(&job, &spec));
         search(
             module,

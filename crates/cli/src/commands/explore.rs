@@ -33,7 +33,8 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     }
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
-    let spec = InputSpec::for_function(module, func, &engine.args, &engine.out_args)?;
+    let exec = &engine.config.exec;
+    let spec = super::planned_inputs(module, func, &engine.args, &engine.out_args, exec)?.spec;
     let config = ExploreConfig::default()
         .with_engine(engine.config)
         .with_seeds(read_seeds(options.run.seeds.as_deref(), &spec)?);
@@ -112,8 +113,9 @@ impl LibraryEngine for ExploreEngine {
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
         let engine = &self.engine;
-        let (args, out_args) = job.specs((&engine.args, &engine.out_args));
-        let spec = InputSpec::for_function(module, func, args, out_args)?;
+        let (args, out_args) = job.specs(module, func, (&engine.args, &engine.out_args));
+        let exec = &engine.config.exec;
+        let spec = super::planned_inputs(module, func, &args, &out_args, exec)?.spec;
         let limit = library::clamp(Some(engine.config.time_limit), job.time_left);
         let mut config = engine.config.clone();
         if let Some(limit) = limit {

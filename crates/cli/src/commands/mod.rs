@@ -6,10 +6,11 @@ use crate::progress::Verbosity;
 use anyhow::{Context, Result};
 use fpforge_exec::finding::dominant_finding;
 use fpforge_exec::ExecConfig;
+use fpforge_exec::TrapKind;
 use fpforge_report::findings::every_run_traps;
 use fpforge_report::Finished;
 use fpforge_spec::plan::InputPlan;
-use fpforge_spec::InputSpec;
+use fpforge_spec::{ArgSpec, InputSpec, OutArgSpec, ParamInput, SpecError};
 use fpir::{Func, Module};
 use std::path::Path;
 use std::process::ExitCode;
@@ -46,6 +47,102 @@ fn probe(module: &Module, func: Func, spec: &InputSpec, exec: ExecConfig) -> Opt
     let line = every_run_traps(module, spec, &dominant);
     eprintln!("warning: {line}");
     Some(line)
+}
+
+/// The array lengths [`planned_inputs`] tries, in order, for pointer parameters that
+/// every probe run overruns.
+const FITTED_LENGTHS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
+
+/// The inputs of `func` planned from the user's specs, and the specs they came from.
+pub(crate) struct Planned {
+    /// The input plan.
+    pub spec: InputSpec,
+    /// The user's `--arg` specs plus one per pointer parameter whose length was fitted.
+    pub args: Vec<ArgSpec>,
+}
+
+/// Plans the inputs of `func` from `args` and `outs`. A pointer parameter without a spec
+/// defaults to one element; when nearly every probe run then goes out of bounds, the
+/// program's contract is evidently a longer array (`__rem_pio2(x, y)` fills `y[0]` and
+/// `y[1]`), so those parameters get the shortest length of [`FITTED_LENGTHS`] under
+/// which the probes stop overrunning, and a note on stderr says so. A spec the user
+/// wrote is never changed.
+pub(crate) fn planned_inputs(
+    module: &Module,
+    func: Func,
+    args: &[ArgSpec],
+    outs: &[OutArgSpec],
+    exec: &ExecConfig,
+) -> Result<Planned, SpecError> {
+    let spec = InputSpec::for_function(module, func, args, outs)?;
+    let unplanned = default_pointees(&spec, args);
+    if unplanned.is_empty() || !mostly_out_of_bounds(module, func, &spec, exec) {
+        return Ok(Planned {
+            spec,
+            args: args.to_vec(),
+        });
+    }
+    for len in FITTED_LENGTHS {
+        let mut fitted = args.to_vec();
+        for (name, elem) in &unplanned {
+            fitted.push(format!("{name}: {elem}[{len}]").parse()?);
+        }
+        let wider = InputSpec::for_function(module, func, &fitted, outs)?;
+        if !mostly_out_of_bounds(module, func, &wider, exec) {
+            let fitted_names: Vec<String> = unplanned
+                .iter()
+                .map(|(name, elem)| format!("`{name}: {elem}[{len}]`"))
+                .collect();
+            eprintln!(
+                "note: {}: pointer parameters taken as {} (nearly every run with one element went out of bounds); set them with --arg",
+                module.funcs[func].name,
+                fitted_names.join(", ")
+            );
+            return Ok(Planned {
+                spec: wider,
+                args: fitted,
+            });
+        }
+    }
+    Ok(Planned {
+        spec,
+        args: args.to_vec(),
+    })
+}
+
+/// The pointer parameters of `spec` planned by default as one element (no `--arg`
+/// names them), with their element types.
+fn default_pointees(spec: &InputSpec, args: &[ArgSpec]) -> Vec<(String, fpir::Type)> {
+    spec.params()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, param)| {
+            let ParamInput::Pointee { ty, .. } = param else {
+                return None;
+            };
+            let name = spec.param_name(i);
+            let position = (i + 1).to_string();
+            let named = args.iter().any(|a| a.name == name || a.name == position);
+            (!named).then(|| (name.to_string(), *ty))
+        })
+        .collect()
+}
+
+/// Whether nearly every probe run of `func` under `spec` ends out of bounds.
+fn mostly_out_of_bounds(module: &Module, func: Func, spec: &InputSpec, exec: &ExecConfig) -> bool {
+    let exec = exec.clone().with_fuel(exec.fuel.min(PROBE_FUEL));
+    let funcs = module.reachable_funcs(func);
+    let Ok(plan) = InputPlan::new(module, func, &funcs, spec.clone()) else {
+        return false;
+    };
+    let points = plan.probe_points(0, PROBE_RUNS);
+    matches!(
+        dominant_finding(module, func, spec, exec, &points),
+        Ok(Some(d)) if matches!(
+            d.finding.trap.kind,
+            TrapKind::OutOfBounds { .. } | TrapKind::ObjectOverrun { .. }
+        )
+    )
 }
 
 /// The exit code of a finished `cover` or `explore` run: 130 when Ctrl-C stopped it, 3

@@ -112,16 +112,73 @@ fn check_trap_targets(coverage: &serde_json::Value, func: &str) {
 
 /// Compiles `regression.c` with the fixture and runs it: it must end normally.
 fn run_regression_natively(dir: &Path, func: &str) {
+    run_regression_with(dir, func, &fixture());
+}
+
+/// Compiles `regression.c` with `source` and runs it: it must end normally.
+fn run_regression_with(dir: &Path, func: &str, source: &str) {
     let exe = dir.join("regression");
     let built = Command::new("gcc")
         .args(["-std=c99", "-w", "-o"])
         .arg(&exe)
         .arg(dir.join("regression.c"))
-        .arg(fixture())
+        .arg(source)
         .arg("-lm")
         .output()
         .unwrap();
     assert!(built.status.success(), "{func}: {}", stderr(&built));
     let ran = Command::new(&exe).output().unwrap();
     assert!(ran.status.success(), "{func}: regression.c failed: {ran:?}");
+}
+
+/// A pointer parameter without a spec is one element; when nearly every run overruns it,
+/// the run takes the shortest longer array the probes stay inside, says so, and finds no
+/// crash: `split` fills `y[0]` and `y[1]`, `moments` fills `m[0..4]`. A pointer read
+/// past its end on some inputs only (`peek`) stays one element and its overrun a crash.
+#[test]
+fn pointers_every_run_overruns_get_the_array_length_the_program_uses() {
+    let source = crate::common::fixture("findings", "outputs.c");
+    for (func, fitted) in [
+        ("split", Some("y: f64[2]")),
+        ("moments", Some("m: f64[8]")),
+        ("peek", None),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = fpforge(
+            &["cover", &source, "-f", func, "--time-limit", "5", "--out"]
+                .into_iter()
+                .chain([dir.path().to_str().unwrap()])
+                .collect::<Vec<_>>(),
+        );
+        let said = stderr(&out);
+        let crashes = dir.path().join("crashes");
+        match fitted {
+            Some(fitted) => {
+                assert_eq!(out.status.code(), Some(0), "{func}: {said}");
+                assert!(
+                    said.contains(&format!(
+                        "note: {func}: pointer parameters taken as `{fitted}`"
+                    )),
+                    "{func}: {said}"
+                );
+                assert!(!crashes.exists(), "{func}");
+                let lines = input_lines(&dir.path().join("inputs.txt"));
+                let len: usize = fitted[fitted.find('[').unwrap() + 1..fitted.len() - 1]
+                    .parse()
+                    .unwrap();
+                assert!(
+                    lines
+                        .iter()
+                        .all(|l| l.split(' ').nth(1).unwrap().split(',').count() == len),
+                    "{func}: {lines:?}"
+                );
+                run_regression_with(dir.path(), func, &source);
+            }
+            None => {
+                assert_eq!(out.status.code(), Some(3), "{func}: {said}");
+                assert!(!said.contains("note:"), "{func}: {said}");
+                assert!(crashes.join("1.txt").exists(), "{func}");
+            }
+        }
+    }
 }

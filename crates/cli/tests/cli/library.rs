@@ -547,3 +547,48 @@ fn a_search_path_serves_every_selected_function_and_each_is_checked_alone() {
         "fpforge.toml's lib_dirs load as --lib-dir does"
     );
 }
+
+/// A run-wide `--out-arg r` applies to the functions with a parameter `r` (a struct the
+/// function fills, sized from the debug info) and is left out for the others, which run
+/// with their default inputs (pointers fitted to what they write) rather than failing.
+#[test]
+fn a_run_wide_spec_applies_where_the_parameter_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let results = fixture("structs", "results.c");
+    let outputs = fixture("findings", "outputs.c");
+    let run = fpforge(&[
+        "cover",
+        &results,
+        &outputs,
+        "--all",
+        "--out-arg",
+        "r",
+        "--time-limit",
+        "2",
+        "--out",
+        out,
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(3),
+        "peek's overrun: {}",
+        stderr(&run)
+    );
+    let index = json_file(&dir.path().join("index.json"));
+    let names = ["inverse_e", "moments", "peek", "scaled_e10_e", "split"];
+    assert_eq!(row_names(&index), names);
+    for row in index["functions"].as_array().unwrap() {
+        let name = row["function"].as_str().unwrap();
+        assert_eq!(row["covered"], row["sides"], "{name}: {row}");
+        let crashes = if name == "peek" { 1 } else { 0 };
+        assert_eq!(row["crashes"], crashes, "{name}: {row}");
+    }
+    let e10 = std::fs::read_to_string(dir.path().join("scaled_e10_e/inputs.txt")).unwrap();
+    let line = e10.lines().find(|l| !l.starts_with('#')).unwrap();
+    assert_eq!(
+        line.split(' ').nth(1).unwrap().split(',').count(),
+        24,
+        "{line}"
+    );
+}

@@ -2,7 +2,7 @@
 //! read from the program's debug info. `cover` needs no spec to cover a physics step on
 //! one; `run` reads a struct as `{field: value, ...}`; `--arg` restricts or fixes fields.
 
-use crate::common::{fixture, fpforge, json_file as json};
+use crate::common::{fixture, fpforge, json_file as json, stderr};
 use std::path::{Path, PathBuf};
 
 fn particle() -> String {
@@ -104,7 +104,9 @@ fn field_specs_fix_and_restrict_fields() {
 /// `cubic` reads four coefficients through a pointer the default spec gives one element:
 /// cover, explore and accuracy say at once that every run traps there, with the `--arg`
 /// that fixes it, on stderr and in their JSON reports; with the length given they do not.
-/// A struct whose data sits behind a (null) pointer field is named as needing a driver.
+/// Where a longer array stops the overruns (`cubic` reads `c[3]`), they take it and say
+/// so instead. A struct whose data sits behind a (null) pointer field is named as needing
+/// a driver.
 #[test]
 fn every_engine_says_when_every_run_traps() {
     let source = fixture("structs", "short.c");
@@ -121,7 +123,7 @@ fn every_engine_says_when_every_run_traps() {
             engine,
             &source,
             "-f",
-            "cubic",
+            "far",
             "--time-limit",
             "2",
             "--out",
@@ -130,7 +132,10 @@ fn every_engine_says_when_every_run_traps() {
         let stderr = String::from_utf8_lossy(&run.stderr);
         let line = stderr.lines().find(|l| l.contains(said));
         let line = line.unwrap_or_else(|| panic!("{engine}: {stderr}"));
-        assert!(line.contains(hint) && line.contains("short.c:4:"), "{line}");
+        assert!(
+            line.contains(hint) && line.contains("short.c:14:"),
+            "{line}"
+        );
         let diagnostic = json(&out.join(report))["diagnostic"].clone();
         assert!(
             diagnostic.as_str().is_some_and(|d| d.contains(said)),
@@ -140,6 +145,25 @@ fn every_engine_says_when_every_run_traps() {
             let page = std::fs::read_to_string(out.join("report.html")).unwrap();
             assert!(page.contains("<p id=\"diagnostic\"><strong>every run traps"));
         }
+    }
+    for engine in ["cover", "explore", "accuracy"] {
+        let out = dir.path().join(format!("{engine}-cubic"));
+        let run = fpforge(&[
+            engine,
+            &source,
+            "-f",
+            "cubic",
+            "--time-limit",
+            "2",
+            "--out",
+            &out.to_string_lossy(),
+        ]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains("note: cubic: pointer parameters taken as `c: f64[4]`")
+                && !stderr.contains(said),
+            "{engine}: {stderr}"
+        );
     }
     let buffer_source = fixture("structs", "buffer.c");
     let buffer_out = dir.path().join("buffer");
@@ -156,9 +180,9 @@ fn every_engine_says_when_every_run_traps() {
         "cover",
         &source,
         "-f",
-        "cubic",
+        "far",
         "--arg",
-        "c: f64[4]",
+        "c: f64[512]",
         "--out",
         &out.to_string_lossy(),
     ]);
@@ -222,4 +246,35 @@ fn explore_solves_over_struct_fields() {
         (Some(1), Some(1))
     );
     crate::common::check_credited_sides(&out, &particle(), "step");
+}
+
+/// `--out-arg r` without a type on a struct pointer is a zero-filled output of the
+/// struct's size: its fields' type when they share one (`result`: two doubles), bytes
+/// otherwise (`result_e10`: two doubles and an int, 24 bytes). Neither run overruns it.
+#[test]
+fn an_output_struct_takes_the_size_of_the_struct() {
+    let source = fixture("structs", "results.c");
+    for (func, items) in [("inverse_e", 2), ("scaled_e10_e", 24)] {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().to_str().unwrap();
+        let out = fpforge(&[
+            "cover",
+            &source,
+            "-f",
+            func,
+            "--out-arg",
+            "r",
+            "--time-limit",
+            "3",
+            "--out",
+            out_dir,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{func}: {}", stderr(&out));
+        assert!(!dir.path().join("crashes").exists(), "{func}");
+        let inputs = std::fs::read_to_string(dir.path().join("inputs.txt")).unwrap();
+        for line in inputs.lines().filter(|l| !l.starts_with('#')) {
+            let output = line.split(' ').nth(1).unwrap();
+            assert_eq!(output.split(',').count(), items, "{func}: {line}");
+        }
+    }
 }
