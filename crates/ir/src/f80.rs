@@ -421,6 +421,20 @@ pub fn format_exact(a: F80) -> String {
     format!("{sign}0x{lead}{dot}{digits}p{exp:+}")
 }
 
+/// A decimal that reads back ([`parse`]) to the same value; `nan` (with its sign) for
+/// NaNs and the encodings the x87 rejects.
+pub fn format_decimal(a: F80) -> String {
+    let sign = if a.is_negative() { "-" } else { "" };
+    if a.is_nan() || a.is_unsupported_encoding() {
+        return format!("{sign}nan");
+    }
+    let x = a.to_apfloat();
+    if x.is_infinite() {
+        return format!("{sign}inf");
+    }
+    format!("{x}")
+}
+
 /// Reads an extended literal: decimal or C99 hex float (correctly rounded, an `L`
 /// suffix allowed), `inf`, `nan`, or `raw:` and the hex digits of the 80 bits.
 pub fn parse(text: &str) -> Option<F80> {
