@@ -1,7 +1,6 @@
 //! The C library model end to end: programs of `tests/fixtures/libc/` run through
-//! `fpforge run -f main` (and `tests/fixtures/longdouble/`) print byte for byte what
-//! their native build prints, and the report shows argv, the exit status, `errno` and
-//! both streams.
+//! `fpforge run -f main` print byte for byte what their native build prints, and the
+//! report shows argv, the exit status, `errno` and both streams.
 
 use crate::common::{fixture, fpforge, stderr, stdout};
 use std::process::Command;
@@ -75,43 +74,4 @@ fn newlibs_errno_and_reentrancy_state_are_the_c_runtimes() {
         );
         assert_eq!(report["errno"].as_i64(), errno, "{report}");
     }
-}
-
-#[test]
-fn long_double_programs_print_what_their_native_build_prints() {
-    let source = fixture("longdouble", "ops.c");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let exe = dir.path().join("prog");
-    let built = Command::new("clang-14")
-        .args(["-w", "-O0", "-ffp-contract=off", &source, "-lm", "-o"])
-        .arg(&exe)
-        .status()
-        .expect("clang-14 runs (scripts/setup.sh)");
-    assert!(built.success());
-    let want = stdout(&Command::new(&exe).output().expect("runs"));
-    assert!(want.lines().count() > 3_000, "{}", want.lines().count());
-    let out = fpforge(&["run", &source, "-f", "main", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
-    let got = report["stdout"].as_str().expect("stdout");
-    for (k, (got, want)) in got.lines().zip(want.lines()).enumerate() {
-        assert_eq!(got, want, "line {}", k + 1);
-    }
-    assert_eq!(got, want);
-}
-
-#[test]
-fn float128_is_a_named_unsupported_type() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let source = dir.path().join("q.c");
-    std::fs::write(
-        &source,
-        "double q(double d) { __float128 x = d; x = x * x; return (double)x; }\n",
-    )
-    .expect("written");
-    let out = fpforge(&["run", source.to_str().expect("utf-8"), "-f", "q", "1.5"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = stderr(&out);
-    assert!(err.contains("unsupported: fp128 (__float128)"), "{err}");
-    assert!(err.contains("q.c:1:"), "{err}");
 }

@@ -16,6 +16,7 @@ mod gcov;
 mod html;
 mod libc;
 mod library;
+mod long_double;
 mod project;
 mod reports;
 mod shapes_diff;
