@@ -78,7 +78,7 @@ where
             })
         }
         Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
-        Builtin::F80(op) => f80(sem, op, ty, &bits),
+        Builtin::F80(op) => f80(sem, mem, op, ty, &bits)?,
         Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
         Builtin::Terminate => return Err(TrapKind::Terminate),
         Builtin::StackRestore => {
@@ -95,9 +95,19 @@ where
 /// An operation on extended values (`long double`) on the concrete bits `args`, its
 /// result a constant to every semantics; `ty` is the call's result type. Rounds to
 /// nearest-even, the x87's default.
-pub(crate) fn f80<S: Semantics>(sem: &mut S, op: F80Op, ty: Type, args: &[u64]) -> S::Value {
-    let bits = fpir::f80::eval_builtin(op, ty, args, fpir::f80::Round::NearestTiesToEven);
-    sem.constant(ty, bits & ty.mask())
+pub(crate) fn f80<S: Semantics>(
+    sem: &mut S,
+    mem: &mut Memory,
+    op: F80Op,
+    ty: Type,
+    args: &[u64],
+) -> Result<S::Value, TrapKind> {
+    let nearest = fpir::f80::Round::NearestTiesToEven;
+    let bits = match fpir::f80::eval_builtin(op, ty, args, nearest) {
+        Some(bits) => bits,
+        None => crate::libm_f80::eval(mem, ty, args)?,
+    };
+    Ok(sem.constant(ty, bits & ty.mask()))
 }
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a

@@ -90,6 +90,18 @@ mod sys {
         }
     }
 
+    /// The address of the symbol `name` in `libm.so.6`, if it has one.
+    pub fn lookup(name: &str) -> Option<usize> {
+        let handle = libm_handle();
+        let name = std::ffi::CString::new(name).ok()?;
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: `handle` is a live dlopen handle and `name` is NUL-terminated.
+        let sym = unsafe { dlsym(handle, name.as_ptr()) };
+        (!sym.is_null()).then_some(sym as usize)
+    }
+
     /// `dlopen("libm.so.6")`, once; null if the library cannot be loaded.
     fn libm_handle() -> *mut c_void {
         static HANDLE: OnceLock<usize> = OnceLock::new();
@@ -97,6 +109,11 @@ mod sys {
         *HANDLE.get_or_init(|| unsafe { dlopen(c"libm.so.6".as_ptr(), RTLD_NOW) } as usize)
             as *mut c_void
     }
+}
+
+/// The address of the C function `name` in the host's `libm.so.6`.
+pub(crate) fn host_symbol(name: &str) -> Option<usize> {
+    sys::lookup(name)
 }
 
 /// A host float format, read from and written to raw bits.

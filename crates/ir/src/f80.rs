@@ -473,8 +473,9 @@ pub fn parse(text: &str) -> Option<F80> {
 
 /// What the builtin [`F80Op`] computes on the bits `args` of its arguments, for a call
 /// whose result type is `result` (which half of an extended result, or the float or
-/// integer type of the others). Missing arguments read as zero.
-pub fn eval_builtin(op: F80Op, result: Type, args: &[u64], round: Round) -> u64 {
+/// integer type of the others). Missing arguments read as zero. `None` for
+/// [`F80Op::Libm`], which the host's C library computes (`fpforge_exec`).
+pub fn eval_builtin(op: F80Op, result: Type, args: &[u64], round: Round) -> Option<u64> {
     let arg = |k: usize| args.get(k).copied().unwrap_or(0);
     let operand = |k: usize| F80 {
         sig: arg(k),
@@ -484,7 +485,8 @@ pub fn eval_builtin(op: F80Op, result: Type, args: &[u64], round: Round) -> u64 
         Type::Int(16) => u64::from(x.se),
         _ => x.sig,
     };
-    match op {
+    Some(match op {
+        F80Op::Libm => return None,
         F80Op::Arith(a) => half(arith(a, operand(0), operand(2), round)),
         F80Op::Sqrt => half(sqrt(operand(0), round)),
         F80Op::Cmp => {
@@ -500,5 +502,5 @@ pub fn eval_builtin(op: F80Op, result: Type, args: &[u64], round: Round) -> u64 
         },
         F80Op::ToSigned => operand(0).to_signed(result.bits()),
         F80Op::ToUnsigned => operand(0).to_unsigned(result.bits()),
-    }
+    })
 }

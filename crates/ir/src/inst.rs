@@ -273,11 +273,16 @@ pub enum F80Op {
     ToSigned,
     /// `(a) -> iN`: `fptoui` as x86-64 code computes it.
     ToUnsigned,
+    /// `(f, operands...) -> extended | iN`: the host C library's `long double` version
+    /// of the math function `f` (its index in [`crate::MathFn::ALL`]): `sinl`, `powl`,
+    /// ... Operands as the function's shape says: extended values, then the `int` of
+    /// `ldexpl`, or the pointer `frexpl` and `modfl` store their second result through.
+    Libm,
 }
 
 impl F80Op {
     /// Every operation.
-    pub const ALL: [F80Op; 13] = {
+    pub const ALL: [F80Op; 14] = {
         use crate::f80::F80Arith as A;
         [
             F80Op::Arith(A::Add),
@@ -293,6 +298,7 @@ impl F80Op {
             F80Op::ToFloat,
             F80Op::ToSigned,
             F80Op::ToUnsigned,
+            F80Op::Libm,
         ]
     };
 
@@ -313,16 +319,18 @@ impl F80Op {
             F80Op::ToFloat => "f80_to_float",
             F80Op::ToSigned => "f80_to_signed",
             F80Op::ToUnsigned => "f80_to_unsigned",
+            F80Op::Libm => "f80_libm",
         }
     }
 
-    /// How many arguments a call takes.
+    /// How many arguments a call takes (at least, for [`F80Op::Libm`]).
     pub fn arity(self) -> usize {
         match self {
             F80Op::Arith(_) => 4,
             F80Op::Cmp => 5,
             F80Op::Sqrt | F80Op::ToFloat | F80Op::ToSigned | F80Op::ToUnsigned => 2,
             F80Op::FromDouble | F80Op::FromSigned | F80Op::FromUnsigned => 1,
+            F80Op::Libm => 3,
         }
     }
 }

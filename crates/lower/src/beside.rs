@@ -111,7 +111,23 @@ pub(crate) enum WideInits<'a> {
     Among(&'a [WideInt]),
 }
 
+/// The width a `long double` constant is recorded with among the wide integers of an
+/// initializer (its 80 bits as the limbs of an `i80`).
+pub(crate) const F80_BITS: u32 = 80;
+
 impl WideInits<'_> {
+    /// The next `long double` constant of a global's initializer.
+    pub fn next_f80(&mut self) -> Result<WideInt, String> {
+        let found = match self {
+            WideInits::InOrder(iter) => iter.next(),
+            WideInits::Among(_) => None,
+        };
+        match found {
+            Some(c) if c.bits == F80_BITS && c.limbs.len() == 2 => Ok(c.clone()),
+            _ => Err("x86_fp80 (long double) constant whose bits were not read".to_string()),
+        }
+    }
+
     /// The next wide constant, of width `bits` with low 64 bits `low`.
     pub fn next(&mut self, bits: u32, low: u64) -> Result<WideInt, String> {
         let found = match self {
@@ -177,11 +193,12 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
             .any(|f| uses_wide_ints(&module.types, f))
 }
 
-/// True when `c` is or holds an integer constant wider than 64 bits.
+/// True when `c` is or holds an integer constant wider than 64 bits or a `long double`.
 fn has_wide_int(c: &llvm_ir::Constant) -> bool {
     use llvm_ir::Constant as C;
     match c {
         C::Int { bits, .. } => *bits > 64,
+        C::Float(llvm_ir::constant::Float::X86_FP80) => true,
         C::Struct { values, .. } => values.iter().any(|v| has_wide_int(v)),
         C::Array { elements, .. } | C::Vector(elements) => elements.iter().any(|e| has_wide_int(e)),
         _ => false,
@@ -336,8 +353,9 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
     found
 }
 
-/// Collects the integer constants wider than 64 bits in constant `value`, looking
-/// inside aggregates and constant expressions (not into other globals).
+/// Collects the integer constants wider than 64 bits and the `long double` constants
+/// (as [`F80_BITS`]-bit ones) in constant `value`, looking inside aggregates and
+/// constant expressions (not into other globals).
 ///
 /// # Safety
 /// `value` must be null or a live value.
@@ -347,6 +365,13 @@ unsafe fn wide_ints_in(value: LLVMValueRef, depth: u32, into: &mut Vec<WideInt>)
     }
     if let Some(wide) = wide_int(value) {
         into.push(wide);
+        return;
+    }
+    if let Some(bits) = f80_bits(value) {
+        into.push(WideInt {
+            bits: F80_BITS,
+            limbs: vec![bits as u64, (bits >> 64) as u64],
+        });
         return;
     }
     if depth < 16 {

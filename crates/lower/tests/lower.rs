@@ -307,13 +307,13 @@ fn syntax_errors_show_clang_diagnostics() {
 
 #[test]
 fn float128_is_unsupported_with_its_location() {
-    let err = load(&[fixture("long_double.c")], &LoadOptions::default()).unwrap_err();
+    let err = load(&[fixture("float128.c")], &LoadOptions::default()).unwrap_err();
     let LowerError::Unsupported { what, location, .. } = &err else {
         panic!("expected Unsupported, got {err:?}");
     };
     assert!(what.contains("fp128 (__float128)"), "{what}");
     assert!(what.contains("`widen`"), "{what}");
-    assert!(location.ends_with("long_double.c:3:0"), "{location}");
+    assert!(location.ends_with("float128.c:3:0"), "{location}");
 }
 
 /// Wide integers lower as limbs between defined functions; an intrinsic or a `switch`
@@ -369,7 +369,7 @@ fn stubs_stand_for_declared_functions_whose_address_is_taken() {
 #[test]
 fn skip_unsupported_turns_such_functions_into_trapping_skeletons() {
     let opts = LoadOptions::default().with_skip_unsupported(true);
-    let module = load(&[fixture("long_double.c")], &opts).expect("loads with skipping");
+    let module = load(&[fixture("float128.c")], &opts).expect("loads with skipping");
     fpir::verify_module(&module).expect("verifies");
     let fine = module.func_by_name("fine").unwrap();
     assert!(module.unresolved_from(fine).is_empty());

@@ -1,14 +1,22 @@
 //! `long double` end to end: programs of `tests/fixtures/longdouble/` print byte for
 //! byte what their native build prints, `fpforge run` passes and prints long doubles
-//! exactly, `cover` searches them and writes a `regression.c` declaring them that passes,
-//! and the other wide floats are a named "unsupported" error.
+//! exactly, and `cover` searches them and writes a `regression.c` declaring them that
+//! passes (`basics` checks that `__float128` is a named "unsupported" error).
 
 use crate::common::{fixture, fpforge, stderr, stdout};
 use std::process::Command;
 
 #[test]
 fn long_double_programs_print_what_their_native_build_prints() {
-    let source = fixture("longdouble", "ops.c");
+    for (name, lines) in [("ops.c", 3_000), ("math.c", 500)] {
+        program_prints_what_its_native_build_prints(name, lines);
+    }
+}
+
+/// Arithmetic, conversions and comparisons (`ops.c`) and the math functions of the C
+/// library (`math.c`: sqrtl, fabsl, copysignl exact, the others the host's).
+fn program_prints_what_its_native_build_prints(name: &str, lines: usize) {
+    let source = fixture("longdouble", name);
     let dir = tempfile::tempdir().expect("temp dir");
     let exe = dir.path().join("prog");
     let built = Command::new("clang-14")
@@ -18,31 +26,15 @@ fn long_double_programs_print_what_their_native_build_prints() {
         .expect("clang-14 runs (scripts/setup.sh)");
     assert!(built.success());
     let want = stdout(&Command::new(&exe).output().expect("runs"));
-    assert!(want.lines().count() > 3_000, "{}", want.lines().count());
+    assert!(want.lines().count() >= lines, "{}", want.lines().count());
     let out = fpforge(&["run", &source, "-f", "main", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
     let got = report["stdout"].as_str().expect("stdout");
     for (k, (got, want)) in got.lines().zip(want.lines()).enumerate() {
-        assert_eq!(got, want, "line {}", k + 1);
+        assert_eq!(got, want, "{name} line {}", k + 1);
     }
     assert_eq!(got, want);
-}
-
-#[test]
-fn float128_is_a_named_unsupported_type() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let source = dir.path().join("q.c");
-    std::fs::write(
-        &source,
-        "double q(double d) { __float128 x = d; x = x * x; return (double)x; }\n",
-    )
-    .expect("written");
-    let out = fpforge(&["run", source.to_str().expect("utf-8"), "-f", "q", "1.5"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = stderr(&out);
-    assert!(err.contains("unsupported: fp128 (__float128)"), "{err}");
-    assert!(err.contains("q.c:1:"), "{err}");
 }
 
 /// A C driver calling `scale` and `narrow` of `params.c` natively on `x`, printing the

@@ -647,18 +647,18 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         }
     }
 
-    /// An operation on extended values: up to five arguments, a constant result.
+    /// An operation on extended values: up to seven arguments, a constant result.
     #[cold]
     fn f80(&mut self, op: F80Op, ty: Type, args: &[Slot], d: Slot) -> Control {
-        let mut bits = [0u64; 5];
+        let mut bits = [0u64; 7];
         for (x, &s) in bits.iter_mut().zip(args) {
             *x = self.bits(s);
         }
-        let v = builtin::f80(self.sem, op, ty, &bits);
-        if d != NONE {
-            return self.set(d, v);
+        match builtin::f80(self.sem, self.mem, op, ty, &bits) {
+            Ok(v) if d != NONE => self.set(d, v),
+            Ok(_) => Control::Next,
+            Err(kind) => self.trap(kind),
         }
-        Control::Next
     }
 
     #[inline(always)]

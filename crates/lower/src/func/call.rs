@@ -119,7 +119,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             Some((name, _)) if f80_involved => {
                 return match F80Math::from_name(name) {
                     Some(math) => self.f80_math(math, call.arguments, call.dest),
-                    None => Err(self.unsupported(format!("call of `{name}` on long double"))),
+                    None => self.f80_libm(name, call.arguments, result_type, call.dest),
                 }
             }
             Some((name, Target::Unsupported(what))) => {

@@ -14,7 +14,10 @@ use super::FnLower;
 use crate::consts::float_pred;
 use crate::error::LowerError;
 use fpir::f80::F80Arith;
-use fpir::{Builtin, CastOp, Const, F80Op, FloatPred, InstKind, IntBinOp, Reg, Type};
+use fpir::{
+    Builtin, CastOp, Const, F80Op, FloatPred, InstKind, IntBinOp, MathFn, MathOrigin, MathShape,
+    Reg, Type,
+};
 use llvm_ir::types::FPType;
 use llvm_ir::{instruction, Instruction, Name, Operand};
 
@@ -59,6 +62,23 @@ impl F80Math {
             "sqrtl" | "llvm.sqrt.f80" => F80Math::Sqrt,
             _ => return None,
         })
+    }
+}
+
+/// The math function whose `long double` version `name` is: a C function (`sinl`) or
+/// an LLVM intrinsic on `x86_fp80` that has one (`llvm.sin.f80`; `llvm.minnum.f80` and
+/// `llvm.maxnum.f80`, which x86-64 code calls `fminl` and `fmaxl` for).
+fn libm_function(name: &str) -> Option<MathFn> {
+    let (stem, intrinsic) = match name.strip_prefix("llvm.") {
+        Some("minnum.f80") => return Some(MathFn::Fmin),
+        Some("maxnum.f80") => return Some(MathFn::Fmax),
+        Some(rest) => (rest.strip_suffix(".f80")?, true),
+        None => (name.strip_suffix('l')?, false),
+    };
+    let f = MathFn::from_name(stem)?;
+    match (f.origin(), intrinsic) {
+        (MathOrigin::Llvm, _) | (MathOrigin::C, true) => None,
+        _ => Some(f),
     }
 }
 
@@ -318,6 +338,55 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 args: vec![sig, se],
             },
         )
+    }
+
+    /// A call of the C library's `long double` version of a math function (`sinl`,
+    /// `powl`, `frexpl`, ...): [`F80Op::Libm`], computed by the host's.
+    pub(super) fn f80_libm(
+        &mut self,
+        name: &str,
+        args: &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+        result_type: &llvm_ir::TypeRef,
+        dest: Option<&'m Name>,
+    ) -> Result<(), LowerError> {
+        let Some(f) = libm_function(name) else {
+            return Err(self.unsupported(format!("call of `{name}` on long double")));
+        };
+        let shape = f.shape();
+        let (extended, extra) = match shape {
+            MathShape::Unary | MathShape::ToInt => (1, 0),
+            MathShape::Binary => (2, 0),
+            MathShape::Ternary => (3, 0),
+            MathShape::FloatInt | MathShape::FloatPtrInt | MathShape::FloatPtrFloat => (1, 1),
+        };
+        if args.len() != extended + extra {
+            return Err(self.malformed(format!("call of `{name}` with {} arguments", args.len())));
+        }
+        let index = MathFn::ALL.iter().position(|&g| g == f).unwrap_or(0);
+        let mut regs = vec![self.const_reg(Type::I32, Const::Bits(index as u64))];
+        for (arg, _) in &args[..extended] {
+            regs.extend(self.f80_operand(arg)?);
+        }
+        for (arg, _) in &args[extended..] {
+            regs.push(self.operand(arg)?);
+        }
+        let Some(dest) = dest else {
+            self.f80_result(F80Op::Libm, regs);
+            return Ok(());
+        };
+        if shape == MathShape::ToInt {
+            return self.define(
+                dest,
+                result_type,
+                InstKind::Call {
+                    callee: fpir::Callee::Builtin(Builtin::F80(F80Op::Libm)),
+                    args: regs,
+                },
+            );
+        }
+        let limbs = self.f80_result(F80Op::Libm, regs);
+        self.define_wide(dest, 80, limbs);
+        Ok(())
     }
 
     /// A call of a math function on `long double`s (see [`F80Math`]).
