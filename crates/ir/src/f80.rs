@@ -15,6 +15,7 @@
 //! Every operation that rounds takes a [`Round`], so a rounding mode chosen at run
 //! time (`fesetround`) can reach it; the interpreter passes round-to-nearest-even today.
 
+pub use crate::inst::F80Arith;
 use crate::inst::{F80Op, FloatPred};
 use crate::types::{FloatTy, Type};
 use rustc_apfloat::ieee::{Double, Single, X87DoubleExtended};
@@ -32,21 +33,6 @@ pub struct F80 {
     pub sig: u64,
     /// Sign and biased exponent.
     pub se: u16,
-}
-
-/// The arithmetic operations that take two values and give one.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum F80Arith {
-    /// `fadd`.
-    Add,
-    /// `fsub`.
-    Sub,
-    /// `fmul`.
-    Mul,
-    /// `fdiv`.
-    Div,
-    /// `frem`: C's `fmodl`, exact.
-    Rem,
 }
 
 const INTEGER_BIT: u64 = 1 << 63;

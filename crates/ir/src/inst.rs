@@ -243,11 +243,26 @@ pub enum Builtin {
     /// `std::terminate()`: ends the run with a trap (a throw through `noexcept`, an
     /// exception during unwinding).
     Terminate,
-    /// An operation on x87 extended values (`long double`), computed by [`crate::f80`].
+    /// An operation on x87 extended values (`long double`), computed by `fpir::f80`.
     F80(F80Op),
 }
 
-/// An operation on x87 extended values (`long double`, see [`crate::f80`]). Each
+/// The arithmetic operations on two extended values that give one.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum F80Arith {
+    /// `fadd`.
+    Add,
+    /// `fsub`.
+    Sub,
+    /// `fmul`.
+    Mul,
+    /// `fdiv`.
+    Div,
+    /// `frem`: C's `fmodl`, exact.
+    Rem,
+}
+
+/// An operation on x87 extended values (`long double`, see `fpir::f80`). Each
 /// extended operand is two arguments, its significand (`i64`) then its sign and
 /// exponent (`i16`). An operation whose result is extended is called once per half: the
 /// call's result type says which (`i64` the significand, `i16` the sign and exponent).
@@ -255,7 +270,7 @@ pub enum Builtin {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum F80Op {
     /// `(a, b) -> extended`: `fadd`, `fsub`, `fmul`, `fdiv`, `frem`.
-    Arith(crate::f80::F80Arith),
+    Arith(F80Arith),
     /// `(a) -> extended`: `sqrtl`, correctly rounded.
     Sqrt,
     /// `(a, b, pred) -> i1`: `fcmp`, `pred` the index of the predicate in
@@ -283,7 +298,7 @@ pub enum F80Op {
 impl F80Op {
     /// Every operation.
     pub const ALL: [F80Op; 14] = {
-        use crate::f80::F80Arith as A;
+        use F80Arith as A;
         [
             F80Op::Arith(A::Add),
             F80Op::Arith(A::Sub),
@@ -304,7 +319,7 @@ impl F80Op {
 
     /// The IR text name of the builtin.
     pub fn name(self) -> &'static str {
-        use crate::f80::F80Arith as A;
+        use F80Arith as A;
         match self {
             F80Op::Arith(A::Add) => "f80_add",
             F80Op::Arith(A::Sub) => "f80_sub",
