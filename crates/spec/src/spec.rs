@@ -1412,7 +1412,8 @@ mod tests {
     fn rejects_malformed_specs() {
         for bad in [
             "a",
-            "a: f80",
+            "a: f128",
+            "a: f80[4]",
             "a: f64[0]",
             "a: f64[8",
             "a in [2, 1]",
@@ -1423,6 +1424,13 @@ mod tests {
         ] {
             assert!(bad.parse::<ArgSpec>().is_err(), "{bad} should be rejected");
         }
+        let long_double: ArgSpec = "a: f80 in [-1, 2]".parse().unwrap();
+        assert_eq!(
+            long_double.shape,
+            SpecShape::LongDouble {
+                range: Some(ValueRange { lo: -1.0, hi: 2.0 })
+            }
+        );
     }
 
     #[test]
