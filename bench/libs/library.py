@@ -20,8 +20,11 @@ Libraries:
 - GSL 2.7.1's special functions: `specfunc/*.c` (not the tests, nor the fragments
   other files include) with `-f 'gsl_sf_*_e'`,
   `--lib-dir` on `specfunc` itself (`sincos_pi.c`), `sys`, `complex`, `poly` and bench/libs/host/gsl (C error reporting,
-  as bench/libs/run.py loads them), and `--out-arg 'result: f64[2]'` for the
-  `gsl_sf_result *result` every such function fills (the one flag beyond loading).
+  as bench/libs/run.py loads them), and two run-wide specs, each applied to the functions
+  with that parameter: `--out-arg result` (the `gsl_sf_result *result` or
+  `gsl_sf_result_e10 *result` a function fills: a zero-filled output of the struct's
+  size) and `--arg 'mode in [0, 2]'` (a `gsl_mode_t` is one of GSL_PREC_DOUBLE, _SINGLE,
+  _APPROX: GSL indexes a three-entry table with it unchecked).
 
 Prints one markdown table per library and the rows below or equal to AFL++, and writes
 JSON beside them with --json.
@@ -129,7 +132,7 @@ def gsl(build: Path):
     dirs = [root / d for d in ("sys", "complex", "poly")] + [REPO / "bench/libs/host/gsl"]
     sources = [f for d in [root / "specfunc", *dirs] for f in sorted(d.glob("*.c"))
                if not f.name.startswith("test")]
-    args = [*files, "-I", root, "--out-arg", "result: f64[2]"]
+    args = [*files, "-I", root, "--out-arg", "result", "--arg", "mode in [0, 2]"]
     for d in [root / "specfunc", *dirs]:
         args += ["--lib-dir", d]
     return Library("gsl", sources, ["-w", "-I", str(root)], args, select=["-f", "gsl_sf_*_e"])

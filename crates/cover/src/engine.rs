@@ -65,8 +65,8 @@ use crate::represent::{Goal, Penalty, SiteShapes};
 use crate::sides::SideTable;
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{
-    BranchTrace, Concrete, ExecConfig, ExecError, Finding, FindingKey, FullTrace, Interpreter,
-    Observer, Outcome, Trap,
+    BranchTrace, Concrete, ExecConfig, ExecError, Finding, FindingKey, FindingKind, FullTrace,
+    Interpreter, Observer, Outcome, Trap,
 };
 use fpforge_search::{
     avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
@@ -167,6 +167,15 @@ const TRAP_PROVER_TIME: Duration = Duration::from_secs(1);
 /// The most time a [`SideProver`] gets by default: sides it can settle it mostly
 /// settles fast, and a run whose sides stay open should not take the whole limit.
 const PROVER_DEFAULT_MAX_TIME: Duration = Duration::from_secs(3);
+
+/// How many times the search's fuel an input that ran out of it gets when it is
+/// confirmed, before it counts as a hang: at the default fuel, ten million steps, a
+/// tenth of a second in the interpreter.
+const PATIENCE: u64 = 100;
+
+/// How many confirmations in one search get [`PATIENCE`], so that hangs that do not end
+/// cost at most that many long runs.
+const PATIENT_RERUNS: u32 = 16;
 
 /// The interval between progress reports.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(200);
@@ -371,6 +380,10 @@ struct Search<'m, 's, E> {
     error: Option<ExecError>,
     /// Set by the caller to stop the run.
     interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Re-runs with [`PATIENCE`] times the fuel left for inputs that ran out of it.
+    patient_reruns_left: u32,
+    /// Keys of runs out of fuel whose patient re-run ended: slow, not hangs.
+    slow: HashSet<FindingKey>,
 }
 
 /// One worker's share of a parallel round: `count` starts numbered from `first`, from a
@@ -450,6 +463,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             metric: config.metric,
             error: None,
             interrupt: config.interrupt.clone(),
+            patient_reruns_left: PATIENT_RERUNS,
+            slow: HashSet::new(),
         })
     }
 
@@ -1042,7 +1057,17 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// (see [`Search::confirm_finding`]). Returns whether it covered new sides.
     fn confirm(&mut self, bits: Vec<u64>) -> Result<bool, ExecError> {
         let test = self.plan.test(bits);
-        let (outcome, new) = self.trace(test.args())?;
+        let (mut outcome, mut new) = self.trace(test.args(), self.exec_config.fuel)?;
+        if let Some(key) = self.patient_hang_key(&outcome) {
+            self.patient_reruns_left -= 1;
+            let patient_fuel = self.exec_config.fuel.saturating_mul(PATIENCE);
+            (outcome, new) = self.trace(test.args(), patient_fuel)?;
+            if self.patient_hang_key(&outcome).is_none() {
+                // The loop ends: runs out of fuel there are slow, not hangs.
+                self.findings.assume_known(&HashSet::from([key.clone()]));
+                self.slow.insert(key);
+            }
+        }
         if let Outcome::Trapped(trap) = outcome {
             return self.confirm_finding(&trap, test.coords);
         }
@@ -1070,7 +1095,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         };
         self.kept.push(coords);
         let args = self.plan.spec().to_args(&self.findings.list[index].coords);
-        let (_, new) = self.trace(&args)?;
+        let (_, new) = self.trace(&args, self.exec_config.fuel)?;
         let new_sides = self.credit(&new, Witness::Finding(index));
         (self.on_event)(&CoverEvent::Finding {
             index,
@@ -1080,10 +1105,30 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         Ok(!new.is_empty())
     }
 
-    /// Runs `args` with a fresh tracing interpreter: how the run ended, and the included
-    /// sides it takes that are not covered yet.
-    fn trace(&self, args: &[fpforge_spec::Arg]) -> Result<(Outcome<u64>, Vec<u32>), ExecError> {
-        let mut tracer = self.tracer(BranchTrace::default())?;
+    /// The finding key of a run that ran out of fuel where a patient re-run may tell a
+    /// slow run from a hang (re-runs are left, and the key is new or known to be slow): a
+    /// loop bounded by an input or by an iteration cap (GSL's `nmax` of 10 000) may run
+    /// past the search's fuel and still end, and then it is a test, not a hang.
+    fn patient_hang_key(&self, outcome: &Outcome<u64>) -> Option<FindingKey> {
+        let Outcome::Trapped(trap) = outcome else {
+            return None;
+        };
+        let finding = Finding::of(trap, Vec::new())?;
+        let key = finding.key();
+        let undecided = !self.findings.is_known(trap) || self.slow.contains(&key);
+        let patient = finding.kind == FindingKind::Hang && self.patient_reruns_left > 0;
+        (patient && undecided).then_some(key)
+    }
+
+    /// Runs `args` with a fresh tracing interpreter with `fuel`: how the run ended, and
+    /// the included sides it takes that are not covered yet.
+    fn trace(
+        &self,
+        args: &[fpforge_spec::Arg],
+        fuel: u64,
+    ) -> Result<(Outcome<u64>, Vec<u32>), ExecError> {
+        let exec = self.exec_config.clone().with_fuel(fuel);
+        let mut tracer = Interpreter::new(self.module, Concrete, BranchTrace::default(), exec)?;
         let run = tracer.call(self.func, args)?;
         let mut new: Vec<u32> = tracer
             .observer()

@@ -50,10 +50,41 @@ enum Kind {
 }
 
 /// The C++ runtime linked into programs with C++ sources (see its header comment).
-const CXX_RUNTIME: &str = include_str!("../runtime/cxxrt.c");
+const CXX_RUNTIME: Runtime = Runtime {
+    source: include_str!("../runtime/cxxrt.c"),
+    name: "fpforge-cxxrt",
+};
 
-/// Its bitcode's name in the temporary directory.
-const CXX_RUNTIME_BITCODE: &str = "fpforge-cxxrt.bc";
+/// The C library functions linked into every program that uses them (see its header
+/// comment).
+const C_RUNTIME: Runtime = Runtime {
+    source: include_str!("../runtime/crt.c"),
+    name: "fpforge-crt",
+};
+
+/// A runtime written in C that programs are linked with, only what they use.
+struct Runtime {
+    source: &'static str,
+    /// The stem of its files in the temporary directory.
+    name: &'static str,
+}
+
+impl Runtime {
+    /// Writes the source into `dir` and returns the job that compiles it.
+    fn compile_job(&self, dir: &Path) -> Result<CompileJob, LowerError> {
+        let source = dir.join(format!("{}.c", self.name));
+        std::fs::write(&source, self.source).map_err(|e| LowerError::Io {
+            path: source.clone(),
+            source: e,
+        })?;
+        Ok(CompileJob {
+            source,
+            out: dir.join(format!("{}.bc", self.name)),
+            flags: vec!["-g0".to_string()],
+            cwd: None,
+        })
+    }
+}
 
 /// Whether `path` is C++ source.
 fn is_cxx(path: &Path) -> bool {
@@ -228,8 +259,9 @@ pub(crate) struct Compiled {
     dir: tempfile::TempDir,
     /// The bitcode of every input, in input order.
     bitcode: Vec<PathBuf>,
-    /// The C++ runtime's bitcode, when an input is C++ source.
-    cxx_runtime: Option<PathBuf>,
+    /// The runtimes' bitcode: the C runtime's, and the C++ runtime's when an input is
+    /// C++ source.
+    runtimes: Vec<PathBuf>,
     /// The C/C++ and bitcode files given, canonical where they exist.
     pub inputs: Vec<PathBuf>,
 }
@@ -270,23 +302,12 @@ impl Compiled {
                 cwd: None,
             })
             .collect();
+        let mut runtime_jobs = vec![C_RUNTIME.compile_job(dir.path())?];
         if files.iter().any(|(path, _)| is_cxx(path)) {
-            let source = dir.path().join("fpforge-cxxrt.c");
-            std::fs::write(&source, CXX_RUNTIME).map_err(|e| LowerError::Io {
-                path: source.clone(),
-                source: e,
-            })?;
-            jobs.push(CompileJob {
-                source,
-                out: dir.path().join(CXX_RUNTIME_BITCODE),
-                flags: vec!["-g0".to_string()],
-                cwd: None,
-            });
+            runtime_jobs.push(CXX_RUNTIME.compile_job(dir.path())?);
         }
-        let cxx_runtime = jobs
-            .last()
-            .map(|job| job.out.clone())
-            .filter(|out| out.ends_with(CXX_RUNTIME_BITCODE));
+        let runtimes = runtime_jobs.iter().map(|job| job.out.clone()).collect();
+        jobs.extend(runtime_jobs);
         compile_all(&jobs, opts)
             .into_iter()
             .collect::<Result<(), _>>()?;
@@ -297,7 +318,7 @@ impl Compiled {
         Ok(Compiled {
             dir,
             bitcode,
-            cxx_runtime,
+            runtimes,
             inputs,
         })
     }
@@ -317,25 +338,23 @@ impl Compiled {
             tool: opts.llvm_link.display().to_string(),
             stderr,
         })?;
-        if let Some(runtime) = &self.cxx_runtime {
-            // Only what the program uses: the first file links whole, `--only-needed`
-            // applies to the ones after it.
-            let program = self.dir.path().join(format!("program-{round}.bc"));
-            std::fs::rename(&linked, &program).map_err(|source| LowerError::Io {
-                path: linked.clone(),
-                source,
-            })?;
-            let mut link = Command::new(&opts.llvm_link);
-            link.arg(&program)
-                .arg("--only-needed")
-                .arg(runtime)
-                .arg("-o")
-                .arg(&linked);
-            run(&mut link, &opts.llvm_link, |stderr| LowerError::Tool {
-                tool: opts.llvm_link.display().to_string(),
-                stderr,
-            })?;
-        }
+        // Only what the program uses of the runtimes: the first file links whole,
+        // `--only-needed` applies to the ones after it.
+        let program = self.dir.path().join(format!("program-{round}.bc"));
+        std::fs::rename(&linked, &program).map_err(|source| LowerError::Io {
+            path: linked.clone(),
+            source,
+        })?;
+        let mut link = Command::new(&opts.llvm_link);
+        link.arg(&program)
+            .arg("--only-needed")
+            .args(&self.runtimes)
+            .arg("-o")
+            .arg(&linked);
+        run(&mut link, &opts.llvm_link, |stderr| LowerError::Tool {
+            tool: opts.llvm_link.display().to_string(),
+            stderr,
+        })?;
         let path = self.dir.path().join(format!("module-{round}.bc"));
         let mut opt = Command::new(&opts.opt);
         opt.arg("-passes=mem2reg").arg(&linked).arg("-o").arg(&path);

@@ -5,8 +5,9 @@ use crate::options::{CiOptions, CoverageRunOptions, OutputOptions, Program};
 use crate::progress::Verbosity;
 use anyhow::{Context, Result};
 use fpforge_exec::finding::dominant_finding;
+use fpforge_exec::finding::DOMINANT_SHARE;
 use fpforge_exec::ExecConfig;
-use fpforge_exec::TrapKind;
+use fpforge_exec::{Concrete, Interpreter, NoObserver, Outcome, Trap, TrapKind};
 use fpforge_report::findings::every_run_traps;
 use fpforge_report::Finished;
 use fpforge_spec::plan::InputPlan;
@@ -128,21 +129,36 @@ fn default_pointees(spec: &InputSpec, args: &[ArgSpec]) -> Vec<(String, fpir::Ty
         .collect()
 }
 
-/// Whether nearly every probe run of `func` under `spec` ends out of bounds.
+/// Whether nearly every probe run of `func` under `spec` ([`DOMINANT_SHARE`] of them)
+/// ends out of bounds, wherever it goes out (`__rem_pio2` writes `y[1]` on each of its
+/// paths, each a different finding).
 fn mostly_out_of_bounds(module: &Module, func: Func, spec: &InputSpec, exec: &ExecConfig) -> bool {
     let exec = exec.clone().with_fuel(exec.fuel.min(PROBE_FUEL));
     let funcs = module.reachable_funcs(func);
     let Ok(plan) = InputPlan::new(module, func, &funcs, spec.clone()) else {
         return false;
     };
+    let Ok(mut interp) = Interpreter::new(module, Concrete, NoObserver, exec) else {
+        return false;
+    };
     let points = plan.probe_points(0, PROBE_RUNS);
-    matches!(
-        dominant_finding(module, func, spec, exec, &points),
-        Ok(Some(d)) if matches!(
-            d.finding.trap.kind,
-            TrapKind::OutOfBounds { .. } | TrapKind::ObjectOverrun { .. }
-        )
-    )
+    let overruns = points
+        .iter()
+        .filter(|coords| {
+            let Ok(run) = interp.call(func, &spec.to_args(coords)) else {
+                return false;
+            };
+            matches!(
+                run.outcome,
+                Outcome::Trapped(Trap {
+                    kind: TrapKind::OutOfBounds { .. } | TrapKind::ObjectOverrun { .. },
+                    ..
+                })
+            )
+        })
+        .count();
+    let (share, of) = DOMINANT_SHARE;
+    !points.is_empty() && overruns * of >= points.len() * share
 }
 
 /// The exit code of a finished `cover` or `explore` run: 130 when Ctrl-C stopped it, 3

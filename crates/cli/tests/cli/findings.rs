@@ -182,3 +182,30 @@ fn pointers_every_run_overruns_get_the_array_length_the_program_uses() {
         }
     }
 }
+
+/// A run that exhausts the search's fuel is re-run with far more before it counts as a
+/// hang: `heron` iterates to a cap of 50 000 where it does not converge, past the fuel,
+/// and then takes the sides after the loop. Those sides are covered and no hang is
+/// reported; a loop that never ends (`halvings` above) is still one.
+#[test]
+fn a_slow_run_that_ends_is_a_test_not_a_hang() {
+    let source = crate::common::fixture("findings", "slow.c");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    let out = fpforge(&[
+        "cover",
+        &source,
+        "-f",
+        "heron",
+        "--time-limit",
+        "10",
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let coverage = json_file(&dir.path().join("coverage.json"));
+    assert_eq!(coverage["hangs"], 0, "{coverage}");
+    assert_eq!(coverage["covered"], coverage["sides"], "{coverage}");
+    assert!(!dir.path().join("hangs").exists());
+    run_regression_with(dir.path(), "heron", &source);
+}

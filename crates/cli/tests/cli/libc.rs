@@ -75,3 +75,23 @@ fn newlibs_errno_and_reentrancy_state_are_the_c_runtimes() {
         assert_eq!(report["errno"].as_i64(), errno, "{report}");
     }
 }
+
+/// qsort (even with a comparator that NaNs make no order, and with equal keys), bsearch
+/// (duplicates, misses) and div/ldiv/lldiv run from the C runtime fpforge links in and
+/// print what the native C library prints, for several seeds of the data.
+#[test]
+fn qsort_bsearch_and_div_match_the_native_library() {
+    let source = fixture("libc", "sorting.c");
+    for seed in ["1", "77", "4242"] {
+        let (want_out, _, _) = native(&source, &[seed]);
+        assert!(want_out.lines().count() > 100, "{want_out}");
+        let out = fpforge(&["run", &source, "-f", "main", "--json", "--", seed]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        assert_eq!(
+            report["stdout"].as_str(),
+            Some(want_out.as_str()),
+            "seed {seed}"
+        );
+    }
+}
