@@ -1,6 +1,7 @@
-//! The configuration of an accuracy run: budget, seed, reference precision, strategy,
-//! which op sites carry FPGen's checks and which loop iterations are checked.
+//! The configuration of an accuracy run: budget, seed, oracle and its precisions,
+//! strategy, which op sites carry FPGen's checks and which loop iterations are checked.
 
+use crate::oracle::OracleChoice;
 use fpforge_spec::{ArgSpec, OutArgSpec};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -76,6 +77,12 @@ pub struct AccuracyConfig {
     /// lost a tiny addend next to a huge one is corrected); `None` keeps the working
     /// reference.
     pub verify_precision: Option<u32>,
+    /// What every candidate is measured against (default [`OracleChoice::Auto`]).
+    pub oracle: OracleChoice,
+    /// Largest precision in bits at which a reported error is recomputed (Ziv's
+    /// strategy: the precision doubles from the one that found it until two successive
+    /// errors agree to 2 digits; default 8192).
+    pub ziv_max_precision: u32,
     /// Candidate generation (default [`Strategy::Search`]).
     pub strategy: Strategy,
     /// Sites with checks (default [`SiteSelection::All`]).
@@ -106,6 +113,8 @@ impl Default for AccuracyConfig {
             max_evals: None,
             precision: 128,
             verify_precision: Some(2200),
+            oracle: OracleChoice::Auto,
+            ziv_max_precision: 8192,
             strategy: Strategy::Search,
             sites: SiteSelection::All,
             sampling: Sampling::Uniform { start: 0, step: 1 },
@@ -143,6 +152,16 @@ impl AccuracyConfig {
     /// Sets [`AccuracyConfig::verify_precision`].
     pub fn with_verify_precision(mut self, bits: Option<u32>) -> Self {
         self.verify_precision = bits;
+        self
+    }
+    /// Sets [`AccuracyConfig::oracle`].
+    pub fn with_oracle(mut self, oracle: OracleChoice) -> Self {
+        self.oracle = oracle;
+        self
+    }
+    /// Sets [`AccuracyConfig::ziv_max_precision`].
+    pub fn with_ziv_max_precision(mut self, bits: u32) -> Self {
+        self.ziv_max_precision = bits;
         self
     }
     /// Sets [`AccuracyConfig::strategy`].

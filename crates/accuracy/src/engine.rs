@@ -18,7 +18,13 @@
 //!    after three fruitless rounds at `k = 1` the search restarts from a kept input or a
 //!    random one with all coordinates.
 //!
-//! Every candidate is measured ([`crate::measure`]); the `top_k` worst are kept. With
+//! Every candidate is measured against the oracle ([`crate::measure`],
+//! [`crate::oracle`]); the `top_k` worst are kept, one per region: an input within
+//! [`NEIGHBOUR_ULPS`] of a kept one in every coordinate is the same problem and is
+//! folded into it (the worse of the two stays), and the report counts the folds.
+//! Inputs whose computed or true value is not finite are kept apart
+//! ([`crate::special`]). Every reported error is recomputed by Ziv's strategy
+//! ([`Measurer::stabilize`]) before the report. With
 //! [`Strategy::Random`] only the random phase runs, for the whole budget: the baseline
 //! a benchmark compares against under the same reference.
 
@@ -26,6 +32,8 @@ use crate::blame::{blame, Blame};
 use crate::config::{AccuracyConfig, Strategy};
 use crate::error::AccuracyError;
 use crate::measure::{worse, Finding, Measurer};
+use crate::oracle::Oracle;
+use crate::special::{classify, SpecialKind, SpecialValue};
 use crate::targets::{Target, Targets};
 use fpforge_exec::finding::FindingLog;
 use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, FpFormat};
@@ -84,13 +92,18 @@ pub struct AccuracyReport {
     /// The worst inputs with a finite error, worst first (at most `top_k`), each
     /// re-executed.
     pub top: Vec<Finding>,
-    /// The first input whose computed result is not finite (NaN, infinity) while the
-    /// reference is, or the other way round: an infinite relative error, reported apart
-    /// so that it does not hide the finite errors (re-executed).
-    pub non_finite: Option<Finding>,
-    /// The input with the largest finite error among those whose reference run took the
-    /// same branches as the concrete run: pure rounding error, no change of path
-    /// (re-executed).
+    /// What every error was measured against.
+    pub oracle: Oracle,
+    /// Inputs whose computed result is not finite where the oracle's is (wrong special
+    /// values, first), or whose oracle value is infinite or undefined (poles), one per
+    /// region and kind, at most `top_k`, in the order found (re-executed).
+    pub special_values: Vec<SpecialValue>,
+    /// Candidates that would have entered the worst inputs but lie within
+    /// [`NEIGHBOUR_ULPS`] of a kept one: near-duplicates folded into it.
+    pub folded: u64,
+    /// Under the re-execution oracle, the input with the largest finite error among
+    /// those whose reference run took the same branches as the concrete run: pure
+    /// rounding error, no change of path (re-executed).
     pub worst_same_path: Option<Finding>,
     /// Blame for the worst input.
     pub blame: Blame,
@@ -122,6 +135,8 @@ pub enum AccuracyEvent<'a> {
     Started {
         /// The input plan (for writing inputs).
         plan: &'a InputPlan,
+        /// What every candidate is measured against.
+        oracle: &'a Oracle,
         /// The check targets.
         targets: &'a [Target],
     },
@@ -160,13 +175,24 @@ pub fn accuracy(
     accuracy_with(module, func, config, |_| {})
 }
 
+/// One input measured again by [`check_input`].
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The input and its error.
+    pub finding: Finding,
+    /// Blame for it.
+    pub blame: Blame,
+    /// What the error was measured against.
+    pub oracle: Oracle,
+}
+
 /// Measures one input (raw bits per coordinate) at `config.precision`, with blame.
 pub fn check_input(
     module: &Module,
     func: Func,
     config: &AccuracyConfig,
     coords: Vec<u64>,
-) -> Result<Option<(Finding, Blame)>, AccuracyError> {
+) -> Result<Option<Checked>, AccuracyError> {
     let funcs = module.reachable_funcs(func);
     let targets = Targets::select(module, &funcs, &config.sites);
     let mut m = Measurer::new(module, func, config, targets)?;
@@ -181,8 +207,12 @@ pub fn check_input(
     let Some(finding) = m.measure(&test) else {
         return Ok(None);
     };
-    let b = blame(module, func, &test, config.precision, config.fuel)?;
-    Ok(Some((finding, b)))
+    let blame = blame(module, func, &test, config.precision, config.fuel)?;
+    Ok(Some(Checked {
+        finding,
+        blame,
+        oracle: m.oracle().clone(),
+    }))
 }
 
 /// [`accuracy`], reporting events to `on_event` as they happen.
@@ -199,13 +229,15 @@ pub fn accuracy_with(
     let crashes = FindingLog::new(module, func, measurer.exec_config().clone());
     on_event(&AccuracyEvent::Started {
         plan: measurer.plan(),
+        oracle: measurer.oracle(),
         targets: &targets.list,
     });
     let mut state = State {
         measurer,
         config,
         top: Vec::new(),
-        non_finite: None,
+        special: Vec::new(),
+        folded: 0,
         same_path: None,
         distances: vec![None; targets.len()],
         evals: 0,
@@ -229,21 +261,34 @@ pub fn accuracy_with(
     let stop = state.stop.unwrap_or(StopReason::EvalLimit);
     let evals = state.evals;
     let crashes = std::mem::take(&mut state.crashes.list);
-    let mut top = Vec::with_capacity(state.top.len());
     let kept: Vec<Test> = state.top.iter().map(|(f, _)| f.test.clone()).collect();
-    for test in kept {
-        // Every reported input is re-executed.
-        if let Some(f) = state.measurer.measure_verified(&test) {
-            top.push(f);
-        }
-    }
+    // Every reported input is re-executed, and its error made stable.
+    let mut top: Vec<Finding> = kept
+        .iter()
+        .filter_map(|test| {
+            let f = state.measurer.measure_verified(test)?;
+            Some(state.measurer.stabilize(f))
+        })
+        .collect();
     top.sort_by(|a: &Finding, b: &Finding| b.error.rel.total_cmp(&a.error.rel));
-    let non_finite = match state.non_finite.take() {
-        Some(f) => state.measurer.measure_verified(&f.test),
-        None => None,
-    };
+    let (top, late_folds) = one_per_region(state.measurer.plan().spec(), top);
+    let mut special_values: Vec<SpecialValue> = std::mem::take(&mut state.special)
+        .into_iter()
+        .filter_map(|s| {
+            let f = state.measurer.measure_verified(&s.finding.test)?;
+            let f = state.measurer.stabilize(f);
+            Some(SpecialValue {
+                kind: classify(&f)?,
+                finding: f,
+            })
+        })
+        .collect();
+    special_values.sort_by_key(|s| s.kind);
     let worst_same_path = match state.same_path.take() {
-        Some(f) => state.measurer.measure_verified(&f.test),
+        Some(f) => state
+            .measurer
+            .measure_verified(&f.test)
+            .map(|f| state.measurer.stabilize(f)),
         None => None,
     };
     let blame = match top.first() {
@@ -262,7 +307,9 @@ pub fn accuracy_with(
     Ok(AccuracyReport {
         func,
         top,
-        non_finite,
+        oracle: state.measurer.oracle().clone(),
+        special_values,
+        folded: state.folded + late_folds,
         worst_same_path,
         blame,
         crashes,
@@ -291,7 +338,8 @@ struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
     config: &'c AccuracyConfig,
     /// Worst findings with their points, worst first.
     top: Vec<(Finding, Vec<f64>)>,
-    non_finite: Option<Finding>,
+    special: Vec<SpecialValue>,
+    folded: u64,
     same_path: Option<Finding>,
     distances: Vec<Option<i32>>,
     evals: u64,
@@ -427,13 +475,16 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
     }
 
     fn keep(&mut self, f: Finding, point: &[f64]) {
-        if !f.error.rel.is_finite() {
-            if self.non_finite.is_none() && !f.error.rel.is_nan() {
-                self.non_finite = Some(f);
-            }
+        if let Some(kind) = classify(&f) {
+            self.keep_special(kind, f);
             return;
         }
-        if !f.diverged
+        if !f.error.rel.is_finite() {
+            return;
+        }
+        let re_execution = matches!(self.measurer.oracle(), Oracle::ReExecution);
+        if re_execution
+            && !f.diverged
             && f.error.rel > 0.0
             && self
                 .same_path
@@ -466,13 +517,15 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         if !enters(&f, &self.top) || !f.error.rel.is_finite() {
             return;
         }
-        // One problem is one entry: a neighbour of a kept input replaces it only when worse.
+        // One problem is one entry: a neighbour of a kept input replaces it only when
+        // worse. (It may neighbour another kept input too: the report folds those.)
         let spec = self.measurer.plan().spec();
         if let Some(i) = self
             .top
             .iter()
             .position(|(g, _)| neighbours(spec, &g.test, &f.test))
         {
+            self.folded += 1;
             if !worse(&f.error, &self.top[i].0.error) {
                 return;
             }
@@ -493,6 +546,36 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
             (self.on_event)(&event);
         }
     }
+}
+
+impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
+    /// Keeps a special value unless one of its kind in the same region is kept, or
+    /// `top_k` are.
+    fn keep_special(&mut self, kind: SpecialKind, f: Finding) {
+        let spec = self.measurer.plan().spec();
+        let known = self
+            .special
+            .iter()
+            .any(|s| s.kind == kind && neighbours(spec, &s.finding.test, &f.test));
+        if !known && self.special.len() < self.config.top_k.max(1) {
+            self.special.push(SpecialValue { kind, finding: f });
+        }
+    }
+}
+
+/// `sorted` (worst first) without the inputs that neighbour a worse one kept before
+/// them, and how many were dropped.
+fn one_per_region(spec: &InputSpec, sorted: Vec<Finding>) -> (Vec<Finding>, u64) {
+    let mut kept: Vec<Finding> = Vec::with_capacity(sorted.len());
+    let mut folded = 0;
+    for f in sorted {
+        if kept.iter().any(|g| neighbours(spec, &g.test, &f.test)) {
+            folded += 1;
+        } else {
+            kept.push(f);
+        }
+    }
+    (kept, folded)
 }
 
 /// How close two reported inputs may be in every coordinate and still be one problem:

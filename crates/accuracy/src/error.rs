@@ -25,6 +25,9 @@ pub enum AccuracyError {
         /// Values given.
         got: usize,
     },
+    /// The oracle cannot be used (`--oracle`).
+    #[error("oracle: {0}")]
+    Oracle(String),
     /// Setting up the inputs failed.
     #[error("{0}")]
     Inputs(String),

@@ -4,9 +4,14 @@
 //! After FPGen (H. Guo and C. Rubio-González, "Efficient Generation of Error-Inducing
 //! Floating-Point Inputs via Symbolic Execution", ICSE 2020), without its hand work:
 //!
-//! - **References** come from the interpreter itself: every candidate runs concretely and
-//!   under [`fpforge_mpfr::HighPrecision`] (MPFR at `precision` bits, default 128), and
-//!   the error is FPGen's relative error, plus ulps and bits lost ([`measure`]).
+//! - **Oracles** ([`oracle`]): every candidate runs concretely and is measured against
+//!   the true function in MPFR when the entry's name says which it is, a C reference
+//!   the user gives, or else the same code run under [`fpforge_mpfr::HighPrecision`]
+//!   (MPFR at `precision` bits, default 128: the rounding error of the algorithm only);
+//!   the error is FPGen's relative error, plus ulps and bits lost ([`measure`]), made
+//!   stable for every reported input by Ziv's strategy.
+//! - **Findings**: wrong special values and poles apart and first ([`special`]), then
+//!   the worst inputs, one per region.
 //! - **Targets** are FPGen's precision-loss and cancellation checks after every selected
 //!   `fadd`/`fsub`, observed on the concrete run ([`targets`]).
 //! - **Search** follows FPGen's concretization: a random phase for a base input, then
@@ -33,15 +38,19 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod measure;
+pub mod oracle;
+pub mod special;
 pub mod targets;
 
 pub use blame::{Blame, BlameRow};
 pub use config::{AccuracyConfig, Sampling, SiteSelection, Strategy};
 pub use engine::{
-    accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyReport, StopReason,
-    TargetStatus, NEIGHBOUR_ULPS,
+    accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyReport, Checked,
+    StopReason, TargetStatus, NEIGHBOUR_ULPS,
 };
 pub use error::AccuracyError;
-pub use fpforge_mpfr::{ErrorMeasure, HighValue};
-pub use measure::{Finding, OutputLoc};
+pub use fpforge_mpfr::{ErrorMeasure, HighValue, TrueFunction};
+pub use measure::{Finding, OutputLoc, Ziv};
+pub use oracle::{implied_out_args, Oracle, OracleChoice, OracleKind};
+pub use special::{SpecialKind, SpecialValue};
 pub use targets::{Check, Target};

@@ -1,12 +1,20 @@
 //! Measuring one candidate input: a concrete run (with FPGen's checks observed) gives
-//! the computed result, a [`HighPrecision`] run gives the reference, and
-//! [`fpforge_mpfr::measure`] the error: on the return value, or, with output arrays, the
-//! largest over their elements (with the element).
+//! the computed result, the oracle ([`crate::oracle`]) the reference, and
+//! [`fpforge_mpfr::measure`] the error. Under the re-execution oracle the reference is a
+//! [`HighPrecision`] run of the same code, and the error is on the return value or,
+//! with output arrays, the largest over their elements (with the element); under a true
+//! function or a C reference it is on the return value or the first element of the
+//! first output array (a GSL `_e` function's `result->val`), with the function's integer
+//! return as its status.
+//!
+//! [`Measurer::stabilize`] is Ziv's strategy on a reported error: the reference again at
+//! twice the precision, and again, until two successive errors agree to 2 digits.
 
 use crate::config::AccuracyConfig;
 use crate::error::AccuracyError;
+use crate::oracle::{self, implied_out_args, Oracle};
 use crate::targets::{CheckObserver, Targets};
-use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSlot, Interpreter, Outcome, Trap};
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSlot, Interpreter, Outcome, Run, Trap};
 use fpforge_mpfr::{measure, ErrorMeasure, HighPrecision, HighValue};
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::{InputSpec, ParamInput};
@@ -42,8 +50,24 @@ pub struct Finding {
     /// The error of `computed` against `reference`.
     pub error: ErrorMeasure,
     /// Whether the reference run took other branches than the concrete run (then the
-    /// error includes the effect of a different path, e.g. another pivot).
+    /// error includes the effect of a different path, e.g. another pivot; always false
+    /// when the oracle is not the re-execution).
     pub diverged: bool,
+    /// The function's integer return when the measured value is an output (a GSL `_e`
+    /// function's status) and the oracle is not the re-execution.
+    pub status: Option<i64>,
+    /// Where Ziv's strategy ended, once the error was recomputed
+    /// ([`Measurer::stabilize`]).
+    pub ziv: Option<Ziv>,
+}
+
+/// The outcome of recomputing an error at increasing precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ziv {
+    /// The precision in bits of the reference behind the error kept.
+    pub precision: u32,
+    /// Whether the last two errors agreed to 2 digits (false: the cap was reached).
+    pub agreed: bool,
 }
 
 /// An output array measured after a run.
@@ -54,7 +78,8 @@ struct OutArray {
     arg_index: usize,
     first_slot: u32,
     elem: FloatTy,
-    len: usize,
+    /// Elements measured: all of them, or a GSL result's value alone.
+    measured: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -65,12 +90,18 @@ enum Measured {
 
 /// Runs candidates concretely and at high precision and measures their error.
 pub struct Measurer<'m> {
+    module: &'m Module,
     func: Func,
+    oracle: Oracle,
+    precision: u32,
+    ziv_max_precision: u32,
     plan: InputPlan,
     measured: Measured,
     concrete: Interpreter<'m, Concrete, CheckObserver>,
     high: Interpreter<'m, HighPrecision, BranchTrace>,
     verify: Option<Interpreter<'m, HighPrecision, BranchTrace>>,
+    /// Re-execution at the precisions of Ziv's strategy, made when first needed.
+    ladder: Vec<(u32, Interpreter<'m, HighPrecision, BranchTrace>)>,
     /// The trap of the last concrete run, when it trapped.
     last_trap: Option<Trap>,
     exec: ExecConfig,
@@ -84,8 +115,11 @@ impl<'m> Measurer<'m> {
         config: &AccuracyConfig,
         targets: Targets,
     ) -> Result<Measurer<'m>, AccuracyError> {
-        let spec = InputSpec::for_function(module, func, &config.args, &config.out_args)?;
-        let measured = measured_outputs(module, func, &spec)?;
+        let out_args = implied_out_args(module, func, &config.out_args);
+        let spec = InputSpec::for_function(module, func, &config.args, &out_args)?;
+        let oracle = Oracle::resolve(&config.oracle, module, func, &spec)?;
+        let value_only = out_args.len() > config.out_args.len();
+        let measured = measured_outputs(module, func, &spec, value_only)?;
         let reachable = module.reachable_funcs(func);
         let plan = InputPlan::new(module, func, &reachable, spec)
             .map_err(|e| AccuracyError::Inputs(e.to_string()))?;
@@ -112,15 +146,25 @@ impl<'m> Measurer<'m> {
             _ => None,
         };
         Ok(Measurer {
+            module,
             func,
+            oracle,
+            precision: config.precision,
+            ziv_max_precision: config.ziv_max_precision,
             plan,
             measured,
             concrete,
             high,
             verify,
+            ladder: Vec::new(),
             last_trap: None,
             exec,
         })
+    }
+
+    /// The oracle every candidate is measured against.
+    pub fn oracle(&self) -> &Oracle {
+        &self.oracle
     }
 
     /// The input plan.
@@ -163,6 +207,51 @@ impl<'m> Measurer<'m> {
             Outcome::Trapped(trap) => Some(trap.clone()),
             Outcome::Returned(_) | Outcome::Threw(_) => None,
         };
+        match self.oracle {
+            Oracle::ReExecution => self.re_executed(test, run, verified),
+            Oracle::TrueFunction(_) | Oracle::CReference(_) => self.against_oracle(test, run),
+        }
+    }
+
+    /// The error of a concrete run against the oracle's value on the test's operands.
+    fn against_oracle(&self, test: &Test, run: Run<u64>) -> Option<Finding> {
+        let Outcome::Returned(returned) = run.outcome else {
+            return None;
+        };
+        let (output, ty, computed, status) = match &self.measured {
+            Measured::Return(ty) => (OutputLoc::Return, *ty, returned?, None),
+            Measured::Arrays(arrays) => {
+                let a = arrays.first()?;
+                let computed = *run.arrays.get(a.arg_index)?.first()?;
+                let status = status(self.module.funcs[self.func].ret, returned);
+                let at = OutputLoc::Element {
+                    param: a.param,
+                    index: 0,
+                };
+                (at, a.elem, computed, status)
+            }
+        };
+        let operands = oracle::operands(self.plan.spec(), test)?;
+        let reference = self.oracle.value(self.precision, &operands)?;
+        Some(Finding {
+            test: test.clone(),
+            output,
+            ty,
+            computed,
+            error: measure(ty, computed, &reference),
+            reference,
+            diverged: false,
+            status,
+            ziv: None,
+        })
+    }
+
+    /// The error of a concrete run against the same code run at high precision.
+    fn re_executed(&mut self, test: &Test, run: Run<u64>, verified: bool) -> Option<Finding> {
+        let status = match run.outcome {
+            Outcome::Returned(r) => status(self.module.funcs[self.func].ret, r),
+            Outcome::Trapped(_) | Outcome::Threw(_) => None,
+        };
         let reference = match (verified, self.verify.as_mut()) {
             (true, Some(v)) => v,
             _ => &mut self.high,
@@ -186,6 +275,8 @@ impl<'m> Measurer<'m> {
                     error: measure(*ty, bits, &reference),
                     reference,
                     diverged,
+                    status: None,
+                    ziv: None,
                 })
             }
             Measured::Arrays(arrays) => {
@@ -194,15 +285,11 @@ impl<'m> Measurer<'m> {
                 {
                     return None;
                 }
-                let sem = reference.semantics();
-                let mem = reference.memory();
                 let mut best: Option<Finding> = None;
                 for a in arrays {
-                    let base = sem.slot_address(InputSlot(a.first_slot))?;
-                    let size = u64::from(Type::Float(a.elem).bytes());
-                    for k in 0..a.len {
+                    for k in 0..a.measured {
                         let computed = *run.arrays.get(a.arg_index)?.get(k)?;
-                        let reference = sem.memory_value(mem, a.elem, base + size * k as u64)?;
+                        let reference = array_value(reference, a, k)?;
                         let error = measure(a.elem, computed, &reference);
                         if best.as_ref().is_none_or(|b| worse(&error, &b.error)) {
                             best = Some(Finding {
@@ -216,6 +303,8 @@ impl<'m> Measurer<'m> {
                                 reference,
                                 error,
                                 diverged,
+                                status,
+                                ziv: None,
                             });
                         }
                     }
@@ -224,6 +313,97 @@ impl<'m> Measurer<'m> {
             }
         }
     }
+
+    /// Ziv's strategy on `finding`'s error: the reference recomputed at twice its
+    /// precision, again and again up to the cap, until two successive relative errors
+    /// agree to 2 digits; the finding comes back with the last error and where it
+    /// ended. A C reference has one precision: its finding comes back as it is.
+    pub fn stabilize(&mut self, finding: Finding) -> Finding {
+        if matches!(self.oracle, Oracle::CReference(_)) {
+            return finding;
+        }
+        let mut current = finding;
+        let mut precision = current.reference.precision();
+        let mut agreed = false;
+        while precision < self.ziv_max_precision {
+            precision = (precision * 2).min(self.ziv_max_precision);
+            let Some(reference) = self.reference_at(&current, precision) else {
+                break;
+            };
+            let error = measure(current.ty, current.computed, &reference);
+            agreed = agree(current.error.rel, error.rel);
+            current.reference = reference;
+            current.error = error;
+            if agreed {
+                break;
+            }
+        }
+        current.ziv = Some(Ziv {
+            precision: current.reference.precision(),
+            agreed,
+        });
+        current
+    }
+
+    /// The oracle's value for `finding`'s output at `precision` bits.
+    fn reference_at(&mut self, finding: &Finding, precision: u32) -> Option<HighValue> {
+        if !matches!(self.oracle, Oracle::ReExecution) {
+            let operands = oracle::operands(self.plan.spec(), &finding.test)?;
+            return self.oracle.value(precision, &operands);
+        }
+        let i = match self.ladder.iter().position(|(p, _)| *p == precision) {
+            Some(i) => i,
+            None => {
+                let interp = Interpreter::new(
+                    self.module,
+                    HighPrecision::new(precision),
+                    BranchTrace::default(),
+                    self.exec.clone(),
+                )
+                .ok()?;
+                self.ladder.push((precision, interp));
+                self.ladder.len() - 1
+            }
+        };
+        let interp = &mut self.ladder[i].1;
+        let run = interp.call(self.func, finding.test.args()).ok()?;
+        let Outcome::Returned(value) = run.outcome else {
+            return None;
+        };
+        match (finding.output, &self.measured) {
+            (OutputLoc::Return, _) => Some(interp.semantics().high_value(finding.ty, &value?)),
+            (OutputLoc::Element { param, index }, Measured::Arrays(arrays)) => {
+                let a = arrays.iter().find(|a| a.param == param)?;
+                array_value(interp, a, index)
+            }
+            (OutputLoc::Element { .. }, Measured::Return(_)) => None,
+        }
+    }
+}
+
+/// The function's integer return, when it returns an integer: a status beside the
+/// measured output.
+fn status(ret: Option<Type>, returned: Option<u64>) -> Option<i64> {
+    let ret = ret?;
+    let bits = returned?;
+    matches!(ret, Type::Int(_)).then(|| ret.sign_extend(bits))
+}
+
+/// Element `k` of output array `a` in the memory of a high-precision run.
+fn array_value(
+    interp: &Interpreter<'_, HighPrecision, BranchTrace>,
+    a: &OutArray,
+    k: usize,
+) -> Option<HighValue> {
+    let sem = interp.semantics();
+    let base = sem.slot_address(InputSlot(a.first_slot))?;
+    let size = u64::from(Type::Float(a.elem).bytes());
+    sem.memory_value(interp.memory(), a.elem, base + size * k as u64)
+}
+
+/// Whether two relative errors agree to 2 digits (equal infinities and zeros agree).
+fn agree(a: f64, b: f64) -> bool {
+    a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= 0.01 * a.abs().max(b.abs()))
 }
 
 /// Whether error `a` ranks above `b` (larger relative error; NaN never ranks).
@@ -231,11 +411,13 @@ pub fn worse(a: &ErrorMeasure, b: &ErrorMeasure) -> bool {
     a.rel > b.rel || (a.rel == b.rel && a.ulps > b.ulps)
 }
 
-/// What is measured: the output arrays when there are any, else a float return value.
+/// What is measured: the output arrays when there are any (their first elements only
+/// when `first_only`), else a float return value.
 fn measured_outputs(
     module: &Module,
     func: Func,
     spec: &InputSpec,
+    first_only: bool,
 ) -> Result<Measured, AccuracyError> {
     let mut arrays = Vec::new();
     let mut slot = 0u32;
@@ -270,7 +452,7 @@ fn measured_outputs(
                         arg_index,
                         first_slot: slot,
                         elem: ft,
-                        len,
+                        measured: if first_only { 1 } else { len },
                     });
                 }
                 slot += len as u32;

@@ -475,6 +475,13 @@ pub struct AccuracyArgs {
     /// Precision at which every kept input is measured again (0: no second measurement).
     #[arg(long, value_name = "P", default_value_t = 2200)]
     pub verify_precision: u32,
+    /// What errors are measured against: `auto` (the true function when the entry is a
+    /// C library, GSL or Cephes function MPFR has, else the re-execution), `mpfr:NAME`
+    /// (`mpfr:j0`, `mpfr:log1p`), `FILE.c:FN` (a C reference with the entry's signature,
+    /// compiled with clang-14), or `reexec` (the same code in high precision: the
+    /// rounding error of the algorithm only).
+    #[arg(long, value_name = "ORACLE", default_value = "auto")]
+    pub oracle: String,
     /// How candidates are generated.
     #[arg(long, value_enum, default_value_t = StrategyArg::Search)]
     pub strategy: StrategyArg,

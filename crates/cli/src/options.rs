@@ -11,7 +11,9 @@ use crate::args::{
 use crate::progress::Verbosity;
 use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
-use fpforge_accuracy::{AccuracyConfig, Sampling, SiteSelection, Strategy as AccuracyStrategy};
+use fpforge_accuracy::{
+    AccuracyConfig, OracleChoice, Sampling, SiteSelection, Strategy as AccuracyStrategy,
+};
 use fpforge_cover::{CoverConfig, Metric, Space};
 use fpforge_exec::Compilation;
 use fpforge_explore::{CallPolicy, EngineConfig};
@@ -825,7 +827,9 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             0 => None,
             p => Some(in_range("--verify-precision", p, 2, MAX_PRECISION)?),
         };
+        let oracle = parse_oracle(&args.oracle)?;
         let config = AccuracyConfig::default()
+            .with_oracle(oracle)
             .with_seed(args.seed)
             .with_time_limit(Some(seconds("--time-limit", args.time_limit)?))
             .with_max_evals(args.evals.map(|e| at_least("--evals", e, 1)).transpose()?)
@@ -849,6 +853,19 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             output: args.output.into(),
         })
     }
+}
+
+/// `--oracle`: `auto`, `reexec`, `mpfr:NAME` or `FILE.c:FN` (the file must exist).
+fn parse_oracle(text: &str) -> Result<OracleChoice> {
+    let choice: OracleChoice = text
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--oracle: {e}"))?;
+    if let OracleChoice::CReference { source, .. } = &choice {
+        if !source.is_file() {
+            bail!("--oracle: no C file {}", source.display());
+        }
+    }
+    Ok(choice)
 }
 
 /// `--sites`: `all`, `loops`, or `FILE:LINE[,FILE:LINE...]`.

@@ -6,6 +6,8 @@
 //!   shadow rides beside every FP register and memory cell, with per op site error and
 //!   cancellation records and branch divergences).
 //! - [`math`]: math functions in MPFR, with the documented fallbacks.
+//! - [`oracle`]: true functions (the mathematical function an entry computes) in MPFR,
+//!   recognized by C library, GSL and Cephes names.
 //! - [`metrics`]: relative, ulp and bits-lost errors against a [`HighValue`] reference,
 //!   and FPGen's precision-loss and cancellation checks.
 //!
@@ -26,9 +28,11 @@
 
 pub mod math;
 pub mod metrics;
+pub mod oracle;
 pub mod semantics;
 
 pub use metrics::{measure, ErrorMeasure, HighValue, Thresholds};
+pub use oracle::{Operand, TrueFunction};
 pub use semantics::{
     HighPrecision, Mode, MpValue, Mpfr, Reference, Shadow, Shadowed, SiteStats, DEFAULT_PRECISION,
 };

@@ -2,19 +2,22 @@
 //! its `--json` output and the text summary, and reading a report back for
 //! `--check-input`.
 //!
-//! `report.json` holds the run's settings (`strategy`, `precision`, `verify_precision`),
-//! its counts (`evals`, `elapsed_s`, when the last new worst input was found), the worst
-//! inputs (`worst`, `top`; each with the input line, its coordinate bits, the output,
-//! computed and reference values and the relative, ulp and bits-lost errors), the
-//! non-finite finding and the worst input on the reference's own path when there are
-//! such, the FPGen checks covered, and the blame table of the worst input's op sites.
+//! `report.json` holds the run's settings (`strategy`, `precision`, `verify_precision`,
+//! the `oracle` every error was measured against and its kind), its counts (`evals`,
+//! `elapsed_s`, when the last new worst input was found), the special values first
+//! (`special_values`: wrong special values and poles), the worst inputs (`worst`, `top`;
+//! each with the input line, its coordinate bits, the output, computed and reference
+//! values, the relative, ulp and bits-lost errors and the precision at which Ziv's
+//! strategy found them stable; `folded`: near-duplicates folded into them), the worst
+//! input on the reference's own path when there is one, the FPGen checks covered, and
+//! the blame table of the worst input's op sites.
 //! `finished` says whether the search has ended; while it runs the file is rewritten with
 //! what was found so far. See `docs/REPORTS.md`.
 
 use crate::error::ReportError;
 use crate::values::show;
 use crate::SCHEMA_VERSION;
-use fpforge_accuracy::{AccuracyReport, Blame, Finding, OutputLoc, Strategy};
+use fpforge_accuracy::{AccuracyReport, Blame, Finding, Oracle, OutputLoc, SpecialValue, Strategy};
 use fpir::{Func, Module, OpSite, Type};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -44,6 +47,34 @@ pub struct FindingRow {
     /// Whether the reference run took other branches than the computed run.
     #[serde(default)]
     pub diverged: bool,
+    /// The function's status (a GSL `_e` function's integer return), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<i64>,
+    /// The precision in bits of the reference behind the error, once Ziv's strategy
+    /// recomputed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oracle_precision: Option<u32>,
+    /// Whether the last two precisions of Ziv's strategy agreed to 2 digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stable: Option<bool>,
+}
+
+/// A wrong special value or a pole, as reports list it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct SpecialRow {
+    /// `wrong special value` or `pole`.
+    pub(crate) kind: &'static str,
+    #[serde(flatten)]
+    pub(crate) row: FindingRow,
+}
+
+impl SpecialRow {
+    fn new(module: &Module, func: Func, special: &SpecialValue) -> SpecialRow {
+        SpecialRow {
+            kind: special.kind.label(),
+            row: FindingRow::new(module, func, &special.finding),
+        }
+    }
 }
 
 fn finite(x: f64) -> Option<f64> {
@@ -70,6 +101,9 @@ impl FindingRow {
             ulp_error: finite(finding.error.ulps),
             bits_lost: finite(finding.error.bits_lost),
             diverged: finding.diverged,
+            status: finding.status,
+            oracle_precision: finding.ziv.map(|z| z.precision),
+            stable: finding.ziv.map(|z| z.agreed),
         }
     }
 
@@ -164,6 +198,8 @@ pub struct RunInfo<'a> {
     pub precision: u32,
     /// Precision at which kept inputs are verified, if they are.
     pub verify_precision: Option<u32>,
+    /// What errors are measured against, once the engine has said it.
+    pub oracle: Option<&'a Oracle>,
     /// Inputs on which the function crashed or hung, in the order found (their files in
     /// `OUT/crashes/` and `OUT/hangs/`).
     pub findings: &'a [crate::findings::FindingRow],
@@ -203,6 +239,10 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) precision: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) verify_precision: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) oracle: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) oracle_kind: Option<&'static str>,
     pub(crate) evals: u64,
     pub(crate) elapsed_s: f64,
     pub(crate) worst_found_s: f64,
@@ -214,10 +254,12 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) findings: &'a [crate::findings::FindingRow],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) diagnostic: Option<&'a str>,
+    pub(crate) special_values: Vec<SpecialRow>,
     pub(crate) worst: Option<&'a FindingRow>,
     pub(crate) top: &'a [FindingRow],
+    pub(crate) folded: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) non_finite: Option<FindingRow>,
+    pub(crate) non_finite: Option<SpecialRow>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) worst_same_path: Option<FindingRow>,
     pub(crate) targets_total: usize,
@@ -236,6 +278,8 @@ impl<'a> ReportJson<'a> {
             strategy: info.strategy,
             precision: info.precision,
             verify_precision: info.verify_precision,
+            oracle: info.oracle.map(|o| o.to_string()),
+            oracle_kind: info.oracle.map(|o| o.kind().name()),
             evals: progress.evals,
             elapsed_s: progress.elapsed.as_secs_f64(),
             worst_found_s: progress.worst_found_s,
@@ -245,8 +289,10 @@ impl<'a> ReportJson<'a> {
             hangs: count_kind(info.findings, "hang"),
             findings: info.findings,
             diagnostic: info.diagnostic,
+            special_values: Vec::new(),
             worst: top.first(),
             top,
+            folded: 0,
             non_finite: None,
             worst_same_path: None,
             targets_total: 0,
@@ -269,7 +315,16 @@ impl<'a> ReportJson<'a> {
         let row = |f: &Finding| FindingRow::new(module, report.func, f);
         json.finished = true;
         json.stop = Some(report.stop.to_string());
-        json.non_finite = report.non_finite.as_ref().map(row);
+        json.oracle = Some(report.oracle.to_string());
+        json.oracle_kind = Some(report.oracle.kind().name());
+        json.special_values = report
+            .special_values
+            .iter()
+            .map(|s| SpecialRow::new(module, report.func, s))
+            .collect();
+        // The first special value, under the name readers of schema 1 know.
+        json.non_finite = json.special_values.first().cloned();
+        json.folded = report.folded;
         json.worst_same_path = report.worst_same_path.as_ref().map(row);
         json.targets_total = report.targets.len();
         json.targets_covered = report.targets.iter().filter(|t| t.covered()).count();
@@ -380,27 +435,19 @@ pub fn check_text(source: &str, precision: u32, now: &FindingRow, before: &Findi
 /// The text summary of a finished run.
 pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) -> String {
     let mut t = String::new();
-    let verify = info.verify_precision.map_or(String::new(), |p| {
-        format!(", kept inputs verified at {p} bits")
-    });
     let _ = writeln!(
         t,
-        "accuracy of {}: {} inputs in {:.1} s ({}), strategy {}, MPFR reference at {} bits{verify}",
+        "accuracy of {}: {} inputs in {:.1} s ({}), strategy {}",
         info.function,
         report.evals,
         report.elapsed.as_secs_f64(),
         report.stop,
         strategy_name(report.strategy),
-        info.precision,
     );
-    // A wrong special value is the most serious finding of a run: it comes first.
-    if let Some(n) = &report.non_finite {
-        let n = FindingRow::new(module, report.func, n);
-        let _ = writeln!(
-            t,
-            "wrong special value: {} computed {} where the reference is {}, on input {}",
-            n.output, n.computed_decimal, n.reference, n.input
-        );
+    let _ = writeln!(t, "oracle: {}", oracle_text(info, &report.oracle));
+    // Wrong special values are the most serious findings of a run: they come first.
+    for s in &report.special_values {
+        special_text(&mut t, &SpecialRow::new(module, report.func, s));
     }
     let Some(w) = report.worst() else {
         let _ = writeln!(t, "no input ran to completion with a measurable error");
@@ -408,6 +455,12 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
         return t;
     };
     worst_text(&mut t, module, report, w);
+    let _ = writeln!(
+        t,
+        "{} input(s) reported, one per region ({} near-duplicate(s) folded)",
+        report.top.len(),
+        report.folded
+    );
     let covered = report.targets.iter().filter(|t| t.covered()).count();
     let _ = writeln!(
         t,
@@ -418,6 +471,33 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
     blame_text(&mut t, &report.blame);
     findings_text(&mut t, info.findings);
     t
+}
+
+/// The oracle and its precisions, as the summary says them.
+fn oracle_text(info: RunInfo<'_>, oracle: &Oracle) -> String {
+    match oracle {
+        Oracle::ReExecution => {
+            let verify = info.verify_precision.map_or(String::new(), |p| {
+                format!(", kept inputs verified at {p} bits")
+            });
+            format!("{oracle}, MPFR at {} bits{verify}", info.precision)
+        }
+        Oracle::TrueFunction(_) => format!("{oracle} at {} bits", info.precision),
+        Oracle::CReference(_) => oracle.to_string(),
+    }
+}
+
+/// One special value: what was computed, what the oracle says, and the status.
+fn special_text(t: &mut String, s: &SpecialRow) {
+    let n = &s.row;
+    let status = n
+        .status
+        .map_or(String::new(), |st| format!(" (status {st})"));
+    let _ = writeln!(
+        t,
+        "{}: {} computed {} where the reference is {}, on input {}{status}",
+        s.kind, n.output, n.computed_decimal, n.reference, n.input
+    );
 }
 
 /// The crashes and hangs, one line each.
@@ -453,9 +533,17 @@ fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &
         f.reference,
         width = f.output.len() + 7
     );
+    let stable = match (f.oracle_precision, f.stable) {
+        (Some(p), Some(true)) => format!(" (stable at {p} bits)"),
+        (Some(p), _) => format!(" (not yet stable at {p} bits)"),
+        _ => String::new(),
+    };
+    let status = f
+        .status
+        .map_or(String::new(), |st| format!(", status {st}"));
     let _ = writeln!(
         t,
-        "  relative error {}, {} ulps, {} bits lost",
+        "  relative error {}, {} ulps, {} bits lost{stable}{status}",
         show_err(f.rel_error),
         f.ulp_error
             .map_or("inf".to_string(), |u| format!("{u:.3e}")),

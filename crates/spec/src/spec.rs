@@ -13,7 +13,7 @@
 //! | `a: f64[8] in [-100, 100]` | the same, each element in the range |
 //! | `x in [0, 1]` | the parameter's own type, in a range |
 //! | `n = 8` | a fixed value, not an input |
-//! | `--out-arg b`, `--out-arg 'b: f64[8]'` | a zero-filled output array |
+//! | `--out-arg b`, `--out-arg 'b: f64[8]'` | a zero-filled output array (as long as the first input array, else one element; a struct's size for a struct) |
 //! | `p.mass in [0, 10]`, `p.pos in [-1, 1]` | a struct field (or every field below a path) in a range |
 //! | `p.n = 4` | a struct field fixed, not an input |
 //! | `v: vector<f64>[16] in [-1, 1]` | a `std::vector` of 16 inputs |
@@ -1066,9 +1066,8 @@ impl Param<'_> {
             return Err(self.mismatch("an output array needs a pointer parameter"));
         }
         let elem = self.pointee_type(spec.elem)?;
-        let len = spec.len.or(default_len).ok_or_else(|| {
-            self.mismatch("give the output's length (`NAME: f64[N]`) or an input array")
-        })?;
+        // Without a length or an input array to take it from, the pointer is to one value.
+        let len = spec.len.or(default_len).unwrap_or(1);
         Ok(ParamInput::Output { elem, len })
     }
 }

@@ -17,7 +17,8 @@ use crate::options::{AccuracyOptions, CiOptions, Functions};
 use crate::progress::{Progress as Spinner, Verbosity};
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{
-    accuracy_with, check_input, AccuracyConfig, AccuracyEvent, AccuracyReport, StopReason,
+    accuracy_with, check_input, implied_out_args, AccuracyConfig, AccuracyEvent, AccuracyReport,
+    Oracle, StopReason,
 };
 use fpforge_exec::ExecConfig;
 use fpforge_report::accuracy::{
@@ -58,12 +59,14 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         };
         return run.run(selection, &engine);
     }
-    let config = options.config;
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
+    let config = options.config;
     // Fail early, with the spec's own message, on specs that do not fit.
     let exec = ExecConfig::default().with_fuel(config.fuel);
-    let planned = super::planned_inputs(module, func, &config.args, &config.out_args, &exec)?;
+    // A GSL `_e` function's result is an output, as the engine plans it.
+    let outs = implied_out_args(module, func, &config.out_args);
+    let planned = super::planned_inputs(module, func, &config.args, &outs, &exec)?;
     let (spec, config) = (planned.spec, config.with_args(planned.args));
     let info = run_info(module, func, &config);
     if let Some(source) = &options.check_input {
@@ -105,6 +108,7 @@ fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> RunI
         strategy: strategy_name(config.strategy),
         precision: config.precision,
         verify_precision: config.verify_precision,
+        oracle: None,
         findings: &[],
         diagnostic: None,
     }
@@ -145,7 +149,8 @@ impl LibraryEngine for AccuracyEngine {
         let config = &self.config;
         let (args, out_args) = job.specs(module, func, (&config.args, &config.out_args));
         let exec = ExecConfig::default().with_fuel(config.fuel);
-        let planned = super::planned_inputs(module, func, &args, &out_args, &exec)?;
+        let outs = implied_out_args(module, func, &out_args);
+        let planned = super::planned_inputs(module, func, &args, &outs, &exec)?;
         let spec = planned.spec;
         let limit = library::clamp(config.time_limit, job.time_left);
         let config = config
@@ -218,7 +223,12 @@ fn search(
     let started = Instant::now();
     let mut progress = Progress::default();
     let (mut dirty, mut last_write) = (false, started);
-    let write = |found: &[FindingRow], progress: Progress, out: &mut Option<&mut OutDir>| {
+    let mut oracle: Option<Oracle> = None;
+    let write = |found: &[FindingRow],
+                 progress: Progress,
+                 oracle: Option<&Oracle>,
+                 out: &mut Option<&mut OutDir>| {
+        let info = RunInfo { oracle, ..info };
         if let Some(out) = out.as_deref_mut() {
             out.write(INPUTS, &inputs_text(found));
             match partial_json(info, progress, found) {
@@ -229,7 +239,7 @@ fn search(
         }
     };
     let report = accuracy_with(module, func, config, |event| match event {
-        AccuracyEvent::Started { .. } => {}
+        AccuracyEvent::Started { oracle: o, .. } => oracle = Some((*o).clone()),
         AccuracyEvent::Crash { finding } => {
             let number = 1 + findings
                 .iter()
@@ -252,7 +262,7 @@ fn search(
                 (last_write, dirty) = (Instant::now(), false);
                 progress.evals = *evals;
                 progress.elapsed = started.elapsed();
-                write(&found, progress, &mut out);
+                write(&found, progress, oracle.as_ref(), &mut out);
             }
         }
         AccuracyEvent::Progress {
@@ -265,7 +275,7 @@ fn search(
                 (last_write, dirty) = (Instant::now(), false);
                 progress.evals = *evals;
                 progress.elapsed = *elapsed;
-                write(&found, progress, &mut out);
+                write(&found, progress, oracle.as_ref(), &mut out);
             }
             spinner.say(format!(
                 "worst relative error {best_rel:.3e}, {evals} inputs, {covered} checks covered"
@@ -299,17 +309,18 @@ fn check(
     let coords = worst
         .coord_bits()
         .map_err(|e| anyhow::anyhow!("{e} in {}", source.display()))?;
-    let Some((finding, blame)) = check_input(module, func, config, coords)? else {
+    let Some(checked) = check_input(module, func, config, coords)? else {
         bail!("the input traps or produces no result when run again");
     };
-    let now = FindingRow::new(module, func, &finding);
+    let now = FindingRow::new(module, func, &checked.finding);
     let info = RunInfo {
         strategy: "check",
         verify_precision: None,
+        oracle: Some(&checked.oracle),
         ..info
     };
     if json {
-        crate::output::emit(&check_json(info, &now, &blame)?)?;
+        crate::output::emit(&check_json(info, &now, &checked.blame)?)?;
     } else {
         let shown = source.display().to_string();
         crate::output::emit(&check_text(&shown, config.precision, &now, &worst))?;

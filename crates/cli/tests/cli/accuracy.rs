@@ -221,3 +221,67 @@ fn a_wrong_special_value_comes_first() {
     let worst = text.find("worst input:").expect(&text);
     assert!(special < worst, "{text}");
 }
+
+/// `--oracle`: the report names what its errors were measured against, the GSL `_e`
+/// function's NaN comes first with its status in every report, and a C reference
+/// compiled by fpforge gives the figures MPFR gives.
+#[test]
+fn oracles_are_named_and_special_values_come_first() {
+    let oracles = crate::common::fixture("accuracy", "oracles.c");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let run = |func: &str, extra: &[&str]| {
+        let mut args = vec!["accuracy", &oracles, "-f", func, "--evals", "2000"];
+        args.extend_from_slice(extra);
+        fpforge(&args)
+    };
+    let text = crate::common::stdout(&run("gsl_sf_bessel_J0_e", &["--out", out]));
+    assert!(
+        text.contains("oracle: true function (MPFR j0) at 128 bits"),
+        "{text}"
+    );
+    let special = text
+        .find("wrong special value: result[0] computed NaN")
+        .expect(&text);
+    assert!(special < text.find("worst input:").expect(&text), "{text}");
+    assert!(text.contains("(status 0)"), "{text}");
+    let report = crate::common::json_file(&dir.path().join("report.json"));
+    assert_eq!(report["oracle"], "true function (MPFR j0)");
+    assert_eq!(report["oracle_kind"], "true_function");
+    assert_eq!(report["special_values"][0]["kind"], "wrong special value");
+    assert_eq!(report["special_values"][0]["status"], 0);
+    assert_eq!(report["non_finite"], report["special_values"][0]);
+    assert!(report["worst"]["oracle_precision"].as_u64().unwrap() >= 256);
+    assert_eq!(report["worst"]["stable"], true);
+    assert!(report["folded"].as_u64().is_some());
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(page.contains(
+        "<span id=\"oracle\" data-kind=\"true_function\">true function (MPFR j0)</span>"
+    ));
+    let specials = page
+        .find("id=\"special_values\"")
+        .expect("special values section");
+    assert!(specials < page.find("id=\"worst\"").unwrap());
+
+    let range = ["--arg", "x in [-1, 1]", "--seed", "1", "--json"];
+    let reference = crate::common::fixture("accuracy", "ref_exp.c") + ":ref_exp";
+    let by_c = json(&run(
+        "exp_taylor3",
+        &[&range[..], &["--oracle", &reference]].concat(),
+    ));
+    assert_eq!(by_c["oracle_kind"], "c_reference");
+    let by_mpfr = json(&run(
+        "exp_taylor3",
+        &[&range[..], &["--oracle", "mpfr:exp"]].concat(),
+    ));
+    assert_eq!(by_mpfr["oracle"], "true function (MPFR exp)");
+    assert_eq!(by_c["worst"]["input"], by_mpfr["worst"]["input"]);
+    let (c, m) = (rel(&by_c), rel(&by_mpfr));
+    assert!(m > 0.05 && (c - m).abs() <= 1e-9 * m, "{c} vs {m}");
+    let by_code = json(&run("exp_taylor3", &range));
+    assert_eq!(by_code["oracle_kind"], "re_execution");
+    assert!(rel(&by_code) < 1e-14);
+
+    let bad = run("exp_taylor3", &["--oracle", "mpfr:nosuch"]);
+    assert_eq!(bad.status.code(), Some(1));
+}

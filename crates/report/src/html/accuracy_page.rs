@@ -1,11 +1,11 @@
 //! The page of an `accuracy` run, drawn from the data `report.json` is serialized from:
-//! the run's settings and counts, the worst inputs with their errors, the input whose
-//! result is not finite, the worst input on the reference's own path, and the operations
-//! to blame with their source lines.
+//! the run's settings (the oracle first) and counts, the wrong special values and poles,
+//! the worst inputs with their errors, the worst input on the reference's own path, and
+//! the operations to blame with their source lines.
 
 use super::coverage_page::findings_section;
 use super::{code, page, tile, Sources};
-use crate::accuracy::{top_rows, FindingRow, Progress, ReportJson, RunInfo};
+use crate::accuracy::{top_rows, FindingRow, Progress, ReportJson, RunInfo, SpecialRow};
 use crate::escape::escape;
 use fpforge_accuracy::AccuracyReport;
 use fpir::{Func, Module};
@@ -39,11 +39,8 @@ fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
     header(&mut body, doc);
     body.push_str("<main>\n");
     totals(&mut body, doc);
-    // A wrong special value is the most serious finding of a run: it comes first.
-    if let Some(row) = &doc.non_finite {
-        let title = "Wrong special value (NaN or infinite where the reference is finite, or the other way round)";
-        single_section(&mut body, "non_finite", title, row);
-    }
+    // Wrong special values are the most serious findings of a run: they come first.
+    special_section(&mut body, &doc.special_values);
     worst_section(&mut body, doc);
     // As in the text report: only a worst input that changed path needs its counterpart.
     if let (Some(row), true) = (&doc.worst_same_path, doc.worst.is_some_and(|w| w.diverged)) {
@@ -55,7 +52,7 @@ fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
         findings_section(&mut body, module, func, doc.findings);
     }
     body.push_str(
-        "<footer>Written by fpforge. Errors are measured against an MPFR reference; \
+        "<footer>Written by fpforge. Errors are measured against the oracle named at the top; \
          the figures are those of <code>report.json</code> (docs/REPORTS.md).</footer>\n</main>\n",
     );
     page(&format!("fpforge accuracy: {}", doc.function), &body)
@@ -81,9 +78,16 @@ fn header(out: &mut String, doc: &ReportJson<'_>) {
     let verify = doc.verify_precision.map_or(String::new(), |p| {
         format!(", kept inputs verified at <span id=\"verify_precision\">{p}</span> bits")
     });
+    let oracle = doc.oracle.as_deref().map_or(String::new(), |o| {
+        format!(
+            " · oracle: <span id=\"oracle\" data-kind=\"{}\">{}</span>",
+            doc.oracle_kind.unwrap_or(""),
+            escape(o)
+        )
+    });
     let _ = writeln!(
         out,
-        "<div class=\"sub\">{state} · strategy <span id=\"strategy\">{}</span> · MPFR reference \
+        "<div class=\"sub\">{state} · strategy <span id=\"strategy\">{}</span>{oracle} · MPFR \
          at <span id=\"precision\">{}</span> bits{verify}</div>\n</header>",
         doc.strategy, doc.precision
     );
@@ -159,9 +163,15 @@ fn row_cells(row: &FindingRow) -> String {
     } else {
         "<span class=\"badge covered\">same</span>"
     };
+    // Where Ziv's strategy found the error stable, under the figure.
+    let stable = match (row.oracle_precision, row.stable) {
+        (Some(p), Some(true)) => format!("<br><span class=\"muted\">stable at {p} bits</span>"),
+        (Some(p), _) => format!("<br><span class=\"muted\">not yet stable at {p} bits</span>"),
+        _ => String::new(),
+    };
     format!(
         "<td class=\"mono\">{}</td><td>{}</td><td>{}<br><span class=\"muted mono\">{}</span></td>\
-         <td class=\"mono\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+         <td class=\"mono\">{}</td><td class=\"num\">{}{stable}</td><td class=\"num\">{}</td>\
          <td class=\"num\">{}</td><td>{path}</td>",
         escape(&row.output),
         code(&row.input),
@@ -174,11 +184,42 @@ fn row_cells(row: &FindingRow) -> String {
     )
 }
 
+/// The wrong special values and poles, each with its kind and the function's status.
+fn special_section(out: &mut String, rows: &[SpecialRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<section id=\"special_values\">\n<h2>Wrong special values and poles <span class=\"muted\">\
+         NaN or infinite where the oracle is finite; a pole: the oracle is infinite or undefined \
+         there, not an error</span></h2>\n<table class=\"list\">\n<tr><th>kind</th><th>status</th>{ROW_HEADS}</tr>"
+    );
+    for s in rows {
+        let badge = if s.kind == "pole" {
+            "muted"
+        } else {
+            "not-reached"
+        };
+        let status = s.row.status.map_or(String::new(), |st| st.to_string());
+        let _ = writeln!(
+            out,
+            "<tr data-kind=\"{kind}\"><td><span class=\"badge {badge}\">{kind}</span></td>\
+             <td class=\"num\">{status}</td>{}</tr>",
+            row_cells(&s.row),
+            kind = escape(s.kind),
+        );
+    }
+    out.push_str("</table>\n</section>\n");
+}
+
 fn worst_section(out: &mut String, doc: &ReportJson<'_>) {
     let _ = writeln!(
         out,
-        "<section id=\"worst\">\n<h2>Worst inputs <span class=\"muted\">worst first, the lines of \
-         inputs.txt; \"diverged\": the reference run took other branches</span></h2>"
+        "<section id=\"worst\">\n<h2>Worst inputs <span class=\"muted\">worst first, one per region \
+         (<span id=\"folded\">{}</span> near-duplicates folded), the lines of inputs.txt; \
+         \"diverged\": the reference run took other branches</span></h2>",
+        doc.folded
     );
     if doc.top.is_empty() {
         out.push_str("<p>No input ran to completion with a measurable error.</p>\n</section>\n");

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""fpforge accuracy on GSL 2.7.1's one-argument special functions (`gsl_sf_*_e`, issue 20),
+judged independently by mpmath.
+
+For every function of the list below: `fpforge accuracy specfunc/FILE.c -f FUNC` with the
+library's directories as `--lib-dir` (as bench/libs/run.py loads them, with C error
+reporting), `--oracle auto` (the true function in MPFR when fpforge's table knows the
+name, else the high-precision re-execution) and a fixed `--evals` budget. Then every
+input the report lists (special values and worst inputs) is evaluated again by the
+native GSL (Debian's libgsl-dev, through ctypes) and by mpmath at 110 digits, and the
+script prints per function:
+
+- the oracle the report names;
+- the largest TRUE relative error among the reported inputs: |GSL - mpmath| / |mpmath|;
+- the share of reported inputs whose true relative error is significant (>= 1e-3, as
+  ATOMU and FPCC count it);
+- the share of reported inputs whose reported error is within a factor 2 of the true
+  one (the goal where the oracle is the true function);
+- wrong special values and poles reported.
+
+    bench/accuracy/gsl.py [--evals 20000] [--only gsl_sf_bessel_J0_e,gsl_sf_psi_e]
+
+mpmath comes from PyPI into a venv the script creates (under the corpus cache); the GSL
+sources from bench/source.sh; libgsl-dev from apt when it is missing.
+"""
+
+import argparse
+import ctypes
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = Path(os.environ.get("FPFORGE_CORPUS_CACHE", Path.home() / ".cache" / "fpforge-corpus"))
+VENV = CORPUS / "build" / "mpmath-venv"
+LIBGSL = "libgsl.so.27"
+
+# (file in specfunc/, function, mpmath expression of x, extra --arg texts).
+FUNCTIONS = [
+    ("bessel_J0.c", "gsl_sf_bessel_J0_e", "besselj(0, x)", []),
+    ("bessel_J1.c", "gsl_sf_bessel_J1_e", "besselj(1, x)", []),
+    ("bessel_Y0.c", "gsl_sf_bessel_Y0_e", "bessely(0, x)", []),
+    ("bessel_Y1.c", "gsl_sf_bessel_Y1_e", "bessely(1, x)", []),
+    ("erfc.c", "gsl_sf_erf_e", "erf(x)", []),
+    ("erfc.c", "gsl_sf_erfc_e", "erfc(x)", []),
+    ("gamma.c", "gsl_sf_lngamma_e", "re(loggamma(x))", []),
+    ("psi.c", "gsl_sf_psi_e", "digamma(x)", []),
+    ("zeta.c", "gsl_sf_zeta_e", "zeta(x)", []),
+    ("expint.c", "gsl_sf_expint_E1_e", "re(e1(x))", []),
+    ("expint.c", "gsl_sf_expint_Ei_e", "ei(x)", []),
+    ("dilog.c", "gsl_sf_dilog_e", "re(polylog(2, x))", []),
+    ("log.c", "gsl_sf_log_1plusx_e", "log1p(x)", []),
+    ("airy.c", "gsl_sf_airy_Ai_e", "airyai(x)", ["mode = 0"]),
+    ("sinint.c", "gsl_sf_Si_e", "si(x)", []),
+    ("sinint.c", "gsl_sf_Ci_e", "ci(x)", []),
+    ("dawson.c", "gsl_sf_dawson_e", "sqrt(pi)/2*exp(-x**2)*erfi(x)", []),
+    ("lambert.c", "gsl_sf_lambert_W0_e", "re(lambertw(x))", []),
+    ("clausen.c", "gsl_sf_clausen_e", "clsin(2, x)", []),
+    ("bessel_I0.c", "gsl_sf_bessel_I0_e", "besseli(0, x)", []),
+]
+
+JUDGE = r'''
+import json, sys
+from mpmath import mp, mpf
+import mpmath
+mp.dps = 110
+expr, xs = json.loads(sys.stdin.read())
+out = []
+for x in xs:
+    try:
+        # The exact double: a decimal text of it would be another number at 110 digits.
+        v = eval(expr, {**{k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}, "x": mpf(float.fromhex(x))})
+        out.append(mpmath.nstr(v, 40) if mpmath.isfinite(v) else str(v))
+    except Exception as e:
+        out.append("error: " + str(e))
+print(json.dumps(out))
+'''
+
+
+def sh(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(map(str, cmd))} failed:\n{r.stderr}")
+    return r.stdout.strip()
+
+
+def mpmath_python():
+    py = VENV / "bin" / "python"
+    if not py.exists():
+        sh([sys.executable, "-m", "venv", str(VENV)])
+        sh([str(py), "-m", "pip", "install", "-q", "mpmath"])
+    return py
+
+
+def native_gsl():
+    try:
+        lib = ctypes.CDLL(LIBGSL)
+    except OSError:
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        sh(sudo + ["apt-get", "install", "-y", "-qq", "libgsl-dev"])
+        lib = ctypes.CDLL(LIBGSL)
+    lib.gsl_set_error_handler_off()
+    return lib
+
+
+class Result(ctypes.Structure):
+    _fields_ = [("val", ctypes.c_double), ("err", ctypes.c_double)]
+
+
+def gsl_value(lib, func, x, extra):
+    f = getattr(lib, func)
+    r = Result()
+    args = [ctypes.c_double(x)] + [ctypes.c_uint(0) for _ in extra] + [ctypes.byref(r)]
+    status = f(*args)
+    return r.val, status
+
+
+def to_double(hex_bits):
+    return struct.unpack("<d", struct.pack("<Q", int(hex_bits, 16)))[0]
+
+
+def run_fpforge(fpforge, gsl, file, func, extra, evals, seed, out):
+    dirs = [gsl / d for d in ("specfunc", "sys", "complex", "poly")] + [REPO / "bench/libs/host/gsl"]
+    cmd = [str(fpforge), "accuracy", str(gsl / "specfunc" / file), "-f", func, "-I", str(gsl),
+           "--evals", str(evals), "--seed", str(seed), "--oracle", "auto", "--out", str(out), "--json"]
+    for d in dirs:
+        cmd += ["--lib-dir", str(d)]
+    for a in extra:
+        cmd += ["--arg", a]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode not in (0, 3):
+        return None, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+    return json.loads(r.stdout), None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fpforge", type=Path, default=REPO / "target/release/fpforge")
+    ap.add_argument("--evals", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "fpforge-gsl-bench")
+    opts = ap.parse_args()
+    if not opts.fpforge.exists():
+        sys.exit(f"{opts.fpforge} not found: cargo build --release -p fpforge-cli")
+    only = set(filter(None, opts.only.split(",")))
+    sh([REPO / "bench/accuracy/fetch.sh"])
+    gsl = Path(sh([REPO / "bench/source.sh", "gsl"]))
+    py = mpmath_python()
+    lib = native_gsl()
+    print(f"| function | oracle | reported | largest true rel error | significant (>= 1e-3) "
+          f"| reported within 2x of true | wrong special values | poles |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for file, func, expr, extra in FUNCTIONS:
+        if only and func not in only:
+            continue
+        out = opts.out / func
+        shutil.rmtree(out, ignore_errors=True)
+        report, error = run_fpforge(opts.fpforge, gsl, file, func, extra, opts.evals, opts.seed, out)
+        if report is None:
+            print(f"| {func} | error: {error} | | | | | | |", flush=True)
+            continue
+        specials = report.get("special_values", [])
+        rows = specials + report.get("top", [])
+        xs = [to_double(r["coords"][0]) for r in rows]
+        truths = json.loads(sh([str(py), "-c", JUDGE], input=json.dumps([expr, [x.hex() for x in xs]])))
+        largest, significant, within, judged = 0.0, 0, 0, 0
+        for row, x, t in zip(rows, xs, truths):
+            if t.startswith("error") or t in ("nan", "+inf", "-inf", "inf"):
+                continue
+            value, _ = gsl_value(lib, func, x, extra)
+            try:
+                truth = float(t)
+            except ValueError:
+                continue
+            if truth == 0.0:
+                continue
+            true_rel = abs((value - truth) / truth) if math.isfinite(value) else math.inf
+            judged += 1
+            largest = max(largest, true_rel)
+            significant += true_rel >= 1e-3
+            reported = row.get("rel_error")
+            if reported is not None and true_rel > 0 and 0.5 <= reported / true_rel <= 2.0:
+                within += 1
+            elif reported is None and not math.isfinite(true_rel):
+                within += 1
+        kinds = [s["kind"] for s in specials]
+        share = lambda n: f"{n}/{judged}" if judged else "-"
+        print(f"| {func} | {report.get('oracle', '-')} | {len(rows)} | {largest:.3g} | {share(significant)} "
+              f"| {share(within)} | {kinds.count('wrong special value')} | {kinds.count('pole')} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
