@@ -424,9 +424,16 @@ fn measured_outputs(
     let mut arg_index = 0usize;
     for (param, p) in spec.params().iter().enumerate() {
         match *p {
-            ParamInput::Scalar { .. } | ParamInput::Fixed { .. } => slot += 1,
+            ParamInput::Scalar { .. }
+            | ParamInput::Fixed { .. }
+            | ParamInput::LongDouble { .. }
+            | ParamInput::LongDoubleExponent => slot += 1,
             ParamInput::Pointee { .. } => {
                 slot += 1;
+                arg_index += 1;
+            }
+            ParamInput::LongDoubleResult => {
+                slot += 2;
                 arg_index += 1;
             }
             ParamInput::Array { len, .. } => {

@@ -7,9 +7,9 @@
 
 use crate::inputs::Loaded;
 use anyhow::{bail, Context, Result};
-use fpforge_spec::spec::{parse_value, shaped_arg};
+use fpforge_spec::spec::{parse_f80, parse_value, shaped_arg};
 use fpforge_spec::Arg;
-use fpir::{Function, Module, Type};
+use fpir::{Function, Module, ParamShape, Type};
 
 /// Parses the text of one argument for a parameter of type `ty` (with optional pointee).
 pub fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Result<Arg> {
@@ -57,12 +57,12 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
     let func = &loaded.module.funcs[loaded.func];
     let types = func.param_types();
     let hidden = func.sret_elem();
-    let first_visible = usize::from(hidden.is_some());
-    if texts.len() != types.len() - first_visible {
+    let visible = visible_params(&loaded.module, loaded.func);
+    if texts.len() != visible.len() {
         bail!(
             "`{}` takes {} argument(s) ({}), {} given",
             func.display_name(),
-            types.len() - first_visible,
+            visible.len(),
             signature(&loaded.module, loaded.func),
             texts.len()
         );
@@ -71,37 +71,43 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
         elem,
         values: vec![0; (Function::SRET_BYTES / elem.bytes()) as usize],
     });
-    let given = texts
-        .iter()
-        .zip(&types[first_visible..])
-        .enumerate()
-        .map(|(i, (text, &ty))| {
-            let pointee = func
-                .param_pointees
-                .get(i + first_visible)
-                .copied()
-                .flatten();
-            let index = i + first_visible;
-            let parsed = match loaded.module.param_shapes.get(&(loaded.func, index)) {
-                Some(shape) => {
-                    let name = func.param_names[index].as_deref().unwrap_or("");
-                    shaped_arg(name, shape, text).map_err(anyhow::Error::from)
-                }
-                None => parse_arg(text, ty, pointee),
-            };
-            parsed.with_context(|| format!("argument {} of `{}`", i + 1, func.display_name()))
-        });
-    result_buffer.into_iter().map(Ok).chain(given).collect()
+    let mut args: Vec<Arg> = result_buffer.into_iter().collect();
+    for (i, (text, &index)) in texts.iter().zip(&visible).enumerate() {
+        let ty = types[index];
+        let pointee = func.param_pointees.get(index).copied().flatten();
+        let name = func.param_names[index].as_deref().unwrap_or("");
+        let context = || format!("argument {} of `{}`", i + 1, func.display_name());
+        match loaded.module.param_shapes.get(&(loaded.func, index)) {
+            Some(ParamShape::LongDouble) => {
+                let x = parse_f80(name, text).with_context(context)?;
+                args.extend([Arg::Scalar(x.sig), Arg::Scalar(u64::from(x.se))]);
+            }
+            Some(shape) => args.push(shaped_arg(name, shape, text).with_context(context)?),
+            None => args.push(parse_arg(text, ty, pointee).with_context(context)?),
+        }
+    }
+    Ok(args)
+}
+
+/// The parameters a caller writes, by index: not the hidden result slot, nor the
+/// exponent half of a `long double` (its significand's parameter stands for both).
+fn visible_params(module: &Module, func: fpir::Func) -> Vec<usize> {
+    let f = &module.funcs[func];
+    let first_visible = usize::from(f.sret_elem().is_some());
+    let is_long_double =
+        |i: usize| module.param_shapes.get(&(func, i)) == Some(&ParamShape::LongDouble);
+    (first_visible..f.param_types().len())
+        .filter(|&i| !(i > 0 && is_long_double(i - 1) && f.param_types()[i - 1] == Type::I64))
+        .collect()
 }
 
 /// `x: f64, a: ptr<f64>` for error messages.
 fn signature(module: &Module, func: fpir::Func) -> String {
     let f = &module.funcs[func];
-    let first_visible = usize::from(f.sret_elem().is_some());
-    f.param_types()
-        .iter()
-        .enumerate()
-        .skip(first_visible)
+    let types = f.param_types();
+    visible_params(module, func)
+        .into_iter()
+        .map(|i| (i, &types[i]))
         .map(|(i, ty)| {
             let name = f
                 .param_names
@@ -109,9 +115,13 @@ fn signature(module: &Module, func: fpir::Func) -> String {
                 .cloned()
                 .flatten()
                 .unwrap_or_else(|| format!("arg{}", i + 1));
-            match f.param_pointees.get(i).copied().flatten() {
-                Some(p) => format!("{name}: {p}*"),
-                None => format!("{name}: {ty}"),
+            match (
+                f.param_pointees.get(i).copied().flatten(),
+                module.param_shapes.get(&(func, i)),
+            ) {
+                (_, Some(ParamShape::LongDouble)) => format!("{name}: f80"),
+                (Some(p), _) => format!("{name}: {p}*"),
+                (None, _) => format!("{name}: {ty}"),
             }
         })
         .collect::<Vec<_>>()

@@ -8,7 +8,7 @@
 use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::{Builtin, Type};
+use fpir::{Builtin, F80Op, Type};
 
 /// Runs builtin `b` at type `ty` on arguments whose concrete bits are `bits` (0 past the
 /// last argument) and whose values `value(k)` returns, in a frame whose stack mark is
@@ -78,6 +78,7 @@ where
             })
         }
         Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
+        Builtin::F80(op) => f80(sem, mem, op, ty, &bits)?,
         Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
         Builtin::Terminate => return Err(TrapKind::Terminate),
         Builtin::StackRestore => {
@@ -89,6 +90,24 @@ where
         }
     };
     Ok(Some(result))
+}
+
+/// An operation on extended values (`long double`) on the concrete bits `args`, its
+/// result a constant to every semantics; `ty` is the call's result type. Rounds to
+/// nearest-even, the x87's default.
+pub(crate) fn f80<S: Semantics>(
+    sem: &mut S,
+    mem: &mut Memory,
+    op: F80Op,
+    ty: Type,
+    args: &[u64],
+) -> Result<S::Value, TrapKind> {
+    let nearest = fpir::f80::Round::NearestTiesToEven;
+    let bits = match fpir::f80::eval_builtin(op, ty, args, nearest) {
+        Some(bits) => bits,
+        None => crate::libm_f80::eval(mem, ty, args)?,
+    };
+    Ok(sem.constant(ty, bits & ty.mask()))
 }
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a

@@ -66,6 +66,7 @@ pub mod interp;
 mod jit;
 pub mod libc;
 pub mod libm;
+mod libm_f80;
 pub mod memory;
 pub mod observer;
 mod prepare;

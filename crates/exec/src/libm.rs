@@ -96,6 +96,18 @@ mod sys {
         }
     }
 
+    /// The address of the symbol `name` in `libm.so.6`, if it has one.
+    pub fn lookup(name: &str) -> Option<usize> {
+        let handle = libm_handle();
+        let name = std::ffi::CString::new(name).ok()?;
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: `handle` is a live dlopen handle and `name` is NUL-terminated.
+        let sym = unsafe { dlsym(handle, name.as_ptr()) };
+        (!sym.is_null()).then_some(sym as usize)
+    }
+
     /// `dlopen("libm.so.6")`, once; null if the library cannot be loaded.
     fn libm_handle() -> *mut c_void {
         static HANDLE: OnceLock<usize> = OnceLock::new();
@@ -160,6 +172,11 @@ pub fn eval_in(
 ) -> (u64, Option<u64>, Exceptions) {
     let ((bits, second), raised) = under_host_mode(mode, || eval(call, args, ret));
     (bits, second, raised)
+}
+
+/// The address of the C function `name` in the host's `libm.so.6`.
+pub(crate) fn host_symbol(name: &str) -> Option<usize> {
+    sys::lookup(name)
 }
 
 /// A host float format, read from and written to raw bits.

@@ -1399,6 +1399,7 @@ impl<'a> FuncBuilder<'a> {
                         3
                     }
                     Builtin::Libc(f) => f.min_args(),
+                    Builtin::F80(op) => op.arity(),
                 };
                 if args.len() < need {
                     return Err(self.invalid(format!(
@@ -1407,10 +1408,13 @@ impl<'a> FuncBuilder<'a> {
                         args.len()
                     )));
                 }
-                let ty = args
-                    .first()
-                    .or(dest.as_ref())
-                    .map_or(Type::I64, |&r| self.reg_type(r));
+                // An operation on extended values is typed by its result (which half,
+                // which float or integer), the others by their first argument.
+                let typed_by = match b {
+                    Builtin::F80(_) => dest.as_ref().or(args.first()),
+                    _ => args.first().or(dest.as_ref()),
+                };
+                let ty = typed_by.map_or(Type::I64, |&r| self.reg_type(r));
                 let (start, len) = self.push_args(args)?;
                 Op::Builtin {
                     b,

@@ -174,6 +174,7 @@ impl Concolic {
         let mut store = TermStore::new();
         let mut slot_coord = Vec::new();
         let mut vars = Vec::new();
+        let mut long_double_head = 0;
         for (param, input) in spec.params().iter().enumerate() {
             let name = spec.param_name(param);
             let mut var =
@@ -213,6 +214,21 @@ impl Concolic {
                 }
                 ParamInput::Fixed { .. } => slot_coord.push(None),
                 ParamInput::Output { len, .. } => slot_coord.extend((0..len).map(|_| None)),
+                ParamInput::LongDoubleResult => slot_coord.extend([None, None]),
+                // A long double's coordinates are declared, but its two registers are
+                // not theirs (extended arithmetic is concrete): both slots name the head
+                // coordinate with another type, which `input` concretizes, so no path
+                // through them counts as exact.
+                ParamInput::LongDouble { .. } => {
+                    long_double_head = vars.len();
+                    for (label, ty) in [("head", Type::F64), ("tail", Type::Int(16))] {
+                        if let Some(sort) = sort_of(ty) {
+                            vars.push((store.declare(&format!("{name}.{label}"), sort), ty));
+                        }
+                    }
+                    slot_coord.push(Some(long_double_head));
+                }
+                ParamInput::LongDoubleExponent => slot_coord.push(Some(long_double_head)),
             }
         }
         let mut cases = HashMap::new();

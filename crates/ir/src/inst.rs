@@ -243,6 +243,111 @@ pub enum Builtin {
     /// `std::terminate()`: ends the run with a trap (a throw through `noexcept`, an
     /// exception during unwinding).
     Terminate,
+    /// An operation on x87 extended values (`long double`), computed by `fpir::f80`.
+    F80(F80Op),
+}
+
+/// The arithmetic operations on two extended values that give one.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum F80Arith {
+    /// `fadd`.
+    Add,
+    /// `fsub`.
+    Sub,
+    /// `fmul`.
+    Mul,
+    /// `fdiv`.
+    Div,
+    /// `frem`: C's `fmodl`, exact.
+    Rem,
+}
+
+/// An operation on x87 extended values (`long double`, see `fpir::f80`). Each
+/// extended operand is two arguments, its significand (`i64`) then its sign and
+/// exponent (`i16`). An operation whose result is extended is called once per half: the
+/// call's result type says which (`i64` the significand, `i16` the sign and exponent).
+/// The other results have the type of the call's result (`i1`, a float, an integer).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum F80Op {
+    /// `(a, b) -> extended`: `fadd`, `fsub`, `fmul`, `fdiv`, `frem`.
+    Arith(F80Arith),
+    /// `(a) -> extended`: `sqrtl`, correctly rounded.
+    Sqrt,
+    /// `(a, b, pred) -> i1`: `fcmp`, `pred` the index of the predicate in
+    /// [`FloatPred::ALL`].
+    Cmp,
+    /// `(x: f64) -> extended`: exact (an `f32` is extended to `f64` first).
+    FromDouble,
+    /// `(x: i64) -> extended`, exact.
+    FromSigned,
+    /// `(x: u64) -> extended`, exact.
+    FromUnsigned,
+    /// `(a) -> f32 | f64`, rounded once to the result type.
+    ToFloat,
+    /// `(a) -> iN`: `fptosi` as x86-64 code computes it.
+    ToSigned,
+    /// `(a) -> iN`: `fptoui` as x86-64 code computes it.
+    ToUnsigned,
+    /// `(f, operands...) -> extended | iN`: the host C library's `long double` version
+    /// of the math function `f` (its index in [`crate::MathFn::ALL`]): `sinl`, `powl`,
+    /// ... Operands as the function's shape says: extended values, then the `int` of
+    /// `ldexpl`, or the pointer `frexpl` and `modfl` store their second result through.
+    Libm,
+}
+
+impl F80Op {
+    /// Every operation.
+    pub const ALL: [F80Op; 14] = {
+        use F80Arith as A;
+        [
+            F80Op::Arith(A::Add),
+            F80Op::Arith(A::Sub),
+            F80Op::Arith(A::Mul),
+            F80Op::Arith(A::Div),
+            F80Op::Arith(A::Rem),
+            F80Op::Sqrt,
+            F80Op::Cmp,
+            F80Op::FromDouble,
+            F80Op::FromSigned,
+            F80Op::FromUnsigned,
+            F80Op::ToFloat,
+            F80Op::ToSigned,
+            F80Op::ToUnsigned,
+            F80Op::Libm,
+        ]
+    };
+
+    /// The IR text name of the builtin.
+    pub fn name(self) -> &'static str {
+        use F80Arith as A;
+        match self {
+            F80Op::Arith(A::Add) => "f80_add",
+            F80Op::Arith(A::Sub) => "f80_sub",
+            F80Op::Arith(A::Mul) => "f80_mul",
+            F80Op::Arith(A::Div) => "f80_div",
+            F80Op::Arith(A::Rem) => "f80_rem",
+            F80Op::Sqrt => "f80_sqrt",
+            F80Op::Cmp => "f80_cmp",
+            F80Op::FromDouble => "f80_from_double",
+            F80Op::FromSigned => "f80_from_signed",
+            F80Op::FromUnsigned => "f80_from_unsigned",
+            F80Op::ToFloat => "f80_to_float",
+            F80Op::ToSigned => "f80_to_signed",
+            F80Op::ToUnsigned => "f80_to_unsigned",
+            F80Op::Libm => "f80_libm",
+        }
+    }
+
+    /// How many arguments a call takes (at least, for [`F80Op::Libm`]).
+    pub fn arity(self) -> usize {
+        match self {
+            F80Op::Arith(_) => 4,
+            F80Op::Cmp => 5,
+            F80Op::Sqrt | F80Op::ToFloat | F80Op::ToSigned | F80Op::ToUnsigned => 2,
+            F80Op::FromDouble | F80Op::FromSigned | F80Op::FromUnsigned => 1,
+            F80Op::Libm => 3,
+        }
+    }
 }
 
 /// The C library functions fpforge models beyond memory and termination: they read and
@@ -431,7 +536,7 @@ impl LibcFn {
 }
 
 impl Builtin {
-    /// Every builtin.
+    /// Every builtin but the [`Builtin::F80`] operations (listed in [`F80Op::ALL`]).
     pub const ALL: &'static [Builtin] = &[
         Builtin::Memcpy,
         Builtin::Memmove,
@@ -516,12 +621,18 @@ impl Builtin {
             Unwind => "unwind",
             Terminate => "terminate",
             Libc(f) => f.name(),
+            F80(op) => op.name(),
         }
     }
 
     /// Looks a builtin up by its IR text name.
     pub fn from_name(name: &str) -> Option<Builtin> {
-        Builtin::ALL.iter().copied().find(|b| b.name() == name)
+        let f80 = F80Op::ALL.iter().map(|&op| Builtin::F80(op));
+        Builtin::ALL
+            .iter()
+            .copied()
+            .chain(f80)
+            .find(|b| b.name() == name)
     }
 }
 

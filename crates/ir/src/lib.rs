@@ -14,6 +14,7 @@
 pub mod analysis;
 pub mod entities;
 pub mod eval;
+pub mod f80;
 pub mod float_text;
 pub mod guard;
 pub mod inst;
@@ -29,8 +30,8 @@ pub mod write;
 
 pub use entities::{Block, BranchSite, EntityId, EntityVec, FileId, Func, Global, OpSite, Reg};
 pub use inst::{
-    BlockCall, Builtin, Callee, CastOp, Clause, FloatBinOp, FloatPred, IndexTerm, Inst, InstKind,
-    IntBinOp, IntPred, Landing, LibcFn, SwitchCase, Terminator, TrapCheck,
+    BlockCall, Builtin, Callee, CastOp, Clause, F80Op, FloatBinOp, FloatPred, IndexTerm, Inst,
+    InstKind, IntBinOp, IntPred, Landing, LibcFn, SwitchCase, Terminator, TrapCheck,
 };
 pub use math::{MathCall, MathFn, MathOrigin, MathShape, SignBitOp};
 pub use module::{

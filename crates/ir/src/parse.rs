@@ -743,6 +743,8 @@ impl Parser {
             ParamShape::Vector(self.ty()?)
         } else if self.eat_word("span") {
             ParamShape::Span(self.ty()?)
+        } else if self.eat_word("long_double") {
+            ParamShape::LongDouble
         } else {
             self.expect_word("struct")?;
             let name = self.string("a struct name")?;

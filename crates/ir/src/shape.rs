@@ -25,6 +25,11 @@ pub enum ParamShape {
     /// The data pointer of a `std::span` passed by value, which the ABI splits in two:
     /// this pointer to the elements, and the next parameter, their number.
     Span(Type),
+    /// A `long double` (x86_fp80, see [`crate::f80`]). On an `i64` parameter: it and the
+    /// next parameter (an `i16`) are one `long double` passed by value, its significand
+    /// and its sign and exponent. On the hidden result slot ([`crate::Function::SRET_PARAM`]):
+    /// the function returns a `long double` there (10 bytes, the significand first).
+    LongDouble,
 }
 
 /// How the source passes a struct parameter that arrives as a pointer.

@@ -118,8 +118,14 @@ fn verify_shapes(module: &Module, errors: &mut Vec<VerifyError>) {
             continue;
         };
         let ty = func.params().get(param).and_then(|&r| func.regs.get(r));
-        if ty != Some(&Type::Ptr) {
-            report("the parameter is not a pointer".to_string());
+        let next = func.params().get(param + 1).and_then(|&r| func.regs.get(r));
+        match (shape, ty) {
+            (ParamShape::LongDouble, Some(&Type::I64)) if next != Some(&Type::Int(16)) => {
+                report("a long double's significand is not followed by an i16".to_string());
+            }
+            (ParamShape::LongDouble, Some(&Type::I64)) => {}
+            (_, Some(&Type::Ptr)) => {}
+            _ => report("the parameter is not a pointer".to_string()),
         }
         match shape {
             ParamShape::Struct(s) => {
@@ -135,7 +141,7 @@ fn verify_shapes(module: &Module, errors: &mut Vec<VerifyError>) {
                     report("a span's pointer is not followed by an integer length".to_string());
                 }
             }
-            ParamShape::Vector(_) => {}
+            ParamShape::Vector(_) | ParamShape::LongDouble => {}
         }
     }
 }

@@ -57,8 +57,8 @@ fn write_to(out: &mut String, module: &Module) -> fmt::Result {
     Ok(())
 }
 
-/// `struct "struct particle" pointer 72 { "pos[0]" @0: f64, ... }`, `vector f64` or
-/// `span f64`.
+/// `struct "struct particle" pointer 72 { "pos[0]" @0: f64, ... }`, `vector f64`,
+/// `span f64` or `long_double`.
 fn write_shape(out: &mut String, shape: &ParamShape) -> fmt::Result {
     match shape {
         ParamShape::Struct(s) => {
@@ -74,6 +74,7 @@ fn write_shape(out: &mut String, shape: &ParamShape) -> fmt::Result {
         }
         ParamShape::Vector(elem) => write!(out, "vector {elem}"),
         ParamShape::Span(elem) => write!(out, "span {elem}"),
+        ParamShape::LongDouble => write!(out, "long_double"),
     }
 }
 

@@ -19,19 +19,21 @@
 use fpir::FloatPred;
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
 use llvm_sys::core::{
-    LLVMConstInt, LLVMConstIntGetZExtValue, LLVMConstLShr, LLVMConstTrunc, LLVMContextCreate,
-    LLVMContextDispose, LLVMCountBasicBlocks, LLVMCreateMemoryBufferWithContentsOfFile,
-    LLVMDisposeMemoryBuffer, LLVMDisposeMessage, LLVMDisposeModule, LLVMGetCalledValue,
-    LLVMGetClause, LLVMGetFirstBasicBlock, LLVMGetFirstFunction, LLVMGetFirstGlobal,
-    LLVMGetFirstInstruction, LLVMGetInitializer, LLVMGetIntTypeWidth, LLVMGetMDString,
-    LLVMGetNextBasicBlock, LLVMGetNextFunction, LLVMGetNextGlobal, LLVMGetNextInstruction,
-    LLVMGetNumClauses, LLVMGetNumOperands, LLVMGetOperand, LLVMGetTypeContext, LLVMGetValueName2,
-    LLVMInt64TypeInContext, LLVMIsACallInst, LLVMIsAConstant, LLVMIsAConstantExpr,
+    LLVMConstBitCast, LLVMConstInt, LLVMConstIntGetZExtValue, LLVMConstLShr, LLVMConstTrunc,
+    LLVMContextCreate, LLVMContextDispose, LLVMCountBasicBlocks,
+    LLVMCreateMemoryBufferWithContentsOfFile, LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
+    LLVMDisposeModule, LLVMGetCalledValue, LLVMGetClause, LLVMGetFirstBasicBlock,
+    LLVMGetFirstFunction, LLVMGetFirstGlobal, LLVMGetFirstInstruction, LLVMGetInitializer,
+    LLVMGetIntTypeWidth, LLVMGetMDString, LLVMGetNextBasicBlock, LLVMGetNextFunction,
+    LLVMGetNextGlobal, LLVMGetNextInstruction, LLVMGetNumClauses, LLVMGetNumOperands,
+    LLVMGetOperand, LLVMGetTypeContext, LLVMGetTypeKind, LLVMGetValueName2, LLVMInt64TypeInContext,
+    LLVMIntTypeInContext, LLVMIsACallInst, LLVMIsAConstant, LLVMIsAConstantExpr, LLVMIsAConstantFP,
     LLVMIsAConstantInt, LLVMIsAConstantPointerNull, LLVMIsAGlobalValue, LLVMIsAInlineAsm,
     LLVMIsALandingPadInst, LLVMPrintModuleToString, LLVMPrintValueToString, LLVMTypeOf,
 };
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
+use llvm_sys::LLVMTypeKind;
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::path::Path;
@@ -56,6 +58,9 @@ pub(crate) struct Beside {
     pub text: Option<String>,
     /// The clauses of each `landingpad`, in order.
     pub landing_clauses: HashMap<Position, Vec<ClauseText>>,
+    /// The `x86_fp80` constants each instruction uses as operands, by operand index
+    /// (a phi's: by incoming index), as their 80 bits.
+    pub f80_consts: HashMap<Position, Vec<(u32, u128)>>,
 }
 
 /// A clause of a `landingpad` as the C API shows it.
@@ -76,6 +81,21 @@ pub(crate) struct WideInt {
 }
 
 impl Beside {
+    /// The bits of the `x86_fp80` constant operand of the instruction at `at`: the one
+    /// at `operand` (its index, a phi's incoming index), or the only value the
+    /// instruction's `x86_fp80` constants take when the index is not known.
+    pub fn f80_const(&self, at: &Position, operand: Option<u32>) -> Result<u128, String> {
+        let consts = self.f80_consts.get(at).map_or(&[][..], Vec::as_slice);
+        if let Some(&(_, bits)) = operand.and_then(|k| consts.iter().find(|(i, _)| *i == k)) {
+            return Ok(bits);
+        }
+        match consts {
+            [] => Err("an x86_fp80 constant whose bits were not read".to_string()),
+            [(_, first), rest @ ..] if rest.iter().all(|(_, b)| b == first) => Ok(*first),
+            _ => Err("x86_fp80 constants of one instruction that cannot be told apart".to_string()),
+        }
+    }
+
     /// The wide constant operand of the instruction at `at` with width `bits` whose low
     /// 64 bits are `low` (see [`find_wide_int`]).
     pub fn wide_int(&self, at: &Position, bits: u32, low: u64) -> Result<Option<&WideInt>, String> {
@@ -91,7 +111,23 @@ pub(crate) enum WideInits<'a> {
     Among(&'a [WideInt]),
 }
 
+/// The width a `long double` constant is recorded with among the wide integers of an
+/// initializer (its 80 bits as the limbs of an `i80`).
+pub(crate) const F80_BITS: u32 = 80;
+
 impl WideInits<'_> {
+    /// The next `long double` constant of a global's initializer.
+    pub fn next_f80(&mut self) -> Result<WideInt, String> {
+        let found = match self {
+            WideInits::InOrder(iter) => iter.next(),
+            WideInits::Among(_) => None,
+        };
+        match found {
+            Some(c) if c.bits == F80_BITS && c.limbs.len() == 2 => Ok(c.clone()),
+            _ => Err("x86_fp80 (long double) constant whose bits were not read".to_string()),
+        }
+    }
+
     /// The next wide constant, of width `bits` with low 64 bits `low`.
     pub fn next(&mut self, bits: u32, low: u64) -> Result<WideInt, String> {
         let found = match self {
@@ -150,17 +186,19 @@ pub(crate) fn needs_beside(module: &llvm_ir::Module) -> bool {
     constrained
         || asm
         || wide_init
+        || module.functions.iter().any(uses_f80_consts)
         || module
             .functions
             .iter()
             .any(|f| uses_wide_ints(&module.types, f))
 }
 
-/// True when `c` is or holds an integer constant wider than 64 bits.
+/// True when `c` is or holds an integer constant wider than 64 bits or a `long double`.
 fn has_wide_int(c: &llvm_ir::Constant) -> bool {
     use llvm_ir::Constant as C;
     match c {
         C::Int { bits, .. } => *bits > 64,
+        C::Float(llvm_ir::constant::Float::X86_FP80) => true,
         C::Struct { values, .. } => values.iter().any(|v| has_wide_int(v)),
         C::Array { elements, .. } | C::Vector(elements) => elements.iter().any(|e| has_wide_int(e)),
         _ => false,
@@ -187,6 +225,15 @@ fn uses_wide_ints(types: &llvm_ir::types::Types, f: &llvm_ir::Function) -> bool 
             I::Call(c) => c.arguments.iter().any(|(a, _)| wide_op(a)),
             other => wide(&other.get_type(types)),
         })
+    })
+}
+
+/// True when an instruction of `f` may have an `x86_fp80` constant operand (`llvm-ir`
+/// keeps no bits of one, nor a list of operands: its debug form names the variant).
+fn uses_f80_consts(f: &llvm_ir::Function) -> bool {
+    let names_f80 = |text: String| text.contains("X86_FP80");
+    f.basic_blocks.iter().any(|b| {
+        b.instrs.iter().any(|i| names_f80(format!("{i:?}"))) || names_f80(format!("{:?}", b.term))
     })
 }
 
@@ -270,8 +317,16 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
                             .insert((name.clone(), b, i), clauses(inst));
                     }
                     let mut consts = Vec::new();
+                    let mut f80s = Vec::new();
                     for operand in 0..LLVMGetNumOperands(inst) {
-                        wide_ints_in(LLVMGetOperand(inst, operand as u32), 0, &mut consts);
+                        let value = LLVMGetOperand(inst, operand as u32);
+                        wide_ints_in(value, 0, &mut consts);
+                        if let Some(bits) = f80_bits(value) {
+                            f80s.push((operand as u32, bits));
+                        }
+                    }
+                    if !f80s.is_empty() {
+                        found.f80_consts.insert((name.clone(), b, i), f80s);
                     }
                     if !consts.is_empty() {
                         found.wide_ints.insert((name.clone(), b, i), consts);
@@ -298,8 +353,9 @@ unsafe fn collect(module: LLVMModuleRef) -> Beside {
     found
 }
 
-/// Collects the integer constants wider than 64 bits in constant `value`, looking
-/// inside aggregates and constant expressions (not into other globals).
+/// Collects the integer constants wider than 64 bits and the `long double` constants
+/// (as [`F80_BITS`]-bit ones) in constant `value`, looking inside aggregates and
+/// constant expressions (not into other globals).
 ///
 /// # Safety
 /// `value` must be null or a live value.
@@ -309,6 +365,13 @@ unsafe fn wide_ints_in(value: LLVMValueRef, depth: u32, into: &mut Vec<WideInt>)
     }
     if let Some(wide) = wide_int(value) {
         into.push(wide);
+        return;
+    }
+    if let Some(bits) = f80_bits(value) {
+        into.push(WideInt {
+            bits: F80_BITS,
+            limbs: vec![bits as u64, (bits >> 64) as u64],
+        });
         return;
     }
     if depth < 16 {
@@ -415,6 +478,24 @@ unsafe fn wide_int(value: LLVMValueRef) -> Option<WideInt> {
         })
         .collect();
     Some(WideInt { bits, limbs })
+}
+
+/// The 80 bits of `value` if it is an `x86_fp80` constant, through LLVM's own
+/// constant folding (a bit cast to `i80`).
+///
+/// # Safety
+/// `value` must be null or a live value.
+unsafe fn f80_bits(value: LLVMValueRef) -> Option<u128> {
+    if value.is_null() || LLVMIsAConstantFP(value).is_null() {
+        return None;
+    }
+    let ty = LLVMTypeOf(value);
+    if LLVMGetTypeKind(ty) != LLVMTypeKind::LLVMX86_FP80TypeKind {
+        return None;
+    }
+    let i80 = LLVMIntTypeInContext(LLVMGetTypeContext(ty), 80);
+    let wide = wide_int(LLVMConstBitCast(value, i80))?;
+    Some(u128::from(wide.limbs[1]) << 64 | u128::from(wide.limbs[0]))
 }
 
 /// The name of a value, copied.

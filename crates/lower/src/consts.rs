@@ -401,6 +401,11 @@ impl<'m> Symbols<'m> {
             }
             Constant::Float(Float::Single(f)) => write_le(bytes, at, u64::from(f.to_bits()), 4),
             Constant::Float(Float::Double(d)) => write_le(bytes, at, d.to_bits(), 8),
+            Constant::Float(Float::X86_FP80) => {
+                let found = wide.next_f80()?;
+                write_le(bytes, at, found.limbs[0], 8)?;
+                write_le(bytes, at + 8, found.limbs[1], 2)
+            }
             _ => match self.fold(c)? {
                 Some(Folded::Bits(b)) => {
                     let len = u64::from(self.width_of(c).div_ceil(8)).clamp(1, 8);

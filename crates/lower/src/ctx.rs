@@ -30,6 +30,9 @@ pub(crate) struct Ctx {
     next: SiteNumbers,
     /// The selector id of each typeinfo global caught (`None`: catch-all), from 1.
     typeids: HashMap<Option<String>, u32>,
+    /// The parameters that are `long double`s ([`fpir::ParamShape::LongDouble`]): a
+    /// value's significand, or the hidden slot of a `long double` result.
+    pub long_doubles: std::collections::BTreeSet<(fpir::Func, usize)>,
 }
 
 /// The next site ids of each series (see the module docs).
@@ -60,6 +63,7 @@ impl Ctx {
             externals: HashMap::new(),
             beside,
             typeids: HashMap::new(),
+            long_doubles: std::collections::BTreeSet::new(),
             next: SiteNumbers {
                 branch: 0,
                 select: branch_terminators,

@@ -119,6 +119,9 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Low
     if let Some(text) = &ctx.beside.text {
         crate::shapes::apply(&mut module, text);
     }
+    for &at in &ctx.long_doubles {
+        module.param_shapes.insert(at, fpir::ParamShape::LongDouble);
+    }
     module
         .index_sites()
         .map_err(|e| LowerError::Verify(e.to_string()))?;

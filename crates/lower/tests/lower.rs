@@ -306,14 +306,14 @@ fn syntax_errors_show_clang_diagnostics() {
 }
 
 #[test]
-fn long_double_is_unsupported_with_its_location() {
-    let err = load(&[fixture("long_double.c")], &LoadOptions::default()).unwrap_err();
+fn float128_is_unsupported_with_its_location() {
+    let err = load(&[fixture("float128.c")], &LoadOptions::default()).unwrap_err();
     let LowerError::Unsupported { what, location, .. } = &err else {
         panic!("expected Unsupported, got {err:?}");
     };
-    assert!(what.contains("long double"), "{what}");
+    assert!(what.contains("fp128 (__float128)"), "{what}");
     assert!(what.contains("`widen`"), "{what}");
-    assert!(location.ends_with("long_double.c:3:0"), "{location}");
+    assert!(location.ends_with("float128.c:3:0"), "{location}");
 }
 
 /// Wide integers lower as limbs between defined functions; an intrinsic or a `switch`
@@ -369,19 +369,19 @@ fn stubs_stand_for_declared_functions_whose_address_is_taken() {
 #[test]
 fn skip_unsupported_turns_such_functions_into_trapping_skeletons() {
     let opts = LoadOptions::default().with_skip_unsupported(true);
-    let module = load(&[fixture("long_double.c")], &opts).expect("loads with skipping");
+    let module = load(&[fixture("float128.c")], &opts).expect("loads with skipping");
     fpir::verify_module(&module).expect("verifies");
     let fine = module.func_by_name("fine").unwrap();
     assert!(module.unresolved_from(fine).is_empty());
     let widen = module.func_by_name("widen").unwrap();
     assert_eq!(
         module.funcs[widen].ret, None,
-        "the long double result is left out"
+        "the __float128 result is left out"
     );
     let missing = module.unresolved_from(widen);
     assert_eq!(missing.len(), 1);
     assert!(
-        missing[0].starts_with("widen (not lowered: ") && missing[0].contains("long double"),
+        missing[0].starts_with("widen (not lowered: ") && missing[0].contains("__float128"),
         "{missing:?}"
     );
 }
@@ -391,13 +391,13 @@ fn skipped_functions_keep_their_branch_sites() {
     let dir = tempfile::tempdir().expect("tempdir");
     let src = dir.path().join("mixed.c");
     // `?:` with constant arms is a `select`: `mid` has one on `int` and one on
-    // `long double`, `after` one on `int`.
+    // `__float128`, `after` one on `int`.
     std::fs::write(
         &src,
         "double before(double x) { return x < 0 ? -x : x; }\n\
-         long double mid(long double x, int n) {\n\
+         __float128 mid(__float128 x, int n) {\n\
            for (int i = 0; i < n; i++) x *= (i & 1) ? 2 : 3;\n\
-           return n > 5 ? 1.0L : 2.0L;\n\
+           return n > 5 ? (__float128)1 : (__float128)2;\n\
          }\n\
          int after(double x, int k) { if (x > 1) return k > 2 ? 1 : 5; return 0; }\n",
     )
@@ -522,7 +522,7 @@ fn only_what_the_entry_reaches_must_lower() {
         panic!("expected Unsupported, got {err:?}");
     };
     assert!(what.contains("`through_long_double`"), "{what}");
-    assert!(location.ends_with("lazy.c:3:19"), "{location}");
+    assert!(location.ends_with("lazy.c:3:18"), "{location}");
     assert_eq!(reached, &["top", "middle", "through_long_double"]);
     assert!(
         err.to_string()
@@ -540,9 +540,7 @@ fn skipped_functions_the_entry_reaches_are_missing() {
     };
     assert_eq!(entry, "top");
     assert_eq!(missing.len(), 1);
-    assert!(
-        matches!(&missing[0].kind, MissingKind::NotLowered(why) if why.contains("long double"))
-    );
+    assert!(matches!(&missing[0].kind, MissingKind::NotLowered(why) if why.contains("__float128")));
     assert_eq!(missing[0].chain, ["top", "middle"]);
     assert!(
         missing[0].used_at.ends_with("lazy.c:6:34"),

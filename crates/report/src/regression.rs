@@ -122,7 +122,11 @@ fn compare_kind(ty: Type) -> u8 {
 /// by [`struct_arg`]; a vector has none).
 fn param_decl(input: &ParamInput) -> Option<String> {
     match *input {
-        ParamInput::Struct { .. } | ParamInput::Vector { .. } => None,
+        ParamInput::Struct { .. }
+        | ParamInput::Vector { .. }
+        | ParamInput::LongDoubleExponent
+        | ParamInput::LongDoubleResult => None,
+        ParamInput::LongDouble { .. } => Some("long double".to_string()),
         ParamInput::Scalar { ty, .. } | ParamInput::Fixed { ty, .. } => {
             has_c_type(ty).then(|| c_type(ty).to_string())
         }
@@ -145,6 +149,8 @@ struct ResultWord {
 /// The shape of the call: the C parameter declarations, the statements building the
 /// arguments, the call's argument list, and the result words (return value first).
 struct CallShape {
+    /// True when the function returns a `long double` (through its hidden slot).
+    long_double_result: bool,
     decls: String,
     params: Vec<String>,
     setup: String,
@@ -162,6 +168,7 @@ fn call_shape(
     let f = &module.funcs[func];
     let types = f.param_types();
     let mut shape = CallShape {
+        long_double_result: false,
         decls: String::new(),
         params: Vec::new(),
         setup: String::new(),
@@ -188,6 +195,23 @@ fn call_shape(
             shape.push_arg(text);
             continue;
         }
+        if *input == ParamInput::LongDoubleResult {
+            shape.long_double_result = true;
+            for (k, (part, ty)) in [("significand", Type::I64), ("exponent", Type::Int(16))]
+                .into_iter()
+                .enumerate()
+            {
+                shape.results.push(ResultWord {
+                    name: format!("return.{part}"),
+                    ty,
+                    value: format!("fpforge_ld_word(fpforge_r, {k})"),
+                });
+            }
+            continue;
+        }
+        if *input == ParamInput::LongDoubleExponent {
+            continue;
+        }
         if let ParamInput::Vector { elem, len, .. } = *input {
             if lang == Language::C || !has_c_type(elem) || elem == Type::Ptr {
                 return Err(unsupported());
@@ -206,6 +230,13 @@ fn call_shape(
                     .args
                     .push(from_bits(ty, &format!("fpforge_v[{next}]")));
                 next += 1;
+            }
+            ParamInput::LongDouble { .. } => {
+                shape.args.push(format!(
+                    "fpforge_long_double(fpforge_v[{next}], fpforge_v[{}])",
+                    next + 1
+                ));
+                next += 2;
             }
             ParamInput::Fixed { ty, bits } => {
                 shape
@@ -239,7 +270,10 @@ fn call_shape(
                 );
                 shape.array_results(&name, j, elem, len);
             }
-            ParamInput::Struct { .. } | ParamInput::Vector { .. } => {}
+            ParamInput::Struct { .. }
+            | ParamInput::Vector { .. }
+            | ParamInput::LongDoubleExponent
+            | ParamInput::LongDoubleResult => {}
         }
     }
     Ok(shape)
@@ -285,6 +319,26 @@ static uint32_t fpforge_bits_f32(float x) { uint32_t b; memcpy(&b, &x, sizeof b)
 static uint64_t fpforge_sext(uint64_t b, unsigned w) { uint64_t m = (uint64_t)1 << (w - 1); \
 b &= ((uint64_t)1 << w) - 1; return (b ^ m) - m; }\n\n\
 /* Set to 1 to call without printing. */\nstatic int fpforge_quiet = 0;\n\n";
+
+/// What a regression file of a function with `long double` parameters or result adds:
+/// the value of a long double's coordinates (as `fpforge_spec::long_double_of` computes
+/// it) and the words of a long double result.
+const LONG_DOUBLE_PRELUDE: &str = "#include <math.h>\n\n\
+static long double fpforge_long_double(uint64_t head, uint64_t tail) {\n\
+\x20   long double x = fpforge_f64_bits(head);\n\
+\x20   int16_t t = (int16_t)(uint16_t)tail;\n\
+\x20   int e;\n\
+\x20   if (t == 0 || x == 0 || !isfinite(x)) return x;\n\
+\x20   frexpl(x, &e);\n\
+\x20   return x + ldexpl((long double)t, e - 1 - 64);\n\
+}\n\
+static uint64_t fpforge_ld_word(long double x, int k) {\n\
+\x20   uint64_t sig = 0;\n\
+\x20   uint16_t se = 0;\n\
+\x20   memcpy(&sig, &x, 8);\n\
+\x20   memcpy(&se, (char *)&x + 8, 2);\n\
+\x20   return k ? se : sig;\n\
+}\n\n";
 
 /// The language of the regression file: C, or C++ for a function with a mangled symbol.
 fn language_of(function: &fpir::Function) -> Language {
@@ -358,6 +412,16 @@ pub fn regression_c(
     };
     let lang = language_of(f);
     let shape = call_shape(module, func, spec, lang)?;
+    let ret = if shape.long_double_result {
+        "long double"
+    } else {
+        ret
+    };
+    let uses_long_double = shape.long_double_result
+        || spec
+            .params()
+            .iter()
+            .any(|p| matches!(p, ParamInput::LongDouble { .. }));
     let name = &f.name;
     let shown = f.display_name().replace("*/", "* /");
     let build = match lang {
@@ -376,6 +440,9 @@ pub fn regression_c(
     c.push_str(PRELUDE);
     if lang == Language::Cpp {
         c.push_str(CXX_PRELUDE);
+    }
+    if uses_long_double {
+        c.push_str(LONG_DOUBLE_PRELUDE);
     }
     c.push_str(&shape.decls);
     let params = if shape.params.is_empty() {
@@ -403,14 +470,28 @@ pub fn regression_c(
     }
     let _ = writeln!(c, "#define FPFORGE_COORDS {}", spec.dims());
     let _ = writeln!(c, "#define FPFORGE_RESULTS {}\n", shape.results.len());
-    write_invoke(&mut c, f.ret, &shape, lang);
-    write_print(&mut c, f.ret, lang);
+    let returns = match f.ret {
+        _ if shape.long_double_result => Returns::LongDouble,
+        None => Returns::Void,
+        Some(ty) => Returns::Scalar(ty),
+    };
+    write_invoke(&mut c, returns, &shape, lang);
+    write_print(&mut c, returns, lang);
     write_main(&mut c, spec, &shape, tests, lang);
     Ok(c)
 }
 
+/// What the function under test returns.
+#[derive(Clone, Copy)]
+enum Returns {
+    Void,
+    Scalar(Type),
+    /// A `long double`, whose two words follow the (zero) first result word.
+    LongDouble,
+}
+
 /// `fpforge_invoke`: arguments from the coordinates, the call, the results' bits.
-fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape, lang: Language) {
+fn write_invoke(c: &mut String, ret: Returns, shape: &CallShape, lang: Language) {
     c.push_str(
         "/* Calls the function on the coordinates `fpforge_v`; writes the results' bits to\n \
          * `fpforge_out` (FPFORGE_RESULTS words: the return value, then the arrays). */\n\
@@ -430,10 +511,16 @@ fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape, lang: Lang
     };
     c.push_str(open);
     match ret {
-        None => {
+        Returns::Void => {
             let _ = writeln!(c, "    {call};\n    fpforge_out[0] = 0;");
         }
-        Some(ty) => {
+        Returns::LongDouble => {
+            let _ = writeln!(
+                c,
+                "    long double fpforge_r = {call};\n    fpforge_out[0] = 0;"
+            );
+        }
+        Returns::Scalar(ty) => {
             let _ = writeln!(c, "    {} fpforge_r = {call};", c_type(ty));
             let _ = writeln!(c, "    fpforge_out[0] = {};", to_bits(ty, "fpforge_r"));
         }
@@ -450,7 +537,19 @@ fn write_invoke(c: &mut String, ret: Option<Type>, shape: &CallShape, lang: Lang
 }
 
 /// `fpforge_print` (one result line, as `fpforge run` shows it) and `fpforge_call`.
-fn write_print(c: &mut String, ret: Option<Type>, lang: Language) {
+fn write_print(c: &mut String, ret: Returns, lang: Language) {
+    let ret = match ret {
+        Returns::Void => None,
+        Returns::Scalar(ty) => Some(ty),
+        Returns::LongDouble => {
+            let line = "printf(\"[0x%04llx%016llx]\\n\", (unsigned long long)fpforge_out[2], (unsigned long long)fpforge_out[1]);";
+            let _ = writeln!(
+                c,
+                "/* Prints the return value of one call. */\nstatic void fpforge_print(const uint64_t *fpforge_out) {{\n    {line}\n}}\n"
+            );
+            return write_call(c);
+        }
+    };
     let line = match ret {
         None => "puts(\"void\");".to_string(),
         Some(Type::Float(FloatTy::F64)) => "printf(\"%a [0x%016llx]\\n\", fpforge_f64_bits(fpforge_out[0]), (unsigned long long)fpforge_out[0]);".to_string(),
@@ -472,6 +571,11 @@ fn write_print(c: &mut String, ret: Option<Type>, lang: Language) {
         c,
         "/* Prints the return value of one call. */\nstatic void fpforge_print(const uint64_t *fpforge_out) {{\n    {line}\n}}\n"
     );
+    write_call(c);
+}
+
+/// `fpforge_call`, the library entry point.
+fn write_call(c: &mut String) {
     c.push_str(
         "/* The library entry point: calls the function on `fpforge_v` and prints the result. */\n\
          static void fpforge_call(const uint64_t *fpforge_v) {\n\

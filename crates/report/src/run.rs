@@ -4,13 +4,14 @@
 //! or JSON.
 
 use crate::trace::{DecisionLog, Item};
-use crate::values::{show, ShownValue};
+use crate::values::{show, show_long_double, ShownValue};
 use fpforge_exec::libc::errno_name;
 use fpforge_exec::{EnvModel, FloatEnv};
 use fpforge_exec::{Outcome, ProgramOutput, Run, Trap, TrapKind};
 use fpforge_spec::Arg;
 use fpir::eval::{Exceptions, RoundingMode};
-use fpir::{BranchSite, Func, Module, Side};
+use fpir::f80::F80;
+use fpir::{BranchSite, Func, Module, ParamShape, Side};
 use serde::Serialize;
 use std::fmt::{self, Write};
 
@@ -107,8 +108,20 @@ impl RunReport {
         log: &DecisionLog,
         output: &ProgramOutput,
     ) -> RunReport {
+        let long_double_result = module.param_shapes.get(&(func, 0))
+            == Some(&ParamShape::LongDouble)
+            && module.funcs[func].sret_elem().is_some();
         let func = &module.funcs[func];
         let (returned, trap) = match &run.outcome {
+            Outcome::Returned(_) if long_double_result => (
+                run.arrays.first().map(|words| {
+                    show_long_double(F80 {
+                        sig: words.first().copied().unwrap_or(0),
+                        se: words.get(1).copied().unwrap_or(0) as u16,
+                    })
+                }),
+                None,
+            ),
             Outcome::Returned(value) => (
                 value.and_then(|bits| func.ret.map(|ty| show(ty, bits))),
                 None,
@@ -152,6 +165,10 @@ impl RunReport {
             })
             .collect();
         let returned_struct = match (&run.outcome, func.sret_elem()) {
+            (Outcome::Returned(_), Some(_)) if long_double_result && !arrays.is_empty() => {
+                arrays.remove(0);
+                None
+            }
             (Outcome::Returned(_), Some(_)) if !arrays.is_empty() => Some(arrays.remove(0).values),
             _ => None,
         };

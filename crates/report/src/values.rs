@@ -31,6 +31,16 @@ pub fn show(ty: Type, bits: u64) -> ShownValue {
     }
 }
 
+/// Shows a `long double` (type `f80`): exact as [`fpir::f80::format_exact`], and in
+/// decimal.
+pub fn show_long_double(x: fpir::f80::F80) -> ShownValue {
+    ShownValue {
+        ty: "f80".to_string(),
+        exact: fpir::f80::format_exact(x),
+        decimal: fpir::f80::format_decimal(x),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

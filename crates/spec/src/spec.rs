@@ -30,6 +30,7 @@
 
 use crate::fields::{self, FieldText};
 use crate::{Arg, Cell};
+use fpir::f80::{self, F80Arith, Round, F80};
 use fpir::float_text::{format_exact, parse_float};
 use fpir::{FloatTy, Func, Module, ParamShape, StructShape, Type};
 use std::fmt;
@@ -120,6 +121,11 @@ pub enum SpecShape {
     },
     /// A fixed value (`n = 8`), kept as text until the parameter's type is known.
     Fixed(String),
+    /// A `long double` input (`x: f80`, `x: long double`), in a range if written.
+    LongDouble {
+        /// Value range, when written.
+        range: Option<ValueRange>,
+    },
 }
 
 /// One `--arg` text, parsed.
@@ -199,6 +205,94 @@ pub enum ParamInput {
         /// Range of every element, if any.
         range: Option<ValueRange>,
     },
+    /// A `long double` passed by value (its significand; the next parameter is its
+    /// [`ParamInput::LongDoubleExponent`]): two coordinates, the value rounded to a
+    /// double (in the range, if any) and the tail below it ([`long_double_of`]).
+    LongDouble {
+        /// Range of the value, if any.
+        range: Option<ValueRange>,
+    },
+    /// The sign and exponent of the `long double` of the parameter before: no
+    /// coordinate, no text of its own.
+    LongDoubleExponent,
+    /// The hidden slot receiving a `long double` result: no coordinate, no text.
+    LongDoubleResult,
+}
+
+impl ParamInput {
+    /// True for the parameters a line of inputs has no text for: a `long double`'s
+    /// exponent half and the slot of a `long double` result.
+    pub fn is_hidden(&self) -> bool {
+        matches!(
+            self,
+            ParamInput::LongDoubleExponent | ParamInput::LongDoubleResult
+        )
+    }
+}
+
+/// The range of a `long double`'s tail coordinate: the value below its rounding to a
+/// double in units of half its last place (see [`long_double_of`]).
+pub const LONG_DOUBLE_TAIL: ValueRange = ValueRange {
+    lo: -2048.0,
+    hi: 2048.0,
+};
+
+/// The `long double` of a pair of coordinates: `head` (the bits of a double) plus `tail`
+/// (a 16-bit integer) units of 2^(e-64), where 2^e is the binade of the head, rounded
+/// to nearest. Every `long double` in a double's range is such a pair, the head being
+/// its rounding to a double ([`long_double_coords`]); infinities and NaNs ignore the
+/// tail.
+pub fn long_double_of(head: u64, tail: u64) -> F80 {
+    let x = F80::from_float(FloatTy::F64, head);
+    let exponent = i32::from(x.se & 0x7fff);
+    if exponent == 0x7fff || x.sig == 0 {
+        return x;
+    }
+    let tail = tail as u16 as i16;
+    let magnitude = F80::from_i64(i64::from(tail.unsigned_abs()));
+    let unit_exponent = exponent - 64;
+    if tail == 0 || unit_exponent < 1 {
+        return x;
+    }
+    let unit = F80 {
+        sig: 1 << 63,
+        se: unit_exponent as u16,
+    };
+    let step = f80::arith(F80Arith::Mul, magnitude, unit, Round::NearestTiesToEven);
+    let op = if tail < 0 {
+        F80Arith::Sub
+    } else {
+        F80Arith::Add
+    };
+    f80::arith(op, x, step, Round::NearestTiesToEven)
+}
+
+/// The coordinates (head, tail) of a `long double` (see [`long_double_of`]); `None` when
+/// it lies outside a double's range, or between its subnormals.
+pub fn long_double_coords(x: F80) -> Option<(u64, u64)> {
+    let head = x.to_float(FloatTy::F64, Round::NearestTiesToEven);
+    let near = F80::from_float(FloatTy::F64, head);
+    if x.is_nan() || near == x {
+        return Some((head, 0));
+    }
+    let unit_exponent = i32::from(near.se & 0x7fff) - 64;
+    if unit_exponent < 1 || f64::from_bits(head).is_infinite() {
+        return None;
+    }
+    let unit = F80 {
+        sig: 1 << 63,
+        se: unit_exponent as u16,
+    };
+    let rest = f80::arith(F80Arith::Sub, x, near, Round::NearestTiesToEven);
+    let units = f80::arith(F80Arith::Div, rest, unit, Round::NearestTiesToEven);
+    let tail = units.to_signed(64) as i64;
+    let tail = i16::try_from(tail).ok()?;
+    (long_double_of(head, tail as u16 as u64) == x).then_some((head, tail as u16 as u64))
+}
+
+/// The text of a `long double` in a line of inputs: exact ([`f80::format_exact`]).
+pub fn long_double_text(x: F80) -> String {
+    f80::format_exact(x)
 }
 
 /// The number of elements of a `std::vector` parameter without a spec.
@@ -351,6 +445,12 @@ impl InputSpec {
                 };
             }
         }
+        // A long double's significand parameter carries its exponent parameter along.
+        for i in 0..params.len().saturating_sub(1) {
+            if let ParamInput::LongDouble { .. } = params[i] {
+                params[i + 1] = ParamInput::LongDoubleExponent;
+            }
+        }
         let first_array_len = params.iter().find_map(|p| match p {
             ParamInput::Array { len, .. } => Some(*len),
             _ => None,
@@ -409,10 +509,16 @@ impl InputSpec {
         };
         self.params
             .iter()
+            .filter(|p| !p.is_hidden())
             .map(|p| match *p {
                 ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
                     value_text(ty, next.next().unwrap_or(0))
                 }
+                ParamInput::LongDouble { .. } => {
+                    let head = next.next().unwrap_or(0);
+                    long_double_text(long_double_of(head, next.next().unwrap_or(0)))
+                }
+                ParamInput::LongDoubleExponent | ParamInput::LongDoubleResult => String::new(),
                 ParamInput::Array { elem, len, .. } => list(elem, &mut next.by_ref().take(len)),
                 ParamInput::Fixed { ty, bits } => value_text(ty, bits),
                 ParamInput::Output { elem, len } => list(elem, &mut std::iter::repeat_n(0, len)),
@@ -445,17 +551,28 @@ impl InputSpec {
     pub fn parse_line(&self, line: &str) -> Result<Vec<u64>, SpecError> {
         let bad = |reason: String| SpecError::BadLine { reason };
         let words = split_words(line);
-        if words.len() != self.params.len() {
+        let visible: Vec<(usize, &ParamInput)> = self
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.is_hidden())
+            .collect();
+        if words.len() != visible.len() {
             return Err(bad(format!(
                 "{} values for {} parameters",
                 words.len(),
-                self.params.len()
+                visible.len()
             )));
         }
         let mut bits = Vec::with_capacity(self.coords.len());
-        for (param, (input, word)) in self.params.iter().zip(&words).enumerate() {
+        for ((param, input), word) in visible.into_iter().zip(&words) {
             let name = &self.names[param];
             match *input {
+                ParamInput::LongDouble { .. } => {
+                    let (head, tail) = parse_long_double(name, word)?;
+                    bits.extend([head, tail]);
+                }
+                ParamInput::LongDoubleExponent | ParamInput::LongDoubleResult => {}
                 ParamInput::Scalar { ty, .. } | ParamInput::Pointee { ty, .. } => {
                     bits.push(parse_value(word, ty)?);
                 }
@@ -514,10 +631,22 @@ impl InputSpec {
             "one value per coordinate"
         );
         let mut next = coord_bits.iter().copied();
+        let mut exponent = 0;
         self.params
             .iter()
             .map(|param| match *param {
                 ParamInput::Scalar { .. } => Arg::Scalar(next.next().unwrap_or(0)),
+                ParamInput::LongDouble { .. } => {
+                    let head = next.next().unwrap_or(0);
+                    let x = long_double_of(head, next.next().unwrap_or(0));
+                    exponent = u64::from(x.se);
+                    Arg::Scalar(x.sig)
+                }
+                ParamInput::LongDoubleExponent => Arg::Scalar(exponent),
+                ParamInput::LongDoubleResult => Arg::Array {
+                    elem: Type::I64,
+                    values: vec![0; 2],
+                },
                 ParamInput::Pointee { ty, .. } => Arg::Array {
                     elem: ty,
                     values: vec![next.next().unwrap_or(0)],
@@ -611,6 +740,10 @@ pub fn shaped_arg(name: &str, shape: &ParamShape, text: &str) -> Result<Arg, Spe
                 _ => Arg::Vector { elem, values },
             })
         }
+        ParamShape::LongDouble => {
+            let x = parse_f80(name, text)?;
+            Ok(Arg::Scalar(x.sig))
+        }
         ParamShape::Struct(s) => {
             let fields = default_fields(s, None);
             let mut bits = struct_inputs(name, &fields, text)?.into_iter();
@@ -631,6 +764,24 @@ pub fn shaped_arg(name: &str, shape: &ParamShape, text: &str) -> Result<Arg, Spe
             })
         }
     }
+}
+
+/// A `long double` from its text ([`f80::parse`]).
+pub fn parse_f80(name: &str, text: &str) -> Result<F80, SpecError> {
+    f80::parse(text).ok_or_else(|| SpecError::BadLine {
+        reason: format!("`{name}` takes a long double, not `{text}`"),
+    })
+}
+
+/// The coordinates of a `long double` from its text.
+fn parse_long_double(name: &str, text: &str) -> Result<(u64, u64), SpecError> {
+    let x = parse_f80(name, text)?;
+    long_double_coords(x).ok_or_else(|| SpecError::BadLine {
+        reason: format!(
+            "`{name}`: {text} lies outside the values a search coordinate of a long double \
+             holds (a double's range)"
+        ),
+    })
 }
 
 /// The fields of `shape` with no spec of their own: inputs in `range`, pointers null.
@@ -699,7 +850,24 @@ fn coords_of(params: &[ParamInput]) -> Vec<Coord> {
                     }
                 }
             }
-            ParamInput::Fixed { .. } | ParamInput::Output { .. } => {}
+            ParamInput::LongDouble { range } => {
+                coords.push(Coord {
+                    param,
+                    elem: Some(0),
+                    ty: Type::F64,
+                    range,
+                });
+                coords.push(Coord {
+                    param,
+                    elem: Some(1),
+                    ty: Type::Int(16),
+                    range: Some(LONG_DOUBLE_TAIL),
+                });
+            }
+            ParamInput::Fixed { .. }
+            | ParamInput::Output { .. }
+            | ParamInput::LongDoubleExponent
+            | ParamInput::LongDoubleResult => {}
         }
     }
     coords
@@ -743,12 +911,28 @@ impl Param<'_> {
         whole: Option<&ArgSpec>,
         field_specs: &[(&str, &ArgSpec)],
     ) -> Result<ParamInput, SpecError> {
+        if *shape == ParamShape::LongDouble && self.ty == Type::Ptr {
+            return Ok(ParamInput::LongDoubleResult);
+        }
+        if *shape == ParamShape::LongDouble {
+            return match whole.map(|s| &s.shape) {
+                None => Ok(ParamInput::LongDouble { range: None }),
+                Some(SpecShape::LongDouble { range })
+                | Some(SpecShape::Input {
+                    ty: None,
+                    len: None,
+                    range,
+                }) => Ok(ParamInput::LongDouble { range: *range }),
+                Some(_) => Err(self.mismatch("it is a long double: give `f80` or a range")),
+            };
+        }
         let (ty, len, range) = match whole.map(|s| &s.shape) {
             None => (None, None, None),
             Some(SpecShape::Input { ty, len, range }) => (*ty, *len, *range),
             Some(SpecShape::Fixed(_)) => {
                 return Err(self.mismatch("a struct or vector cannot have a fixed value"))
             }
+            Some(SpecShape::LongDouble { .. }) => return Err(self.mismatch("it is no long double")),
         };
         let s = match shape {
             ParamShape::Vector(elem) | ParamShape::Span(elem) => {
@@ -765,6 +949,7 @@ impl Param<'_> {
                 });
             }
             ParamShape::Struct(s) => s,
+            ParamShape::LongDouble => unreachable!("returned above"),
         };
         if ty.is_some() || len.is_some() {
             return Err(self.mismatch(format!("it is a {}: give ranges or fields", s.name)));
@@ -799,6 +984,9 @@ impl Param<'_> {
                         return Err(self.mismatch(format!("`{}` is no pointer", field.path)))
                     }
                     (SpecShape::Input { range, .. }, _) => FieldValue::Input(*range),
+                    (SpecShape::LongDouble { .. }, _) => {
+                        return Err(self.mismatch(format!("`{}` is no long double", field.path)))
+                    }
                 };
             }
         }
@@ -810,6 +998,7 @@ impl Param<'_> {
 
     fn input_from(&self, shape: &SpecShape) -> Result<ParamInput, SpecError> {
         match shape {
+            SpecShape::LongDouble { .. } => Err(self.mismatch("it is no long double")),
             SpecShape::Fixed(text) => {
                 if self.ty == Type::Ptr {
                     return Err(self.mismatch("a pointer cannot have a fixed value"));
@@ -1100,6 +1289,19 @@ impl FromStr for ArgSpec {
             Some((head, range)) => (head, Some(parse_range(text, range)?)),
             None => (text, None),
         };
+        let long_double = head
+            .split_once(':')
+            .filter(|(_, ty)| matches!(ty.trim(), "f80" | "long double"));
+        if let Some((name, _)) = long_double {
+            let name = name.trim();
+            if !valid_name(name) {
+                return Err(syntax(text, "expected `NAME: f80 in [LO, HI]`"));
+            }
+            return Ok(ArgSpec {
+                name: name.to_string(),
+                shape: SpecShape::LongDouble { range },
+            });
+        }
         let (name, ty, len) = match head.split_once(':') {
             Some((name, ty)) => {
                 let (ty, len) = parse_type_and_len(text, ty)?;
@@ -1169,6 +1371,9 @@ impl fmt::Display for ParamInput {
             ParamInput::Struct { size, fields } => {
                 write!(f, "struct of {size} bytes, {} fields", fields.len())
             }
+            ParamInput::LongDouble { range: r } => write!(f, "f80{}", range(r)),
+            ParamInput::LongDoubleExponent => write!(f, "(its exponent)"),
+            ParamInput::LongDoubleResult => write!(f, "(long double result)"),
         }
     }
 }
@@ -1206,7 +1411,8 @@ mod tests {
     fn rejects_malformed_specs() {
         for bad in [
             "a",
-            "a: f80",
+            "a: f128",
+            "a: f80[4]",
             "a: f64[0]",
             "a: f64[8",
             "a in [2, 1]",
@@ -1217,6 +1423,13 @@ mod tests {
         ] {
             assert!(bad.parse::<ArgSpec>().is_err(), "{bad} should be rejected");
         }
+        let long_double: ArgSpec = "a: f80 in [-1, 2]".parse().unwrap();
+        assert_eq!(
+            long_double.shape,
+            SpecShape::LongDouble {
+                range: Some(ValueRange { lo: -1.0, hi: 2.0 })
+            }
+        );
     }
 
     #[test]

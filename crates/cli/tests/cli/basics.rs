@@ -70,25 +70,25 @@ fn unknown_function_lists_defined_ones() {
 }
 
 #[test]
-fn long_double_is_a_clear_unsupported_error() {
-    let out = fpforge(&["run", &fixture("long_double.c"), "-f", "widen", "1"]);
+fn float128_is_a_clear_unsupported_error() {
+    let out = fpforge(&["run", &fixture("float128.c"), "-f", "widen", "1"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("unsupported"), "{err}");
-    assert!(err.contains("long_double.c:"), "{err}");
+    assert!(err.contains("unsupported: fp128 (__float128)"), "{err}");
+    assert!(err.contains("float128.c:"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
 
 #[test]
 fn skip_unsupported_runs_the_supported_functions() {
     // `halve` does not reach `widen`, so it loads without the flag.
-    let lazy = fpforge(&["run", &fixture("long_double.c"), "-f", "halve", "3"]);
+    let lazy = fpforge(&["run", &fixture("float128.c"), "-f", "halve", "3"]);
     assert_eq!(lazy.status.code(), Some(0), "{}", stderr(&lazy));
-    let strict = fpforge(&["run", &fixture("long_double.c"), "-f", "widen", "3"]);
+    let strict = fpforge(&["run", &fixture("float128.c"), "-f", "widen", "3"]);
     assert_eq!(strict.status.code(), Some(1));
     let lenient = fpforge(&[
         "run",
-        &fixture("long_double.c"),
+        &fixture("float128.c"),
         "-f",
         "halve",
         "--skip-unsupported",
@@ -102,7 +102,7 @@ fn skip_unsupported_runs_the_supported_functions() {
     );
     let entry = fpforge(&[
         "run",
-        &fixture("long_double.c"),
+        &fixture("float128.c"),
         "-f",
         "widen",
         "--skip-unsupported",

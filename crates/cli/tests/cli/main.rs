@@ -17,6 +17,7 @@ mod gcov;
 mod html;
 mod libc;
 mod library;
+mod long_double;
 mod project;
 mod reports;
 mod shapes_diff;

@@ -20,8 +20,8 @@ use crate::semantics::Semantics;
 use crate::trap::TrapKind;
 use fpir::eval::{Rounded, RoundingMode};
 use fpir::{
-    Arm, BranchSite, Builtin, FloatBinOp, FloatPred, FloatTy, IntPred, LibcFn, MathCall, Module,
-    OpSite, Side, Type,
+    Arm, BranchSite, Builtin, F80Op, FloatBinOp, FloatPred, FloatTy, IntPred, LibcFn, MathCall,
+    Module, OpSite, Side, Type,
 };
 
 /// The mutable state `step` works on.
@@ -699,8 +699,10 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
             unreachable!("step passes only builtins")
         };
         let args = &self.fc.args[start as usize..(start + len) as usize];
-        if let Builtin::Libc(f) = b {
-            return self.libc(f, args, d);
+        match b {
+            Builtin::Libc(f) => return self.libc(f, args, d),
+            Builtin::F80(op) => return self.f80(op, ty, args, d),
+            _ => {}
         }
         let mut bits = [0u64; 3];
         for (x, &s) in bits.iter_mut().zip(args) {
@@ -723,6 +725,20 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         let bits: Vec<u64> = args.iter().map(|&s| self.bits(s)).collect();
         match crate::libc::call(self.sem, self.mem, f, &bits) {
             Ok(Some(v)) if d != NONE => self.set(d, v),
+            Ok(_) => Control::Next,
+            Err(kind) => self.trap(kind),
+        }
+    }
+
+    /// An operation on extended values: up to seven arguments, a constant result.
+    #[cold]
+    fn f80(&mut self, op: F80Op, ty: Type, args: &[Slot], d: Slot) -> Control {
+        let mut bits = [0u64; 7];
+        for (x, &s) in bits.iter_mut().zip(args) {
+            *x = self.bits(s);
+        }
+        match builtin::f80(self.sem, self.mem, op, ty, &bits) {
+            Ok(v) if d != NONE => self.set(d, v),
             Ok(_) => Control::Next,
             Err(kind) => self.trap(kind),
         }

@@ -1008,9 +1008,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             Op::StackRestore { a } => self.stack_restore(a),
             Op::Call { .. } => self.call(op)?,
             Op::Math { .. } => self.math(op),
-            // The C library model runs in the interpreter alone.
+            // The C library model and extended (`long double`) arithmetic run in the
+            // interpreter alone.
             Op::Builtin {
-                b: Builtin::Libc(_),
+                b: Builtin::Libc(_) | Builtin::F80(_),
                 ..
             } => return Err(Unsupported),
             Op::Builtin { .. } => self.builtin(op),

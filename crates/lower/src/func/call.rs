@@ -1,6 +1,7 @@
 //! Calls: direct, indirect, math (op sites), builtins, externals and constrained
 //! intrinsics, with `byval` copies and hidden result slots.
 
+use super::f80::{is_f80, F80Math};
 use super::wide::wide_width;
 use super::FnLower;
 use crate::asm::{self, AsmKind, InlineAsm, Value};
@@ -111,8 +112,16 @@ impl<'c, 'm> FnLower<'c, 'm> {
             return Err(self.malformed("call through a non-function type"));
         };
         let external = self.external_target(call);
+        let f80_involved =
+            is_f80(result_type) || call.arguments.iter().any(|(a, _)| is_f80(&self.type_of(a)));
         match external {
             Some((_, Target::Drop | Target::Forward)) => return Ok(()),
+            Some((name, _)) if f80_involved => {
+                return match F80Math::from_name(name) {
+                    Some(math) => self.f80_math(math, call.arguments, call.dest),
+                    None => self.f80_libm(name, call.arguments, result_type, call.dest),
+                }
+            }
             Some((name, Target::Unsupported(what))) => {
                 return Err(self.unsupported(format!("{what} (call of `{name}`)")))
             }

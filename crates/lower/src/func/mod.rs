@@ -2,8 +2,9 @@
 //! This module walks the blocks and dispatches; the handlers live by instruction family
 //! in [`arith`] (arithmetic and comparisons), [`memory`] (memory, addresses, aggregate
 //! values), [`casts`], [`call`] and [`control`] (terminators, `select`), over the value
-//! bookkeeping of [`values`]. An instruction on an integer wider than 64 bits goes to
-//! [`wide_ops`] first, which lowers it to the limb operations of [`wide`].
+//! bookkeeping of [`values`]. An instruction on a `long double` goes to [`f80`] first,
+//! one on an integer wider than 64 bits to [`wide_ops`], which lowers it to the limb
+//! operations of [`wide`].
 //!
 //! Registers are allocated on first mention (parameters first, then values in the order
 //! the body names them); phis become block parameters and every jump passes the phi
@@ -37,6 +38,7 @@ mod call;
 mod casts;
 mod control;
 mod eh;
+mod f80;
 mod memory;
 mod values;
 mod wide;
@@ -46,6 +48,7 @@ use crate::ctx::Ctx;
 use crate::error::LowerError;
 use crate::layout::{describe_unsupported, scalar, uniform_element};
 use crate::symbols::Symbols;
+use f80::is_f80;
 use fpir::{
     BlockData, Callee, CastOp, Const, EntityId, EntityVec, FloatBinOp, Function, Inst, InstKind,
     IntBinOp, Reg, SrcLoc, Terminator, Type,
@@ -252,21 +255,35 @@ impl<'c, 'm> FnLower<'c, 'm> {
     fn signature(&mut self) -> Result<Signature, LowerError> {
         let f = self.f;
         let mut sig = Signature::default();
+        let func = fpir::Func::new(self.ctx.out.funcs.len());
         if self.is_mem(&f.return_type) || wide_width(&f.return_type).is_some() {
             let sret = self.new_reg(Type::Ptr);
             self.sret = Some(sret);
             sig.params.push(sret);
-            sig.param_pointees.push(uniform_element(&f.return_type));
+            let pointee = match is_f80(&f.return_type) {
+                true => {
+                    self.ctx.long_doubles.insert((func, 0));
+                    Some(Type::I64)
+                }
+                false => uniform_element(&f.return_type),
+            };
+            sig.param_pointees.push(pointee);
             sig.param_names.push(Some(Function::SRET_PARAM.to_string()));
         }
         for p in &f.parameters {
             if let Some(bits) = wide_width(&p.ty) {
+                let f80 = is_f80(&p.ty);
+                if f80 {
+                    self.ctx.long_doubles.insert((func, sig.params.len()));
+                }
                 let limbs = self.wide_value(&p.name, bits);
                 sig.param_pointees.extend(limbs.iter().map(|_| None));
                 sig.param_names
-                    .extend((0..limbs.len()).map(|i| match &p.name {
-                        Name::Name(s) => Some(format!("{s}.limb{i}")),
-                        Name::Number(_) => None,
+                    .extend((0..limbs.len()).map(|i| match (&p.name, f80, i) {
+                        (Name::Name(s), true, 0) => Some(s.to_string()),
+                        (Name::Name(s), true, _) => Some(format!("{s}.exponent")),
+                        (Name::Name(s), false, _) => Some(format!("{s}.limb{i}")),
+                        (Name::Number(_), ..) => None,
                     }));
                 sig.params.extend(limbs);
                 continue;
@@ -323,9 +340,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
             self.dloc = inst_debugloc(inst);
             self.loc = self.ctx.src_loc(self.dloc);
             let emitted = self.insts.len();
-            let lowered = match self.wide_inst(inst) {
+            let lowered = match self.f80_inst(inst) {
                 Some(lowered) => lowered,
-                None => self.lower_inst(inst),
+                None => match self.wide_inst(inst) {
+                    Some(lowered) => lowered,
+                    None => self.lower_inst(inst),
+                },
             };
             match lowered {
                 Ok(()) => {}

@@ -21,10 +21,12 @@ use crate::error::LowerError;
 use fpir::{Builtin, Callee, CastOp, Const, FloatTy, InstKind, IntBinOp, IntPred, Reg, Type};
 use llvm_ir::{Constant, Name, Operand};
 
-/// The width of `ty` if it is an integer wider than 64 bits.
+/// The width of `ty` if it is an integer wider than 64 bits, or 80 for `long double`
+/// (`x86_fp80`), whose two registers are the limbs of an `i80` (see [`super::f80`]).
 pub(crate) fn wide_width(ty: &llvm_ir::Type) -> Option<u32> {
     match ty {
         llvm_ir::Type::IntegerType { bits } if *bits > 64 => Some(*bits),
+        llvm_ir::Type::FPType(llvm_ir::types::FPType::X86_FP80) => Some(80),
         _ => None,
     }
 }
@@ -79,6 +81,9 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 Some(&orig) => self.wide_operand(orig),
                 None => Ok(self.wide_value(name, bits)),
             },
+            Operand::ConstantOperand(c) if matches!(c.as_ref(), Constant::Float(_)) => {
+                self.f80_constant(op)
+            }
             Operand::ConstantOperand(c) => self.wide_constant(c, bits),
             Operand::MetadataOperand => Err(self.unsupported("metadata operand")),
         }
