@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what fpforge needs beyond the base image: clang-14 (the C/C++ frontend),
-# the LLVM 14 tools, and the C libraries some crates build against (libz3 and libclang
+# the LLVM 14 tools, the C and C++ compilers the build scripts use (the exec crate's long
+# double shims, CaDiCaL in the solver), the C libraries some crates build against (libz3 and libclang
 # for the z3 crate that differential solver tests use), and the tools tests open
 # fpforge's output files with (gcc, lcov's genhtml, headless chromium), and Csmith, whose
 # random programs a differential test runs. Idempotent and quick
 # when everything is present. Run as root (or with sudo available).
 set -euo pipefail
 
-packages=(clang-14 libclang1-14 llvm-14 llvm-14-dev libz3-dev m4 gcc lcov chromium csmith libcsmith-dev)
+packages=(clang-14 libclang1-14 llvm-14 llvm-14-dev libz3-dev m4 gcc g++ lcov chromium csmith libcsmith-dev)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
