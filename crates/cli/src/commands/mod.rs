@@ -39,15 +39,25 @@ const PROBE_FUEL: u64 = 1_000_000;
 /// before a search and, when nearly every run meets the same finding, says so on stderr
 /// at once and returns the line for the reports (`fpforge_report::findings::every_run_traps`).
 fn probe(module: &Module, func: Func, spec: &InputSpec, exec: ExecConfig) -> Option<String> {
-    let fuel = exec.fuel.min(PROBE_FUEL);
-    let exec = exec.with_fuel(fuel);
-    let funcs = module.reachable_funcs(func);
-    let plan = InputPlan::new(module, func, &funcs, spec.clone()).ok()?;
-    let points = plan.probe_points(0, PROBE_RUNS);
+    let (points, exec) = probe_setup(module, func, spec, &exec)?;
     let dominant = dominant_finding(module, func, spec, exec, &points).ok()??;
     let line = every_run_traps(module, spec, &dominant);
     eprintln!("warning: {line}");
     Some(line)
+}
+
+/// The [`PROBE_RUNS`] probe inputs of `spec` (special values, then random ones) and the
+/// interpreter limits of a probe run: at most [`PROBE_FUEL`] steps.
+fn probe_setup(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    exec: &ExecConfig,
+) -> Option<(Vec<Vec<u64>>, ExecConfig)> {
+    let funcs = module.reachable_funcs(func);
+    let plan = InputPlan::new(module, func, &funcs, spec.clone()).ok()?;
+    let exec = exec.clone().with_fuel(exec.fuel.min(PROBE_FUEL));
+    Some((plan.probe_points(0, PROBE_RUNS), exec))
 }
 
 /// The array lengths [`planned_inputs`] tries, in order, for pointer parameters that
@@ -133,15 +143,12 @@ fn default_pointees(spec: &InputSpec, args: &[ArgSpec]) -> Vec<(String, fpir::Ty
 /// ends out of bounds, wherever it goes out (`__rem_pio2` writes `y[1]` on each of its
 /// paths, each a different finding).
 fn mostly_out_of_bounds(module: &Module, func: Func, spec: &InputSpec, exec: &ExecConfig) -> bool {
-    let exec = exec.clone().with_fuel(exec.fuel.min(PROBE_FUEL));
-    let funcs = module.reachable_funcs(func);
-    let Ok(plan) = InputPlan::new(module, func, &funcs, spec.clone()) else {
+    let Some((points, exec)) = probe_setup(module, func, spec, exec) else {
         return false;
     };
     let Ok(mut interp) = Interpreter::new(module, Concrete, NoObserver, exec) else {
         return false;
     };
-    let points = plan.probe_points(0, PROBE_RUNS);
     let overruns = points
         .iter()
         .filter(|coords| {
