@@ -9,7 +9,7 @@ use fpforge_exec::{
 };
 use fpforge_solve::{Answer, Op, SolveConfig, Solver, Sort, Strategy, TermId, TermStore};
 use fpforge_spec::InputSpec;
-use fpir::{FloatTy, Func, Module, Side, Type};
+use fpir::{FloatTy, Func, Module, OpenReason, Side, Type};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -109,6 +109,9 @@ pub struct ConcolicRun {
     pub path: Vec<PathEntry>,
     /// Entries before the first concretization (`path.len()` when none).
     pub exact_prefix: usize,
+    /// What the first concretization was (where the exact prefix ends): a math call's
+    /// result, or another value without a term.
+    pub cut: OpenReason,
     /// How it ended.
     pub end: RunEnd,
 }
@@ -134,10 +137,19 @@ pub struct ConcreteRun {
 pub enum QueryAnswer {
     /// A model, as the next input's coordinate bits.
     Sat(Vec<u64>),
-    /// Proved unsatisfiable by interval labeling.
-    Unsat,
+    /// Proved unsatisfiable, by the engine named.
+    Unsat(UnsatBy),
     /// Neither within the query limit.
     Unknown,
+}
+
+/// Which of the solver's complete engines proved a query unsatisfiable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnsatBy {
+    /// Interval propagation and labeling.
+    Intervals,
+    /// The bit-precise backend (floating point bit-blasted to SAT).
+    BitPrecise,
 }
 
 /// Counters of the solver queries of a search.
@@ -292,6 +304,11 @@ impl<'m> Session<'m> {
         Ok(ConcolicRun {
             input: input.to_vec(),
             exact_prefix: sem.exact_prefix().unwrap_or(path.len()),
+            cut: if sem.cut_by_math_call() {
+                OpenReason::LibmCall
+            } else {
+                OpenReason::Unsupported
+            },
             path,
             end: match run.outcome {
                 Outcome::Returned(_) | Outcome::Threw(_) => RunEnd::Returned,
@@ -332,7 +349,8 @@ impl<'m> Session<'m> {
             .with_strategy(self.config.strategy)
             .with_seed(self.config.seed);
         self.stats.queries += 1;
-        let answer = Solver::new(store, cfg).check(&query);
+        let mut solver = Solver::new(store, cfg);
+        let answer = solver.check(&query);
         match answer {
             Answer::Sat(model) => {
                 self.stats.sat += 1;
@@ -351,13 +369,37 @@ impl<'m> Session<'m> {
             }
             Answer::Unsat => {
                 self.stats.unsat += 1;
-                QueryAnswer::Unsat
+                let bit_precise = solver.stats().method() == Some(Strategy::BitPrecise.name());
+                QueryAnswer::Unsat(if bit_precise {
+                    UnsatBy::BitPrecise
+                } else {
+                    UnsatBy::Intervals
+                })
             }
             Answer::Unknown => {
                 self.stats.unknown += 1;
                 QueryAnswer::Unknown
             }
         }
+    }
+
+    /// Whether `constraints` use a math function the solver has only as an extension
+    /// operator (`exp log atan sin cos tan`), which the bit-precise backend cannot take.
+    pub fn uses_extension(&self, constraints: &[TermId]) -> bool {
+        let store = self.interp.semantics().store();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = constraints.to_vec();
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            let term = store.get(t);
+            if matches!(term.op, Op::Ext(_)) {
+                return true;
+            }
+            stack.extend(term.args.iter().copied());
+        }
+        false
     }
 
     /// `constraints` plus the range constraints of the variables they use.

@@ -392,3 +392,88 @@ fn bracket_paths_are_reached_and_confirmed() {
         assert_eq!(path.follow(&trace).matched, path.decisions.len(), "{text}");
     }
 }
+
+/// The absorption side of issue 19: in float, `a + b != a` never holds for `a` in [1, 2]
+/// and `b` in (0, 2^-30) (half an ulp of `a` is at least 2^-24), which interval
+/// reasoning cannot show (the sum's interval contains values other than `a`) and the
+/// bit-precise backend proves; with `b` up to 2^-20 the side is taken.
+fn absorption(b_max: &str) -> (Module, Func, InputSpec, fpforge_explore::ExploreReport) {
+    let module = fixture("absorption.c");
+    let func = module.func_by_name("absorbs").unwrap();
+    let args: Vec<fpforge_spec::ArgSpec> = vec![
+        "a in [1, 2]".parse().unwrap(),
+        format!("b in [0x1p-149, {b_max}]").parse().unwrap(),
+    ];
+    let spec = InputSpec::for_function(&module, func, &args, &[]).unwrap();
+    let report = explore(
+        &module,
+        func,
+        spec.clone(),
+        &ExploreConfig::default().with_engine(config()),
+        |_| {},
+    )
+    .unwrap();
+    (module, func, spec, report)
+}
+
+#[test]
+fn absorption_side_is_proved_by_the_bit_precise_backend() {
+    let (module, func, spec, report) = absorption("0x1p-30");
+    let taken = Side {
+        site: sites_of(&module, func)[0],
+        arm: Arm::True,
+    };
+    let status = report
+        .sides
+        .iter()
+        .find(|s| s.side == taken)
+        .unwrap()
+        .status;
+    assert_eq!(
+        status,
+        SideStatus::Infeasible {
+            method: InfeasibleMethod::BitPrecise
+        }
+    );
+    assert_eq!(status.to_string(), "infeasible (bit-precise)");
+    // Differential: no input of the box takes it, whether `b` is drawn uniformly or
+    // over its binades.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(19);
+    for i in 0..10_000 {
+        let a: f32 = rng.gen_range(1.0..=2.0);
+        let b: f32 = if i % 2 == 0 {
+            rng.gen_range(f32::from_bits(1)..=2f32.powi(-30))
+        } else {
+            rng.gen_range(1.0f32..2.0) * 2f32.powi(rng.gen_range(-149..=-31))
+        };
+        let bits = [u64::from(a.to_bits()), u64::from(b.to_bits())];
+        assert!(
+            !concrete_trace(&module, func, &spec, &bits).contains(&taken),
+            "{a:e} + {b:e} takes {taken:?}"
+        );
+    }
+}
+
+#[test]
+fn absorption_side_is_covered_when_b_reaches_half_an_ulp() {
+    let (module, func, spec, report) = absorption("0x1p-20");
+    let taken = Side {
+        site: sites_of(&module, func)[0],
+        arm: Arm::True,
+    };
+    let status = report
+        .sides
+        .iter()
+        .find(|s| s.side == taken)
+        .unwrap()
+        .status;
+    let SideStatus::Covered {
+        witness: Witness::Test(test),
+    } = status
+    else {
+        panic!("{status}");
+    };
+    let trace = concrete_trace(&module, func, &spec, &report.tests[test]);
+    assert!(trace.contains(&taken));
+}

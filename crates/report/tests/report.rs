@@ -11,7 +11,7 @@ use fpforge_explore::{explore, EngineConfig, ExploreConfig};
 use fpforge_report::lcov::lcov;
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
-use fpir::{InfeasibleMethod, Module};
+use fpir::{InfeasibleMethod, Module, OpenReason};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -189,7 +189,7 @@ fn cover_and_explore_write_one_schema_with_the_same_side_names() {
 }
 
 #[test]
-fn the_schema_names_every_proof_method() {
+fn the_schema_names_every_proof_method_and_open_reason() {
     let path =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/coverage.schema.json");
     let schema: serde_json::Value =
@@ -201,5 +201,13 @@ fn the_schema_names_every_proof_method() {
         .map(|v| v.as_str().unwrap())
         .collect();
     let labels: Vec<&str> = InfeasibleMethod::ALL.iter().map(|m| m.label()).collect();
+    assert_eq!(listed, labels);
+    let listed: Vec<&str> = schema["$defs"]["side"]["properties"]["open_reason"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let labels: Vec<&str> = OpenReason::ALL.iter().map(|m| m.label()).collect();
     assert_eq!(listed, labels);
 }
