@@ -31,7 +31,7 @@ use crate::path::PathSpec;
 use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy};
 use fpforge_solve::TermId;
 use fpforge_spec::InputSpec;
-use fpir::{Func, InfeasibleMethod, Module, Side, SideStatus, Witness};
+use fpir::{Func, InfeasibleMethod, Module, OpenReason, Side, SideStatus, Witness};
 use std::time::Duration;
 
 /// The answer of `reach`.
@@ -221,8 +221,9 @@ pub enum SideAnswer {
         /// The proof.
         method: InfeasibleMethod,
     },
-    /// Neither within the time limit.
-    Unknown,
+    /// Neither within the time limit; with what kept exploration from deciding, when
+    /// it says.
+    Unknown(Option<OpenReason>),
 }
 
 /// Reaches one branch side of `func` within `config.time_limit`: exploration with the
@@ -235,7 +236,7 @@ pub fn reach_side(
     config: EngineConfig,
 ) -> Result<SideAnswer, ExploreError> {
     let mut answers = reach_sides(module, func, spec, &[side], config)?;
-    Ok(answers.pop().unwrap_or(SideAnswer::Unknown))
+    Ok(answers.pop().unwrap_or(SideAnswer::Unknown(None)))
 }
 
 /// Reaches each of `sides` of `func` within one `config.time_limit`: one exploration
@@ -268,7 +269,8 @@ pub fn reach_sides(
                     witness: Witness::Finding(k),
                 }) => SideAnswer::Covered(report.findings[k].coords.clone()),
                 Some(SideStatus::Infeasible { method }) => SideAnswer::Infeasible { method },
-                _ => SideAnswer::Unknown,
+                Some(SideStatus::NotReached { reason }) => SideAnswer::Unknown(reason.open),
+                None => SideAnswer::Unknown(None),
             }
         })
         .collect())

@@ -477,3 +477,48 @@ fn absorption_side_is_covered_when_b_reaches_half_an_ulp() {
     let trace = concrete_trace(&module, func, &spec, &report.tests[test]);
     assert!(trace.contains(&taken));
 }
+
+/// Behind `sin`, the absorption side needs the bit-precise backend with the call's
+/// result abstracted to a value in [-1, 1]: proved, and never taken by 10^4 inputs
+/// (`x` over wide magnitudes, `b` over its binades).
+#[test]
+fn absorption_behind_a_math_call_is_proved_with_the_result_abstracted() {
+    let module = fixture("absorption.c");
+    let func = module.func_by_name("absorbs_sine").unwrap();
+    let args: Vec<fpforge_spec::ArgSpec> = vec!["b in [0x1p-1074, 0x1p-60]".parse().unwrap()];
+    let spec = InputSpec::for_function(&module, func, &args, &[]).unwrap();
+    let cfg = ExploreConfig::default().with_engine(config());
+    let report = explore(&module, func, spec.clone(), &cfg, |_| {}).unwrap();
+    let inner = Side {
+        site: sites_of(&module, func)[1],
+        arm: Arm::True,
+    };
+    let status = report
+        .sides
+        .iter()
+        .find(|s| s.side == inner)
+        .unwrap()
+        .status;
+    assert_eq!(
+        status,
+        SideStatus::Infeasible {
+            method: InfeasibleMethod::BitPrecise
+        }
+    );
+    let proved: Vec<Side> = report
+        .sides
+        .iter()
+        .filter(|s| s.status.is_infeasible())
+        .map(|s| s.side)
+        .collect();
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(191);
+    for _ in 0..10_000 {
+        let x: f64 = rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-20..40));
+        let b: f64 = rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-1074..=-61));
+        let trace = concrete_trace(&module, func, &spec, &[x.to_bits(), b.to_bits()]);
+        for side in &proved {
+            assert!(!trace.contains(side), "x = {x:e}, b = {b:e} takes {side:?}");
+        }
+    }
+}

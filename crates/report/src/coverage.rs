@@ -355,10 +355,20 @@ impl Coverage<'_> {
     }
 
     /// A side's status as the summary prints it; a trap target names its fault.
+    /// The status column of the text summary: the status, after a trap guard's check,
+    /// and for a side concolic execution left open, why.
     fn status_text(&self, report: &SideReport) -> String {
+        let status = match report.status {
+            SideStatus::NotReached {
+                reason: MissReason {
+                    open: Some(open), ..
+                },
+            } if self.ending.is_some() => format!("{}, open: {open}", report.status),
+            _ => report.status.to_string(),
+        };
         match self.module.trap_check(report.side.site) {
-            Some(check) => format!("{}: {}", check.label(), report.status),
-            None => report.status.to_string(),
+            Some(check) => format!("{}: {status}", check.label()),
+            None => status,
         }
     }
 

@@ -450,3 +450,51 @@ fn the_test_set_is_minimized_without_losing_coverage() {
     let count = format!("#define FPFORGE_TESTS {}\n", lines(small.path()));
     assert!(regression.contains(&count), "{regression}");
 }
+
+/// The sides cover's search leaves open end proved with their method (the absorption
+/// side: bit-precise) or open with the reason concolic execution gives, in
+/// coverage.json (`open_reason`) and in the summary (the search covers `pow`'s side).
+#[test]
+fn open_sides_end_proved_or_open_by_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let source = crate::common::fixture("cover", "open_sides.c");
+    let run = fpforge(&[
+        "cover",
+        &source,
+        "-f",
+        "open_sides",
+        "--arg",
+        "a in [1, 2]",
+        "--arg",
+        "b in [0x1p-149, 0x1p-30]",
+        "--time-limit",
+        "2",
+        "--reach-time",
+        "4",
+        "--out",
+        &out,
+    ]);
+    let summary = crate::common::success(&run);
+    let coverage = json(&dir.path().join("coverage.json"));
+    let open: Vec<String> = coverage_sides(&coverage)
+        .into_iter()
+        .filter(|s| s["status"] != "covered")
+        .map(|s| {
+            format!(
+                "{} {} {} {}",
+                s["side"], s["status"], s["method"], s["open_reason"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        open,
+        [
+            r#""br0:T" "infeasible" "bit-precise" null"#,
+            r#""br2:T" "not reached" null "libm call""#,
+        ],
+        "{summary}"
+    );
+    assert!(summary.contains("infeasible (bit-precise)"), "{summary}");
+    assert!(summary.contains("open: libm call"), "{summary}");
+}
