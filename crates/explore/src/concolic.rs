@@ -85,6 +85,12 @@ pub enum CallPolicy {
     Symbolic,
     /// Every math call is concretized (the Pex/FloPSy approach).
     Concretize,
+    /// As [`CallPolicy::Symbolic`], and a call without an operator (`pow`, `erf`, ...)
+    /// becomes an uninterpreted result: one fresh variable per function and operand
+    /// terms, unconstrained. Path conditions then over-approximate the inputs that take
+    /// them instead of being cut at the call: their `unsat` is a proof, their models
+    /// are only candidates (the bit-precise step of `explore` uses it).
+    Uninterpreted,
 }
 
 /// A term that disagreed with the concrete value in self-check mode.
@@ -123,6 +129,9 @@ pub struct Concolic {
     exact_prefix: Option<usize>,
     /// Whether the first concretization of the run was a math call's.
     cut_by_math_call: bool,
+    /// The variable of each uninterpreted call result, by function and operand terms
+    /// ([`CallPolicy::Uninterpreted`]), kept across runs.
+    uninterpreted: HashMap<(&'static str, Vec<TermId>), TermId>,
     concretizations: u64,
     input_bits: Vec<u64>,
     self_check: bool,
@@ -253,6 +262,7 @@ impl Concolic {
             shadow: HashMap::new(),
             exact_prefix: None,
             cut_by_math_call: false,
+            uninterpreted: HashMap::new(),
             concretizations: 0,
             self_check: false,
             model,
@@ -1330,14 +1340,36 @@ macro_rules! math_term {
 fpir::for_each_math_fn!(math_terms);
 
 impl Concolic {
+    /// The uninterpreted result of the math function `name` on `xs`, of type `ty`: the
+    /// same variable for the same function and operand terms.
+    fn uninterpreted(&mut self, name: &'static str, ty: Type, xs: &[TermId]) -> Option<TermId> {
+        let key = (name, xs.to_vec());
+        if let Some(&var) = self.uninterpreted.get(&key) {
+            return Some(var);
+        }
+        let Type::Float(f) = ty else {
+            return None;
+        };
+        let sort = Sort::Fp(fmt_of(f));
+        let var = self
+            .store
+            .declare(&format!("{name}.{}", self.uninterpreted.len()), sort);
+        self.uninterpreted.insert(key, var);
+        Some(var)
+    }
+
     /// A math call's result (and second result) under the call policy.
     fn math_result(&mut self, call: MathCall, args: &[CVal], ret: Type) -> (CVal, Option<CVal>) {
         let raw: Vec<u64> = args.iter().map(|v| v.bits).collect();
         let (bits, second) = fpforge_exec::libm::eval(call, &raw, ret);
         let term = math_term(call.func);
         let policy = self.calls;
-        if let (MathTerm::Modf, CallPolicy::Symbolic, Some(x), Some(int_bits)) =
-            (term, policy, args.first().and_then(|a| a.term), second)
+        if let (
+            MathTerm::Modf,
+            CallPolicy::Symbolic | CallPolicy::Uninterpreted,
+            Some(x),
+            Some(int_bits),
+        ) = (term, policy, args.first().and_then(|a| a.term), second)
         {
             if let Some((frac, int)) = self.modf_terms(call.ty, x) {
                 let ft = Type::Float(call.ty);
@@ -1385,6 +1417,9 @@ impl Concolic {
                     MathTerm::Unary(_) | MathTerm::Rounded(..) | MathTerm::Fma | MathTerm::MulAdd,
                     _,
                 ) => None,
+                (MathTerm::Concrete, _) if policy == CallPolicy::Uninterpreted => {
+                    s.uninterpreted(name, ft, &xs)
+                }
                 (MathTerm::Concrete | MathTerm::Modf, _) => None,
             }
         });

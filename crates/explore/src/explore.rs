@@ -28,7 +28,7 @@
 //! Every test is re-executed on the concrete interpreter and its coverage taken from
 //! that run.
 
-use crate::concolic::PathEntry;
+use crate::concolic::{CallPolicy, PathEntry};
 use crate::error::ExploreError;
 use crate::session::{
     ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy,
@@ -244,6 +244,9 @@ struct Exploration<'m, 'c, E> {
     /// Flips decided `unsat` by the bit-precise backend only: a proof that needs one is
     /// labeled [`InfeasibleMethod::BitPrecise`].
     bit_precise: Vec<Side>,
+    /// Flips left open because of a math call: the run, the decision and the arm, for
+    /// the bit-precise step ([`Exploration::abstract_math_calls`]).
+    cut_by_calls: Vec<(Rc<ConcolicRun>, usize, Arm)>,
     /// Something left unseen alternatives at no particular flip (a trap, a cut path),
     /// and why (the first such).
     blocked: Option<OpenReason>,
@@ -283,6 +286,7 @@ pub fn explore(
         complete: true,
         open: Vec::new(),
         bit_precise: Vec::new(),
+        cut_by_calls: Vec::new(),
         blocked: None,
         solver_time: HashMap::new(),
     };
@@ -302,15 +306,26 @@ pub fn explore(
         });
     }
     let stop = x.run_jobs()?;
+    if stop != ExploreStop::Interrupted {
+        x.abstract_math_calls(func)?;
+    }
     Ok(x.finish(func, stop))
 }
+
+/// The share of the time limit kept for the bit-precise step once a math call has left a
+/// flip open: a fifth.
+const CALL_STEP_SHARE: u32 = 5;
 
 impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
     /// Works through the lists until they are empty, the targets are taken or the time
     /// is up.
     fn run_jobs(&mut self) -> Result<ExploreStop, ExploreError> {
+        let limit = self.config.engine.time_limit;
+        let call_step_start = limit - limit / CALL_STEP_SHARE;
         loop {
-            if self.session.out_of_time() {
+            let kept_for_calls =
+                !self.cut_by_calls.is_empty() && self.session.elapsed() >= call_step_start;
+            if self.session.out_of_time() || kept_for_calls {
                 return Ok(ExploreStop::TimeLimit);
             }
             if self.session.interrupted() {
@@ -483,9 +498,16 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                 // Input-independent, unless a concretization made it so.
                 if j >= run.exact_prefix {
                     self.complete = false;
-                    let sides = self.module.sides_of(site);
-                    self.open
-                        .extend(sides.into_iter().map(|side| (side, run.cut)));
+                    // The run's own side is no flip: only the others are undecided.
+                    for side in self.module.sides_of(site) {
+                        if side == entry.side {
+                            continue;
+                        }
+                        self.open.push((side, run.cut));
+                        if run.cut == OpenReason::LibmCall {
+                            self.cut_by_calls.push((Rc::clone(&run), j, side.arm));
+                        }
+                    }
                 }
                 continue;
             }
@@ -560,12 +582,8 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                     scale: if scale < 8 { 8 } else { scale * 4 },
                 });
             }
-            QueryAnswer::Unsat(_) => {
-                self.complete = false;
-                self.open.push((side, inexact));
-            }
+            QueryAnswer::Unsat(_) => self.leave_open(run, j, alt, inexact),
             QueryAnswer::Unknown => {
-                self.complete = false;
                 let why = if !exact {
                     run.cut
                 } else if self.session.uses_extension(&query) {
@@ -573,9 +591,95 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                 } else {
                     OpenReason::TimeOut
                 };
-                self.open.push((side, why));
+                self.leave_open(run, j, alt, why);
             }
         }
+    }
+
+    /// Records the flip toward `alt` at decision `j` of `run` as undecided, for `why`.
+    fn leave_open(&mut self, run: Rc<ConcolicRun>, j: usize, alt: Arm, why: OpenReason) {
+        self.complete = false;
+        let side = Side {
+            site: run.path[j].side.site,
+            arm: alt,
+        };
+        self.open.push((side, why));
+        if why == OpenReason::LibmCall {
+            self.cut_by_calls.push((run, j, alt));
+        }
+    }
+
+    /// The bit-precise step for the flips a math call left open: each goes again with
+    /// the run's path condition rebuilt under [`CallPolicy::Uninterpreted`] (calls
+    /// without an operator become unconstrained results, extension operators are
+    /// abstracted by [`crate::libm_facts`] when the query is hard), which
+    /// over-approximates the inputs taking the prefix. Its `unsat` decides the flip (the
+    /// engine that gave it counts for the label); a model is kept when its concrete run
+    /// takes the side. Runs in the time left ([`CALL_STEP_SHARE`] of the limit is kept
+    /// for it once such a flip exists).
+    fn abstract_math_calls(&mut self, func: Func) -> Result<(), ExploreError> {
+        if self.cut_by_calls.is_empty() {
+            return Ok(());
+        }
+        let engine = &self.config.engine;
+        let time = engine.time_limit.saturating_sub(self.session.elapsed());
+        let config = engine
+            .clone()
+            .with_calls(CallPolicy::Uninterpreted)
+            .with_time_limit(time);
+        let spec = self.session.spec().clone();
+        let mut step = Session::new(self.module, func, spec, config)?;
+        for (run, j, alt) in std::mem::take(&mut self.cut_by_calls) {
+            if step.out_of_time() || step.interrupted() {
+                break;
+            }
+            let side = Side {
+                site: run.path[j].side.site,
+                arm: alt,
+            };
+            if self.covered.contains_key(&side) {
+                continue;
+            }
+            let again = step.run(&run.input)?;
+            let same_prefix = again.path.len() > j
+                && again.path[..=j]
+                    .iter()
+                    .zip(&run.path[..=j])
+                    .all(|(a, b)| a.side == b.side);
+            if !same_prefix || j >= again.exact_prefix {
+                continue;
+            }
+            let Some(c) = step.semantics_mut().constraint_for(&again.path[j], alt) else {
+                continue;
+            };
+            let mut query: Vec<_> = again.path[..j]
+                .iter()
+                .filter_map(|e| e.constraint)
+                .collect();
+            query.push(c);
+            match step.solve(&query, &run.input, 8) {
+                QueryAnswer::Unsat(by) => {
+                    if let Some(k) = self
+                        .open
+                        .iter()
+                        .position(|&(d, why)| d == side && why == OpenReason::LibmCall)
+                    {
+                        self.open.swap_remove(k);
+                        if by == UnsatBy::BitPrecise {
+                            self.bit_precise.push(side);
+                        }
+                    }
+                }
+                QueryAnswer::Sat(input) => {
+                    let concrete = self.session.concrete_run(&input)?;
+                    if concrete.trap.is_none() && concrete.sides.contains(&side) {
+                        self.record_test(input, &concrete.sides);
+                    }
+                }
+                QueryAnswer::Unknown => {}
+            }
+        }
+        Ok(())
     }
 
     /// The report: each side covered, proved infeasible, or not reached.
