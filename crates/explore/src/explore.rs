@@ -21,6 +21,20 @@
 //! function's control-flow graph) only to blocks from which its site cannot be reached
 //! (see `PrefixProof` for the conditions and the argument).
 //!
+//! A proof that needs an `unsat` only the solver's bit-precise backend gave (a flip it
+//! decided that the same argument without it leaves undecided) is labeled
+//! [`InfeasibleMethod::BitPrecise`].
+//!
+//! Flips a math call left open (its result concretized before them, or an extension
+//! operator in a query that came back unknown) go to a bit-precise step once the
+//! exploration ends, in the time left (a fifth of the limit is kept for it as soon as
+//! there is one): the run's path is rebuilt with the calls' results uninterpreted
+//! ([`crate::CallPolicy::Uninterpreted`]), an over-approximation of the inputs taking
+//! the prefix, and the flip asked again (extension operators abstracted by
+//! [`crate::libm_facts`] if the query is hard). `unsat` decides it; a model counts only
+//! when its concrete run takes the side. Sides still not reached carry the reason
+//! ([`fpir::OpenReason`]) of what kept them open.
+//!
 //! Sides whose condition is a constant (or whose site is unreachable through constant
 //! conditions, or whose switch value is impossible) are reported infeasible by
 //! [`fpir::analysis::constants`] whatever the search did.

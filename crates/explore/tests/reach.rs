@@ -522,3 +522,60 @@ fn absorption_behind_a_math_call_is_proved_with_the_result_abstracted() {
         }
     }
 }
+
+/// `cover`'s fixture of open sides, explored: the absorption side proved bit-precise, the
+/// side after two `pow` calls proved with their results uninterpreted, and no input of
+/// 10^4 takes a side proved infeasible.
+#[test]
+fn sides_proved_through_uninterpreted_calls_are_never_taken() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cover/open_sides.c");
+    let module = fpforge_lower::load(&[path], &fpforge_lower::LoadOptions::default()).unwrap();
+    let func = module.func_by_name("open_sides").unwrap();
+    let args: Vec<fpforge_spec::ArgSpec> = vec![
+        "a in [1, 2]".parse().unwrap(),
+        "b in [0x1p-149, 0x1p-30]".parse().unwrap(),
+    ];
+    let spec = InputSpec::for_function(&module, func, &args, &[]).unwrap();
+    let cfg = ExploreConfig::default().with_engine(config());
+    let report = explore(&module, func, spec.clone(), &cfg, |_| {}).unwrap();
+    let sites = sites_of(&module, func);
+    let status = |site: usize| {
+        let side = Side {
+            site: sites[site],
+            arm: Arm::True,
+        };
+        report.sides.iter().find(|s| s.side == side).unwrap().status
+    };
+    assert_eq!(
+        status(0),
+        SideStatus::Infeasible {
+            method: InfeasibleMethod::BitPrecise
+        }
+    );
+    assert!(status(3).is_infeasible(), "{}", status(3));
+    let proved: Vec<Side> = report
+        .sides
+        .iter()
+        .filter(|s| s.status.is_infeasible())
+        .map(|s| s.side)
+        .collect();
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1919);
+    for _ in 0..10_000 {
+        let a: f32 = rng.gen_range(1.0..=2.0);
+        let b: f32 = rng.gen_range(1.0f32..2.0) * 2f32.powi(rng.gen_range(-149..=-31));
+        let x: f64 = rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-20..20));
+        let y: f64 = rng.gen_range(-8.0..8.0);
+        let bits = [
+            u64::from(a.to_bits()),
+            u64::from(b.to_bits()),
+            x.to_bits(),
+            y.to_bits(),
+        ];
+        let trace = concrete_trace(&module, func, &spec, &bits);
+        for side in &proved {
+            assert!(!trace.contains(side), "{bits:x?} takes {side:?}");
+        }
+    }
+}
