@@ -518,7 +518,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                             continue;
                         }
                         self.open.push((side, run.cut));
-                        if run.cut == OpenReason::LibmCall {
+                        if run.cut == OpenReason::LibmCall && self.call_step_allowed() {
                             self.cut_by_calls.push((Rc::clone(&run), j, side.arm));
                         }
                     }
@@ -618,9 +618,15 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             arm: alt,
         };
         self.open.push((side, why));
-        if why == OpenReason::LibmCall {
+        if why == OpenReason::LibmCall && self.call_step_allowed() {
             self.cut_by_calls.push((run, j, alt));
         }
+    }
+
+    /// Whether the bit-precise step may give math calls terms: not when the caller asked
+    /// for every call to be concretized ([`CallPolicy::Concretize`]).
+    fn call_step_allowed(&self) -> bool {
+        self.config.engine.calls != CallPolicy::Concretize
     }
 
     /// The bit-precise step for the flips a math call left open: each goes again with

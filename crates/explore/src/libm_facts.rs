@@ -19,6 +19,7 @@
 //! to one of it), so its `unsat` proves the original's; its models are only candidates
 //! the caller checks against the original.
 
+use crate::session::subterms;
 use fpforge_solve::term::ExtFn;
 use fpforge_solve::{FpFormat, Op, Sort, TermId, TermStore};
 use std::collections::HashMap;
@@ -39,7 +40,7 @@ impl LibmFacts {
         store: &mut TermStore,
         query: &[TermId],
     ) -> Option<Vec<TermId>> {
-        let mut order = reachable(store, query);
+        let mut order: Vec<TermId> = subterms(store, query).into_iter().collect();
         order.sort_unstable();
         let mut rewritten: HashMap<TermId, TermId> = HashMap::new();
         let mut facts = Vec::new();
@@ -74,18 +75,6 @@ impl LibmFacts {
         out.extend(facts);
         Some(out)
     }
-}
-
-/// The terms `roots` use, each once.
-fn reachable(store: &TermStore, roots: &[TermId]) -> Vec<TermId> {
-    let mut seen = std::collections::HashSet::new();
-    let mut stack = roots.to_vec();
-    while let Some(t) = stack.pop() {
-        if seen.insert(t) {
-            stack.extend(store.get(t).args.iter().copied());
-        }
-    }
-    seen.into_iter().collect()
 }
 
 /// A fresh variable for `f(x)` of sort `sort` and the conjunction of its facts.

@@ -13,6 +13,7 @@ use fpforge_spec::InputSpec;
 use fpir::{FloatTy, Func, Module, OpenReason, Side, Type};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -427,19 +428,9 @@ impl<'m> Session<'m> {
     /// operator (`exp log atan sin cos tan`), which the bit-precise backend cannot take.
     pub fn uses_extension(&self, constraints: &[TermId]) -> bool {
         let store = self.interp.semantics().store();
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = constraints.to_vec();
-        while let Some(t) = stack.pop() {
-            if !seen.insert(t) {
-                continue;
-            }
-            let term = store.get(t);
-            if matches!(term.op, Op::Ext(_)) {
-                return true;
-            }
-            stack.extend(term.args.iter().copied());
-        }
-        false
+        subterms(store, constraints)
+            .into_iter()
+            .any(|t| matches!(store.get(t).op, Op::Ext(_)))
     }
 
     /// `constraints` plus the range constraints of the variables they use.
@@ -470,21 +461,23 @@ impl<'m> Session<'m> {
 }
 
 /// The variable terms used by `roots`.
-pub fn vars_in(store: &TermStore, roots: &[TermId]) -> std::collections::HashSet<TermId> {
-    let mut seen = std::collections::HashSet::new();
-    let mut vars = std::collections::HashSet::new();
+pub fn vars_in(store: &TermStore, roots: &[TermId]) -> HashSet<TermId> {
+    subterms(store, roots)
+        .into_iter()
+        .filter(|&t| matches!(store.get(t).op, Op::Var(_)))
+        .collect()
+}
+
+/// Every term `roots` use, themselves included.
+pub fn subterms(store: &TermStore, roots: &[TermId]) -> HashSet<TermId> {
+    let mut seen = HashSet::new();
     let mut stack = roots.to_vec();
     while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
-            continue;
+        if seen.insert(t) {
+            stack.extend(store.get(t).args.iter().copied());
         }
-        let term = store.get(t);
-        if matches!(term.op, Op::Var(_)) {
-            vars.insert(t);
-        }
-        stack.extend(term.args.iter().copied());
     }
-    vars
+    seen
 }
 
 /// Raw bits of the number `x` as a value of type `ty` (integers rounded and clamped).
