@@ -19,10 +19,9 @@
 //! to one of it), so its `unsat` proves the original's; its models are only candidates
 //! the caller checks against the original.
 
-use crate::session::subterms;
 use fpforge_solve::term::ExtFn;
 use fpforge_solve::{FpFormat, Op, Sort, TermId, TermStore};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The fresh variables of the math applications seen so far, kept across the queries of
 /// one store so that each application is abstracted once.
@@ -75,6 +74,18 @@ impl LibmFacts {
         out.extend(facts);
         Some(out)
     }
+}
+
+/// Every term `roots` use, themselves included.
+pub fn subterms(store: &TermStore, roots: &[TermId]) -> HashSet<TermId> {
+    let mut seen = HashSet::new();
+    let mut stack = roots.to_vec();
+    while let Some(t) = stack.pop() {
+        if seen.insert(t) {
+            stack.extend(store.get(t).args.iter().copied());
+        }
+    }
+    seen
 }
 
 /// A fresh variable for `f(x)` of sort `sort` and the conjunction of its facts.

@@ -4,7 +4,7 @@
 
 use crate::concolic::{bits_value, value_bits, CallPolicy, Concolic, PathEntry};
 use crate::error::ExploreError;
-use crate::libm_facts::LibmFacts;
+use crate::libm_facts::{subterms, LibmFacts};
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Trap, TrapKind,
 };
@@ -466,18 +466,6 @@ pub fn vars_in(store: &TermStore, roots: &[TermId]) -> HashSet<TermId> {
         .into_iter()
         .filter(|&t| matches!(store.get(t).op, Op::Var(_)))
         .collect()
-}
-
-/// Every term `roots` use, themselves included.
-pub fn subterms(store: &TermStore, roots: &[TermId]) -> HashSet<TermId> {
-    let mut seen = HashSet::new();
-    let mut stack = roots.to_vec();
-    while let Some(t) = stack.pop() {
-        if seen.insert(t) {
-            stack.extend(store.get(t).args.iter().copied());
-        }
-    }
-    seen
 }
 
 /// Raw bits of the number `x` as a value of type `ty` (integers rounded and clamped).
