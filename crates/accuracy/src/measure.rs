@@ -167,6 +167,15 @@ impl<'m> Measurer<'m> {
         &self.oracle
     }
 
+    /// Whether one value is measured (the return value or a single output element):
+    /// then the signs of successive results compare, and zeros mean something.
+    pub fn measures_one_value(&self) -> bool {
+        match &self.measured {
+            Measured::Return(_) => true,
+            Measured::Arrays(arrays) => arrays.iter().map(|a| a.measured).sum::<usize>() == 1,
+        }
+    }
+
     /// The input plan.
     pub fn plan(&self) -> &InputPlan {
         &self.plan

@@ -144,6 +144,8 @@ fn totals(out: &mut String, doc: &ReportJson<'_>) {
         doc.targets_covered, doc.targets_total
     );
     tile(out, "top", doc.top.len(), "worst inputs kept", "");
+    tile(out, "zeros_found", doc.zeros_found, "zeros found", "");
+    tile(out, "poles_found", doc.poles_found, "poles found", "");
     let _ = writeln!(
         out,
         "</div>\n<p class=\"muted\">the last new worst input came after \
@@ -193,7 +195,7 @@ fn special_section(out: &mut String, rows: &[SpecialRow]) {
         out,
         "<section id=\"special_values\">\n<h2>Wrong special values and poles <span class=\"muted\">\
          NaN or infinite where the oracle is finite; a pole: the oracle is infinite or undefined \
-         there, not an error</span></h2>\n<table class=\"list\">\n<tr><th>kind</th><th>status</th>{ROW_HEADS}</tr>"
+         there, not an error</span></h2>\n<table class=\"list\">\n<tr><th>kind</th><th>status</th><th>the code</th>{ROW_HEADS}</tr>"
     );
     for s in rows {
         let badge = if s.kind == "pole" {
@@ -205,9 +207,10 @@ fn special_section(out: &mut String, rows: &[SpecialRow]) {
         let _ = writeln!(
             out,
             "<tr data-kind=\"{kind}\"><td><span class=\"badge {badge}\">{kind}</span></td>\
-             <td class=\"num\">{status}</td>{}</tr>",
+             <td class=\"num\">{status}</td><td>{answer}</td>{}</tr>",
             row_cells(&s.row),
             kind = escape(s.kind),
+            answer = escape(s.code_answer.unwrap_or("")),
         );
     }
     out.push_str("</table>\n</section>\n");
