@@ -10,7 +10,9 @@
 //!    others stay at the base. Rounds alternate their goal between the error itself
 //!    (minimize `-log2(relative error)`, with the largest cancellation as a tie-breaker
 //!    where the error is zero) and one uncovered check target (minimize its distance,
-//!    [`crate::targets`]), and alternate the method between the alternating variable
+//!    [`crate::targets`]); every other error round maximizes instead the atomic
+//!    condition number of one op site ([`crate::condition`]), the sites seen so far
+//!    taken in turn. Rounds alternate the method between the alternating variable
 //!    method in ulp steps ([`fpforge_search::avm()`]) and a (1+1) evolution strategy in
 //!    the ordered-bits space of binary64 (a step is a number of ulps, adapted by the 1/5
 //!    success rule). A round that improves the worst error or covers a target moves the
@@ -49,7 +51,7 @@ use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, FpFormat};
 use fpforge_search::{avm, AvmConfig, Budget, Evaluator, Space};
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::InputSpec;
-use fpir::{FloatTy, Func, Module, Type};
+use fpir::{FloatTy, Func, Module, OpSite, Type};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -268,6 +270,7 @@ pub fn accuracy_with(
         crashes,
         on_event: &mut on_event,
         zeros: ZeroSearch::new(measurer_oracle),
+        conditioned: vec![false; module.op_sites.len()],
     };
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     match config.strategy {
@@ -352,6 +355,8 @@ enum Goal {
     Error,
     /// The distance of target `i`.
     Target(usize),
+    /// `-log2` of the condition number at an op site.
+    Condition(OpSite),
 }
 
 /// Objective value of a candidate that trapped or produced no result.
@@ -374,6 +379,8 @@ struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
     crashes: FindingLog<'m>,
     on_event: &'e mut E,
     zeros: ZeroSearch,
+    /// Per op site, whether a run has given it a condition number.
+    conditioned: Vec<bool>,
 }
 
 /// Share of the evaluation budget aimed at zeros and poles: one in four.
@@ -531,6 +538,18 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         self.zeros.last
     }
 
+    /// The condition number of the `turn`-th op site (cyclically) among those seen so
+    /// far, or the error when none is.
+    fn condition_goal(&self, turn: u64) -> Goal {
+        let seen: Vec<usize> = (0..self.conditioned.len())
+            .filter(|&i| self.conditioned[i])
+            .collect();
+        if seen.is_empty() {
+            return Goal::Error;
+        }
+        Goal::Condition(OpSite(seen[(turn % seen.len() as u64) as usize] as u32))
+    }
+
     fn best_rel(&self) -> f64 {
         self.top.first().map_or(0.0, |(f, _)| f.error.rel)
     }
@@ -578,8 +597,17 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         }
         let goal_value = match goal {
             Goal::Target(i) => checks.distance(i).map_or(FAILED, f64::from),
+            Goal::Condition(site) => checks
+                .conditions
+                .get(site.0 as usize)
+                .copied()
+                .flatten()
+                .map_or(FAILED, |c| -c.max(f64::MIN_POSITIVE).log2()),
             Goal::Error => 0.0,
         };
+        for (seen, c) in self.conditioned.iter_mut().zip(&checks.conditions) {
+            *seen |= c.is_some();
+        }
         let value = match &finding {
             None => FAILED,
             Some(f) => {
@@ -592,7 +620,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
                 let err_obj = -(rel.max(f64::MIN_POSITIVE * 1e-30)).log2();
                 match goal {
                     Goal::Error => err_obj - 1e-3 * f64::from(max_cancel.max(0)),
-                    Goal::Target(_) => goal_value + 1e-6 * err_obj,
+                    Goal::Target(_) | Goal::Condition(_) => goal_value + 1e-6 * err_obj,
                 }
             }
         };
@@ -832,6 +860,8 @@ fn search<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, rng: &
                 .min_by_key(|&i| state.distances[i].unwrap_or(i32::MAX))
                 .unwrap_or(uncovered[0]);
             Goal::Target(best)
+        } else if round % 4 == 3 {
+            state.condition_goal(round / 4)
         } else {
             Goal::Error
         };

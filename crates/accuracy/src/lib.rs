@@ -17,6 +17,9 @@
 //! - **Zeros and poles** ([`zeros`]): sign changes between evaluated inputs, from the
 //!   search and a signed-log sweep of every coordinate, bisected in ulp space to
 //!   adjacent doubles (after ATOMU, Zou et al., POPL'20).
+//! - **Atomic condition numbers** ([`condition`]) of every operation, ATOMU's targets,
+//!   maximized beside FPGen's checks; every finding names the operation with the
+//!   largest.
 //! - **Search** follows FPGen's concretization: a random phase for a base input, then
 //!   rounds over a subset of the coordinates, the subset halved when a round makes no
 //!   progress, driven by the alternating variable method and an evolution strategy
@@ -37,6 +40,7 @@
 #![deny(missing_docs)]
 
 pub mod blame;
+pub mod condition;
 pub mod config;
 pub mod engine;
 pub mod error;

@@ -60,6 +60,13 @@ pub struct FindingRow {
     /// Whether the last two precisions of Ziv's strategy agreed to 2 digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stable: Option<bool>,
+    /// The operation with the largest atomic condition number in the run (`op at
+    /// file:line:col`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition_op: Option<String>,
+    /// Its condition number (`null` when infinite: the operation cancelled to zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<f64>,
 }
 
 /// A wrong special value or a pole, as reports list it.
@@ -81,6 +88,18 @@ impl SpecialRow {
             code_answer: special.pole_answer().map(PoleAnswer::label),
             row: FindingRow::new(module, func, &special.finding),
         }
+    }
+}
+
+/// What op site `site` computes, and where.
+fn site_text(module: &Module, site: OpSite) -> String {
+    match module.op_sites.get(site) {
+        Some(data) => format!(
+            "{} at {}",
+            fpforge_accuracy::blame::op_name(&data.kind),
+            module.describe_loc(data.loc)
+        ),
+        None => format!("op site {}", site.0),
     }
 }
 
@@ -111,6 +130,8 @@ impl FindingRow {
             status: finding.status,
             oracle_precision: finding.ziv.map(|z| z.precision),
             stable: finding.ziv.map(|z| z.agreed),
+            condition_op: finding.condition.map(|(site, _)| site_text(module, site)),
+            condition: finding.condition.and_then(|(_, c)| finite(c)),
         }
     }
 
@@ -608,6 +629,14 @@ fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &
             .map_or("inf".to_string(), |u| format!("{u:.3e}")),
         f.bits_lost.map_or("inf".to_string(), |b| format!("{b:.1}")),
     );
+    if let Some(op) = &f.condition_op {
+        let _ = writeln!(
+            t,
+            "  largest atomic condition number {} at {op}",
+            f.condition
+                .map_or("inf".to_string(), |c| format!("{c:.3e}"))
+        );
+    }
     if !worst.diverged {
         return;
     }

@@ -156,7 +156,8 @@ fn totals(out: &mut String, doc: &ReportJson<'_>) {
 
 /// The column heads of [`row_cells`].
 const ROW_HEADS: &str = "<th>output</th><th>input</th><th>computed</th><th>reference</th>\
-     <th>relative error</th><th>ulps</th><th>bits lost</th><th>path</th>";
+     <th>relative error</th><th>ulps</th><th>bits lost</th><th>path</th>\
+     <th>largest condition number</th>";
 
 /// The cells of one measured input.
 fn row_cells(row: &FindingRow) -> String {
@@ -171,10 +172,18 @@ fn row_cells(row: &FindingRow) -> String {
         (Some(p), _) => format!("<br><span class=\"muted\">not yet stable at {p} bits</span>"),
         _ => String::new(),
     };
+    let condition = match &row.condition_op {
+        Some(op) => format!(
+            "{}<br><span class=\"muted mono\">{}</span>",
+            error_figure("class=\"cond\"", row.condition, sci),
+            escape(op)
+        ),
+        None => String::new(),
+    };
     format!(
         "<td class=\"mono\">{}</td><td>{}</td><td>{}<br><span class=\"muted mono\">{}</span></td>\
          <td class=\"mono\">{}</td><td class=\"num\">{}{stable}</td><td class=\"num\">{}</td>\
-         <td class=\"num\">{}</td><td>{path}</td>",
+         <td class=\"num\">{}</td><td>{path}</td><td class=\"num\">{condition}</td>",
         escape(&row.output),
         code(&row.input),
         code(&row.computed_decimal),
