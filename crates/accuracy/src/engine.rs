@@ -135,6 +135,93 @@ pub struct AccuracyReport {
     pub singularities: Vec<Singularity>,
     /// Evaluations spent aiming at zeros and poles (included in `evals`).
     pub zero_evals: u64,
+    /// The input coordinates, for plots.
+    pub coords: Vec<CoordInfo>,
+    /// A uniform sample of the evaluated inputs with their errors (at most
+    /// [`SAMPLE_SIZE`], drawn by reservoir sampling under the run's seed).
+    pub samples: Vec<ErrorSample>,
+}
+
+/// An input coordinate as plots name it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoordInfo {
+    /// `x`, `a[2]`, `p.mass`: the parameter's name, with the element.
+    pub name: String,
+    /// The value's type.
+    pub ty: Type,
+}
+
+impl CoordInfo {
+    /// The coordinates of `spec`.
+    fn of(spec: &InputSpec) -> Vec<CoordInfo> {
+        spec.coords()
+            .iter()
+            .map(|c| CoordInfo {
+                name: match c.elem {
+                    Some(e) => format!("{}[{e}]", spec.param_name(c.param)),
+                    None => spec.param_name(c.param).to_string(),
+                },
+                ty: c.ty,
+            })
+            .collect()
+    }
+
+    /// The value of raw bits `bits` of this coordinate, as a double.
+    pub fn value(&self, bits: u64) -> f64 {
+        match self.ty {
+            Type::Float(FloatTy::F64) => f64::from_bits(bits),
+            Type::Float(FloatTy::F32) => f64::from(f32::from_bits(bits as u32)),
+            Type::Int(_) => self.ty.sign_extend(bits) as f64,
+            Type::Ptr => 0.0,
+        }
+    }
+}
+
+/// One evaluated input and its relative error (infinite or NaN where a value is not
+/// finite).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorSample {
+    /// The input, one value per coordinate.
+    pub point: Vec<f64>,
+    /// Its relative error.
+    pub rel: f64,
+}
+
+/// Evaluated inputs a report keeps as a sample, at most.
+pub const SAMPLE_SIZE: usize = 1000;
+
+/// Reservoir sampling (Vitter's algorithm R) of the evaluated inputs, with a generator
+/// of its own so the search's draws stay as they are.
+struct Reservoir {
+    samples: Vec<ErrorSample>,
+    seen: u64,
+    rng: ChaCha8Rng,
+}
+
+impl Reservoir {
+    fn new(seed: u64) -> Reservoir {
+        Reservoir {
+            samples: Vec::new(),
+            seen: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5a4d_504c_4553),
+        }
+    }
+
+    fn offer(&mut self, point: &[f64], rel: f64) {
+        self.seen += 1;
+        let sample = ErrorSample {
+            point: point.to_vec(),
+            rel,
+        };
+        if self.samples.len() < SAMPLE_SIZE {
+            self.samples.push(sample);
+        } else {
+            let j = self.rng.gen_range(0..self.seen);
+            if let Some(slot) = self.samples.get_mut(j as usize) {
+                *slot = sample;
+            }
+        }
+    }
 }
 
 impl AccuracyReport {
@@ -270,6 +357,7 @@ pub fn accuracy_with(
         crashes,
         on_event: &mut on_event,
         zeros: ZeroSearch::new(measurer_oracle),
+        reservoir: Reservoir::new(config.seed),
         conditioned: vec![false; module.op_sites.len()],
     };
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
@@ -345,6 +433,8 @@ pub fn accuracy_with(
         strategy: config.strategy,
         singularities: std::mem::take(&mut state.zeros.found),
         zero_evals: state.zeros.evals,
+        coords: CoordInfo::of(state.measurer.plan().spec()),
+        samples: std::mem::take(&mut state.reservoir.samples),
     })
 }
 
@@ -381,6 +471,7 @@ struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
     zeros: ZeroSearch,
     /// Per op site, whether a run has given it a condition number.
     conditioned: Vec<bool>,
+    reservoir: Reservoir,
 }
 
 /// Share of the evaluation budget aimed at zeros and poles: one in four.
@@ -628,6 +719,9 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         let spec = self.measurer.plan().spec();
         self.zeros.record(point, sample, |i| binary64(spec, i));
         if let Some(f) = finding {
+            // The input as run: a search point outside a coordinate's range is clamped.
+            let input = self.measurer.plan().encode(&f.test);
+            self.reservoir.offer(&input, f.error.rel);
             self.keep(f, point);
         }
         if self.last_progress.elapsed() >= Duration::from_millis(250) {

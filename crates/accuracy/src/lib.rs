@@ -54,7 +54,7 @@ pub use blame::{Blame, BlameRow};
 pub use config::{AccuracyConfig, Sampling, SiteSelection, Strategy};
 pub use engine::{
     accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyReport, Checked,
-    StopReason, TargetStatus, NEIGHBOUR_ULPS,
+    CoordInfo, ErrorSample, StopReason, TargetStatus, NEIGHBOUR_ULPS, SAMPLE_SIZE,
 };
 pub use error::AccuracyError;
 pub use fpforge_mpfr::{ErrorMeasure, HighValue, TrueFunction};

@@ -1,11 +1,13 @@
 //! The page of an `accuracy` run, drawn from the data `report.json` is serialized from:
 //! the run's settings (the oracle first) and counts, the wrong special values and poles,
-//! the worst inputs with their errors, the worst input on the reference's own path, and
-//! the operations to blame with their source lines.
+//! the worst inputs with their errors, the plot of `errors.svg` once the run finished,
+//! the worst input on the reference's own path, and the operations to blame with their
+//! source lines.
 
 use super::coverage_page::findings_section;
 use super::{code, page, tile, Sources};
 use crate::accuracy::{top_rows, FindingRow, Progress, ReportJson, RunInfo, SpecialRow};
+use crate::errors_svg::errors_svg;
 use crate::escape::escape;
 use fpforge_accuracy::AccuracyReport;
 use fpir::{Func, Module};
@@ -17,7 +19,7 @@ pub fn partial_accuracy_page(
     progress: Progress,
     found: &[FindingRow],
 ) -> String {
-    render(&ReportJson::new(info, progress, found), None)
+    render(&ReportJson::new(info, progress, found), None, None)
 }
 
 /// `report.html` of a finished run (`progress` says when the last worst input came).
@@ -29,11 +31,12 @@ pub fn final_accuracy_page(
 ) -> String {
     let top = top_rows(module, report);
     let doc = ReportJson::finished(info, progress, module, report, &top);
-    render(&doc, Some((module, report.func)))
+    render(&doc, Some((module, report.func)), Some(&errors_svg(report)))
 }
 
-/// The page of `doc`; `run` (the module and the function measured) once it finished.
-fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
+/// The page of `doc`; `run` (the module and the function measured) and the plot of the
+/// errors once it finished.
+fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>, plot: Option<&str>) -> String {
     let module = run.map(|(m, _)| m);
     let mut body = String::new();
     header(&mut body, doc);
@@ -42,6 +45,13 @@ fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
     // Wrong special values are the most serious findings of a run: they come first.
     special_section(&mut body, &doc.special_values);
     worst_section(&mut body, doc);
+    if let Some(svg) = plot {
+        let _ = writeln!(
+            body,
+            "<section id=\"errors_plot\">\n<h2>Error against the input <span class=\"muted\">a \
+             sample of the evaluated inputs; the same picture as errors.svg</span></h2>\n{svg}</section>"
+        );
+    }
     // As in the text report: only a worst input that changed path needs its counterpart.
     if let (Some(row), true) = (&doc.worst_same_path, doc.worst.is_some_and(|w| w.diverged)) {
         let title = "Worst input whose reference run takes the same branches";
