@@ -340,7 +340,7 @@ pub fn accuracy_with(
         oracle: measurer.oracle(),
         targets: &targets.list,
     });
-    let measurer_oracle = &measurer.oracle().clone();
+    let zeros = ZeroSearch::new(measurer.oracle());
     let mut state = State {
         measurer,
         config,
@@ -356,7 +356,7 @@ pub fn accuracy_with(
         stop: None,
         crashes,
         on_event: &mut on_event,
-        zeros: ZeroSearch::new(measurer_oracle),
+        zeros,
         reservoir: Reservoir::new(config.seed),
         conditioned: vec![false; module.op_sites.len()],
     };
@@ -715,12 +715,12 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
                 }
             }
         };
+        // The input as run: a search point outside a coordinate's range is clamped.
+        let input = self.measurer.plan().encode(&test);
         let sample = finding.as_ref().map(|f| self.sample(f));
         let spec = self.measurer.plan().spec();
-        self.zeros.record(point, sample, |i| binary64(spec, i));
+        self.zeros.record(&input, sample, |i| binary64(spec, i));
         if let Some(f) = finding {
-            // The input as run: a search point outside a coordinate's range is clamped.
-            let input = self.measurer.plan().encode(&f.test);
             self.reservoir.offer(&input, f.error.rel);
             self.keep(f, point);
         }
