@@ -136,19 +136,29 @@ FUNCTIONS = [
 ]
 
 JUDGE = r'''
-import json, sys
+import json, signal, sys
 from mpmath import mp, mpf
 import mpmath
 mp.dps = 110
 expr, xs = json.loads(sys.stdin.read())
 out = []
+
+
+def too_slow(*_):
+    raise TimeoutError("mpmath took over 30 s")
+
+
+signal.signal(signal.SIGALRM, too_slow)
 for x in xs:
+    # Some expressions (psi(1, x) at 1e300) take mpmath minutes: judged as errors.
+    signal.alarm(30)
     try:
         # The exact double: a decimal text of it would be another number at 110 digits.
         v = eval(expr, {**{k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}, "x": mpf(float.fromhex(x))})
         out.append(mpmath.nstr(v, 40) if mpmath.isfinite(v) else str(v))
     except Exception as e:
         out.append("error: " + str(e))
+    signal.alarm(0)
 print(json.dumps(out))
 '''
 
