@@ -126,7 +126,7 @@ fn panel(svg: &mut String, report: &AccuracyReport, coord: usize, y0: f64) {
     for (rank, m) in reported.iter().enumerate() {
         let _ = writeln!(
             svg,
-            "<circle class=\"reported\" data-rank=\"{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\"><title>{} = {:e}: relative error {:e}</title></circle>",
+            "<circle class=\"reported\" data-order=\"{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\"><title>{} = {:e}: relative error {:e}</title></circle>",
             rank + 1,
             frame.px(m.x),
             frame.py(m.rel),
