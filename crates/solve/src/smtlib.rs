@@ -233,6 +233,44 @@ fn symbol_name(e: &SExpr) -> PResult<String> {
         .ok_or_else(|| perr(e.pos(), "expected a symbol"))
 }
 
+/// The format `(_ FloatingPoint eb sb)`, or why it is not supported.
+fn format_of(pos: Pos, eb: u64, sb: u64) -> PResult<FpFormat> {
+    FpFormat::new(eb, sb).ok_or_else(|| {
+        perr(
+            pos,
+            format!(
+                "unsupported: (_ FloatingPoint {eb} {sb}) (eb 2..=60, sb >= 2, eb + sb <= 128)"
+            ),
+        )
+    })
+}
+
+/// A bit-vector literal `#b...`/`#x...` of any width: value and width.
+fn bits_literal(e: &SExpr) -> Option<(u128, u32)> {
+    let (digits, radix, bits_per_digit) = match e {
+        SExpr::Atom(Atom::Binary(d), _) => (d, 2, 1),
+        SExpr::Atom(Atom::Hex(d), _) => (d, 16, 4),
+        _ => return None,
+    };
+    let width = u32::try_from(digits.len()).ok()? * bits_per_digit;
+    if width > FpFormat::MAX_WIDTH {
+        return None;
+    }
+    Some((u128::from_str_radix(digits, radix).ok()?, width))
+}
+
+/// `(fp s e m)` of three literals: its format and pattern (read here, not as
+/// bit-vector terms, so that significands wider than 64 bits are literals too).
+fn fp_literal(pos: Pos, s: &SExpr, e: &SExpr, m: &SExpr) -> PResult<Option<(FpFormat, u128)>> {
+    let (Some((sign, 1)), Some((exp, ew)), Some((frac, mw))) =
+        (bits_literal(s), bits_literal(e), bits_literal(m))
+    else {
+        return Ok(None);
+    };
+    let f = format_of(pos, u64::from(ew), u64::from(mw) + 1)?;
+    Ok(Some((f, (sign << (ew + mw)) | (exp << mw) | frac)))
+}
+
 fn numeral(e: &SExpr) -> PResult<u64> {
     match e {
         SExpr::Atom(Atom::Numeral(s), p) => s
@@ -501,13 +539,11 @@ impl Script<'_> {
         if let Some(s) = e.symbol() {
             return match s {
                 "Bool" => Ok(Sort::Bool),
+                "Float16" => Ok(Sort::Fp(FpFormat::F16)),
                 "Float32" => Ok(Sort::F32),
                 "Float64" => Ok(Sort::F64),
+                "Float128" => Ok(Sort::Fp(FpFormat::F128)),
                 "RoundingMode" | "RM" => Ok(Sort::RoundingMode),
-                "Float16" | "Float128" => Err(perr(
-                    pos,
-                    format!("unsupported: {s} (only Float32 and Float64)"),
-                )),
                 _ => Err(perr(pos, format!("unsupported: sort {s}"))),
             };
         }
@@ -526,14 +562,7 @@ impl Script<'_> {
                 }
                 (Some("FloatingPoint"), [eb, sb]) => {
                     let (eb, sb) = (numeral(eb)?, numeral(sb)?);
-                    FpFormat::from_eb_sb(eb, sb).map(Sort::Fp).ok_or_else(|| {
-                        perr(
-                            pos,
-                            format!(
-                                "unsupported: (_ FloatingPoint {eb} {sb}) (only (_ FloatingPoint 8 24) and (_ FloatingPoint 11 53))"
-                            ),
-                        )
-                    })
+                    format_of(pos, eb, sb).map(Sort::Fp)
                 }
                 _ => Err(perr(pos, format!("unsupported: sort {e}"))),
             },
@@ -711,24 +740,16 @@ impl Script<'_> {
             return Err(perr(pos, format!("unsupported: indexed identifier {name}")));
         };
         let (eb, sb) = (numeral(eb)?, numeral(sb)?);
-        let f = FpFormat::from_eb_sb(eb, sb)
-            .ok_or_else(|| perr(pos, format!("unsupported: (_ FloatingPoint {eb} {sb})")))?;
-        let x = match name {
-            "+zero" => 0.0,
-            "-zero" => -0.0,
-            "+oo" => f64::INFINITY,
-            "-oo" => f64::NEG_INFINITY,
-            "NaN" => f64::NAN,
+        let f = format_of(pos, eb, sb)?;
+        let bits = match name {
+            "+zero" => f.zero(false),
+            "-zero" => f.zero(true),
+            "+oo" => f.inf(false),
+            "-oo" => f.inf(true),
+            "NaN" => f.nan(),
             _ => return Err(perr(pos, format!("unsupported: indexed identifier {name}"))),
         };
-        Ok(self.float_const(f, x))
-    }
-
-    fn float_const(&mut self, f: FpFormat, x: f64) -> TermId {
-        match f {
-            FpFormat::F32 => self.store.f32_const(x as f32),
-            FpFormat::F64 => self.store.f64_const(x),
-        }
+        Ok(self.store.fp_const(f, bits))
     }
 
     /// `((_ extract 7 0) x)`, `((_ to_fp 8 24) RNE x)`, ...
@@ -783,9 +804,7 @@ impl Script<'_> {
             }
             ("to_fp" | "to_fp_unsigned", [eb, sb]) => {
                 let (eb, sb) = (numeral(eb)?, numeral(sb)?);
-                let f = FpFormat::from_eb_sb(eb, sb).ok_or_else(|| {
-                    perr(pos, format!("unsupported: (_ FloatingPoint {eb} {sb})"))
-                })?;
+                let f = format_of(pos, eb, sb)?;
                 self.convert_to_fp(pos, f, name == "to_fp_unsigned", rest)
             }
             _ => Err(perr(
@@ -834,14 +853,8 @@ impl Script<'_> {
     /// the mode is a literal, else an `ite` over the five modes.
     fn real_to_fp(&mut self, pos: Pos, f: FpFormat, rm: TermId, real: &Real) -> PResult<TermId> {
         let (neg, num, den) = real;
-        let g = ieee::Format::from(f);
-        let constant = |s: &mut TermStore, r| {
-            let bits = ieee::from_rational(g, r, *neg, num, den);
-            match Value::from_float_bits(f, bits) {
-                Value::F32(x) => s.f32_const(x),
-                v => s.f64_const(v.as_f64().unwrap_or(f64::NAN)),
-            }
-        };
+        let constant =
+            |s: &mut TermStore, r| s.fp_const(f, ieee::from_rational(f, r, *neg, num, den));
         match self.store.get(rm).op {
             Op::RmConst(r) => Ok(constant(&mut self.store, r)),
             _ => {
@@ -902,26 +915,21 @@ impl Script<'_> {
         let [s, e, m] = rest else {
             return Err(perr(pos, "fp expects sign, exponent and significand"));
         };
+        if let Some(literal) = fp_literal(pos, s, e, m)? {
+            return Ok(self.store.fp_const(literal.0, literal.1));
+        }
         let (s, e, m) = (self.term(s)?, self.term(e)?, self.term(m)?);
         let (Sort::BitVec(ew), Sort::BitVec(mw)) = (self.store.sort(e), self.store.sort(m)) else {
             return Err(perr(pos, "fp expects bit-vector arguments"));
         };
-        let f = FpFormat::from_eb_sb(u64::from(ew), u64::from(mw) + 1).ok_or_else(|| {
-            perr(
-                pos,
-                format!("unsupported: (_ FloatingPoint {ew} {})", mw + 1),
-            )
-        })?;
+        let f = format_of(pos, u64::from(ew), u64::from(mw) + 1)?;
         if self.store.sort(s) != Sort::BitVec(1) {
             return Err(perr(pos, "fp expects a 1-bit sign"));
         }
         let se = self.mk(pos, Op::Concat, &[s, e])?;
         let bits = self.mk(pos, Op::Concat, &[se, m])?;
         if let Op::BvConst(v, _) = self.store.get(bits).op {
-            return Ok(match f {
-                FpFormat::F32 => self.store.f32_const(f32::from_bits(v as u32)),
-                FpFormat::F64 => self.store.f64_const(f64::from_bits(v)),
-            });
+            return Ok(self.store.fp_const(f, u128::from(v)));
         }
         self.mk(pos, Op::BitsToFp(f), &[bits])
     }
