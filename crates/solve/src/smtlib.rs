@@ -5,14 +5,17 @@
 //! [`crate::sort`], every rounding mode (literals in both spellings, mode
 //! constants and terms), real literals as `to_fp` arguments, `define-sort`,
 //! `define-const`, `define-fun` (with parameters: expanded where applied),
-//! `push`/`pop`, `check-sat-assuming`, `get-model` and `get-value`. Everything
-//! the solver cannot represent (other float formats, arrays, `Real`/`Int`
-//! arithmetic, uninterpreted functions with arguments) is rejected with an
-//! `unsupported: NAME` error naming the line and column; `set-info`/`set-option`
+//! `push`/`pop`, `check-sat-assuming`, `get-model` and `get-value`, uninterpreted
+//! functions and arrays (QF_ABVFP: `select`, `store`, `ite` over arrays, constant
+//! arrays) by the reductions of [`functions`]. Everything the solver cannot
+//! represent (`Real`/`Int` arithmetic, array equality, arrays of arrays) is
+//! rejected with an `unsupported: NAME` error naming the line and column; `set-info`/`set-option`
 //! are ignored with a note. Beyond SMT-LIB, the unary extension operators
 //! `fpext.exp`, `fpext.log`, `fpext.atan`, `fpext.sin`, `fpext.cos` and
 //! `fpext.tan` stand for the C math functions (see [`crate::term::ExtFn`]);
 //! the first use writes a note saying so.
+
+mod functions;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -27,6 +30,7 @@ use crate::solver::{Answer, Solver, Stats};
 use crate::sort::{FpFormat, RoundingMode, Sort};
 use crate::term::{ExtFn, Op, TermError, TermId, TermStore};
 use crate::{ScriptSummary, SolveConfig, SolveError, Status};
+use functions::{ArrayTerm, Functions, Kind};
 
 type PResult<T> = Result<T, SolveError>;
 
@@ -53,6 +57,8 @@ struct Macro {
 enum Binding {
     Term(TermId),
     Macro(Macro),
+    /// A declared function or array: its index in [`Functions`].
+    Function(usize),
 }
 
 /// One `push` level: what to undo on `pop`.
@@ -70,6 +76,9 @@ struct Script<'c> {
     /// Declared variables in declaration order (name, term), for `get-model`.
     declared: Vec<(String, TermId)>,
     locals: Vec<(String, TermId)>,
+    /// `let`-bound array terms.
+    array_locals: Vec<(String, ArrayTerm)>,
+    functions: Functions,
     assertions: Vec<TermId>,
     frames: Vec<Frame>,
     model: Option<Model>,
@@ -94,6 +103,8 @@ pub fn run(
         globals: HashMap::new(),
         declared: Vec::new(),
         locals: Vec::new(),
+        array_locals: Vec::new(),
+        functions: Functions::default(),
         assertions: Vec::new(),
         frames: Vec::new(),
         model: None,
@@ -313,8 +324,12 @@ impl Script<'_> {
                 let [n, s] = args else {
                     return Err(perr(pos, "declare-const expects a name and a sort"));
                 };
-                let sort = self.sort(s)?;
-                self.declare(n, sort)?;
+                if let Some((index, element)) = self.array_sort(s)? {
+                    self.declare_function(n, Kind::Array, vec![index], element)?;
+                } else {
+                    let sort = self.sort(s)?;
+                    self.declare(n, sort)?;
+                }
             }
             "declare-fun" => {
                 let [n, params, s] = args else {
@@ -323,14 +338,23 @@ impl Script<'_> {
                         "declare-fun expects a name, parameter sorts and a sort",
                     ));
                 };
-                if !list(params).is_some_and(|p| p.is_empty()) {
-                    return Err(perr(
-                        params.pos(),
-                        "unsupported: uninterpreted functions with arguments",
-                    ));
+                let params = list(params)
+                    .ok_or_else(|| perr(params.pos(), "expected a list of parameter sorts"))?;
+                if params.is_empty() {
+                    if let Some((index, element)) = self.array_sort(s)? {
+                        self.declare_function(n, Kind::Array, vec![index], element)?;
+                        return Ok(true);
+                    }
+                    let sort = self.sort(s)?;
+                    self.declare(n, sort)?;
+                } else {
+                    let sorts = params
+                        .iter()
+                        .map(|p| self.sort(p))
+                        .collect::<PResult<Vec<_>>>()?;
+                    let result = self.sort(s)?;
+                    self.declare_function(n, Kind::Function, sorts, result)?;
                 }
-                let sort = self.sort(s)?;
-                self.declare(n, sort)?;
             }
             "define-fun" => self.define_fun(pos, args)?,
             "define-const" => {
@@ -437,6 +461,121 @@ impl Script<'_> {
         self.declared.push((name.clone(), t));
         self.bind_global(&name, Binding::Term(t));
         Ok(())
+    }
+
+    fn declare_function(
+        &mut self,
+        n: &SExpr,
+        kind: Kind,
+        params: Vec<Sort>,
+        result: Sort,
+    ) -> PResult<()> {
+        let name = symbol_name(n)?;
+        if self.globals.contains_key(&name) {
+            return Err(perr(n.pos(), format!("'{name}' is already declared")));
+        }
+        let f = self.functions.declare(&name, kind, params, result);
+        self.bind_global(&name, Binding::Function(f));
+        Ok(())
+    }
+
+    /// `Some((index, element))` when `e` is an array sort `(Array I E)` of scalar
+    /// sorts (after `define-sort` abbreviations).
+    fn array_sort(&self, e: &SExpr) -> PResult<Option<(Sort, Sort)>> {
+        if let Some((params, body)) = self.alias_of(e) {
+            if params.is_empty() {
+                return self.array_sort(&body);
+            }
+        }
+        match list(e) {
+            Some([head, index, element]) if head.symbol() == Some("Array") => {
+                if self.array_sort(index)?.is_some() || self.array_sort(element)?.is_some() {
+                    return Err(perr(e.pos(), "unsupported: arrays of arrays"));
+                }
+                Ok(Some((self.sort(index)?, self.sort(element)?)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `Some` array term when `e` is one: a declared or `let`-bound array, a
+    /// `store`, an `ite` of arrays or a constant array.
+    fn array(&mut self, e: &SExpr) -> PResult<Option<ArrayTerm>> {
+        let pos = e.pos();
+        if let Some(name) = e.symbol() {
+            if let Some((_, a)) = self.array_locals.iter().rev().find(|(n, _)| n == name) {
+                return Ok(Some(a.clone()));
+            }
+            return Ok(match self.lookup(name) {
+                Some(Binding::Function(f)) if self.functions.get(f).is_array() => {
+                    Some(ArrayTerm::Base(f))
+                }
+                _ => None,
+            });
+        }
+        let Some([head, rest @ ..]) = list(e) else {
+            return Ok(None);
+        };
+        match (head.symbol(), rest) {
+            (Some("store"), [a, i, v]) => {
+                let Some(a) = self.array(a)? else {
+                    return Err(perr(pos, "store expects an array"));
+                };
+                let (i, v) = (self.term(i)?, self.term(v)?);
+                Ok(Some(ArrayTerm::Store(Box::new(a), i, v)))
+            }
+            (Some("ite"), [c, a, b]) => {
+                let Some(a) = self.array(a)? else {
+                    return Ok(None);
+                };
+                let Some(b) = self.array(b)? else {
+                    return Err(perr(pos, "ite of an array and a value"));
+                };
+                let c = self.term(c)?;
+                Ok(Some(ArrayTerm::Ite(c, Box::new(a), Box::new(b))))
+            }
+            (None, [v]) => match list(head) {
+                Some([as_, konst, s])
+                    if as_.symbol() == Some("as") && konst.symbol() == Some("const") =>
+                {
+                    let Some((index, element)) = self.array_sort(s)? else {
+                        return Err(perr(pos, "as const expects an array sort"));
+                    };
+                    let v = self.term(v)?;
+                    if self.store.sort(v) != element {
+                        return Err(perr(
+                            pos,
+                            format!("constant array of {element} given a value of another sort"),
+                        ));
+                    }
+                    Ok(Some(ArrayTerm::Const(index, v)))
+                }
+                _ => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    /// `(select a i)`, or an array-valued term where a value is expected.
+    fn array_app(&mut self, pos: Pos, name: &str, rest: &[SExpr]) -> PResult<Option<TermId>> {
+        match (name, rest) {
+            ("select", [a, i]) => {
+                let Some(a) = self.array(a)? else {
+                    return Err(perr(pos, "select expects an array"));
+                };
+                let i = self.term(i)?;
+                let t = self
+                    .functions
+                    .select(&mut self.store, &a, i)
+                    .map_err(|e| term_err(pos, e))?;
+                Ok(Some(t))
+            }
+            ("store", _) => Err(perr(pos, "store gives an array where a value is expected")),
+            ("=" | "distinct", [a, ..]) if self.array(a)?.is_some() => {
+                Err(perr(pos, "unsupported: array equality (extensionality)"))
+            }
+            _ => Ok(None),
+        }
     }
 
     fn define_fun(&mut self, pos: Pos, args: &[SExpr]) -> PResult<()> {
@@ -678,6 +817,10 @@ impl Script<'_> {
                     return match b {
                         Binding::Term(t) => Ok(t),
                         Binding::Macro(_) => Err(perr(pos, format!("'{s}' expects arguments"))),
+                        Binding::Function(f) if self.functions.get(f).is_array() => {
+                            Err(perr(pos, format!("array '{s}' where a value is expected")))
+                        }
+                        Binding::Function(_) => Err(perr(pos, format!("'{s}' expects arguments"))),
                     };
                 }
                 if let Some(r) = RoundingMode::from_name(s) {
@@ -885,8 +1028,19 @@ impl Script<'_> {
             "fp" => return self.fp_triple(pos, rest),
             _ => {}
         }
-        if let Some(Binding::Macro(m)) = self.lookup(name) {
-            return self.expand_macro(pos, name, &m, rest);
+        match self.lookup(name) {
+            Some(Binding::Macro(m)) => return self.expand_macro(pos, name, &m, rest),
+            Some(Binding::Function(f)) if !self.functions.get(f).is_array() => {
+                let args = self.terms(rest)?;
+                return self
+                    .functions
+                    .apply(&mut self.store, f, &args)
+                    .map_err(|e| term_err(pos, e));
+            }
+            _ => {}
+        }
+        if let Some(t) = self.array_app(pos, name, rest)? {
+            return Ok(t);
         }
         if let Some(op) = rounded_op(name) {
             if rest.is_empty() {
@@ -1030,21 +1184,33 @@ impl Script<'_> {
             return Err(perr(pos, "let expects bindings and a body"));
         };
         let bl = list(bindings).ok_or_else(|| perr(bindings.pos(), "expected let bindings"))?;
-        let new = named_pairs(bl, "(name term)")?
-            .into_iter()
-            .map(|(name, t)| Ok((name, self.term(t)?)))
-            .collect::<PResult<Vec<_>>>()?;
-        let saved = self.locals.len();
+        let mut new = Vec::new();
+        let mut new_arrays = Vec::new();
+        for (name, t) in named_pairs(bl, "(name term)")? {
+            match self.array(t)? {
+                Some(a) => new_arrays.push((name, a)),
+                None => new.push((name, self.term(t)?)),
+            }
+        }
+        let (saved, saved_arrays) = (self.locals.len(), self.array_locals.len());
         self.locals.extend(new);
+        self.array_locals.extend(new_arrays);
         let r = self.term(body);
         self.locals.truncate(saved);
+        self.array_locals.truncate(saved_arrays);
         r
     }
 
     /// Decides the assertions plus the `assumed` literals.
     fn check_sat(&mut self, out: &mut dyn Write, assumed: &[TermId]) -> PResult<()> {
         let mut solver = Solver::new(&self.store, self.config.clone());
-        let goals: Vec<TermId> = self.assertions.iter().chain(assumed).copied().collect();
+        let goals: Vec<TermId> = self
+            .assertions
+            .iter()
+            .chain(assumed)
+            .chain(self.functions.constraints())
+            .copied()
+            .collect();
         let answer = solver.check(&goals);
         let stats: Stats = solver.stats().clone();
         let status = match answer {
@@ -1107,6 +1273,7 @@ impl Script<'_> {
                 value
             )?;
         }
+        self.functions.write_model(&self.store, &m, out)?;
         writeln!(out, ")")?;
         Ok(())
     }

@@ -105,13 +105,13 @@ fn parse_errors_name_line_and_column() {
     // An unbalanced list is reported where the innermost open list starts.
     let (line, col, _) = parse_error("(assert true)\n(assert (and true");
     assert_eq!((line, col), (2, 9));
-    let (_, _, msg) = parse_error("(declare-fun f (Float32) Float32)");
-    assert!(
-        msg.starts_with("unsupported: uninterpreted functions"),
-        "{msg}"
+    let (_, _, msg) = parse_error(
+        "(declare-const m (Array (_ BitVec 64) (_ BitVec 8)))(assert (= m (store m #x0000000000000000 #x00)))",
     );
-    let (_, _, msg) = parse_error("(declare-const m (Array (_ BitVec 64) (_ BitVec 8)))");
-    assert!(msg.starts_with("unsupported: Array"), "{msg}");
+    assert!(msg.starts_with("unsupported: array equality"), "{msg}");
+    let (_, _, msg) =
+        parse_error("(declare-const m (Array (_ BitVec 8) (Array (_ BitVec 8) (_ BitVec 8))))");
+    assert!(msg.starts_with("unsupported: arrays of arrays"), "{msg}");
 }
 
 #[test]
@@ -467,6 +467,38 @@ fn every_format_is_read_solved_and_printed() {
     );
     assert!(
         out.contains("(define-fun t () (_ FloatingPoint 3 5) (fp #b1 #b000 #b"),
+        "{out}"
+    );
+}
+
+#[test]
+fn functions_and_arrays_are_reduced_and_printed() {
+    let (out, r) = run("(declare-fun f ((_ BitVec 8)) Float32)
+         (declare-const m (Array (_ BitVec 8) (_ BitVec 8)))
+         (declare-const i (_ BitVec 8))
+         (assert (= (select (store m i #x07) #x01) #x09))
+         (assert (fp.isNaN (f (select m #x02))))
+         (check-sat)
+         (get-model)
+         (assert (= i #x01))
+         (check-sat)
+         (assert (= (f #x00) (f (select (store m i #x00) #x01))))
+         (check-sat)");
+    assert_eq!(
+        r.unwrap(),
+        vec![Status::Sat, Status::Unsat, Status::Unsat],
+        "{out}"
+    );
+    assert!(
+        out.contains("(define-fun m () (Array (_ BitVec 8) (_ BitVec 8)) (store "),
+        "{out}"
+    );
+    assert!(
+        out.contains("((as const (Array (_ BitVec 8) (_ BitVec 8)))"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(define-fun f ((x!0 (_ BitVec 8))) (_ FloatingPoint 8 24) (ite (= x!0 "),
         "{out}"
     );
 }

@@ -1,6 +1,8 @@
 //! The bit-precise backend: a complete decision procedure for the store's
-//! theory (Booleans, bit-vectors, rounding modes, binary32/binary64 floats),
-//! by bit-blasting to SAT.
+//! theory (Booleans, bit-vectors, rounding modes, floats of every format), by
+//! bit-blasting to SAT. `fp.rem` is the one operation whose circuit grows with
+//! 2^eb: on formats where it would pass ~2^18 gates (Float128) the answer is
+//! [`GaveUp::Unsupported`].
 //!
 //! Every term of the assertions' cone becomes a circuit in one [`aig::Aig`]
 //! (children first, in id order): Booleans a literal, bit-vectors and floats a
