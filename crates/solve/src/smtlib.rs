@@ -7,7 +7,7 @@
 //! `define-const`, `define-fun` (with parameters: expanded where applied),
 //! `push`/`pop`, `check-sat-assuming`, `get-model` and `get-value`, uninterpreted
 //! functions and arrays (QF_ABVFP: `select`, `store`, `ite` over arrays, constant
-//! arrays) by the reductions of [`functions`]. Everything the solver cannot
+//! arrays) by the reductions of module `functions`. Everything the solver cannot
 //! represent (`Real`/`Int` arithmetic, array equality, arrays of arrays) is
 //! rejected with an `unsupported: NAME` error naming the line and column; `set-info`/`set-option`
 //! are ignored with a note. Beyond SMT-LIB, the unary extension operators

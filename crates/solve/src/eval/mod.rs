@@ -9,7 +9,7 @@
 //! so `roundToIntegral` and the conversions to integers use them in every mode.
 //! Formats other than binary32 and binary64 have no host arithmetic: their
 //! values are bit patterns ([`Value::Float`]) and every operation on them goes
-//! through [`crate::ieee`] in every mode ([`any_format`]).
+//! through [`crate::ieee`] in every mode (module `any_format`).
 //! `fp.min`/`fp.max` of two zeros of different signs may be either zero
 //! (SMT-LIB leaves it open): a model carries the choice ([`Model::zero_choice`])
 //! and [`check_model`] accepts a model under any choice. Other results that
