@@ -1152,11 +1152,60 @@ impl Script<'_> {
                 }
                 self.conj(pos, &parts)
             }
+            "bvredand" | "bvredor" | "bvcomp" | "bvnand" | "bvnor" | "bvxnor" => {
+                self.derived_bv_op(pos, name, args)
+            }
             "fp.to_real" | "to_real" | "to_int" | "+" | "-" | "*" | "/" => Err(perr(
                 pos,
                 format!("unsupported: {name} (Int/Real arithmetic)"),
             )),
             _ => Err(perr(pos, format!("unsupported: operator {name} (unknown)"))),
+        }
+    }
+
+    /// The QF_BV operators defined from others: reductions to one bit
+    /// (`bvredand`, `bvredor`), `bvcomp`, and the negated logic operators.
+    fn derived_bv_op(&mut self, pos: Pos, name: &str, args: &[TermId]) -> PResult<TermId> {
+        let bit = |s: &mut Self, b: bool| s.store.bv_const(u64::from(b), 1);
+        let (one, zero) = (bit(self, true), bit(self, false));
+        let (one, zero) = (
+            one.map_err(|e| term_err(pos, e))?,
+            zero.map_err(|e| term_err(pos, e))?,
+        );
+        let width = |s: &Self, t: TermId| match s.store.sort(t) {
+            Sort::BitVec(w) => Ok(w),
+            other => Err(perr(
+                pos,
+                format!("{name} expects bit-vectors, got {other}"),
+            )),
+        };
+        match (name, args) {
+            ("bvredand" | "bvredor", [x]) => {
+                let w = width(self, *x)?;
+                let all = if name == "bvredand" { u64::MAX } else { 0 };
+                let c = self.store.bv_const(all, w).map_err(|e| term_err(pos, e))?;
+                let eq = self.mk(pos, Op::Eq, &[*x, c])?;
+                let (hit, miss) = if name == "bvredand" {
+                    (one, zero)
+                } else {
+                    (zero, one)
+                };
+                self.mk(pos, Op::Ite, &[eq, hit, miss])
+            }
+            ("bvcomp", [x, y]) => {
+                let eq = self.mk(pos, Op::Eq, &[*x, *y])?;
+                self.mk(pos, Op::Ite, &[eq, one, zero])
+            }
+            ("bvnand" | "bvnor" | "bvxnor", [x, y]) => {
+                let op = match name {
+                    "bvnand" => Op::BvAnd,
+                    "bvnor" => Op::BvOr,
+                    _ => Op::BvXor,
+                };
+                let t = self.mk(pos, op, &[*x, *y])?;
+                self.mk(pos, Op::BvNot, &[t])
+            }
+            _ => Err(perr(pos, format!("{name}: wrong number of arguments"))),
         }
     }
 

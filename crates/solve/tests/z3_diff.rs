@@ -1092,3 +1092,32 @@ fn z3_differential_arrays_and_functions() {
     assert_eq!(unknown, 0, "fpforge left formulas open");
     assert!(sat >= 40 && unsat >= 20, "sat {sat}, unsat {unsat}");
 }
+
+#[test]
+fn derived_bit_vector_operators_agree_with_z3() {
+    for (form, want) in [
+        (
+            "(assert (= (bvredand b) #b1))(assert (distinct b #xff))",
+            Status::Unsat,
+        ),
+        (
+            "(assert (= (bvredor b) #b0))(assert (distinct b #x00))",
+            Status::Unsat,
+        ),
+        (
+            "(assert (= (bvredor b) #b1))(assert (= (bvredand b) #b0))",
+            Status::Sat,
+        ),
+        (
+            "(assert (= (bvcomp b #x2a) #b1))(assert (= (bvnand b #x0f) #xf5))",
+            Status::Sat,
+        ),
+        (
+            "(assert (= (bvnor b #x0f) (bvnot (bvor b #x0f))))(assert (= (bvxnor b b) #x00))",
+            Status::Unsat,
+        ),
+    ] {
+        let script = format!("(declare-const b (_ BitVec 8)){form}\n");
+        assert_eq!(decided_like_z3(&script), want, "{form}");
+    }
+}
