@@ -16,9 +16,7 @@ use crate::term::{mask, Op};
 /// of one, or a conversion to one).
 pub(super) fn applies(op: Op, args: &[Value]) -> bool {
     let to_other = match op {
-        Op::FpConst(f, _) | Op::FpToFp(f) | Op::SbvToFp(f) | Op::UbvToFp(f) | Op::BitsToFp(f) => {
-            f.host().is_none()
-        }
+        Op::FpToFp(f) | Op::SbvToFp(f) | Op::UbvToFp(f) | Op::BitsToFp(f) => f.host().is_none(),
         _ => false,
     };
     to_other || args.iter().any(|v| matches!(v, Value::Float(..)))
@@ -32,16 +30,6 @@ pub(super) fn apply(op: Op, a: &[Value]) -> Option<Value> {
     let rm = || a.first().and_then(Value::as_rm);
     let result = Value::from_float_bits;
     Some(match op {
-        FpConst(f, bits) => result(f, bits),
-        Ite => {
-            if a[0].as_bool() {
-                a[1]
-            } else {
-                a[2]
-            }
-        }
-        Eq => Value::Bool(a[0].same(&a[1])),
-        Distinct => Value::Bool(!a[0].same(&a[1])),
         FpAbs => {
             let (f, x) = float(0)?;
             result(f, ieee::abs(f, x))

@@ -480,9 +480,6 @@ fn float_of(f: FpFormat, x: f64) -> Value {
 /// is unspecified by SMT-LIB (or, defensively, on ill-sorted arguments).
 pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
     use Op::*;
-    if any_format::applies(op, a) {
-        return any_format::apply(op, a);
-    }
     let b = |i: usize| a[i].as_bool();
     Some(match op {
         Var(_) => return None,
@@ -505,17 +502,29 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
         Eq => Value::Bool(a[0].same(&a[1])),
         Distinct => Value::Bool(!a[0].same(&a[1])),
         FpAbs | FpNeg | FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma | FpRem
-        | FpRoundToIntegral | FpMin | FpMax | Ext(_) => return apply_fp_arith(op, a),
+        | FpRoundToIntegral | FpMin | FpMax | Ext(_) => return on_floats(op, a, apply_fp_arith),
         FpLeq | FpLt | FpGeq | FpGt | FpEq | FpIsNormal | FpIsSubnormal | FpIsZero
-        | FpIsInfinite | FpIsNaN | FpIsNegative | FpIsPositive => return apply_fp_test(op, a),
+        | FpIsInfinite | FpIsNaN | FpIsNegative | FpIsPositive => {
+            return on_floats(op, a, apply_fp_test)
+        }
         FpToSbv(..) | FpToUbv(..) | FpToFp(_) | SbvToFp(_) | UbvToFp(_) | BitsToFp(_)
-        | FpToBits(_) => return apply_conversion(op, a),
+        | FpToBits(_) => return on_floats(op, a, apply_conversion),
         BvNot | BvNeg | BvAnd | BvOr | BvXor | BvAdd | BvSub | BvMul | BvUdiv | BvUrem | BvSdiv
         | BvSrem | BvSmod | BvShl | BvLshr | BvAshr | Concat | Extract(..) | ZeroExtend(_)
         | SignExtend(_) | BvUlt | BvUle | BvUgt | BvUge | BvSlt | BvSle | BvSgt | BvSge => {
             return apply_bv(op, a)
         }
     })
+}
+
+/// A floating-point operator by `host` on the host formats, by [`any_format`]
+/// on the others.
+fn on_floats(op: Op, a: &[Value], host: fn(Op, &[Value]) -> Option<Value>) -> Option<Value> {
+    if any_format::applies(op, a) {
+        any_format::apply(op, a)
+    } else {
+        host(op, a)
+    }
 }
 
 /// `op` (a rounded operation: add, sub, mul, div, fma, sqrt) in mode `rm` on
