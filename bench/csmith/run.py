@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 INCLUDE = "/usr/include/csmith"
 
@@ -100,12 +101,14 @@ def main():
         seeds = ([int(s) for s in args.seeds.split(",")] if args.seeds
                  else range(args.first, args.first + args.count))
         for seed in seeds:
+            began = time.monotonic()
             verdict, why = judge(seed, args.fpforge, work)
-            rows.append({"seed": seed, "verdict": verdict, "why": why})
+            took = time.monotonic() - began
+            rows.append({"seed": seed, "verdict": verdict, "why": why, "seconds": round(took, 1)})
             counts[verdict] += 1
             if verdict in ("unsupported", "mismatch", "skipped"):
                 reasons[(verdict, why)] += 1
-            print(f"{seed} {verdict} {why}", flush=True)
+            print(f"{seed} {verdict} {took:.1f}s {why}", flush=True)
     judged = counts["agree"] + counts["mismatch"] + counts["unsupported"]
     print(f"\nprograms {len(rows)}, judged (UB-free) {judged}: agree {counts['agree']}, "
           f"mismatch {counts['mismatch']}, unsupported {counts['unsupported']}; skipped {counts['skipped']}")

@@ -17,7 +17,7 @@ use crate::native::{NativeLib, RawEvent};
 use fpforge_exec::libm::under_host_mode;
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, Outcome};
 use fpforge_spec::Arg;
-use fpir::{Arm, BranchSite, Func, Module, Side, Terminator, Type};
+use fpir::{Arm, BranchSite, Func, Module, ParamShape, Side, Terminator, Type};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -180,24 +180,46 @@ impl<'a> Differ<'a> {
         }
     }
 
-    /// The native signature of `func` and what to generate for each parameter.
+    /// The native signature of `func` and what to generate for each parameter. A
+    /// `long double` parameter is the lowered module's two ([`Kind::F80`],
+    /// [`Kind::F80Exp`]); a `long double` result, the module's hidden result slot, is
+    /// [`Kind::F80`] and no parameter.
     pub fn plan_for(&self, func: Func) -> Result<(Signature, Vec<ParamSpec>), String> {
         let f = &self.module.funcs[func];
-        let params: Vec<Kind> = f
-            .param_types()
-            .into_iter()
-            .map(kind_of)
-            .collect::<Result<_, _>>()?;
+        let long_double = |i: usize| {
+            matches!(
+                self.module.param_shapes.get(&(func, i)),
+                Some(ParamShape::LongDouble)
+            )
+        };
+        let returns_long_double = f.sret_elem().is_some() && long_double(0);
+        let types = f.param_types();
+        let mut params = Vec::with_capacity(types.len());
+        let mut pointees = Vec::with_capacity(types.len());
+        let mut i = usize::from(returns_long_double);
+        while i < types.len() {
+            if long_double(i) {
+                params.extend([Kind::F80, Kind::F80Exp]);
+                pointees.extend([None, None]);
+                i += 2;
+                continue;
+            }
+            params.push(kind_of(types[i])?);
+            pointees.push(
+                f.param_pointees
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .and_then(|t| kind_of(t).ok()),
+            );
+            i += 1;
+        }
         let ret = match f.ret {
+            None if returns_long_double => Kind::F80,
             None => Kind::Void,
             Some(Type::Ptr) => return Err("returns a pointer".to_string()),
             Some(t) => kind_of(t)?,
         };
-        let pointees: Vec<Option<Kind>> = f
-            .param_pointees
-            .iter()
-            .map(|p| p.and_then(|t| kind_of(t).ok()))
-            .collect();
         let sig = Signature { params, ret };
         if !dispatch::supported(&sig) {
             return Err(format!("native signature {sig} is not in dispatch::SHAPES"));
@@ -295,20 +317,43 @@ impl<'a> Differ<'a> {
                 }
             }
         }
+        let trampoline = match sig.extended_shape() {
+            Some(_) => Some(
+                self.native
+                    .extended_trampoline()
+                    .map_err(|e| e.to_string())?,
+            ),
+            None => None,
+        };
         self.native.reset_trace();
         // The native call starts in the rounding mode the interpreter's runs start in.
-        let (native_ret, _) = under_host_mode(interp.config().rounding, || {
+        let (native_words, _) = under_host_mode(interp.config().rounding, || {
             // SAFETY: `sig` was derived from the function's IR signature, which is the
             // one the native code was compiled from; array arguments point at buffers of
             // the length passed in the length parameter, which the corpus respects.
-            unsafe { dispatch::call(ptr, sig, &raw) }
+            unsafe {
+                match trampoline {
+                    Some(t) => dispatch::call_extended(t, ptr, sig, &raw),
+                    None => dispatch::call(ptr, sig, &raw).map(|r| r.into_iter().collect()),
+                }
+            }
         });
-        let native_ret = native_ret.map_err(|e| e.to_string())?;
+        let native_words: Vec<u64> = native_words.map_err(|e| e.to_string())?;
+        let native_ret = native_words.first().copied();
         let native_trace = self.native.take_trace();
         let native_arrays: Vec<Vec<u64>> = buffers.iter().map(|(k, b)| decode(*k, b)).collect();
 
-        // Interpreter side.
-        let interp_args = interpreter_args(specs, args);
+        // Interpreter side; a `long double` result comes back in the hidden result slot,
+        // the first array.
+        let returns_long_double = sig.ret == Kind::F80;
+        let mut interp_args = Vec::with_capacity(args.len() + 1);
+        if returns_long_double {
+            interp_args.push(Arg::Array {
+                elem: Type::I64,
+                values: vec![0; 2],
+            });
+        }
+        interp_args.extend(interpreter_args(specs, args));
         interp.observer_mut().clear();
         let run = interp
             .call(func, &interp_args)
@@ -329,7 +374,19 @@ impl<'a> Differ<'a> {
                 ))
             }
         };
-        if !same_bits(sig.ret, native_ret, interp_ret) {
+        let mut interp_arrays = run.arrays.iter();
+        if returns_long_double {
+            let slot = interp_arrays.next().map(Vec::as_slice).unwrap_or_default();
+            let native = long_double_words(&native_words);
+            let interp = long_double_words(slot);
+            if !same_long_double(native, interp) {
+                return Err(format!(
+                    "result: native {} interpreter {}",
+                    show_long_double(native),
+                    show_long_double(interp)
+                ));
+            }
+        } else if !same_bits(sig.ret, native_ret, interp_ret) {
             return Err(format!(
                 "result: native {} interpreter {}",
                 show(sig.ret, native_ret),
@@ -337,7 +394,7 @@ impl<'a> Differ<'a> {
             ));
         }
         for (i, ((kind, _), native_vals)) in buffers.iter().zip(&native_arrays).enumerate() {
-            let Some(interp_vals) = run.arrays.get(i) else {
+            let Some(interp_vals) = interp_arrays.next() else {
                 return Err(format!("interpreter returned no contents for array {i}"));
             };
             if native_vals.len() != interp_vals.len() {
@@ -441,8 +498,34 @@ fn type_of(k: Kind) -> Type {
     match k {
         Kind::F32 => Type::F32,
         Kind::I32 => Type::I32,
-        Kind::I64 => Type::I64,
+        Kind::I64 | Kind::F80 => Type::I64,
+        Kind::F80Exp => Type::Int(16),
         Kind::F64 | Kind::Ptr | Kind::Void => Type::F64,
+    }
+}
+
+/// A `long double` result's significand and sign-and-exponent, from two words.
+fn long_double_words(words: &[u64]) -> Option<(u64, u16)> {
+    match words {
+        [sig, se, ..] => Some((*sig, *se as u16)),
+        _ => None,
+    }
+}
+
+/// Same bits, or two NaNs (x87: the largest exponent and a significand other than the
+/// integer bit alone).
+fn same_long_double(a: Option<(u64, u16)>, b: Option<(u64, u16)>) -> bool {
+    let nan = |(sig, se): (u64, u16)| se & 0x7fff == 0x7fff && sig << 1 != 0;
+    match (a, b) {
+        (Some(a), Some(b)) => a == b || (nan(a) && nan(b)),
+        _ => false,
+    }
+}
+
+fn show_long_double(v: Option<(u64, u16)>) -> String {
+    match v {
+        Some((sig, se)) => format!("{se:#06x}:{sig:#018x}"),
+        None => "nothing".to_string(),
     }
 }
 

@@ -4,6 +4,12 @@
 //! corpus and musl functions use a small number of shapes; [`SHAPES`] lists them and
 //! [`call`] transmutes the address to the matching type. Every pointer parameter is a
 //! `*mut u8` at the ABI level, so `double *` and `float *` share shapes.
+//!
+//! Rust has no `long double`: a signature with one ([`Kind::F80`]) is called through the
+//! C trampoline `fpforge_call_extended` of the native runtime (`runtime.c`), by the
+//! [`Signature::extended_shape`] code of one of [`EXTENDED_SHAPES`] ([`call_extended`]).
+//! A `long double` argument is two words, as in the lowered module: its significand
+//! ([`Kind::F80`]) and its sign and exponent ([`Kind::F80Exp`]).
 
 use std::ffi::c_void;
 use std::fmt;
@@ -21,6 +27,11 @@ pub enum Kind {
     I64,
     /// Any data pointer.
     Ptr,
+    /// `long double` (x86_fp80): as a parameter its significand, the next parameter
+    /// being its [`Kind::F80Exp`]; as a result, both.
+    F80,
+    /// The sign and exponent of the `long double` parameter before.
+    F80Exp,
     /// No value (results only).
     Void,
 }
@@ -33,6 +44,8 @@ impl fmt::Display for Kind {
             Kind::I32 => "i32",
             Kind::I64 => "i64",
             Kind::Ptr => "ptr",
+            Kind::F80 => "f80",
+            Kind::F80Exp => "f80-exponent",
             Kind::Void => "void",
         })
     }
@@ -201,11 +214,88 @@ pub enum DispatchError {
     },
 }
 
-/// True when [`call`] supports `sig`.
+/// The `long double` signatures `fpforge_call_extended` calls, by shape code: one
+/// letter per C parameter (`d` double, `f` float, `i` int, `l` long, `p` pointer, `L`
+/// long double), `>`, the result's letter (`v` void).
+pub const EXTENDED_SHAPES: &[&str] = &[
+    "L>L", "LL>L", "LLL>L", "Li>L", "Ll>L", "Lp>L", "LLp>L", "L>i", "L>l", "dL>d", "fL>f", "iL>L",
+    "Lpp>v",
+];
+
+impl Signature {
+    /// The shape code of a signature with a `long double` (see [`EXTENDED_SHAPES`]), or
+    /// `None` when it has none.
+    pub fn extended_shape(&self) -> Option<String> {
+        if self.ret != Kind::F80 && !self.params.contains(&Kind::F80) {
+            return None;
+        }
+        let letter = |k: Kind| match k {
+            Kind::F64 => "d",
+            Kind::F32 => "f",
+            Kind::I32 => "i",
+            Kind::I64 => "l",
+            Kind::Ptr => "p",
+            Kind::F80 => "L",
+            Kind::F80Exp => "",
+            Kind::Void => "v",
+        };
+        let params: String = self.params.iter().map(|&k| letter(k)).collect();
+        Some(format!("{params}>{}", letter(self.ret)))
+    }
+}
+
+/// True when [`call`] or [`call_extended`] supports `sig`.
 pub fn supported(sig: &Signature) -> bool {
-    SHAPES
-        .iter()
-        .any(|(p, r)| *r == sig.ret && *p == sig.params.as_slice())
+    match sig.extended_shape() {
+        Some(shape) => EXTENDED_SHAPES.contains(&shape.as_str()),
+        None => SHAPES
+            .iter()
+            .any(|(p, r)| *r == sig.ret && *p == sig.params.as_slice()),
+    }
+}
+
+/// The runtime's `long double` trampoline: `(shape, function, words, result) -> called`,
+/// the result's words written to `result` (a `long double`'s significand, then its sign
+/// and exponent).
+pub type ExtendedTrampoline =
+    unsafe extern "C" fn(*const std::ffi::c_char, *const c_void, *const u64, *mut u64) -> i32;
+
+/// Calls `ptr`, of a signature with a `long double`, through `trampoline` with `args`
+/// (one word per parameter of the signature). Returns the result's words: both for a
+/// `long double`, the first alone for any other result, none for void.
+///
+/// # Safety
+/// As for [`call`]; `trampoline` must be the runtime's `fpforge_call_extended`.
+pub unsafe fn call_extended(
+    trampoline: ExtendedTrampoline,
+    ptr: *const c_void,
+    sig: &Signature,
+    args: &[u64],
+) -> Result<Vec<u64>, DispatchError> {
+    if args.len() != sig.params.len() {
+        return Err(DispatchError::Arity {
+            expected: sig.params.len(),
+            got: args.len(),
+        });
+    }
+    let shape = sig
+        .extended_shape()
+        .filter(|s| EXTENDED_SHAPES.contains(&s.as_str()))
+        .ok_or_else(|| DispatchError::Unsupported(sig.clone()))?;
+    let code =
+        std::ffi::CString::new(shape).map_err(|_| DispatchError::Unsupported(sig.clone()))?;
+    let mut out = [0u64; 2];
+    // SAFETY: the caller guarantees the signature and the trampoline; the shape code
+    // names that signature and `out` has room for any result.
+    let called = unsafe { trampoline(code.as_ptr(), ptr, args.as_ptr(), out.as_mut_ptr()) };
+    if called == 0 {
+        return Err(DispatchError::Unsupported(sig.clone()));
+    }
+    Ok(match sig.ret {
+        Kind::F80 => out.to_vec(),
+        Kind::Void => Vec::new(),
+        _ => vec![out[0]],
+    })
 }
 
 #[cfg(test)]

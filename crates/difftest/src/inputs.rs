@@ -152,6 +152,30 @@ pub const I64_SPECIALS: &[i64] = &[
     i32::MIN as i64,
 ];
 
+/// Special `long double` significands (with [`F80_EXP_SPECIALS`], paired on the first
+/// two scalars of `f(long double)`): zero, the integer bit alone (a power of two, or
+/// infinity), the quiet bit, all ones, denormal and unnormal patterns, pi and ln 2.
+pub const F80_SIG_SPECIALS: &[u64] = &[
+    0x8000_0000_0000_0000,
+    0,
+    0xc000_0000_0000_0000,
+    0x8000_0000_0000_0001,
+    u64::MAX,
+    1,
+    0x4000_0000_0000_0000,
+    0xc90f_daa2_2168_c235,
+    0xb172_17f7_d1cf_79ac,
+    0xffff_ffff_ffff_fffe,
+    0x8000_0000_0000_0800,
+];
+
+/// Special `long double` signs and exponents: around 1, the zero and infinity/NaN
+/// exponents of both signs, the extremes, and the edges where conversions overflow.
+pub const F80_EXP_SPECIALS: &[u16] = &[
+    0x3fff, 0xbfff, 0x0000, 0x8000, 0x7fff, 0xffff, 0x3ffe, 0x4000, 0x4005, 0xc002, 0x3fbf, 0x7ffe,
+    0x0001, 0x401e, 0x403e, 0x400c, 0x43fe, 0x3c00, 0xbc01,
+];
+
 /// What to generate for one parameter.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ParamSpec {
@@ -352,6 +376,21 @@ impl InputGen {
                 };
                 v as u64
             }
+            Kind::F80 => match family {
+                0..=9 => special(kind, self.rng.gen_range(0..F80_SIG_SPECIALS.len())),
+                10..=89 => (1 << 63) | self.rng.gen::<u64>(),
+                _ => self.rng.gen(),
+            },
+            Kind::F80Exp => {
+                let sign = if self.rng.gen() { 0x8000 } else { 0 };
+                let exponent: u16 = match family {
+                    0..=19 => return special(kind, self.rng.gen_range(0..F80_EXP_SPECIALS.len())),
+                    20..=79 => self.rng.gen_range(0x3fff - 64..=0x3fff + 64),
+                    80..=94 => self.rng.gen_range(1..=0x7ffe),
+                    _ => self.rng.gen_range(0..=0x7fff),
+                };
+                u64::from(sign | exponent)
+            }
             Kind::Ptr | Kind::Void => 0,
         }
     }
@@ -363,6 +402,8 @@ fn specials_len(kind: Kind) -> usize {
         Kind::F32 => F32_SPECIALS.len(),
         Kind::I32 => I32_SPECIALS.len(),
         Kind::I64 => I64_SPECIALS.len(),
+        Kind::F80 => F80_SIG_SPECIALS.len(),
+        Kind::F80Exp => F80_EXP_SPECIALS.len(),
         Kind::Ptr | Kind::Void => 0,
     }
 }
@@ -373,6 +414,8 @@ fn special(kind: Kind, i: usize) -> u64 {
         Kind::F32 => u64::from(F32_SPECIALS[i]),
         Kind::I32 => u64::from(I32_SPECIALS[i] as u32),
         Kind::I64 => I64_SPECIALS[i] as u64,
+        Kind::F80 => F80_SIG_SPECIALS[i],
+        Kind::F80Exp => u64::from(F80_EXP_SPECIALS[i]),
         Kind::Ptr | Kind::Void => 0,
     }
 }

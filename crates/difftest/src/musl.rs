@@ -10,9 +10,10 @@
 //! Choices, each one deliberate:
 //! - The x86_64 overrides (`src/math/x86_64/*.s`, and `.c` files with inline asm) are not
 //!   used; the generic C file of the same name is.
-//! - Files that define a `long double` (`x86_fp80`) function are left out of the pool;
-//!   calls to them that stay in the double code (musl's `isnan` macro emits a dead
-//!   `__fpclassifyl` call at `-O0`) remain unresolved externals.
+//! - Files that define a `long double` (`x86_fp80`) function are in the pool like the
+//!   others (the generic C of `expl`, `powl`, ... with `LDBL_MANT_DIG == 64`); their
+//!   functions are called natively through the runtime's trampoline
+//!   ([`crate::dispatch::call_extended`]).
 //! - `src/fenv/fenv.c`, musl's C fallback for targets without floating-point exceptions,
 //!   is in the pool: the native build links the same bitcode, so both sides agree on
 //!   `fetestexcept` & co (which report nothing), also when both run in another rounding
@@ -319,7 +320,8 @@ fn signature_from(ret: &str, params: &[&str]) -> Option<Signature> {
         "float" => Some(Kind::F32),
         "i32" => Some(Kind::I32),
         "i64" => Some(Kind::I64),
-        "double*" | "float*" | "i32*" => Some(Kind::Ptr),
+        "double*" | "float*" | "i32*" | "x86_fp80*" => Some(Kind::Ptr),
+        "x86_fp80" => Some(Kind::F80),
         _ => None,
     };
     let ret = if ret == "void" {
@@ -327,19 +329,24 @@ fn signature_from(ret: &str, params: &[&str]) -> Option<Signature> {
     } else {
         kind(ret)?
     };
-    let params = params.iter().map(|p| kind(p)).collect::<Option<Vec<_>>>()?;
+    // A `long double` parameter is two words, as in the lowered module.
+    let mut kinds = Vec::with_capacity(params.len());
+    for p in params {
+        match kind(p)? {
+            Kind::F80 => kinds.extend([Kind::F80, Kind::F80Exp]),
+            k => kinds.push(k),
+        }
+    }
+    let params = kinds;
     Some(Signature { params, ret })
 }
 
 /// Indices of the files `start` must be linked with: itself and, transitively, the
-/// files of the pool (files without `long double` functions) defining what it needs.
+/// files of the pool defining what it needs.
 /// Symbols no pool file defines stay unresolved.
 pub fn closure(files: &[FileScan], start: usize) -> Vec<usize> {
     let mut owner: HashMap<&str, usize> = HashMap::new();
     for (i, f) in files.iter().enumerate() {
-        if f.long_double {
-            continue;
-        }
         for d in &f.defines {
             owner.entry(d.as_str()).or_insert(i);
         }
@@ -415,6 +422,13 @@ define hidden i32 @__rem_pio2(double noundef %0, double* noundef %1) {
         let l = scan_text("cosl.c".into(), LONG);
         assert!(l.long_double);
         assert_eq!(
+            l.funcs[0].signature,
+            Some(Signature {
+                params: vec![Kind::F80, Kind::F80Exp],
+                ret: Kind::F80
+            })
+        );
+        assert_eq!(
             l.funcs[1].signature,
             Some(Signature {
                 params: vec![Kind::F64, Kind::Ptr],
@@ -424,12 +438,14 @@ define hidden i32 @__rem_pio2(double noundef %0, double* noundef %1) {
     }
 
     #[test]
-    fn closure_skips_long_double_files() {
+    fn closure_links_long_double_files() {
         let files = vec![
             scan_text("cos.c".into(), COS),
             scan_text("__cos.c".into(), KERNEL),
             scan_text("cosl.c".into(), LONG),
         ];
-        assert_eq!(closure(&files, 0), vec![0, 1]);
+        // `__rem_pio2`, which cos needs, is defined only by the long double file.
+        assert_eq!(closure(&files, 0), vec![0, 1, 2]);
+        assert_eq!(closure(&files, 2), vec![2]);
     }
 }

@@ -245,6 +245,17 @@ impl NativeLib {
         Ok(*sym)
     }
 
+    /// The runtime's `long double` trampoline (see [`crate::dispatch::call_extended`]);
+    /// only a traced library links the runtime.
+    pub fn extended_trampoline(&self) -> Result<crate::dispatch::ExtendedTrampoline, NativeError> {
+        // SAFETY: runtime.c defines `fpforge_call_extended` with exactly this type.
+        let f = unsafe {
+            self.lib
+                .get::<crate::dispatch::ExtendedTrampoline>(b"fpforge_call_extended\0")?
+        };
+        Ok(*f)
+    }
+
     /// Clears this thread's trace buffer.
     pub fn reset_trace(&self) {
         if let Some(t) = self.trace {

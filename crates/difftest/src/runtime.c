@@ -7,6 +7,7 @@
  * overflow flag is set, so a runaway loop cannot exhaust memory. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define FPFORGE_TRACE_LIMIT ((size_t)1 << 22)
 
@@ -62,4 +63,70 @@ void fpforge_trace_enable(int on) { fpforge_enabled = on; }
 void fpforge_trace_reset(void) {
     fpforge_len = 0;
     fpforge_overflow = 0;
+}
+
+/* Calls of functions with a `long double` (x86_fp80) parameter or result, which the
+ * Rust side cannot declare: `shape` is the signature's code (dispatch.rs,
+ * EXTENDED_SHAPES), `a` holds one word per parameter (a long double is two: its
+ * significand, then its sign and exponent) and the result's words go to `out`.
+ * Returns 0 for a shape it does not know. */
+typedef long double fpforge_ld;
+
+static fpforge_ld fpforge_ld_at(const uint64_t *w) {
+    fpforge_ld x = 0;
+    uint16_t se = (uint16_t)w[1];
+    memcpy(&x, w, 8);
+    memcpy((char *)&x + 8, &se, 2);
+    return x;
+}
+
+static void fpforge_put_ld(uint64_t *out, fpforge_ld x) {
+    uint16_t se;
+    memcpy(&out[0], &x, 8);
+    memcpy(&se, (char *)&x + 8, 2);
+    out[1] = se;
+}
+
+int fpforge_call_extended(const char *shape, void *f, const uint64_t *a, uint64_t *out) {
+    typedef fpforge_ld ld;
+    if (!strcmp(shape, "L>L")) {
+        fpforge_put_ld(out, ((ld(*)(ld))f)(fpforge_ld_at(a)));
+    } else if (!strcmp(shape, "LL>L")) {
+        fpforge_put_ld(out, ((ld(*)(ld, ld))f)(fpforge_ld_at(a), fpforge_ld_at(a + 2)));
+    } else if (!strcmp(shape, "LLL>L")) {
+        fpforge_put_ld(out, ((ld(*)(ld, ld, ld))f)(fpforge_ld_at(a), fpforge_ld_at(a + 2),
+                                                   fpforge_ld_at(a + 4)));
+    } else if (!strcmp(shape, "Li>L")) {
+        fpforge_put_ld(out, ((ld(*)(ld, int))f)(fpforge_ld_at(a), (int)a[2]));
+    } else if (!strcmp(shape, "Ll>L")) {
+        fpforge_put_ld(out, ((ld(*)(ld, long))f)(fpforge_ld_at(a), (long)a[2]));
+    } else if (!strcmp(shape, "Lp>L")) {
+        fpforge_put_ld(out, ((ld(*)(ld, void *))f)(fpforge_ld_at(a), (void *)a[2]));
+    } else if (!strcmp(shape, "LLp>L")) {
+        fpforge_put_ld(out, ((ld(*)(ld, ld, void *))f)(fpforge_ld_at(a), fpforge_ld_at(a + 2),
+                                                      (void *)a[4]));
+    } else if (!strcmp(shape, "L>i")) {
+        out[0] = (uint32_t)((int (*)(ld))f)(fpforge_ld_at(a));
+    } else if (!strcmp(shape, "L>l")) {
+        out[0] = (uint64_t)((long (*)(ld))f)(fpforge_ld_at(a));
+    } else if (!strcmp(shape, "dL>d")) {
+        double x, r;
+        memcpy(&x, &a[0], 8);
+        r = ((double (*)(double, ld))f)(x, fpforge_ld_at(a + 1));
+        memcpy(&out[0], &r, 8);
+    } else if (!strcmp(shape, "fL>f")) {
+        uint32_t bits = (uint32_t)a[0];
+        float x, r;
+        memcpy(&x, &bits, 4);
+        r = ((float (*)(float, ld))f)(x, fpforge_ld_at(a + 1));
+        memcpy(&bits, &r, 4);
+        out[0] = bits;
+    } else if (!strcmp(shape, "iL>L")) {
+        fpforge_put_ld(out, ((ld(*)(int, ld))f)((int)a[0], fpforge_ld_at(a + 1)));
+    } else if (!strcmp(shape, "Lpp>v")) {
+        ((void (*)(ld, void *, void *))f)(fpforge_ld_at(a), (void *)a[2], (void *)a[3]);
+    } else {
+        return 0;
+    }
+    return 1;
 }

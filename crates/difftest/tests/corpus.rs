@@ -160,3 +160,25 @@ fn misc() {
 fn wide() {
     assert_eq!(check_file("wide.c", &["wd_divide", "wd_bitint"]), 10);
 }
+
+/// `long double` functions of every shape `dispatch::EXTENDED_SHAPES` lists except the
+/// void one, called natively through the runtime's trampoline. The soft-float x87
+/// arithmetic is slow in a debug build: every function runs the shorter input count.
+#[test]
+fn long_double() {
+    let all = [
+        "ld_poly",
+        "ld_hypot",
+        "ld_fma3",
+        "ld_scale",
+        "ld_scale_long",
+        "ld_split",
+        "ld_remainder",
+        "ld_class",
+        "ld_round",
+        "ld_mix",
+        "ld_mix_float",
+        "ld_power",
+    ];
+    assert_eq!(check_file("long_double.c", &all), 12);
+}

@@ -30,7 +30,7 @@ use crate::unwind::{CxxAbi, Thrown};
 use fpforge_spec::Arg;
 use fpir::eval::RoundingMode;
 use fpir::{Builtin, EntityId, Func, Module, Type};
-use step::{step, Control, Machine};
+use step::{Control, Machine, Step};
 
 /// Whether any function of the program calls a `<fenv.h>` function.
 fn calls_fenv(prog: &Program) -> bool {
@@ -556,7 +556,20 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     /// terminator, or an edge target; preparation checks that the code is non-empty, ends
     /// in a terminator and that every edge target is inside the code
     /// (`prepare::check_code`). The op fetches rely on it.
+    ///
+    /// The floating-point environment's model is fixed for the whole run, so the loop is
+    /// compiled once per model: testing it at every float operation cost 14-25 % more
+    /// instructions per musl call in the native model (`bench/musl/instr.sh`).
     fn run(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
+        if self.m.mem.float_env().is_native() {
+            self.run_in::<false>(entry)
+        } else {
+            self.run_in::<true>(entry)
+        }
+    }
+
+    /// [`Self::run`] in the native (`EXACT_ENV = false`) or the modelled environment.
+    fn run_in<const EXACT_ENV: bool>(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
         let prog = &self.prog;
         let abi = &self.abi;
         let templates = &self.templates;
@@ -586,6 +599,10 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     unsafe { code.get_unchecked(pc) }
                 }};
             }
+            // One `Step` per activation: built per op, its eleven words were stored anew
+            // before every dispatch (measured: 12 instructions per op, a third of an
+            // interpreted musl call).
+            let mut s = Step::<S, O, EXACT_ENV>::new(m, frame, prog, fc, module, mark);
             let control = 'activation: {
                 if steps < limit {
                     // `op` points at the op at a valid pc; walking a pointer saves the
@@ -599,7 +616,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                         debug_assert!(code.as_ptr_range().contains(&op));
                         // SAFETY: `op` points at the op at a valid pc, inside `code`.
                         let this = unsafe { &*op };
-                        match step(m, frame, prog, fc, module, this, mark) {
+                        match s.exec(this) {
                             // SAFETY: only an op that is not a terminator continues, and
                             // the code ends in a terminator, so the next op is inside.
                             Control::Next => op = unsafe { op.add(1) },
@@ -607,7 +624,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                                 // SAFETY: `op` and `start` point into `code`.
                                 pc = unsafe { op.offset_from(start) } as usize;
                                 steps += (pc + 1 - seg) as u64;
-                                pc = take_edge(&mut m.scratch, frame, fc, edge);
+                                pc = s.take_edge(edge);
                                 seg = pc;
                                 // SAFETY: an edge target is a valid pc.
                                 op = unsafe { start.add(pc) };
@@ -627,13 +644,12 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 // Careful: one op at a time against the fuel.
                 loop {
                     if steps >= fuel {
-                        m.pending = Some(TrapKind::FuelExhausted);
-                        break Control::Trap;
+                        break s.trap(TrapKind::FuelExhausted);
                     }
                     steps += 1;
-                    match step(m, frame, prog, fc, module, fetch!(), mark) {
+                    match s.exec(fetch!()) {
                         Control::Next => pc += 1,
-                        Control::Jump(edge) => pc = take_edge(&mut m.scratch, frame, fc, edge),
+                        Control::Jump(edge) => pc = s.take_edge(edge),
                         other => break other,
                     }
                 }

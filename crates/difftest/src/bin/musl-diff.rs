@@ -142,10 +142,6 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
         if candidates.is_empty() {
             continue;
         }
-        if scan.long_double {
-            long_double += candidates.len();
-            continue;
-        }
         let runnable: Vec<_> = candidates
             .iter()
             .filter(|f| f.signature.is_some())
@@ -158,6 +154,9 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
         }
         eprintln!("musl-diff: {}", scan.path.display());
         let unit = build_unit(scans, i, true);
+        if scan.long_double {
+            long_double += runnable.len();
+        }
         for f in runnable {
             let (report, note) = match &unit {
                 Err(why) => (
@@ -225,12 +224,12 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
     }
     println!();
     println!(
-        "{} functions taking double/float/int (or pointers to them as out-parameters): {ran} ran ({clean} with zero mismatches, {inputs} inputs of which {compiled} ran compiled, {bad} mismatching inputs), {} unsupported.",
+        "{} functions taking double/float/int/long double (or pointers to them as out-parameters): {ran} ran ({clean} with zero mismatches, {inputs} inputs of which {compiled} ran compiled, {bad} mismatching inputs), {} unsupported.",
         rows.len(),
         rows.len() - ran
     );
     println!(
-        "Not run: {long_double} long double functions (x86_fp80); {} with other argument types: {}.",
+        "{long_double} of them are in files defining a function with a long double (x86_fp80) parameter or result. Not run: {} with other argument types: {}.",
         skipped.len(),
         skipped.join(", ")
     );

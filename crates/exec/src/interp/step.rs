@@ -49,41 +49,6 @@ pub(super) enum Control {
     Trap,
 }
 
-/// Executes `op`, an op of `fc`, on the registers `frame` of the current activation of
-/// `fc` (whose stack mark is `mark`). `frame` must be exactly `fc.nregs` long.
-#[inline(always)]
-pub(super) fn step<S: Semantics, O: Observer>(
-    m: &mut Machine<S, O>,
-    frame: &mut [S::Value],
-    prog: &Program,
-    fc: &FuncCode,
-    module: &Module,
-    op: &Op,
-    mark: u64,
-) -> Control {
-    let Machine {
-        sem,
-        obs,
-        mem,
-        scratch,
-        pending,
-    } = m;
-    debug_assert_eq!(frame.len(), fc.nregs as usize);
-    let mut s = Step {
-        sem,
-        obs,
-        mem,
-        scratch,
-        pending,
-        regs: Regs(frame),
-        prog,
-        fc,
-        module,
-        mark,
-    };
-    s.exec(op)
-}
-
 /// An operation's result in the run's rounding mode, its exceptions recorded.
 #[cold]
 #[inline(never)]
@@ -118,9 +83,10 @@ impl<V> Regs<'_, V> {
     }
 }
 
-/// What one op works on: the machine's parts, the current frame's registers and the code
-/// the op belongs to.
-struct Step<'a, S: Semantics, O> {
+/// What the ops of one activation work on: the machine's parts, the current frame's
+/// registers and the code the ops belong to. `EXACT_ENV` is whether the run's
+/// floating-point environment is modelled ([`crate::fenv::EnvModel::Exact`]).
+pub(super) struct Step<'a, S: Semantics, O, const EXACT_ENV: bool> {
     sem: &'a mut S,
     obs: &'a mut O,
     mem: &'a mut Memory,
@@ -137,9 +103,43 @@ struct Step<'a, S: Semantics, O> {
 
 /// The dispatch (one arm per op, each handing the op's operands to the method of its
 /// family below) and the ways an op ends.
-impl<S: Semantics, O: Observer> Step<'_, S, O> {
+impl<'a, S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'a, S, O, EXACT_ENV> {
+    /// The step of an activation of `fc` whose registers are `frame` (exactly
+    /// `fc.nregs` long) and whose stack mark is `mark`.
     #[inline(always)]
-    fn exec(&mut self, op: &Op) -> Control {
+    pub(super) fn new(
+        m: &'a mut Machine<S, O>,
+        frame: &'a mut [S::Value],
+        prog: &'a Program,
+        fc: &'a FuncCode,
+        module: &'a Module,
+        mark: u64,
+    ) -> Self {
+        let Machine {
+            sem,
+            obs,
+            mem,
+            scratch,
+            pending,
+        } = m;
+        debug_assert_eq!(frame.len(), fc.nregs as usize);
+        Step {
+            sem,
+            obs,
+            mem,
+            scratch,
+            pending,
+            regs: Regs(frame),
+            prog,
+            fc,
+            module,
+            mark,
+        }
+    }
+
+    /// Executes `op`, an op of the activation's function.
+    #[inline(always)]
+    pub(super) fn exec(&mut self, op: &Op) -> Control {
         use FloatBinOp::{Fadd, Fdiv, Fmul, Frem, Fsub};
         use FloatCast as C;
         use FloatPred::{Oeq, Oge, Ogt, Ole, Olt, Une};
@@ -266,9 +266,15 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         }
     }
 
+    /// The pc an edge of the activation's function leads to, its moves done.
+    #[inline(always)]
+    pub(super) fn take_edge(&mut self, edge: u32) -> usize {
+        super::take_edge(self.scratch, self.regs.0, self.fc, edge)
+    }
+
     /// Reports `kind` (in `Machine::pending`) and stops the run.
     #[inline(always)]
-    fn trap(&mut self, kind: TrapKind) -> Control {
+    pub(super) fn trap(&mut self, kind: TrapKind) -> Control {
         *self.pending = Some(kind);
         Control::Trap
     }
@@ -298,7 +304,7 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
 }
 
 /// Integer and float arithmetic, comparisons, `select` and conversions.
-impl<S: Semantics, O: Observer> Step<'_, S, O> {
+impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV> {
     #[inline(always)]
     fn binary(
         &mut self,
@@ -354,7 +360,7 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
     ) -> Control {
         self.sem.op_site(site);
         let (x, y) = (self.regs.get(a), self.regs.get(b));
-        let v = if self.mem.float_env().is_native() {
+        let v = if !EXACT_ENV {
             match op {
                 FloatBinOp::Fadd => self.sem.fadd(ty, x, y),
                 FloatBinOp::Fsub => self.sem.fsub(ty, x, y),
@@ -404,7 +410,7 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         a: Slot,
     ) -> Control {
         let x = self.regs.get(a);
-        let v = if self.mem.float_env().is_native() {
+        let v = if !EXACT_ENV {
             match cast {
                 FloatCast::Fptrunc => self.sem.fptrunc(from, to, x),
                 FloatCast::Fpext => self.sem.fpext(from, to, x),
@@ -436,7 +442,7 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
 }
 
 /// Memory: loads, stores, stack allocation, address arithmetic and register cells.
-impl<S: Semantics, O: Observer> Step<'_, S, O> {
+impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV> {
     /// The concrete bits of register `slot`.
     #[inline(always)]
     fn bits(&self, slot: Slot) -> u64 {
@@ -569,7 +575,7 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
 
 /// Calls: direct and indirect calls become [`Control::Call`] for the driver; math calls
 /// and builtins run here.
-impl<S: Semantics, O: Observer> Step<'_, S, O> {
+impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV> {
     #[inline(always)]
     fn call(&mut self, op: &Op) -> Control {
         let Op::Call {
@@ -634,7 +640,7 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
         for &a in &self.fc.args[start as usize..(start + len) as usize] {
             self.scratch.push(self.regs.get(a).clone());
         }
-        let (v, second) = if self.mem.float_env().is_native() {
+        let (v, second) = if !EXACT_ENV {
             self.sem.math(call, self.scratch, ret)
         } else {
             self.math_in_env(call, ret)
@@ -754,7 +760,7 @@ impl<S: Semantics, O: Observer> Step<'_, S, O> {
 }
 
 /// Control: `br`, fused compare-and-branch ops, `switch` and jumps that move registers.
-impl<S: Semantics, O: Observer> Step<'_, S, O> {
+impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV> {
     #[inline(always)]
     fn br(&mut self, op: &Op) -> Control {
         let Op::Br {

@@ -907,8 +907,16 @@ impl<'a, 'b> Translator<'a, 'b> {
             Op::Br { .. } => self.br(&op),
             Op::Switch { .. } => self.switch(&op),
             Op::Ret { value } => self.ret(value),
-            // Whatever traps is the interpreter's to report.
+            // Whatever traps is the interpreter's to report; the C library model and
+            // extended (`long double`) arithmetic are the interpreter's alone. Bailing
+            // where such an op runs, rather than refusing the function, keeps the code
+            // around it compiled: at -O0 musl's `FORCE_EVAL` leaves a `long double`
+            // branch that never runs in `tanh` and `expm1`.
             Op::External { .. }
+            | Op::Builtin {
+                b: Builtin::Libc(_) | Builtin::F80(_),
+                ..
+            }
             | Op::Unreachable
             | Op::Builtin {
                 b:
@@ -1008,12 +1016,6 @@ impl<'a, 'b> Translator<'a, 'b> {
             Op::StackRestore { a } => self.stack_restore(a),
             Op::Call { .. } => self.call(op)?,
             Op::Math { .. } => self.math(op),
-            // The C library model and extended (`long double`) arithmetic run in the
-            // interpreter alone.
-            Op::Builtin {
-                b: Builtin::Libc(_) | Builtin::F80(_),
-                ..
-            } => return Err(Unsupported),
             Op::Builtin { .. } => self.builtin(op),
             Op::Nop => {}
             // Indirect calls, and any op this translation does not know, leave the

@@ -450,8 +450,13 @@ fn general(spec: &Spec, x: f64) -> String {
     } else {
         i64::from(d.point) - 1
     };
+    let carried = !d.is_zero() && i64::from(Decimal::of(x).point) - 1 < exp;
     let mut s = if exp < p as i64 && exp >= -4 {
         fixed(spec, x, (p as i64 - 1 - exp) as usize)
+    } else if spec.alt && carried && exp == p as i64 {
+        // glibc 2.36 (printf_fp.c) drops the fraction's digits when rounding carries
+        // the exponent up to the precision: `%#.2g` of 99.7 is `1.e+02`, not `1.0e+02`.
+        exponent(spec, x, 0)
     } else {
         exponent(spec, x, p - 1)
     };

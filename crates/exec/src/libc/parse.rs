@@ -306,12 +306,21 @@ fn hex_float(s: &[u8], format: Format) -> Option<(f64, usize, bool)> {
 }
 
 /// `mantissa × 2^exp` (plus less than one unit when `sticky`) rounded half to even to
-/// `format`.
+/// `format`. A subnormal result is rounded twice, first to the format's full precision
+/// and then to the subnormal's, as glibc 2.36's `strtof`/`strtod` do for hexadecimal
+/// input (`0x1.ba6045p-128` gives `0x1.ba604p-128`; a single rounding would give
+/// `0x1.ba6048p-128`).
 fn compose(mantissa: u64, sticky: bool, exp: i64, format: Format) -> f64 {
     if mantissa == 0 {
         return 0.0;
     }
-    let lead = 63 - i64::from(mantissa.leading_zeros());
+    let (mut mantissa, mut sticky, mut exp) = (u128::from(mantissa), sticky, exp);
+    let lead = 127 - i64::from(mantissa.leading_zeros());
+    if exp + lead < format.min_exp {
+        (mantissa, exp) = round_to_bits(mantissa, sticky, exp, format.bits);
+        sticky = false;
+    }
+    let lead = 127 - i64::from(mantissa.leading_zeros());
     let top = exp + lead;
     if top > format.max_exp {
         return f64::INFINITY;
@@ -321,30 +330,33 @@ fn compose(mantissa: u64, sticky: bool, exp: i64, format: Format) -> f64 {
     } else {
         format.bits - (format.min_exp - top)
     };
-    // Bits of the mantissa below the kept ones.
-    let drop = lead + 1 - keep;
-    let m = u128::from(mantissa) << 2 | u128::from(sticky);
-    let (kept, half_or_more, rest) = if drop <= 0 {
-        (u128::from(mantissa) << (-drop) as u32, false, false)
-    } else if drop > 66 {
-        (0, false, true)
-    } else {
-        let shift = drop as u32 + 2;
-        let kept = m >> shift;
-        let below = m & ((1u128 << shift) - 1);
-        let half = 1u128 << (shift - 1);
-        (kept, below >= half, below != half && below != 0)
-    };
-    let rounded = if half_or_more && (rest || kept & 1 == 1) {
-        kept + 1
-    } else {
-        kept
-    };
-    let value = rounded as f64 * pow2(exp + drop);
+    let (rounded, exp) = round_to_bits(mantissa, sticky, exp, keep);
+    let value = rounded as f64 * pow2(exp);
     if value > f64::MAX || (format.bits == SINGLE.bits && value > f64::from(f32::MAX)) {
         return f64::INFINITY;
     }
     value
+}
+
+/// `mantissa × 2^exp` (plus less than one unit when `sticky`) rounded half to even to
+/// `keep` significant bits (none when `keep` is not positive): the new mantissa and
+/// exponent.
+fn round_to_bits(mantissa: u128, sticky: bool, exp: i64, keep: i64) -> (u128, i64) {
+    let lead = 127 - i64::from(mantissa.leading_zeros());
+    let drop = lead + 1 - keep;
+    if drop <= 0 {
+        return (mantissa, exp);
+    }
+    if drop > 100 {
+        return (0, exp + drop);
+    }
+    let m = mantissa << 2 | u128::from(sticky);
+    let shift = drop as u32 + 2;
+    let kept = m >> shift;
+    let below = m & ((1u128 << shift) - 1);
+    let half = 1u128 << (shift - 1);
+    let up = below > half || (below == half && kept & 1 == 1);
+    (kept + u128::from(up), exp + drop)
 }
 
 /// 2^k as a product of exact powers (`k` may reach below the least normal exponent).
