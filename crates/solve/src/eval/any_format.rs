@@ -100,8 +100,10 @@ pub(super) fn apply(op: Op, a: &[Value]) -> Option<Value> {
     })
 }
 
-/// A rounded operation in mode `rm` on the floats `a` (operands of one format).
-fn rounded(op: Op, rm: RoundingMode, a: &[Value]) -> Option<Value> {
+/// A rounded operation in mode `rm` on the floats `a` (operands of one format), by
+/// the exact arithmetic of [`crate::ieee`]: on every format, and on the host's in
+/// the modes its arithmetic does not offer.
+pub(super) fn rounded(op: Op, rm: RoundingMode, a: &[Value]) -> Option<Value> {
     let (f, x) = a.first()?.float_bits()?;
     let arg = |i: usize| a.get(i).and_then(Value::float_bits).map(|(_, b)| b);
     let bits = match op {

@@ -527,23 +527,6 @@ fn on_floats(op: Op, a: &[Value], host: fn(Op, &[Value]) -> Option<Value>) -> Op
     }
 }
 
-/// `op` (a rounded operation: add, sub, mul, div, fma, sqrt) in mode `rm` on
-/// floats of one format, by the exact arithmetic of [`crate::ieee`].
-fn rounded_exactly(op: Op, rm: RoundingMode, a: &[Value]) -> Option<Value> {
-    let (f, x) = a.first()?.float_bits()?;
-    let arg = |i: usize| a.get(i).and_then(Value::float_bits).map(|(_, b)| b);
-    let bits = match op {
-        Op::FpAdd => ieee::add(f, rm, x, arg(1)?),
-        Op::FpSub => ieee::sub(f, rm, x, arg(1)?),
-        Op::FpMul => ieee::mul(f, rm, x, arg(1)?),
-        Op::FpDiv => ieee::div(f, rm, x, arg(1)?),
-        Op::FpFma => ieee::fma(f, rm, x, arg(1)?, arg(2)?),
-        Op::FpSqrt => ieee::sqrt(f, rm, x),
-        _ => return None,
-    };
-    Some(Value::from_float_bits(f, bits))
-}
-
 /// `op` in round-to-nearest-even on the host's floats.
 fn rounded_nearest(op: Op, a: &[Value]) -> Option<Value> {
     use Op::*;
@@ -570,7 +553,7 @@ fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
         FpNeg => fp1!(a[0], |x| -x),
         FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma => match a[0].as_rm()? {
             RoundingMode::Rne => return rounded_nearest(op, &a[1..]),
-            rm => return rounded_exactly(op, rm, &a[1..]),
+            rm => return any_format::rounded(op, rm, &a[1..]),
         },
         FpRem => match (a[0], a[1]) {
             (Value::F32(x), Value::F32(y)) => {
