@@ -288,7 +288,7 @@ impl InputGen {
         } else {
             0
         };
-        specs
+        let mut args: Vec<ArgValue> = specs
             .iter()
             .enumerate()
             .map(|(j, spec)| match *spec {
@@ -314,7 +314,9 @@ impl InputGen {
                     ArgValue::Array((0..len).map(|_| self.scalar(kind)).collect())
                 }
             })
-            .collect()
+            .collect();
+        canonical_long_doubles(&specs, &mut args);
+        args
     }
 
     fn fold_int(&self, kind: Kind, bits: u64) -> u64 {
@@ -396,6 +398,31 @@ impl InputGen {
     }
 }
 
+/// Sets the integer bit of every `long double` argument as the x87 does for the values
+/// it produces: set when the exponent is not zero, clear for zeros and denormals. The
+/// significand and exponent are drawn apart, and the other encodings (unnormals,
+/// pseudo-zeros) are no value a program computes: musl's `fmodl` loops forever on one.
+fn canonical_long_doubles(specs: &[ParamSpec], args: &mut [ArgValue]) {
+    for j in 1..specs.len().min(args.len()) {
+        if specs[j - 1] != ParamSpec::Scalar(Kind::F80)
+            || specs[j] != ParamSpec::Scalar(Kind::F80Exp)
+        {
+            continue;
+        }
+        let ArgValue::Scalar(se) = args[j] else {
+            continue;
+        };
+        if let ArgValue::Scalar(sig) = &mut args[j - 1] {
+            const INTEGER_BIT: u64 = 1 << 63;
+            *sig = if se & 0x7fff == 0 {
+                *sig & !INTEGER_BIT
+            } else {
+                *sig | INTEGER_BIT
+            };
+        }
+    }
+}
+
 fn specials_len(kind: Kind) -> usize {
     match kind {
         Kind::F64 => F64_SPECIALS.len(),
@@ -439,6 +466,25 @@ mod tests {
                 ParamSpec::Length,
             ]
         );
+    }
+
+    #[test]
+    fn long_doubles_are_canonical_x87_encodings() {
+        let specs = plan(&[Kind::F80, Kind::F80Exp, Kind::F80, Kind::F80Exp], &[]);
+        let mut gen = InputGen::new(specs, 3, "fmodl");
+        let mut denormals = 0;
+        for _ in 0..2000 {
+            let args = gen.next_args();
+            for pair in args.chunks(2) {
+                let [ArgValue::Scalar(sig), ArgValue::Scalar(se)] = pair else {
+                    panic!("two scalars per long double: {pair:?}");
+                };
+                let integer_bit = sig >> 63 == 1;
+                assert_eq!(integer_bit, se & 0x7fff != 0, "{sig:#x} {se:#x}");
+                denormals += usize::from(se & 0x7fff == 0 && *sig != 0);
+            }
+        }
+        assert!(denormals > 0, "denormals are generated too");
     }
 
     #[test]

@@ -256,3 +256,40 @@ fn strtol_matches_glibc() {
         );
     }
 }
+
+/// The cases where glibc 2.36 is not what C specifies, and the model copies glibc: `%#g`
+/// when rounding carries the exponent up to the precision (`1.e+02`), and hexadecimal
+/// subnormals, whose bit just below the kept ones glibc forgets.
+#[test]
+fn glibc_quirks_are_reproduced() {
+    for (fmt, x) in [
+        ("%#.2g", 99.703),
+        ("%#.3g", 999.97),
+        ("%+#.4G", -9999.7),
+        ("%#.1g", 9.7),
+    ] {
+        let (want, got) = (native(fmt, Arg::Double(x)), ours(fmt, Arg::Double(x)));
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want),
+            "{fmt} of {x}"
+        );
+    }
+    for text in [
+        "0x1.ba6045p-128",
+        "-0x1.ce4bc24ac4a8dp-127",
+        "0x1.0000000000000bp-1030",
+    ] {
+        let (d, _, f, _) = native_strtod(text);
+        assert_eq!(
+            parse::strtod(text.as_bytes()).value.to_bits(),
+            d.to_bits(),
+            "strtod({text})"
+        );
+        assert_eq!(
+            parse::strtof(text.as_bytes()).value.to_bits(),
+            f.to_bits(),
+            "strtof({text})"
+        );
+    }
+}

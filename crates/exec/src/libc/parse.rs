@@ -306,19 +306,23 @@ fn hex_float(s: &[u8], format: Format) -> Option<(f64, usize, bool)> {
 }
 
 /// `mantissa × 2^exp` (plus less than one unit when `sticky`) rounded half to even to
-/// `format`. A subnormal result is rounded twice, first to the format's full precision
-/// and then to the subnormal's, as glibc 2.36's `strtof`/`strtod` do for hexadecimal
-/// input (`0x1.ba6045p-128` gives `0x1.ba604p-128`; a single rounding would give
-/// `0x1.ba6048p-128`).
+/// `format`. For a subnormal result glibc 2.36's `strtof`/`strtod` first keep the
+/// format's full precision of hexadecimal input and then round to the subnormal's with
+/// the bit just below the kept ones forgotten (the bits below it still count), and so
+/// does this: `0x1.ba6045p-128` gives `0x1.ba604p-128` where a correct rounding gives
+/// `0x1.ba6048p-128`, while `0x1.ce4bc24ac4a8dp-127` rounds up, as correctly.
 fn compose(mantissa: u64, sticky: bool, exp: i64, format: Format) -> f64 {
     if mantissa == 0 {
         return 0.0;
     }
     let (mut mantissa, mut sticky, mut exp) = (u128::from(mantissa), sticky, exp);
     let lead = 127 - i64::from(mantissa.leading_zeros());
-    if exp + lead < format.min_exp {
-        (mantissa, exp) = round_to_bits(mantissa, sticky, exp, format.bits);
-        sticky = false;
+    let extra = lead + 1 - format.bits;
+    if exp + lead < format.min_exp && extra > 0 {
+        let below_forgotten = (1u128 << (extra - 1)) - 1;
+        sticky |= mantissa & below_forgotten != 0;
+        mantissa >>= extra;
+        exp += extra;
     }
     let lead = 127 - i64::from(mantissa.leading_zeros());
     let top = exp + lead;
