@@ -16,7 +16,9 @@ script prints per function:
   ATOMU and FPCC count it);
 - the share of reported inputs whose reported error is within a factor 2 of the true
   one (the goal where the oracle is the true function);
-- wrong special values and poles reported.
+- wrong special values and poles reported;
+- the zeros and poles the search located (report.json's `zeros_found`, `poles_found`;
+  "-" for a build without the zero search).
 
     bench/accuracy/gsl.py [--evals 20000] [--only gsl_sf_bessel_J0_e,gsl_sf_psi_e]
 
@@ -63,22 +65,100 @@ FUNCTIONS = [
     ("lambert.c", "gsl_sf_lambert_W0_e", "re(lambertw(x))", []),
     ("clausen.c", "gsl_sf_clausen_e", "clsin(2, x)", []),
     ("bessel_I0.c", "gsl_sf_bessel_I0_e", "besseli(0, x)", []),
+    # Beyond the first 20: every other one-argument gsl_sf_*_e of GSL 2.7.1 with a
+    # closed mpmath expression (not the Debye, synchrotron and transport integrals).
+    ("airy.c", "gsl_sf_airy_Bi_e", "airybi(x)", ["mode = 0"]),
+    ("airy.c", "gsl_sf_airy_Ai_scaled_e", "airyai(x)*exp(2*x**1.5/3) if x > 0 else airyai(x)", ["mode = 0"]),
+    ("airy.c", "gsl_sf_airy_Bi_scaled_e", "airybi(x)*exp(-2*x**1.5/3) if x > 0 else airybi(x)", ["mode = 0"]),
+    ("airy_der.c", "gsl_sf_airy_Ai_deriv_e", "airyai(x, 1)", ["mode = 0"]),
+    ("airy_der.c", "gsl_sf_airy_Bi_deriv_e", "airybi(x, 1)", ["mode = 0"]),
+    ("airy_der.c", "gsl_sf_airy_Ai_deriv_scaled_e", "airyai(x, 1)*exp(2*x**1.5/3) if x > 0 else airyai(x, 1)", ["mode = 0"]),
+    ("airy_der.c", "gsl_sf_airy_Bi_deriv_scaled_e", "airybi(x, 1)*exp(-2*x**1.5/3) if x > 0 else airybi(x, 1)", ["mode = 0"]),
+    ("atanint.c", "gsl_sf_atanint_e", "im(polylog(2, j*x))", []),
+    ("bessel_I0.c", "gsl_sf_bessel_I0_scaled_e", "exp(-abs(x))*besseli(0, x)", []),
+    ("bessel_I1.c", "gsl_sf_bessel_I1_e", "besseli(1, x)", []),
+    ("bessel_I1.c", "gsl_sf_bessel_I1_scaled_e", "exp(-abs(x))*besseli(1, x)", []),
+    ("bessel_K0.c", "gsl_sf_bessel_K0_e", "besselk(0, x)", []),
+    ("bessel_K0.c", "gsl_sf_bessel_K0_scaled_e", "exp(x)*besselk(0, x)", []),
+    ("bessel_K1.c", "gsl_sf_bessel_K1_e", "besselk(1, x)", []),
+    ("bessel_K1.c", "gsl_sf_bessel_K1_scaled_e", "exp(x)*besselk(1, x)", []),
+    ("bessel_i.c", "gsl_sf_bessel_i0_scaled_e", "exp(-abs(x))*sinh(x)/x", []),
+    ("bessel_i.c", "gsl_sf_bessel_i1_scaled_e", "exp(-abs(x))*(cosh(x)/x - sinh(x)/x**2)", []),
+    ("bessel_i.c", "gsl_sf_bessel_i2_scaled_e", "exp(-abs(x))*((3/x**2 + 1)*sinh(x)/x - 3*cosh(x)/x**2)", []),
+    ("bessel_j.c", "gsl_sf_bessel_j0_e", "sin(x)/x", []),
+    ("bessel_j.c", "gsl_sf_bessel_j1_e", "sin(x)/x**2 - cos(x)/x", []),
+    ("bessel_j.c", "gsl_sf_bessel_j2_e", "(3/x**2 - 1)*sin(x)/x - 3*cos(x)/x**2", []),
+    ("bessel_k.c", "gsl_sf_bessel_k0_scaled_e", "pi/(2*x)", []),
+    ("bessel_k.c", "gsl_sf_bessel_k1_scaled_e", "pi/(2*x)*(1 + 1/x)", []),
+    ("bessel_k.c", "gsl_sf_bessel_k2_scaled_e", "pi/(2*x)*(1 + 3/x + 3/x**2)", []),
+    ("bessel_y.c", "gsl_sf_bessel_y0_e", "-cos(x)/x", []),
+    ("bessel_y.c", "gsl_sf_bessel_y1_e", "-cos(x)/x**2 - sin(x)/x", []),
+    ("bessel_y.c", "gsl_sf_bessel_y2_e", "(-3/x**3 + 1/x)*cos(x) - 3*sin(x)/x**2", []),
+    ("erfc.c", "gsl_sf_log_erfc_e", "log(erfc(x))", []),
+    ("erfc.c", "gsl_sf_erf_Z_e", "npdf(x)", []),
+    ("erfc.c", "gsl_sf_erf_Q_e", "ncdf(-x)", []),
+    ("erfc.c", "gsl_sf_hazard_e", "npdf(x)/ncdf(-x)", []),
+    ("exp.c", "gsl_sf_exp_e", "exp(x)", []),
+    ("exp.c", "gsl_sf_expm1_e", "expm1(x)", []),
+    ("exp.c", "gsl_sf_exprel_e", "expm1(x)/x", []),
+    ("exp.c", "gsl_sf_exprel_2_e", "2*(expm1(x) - x)/x**2", []),
+    ("expint.c", "gsl_sf_expint_E1_scaled_e", "re(exp(x)*e1(x))", []),
+    ("expint.c", "gsl_sf_expint_E2_e", "re(expint(2, x))", []),
+    ("expint.c", "gsl_sf_expint_E2_scaled_e", "re(exp(x)*expint(2, x))", []),
+    ("expint.c", "gsl_sf_expint_Ei_scaled_e", "exp(-x)*ei(x)", []),
+    ("expint3.c", "gsl_sf_expint_3_e", "gammainc(mpf(1)/3, 0, x**3)/3", []),
+    ("fermi_dirac.c", "gsl_sf_fermi_dirac_m1_e", "1/(1 + exp(-x))", []),
+    ("fermi_dirac.c", "gsl_sf_fermi_dirac_0_e", "log1p(exp(x))", []),
+    ("fermi_dirac.c", "gsl_sf_fermi_dirac_1_e", "-polylog(2, -exp(x))", []),
+    ("fermi_dirac.c", "gsl_sf_fermi_dirac_2_e", "-polylog(3, -exp(x))", []),
+    ("gamma.c", "gsl_sf_gamma_e", "gamma(x)", []),
+    ("gamma.c", "gsl_sf_gammastar_e", "gamma(x)/(sqrt(2*pi)*x**(x - 0.5)*exp(-x))", []),
+    ("gamma.c", "gsl_sf_gammainv_e", "rgamma(x)", []),
+    ("lambert.c", "gsl_sf_lambert_Wm1_e", "re(lambertw(x, -1))", []),
+    ("legendre_Qn.c", "gsl_sf_legendre_Q0_e", "atanh(x) if abs(x) < 1 else acoth(x)", []),
+    ("legendre_Qn.c", "gsl_sf_legendre_Q1_e", "x*(atanh(x) if abs(x) < 1 else acoth(x)) - 1", []),
+    ("log.c", "gsl_sf_log_e", "log(x)", []),
+    ("log.c", "gsl_sf_log_abs_e", "log(abs(x))", []),
+    ("log.c", "gsl_sf_log_1plusx_mx_e", "log1p(x) - x", []),
+    ("psi.c", "gsl_sf_psi_1_e", "psi(1, x)", []),
+    ("psi.c", "gsl_sf_psi_1piy_e", "re(digamma(1 + j*x))", []),
+    ("shint.c", "gsl_sf_Shi_e", "shi(x)", []),
+    ("shint.c", "gsl_sf_Chi_e", "chi(x)", []),
+    ("sincos_pi.c", "gsl_sf_sin_pi_e", "sinpi(x)", []),
+    ("sincos_pi.c", "gsl_sf_cos_pi_e", "cospi(x)", []),
+    ("trig.c", "gsl_sf_sin_e", "sin(x)", []),
+    ("trig.c", "gsl_sf_cos_e", "cos(x)", []),
+    ("trig.c", "gsl_sf_sinc_e", "sinpi(x)/(pi*x) if x != 0 else mpf(1)", []),
+    ("trig.c", "gsl_sf_lnsinh_e", "log(sinh(x))", []),
+    ("trig.c", "gsl_sf_lncosh_e", "log(cosh(x))", []),
+    ("zeta.c", "gsl_sf_zetam1_e", "zeta(x) - 1", []),
+    ("zeta.c", "gsl_sf_eta_e", "altzeta(x)", []),
 ]
 
 JUDGE = r'''
-import json, sys
+import json, signal, sys
 from mpmath import mp, mpf
 import mpmath
 mp.dps = 110
 expr, xs = json.loads(sys.stdin.read())
 out = []
+
+
+def too_slow(*_):
+    raise TimeoutError("mpmath took over 30 s")
+
+
+signal.signal(signal.SIGALRM, too_slow)
 for x in xs:
+    # Some expressions (psi(1, x) at 1e300) take mpmath minutes: judged as errors.
+    signal.alarm(30)
     try:
         # The exact double: a decimal text of it would be another number at 110 digits.
         v = eval(expr, {**{k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}, "x": mpf(float.fromhex(x))})
         out.append(mpmath.nstr(v, 40) if mpmath.isfinite(v) else str(v))
     except Exception as e:
         out.append("error: " + str(e))
+    signal.alarm(0)
 print(json.dumps(out))
 '''
 
@@ -155,8 +235,8 @@ def main():
     py = mpmath_python()
     lib = native_gsl()
     print(f"| function | oracle | reported | largest true rel error | significant (>= 1e-3) "
-          f"| reported within 2x of true | wrong special values | poles |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+          f"| reported within 2x of true | wrong special values | poles | zeros/poles located |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for file, func, expr, extra in FUNCTIONS:
         if only and func not in only:
             continue
@@ -164,7 +244,7 @@ def main():
         shutil.rmtree(out, ignore_errors=True)
         report, error = run_fpforge(opts.fpforge, gsl, file, func, extra, opts.evals, opts.seed, out)
         if report is None:
-            print(f"| {func} | error: {error} | | | | | | |", flush=True)
+            print(f"| {func} | error: {error} | | | | | | | |", flush=True)
             continue
         specials = report.get("special_values", [])
         rows = specials + report.get("top", [])
@@ -192,8 +272,10 @@ def main():
                 within += 1
         kinds = [s["kind"] for s in specials]
         share = lambda n: f"{n}/{judged}" if judged else "-"
+        located = (f"{report['zeros_found']}/{report['poles_found']}" if "zeros_found" in report else "-")
         print(f"| {func} | {report.get('oracle', '-')} | {len(rows)} | {largest:.3g} | {share(significant)} "
-              f"| {share(within)} | {kinds.count('wrong special value')} | {kinds.count('pole')} |", flush=True)
+              f"| {share(within)} | {kinds.count('wrong special value')} | {kinds.count('pole')} | {located} |",
+              flush=True)
 
 
 if __name__ == "__main__":

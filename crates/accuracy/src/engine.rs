@@ -10,13 +10,23 @@
 //!    others stay at the base. Rounds alternate their goal between the error itself
 //!    (minimize `-log2(relative error)`, with the largest cancellation as a tie-breaker
 //!    where the error is zero) and one uncovered check target (minimize its distance,
-//!    [`crate::targets`]), and alternate the method between the alternating variable
+//!    [`crate::targets`]); every other error round maximizes instead the atomic
+//!    condition number of one op site ([`crate::condition`]), the sites seen so far
+//!    taken in turn. Rounds alternate the method between the alternating variable
 //!    method in ulp steps ([`fpforge_search::avm()`]) and a (1+1) evolution strategy in
 //!    the ordered-bits space of binary64 (a step is a number of ulps, adapted by the 1/5
 //!    success rule). A round that improves the worst error or covers a target moves the
 //!    base there; a round without progress halves `k` (FPGen's subset adaptation), and
 //!    after three fruitless rounds at `k = 1` the search restarts from a kept input or a
 //!    random one with all coordinates.
+//!
+//! Zeros and poles ([`crate::zeros`]) get a quarter of the evaluation budget: after the
+//! random phase every binary64 coordinate is swept on a signed-log scale (the others at
+//! the base), and every sign change seen between consecutive evaluations that differ in
+//! one coordinate, in the sweep or in the rounds, is bisected in ulp space down to
+//! adjacent doubles, which are evaluated with a few ulps around them. An input next to a
+//! located pole is listed as a pole, never ranked as an error. (Where the error is the
+//! largest over several output elements, signs do not compare and this part is off.)
 //!
 //! Every candidate is measured against the oracle ([`crate::measure`],
 //! [`crate::oracle`]); the `top_k` worst are kept, one per region: an input within
@@ -35,14 +45,16 @@ use crate::measure::{worse, Finding, Measurer};
 use crate::oracle::Oracle;
 use crate::special::{classify, SpecialKind, SpecialValue};
 use crate::targets::{Target, Targets};
+use crate::zeros::{bisect, sweep, Bracket, Sample, Signal, Singularity, SingularityKind};
 use fpforge_exec::finding::FindingLog;
 use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, FpFormat};
 use fpforge_search::{avm, AvmConfig, Budget, Evaluator, Space};
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::InputSpec;
-use fpir::{FloatTy, Func, Module, Type};
+use fpir::{FloatTy, Func, Module, OpSite, Type};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -119,12 +131,108 @@ pub struct AccuracyReport {
     pub stop: StopReason,
     /// How candidates were generated.
     pub strategy: Strategy,
+    /// Zeros and poles located, in the order found.
+    pub singularities: Vec<Singularity>,
+    /// Evaluations spent aiming at zeros and poles (included in `evals`).
+    pub zero_evals: u64,
+    /// The input coordinates, for plots.
+    pub coords: Vec<CoordInfo>,
+    /// A uniform sample of the evaluated inputs with their errors (at most
+    /// [`SAMPLE_SIZE`], drawn by reservoir sampling under the run's seed).
+    pub samples: Vec<ErrorSample>,
+}
+
+/// An input coordinate as plots name it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoordInfo {
+    /// `x`, `a[2]`, `p.mass`: the parameter's name, with the element.
+    pub name: String,
+    /// The value's type.
+    pub ty: Type,
+}
+
+impl CoordInfo {
+    /// The coordinates of `spec`.
+    fn of(spec: &InputSpec) -> Vec<CoordInfo> {
+        spec.coords()
+            .iter()
+            .map(|c| CoordInfo {
+                name: match c.elem {
+                    Some(e) => format!("{}[{e}]", spec.param_name(c.param)),
+                    None => spec.param_name(c.param).to_string(),
+                },
+                ty: c.ty,
+            })
+            .collect()
+    }
+
+    /// The value of raw bits `bits` of this coordinate, as a double.
+    pub fn value(&self, bits: u64) -> f64 {
+        match self.ty {
+            Type::Float(FloatTy::F64) => f64::from_bits(bits),
+            Type::Float(FloatTy::F32) => f64::from(f32::from_bits(bits as u32)),
+            Type::Int(_) => self.ty.sign_extend(bits) as f64,
+            Type::Ptr => 0.0,
+        }
+    }
+}
+
+/// One evaluated input and its relative error (infinite or NaN where a value is not
+/// finite).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorSample {
+    /// The input, one value per coordinate.
+    pub point: Vec<f64>,
+    /// Its relative error.
+    pub rel: f64,
+}
+
+/// Evaluated inputs a report keeps as a sample, at most.
+pub const SAMPLE_SIZE: usize = 1000;
+
+/// Reservoir sampling (Vitter's algorithm R) of the evaluated inputs, with a generator
+/// of its own so the search's draws stay as they are.
+struct Reservoir {
+    samples: Vec<ErrorSample>,
+    seen: u64,
+    rng: ChaCha8Rng,
+}
+
+impl Reservoir {
+    fn new(seed: u64) -> Reservoir {
+        Reservoir {
+            samples: Vec::new(),
+            seen: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5a4d_504c_4553),
+        }
+    }
+
+    fn offer(&mut self, point: &[f64], rel: f64) {
+        self.seen += 1;
+        let sample = ErrorSample {
+            point: point.to_vec(),
+            rel,
+        };
+        if self.samples.len() < SAMPLE_SIZE {
+            self.samples.push(sample);
+        } else {
+            let j = self.rng.gen_range(0..self.seen);
+            if let Some(slot) = self.samples.get_mut(j as usize) {
+                *slot = sample;
+            }
+        }
+    }
 }
 
 impl AccuracyReport {
     /// The worst input found, if any candidate ran to completion.
     pub fn worst(&self) -> Option<&Finding> {
         self.top.first()
+    }
+
+    /// How many located singularities are of `kind`.
+    pub fn count(&self, kind: SingularityKind) -> usize {
+        self.singularities.iter().filter(|s| s.kind == kind).count()
     }
 }
 
@@ -232,6 +340,7 @@ pub fn accuracy_with(
         oracle: measurer.oracle(),
         targets: &targets.list,
     });
+    let zeros = ZeroSearch::new(measurer.oracle());
     let mut state = State {
         measurer,
         config,
@@ -247,6 +356,9 @@ pub fn accuracy_with(
         stop: None,
         crashes,
         on_event: &mut on_event,
+        zeros,
+        reservoir: Reservoir::new(config.seed),
+        conditioned: vec![false; module.op_sites.len()],
     };
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     match config.strategy {
@@ -277,10 +389,11 @@ pub fn accuracy_with(
         .filter_map(|s| {
             let f = state.measurer.measure_verified(&s.finding.test)?;
             let f = state.measurer.stabilize(f);
-            Some(SpecialValue {
-                kind: classify(&f)?,
-                finding: f,
-            })
+            let located_pole = state
+                .zeros
+                .near_pole(&state.measurer.plan().encode(&f.test));
+            let kind = classify(&f).or(located_pole.then_some(SpecialKind::Pole))?;
+            Some(SpecialValue { kind, finding: f })
         })
         .collect();
     special_values.sort_by_key(|s| s.kind);
@@ -318,6 +431,10 @@ pub fn accuracy_with(
         elapsed: start.elapsed(),
         stop,
         strategy: config.strategy,
+        singularities: std::mem::take(&mut state.zeros.found),
+        zero_evals: state.zeros.evals,
+        coords: CoordInfo::of(state.measurer.plan().spec()),
+        samples: std::mem::take(&mut state.reservoir.samples),
     })
 }
 
@@ -328,6 +445,8 @@ enum Goal {
     Error,
     /// The distance of target `i`.
     Target(usize),
+    /// `-log2` of the condition number at an op site.
+    Condition(OpSite),
 }
 
 /// Objective value of a candidate that trapped or produced no result.
@@ -349,6 +468,98 @@ struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
     stop: Option<StopReason>,
     crashes: FindingLog<'m>,
     on_event: &'e mut E,
+    zeros: ZeroSearch,
+    /// Per op site, whether a run has given it a condition number.
+    conditioned: Vec<bool>,
+    reservoir: Reservoir,
+}
+
+/// Share of the evaluation budget aimed at zeros and poles: one in four.
+const ZERO_SHARE: u64 = 4;
+
+/// Values of the coarse sweep of one coordinate, at most.
+const SWEEP_POINTS: usize = 256;
+
+/// Ulps on each side of a located zero or pole evaluated as candidates.
+const SURROUNDING_ULPS: i64 = 4;
+
+/// Ulps from a located pole within which an input is the pole, not an error.
+const POLE_ULPS: u64 = SURROUNDING_ULPS as u64 + 1;
+
+/// Brackets waiting to be bisected, at most.
+const MAX_PENDING_BRACKETS: usize = 64;
+
+/// The zero-and-pole part of the search state.
+struct ZeroSearch {
+    /// The signal that says where the true function is: the oracle's value, or the
+    /// computed one under the re-execution (whose value is the same code's).
+    truth: Signal,
+    /// The last evaluated point and its sample, while brackets are being recorded.
+    previous: Option<(Vec<f64>, Sample)>,
+    /// Whether consecutive evaluations are compared (not during a bisection).
+    bisecting: bool,
+    /// The sample of the last evaluation.
+    last: Option<Sample>,
+    pending: VecDeque<Bracket>,
+    found: Vec<Singularity>,
+    /// Evaluations spent on the sweep and the bisections.
+    evals: u64,
+}
+
+impl ZeroSearch {
+    fn new(oracle: &Oracle) -> ZeroSearch {
+        let truth = match oracle {
+            Oracle::ReExecution => Signal::Computed,
+            Oracle::TrueFunction(_) | Oracle::CReference(_) => Signal::Oracle,
+        };
+        ZeroSearch {
+            truth,
+            previous: None,
+            bisecting: false,
+            last: None,
+            pending: VecDeque::new(),
+            found: Vec::new(),
+            evals: 0,
+        }
+    }
+
+    /// Records the sample of an evaluation and the brackets it closes with the last.
+    fn record(&mut self, point: &[f64], sample: Option<Sample>, binary64: impl Fn(usize) -> bool) {
+        self.last = sample;
+        if self.bisecting {
+            return;
+        }
+        let Some(sample) = sample else {
+            self.previous = None;
+            return;
+        };
+        if let Some((p, s)) = &self.previous {
+            for b in Bracket::between((p, *s), (point, sample)) {
+                if binary64(b.coord) && self.is_new(&b) && self.pending.len() < MAX_PENDING_BRACKETS
+                {
+                    self.pending.push_back(b);
+                }
+            }
+        }
+        self.previous = Some((point.to_vec(), sample));
+    }
+
+    /// Whether no pending bracket overlaps `b` and no located singularity lies in it.
+    fn is_new(&self, b: &Bracket) -> bool {
+        !self.pending.iter().any(|p| p.overlaps(b))
+            && !self
+                .found
+                .iter()
+                .any(|s| s.signal == b.signal && b.contains(&s.point, s.coord, s.below))
+    }
+
+    /// Whether `point` lies next to a located pole of the true function (a pole of the
+    /// code alone is where its errors are).
+    fn near_pole(&self, point: &[f64]) -> bool {
+        self.found.iter().any(|s| {
+            s.kind == SingularityKind::Pole && s.signal == self.truth && s.near(point, POLE_ULPS)
+        })
+    }
 }
 
 impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
@@ -391,6 +602,43 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         self.config
             .max_evals
             .map_or(u64::MAX, |m| m.saturating_sub(self.evals))
+    }
+
+    /// Evaluations the zero search may have spent by now: a share of the budget, or of
+    /// the evaluations so far (at least one sweep's worth) under a time limit alone.
+    fn zero_allowance(&self) -> u64 {
+        if !self.measurer.measures_one_value() {
+            return 0;
+        }
+        let budget = self
+            .config
+            .max_evals
+            .unwrap_or(self.evals.max(ZERO_SHARE * SWEEP_POINTS as u64));
+        budget / ZERO_SHARE
+    }
+
+    /// Whether the run and the zero search's share allow another evaluation.
+    fn zero_running(&mut self) -> bool {
+        self.zeros.evals < self.zero_allowance() && self.running()
+    }
+
+    /// Evaluates `point` for the zero search; its sample.
+    fn eval_zero(&mut self, point: &[f64]) -> Option<Sample> {
+        self.zeros.evals += 1;
+        self.eval_point(point, Goal::Error);
+        self.zeros.last
+    }
+
+    /// The condition number of the `turn`-th op site (cyclically) among those seen so
+    /// far, or the error when none is.
+    fn condition_goal(&self, turn: u64) -> Goal {
+        let seen: Vec<usize> = (0..self.conditioned.len())
+            .filter(|&i| self.conditioned[i])
+            .collect();
+        if seen.is_empty() {
+            return Goal::Error;
+        }
+        Goal::Condition(OpSite(seen[(turn % seen.len() as u64) as usize] as u32))
     }
 
     fn best_rel(&self) -> f64 {
@@ -440,8 +688,17 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         }
         let goal_value = match goal {
             Goal::Target(i) => checks.distance(i).map_or(FAILED, f64::from),
+            Goal::Condition(site) => checks
+                .conditions
+                .get(site.0 as usize)
+                .copied()
+                .flatten()
+                .map_or(FAILED, |c| -c.max(f64::MIN_POSITIVE).log2()),
             Goal::Error => 0.0,
         };
+        for (seen, c) in self.conditioned.iter_mut().zip(&checks.conditions) {
+            *seen |= c.is_some();
+        }
         let value = match &finding {
             None => FAILED,
             Some(f) => {
@@ -454,11 +711,17 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
                 let err_obj = -(rel.max(f64::MIN_POSITIVE * 1e-30)).log2();
                 match goal {
                     Goal::Error => err_obj - 1e-3 * f64::from(max_cancel.max(0)),
-                    Goal::Target(_) => goal_value + 1e-6 * err_obj,
+                    Goal::Target(_) | Goal::Condition(_) => goal_value + 1e-6 * err_obj,
                 }
             }
         };
+        // The input as run: a search point outside a coordinate's range is clamped.
+        let input = self.measurer.plan().encode(&test);
+        let sample = finding.as_ref().map(|f| self.sample(f));
+        let spec = self.measurer.plan().spec();
+        self.zeros.record(&input, sample, |i| binary64(spec, i));
         if let Some(f) = finding {
+            self.reservoir.offer(&input, f.error.rel);
             self.keep(f, point);
         }
         if self.last_progress.elapsed() >= Duration::from_millis(250) {
@@ -474,9 +737,27 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         value
     }
 
+    /// What the zero search sees of a finding: the computed value, and the oracle's
+    /// when the oracle is the function itself.
+    fn sample(&self, f: &Finding) -> Sample {
+        let computed = match f.ty {
+            FloatTy::F64 => f64::from_bits(f.computed),
+            FloatTy::F32 => f64::from(f32::from_bits(f.computed as u32)),
+        };
+        let oracle = match self.measurer.oracle() {
+            Oracle::ReExecution => None,
+            Oracle::TrueFunction(_) | Oracle::CReference(_) => Some(f.reference.to_f64()),
+        };
+        Sample { computed, oracle }
+    }
+
     fn keep(&mut self, f: Finding, point: &[f64]) {
         if let Some(kind) = classify(&f) {
             self.keep_special(kind, f);
+            return;
+        }
+        if f.error.rel > 0.0 && self.zeros.near_pole(point) {
+            self.keep_special(SpecialKind::Pole, f);
             return;
         }
         if !f.error.rel.is_finite() {
@@ -549,6 +830,17 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
 }
 
 impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
+    /// Moves the kept worst inputs next to a located pole to the special values.
+    fn poles_out_of_top(&mut self) {
+        let (poles, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.top)
+            .into_iter()
+            .partition(|(_, p)| self.zeros.near_pole(p));
+        self.top = rest;
+        for (f, _) in poles {
+            self.keep_special(SpecialKind::Pole, f);
+        }
+    }
+
     /// Keeps a special value unless one of its kind in the same region is kept, or
     /// `top_k` are.
     fn keep_special(&mut self, kind: SpecialKind, f: Finding) {
@@ -594,6 +886,14 @@ pub fn neighbours(spec: &InputSpec, a: &Test, b: &Test) -> bool {
         })
 }
 
+/// Whether coordinate `i` of `spec` is a binary64 value (the ones the zero search
+/// sweeps and narrows).
+fn binary64(spec: &InputSpec, i: usize) -> bool {
+    spec.coords()
+        .get(i)
+        .is_some_and(|c| c.ty == Type::Float(FloatTy::F64))
+}
+
 /// Where raw bits of `ty` lie on a line whose steps are ulps (floats) or units (integers).
 fn position(ty: Type, bits: u64) -> i64 {
     match ty {
@@ -636,10 +936,12 @@ fn search<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, rng: &
     if base.len() != dims {
         base = state.random_point(rng);
     }
+    sweep_coordinates(state, &base);
     let mut k = dims;
     let mut stuck = 0u32;
     let mut round = 0u64;
     while state.running() {
+        narrow_brackets(state);
         round += 1;
         let uncovered: Vec<usize> = (0..state.distances.len())
             .filter(|&i| state.distances[i].is_none_or(|d| d > 0))
@@ -652,6 +954,8 @@ fn search<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, rng: &
                 .min_by_key(|&i| state.distances[i].unwrap_or(i32::MAX))
                 .unwrap_or(uncovered[0]);
             Goal::Target(best)
+        } else if round % 4 == 3 {
+            state.condition_goal(round / 4)
         } else {
             Goal::Error
         };
@@ -696,6 +1000,74 @@ fn search<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, rng: &
                 };
             }
         }
+    }
+}
+
+/// The coarse signed-log sweep of every binary64 coordinate, the others at `base`
+/// (brackets are recorded as the sweep goes), then the bisection of what it bracketed.
+fn sweep_coordinates<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, base: &[f64]) {
+    let spec = state.measurer.plan().spec();
+    let swept: Vec<usize> = (0..base.len()).filter(|&i| binary64(spec, i)).collect();
+    if swept.is_empty() {
+        return;
+    }
+    // Half of the share for the sweep, the rest for the bisections.
+    let points = (state.zero_allowance() / (2 * swept.len() as u64)).min(SWEEP_POINTS as u64);
+    for &i in &swept {
+        let range = state.measurer.plan().spec().coords()[i].range;
+        state.zeros.previous = None;
+        for x in sweep(range, points as usize) {
+            if !state.zero_running() {
+                return;
+            }
+            let mut p = base.to_vec();
+            p[i] = x;
+            state.eval_zero(&p);
+        }
+    }
+    state.zeros.previous = None;
+    narrow_brackets(state);
+}
+
+/// Bisects the pending brackets while the zero search's share allows; each located zero
+/// or pole is kept, and the doubles around it evaluated.
+fn narrow_brackets<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>) {
+    while state.zero_running() {
+        let Some(bracket) = state.zeros.pending.pop_front() else {
+            break;
+        };
+        if !state.zeros.is_new(&bracket) {
+            continue;
+        }
+        state.zeros.bisecting = true;
+        let located = bisect(&bracket, |x| {
+            if !state.zero_running() {
+                return None;
+            }
+            let mut p = bracket.point.clone();
+            p[bracket.coord] = x;
+            state.eval_zero(&p)
+        });
+        if let Some(s) = located {
+            let around = s.surroundings(SURROUNDING_ULPS);
+            let point = s.point.clone();
+            let coord = s.coord;
+            let pole = s.kind == SingularityKind::Pole;
+            state.zeros.found.push(s);
+            if pole {
+                state.poles_out_of_top();
+            }
+            for x in around {
+                if !state.zero_running() {
+                    break;
+                }
+                let mut p = point.clone();
+                p[coord] = x;
+                state.eval_zero(&p);
+            }
+        }
+        state.zeros.bisecting = false;
+        state.zeros.previous = None;
     }
 }
 

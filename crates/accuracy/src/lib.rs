@@ -14,6 +14,12 @@
 //!   the worst inputs, one per region.
 //! - **Targets** are FPGen's precision-loss and cancellation checks after every selected
 //!   `fadd`/`fsub`, observed on the concrete run ([`targets`]).
+//! - **Zeros and poles** ([`zeros`]): sign changes between evaluated inputs, from the
+//!   search and a signed-log sweep of every coordinate, bisected in ulp space to
+//!   adjacent doubles (after ATOMU, Zou et al., POPL'20).
+//! - **Atomic condition numbers** ([`condition`]) of every operation, ATOMU's targets,
+//!   maximized beside FPGen's checks; every finding names the operation with the
+//!   largest.
 //! - **Search** follows FPGen's concretization: a random phase for a base input, then
 //!   rounds over a subset of the coordinates, the subset halved when a round makes no
 //!   progress, driven by the alternating variable method and an evolution strategy
@@ -34,6 +40,7 @@
 #![deny(missing_docs)]
 
 pub mod blame;
+pub mod condition;
 pub mod config;
 pub mod engine;
 pub mod error;
@@ -41,16 +48,17 @@ pub mod measure;
 pub mod oracle;
 pub mod special;
 pub mod targets;
+pub mod zeros;
 
 pub use blame::{Blame, BlameRow};
 pub use config::{AccuracyConfig, Sampling, SiteSelection, Strategy};
 pub use engine::{
     accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyReport, Checked,
-    StopReason, TargetStatus, NEIGHBOUR_ULPS,
+    CoordInfo, ErrorSample, StopReason, TargetStatus, NEIGHBOUR_ULPS, SAMPLE_SIZE,
 };
 pub use error::AccuracyError;
 pub use fpforge_mpfr::{ErrorMeasure, HighValue, TrueFunction};
 pub use measure::{Finding, OutputLoc, Ziv};
 pub use oracle::{implied_out_args, Oracle, OracleChoice, OracleKind};
-pub use special::{SpecialKind, SpecialValue};
+pub use special::{PoleAnswer, SpecialKind, SpecialValue};
 pub use targets::{Check, Target};

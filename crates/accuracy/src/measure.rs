@@ -18,7 +18,7 @@ use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSlot, Interpreter, Ou
 use fpforge_mpfr::{measure, ErrorMeasure, HighPrecision, HighValue};
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::{InputSpec, ParamInput};
-use fpir::{FloatTy, Func, Module, Type};
+use fpir::{FloatTy, Func, Module, OpSite, Type};
 
 /// Which result an error was measured on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +59,9 @@ pub struct Finding {
     /// Where Ziv's strategy ended, once the error was recomputed
     /// ([`Measurer::stabilize`]).
     pub ziv: Option<Ziv>,
+    /// The op site with the largest atomic condition number in the concrete run, and
+    /// the number ([`crate::condition`]).
+    pub condition: Option<(OpSite, f64)>,
 }
 
 /// The outcome of recomputing an error at increasing precision.
@@ -167,6 +170,15 @@ impl<'m> Measurer<'m> {
         &self.oracle
     }
 
+    /// Whether one value is measured (the return value or a single output element):
+    /// then the signs of successive results compare, and zeros mean something.
+    pub fn measures_one_value(&self) -> bool {
+        match &self.measured {
+            Measured::Return(_) => true,
+            Measured::Arrays(arrays) => arrays.iter().map(|a| a.measured).sum::<usize>() == 1,
+        }
+    }
+
     /// The input plan.
     pub fn plan(&self) -> &InputPlan {
         &self.plan
@@ -207,10 +219,12 @@ impl<'m> Measurer<'m> {
             Outcome::Trapped(trap) => Some(trap.clone()),
             Outcome::Returned(_) | Outcome::Threw(_) => None,
         };
-        match self.oracle {
+        let condition = self.concrete.observer().worst_condition();
+        let finding = match self.oracle {
             Oracle::ReExecution => self.re_executed(test, run, verified),
             Oracle::TrueFunction(_) | Oracle::CReference(_) => self.against_oracle(test, run),
-        }
+        };
+        finding.map(|f| Finding { condition, ..f })
     }
 
     /// The error of a concrete run against the oracle's value on the test's operands.
@@ -243,6 +257,7 @@ impl<'m> Measurer<'m> {
             diverged: false,
             status,
             ziv: None,
+            condition: None,
         })
     }
 
@@ -277,6 +292,7 @@ impl<'m> Measurer<'m> {
                     diverged,
                     status: None,
                     ziv: None,
+                    condition: None,
                 })
             }
             Measured::Arrays(arrays) => {
@@ -305,6 +321,7 @@ impl<'m> Measurer<'m> {
                                 diverged,
                                 status,
                                 ziv: None,
+                                condition: None,
                             });
                         }
                     }

@@ -5,6 +5,9 @@
 //! A finite result where the oracle's value is infinite or undefined is a *pole*: the
 //! input sits on a singularity of the function, where no finite answer is right and a
 //! relative error means nothing, so it is listed as such and never ranked as an error.
+//! So is an input next to a pole the zero search located between two doubles
+//! ([`crate::zeros`]). For a pole, [`PoleAnswer`] says whether the code tells its
+//! caller.
 
 use crate::measure::Finding;
 use fpforge_mpfr::HighValue;
@@ -28,6 +31,28 @@ impl SpecialKind {
     }
 }
 
+/// What the code answers at a pole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoleAnswer {
+    /// It returns an infinity or NaN: it says so.
+    NotFinite,
+    /// It returns an error status (non-zero): it says so.
+    ErrorStatus,
+    /// It returns a finite value with success: the caller cannot tell.
+    FiniteWithSuccess,
+}
+
+impl PoleAnswer {
+    /// The answer's label in reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            PoleAnswer::NotFinite => "says so (not finite)",
+            PoleAnswer::ErrorStatus => "says so (error status)",
+            PoleAnswer::FiniteWithSuccess => "does not say so (finite value, success)",
+        }
+    }
+}
+
 /// A finding whose computed or true value is not finite.
 #[derive(Clone, Debug)]
 pub struct SpecialValue {
@@ -35,6 +60,26 @@ pub struct SpecialValue {
     pub kind: SpecialKind,
     /// The input, its computed result and the oracle's value.
     pub finding: Finding,
+}
+
+impl SpecialValue {
+    /// For a pole, what the code answers there.
+    pub fn pole_answer(&self) -> Option<PoleAnswer> {
+        if self.kind != SpecialKind::Pole {
+            return None;
+        }
+        let f = &self.finding;
+        let finite = HighValue::from_bits(f.ty, f.computed)
+            .as_float()
+            .is_finite();
+        Some(if !finite {
+            PoleAnswer::NotFinite
+        } else if f.status.is_some_and(|s| s != 0) {
+            PoleAnswer::ErrorStatus
+        } else {
+            PoleAnswer::FiniteWithSuccess
+        })
+    }
 }
 
 /// The special kind of `finding`, when its computed result and the oracle's value are

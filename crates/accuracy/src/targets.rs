@@ -7,8 +7,11 @@
 //! executions; the target's distance is `threshold + 1 - quantity` (covered at `<= 0`).
 //! Sites are selected from the entry function and every function it may call: all of
 //! them, those inside loops (blocks on a cycle of the control-flow graph), or those on
-//! given source lines.
+//! given source lines. The observer also records, per op site of those functions, the
+//! largest atomic condition number of the run ([`crate::condition`]), a search goal of
+//! its own.
 
+use crate::condition::condition;
 use crate::config::{Sampling, SiteSelection};
 use fpforge_exec::{BranchEvent, Observer, OpEvent};
 use fpforge_mpfr::metrics::fpgen_checks;
@@ -52,6 +55,9 @@ pub struct Targets {
     pub list: Vec<Target>,
     /// For each op site, the index of its precision-loss target (cancellation is next).
     by_site: Vec<Option<(u32, FloatTy)>>,
+    /// For each op site of the selected functions, what it computes (for its condition
+    /// number).
+    kinds: Vec<Option<OpKind>>,
 }
 
 impl Targets {
@@ -63,6 +69,11 @@ impl Targets {
         };
         let mut list = Vec::new();
         let mut by_site = vec![None; module.op_sites.len()];
+        let kinds = module
+            .op_sites
+            .iter()
+            .map(|(_, data)| funcs.contains(&data.func).then_some(data.kind))
+            .collect();
         for (site, data) in module.op_sites.iter() {
             let OpKind::Arith(op @ (FloatBinOp::Fadd | FloatBinOp::Fsub), ty) = data.kind else {
                 continue;
@@ -99,7 +110,11 @@ impl Targets {
                 threshold: t.beta,
             });
         }
-        Targets { list, by_site }
+        Targets {
+            list,
+            by_site,
+            kinds,
+        }
     }
 
     /// Number of targets.
@@ -161,6 +176,9 @@ pub struct CheckObserver {
     pub best: Vec<i32>,
     /// The run's branch outcomes, in order (to compare with the reference run's).
     pub branches: Vec<Side>,
+    /// Largest atomic condition number per op site (`None` when never executed or not
+    /// recorded).
+    pub conditions: Vec<Option<f64>>,
 }
 
 impl CheckObserver {
@@ -171,6 +189,7 @@ impl CheckObserver {
             counts: vec![0; targets.by_site.len()],
             best: vec![i32::MIN; targets.len()],
             branches: Vec::new(),
+            conditions: vec![None; targets.kinds.len()],
             targets,
         }
     }
@@ -180,6 +199,40 @@ impl CheckObserver {
         self.counts.iter_mut().for_each(|c| *c = 0);
         self.best.iter_mut().for_each(|b| *b = i32::MIN);
         self.branches.clear();
+        self.conditions.iter_mut().for_each(|c| *c = None);
+    }
+
+    /// The op site with the largest condition number in the last run, and the number.
+    pub fn worst_condition(&self) -> Option<(OpSite, f64)> {
+        self.conditions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| Some((OpSite(i as u32), (*c)?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+    }
+
+    fn note_condition(&mut self, ev: &OpEvent) {
+        let s = ev.site.0 as usize;
+        let Some(Some(kind)) = self.targets.kinds.get(s) else {
+            return;
+        };
+        let ty = match kind {
+            OpKind::Arith(_, ty) => *ty,
+            OpKind::Math(call) => call.ty,
+        };
+        let mut args = [0.0; 3];
+        for (a, &bits) in args.iter_mut().zip(ev.args()) {
+            *a = match ty {
+                FloatTy::F64 => f64::from_bits(bits),
+                FloatTy::F32 => f64::from(f32::from_bits(bits as u32)),
+            };
+        }
+        if let Some(c) = condition(kind, &args[..ev.args().len()]) {
+            let best = &mut self.conditions[s];
+            if best.is_none_or(|b| c > b) {
+                *best = Some(c);
+            }
+        }
     }
 
     /// Distance of target `i` in the last run: `threshold + 1 - quantity` (covered when
@@ -198,6 +251,7 @@ impl Observer for CheckObserver {
     }
 
     fn on_op(&mut self, ev: &OpEvent) {
+        self.note_condition(ev);
         let s = ev.site.0 as usize;
         let Some(&Some((first, ty))) = self.targets.by_site.get(s) else {
             return;

@@ -164,6 +164,7 @@ pub fn value_bits(v: &Value) -> u64 {
         Value::F32(x) => u64::from(x.to_bits()),
         Value::F64(x) => x.to_bits(),
         Value::Bv(x, _) => x,
+        Value::Float(_, bits) => bits as u64,
         Value::Rm(_) => 0,
     }
 }
@@ -396,7 +397,7 @@ impl Concolic {
         match ty {
             Type::Int(1) => Some(self.store.bool_const(bits & 1 != 0)),
             Type::Int(w) => Some(self.bv_const(bits, u32::from(w))),
-            Type::Float(f) => self.mk(Op::FpConst(fmt_of(f), bits & ty.mask()), &[]),
+            Type::Float(f) => self.mk(Op::FpConst(fmt_of(f), u128::from(bits & ty.mask())), &[]),
             Type::Ptr => None,
         }
     }
@@ -1432,10 +1433,10 @@ impl Concolic {
         let int = self.rounded(Op::FpRoundToIntegral, RoundingMode::Rtz, &[x])?;
         let d = self.rounded(Op::FpSub, RoundingMode::Rne, &[x, int])?;
         let f = fmt_of(ty);
-        let (pz, nz) = match f {
-            FpFormat::F32 => (self.store.f32_const(0.0), self.store.f32_const(-0.0)),
-            FpFormat::F64 => (self.store.f64_const(0.0), self.store.f64_const(-0.0)),
-        };
+        let (pz, nz) = (
+            self.store.fp_const(f, f.zero(false)),
+            self.store.fp_const(f, f.zero(true)),
+        );
         let neg = self.mk(Op::FpIsNegative, &[x])?;
         let zero = self.mk(Op::Ite, &[neg, nz, pz])?;
         let inf = self.mk(Op::FpIsInfinite, &[x])?;

@@ -20,7 +20,7 @@
 //! the caller checks against the original.
 
 use fpforge_solve::term::ExtFn;
-use fpforge_solve::{FpFormat, Op, Sort, TermId, TermStore};
+use fpforge_solve::{FpFormat, Op, RoundingMode, Sort, TermId, TermStore};
 use std::collections::{HashMap, HashSet};
 
 /// The fresh variables of the math applications seen so far, kept across the queries of
@@ -114,7 +114,7 @@ fn result_var(store: &mut TermStore, f: ExtFn, x: TermId, sort: Sort) -> Option<
             b.mk(Op::And, &[nan, never_negative])?
         }
         ExtFn::Log => {
-            let zero = b.constant(0.0);
+            let zero = b.constant(0.0, RoundingMode::Rne)?;
             let below = b.mk(Op::FpLt, &[x, zero])?;
             let undefined = b.mk(Op::Or, &[x_nan, below])?;
             b.mk(Op::Eq, &[y_nan, undefined])?
@@ -139,16 +139,20 @@ impl Facts<'_> {
         self.store.mk(op, args).ok()
     }
 
-    fn constant(&mut self, x: f64) -> TermId {
-        match self.format {
-            FpFormat::F32 => self.store.f32_const(x as f32),
-            FpFormat::F64 => self.store.f64_const(x),
+    /// `x` in the format, rounded by `mode` (a bound stays a bound in a narrow format).
+    fn constant(&mut self, x: f64, mode: RoundingMode) -> Option<TermId> {
+        let wide = self.store.f64_const(x);
+        if self.format == FpFormat::F64 {
+            return Some(wide);
         }
+        let rm = self.store.rm_const(mode);
+        self.mk(Op::FpToFp(self.format), &[rm, wide])
     }
 
-    /// `y` is NaN (`y_nan`) or in [-bound, bound].
+    /// `y` is NaN (`y_nan`) or in [-bound, bound] (rounded outward).
     fn within(&mut self, y: TermId, y_nan: TermId, bound: f64) -> Option<TermId> {
-        let (lo, hi) = (self.constant(-bound), self.constant(bound));
+        let lo = self.constant(-bound, RoundingMode::Rtn)?;
+        let hi = self.constant(bound, RoundingMode::Rtp)?;
         let above = self.mk(Op::FpGeq, &[y, lo])?;
         let below = self.mk(Op::FpLeq, &[y, hi])?;
         let inside = self.mk(Op::And, &[above, below])?;

@@ -62,8 +62,7 @@ pub fn write_query(store: &TermStore, assertions: &[TermId]) -> Option<String> {
                 continue;
             }
             Op::BoolConst(b) => b.to_string(),
-            Op::FpConst(FpFormat::F32, bits) => Value::F32(f32::from_bits(bits as u32)).to_string(),
-            Op::FpConst(FpFormat::F64, bits) => Value::F64(f64::from_bits(bits)).to_string(),
+            Op::FpConst(f, bits) => Value::from_float_bits(f, bits).to_string(),
             Op::BvConst(v, w) => format!("(_ bv{v} {w})"),
             Op::RmConst(r) => r.name().to_string(),
             Op::Not => bin("not"),

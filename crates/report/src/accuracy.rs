@@ -17,7 +17,10 @@
 use crate::error::ReportError;
 use crate::values::show;
 use crate::SCHEMA_VERSION;
-use fpforge_accuracy::{AccuracyReport, Blame, Finding, Oracle, OutputLoc, SpecialValue, Strategy};
+use fpforge_accuracy::zeros::{Singularity, SingularityKind};
+use fpforge_accuracy::{
+    AccuracyReport, Blame, Finding, Oracle, OutputLoc, PoleAnswer, SpecialValue, Strategy,
+};
 use fpir::{Func, Module, OpSite, Type};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -57,6 +60,13 @@ pub struct FindingRow {
     /// Whether the last two precisions of Ziv's strategy agreed to 2 digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stable: Option<bool>,
+    /// The operation with the largest atomic condition number in the run (`op at
+    /// file:line:col`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition_op: Option<String>,
+    /// Its condition number (`null` when infinite: the operation cancelled to zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<f64>,
 }
 
 /// A wrong special value or a pole, as reports list it.
@@ -64,6 +74,9 @@ pub struct FindingRow {
 pub(crate) struct SpecialRow {
     /// `wrong special value` or `pole`.
     pub(crate) kind: &'static str,
+    /// For a pole, whether the code says so ([`fpforge_accuracy::PoleAnswer`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) code_answer: Option<&'static str>,
     #[serde(flatten)]
     pub(crate) row: FindingRow,
 }
@@ -72,8 +85,21 @@ impl SpecialRow {
     fn new(module: &Module, func: Func, special: &SpecialValue) -> SpecialRow {
         SpecialRow {
             kind: special.kind.label(),
+            code_answer: special.pole_answer().map(PoleAnswer::label),
             row: FindingRow::new(module, func, &special.finding),
         }
+    }
+}
+
+/// What op site `site` computes, and where.
+fn site_text(module: &Module, site: OpSite) -> String {
+    match module.op_sites.get(site) {
+        Some(data) => format!(
+            "{} at {}",
+            fpforge_accuracy::blame::op_name(&data.kind),
+            module.describe_loc(data.loc)
+        ),
+        None => format!("op site {}", site.0),
     }
 }
 
@@ -104,6 +130,8 @@ impl FindingRow {
             status: finding.status,
             oracle_precision: finding.ziv.map(|z| z.precision),
             stable: finding.ziv.map(|z| z.agreed),
+            condition_op: finding.condition.map(|(site, _)| site_text(module, site)),
+            condition: finding.condition.and_then(|(_, c)| finite(c)),
         }
     }
 
@@ -258,6 +286,10 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) worst: Option<&'a FindingRow>,
     pub(crate) top: &'a [FindingRow],
     pub(crate) folded: u64,
+    pub(crate) zeros_found: usize,
+    pub(crate) poles_found: usize,
+    pub(crate) zero_evals: u64,
+    pub(crate) singularities: Vec<SingularityJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) non_finite: Option<SpecialRow>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -293,6 +325,10 @@ impl<'a> ReportJson<'a> {
             worst: top.first(),
             top,
             folded: 0,
+            zeros_found: 0,
+            poles_found: 0,
+            zero_evals: 0,
+            singularities: Vec::new(),
             non_finite: None,
             worst_same_path: None,
             targets_total: 0,
@@ -325,6 +361,14 @@ impl<'a> ReportJson<'a> {
         // The first special value, under the name readers of schema 1 know.
         json.non_finite = json.special_values.first().cloned();
         json.folded = report.folded;
+        json.zeros_found = report.count(SingularityKind::Zero);
+        json.poles_found = report.count(SingularityKind::Pole);
+        json.zero_evals = report.zero_evals;
+        json.singularities = report
+            .singularities
+            .iter()
+            .map(SingularityJson::new)
+            .collect();
         json.worst_same_path = report.worst_same_path.as_ref().map(row);
         json.targets_total = report.targets.len();
         json.targets_covered = report.targets.iter().filter(|t| t.covered()).count();
@@ -432,6 +476,32 @@ pub fn check_text(source: &str, precision: u32, now: &FindingRow, before: &Findi
     t
 }
 
+/// A located zero or pole, as `report.json` lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct SingularityJson {
+    /// `zero` or `pole`.
+    pub(crate) kind: &'static str,
+    /// Whose sign changed: `computed` or `oracle`.
+    pub(crate) signal: &'static str,
+    /// The input coordinate (0-based).
+    pub(crate) coord: usize,
+    /// The adjacent doubles around it.
+    pub(crate) below: f64,
+    pub(crate) above: f64,
+}
+
+impl SingularityJson {
+    fn new(s: &Singularity) -> SingularityJson {
+        SingularityJson {
+            kind: s.kind.label(),
+            signal: s.signal.label(),
+            coord: s.coord,
+            below: s.below,
+            above: s.above,
+        }
+    }
+}
+
 /// The text summary of a finished run.
 pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) -> String {
     let mut t = String::new();
@@ -445,6 +515,13 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
         strategy_name(report.strategy),
     );
     let _ = writeln!(t, "oracle: {}", oracle_text(info, &report.oracle));
+    let _ = writeln!(
+        t,
+        "zeros found: {}, poles found: {} ({} evaluations aimed at them)",
+        report.count(SingularityKind::Zero),
+        report.count(SingularityKind::Pole),
+        report.zero_evals
+    );
     // Wrong special values are the most serious findings of a run: they come first.
     for s in &report.special_values {
         special_text(&mut t, &SpecialRow::new(module, report.func, s));
@@ -493,9 +570,12 @@ fn special_text(t: &mut String, s: &SpecialRow) {
     let status = n
         .status
         .map_or(String::new(), |st| format!(" (status {st})"));
+    let answer = s
+        .code_answer
+        .map_or(String::new(), |a| format!("; the code {a}"));
     let _ = writeln!(
         t,
-        "{}: {} computed {} where the reference is {}, on input {}{status}",
+        "{}: {} computed {} where the reference is {}, on input {}{status}{answer}",
         s.kind, n.output, n.computed_decimal, n.reference, n.input
     );
 }
@@ -549,6 +629,14 @@ fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &
             .map_or("inf".to_string(), |u| format!("{u:.3e}")),
         f.bits_lost.map_or("inf".to_string(), |b| format!("{b:.1}")),
     );
+    if let Some(op) = &f.condition_op {
+        let _ = writeln!(
+            t,
+            "  largest atomic condition number {} at {op}",
+            f.condition
+                .map_or("inf".to_string(), |c| format!("{c:.3e}"))
+        );
+    }
     if !worst.diverged {
         return;
     }

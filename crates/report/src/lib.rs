@@ -15,6 +15,8 @@
 //! - [`regression`]: `regression.c`, a C99 program calling the function on every test;
 //! - [`reach`]: the answer of `fpforge reach`;
 //! - [`accuracy`]: `report.json`, `inputs.txt` and the summary of `fpforge accuracy`;
+//! - [`errors_svg`](mod@errors_svg): `errors.svg`, the error of `fpforge accuracy`'s
+//!   evaluated inputs against the input;
 //! - [`outdir`]: output directories that stay valid when a run is interrupted
 //!   (`inputs.txt` appended line by line, every other file replaced atomically);
 //! - [`run`](mod@run): the report of `fpforge run`, with [`trace`]'s folded decisions;
@@ -33,6 +35,7 @@ pub mod arg_text;
 pub mod coverage;
 pub mod coverage_out;
 pub mod error;
+pub mod errors_svg;
 pub mod escape;
 pub mod findings;
 pub mod html;

@@ -1,5 +1,5 @@
-//! Exact IEEE-754 arithmetic in every rounding mode, over any binary format whose
-//! bit pattern fits in 64 bits.
+//! Exact IEEE-754 arithmetic in every rounding mode, over every binary format
+//! ([`FpFormat`]: any `(_ FloatingPoint eb sb)` whose pattern fits in 128 bits).
 //!
 //! Every operation computes the exact result as a big integer times a power of two
 //! (with a sticky bit when the exact quotient or root has more bits), and rounds it once
@@ -14,31 +14,11 @@
 use std::cmp::Ordering;
 
 use num_bigint::BigUint;
-use num_traits::{One, Zero};
+use num_traits::{One, ToPrimitive, Zero};
 
 use crate::sort::{FpFormat, RoundingMode};
 
-/// A binary interchange format: `eb` exponent bits and `sb` significand bits (the
-/// hidden bit included), SMT-LIB's `(_ FloatingPoint eb sb)`; `eb >= 2`, `sb >= 2`,
-/// `eb + sb <= 64`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Format {
-    /// Exponent bits.
-    pub eb: u32,
-    /// Significand bits, the hidden bit included.
-    pub sb: u32,
-}
-
-impl From<FpFormat> for Format {
-    fn from(f: FpFormat) -> Format {
-        Format {
-            eb: f.exponent_bits(),
-            sb: f.significand_bits(),
-        }
-    }
-}
-
-impl Format {
+impl FpFormat {
     fn bias(self) -> i64 {
         (1i64 << (self.eb - 1)) - 1
     }
@@ -48,39 +28,40 @@ impl Format {
         1 - self.bias() - i64::from(self.sb - 1)
     }
 
-    fn exp_mask(self) -> u64 {
-        (1u64 << self.eb) - 1
+    fn exp_mask(self) -> u128 {
+        (1u128 << self.eb) - 1
     }
 
     fn frac_bits(self) -> u32 {
         self.sb - 1
     }
 
-    fn sign_bit(self) -> u64 {
-        1u64 << (self.eb + self.sb - 1)
+    /// The sign bit of a pattern.
+    pub fn sign_bit(self) -> u128 {
+        1u128 << (self.eb + self.sb - 1)
     }
 
     /// The quiet NaN.
-    pub fn nan(self) -> u64 {
-        (self.exp_mask() << self.frac_bits()) | (1u64 << (self.sb - 2))
+    pub fn nan(self) -> u128 {
+        (self.exp_mask() << self.frac_bits()) | (1u128 << (self.sb - 2))
     }
 
     /// The infinity of the given sign.
-    pub fn inf(self, neg: bool) -> u64 {
+    pub fn inf(self, neg: bool) -> u128 {
         self.signed(neg, self.exp_mask() << self.frac_bits())
     }
 
     /// The zero of the given sign.
-    pub fn zero(self, neg: bool) -> u64 {
+    pub fn zero(self, neg: bool) -> u128 {
         self.signed(neg, 0)
     }
 
     /// The largest finite magnitude with the given sign.
-    fn max_finite(self, neg: bool) -> u64 {
+    fn max_finite(self, neg: bool) -> u128 {
         self.signed(neg, self.inf(false) - 1)
     }
 
-    fn signed(self, neg: bool, magnitude: u64) -> u64 {
+    fn signed(self, neg: bool, magnitude: u128) -> u128 {
         if neg {
             magnitude | self.sign_bit()
         } else {
@@ -89,15 +70,15 @@ impl Format {
     }
 
     /// Whether `bits` is a NaN.
-    pub fn is_nan(self, bits: u64) -> bool {
+    pub fn is_nan(self, bits: u128) -> bool {
         bits & !self.sign_bit() > self.inf(false)
     }
 
     /// The bit pattern's meaning.
-    pub fn decode(self, bits: u64) -> Num {
+    pub fn decode(self, bits: u128) -> Num {
         let neg = bits & self.sign_bit() != 0;
         let exp = (bits >> self.frac_bits()) & self.exp_mask();
-        let frac = bits & ((1u64 << self.frac_bits()) - 1);
+        let frac = bits & ((1u128 << self.frac_bits()) - 1);
         if exp == self.exp_mask() {
             return if frac == 0 { Num::Inf(neg) } else { Num::Nan };
         }
@@ -105,7 +86,7 @@ impl Format {
             (frac, self.min_lsb())
         } else {
             (
-                frac | (1u64 << self.frac_bits()),
+                frac | (1u128 << self.frac_bits()),
                 exp as i64 - self.bias() - i64::from(self.frac_bits()),
             )
         };
@@ -203,7 +184,7 @@ fn split(mag: &BigUint, exp: i64, sticky: bool, lsb: i64) -> (BigUint, Tail) {
 /// Rounds the exact value `x` (plus a sticky remainder below its last bit when
 /// `sticky`) to format `f` in mode `rm`. A zero `x` without sticky stays a zero of its
 /// sign.
-pub fn round(f: Format, rm: RoundingMode, x: &Exact, sticky: bool) -> u64 {
+pub fn round(f: FpFormat, rm: RoundingMode, x: &Exact, sticky: bool) -> u128 {
     if x.is_zero() && !sticky {
         return f.zero(x.neg);
     }
@@ -223,8 +204,8 @@ pub fn round(f: Format, rm: RoundingMode, x: &Exact, sticky: bool) -> u64 {
             lsb += 1;
         }
     }
-    let q = q.iter_u64_digits().next().unwrap_or(0);
-    let hidden = 1u64 << f.frac_bits();
+    let q = q.to_u128().expect("a significand fits in 128 bits");
+    let hidden = 1u128 << f.frac_bits();
     if q < hidden {
         return f.signed(x.neg, q);
     }
@@ -242,17 +223,17 @@ pub fn round(f: Format, rm: RoundingMode, x: &Exact, sticky: bool) -> u64 {
             f.max_finite(x.neg)
         };
     }
-    f.signed(x.neg, ((biased as u64) << f.frac_bits()) | (q - hidden))
+    f.signed(x.neg, ((biased as u128) << f.frac_bits()) | (q - hidden))
 }
 
 /// The sign of an exact zero sum of operands that are not both zeros of one sign:
 /// `-0` toward negative, `+0` otherwise (IEEE 754 §6.3).
-fn cancelled_zero(f: Format, rm: RoundingMode) -> u64 {
+fn cancelled_zero(f: FpFormat, rm: RoundingMode) -> u128 {
     f.zero(rm == RoundingMode::Rtn)
 }
 
 /// The exact sum of two finite values, rounded; zero sums follow IEEE 754 §6.3.
-fn add_exact(f: Format, rm: RoundingMode, a: &Exact, b: &Exact) -> u64 {
+fn add_exact(f: FpFormat, rm: RoundingMode, a: &Exact, b: &Exact) -> u128 {
     if a.is_zero() && b.is_zero() && a.neg == b.neg {
         return f.zero(a.neg);
     }
@@ -272,7 +253,7 @@ fn add_exact(f: Format, rm: RoundingMode, a: &Exact, b: &Exact) -> u64 {
 }
 
 /// `fp.add`.
-pub fn add(f: Format, rm: RoundingMode, x: u64, y: u64) -> u64 {
+pub fn add(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
     match (f.decode(x), f.decode(y)) {
         (Num::Nan, _) | (_, Num::Nan) => f.nan(),
         (Num::Inf(a), Num::Inf(b)) if a != b => f.nan(),
@@ -282,13 +263,13 @@ pub fn add(f: Format, rm: RoundingMode, x: u64, y: u64) -> u64 {
 }
 
 /// `fp.sub`.
-pub fn sub(f: Format, rm: RoundingMode, x: u64, y: u64) -> u64 {
+pub fn sub(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
     let y = if f.is_nan(y) { y } else { y ^ f.sign_bit() };
     add(f, rm, x, y)
 }
 
 /// `fp.mul`.
-pub fn mul(f: Format, rm: RoundingMode, x: u64, y: u64) -> u64 {
+pub fn mul(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
     match (f.decode(x), f.decode(y)) {
         (Num::Nan, _) | (_, Num::Nan) => f.nan(),
         (Num::Inf(_), Num::Finite(z)) | (Num::Finite(z), Num::Inf(_)) if z.is_zero() => f.nan(),
@@ -312,7 +293,7 @@ fn long_div(a: &BigUint, b: &BigUint, bits: u32) -> (BigUint, u64, bool) {
 }
 
 /// `fp.div`.
-pub fn div(f: Format, rm: RoundingMode, x: u64, y: u64) -> u64 {
+pub fn div(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
     match (f.decode(x), f.decode(y)) {
         (Num::Nan, _) | (_, Num::Nan) | (Num::Inf(_), Num::Inf(_)) => f.nan(),
         (Num::Inf(a), Num::Finite(b)) => f.inf(a != b.neg),
@@ -337,7 +318,7 @@ pub fn div(f: Format, rm: RoundingMode, x: u64, y: u64) -> u64 {
 }
 
 /// `fp.sqrt`.
-pub fn sqrt(f: Format, rm: RoundingMode, x: u64) -> u64 {
+pub fn sqrt(f: FpFormat, rm: RoundingMode, x: u128) -> u128 {
     match f.decode(x) {
         Num::Nan | Num::Inf(true) => f.nan(),
         Num::Inf(false) => f.inf(false),
@@ -360,7 +341,7 @@ pub fn sqrt(f: Format, rm: RoundingMode, x: u64) -> u64 {
 }
 
 /// `fp.fma`: `x * y + z` rounded once.
-pub fn fma(f: Format, rm: RoundingMode, x: u64, y: u64, z: u64) -> u64 {
+pub fn fma(f: FpFormat, rm: RoundingMode, x: u128, y: u128, z: u128) -> u128 {
     let (a, b, c) = (f.decode(x), f.decode(y), f.decode(z));
     let product = match (&a, &b) {
         (Num::Nan, _) | (_, Num::Nan) => return f.nan(),
@@ -384,7 +365,7 @@ pub fn fma(f: Format, rm: RoundingMode, x: u64, y: u64, z: u64) -> u64 {
 
 /// `fp.roundToIntegral`: the integer `rm` rounds `x` to, as a float of the same format
 /// (a zero keeps the operand's sign).
-pub fn round_to_integral(f: Format, rm: RoundingMode, x: u64) -> u64 {
+pub fn round_to_integral(f: FpFormat, rm: RoundingMode, x: u128) -> u128 {
     match f.decode(x) {
         Num::Finite(a) if a.exp < 0 => match integer_of(&a, rm) {
             n if n.is_zero() => f.zero(a.neg),
@@ -406,7 +387,7 @@ fn integer_of(a: &Exact, rm: RoundingMode) -> BigUint {
 
 /// The integer `rm` rounds `x` to, as (negative, magnitude); `None` for NaN and the
 /// infinities (`fp.to_sbv`/`fp.to_ubv` then leave the result unspecified).
-pub fn to_integer(f: Format, rm: RoundingMode, x: u64) -> Option<(bool, BigUint)> {
+pub fn to_integer(f: FpFormat, rm: RoundingMode, x: u128) -> Option<(bool, BigUint)> {
     match f.decode(x) {
         Num::Finite(a) => {
             let n = integer_of(&a, rm);
@@ -417,7 +398,7 @@ pub fn to_integer(f: Format, rm: RoundingMode, x: u64) -> Option<(bool, BigUint)
 }
 
 /// `fp.rem`: `x - y * n` with `n` the integer nearest `x / y` (ties to even), exact.
-pub fn rem(f: Format, x: u64, y: u64) -> u64 {
+pub fn rem(f: FpFormat, x: u128, y: u128) -> u128 {
     match (f.decode(x), f.decode(y)) {
         (Num::Nan, _) | (_, Num::Nan) | (Num::Inf(_), _) => f.nan(),
         (_, Num::Finite(b)) if b.is_zero() => f.nan(),
@@ -449,7 +430,7 @@ pub fn rem(f: Format, x: u64, y: u64) -> u64 {
 }
 
 /// `to_fp` between formats: `x` of format `from` rounded to `to`.
-pub fn convert(from: Format, to: Format, rm: RoundingMode, x: u64) -> u64 {
+pub fn convert(from: FpFormat, to: FpFormat, rm: RoundingMode, x: u128) -> u128 {
     match from.decode(x) {
         Num::Nan => to.nan(),
         Num::Inf(neg) => to.inf(neg),
@@ -458,7 +439,7 @@ pub fn convert(from: Format, to: Format, rm: RoundingMode, x: u64) -> u64 {
 }
 
 /// The integer `(-1)^neg * mag` rounded to format `f`.
-pub fn from_integer(f: Format, rm: RoundingMode, neg: bool, mag: u64) -> u64 {
+pub fn from_integer(f: FpFormat, rm: RoundingMode, neg: bool, mag: u128) -> u128 {
     if mag == 0 {
         return f.zero(false);
     }
@@ -467,12 +448,104 @@ pub fn from_integer(f: Format, rm: RoundingMode, neg: bool, mag: u64) -> u64 {
 
 /// The rational `(-1)^neg * num / den` (`den > 0`) rounded to format `f`; a zero
 /// numerator gives `+0` (SMT-LIB's real zero has no sign).
-pub fn from_rational(f: Format, rm: RoundingMode, neg: bool, num: &BigUint, den: &BigUint) -> u64 {
+pub fn from_rational(
+    f: FpFormat,
+    rm: RoundingMode,
+    neg: bool,
+    num: &BigUint,
+    den: &BigUint,
+) -> u128 {
     if num.is_zero() {
         return f.zero(false);
     }
     let (q, scale, sticky) = long_div(num, den, f.sb);
     round(f, rm, &Exact::new(neg, q, -(scale as i64)), sticky)
+}
+
+/// The IEEE class of a pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Not a number.
+    Nan,
+    /// An infinity.
+    Infinite,
+    /// A zero.
+    Zero,
+    /// A subnormal number.
+    Subnormal,
+    /// A normal number.
+    Normal,
+}
+
+/// The class of `x` in format `f`.
+pub fn classify(f: FpFormat, x: u128) -> Class {
+    let exp = (x >> f.frac_bits()) & f.exp_mask();
+    let frac = x & ((1u128 << f.frac_bits()) - 1);
+    match (exp, frac) {
+        (0, 0) => Class::Zero,
+        (0, _) => Class::Subnormal,
+        (e, 0) if e == f.exp_mask() => Class::Infinite,
+        (e, _) if e == f.exp_mask() => Class::Nan,
+        _ => Class::Normal,
+    }
+}
+
+/// Whether the sign bit of `x` is set (NaNs included).
+pub fn sign_of(f: FpFormat, x: u128) -> bool {
+    x & f.sign_bit() != 0
+}
+
+/// IEEE comparison of two values: `None` when one is a NaN; the zeros are equal.
+pub fn compare(f: FpFormat, x: u128, y: u128) -> Option<Ordering> {
+    let signed = |n: Num| match n {
+        Num::Nan => None,
+        Num::Inf(neg) => Some((if neg { -1 } else { 1 }, None)),
+        Num::Finite(e) if e.is_zero() => Some((0, None)),
+        Num::Finite(e) => Some((0, Some(e))),
+    };
+    let (a, b) = (signed(f.decode(x))?, signed(f.decode(y))?);
+    Some(match (a, b) {
+        ((ia, _), (ib, _)) if ia != 0 || ib != 0 => ia.cmp(&ib),
+        ((_, None), (_, None)) => Ordering::Equal,
+        ((_, Some(p)), (_, None)) => sign_order(p.neg),
+        ((_, None), (_, Some(q))) => sign_order(q.neg).reverse(),
+        ((_, Some(p)), (_, Some(q))) => compare_exact(&p, &q),
+    })
+}
+
+/// The order of a non-zero value of the given sign against zero.
+fn sign_order(neg: bool) -> Ordering {
+    if neg {
+        Ordering::Less
+    } else {
+        Ordering::Greater
+    }
+}
+
+/// The order of two non-zero exact values.
+fn compare_exact(p: &Exact, q: &Exact) -> Ordering {
+    if p.neg != q.neg {
+        return sign_order(p.neg);
+    }
+    let e = p.exp.min(q.exp);
+    let mp = &p.mag << (p.exp - e) as u64;
+    let mq = &q.mag << (q.exp - e) as u64;
+    let magnitudes = mp.cmp(&mq);
+    if p.neg {
+        magnitudes.reverse()
+    } else {
+        magnitudes
+    }
+}
+
+/// `fp.neg`: the sign flipped (a NaN stays a NaN).
+pub fn neg(f: FpFormat, x: u128) -> u128 {
+    x ^ f.sign_bit()
+}
+
+/// `fp.abs`: the sign cleared.
+pub fn abs(f: FpFormat, x: u128) -> u128 {
+    x & !f.sign_bit()
 }
 
 /// A real literal (`12`, `0.5`, `-3.25`, `(/ 1 3)` spelled `1/3`) as
@@ -529,9 +602,9 @@ mod tests {
     }
 
     /// Every finite value of a small format, ascending, with its pattern (-0 before +0).
-    fn finite_values(f: Format) -> Vec<(BigRational, u64)> {
-        let n = 1u64 << (f.eb + f.sb);
-        let mut v: Vec<(BigRational, u64)> = (0..n)
+    fn finite_values(f: FpFormat) -> Vec<(BigRational, u128)> {
+        let n = 1u128 << (f.eb + f.sb);
+        let mut v: Vec<(BigRational, u128)> = (0..n)
             .filter_map(|b| match f.decode(b) {
                 Num::Finite(e) => Some((rational(&e), b)),
                 _ => None,
@@ -547,12 +620,12 @@ mod tests {
     /// The reference rounding of a non-zero real given by `cmp(c)` = ordering of the
     /// candidate `c` against it: IEEE 754 §4.3 by search over the format's values.
     fn reference(
-        f: Format,
-        values: &[(BigRational, u64)],
+        f: FpFormat,
+        values: &[(BigRational, u128)],
         rm: RoundingMode,
         cmp: &dyn Fn(&BigRational) -> Ordering,
         mid_cmp: &dyn Fn(&BigRational, &BigRational) -> Ordering,
-    ) -> u64 {
+    ) -> u128 {
         // The largest value <= v and the smallest >= v (none beyond the finite range).
         let at_or_below = values.partition_point(|(c, _)| cmp(c) != Ordering::Greater);
         let below = at_or_below.checked_sub(1).map(|i| &values[i]);
@@ -619,42 +692,42 @@ mod tests {
 
     /// Rounds the exact rational `v` (non-zero) by the reference.
     fn reference_of(
-        f: Format,
-        values: &[(BigRational, u64)],
+        f: FpFormat,
+        values: &[(BigRational, u128)],
         rm: RoundingMode,
         v: &BigRational,
-    ) -> u64 {
+    ) -> u128 {
         let two = BigRational::from_integer(BigInt::from(2));
         reference(f, values, rm, &|c| c.cmp(v), &|a, b| {
             ((a + b) / &two).cmp(v)
         })
     }
 
-    fn finite(f: Format, b: u64) -> Option<BigRational> {
+    fn finite(f: FpFormat, b: u128) -> Option<BigRational> {
         match f.decode(b) {
             Num::Finite(e) => Some(rational(&e)),
             _ => None,
         }
     }
 
-    fn same(f: Format, a: u64, b: u64) -> bool {
+    fn same(f: FpFormat, a: u128, b: u128) -> bool {
         a == b || (f.is_nan(a) && f.is_nan(b))
     }
 
-    const SMALL: Format = Format { eb: 3, sb: 4 };
+    const SMALL: FpFormat = FpFormat { eb: 3, sb: 4 };
 
     #[test]
     fn small_format_arithmetic_matches_the_rational_reference() {
         let f = SMALL;
         let values = finite_values(f);
-        let n = 1u64 << (f.eb + f.sb);
+        let n = 1u128 << (f.eb + f.sb);
         for rm in MODES {
             for x in 0..n {
                 for y in 0..n {
                     let (Some(a), Some(b)) = (finite(f, x), finite(f, y)) else {
                         continue;
                     };
-                    let ops: [(&str, u64, Option<BigRational>); 3] = [
+                    let ops: [(&str, u128, Option<BigRational>); 3] = [
                         ("add", add(f, rm, x, y), Some(&a + &b)),
                         ("mul", mul(f, rm, x, y), Some(&a * &b)),
                         ("div", div(f, rm, x, y), (!b.is_zero()).then(|| &a / &b)),
@@ -675,7 +748,7 @@ mod tests {
     fn small_format_sqrt_fma_and_conversions_match_the_reference() {
         let f = SMALL;
         let values = finite_values(f);
-        let n = 1u64 << (f.eb + f.sb);
+        let n = 1u128 << (f.eb + f.sb);
         let two = BigRational::from_integer(BigInt::from(2));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for rm in MODES {
@@ -705,12 +778,12 @@ mod tests {
                     let want =
                         reference_of(f, &values, rm, &BigRational::from_integer(BigInt::from(k)));
                     assert_eq!(
-                        from_integer(f, rm, k < 0, k.unsigned_abs()),
+                        from_integer(f, rm, k < 0, u128::from(k.unsigned_abs())),
                         want,
                         "int {k} {rm:?}"
                     );
                 }
-                let wider = Format { eb: 5, sb: 7 };
+                let wider = FpFormat { eb: 5, sb: 7 };
                 let widened = convert(f, wider, rm, x);
                 assert_eq!(convert(wider, f, rm, widened), x, "round trip {x:#x}");
             }
@@ -738,10 +811,10 @@ mod tests {
 
     #[test]
     fn narrowing_conversions_match_the_reference() {
-        let wide = Format { eb: 4, sb: 6 };
+        let wide = FpFormat { eb: 4, sb: 6 };
         let values = finite_values(SMALL);
         for rm in MODES {
-            for x in 0..1u64 << 10 {
+            for x in 0..1u128 << 10 {
                 let got = convert(wide, SMALL, rm, x);
                 match finite(wide, x) {
                     Some(v) if !v.is_zero() => {
@@ -755,9 +828,10 @@ mod tests {
 
     #[test]
     fn zero_results_take_the_signs_ieee_gives_them() {
-        let f = Format::from(FpFormat::F64);
-        let (one, m_one) = (1f64.to_bits(), (-1f64).to_bits());
-        let (pz, nz) = (0f64.to_bits(), (-0f64).to_bits());
+        let f = FpFormat::F64;
+        let b = |v: f64| u128::from(v.to_bits());
+        let (one, m_one) = (b(1.0), b(-1.0));
+        let (pz, nz) = (b(0.0), b(-0.0));
         for rm in MODES {
             let cancel = if rm == RoundingMode::Rtn { nz } else { pz };
             assert_eq!(add(f, rm, one, m_one), cancel, "{rm:?}");
@@ -765,8 +839,8 @@ mod tests {
             assert_eq!(add(f, rm, nz, nz), nz);
             assert_eq!(fma(f, rm, pz, m_one, pz), cancel, "{rm:?}");
             assert_eq!(mul(f, rm, nz, one), nz);
-            assert_eq!(round_to_integral(f, rm, (-0.25f64).to_bits()) >> 63, 1);
-            assert_eq!(rem(f, (-4f64).to_bits(), 2f64.to_bits()), nz);
+            assert_eq!(round_to_integral(f, rm, b(-0.25)) >> 63, 1);
+            assert_eq!(rem(f, b(-4.0), b(2.0)), nz);
         }
     }
 
@@ -790,7 +864,7 @@ mod tests {
     #[test]
     fn nearest_even_agrees_with_the_host_fpu() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        let (d, s) = (Format::from(FpFormat::F64), Format::from(FpFormat::F32));
+        let (d, s) = (FpFormat::F64, FpFormat::F32);
         let rne = RoundingMode::Rne;
         for _ in 0..20_000 {
             let (x, y, z) = (
@@ -798,7 +872,7 @@ mod tests {
                 random_f64(&mut rng),
                 random_f64(&mut rng),
             );
-            let b = |v: f64| v.to_bits();
+            let b = |v: f64| u128::from(v.to_bits());
             for (got, want) in [
                 (add(d, rne, b(x), b(y)), x + y),
                 (sub(d, rne, b(x), b(y)), x - y),
@@ -811,13 +885,13 @@ mod tests {
                 (round_to_integral(d, RoundingMode::Rna, b(x)), x.round()),
             ] {
                 assert!(
-                    same(d, got, want.to_bits()),
+                    same(d, got, b(want)),
                     "{x:e} {y:e} {z:e}: {:e} vs {want:e}",
-                    f64::from_bits(got)
+                    f64::from_bits(got as u64)
                 );
             }
             let (p, q, r) = (x as f32, y as f32, z as f32);
-            let b32 = |v: f32| u64::from(v.to_bits());
+            let b32 = |v: f32| u128::from(v.to_bits());
             for (got, want) in [
                 (add(s, rne, b32(p), b32(q)), p + q),
                 (mul(s, rne, b32(p), b32(q)), p * q),
@@ -830,16 +904,19 @@ mod tests {
             }
             let i: i64 = rng.gen();
             assert_eq!(
-                from_integer(d, rne, i < 0, i.unsigned_abs()),
-                (i as f64).to_bits()
+                from_integer(d, rne, i < 0, u128::from(i.unsigned_abs())),
+                b(i as f64)
             );
-            assert_eq!(from_integer(s, rne, i < 0, i.unsigned_abs()), b32(i as f32));
+            assert_eq!(
+                from_integer(s, rne, i < 0, u128::from(i.unsigned_abs())),
+                b32(i as f32)
+            );
         }
     }
 
     #[test]
     fn real_literals_round_in_every_mode() {
-        let f = Format::from(FpFormat::F32);
+        let f = FpFormat::F32;
         let tenth = |rm| {
             let (neg, n, d) = parse_real("0.1").unwrap();
             f32::from_bits(from_rational(f, rm, neg, &n, &d) as u32)

@@ -5,14 +5,17 @@
 //! [`crate::sort`], every rounding mode (literals in both spellings, mode
 //! constants and terms), real literals as `to_fp` arguments, `define-sort`,
 //! `define-const`, `define-fun` (with parameters: expanded where applied),
-//! `push`/`pop`, `check-sat-assuming`, `get-model` and `get-value`. Everything
-//! the solver cannot represent (other float formats, arrays, `Real`/`Int`
-//! arithmetic, uninterpreted functions with arguments) is rejected with an
-//! `unsupported: NAME` error naming the line and column; `set-info`/`set-option`
+//! `push`/`pop`, `check-sat-assuming`, `get-model` and `get-value`, uninterpreted
+//! functions and arrays (QF_ABVFP: `select`, `store`, `ite` over arrays, constant
+//! arrays) by the reductions of module `functions`. Everything the solver cannot
+//! represent (`Real`/`Int` arithmetic, array equality, arrays of arrays) is
+//! rejected with an `unsupported: NAME` error naming the line and column; `set-info`/`set-option`
 //! are ignored with a note. Beyond SMT-LIB, the unary extension operators
 //! `fpext.exp`, `fpext.log`, `fpext.atan`, `fpext.sin`, `fpext.cos` and
 //! `fpext.tan` stand for the C math functions (see [`crate::term::ExtFn`]);
 //! the first use writes a note saying so.
+
+mod functions;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -27,6 +30,7 @@ use crate::solver::{Answer, Solver, Stats};
 use crate::sort::{FpFormat, RoundingMode, Sort};
 use crate::term::{ExtFn, Op, TermError, TermId, TermStore};
 use crate::{ScriptSummary, SolveConfig, SolveError, Status};
+use functions::{ArrayTerm, Functions, Kind};
 
 type PResult<T> = Result<T, SolveError>;
 
@@ -53,6 +57,8 @@ struct Macro {
 enum Binding {
     Term(TermId),
     Macro(Macro),
+    /// A declared function or array: its index in [`Functions`].
+    Function(usize),
 }
 
 /// One `push` level: what to undo on `pop`.
@@ -70,6 +76,9 @@ struct Script<'c> {
     /// Declared variables in declaration order (name, term), for `get-model`.
     declared: Vec<(String, TermId)>,
     locals: Vec<(String, TermId)>,
+    /// `let`-bound array terms.
+    array_locals: Vec<(String, ArrayTerm)>,
+    functions: Functions,
     assertions: Vec<TermId>,
     frames: Vec<Frame>,
     model: Option<Model>,
@@ -94,6 +103,8 @@ pub fn run(
         globals: HashMap::new(),
         declared: Vec::new(),
         locals: Vec::new(),
+        array_locals: Vec::new(),
+        functions: Functions::default(),
         assertions: Vec::new(),
         frames: Vec::new(),
         model: None,
@@ -233,6 +244,44 @@ fn symbol_name(e: &SExpr) -> PResult<String> {
         .ok_or_else(|| perr(e.pos(), "expected a symbol"))
 }
 
+/// The format `(_ FloatingPoint eb sb)`, or why it is not supported.
+fn format_of(pos: Pos, eb: u64, sb: u64) -> PResult<FpFormat> {
+    FpFormat::new(eb, sb).ok_or_else(|| {
+        perr(
+            pos,
+            format!(
+                "unsupported: (_ FloatingPoint {eb} {sb}) (eb 2..=60, sb >= 2, eb + sb <= 128)"
+            ),
+        )
+    })
+}
+
+/// A bit-vector literal `#b...`/`#x...` of any width: value and width.
+fn bits_literal(e: &SExpr) -> Option<(u128, u32)> {
+    let (digits, radix, bits_per_digit) = match e {
+        SExpr::Atom(Atom::Binary(d), _) => (d, 2, 1),
+        SExpr::Atom(Atom::Hex(d), _) => (d, 16, 4),
+        _ => return None,
+    };
+    let width = u32::try_from(digits.len()).ok()? * bits_per_digit;
+    if width > FpFormat::MAX_WIDTH {
+        return None;
+    }
+    Some((u128::from_str_radix(digits, radix).ok()?, width))
+}
+
+/// `(fp s e m)` of three literals: its format and pattern (read here, not as
+/// bit-vector terms, so that significands wider than 64 bits are literals too).
+fn fp_literal(pos: Pos, s: &SExpr, e: &SExpr, m: &SExpr) -> PResult<Option<(FpFormat, u128)>> {
+    let (Some((sign, 1)), Some((exp, ew)), Some((frac, mw))) =
+        (bits_literal(s), bits_literal(e), bits_literal(m))
+    else {
+        return Ok(None);
+    };
+    let f = format_of(pos, u64::from(ew), u64::from(mw) + 1)?;
+    Ok(Some((f, (sign << (ew + mw)) | (exp << mw) | frac)))
+}
+
 fn numeral(e: &SExpr) -> PResult<u64> {
     match e {
         SExpr::Atom(Atom::Numeral(s), p) => s
@@ -275,8 +324,12 @@ impl Script<'_> {
                 let [n, s] = args else {
                     return Err(perr(pos, "declare-const expects a name and a sort"));
                 };
-                let sort = self.sort(s)?;
-                self.declare(n, sort)?;
+                if let Some((index, element)) = self.array_sort(s)? {
+                    self.declare_function(n, Kind::Array, vec![index], element)?;
+                } else {
+                    let sort = self.sort(s)?;
+                    self.declare(n, sort)?;
+                }
             }
             "declare-fun" => {
                 let [n, params, s] = args else {
@@ -285,14 +338,23 @@ impl Script<'_> {
                         "declare-fun expects a name, parameter sorts and a sort",
                     ));
                 };
-                if !list(params).is_some_and(|p| p.is_empty()) {
-                    return Err(perr(
-                        params.pos(),
-                        "unsupported: uninterpreted functions with arguments",
-                    ));
+                let params = list(params)
+                    .ok_or_else(|| perr(params.pos(), "expected a list of parameter sorts"))?;
+                if params.is_empty() {
+                    if let Some((index, element)) = self.array_sort(s)? {
+                        self.declare_function(n, Kind::Array, vec![index], element)?;
+                        return Ok(true);
+                    }
+                    let sort = self.sort(s)?;
+                    self.declare(n, sort)?;
+                } else {
+                    let sorts = params
+                        .iter()
+                        .map(|p| self.sort(p))
+                        .collect::<PResult<Vec<_>>>()?;
+                    let result = self.sort(s)?;
+                    self.declare_function(n, Kind::Function, sorts, result)?;
                 }
-                let sort = self.sort(s)?;
-                self.declare(n, sort)?;
             }
             "define-fun" => self.define_fun(pos, args)?,
             "define-const" => {
@@ -401,6 +463,121 @@ impl Script<'_> {
         Ok(())
     }
 
+    fn declare_function(
+        &mut self,
+        n: &SExpr,
+        kind: Kind,
+        params: Vec<Sort>,
+        result: Sort,
+    ) -> PResult<()> {
+        let name = symbol_name(n)?;
+        if self.globals.contains_key(&name) {
+            return Err(perr(n.pos(), format!("'{name}' is already declared")));
+        }
+        let f = self.functions.declare(&name, kind, params, result);
+        self.bind_global(&name, Binding::Function(f));
+        Ok(())
+    }
+
+    /// `Some((index, element))` when `e` is an array sort `(Array I E)` of scalar
+    /// sorts (after `define-sort` abbreviations).
+    fn array_sort(&self, e: &SExpr) -> PResult<Option<(Sort, Sort)>> {
+        if let Some((params, body)) = self.alias_of(e) {
+            if params.is_empty() {
+                return self.array_sort(&body);
+            }
+        }
+        match list(e) {
+            Some([head, index, element]) if head.symbol() == Some("Array") => {
+                if self.array_sort(index)?.is_some() || self.array_sort(element)?.is_some() {
+                    return Err(perr(e.pos(), "unsupported: arrays of arrays"));
+                }
+                Ok(Some((self.sort(index)?, self.sort(element)?)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `Some` array term when `e` is one: a declared or `let`-bound array, a
+    /// `store`, an `ite` of arrays or a constant array.
+    fn array(&mut self, e: &SExpr) -> PResult<Option<ArrayTerm>> {
+        let pos = e.pos();
+        if let Some(name) = e.symbol() {
+            if let Some((_, a)) = self.array_locals.iter().rev().find(|(n, _)| n == name) {
+                return Ok(Some(a.clone()));
+            }
+            return Ok(match self.lookup(name) {
+                Some(Binding::Function(f)) if self.functions.get(f).is_array() => {
+                    Some(ArrayTerm::Base(f))
+                }
+                _ => None,
+            });
+        }
+        let Some([head, rest @ ..]) = list(e) else {
+            return Ok(None);
+        };
+        match (head.symbol(), rest) {
+            (Some("store"), [a, i, v]) => {
+                let Some(a) = self.array(a)? else {
+                    return Err(perr(pos, "store expects an array"));
+                };
+                let (i, v) = (self.term(i)?, self.term(v)?);
+                Ok(Some(ArrayTerm::Store(Box::new(a), i, v)))
+            }
+            (Some("ite"), [c, a, b]) => {
+                let Some(a) = self.array(a)? else {
+                    return Ok(None);
+                };
+                let Some(b) = self.array(b)? else {
+                    return Err(perr(pos, "ite of an array and a value"));
+                };
+                let c = self.term(c)?;
+                Ok(Some(ArrayTerm::Ite(c, Box::new(a), Box::new(b))))
+            }
+            (None, [v]) => match list(head) {
+                Some([as_, konst, s])
+                    if as_.symbol() == Some("as") && konst.symbol() == Some("const") =>
+                {
+                    let Some((index, element)) = self.array_sort(s)? else {
+                        return Err(perr(pos, "as const expects an array sort"));
+                    };
+                    let v = self.term(v)?;
+                    if self.store.sort(v) != element {
+                        return Err(perr(
+                            pos,
+                            format!("constant array of {element} given a value of another sort"),
+                        ));
+                    }
+                    Ok(Some(ArrayTerm::Const(index, v)))
+                }
+                _ => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    /// `(select a i)`, or an array-valued term where a value is expected.
+    fn array_app(&mut self, pos: Pos, name: &str, rest: &[SExpr]) -> PResult<Option<TermId>> {
+        match (name, rest) {
+            ("select", [a, i]) => {
+                let Some(a) = self.array(a)? else {
+                    return Err(perr(pos, "select expects an array"));
+                };
+                let i = self.term(i)?;
+                let t = self
+                    .functions
+                    .select(&mut self.store, &a, i)
+                    .map_err(|e| term_err(pos, e))?;
+                Ok(Some(t))
+            }
+            ("store", _) => Err(perr(pos, "store gives an array where a value is expected")),
+            ("=" | "distinct", [a, ..]) if self.array(a)?.is_some() => {
+                Err(perr(pos, "unsupported: array equality (extensionality)"))
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn define_fun(&mut self, pos: Pos, args: &[SExpr]) -> PResult<()> {
         let [n, params, s, body] = args else {
             return Err(perr(
@@ -501,13 +678,11 @@ impl Script<'_> {
         if let Some(s) = e.symbol() {
             return match s {
                 "Bool" => Ok(Sort::Bool),
+                "Float16" => Ok(Sort::Fp(FpFormat::F16)),
                 "Float32" => Ok(Sort::F32),
                 "Float64" => Ok(Sort::F64),
+                "Float128" => Ok(Sort::Fp(FpFormat::F128)),
                 "RoundingMode" | "RM" => Ok(Sort::RoundingMode),
-                "Float16" | "Float128" => Err(perr(
-                    pos,
-                    format!("unsupported: {s} (only Float32 and Float64)"),
-                )),
                 _ => Err(perr(pos, format!("unsupported: sort {s}"))),
             };
         }
@@ -526,14 +701,7 @@ impl Script<'_> {
                 }
                 (Some("FloatingPoint"), [eb, sb]) => {
                     let (eb, sb) = (numeral(eb)?, numeral(sb)?);
-                    FpFormat::from_eb_sb(eb, sb).map(Sort::Fp).ok_or_else(|| {
-                        perr(
-                            pos,
-                            format!(
-                                "unsupported: (_ FloatingPoint {eb} {sb}) (only (_ FloatingPoint 8 24) and (_ FloatingPoint 11 53))"
-                            ),
-                        )
-                    })
+                    format_of(pos, eb, sb).map(Sort::Fp)
                 }
                 _ => Err(perr(pos, format!("unsupported: sort {e}"))),
             },
@@ -649,6 +817,10 @@ impl Script<'_> {
                     return match b {
                         Binding::Term(t) => Ok(t),
                         Binding::Macro(_) => Err(perr(pos, format!("'{s}' expects arguments"))),
+                        Binding::Function(f) if self.functions.get(f).is_array() => {
+                            Err(perr(pos, format!("array '{s}' where a value is expected")))
+                        }
+                        Binding::Function(_) => Err(perr(pos, format!("'{s}' expects arguments"))),
                     };
                 }
                 if let Some(r) = RoundingMode::from_name(s) {
@@ -711,24 +883,16 @@ impl Script<'_> {
             return Err(perr(pos, format!("unsupported: indexed identifier {name}")));
         };
         let (eb, sb) = (numeral(eb)?, numeral(sb)?);
-        let f = FpFormat::from_eb_sb(eb, sb)
-            .ok_or_else(|| perr(pos, format!("unsupported: (_ FloatingPoint {eb} {sb})")))?;
-        let x = match name {
-            "+zero" => 0.0,
-            "-zero" => -0.0,
-            "+oo" => f64::INFINITY,
-            "-oo" => f64::NEG_INFINITY,
-            "NaN" => f64::NAN,
+        let f = format_of(pos, eb, sb)?;
+        let bits = match name {
+            "+zero" => f.zero(false),
+            "-zero" => f.zero(true),
+            "+oo" => f.inf(false),
+            "-oo" => f.inf(true),
+            "NaN" => f.nan(),
             _ => return Err(perr(pos, format!("unsupported: indexed identifier {name}"))),
         };
-        Ok(self.float_const(f, x))
-    }
-
-    fn float_const(&mut self, f: FpFormat, x: f64) -> TermId {
-        match f {
-            FpFormat::F32 => self.store.f32_const(x as f32),
-            FpFormat::F64 => self.store.f64_const(x),
-        }
+        Ok(self.store.fp_const(f, bits))
     }
 
     /// `((_ extract 7 0) x)`, `((_ to_fp 8 24) RNE x)`, ...
@@ -783,9 +947,7 @@ impl Script<'_> {
             }
             ("to_fp" | "to_fp_unsigned", [eb, sb]) => {
                 let (eb, sb) = (numeral(eb)?, numeral(sb)?);
-                let f = FpFormat::from_eb_sb(eb, sb).ok_or_else(|| {
-                    perr(pos, format!("unsupported: (_ FloatingPoint {eb} {sb})"))
-                })?;
+                let f = format_of(pos, eb, sb)?;
                 self.convert_to_fp(pos, f, name == "to_fp_unsigned", rest)
             }
             _ => Err(perr(
@@ -834,14 +996,8 @@ impl Script<'_> {
     /// the mode is a literal, else an `ite` over the five modes.
     fn real_to_fp(&mut self, pos: Pos, f: FpFormat, rm: TermId, real: &Real) -> PResult<TermId> {
         let (neg, num, den) = real;
-        let g = ieee::Format::from(f);
-        let constant = |s: &mut TermStore, r| {
-            let bits = ieee::from_rational(g, r, *neg, num, den);
-            match Value::from_float_bits(f, bits) {
-                Value::F32(x) => s.f32_const(x),
-                v => s.f64_const(v.as_f64().unwrap_or(f64::NAN)),
-            }
-        };
+        let constant =
+            |s: &mut TermStore, r| s.fp_const(f, ieee::from_rational(f, r, *neg, num, den));
         match self.store.get(rm).op {
             Op::RmConst(r) => Ok(constant(&mut self.store, r)),
             _ => {
@@ -872,8 +1028,19 @@ impl Script<'_> {
             "fp" => return self.fp_triple(pos, rest),
             _ => {}
         }
-        if let Some(Binding::Macro(m)) = self.lookup(name) {
-            return self.expand_macro(pos, name, &m, rest);
+        match self.lookup(name) {
+            Some(Binding::Macro(m)) => return self.expand_macro(pos, name, &m, rest),
+            Some(Binding::Function(f)) if !self.functions.get(f).is_array() => {
+                let args = self.terms(rest)?;
+                return self
+                    .functions
+                    .apply(&mut self.store, f, &args)
+                    .map_err(|e| term_err(pos, e));
+            }
+            _ => {}
+        }
+        if let Some(t) = self.array_app(pos, name, rest)? {
+            return Ok(t);
         }
         if let Some(op) = rounded_op(name) {
             if rest.is_empty() {
@@ -902,26 +1069,21 @@ impl Script<'_> {
         let [s, e, m] = rest else {
             return Err(perr(pos, "fp expects sign, exponent and significand"));
         };
+        if let Some(literal) = fp_literal(pos, s, e, m)? {
+            return Ok(self.store.fp_const(literal.0, literal.1));
+        }
         let (s, e, m) = (self.term(s)?, self.term(e)?, self.term(m)?);
         let (Sort::BitVec(ew), Sort::BitVec(mw)) = (self.store.sort(e), self.store.sort(m)) else {
             return Err(perr(pos, "fp expects bit-vector arguments"));
         };
-        let f = FpFormat::from_eb_sb(u64::from(ew), u64::from(mw) + 1).ok_or_else(|| {
-            perr(
-                pos,
-                format!("unsupported: (_ FloatingPoint {ew} {})", mw + 1),
-            )
-        })?;
+        let f = format_of(pos, u64::from(ew), u64::from(mw) + 1)?;
         if self.store.sort(s) != Sort::BitVec(1) {
             return Err(perr(pos, "fp expects a 1-bit sign"));
         }
         let se = self.mk(pos, Op::Concat, &[s, e])?;
         let bits = self.mk(pos, Op::Concat, &[se, m])?;
         if let Op::BvConst(v, _) = self.store.get(bits).op {
-            return Ok(match f {
-                FpFormat::F32 => self.store.f32_const(f32::from_bits(v as u32)),
-                FpFormat::F64 => self.store.f64_const(f64::from_bits(v)),
-            });
+            return Ok(self.store.fp_const(f, u128::from(v)));
         }
         self.mk(pos, Op::BitsToFp(f), &[bits])
     }
@@ -990,11 +1152,60 @@ impl Script<'_> {
                 }
                 self.conj(pos, &parts)
             }
+            "bvredand" | "bvredor" | "bvcomp" | "bvnand" | "bvnor" | "bvxnor" => {
+                self.derived_bv_op(pos, name, args)
+            }
             "fp.to_real" | "to_real" | "to_int" | "+" | "-" | "*" | "/" => Err(perr(
                 pos,
                 format!("unsupported: {name} (Int/Real arithmetic)"),
             )),
             _ => Err(perr(pos, format!("unsupported: operator {name} (unknown)"))),
+        }
+    }
+
+    /// The QF_BV operators defined from others: reductions to one bit
+    /// (`bvredand`, `bvredor`), `bvcomp`, and the negated logic operators.
+    fn derived_bv_op(&mut self, pos: Pos, name: &str, args: &[TermId]) -> PResult<TermId> {
+        let bit = |s: &mut Self, b: bool| s.store.bv_const(u64::from(b), 1);
+        let (one, zero) = (bit(self, true), bit(self, false));
+        let (one, zero) = (
+            one.map_err(|e| term_err(pos, e))?,
+            zero.map_err(|e| term_err(pos, e))?,
+        );
+        let width = |s: &Self, t: TermId| match s.store.sort(t) {
+            Sort::BitVec(w) => Ok(w),
+            other => Err(perr(
+                pos,
+                format!("{name} expects bit-vectors, got {other}"),
+            )),
+        };
+        match (name, args) {
+            ("bvredand" | "bvredor", [x]) => {
+                let w = width(self, *x)?;
+                let all = if name == "bvredand" { u64::MAX } else { 0 };
+                let c = self.store.bv_const(all, w).map_err(|e| term_err(pos, e))?;
+                let eq = self.mk(pos, Op::Eq, &[*x, c])?;
+                let (hit, miss) = if name == "bvredand" {
+                    (one, zero)
+                } else {
+                    (zero, one)
+                };
+                self.mk(pos, Op::Ite, &[eq, hit, miss])
+            }
+            ("bvcomp", [x, y]) => {
+                let eq = self.mk(pos, Op::Eq, &[*x, *y])?;
+                self.mk(pos, Op::Ite, &[eq, one, zero])
+            }
+            ("bvnand" | "bvnor" | "bvxnor", [x, y]) => {
+                let op = match name {
+                    "bvnand" => Op::BvAnd,
+                    "bvnor" => Op::BvOr,
+                    _ => Op::BvXor,
+                };
+                let t = self.mk(pos, op, &[*x, *y])?;
+                self.mk(pos, Op::BvNot, &[t])
+            }
+            _ => Err(perr(pos, format!("{name}: wrong number of arguments"))),
         }
     }
 
@@ -1022,21 +1233,33 @@ impl Script<'_> {
             return Err(perr(pos, "let expects bindings and a body"));
         };
         let bl = list(bindings).ok_or_else(|| perr(bindings.pos(), "expected let bindings"))?;
-        let new = named_pairs(bl, "(name term)")?
-            .into_iter()
-            .map(|(name, t)| Ok((name, self.term(t)?)))
-            .collect::<PResult<Vec<_>>>()?;
-        let saved = self.locals.len();
+        let mut new = Vec::new();
+        let mut new_arrays = Vec::new();
+        for (name, t) in named_pairs(bl, "(name term)")? {
+            match self.array(t)? {
+                Some(a) => new_arrays.push((name, a)),
+                None => new.push((name, self.term(t)?)),
+            }
+        }
+        let (saved, saved_arrays) = (self.locals.len(), self.array_locals.len());
         self.locals.extend(new);
+        self.array_locals.extend(new_arrays);
         let r = self.term(body);
         self.locals.truncate(saved);
+        self.array_locals.truncate(saved_arrays);
         r
     }
 
     /// Decides the assertions plus the `assumed` literals.
     fn check_sat(&mut self, out: &mut dyn Write, assumed: &[TermId]) -> PResult<()> {
         let mut solver = Solver::new(&self.store, self.config.clone());
-        let goals: Vec<TermId> = self.assertions.iter().chain(assumed).copied().collect();
+        let goals: Vec<TermId> = self
+            .assertions
+            .iter()
+            .chain(assumed)
+            .chain(self.functions.constraints())
+            .copied()
+            .collect();
         let answer = solver.check(&goals);
         let stats: Stats = solver.stats().clone();
         let status = match answer {
@@ -1099,6 +1322,7 @@ impl Script<'_> {
                 value
             )?;
         }
+        self.functions.write_model(&self.store, &m, out)?;
         writeln!(out, ")")?;
         Ok(())
     }

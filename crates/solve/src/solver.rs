@@ -14,6 +14,10 @@
 //! other engines' depends on the seed only, so without the backend's answer the
 //! same seed gives the same answer unless the deadline cuts the run short).
 //!
+//! Queries on a store with a float of any other format than binary32 and
+//! binary64 go to the bit-precise backend alone, whatever the configured
+//! strategy: the other engines work in the host's formats.
+//!
 //! `sat` is reported only with a model the exact evaluator accepts (after a
 //! bit-precise model it rejects, possible where SMT-LIB leaves a result open, the
 //! backend looks only for models without open results, and retires when there are
@@ -156,7 +160,13 @@ impl<'s> Solver<'s> {
     pub fn check(&mut self, assertions: &[TermId]) -> Answer {
         self.stats.checks += 1;
         let deadline = Instant::now() + self.config.timeout;
-        let answer = match self.config.strategy {
+        // The interval domain and search know binary32 and binary64 only.
+        let strategy = if host_formats_only(self.store) {
+            self.config.strategy
+        } else {
+            Strategy::BitPrecise
+        };
+        let answer = match strategy {
             Strategy::Interval => self.interval_only(assertions, deadline),
             Strategy::Avm | Strategy::Es | Strategy::Random => {
                 let seed = self.config.seed;
@@ -390,6 +400,13 @@ impl<'s> Solver<'s> {
     }
 }
 
+/// Whether every term of the store has a sort of the host formats (or no float
+/// sort): the interval domain and search give every term of the store a domain
+/// or a value, not only those of the assertions' cone.
+fn host_formats_only(store: &TermStore) -> bool {
+    (0..store.len() as u32).all(|t| store.sort(TermId(t)).is_host())
+}
+
 /// The round from which the portfolio runs the bit-precise backend.
 const FIRST_BIT_PRECISE_ROUND: u32 = 6;
 
@@ -398,7 +415,7 @@ fn seed_bounds(store: &TermStore, obj: &mut Objective<'_>, root: &Doms) {
     for (i, v) in obj.vars.iter().enumerate() {
         let term = store.vars()[v.index].term;
         if let (Sort::Fp(f), Dom::Fp(d)) = (v.sort, root[term.index()]) {
-            if !d.range_empty() && d.count() < FDom::full(f).count() - 1 {
+            if !d.range_empty() && d.count() < FDom::full(f.expect_host()).count() - 1 {
                 obj.bounds[i] = Some((d.lo, d.hi));
             }
         }

@@ -58,7 +58,7 @@ pub enum Op {
     Var(VarId),
     BoolConst(bool),
     /// A float literal given by its bit pattern (NaN is always the quiet NaN).
-    FpConst(FpFormat, u64),
+    FpConst(FpFormat, u128),
     /// A bit-vector literal: value and width.
     BvConst(u64, u32),
     RmConst(RoundingMode),
@@ -341,11 +341,7 @@ impl TermStore {
         } else {
             x.to_bits()
         };
-        self.intern(
-            Op::FpConst(FpFormat::F32, u64::from(bits)),
-            Box::new([]),
-            Sort::F32,
-        )
+        self.fp_const(FpFormat::F32, u128::from(bits))
     }
 
     /// A binary64 literal (any NaN becomes the canonical NaN).
@@ -355,7 +351,15 @@ impl TermStore {
         } else {
             x.to_bits()
         };
-        self.intern(Op::FpConst(FpFormat::F64, bits), Box::new([]), Sort::F64)
+        self.fp_const(FpFormat::F64, u128::from(bits))
+    }
+
+    /// The literal of format `f` with bit pattern `bits` (bits above the
+    /// format's width are dropped; any NaN becomes the format's quiet NaN).
+    pub fn fp_const(&mut self, f: FpFormat, bits: u128) -> TermId {
+        let bits = bits & (u128::MAX >> (128 - f.width()));
+        let bits = if f.is_nan(bits) { f.nan() } else { bits };
+        self.intern(Op::FpConst(f, bits), Box::new([]), Sort::Fp(f))
     }
 
     /// A bit-vector literal of width `w` (the value is truncated to `w` bits).
@@ -403,7 +407,14 @@ impl TermStore {
                 a.same_as_first(1)?;
                 Ok(Sort::Bool)
             }
-            FpAbs | FpNeg | Ext(_) => Ok(Sort::Fp(a.float(1)?)),
+            FpAbs | FpNeg => Ok(Sort::Fp(a.float(1)?)),
+            Ext(_) => {
+                let f = a.float(1)?;
+                if f.host().is_none() {
+                    return Err(a.bad(0, "a binary32 or binary64 float"));
+                }
+                Ok(Sort::Fp(f))
+            }
             FpSqrt | FpRoundToIntegral => Ok(Sort::Fp(a.rounded_float(1)?)),
             FpRem | FpMin | FpMax => Ok(Sort::Fp(a.float(2)?)),
             FpAdd | FpSub | FpMul | FpDiv => Ok(Sort::Fp(a.rounded_float(2)?)),
@@ -432,6 +443,7 @@ impl TermStore {
                 if a.float(1)? != f {
                     return Err(a.bad(0, &Sort::Fp(f).to_string()));
                 }
+                check_width(f.width())?;
                 Ok(Sort::BitVec(f.width()))
             }
             BvNot | BvNeg => Ok(Sort::BitVec(a.bitvec(1)?)),

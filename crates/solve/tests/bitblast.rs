@@ -19,7 +19,8 @@ use fpforge_solve::bitblast::aig::{Aig, Lit};
 use fpforge_solve::bitblast::bv::{self, Word};
 use fpforge_solve::bitblast::cnf::SatSession;
 use fpforge_solve::bitblast::fp;
-use fpforge_solve::ieee::{self, Format};
+use fpforge_solve::ieee;
+use fpforge_solve::FpFormat as Format;
 use fpforge_solve::RoundingMode;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -112,7 +113,7 @@ impl Operation {
             ConvertUp | ConvertDown => fp::convert(g, self.source(f), self.target(f), mode, &a[0]),
             ToSbv(w) | ToUbv(w) => {
                 // Out of range is unspecified: the sentinel word marks it.
-                let unspecified = bv::constant(UNSPECIFIED, w as usize);
+                let unspecified = bv::constant(u128::from(UNSPECIFIED), w as usize);
                 fp::to_integer(g, f, mode, &a[0], matches!(self, ToSbv(_)), &unspecified).0
             }
             FromSbv(_) => fp::from_integer(g, f, mode, &a[0], true),
@@ -122,13 +123,18 @@ impl Operation {
 
     /// The reference result; `None` when SMT-LIB leaves it open.
     fn reference(self, f: Format, rm: RoundingMode, a: &[u64]) -> Option<u64> {
-        let is_zero = |x: u64| x & !(1u64 << (f.eb + f.sb - 1)) == 0;
-        let cmp = |x: u64, y: u64| {
+        let a: Vec<u128> = a.iter().copied().map(u128::from).collect();
+        self.reference_wide(f, rm, &a).map(|v| v as u64)
+    }
+
+    fn reference_wide(self, f: Format, rm: RoundingMode, a: &[u128]) -> Option<u128> {
+        let is_zero = |x: u128| x & !(1u128 << (f.eb + f.sb - 1)) == 0;
+        let cmp = |x: u128, y: u128| {
             let (nx, ny) = (f.is_nan(x), f.is_nan(y));
             if nx || ny {
                 return None;
             }
-            Some(ordinal(f, x).cmp(&ordinal(f, y)))
+            Some(ordinal(f, x as u64).cmp(&ordinal(f, y as u64)))
         };
         Some(match self {
             Add => ieee::add(f, rm, a[0], a[1]),
@@ -139,12 +145,12 @@ impl Operation {
             Sqrt => ieee::sqrt(f, rm, a[0]),
             Rem => ieee::rem(f, a[0], a[1]),
             RoundToIntegral => ieee::round_to_integral(f, rm, a[0]),
-            Lt => u64::from(cmp(a[0], a[1]) == Some(std::cmp::Ordering::Less)),
-            Leq => u64::from(matches!(
+            Lt => u128::from(cmp(a[0], a[1]) == Some(std::cmp::Ordering::Less)),
+            Leq => u128::from(matches!(
                 cmp(a[0], a[1]),
                 Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
             )),
-            Eq => u64::from(cmp(a[0], a[1]) == Some(std::cmp::Ordering::Equal)),
+            Eq => u128::from(cmp(a[0], a[1]) == Some(std::cmp::Ordering::Equal)),
             Min | Max => {
                 if f.is_nan(a[0]) {
                     return Some(if f.is_nan(a[1]) { f.nan() } else { a[1] });
@@ -164,11 +170,11 @@ impl Operation {
             }
             IsSubnormal => {
                 let exp = (a[0] >> (f.sb - 1)) & ((1 << f.eb) - 1);
-                u64::from(exp == 0 && !is_zero(a[0]))
+                u128::from(exp == 0 && !is_zero(a[0]))
             }
             IsNormal => {
                 let exp = (a[0] >> (f.sb - 1)) & ((1 << f.eb) - 1);
-                u64::from(exp != 0 && exp != (1 << f.eb) - 1)
+                u128::from(exp != 0 && exp != (1 << f.eb) - 1)
             }
             ConvertUp | ConvertDown => ieee::convert(self.source(f), self.target(f), rm, a[0]),
             ToSbv(w) | ToUbv(w) => {
@@ -184,11 +190,11 @@ impl Operation {
                 if value < lo || value > hi {
                     return None;
                 }
-                (value as u64) & mask(w)
+                u128::from((value as u64) & mask(w))
             }
             FromSbv(w) => {
-                let v = sign_extend(a[0], w);
-                ieee::from_integer(f, rm, v < 0, v.unsigned_abs())
+                let v = sign_extend(a[0] as u64, w);
+                ieee::from_integer(f, rm, v < 0, u128::from(v.unsigned_abs()))
             }
             FromUbv(_) => ieee::from_integer(f, rm, false, a[0]),
         })
@@ -237,7 +243,7 @@ fn agrees(op: Operation, f: Format, args: &[u64], got: u64, want: Option<u64>) -
         },
         Some(w) if op.result_is_float() => {
             let t = op.target(f);
-            (t.is_nan(w) && t.is_nan(got)) || w == got
+            (t.is_nan(w.into()) && t.is_nan(got.into())) || w == got
         }
         Some(w) => w == got,
     }
@@ -373,6 +379,7 @@ fn specials(f: Format) -> Vec<u64> {
     let sign = 1u64 << (f.eb + f.sb - 1);
     let frac = f.sb - 1;
     let one = ((1u64 << (f.eb - 1)) - 1) << frac;
+    let inf = f.inf(false) as u64;
     let positive = [
         0,
         1,
@@ -380,10 +387,10 @@ fn specials(f: Format) -> Vec<u64> {
         1 << frac,
         one,
         one | 1,
-        f.inf(false) - 1,
-        f.inf(false),
-        f.nan(),
-        f.inf(false) | 1,
+        inf - 1,
+        inf,
+        f.nan() as u64,
+        inf | 1,
     ];
     positive.iter().flat_map(|&x| [x, x | sign]).collect()
 }

@@ -5,7 +5,8 @@
 //! fast paths hand over to the exact one) must give bit-identical results (any NaN for a
 //! NaN: the oracle's NaN is canonical).
 
-use fpforge_solve::ieee::{self, Format};
+use fpforge_solve::ieee;
+use fpforge_solve::FpFormat as Format;
 use fpforge_solve::RoundingMode as Rm;
 use fpir::eval::rounded::{self, Rounded};
 use fpir::eval::RoundingMode;
@@ -155,17 +156,17 @@ impl Operands {
     }
 }
 
-fn agrees(ty: FloatTy, ours: Rounded, expected: u64) -> bool {
+fn agrees(ty: FloatTy, ours: Rounded, expected: u128) -> bool {
     let f = format(ty);
     if f.is_nan(expected) {
-        f.is_nan(ours.bits)
+        f.is_nan(u128::from(ours.bits))
     } else {
-        ours.bits == expected
+        u128::from(ours.bits) == expected
     }
 }
 
 type Ours = fn(FloatTy, RoundingMode, &[u64]) -> Rounded;
-type Oracle = fn(Format, Rm, &[u64]) -> u64;
+type Oracle = fn(Format, Rm, &[u128]) -> u128;
 
 fn check(name: &str, arity: usize, ours: Ours, oracle: Oracle) {
     for ty in [FloatTy::F32, FloatTy::F64] {
@@ -191,7 +192,8 @@ fn check(name: &str, arity: usize, ours: Ours, oracle: Oracle) {
             for t in &tuples {
                 let args = &t[..arity];
                 let got = ours(ty, mode, args);
-                let want = oracle(format(ty), oracle_mode(mode), args);
+                let wide: Vec<u128> = args.iter().copied().map(u128::from).collect();
+                let want = oracle(format(ty), oracle_mode(mode), &wide);
                 assert!(
                     agrees(ty, got, want),
                     "{name} {ty:?} {mode:?} {args:x?}: got {:#x}, oracle {want:#x}",
@@ -274,19 +276,23 @@ fn conversions_agree_with_the_exact_evaluator() {
                 format(FloatTy::F64),
                 format(FloatTy::F32),
                 oracle_mode(mode),
-                a,
+                u128::from(a),
             );
             assert!(agrees(FloatTy::F32, got, want), "fptrunc {mode:?} {a:#x}");
             let i: i64 = rng.gen::<i64>() >> rng.gen_range(0..63);
             for to in [FloatTy::F32, FloatTy::F64] {
                 let got = rounded::sitofp_in(Type::I64, to, mode, i as u64);
-                let want =
-                    ieee::from_integer(format(to), oracle_mode(mode), i < 0, i.unsigned_abs());
+                let want = ieee::from_integer(
+                    format(to),
+                    oracle_mode(mode),
+                    i < 0,
+                    u128::from(i.unsigned_abs()),
+                );
                 assert!(agrees(to, got, want), "sitofp {to:?} {mode:?} {i}");
                 // Not 0, which clang's sequence converts to -0 downward (tests/rounded_sse.rs).
                 let u = (i as u64).max(1);
                 let got = rounded::uitofp_in(Type::I64, to, mode, u);
-                let want = ieee::from_integer(format(to), oracle_mode(mode), false, u);
+                let want = ieee::from_integer(format(to), oracle_mode(mode), false, u128::from(u));
                 assert!(agrees(to, got, want), "uitofp {to:?} {mode:?} {u}");
             }
         }

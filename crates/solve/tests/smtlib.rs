@@ -91,10 +91,10 @@ fn parse_errors_name_line_and_column() {
         parse_error("(declare-const x Float32)\n(assert (fp.lt x))").0,
         2
     );
-    let (line, col, msg) = parse_error("(declare-const x (_ FloatingPoint 5 11))");
+    let (line, col, msg) = parse_error("(declare-const x (_ FloatingPoint 64 80))");
     assert_eq!((line, col), (1, 18));
     assert!(
-        msg.starts_with("unsupported: (_ FloatingPoint 5 11)"),
+        msg.starts_with("unsupported: (_ FloatingPoint 64 80)"),
         "{msg}"
     );
     let (line, col, msg) = parse_error("(declare-const x Float32)\n  (assert (fp.lt x y))");
@@ -105,15 +105,13 @@ fn parse_errors_name_line_and_column() {
     // An unbalanced list is reported where the innermost open list starts.
     let (line, col, _) = parse_error("(assert true)\n(assert (and true");
     assert_eq!((line, col), (2, 9));
-    let (_, _, msg) = parse_error("(declare-fun f (Float32) Float32)");
-    assert!(
-        msg.starts_with("unsupported: uninterpreted functions"),
-        "{msg}"
+    let (_, _, msg) = parse_error(
+        "(declare-const m (Array (_ BitVec 64) (_ BitVec 8)))(assert (= m (store m #x0000000000000000 #x00)))",
     );
-    let (_, _, msg) = parse_error("(declare-const m (Array (_ BitVec 64) (_ BitVec 8)))");
-    assert!(msg.starts_with("unsupported: Array"), "{msg}");
-    let (_, _, msg) = parse_error("(declare-const h Float16)");
-    assert!(msg.starts_with("unsupported: Float16"), "{msg}");
+    assert!(msg.starts_with("unsupported: array equality"), "{msg}");
+    let (_, _, msg) =
+        parse_error("(declare-const m (Array (_ BitVec 8) (Array (_ BitVec 8) (_ BitVec 8))))");
+    assert!(msg.starts_with("unsupported: arrays of arrays"), "{msg}");
 }
 
 #[test]
@@ -439,4 +437,68 @@ fn method_comments_name_the_deciding_method() {
     );
     let (plain, _) = run_with(script, SolveConfig::default());
     assert_eq!(plain, "unsat\nsat\n");
+}
+
+#[test]
+fn every_format_is_read_solved_and_printed() {
+    let (out, r) = run("(declare-const h Float16)
+         (declare-const q Float128)
+         (declare-const t (_ FloatingPoint 3 5))
+         (assert (fp.eq h ((_ to_fp 5 11) RNE 0.1)))
+         (assert (fp.eq q ((_ to_fp 15 113) RTZ h)))
+         (assert (fp.isSubnormal t))
+         (assert (fp.isNegative t))
+         (assert (fp.lt (fp #b0 #b000000000000000 #x0000000000000000000000000001) q))
+         (check-sat)
+         (get-model)
+         (assert (fp.isNormal t))
+         (check-sat)");
+    assert_eq!(r.unwrap(), vec![Status::Sat, Status::Unsat], "{out}");
+    // 0.1 is 1.6 * 2^-4: biased exponent 11, fraction 0.6 * 2^10 rounded to 614.
+    assert!(
+        out.contains("(define-fun h () (_ FloatingPoint 5 11) (fp #b0 #b01011 #b1001100110))"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "(define-fun q () (_ FloatingPoint 15 113) (fp #b0 #b011111111111011 #b1001100110"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("(define-fun t () (_ FloatingPoint 3 5) (fp #b1 #b000 #b"),
+        "{out}"
+    );
+}
+
+#[test]
+fn functions_and_arrays_are_reduced_and_printed() {
+    let (out, r) = run("(declare-fun f ((_ BitVec 8)) Float32)
+         (declare-const m (Array (_ BitVec 8) (_ BitVec 8)))
+         (declare-const i (_ BitVec 8))
+         (assert (= (select (store m i #x07) #x01) #x09))
+         (assert (fp.isNaN (f (select m #x02))))
+         (check-sat)
+         (get-model)
+         (assert (= i #x01))
+         (check-sat)
+         (assert (= (f #x00) (f (select (store m i #x00) #x01))))
+         (check-sat)");
+    assert_eq!(
+        r.unwrap(),
+        vec![Status::Sat, Status::Unsat, Status::Unsat],
+        "{out}"
+    );
+    assert!(
+        out.contains("(define-fun m () (Array (_ BitVec 8) (_ BitVec 8)) (store "),
+        "{out}"
+    );
+    assert!(
+        out.contains("((as const (Array (_ BitVec 8) (_ BitVec 8)))"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(define-fun f ((x!0 (_ BitVec 8))) (_ FloatingPoint 8 24) (ite (= x!0 "),
+        "{out}"
+    );
 }

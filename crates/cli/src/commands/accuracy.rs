@@ -5,7 +5,8 @@
 //! first, one per line in the form `fpforge run FILE -f FUNC -- <line>` reads back),
 //! `report.json` (the report so far; `finished` says whether the search ended) and
 //! `report.html` (the same report as a page), all replaced atomically as new worst
-//! inputs are found. Ctrl-C stops the search and
+//! inputs are found, and at the end `errors.svg` (the error of a sample of the evaluated
+//! inputs against the input, zeros and poles marked). Ctrl-C stops the search and
 //! completes the files. `--check-input REPORT` measures the worst input of an earlier
 //! `report.json` again at `--precision` bits instead of searching: an independent
 //! re-evaluation of a reported error. Several functions run through [`crate::library`],
@@ -25,6 +26,7 @@ use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
     text_report, top_rows, FindingRow, Progress, RunInfo,
 };
+use fpforge_report::errors_svg::errors_svg;
 use fpforge_report::findings::{dir_name, FindingRow as CrashRow};
 use fpforge_report::html::{final_accuracy_page, partial_accuracy_page, REPORT_HTML};
 use fpforge_report::outdir::INPUTS;
@@ -128,6 +130,7 @@ fn finish(
         out.write(REPORT, &json_text);
         let page = final_accuracy_page(info, report.progress, module, &report.report);
         out.write(REPORT_HTML, &page);
+        out.write(ERRORS_SVG, &errors_svg(&report.report));
         out.finish()?;
     }
     Ok(json_text)
@@ -179,6 +182,9 @@ impl LibraryEngine for AccuracyEngine {
         Ok(())
     }
 }
+
+/// The plot of the errors in the output directory.
+const ERRORS_SVG: &str = "errors.svg";
 
 /// The file of the JSON report in the output directory.
 const REPORT: &str = "report.json";

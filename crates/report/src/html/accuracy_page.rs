@@ -1,11 +1,13 @@
 //! The page of an `accuracy` run, drawn from the data `report.json` is serialized from:
 //! the run's settings (the oracle first) and counts, the wrong special values and poles,
-//! the worst inputs with their errors, the worst input on the reference's own path, and
-//! the operations to blame with their source lines.
+//! the worst inputs with their errors, the plot of `errors.svg` once the run finished,
+//! the worst input on the reference's own path, and the operations to blame with their
+//! source lines.
 
 use super::coverage_page::findings_section;
 use super::{code, page, tile, Sources};
 use crate::accuracy::{top_rows, FindingRow, Progress, ReportJson, RunInfo, SpecialRow};
+use crate::errors_svg::errors_svg;
 use crate::escape::escape;
 use fpforge_accuracy::AccuracyReport;
 use fpir::{Func, Module};
@@ -17,7 +19,7 @@ pub fn partial_accuracy_page(
     progress: Progress,
     found: &[FindingRow],
 ) -> String {
-    render(&ReportJson::new(info, progress, found), None)
+    render(&ReportJson::new(info, progress, found), None, None)
 }
 
 /// `report.html` of a finished run (`progress` says when the last worst input came).
@@ -29,11 +31,12 @@ pub fn final_accuracy_page(
 ) -> String {
     let top = top_rows(module, report);
     let doc = ReportJson::finished(info, progress, module, report, &top);
-    render(&doc, Some((module, report.func)))
+    render(&doc, Some((module, report.func)), Some(&errors_svg(report)))
 }
 
-/// The page of `doc`; `run` (the module and the function measured) once it finished.
-fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
+/// The page of `doc`; `run` (the module and the function measured) and the plot of the
+/// errors once it finished.
+fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>, plot: Option<&str>) -> String {
     let module = run.map(|(m, _)| m);
     let mut body = String::new();
     header(&mut body, doc);
@@ -42,6 +45,13 @@ fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>) -> String {
     // Wrong special values are the most serious findings of a run: they come first.
     special_section(&mut body, &doc.special_values);
     worst_section(&mut body, doc);
+    if let Some(svg) = plot {
+        let _ = writeln!(
+            body,
+            "<section id=\"errors_plot\">\n<h2>Error against the input <span class=\"muted\">a \
+             sample of the evaluated inputs; the same picture as errors.svg</span></h2>\n{svg}</section>"
+        );
+    }
     // As in the text report: only a worst input that changed path needs its counterpart.
     if let (Some(row), true) = (&doc.worst_same_path, doc.worst.is_some_and(|w| w.diverged)) {
         let title = "Worst input whose reference run takes the same branches";
@@ -144,6 +154,8 @@ fn totals(out: &mut String, doc: &ReportJson<'_>) {
         doc.targets_covered, doc.targets_total
     );
     tile(out, "top", doc.top.len(), "worst inputs kept", "");
+    tile(out, "zeros_found", doc.zeros_found, "zeros found", "");
+    tile(out, "poles_found", doc.poles_found, "poles found", "");
     let _ = writeln!(
         out,
         "</div>\n<p class=\"muted\">the last new worst input came after \
@@ -154,7 +166,8 @@ fn totals(out: &mut String, doc: &ReportJson<'_>) {
 
 /// The column heads of [`row_cells`].
 const ROW_HEADS: &str = "<th>output</th><th>input</th><th>computed</th><th>reference</th>\
-     <th>relative error</th><th>ulps</th><th>bits lost</th><th>path</th>";
+     <th>relative error</th><th>ulps</th><th>bits lost</th><th>path</th>\
+     <th>largest condition number</th>";
 
 /// The cells of one measured input.
 fn row_cells(row: &FindingRow) -> String {
@@ -169,10 +182,18 @@ fn row_cells(row: &FindingRow) -> String {
         (Some(p), _) => format!("<br><span class=\"muted\">not yet stable at {p} bits</span>"),
         _ => String::new(),
     };
+    let condition = match &row.condition_op {
+        Some(op) => format!(
+            "{}<br><span class=\"muted mono\">{}</span>",
+            error_figure("class=\"cond\"", row.condition, sci),
+            escape(op)
+        ),
+        None => String::new(),
+    };
     format!(
         "<td class=\"mono\">{}</td><td>{}</td><td>{}<br><span class=\"muted mono\">{}</span></td>\
          <td class=\"mono\">{}</td><td class=\"num\">{}{stable}</td><td class=\"num\">{}</td>\
-         <td class=\"num\">{}</td><td>{path}</td>",
+         <td class=\"num\">{}</td><td>{path}</td><td class=\"num\">{condition}</td>",
         escape(&row.output),
         code(&row.input),
         code(&row.computed_decimal),
@@ -193,7 +214,7 @@ fn special_section(out: &mut String, rows: &[SpecialRow]) {
         out,
         "<section id=\"special_values\">\n<h2>Wrong special values and poles <span class=\"muted\">\
          NaN or infinite where the oracle is finite; a pole: the oracle is infinite or undefined \
-         there, not an error</span></h2>\n<table class=\"list\">\n<tr><th>kind</th><th>status</th>{ROW_HEADS}</tr>"
+         there, not an error</span></h2>\n<table class=\"list\">\n<tr><th>kind</th><th>status</th><th>the code</th>{ROW_HEADS}</tr>"
     );
     for s in rows {
         let badge = if s.kind == "pole" {
@@ -205,9 +226,10 @@ fn special_section(out: &mut String, rows: &[SpecialRow]) {
         let _ = writeln!(
             out,
             "<tr data-kind=\"{kind}\"><td><span class=\"badge {badge}\">{kind}</span></td>\
-             <td class=\"num\">{status}</td>{}</tr>",
+             <td class=\"num\">{status}</td><td>{answer}</td>{}</tr>",
             row_cells(&s.row),
             kind = escape(s.kind),
+            answer = escape(s.code_answer.unwrap_or("")),
         );
     }
     out.push_str("</table>\n</section>\n");

@@ -13,10 +13,10 @@ use super::aig::{Aig, Lit};
 /// A word: literals, least significant first.
 pub type Word = Vec<Lit>;
 
-/// The constant `value` on `w` bits (bits past 64 are zero).
-pub fn constant(value: u64, w: usize) -> Word {
+/// The constant `value` on `w` bits (bits past 128 are zero).
+pub fn constant(value: u128, w: usize) -> Word {
     (0..w)
-        .map(|i| Lit::constant(i < 64 && (value >> i) & 1 == 1))
+        .map(|i| Lit::constant(i < 128 && (value >> i) & 1 == 1))
         .collect()
 }
 
@@ -71,7 +71,7 @@ pub fn eq(g: &mut Aig, a: &[Lit], b: &[Lit]) -> Lit {
 
 /// `a == value`.
 pub fn eq_const(g: &mut Aig, a: &[Lit], value: u64) -> Lit {
-    eq(g, a, &constant(value, a.len()))
+    eq(g, a, &constant(u128::from(value), a.len()))
 }
 
 /// `a + b + carry_in` on the width of `a`, and the carry out.
@@ -270,7 +270,7 @@ pub fn normalize(g: &mut Aig, a: &[Lit]) -> (Word, Word) {
     }
     // Only a zero word still has a clear top bit: its count is `w`.
     let zero = !cur[w - 1];
-    let full = constant(w as u64, cw);
+    let full = constant(w as u128, cw);
     let count = ite(g, zero, &full, &count);
     (cur, count)
 }

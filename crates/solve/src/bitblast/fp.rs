@@ -19,7 +19,7 @@
 
 use super::aig::{Aig, Lit};
 use super::bv::{self, Word};
-use crate::ieee::Format;
+use crate::sort::FpFormat;
 use crate::sort::RoundingMode;
 
 /// Bits of a rounding-mode word.
@@ -27,7 +27,7 @@ pub const MODE_BITS: usize = 3;
 
 /// The mode word of a constant mode.
 pub fn mode_constant(rm: RoundingMode) -> Word {
-    bv::constant(rm.index() as u64, MODE_BITS)
+    bv::constant(rm.index() as u128, MODE_BITS)
 }
 
 /// A rounding-mode word decoded to one flag per mode.
@@ -80,16 +80,16 @@ impl Modes {
 /// Width of the signed exponent of unpacked values of `f`: room for the sum of two
 /// exponents of normalized subnormals minus a normalization shift of three
 /// significands (the widest intermediate, in `fma`).
-pub fn exp_width(f: Format) -> usize {
+pub fn exp_width(f: FpFormat) -> usize {
     (f.eb as usize).max(bv::bits_for(u64::from(f.sb))) + 4
 }
 
-fn bias(f: Format) -> i64 {
+fn bias(f: FpFormat) -> i64 {
     (1i64 << (f.eb - 1)) - 1
 }
 
 fn signed_constant(v: i64, w: usize) -> Word {
-    bv::constant(v as u64, w)
+    bv::constant(v as i128 as u128, w)
 }
 
 /// The parts of a packed value.
@@ -99,7 +99,7 @@ struct Fields {
     frac: Word,
 }
 
-fn fields(f: Format, x: &[Lit]) -> Fields {
+fn fields(f: FpFormat, x: &[Lit]) -> Fields {
     let fb = f.sb as usize - 1;
     Fields {
         sign: x[fb + f.eb as usize],
@@ -116,16 +116,16 @@ fn pack(sign: Lit, exp: &[Lit], frac: &[Lit]) -> Word {
 }
 
 /// The format's quiet NaN.
-pub fn nan(f: Format) -> Word {
+pub fn nan(f: FpFormat) -> Word {
     bv::constant(f.nan(), (f.eb + f.sb) as usize)
 }
 
-fn infinity(f: Format, sign: Lit) -> Word {
+fn infinity(f: FpFormat, sign: Lit) -> Word {
     let exp = vec![Lit::TRUE; f.eb as usize];
     pack(sign, &exp, &bv::constant(0, f.sb as usize - 1))
 }
 
-fn zero(f: Format, sign: Lit) -> Word {
+fn zero(f: FpFormat, sign: Lit) -> Word {
     pack(
         sign,
         &bv::constant(0, f.eb as usize),
@@ -133,7 +133,7 @@ fn zero(f: Format, sign: Lit) -> Word {
     )
 }
 
-fn max_finite(f: Format, sign: Lit) -> Word {
+fn max_finite(f: FpFormat, sign: Lit) -> Word {
     let mut exp = vec![Lit::TRUE; f.eb as usize];
     exp[0] = Lit::FALSE;
     pack(sign, &exp, &vec![Lit::TRUE; f.sb as usize - 1])
@@ -171,7 +171,7 @@ impl Unpacked {
 }
 
 /// Unpacks `x` of format `f` with an exponent of `ew` bits.
-pub fn unpack(g: &mut Aig, f: Format, x: &[Lit], ew: usize) -> Unpacked {
+pub fn unpack(g: &mut Aig, f: FpFormat, x: &[Lit], ew: usize) -> Unpacked {
     let Fields { sign, exp, frac } = fields(f, x);
     let exp_zero = !bv::any(g, &exp);
     let exp_ones = bv::all(g, &exp);
@@ -199,7 +199,7 @@ pub fn unpack(g: &mut Aig, f: Format, x: &[Lit], ew: usize) -> Unpacked {
 /// bit) to format `f` under `modes`, and packs it.
 fn round(
     g: &mut Aig,
-    f: Format,
+    f: FpFormat,
     modes: &Modes,
     sign: Lit,
     exp: &[Lit],
@@ -223,7 +223,7 @@ fn round(
     let up = modes.rounds_up(g, sign, kept[0], guard, sticky);
     let (sum, carry) = bv::increment(g, kept, up);
     // A carry out means the significand became 2^sb: one more exponent step.
-    let carried = bv::constant(1 << (sb - 1), sb);
+    let carried = bv::constant(1u128 << (sb - 1), sb);
     let sig = bv::ite(g, carry, &carried, &sum);
     let (e_plus, _) = bv::increment(g, &e, Lit::TRUE);
     let e = bv::ite(g, carry, &e_plus, &e);
@@ -251,7 +251,7 @@ struct Cases {
     zero_sign: Lit,
 }
 
-fn select(g: &mut Aig, f: Format, c: Cases, rounded: &[Lit]) -> Word {
+fn select(g: &mut Aig, f: FpFormat, c: Cases, rounded: &[Lit]) -> Word {
     let z = zero(f, c.zero_sign);
     let r = bv::ite(g, c.zero, &z, rounded);
     let i = infinity(f, c.inf_sign);
@@ -282,7 +282,7 @@ fn summand(u: &Unpacked, width: usize) -> Summand {
 
 /// The rounded sum of two finite summands of one significand width (IEEE 754
 /// §6.3 for zero sums: `+0` unless both are `-0`, `-0` toward negative).
-fn add_finite(g: &mut Aig, f: Format, modes: &Modes, a: &Summand, b: &Summand) -> Word {
+fn add_finite(g: &mut Aig, f: FpFormat, modes: &Modes, a: &Summand, b: &Summand) -> Word {
     let w = a.sig.len();
     let a_above_b = {
         let exp_gt = bv::slt(g, &b.exp, &a.exp);
@@ -325,7 +325,7 @@ fn add_finite(g: &mut Aig, f: Format, modes: &Modes, a: &Summand, b: &Summand) -
 }
 
 /// `fp.add`.
-pub fn add(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
+pub fn add(g: &mut Aig, f: FpFormat, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
     let modes = Modes::decode(g, mode);
     let ew = exp_width(f);
     let (ux, uy) = (unpack(g, f, x, ew), unpack(g, f, y, ew));
@@ -345,7 +345,7 @@ pub fn add(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
 }
 
 /// `fp.sub`: `x + (-y)`.
-pub fn sub(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
+pub fn sub(g: &mut Aig, f: FpFormat, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
     add(g, f, mode, x, &negate(y))
 }
 
@@ -383,7 +383,7 @@ fn invalid_product(g: &mut Aig, ux: &Unpacked, uy: &Unpacked) -> Lit {
 }
 
 /// `fp.mul`.
-pub fn mul(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
+pub fn mul(g: &mut Aig, f: FpFormat, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
     let modes = Modes::decode(g, mode);
     let ew = exp_width(f);
     let (ux, uy) = (unpack(g, f, x, ew), unpack(g, f, y, ew));
@@ -401,7 +401,7 @@ pub fn mul(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
 }
 
 /// `fp.fma`: `x * y + z` rounded once.
-pub fn fma(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit], z: &[Lit]) -> Word {
+pub fn fma(g: &mut Aig, f: FpFormat, mode: &[Lit], x: &[Lit], y: &[Lit], z: &[Lit]) -> Word {
     let modes = Modes::decode(g, mode);
     let ew = exp_width(f);
     let (ux, uy, uz) = (
@@ -428,7 +428,7 @@ pub fn fma(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit], z: &[Lit]
 }
 
 /// `fp.div`.
-pub fn div(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
+pub fn div(g: &mut Aig, f: FpFormat, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
     let modes = Modes::decode(g, mode);
     let ew = exp_width(f);
     let sb = f.sb as usize;
@@ -479,7 +479,7 @@ pub fn div(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit], y: &[Lit]) -> Word {
 }
 
 /// `fp.sqrt`.
-pub fn sqrt(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit]) -> Word {
+pub fn sqrt(g: &mut Aig, f: FpFormat, mode: &[Lit], x: &[Lit]) -> Word {
     let modes = Modes::decode(g, mode);
     let ew = exp_width(f);
     let sb = f.sb as usize;
@@ -563,7 +563,7 @@ fn integer_part(g: &mut Aig, modes: &Modes, u: &Unpacked, m: usize) -> (Word, Li
 /// zero of that sign), with exponents of `ew` bits.
 fn from_magnitude(
     g: &mut Aig,
-    f: Format,
+    f: FpFormat,
     modes: &Modes,
     sign: Lit,
     mag: &[Lit],
@@ -576,7 +576,7 @@ fn from_magnitude(
 /// that sign); `lsb_exp` is a signed exponent word.
 fn from_scaled(
     g: &mut Aig,
-    f: Format,
+    f: FpFormat,
     modes: &Modes,
     sign: Lit,
     mag: &[Lit],
@@ -595,13 +595,26 @@ fn from_scaled(
     bv::ite(g, is_zero, &z, &rounded)
 }
 
+/// The long division steps of [`rem`] on format `f`.
+fn rem_steps(f: FpFormat) -> i64 {
+    (1i64 << f.eb) + i64::from(f.sb)
+}
+
+/// Whether [`rem`]'s circuit on format `f` stays small enough to build (steps times
+/// significand bits within about two binary64 circuits): binary64 and narrower,
+/// not binary128, whose 2^15 steps would take tens of millions of gates.
+pub fn rem_fits(f: FpFormat) -> bool {
+    rem_steps(f).saturating_mul(i64::from(f.sb)) <= 1 << 18
+}
+
 /// `fp.rem`: `x - y * n` with `n` the integer nearest `x / y` (ties to even), exact.
 ///
 /// Long division of the significands, one step per unit of exponent difference (the
 /// circuit grows with the format's exponent range: about 2^eb steps), keeps the
 /// remainder and the quotient's last bit; the final step picks the nearer of the two
 /// candidate remainders.
-pub fn rem(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit]) -> Word {
+pub fn rem(g: &mut Aig, f: FpFormat, x: &[Lit], y: &[Lit]) -> Word {
+    let max_steps = rem_steps(f);
     let ew = exp_width(f);
     let sb = f.sb as usize;
     let (ux, uy) = (unpack(g, f, x, ew), unpack(g, f, y, ew));
@@ -615,7 +628,6 @@ pub fn rem(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit]) -> Word {
     };
     let diff = bv::sub(g, &ux.exp, &uy.exp);
     let (steps, _) = bv::increment(g, &diff, Lit::TRUE);
-    let max_steps = (1i64 << f.eb) + sb as i64;
     let mut r = bv::zext(&ux.sig, sb + 2);
     let mut odd = Lit::FALSE;
     for i in 0..max_steps {
@@ -655,7 +667,7 @@ pub fn rem(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit]) -> Word {
 }
 
 /// `fp.roundToIntegral`.
-pub fn round_to_integral(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit]) -> Word {
+pub fn round_to_integral(g: &mut Aig, f: FpFormat, mode: &[Lit], x: &[Lit]) -> Word {
     let modes = Modes::decode(g, mode);
     let ew = exp_width(f);
     let sb = f.sb as usize;
@@ -670,7 +682,7 @@ pub fn round_to_integral(g: &mut Aig, f: Format, mode: &[Lit], x: &[Lit]) -> Wor
 }
 
 /// `to_fp` from format `from` to format `to`.
-pub fn convert(g: &mut Aig, from: Format, to: Format, mode: &[Lit], x: &[Lit]) -> Word {
+pub fn convert(g: &mut Aig, from: FpFormat, to: FpFormat, mode: &[Lit], x: &[Lit]) -> Word {
     let modes = Modes::decode(g, mode);
     let ew = exp_width(from).max(exp_width(to));
     let ux = unpack(g, from, x, ew);
@@ -688,7 +700,7 @@ pub fn convert(g: &mut Aig, from: Format, to: Format, mode: &[Lit], x: &[Lit]) -
 }
 
 /// `to_fp` from a bit-vector integer, signed (two's complement) or unsigned.
-pub fn from_integer(g: &mut Aig, f: Format, mode: &[Lit], a: &[Lit], signed: bool) -> Word {
+pub fn from_integer(g: &mut Aig, f: FpFormat, mode: &[Lit], a: &[Lit], signed: bool) -> Word {
     let modes = Modes::decode(g, mode);
     let ew = exp_width(f).max(bv::bits_for(a.len() as u64) + 2);
     let sign = if signed {
@@ -705,7 +717,7 @@ pub fn from_integer(g: &mut Aig, f: Format, mode: &[Lit], a: &[Lit], signed: boo
 /// NaN, infinities and integers out of range; and whether the result is specified.
 pub fn to_integer(
     g: &mut Aig,
-    f: Format,
+    f: FpFormat,
     mode: &[Lit],
     x: &[Lit],
     signed: bool,
@@ -723,7 +735,7 @@ pub fn to_integer(
     let value = &mag[..w];
     let (in_range, result) = if signed {
         let below_half = !value[w - 1];
-        let half = bv::constant(1 << (w - 1), w);
+        let half = bv::constant(1u128 << (w - 1), w);
         let at_most_half = bv::ule(g, value, &half);
         let positive_ok = g.and(!ux.sign, below_half);
         let negative_ok = g.and(ux.sign, at_most_half);
@@ -749,7 +761,7 @@ pub struct Compare {
 
 impl Compare {
     /// Unpacks both operands of format `f` and orders them.
-    pub fn new(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit]) -> Compare {
+    pub fn new(g: &mut Aig, f: FpFormat, x: &[Lit], y: &[Lit]) -> Compare {
         let ew = exp_width(f);
         let (ux, uy) = (unpack(g, f, x, ew), unpack(g, f, y, ew));
         let n = x.len() - 1;
@@ -798,7 +810,7 @@ impl Compare {
 
 /// `fp.min` (or `fp.max` when `max`); two zeros of different signs give `x` when
 /// `choice` is set, `y` otherwise (SMT-LIB leaves it open).
-pub fn min_max(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit], max: bool, choice: Lit) -> Word {
+pub fn min_max(g: &mut Aig, f: FpFormat, x: &[Lit], y: &[Lit], max: bool, choice: Lit) -> Word {
     let cmp = Compare::new(g, f, x, y);
     let yx = Compare::new(g, f, y, x);
     let pick_x = if max { yx.lt() } else { cmp.lt() };
@@ -812,7 +824,7 @@ pub fn min_max(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit], max: bool, choice: 
 }
 
 /// Whether `x` is a NaN pattern.
-pub fn is_nan(g: &mut Aig, f: Format, x: &[Lit]) -> Lit {
+pub fn is_nan(g: &mut Aig, f: FpFormat, x: &[Lit]) -> Lit {
     let Fields { exp, frac, .. } = fields(f, x);
     let ones = bv::all(g, &exp);
     let frac_set = bv::any(g, &frac);
@@ -820,7 +832,7 @@ pub fn is_nan(g: &mut Aig, f: Format, x: &[Lit]) -> Lit {
 }
 
 /// SMT-LIB `=` on floats: identical patterns, or both NaN.
-pub fn same(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit]) -> Lit {
+pub fn same(g: &mut Aig, f: FpFormat, x: &[Lit], y: &[Lit]) -> Lit {
     let bits = bv::eq(g, x, y);
     let nx = is_nan(g, f, x);
     let ny = is_nan(g, f, y);
@@ -829,7 +841,7 @@ pub fn same(g: &mut Aig, f: Format, x: &[Lit], y: &[Lit]) -> Lit {
 }
 
 /// `fp.abs` (`fp.neg` when `negate_sign`): sign cleared (flipped); NaN stays NaN.
-pub fn abs_neg(g: &mut Aig, f: Format, x: &[Lit], negate_sign: bool) -> Word {
+pub fn abs_neg(g: &mut Aig, f: FpFormat, x: &[Lit], negate_sign: bool) -> Word {
     let mut y = x.to_vec();
     let top = y.len() - 1;
     y[top] = if negate_sign { !y[top] } else { Lit::FALSE };
@@ -838,6 +850,6 @@ pub fn abs_neg(g: &mut Aig, f: Format, x: &[Lit], negate_sign: bool) -> Word {
 }
 
 /// Unpacks for the classification predicates.
-pub fn classify(g: &mut Aig, f: Format, x: &[Lit]) -> Unpacked {
+pub fn classify(g: &mut Aig, f: FpFormat, x: &[Lit]) -> Unpacked {
     unpack(g, f, x, exp_width(f))
 }

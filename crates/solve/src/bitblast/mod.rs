@@ -1,6 +1,8 @@
 //! The bit-precise backend: a complete decision procedure for the store's
-//! theory (Booleans, bit-vectors, rounding modes, binary32/binary64 floats),
-//! by bit-blasting to SAT.
+//! theory (Booleans, bit-vectors, rounding modes, floats of every format), by
+//! bit-blasting to SAT. `fp.rem` is the one operation whose circuit grows with
+//! 2^eb: on formats where it would pass ~2^18 gates (Float128) the answer is
+//! [`GaveUp::Unsupported`].
 //!
 //! Every term of the assertions' cone becomes a circuit in one [`aig::Aig`]
 //! (children first, in id order): Booleans a literal, bit-vectors and floats a
@@ -34,7 +36,7 @@ use bv::Word;
 use cnf::SatSession;
 
 use crate::eval::{Model, Value};
-use crate::ieee::Format;
+use crate::sort::FpFormat;
 use crate::sort::{RoundingMode, Sort};
 use crate::term::{Op, TermId, TermStore};
 
@@ -115,7 +117,7 @@ pub struct Blaster<'s> {
 #[derive(Clone, Debug)]
 struct OpenInteger {
     op: Op,
-    format: Format,
+    format: FpFormat,
     mode: Word,
     x: Word,
     unspecified: Word,
@@ -205,7 +207,7 @@ impl<'s> Blaster<'s> {
             Var(_) => self.variable(sort),
             BoolConst(b) => bool_of(Lit::constant(b)),
             FpConst(f, bits) => Circuit::Word(bv::constant(bits, f.width() as usize)),
-            BvConst(v, width) => Circuit::Word(bv::constant(v, width as usize)),
+            BvConst(v, width) => Circuit::Word(bv::constant(u128::from(v), width as usize)),
             RmConst(rm) => Circuit::Word(fp::mode_constant(rm)),
             Not => bool_of(!l(self, 0)),
             And | Or | Xor | Implies => {
@@ -236,6 +238,11 @@ impl<'s> Blaster<'s> {
                 bool_of(if op == Eq { same } else { !same })
             }
             Ext(_) => return Err(GaveUp::Unsupported(format!("{op:?}"))),
+            FpRem if !fp::rem_fits(self.format(args[0])) => {
+                return Err(GaveUp::Unsupported(format!(
+                    "fp.rem on {sort} (its circuit grows with 2^eb)"
+                )))
+            }
             FpToBits(f) => {
                 let x = w(self, 0);
                 let known = matches!(
@@ -245,7 +252,6 @@ impl<'s> Blaster<'s> {
                 if known {
                     Circuit::Word(x)
                 } else {
-                    let f = Format::from(f);
                     let fresh = self.fresh_word(x.len());
                     let fresh_is_nan = fp::is_nan(&mut self.aig, f, &fresh);
                     self.side.push(fresh_is_nan);
@@ -269,7 +275,7 @@ impl<'s> Blaster<'s> {
             _ => {
                 let arg_words: Vec<Circuit> =
                     args.iter().map(|a| self.circuit(*a).clone()).collect();
-                let arg_formats: Vec<Option<Format>> =
+                let arg_formats: Vec<Option<FpFormat>> =
                     args.iter().map(|&a| self.float_format(a)).collect();
                 let g = &mut self.aig;
                 float_or_bv(g, op, sort, &arg_words, &arg_formats)
@@ -336,7 +342,7 @@ impl<'s> Blaster<'s> {
             Sort::BitVec(w) => Circuit::Word(self.fresh_word(w as usize)),
             Sort::RoundingMode => {
                 let m = self.fresh_word(fp::MODE_BITS);
-                let five = bv::constant(RoundingMode::ALL.len() as u64, fp::MODE_BITS);
+                let five = bv::constant(RoundingMode::ALL.len() as u128, fp::MODE_BITS);
                 let valid = bv::ult(&mut self.aig, &m, &five);
                 self.side.push(valid);
                 Circuit::Word(m)
@@ -344,14 +350,14 @@ impl<'s> Blaster<'s> {
         }
     }
 
-    fn format(&self, t: TermId) -> Format {
+    fn format(&self, t: TermId) -> FpFormat {
         self.float_format(t)
             .expect("sorts are checked by the store")
     }
 
-    fn float_format(&self, t: TermId) -> Option<Format> {
+    fn float_format(&self, t: TermId) -> Option<FpFormat> {
         match self.store.sort(t) {
-            Sort::Fp(f) => Some(Format::from(f)),
+            Sort::Fp(f) => Some(f),
             _ => None,
         }
     }
@@ -386,13 +392,13 @@ impl<'s> Blaster<'s> {
             let bits = |w: &[Lit]| {
                 w.iter()
                     .enumerate()
-                    .map(|(k, &l)| u64::from(sat.value(l)) << k)
-                    .sum::<u64>()
+                    .map(|(k, &l)| u128::from(sat.value(l)) << k)
+                    .sum::<u128>()
             };
             model.values[i] = match (v.sort, c) {
                 (Sort::Bool, Circuit::Bool(l)) => Value::Bool(sat.value(*l)),
                 (Sort::Fp(f), Circuit::Word(w)) => Value::from_float_bits(f, bits(w)),
-                (Sort::BitVec(width), Circuit::Word(w)) => Value::Bv(bits(w), width),
+                (Sort::BitVec(width), Circuit::Word(w)) => Value::Bv(bits(w) as u64, width),
                 (Sort::RoundingMode, Circuit::Word(w)) => {
                     Value::Rm(RoundingMode::ALL[(bits(w) as usize).min(4)])
                 }
@@ -409,7 +415,7 @@ fn float_or_bv(
     op: Op,
     sort: Sort,
     args: &[Circuit],
-    formats: &[Option<Format>],
+    formats: &[Option<FpFormat>],
 ) -> Circuit {
     use Op::*;
     let w = |i: usize| args[i].word();
@@ -454,10 +460,10 @@ fn float_or_bv(
                 _ => g.and(!u.sign, !u.nan),
             })
         }
-        FpToFp(to) => word(fp::convert(g, fmt(), Format::from(to), w(0), w(1))),
+        FpToFp(to) => word(fp::convert(g, fmt(), to, w(0), w(1))),
         SbvToFp(to) | UbvToFp(to) => word(fp::from_integer(
             g,
-            Format::from(to),
+            to,
             w(0),
             w(1),
             matches!(op, SbvToFp(_)),

@@ -59,7 +59,7 @@
 use fpforge_search::ordinal::ord;
 
 use super::FDom;
-use crate::sort::FpFormat;
+use crate::sort::HostFormat;
 
 /// A binary floating-point format by its parameters; values are `f64`s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,14 +108,14 @@ fn step(v: f64, down: bool) -> f64 {
 
 impl Params {
     /// The parameters of a solver format.
-    pub fn of(f: FpFormat) -> Params {
+    pub fn of(f: HostFormat) -> Params {
         match f {
-            FpFormat::F32 => Params {
+            HostFormat::F32 => Params {
                 p: 24,
                 emin: -126,
                 emax: 127,
             },
-            FpFormat::F64 => Params {
+            HostFormat::F64 => Params {
                 p: 53,
                 emin: -1022,
                 emax: 1023,
@@ -237,7 +237,7 @@ pub fn mul_div_bounds(fp: Params, which: Operand, zl: f64, zh: f64) -> (f64, f64
 
 /// The max-ULP filter for an operand `t` of `z = t + o` (or `o + t`): the
 /// hull of the bounds of `z`'s sign parts, as ordinals of format `f`.
-pub fn add_filter(f: FpFormat, z: &FDom) -> Option<FDom> {
+pub fn add_filter(f: HostFormat, z: &FDom) -> Option<FDom> {
     let z = &z.meet(&FDom::full(f));
     if z.nan || z.range_empty() || z.has_zero() || z.has_inf(f) {
         return None;
@@ -258,7 +258,7 @@ pub fn add_filter(f: FpFormat, z: &FDom) -> Option<FDom> {
 
 /// The max-ULP filter for an operand `t` of `*` or `/`: `t`'s range cut to
 /// `l <= |t| <= u` on each sign (as ordinals), `None` without a bound.
-pub fn mul_div_filter(f: FpFormat, which: Operand, z: &FDom, t: &FDom) -> Option<FDom> {
+pub fn mul_div_filter(f: HostFormat, which: Operand, z: &FDom, t: &FDom) -> Option<FDom> {
     let z = &z.meet(&FDom::full(f));
     if z.nan || z.range_empty() || z.has_zero() || z.has_inf(f) {
         return None;
@@ -346,11 +346,11 @@ mod tests {
             round_tiny(TINY.fmax() + TINY.quantum(TINY.fmax()) / 2.0),
             f64::INFINITY
         );
-        let f = Params::of(FpFormat::F32);
+        let f = Params::of(HostFormat::F32);
         assert_eq!(f.fmax(), f64::from(f32::MAX));
         assert_eq!(f.fmin(), f64::from(f32::from_bits(1)));
-        assert_eq!(Params::of(FpFormat::F64).fmin(), f64::from_bits(1));
-        assert_eq!(Params::of(FpFormat::F64).fmax(), f64::MAX);
+        assert_eq!(Params::of(HostFormat::F64).fmin(), f64::from_bits(1));
+        assert_eq!(Params::of(HostFormat::F64).fmax(), f64::MAX);
     }
 
     /// Every pair of tiny values: each operand lies within the bounds of
@@ -460,21 +460,21 @@ mod tests {
                 _ => f64::from_bits(rng.gen_range(1..0x7ff0_0000_0000_0000u64)),
             };
             let f = if i % 4 == 3 {
-                FpFormat::F64
+                HostFormat::F64
             } else {
-                FpFormat::F32
+                HostFormat::F32
             };
             let fp = Params::of(f);
             let Some((m, u)) = add_bounds(fp, z, z) else {
                 continue;
             };
             let add = |x: f64, y: f64| match f {
-                FpFormat::F32 => f64::from(x as f32 + y as f32),
-                FpFormat::F64 => x + y,
+                HostFormat::F32 => f64::from(x as f32 + y as f32),
+                HostFormat::F64 => x + y,
             };
             let is_float = |v: f64| match f {
-                FpFormat::F32 => f64::from(v as f32) == v,
-                FpFormat::F64 => true,
+                HostFormat::F32 => f64::from(v as f32) == v,
+                HostFormat::F64 => true,
             };
             assert!(is_float(u) && is_float(m) && is_float(z - u) && is_float(z + m));
             assert_eq!(add(u, z - u), z, "z = {z}");
@@ -498,7 +498,7 @@ mod tests {
 
     #[test]
     fn filters_on_real_formats() {
-        let f = FpFormat::F32;
+        let f = HostFormat::F32;
         let single = |v: f64| FDom::range(ord(f, v), ord(f, v));
         // x + y = 1.5 (nu = -1): |x| <= 2^23 + ...; 2^24 is out.
         let b = add_filter(f, &single(1.5)).unwrap();
@@ -513,7 +513,7 @@ mod tests {
         let l = from(f, t.lo);
         let r = 1e30 / f64::from(f32::MAX);
         assert!(l > r * 0.999 && l <= r * 1.001, "{l} vs {r}");
-        fn from(f: FpFormat, o: i64) -> f64 {
+        fn from(f: HostFormat, o: i64) -> f64 {
             fpforge_search::ordinal::from_ord(f, o)
         }
     }

@@ -43,7 +43,7 @@ pub(crate) mod test_formulas {
 
 use fpforge_search::ordinal::{from_ord, max_ord, min_ord};
 
-use crate::sort::{FpFormat, RoundingMode, Sort};
+use crate::sort::{HostFormat, RoundingMode, Sort};
 use crate::term::mask;
 pub use known::Tnum;
 
@@ -60,7 +60,7 @@ pub struct FDom {
 
 impl FDom {
     /// Every value of format `f`, NaN included.
-    pub fn full(f: FpFormat) -> FDom {
+    pub fn full(f: HostFormat) -> FDom {
         FDom {
             lo: min_ord(f),
             hi: max_ord(f),
@@ -149,17 +149,17 @@ impl FDom {
     }
 
     /// The lower bound as a value.
-    pub fn lo_v(&self, f: FpFormat) -> f64 {
+    pub fn lo_v(&self, f: HostFormat) -> f64 {
         from_ord(f, self.lo)
     }
 
     /// The upper bound as a value.
-    pub fn hi_v(&self, f: FpFormat) -> f64 {
+    pub fn hi_v(&self, f: HostFormat) -> f64 {
         from_ord(f, self.hi)
     }
 
     /// The single non-NaN value, if the domain is exactly one.
-    pub fn single(&self, f: FpFormat) -> Option<f64> {
+    pub fn single(&self, f: HostFormat) -> Option<f64> {
         (!self.nan && self.lo == self.hi).then(|| from_ord(f, self.lo))
     }
 
@@ -169,7 +169,7 @@ impl FDom {
     }
 
     /// Whether an infinity is in the range.
-    pub fn has_inf(&self, f: FpFormat) -> bool {
+    pub fn has_inf(&self, f: HostFormat) -> bool {
         !self.range_empty() && (self.lo == min_ord(f) || self.hi == max_ord(f))
     }
 
@@ -403,7 +403,7 @@ impl Dom {
     pub fn full(sort: Sort) -> Dom {
         match sort {
             Sort::Bool => Dom::Bool(CAN_FALSE | CAN_TRUE),
-            Sort::Fp(f) => Dom::Fp(FDom::full(f)),
+            Sort::Fp(f) => Dom::Fp(FDom::full(f.expect_host())),
             Sort::BitVec(w) => Dom::Bv(BDom::full(w)),
             Sort::RoundingMode => Dom::Rm(RmSet::ALL),
         }
@@ -459,7 +459,7 @@ mod tests {
 
     #[test]
     fn float_domains_meet_join_and_negate() {
-        let f = FpFormat::F32;
+        let f = HostFormat::F32;
         let a = FDom::range(ord(f, -1.0), ord(f, 2.0));
         let b = FDom::range(ord(f, 0.0), ord(f, 5.0));
         assert_eq!(a.meet(&b), FDom::range(0, ord(f, 2.0)));

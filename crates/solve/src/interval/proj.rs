@@ -33,8 +33,8 @@ use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
 
 use super::{max_ulp, FDom};
 use crate::eval::Value;
-use crate::ieee::{self, Format};
-use crate::sort::{round_to, FpFormat, RoundingMode};
+use crate::ieee;
+use crate::sort::{round_to, FpFormat, HostFormat, RoundingMode};
 use crate::term::{ExtFn, EXT_ULP_BOUND};
 
 /// The smallest `i` in `lo..=hi` with `p(i)`, for `p` monotone false..true.
@@ -83,9 +83,9 @@ pub enum Arith {
 }
 
 /// `x op y` rounded to nearest-even in format `f` (operands in `f`).
-pub fn arith_rne(f: FpFormat, op: Arith, x: f64, y: f64) -> f64 {
+pub fn arith_rne(f: HostFormat, op: Arith, x: f64, y: f64) -> f64 {
     match f {
-        FpFormat::F32 => {
+        HostFormat::F32 => {
             let (a, b) = (x as f32, y as f32);
             f64::from(match op {
                 Arith::Add => a + b,
@@ -93,7 +93,7 @@ pub fn arith_rne(f: FpFormat, op: Arith, x: f64, y: f64) -> f64 {
                 Arith::Div => a / b,
             })
         }
-        FpFormat::F64 => match op {
+        HostFormat::F64 => match op {
             Arith::Add => x + y,
             Arith::Mul => x * y,
             Arith::Div => x / y,
@@ -102,24 +102,26 @@ pub fn arith_rne(f: FpFormat, op: Arith, x: f64, y: f64) -> f64 {
 }
 
 /// The bits of `x` (a value of format `f`) in that format.
-fn bits_in(f: FpFormat, x: f64) -> u64 {
+fn bits_in(f: HostFormat, x: f64) -> u128 {
     match f {
-        FpFormat::F32 => u64::from((x as f32).to_bits()),
-        FpFormat::F64 => x.to_bits(),
+        HostFormat::F32 => u128::from((x as f32).to_bits()),
+        HostFormat::F64 => u128::from(x.to_bits()),
     }
 }
 
 /// The value of bits of format `f`, widened.
-fn value_of(f: FpFormat, bits: u64) -> f64 {
-    Value::from_float_bits(f, bits).as_f64().unwrap_or(f64::NAN)
+fn value_of(f: HostFormat, bits: u128) -> f64 {
+    Value::from_float_bits(f.into(), bits)
+        .as_f64()
+        .unwrap_or(f64::NAN)
 }
 
 /// `x op y` rounded in mode `rm` in format `f` (operands in `f`).
-pub fn arith_r(f: FpFormat, op: Arith, rm: RoundingMode, x: f64, y: f64) -> f64 {
+pub fn arith_r(f: HostFormat, op: Arith, rm: RoundingMode, x: f64, y: f64) -> f64 {
     if rm == RoundingMode::Rne {
         return arith_rne(f, op, x, y);
     }
-    let (g, a, b) = (Format::from(f), bits_in(f, x), bits_in(f, y));
+    let (g, a, b) = (FpFormat::from(f), bits_in(f, x), bits_in(f, y));
     value_of(
         f,
         match op {
@@ -130,22 +132,22 @@ pub fn arith_r(f: FpFormat, op: Arith, rm: RoundingMode, x: f64, y: f64) -> f64 
     )
 }
 
-fn sqrt_r(f: FpFormat, rm: RoundingMode, x: f64) -> f64 {
+fn sqrt_r(f: HostFormat, rm: RoundingMode, x: f64) -> f64 {
     match (f, rm) {
-        (FpFormat::F32, RoundingMode::Rne) => f64::from((x as f32).sqrt()),
-        (FpFormat::F64, RoundingMode::Rne) => x.sqrt(),
-        _ => value_of(f, ieee::sqrt(Format::from(f), rm, bits_in(f, x))),
+        (HostFormat::F32, RoundingMode::Rne) => f64::from((x as f32).sqrt()),
+        (HostFormat::F64, RoundingMode::Rne) => x.sqrt(),
+        _ => value_of(f, ieee::sqrt(FpFormat::from(f), rm, bits_in(f, x))),
     }
 }
 
-fn fma_r(f: FpFormat, rm: RoundingMode, a: f64, b: f64, c: f64) -> f64 {
+fn fma_r(f: HostFormat, rm: RoundingMode, a: f64, b: f64, c: f64) -> f64 {
     match (f, rm) {
-        (FpFormat::F32, RoundingMode::Rne) => f64::from((a as f32).mul_add(b as f32, c as f32)),
-        (FpFormat::F64, RoundingMode::Rne) => a.mul_add(b, c),
+        (HostFormat::F32, RoundingMode::Rne) => f64::from((a as f32).mul_add(b as f32, c as f32)),
+        (HostFormat::F64, RoundingMode::Rne) => a.mul_add(b, c),
         _ => value_of(
             f,
             ieee::fma(
-                Format::from(f),
+                FpFormat::from(f),
                 rm,
                 bits_in(f, a),
                 bits_in(f, b),
@@ -156,18 +158,23 @@ fn fma_r(f: FpFormat, rm: RoundingMode, a: f64, b: f64, c: f64) -> f64 {
 }
 
 /// `x` (of format `from`) rounded to format `to` in mode `rm`.
-fn convert_r(from: FpFormat, to: FpFormat, rm: RoundingMode, x: f64) -> f64 {
+fn convert_r(from: HostFormat, to: HostFormat, rm: RoundingMode, x: f64) -> f64 {
     if rm == RoundingMode::Rne || from <= to {
         return round_to(to, x);
     }
     value_of(
         to,
-        ieee::convert(Format::from(from), Format::from(to), rm, bits_in(from, x)),
+        ieee::convert(
+            FpFormat::from(from),
+            FpFormat::from(to),
+            rm,
+            bits_in(from, x),
+        ),
     )
 }
 
 /// The range of ordinals of the values `v` (none NaN) in format `f`.
-fn hull_of(f: FpFormat, vs: &[f64]) -> FDom {
+fn hull_of(f: HostFormat, vs: &[f64]) -> FDom {
     let mut d = FDom::empty();
     for &v in vs {
         let o = ord(f, v);
@@ -194,7 +201,7 @@ fn widen_zeros(mut d: FDom) -> FDom {
 /// Direct projection of `z = x op y` in mode `rm` (FPSE §4.1): the rounded
 /// corners bound the result; NaN if an operand may be NaN or an invalid pair may
 /// occur.
-pub fn arith_fwd(f: FpFormat, op: Arith, rm: RoundingMode, x: &FDom, y: &FDom) -> FDom {
+pub fn arith_fwd(f: HostFormat, op: Arith, rm: RoundingMode, x: &FDom, y: &FDom) -> FDom {
     let mut nan = x.nan || y.nan;
     if x.range_empty() || y.range_empty() {
         return FDom {
@@ -248,7 +255,7 @@ pub fn arith_fwd(f: FpFormat, op: Arith, rm: RoundingMode, x: &FDom, y: &FDom) -
 /// bilinear in `(x, y)` and increasing in `z`, so its extremes over the box
 /// are at the eight vertices, and rounding is monotone. Vertices that are
 /// NaN (`0 * oo`, `oo - oo`) give up on the range.
-pub fn fma_fwd(f: FpFormat, rm: RoundingMode, x: &FDom, y: &FDom, z: &FDom) -> FDom {
+pub fn fma_fwd(f: HostFormat, rm: RoundingMode, x: &FDom, y: &FDom, z: &FDom) -> FDom {
     let nan = x.nan
         || y.nan
         || z.nan
@@ -334,7 +341,7 @@ pub fn min_max_bwd(max: bool, z: &FDom, t: &FDom) -> FDom {
 /// `inc_t`) and in `o` (increasing when `inc_o`) and never NaN, the hull of
 /// the `t` whose images can reach `z`'s range.
 fn narrow_box(
-    f: FpFormat,
+    f: HostFormat,
     t: FDom,
     o: FDom,
     z: &FDom,
@@ -370,7 +377,7 @@ fn narrow_box(
 }
 
 /// Removes infinities at the ends of a range.
-fn shave_inf(f: FpFormat, mut d: FDom) -> FDom {
+fn shave_inf(f: HostFormat, mut d: FDom) -> FDom {
     if d.range_empty() {
         return d;
     }
@@ -400,7 +407,7 @@ fn shave_zero(mut d: FDom) -> FDom {
 /// Indirect projection of `z = t op o` (or `z = o op t` when `t_is_rhs`) in mode
 /// `rm` onto the target `t`.
 pub fn arith_bwd(
-    f: FpFormat,
+    f: HostFormat,
     op: Arith,
     rm: RoundingMode,
     z: &FDom,
@@ -527,7 +534,7 @@ pub fn arith_bwd(
 /// Direct projection of `z = x * x`: a square is never negative, so the
 /// corner rule (which forgets that both factors are the same) is replaced by
 /// the image of `|x|`, on which squaring is monotone.
-pub fn square_fwd(f: FpFormat, rm: RoundingMode, x: &FDom) -> FDom {
+pub fn square_fwd(f: HostFormat, rm: RoundingMode, x: &FDom) -> FDom {
     let a = x.pos_part().join(&x.neg_part().neg());
     if a.range_empty() {
         return FDom {
@@ -545,7 +552,7 @@ pub fn square_fwd(f: FpFormat, rm: RoundingMode, x: &FDom) -> FDom {
 
 /// Indirect projection of `z = x * x` onto `x`: bisection on each sign part
 /// (increasing on `x >= +0`, decreasing on `x <= -0`).
-pub fn square_bwd(f: FpFormat, rm: RoundingMode, z: &FDom, x: &FDom) -> FDom {
+pub fn square_bwd(f: HostFormat, rm: RoundingMode, z: &FDom, x: &FDom) -> FDom {
     let sq = |o: i64| {
         let v = from_ord(f, o);
         ord(f, arith_r(f, Arith::Mul, rm, v, v))
@@ -576,10 +583,10 @@ pub fn square_bwd(f: FpFormat, rm: RoundingMode, z: &FDom, x: &FDom) -> FDom {
 /// Direct projection of an extension function (host libm), widened by
 /// [`EXT_ULP_BOUND`] ulps: monotone functions map the bounds; `sin`/`cos`
 /// of finite ranges lie in `[-1, 1]`. `None` when no enclosure is known.
-pub fn ext_fwd(g: ExtFn, f: FpFormat, x: &FDom) -> Option<FDom> {
+pub fn ext_fwd(g: ExtFn, f: HostFormat, x: &FDom) -> Option<FDom> {
     let apply = |v: f64| match f {
-        FpFormat::F32 => f64::from(g.apply32(v as f32)),
-        FpFormat::F64 => g.apply64(v),
+        HostFormat::F32 => f64::from(g.apply32(v as f32)),
+        HostFormat::F64 => g.apply64(v),
     };
     let widen = |d: FDom| FDom {
         lo: (d.lo - EXT_ULP_BOUND).max(min_ord(f)),
@@ -632,11 +639,11 @@ pub enum Monotone {
     /// `fp.roundToIntegral` in a given mode.
     RoundIntegral(RoundingMode),
     /// Float-to-float conversion into the given format, in a given mode.
-    Convert(FpFormat, RoundingMode),
+    Convert(HostFormat, RoundingMode),
 }
 
 impl Monotone {
-    fn apply(self, f: FpFormat, x: f64) -> f64 {
+    fn apply(self, f: HostFormat, x: f64) -> f64 {
         match self {
             Monotone::Sqrt(rm) => sqrt_r(f, rm, x),
             Monotone::RoundIntegral(rm) => round_to(f, crate::eval::round_integral(x, rm)),
@@ -654,7 +661,7 @@ impl Monotone {
 }
 
 /// Direct projection of `z = g(x)` for monotone `g` (`fz` is z's format).
-pub fn monotone_fwd(g: Monotone, f: FpFormat, fz: FpFormat, x: &FDom) -> FDom {
+pub fn monotone_fwd(g: Monotone, f: HostFormat, fz: HostFormat, x: &FDom) -> FDom {
     let def = g.defined(x);
     let nan = x.nan || (!x.range_empty() && def.count() < FDom { nan: false, ..*x }.count());
     if def.range_empty() {
@@ -672,7 +679,7 @@ pub fn monotone_fwd(g: Monotone, f: FpFormat, fz: FpFormat, x: &FDom) -> FDom {
 }
 
 /// Indirect projection of `z = g(x)` onto `x`.
-pub fn monotone_bwd(g: Monotone, f: FpFormat, fz: FpFormat, z: &FDom, x: &FDom) -> FDom {
+pub fn monotone_bwd(g: Monotone, f: HostFormat, fz: HostFormat, z: &FDom, x: &FDom) -> FDom {
     let nan = x.nan && z.nan;
     let def = g.defined(x);
     let zo = |xi: i64| ord(fz, g.apply(f, from_ord(f, xi)));
@@ -720,7 +727,7 @@ pub enum Cmp {
 }
 
 /// Which truth values `x cmp y` can take: (can be false, can be true).
-pub fn cmp_fwd(f: FpFormat, c: Cmp, x: &FDom, y: &FDom) -> (bool, bool) {
+pub fn cmp_fwd(f: HostFormat, c: Cmp, x: &FDom, y: &FDom) -> (bool, bool) {
     let ranges = !x.range_empty() && !y.range_empty();
     let (xl, xh, yl, yh) = (x.lo_v(f), x.hi_v(f), y.lo_v(f), y.hi_v(f));
     let can_true = ranges
@@ -790,7 +797,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    const F: FpFormat = FpFormat::F32;
+    const F: HostFormat = HostFormat::F32;
 
     /// A small random f32 domain around interesting magnitudes.
     fn random_dom(rng: &mut ChaCha8Rng) -> FDom {
@@ -918,7 +925,7 @@ mod tests {
 
     /// The Sterbenz-derived bound this module used before max-ULP filtering:
     /// `|x|, |y| < 2^(e + p + 1)` where `2^e <= max|z|`.
-    fn add_magnitude_bound(f: FpFormat, z: &FDom) -> Option<FDom> {
+    fn add_magnitude_bound(f: HostFormat, z: &FDom) -> Option<FDom> {
         if z.nan || z.range_empty() || z.has_zero() || z.has_inf(f) {
             return None;
         }
@@ -994,7 +1001,7 @@ mod tests {
             }
         }
         // Narrowing binary64 -> binary32 in each mode: the preimage of a few floats.
-        let d = FpFormat::F64;
+        let d = HostFormat::F64;
         for round in 0..200 {
             let rm = RoundingMode::ALL[round % 5];
             let g = Monotone::Convert(F, rm);

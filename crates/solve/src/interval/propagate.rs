@@ -33,7 +33,7 @@ use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
 use super::proj::{self, Arith, Cmp, Monotone};
 use super::{bv, BDom, Dom, FDom, RmSet, Tnum, CAN_FALSE, CAN_TRUE};
 use crate::eval::{apply, Value};
-use crate::sort::{FpFormat, RoundingMode, Sort};
+use crate::sort::{HostFormat, RoundingMode, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 
 /// Revisions allowed per call to [`Propagator::propagate`].
@@ -100,15 +100,17 @@ fn rm_set(d: &Dom) -> RmSet {
 }
 
 /// The integer `(-1)^neg * mag` rounded to format `f` in mode `rm`, widened.
-fn int_to_float(f: FpFormat, rm: RoundingMode, neg: bool, mag: u64) -> f64 {
-    let bits = crate::ieee::from_integer(crate::ieee::Format::from(f), rm, neg, mag);
-    Value::from_float_bits(f, bits).as_f64().unwrap_or(f64::NAN)
+fn int_to_float(f: HostFormat, rm: RoundingMode, neg: bool, mag: u64) -> f64 {
+    let bits = crate::ieee::from_integer(f.into(), rm, neg, u128::from(mag));
+    Value::from_float_bits(f.into(), bits)
+        .as_f64()
+        .unwrap_or(f64::NAN)
 }
 
-fn fmt_of(sort: Sort) -> FpFormat {
+fn fmt_of(sort: Sort) -> HostFormat {
     match sort {
-        Sort::Fp(f) => f,
-        _ => FpFormat::F64,
+        Sort::Fp(f) => f.expect_host(),
+        _ => HostFormat::F64,
     }
 }
 
@@ -124,10 +126,11 @@ pub fn single_value(d: &Dom, sort: Sort) -> Option<Value> {
             if x.count() != 1 {
                 return None;
             }
+            let f = f.expect_host();
             let v = if x.nan { f64::NAN } else { from_ord(f, x.lo) };
             Some(match f {
-                FpFormat::F32 => Value::F32(v as f32),
-                FpFormat::F64 => Value::F64(v),
+                HostFormat::F32 => Value::F32(v as f32),
+                HostFormat::F64 => Value::F64(v),
             })
         }
         (Dom::Bv(x), Sort::BitVec(w)) => (x.lo == x.hi).then_some(Value::Bv(x.lo, w)),
@@ -143,15 +146,16 @@ pub fn value_dom(v: Value) -> Dom {
         Value::F32(x) if x.is_nan() => Dom::Fp(FDom::nan_only()),
         Value::F64(x) if x.is_nan() => Dom::Fp(FDom::nan_only()),
         Value::F32(x) => {
-            let o = ord(FpFormat::F32, f64::from(x));
+            let o = ord(HostFormat::F32, f64::from(x));
             Dom::Fp(FDom::range(o, o))
         }
         Value::F64(x) => {
-            let o = ord(FpFormat::F64, x);
+            let o = ord(HostFormat::F64, x);
             Dom::Fp(FDom::range(o, o))
         }
         Value::Bv(x, _) => Dom::Bv(BDom::single(x)),
         Value::Rm(r) => Dom::Rm(RmSet::single(r)),
+        Value::Float(..) => unreachable!("the interval domain runs on binary32/binary64 only"),
     }
 }
 
@@ -164,10 +168,10 @@ fn structural_change(old: &Dom, new: &Dom) -> bool {
     };
     let inf = |d: &FDom| {
         !d.range_empty()
-            && (d.lo == min_ord(FpFormat::F32)
-                || d.lo == min_ord(FpFormat::F64)
-                || d.hi == max_ord(FpFormat::F32)
-                || d.hi == max_ord(FpFormat::F64))
+            && (d.lo == min_ord(HostFormat::F32)
+                || d.lo == min_ord(HostFormat::F64)
+                || d.hi == max_ord(HostFormat::F32)
+                || d.hi == max_ord(HostFormat::F64))
     };
     let signs = |d: &FDom| (!d.range_empty() && d.lo < 0, !d.range_empty() && d.hi >= 0);
     a.nan != b.nan || inf(a) != inf(b) || a.has_zero() != b.has_zero() || signs(a) != signs(b)
@@ -179,7 +183,7 @@ fn structural_change(old: &Dom, new: &Dom) -> bool {
 /// when it holds a pattern above the infinity's; the result is their hull.
 /// So a known sign bit fixes the float's sign, and known exponent bits bound
 /// its magnitude through the range they reduce to.
-fn patterns_to_floats(f: FpFormat, x: BDom) -> FDom {
+fn patterns_to_floats(f: HostFormat, x: BDom) -> FDom {
     let sign = 1u64 << (f.width() - 1);
     let inf = max_ord(f) as u64;
     let mut out = FDom::empty();
@@ -208,7 +212,7 @@ fn patterns_to_floats(f: FpFormat, x: BDom) -> FDom {
 /// The bit patterns of the floats of `z`: the pattern range of each sign
 /// part (their join keeps the bits both share, e.g. a small exponent's
 /// leading zeros), and for NaN every pattern with an all-ones exponent.
-fn floats_to_patterns(f: FpFormat, z: FDom) -> BDom {
+fn floats_to_patterns(f: HostFormat, z: FDom) -> BDom {
     let sign = 1u64 << (f.width() - 1);
     let inf = max_ord(f) as u64;
     let mut out = BDom::EMPTY;
@@ -880,6 +884,7 @@ impl<'s> Propagator<'s> {
         let a: &[TermId] = &term.args;
         match term.op {
             Op::BitsToFp(f) => {
+                let f = f.expect_host();
                 self.direct(
                     t,
                     Dom::Fp(patterns_to_floats(f, bdom(&doms[a[0].index()]))),
@@ -892,6 +897,7 @@ impl<'s> Propagator<'s> {
                 )?;
             }
             Op::FpToBits(f) => {
+                let f = f.expect_host();
                 self.direct(
                     t,
                     Dom::Bv(floats_to_patterns(f, fdom(&doms[a[0].index()]))),
@@ -904,6 +910,7 @@ impl<'s> Propagator<'s> {
                 )?;
             }
             Op::UbvToFp(f) => {
+                let f = f.expect_host();
                 let x = bdom(&doms[a[1].index()]);
                 if !x.is_empty() {
                     let conv = |rm, v: u64| ord(f, int_to_float(f, rm, false, v));
@@ -930,6 +937,7 @@ impl<'s> Propagator<'s> {
                 }
             }
             Op::SbvToFp(f) => {
+                let f = f.expect_host();
                 // Monotone in the signed value in every mode.
                 let w = bv_width(store.sort(a[1]));
                 let (lo, hi) = bdom(&doms[a[1].index()]).signed(w);
@@ -1041,7 +1049,7 @@ mod tests {
             let Dom::Fp(dx) = doms[x.index()] else {
                 panic!("x is a float")
             };
-            assert!(!dx.nan && dx.lo >= -1 && dx.hi <= ord(FpFormat::F32, 100.0));
+            assert!(!dx.nan && dx.lo >= -1 && dx.hi <= ord(HostFormat::F32, 100.0));
         }
     }
 
@@ -1049,7 +1057,7 @@ mod tests {
     fn patterns_and_floats_enclose_each_other() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-        let f = FpFormat::F32;
+        let f = HostFormat::F32;
         let m = mask(32);
         for _ in 0..3000 {
             // Random patterns: a range with random known bits, sampled.
@@ -1149,12 +1157,14 @@ mod tests {
         assert_eq!(
             doms[x.index()],
             Dom::Fp(FDom::range(
-                ord(FpFormat::F32, 1.5),
-                ord(FpFormat::F32, f64::from(3.7f32))
+                ord(HostFormat::F32, 1.5),
+                ord(HostFormat::F32, f64::from(3.7f32))
             ))
         );
         let rne = s.rm_const(RoundingMode::Rne);
-        let back = s.mk(Op::SbvToFp(FpFormat::F32), &[rne, b]).unwrap();
+        let back = s
+            .mk(Op::SbvToFp(crate::sort::FpFormat::F32), &[rne, b])
+            .unwrap();
         let big = s.mk(Op::FpGeq, &[back, four]).unwrap();
         let mut p = Propagator::new(&s, &[ge, le, big], 0.0, 0.1);
         assert_eq!(p.initial().err(), Some(Conflict));

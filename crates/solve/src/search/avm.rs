@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{float_value, sample, Objective, SearchEngine, StepResult};
 use crate::eval::Value;
-use crate::sort::{round_to, FpFormat, RoundingMode, Sort};
+use crate::sort::{round_to, HostFormat, RoundingMode, Sort};
 use crate::term::mask;
 
 /// Finest decimal precision of value-space moves (steps of 10^-MAX_PRECISION).
@@ -73,10 +73,10 @@ fn snapped(v: Value, digits: i32) -> Option<Value> {
 
 /// The float `to(format, x)` computes from float `v = x`; `None` for a
 /// non-float or NaN `v`, a NaN result, or the same value.
-fn float_moved(v: Value, to: impl FnOnce(FpFormat, f64) -> f64) -> Option<Value> {
+fn float_moved(v: Value, to: impl FnOnce(HostFormat, f64) -> f64) -> Option<Value> {
     let f = match v {
-        Value::F32(_) => FpFormat::F32,
-        Value::F64(_) => FpFormat::F64,
+        Value::F32(_) => HostFormat::F32,
+        Value::F64(_) => HostFormat::F64,
         _ => return None,
     };
     let x = v.as_f64()?;

@@ -67,13 +67,14 @@ fn gene_of(v: Value) -> f64 {
         Value::F64(x) => x,
         Value::Bv(x, _) => x as f64,
         Value::Rm(r) => r.index() as f64,
+        Value::Float(..) => unreachable!("local search runs on binary32/binary64 only"),
     }
 }
 
 fn value_of(sort: Sort, g: f64) -> Value {
     match sort {
         Sort::Bool => Value::Bool(g > 0.5),
-        Sort::Fp(f) => float_value(f, round_to(f, g)),
+        Sort::Fp(f) => float_value(f.expect_host(), round_to(f.expect_host(), g)),
         Sort::BitVec(w) => {
             let r = g.round();
             let v = if r.is_finite() {

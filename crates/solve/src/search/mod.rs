@@ -20,7 +20,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{Evaluator, Model, Value};
-use crate::sort::{round_to, FpFormat, RoundingMode, Sort};
+use crate::sort::{round_to, HostFormat, RoundingMode, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 use crate::Fitness;
 
@@ -180,7 +180,10 @@ impl<'s> Objective<'s> {
     /// |x - y| in the value space or in ULPs, capped at [`FAR`].
     fn gap(&self, t: TermId, x: f64, y: f64) -> f64 {
         let d = match (self.kind, self.store.sort(t)) {
-            (Fitness::Ulp, Sort::Fp(f)) => ord(f, x).abs_diff(ord(f, y)) as f64,
+            (Fitness::Ulp, Sort::Fp(f)) => {
+                let f = f.expect_host();
+                ord(f, x).abs_diff(ord(f, y)) as f64
+            }
             _ => (x - y).abs(),
         };
         if d.is_finite() {
@@ -223,6 +226,7 @@ pub fn sample(rng: &mut ChaCha8Rng, sort: Sort, bounds: Option<(i64, i64)>) -> V
             Value::Bv(v & mask(w), w)
         }
         Sort::Fp(f) => {
+            let f = f.expect_host();
             let x = match (bounds, rng.gen_range(0..8)) {
                 (Some((lo, hi)), 0..=3) => from_ord(f, rng.gen_range(lo..=hi)),
                 (_, 0) => {
@@ -253,10 +257,10 @@ pub fn sample(rng: &mut ChaCha8Rng, sort: Sort, bounds: Option<(i64, i64)>) -> V
 }
 
 /// Wraps an f64 (already representable in `f`) as a value of format `f`.
-pub fn float_value(f: FpFormat, x: f64) -> Value {
+pub fn float_value(f: HostFormat, x: f64) -> Value {
     match f {
-        FpFormat::F32 => Value::F32(x as f32),
-        FpFormat::F64 => Value::F64(x),
+        HostFormat::F32 => Value::F32(x as f32),
+        HostFormat::F64 => Value::F64(x),
     }
 }
 
@@ -338,7 +342,7 @@ mod tests {
         assert_eq!(nan.fitness(&[Value::F64(f64::NAN)]), FAR);
         assert_eq!(
             nan.fitness(&[Value::F64(3.0)]),
-            (ord(FpFormat::F64, 3.0) - ord(FpFormat::F64, 2.0)) as f64 + K
+            (ord(HostFormat::F64, 3.0) - ord(HostFormat::F64, 2.0)) as f64 + K
         );
     }
 }

@@ -7,6 +7,9 @@
 //! and integers; the other four modes go through the exact arithmetic of
 //! [`crate::ieee`]. `round_ties_even`/`round`/`ceil`/`floor`/`trunc` are exact,
 //! so `roundToIntegral` and the conversions to integers use them in every mode.
+//! Formats other than binary32 and binary64 have no host arithmetic: their
+//! values are bit patterns ([`Value::Float`]) and every operation on them goes
+//! through [`crate::ieee`] in every mode (module `any_format`).
 //! `fp.min`/`fp.max` of two zeros of different signs may be either zero
 //! (SMT-LIB leaves it open): a model carries the choice ([`Model::zero_choice`])
 //! and [`check_model`] accepts a model under any choice. Other results that
@@ -14,10 +17,12 @@
 //! unspecified (`fp.min` of `+0`/`-0`, out-of-range `fp.to_sbv`) are marked
 //! *tainted*: a model whose assertions depend on one is never reported `sat`.
 
+mod any_format;
+
 use std::fmt;
 
-use crate::ieee::{self, Format};
-use crate::sort::{FpFormat, RoundingMode, Sort};
+use crate::ieee;
+use crate::sort::{FpFormat, HostFormat, RoundingMode, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 
 /// A concrete value of some sort.
@@ -29,6 +34,9 @@ pub enum Value {
     F32(f32),
     /// A binary64 number.
     F64(f64),
+    /// A number of any other format: its bit pattern (NaN is the format's quiet
+    /// NaN or any other NaN pattern; all are the one NaN of SMT-LIB).
+    Float(FpFormat, u128),
     /// A bit-vector: value (upper bits zero) and width.
     Bv(u64, u32),
     /// A rounding mode.
@@ -40,8 +48,7 @@ impl Value {
     pub fn zero(sort: Sort) -> Value {
         match sort {
             Sort::Bool => Value::Bool(false),
-            Sort::Fp(FpFormat::F32) => Value::F32(0.0),
-            Sort::Fp(FpFormat::F64) => Value::F64(0.0),
+            Sort::Fp(f) => Value::from_float_bits(f, 0),
             Sort::BitVec(w) => Value::Bv(0, w),
             Sort::RoundingMode => Value::Rm(RoundingMode::Rne),
         }
@@ -57,6 +64,9 @@ impl Value {
             (Value::F64(a), Value::F64(b)) => {
                 (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
             }
+            (Value::Float(f, a), Value::Float(g, b)) => {
+                f == g && ((f.is_nan(a) && f.is_nan(b)) || a == b)
+            }
             (Value::Bv(a, w), Value::Bv(b, v)) => a == b && w == v,
             (Value::Rm(a), Value::Rm(b)) => a == b,
             _ => false,
@@ -69,20 +79,28 @@ impl Value {
     }
 
     /// The format and bit pattern of a float.
-    pub fn float_bits(&self) -> Option<(FpFormat, u64)> {
+    pub fn float_bits(&self) -> Option<(FpFormat, u128)> {
         match *self {
-            Value::F32(x) => Some((FpFormat::F32, u64::from(x.to_bits()))),
-            Value::F64(x) => Some((FpFormat::F64, x.to_bits())),
+            Value::F32(x) => Some((FpFormat::F32, u128::from(x.to_bits()))),
+            Value::F64(x) => Some((FpFormat::F64, u128::from(x.to_bits()))),
+            Value::Float(f, bits) => Some((f, bits)),
             _ => None,
         }
     }
 
-    /// The float of format `f` with bit pattern `bits`.
-    pub fn from_float_bits(f: FpFormat, bits: u64) -> Value {
-        match f {
-            FpFormat::F32 => Value::F32(f32::from_bits(bits as u32)),
-            FpFormat::F64 => Value::F64(f64::from_bits(bits)),
+    /// The float of format `f` with bit pattern `bits` (upper bits ignored).
+    pub fn from_float_bits(f: FpFormat, bits: u128) -> Value {
+        match f.host() {
+            Some(HostFormat::F32) => Value::F32(f32::from_bits(bits as u32)),
+            Some(HostFormat::F64) => Value::F64(f64::from_bits(bits as u64)),
+            None => Value::Float(f, bits & mask128(f.width())),
         }
+    }
+
+    /// The sign of a float zero (`Some(true)` for `-0`); `None` for anything else.
+    pub fn zero_sign(&self) -> Option<bool> {
+        let (f, bits) = self.float_bits()?;
+        (ieee::classify(f, bits) == ieee::Class::Zero).then(|| ieee::sign_of(f, bits))
     }
 
     /// The rounding mode inside.
@@ -93,7 +111,8 @@ impl Value {
         }
     }
 
-    /// The float inside widened to f64 (exact for binary32).
+    /// The float inside widened to f64 (exact for binary32); `None` for the
+    /// formats without host arithmetic.
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             Value::F32(x) => Some(f64::from(x)),
@@ -110,8 +129,12 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::F32(x) if x.is_nan() => write!(f, "(_ NaN 8 24)"),
             Value::F64(x) if x.is_nan() => write!(f, "(_ NaN 11 53)"),
-            Value::F32(x) => write_fp(f, u64::from(x.to_bits()), 8, 23),
-            Value::F64(x) => write_fp(f, x.to_bits(), 11, 52),
+            Value::Float(ff, bits) if ff.is_nan(bits) => {
+                write!(f, "(_ NaN {} {})", ff.eb, ff.sb)
+            }
+            Value::F32(x) => write_fp(f, u128::from(x.to_bits()), 8, 23),
+            Value::F64(x) => write_fp(f, u128::from(x.to_bits()), 11, 52),
+            Value::Float(ff, bits) => write_fp(f, bits, ff.eb, ff.sb - 1),
             Value::Bv(v, w) => {
                 write!(f, "#b")?;
                 for i in (0..w).rev() {
@@ -124,8 +147,8 @@ impl fmt::Display for Value {
     }
 }
 
-fn write_fp(f: &mut fmt::Formatter<'_>, bits: u64, eb: u32, mb: u32) -> fmt::Result {
-    let bin = |v: u64, w: u32| -> String {
+fn write_fp(f: &mut fmt::Formatter<'_>, bits: u128, eb: u32, mb: u32) -> fmt::Result {
+    let bin = |v: u128, w: u32| -> String {
         (0..w)
             .rev()
             .map(|i| if (v >> i) & 1 == 1 { '1' } else { '0' })
@@ -135,9 +158,14 @@ fn write_fp(f: &mut fmt::Formatter<'_>, bits: u64, eb: u32, mb: u32) -> fmt::Res
         f,
         "(fp #b{} #b{} #b{})",
         bits >> (eb + mb),
-        bin((bits >> mb) & mask(eb), eb),
-        bin(bits & mask(mb), mb)
+        bin((bits >> mb) & mask128(eb), eb),
+        bin(bits & mask128(mb), mb)
     )
+}
+
+/// The all-ones mask of width `w` (0..=128).
+fn mask128(w: u32) -> u128 {
+    u128::MAX.checked_shr(128 - w).unwrap_or(0)
 }
 
 /// Values of the declared variables, indexed by [`crate::term::VarId`], and the
@@ -167,13 +195,11 @@ const ZERO_CHOICES: u8 = 16;
 /// `fp.min`/`fp.max` of two zeros of different signs under `choice`; `None` for
 /// any other operator or operands.
 fn chosen_zero(op: Op, a: &[Value], choice: u8) -> Option<Value> {
-    let (first, second) = (a.first()?.as_f64()?, a.get(1)?.as_f64()?);
-    let zeros_of_two_signs =
-        first == 0.0 && second == 0.0 && first.is_sign_negative() != second.is_sign_negative();
-    if !matches!(op, Op::FpMin | Op::FpMax) || !zeros_of_two_signs {
+    let (first, second) = (a.first()?.zero_sign()?, a.get(1)?.zero_sign()?);
+    if !matches!(op, Op::FpMin | Op::FpMax) || first == second {
         return None;
     }
-    let bit = 2 * u8::from(op == Op::FpMax) + u8::from(first.is_sign_negative());
+    let bit = 2 * u8::from(op == Op::FpMax) + u8::from(first);
     Some(if choice & (1 << bit) != 0 { a[0] } else { a[1] })
 }
 
@@ -440,10 +466,13 @@ macro_rules! fptest {
     };
 }
 
+/// `x` rounded to host format `f` (binary64 unless `f` is binary32: the others
+/// are evaluated by [`any_format`]).
 fn float_of(f: FpFormat, x: f64) -> Value {
-    match f {
-        FpFormat::F32 => Value::F32(x as f32),
-        FpFormat::F64 => Value::F64(x),
+    if f == FpFormat::F32 {
+        Value::F32(x as f32)
+    } else {
+        Value::F64(x)
     }
 }
 
@@ -455,8 +484,7 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
     Some(match op {
         Var(_) => return None,
         BoolConst(x) => Value::Bool(x),
-        FpConst(FpFormat::F32, bits) => Value::F32(f32::from_bits(bits as u32)),
-        FpConst(FpFormat::F64, bits) => Value::F64(f64::from_bits(bits)),
+        FpConst(f, bits) => Value::from_float_bits(f, bits),
         BvConst(v, w) => Value::Bv(v, w),
         RmConst(r) => Value::Rm(r),
         Not => Value::Bool(!b(0)),
@@ -474,11 +502,13 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
         Eq => Value::Bool(a[0].same(&a[1])),
         Distinct => Value::Bool(!a[0].same(&a[1])),
         FpAbs | FpNeg | FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma | FpRem
-        | FpRoundToIntegral | FpMin | FpMax | Ext(_) => return apply_fp_arith(op, a),
+        | FpRoundToIntegral | FpMin | FpMax | Ext(_) => return on_floats(op, a, apply_fp_arith),
         FpLeq | FpLt | FpGeq | FpGt | FpEq | FpIsNormal | FpIsSubnormal | FpIsZero
-        | FpIsInfinite | FpIsNaN | FpIsNegative | FpIsPositive => return apply_fp_test(op, a),
+        | FpIsInfinite | FpIsNaN | FpIsNegative | FpIsPositive => {
+            return on_floats(op, a, apply_fp_test)
+        }
         FpToSbv(..) | FpToUbv(..) | FpToFp(_) | SbvToFp(_) | UbvToFp(_) | BitsToFp(_)
-        | FpToBits(_) => return apply_conversion(op, a),
+        | FpToBits(_) => return on_floats(op, a, apply_conversion),
         BvNot | BvNeg | BvAnd | BvOr | BvXor | BvAdd | BvSub | BvMul | BvUdiv | BvUrem | BvSdiv
         | BvSrem | BvSmod | BvShl | BvLshr | BvAshr | Concat | Extract(..) | ZeroExtend(_)
         | SignExtend(_) | BvUlt | BvUle | BvUgt | BvUge | BvSlt | BvSle | BvSgt | BvSge => {
@@ -487,22 +517,14 @@ pub fn apply(op: Op, a: &[Value]) -> Option<Value> {
     })
 }
 
-/// `op` (a rounded operation: add, sub, mul, div, fma, sqrt) in mode `rm` on
-/// floats of one format, by the exact arithmetic of [`crate::ieee`].
-fn rounded_exactly(op: Op, rm: RoundingMode, a: &[Value]) -> Option<Value> {
-    let (f, x) = a.first()?.float_bits()?;
-    let arg = |i: usize| a.get(i).and_then(Value::float_bits).map(|(_, b)| b);
-    let g = Format::from(f);
-    let bits = match op {
-        Op::FpAdd => ieee::add(g, rm, x, arg(1)?),
-        Op::FpSub => ieee::sub(g, rm, x, arg(1)?),
-        Op::FpMul => ieee::mul(g, rm, x, arg(1)?),
-        Op::FpDiv => ieee::div(g, rm, x, arg(1)?),
-        Op::FpFma => ieee::fma(g, rm, x, arg(1)?, arg(2)?),
-        Op::FpSqrt => ieee::sqrt(g, rm, x),
-        _ => return None,
-    };
-    Some(Value::from_float_bits(f, bits))
+/// A floating-point operator by `host` on the host formats, by [`any_format`]
+/// on the others.
+fn on_floats(op: Op, a: &[Value], host: fn(Op, &[Value]) -> Option<Value>) -> Option<Value> {
+    if any_format::applies(op, a) {
+        any_format::apply(op, a)
+    } else {
+        host(op, a)
+    }
 }
 
 /// `op` in round-to-nearest-even on the host's floats.
@@ -531,7 +553,7 @@ fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
         FpNeg => fp1!(a[0], |x| -x),
         FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma => match a[0].as_rm()? {
             RoundingMode::Rne => return rounded_nearest(op, &a[1..]),
-            rm => return rounded_exactly(op, rm, &a[1..]),
+            rm => return any_format::rounded(op, rm, &a[1..]),
         },
         FpRem => match (a[0], a[1]) {
             (Value::F32(x), Value::F32(y)) => {
@@ -602,10 +624,7 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
             let (from, bits) = a[1].float_bits()?;
             match a[0].as_rm()? {
                 RoundingMode::Rne => float_of(to, a[1].as_f64()?),
-                rm => Value::from_float_bits(
-                    to,
-                    ieee::convert(Format::from(from), Format::from(to), rm, bits),
-                ),
+                rm => Value::from_float_bits(to, ieee::convert(from, to, rm, bits)),
             }
         }
         SbvToFp(f) => {
@@ -615,7 +634,7 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
                 RoundingMode::Rne => float_of_integer(f, i as f64, i as f32),
                 rm => Value::from_float_bits(
                     f,
-                    ieee::from_integer(Format::from(f), rm, i < 0, i.unsigned_abs()),
+                    ieee::from_integer(f, rm, i < 0, u128::from(i.unsigned_abs())),
                 ),
             }
         }
@@ -623,11 +642,10 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
             let (v, _) = bv_arg(a, 1);
             match a[0].as_rm()? {
                 RoundingMode::Rne => float_of_integer(f, v as f64, v as f32),
-                rm => Value::from_float_bits(f, ieee::from_integer(Format::from(f), rm, false, v)),
+                rm => Value::from_float_bits(f, ieee::from_integer(f, rm, false, u128::from(v))),
             }
         }
-        BitsToFp(FpFormat::F32) => Value::F32(f32::from_bits(bv_arg(a, 0).0 as u32)),
-        BitsToFp(FpFormat::F64) => Value::F64(f64::from_bits(bv_arg(a, 0).0)),
+        BitsToFp(f) => Value::from_float_bits(f, u128::from(bv_arg(a, 0).0)),
         FpToBits(_) => match a[0] {
             Value::F32(x) => Value::Bv(u64::from(x.to_bits()), 32),
             Value::F64(x) => Value::Bv(x.to_bits(), 64),
@@ -638,11 +656,12 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
 }
 
 /// An integer converted by the host (`as`, round to nearest-even) to each format:
-/// the value of format `f`.
+/// the value of host format `f`.
 fn float_of_integer(f: FpFormat, wide: f64, narrow: f32) -> Value {
-    match f {
-        FpFormat::F32 => Value::F32(narrow),
-        FpFormat::F64 => Value::F64(wide),
+    if f == FpFormat::F32 {
+        Value::F32(narrow)
+    } else {
+        Value::F64(wide)
     }
 }
 

@@ -1,0 +1,124 @@
+//! The zero and pole search on `tests/fixtures/accuracy/zeros.c`: a J0 series whose
+//! error is large only within ~1e5 ulps of J0's first zero is caught there (the error
+//! recomputed here with MPFR), a pole of the true function between two doubles is
+//! listed as a pole and never ranked as an error, and the same seed gives the same
+//! report.
+
+use fpforge_accuracy::zeros::{Signal, SingularityKind};
+use fpforge_accuracy::{accuracy, AccuracyConfig, Finding, OracleChoice, TrueFunction};
+use fpforge_lower::LoadOptions;
+use fpforge_mpfr::Operand;
+use fpforge_spec::ArgSpec;
+use fpir::{FloatTy, Func, Module};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn module() -> &'static Module {
+    static MODULE: OnceLock<Module> = OnceLock::new();
+    MODULE.get_or_init(|| {
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/accuracy/zeros.c");
+        fpforge_lower::load(&[path], &LoadOptions::default()).expect("fixture lowers")
+    })
+}
+
+fn func(name: &str) -> Func {
+    module().func_by_name(name).expect("fixture function")
+}
+
+fn config(range: &str, oracle: &str, evals: u64) -> AccuracyConfig {
+    AccuracyConfig::default()
+        .with_seed(7)
+        .with_time_limit(None)
+        .with_max_evals(Some(evals))
+        .with_oracle(OracleChoice::Mpfr(
+            TrueFunction::from_mpfr_name(oracle).unwrap(),
+        ))
+        .with_args(vec![range.parse::<ArgSpec>().unwrap()])
+}
+
+fn input(f: &Finding) -> f64 {
+    f64::from_bits(f.test.coords[0])
+}
+
+/// `name`'s true value at `x`, rounded to a double from 1000 bits.
+fn truth(name: &str, x: f64) -> f64 {
+    TrueFunction::from_mpfr_name(name)
+        .unwrap()
+        .eval(1000, &[Operand::Float(FloatTy::F64, x.to_bits())])
+        .unwrap()
+        .to_f64()
+}
+
+#[test]
+fn the_worst_error_of_a_j0_series_is_found_next_to_its_zero() {
+    let report = accuracy(
+        module(),
+        func("j0_series"),
+        &config("x in [0.5, 4]", "j0", 3000),
+    )
+    .unwrap();
+    assert!(report.count(SingularityKind::Zero) >= 1);
+    assert!(report.zero_evals > 0 && report.zero_evals <= 3000 / 4);
+    let worst = report.worst().expect("finite errors");
+    let x = input(worst);
+    // Within a few ulps of the zero: the true J0 changes sign there.
+    let (below, above) = (x - 4.0 * f64::EPSILON * x, x + 4.0 * f64::EPSILON * x);
+    assert!(
+        truth("j0", below).signum() != truth("j0", above).signum(),
+        "{x:e} is not next to a zero of J0"
+    );
+    let computed = f64::from_bits(worst.computed);
+    let t = truth("j0", x);
+    let rel = ((computed - t) / t).abs();
+    assert!(rel >= 1e-3, "true relative error {rel:e} at {x:e}");
+    assert!((0.5..=2.0).contains(&(worst.error.rel / rel)));
+}
+
+#[test]
+fn a_pole_between_two_doubles_is_a_pole_not_an_error() {
+    let report = accuracy(
+        module(),
+        func("tan_series"),
+        &config("x in [1, 2]", "tan", 3000),
+    )
+    .unwrap();
+    let half_pi = std::f64::consts::FRAC_PI_2;
+    let pole = report
+        .singularities
+        .iter()
+        .find(|s| s.kind == SingularityKind::Pole && s.signal == Signal::Oracle)
+        .expect("the pole of tan is located");
+    assert_eq!(pole.below, half_pi);
+    assert_eq!(pole.above, half_pi.next_up());
+    let next_to_pole = |f: &Finding| (input(f) - half_pi).abs() <= 8.0 * f64::EPSILON;
+    assert!(
+        !report.top.iter().any(next_to_pole),
+        "an input next to the pole is ranked as an error"
+    );
+    let listed = report
+        .special_values
+        .iter()
+        .find(|s| next_to_pole(&s.finding))
+        .expect("the input next to the pole is listed");
+    assert_eq!(listed.kind, fpforge_accuracy::SpecialKind::Pole);
+    // The code's own pole, thousands of ulps away where tan is finite, is an error.
+    let worst = report.worst().expect("finite errors");
+    assert!(worst.error.rel >= 1.0 && !next_to_pole(worst));
+}
+
+#[test]
+fn the_same_seed_gives_the_same_report() {
+    let c = config("x in [0.5, 4]", "j0", 1500);
+    let summary = || {
+        let r = accuracy(module(), func("j0_series"), &c).unwrap();
+        let top: Vec<(Vec<u64>, u64)> = r
+            .top
+            .iter()
+            .map(|f| (f.test.coords.clone(), f.computed))
+            .collect();
+        let zeros: Vec<(f64, f64)> = r.singularities.iter().map(|s| (s.below, s.above)).collect();
+        (top, zeros, r.evals, r.zero_evals)
+    };
+    assert_eq!(summary(), summary());
+}
