@@ -34,10 +34,10 @@ impl SideProver for ConcolicProver {
                 .map(|answer| match answer {
                     SideAnswer::Covered(bits) => Settlement::Witness(bits),
                     SideAnswer::Infeasible { method } => Settlement::Infeasible(method),
-                    SideAnswer::Unknown => Settlement::Unknown,
+                    SideAnswer::Unknown(why) => Settlement::Unknown(why),
                 })
                 .collect(),
-            Err(_) => vec![Settlement::Unknown; sides.len()],
+            Err(_) => vec![Settlement::Unknown(None); sides.len()],
         }
     }
 }

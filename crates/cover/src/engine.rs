@@ -74,8 +74,8 @@ use fpforge_search::{
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::InputSpec;
 use fpir::{
-    Closest, Effort, Func, InfeasibleMethod, MissReason, Module, Side, SideReport, SideStatus,
-    Witness,
+    Closest, Effort, Func, InfeasibleMethod, MissReason, Module, OpenReason, Side, SideReport,
+    SideStatus, Witness,
 };
 use fpir::{CmpPred, FloatPred, IntPred};
 use rand::SeedableRng;
@@ -368,6 +368,8 @@ struct Search<'m, 's, E> {
     target_cursor: usize,
     /// What was spent on each side so far (searches aimed at it, prover time).
     effort: Vec<Effort>,
+    /// Why the prover left each side open, when it said.
+    open_reasons: Vec<Option<OpenReason>>,
     started: Instant,
     /// When progress was last reported.
     last_progress: Instant,
@@ -456,6 +458,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             starts: 0,
             target_cursor: 0,
             effort: vec![Effort::default(); shared.table.len()],
+            open_reasons: vec![None; shared.table.len()],
             started: shared.started,
             last_progress: shared.started,
             on_event,
@@ -820,6 +823,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
             miss.branch_reached = self.table.siblings(s as u32).any(|t| self.taken(t));
             miss.effort = self.effort[s];
+            miss.open = self.open_reasons[s];
             if miss.branch_reached {
                 self.interp.observer_mut().target = Some(s as u32);
                 for (index, args) in args.iter().enumerate() {
@@ -1044,6 +1048,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                     self.covered[s] = true;
                     self.covered_count += 1;
                 }
+                Settlement::Unknown(Some(why)) => self.open_reasons[s] = Some(why),
                 _ => {}
             }
         }

@@ -7,7 +7,7 @@
 //! counts), and labels the sides it proves infeasible with the prover's method.
 
 use fpforge_spec::InputSpec;
-use fpir::{Func, InfeasibleMethod, Module, Side};
+use fpir::{Func, InfeasibleMethod, Module, OpenReason, Side};
 use std::fmt;
 use std::time::Duration;
 
@@ -18,8 +18,9 @@ pub enum Settlement {
     Witness(Vec<u64>),
     /// No input takes the side, by this complete method.
     Infeasible(InfeasibleMethod),
-    /// Neither within the time given.
-    Unknown,
+    /// Neither within the time given; with what kept the prover from deciding, when it
+    /// says.
+    Unknown(Option<OpenReason>),
 }
 
 /// A complete method for the sides a search left open.

@@ -85,6 +85,12 @@ pub enum CallPolicy {
     Symbolic,
     /// Every math call is concretized (the Pex/FloPSy approach).
     Concretize,
+    /// As [`CallPolicy::Symbolic`], and a call without an operator (`pow`, `erf`, ...)
+    /// becomes an uninterpreted result: one fresh variable per function and operand
+    /// terms, unconstrained. Path conditions then over-approximate the inputs that take
+    /// them instead of being cut at the call: their `unsat` is a proof, their models
+    /// are only candidates (the bit-precise step of `explore` uses it).
+    Uninterpreted,
 }
 
 /// A term that disagreed with the concrete value in self-check mode.
@@ -121,6 +127,11 @@ pub struct Concolic {
     path: Vec<PathEntry>,
     shadow: HashMap<u64, ShadowByte>,
     exact_prefix: Option<usize>,
+    /// Whether the first concretization of the run was a math call's.
+    cut_by_math_call: bool,
+    /// The variable of each uninterpreted call result, by function and operand terms
+    /// ([`CallPolicy::Uninterpreted`]), kept across runs.
+    uninterpreted: HashMap<(&'static str, Vec<TermId>), TermId>,
     concretizations: u64,
     input_bits: Vec<u64>,
     self_check: bool,
@@ -251,6 +262,8 @@ impl Concolic {
             path: Vec::new(),
             shadow: HashMap::new(),
             exact_prefix: None,
+            cut_by_math_call: false,
+            uninterpreted: HashMap::new(),
             concretizations: 0,
             self_check: false,
             model,
@@ -290,6 +303,12 @@ impl Concolic {
     /// nothing was concretized, the whole path condition is exact).
     pub fn exact_prefix(&self) -> Option<usize> {
         self.exact_prefix
+    }
+
+    /// Whether the last run's first concretization (where its exact prefix ends) was a
+    /// math call's result that has no term under the call policy.
+    pub fn cut_by_math_call(&self) -> bool {
+        self.cut_by_math_call
     }
 
     /// Concretizations of symbolic values in the last run.
@@ -681,6 +700,7 @@ impl Semantics for Concolic {
         self.path.clear();
         self.shadow.clear();
         self.exact_prefix = None;
+        self.cut_by_math_call = false;
         self.concretizations = 0;
     }
 
@@ -1035,65 +1055,13 @@ impl Semantics for Concolic {
     }
 
     fn math(&mut self, call: MathCall, args: &[CVal], ret: Type) -> (CVal, Option<CVal>) {
-        let raw: Vec<u64> = args.iter().map(|v| v.bits).collect();
-        let (bits, second) = fpforge_exec::libm::eval(call, &raw, ret);
-        let term = math_term(call.func);
-        let policy = self.calls;
-        if let (MathTerm::Modf, CallPolicy::Symbolic, Some(x), Some(int_bits)) =
-            (term, policy, args.first().and_then(|a| a.term), second)
-        {
-            if let Some((frac, int)) = self.modf_terms(call.ty, x) {
-                let ft = Type::Float(call.ty);
-                if self.self_check {
-                    self.check("modf", ft, bits, frac);
-                    self.check("modf", ft, int_bits, int);
-                }
-                let frac = CVal {
-                    bits,
-                    term: Some(frac),
-                };
-                let int = CVal {
-                    bits: int_bits,
-                    term: Some(int),
-                };
-                return (frac, Some(int));
-            }
+        let exact_before = self.exact_prefix.is_none();
+        let result = self.math_result(call, args, ret);
+        if exact_before && self.exact_prefix.is_some() {
+            self.cut_by_math_call = true;
         }
-        let second = second.map(|b| {
-            for v in args {
-                self.concretize(v);
-            }
-            CVal::concrete(b)
-        });
-        let refs: Vec<&CVal> = args.iter().collect();
-        let name = call.func.name();
-        let ft = Type::Float(call.ty);
-        let value = self.result(name, ret, bits, &refs, |s| {
-            if policy == CallPolicy::Concretize || ret != ft {
-                return None;
-            }
-            let xs: Vec<TermId> = args
-                .iter()
-                .map(|v| s.lift(ft, v))
-                .collect::<Option<Vec<_>>>()?;
-            match (term, xs.as_slice()) {
-                (MathTerm::Unary(op), &[x]) => s.mk(op, &[x]),
-                (MathTerm::Rounded(op, rm), &[x]) => s.rounded(op, rm, &[x]),
-                (MathTerm::Fma, &[_, _, _]) => s.rounded(Op::FpFma, RoundingMode::Rne, &xs),
-                (MathTerm::MulAdd, &[x, y, z]) => {
-                    let p = s.rounded(Op::FpMul, RoundingMode::Rne, &[x, y])?;
-                    s.rounded(Op::FpAdd, RoundingMode::Rne, &[p, z])
-                }
-                (
-                    MathTerm::Unary(_) | MathTerm::Rounded(..) | MathTerm::Fma | MathTerm::MulAdd,
-                    _,
-                ) => None,
-                (MathTerm::Concrete | MathTerm::Modf, _) => None,
-            }
-        });
-        (value, second)
+        result
     }
-
     fn ctpop(&mut self, ty: Type, a: &CVal) -> CVal {
         self.concretize(a);
         CVal::concrete(Concrete.ctpop(ty, &a.bits))
@@ -1373,6 +1341,92 @@ macro_rules! math_term {
 fpir::for_each_math_fn!(math_terms);
 
 impl Concolic {
+    /// The uninterpreted result of the math function `name` on `xs`, of type `ty`: the
+    /// same variable for the same function and operand terms.
+    fn uninterpreted(&mut self, name: &'static str, ty: Type, xs: &[TermId]) -> Option<TermId> {
+        let key = (name, xs.to_vec());
+        if let Some(&var) = self.uninterpreted.get(&key) {
+            return Some(var);
+        }
+        let Type::Float(f) = ty else {
+            return None;
+        };
+        let sort = Sort::Fp(fmt_of(f));
+        let var = self
+            .store
+            .declare(&format!("{name}.{}", self.uninterpreted.len()), sort);
+        self.uninterpreted.insert(key, var);
+        Some(var)
+    }
+
+    /// A math call's result (and second result) under the call policy.
+    fn math_result(&mut self, call: MathCall, args: &[CVal], ret: Type) -> (CVal, Option<CVal>) {
+        let raw: Vec<u64> = args.iter().map(|v| v.bits).collect();
+        let (bits, second) = fpforge_exec::libm::eval(call, &raw, ret);
+        let term = math_term(call.func);
+        let policy = self.calls;
+        if let (
+            MathTerm::Modf,
+            CallPolicy::Symbolic | CallPolicy::Uninterpreted,
+            Some(x),
+            Some(int_bits),
+        ) = (term, policy, args.first().and_then(|a| a.term), second)
+        {
+            if let Some((frac, int)) = self.modf_terms(call.ty, x) {
+                let ft = Type::Float(call.ty);
+                if self.self_check {
+                    self.check("modf", ft, bits, frac);
+                    self.check("modf", ft, int_bits, int);
+                }
+                let frac = CVal {
+                    bits,
+                    term: Some(frac),
+                };
+                let int = CVal {
+                    bits: int_bits,
+                    term: Some(int),
+                };
+                return (frac, Some(int));
+            }
+        }
+        let second = second.map(|b| {
+            for v in args {
+                self.concretize(v);
+            }
+            CVal::concrete(b)
+        });
+        let refs: Vec<&CVal> = args.iter().collect();
+        let name = call.func.name();
+        let ft = Type::Float(call.ty);
+        let value = self.result(name, ret, bits, &refs, |s| {
+            if policy == CallPolicy::Concretize || ret != ft {
+                return None;
+            }
+            let xs: Vec<TermId> = args
+                .iter()
+                .map(|v| s.lift(ft, v))
+                .collect::<Option<Vec<_>>>()?;
+            match (term, xs.as_slice()) {
+                (MathTerm::Unary(op), &[x]) => s.mk(op, &[x]),
+                (MathTerm::Rounded(op, rm), &[x]) => s.rounded(op, rm, &[x]),
+                (MathTerm::Fma, &[_, _, _]) => s.rounded(Op::FpFma, RoundingMode::Rne, &xs),
+                (MathTerm::MulAdd, &[x, y, z]) => {
+                    let p = s.rounded(Op::FpMul, RoundingMode::Rne, &[x, y])?;
+                    s.rounded(Op::FpAdd, RoundingMode::Rne, &[p, z])
+                }
+                (
+                    MathTerm::Unary(_) | MathTerm::Rounded(..) | MathTerm::Fma | MathTerm::MulAdd,
+                    _,
+                ) => None,
+                (MathTerm::Concrete, _) if policy == CallPolicy::Uninterpreted => {
+                    s.uninterpreted(name, ft, &xs)
+                }
+                (MathTerm::Concrete | MathTerm::Modf, _) => None,
+            }
+        });
+        (value, second)
+    }
+
     /// `modf(x)` as terms: the integral part `trunc(x)` and the fraction `x - trunc(x)`
     /// (exact), a zero with the sign of `x` when that is zero or `x` is infinite.
     fn modf_terms(&mut self, ty: FloatTy, x: TermId) -> Option<(TermId, TermId)> {

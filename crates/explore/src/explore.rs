@@ -21,6 +21,20 @@
 //! function's control-flow graph) only to blocks from which its site cannot be reached
 //! (see `PrefixProof` for the conditions and the argument).
 //!
+//! A proof that needs an `unsat` only the solver's bit-precise backend gave (a flip it
+//! decided that the same argument without it leaves undecided) is labeled
+//! [`InfeasibleMethod::BitPrecise`].
+//!
+//! Flips a math call left open (its result concretized before them, or an extension
+//! operator in a query that came back unknown) go to a bit-precise step once the
+//! exploration ends, in the time left (a fifth of the limit is kept for it as soon as
+//! there is one): the run's path is rebuilt with the calls' results uninterpreted
+//! ([`crate::CallPolicy::Uninterpreted`]), an over-approximation of the inputs taking
+//! the prefix, and the flip asked again (extension operators abstracted by
+//! [`crate::libm_facts`] if the query is hard). `unsat` decides it; a model counts only
+//! when its concrete run takes the side. Sides still not reached carry the reason
+//! ([`fpir::OpenReason`]) of what kept them open.
+//!
 //! Sides whose condition is a constant (or whose site is unreachable through constant
 //! conditions, or whose switch value is impossible) are reported infeasible by
 //! [`fpir::analysis::constants`] whatever the search did.
@@ -28,9 +42,11 @@
 //! Every test is re-executed on the concrete interpreter and its coverage taken from
 //! that run.
 
-use crate::concolic::PathEntry;
+use crate::concolic::{CallPolicy, PathEntry};
 use crate::error::ExploreError;
-use crate::session::{ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
+use crate::session::{
+    ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy,
+};
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{Finding, Trap, TrapKind};
 use fpforge_spec::InputSpec;
@@ -38,7 +54,7 @@ use fpir::analysis::{infeasible_sides, Cfg};
 use fpir::EntityId;
 use fpir::{
     Arm, Block, BranchSite, Callee, Effort, Func, InfeasibleMethod, InstKind, MissReason, Module,
-    Side, SideReport, SideStatus, SideTally, Witness,
+    OpenReason, Side, SideReport, SideStatus, SideTally, Witness,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -189,12 +205,13 @@ const MAX_EIGHTHS: u32 = 64 * 8;
 /// Work items.
 enum Job {
     /// Run an input; expand from `bound`; its decisions must begin with `expected`;
-    /// `origin` is the flip that produced it.
+    /// `origin` is the flip that produced it, with what leaves that flip open when the
+    /// run does not follow `expected`.
     Run {
         input: Vec<u64>,
         bound: usize,
         expected: Vec<Side>,
-        origin: Option<Side>,
+        origin: Option<(Side, OpenReason)>,
     },
     /// Solve for side `alt` at entry `j` of `run`, with the query time limit times
     /// `scale / 8`.
@@ -214,7 +231,7 @@ impl Job {
                 site: run.path[*j].side.site,
                 arm: *alt,
             }),
-            Job::Run { origin, .. } => *origin,
+            Job::Run { origin, .. } => origin.map(|(side, _)| side),
         }
     }
 }
@@ -236,10 +253,17 @@ struct Exploration<'m, 'c, E> {
     urgent: VecDeque<Job>,
     later: VecDeque<Job>,
     complete: bool,
-    /// Flips left undecided.
-    open: Vec<Side>,
-    /// Something left unseen alternatives at no particular flip (a trap, a cut path).
-    blocked: bool,
+    /// Flips left undecided, and why.
+    open: Vec<(Side, OpenReason)>,
+    /// Flips decided `unsat` by the bit-precise backend only: a proof that needs one is
+    /// labeled [`InfeasibleMethod::BitPrecise`].
+    bit_precise: Vec<Side>,
+    /// Flips left open because of a math call: the run, the decision and the arm, for
+    /// the bit-precise step ([`Exploration::abstract_math_calls`]).
+    cut_by_calls: Vec<(Rc<ConcolicRun>, usize, Arm)>,
+    /// Something left unseen alternatives at no particular flip (a trap, a cut path),
+    /// and why (the first such).
+    blocked: Option<OpenReason>,
     /// Time the solver spent on queries for each side.
     solver_time: HashMap<Side, Duration>,
 }
@@ -275,7 +299,9 @@ pub fn explore(
         later: VecDeque::new(),
         complete: true,
         open: Vec::new(),
-        blocked: false,
+        bit_precise: Vec::new(),
+        cut_by_calls: Vec::new(),
+        blocked: None,
         solver_time: HashMap::new(),
     };
     (x.on_event)(&ExploreEvent::Started { sides: &x.sides });
@@ -294,15 +320,26 @@ pub fn explore(
         });
     }
     let stop = x.run_jobs()?;
+    if stop != ExploreStop::Interrupted {
+        x.abstract_math_calls(func)?;
+    }
     Ok(x.finish(func, stop))
 }
+
+/// The share of the time limit kept for the bit-precise step once a math call has left a
+/// flip open: a fifth.
+const CALL_STEP_SHARE: u32 = 5;
 
 impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
     /// Works through the lists until they are empty, the targets are taken or the time
     /// is up.
     fn run_jobs(&mut self) -> Result<ExploreStop, ExploreError> {
+        let limit = self.config.engine.time_limit;
+        let call_step_start = limit - limit / CALL_STEP_SHARE;
         loop {
-            if self.session.out_of_time() {
+            let kept_for_calls =
+                !self.cut_by_calls.is_empty() && self.session.elapsed() >= call_step_start;
+            if self.session.out_of_time() || kept_for_calls {
                 return Ok(ExploreStop::TimeLimit);
             }
             if self.session.interrupted() {
@@ -349,7 +386,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         input: Vec<u64>,
         bound: usize,
         expected: &[Side],
-        origin: Option<Side>,
+        origin: Option<(Side, OpenReason)>,
     ) -> Result<bool, ExploreError> {
         let run = self.session.run(&input)?;
         let decisions = run.decisions();
@@ -362,7 +399,12 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                 // A trap whose condition is no branch (an unguarded division, fuel, ...)
                 // cuts the path short: alternatives behind it are unseen.
                 self.complete = false;
-                self.blocked = true;
+                self.blocked
+                    .get_or_insert(if *kind == TrapKind::FuelExhausted {
+                        OpenReason::LoopBound
+                    } else {
+                        OpenReason::Unsupported
+                    });
             }
         }
         let concrete = self.session.concrete_run(&input)?;
@@ -461,7 +503,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
     fn queue_flips(&mut self, run: Rc<ConcolicRun>, bound: usize) {
         if run.path.len() > MAX_FLIP_DEPTH {
             self.complete = false;
-            self.blocked = true;
+            self.blocked.get_or_insert(OpenReason::LoopBound);
         }
         for j in bound..run.path.len().min(MAX_FLIP_DEPTH) {
             let entry: PathEntry = run.path[j];
@@ -470,7 +512,16 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                 // Input-independent, unless a concretization made it so.
                 if j >= run.exact_prefix {
                     self.complete = false;
-                    self.open.extend(self.module.sides_of(site));
+                    // The run's own side is no flip: only the others are undecided.
+                    for side in self.module.sides_of(site) {
+                        if side == entry.side {
+                            continue;
+                        }
+                        self.open.push((side, run.cut));
+                        if run.cut == OpenReason::LibmCall && self.call_step_allowed() {
+                            self.cut_by_calls.push((Rc::clone(&run), j, side.arm));
+                        }
+                    }
                 }
                 continue;
             }
@@ -506,12 +557,19 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         };
         let Some(c) = self.session.semantics_mut().constraint_for(&entry, alt) else {
             self.complete = false;
-            self.open.push(side);
+            self.open.push((side, OpenReason::Unsupported));
             return;
         };
         let mut query: Vec<_> = run.path[..j].iter().filter_map(|e| e.constraint).collect();
         query.push(c);
         let exact = j < run.exact_prefix;
+        // What leaves the flip open if it is not decided: the prefix's concretization,
+        // a model that leaves the path, or the solver's time.
+        let inexact = if exact {
+            OpenReason::Unsupported
+        } else {
+            run.cut
+        };
         let asked = Instant::now();
         let answer = self.session.solve(&query, &run.input, scale);
         let tried = self.solver_time.entry(side).or_default();
@@ -524,10 +582,11 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                     input: next,
                     bound: j + 1,
                     expected,
-                    origin: Some(side),
+                    origin: Some((side, inexact)),
                 });
             }
-            QueryAnswer::Unsat if exact => {}
+            QueryAnswer::Unsat(UnsatBy::Intervals) if exact => {}
+            QueryAnswer::Unsat(UnsatBy::BitPrecise) if exact => self.bit_precise.push(side),
             QueryAnswer::Unknown if scale < MAX_EIGHTHS => {
                 // Retried with a longer limit once everything else is done.
                 self.later.push_back(Job::Flip {
@@ -537,11 +596,110 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                     scale: if scale < 8 { 8 } else { scale * 4 },
                 });
             }
-            QueryAnswer::Unsat | QueryAnswer::Unknown => {
-                self.complete = false;
-                self.open.push(side);
+            QueryAnswer::Unsat(_) => self.leave_open(run, j, alt, inexact),
+            QueryAnswer::Unknown => {
+                let why = if !exact {
+                    run.cut
+                } else if self.session.uses_extension(&query) {
+                    OpenReason::LibmCall
+                } else {
+                    OpenReason::TimeOut
+                };
+                self.leave_open(run, j, alt, why);
             }
         }
+    }
+
+    /// Records the flip toward `alt` at decision `j` of `run` as undecided, for `why`.
+    fn leave_open(&mut self, run: Rc<ConcolicRun>, j: usize, alt: Arm, why: OpenReason) {
+        self.complete = false;
+        let side = Side {
+            site: run.path[j].side.site,
+            arm: alt,
+        };
+        self.open.push((side, why));
+        if why == OpenReason::LibmCall && self.call_step_allowed() {
+            self.cut_by_calls.push((run, j, alt));
+        }
+    }
+
+    /// Whether the bit-precise step may give math calls terms: not when the caller asked
+    /// for every call to be concretized ([`CallPolicy::Concretize`]).
+    fn call_step_allowed(&self) -> bool {
+        self.config.engine.calls != CallPolicy::Concretize
+    }
+
+    /// The bit-precise step for the flips a math call left open: each goes again with
+    /// the run's path condition rebuilt under [`CallPolicy::Uninterpreted`] (calls
+    /// without an operator become unconstrained results, extension operators are
+    /// abstracted by [`crate::libm_facts`] when the query is hard), which
+    /// over-approximates the inputs taking the prefix. Its `unsat` decides the flip (the
+    /// engine that gave it counts for the label); a model is kept when its concrete run
+    /// takes the side. Runs in the time left ([`CALL_STEP_SHARE`] of the limit is kept
+    /// for it once such a flip exists).
+    fn abstract_math_calls(&mut self, func: Func) -> Result<(), ExploreError> {
+        if self.cut_by_calls.is_empty() {
+            return Ok(());
+        }
+        let engine = &self.config.engine;
+        let time = engine.time_limit.saturating_sub(self.session.elapsed());
+        let config = engine
+            .clone()
+            .with_calls(CallPolicy::Uninterpreted)
+            .with_time_limit(time);
+        let spec = self.session.spec().clone();
+        let mut step = Session::new(self.module, func, spec, config)?;
+        for (run, j, alt) in std::mem::take(&mut self.cut_by_calls) {
+            if step.out_of_time() || step.interrupted() {
+                break;
+            }
+            let side = Side {
+                site: run.path[j].side.site,
+                arm: alt,
+            };
+            if self.covered.contains_key(&side) {
+                continue;
+            }
+            let again = step.run(&run.input)?;
+            let same_prefix = again.path.len() > j
+                && again.path[..=j]
+                    .iter()
+                    .zip(&run.path[..=j])
+                    .all(|(a, b)| a.side == b.side);
+            if !same_prefix || j >= again.exact_prefix {
+                continue;
+            }
+            let Some(c) = step.semantics_mut().constraint_for(&again.path[j], alt) else {
+                continue;
+            };
+            let mut query: Vec<_> = again.path[..j]
+                .iter()
+                .filter_map(|e| e.constraint)
+                .collect();
+            query.push(c);
+            match step.solve(&query, &run.input, 8) {
+                QueryAnswer::Unsat(by) => {
+                    if let Some(k) = self
+                        .open
+                        .iter()
+                        .position(|&(d, why)| d == side && why == OpenReason::LibmCall)
+                    {
+                        self.open.swap_remove(k);
+                        if by == UnsatBy::BitPrecise {
+                            self.bit_precise.push(side);
+                        }
+                    }
+                }
+                QueryAnswer::Sat(input) => {
+                    let concrete = self.session.concrete_run(&input)?;
+                    if concrete.trap.is_none() && concrete.sides.contains(&side) {
+                        self.record_test(input, &concrete.sides);
+                    }
+                }
+                QueryAnswer::Unknown => {}
+            }
+        }
+        Ok(())
     }
 
     /// The report: each side covered, proved infeasible, or not reached.
@@ -553,11 +711,23 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             .chain(std::mem::take(&mut self.later))
         {
             match job.aim() {
-                Some(side) => self.open.push(side),
-                None => self.blocked = true,
+                Some(side) => self.open.push((side, OpenReason::TimeOut)),
+                None => {
+                    self.blocked.get_or_insert(OpenReason::TimeOut);
+                }
             }
         }
         let prefixes = PrefixProof::new(self.module, func, &self.open, self.blocked);
+        // The same arguments with the bit-precise backend's answers taken away.
+        let without_bit_precise: Vec<(Side, OpenReason)> = self
+            .open
+            .iter()
+            .copied()
+            .chain(self.bit_precise.iter().map(|&d| (d, OpenReason::TimeOut)))
+            .collect();
+        let prefixes_alone =
+            PrefixProof::new(self.module, func, &without_bit_precise, self.blocked);
+        let complete_alone = complete && self.bit_precise.is_empty();
         let constant = self.constant_infeasible();
         let sides = self
             .sides
@@ -568,12 +738,17 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                     Some(&witness) => SideStatus::Covered { witness },
                     None => match constant.get(&side) {
                         Some(&method) => SideStatus::Infeasible { method },
-                        None if complete => SideStatus::Infeasible {
-                            method: InfeasibleMethod::ExhaustiveExploration,
-                        },
-                        None if prefixes.proves(side) => SideStatus::Infeasible {
-                            method: InfeasibleMethod::PrefixExploration,
-                        },
+                        None if complete || prefixes.proves(side) => {
+                            let method =
+                                if complete_alone || (complete && prefixes_alone.proves(side)) {
+                                    InfeasibleMethod::ExhaustiveExploration
+                                } else if prefixes_alone.proves(side) {
+                                    InfeasibleMethod::PrefixExploration
+                                } else {
+                                    InfeasibleMethod::BitPrecise
+                                };
+                            SideStatus::Infeasible { method }
+                        }
                         None => SideStatus::NotReached {
                             reason: MissReason {
                                 branch_reached: self.reached_sites.contains(&side.site),
@@ -582,6 +757,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                                     proof_time: self.solver_time.get(&side).copied(),
                                     ..Effort::default()
                                 },
+                                open: prefixes.obstacle(side),
                             },
                         },
                     },
@@ -632,15 +808,22 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
 struct PrefixProof {
     /// Blocks reachable from each block of the entry function (inclusive).
     reach: Vec<Vec<bool>>,
-    /// Each undecided flip and the entry-function block it leads to.
-    open: Vec<(Side, Option<Block>)>,
+    /// Each undecided flip, why, and the entry-function block it leads to.
+    open: Vec<(Side, OpenReason, Option<Block>)>,
     /// Block of each branch site of the entry function.
     sites: HashMap<BranchSite, Block>,
-    usable: bool,
+    /// Why the argument cannot be made at all (a trap or a cut path, recursion or an
+    /// indirect call); `None` when it can.
+    unusable: Option<OpenReason>,
 }
 
 impl PrefixProof {
-    fn new(module: &Module, func: Func, open: &[Side], blocked: bool) -> PrefixProof {
+    fn new(
+        module: &Module,
+        func: Func,
+        open: &[(Side, OpenReason)],
+        blocked: Option<OpenReason>,
+    ) -> PrefixProof {
         let cfg = Cfg::new(&module.funcs[func]);
         let reach = (0..cfg.len())
             .map(|start| cfg.reachable_from(Block::new(start)))
@@ -657,23 +840,30 @@ impl PrefixProof {
             sites,
             open: open
                 .iter()
-                .map(|d| (*d, module.side_target(*d).filter(|_| in_func(d))))
+                .map(|&(d, why)| (d, why, module.side_target(d).filter(|_| in_func(&d))))
                 .collect(),
-            usable: !blocked && calls_are_tame(module, func),
+            unusable: blocked
+                .or_else(|| (!calls_are_tame(module, func)).then_some(OpenReason::Unsupported)),
         }
     }
 
     fn proves(&self, side: Side) -> bool {
-        let Some(&block) = self.sites.get(&side.site) else {
-            return false;
-        };
-        self.usable
-            && self.open.iter().all(|(d, target)| {
-                *d != side
-                    && target.is_some_and(|b| {
-                        self.reach.get(b.index()).is_some_and(|r| !r[block.index()])
-                    })
-            })
+        self.sites.contains_key(&side.site) && self.obstacle(side).is_none()
+    }
+
+    /// What keeps the argument from proving `side` (`None` when it proves it, or the
+    /// side is outside the entry function): an undecided flip toward it first, then
+    /// what makes the argument unusable, then an undecided flip that may lead to it.
+    fn obstacle(&self, side: Side) -> Option<OpenReason> {
+        let &block = self.sites.get(&side.site)?;
+        let toward = self.open.iter().find(|(d, _, _)| *d == side);
+        let may_lead = self.open.iter().find(|(_, _, target)| {
+            target.is_none_or(|b| self.reach.get(b.index()).is_none_or(|r| r[block.index()]))
+        });
+        toward
+            .map(|&(_, why, _)| why)
+            .or(self.unusable)
+            .or(may_lead.map(|&(_, why, _)| why))
     }
 }
 

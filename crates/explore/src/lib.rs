@@ -11,6 +11,8 @@
 //!   ([`reach_sides`] is what `cover` calls for the sides it could not reach).
 //! - [`explore`](mod@explore): generational, coverage-first exploration.
 //! - [`smt2`]: queries as SMT-LIB for peer solvers.
+//! - [`libm_facts`]: math calls as uninterpreted results bounded by their ranges, for
+//!   the bit-precise backend.
 //!
 //! What `cover` calls for the sides its search did not reach (coordinates as in
 //! [`fpforge_spec::InputSpec::to_args`]):
@@ -25,7 +27,7 @@
 //!     match answer {
 //!         SideAnswer::Covered(coords) => println!("witness {:?}", spec.to_args(&coords)),
 //!         SideAnswer::Infeasible { method } => println!("infeasible ({method})"),
-//!         SideAnswer::Unknown => println!("not reached"),
+//!         SideAnswer::Unknown(why) => println!("not reached ({why:?})"),
 //!     }
 //! }
 //! # Ok(()) }
@@ -39,6 +41,7 @@
 pub mod concolic;
 pub mod error;
 pub mod explore;
+pub mod libm_facts;
 pub mod path;
 pub mod reach;
 pub mod session;

@@ -7,7 +7,8 @@
 //! symbolic decision of the run before `j` plus the spec's side at `j`; repeat from its
 //! model. When the query is exactly the condition of the spec's prefix — nothing was
 //! concretized before `j` and every input-dependent decision before `j` is one of the
-//! spec's — `unsat` (from interval labeling), a decision at `j` that does not depend on
+//! spec's — `unsat` (from interval labeling or the bit-precise backend, and the proof
+//! is labeled with the one that answered), a decision at `j` that does not depend on
 //! the inputs, or a run that returns before decision `k` proves the path infeasible:
 //! every input taking the spec's first `k` decisions follows this run's events up to
 //! `j`, by induction over the events. Otherwise a negative answer restarts from a random
@@ -27,10 +28,10 @@
 use crate::error::ExploreError;
 use crate::explore::{explore, ExploreConfig};
 use crate::path::PathSpec;
-use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session};
+use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy};
 use fpforge_solve::TermId;
 use fpforge_spec::InputSpec;
-use fpir::{Func, InfeasibleMethod, Module, Side, SideStatus, Witness};
+use fpir::{Func, InfeasibleMethod, Module, OpenReason, Side, SideStatus, Witness};
 use std::time::Duration;
 
 /// The answer of `reach`.
@@ -157,17 +158,20 @@ pub fn reach_path(
                         last_query.clone_from(&query);
                         match s.solve(&query, &input, scale) {
                             QueryAnswer::Sat(next) => input = next,
-                            QueryAnswer::Unsat if exact => {
+                            QueryAnswer::Unsat(by) if exact => {
                                 return Ok(finish(
                                     &s,
                                     ReachAnswer::Infeasible {
-                                        method: InfeasibleMethod::IntervalLabeling,
+                                        method: match by {
+                                            UnsatBy::Intervals => InfeasibleMethod::IntervalLabeling,
+                                            UnsatBy::BitPrecise => InfeasibleMethod::BitPrecise,
+                                        },
                                         prefix: follow.matched,
                                     },
                                     &query,
                                 ));
                             }
-                            QueryAnswer::Unsat => {
+                            QueryAnswer::Unsat(_) => {
                                 negative = Some(format!(
                                     "decision {} unsat along an inexact prefix",
                                     follow.matched + 1
@@ -217,8 +221,9 @@ pub enum SideAnswer {
         /// The proof.
         method: InfeasibleMethod,
     },
-    /// Neither within the time limit.
-    Unknown,
+    /// Neither within the time limit; with what kept exploration from deciding, when
+    /// it says.
+    Unknown(Option<OpenReason>),
 }
 
 /// Reaches one branch side of `func` within `config.time_limit`: exploration with the
@@ -231,7 +236,7 @@ pub fn reach_side(
     config: EngineConfig,
 ) -> Result<SideAnswer, ExploreError> {
     let mut answers = reach_sides(module, func, spec, &[side], config)?;
-    Ok(answers.pop().unwrap_or(SideAnswer::Unknown))
+    Ok(answers.pop().unwrap_or(SideAnswer::Unknown(None)))
 }
 
 /// Reaches each of `sides` of `func` within one `config.time_limit`: one exploration
@@ -264,7 +269,8 @@ pub fn reach_sides(
                     witness: Witness::Finding(k),
                 }) => SideAnswer::Covered(report.findings[k].coords.clone()),
                 Some(SideStatus::Infeasible { method }) => SideAnswer::Infeasible { method },
-                _ => SideAnswer::Unknown,
+                Some(SideStatus::NotReached { reason }) => SideAnswer::Unknown(reason.open),
+                None => SideAnswer::Unknown(None),
             }
         })
         .collect())

@@ -4,14 +4,16 @@
 
 use crate::concolic::{bits_value, value_bits, CallPolicy, Concolic, PathEntry};
 use crate::error::ExploreError;
+use crate::libm_facts::{subterms, LibmFacts};
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Trap, TrapKind,
 };
-use fpforge_solve::{Answer, Op, SolveConfig, Solver, Sort, Strategy, TermId, TermStore};
+use fpforge_solve::{Answer, Model, Op, SolveConfig, Solver, Sort, Strategy, TermId, TermStore};
 use fpforge_spec::InputSpec;
-use fpir::{FloatTy, Func, Module, Side, Type};
+use fpir::{FloatTy, Func, Module, OpenReason, Side, Type};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -109,6 +111,9 @@ pub struct ConcolicRun {
     pub path: Vec<PathEntry>,
     /// Entries before the first concretization (`path.len()` when none).
     pub exact_prefix: usize,
+    /// What the first concretization was (where the exact prefix ends): a math call's
+    /// result, or another value without a term.
+    pub cut: OpenReason,
     /// How it ended.
     pub end: RunEnd,
 }
@@ -134,10 +139,19 @@ pub struct ConcreteRun {
 pub enum QueryAnswer {
     /// A model, as the next input's coordinate bits.
     Sat(Vec<u64>),
-    /// Proved unsatisfiable by interval labeling.
-    Unsat,
+    /// Proved unsatisfiable, by the engine named.
+    Unsat(UnsatBy),
     /// Neither within the query limit.
     Unknown,
+}
+
+/// Which of the solver's complete engines proved a query unsatisfiable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnsatBy {
+    /// Interval propagation and labeling.
+    Intervals,
+    /// The bit-precise backend (floating point bit-blasted to SAT).
+    BitPrecise,
 }
 
 /// Counters of the solver queries of a search.
@@ -163,6 +177,8 @@ pub struct Session<'m> {
     config: EngineConfig,
     /// Range constraints per coordinate.
     ranges: Vec<Option<TermId>>,
+    /// Math applications abstracted so far for the bit-precise backend.
+    libm: LibmFacts,
     rng: ChaCha8Rng,
     start: Instant,
     /// Query counters.
@@ -198,6 +214,7 @@ impl<'m> Session<'m> {
             confirm,
             config,
             ranges,
+            libm: LibmFacts::default(),
             start: Instant::now(),
             stats: QueryStats::default(),
             runs: 0,
@@ -292,6 +309,11 @@ impl<'m> Session<'m> {
         Ok(ConcolicRun {
             input: input.to_vec(),
             exact_prefix: sem.exact_prefix().unwrap_or(path.len()),
+            cut: if sem.cut_by_math_call() {
+                OpenReason::LibmCall
+            } else {
+                OpenReason::Unsupported
+            },
             path,
             end: match run.outcome {
                 Outcome::Returned(_) | Outcome::Threw(_) => RunEnd::Returned,
@@ -319,45 +341,96 @@ impl<'m> Session<'m> {
     /// use). Variables the query does not mention keep their value in `current`.
     ///
     /// The query's time limit is the configured one times `eighths / 8` (a first cheap
-    /// attempt, longer retries of unknown queries), within the time left.
+    /// attempt, longer retries of unknown queries), within the time left. A query with
+    /// math functions that comes back unknown goes once more, for as long, to the
+    /// bit-precise backend with the functions' results abstracted ([`LibmFacts`]): its
+    /// `unsat` is a proof, its model counts once the original query holds on it.
     pub fn solve(&mut self, constraints: &[TermId], current: &[u64], eighths: u32) -> QueryAnswer {
         let timeout = (self.config.query_timeout / 8)
             .saturating_mul(eighths.max(1))
             .min(self.config.time_limit.saturating_sub(self.start.elapsed()))
             .max(Duration::from_millis(1));
         let query = self.with_ranges(constraints);
-        let store = self.interp.semantics().store();
+        self.stats.queries += 1;
         let cfg = SolveConfig::default()
             .with_timeout(timeout)
             .with_strategy(self.config.strategy)
             .with_seed(self.config.seed);
-        self.stats.queries += 1;
-        let answer = Solver::new(store, cfg).check(&query);
+        let (mut answer, mut by) = self.check(&query, cfg.clone());
+        if matches!(answer, Answer::Unknown) && self.uses_extension(&query) {
+            (answer, by) = self.check_abstracted(&query, cfg);
+        }
         match answer {
             Answer::Sat(model) => {
                 self.stats.sat += 1;
-                let used = vars_in(store, &query);
-                let vars = self.interp.semantics().vars();
-                let mut next = current.to_vec();
-                for (i, &(term, ty)) in vars.iter().enumerate() {
-                    if !used.contains(&term) {
-                        continue;
-                    }
-                    if let (Some(slot), Some(v)) = (next.get_mut(i), model.values.get(i)) {
-                        *slot = value_bits(v) & ty.mask();
-                    }
-                }
-                QueryAnswer::Sat(next)
+                QueryAnswer::Sat(self.input_of(&query, &model, current))
             }
             Answer::Unsat => {
                 self.stats.unsat += 1;
-                QueryAnswer::Unsat
+                QueryAnswer::Unsat(by)
             }
             Answer::Unknown => {
                 self.stats.unknown += 1;
                 QueryAnswer::Unknown
             }
         }
+    }
+
+    /// One check of `query`, and which complete engine answered when it is `unsat`.
+    fn check(&self, query: &[TermId], cfg: SolveConfig) -> (Answer, UnsatBy) {
+        let store = self.interp.semantics().store();
+        let mut solver = Solver::new(store, cfg);
+        let answer = solver.check(query);
+        let by = if solver.stats().method() == Some(Strategy::BitPrecise.name()) {
+            UnsatBy::BitPrecise
+        } else {
+            UnsatBy::Intervals
+        };
+        (answer, by)
+    }
+
+    /// `query` with its math results abstracted, to the bit-precise backend alone; a
+    /// model counts only when it satisfies `query` itself.
+    fn check_abstracted(&mut self, query: &[TermId], cfg: SolveConfig) -> (Answer, UnsatBy) {
+        let store = self.interp.semantics_mut().store_mut();
+        let Some(weaker) = self.libm.abstract_query(store, query) else {
+            return (Answer::Unknown, UnsatBy::BitPrecise);
+        };
+        let store = self.interp.semantics().store();
+        let answer = Solver::new(store, cfg.with_strategy(Strategy::BitPrecise)).check(&weaker);
+        match answer {
+            Answer::Sat(model) if !fpforge_solve::check_model(store, query, &model) => {
+                (Answer::Unknown, UnsatBy::BitPrecise)
+            }
+            answer => (answer, UnsatBy::BitPrecise),
+        }
+    }
+
+    /// The input a model of `query` gives: its values for the coordinates `query` uses,
+    /// `current`'s for the others.
+    fn input_of(&self, query: &[TermId], model: &Model, current: &[u64]) -> Vec<u64> {
+        let store = self.interp.semantics().store();
+        let used = vars_in(store, query);
+        let vars = self.interp.semantics().vars();
+        let mut next = current.to_vec();
+        for (i, &(term, ty)) in vars.iter().enumerate() {
+            if !used.contains(&term) {
+                continue;
+            }
+            if let (Some(slot), Some(v)) = (next.get_mut(i), model.values.get(i)) {
+                *slot = value_bits(v) & ty.mask();
+            }
+        }
+        next
+    }
+
+    /// Whether `constraints` use a math function the solver has only as an extension
+    /// operator (`exp log atan sin cos tan`), which the bit-precise backend cannot take.
+    pub fn uses_extension(&self, constraints: &[TermId]) -> bool {
+        let store = self.interp.semantics().store();
+        subterms(store, constraints)
+            .into_iter()
+            .any(|t| matches!(store.get(t).op, Op::Ext(_)))
     }
 
     /// `constraints` plus the range constraints of the variables they use.
@@ -388,21 +461,11 @@ impl<'m> Session<'m> {
 }
 
 /// The variable terms used by `roots`.
-pub fn vars_in(store: &TermStore, roots: &[TermId]) -> std::collections::HashSet<TermId> {
-    let mut seen = std::collections::HashSet::new();
-    let mut vars = std::collections::HashSet::new();
-    let mut stack = roots.to_vec();
-    while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
-            continue;
-        }
-        let term = store.get(t);
-        if matches!(term.op, Op::Var(_)) {
-            vars.insert(t);
-        }
-        stack.extend(term.args.iter().copied());
-    }
-    vars
+pub fn vars_in(store: &TermStore, roots: &[TermId]) -> HashSet<TermId> {
+    subterms(store, roots)
+        .into_iter()
+        .filter(|&t| matches!(store.get(t).op, Op::Var(_)))
+        .collect()
 }
 
 /// Raw bits of the number `x` as a value of type `ty` (integers rounded and clamped).

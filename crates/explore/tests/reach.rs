@@ -6,7 +6,8 @@
 
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
 use fpforge_explore::{
-    explore, reach_path, reach_side, EngineConfig, ExploreConfig, PathSpec, ReachAnswer, SideAnswer,
+    explore, reach_path, reach_side, EngineConfig, ExploreConfig, ExploreReport, PathSpec,
+    ReachAnswer, SideAnswer,
 };
 use fpforge_spec::InputSpec;
 use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideStatus, Witness};
@@ -391,4 +392,154 @@ fn bracket_paths_are_reached_and_confirmed() {
         let trace = concrete_trace(&module, func, &spec, &bits);
         assert_eq!(path.follow(&trace).matched, path.decisions.len(), "{text}");
     }
+}
+
+/// Explores `name` in `module` with the parameter specs `args`.
+fn explore_with(module: &Module, name: &str, args: &[&str]) -> (Func, InputSpec, ExploreReport) {
+    let func = module.func_by_name(name).unwrap();
+    let args: Vec<fpforge_spec::ArgSpec> = args.iter().map(|a| a.parse().unwrap()).collect();
+    let spec = InputSpec::for_function(module, func, &args, &[]).unwrap();
+    let cfg = ExploreConfig::default().with_engine(config());
+    let report = explore(module, func, spec.clone(), &cfg, |_| {}).unwrap();
+    (func, spec, report)
+}
+
+/// The then-side of the `k`-th branch site of `func` and its status in `report`.
+fn then_side(module: &Module, func: Func, report: &ExploreReport, k: usize) -> (Side, SideStatus) {
+    let side = Side {
+        site: sites_of(module, func)[k],
+        arm: Arm::True,
+    };
+    let status = report.sides.iter().find(|s| s.side == side).unwrap().status;
+    (side, status)
+}
+
+/// Differential: none of 10^4 inputs `draw` makes (seeded by `seed`) takes a side
+/// `report` proves infeasible.
+fn proved_sides_never_taken(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    report: &ExploreReport,
+    seed: u64,
+    mut draw: impl FnMut(&mut rand_chacha::ChaCha8Rng, usize) -> Vec<u64>,
+) {
+    use rand::SeedableRng;
+    let proved: Vec<Side> = report
+        .sides
+        .iter()
+        .filter(|s| s.status.is_infeasible())
+        .map(|s| s.side)
+        .collect();
+    assert!(!proved.is_empty());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for i in 0..10_000 {
+        let bits = draw(&mut rng, i);
+        let trace = concrete_trace(module, func, spec, &bits);
+        for side in &proved {
+            assert!(!trace.contains(side), "{bits:x?} takes {side:?}");
+        }
+    }
+}
+
+/// A binary32 in [1, 2) times 2^e for e in `exponents`, as coordinate bits.
+fn f32_binades(rng: &mut rand_chacha::ChaCha8Rng, exponents: std::ops::RangeInclusive<i32>) -> u64 {
+    use rand::Rng;
+    let x = rng.gen_range(1.0f32..2.0) * 2f32.powi(rng.gen_range(exponents));
+    u64::from(x.to_bits())
+}
+
+const BIT_PRECISE: SideStatus = SideStatus::Infeasible {
+    method: InfeasibleMethod::BitPrecise,
+};
+
+/// The absorption side of issue 19: in float, `a + b != a` never holds for `a` in [1, 2]
+/// and `b` in (0, 2^-30) (half an ulp of `a` is at least 2^-24), which interval
+/// reasoning cannot show (the sum's interval contains values other than `a`) and the
+/// bit-precise backend proves; no input of 10^4 (`b` uniform or over its binades)
+/// takes it.
+#[test]
+fn absorption_side_is_proved_by_the_bit_precise_backend() {
+    use rand::Rng;
+    let module = fixture("absorption.c");
+    let (func, spec, report) = explore_with(
+        &module,
+        "absorbs",
+        &["a in [1, 2]", "b in [0x1p-149, 0x1p-30]"],
+    );
+    let (_, status) = then_side(&module, func, &report, 0);
+    assert_eq!(status, BIT_PRECISE);
+    assert_eq!(status.to_string(), "infeasible (bit-precise)");
+    proved_sides_never_taken(&module, func, &spec, &report, 19, |rng, i| {
+        let a = u64::from(rng.gen_range(1.0f32..=2.0).to_bits());
+        let b = if i % 2 == 0 {
+            u64::from(rng.gen_range(f32::from_bits(1)..=2f32.powi(-30)).to_bits())
+        } else {
+            f32_binades(rng, -149..=-31)
+        };
+        vec![a, b]
+    });
+}
+
+/// With `b` up to 2^-20 the absorption side is taken, by a re-executed test.
+#[test]
+fn absorption_side_is_covered_when_b_reaches_half_an_ulp() {
+    let module = fixture("absorption.c");
+    let (func, spec, report) = explore_with(
+        &module,
+        "absorbs",
+        &["a in [1, 2]", "b in [0x1p-149, 0x1p-20]"],
+    );
+    let (taken, status) = then_side(&module, func, &report, 0);
+    let SideStatus::Covered {
+        witness: Witness::Test(test),
+    } = status
+    else {
+        panic!("{status}");
+    };
+    let trace = concrete_trace(&module, func, &spec, &report.tests[test]);
+    assert!(trace.contains(&taken));
+}
+
+/// Behind `sin`, the absorption side needs the bit-precise backend with the call's
+/// result abstracted to a value in [-1, 1]: proved, and never taken by 10^4 inputs
+/// (`x` over wide magnitudes, `b` over its binades).
+#[test]
+fn absorption_behind_a_math_call_is_proved_with_the_result_abstracted() {
+    use rand::Rng;
+    let module = fixture("absorption.c");
+    let (func, spec, report) =
+        explore_with(&module, "absorbs_sine", &["b in [0x1p-1074, 0x1p-60]"]);
+    assert_eq!(then_side(&module, func, &report, 1).1, BIT_PRECISE);
+    proved_sides_never_taken(&module, func, &spec, &report, 191, |rng, _| {
+        let x: f64 = rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-20..40));
+        let b: f64 = rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-1074..=-61));
+        vec![x.to_bits(), b.to_bits()]
+    });
+}
+
+/// `cover`'s fixture of open sides, explored: the absorption side proved bit-precise, the
+/// side after two `pow` calls proved with their results uninterpreted, and no input of
+/// 10^4 takes a side proved infeasible.
+#[test]
+fn sides_proved_through_uninterpreted_calls_are_never_taken() {
+    use rand::Rng;
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cover/open_sides.c");
+    let module = fpforge_lower::load(&[path], &fpforge_lower::LoadOptions::default()).unwrap();
+    let (func, spec, report) = explore_with(
+        &module,
+        "open_sides",
+        &["a in [1, 2]", "b in [0x1p-149, 0x1p-30]"],
+    );
+    assert_eq!(then_side(&module, func, &report, 0).1, BIT_PRECISE);
+    let (_, last) = then_side(&module, func, &report, 3);
+    assert!(last.is_infeasible(), "{last}");
+    proved_sides_never_taken(&module, func, &spec, &report, 1919, |rng, _| {
+        let a = u64::from(rng.gen_range(1.0f32..=2.0).to_bits());
+        let b = f32_binades(rng, -149..=-31);
+        let x: f64 = rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-20..20));
+        let y: f64 = rng.gen_range(-8.0..8.0);
+        vec![a, b, x.to_bits(), y.to_bits()]
+    });
 }

@@ -42,8 +42,8 @@ pub use names::FuncLookup;
 pub use parse::{parse_module, ParseError};
 pub use shape::{FieldShape, ParamShape, Passing, StructShape};
 pub use side::{
-    Arm, Closest, Effort, InfeasibleMethod, MissReason, Side, SideParseError, SideReport,
-    SideStatus, SideTally, Witness,
+    Arm, Closest, Effort, InfeasibleMethod, MissReason, OpenReason, Side, SideParseError,
+    SideReport, SideStatus, SideTally, Witness,
 };
 pub use types::{FloatTy, Type};
 pub use verify::{verify_module, VerifyError};

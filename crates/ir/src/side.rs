@@ -79,11 +79,17 @@ pub enum InfeasibleMethod {
     /// Every path prefix that can lead to the site was explored and each alternative
     /// toward the side decided unsat (exploration need not be complete elsewhere).
     PrefixExploration,
+    /// A proof by concolic execution (exploration as in
+    /// [`InfeasibleMethod::ExhaustiveExploration`] or
+    /// [`InfeasibleMethod::PrefixExploration`], or `reach`'s exact path condition) that
+    /// needs an `unsat` only the solver's bit-precise backend (floating point
+    /// bit-blasted to SAT) gave.
+    BitPrecise,
 }
 
 impl InfeasibleMethod {
     /// Every method, for schemas and tests.
-    pub const ALL: [InfeasibleMethod; 8] = [
+    pub const ALL: [InfeasibleMethod; 9] = [
         InfeasibleMethod::ConstantCondition,
         InfeasibleMethod::DeadCode,
         InfeasibleMethod::ImpossibleValue,
@@ -92,6 +98,7 @@ impl InfeasibleMethod {
         InfeasibleMethod::PathEnds,
         InfeasibleMethod::ExhaustiveExploration,
         InfeasibleMethod::PrefixExploration,
+        InfeasibleMethod::BitPrecise,
     ];
 
     /// The method in words, as reports print it inside `infeasible (...)`.
@@ -105,6 +112,7 @@ impl InfeasibleMethod {
             InfeasibleMethod::PathEnds => "path ends first",
             InfeasibleMethod::ExhaustiveExploration => "exhaustive path exploration",
             InfeasibleMethod::PrefixExploration => "every prefix to the site explored",
+            InfeasibleMethod::BitPrecise => "bit-precise",
         }
     }
 }
@@ -136,6 +144,54 @@ pub struct MissReason {
     pub closest: Option<Closest>,
     /// What was tried to take it.
     pub effort: Effort,
+    /// Why the complete method that tried it neither took it nor proved it infeasible;
+    /// `None` when none tried, or it gave no single reason.
+    pub open: Option<OpenReason>,
+}
+
+/// Why a complete method (concolic execution with the solver behind it) left a side
+/// open: what kept its path conditions from being exact or decided.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum OpenReason {
+    /// A path to the side is longer than the exploration follows (a loop runs more
+    /// iterations than the runs' fuel or the flip depth allow), so some paths to it
+    /// were never seen.
+    LoopBound,
+    /// A math call on the way is neither an exact operator nor one the solver can
+    /// abstract, so its result was concretized and the path condition is not exact.
+    LibmCall,
+    /// A query toward the side came back `unknown` within its time.
+    TimeOut,
+    /// Something else on the way has no term (an operation concretized, a trap that
+    /// is not a branch, a model whose run left the expected path).
+    Unsupported,
+}
+
+impl OpenReason {
+    /// Every reason, for schemas and tests.
+    pub const ALL: [OpenReason; 4] = [
+        OpenReason::LoopBound,
+        OpenReason::LibmCall,
+        OpenReason::TimeOut,
+        OpenReason::Unsupported,
+    ];
+
+    /// The reason in words, as reports print it: `loop bound`, `libm call`, `time-out`,
+    /// `unsupported operation`.
+    pub fn label(self) -> &'static str {
+        match self {
+            OpenReason::LoopBound => "loop bound",
+            OpenReason::LibmCall => "libm call",
+            OpenReason::TimeOut => "time-out",
+            OpenReason::Unsupported => "unsupported operation",
+        }
+    }
+}
+
+impl fmt::Display for OpenReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
 }
 
 /// What an engine spent on one side it did not take.

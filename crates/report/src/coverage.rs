@@ -33,8 +33,8 @@ use crate::SCHEMA_VERSION;
 use fpforge_cover::CoverReport;
 use fpforge_explore::ExploreReport;
 use fpir::{
-    BranchKind, Func, InfeasibleMethod, MissReason, Module, SideReport, SideStatus, SideTally,
-    TrapCheck, Witness,
+    BranchKind, Func, InfeasibleMethod, MissReason, Module, OpenReason, SideReport, SideStatus,
+    SideTally, TrapCheck, Witness,
 };
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -179,6 +179,8 @@ struct SideRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     closest: Option<Closest>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    open_reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
 }
 
@@ -272,6 +274,25 @@ pub fn infeasible_reason(method: InfeasibleMethod) -> &'static str {
         InfeasibleMethod::PrefixExploration => {
             "concolic execution decided every path prefix that can lead to this branch"
         }
+        InfeasibleMethod::BitPrecise => {
+            "concolic execution decided the path conditions that lead to this side, some only by the bit-precise backend (floating point bit-blasted to SAT)"
+        }
+    }
+}
+
+/// Why concolic execution left a side open, in words.
+pub fn open_reason(open: OpenReason) -> &'static str {
+    match open {
+        OpenReason::LoopBound => {
+            "loop bound (a path to it runs longer than the exploration follows)"
+        }
+        OpenReason::LibmCall => {
+            "libm call (a math function's result was concretized on the way)"
+        }
+        OpenReason::TimeOut => "time-out (a query toward it came back unknown)",
+        OpenReason::Unsupported => {
+            "unsupported operation (a value on the way has no solver term, or a model's run left the path)"
+        }
     }
 }
 
@@ -296,6 +317,9 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
         (false, true) => format!("; {tried} found no input"),
         (false, false) => format!("; only {tried} before the run ended"),
     };
+    if let Some(open) = miss.open {
+        text += &format!("; concolic execution left it open: {}", open_reason(open));
+    }
     text + "; a search cannot prove it infeasible"
 }
 
@@ -331,10 +355,20 @@ impl Coverage<'_> {
     }
 
     /// A side's status as the summary prints it; a trap target names its fault.
+    /// The status column of the text summary: the status, after a trap guard's check,
+    /// and for a side concolic execution left open, why.
     fn status_text(&self, report: &SideReport) -> String {
+        let status = match report.status {
+            SideStatus::NotReached {
+                reason: MissReason {
+                    open: Some(open), ..
+                },
+            } if self.ending.is_some() => format!("{}, open: {open}", report.status),
+            _ => report.status.to_string(),
+        };
         match self.module.trap_check(report.side.site) {
-            Some(check) => format!("{}: {}", check.label(), report.status),
-            None => report.status.to_string(),
+            Some(check) => format!("{}: {status}", check.label()),
+            None => status,
         }
     }
 
@@ -356,6 +390,7 @@ impl Coverage<'_> {
             branch_reached: None,
             likely_infeasible: None,
             closest: None,
+            open_reason: None,
             reason: None,
         };
         match report.status {
@@ -376,6 +411,9 @@ impl Coverage<'_> {
                     test: c.test,
                     distance: c.distance,
                 });
+                row.open_reason = finished
+                    .then_some(reason.open.map(OpenReason::label))
+                    .flatten();
                 row.reason = Some(miss_reason(&reason, finished));
             }
         }

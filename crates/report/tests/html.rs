@@ -57,6 +57,7 @@ fn statuses() -> Vec<(&'static str, SideStatus)> {
             branch_reached: true,
             closest,
             effort,
+            open: None,
         },
     };
     let searched = Effort {

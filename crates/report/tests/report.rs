@@ -11,7 +11,7 @@ use fpforge_explore::{explore, EngineConfig, ExploreConfig};
 use fpforge_report::lcov::lcov;
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
-use fpir::{InfeasibleMethod, Module};
+use fpir::{InfeasibleMethod, Module, OpenReason};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -188,18 +188,24 @@ fn cover_and_explore_write_one_schema_with_the_same_side_names() {
     }
 }
 
+/// The labels coverage.schema.json lists for a side's `property`.
+fn schema_labels(schema: &serde_json::Value, property: &str) -> Vec<String> {
+    schema["$defs"]["side"]["properties"][property]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
-fn the_schema_names_every_proof_method() {
+fn the_schema_names_every_proof_method_and_open_reason() {
     let path =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/coverage.schema.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let listed: Vec<&str> = schema["$defs"]["side"]["properties"]["method"]["enum"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    let labels: Vec<&str> = InfeasibleMethod::ALL.iter().map(|m| m.label()).collect();
-    assert_eq!(listed, labels);
+    let methods: Vec<&str> = InfeasibleMethod::ALL.iter().map(|m| m.label()).collect();
+    assert_eq!(schema_labels(&schema, "method"), methods);
+    let reasons: Vec<&str> = OpenReason::ALL.iter().map(|r| r.label()).collect();
+    assert_eq!(schema_labels(&schema, "open_reason"), reasons);
 }

@@ -157,6 +157,6 @@ fn side_answer(
     Ok(match answer {
         SideAnswer::Covered(input) => ("reached".to_string(), Some(input), detail),
         SideAnswer::Infeasible { method } => (format!("infeasible ({method})"), None, detail),
-        SideAnswer::Unknown => ("unknown".to_string(), None, detail),
+        SideAnswer::Unknown(_) => ("unknown".to_string(), None, detail),
     })
 }

@@ -450,3 +450,55 @@ fn the_test_set_is_minimized_without_losing_coverage() {
     let count = format!("#define FPFORGE_TESTS {}\n", lines(small.path()));
     assert!(regression.contains(&count), "{regression}");
 }
+
+/// The sides cover's search leaves open end proved with their method (the absorption
+/// side: bit-precise) or open with the reason concolic execution gives, in
+/// coverage.json (`open_reason`) and in the summary (the search covers `pow`'s first
+/// side; the last side is proved with `pow`'s results uninterpreted).
+#[test]
+fn open_sides_end_proved_or_open_by_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let source = crate::common::fixture("cover", "open_sides.c");
+    let run = fpforge(&[
+        "cover",
+        &source,
+        "-f",
+        "open_sides",
+        "--arg",
+        "a in [1, 2]",
+        "--arg",
+        "b in [0x1p-149, 0x1p-30]",
+        "--time-limit",
+        "2",
+        // Concolic execution ends once its work list is empty (a few seconds); the
+        // generous limit only keeps a loaded machine from cutting it short.
+        "--reach-time",
+        "30",
+        "--out",
+        &out,
+    ]);
+    let summary = crate::common::success(&run);
+    let coverage = json(&dir.path().join("coverage.json"));
+    let open: Vec<String> = coverage_sides(&coverage)
+        .into_iter()
+        .filter(|s| s["status"] != "covered")
+        .map(|s| {
+            format!(
+                "{} {} {} {}",
+                s["side"], s["status"], s["method"], s["open_reason"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        open,
+        [
+            r#""br0:T" "infeasible" "bit-precise" null"#,
+            r#""br2:T" "not reached" null "libm call""#,
+            r#""br3:T" "infeasible" "every prefix to the site explored" null"#,
+        ],
+        "{summary}"
+    );
+    assert!(summary.contains("infeasible (bit-precise)"), "{summary}");
+    assert!(summary.contains("open: libm call"), "{summary}");
+}
