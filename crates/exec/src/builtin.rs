@@ -93,8 +93,9 @@ where
 }
 
 /// An operation on extended values (`long double`) on the concrete bits `args`, its
-/// result a constant to every semantics; `ty` is the call's result type. Rounds to
-/// nearest-even, the x87's default.
+/// result a constant to every semantics; `ty` is the call's result type. Rounds in the
+/// run's rounding mode (nearest-even unless the program changed it); the host's `*l`
+/// functions run to nearest.
 pub(crate) fn f80<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
@@ -102,8 +103,8 @@ pub(crate) fn f80<S: Semantics>(
     ty: Type,
     args: &[u64],
 ) -> Result<S::Value, TrapKind> {
-    let nearest = fpir::f80::Round::NearestTiesToEven;
-    let bits = match fpir::f80::eval_builtin(op, ty, args, nearest) {
+    let round = mem.float_env().mode().apfloat();
+    let bits = match fpir::f80::eval_builtin(op, ty, args, round) {
         Some(bits) => bits,
         None => crate::libm_f80::eval(mem, ty, args)?,
     };

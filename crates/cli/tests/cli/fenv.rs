@@ -89,3 +89,21 @@ fn a_bad_rounding_mode_is_refused() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("'sideways'"), "{}", stderr(&out));
 }
+
+/// `long double` arithmetic and conversions honour the rounding mode as the x87 does
+/// under glibc's `fesetround`, through the constrained intrinsics of
+/// `#pragma STDC FENV_ACCESS ON`.
+#[test]
+fn long_double_rounds_in_every_mode_as_the_native_build() {
+    let source = fixture("fenv", "long_double.c");
+    for mode in RoundingMode::ALL {
+        let want = native(&source, mode);
+        assert!(want.lines().count() > 70, "{want}");
+        let report = run(&source, &["--rounding", mode.name()]);
+        same_lines(
+            report["stdout"].as_str().expect("stdout"),
+            &want,
+            mode.name(),
+        );
+    }
+}

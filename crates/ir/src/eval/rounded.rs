@@ -35,6 +35,17 @@ pub enum RoundingMode {
 }
 
 impl RoundingMode {
+    /// The mode as rustc_apfloat names it (the `long double` arithmetic of
+    /// [`crate::f80`]): glibc's `fesetround` sets the x87 control word as well as SSE's.
+    pub fn apfloat(self) -> rustc_apfloat::Round {
+        match self {
+            RoundingMode::Nearest => rustc_apfloat::Round::NearestTiesToEven,
+            RoundingMode::Downward => rustc_apfloat::Round::TowardNegative,
+            RoundingMode::Upward => rustc_apfloat::Round::TowardPositive,
+            RoundingMode::TowardZero => rustc_apfloat::Round::TowardZero,
+        }
+    }
+
     /// Every mode.
     pub const ALL: [RoundingMode; 4] = [
         RoundingMode::Nearest,

@@ -117,10 +117,13 @@ impl<'c, 'm> FnLower<'c, 'm> {
         match external {
             Some((_, Target::Drop | Target::Forward)) => return Ok(()),
             Some((name, _)) if f80_involved => {
+                if let Some(rest) = name.strip_prefix("llvm.experimental.constrained.") {
+                    return self.f80_constrained(rest, call.arguments, result_type, call.dest);
+                }
                 return match F80Math::from_name(name) {
                     Some(math) => self.f80_math(math, call.arguments, call.dest),
                     None => self.f80_libm(name, call.arguments, result_type, call.dest),
-                }
+                };
             }
             Some((name, Target::Unsupported(what))) => {
                 return Err(self.unsupported(format!("{what} (call of `{name}`)")))

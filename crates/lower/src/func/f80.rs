@@ -264,14 +264,24 @@ impl<'c, 'm> FnLower<'c, 'm> {
     }
 
     fn f80_fcmp(&mut self, i: &'m instruction::FCmp) -> Result<(), LowerError> {
-        let [a_sig, a_se] = self.f80_operand(&i.operand0)?;
-        let [b_sig, b_se] = self.f80_operand(&i.operand1)?;
         let pred = float_pred(i.predicate);
+        self.f80_compare(pred, &i.operand0, &i.operand1, &i.dest)
+    }
+
+    fn f80_compare(
+        &mut self,
+        pred: FloatPred,
+        a: &'m Operand,
+        b: &'m Operand,
+        dest: &'m Name,
+    ) -> Result<(), LowerError> {
+        let [a_sig, a_se] = self.f80_operand(a)?;
+        let [b_sig, b_se] = self.f80_operand(b)?;
         let index = FloatPred::ALL.iter().position(|&p| p == pred).unwrap_or(0);
         let pred = self.const_reg(Type::I8, Const::Bits(index as u64));
         let b = self.symbols.llvm.types.bool();
         self.define(
-            &i.dest,
+            dest,
             &b,
             InstKind::Call {
                 callee: fpir::Callee::Builtin(Builtin::F80(F80Op::Cmp)),
@@ -321,7 +331,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         &mut self,
         op: F80Op,
         operand: &'m Operand,
-        to: &'m llvm_ir::TypeRef,
+        to: &llvm_ir::TypeRef,
         dest: &'m Name,
     ) -> Result<(), LowerError> {
         if wide_width(to).is_some() {
@@ -338,6 +348,55 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 args: vec![sig, se],
             },
         )
+    }
+
+    /// A constrained intrinsic on `long double` (`llvm.experimental.constrained.fmul.f80`
+    /// under `#pragma STDC FENV_ACCESS ON`, `rest` the name after the prefix): the plain
+    /// operation, which rounds in the run's mode; a comparison's predicate is read
+    /// beside `llvm-ir`, as for the other formats.
+    pub(super) fn f80_constrained(
+        &mut self,
+        rest: &str,
+        args: &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+        result_type: &llvm_ir::TypeRef,
+        dest: Option<&'m Name>,
+    ) -> Result<(), LowerError> {
+        let stem = rest.split('.').next().unwrap_or(rest);
+        let unsupported =
+            |this: &mut Self| this.unsupported(format!("constrained `{stem}` on long double"));
+        let (Some(dest), Some((a, _))) = (dest, args.first()) else {
+            return Err(unsupported(self));
+        };
+        let second = || args.get(1).map(|(b, _)| b);
+        let arith = |op| second().map(|b| (op, b));
+        let binary = match stem {
+            "fadd" => arith(F80Arith::Add),
+            "fsub" => arith(F80Arith::Sub),
+            "fmul" => arith(F80Arith::Mul),
+            "fdiv" => arith(F80Arith::Div),
+            "frem" => arith(F80Arith::Rem),
+            _ => None,
+        };
+        if let Some((op, b)) = binary {
+            return self.f80_arith(op, a, b, dest);
+        }
+        match stem {
+            "fcmp" | "fcmps" => {
+                let key = (self.f.name.clone(), self.position.0, self.position.1);
+                let pred = self.ctx.beside.fcmp_predicates.get(&key).copied();
+                match (pred, second()) {
+                    (Some(pred), Some(b)) => self.f80_compare(pred, a, b, dest),
+                    _ => Err(unsupported(self)),
+                }
+            }
+            "fpext" => self.f80_from_float(a, dest),
+            "fptrunc" => self.f80_to_other(F80Op::ToFloat, a, result_type, dest),
+            "fptosi" => self.f80_to_other(F80Op::ToSigned, a, result_type, dest),
+            "fptoui" => self.f80_to_other(F80Op::ToUnsigned, a, result_type, dest),
+            "sitofp" => self.f80_from_int(a, dest, CastOp::Sext),
+            "uitofp" => self.f80_from_int(a, dest, CastOp::Zext),
+            _ => Err(unsupported(self)),
+        }
     }
 
     /// A call of the C library's `long double` version of a math function (`sinl`,
