@@ -228,6 +228,13 @@ impl<'c, 'm> FnLower<'c, 'm> {
             .collect()
     }
 
+    /// The registers of two `long double` operands: `a`'s two, then `b`'s.
+    fn f80_operand_pair(&mut self, a: &'m Operand, b: &'m Operand) -> Result<Vec<Reg>, LowerError> {
+        let [a_sig, a_se] = self.f80_operand(a)?;
+        let [b_sig, b_se] = self.f80_operand(b)?;
+        Ok(vec![a_sig, a_se, b_sig, b_se])
+    }
+
     fn f80_arith(
         &mut self,
         op: F80Arith,
@@ -235,9 +242,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
         b: &'m Operand,
         dest: &'m Name,
     ) -> Result<(), LowerError> {
-        let [a_sig, a_se] = self.f80_operand(a)?;
-        let [b_sig, b_se] = self.f80_operand(b)?;
-        let limbs = self.f80_result(F80Op::Arith(op), vec![a_sig, a_se, b_sig, b_se]);
+        let operands = self.f80_operand_pair(a, b)?;
+        let limbs = self.f80_result(F80Op::Arith(op), operands);
         self.define_wide(dest, 80, limbs);
         Ok(())
     }
@@ -275,17 +281,16 @@ impl<'c, 'm> FnLower<'c, 'm> {
         b: &'m Operand,
         dest: &'m Name,
     ) -> Result<(), LowerError> {
-        let [a_sig, a_se] = self.f80_operand(a)?;
-        let [b_sig, b_se] = self.f80_operand(b)?;
+        let mut args = self.f80_operand_pair(a, b)?;
         let index = FloatPred::ALL.iter().position(|&p| p == pred).unwrap_or(0);
-        let pred = self.const_reg(Type::I8, Const::Bits(index as u64));
+        args.push(self.const_reg(Type::I8, Const::Bits(index as u64)));
         let b = self.symbols.llvm.types.bool();
         self.define(
             dest,
             &b,
             InstKind::Call {
                 callee: fpir::Callee::Builtin(Builtin::F80(F80Op::Cmp)),
-                args: vec![a_sig, a_se, b_sig, b_se, pred],
+                args,
             },
         )
     }
