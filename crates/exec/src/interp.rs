@@ -558,8 +558,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     /// (`prepare::check_code`). The op fetches rely on it.
     ///
     /// The floating-point environment's model is fixed for the whole run, so the loop is
-    /// compiled once per model: testing it at every float operation cost 14-25 % more
-    /// instructions per musl call in the native model (`bench/musl/instr.sh`).
+    /// compiled once per model and no float operation tests it.
     fn run(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
         if self.m.mem.float_env().is_native() {
             self.run_in::<false>(entry)
