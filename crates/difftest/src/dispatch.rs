@@ -196,6 +196,8 @@ shapes! {
     (F32, F32, Ptr) -> F32;
     (F64, Ptr, Ptr) -> Void;
     (F32, Ptr, Ptr) -> Void;
+    (Ptr) -> F64;
+    (Ptr) -> F32;
 }
 
 /// A call that [`call`] cannot make.
@@ -219,7 +221,7 @@ pub enum DispatchError {
 /// long double), `>`, the result's letter (`v` void).
 pub const EXTENDED_SHAPES: &[&str] = &[
     "L>L", "LL>L", "LLL>L", "Li>L", "Ll>L", "Lp>L", "LLp>L", "L>i", "L>l", "dL>d", "fL>f", "iL>L",
-    "Lpp>v",
+    "Lpp>v", "p>L",
 ];
 
 impl Signature {

@@ -320,7 +320,7 @@ fn signature_from(ret: &str, params: &[&str]) -> Option<Signature> {
         "float" => Some(Kind::F32),
         "i32" => Some(Kind::I32),
         "i64" => Some(Kind::I64),
-        "double*" | "float*" | "i32*" | "x86_fp80*" => Some(Kind::Ptr),
+        "double*" | "float*" | "i32*" | "x86_fp80*" | "i8*" => Some(Kind::Ptr),
         "x86_fp80" => Some(Kind::F80),
         _ => None,
     };

@@ -123,6 +123,8 @@ int fpforge_call_extended(const char *shape, void *f, const uint64_t *a, uint64_
         out[0] = bits;
     } else if (!strcmp(shape, "iL>L")) {
         fpforge_put_ld(out, ((ld(*)(int, ld))f)((int)a[0], fpforge_ld_at(a + 1)));
+    } else if (!strcmp(shape, "p>L")) {
+        fpforge_put_ld(out, ((ld(*)(void *))f)((void *)a[0]));
     } else if (!strcmp(shape, "Lpp>v")) {
         ((void (*)(ld, void *, void *))f)(fpforge_ld_at(a), (void *)a[2], (void *)a[3]);
     } else {
