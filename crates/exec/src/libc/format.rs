@@ -444,13 +444,15 @@ fn exponent(spec: &Spec, x: f64, precision: usize) -> String {
 /// `%g` of a non-negative finite `x`.
 fn general(spec: &Spec, x: f64) -> String {
     let p = spec.precision.unwrap_or(6).max(1);
-    let d = Decimal::of(x).rounded(p as i64, spec.rounding);
+    let exact = Decimal::of(x);
+    let exact_exp = i64::from(exact.point) - 1;
+    let d = exact.rounded(p as i64, spec.rounding);
     let exp = if d.is_zero() {
         0
     } else {
         i64::from(d.point) - 1
     };
-    let carried = !d.is_zero() && i64::from(Decimal::of(x).point) - 1 < exp;
+    let carried = !d.is_zero() && exact_exp < exp;
     let mut s = if exp < p as i64 && exp >= -4 {
         fixed(spec, x, (p as i64 - 1 - exp) as usize)
     } else if spec.alt && carried && exp == p as i64 {
