@@ -8,6 +8,7 @@
 use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
+use fpir::f80::Evaluated;
 use fpir::{Builtin, F80Op, Type};
 
 /// Runs builtin `b` at type `ty` on arguments whose concrete bits are `bits` (0 past the
@@ -92,10 +93,12 @@ where
     Ok(Some(result))
 }
 
+/// The argument words of an operation on extended values: the most any takes (a
+/// ternary `long double` math function: its index and three operands of two words).
+pub(crate) const F80_ARGS: usize = 7;
+
 /// An operation on extended values (`long double`) on the concrete bits `args`, its
-/// result a constant to every semantics; `ty` is the call's result type. Rounds in the
-/// run's rounding mode (nearest-even unless the program changed it); the host's `*l`
-/// functions run to nearest.
+/// result a constant to every semantics; `ty` is the call's result type.
 pub(crate) fn f80<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
@@ -103,12 +106,25 @@ pub(crate) fn f80<S: Semantics>(
     ty: Type,
     args: &[u64],
 ) -> Result<S::Value, TrapKind> {
-    let round = mem.float_env().mode().apfloat();
-    let bits = match fpir::f80::eval_builtin(op, ty, args, round) {
-        Some(bits) => bits,
-        None => crate::libm_f80::eval(mem, ty, args)?,
-    };
+    let bits = f80_evaluated(mem, op, ty, args)?.for_result(ty);
     Ok(sem.constant(ty, bits & ty.mask()))
+}
+
+/// What an operation on extended values computes on the concrete bits `args`, for a
+/// call whose result type is `ty`: both halves of an extended result at once. Rounds in
+/// the run's rounding mode (nearest-even unless the program changed it); the host's `*l`
+/// functions run to nearest.
+pub(crate) fn f80_evaluated(
+    mem: &mut Memory,
+    op: F80Op,
+    ty: Type,
+    args: &[u64],
+) -> Result<Evaluated, TrapKind> {
+    let round = mem.float_env().mode().apfloat();
+    match fpir::f80::evaluate(op, ty, args, round) {
+        Some(evaluated) => Ok(evaluated),
+        None => crate::libm_f80::eval(mem, ty, args),
+    }
 }
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a
