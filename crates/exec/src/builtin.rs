@@ -8,8 +8,8 @@
 use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::f80::Evaluated;
-use fpir::{Builtin, F80Op, Type};
+use fpir::f80::{Evaluated, OtherHalf, MAX_ARGS};
+use fpir::{Builtin, F80Op, MathFn, MathShape, Type};
 
 /// Runs builtin `b` at type `ty` on arguments whose concrete bits are `bits` (0 past the
 /// last argument) and whose values `value(k)` returns, in a frame whose stack mark is
@@ -79,7 +79,13 @@ where
             })
         }
         Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
-        Builtin::F80(op) => f80(sem, mem, op, ty, &bits)?,
+        Builtin::F80(op) => {
+            // Both tiers pass these ops their up to seven words elsewhere; here the
+            // missing ones read as zero.
+            let mut words = [0u64; MAX_ARGS];
+            words[..bits.len()].copy_from_slice(&bits);
+            f80(sem, mem, op, ty, &words)?
+        }
         Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
         Builtin::Terminate => return Err(TrapKind::Terminate),
         Builtin::StackRestore => {
@@ -93,21 +99,43 @@ where
     Ok(Some(result))
 }
 
-/// The argument words of an operation on extended values: the most any takes (a
-/// ternary `long double` math function: its index and three operands of two words).
-pub(crate) const F80_ARGS: usize = 7;
-
 /// An operation on extended values (`long double`) on the concrete bits `args`, its
 /// result a constant to every semantics; `ty` is the call's result type.
+///
+/// Lowering computes an extended result with two calls on the same arguments, one per
+/// half, one after the other: the first keeps the half it does not return in `mem` (an
+/// [`OtherHalf`]), and the second returns it without computing the value again.
 pub(crate) fn f80<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
     op: F80Op,
     ty: Type,
-    args: &[u64],
+    args: &[u64; MAX_ARGS],
 ) -> Result<S::Value, TrapKind> {
-    let bits = f80_evaluated(mem, op, ty, args)?.for_result(ty);
+    let round = mem.float_env().mode().apfloat();
+    let kept = mem.f80_half_mut().take();
+    let bits = match kept.and_then(|half| half.answer(op, ty, args, round)) {
+        Some(bits) => bits,
+        None => {
+            let evaluated = f80_evaluated(mem, op, ty, args)?;
+            if let Evaluated::Extended(x) = evaluated {
+                if !stores_through_pointer(op, args) {
+                    *mem.f80_half_mut() = Some(OtherHalf::of(x, op, ty, args, round));
+                }
+            }
+            evaluated.for_result(ty)
+        }
+    };
     Ok(sem.constant(ty, bits & ty.mask()))
+}
+
+/// Whether `op` on `args` is `frexpl` or `modfl`, whose every call stores its second
+/// result: no call of theirs is skipped.
+fn stores_through_pointer(op: F80Op, args: &[u64]) -> bool {
+    op == F80Op::Libm
+        && MathFn::ALL
+            .get(args[0] as usize)
+            .is_some_and(|f| matches!(f.shape(), MathShape::FloatPtrInt | MathShape::FloatPtrFloat))
 }
 
 /// What an operation on extended values computes on the concrete bits `args`, for a

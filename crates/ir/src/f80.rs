@@ -457,6 +457,49 @@ pub fn parse(text: &str) -> Option<F80> {
     })
 }
 
+/// The most argument words an [`F80Op`] call takes: a ternary math function's index
+/// and its three extended operands.
+pub const MAX_ARGS: usize = 7;
+
+/// The half of an extended result that the call computing it did not return, with
+/// what identifies the call of the other half: the same operation on the same
+/// arguments in the same rounding mode, at the other half's type. Every such call
+/// computes the same value, so answering it with this half is exact.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct OtherHalf {
+    op: F80Op,
+    ty: Type,
+    args: [u64; MAX_ARGS],
+    round: Round,
+    bits: u64,
+}
+
+impl OtherHalf {
+    /// The half of `x`, the result of `op` on `args` rounded as `round` says, that a
+    /// call of type `ty` does not return.
+    pub fn of(x: F80, op: F80Op, ty: Type, args: &[u64; MAX_ARGS], round: Round) -> Self {
+        let (ty, bits) = if ty == Type::Int(16) {
+            (Type::I64, x.sig)
+        } else {
+            (Type::Int(16), u64::from(x.se))
+        };
+        OtherHalf {
+            op,
+            ty,
+            args: *args,
+            round,
+            bits,
+        }
+    }
+
+    /// What the call `op` of type `ty` on `args` rounded as `round` says returns, if it
+    /// is this half's call.
+    pub fn answer(&self, op: F80Op, ty: Type, args: &[u64; MAX_ARGS], round: Round) -> Option<u64> {
+        let same = self.op == op && self.ty == ty && self.args == *args && self.round == round;
+        same.then_some(self.bits)
+    }
+}
+
 /// What an [`F80Op`] computes: an extended value (both halves at once, though a call
 /// returns one of them) or the bits of the call's float or integer result.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

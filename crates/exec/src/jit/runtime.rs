@@ -6,13 +6,14 @@
 //! trap with its location. The helpers that read the context are `unsafe extern "C"`:
 //! their contract is that compiled code passes its run's live [`Ctx`].
 
-use crate::builtin::{self, F80_ARGS};
+use crate::builtin;
 use crate::concrete::Concrete;
 use crate::memory::Memory;
 use crate::observer::BranchEvent;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
 use fpir::f80::Evaluated;
+use fpir::f80::MAX_ARGS;
 use fpir::{Arm, BranchSite, Builtin, FloatTy, MathCall, Side, Type};
 
 /// The state compiled code shares with its helpers. Compiled code addresses the first
@@ -386,17 +387,17 @@ unsafe extern "C" fn builtin(ctx: *mut Ctx, index: u64, mark: u64, a: u64, b: u6
 }
 
 /// Operation on extended values `index` of the tables (a [`Builtin::F80`]) on the
-/// [`F80_ARGS`] argument words at `args`: returns what the call returns, and leaves the
+/// [`MAX_ARGS`] argument words at `args`: returns what the call returns, and leaves the
 /// other half of an extended result in [`Ctx::f80_other`], so that the call computing
 /// that half need not run (see `Translator::f80`).
 ///
 /// # Safety
-/// As for [`load`], and `args` points at [`F80_ARGS`] words.
+/// As for [`load`], and `args` points at [`MAX_ARGS`] words.
 unsafe extern "C" fn f80(ctx: *mut Ctx, index: u64, args: *const u64) -> u64 {
     // SAFETY: the function's contract.
     let (ctx, mem) = unsafe { parts(ctx) };
     // SAFETY: the function's contract.
-    let args = unsafe { std::slice::from_raw_parts(args, F80_ARGS) };
+    let args = unsafe { std::slice::from_raw_parts(args, MAX_ARGS) };
     let Some(&(Builtin::F80(op), ty)) = tables(ctx).builtins.get(index as usize) else {
         return settle(ctx, Err(TrapKind::Unreachable));
     };

@@ -12,7 +12,6 @@
 //! count above the fuel bails.
 
 use super::runtime::{self, Ctx, Record, Tables};
-use crate::builtin::F80_ARGS;
 use crate::memory::{REDZONE, STACK_BASE};
 use crate::prepare::{CmpBr, FuncCode, Op, Slot, DIRECT, NONE};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -22,6 +21,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
+use fpir::f80::MAX_ARGS;
 use fpir::{
     Builtin, CastOp, F80Op, FloatBinOp, FloatPred, FloatTy, IntBinOp, IntPred, MathFn, MathShape,
     SignBitOp, Type,
@@ -839,16 +839,16 @@ impl<'a, 'b> Translator<'a, 'b> {
                 return;
             }
         }
-        let args = self.call_args(start, len.min(F80_ARGS as u32));
+        let args = self.call_args(start, len.min(MAX_ARGS as u32));
         let slot = *self.f80_args.get_or_insert_with(|| {
             self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
-                (8 * F80_ARGS) as u32,
+                (8 * MAX_ARGS) as u32,
                 3,
             ))
         });
         let at = self.b.ins().stack_addr(types::I64, slot, 0);
-        for k in 0..F80_ARGS {
+        for k in 0..MAX_ARGS {
             let a = args.get(k).copied().unwrap_or_else(|| self.iconst(0));
             self.b.ins().store(FLAGS, a, at, (8 * k) as i32);
         }
