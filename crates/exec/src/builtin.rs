@@ -119,7 +119,7 @@ pub(crate) fn f80<S: Semantics>(
         None => {
             let evaluated = f80_evaluated(mem, op, ty, args)?;
             if let Evaluated::Extended(x) = evaluated {
-                if !stores_through_pointer(op, args) {
+                if keeps_other_half(mem, op, args) {
                     *mem.f80_half_mut() = Some(OtherHalf::of(x, op, ty, args, round));
                 }
             }
@@ -129,30 +129,43 @@ pub(crate) fn f80<S: Semantics>(
     Ok(sem.constant(ty, bits & ty.mask()))
 }
 
-/// Whether `op` on `args` is `frexpl` or `modfl`, whose every call stores its second
-/// result: no call of theirs is skipped.
-fn stores_through_pointer(op: F80Op, args: &[u64]) -> bool {
-    op == F80Op::Libm
-        && MathFn::ALL
-            .get(args[0] as usize)
-            .is_some_and(|f| matches!(f.shape(), MathShape::FloatPtrInt | MathShape::FloatPtrFloat))
+/// Whether the call of the other half of `op`'s result on `args` may skip computing it:
+/// not for `frexpl` and `modfl`, whose every call stores its second result, nor for a
+/// host `*l` function whose every call raises its exceptions in a modelled environment.
+fn keeps_other_half(mem: &Memory, op: F80Op, args: &[u64]) -> bool {
+    if op != F80Op::Libm {
+        return true;
+    }
+    let stores = MathFn::ALL
+        .get(args[0] as usize)
+        .is_some_and(|f| matches!(f.shape(), MathShape::FloatPtrInt | MathShape::FloatPtrFloat));
+    mem.float_env().is_native() && !stores
 }
 
 /// What an operation on extended values computes on the concrete bits `args`, for a
 /// call whose result type is `ty`: both halves of an extended result at once. Rounds in
-/// the run's rounding mode (nearest-even unless the program changed it); the host's `*l`
-/// functions run to nearest.
+/// the run's rounding mode (nearest-even unless the program changed it), and so do the
+/// host's `*l` functions, called with the host in that mode (glibc's `expl` rounds its
+/// result, and steers its argument reduction, by the current mode); their exceptions
+/// are recorded.
 pub(crate) fn f80_evaluated(
     mem: &mut Memory,
     op: F80Op,
     ty: Type,
     args: &[u64],
 ) -> Result<Evaluated, TrapKind> {
-    let round = mem.float_env().mode().apfloat();
-    match fpir::f80::evaluate(op, ty, args, round) {
-        Some(evaluated) => Ok(evaluated),
-        None => crate::libm_f80::eval(mem, ty, args),
+    let mode = mem.float_env().mode();
+    if let Some(evaluated) = fpir::f80::evaluate(op, ty, args, mode.apfloat()) {
+        return Ok(evaluated);
     }
+    if mem.float_env().is_native() {
+        return crate::libm_f80::eval(mem, ty, args);
+    }
+    let (evaluated, raised) =
+        crate::libm::under_host_mode(mode, || crate::libm_f80::eval(mem, ty, args));
+    let env = mem.float_env_mut();
+    env.set_raised(env.raised() | raised);
+    evaluated
 }
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a
