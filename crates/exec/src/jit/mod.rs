@@ -167,7 +167,6 @@ impl Jit {
             buffer: &mut self.records,
             tables: &*self.tables,
             f80_other: 0,
-            f80_args: [0; fpir::f80::MAX_ARGS],
         };
         // The context lives in this frame, near the top of the stack the run will use.
         ctx.stack_floor = (&raw const ctx as u64).saturating_sub(NATIVE_STACK_BUDGET);

@@ -57,10 +57,6 @@ pub(crate) struct Ctx {
     pub tables: *const Tables,
     /// The half of the last extended result of [`f80`] that it did not return.
     pub f80_other: u64,
-    /// The argument words of the next [`f80`] call, written by compiled code (a slot in
-    /// the frame would grow the frame of every function that has such an op, run or
-    /// not).
-    pub f80_args: [u64; MAX_ARGS],
 }
 
 /// One branch event as compiled code writes it: `site | kind << 32`, then the operands.
@@ -119,7 +115,6 @@ impl Ctx {
     pub const LIVE_TOP_OFFSET: i32 = std::mem::offset_of!(Ctx, live_top) as i32;
     pub const STACK_LIMIT_OFFSET: i32 = std::mem::offset_of!(Ctx, stack_limit) as i32;
     pub const F80_OTHER_OFFSET: i32 = std::mem::offset_of!(Ctx, f80_other) as i32;
-    pub const F80_ARGS_OFFSET: i32 = std::mem::offset_of!(Ctx, f80_args) as i32;
 
     /// Records written so far.
     pub fn records_len(&self) -> usize {
@@ -191,7 +186,7 @@ pub(crate) const HELPERS: [(*const u8, usize); 15] = [
     (fptosi as *const u8, 2),
     (fptoui as *const u8, 2),
     (stack_invalidate as *const u8, 1),
-    (f80 as *const u8, 1),
+    (f80 as *const u8, 2),
 ];
 pub(crate) const HELPER_LOAD: usize = 0;
 pub(crate) const HELPER_STORE: usize = 1;
@@ -392,20 +387,21 @@ unsafe extern "C" fn builtin(ctx: *mut Ctx, index: u64, mark: u64, a: u64, b: u6
 }
 
 /// Operation on extended values `index` of the tables (a [`Builtin::F80`]) on the
-/// argument words in [`Ctx::f80_args`]: returns what the call returns, and leaves the
+/// [`MAX_ARGS`] argument words at `args`: returns what the call returns, and leaves the
 /// other half of an extended result in [`Ctx::f80_other`], so that the call computing
 /// that half need not run (see `Translator::f80`).
 ///
 /// # Safety
-/// As for [`load`].
-unsafe extern "C" fn f80(ctx: *mut Ctx, index: u64) -> u64 {
+/// As for [`load`], and `args` points at [`MAX_ARGS`] words.
+unsafe extern "C" fn f80(ctx: *mut Ctx, index: u64, args: *const u64) -> u64 {
     // SAFETY: the function's contract.
     let (ctx, mem) = unsafe { parts(ctx) };
-    let args = ctx.f80_args;
+    // SAFETY: the function's contract.
+    let args = unsafe { std::slice::from_raw_parts(args, MAX_ARGS) };
     let Some(&(Builtin::F80(op), ty)) = tables(ctx).builtins.get(index as usize) else {
         return settle(ctx, Err(TrapKind::Unreachable));
     };
-    match builtin::f80_evaluated(mem, op, ty, &args) {
+    match builtin::f80_evaluated(mem, op, ty, args) {
         Ok(Evaluated::Extended(x)) => {
             let (returned, other) = if ty == Type::Int(16) {
                 (u64::from(x.se), x.sig)

@@ -16,7 +16,8 @@ use crate::memory::{REDZONE, STACK_BASE};
 use crate::prepare::{CmpBr, FuncCode, Op, Slot, DIRECT, NONE};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, Value,
+    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, StackSlot,
+    StackSlotData, StackSlotKind, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
@@ -91,6 +92,8 @@ pub(crate) struct Translator<'a, 'b> {
     /// The other half of the extended result of the op before: the pc of the op that
     /// computes it, which then reads it instead of calling the helper again.
     f80_other: Option<(usize, Value)>,
+    /// Where the function passes the arguments of operations on extended values.
+    f80_args: Option<StackSlot>,
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -159,6 +162,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             },
             pending: 0,
             f80_other: None,
+            f80_args: None,
         }
     }
 
@@ -836,14 +840,21 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         }
         let args = self.call_args(start, len.min(MAX_ARGS as u32));
+        let slot = *self.f80_args.get_or_insert_with(|| {
+            self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (8 * MAX_ARGS) as u32,
+                3,
+            ))
+        });
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
         for k in 0..MAX_ARGS {
             let a = args.get(k).copied().unwrap_or_else(|| self.iconst(0));
-            let offset = Ctx::F80_ARGS_OFFSET + 8 * k as i32;
-            self.b.ins().store(FLAGS, a, self.ctx, offset);
+            self.b.ins().store(FLAGS, a, at, (8 * k) as i32);
         }
         let index = self.tables.builtin_index(b, ty);
         let index = self.iconst(index as u64);
-        let v = self.helper(runtime::HELPER_F80, &[index]);
+        let v = self.helper(runtime::HELPER_F80, &[index, at]);
         if op == F80Op::Libm {
             // The host's `*l` function may be missing, and `frexpl` and `modfl` store.
             self.check_bail();
