@@ -36,7 +36,7 @@ import os
 import shutil
 import struct
 import subprocess
-from fractions import Fraction
+from decimal import Decimal, InvalidOperation, localcontext
 import sys
 import tempfile
 from pathlib import Path
@@ -248,8 +248,9 @@ def main():
             continue
         out = opts.out / func
         shutil.rmtree(out, ignore_errors=True)
+        # An --evals run must end by its budget, not by accuracy's default 10 s.
         budget = (["--time-limit", str(opts.time_limit)] if opts.time_limit is not None
-                  else ["--evals", str(opts.evals)])
+                  else ["--evals", str(opts.evals), "--time-limit", "3600"])
         report, error = run_fpforge(opts.fpforge, gsl, file, func, extra, budget, opts.seed, out)
         if report is None:
             print(f"| {func} | error: {error} | | | | | | | | | | |", flush=True)
@@ -264,14 +265,20 @@ def main():
                 continue
             value, _ = gsl_value(lib, func, x, extra)
             try:
-                truth = Fraction(t)
-            except ValueError:
+                truth = Decimal(t)
+            except InvalidOperation:
                 continue
-            if truth == 0:
+            if truth == 0 or not truth.is_finite():
                 continue
-            # In exact rationals: mpmath's 110 digits, not their double, so that an error
-            # below half an ulp of the result is measured, not rounded to 0.
-            true_rel = float(abs((Fraction(value) - truth) / truth)) if math.isfinite(value) else math.inf
+            # In 60-digit decimal: mpmath's 40 digits, not their double, so that an error
+            # below half an ulp of the result is measured, not rounded to 0 (a Decimal, not
+            # a Fraction: values such as erfc's 1e-400000 are out of any binary range).
+            if math.isfinite(value):
+                with localcontext() as ctx:
+                    ctx.prec = 60
+                    true_rel = float(abs((Decimal(value) - truth) / truth))
+            else:
+                true_rel = math.inf
             judged += 1
             largest = max(largest, true_rel)
             significant += true_rel >= 1e-3
