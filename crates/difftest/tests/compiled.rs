@@ -168,6 +168,47 @@ fn misc() {
     check("misc.c", &["ms_fnptr: 0 of 300 runs compiled"]);
 }
 
+/// `long double` code runs compiled, bit for bit as its native build: every exported
+/// function of the corpus' `long_double.c`, and those of the fixtures of
+/// `tests/fixtures/longdouble` the native dispatch can call (not the shapes of `scale`,
+/// `narrow` and `widen`, nor a `main` whose `printf` is the interpreter's), every call compiled.
+#[test]
+fn long_double_runs_compiled_as_native_code() {
+    let fixtures = corpus_dir().join("../longdouble");
+    let mut checked = 0;
+    for (path, names) in [
+        (corpus_dir().join("long_double.c"), None),
+        (fixtures.join("params.c"), Some(&["ld_series"][..])),
+        (fixtures.join("ops.c"), Some(&["horner", "hypot_ld"][..])),
+    ] {
+        let bitcode = compile_to_bitcode(&[path], &LoadOptions::default()).unwrap();
+        let module = lower_bitcode(bitcode.path()).unwrap();
+        let native = NativeLib::build(bitcode.path(), &NativeConfig::default()).unwrap();
+        let differ = Differ::new(&module, &native);
+        let names: Vec<String> = match names {
+            Some(names) => names.iter().map(|n| n.to_string()).collect(),
+            None => {
+                let exported = native.funcs().iter().filter(|f| f.exported);
+                exported.map(|f| f.name.clone()).collect()
+            }
+        };
+        // `horner`'s loop runs as many times as its `int` says.
+        let mut config = DiffConfig::default()
+            .with_inputs(INPUTS)
+            .with_int_limit(200);
+        config.exec = config.exec.with_compile(Compilation::Eager);
+        for name in &names {
+            let report = differ.check(name, &config);
+            assert!(report.unsupported.is_none(), "{}", report.describe());
+            assert_eq!(report.mismatches, 0, "{}", report.describe());
+            assert_eq!(report.tried, INPUTS, "{}", report.describe());
+            assert_eq!(report.compiled, INPUTS as u64, "{}", report.describe());
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 15);
+}
+
 /// Deep recursion leaves native code for the interpreter, whose frames are on the heap:
 /// the results (and the stack overflow past the depth limit) are the interpreter's.
 #[test]

@@ -8,7 +8,8 @@
 use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
-use fpir::{Builtin, F80Op, Type};
+use fpir::f80::{Evaluated, OtherHalf, MAX_ARGS};
+use fpir::{Builtin, F80Op, MathFn, MathShape, Type};
 
 /// Runs builtin `b` at type `ty` on arguments whose concrete bits are `bits` (0 past the
 /// last argument) and whose values `value(k)` returns, in a frame whose stack mark is
@@ -78,7 +79,13 @@ where
             })
         }
         Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
-        Builtin::F80(op) => f80(sem, mem, op, ty, &bits)?,
+        Builtin::F80(op) => {
+            // Both tiers pass these ops their up to seven words elsewhere; here the
+            // missing ones read as zero.
+            let mut words = [0u64; MAX_ARGS];
+            words[..bits.len()].copy_from_slice(&bits);
+            f80(sem, mem, op, ty, &words)?
+        }
         Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
         Builtin::Terminate => return Err(TrapKind::Terminate),
         Builtin::StackRestore => {
@@ -93,30 +100,72 @@ where
 }
 
 /// An operation on extended values (`long double`) on the concrete bits `args`, its
-/// result a constant to every semantics; `ty` is the call's result type. Rounds in the
-/// run's rounding mode (nearest-even unless the program changed it), and so do the
-/// host's `*l` functions, called with the host in that mode (glibc's `expl` rounds
-/// its result, and steers its argument reduction, by the current mode).
+/// result a constant to every semantics; `ty` is the call's result type.
+///
+/// Lowering computes an extended result with two calls on the same arguments, one per
+/// half, one after the other: the first keeps the half it does not return in `mem` (an
+/// [`OtherHalf`]), and the second returns it without computing the value again.
 pub(crate) fn f80<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
     op: F80Op,
     ty: Type,
-    args: &[u64],
+    args: &[u64; MAX_ARGS],
 ) -> Result<S::Value, TrapKind> {
-    let mode = mem.float_env().mode();
-    let bits = match fpir::f80::eval_builtin(op, ty, args, mode.apfloat()) {
+    let round = mem.float_env().mode().apfloat();
+    let kept = mem.f80_half_mut().take();
+    let bits = match kept.and_then(|half| half.answer(op, ty, args, round)) {
         Some(bits) => bits,
-        None if mem.float_env().is_native() => crate::libm_f80::eval(mem, ty, args)?,
         None => {
-            let (bits, raised) =
-                crate::libm::under_host_mode(mode, || crate::libm_f80::eval(mem, ty, args));
-            let env = mem.float_env_mut();
-            env.set_raised(env.raised() | raised);
-            bits?
+            let evaluated = f80_evaluated(mem, op, ty, args)?;
+            if let Evaluated::Extended(x) = evaluated {
+                if keeps_other_half(mem, op, args) {
+                    *mem.f80_half_mut() = Some(OtherHalf::of(x, op, ty, args, round));
+                }
+            }
+            evaluated.for_result(ty)
         }
     };
     Ok(sem.constant(ty, bits & ty.mask()))
+}
+
+/// Whether the call of the other half of `op`'s result on `args` may skip computing it:
+/// not for `frexpl` and `modfl`, whose every call stores its second result, nor for a
+/// host `*l` function whose every call raises its exceptions in a modelled environment.
+fn keeps_other_half(mem: &Memory, op: F80Op, args: &[u64]) -> bool {
+    if op != F80Op::Libm {
+        return true;
+    }
+    let stores = MathFn::ALL
+        .get(args[0] as usize)
+        .is_some_and(|f| matches!(f.shape(), MathShape::FloatPtrInt | MathShape::FloatPtrFloat));
+    mem.float_env().is_native() && !stores
+}
+
+/// What an operation on extended values computes on the concrete bits `args`, for a
+/// call whose result type is `ty`: both halves of an extended result at once. Rounds in
+/// the run's rounding mode (nearest-even unless the program changed it), and so do the
+/// host's `*l` functions, called with the host in that mode (glibc's `expl` rounds its
+/// result, and steers its argument reduction, by the current mode); their exceptions
+/// are recorded.
+pub(crate) fn f80_evaluated(
+    mem: &mut Memory,
+    op: F80Op,
+    ty: Type,
+    args: &[u64],
+) -> Result<Evaluated, TrapKind> {
+    let mode = mem.float_env().mode();
+    if let Some(evaluated) = fpir::f80::evaluate(op, ty, args, mode.apfloat()) {
+        return Ok(evaluated);
+    }
+    if mem.float_env().is_native() {
+        return crate::libm_f80::eval(mem, ty, args);
+    }
+    let (evaluated, raised) =
+        crate::libm::under_host_mode(mode, || crate::libm_f80::eval(mem, ty, args));
+    let env = mem.float_env_mut();
+    env.set_raised(env.raised() | raised);
+    evaluated
 }
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a

@@ -9,7 +9,7 @@
 
 use crate::memory::Memory;
 use crate::trap::TrapKind;
-use fpir::f80::F80;
+use fpir::f80::{Evaluated, F80};
 use fpir::{MathFn, MathShape, Type};
 use std::ffi::c_void;
 use std::sync::OnceLock;
@@ -45,10 +45,10 @@ fn address(f: MathFn) -> Option<*const c_void> {
     found[index].map(|a| a as *const c_void)
 }
 
-/// What the call `f80_libm(args)` of result type `result` returns: `args[0]` is the
+/// What the call `f80_libm(args)` of result type `result` computes: `args[0]` is the
 /// function's index in [`MathFn::ALL`], then its operands (see [`fpir::F80Op::Libm`]).
 /// `frexpl` and `modfl` store their second result in `mem`.
-pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<u64, TrapKind> {
+pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<Evaluated, TrapKind> {
     let arg = |k: usize| args.get(k).copied().unwrap_or(0);
     let operand = |k: usize| {
         F80 {
@@ -93,7 +93,7 @@ pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<u64, 
                     _ => 1,
                 };
                 let v = fpforge_ld_to_int(address, kind, a.as_ptr()) as u64;
-                return Ok(v & result.mask());
+                return Ok(Evaluated::Bits(v & result.mask()));
             }
             MathShape::FloatPtrInt => {
                 let mut e = 0i32;
@@ -109,9 +109,5 @@ pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<u64, 
             }
         }
     }
-    let value = F80::from_le_bytes(out);
-    Ok(match result {
-        Type::Int(16) => u64::from(value.se),
-        _ => value.sig,
-    })
+    Ok(Evaluated::Extended(F80::from_le_bytes(out)))
 }

@@ -25,6 +25,7 @@
 use crate::fenv::FloatEnv;
 use crate::streams::{ProgramOutput, Streams};
 use crate::trap::{ExecError, TrapKind};
+use fpir::f80::OtherHalf;
 use fpir::{AddrBase, Module, Type};
 
 /// Addresses below this trap as null dereferences.
@@ -196,6 +197,9 @@ pub struct Memory {
     streams: Streams,
     /// The run's rounding mode and exception flags.
     float_env: FloatEnv,
+    /// The half of the last extended result the interpreter computed that its call did
+    /// not return, for the call of the other half (`builtin::f80`).
+    f80_half: Option<OtherHalf>,
 }
 
 #[inline]
@@ -290,6 +294,7 @@ impl Memory {
             blocks: Vec::new(),
             streams,
             float_env: FloatEnv::default(),
+            f80_half: None,
         })
     }
 
@@ -327,6 +332,10 @@ impl Memory {
 
     pub(crate) fn float_env_mut(&mut self) -> &mut FloatEnv {
         &mut self.float_env
+    }
+
+    pub(crate) fn f80_half_mut(&mut self) -> &mut Option<OtherHalf> {
+        &mut self.f80_half
     }
 
     pub(crate) fn streams(&self) -> &Streams {

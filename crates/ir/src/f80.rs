@@ -457,36 +457,105 @@ pub fn parse(text: &str) -> Option<F80> {
     })
 }
 
+/// The most argument words an [`F80Op`] call takes: a ternary math function's index
+/// and its three extended operands.
+pub const MAX_ARGS: usize = 7;
+
+/// The half of an extended result that the call computing it did not return, with
+/// what identifies the call of the other half: the same operation on the same
+/// arguments in the same rounding mode, at the other half's type. Every such call
+/// computes the same value, so answering it with this half is exact.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct OtherHalf {
+    op: F80Op,
+    ty: Type,
+    args: [u64; MAX_ARGS],
+    round: Round,
+    bits: u64,
+}
+
+impl OtherHalf {
+    /// The half of `x`, the result of `op` on `args` rounded as `round` says, that a
+    /// call of type `ty` does not return.
+    pub fn of(x: F80, op: F80Op, ty: Type, args: &[u64; MAX_ARGS], round: Round) -> Self {
+        let (ty, bits) = if ty == Type::Int(16) {
+            (Type::I64, x.sig)
+        } else {
+            (Type::Int(16), u64::from(x.se))
+        };
+        OtherHalf {
+            op,
+            ty,
+            args: *args,
+            round,
+            bits,
+        }
+    }
+
+    /// What the call `op` of type `ty` on `args` rounded as `round` says returns, if it
+    /// is this half's call.
+    pub fn answer(&self, op: F80Op, ty: Type, args: &[u64; MAX_ARGS], round: Round) -> Option<u64> {
+        let same = self.op == op && self.ty == ty && self.args == *args && self.round == round;
+        same.then_some(self.bits)
+    }
+}
+
+/// What an [`F80Op`] computes: an extended value (both halves at once, though a call
+/// returns one of them) or the bits of the call's float or integer result.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Evaluated {
+    /// The result of an operation whose result is extended.
+    Extended(F80),
+    /// The result of a comparison or a conversion out of extended.
+    Bits(u64),
+}
+
+impl Evaluated {
+    /// What a call whose result type is `result` returns: the half of an extended value
+    /// the type names (`i16` the sign and exponent, any other the significand).
+    pub fn for_result(self, result: Type) -> u64 {
+        match self {
+            Evaluated::Extended(x) if result == Type::Int(16) => u64::from(x.se),
+            Evaluated::Extended(x) => x.sig,
+            Evaluated::Bits(bits) => bits,
+        }
+    }
+}
+
 /// What the builtin [`F80Op`] computes on the bits `args` of its arguments, for a call
-/// whose result type is `result` (which half of an extended result, or the float or
-/// integer type of the others). Missing arguments read as zero. `None` for
-/// [`F80Op::Libm`], which the host's C library computes (`fpforge_exec`).
-pub fn eval_builtin(op: F80Op, result: Type, args: &[u64], round: Round) -> Option<u64> {
+/// whose result type is `result` (the float or integer type of the results that are not
+/// extended). Missing arguments read as zero. `None` for [`F80Op::Libm`], which the
+/// host's C library computes (`fpforge_exec`).
+pub fn evaluate(op: F80Op, result: Type, args: &[u64], round: Round) -> Option<Evaluated> {
     let arg = |k: usize| args.get(k).copied().unwrap_or(0);
     let operand = |k: usize| F80 {
         sig: arg(k),
         se: arg(k + 1) as u16,
     };
-    let half = |x: F80| match result {
-        Type::Int(16) => u64::from(x.se),
-        _ => x.sig,
-    };
     Some(match op {
         F80Op::Libm => return None,
-        F80Op::Arith(a) => half(arith(a, operand(0), operand(2), round)),
-        F80Op::Sqrt => half(sqrt(operand(0), round)),
+        F80Op::Arith(a) => Evaluated::Extended(arith(a, operand(0), operand(2), round)),
+        F80Op::Sqrt => Evaluated::Extended(sqrt(operand(0), round)),
         F80Op::Cmp => {
             let pred = FloatPred::ALL[arg(4) as usize % FloatPred::ALL.len()];
-            u64::from(compare(pred, operand(0), operand(2)))
+            Evaluated::Bits(u64::from(compare(pred, operand(0), operand(2))))
         }
-        F80Op::FromDouble => half(F80::from_float(FloatTy::F64, arg(0))),
-        F80Op::FromSigned => half(F80::from_i64(arg(0) as i64)),
-        F80Op::FromUnsigned => half(F80::from_u64(arg(0))),
-        F80Op::ToFloat => match result {
+        F80Op::FromDouble => Evaluated::Extended(F80::from_float(FloatTy::F64, arg(0))),
+        F80Op::FromSigned => Evaluated::Extended(F80::from_i64(arg(0) as i64)),
+        F80Op::FromUnsigned => Evaluated::Extended(F80::from_u64(arg(0))),
+        F80Op::ToFloat => Evaluated::Bits(match result {
             Type::Float(ty) => operand(0).to_float(ty, round),
             _ => operand(0).to_float(FloatTy::F64, round),
-        },
-        F80Op::ToSigned => operand(0).to_signed(result.bits()),
-        F80Op::ToUnsigned => operand(0).to_unsigned(result.bits()),
+        }),
+        F80Op::ToSigned => Evaluated::Bits(operand(0).to_signed(result.bits())),
+        F80Op::ToUnsigned => Evaluated::Bits(operand(0).to_unsigned(result.bits())),
     })
+}
+
+/// What the builtin [`F80Op`] computes on the bits `args` of its arguments, for a call
+/// whose result type is `result` (which half of an extended result, or the float or
+/// integer type of the others): [`evaluate`]'s value as [`Evaluated::for_result`] gives
+/// it. `None` for [`F80Op::Libm`].
+pub fn eval_builtin(op: F80Op, result: Type, args: &[u64], round: Round) -> Option<u64> {
+    evaluate(op, result, args, round).map(|e| e.for_result(result))
 }

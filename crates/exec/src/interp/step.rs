@@ -739,7 +739,7 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
     /// An operation on extended values: up to seven arguments, a constant result.
     #[cold]
     fn f80(&mut self, op: F80Op, ty: Type, args: &[Slot], d: Slot) -> Control {
-        let mut bits = [0u64; 7];
+        let mut bits = [0u64; fpir::f80::MAX_ARGS];
         for (x, &s) in bits.iter_mut().zip(args) {
             *x = self.bits(s);
         }

@@ -166,6 +166,7 @@ impl Jit {
             mem,
             buffer: &mut self.records,
             tables: &*self.tables,
+            f80_other: 0,
         };
         // The context lives in this frame, near the top of the stack the run will use.
         ctx.stack_floor = (&raw const ctx as u64).saturating_sub(NATIVE_STACK_BUDGET);

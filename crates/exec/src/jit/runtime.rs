@@ -12,6 +12,8 @@ use crate::memory::Memory;
 use crate::observer::BranchEvent;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
+use fpir::f80::Evaluated;
+use fpir::f80::MAX_ARGS;
 use fpir::{Arm, BranchSite, Builtin, FloatTy, MathCall, Side, Type};
 
 /// The state compiled code shares with its helpers. Compiled code addresses the first
@@ -53,6 +55,8 @@ pub(crate) struct Ctx {
     /// The buffer behind `records`, grown by [`grow_records`].
     pub buffer: *mut Vec<Record>,
     pub tables: *const Tables,
+    /// The half of the last extended result of [`f80`] that it did not return.
+    pub f80_other: u64,
 }
 
 /// One branch event as compiled code writes it: `site | kind << 32`, then the operands.
@@ -110,6 +114,7 @@ impl Ctx {
     pub const SP_OFFSET: i32 = std::mem::offset_of!(Ctx, sp) as i32;
     pub const LIVE_TOP_OFFSET: i32 = std::mem::offset_of!(Ctx, live_top) as i32;
     pub const STACK_LIMIT_OFFSET: i32 = std::mem::offset_of!(Ctx, stack_limit) as i32;
+    pub const F80_OTHER_OFFSET: i32 = std::mem::offset_of!(Ctx, f80_other) as i32;
 
     /// Records written so far.
     pub fn records_len(&self) -> usize {
@@ -166,7 +171,7 @@ fn code_type(code: u64) -> Type {
 }
 
 /// The helpers by index, with their arity after the context pointer.
-pub(crate) const HELPERS: [(*const u8, usize); 14] = [
+pub(crate) const HELPERS: [(*const u8, usize); 15] = [
     (load as *const u8, 2),
     (store as *const u8, 3),
     (alloca as *const u8, 3),
@@ -181,6 +186,7 @@ pub(crate) const HELPERS: [(*const u8, usize); 14] = [
     (fptosi as *const u8, 2),
     (fptoui as *const u8, 2),
     (stack_invalidate as *const u8, 1),
+    (f80 as *const u8, 2),
 ];
 pub(crate) const HELPER_LOAD: usize = 0;
 pub(crate) const HELPER_STORE: usize = 1;
@@ -196,6 +202,7 @@ pub(crate) const HELPER_FREM: usize = 10;
 pub(crate) const HELPER_FPTOSI: usize = 11;
 pub(crate) const HELPER_FPTOUI: usize = 12;
 pub(crate) const HELPER_STACK_INVALIDATE: usize = 13;
+pub(crate) const HELPER_F80: usize = 14;
 
 /// The context behind `ctx` and the memory it runs on, for a helper.
 ///
@@ -377,6 +384,36 @@ unsafe extern "C" fn builtin(ctx: *mut Ctx, index: u64, mark: u64, a: u64, b: u6
     let args = [a, b, c];
     let r = builtin::run(&mut Concrete, mem, op, ty, args, |k| &args[k], mark);
     settle(ctx, r.map(|v| v.unwrap_or(0)))
+}
+
+/// Operation on extended values `index` of the tables (a [`Builtin::F80`]) on the
+/// [`MAX_ARGS`] argument words at `args`: returns what the call returns, and leaves the
+/// other half of an extended result in [`Ctx::f80_other`], so that the call computing
+/// that half need not run (see `Translator::f80`).
+///
+/// # Safety
+/// As for [`load`], and `args` points at [`MAX_ARGS`] words.
+unsafe extern "C" fn f80(ctx: *mut Ctx, index: u64, args: *const u64) -> u64 {
+    // SAFETY: the function's contract.
+    let (ctx, mem) = unsafe { parts(ctx) };
+    // SAFETY: the function's contract.
+    let args = unsafe { std::slice::from_raw_parts(args, MAX_ARGS) };
+    let Some(&(Builtin::F80(op), ty)) = tables(ctx).builtins.get(index as usize) else {
+        return settle(ctx, Err(TrapKind::Unreachable));
+    };
+    match builtin::f80_evaluated(mem, op, ty, args) {
+        Ok(Evaluated::Extended(x)) => {
+            let (returned, other) = if ty == Type::Int(16) {
+                (u64::from(x.se), x.sig)
+            } else {
+                (x.sig, u64::from(x.se))
+            };
+            ctx.f80_other = other;
+            returned & ty.mask()
+        }
+        Ok(Evaluated::Bits(bits)) => bits & ty.mask(),
+        Err(trap) => settle(ctx, Err(trap)),
+    }
 }
 
 // The conversions below read nothing through the context (they take it for the one

@@ -16,11 +16,16 @@ use crate::memory::{REDZONE, STACK_BASE};
 use crate::prepare::{CmpBr, FuncCode, Op, Slot, DIRECT, NONE};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, Value,
+    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, StackSlot,
+    StackSlotData, StackSlotKind, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
-use fpir::{Builtin, CastOp, FloatBinOp, FloatPred, FloatTy, IntBinOp, IntPred, SignBitOp, Type};
+use fpir::f80::MAX_ARGS;
+use fpir::{
+    Builtin, CastOp, F80Op, FloatBinOp, FloatPred, FloatTy, IntBinOp, IntPred, MathFn, MathShape,
+    SignBitOp, Type,
+};
 use std::collections::BTreeMap;
 
 /// Why a function cannot be compiled (the interpreter runs it instead).
@@ -84,6 +89,11 @@ pub(crate) struct Translator<'a, 'b> {
     blocks: BTreeMap<usize, Block>,
     helpers: Helpers,
     pending: u64,
+    /// The other half of the extended result of the op before: the pc of the op that
+    /// computes it, which then reads it instead of calling the helper again.
+    f80_other: Option<(usize, Value)>,
+    /// Where the function passes the arguments of operations on extended values.
+    f80_args: Option<StackSlot>,
 }
 
 const FLAGS: MemFlagsData = MemFlagsData::trusted();
@@ -151,6 +161,8 @@ impl<'a, 'b> Translator<'a, 'b> {
                 sigs: BTreeMap::new(),
             },
             pending: 0,
+            f80_other: None,
+            f80_args: None,
         }
     }
 
@@ -806,6 +818,110 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.set(d, v);
     }
 
+    /// Operation on extended values `op` at `pc`, through the helper on the same soft
+    /// float as the interpreter's. An extended result is two ops, one per half, on the
+    /// same arguments; when they follow each other, the second reads the half the
+    /// helper left in the context for it instead of computing the value again.
+    fn f80(&mut self, pc: usize, op: F80Op) {
+        let Op::Builtin {
+            b,
+            ty,
+            d,
+            start,
+            len,
+        } = self.fc.code[pc]
+        else {
+            unreachable!("f80 is passed a builtin")
+        };
+        if let Some((at, other)) = self.f80_other.take() {
+            if at == pc {
+                self.set(d, other);
+                return;
+            }
+        }
+        let args = self.call_args(start, len.min(MAX_ARGS as u32));
+        let slot = *self.f80_args.get_or_insert_with(|| {
+            self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (8 * MAX_ARGS) as u32,
+                3,
+            ))
+        });
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        for k in 0..MAX_ARGS {
+            let a = args.get(k).copied().unwrap_or_else(|| self.iconst(0));
+            self.b.ins().store(FLAGS, a, at, (8 * k) as i32);
+        }
+        let index = self.tables.builtin_index(b, ty);
+        let index = self.iconst(index as u64);
+        let v = self.helper(runtime::HELPER_F80, &[index, at]);
+        if op == F80Op::Libm {
+            // The host's `*l` function may be missing, and `frexpl` and `modfl` store.
+            self.check_bail();
+        }
+        self.set(d, v);
+        if self.computes_other_half(pc) {
+            let other = self.load_ctx(Ctx::F80_OTHER_OFFSET);
+            self.f80_other = Some((pc + 1, other));
+        }
+    }
+
+    /// Whether the op after `pc` (an operation on extended values) computes the other
+    /// half of the same extended result, in the same block.
+    fn computes_other_half(&self, pc: usize) -> bool {
+        let Op::Builtin {
+            b: Builtin::F80(op),
+            ty,
+            d,
+            start,
+            len,
+        } = self.fc.code[pc]
+        else {
+            return false;
+        };
+        let Some(&Op::Builtin {
+            b: Builtin::F80(next_op),
+            ty: next_ty,
+            start: next_start,
+            len: next_len,
+            ..
+        }) = self.fc.code.get(pc + 1)
+        else {
+            return false;
+        };
+        let halves = [ty, next_ty];
+        let args = &self.fc.args[start as usize..(start + len) as usize];
+        let next_args = &self.fc.args[next_start as usize..(next_start + next_len) as usize];
+        next_op == op
+            && (halves == [Type::I64, Type::Int(16)] || halves == [Type::Int(16), Type::I64])
+            && args == next_args
+            && !args.contains(&d)
+            && !self.blocks.contains_key(&(pc + 1))
+            && self.extended_result(op, args)
+    }
+
+    /// Whether `op` on the argument registers `args` gives an extended value: every
+    /// arithmetic op and conversion to extended, and the math functions but those to an
+    /// integer (`lrintl`), which the function index, a constant register, names.
+    fn extended_result(&self, op: F80Op, args: &[Slot]) -> bool {
+        match op {
+            F80Op::Arith(_)
+            | F80Op::Sqrt
+            | F80Op::FromDouble
+            | F80Op::FromSigned
+            | F80Op::FromUnsigned => true,
+            F80Op::Cmp | F80Op::ToFloat | F80Op::ToSigned | F80Op::ToUnsigned => false,
+            F80Op::Libm => args.first().is_some_and(|&index| {
+                self.fc.consts.iter().any(|c| {
+                    c.slot == index
+                        && MathFn::ALL
+                            .get(c.bits as usize)
+                            .is_some_and(|f| f.shape() != MathShape::ToInt)
+                })
+            }),
+        }
+    }
+
     /// Writes the step count and the record cursor back to the context.
     fn store_run_state(&mut self) {
         let steps = self.b.use_var(self.steps);
@@ -907,14 +1023,19 @@ impl<'a, 'b> Translator<'a, 'b> {
             Op::Br { .. } => self.br(&op),
             Op::Switch { .. } => self.switch(&op),
             Op::Ret { value } => self.ret(value),
-            // Whatever traps is the interpreter's to report; the C library model and
-            // extended (`long double`) arithmetic are the interpreter's alone. Bailing
-            // where such an op runs, rather than refusing the function, keeps the code
-            // around it compiled: at -O0 musl's `FORCE_EVAL` leaves a `long double`
-            // branch that never runs in `tanh` and `expm1`.
+            Op::Builtin {
+                b: Builtin::F80(f80),
+                ..
+            } => {
+                self.f80(pc, f80);
+                return Ok(true);
+            }
+            // Whatever traps is the interpreter's to report; the C library model is the
+            // interpreter's alone. Bailing where such an op runs, rather than refusing
+            // the function, keeps the code around it compiled.
             Op::External { .. }
             | Op::Builtin {
-                b: Builtin::Libc(_) | Builtin::F80(_),
+                b: Builtin::Libc(_),
                 ..
             }
             | Op::Unreachable
