@@ -78,7 +78,10 @@ where
             })
         }
         Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
-        Builtin::F80(op) => f80(sem, mem, op, ty, &bits)?,
+        Builtin::F80(op) => {
+            let values = [value(0).clone(), value(1).clone(), value(2).clone()];
+            sem.f80(mem, op, ty, &values)?
+        }
         Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
         Builtin::Terminate => return Err(TrapKind::Terminate),
         Builtin::StackRestore => {
@@ -92,23 +95,22 @@ where
     Ok(Some(result))
 }
 
-/// An operation on extended values (`long double`) on the concrete bits `args`, its
-/// result a constant to every semantics; `ty` is the call's result type. Rounds in the
-/// run's rounding mode (nearest-even unless the program changed it); the host's `*l`
-/// functions run to nearest.
-pub(crate) fn f80<S: Semantics>(
-    sem: &mut S,
-    mem: &mut Memory,
-    op: F80Op,
-    ty: Type,
-    args: &[u64],
-) -> Result<S::Value, TrapKind> {
+/// The most arguments an operation on extended values takes (`fmal`: the function and
+/// three extended operands of two registers each).
+pub const F80_MAX_ARGS: usize = 7;
+
+/// What the operation on extended values `op` gives on the concrete bits `args` of its
+/// arguments (0 past the last), for a call of result type `ty` (which half of an
+/// extended result, or the float or integer type of the others; see [`F80Op`]). Rounds
+/// in the run's rounding mode (nearest-even unless the program changed it); the host's
+/// `*l` functions run to nearest, and `frexpl` and `modfl` store their second result.
+pub fn f80_concrete(mem: &mut Memory, op: F80Op, ty: Type, args: &[u64]) -> Result<u64, TrapKind> {
     let round = mem.float_env().mode().apfloat();
     let bits = match fpir::f80::eval_builtin(op, ty, args, round) {
         Some(bits) => bits,
         None => crate::libm_f80::eval(mem, ty, args)?,
     };
-    Ok(sem.constant(ty, bits & ty.mask()))
+    Ok(bits & ty.mask())
 }
 
 /// `realloc(p, size)` as glibc does it: NULL mallocs, size 0 frees and returns NULL, a
