@@ -40,6 +40,28 @@ fn printf_and_strings_match_the_native_build() {
     assert_eq!(report["exit_status"], 0);
 }
 
+/// `%Lf %Le %Lg %La` on x87 values, passed by `printf`, `sprintf`, `snprintf` and
+/// `fprintf` among other variable arguments.
+#[test]
+fn long_double_conversions_match_the_native_build() {
+    let source = fixture("libc", "long_double.c");
+    let (want_out, want_err, _) = native(&source, &["60"]);
+    let out = fpforge(&["run", &source, "-f", "main", "--json", "--", "60"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let got_out = report["stdout"].as_str().expect("stdout");
+    assert!(
+        want_out.lines().count() > 1_700,
+        "{}",
+        want_out.lines().count()
+    );
+    for (k, (got, want)) in got_out.lines().zip(want_out.lines()).enumerate() {
+        assert_eq!(got, want, "line {}", k + 1);
+    }
+    assert_eq!(got_out, want_out);
+    assert_eq!(report["stderr"].as_str(), Some(want_err.as_str()));
+}
+
 #[test]
 fn main_gets_argv_and_reports_exit_status_errno_and_streams() {
     let source = fixture("libc", "hello.c");
