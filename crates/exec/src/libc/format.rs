@@ -481,41 +481,21 @@ fn float(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: &FloatArg, mode: RoundingM
             return;
         }
     };
+    let exact = || Decimal::of_binary(mantissa, e2);
+    let precision = spec.precision.unwrap_or(6);
     let (prefix, body) = match conv.to_ascii_lowercase() {
-        b'f' => (
-            sign.to_string(),
-            fixed(
-                spec,
-                Decimal::of_binary(mantissa, e2),
-                spec.precision.unwrap_or(6),
-            ),
-        ),
-        b'e' => (
-            sign.to_string(),
-            exponent(
-                spec,
-                Decimal::of_binary(mantissa, e2),
-                spec.precision.unwrap_or(6),
-            ),
-        ),
-        b'g' => (
-            sign.to_string(),
-            general(spec, Decimal::of_binary(mantissa, e2)),
-        ),
+        b'f' => (sign.to_string(), fixed(spec, exact(), precision)),
+        b'e' => (sign.to_string(), exponent(spec, exact(), precision)),
+        b'g' => (sign.to_string(), general(spec, exact())),
         _ => {
             let body = hex_float(spec, hex);
             (format!("{sign}0x"), body)
         }
     };
-    let body = if upper {
-        body.to_ascii_uppercase()
+    let (prefix, body) = if upper {
+        (prefix.to_ascii_uppercase(), body.to_ascii_uppercase())
     } else {
-        body
-    };
-    let prefix = if upper {
-        prefix.to_ascii_uppercase()
-    } else {
-        prefix
+        (prefix, body)
     };
     pad(out, spec, &prefix, body.as_bytes(), spec.zero && !spec.left);
 }
