@@ -34,6 +34,7 @@ import os
 import shutil
 import struct
 import subprocess
+from fractions import Fraction
 import sys
 import tempfile
 from pathlib import Path
@@ -256,12 +257,14 @@ def main():
                 continue
             value, _ = gsl_value(lib, func, x, extra)
             try:
-                truth = float(t)
+                truth = Fraction(t)
             except ValueError:
                 continue
-            if truth == 0.0:
+            if truth == 0:
                 continue
-            true_rel = abs((value - truth) / truth) if math.isfinite(value) else math.inf
+            # In exact rationals: mpmath's 110 digits, not their double, so that an error
+            # below half an ulp of the result is measured, not rounded to 0.
+            true_rel = float(abs((Fraction(value) - truth) / truth)) if math.isfinite(value) else math.inf
             judged += 1
             largest = max(largest, true_rel)
             significant += true_rel >= 1e-3
