@@ -20,15 +20,17 @@
 //!   outcome on the shadows differs from the concrete outcome marks its `i1`, and a branch
 //!   on such a value is recorded as a divergence.
 //!
-//! Extended values (`long double`) have their high-precision value on the significand's
-//! register and are rounded as the x87 rounds ([`extended`], [`crate::x87`]); their
-//! operations are builtins with no op site, so they have no [`SiteStats`].
+//! Extended values (`long double`) have their high-precision value on the
+//! significand's register and are rounded as the x87 rounds (`semantics/extended.rs`,
+//! [`crate::x87`]); their operations are builtins with no op site, so they have no
+//! [`SiteStats`].
 //!
 //! Memory keeps a shadow map `address -> (type, bits, value)`: a float store (or an
-//! extended value's significand) records its high-precision value, any store removes the entries it overlaps, a load takes the
-//! shadow only when the entry has the loaded type and its bits still equal the loaded
-//! bits (type-punned loads and stale cells see the rounded IEEE bits), `memcpy`/`memmove`
-//! move entries with the bytes and `memset` drops them.
+//! extended value's significand) records its high-precision value, any store removes
+//! the entries it overlaps, a load takes the shadow only when the entry has the loaded
+//! type and its bits still equal the loaded bits (type-punned loads and stale cells see
+//! the rounded IEEE bits), `memcpy`/`memmove` move entries with the bytes and `memset`
+//! drops them.
 
 use crate::math::{self, Counterpart};
 use crate::metrics::{self, exact, fpgen_checks, measure_float, round_bits, HighValue, Thresholds};
