@@ -102,13 +102,22 @@ pub const F80_MAX_ARGS: usize = 7;
 /// What the operation on extended values `op` gives on the concrete bits `args` of its
 /// arguments (0 past the last), for a call of result type `ty` (which half of an
 /// extended result, or the float or integer type of the others; see [`F80Op`]). Rounds
-/// in the run's rounding mode (nearest-even unless the program changed it); the host's
-/// `*l` functions run to nearest, and `frexpl` and `modfl` store their second result.
+/// in the run's rounding mode (nearest-even unless the program changed it), and so do
+/// the host's `*l` functions, called with the host in that mode (glibc's `expl` rounds
+/// its result, and steers its argument reduction, by the current mode); `frexpl` and
+/// `modfl` store their second result.
 pub fn f80_concrete(mem: &mut Memory, op: F80Op, ty: Type, args: &[u64]) -> Result<u64, TrapKind> {
-    let round = mem.float_env().mode().apfloat();
-    let bits = match fpir::f80::eval_builtin(op, ty, args, round) {
+    let mode = mem.float_env().mode();
+    let bits = match fpir::f80::eval_builtin(op, ty, args, mode.apfloat()) {
         Some(bits) => bits,
-        None => crate::libm_f80::eval(mem, ty, args)?,
+        None if mem.float_env().is_native() => crate::libm_f80::eval(mem, ty, args)?,
+        None => {
+            let (bits, raised) =
+                crate::libm::under_host_mode(mode, || crate::libm_f80::eval(mem, ty, args));
+            let env = mem.float_env_mut();
+            env.set_raised(env.raised() | raised);
+            bits?
+        }
     };
     Ok(bits & ty.mask())
 }
