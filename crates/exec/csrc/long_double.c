@@ -1,7 +1,9 @@
 /* Calls of the host C library's long double functions (`sinl`, `powl`, ...), which
    Rust cannot declare (it has no 80-bit type): each takes the function's address
    (looked up with dlsym by `fpforge_exec::libm_f80`) and the operands as their 10 bytes,
-   and writes the result's 10 bytes. */
+   and writes the result's 10 bytes. `fpforge_ld_snprintf` is glibc's own formatting of
+   a long double, the reference of the printf model's tests. */
+#include <stdio.h>
 #include <string.h>
 
 typedef long double ld;
@@ -52,4 +54,8 @@ void fpforge_ld_modf(void *f, const unsigned char *a, unsigned char *ip, unsigne
   ld i = 0;
   put(out, ((ld(*)(ld, ld *))f)(get(a), &i));
   put(ip, i);
+}
+
+int fpforge_ld_snprintf(char *buf, unsigned long n, const char *fmt, const unsigned char *a) {
+  return snprintf(buf, n, fmt, get(a));
 }

@@ -9,6 +9,10 @@ use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
 use fpir::f80::{Evaluated, OtherHalf, MAX_ARGS};
+
+/// The most arguments an operation on extended values takes (`fmal`: the function and
+/// three extended operands of two registers each).
+pub use fpir::f80::MAX_ARGS as F80_MAX_ARGS;
 use fpir::{Builtin, F80Op, MathFn, MathShape, Type};
 
 /// Runs builtin `b` at type `ty` on arguments whose concrete bits are `bits` (0 past the
@@ -80,11 +84,8 @@ where
         }
         Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
         Builtin::F80(op) => {
-            // Both tiers pass these ops their up to seven words elsewhere; here the
-            // missing ones read as zero.
-            let mut words = [0u64; MAX_ARGS];
-            words[..bits.len()].copy_from_slice(&bits);
-            f80(sem, mem, op, ty, &words)?
+            let values = [value(0).clone(), value(1).clone(), value(2).clone()];
+            sem.f80(mem, op, ty, &values)?
         }
         Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
         Builtin::Terminate => return Err(TrapKind::Terminate),
@@ -99,34 +100,33 @@ where
     Ok(Some(result))
 }
 
-/// An operation on extended values (`long double`) on the concrete bits `args`, its
-/// result a constant to every semantics; `ty` is the call's result type.
+/// What the operation on extended values `op` gives on the concrete bits `args` of its
+/// arguments (0 past the last), for a call of result type `ty` (which half of an
+/// extended result, or the float or integer type of the others; see [`F80Op`]); see
+/// [`f80_evaluated`] for the rounding.
 ///
 /// Lowering computes an extended result with two calls on the same arguments, one per
 /// half, one after the other: the first keeps the half it does not return in `mem` (an
 /// [`OtherHalf`]), and the second returns it without computing the value again.
-pub(crate) fn f80<S: Semantics>(
-    sem: &mut S,
-    mem: &mut Memory,
-    op: F80Op,
-    ty: Type,
-    args: &[u64; MAX_ARGS],
-) -> Result<S::Value, TrapKind> {
+pub fn f80_concrete(mem: &mut Memory, op: F80Op, ty: Type, args: &[u64]) -> Result<u64, TrapKind> {
+    let mut words = [0u64; MAX_ARGS];
+    let n = args.len().min(MAX_ARGS);
+    words[..n].copy_from_slice(&args[..n]);
     let round = mem.float_env().mode().apfloat();
     let kept = mem.f80_half_mut().take();
-    let bits = match kept.and_then(|half| half.answer(op, ty, args, round)) {
+    let bits = match kept.and_then(|half| half.answer(op, ty, &words, round)) {
         Some(bits) => bits,
         None => {
-            let evaluated = f80_evaluated(mem, op, ty, args)?;
+            let evaluated = f80_evaluated(mem, op, ty, &words)?;
             if let Evaluated::Extended(x) = evaluated {
-                if keeps_other_half(mem, op, args) {
-                    *mem.f80_half_mut() = Some(OtherHalf::of(x, op, ty, args, round));
+                if keeps_other_half(mem, op, &words) {
+                    *mem.f80_half_mut() = Some(OtherHalf::of(x, op, ty, &words, round));
                 }
             }
             evaluated.for_result(ty)
         }
     };
-    Ok(sem.constant(ty, bits & ty.mask()))
+    Ok(bits & ty.mask())
 }
 
 /// Whether the call of the other half of `op`'s result on `args` may skip computing it:

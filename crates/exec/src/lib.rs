@@ -76,6 +76,7 @@ pub mod streams;
 pub mod trap;
 pub mod unwind;
 
+pub use builtin::{f80_concrete, F80_MAX_ARGS};
 pub use concrete::Concrete;
 pub use fenv::{EnvModel, FloatEnv};
 pub use finding::{Finding, FindingKey, FindingKind};

@@ -19,6 +19,13 @@ use crate::trap::TrapKind;
 use format::{Args, FormatError};
 use fpir::{LibcFn, Type};
 
+/// What the host's glibc prints for `snprintf(buf, n, fmt, x)` with `x` a `long double`
+/// (its one conversion an `L` one), or `None` when it fails: the reference the model's
+/// `%L` conversions are tested against (Rust cannot pass a `long double` to C itself).
+pub fn host_format_long_double(fmt: &std::ffi::CStr, x: fpir::f80::F80) -> Option<Vec<u8>> {
+    crate::libm_f80::host_format(fmt, x)
+}
+
 /// The name of an `errno` value, as `<errno.h>` spells it (`EDOM`, `ERANGE`, ...).
 pub fn errno_name(errno: i32) -> Option<&'static str> {
     Some(match errno {

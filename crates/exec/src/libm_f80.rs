@@ -11,7 +11,7 @@ use crate::memory::Memory;
 use crate::trap::TrapKind;
 use fpir::f80::{Evaluated, F80};
 use fpir::{MathFn, MathShape, Type};
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void, CStr};
 use std::sync::OnceLock;
 
 extern "C" {
@@ -22,6 +22,21 @@ extern "C" {
     fn fpforge_ld_to_int(f: *const c_void, kind: i32, a: *const u8) -> i64;
     fn fpforge_ld_frexp(f: *const c_void, a: *const u8, e: *mut i32, out: *mut u8);
     fn fpforge_ld_modf(f: *const c_void, a: *const u8, ip: *mut u8, out: *mut u8);
+    fn fpforge_ld_snprintf(buf: *mut u8, n: usize, fmt: *const c_char, a: *const u8) -> i32;
+}
+
+/// The host's `snprintf(buf, n, fmt, x)` of the one `long double` `x`: the bytes it
+/// writes (at most 8191), or `None` when it fails.
+pub(crate) fn host_format(fmt: &CStr, x: F80) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; 8192];
+    let bytes = x.to_le_bytes();
+    // SAFETY: the buffer is as long as passed, `fmt` is a C string and `bytes` the 10
+    // bytes the shim reads.
+    let n =
+        unsafe { fpforge_ld_snprintf(buf.as_mut_ptr(), buf.len(), fmt.as_ptr(), bytes.as_ptr()) };
+    let n = usize::try_from(n).ok().filter(|&n| n < buf.len())?;
+    buf.truncate(n);
+    Some(buf)
 }
 
 /// The C symbol of `f`'s `long double` version, when the C library has one.

@@ -13,7 +13,7 @@
 
 use crate::memory::Memory;
 use crate::trap::TrapKind;
-use fpir::{BranchSite, FloatPred, FloatTy, IntPred, MathCall, OpSite, Type};
+use fpir::{BranchSite, F80Op, FloatPred, FloatTy, IntPred, MathCall, OpSite, Type};
 
 /// The position of an input in the argument list of [`crate::Interpreter::call`]: scalar
 /// parameters and array elements, numbered in order (`f(double x, double *a /* 3 */, int n)`
@@ -197,6 +197,27 @@ pub trait Semantics {
         args: &[Self::Value],
         ret: Type,
     ) -> (Self::Value, Option<Self::Value>);
+
+    /// An operation on extended values (`long double`, see [`F80Op`]) of result type
+    /// `ty` on the argument values `args`. The default computes it on their concrete bits
+    /// ([`crate::f80_concrete`]) and makes the result a constant; a semantics with a
+    /// shadow of extended values overrides it (it may call [`crate::f80_concrete`] for
+    /// either half of the concrete result).
+    #[inline]
+    fn f80(
+        &mut self,
+        mem: &mut Memory,
+        op: F80Op,
+        ty: Type,
+        args: &[Self::Value],
+    ) -> Result<Self::Value, TrapKind> {
+        let mut bits = [0u64; crate::F80_MAX_ARGS];
+        for (b, a) in bits.iter_mut().zip(args) {
+            *b = self.concrete_bits(a);
+        }
+        let result = crate::f80_concrete(mem, op, ty, &bits)?;
+        Ok(self.constant(ty, result))
+    }
 
     /// `llvm.ctpop`.
     fn ctpop(&mut self, ty: Type, a: &Self::Value) -> Self::Value;

@@ -8,6 +8,8 @@
 //! - [`math`]: math functions in MPFR, with the documented fallbacks.
 //! - [`oracle`]: true functions (the mathematical function an entry computes) in MPFR,
 //!   recognized by C library, GSL and Cephes names.
+//! - [`x87`]: the x87 extended format (`long double`) in MPFR: exact values, rounding
+//!   at precision 64 in the x87 exponent range, errors in extended ulps.
 //! - [`metrics`]: relative, ulp and bits-lost errors against a [`HighValue`] reference,
 //!   and FPGen's precision-loss and cancellation checks.
 //!
@@ -31,6 +33,7 @@ pub mod math;
 pub mod metrics;
 pub mod oracle;
 pub mod semantics;
+pub mod x87;
 
 pub use metrics::{measure, ErrorMeasure, HighValue, Thresholds};
 pub use oracle::{Operand, TrueFunction};

@@ -162,7 +162,17 @@ pub fn measure(ty: FloatTy, computed: u64, reference: &HighValue) -> ErrorMeasur
 }
 
 pub(crate) fn measure_float(ty: FloatTy, computed: u64, reference: &Float) -> ErrorMeasure {
-    let c = exact(ty, computed, 64);
+    measure_exact(
+        &exact(ty, computed, 64),
+        reference,
+        precision_of(ty) as i32,
+        emin(ty),
+    )
+}
+
+/// The error of the exact value `c` of a format with `p` significand bits whose smallest
+/// normal is `2^(emin-1)` against `reference`.
+pub(crate) fn measure_exact(c: &Float, reference: &Float, p: i32, emin: i32) -> ErrorMeasure {
     if c.is_nan() || reference.is_nan() {
         return if c.is_nan() && reference.is_nan() {
             ErrorMeasure::ZERO
@@ -171,20 +181,19 @@ pub(crate) fn measure_float(ty: FloatTy, computed: u64, reference: &Float) -> Er
         };
     }
     if c.is_infinite() || reference.is_infinite() {
-        return if c == *reference {
+        return if *c == *reference {
             ErrorMeasure::ZERO
         } else {
             ErrorMeasure::INFINITE
         };
     }
     let prec = reference.prec().max(c.prec()) + 8;
-    let diff = Float::with_val(prec, &c - reference).abs();
+    let diff = Float::with_val(prec, c - reference).abs();
     if diff.is_zero() {
         return ErrorMeasure::ZERO;
     }
-    let p = precision_of(ty) as i32;
-    let e = reference.get_exp().unwrap_or(i32::MIN).max(emin(ty));
-    let min_normal = Float::with_val(prec, Float::u_exp(1, emin(ty) - 1));
+    let e = reference.get_exp().unwrap_or(i32::MIN).max(emin);
+    let min_normal = Float::with_val(prec, Float::u_exp(1, emin - 1));
     let denom = Float::with_val(prec, reference.abs_ref()).max(&min_normal);
     let rel = Float::with_val(prec, &diff / &denom).to_f64();
     let ulps = Float::with_val(prec, &diff >> (e - p)).to_f64();

@@ -20,11 +20,17 @@
 //!   outcome on the shadows differs from the concrete outcome marks its `i1`, and a branch
 //!   on such a value is recorded as a divergence.
 //!
-//! Memory keeps a shadow map `address -> (type, bits, value)`: a float store records its
-//! high-precision value, any store removes the entries it overlaps, a load takes the
-//! shadow only when the entry has the loaded type and its bits still equal the loaded
-//! bits (type-punned loads and stale cells see the rounded IEEE bits), `memcpy`/`memmove`
-//! move entries with the bytes and `memset` drops them.
+//! Extended values (`long double`) have their high-precision value on the
+//! significand's register and are rounded as the x87 rounds (`semantics/extended.rs`,
+//! [`crate::x87`]); their operations are builtins with no op site, so they have no
+//! [`SiteStats`].
+//!
+//! Memory keeps a shadow map `address -> (type, bits, value)`: a float store (or an
+//! extended value's significand) records its high-precision value, any store removes
+//! the entries it overlaps, a load takes the shadow only when the entry has the loaded
+//! type and its bits still equal the loaded bits (type-punned loads and stale cells see
+//! the rounded IEEE bits), `memcpy`/`memmove` move entries with the bytes and `memset`
+//! drops them.
 
 use crate::exactness;
 use crate::math::{self, Counterpart};
@@ -33,11 +39,13 @@ use fpforge_exec::memory::Memory;
 use fpforge_exec::trap::TrapKind;
 use fpforge_exec::{Concrete, InputSlot, Semantics};
 use fpir::{
-    BranchSite, FloatBinOp, FloatPred, FloatTy, IntPred, MathCall, MathShape, OpSite, Type,
+    BranchSite, F80Op, FloatBinOp, FloatPred, FloatTy, IntPred, MathCall, MathShape, OpSite, Type,
 };
 use rug::{Assign, Float};
 use std::collections::HashMap;
 use std::marker::PhantomData;
+
+mod extended;
 
 /// Arena index meaning "the value is exactly its IEEE bits".
 const EXACT: u32 = u32::MAX;
@@ -126,6 +134,9 @@ pub struct Mpfr<M: Mode> {
     prec: u32,
     arena: Vec<Float>,
     cells: HashMap<u64, Cell>,
+    /// The sign-and-exponent half of the concrete extended value each arena entry made
+    /// by an extended operation is the shadow of (see [`extended`]).
+    extended: HashMap<u32, u16>,
     site: Option<OpSite>,
     stats: Vec<SiteStats>,
     divergences: Vec<BranchSite>,
@@ -151,6 +162,7 @@ impl<M: Mode> Mpfr<M> {
             prec,
             arena: Vec::new(),
             cells: HashMap::new(),
+            extended: HashMap::new(),
             site: None,
             stats: Vec::new(),
             divergences: Vec::new(),
@@ -336,15 +348,21 @@ impl<M: Mode> Mpfr<M> {
         if a.hp == EXACT && b.hp == EXACT {
             return Concrete.fcmp(pred, ty, &a.bits, &b.bits) != 0;
         }
-        let x = self.hp(ty, a);
-        let y = self.hp(ty, b);
-        let (p, q) = match x.partial_cmp(&y) {
-            None => (f64::NAN, 0.0),
-            Some(std::cmp::Ordering::Less) => (0.0, 1.0),
-            Some(std::cmp::Ordering::Equal) => (0.0, 0.0),
-            Some(std::cmp::Ordering::Greater) => (1.0, 0.0),
-        };
-        fpir::eval::fcmp_f64(pred, p, q)
+        holds(pred, &self.hp(ty, a), &self.hp(ty, b))
+    }
+
+    /// The `i1` of a comparison whose outcome is `concrete` on the bits and `high` on the
+    /// high-precision values: the concrete one marked [`DIVERGED`] when they differ
+    /// (Shadow), the high-precision one (HighPrecision).
+    fn comparison(&self, concrete: bool, high: bool) -> MpValue {
+        if M::SHADOW {
+            MpValue {
+                bits: u64::from(concrete),
+                hp: if concrete == high { EXACT } else { DIVERGED },
+            }
+        } else {
+            MpValue::exact(u64::from(high))
+        }
     }
 
     /// `fptosi`/`fptoui` from the high-precision value when it truncates to an integer
@@ -354,18 +372,7 @@ impl<M: Mode> Mpfr<M> {
         if a.hp == EXACT {
             return None;
         }
-        let t = self.hp(ty, a).trunc();
-        let i = t.to_integer()?;
-        let w = to.bits().clamp(1, 64);
-        if signed {
-            let v = i.to_i64()?;
-            let lo = i64::MIN >> (64 - w);
-            let hi = i64::MAX >> (64 - w);
-            (lo..=hi).contains(&v).then(|| v as u64 & to.mask())
-        } else {
-            let v = i.to_u64()?;
-            (w == 64 || v >> w == 0).then_some(v)
-        }
+        int_of(self.hp(ty, a), to, signed)
     }
 
     fn int_to_float(&mut self, from: Type, to: Type, a: &MpValue, signed: bool) -> MpValue {
@@ -403,6 +410,32 @@ impl<M: Mode> Mpfr<M> {
         }
         let x = self.hp(fty, a);
         self.float_result(tty, || concrete, x)
+    }
+}
+
+/// Whether `fcmp pred` holds between the high-precision values `x` and `y`.
+fn holds(pred: FloatPred, x: &Float, y: &Float) -> bool {
+    let (p, q) = match x.partial_cmp(y) {
+        None => (f64::NAN, 0.0),
+        Some(std::cmp::Ordering::Less) => (0.0, 1.0),
+        Some(std::cmp::Ordering::Equal) => (0.0, 0.0),
+        Some(std::cmp::Ordering::Greater) => (1.0, 0.0),
+    };
+    fpir::eval::fcmp_f64(pred, p, q)
+}
+
+/// `x` truncated to an integer of type `to` (signed or unsigned), when it is one.
+fn int_of(x: Float, to: Type, signed: bool) -> Option<u64> {
+    let i = x.trunc().to_integer()?;
+    let w = to.bits().clamp(1, 64);
+    if signed {
+        let v = i.to_i64()?;
+        let lo = i64::MIN >> (64 - w);
+        let hi = i64::MAX >> (64 - w);
+        (lo..=hi).contains(&v).then(|| v as u64 & to.mask())
+    } else {
+        let v = i.to_u64()?;
+        (w == 64 || v >> w == 0).then_some(v)
     }
 }
 
@@ -448,6 +481,7 @@ impl<M: Mode> Semantics for Mpfr<M> {
     fn begin_run(&mut self) {
         self.arena.clear();
         self.cells.clear();
+        self.extended.clear();
         self.site = None;
         self.stats.clear();
         self.divergences.clear();
@@ -551,19 +585,8 @@ impl<M: Mode> Semantics for Mpfr<M> {
 
     fn fcmp(&mut self, pred: FloatPred, ty: FloatTy, a: &MpValue, b: &MpValue) -> MpValue {
         let high = self.hp_fcmp(pred, ty, a, b);
-        if M::SHADOW {
-            let concrete = Concrete.fcmp(pred, ty, &a.bits, &b.bits);
-            MpValue {
-                bits: concrete,
-                hp: if (concrete != 0) == high {
-                    EXACT
-                } else {
-                    DIVERGED
-                },
-            }
-        } else {
-            MpValue::exact(u64::from(high))
-        }
+        let concrete = M::SHADOW && Concrete.fcmp(pred, ty, &a.bits, &b.bits) != 0;
+        self.comparison(concrete, high)
     }
 
     fn fptrunc(&mut self, from: Type, to: Type, a: &MpValue) -> MpValue {
@@ -679,6 +702,16 @@ impl<M: Mode> Semantics for Mpfr<M> {
         result
     }
 
+    fn f80(
+        &mut self,
+        mem: &mut Memory,
+        op: F80Op,
+        ty: Type,
+        args: &[MpValue],
+    ) -> Result<MpValue, TrapKind> {
+        self.extended_op(mem, op, ty, args)
+    }
+
     fn load(&mut self, mem: &Memory, ty: Type, addr: u64) -> Result<MpValue, TrapKind> {
         let bits = mem.load(ty, addr)?;
         Ok(self.cell_value(ty, addr, bits))
@@ -700,7 +733,8 @@ impl<M: Mode> Semantics for Mpfr<M> {
             self.slot_addrs[i] = Some(addr);
         }
         self.forget(addr, u64::from(ty.bytes()));
-        if ty.as_float().is_some() && value.hp != EXACT && value.hp != DIVERGED {
+        // Floats and the significands of extended values are the registers with shadows.
+        if value.hp != EXACT && value.hp != DIVERGED {
             self.cells.insert(addr, Cell { ty, value: *value });
         }
         Ok(())

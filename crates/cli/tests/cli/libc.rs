@@ -19,16 +19,18 @@ fn native(source: &str, args: &[&str]) -> (String, String, i32) {
     (stdout(&out), stderr(&out), out.status.code().unwrap_or(-1))
 }
 
-#[test]
-fn printf_and_strings_match_the_native_build() {
-    let source = fixture("libc", "formats.c");
-    let (want_out, want_err, _) = native(&source, &["60"]);
-    let out = fpforge(&["run", &source, "-f", "main", "--json", "--", "60"]);
+/// Runs `main` of the fixture `name` with the one argument `arg` natively and under
+/// `fpforge run`, checks that the outputs are byte-identical (stdout at least
+/// `min_lines` lines) and returns the report.
+fn run_matches_native(name: &str, arg: &str, min_lines: usize) -> serde_json::Value {
+    let source = fixture("libc", name);
+    let (want_out, want_err, _) = native(&source, &[arg]);
+    let out = fpforge(&["run", &source, "-f", "main", "--json", "--", arg]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
     let got_out = report["stdout"].as_str().expect("stdout");
     assert!(
-        want_out.lines().count() > 2_500,
+        want_out.lines().count() > min_lines,
         "{}",
         want_out.lines().count()
     );
@@ -37,7 +39,20 @@ fn printf_and_strings_match_the_native_build() {
     }
     assert_eq!(got_out, want_out);
     assert_eq!(report["stderr"].as_str(), Some(want_err.as_str()));
+    report
+}
+
+#[test]
+fn printf_and_strings_match_the_native_build() {
+    let report = run_matches_native("formats.c", "60", 2_500);
     assert_eq!(report["exit_status"], 0);
+}
+
+/// `%Lf %Le %Lg %La` on x87 values, passed by `printf`, `sprintf`, `snprintf` and
+/// `fprintf` among other variable arguments.
+#[test]
+fn long_double_conversions_match_the_native_build() {
+    run_matches_native("long_double.c", "60", 1_700);
 }
 
 #[test]

@@ -736,14 +736,14 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
         }
     }
 
-    /// An operation on extended values: up to seven arguments, a constant result.
+    /// An operation on extended values: up to [`builtin::F80_MAX_ARGS`] arguments.
     #[cold]
     fn f80(&mut self, op: F80Op, ty: Type, args: &[Slot], d: Slot) -> Control {
-        let mut bits = [0u64; fpir::f80::MAX_ARGS];
-        for (x, &s) in bits.iter_mut().zip(args) {
-            *x = self.bits(s);
-        }
-        match builtin::f80(self.sem, self.mem, op, ty, &bits) {
+        // Every operation takes at least one argument; the first fills the unused places.
+        let n = args.len().min(builtin::F80_MAX_ARGS);
+        let values: [S::Value; builtin::F80_MAX_ARGS] =
+            std::array::from_fn(|k| self.regs.get(args[if k < n { k } else { 0 }]).clone());
+        match self.sem.f80(self.mem, op, ty, &values[..n]) {
             Ok(v) if d != NONE => self.set(d, v),
             Ok(_) => Control::Next,
             Err(kind) => self.trap(kind),

@@ -1,11 +1,13 @@
 //! glibc's `printf` formatting, byte for byte: conversions `d i u o x X c s p % f F e E g
 //! G a A`, flags `-+ #0`, widths and precisions (literal or `*`), length modifiers `hh h
-//! l ll q j z Z t`. Floats are converted exactly ([`Decimal`]: every digit of the binary
-//! value) and rounded as glibc rounds them in the run's rounding mode ([`format_in`]):
+//! l ll q j z Z t`, and `L` for an x87 `long double` (`%Lf %Le %Lg %La`). Floats are
+//! converted exactly ([`Decimal`]: every digit of the binary value) and rounded as glibc
+//! rounds them in the run's rounding mode ([`format_in`]):
 //! half to even to nearest, else toward the mode for the value's sign; Rust's own float
 //! formatting prints the shortest round-trip digits, which is not what C prints.
 
 use fpir::eval::RoundingMode;
+use fpir::f80::F80;
 use std::fmt;
 
 /// A conversion the model cannot format.
@@ -20,7 +22,8 @@ impl fmt::Display for Unsupported {
 
 /// Where `printf` takes its arguments from and how it reads strings.
 pub trait Args {
-    /// The next argument's bits (integers and pointers as 64 bits, a double as its bits);
+    /// The next argument's bits (integers and pointers as 64 bits, a double as its bits,
+    /// a `long double` as two arguments: its significand, then its sign and exponent);
     /// 0 past the last one.
     fn next(&mut self) -> u64;
     /// The bytes of the C string at `addr` (at most `max` of them), or the reason the
@@ -237,10 +240,14 @@ pub fn format_in(
             }
             b'%' => out.push(b'%'),
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
-                if length == Length::LongDouble {
-                    return Err(unsupported(&fmt[start..i]));
-                }
-                float(&mut out, &spec, conv, f64::from_bits(args.next()), mode);
+                let value = if length == Length::LongDouble {
+                    let sig = args.next();
+                    let se = args.next() as u16;
+                    FloatArg::extended(F80 { sig, se })
+                } else {
+                    FloatArg::double(f64::from_bits(args.next()))
+                };
+                float(&mut out, &spec, conv, &value, mode);
             }
             _ => out.extend_from_slice(&fmt[start..i]),
         }
@@ -357,54 +364,144 @@ fn pad(out: &mut Vec<u8>, spec: &Spec, prefix: &str, body: &[u8], zero: bool) {
     }
 }
 
-fn float(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: f64, mode: RoundingMode) {
+/// A floating-point argument of a conversion: its sign and magnitude.
+struct FloatArg {
+    negative: bool,
+    magnitude: Magnitude,
+}
+
+enum Magnitude {
+    Nan,
+    Infinite,
+    /// `mantissa * 2^e2`, and the digits `%a` prints.
+    Finite {
+        mantissa: u64,
+        e2: i32,
+        hex: Hex,
+    },
+}
+
+/// A magnitude as `%a` writes it before rounding: the leading hexadecimal digit, the
+/// fraction's digits and the binary exponent.
+struct Hex {
+    lead: u64,
+    digits: Vec<u8>,
+    exp: i64,
+}
+
+impl FloatArg {
+    fn double(x: f64) -> FloatArg {
+        let bits = x.to_bits();
+        let biased = (bits >> 52 & 0x7ff) as i32;
+        let fraction = bits & ((1 << 52) - 1);
+        let magnitude = match (biased, fraction) {
+            (0x7ff, 0) => Magnitude::Infinite,
+            (0x7ff, _) => Magnitude::Nan,
+            _ => {
+                // A double's `%a` leads with its integer bit and 13 digits of fraction.
+                let (lead, exp) = match (biased, fraction) {
+                    (0, 0) => (0, 0),
+                    (0, _) => (0, -1022),
+                    _ => (1, i64::from(biased) - 1023),
+                };
+                let (mantissa, e2) = if biased == 0 {
+                    (fraction, -1074)
+                } else {
+                    (fraction | 1 << 52, biased - 1075)
+                };
+                Magnitude::Finite {
+                    mantissa,
+                    e2,
+                    hex: Hex {
+                        lead,
+                        digits: nibbles(fraction << 12, 13),
+                        exp,
+                    },
+                }
+            }
+        };
+        FloatArg {
+            negative: x.is_sign_negative(),
+            magnitude,
+        }
+    }
+
+    /// An x87 value. glibc's `%La` leads with the significand's top four bits (so
+    /// `1.0L` is `0x8p-3`) and writes the other 60 as 15 digits.
+    fn extended(x: F80) -> FloatArg {
+        let biased = i32::from(x.se & 0x7fff);
+        let magnitude = if x.is_nan() || x.is_unsupported_encoding() {
+            Magnitude::Nan
+        } else if biased == 0x7fff {
+            Magnitude::Infinite
+        } else {
+            let e2 = biased.max(1) - 16383 - 63;
+            let exp = if x.sig == 0 { 0 } else { i64::from(e2) + 60 };
+            Magnitude::Finite {
+                mantissa: x.sig,
+                e2,
+                hex: Hex {
+                    lead: x.sig >> 60,
+                    digits: nibbles(x.sig << 4, 15),
+                    exp,
+                },
+            }
+        };
+        FloatArg {
+            negative: x.is_negative(),
+            magnitude,
+        }
+    }
+}
+
+/// The top `count` hexadecimal digits of `bits`.
+fn nibbles(bits: u64, count: usize) -> Vec<u8> {
+    (0..count)
+        .map(|k| (bits >> (60 - 4 * k) & 0xf) as u8)
+        .collect()
+}
+
+fn float(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: &FloatArg, mode: RoundingMode) {
     let spec = &Spec {
-        rounding: DigitRounding::of(mode, x.is_sign_negative()),
+        rounding: DigitRounding::of(mode, x.negative),
         ..*spec
     };
     let upper = conv.is_ascii_uppercase();
-    let sign = sign_text(x.is_sign_negative(), spec);
-    if !x.is_finite() {
-        let text = match (x.is_nan(), upper) {
-            (true, false) => "nan",
-            (true, true) => "NAN",
-            (false, false) => "inf",
-            (false, true) => "INF",
-        };
-        pad(out, spec, sign, text.as_bytes(), false);
-        return;
-    }
-    let (prefix, body) = match conv.to_ascii_lowercase() {
-        b'f' => (
-            sign.to_string(),
-            fixed(spec, x.abs(), spec.precision.unwrap_or(6)),
-        ),
-        b'e' => (
-            sign.to_string(),
-            exponent(spec, x.abs(), spec.precision.unwrap_or(6)),
-        ),
-        b'g' => (sign.to_string(), general(spec, x.abs())),
-        _ => {
-            let (hex, body) = hex_float(spec, x.abs());
-            (format!("{sign}{hex}"), body)
+    let sign = sign_text(x.negative, spec);
+    let (mantissa, e2, hex) = match &x.magnitude {
+        Magnitude::Finite { mantissa, e2, hex } => (*mantissa, *e2, hex),
+        special => {
+            let text = match (matches!(special, Magnitude::Nan), upper) {
+                (true, false) => "nan",
+                (true, true) => "NAN",
+                (false, false) => "inf",
+                (false, true) => "INF",
+            };
+            pad(out, spec, sign, text.as_bytes(), false);
+            return;
         }
     };
-    let body = if upper {
-        body.to_ascii_uppercase()
-    } else {
-        body
+    let exact = || Decimal::of_binary(mantissa, e2);
+    let precision = spec.precision.unwrap_or(6);
+    let (prefix, body) = match conv.to_ascii_lowercase() {
+        b'f' => (sign.to_string(), fixed(spec, exact(), precision)),
+        b'e' => (sign.to_string(), exponent(spec, exact(), precision)),
+        b'g' => (sign.to_string(), general(spec, exact())),
+        _ => {
+            let body = hex_float(spec, hex);
+            (format!("{sign}0x"), body)
+        }
     };
-    let prefix = if upper {
-        prefix.to_ascii_uppercase()
+    let (prefix, body) = if upper {
+        (prefix.to_ascii_uppercase(), body.to_ascii_uppercase())
     } else {
-        prefix
+        (prefix, body)
     };
     pad(out, spec, &prefix, body.as_bytes(), spec.zero && !spec.left);
 }
 
-/// `%f` of a non-negative finite `x` with `precision` fraction digits.
-fn fixed(spec: &Spec, x: f64, precision: usize) -> String {
-    let d = Decimal::of(x);
+/// `%f` of the exact magnitude `d` with `precision` fraction digits.
+fn fixed(spec: &Spec, d: Decimal, precision: usize) -> String {
     let keep = i64::from(d.point) + precision as i64;
     let d = d.rounded(keep, spec.rounding);
     let mut s = String::new();
@@ -424,9 +521,9 @@ fn fixed(spec: &Spec, x: f64, precision: usize) -> String {
     s
 }
 
-/// `%e` of a non-negative finite `x` with `precision` fraction digits.
-fn exponent(spec: &Spec, x: f64, precision: usize) -> String {
-    let d = Decimal::of(x).rounded(precision as i64 + 1, spec.rounding);
+/// `%e` of the exact magnitude `d` with `precision` fraction digits.
+fn exponent(spec: &Spec, d: Decimal, precision: usize) -> String {
+    let d = d.rounded(precision as i64 + 1, spec.rounding);
     let exp = if d.is_zero() { 0 } else { d.point - 1 };
     let mut s = String::new();
     s.push(d.digit(0));
@@ -441,12 +538,11 @@ fn exponent(spec: &Spec, x: f64, precision: usize) -> String {
     s
 }
 
-/// `%g` of a non-negative finite `x`.
-fn general(spec: &Spec, x: f64) -> String {
+/// `%g` of the exact magnitude `exact`.
+fn general(spec: &Spec, exact: Decimal) -> String {
     let p = spec.precision.unwrap_or(6).max(1);
-    let exact = Decimal::of(x);
     let exact_exp = i64::from(exact.point) - 1;
-    let d = exact.rounded(p as i64, spec.rounding);
+    let d = exact.clone().rounded(p as i64, spec.rounding);
     let exp = if d.is_zero() {
         0
     } else {
@@ -454,13 +550,13 @@ fn general(spec: &Spec, x: f64) -> String {
     };
     let carried = !d.is_zero() && exact_exp < exp;
     let mut s = if exp < p as i64 && exp >= -4 {
-        fixed(spec, x, (p as i64 - 1 - exp) as usize)
+        fixed(spec, exact, (p as i64 - 1 - exp) as usize)
     } else if spec.alt && carried && exp == p as i64 {
         // glibc 2.36 (printf_fp.c) drops the fraction's digits when rounding carries
         // the exponent up to the precision: `%#.2g` of 99.7 is `1.e+02`, not `1.0e+02`.
-        exponent(spec, x, 0)
+        exponent(spec, exact, 0)
     } else {
-        exponent(spec, x, p - 1)
+        exponent(spec, exact, p - 1)
     };
     if !spec.alt {
         let (mantissa, tail) = match s.find('e') {
@@ -477,21 +573,13 @@ fn general(spec: &Spec, x: f64) -> String {
     s
 }
 
-/// `%a` of a non-negative finite `x`: the `0x` prefix and the rest.
-fn hex_float(spec: &Spec, x: f64) -> (&'static str, String) {
-    let bits = x.to_bits();
-    let biased = (bits >> 52) as i64;
-    let fraction = bits & ((1 << 52) - 1);
-    let (mut lead, exp) = match (biased, fraction) {
-        (0, 0) => (0u64, 0i64),
-        (0, _) => (0, -1022),
-        _ => (1, biased - 1023),
-    };
-    let mut digits: Vec<u8> = (0..13)
-        .map(|k| ((fraction >> (48 - 4 * k)) & 0xf) as u8)
-        .collect();
+/// `%a` of a finite magnitude after the `0x` prefix.
+fn hex_float(spec: &Spec, hex: &Hex) -> String {
+    let (mut lead, mut exp) = (hex.lead, hex.exp);
+    let mut digits = hex.digits.clone();
+    let count = digits.len();
     match spec.precision {
-        Some(p) if p < 13 => {
+        Some(p) if p < count => {
             let rest = &digits[p..];
             let first = rest[0];
             let more = rest[1..].iter().any(|&d| d != 0);
@@ -518,6 +606,12 @@ fn hex_float(spec: &Spec, x: f64) -> (&'static str, String) {
                     }
                 }
             }
+            if lead == 16 {
+                // glibc's x87 `%La`: a leading `f` that carries becomes `1`, four
+                // binary places up.
+                lead = 1;
+                exp += 4;
+            }
         }
         Some(p) => digits.resize(p, 0),
         None => {
@@ -535,10 +629,10 @@ fn hex_float(spec: &Spec, x: f64) -> (&'static str, String) {
     }
     let sign = if exp < 0 { '-' } else { '+' };
     s.push_str(&format!("p{sign}{}", exp.unsigned_abs()));
-    ("0x", s)
+    s
 }
 
-/// The exact decimal expansion of a non-negative finite double: `0.DIGITS × 10^point`,
+/// The exact decimal expansion of a non-negative finite binary number: `0.DIGITS × 10^point`,
 /// with no leading or trailing zero digit (no digits for zero).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decimal {
@@ -549,14 +643,14 @@ pub struct Decimal {
 impl Decimal {
     /// The exact value of `x` (its sign ignored).
     pub fn of(x: f64) -> Decimal {
-        let bits = x.to_bits() & !(1 << 63);
-        let biased = (bits >> 52) as i32;
-        let fraction = bits & ((1 << 52) - 1);
-        let (mantissa, e2) = if biased == 0 {
-            (fraction, -1074)
-        } else {
-            (fraction | (1 << 52), biased - 1075)
-        };
+        match FloatArg::double(x).magnitude {
+            Magnitude::Finite { mantissa, e2, .. } => Decimal::of_binary(mantissa, e2),
+            _ => Decimal::of_binary(0, 0),
+        }
+    }
+
+    /// The exact value of `mantissa * 2^e2`.
+    pub fn of_binary(mantissa: u64, e2: i32) -> Decimal {
         if mantissa == 0 {
             return Decimal {
                 digits: Vec::new(),
@@ -707,7 +801,7 @@ mod tests {
 
     #[test]
     fn conversions_outside_the_model_are_named() {
-        for spec in ["%n", "%ls", "%Lf", "%lc"] {
+        for spec in ["%n", "%ls", "%lc"] {
             let mut args = SliceArgs::new(&[0], |_, _| Ok(Vec::new()));
             assert_eq!(
                 format(spec.as_bytes(), &mut args),

@@ -9,7 +9,9 @@ use crate::calls::{classify, BuiltinArgs, Constrained, Target};
 use crate::error::LowerError;
 use crate::layout::scalar;
 use either::Either;
-use fpir::{Builtin, Callee, CastOp, Const, InstKind, IntBinOp, IntPred, MathCall, Reg, Type};
+use fpir::{
+    Builtin, Callee, CastOp, Const, InstKind, IntBinOp, IntPred, LibcFn, MathCall, Reg, Type,
+};
 use llvm_ir::function::ParameterAttribute;
 use llvm_ir::instruction::{Call, InlineAssembly};
 use llvm_ir::terminator::Invoke;
@@ -112,8 +114,17 @@ impl<'c, 'm> FnLower<'c, 'm> {
             return Err(self.malformed("call through a non-function type"));
         };
         let external = self.external_target(call);
-        let f80_involved =
-            is_f80(result_type) || call.arguments.iter().any(|(a, _)| is_f80(&self.type_of(a)));
+        // `printf` and its kin take a `long double` as its two registers (significand,
+        // then sign and exponent), which the C library model's `%L` conversions read; the
+        // model has no stack to find it in, where x86-64 code would pass it.
+        let formats = matches!(
+            external,
+            Some((_, Target::Builtin(Builtin::Libc(f), _)))
+                if matches!(f, LibcFn::Printf | LibcFn::Fprintf | LibcFn::Sprintf | LibcFn::Snprintf)
+        );
+        let f80_involved = !formats
+            && (is_f80(result_type)
+                || call.arguments.iter().any(|(a, _)| is_f80(&self.type_of(a))));
         match external {
             Some((_, Target::Drop | Target::Forward)) => return Ok(()),
             Some((name, _)) if f80_involved => {
@@ -131,10 +142,10 @@ impl<'c, 'm> FnLower<'c, 'm> {
             _ => {}
         }
         let wide_result = wide_width(result_type);
-        let wide_args = call
-            .arguments
-            .iter()
-            .any(|(a, _)| wide_width(&self.type_of(a)).is_some());
+        let wide_args = call.arguments.iter().any(|(a, _)| {
+            let ty = self.type_of(a);
+            wide_width(&ty).is_some() && !(formats && is_f80(&ty))
+        });
         if let Some((name, _)) = external.filter(|_| wide_result.is_some() || wide_args) {
             // Only calls between defined functions pass limbs; an intrinsic or library
             // function on a wide integer (`llvm.ctpop.i128`) has no limb form here.
