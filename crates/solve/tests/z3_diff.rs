@@ -1041,6 +1041,8 @@ fn every_mode_and_format(
                     seed += 1;
                 }
             }
+            eprint!("{} {}: ", f.sort(), OPERATIONS[kind as usize]);
+            report(&t);
         }
         for _ in 0..formulas {
             let text = Gen::over(seed, &beside).script();
