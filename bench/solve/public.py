@@ -151,7 +151,8 @@ def run_one(cmd, timeout):
 
 def solver_cmd(name, path, args, py):
     if name == "fpforge":
-        return [args.exe, "solve", "--timeout", str(args.timeout), "--jobs", str(args.jobs), path]
+        jobs = ["--jobs", str(args.jobs)] if args.jobs != 1 else []
+        return [args.exe, "solve", "--timeout", str(args.timeout)] + jobs + [path]
     return [py, "-c", PEER_CODE[name].format(ms=int(args.timeout * 1000)), path]
 
 
