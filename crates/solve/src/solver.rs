@@ -14,7 +14,7 @@
 //! deadline cuts the run short.
 //!
 //! With [`SolveConfig::jobs`] at 2 or more, the backend takes its turns on a
-//! thread of its own from the start, running ahead of the other engines; the
+//! thread of its own from its first turn on, running ahead of the other engines; the
 //! portfolio waits for the backend's turn of a round only once that round's other
 //! engines have found nothing, and stops the thread when it answers. The turns and
 //! their order are those of one thread, so so is the answer: `--jobs` changes the
@@ -338,7 +338,7 @@ impl<'s> Solver<'s> {
         // evaluation costs ~1 us and a labeling node ~70 us, so the first round gives
         // about 1 ms to AVM, 0.5 ms each to ES and random, and 2 ms to labeling.
         let mut backend = if self.config.jobs > 1 {
-            Backend::Threaded(BackendThread::spawn(store, assertions, deadline))
+            Backend::Threaded(None)
         } else {
             Backend::Inline(None)
         };
@@ -416,8 +416,10 @@ enum Backend<'s> {
     /// In the portfolio's thread, when the portfolio reaches them; the circuits are
     /// built at the first turn.
     Inline(Option<Blast<'s>>),
-    /// Ahead, on a thread of their own.
-    Threaded(BackendThread),
+    /// Ahead, on a thread of their own, started at the first turn: started earlier,
+    /// it took the CPU the other engines need to decide FPSE's dichotomic paths (under
+    /// load, where one process's threads share its time, it doubled their wall time).
+    Threaded(Option<BackendThread>),
 }
 
 impl<'s> Backend<'s> {
@@ -431,7 +433,9 @@ impl<'s> Backend<'s> {
     ) -> Turn {
         match self {
             Backend::Inline(blast) => take_turn(store, assertions, blast, round, deadline, None),
-            Backend::Threaded(thread) => thread.next_turn(deadline),
+            Backend::Threaded(thread) => thread
+                .get_or_insert_with(|| BackendThread::spawn(store, assertions, deadline))
+                .next_turn(deadline),
         }
     }
 }
