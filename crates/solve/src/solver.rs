@@ -340,7 +340,7 @@ impl<'s> Solver<'s> {
         let mut backend = if self.config.jobs > 1 {
             Backend::Threaded(None)
         } else {
-            Backend::Inline(None)
+            Backend::Inline(Box::new(None))
         };
         let mut backend_retired = false;
         let mut round: u32 = 0;
@@ -415,7 +415,7 @@ struct Turn {
 enum Backend<'s> {
     /// In the portfolio's thread, when the portfolio reaches them; the circuits are
     /// built at the first turn.
-    Inline(Option<Blast<'s>>),
+    Inline(Box<Option<Blast<'s>>>),
     /// Ahead, on a thread of their own, started at the first turn: started earlier,
     /// it took the CPU the other engines need to decide FPSE's dichotomic paths (under
     /// load, where one process's threads share its time, it doubled their wall time).
@@ -432,7 +432,9 @@ impl<'s> Backend<'s> {
         deadline: Instant,
     ) -> Turn {
         match self {
-            Backend::Inline(blast) => take_turn(store, assertions, blast, round, deadline, None),
+            Backend::Inline(blast) => {
+                take_turn(store, assertions, blast.as_mut(), round, deadline, None)
+            }
             Backend::Threaded(thread) => thread
                 .get_or_insert_with(|| BackendThread::spawn(store, assertions, deadline))
                 .next_turn(deadline),
