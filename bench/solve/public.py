@@ -11,7 +11,7 @@ taken at) into a cache outside the repository:
 `run` answers every cached file with each solver under one time limit and prints the
 issue's table (solved / wrong / unknown / error per solver) and a per-family table:
 
-    python3 bench/solve/public.py run --timeout 10 [--exe target/release/fpforge]
+    python3 bench/solve/public.py run --timeout 10 [--exe target/release/fpforge] [--jobs 2]
 
 Z3, Bitwuzla and cvc5 come from PyPI (`z3-solver`, `bitwuzla`, `cvc5`) in the venv that
 run.py uses. A file's expected answer is its `(set-info :status ...)`, or else the answer
@@ -151,7 +151,8 @@ def run_one(cmd, timeout):
 
 def solver_cmd(name, path, args, py):
     if name == "fpforge":
-        return [args.exe, "solve", "--timeout", str(args.timeout), path]
+        jobs = ["--jobs", str(args.jobs)] if args.jobs != 1 else []
+        return [args.exe, "solve", "--timeout", str(args.timeout)] + jobs + [path]
     return [py, "-c", PEER_CODE[name].format(ms=int(args.timeout * 1000)), path]
 
 
@@ -194,6 +195,12 @@ def print_tables(results, solvers):
         times = [a[s]["time"] for a in results.values() if s in a and a[s]["status"] in ("sat", "unsat")]
         med = f"{statistics.median(times):.2f}" if times else "-"
         print(f"| {s} | {c['solved']} | {c['wrong']} | {c['unknown']} | {c['error']} | {med} |")
+    both = [a for a in results.values()
+            if all(s in a and a[s]["status"] in ("sat", "unsat") for s in ("fpforge", "bitwuzla"))]
+    if both:
+        print(f"\non the {len(both)} files fpforge and bitwuzla both solve, median time: "
+              + ", ".join(f"{s} {statistics.median(a[s]['time'] for a in both):.3f} s"
+                          for s in ("fpforge", "bitwuzla")))
     print("\n| family | files | " + " | ".join(f"{s} solved/wrong/error" for s in solvers) + " |")
     print("|---|---|" + "---|" * len(solvers))
     for fam in sorted(fams):
@@ -238,6 +245,7 @@ def main():
     r = sub.add_parser("run", help="run the solvers and print the tables")
     r.add_argument("--timeout", type=float, default=10.0)
     r.add_argument("--exe", default=os.path.join(ROOT, "target", "release", "fpforge"))
+    r.add_argument("--jobs", type=int, default=1, help="fpforge solve --jobs (portfolio threads)")
     r.add_argument("--only", action="append", choices=["fpforge"] + PEERS,
                    help="re-run only these solvers (others come from the stored results)")
     t = sub.add_parser("table", help="print the tables from stored results")

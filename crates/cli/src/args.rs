@@ -564,6 +564,11 @@ pub struct SolveArgs {
     /// `; unsat (bit-precise)`, `; unsat (intervals)`, `; sat (search)`, `; sat (bit-precise)`.
     #[arg(long)]
     pub method: bool,
+    /// Threads of the portfolio: from 2 on, the bit-precise backend runs on a thread of
+    /// its own, ahead of the other engines. The answer, model and method are the same
+    /// for every value; only the time changes.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

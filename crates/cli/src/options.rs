@@ -1029,7 +1029,8 @@ impl TryFrom<SolveArgs> for SolveOptions {
                 .with_fitness(fitness)
                 .with_seed(args.seed)
                 .with_stats(args.stats)
-                .with_method(args.method),
+                .with_method(args.method)
+                .with_jobs(in_range("--jobs", args.jobs, 1, MAX_JOBS)?),
         })
     }
 }

@@ -160,6 +160,10 @@ pub struct SolveConfig {
     pub indirect_epsilon: f64,
     /// Labeling's variable choice. Default: [`VarOrder::LargestFirst`].
     pub var_order: VarOrder,
+    /// Threads of the portfolio: from 2 on, the bit-precise backend takes its turns
+    /// ahead on a thread of its own; the answer, its model and its method are the same
+    /// for every value (see [`solver`]). Default: 1.
+    pub jobs: usize,
 }
 
 impl Default for SolveConfig {
@@ -174,6 +178,7 @@ impl Default for SolveConfig {
             direct_epsilon: 0.0,
             indirect_epsilon: 0.1,
             var_order: VarOrder::LargestFirst,
+            jobs: 1,
         }
     }
 }
@@ -212,6 +217,11 @@ impl SolveConfig {
     /// Sets [`SolveConfig::var_order`].
     pub fn with_var_order(mut self, var_order: VarOrder) -> Self {
         self.var_order = var_order;
+        self
+    }
+    /// Sets [`SolveConfig::jobs`].
+    pub fn with_jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs;
         self
     }
     /// Sets [`SolveConfig::direct_epsilon`] and [`SolveConfig::indirect_epsilon`].

@@ -7,12 +7,18 @@
 //! search, labeling and, from the seventh round on, the bit-precise backend
 //! ([`crate::bitblast`]) in work budgets (evaluations, labeling nodes, SAT
 //! conflicts) that double each round (AVM, labeling and the SAT solver resume
-//! where they stopped), all under one deadline; the first definite answer wins.
-//! There is no `--jobs` for `solve`: the engines share one thread by these
-//! budgets. The backend skips its turn while its time exceeds half the other
-//! engines' (so the schedule of the bit-precise turns depends on timing; the
-//! other engines' depends on the seed only, so without the backend's answer the
-//! same seed gives the same answer unless the deadline cuts the run short).
+//! where they stopped), all under one deadline. Within a round the engines'
+//! results are taken in that fixed order, the backend's last; the first definite
+//! one wins. The schedule is one of work, never of time, so the same query and
+//! seed give the same answer, model and method whatever the load, unless the
+//! deadline cuts the run short.
+//!
+//! With [`SolveConfig::jobs`] at 2 or more, the backend takes its turns on a
+//! thread of its own from its first turn on, running ahead of the other engines; the
+//! portfolio waits for the backend's turn of a round only once that round's other
+//! engines have found nothing, and stops the thread when it answers. The turns and
+//! their order are those of one thread, so so is the answer: `--jobs` changes the
+//! time taken only.
 //!
 //! Queries on a store with a float of any other format than binary32 and
 //! binary64 go to the bit-precise backend alone, whatever the configured
@@ -28,6 +34,9 @@
 //! decided.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::bitblast::{Blast, GaveUp, Verdict};
@@ -241,9 +250,7 @@ impl<'s> Solver<'s> {
         out
     }
 
-    /// Runs the bit-precise backend on `conflicts` more conflicts. A model the
-    /// evaluator rejects (it rests on an out-of-range `fp.to_sbv`/`fp.to_ubv`) makes
-    /// the backend look on for models without such results, on the same budget.
+    /// Runs the bit-precise backend on `conflicts` more conflicts (see [`run_backend`]).
     fn bit_precise(
         &mut self,
         blast: &mut Blast<'_>,
@@ -252,17 +259,7 @@ impl<'s> Solver<'s> {
         deadline: Instant,
     ) -> Verdict {
         let start = Instant::now();
-        let mut verdict = blast.run(conflicts, deadline);
-        while let Verdict::Sat(m) = &verdict {
-            if satisfying_choice(self.store, assertions, m).is_some() {
-                break;
-            }
-            verdict = if blast.avoid_open_results() {
-                blast.run(conflicts, deadline)
-            } else {
-                Verdict::Unknown(GaveUp::OnlyOpenResults)
-            };
-        }
+        let verdict = run_backend(self.store, assertions, blast, conflicts, deadline);
         self.stats.bitblast_time += start.elapsed();
         if matches!(verdict, Verdict::Sat(_) | Verdict::Unsat) {
             self.stats.winner = Some(BIT_PRECISE);
@@ -340,12 +337,12 @@ impl<'s> Solver<'s> {
         // depends on the seed only, never on timing. Measured on bench/solve: an
         // evaluation costs ~1 us and a labeling node ~70 us, so the first round gives
         // about 1 ms to AVM, 0.5 ms each to ES and random, and 2 ms to labeling.
-        // The bit-precise backend joins from the seventh round (the others' first six
-        // take ~0.3 s and decide FPSE's dichotomic paths: from the third round the
-        // backend's turns cost the slowest of them their 1 s) with 2048 SAT conflicts
-        // (1-100 us each, by the circuits' size), its circuits built at its first turn.
-        let mut blast: Option<Blast<'_>> = None;
-        let mut blast_retired = false;
+        let mut backend = if self.config.jobs > 1 {
+            Backend::Threaded(None)
+        } else {
+            Backend::Inline(Box::new(None))
+        };
+        let mut backend_retired = false;
         let mut round: u32 = 0;
         while Instant::now() < deadline {
             let budget = |base: u64| base.saturating_mul(1u64 << round.min(40));
@@ -373,25 +370,21 @@ impl<'s> Solver<'s> {
                 LabelOutcome::Unsat => return Answer::Unsat,
                 LabelOutcome::Unknown => {}
             }
-            // The backend's time stays below half the other engines': on queries its
-            // circuits make hard, search and labeling keep the pace they had alone.
-            let others = self.stats.search_time + self.stats.interval_time;
-            let its_turn = self.stats.bitblast_time <= others / 2;
-            if round >= FIRST_BIT_PRECISE_ROUND && !blast_retired && its_turn {
-                let start = Instant::now();
-                let b = blast.get_or_insert_with(|| Blast::new(store, assertions));
-                self.stats.bitblast_time += start.elapsed();
-                let conflicts =
-                    budget(2048 << FIRST_BIT_PRECISE_ROUND) >> (2 * FIRST_BIT_PRECISE_ROUND);
-                match self.bit_precise(b, assertions, conflicts, deadline) {
-                    Verdict::Sat(m) => return Answer::Sat(m),
+            if round >= FIRST_BIT_PRECISE_ROUND && !backend_retired {
+                let turn = backend.turn(store, assertions, round, deadline);
+                self.stats.bitblast_time += turn.time;
+                match turn.verdict {
+                    Verdict::Sat(m) => {
+                        self.stats.winner = Some(BIT_PRECISE);
+                        return Answer::Sat(m);
+                    }
                     Verdict::Unsat => {
                         return self.confirm_unsat(&mut lab, assertions, budget(32), deadline)
                     }
                     Verdict::Unknown(GaveUp::Timeout) => {}
                     // Models rest on results SMT-LIB leaves open, or an operator has no
                     // circuit: the other engines go on alone.
-                    Verdict::Unknown(_) => blast_retired = true,
+                    Verdict::Unknown(_) => backend_retired = true,
                 }
             }
             round += 1;
@@ -400,15 +393,163 @@ impl<'s> Solver<'s> {
     }
 }
 
+/// The round from which the portfolio takes the bit-precise backend's verdicts. The
+/// other engines' first six rounds take ~0.3 s and decide FPSE's dichotomic paths;
+/// with one thread, turns from the third round on cost the slowest of them their 1 s
+/// (the circuits of a path of double multiplications and divisions take longer to
+/// build than the other engines take to answer).
+const FIRST_BIT_PRECISE_ROUND: u32 = 6;
+
+/// SAT conflicts of the backend's turn in round 0 (its budget doubles each round, as
+/// the other engines' do): 2048 in the seventh round, 1-100 us each by the circuits'
+/// size.
+const BIT_PRECISE_CONFLICTS: u64 = 32;
+
+/// One turn of the bit-precise backend and the time it took.
+struct Turn {
+    verdict: Verdict,
+    time: Duration,
+}
+
+/// Where the portfolio's bit-precise turns run.
+enum Backend<'s> {
+    /// In the portfolio's thread, when the portfolio reaches them; the circuits are
+    /// built at the first turn.
+    Inline(Box<Option<Blast<'s>>>),
+    /// Ahead, on a thread of their own, started at the first turn: started earlier,
+    /// it took the CPU the other engines need to decide FPSE's dichotomic paths (under
+    /// load, where one process's threads share its time, it doubled their wall time).
+    Threaded(Option<BackendThread>),
+}
+
+impl<'s> Backend<'s> {
+    /// The backend's turn of `round`.
+    fn turn(
+        &mut self,
+        store: &'s TermStore,
+        assertions: &[TermId],
+        round: u32,
+        deadline: Instant,
+    ) -> Turn {
+        match self {
+            Backend::Inline(blast) => {
+                take_turn(store, assertions, blast.as_mut(), round, deadline, None)
+            }
+            Backend::Threaded(thread) => thread
+                .get_or_insert_with(|| BackendThread::spawn(store, assertions, deadline))
+                .next_turn(deadline),
+        }
+    }
+}
+
+/// The backend's turns from [`FIRST_BIT_PRECISE_ROUND`] on, taken one after another on
+/// a thread of their own (on a copy of the store), each sent when done. Dropping this
+/// stops the thread: its answer is no longer wanted.
+struct BackendThread {
+    turns: Receiver<Turn>,
+    stop: Arc<AtomicBool>,
+}
+
+impl BackendThread {
+    fn spawn(store: &TermStore, assertions: &[TermId], deadline: Instant) -> BackendThread {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (sender, turns) = mpsc::channel();
+        let (store, assertions, flag) = (store.clone(), assertions.to_vec(), stop.clone());
+        std::thread::spawn(move || {
+            let mut blast = None;
+            for round in FIRST_BIT_PRECISE_ROUND.. {
+                if flag.load(Ordering::Relaxed) || Instant::now() >= deadline {
+                    return;
+                }
+                let turn = take_turn(
+                    &store,
+                    &assertions,
+                    &mut blast,
+                    round,
+                    deadline,
+                    Some(&flag),
+                );
+                let last = !matches!(turn.verdict, Verdict::Unknown(GaveUp::Timeout));
+                if sender.send(turn).is_err() || last {
+                    return;
+                }
+            }
+        });
+        BackendThread { turns, stop }
+    }
+
+    /// The next turn, waiting for it until `deadline` (then a time-out).
+    fn next_turn(&self, deadline: Instant) -> Turn {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        self.turns.recv_timeout(wait).unwrap_or(Turn {
+            verdict: Verdict::Unknown(GaveUp::Timeout),
+            time: Duration::ZERO,
+        })
+    }
+}
+
+impl Drop for BackendThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The backend's turn of `round` on `blast`, whose circuits are built at the first
+/// turn (to stop when `interrupt` is raised, if given).
+fn take_turn<'s>(
+    store: &'s TermStore,
+    assertions: &[TermId],
+    blast: &mut Option<Blast<'s>>,
+    round: u32,
+    deadline: Instant,
+    interrupt: Option<&Arc<AtomicBool>>,
+) -> Turn {
+    let start = Instant::now();
+    let blast = blast.get_or_insert_with(|| {
+        let mut blast = Blast::new(store, assertions);
+        if let Some(flag) = interrupt {
+            blast.interrupt_when(Arc::clone(flag));
+        }
+        blast
+    });
+    let conflicts = BIT_PRECISE_CONFLICTS.saturating_mul(1u64 << round.min(40));
+    let verdict = run_backend(store, assertions, blast, conflicts, deadline);
+    Turn {
+        verdict,
+        time: start.elapsed(),
+    }
+}
+
+/// Runs the bit-precise backend on `conflicts` more conflicts. A model the evaluator
+/// rejects (it rests on an out-of-range `fp.to_sbv`/`fp.to_ubv`) makes the backend
+/// look on for models without such results, on the same budget.
+fn run_backend(
+    store: &TermStore,
+    assertions: &[TermId],
+    blast: &mut Blast<'_>,
+    conflicts: u64,
+    deadline: Instant,
+) -> Verdict {
+    let mut verdict = blast.run(conflicts, deadline);
+    while let Verdict::Sat(m) = &verdict {
+        if satisfying_choice(store, assertions, m).is_some() {
+            break;
+        }
+        verdict = if blast.avoid_open_results() {
+            blast.run(conflicts, deadline)
+        } else {
+            Verdict::Unknown(GaveUp::OnlyOpenResults)
+        };
+    }
+    verdict
+}
+
 /// Whether every term of the store has a sort of the host formats (or no float
 /// sort): the interval domain and search give every term of the store a domain
 /// or a value, not only those of the assertions' cone.
 fn host_formats_only(store: &TermStore) -> bool {
     (0..store.len() as u32).all(|t| store.sort(TermId(t)).is_host())
 }
-
-/// The round from which the portfolio runs the bit-precise backend.
-const FIRST_BIT_PRECISE_ROUND: u32 = 6;
 
 /// Gives the search engines the float ranges propagation found at the root.
 fn seed_bounds(store: &TermStore, obj: &mut Objective<'_>, root: &Doms) {

@@ -23,6 +23,12 @@
 //! Float128, (_ FloatingPoint 3 5) and (_ FloatingPoint 4 7), with Float32 beside
 //! each for conversions.
 //!
+//! `z3_differential_every_mode_and_format` (ignored by default) runs the grid: each
+//! kind of one-operation query x each rounding mode x each format of the generator
+//! (Float16, Float32, Float64, Float128, (_ FloatingPoint 3 5), (_ FloatingPoint 4 7)),
+//! 14 queries a cell, plus 650 random formulas per format: 10,130 queries.
+//! `z3_differential_every_mode_and_format_small` runs one query a cell.
+//!
 //! Beside the random formulas, one script per form of the theory that once got a wrong
 //! answer (rounding-mode constants, equalities and `ite`s over modes, ...) must be
 //! decided by fpforge and agree with Z3.
@@ -47,6 +53,29 @@ struct Gen {
 }
 
 const MODES: [&str; 5] = ["RNE", "RNA", "RTP", "RTN", "RTZ"];
+
+/// The kinds of one-operation queries, by [`Gen::operation_of`]'s index (`fp.rem`,
+/// `fp.min` and `fp.max` take no mode; `fp.rem` is not drawn over Float128).
+const OPERATIONS: [&str; 15] = [
+    "fp.add",
+    "fp.sub",
+    "fp.mul",
+    "fp.div",
+    "fp.fma",
+    "fp.sqrt",
+    "fp.roundToIntegral",
+    "fp.rem",
+    "fp.min/fp.max",
+    "to_fp of a float",
+    "to_fp/to_fp_unsigned of a bit-vector",
+    "fp.to_sbv/fp.to_ubv",
+    "to_fp of a rational",
+    "to_fp of a negative decimal",
+    "fp.mul of a square",
+];
+
+/// Every format the generator has.
+const FORMATS: [Fmt; 6] = [FLOAT16, FLOAT32, FLOAT64, FLOAT128, TINY, SMALL];
 
 /// A floating-point format `(_ FloatingPoint eb sb)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,10 +213,18 @@ impl Gen {
         } else {
             FLOAT64
         };
-        let (sort, es) = (&f.sort(), &f.eb_sb());
         let rm = MODES[self.rng.gen_range(0..5)];
-        let (a, b, c) = (self.operand(f), self.operand(f), self.operand(f));
-        let (op, zsort) = match self.rng.gen_range(0..15) {
+        let operands = [self.operand(f), self.operand(f), self.operand(f)];
+        let kind = self.rng.gen_range(0..OPERATIONS.len() as u32);
+        self.operation_of(kind, f, rm, operands)
+    }
+
+    /// The one-operation query of kind `kind` (an index of [`OPERATIONS`]) over `f` in
+    /// mode `rm` on `operands` (the first one, two or three, by the operation's arity).
+    fn operation_of(&mut self, kind: u32, f: Fmt, rm: &str, operands: [String; 3]) -> String {
+        let (sort, es) = (&f.sort(), &f.eb_sb());
+        let [a, b, c] = operands;
+        let (op, zsort) = match kind {
             0 => (format!("(fp.add {rm} {a} {b})"), sort.to_string()),
             1 => (format!("(fp.sub {rm} {a} {b})"), sort.to_string()),
             2 => (format!("(fp.mul {rm} {a} {b})"), sort.to_string()),
@@ -569,16 +606,7 @@ fn differential_of(
     let solve_cfg = SolveConfig::default()
         .with_timeout(timeout)
         .with_strategy(strategy);
-    let mut t = Tally {
-        agree: 0,
-        ours_unknown: 0,
-        only_z3_decided: 0,
-        z3_unknown: 0,
-        sat: 0,
-        unsat: 0,
-        ours_time: Duration::ZERO,
-        z3_time: Duration::ZERO,
-    };
+    let mut t = Tally::new();
     for seed in first_seed..first_seed + count {
         let mut gen = Gen::over(seed, formats);
         let text = if seed % 2 == 0 {
@@ -586,54 +614,90 @@ fn differential_of(
         } else {
             gen.script()
         };
-        if std::env::var_os("FPFORGE_DIFF_VERBOSE").is_some() {
-            eprintln!("seed {seed}:\n{text}");
-        }
-        let t0 = Instant::now();
-        let (ours, out) = run_ours(&text, &solve_cfg);
-        let t1 = Instant::now();
-        let z3 = z3_check(&ctx, &text, z3_ms);
-        t.z3_time += t1.elapsed();
-        t.ours_time += t1 - t0;
-        if std::env::var_os("FPFORGE_DIFF_VERBOSE").is_some() {
-            eprintln!(
-                "seed {seed}: ours {:?} {:?}, z3 {:?} {:?}",
-                ours.answers,
-                t1 - t0,
-                z3,
-                t1.elapsed()
-            );
-        }
-        let ours = ours.answers[0];
-        match (ours, z3) {
-            (Status::Sat, SatResult::Unsat) | (Status::Unsat, SatResult::Sat) => {
-                panic!("seed {seed}: fpforge says {ours}, z3 says {z3:?}\n{text}\n{out}")
-            }
-            (Status::Unknown, SatResult::Unknown) => t.ours_unknown += 1,
-            (Status::Unknown, _) => {
-                t.ours_unknown += 1;
-                t.only_z3_decided += 1;
-            }
-            (_, SatResult::Unknown) => t.z3_unknown += 1,
-            (Status::Sat, _) => {
-                t.agree += 1;
-                t.sat += 1;
-            }
-            (Status::Unsat, _) => {
-                t.agree += 1;
-                t.unsat += 1;
-            }
-        }
-        if ours == Status::Sat {
-            let check = format!("{text}{}", model_assertions(&out));
-            let r = z3_check(&ctx, &check, 10_000);
-            assert!(
-                r != SatResult::Unsat,
-                "seed {seed}: z3 rejects our model\n{check}"
-            );
-        }
+        judge(&mut t, &ctx, &solve_cfg, seed, &text, z3_ms);
     }
     t
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            agree: 0,
+            ours_unknown: 0,
+            only_z3_decided: 0,
+            z3_unknown: 0,
+            sat: 0,
+            unsat: 0,
+            ours_time: Duration::ZERO,
+            z3_time: Duration::ZERO,
+        }
+    }
+
+    fn queries(&self) -> u32 {
+        self.agree + self.ours_unknown + self.z3_unknown
+    }
+
+    fn absorb(&mut self, o: &Tally) {
+        self.agree += o.agree;
+        self.ours_unknown += o.ours_unknown;
+        self.only_z3_decided += o.only_z3_decided;
+        self.z3_unknown += o.z3_unknown;
+        self.sat += o.sat;
+        self.unsat += o.unsat;
+        self.ours_time += o.ours_time;
+        self.z3_time += o.z3_time;
+    }
+}
+
+/// Sends `text` (query `seed`) to fpforge and to Z3 and counts the answers in `t`.
+/// Panics on a sat/unsat disagreement or on an fpforge model Z3 rejects.
+fn judge(t: &mut Tally, ctx: &Context, solve_cfg: &SolveConfig, seed: u64, text: &str, z3_ms: u32) {
+    if std::env::var_os("FPFORGE_DIFF_VERBOSE").is_some() {
+        eprintln!("seed {seed}:\n{text}");
+    }
+    let t0 = Instant::now();
+    let (ours, out) = run_ours(text, solve_cfg);
+    let t1 = Instant::now();
+    let z3 = z3_check(ctx, text, z3_ms);
+    t.z3_time += t1.elapsed();
+    t.ours_time += t1 - t0;
+    if std::env::var_os("FPFORGE_DIFF_VERBOSE").is_some() {
+        eprintln!(
+            "seed {seed}: ours {:?} {:?}, z3 {:?} {:?}",
+            ours.answers,
+            t1 - t0,
+            z3,
+            t1.elapsed()
+        );
+    }
+    let ours = ours.answers[0];
+    match (ours, z3) {
+        (Status::Sat, SatResult::Unsat) | (Status::Unsat, SatResult::Sat) => {
+            panic!("seed {seed}: fpforge says {ours}, z3 says {z3:?}\n{text}\n{out}")
+        }
+        (Status::Unknown, SatResult::Unknown) => t.ours_unknown += 1,
+        (Status::Unknown, _) => {
+            t.ours_unknown += 1;
+            t.only_z3_decided += 1;
+        }
+        (_, SatResult::Unknown) => t.z3_unknown += 1,
+        (Status::Sat, _) => {
+            t.agree += 1;
+            t.sat += 1;
+        }
+        (Status::Unsat, _) => {
+            t.agree += 1;
+            t.unsat += 1;
+        }
+    }
+    if ours == Status::Sat {
+        let check = format!("{text}{}", model_assertions(&out));
+        let r = z3_check(ctx, &check, 10_000);
+        assert!(
+            r != SatResult::Unsat,
+            "seed {seed}: z3 rejects our model\n{check}"
+        );
+    }
 }
 
 /// The answer fpforge gives to `script` (declarations and assertions, no `check-sat`):
@@ -927,6 +991,111 @@ fn z3_differential_formats_2k() {
         env_or("FPFORGE_DIFF_SEED", 3_000_000),
         10_000,
     );
+}
+
+/// The formats named in `FPFORGE_DIFF_FORMATS` (`eb:sb` pairs, comma-separated), or
+/// every format of the generator.
+fn formats_from_env() -> Vec<Fmt> {
+    let Ok(names) = std::env::var("FPFORGE_DIFF_FORMATS") else {
+        return FORMATS.to_vec();
+    };
+    names
+        .split(',')
+        .map(|name| {
+            FORMATS
+                .into_iter()
+                .find(|f| format!("{}:{}", f.eb, f.sb) == name.trim())
+                .unwrap_or_else(|| panic!("no format {name} in the generator"))
+        })
+        .collect()
+}
+
+/// Every kind of one-operation query ([`OPERATIONS`]) under every rounding mode over
+/// each of `formats`, `per_cell` queries a cell on fresh special or random operands,
+/// then `formulas` random formulas per format (Float32 beside it for conversions, or
+/// Float64 beside Float32), query seeds from `first_seed` on. Panics on the first
+/// disagreement with Z3 or model Z3 rejects; returns each format's tally.
+fn every_mode_and_format(
+    formats: &[Fmt],
+    per_cell: u64,
+    formulas: u64,
+    first_seed: u64,
+) -> Vec<(Fmt, Tally)> {
+    let ctx = Context::new(&Config::new());
+    let solve_cfg = SolveConfig::default().with_timeout(Duration::from_secs(10));
+    let mut seed = first_seed;
+    let mut tallies = Vec::new();
+    for &f in formats {
+        let beside = [f, if f == FLOAT32 { FLOAT64 } else { FLOAT32 }];
+        let mut t = Tally::new();
+        for kind in 0..OPERATIONS.len() as u32 {
+            if OPERATIONS[kind as usize] == "fp.rem" && !f.has_rem() {
+                continue;
+            }
+            for rm in MODES {
+                for _ in 0..per_cell {
+                    let mut gen = Gen::over(seed, &beside);
+                    let operands = [gen.operand(f), gen.operand(f), gen.operand(f)];
+                    let text = gen.operation_of(kind, f, rm, operands);
+                    judge(&mut t, &ctx, &solve_cfg, seed, &text, 10_000);
+                    seed += 1;
+                }
+            }
+            eprint!("{} {}: ", f.sort(), OPERATIONS[kind as usize]);
+            report(&t);
+        }
+        for _ in 0..formulas {
+            let text = Gen::over(seed, &beside).script();
+            judge(&mut t, &ctx, &solve_cfg, seed, &text, 5_000);
+            seed += 1;
+        }
+        eprint!("{}: {} queries: ", f.sort(), t.queries());
+        report(&t);
+        tallies.push((f, t));
+    }
+    tallies
+}
+
+/// The differential over every operation x every mode x every format (issue 19):
+/// 14 queries a cell and 650 random formulas a format give 10,130 queries by default
+/// (`FPFORGE_DIFF_PER_CELL`, `FPFORGE_DIFF_FORMULAS`, `FPFORGE_DIFF_SEED`,
+/// `FPFORGE_DIFF_FORMATS` change them).
+#[test]
+#[ignore = "about 10,000 queries over every format and mode; run in release mode"]
+fn z3_differential_every_mode_and_format() {
+    let tallies = every_mode_and_format(
+        &formats_from_env(),
+        env_or("FPFORGE_DIFF_PER_CELL", 14),
+        env_or("FPFORGE_DIFF_FORMULAS", 650),
+        env_or("FPFORGE_DIFF_SEED", 40_000_000),
+    );
+    let mut total = Tally::new();
+    for (f, t) in &tallies {
+        assert!(
+            t.only_z3_decided * 50 <= t.queries(),
+            "{}: fpforge gave up on {} that Z3 decided",
+            f.sort(),
+            t.only_z3_decided
+        );
+        total.absorb(t);
+    }
+    eprint!("all formats: {} queries: ", total.queries());
+    report(&total);
+}
+
+/// A few queries of every cell of [`z3_differential_every_mode_and_format`]'s grid.
+#[test]
+fn z3_differential_every_mode_and_format_small() {
+    let tallies = every_mode_and_format(&FORMATS, 1, 5, 0);
+    let queries: u32 = tallies.iter().map(|(_, t)| t.queries()).sum();
+    assert_eq!(queries, 6 * 15 * 5 - 5 + 6 * 5);
+    for (f, t) in &tallies {
+        assert!(
+            t.agree * 10 >= t.queries() * 9,
+            "{}: too few decided",
+            f.sort()
+        );
+    }
 }
 
 /// Random QF_ABVFP formulas: arrays from 8-bit indices to bytes and to Float32,

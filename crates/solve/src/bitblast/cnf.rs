@@ -6,26 +6,37 @@
 //! reuse the variables of gates already encoded, so one session answers many
 //! queries over one graph (the property tests fix inputs by assumptions).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::aig::{Aig, Lit, Node};
 
-/// Stops CaDiCaL at a deadline.
-struct Deadline(Instant);
+/// Stops CaDiCaL at a deadline, or when another thread raises the interrupt flag.
+struct Stop {
+    deadline: Instant,
+    interrupt: Option<Arc<AtomicBool>>,
+}
 
-impl cadical::Callbacks for Deadline {
+impl cadical::Callbacks for Stop {
     fn terminate(&mut self) -> bool {
-        Instant::now() >= self.0
+        Instant::now() >= self.deadline
+            || self
+                .interrupt
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 }
 
 /// A SAT solver holding the encoded part of one graph.
 pub struct SatSession {
-    solver: cadical::Solver<Deadline>,
+    solver: cadical::Solver<Stop>,
     /// The SAT variable of each node, 0 while not encoded.
     vars: Vec<i32>,
     /// The highest SAT variable handed out (inputs may appear in no clause yet).
     last_var: i32,
+    /// Raised by another thread to stop the search in progress.
+    interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for SatSession {
@@ -43,7 +54,13 @@ impl SatSession {
             solver,
             vars: vec![1],
             last_var: 1,
+            interrupt: None,
         }
+    }
+
+    /// Stops every later solve as soon as `flag` is raised (it answers `None`).
+    pub fn interrupt_when(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = Some(flag);
     }
 
     /// The DIMACS literal of `lit`, encoding its cone first.
@@ -145,7 +162,10 @@ impl SatSession {
         self.solver
             .set_limit("conflicts", limit)
             .expect("CaDiCaL knows the conflict limit");
-        self.solver.set_callbacks(Some(Deadline(deadline)));
+        self.solver.set_callbacks(Some(Stop {
+            deadline,
+            interrupt: self.interrupt.clone(),
+        }));
     }
 
     /// The value of `lit` in the last satisfying assignment (false for nodes

@@ -29,6 +29,8 @@ pub mod cnf;
 pub mod fp;
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 use aig::{Aig, Lit};
@@ -600,6 +602,12 @@ impl<'s> Blast<'s> {
     /// then gets [`GaveUp::OnlyOpenResults`], not `unsat`.
     pub fn avoid_open_results(&mut self) -> bool {
         !std::mem::replace(&mut self.avoid_open, true)
+    }
+
+    /// Stops every later [`Blast::run`] as soon as `flag` is raised (another thread's
+    /// answer made this one's moot).
+    pub fn interrupt_when(&mut self, flag: Arc<AtomicBool>) {
+        self.sat.interrupt_when(flag);
     }
 
     /// Searches for `conflicts` more SAT conflicts at most, until `deadline`.
