@@ -146,12 +146,13 @@ fn leveled(r: f64, open_hits: u32, metric: Metric) -> f64 {
 /// above every branch distance.
 const UNREACHED: f64 = 1.2e21;
 
-/// The objective of a run out of fuel that covered nothing new: above every branch
-/// distance (and [`UNREACHED`]), so the search leaves inputs whose loops outlast the fuel
-/// rather than spend its budget on them, and higher the larger the inputs' magnitudes,
-/// since loop counts mostly grow with orders, lengths and arguments: from
-/// `OUT_OF_FUEL` at all zeros to twice that at the largest values.
-fn out_of_fuel(point: &[f64]) -> f64 {
+/// The objective of a run out of fuel that covered nothing new, from `value`, what it
+/// would be had the run ended: [`OUT_OF_FUEL`] times that, and up to twice that for
+/// the largest inputs, since loop counts mostly grow with orders, lengths and arguments.
+/// Line searches then leave inputs whose loops outlast the fuel rather than spend their
+/// budget on them, while a run that went deeper still ranks first ([`leveled`] puts
+/// 2^64 between depths).
+fn out_of_fuel(value: f64, point: &[f64]) -> f64 {
     let magnitude = |v: f64| {
         if v.is_nan() {
             1024.0
@@ -160,11 +161,12 @@ fn out_of_fuel(point: &[f64]) -> f64 {
         }
     };
     let mean = point.iter().map(|&v| magnitude(v)).sum::<f64>() / point.len().max(1) as f64;
-    OUT_OF_FUEL * (1.0 + mean.min(1024.0) / 1024.0)
+    value * OUT_OF_FUEL * (1.0 + mean.min(1024.0) / 1024.0)
 }
 
-/// The least objective of a run out of fuel ([`out_of_fuel`]).
-const OUT_OF_FUEL: f64 = 1.3e30;
+/// How much worse a run out of fuel scores than it would have had it ended
+/// ([`out_of_fuel`]).
+const OUT_OF_FUEL: f64 = 65536.0;
 
 /// The share of the time limit the search gets when a prover follows it (the prover gets
 /// the rest, so the run ends within the limit): a fifth of the limit, at most
@@ -974,19 +976,21 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 }
             }
         }
-        if let Outcome::Trapped(trap) = &run.outcome {
-            if trap.kind == TrapKind::FuelExhausted {
-                return out_of_fuel(point);
-            }
-        }
-        if let Some(d) = aimed {
-            return d.min(UNREACHED);
-        }
-        let r = if r == 0.0 { 1.0 } else { r };
-        if self.levels {
-            leveled(r, open_hits, self.metric)
+        let value = if let Some(d) = aimed {
+            d.min(UNREACHED)
         } else {
-            r
+            let r = if r == 0.0 { 1.0 } else { r };
+            if self.levels {
+                leveled(r, open_hits, self.metric)
+            } else {
+                r
+            }
+        };
+        match &run.outcome {
+            Outcome::Trapped(trap) if trap.kind == TrapKind::FuelExhausted => {
+                out_of_fuel(value, point)
+            }
+            _ => value,
         }
     }
 
@@ -1207,15 +1211,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn runs_out_of_fuel_rank_last_and_smaller_inputs_first() {
-        let worst_ended = [UNREACHED, leveled(f64::MAX, 0, Metric::Ulp), 2f64.powi(64)];
-        for inputs in [[0.0, 0.0], [1e308, f64::NAN], [-5.0, 3.0]] {
-            assert!(worst_ended.iter().all(|&v| out_of_fuel(&inputs) > v));
-            assert!(out_of_fuel(&inputs) <= 2.0 * OUT_OF_FUEL);
+    fn runs_out_of_fuel_rank_after_ended_runs_of_their_depth() {
+        for metric in [Metric::Ulp, Metric::Real] {
+            let ended = leveled(1.0, 2, metric);
+            let out = out_of_fuel(ended, &[1e308, f64::NAN]);
+            assert!(out > ended && out <= 2.0 * OUT_OF_FUEL * ended);
+            assert!(
+                out < leveled(1.0, 1, metric),
+                "a deeper run still ranks first"
+            );
         }
-        assert!(out_of_fuel(&[4.0, 1.5]) < out_of_fuel(&[40.0, 1.5]));
-        assert!(out_of_fuel(&[-40.0, 1.5]) < out_of_fuel(&[-4e9, 1.5]));
-        assert!(out_of_fuel(&[f64::INFINITY]).is_finite());
+        let at = |point: &[f64]| out_of_fuel(3.0, point);
+        assert!(at(&[4.0, 1.5]) < at(&[40.0, 1.5]));
+        assert!(at(&[-40.0, 1.5]) < at(&[-4e9, 1.5]));
+        assert!(at(&[f64::INFINITY]).is_finite());
+        assert_eq!(at(&[0.0, 0.0]), 3.0 * OUT_OF_FUEL);
     }
 
     #[test]
