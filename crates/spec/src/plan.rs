@@ -185,7 +185,7 @@ impl InputPlan {
 
     /// Points made of special values only, evaluated before any search: every
     /// combination when there are at most 256, otherwise each special value in every
-    /// coordinate at once ([`INT_SPECIALS`] in integer coordinates).
+    /// coordinate at once (small integers in integer coordinates: see the module docs).
     pub fn special_points(&self) -> Vec<Vec<f64>> {
         let n = self.dims();
         let specials = |c: &Coord| {
