@@ -21,6 +21,14 @@
 //!
 //! Both hooks take full-width integers (no `i1` or `zeroext` in the hook ABI) and are
 //! declared at the end of the module; the C runtime in `runtime.c` defines them.
+//!
+//! With [`FloatConstants::ReadAtRunTime`], a rounding float operation with a constant
+//! operand (`fsub x86_fp80 2.0, y` once mem2reg has put a local's value in place,
+//! `x - px * LN2LO`, `fptrunc` or `sitofp` of a constant) reads that operand from a
+//! private global with a volatile load. LLVM's code generator assumes rounding to
+//! nearest even at `-O0`: it folds operations on constants and rewrites `a - b * C` as
+//! `a + b * -C`, which rounds otherwise in a directed mode, where the program (and the
+//! interpreter) computes what it wrote in the current mode (`musl-diff --rounding`).
 
 use std::fmt::Write as _;
 
@@ -28,6 +36,18 @@ use std::fmt::Write as _;
 pub const BR_HOOK: &str = "__fpforge_br";
 /// Name of the hook called before every switch.
 pub const SW_HOOK: &str = "__fpforge_sw";
+
+/// What becomes of the constant operands of rounding float operations.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum FloatConstants {
+    /// Left in place: the code generator may fold and rewrite them as if rounding were
+    /// to nearest, which it is.
+    #[default]
+    AsCompiled,
+    /// Read at run time from private globals, so that every operation rounds in the
+    /// current mode as the program wrote it (see the module docs).
+    ReadAtRunTime,
+}
 
 /// A function defined in the instrumented module.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -93,7 +113,10 @@ enum Line<'a> {
 
 /// Adds branch hooks to LLVM-14 textual IR, numbering sites in textual order: the
 /// conditional branches and switches first, then the selects (see the module docs).
-pub fn instrument(ll: &str) -> Result<Instrumented, InstrumentError> {
+pub fn instrument(
+    ll: &str,
+    float_constants: FloatConstants,
+) -> Result<Instrumented, InstrumentError> {
     for hook in [BR_HOOK, SW_HOOK] {
         if ll.contains(&format!("@{hook}(")) {
             return Err(InstrumentError::HookClash(hook.to_string()));
@@ -111,6 +134,7 @@ pub fn instrument(ll: &str) -> Result<Instrumented, InstrumentError> {
     let mut funcs = Vec::new();
     let mut next_branch: u32 = 0;
     let mut next_select = branch_terminators;
+    let mut constants = Vec::new();
     for (i, (line, kind)) in lines.into_iter().enumerate() {
         let indent = &line[..line.len() - line.trim_start().len()];
         match kind {
@@ -133,10 +157,21 @@ pub fn instrument(ll: &str) -> Result<Instrumented, InstrumentError> {
                 hook_switch(&mut out, indent, next_branch, (ty, width), value);
                 next_branch += 1;
             }
+            Line::Other if float_constants == FloatConstants::ReadAtRunTime => {
+                if let Some((loads, op, globals)) = runtime_operands(line, constants.len()) {
+                    out.push_str(&loads);
+                    out.push_str(&op);
+                    constants.extend(globals);
+                    continue;
+                }
+            }
             Line::Other => {}
         }
         out.push_str(line);
         out.push('\n');
+    }
+    for global in &constants {
+        let _ = writeln!(out, "{global}");
     }
     let _ = writeln!(out, "\ndeclare void @{BR_HOOK}(i32, i32)");
     let _ = writeln!(out, "declare void @{SW_HOOK}(i32, i64)");
@@ -145,6 +180,54 @@ pub fn instrument(ll: &str) -> Result<Instrumented, InstrumentError> {
         sites: next_select,
         funcs,
     })
+}
+
+/// For a rounding float operation with a constant operand (see the module docs), the
+/// loads of its constant operands from globals numbered from `next`, the operation
+/// reading them, and the globals' definitions.
+fn runtime_operands(line: &str, next: usize) -> Option<(String, String, Vec<String>)> {
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let (code, metadata) = match line.find(", !") {
+        Some(at) => line.split_at(at),
+        None => (line, ""),
+    };
+    let (dest, rest) = code.trim_start().split_once(" = ")?;
+    let (opcode, rest) = rest.split_once(' ')?;
+    let (ty, rest) = rest.split_once(' ')?;
+    let (operands, separator, tail) = match opcode {
+        "fadd" | "fsub" | "fmul" | "fdiv" | "frem" => {
+            let (a, b) = rest.split_once(", ")?;
+            (vec![a, b], ", ", String::new())
+        }
+        "fptrunc" | "sitofp" | "uitofp" => {
+            let (a, to) = rest.split_once(" to ")?;
+            (vec![a], "", format!(" to {to}"))
+        }
+        _ => return None,
+    };
+    let is_constant = |v: &str| !v.starts_with(['%', '@']) && v != "undef" && v != "poison";
+    if ty.contains(['<', '{']) || operands.iter().any(|v| v.contains(' ')) {
+        return None;
+    }
+    if !operands.iter().copied().any(is_constant) {
+        return None;
+    }
+    let (mut loads, mut globals, mut read) = (String::new(), Vec::new(), Vec::new());
+    for operand in operands {
+        if !is_constant(operand) {
+            read.push(operand.to_string());
+            continue;
+        }
+        let name = format!("__fpforge_k{}", next + globals.len());
+        let _ = writeln!(loads, "{indent}%{name} = load volatile {ty}, {ty}* @{name}");
+        globals.push(format!("@{name} = private global {ty} {operand}"));
+        read.push(format!("%{name}"));
+    }
+    let op = format!(
+        "{indent}{dest} = {opcode} {ty} {}{tail}{metadata}\n",
+        read.join(separator)
+    );
+    Some((loads, op, globals))
 }
 
 /// Classifies every line of `ll`; branches, switches and selects count only inside
@@ -400,8 +483,40 @@ e:
     }
 
     #[test]
+    fn constant_operands_of_rounding_operations_can_be_read_at_run_time() {
+        let text = "define x86_fp80 @h(double %d) {\n\
+                    entry:\n  \
+                    %0 = fsub x86_fp80 0xK40008000000000000000, 0xK00018000000000000001, !dbg !4\n  \
+                    %1 = fptrunc x86_fp80 0xK3FFF8000000000000001 to double\n  \
+                    %2 = fadd double %d, 1.0\n  \
+                    %3 = sitofp i64 9007199254740993 to double\n  \
+                    ret x86_fp80 %0\n}\n";
+        let out = instrument(text, FloatConstants::ReadAtRunTime)
+            .unwrap()
+            .text;
+        assert_in_order(
+            &out,
+            &[
+                "  %__fpforge_k0 = load volatile x86_fp80, x86_fp80* @__fpforge_k0",
+                "  %__fpforge_k1 = load volatile x86_fp80, x86_fp80* @__fpforge_k1",
+                "  %0 = fsub x86_fp80 %__fpforge_k0, %__fpforge_k1, !dbg !4",
+                "  %__fpforge_k2 = load volatile x86_fp80, x86_fp80* @__fpforge_k2",
+                "  %1 = fptrunc x86_fp80 %__fpforge_k2 to double",
+                "  %__fpforge_k3 = load volatile double, double* @__fpforge_k3",
+                "  %2 = fadd double %d, %__fpforge_k3",
+                "  %3 = sitofp i64 %__fpforge_k4 to double",
+                "@__fpforge_k0 = private global x86_fp80 0xK40008000000000000000",
+                "@__fpforge_k1 = private global x86_fp80 0xK00018000000000000001",
+                "@__fpforge_k4 = private global i64 9007199254740993",
+            ],
+        );
+        let kept = instrument(text, FloatConstants::AsCompiled).unwrap().text;
+        assert!(!kept.contains("__fpforge_k"), "{kept}");
+    }
+
+    #[test]
     fn numbers_sites_in_textual_order() {
-        let out = instrument(SNIPPET).unwrap();
+        let out = instrument(SNIPPET, FloatConstants::AsCompiled).unwrap();
         assert_eq!(out.sites, 7);
         assert_eq!(
             out.funcs,
@@ -471,7 +586,7 @@ loop.x:
 
     #[test]
     fn the_last_operand_of_a_short_circuit_is_a_site_after_the_selects_before_it() {
-        let out = instrument(SHORT_CIRCUIT).unwrap();
+        let out = instrument(SHORT_CIRCUIT, FloatConstants::AsCompiled).unwrap();
         assert_eq!(out.sites, 3, "{}", out.text);
         let expected = [
             "  call void @__fpforge_br(i32 0, i32 %__fpforge.c0)",
@@ -488,12 +603,12 @@ loop.x:
     fn rejects_hook_clash_and_wide_switch() {
         let clash = "declare void @__fpforge_br(i32, i32)\n";
         assert!(matches!(
-            instrument(clash),
+            instrument(clash, FloatConstants::AsCompiled),
             Err(InstrumentError::HookClash(_))
         ));
         let wide = "define i32 @w(i128 %v) {\nentry:\n  switch i128 %v, label %e [\n  ]\ne:\n  ret i32 0\n}\n";
         assert!(matches!(
-            instrument(wide),
+            instrument(wide, FloatConstants::AsCompiled),
             Err(InstrumentError::WideSwitch { line: 3, .. })
         ));
     }

@@ -6,7 +6,7 @@
 //! The same bitcode is what the interpreter runs, so both sides execute the same
 //! instructions; only the executor differs.
 
-use crate::instrument::{instrument, DefinedFunc, InstrumentError};
+use crate::instrument::{instrument, DefinedFunc, FloatConstants, InstrumentError};
 use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,6 +28,9 @@ pub struct NativeConfig {
     pub clang: String,
     /// The disassembler. Default: `llvm-dis-14`.
     pub llvm_dis: String,
+    /// Whether constant operands of float operations are read at run time, as a run in
+    /// a directed rounding mode needs (see [`FloatConstants`]). Default: as compiled.
+    pub float_constants: FloatConstants,
 }
 
 impl Default for NativeConfig {
@@ -37,6 +40,7 @@ impl Default for NativeConfig {
             symbolic: false,
             clang: "clang-14".to_string(),
             llvm_dis: "llvm-dis-14".to_string(),
+            float_constants: FloatConstants::AsCompiled,
         }
     }
 }
@@ -45,6 +49,12 @@ impl NativeConfig {
     /// Sets whether branch hooks are added.
     pub fn with_trace(mut self, trace: bool) -> Self {
         self.trace = trace;
+        self
+    }
+
+    /// Sets what becomes of float operations' constant operands.
+    pub fn with_float_constants(mut self, float_constants: FloatConstants) -> Self {
+        self.float_constants = float_constants;
         self
     }
 
@@ -144,11 +154,11 @@ impl NativeLib {
             .arg("-o")
             .arg(&ll))?;
         let text = std::fs::read_to_string(&ll)?;
-        let instrumented = instrument(&text)?;
+        let instrumented = instrument(&text, config.float_constants)?;
         let so = dir.path().join("libnative.so");
         let mut cc = Command::new(&config.clang);
         cc.args(["-O0", "-shared", "-fPIC", "-w", "-Wno-override-module"]);
-        if config.trace {
+        if config.trace || config.float_constants == FloatConstants::ReadAtRunTime {
             let traced = dir.path().join("traced.ll");
             std::fs::write(&traced, &instrumented.text)?;
             let runtime = dir.path().join("fpforge_runtime.c");

@@ -2,6 +2,7 @@
 //! host's x87: `tests/f80/oracle.c`, built with clang-14 at `-O0`, computes every
 //! operation natively on the same random operands (special values, subnormals, values
 //! close to each other, random encodings with the integer bit set, NaNs with payloads),
+//! each case in one of the four rounding modes (the oracle sets it with `fesetround`),
 //! and every result must be bit-identical. [`PAIRS`] operand pairs per operation.
 
 use fpir::f80::{self, F80Arith, Round, F80};
@@ -15,7 +16,13 @@ use std::process::{Command, Stdio};
 /// Operand pairs per operation.
 const PAIRS: usize = 100_000;
 
-const NEAREST: Round = Round::NearestTiesToEven;
+/// The rounding modes in the oracle's numbering (its `MODE` column).
+const MODES: [Round; 4] = [
+    Round::NearestTiesToEven,
+    Round::TowardNegative,
+    Round::TowardPositive,
+    Round::TowardZero,
+];
 
 /// Builds the oracle in `dir`.
 fn oracle(dir: &Path) -> std::path::PathBuf {
@@ -77,12 +84,12 @@ fn operand(rng: &mut ChaCha8Rng, near: Option<F80>) -> F80 {
     }
 }
 
-/// What `fpir::f80` computes for a line of the oracle's input.
-fn expected(op: &str, a: F80, b: F80) -> String {
+/// What `fpir::f80` computes for a line of the oracle's input, rounding by `round`.
+fn expected(op: &str, round: Round, a: F80, b: F80) -> String {
     let ext = |x: F80| format!("{:x} {:x}", x.se, x.sig);
-    let arith = |o| ext(f80::arith(o, a, b, NEAREST));
+    let arith = |o| ext(f80::arith(o, a, b, round));
     let builtin = |op, ty: Type, args: &[u64]| {
-        f80::eval_builtin(op, ty, args, NEAREST).expect("computed in fpir")
+        f80::eval_builtin(op, ty, args, round).expect("computed in fpir")
     };
     let args = [a.sig, u64::from(a.se)];
     match op {
@@ -91,7 +98,7 @@ fn expected(op: &str, a: F80, b: F80) -> String {
         "mul" => arith(F80Arith::Mul),
         "div" => arith(F80Arith::Div),
         "rem" => arith(F80Arith::Rem),
-        "sqrt" => ext(f80::sqrt(a, NEAREST)),
+        "sqrt" => ext(f80::sqrt(a, round)),
         "cmp" => {
             let preds = [
                 FloatPred::Olt,
@@ -143,8 +150,12 @@ fn soft_float_matches_the_host_x87_bit_for_bit() {
             if op.starts_with("from_") {
                 b.sig = rng.gen();
             }
-            input += &format!("{op} {:x} {:x} {:x} {:x}\n", a.se, a.sig, b.se, b.sig);
-            cases.push((*op, a, b));
+            let mode = rng.gen_range(0..MODES.len());
+            input += &format!(
+                "{op} {mode} {:x} {:x} {:x} {:x}\n",
+                a.se, a.sig, b.se, b.sig
+            );
+            cases.push((*op, mode, a, b));
         }
     }
     let mut child = Command::new(&exe)
@@ -161,8 +172,8 @@ fn soft_float_matches_the_host_x87_bit_for_bit() {
     assert_eq!(lines.len(), cases.len(), "one result per case");
     let mut mismatches = Vec::new();
     let mut per_op = std::collections::HashMap::new();
-    for ((op, a, b), native) in cases.iter().zip(&lines) {
-        let ours = expected(op, *a, *b);
+    for ((op, mode, a, b), native) in cases.iter().zip(&lines) {
+        let ours = expected(op, MODES[*mode], *a, *b);
         if ours != *native {
             let shown = per_op.entry(*op).or_insert(0);
             *shown += 1;
@@ -171,7 +182,7 @@ fn soft_float_matches_the_host_x87_bit_for_bit() {
                 continue;
             }
             mismatches.push(format!(
-                "{op} {:04x}:{:016x} {:04x}:{:016x}: native {native}, fpir {ours}",
+                "{op} mode {mode} {:04x}:{:016x} {:04x}:{:016x}: native {native}, fpir {ours}",
                 a.se, a.sig, b.se, b.sig
             ));
         }

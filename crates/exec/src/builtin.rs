@@ -94,8 +94,9 @@ where
 
 /// An operation on extended values (`long double`) on the concrete bits `args`, its
 /// result a constant to every semantics; `ty` is the call's result type. Rounds in the
-/// run's rounding mode (nearest-even unless the program changed it); the host's `*l`
-/// functions run to nearest.
+/// run's rounding mode (nearest-even unless the program changed it), and so do the
+/// host's `*l` functions, called with the host in that mode (glibc's `expl` rounds
+/// its result, and steers its argument reduction, by the current mode).
 pub(crate) fn f80<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
@@ -103,10 +104,17 @@ pub(crate) fn f80<S: Semantics>(
     ty: Type,
     args: &[u64],
 ) -> Result<S::Value, TrapKind> {
-    let round = mem.float_env().mode().apfloat();
-    let bits = match fpir::f80::eval_builtin(op, ty, args, round) {
+    let mode = mem.float_env().mode();
+    let bits = match fpir::f80::eval_builtin(op, ty, args, mode.apfloat()) {
         Some(bits) => bits,
-        None => crate::libm_f80::eval(mem, ty, args)?,
+        None if mem.float_env().is_native() => crate::libm_f80::eval(mem, ty, args)?,
+        None => {
+            let (bits, raised) =
+                crate::libm::under_host_mode(mode, || crate::libm_f80::eval(mem, ty, args));
+            let env = mem.float_env_mut();
+            env.set_raised(env.raised() | raised);
+            bits?
+        }
     };
     Ok(sem.constant(ty, bits & ty.mask()))
 }

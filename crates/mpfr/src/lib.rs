@@ -26,6 +26,7 @@
 
 #![deny(missing_docs)]
 
+pub mod exactness;
 pub mod math;
 pub mod metrics;
 pub mod oracle;

@@ -26,12 +26,15 @@
 //! bits (type-punned loads and stale cells see the rounded IEEE bits), `memcpy`/`memmove`
 //! move entries with the bytes and `memset` drops them.
 
+use crate::exactness;
 use crate::math::{self, Counterpart};
 use crate::metrics::{self, exact, fpgen_checks, measure_float, round_bits, HighValue, Thresholds};
 use fpforge_exec::memory::Memory;
 use fpforge_exec::trap::TrapKind;
 use fpforge_exec::{Concrete, InputSlot, Semantics};
-use fpir::{BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathShape, OpSite, Type};
+use fpir::{
+    BranchSite, FloatBinOp, FloatPred, FloatTy, IntPred, MathCall, MathShape, OpSite, Type,
+};
 use rug::{Assign, Float};
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -248,7 +251,14 @@ impl<M: Mode> Mpfr<M> {
     }
 
     /// Records what the operation at the current site did (Shadow only).
-    fn record(&mut self, ty: FloatTy, add_sub: bool, operands: &[MpValue], result: &MpValue) {
+    /// `op` is the arithmetic operation, `None` for a math call.
+    fn record(
+        &mut self,
+        ty: FloatTy,
+        op: Option<FloatBinOp>,
+        operands: &[MpValue],
+        result: &MpValue,
+    ) {
         let Some(site) = self.site.take() else {
             return;
         };
@@ -257,7 +267,18 @@ impl<M: Mode> Mpfr<M> {
             .iter()
             .map(|o| self.err_bits(ty, o))
             .fold(0.0f64, f64::max);
-        let introduced = (result_bits - operand_bits).max(0.0);
+        // An exact operation introduces nothing: its result's error is its operands',
+        // exposed by cancellation (compensated arithmetic's error terms).
+        let error_free = match (op, operands) {
+            (Some(op), [a, b]) => exactness::is_exact(op, ty, a.bits, b.bits, result.bits),
+            _ => false,
+        };
+        let introduced = if error_free {
+            0.0
+        } else {
+            (result_bits - operand_bits).max(0.0)
+        };
+        let add_sub = matches!(op, Some(FloatBinOp::Fadd | FloatBinOp::Fsub));
         let checks = if add_sub && operands.len() == 2 {
             fpgen_checks(ty, operands[0].bits, operands[1].bits, result.bits)
         } else {
@@ -295,7 +316,7 @@ impl<M: Mode> Mpfr<M> {
         ty: FloatTy,
         a: &MpValue,
         b: &MpValue,
-        add_sub: bool,
+        kind: FloatBinOp,
         concrete: impl FnOnce(&mut Concrete, &u64, &u64) -> u64,
         op: impl FnOnce(Float, &Float) -> Float,
     ) -> MpValue {
@@ -305,7 +326,7 @@ impl<M: Mode> Mpfr<M> {
         r.assign(op(x, &y));
         let v = self.float_result(ty, || concrete(&mut Concrete, &a.bits, &b.bits), r);
         if M::SHADOW {
-            self.record(ty, add_sub, &[*a, *b], &v);
+            self.record(ty, Some(kind), &[*a, *b], &v);
         }
         v
     }
@@ -466,19 +487,54 @@ impl<M: Mode> Semantics for Mpfr<M> {
     int_casts!(trunc, zext, sext, ptrtoint, inttoptr);
 
     fn fadd(&mut self, ty: FloatTy, a: &MpValue, b: &MpValue) -> MpValue {
-        self.arith(ty, a, b, true, |c, x, y| c.fadd(ty, x, y), |x, y| x + y)
+        self.arith(
+            ty,
+            a,
+            b,
+            FloatBinOp::Fadd,
+            |c, x, y| c.fadd(ty, x, y),
+            |x, y| x + y,
+        )
     }
     fn fsub(&mut self, ty: FloatTy, a: &MpValue, b: &MpValue) -> MpValue {
-        self.arith(ty, a, b, true, |c, x, y| c.fsub(ty, x, y), |x, y| x - y)
+        self.arith(
+            ty,
+            a,
+            b,
+            FloatBinOp::Fsub,
+            |c, x, y| c.fsub(ty, x, y),
+            |x, y| x - y,
+        )
     }
     fn fmul(&mut self, ty: FloatTy, a: &MpValue, b: &MpValue) -> MpValue {
-        self.arith(ty, a, b, false, |c, x, y| c.fmul(ty, x, y), |x, y| x * y)
+        self.arith(
+            ty,
+            a,
+            b,
+            FloatBinOp::Fmul,
+            |c, x, y| c.fmul(ty, x, y),
+            |x, y| x * y,
+        )
     }
     fn fdiv(&mut self, ty: FloatTy, a: &MpValue, b: &MpValue) -> MpValue {
-        self.arith(ty, a, b, false, |c, x, y| c.fdiv(ty, x, y), |x, y| x / y)
+        self.arith(
+            ty,
+            a,
+            b,
+            FloatBinOp::Fdiv,
+            |c, x, y| c.fdiv(ty, x, y),
+            |x, y| x / y,
+        )
     }
     fn frem(&mut self, ty: FloatTy, a: &MpValue, b: &MpValue) -> MpValue {
-        self.arith(ty, a, b, false, |c, x, y| c.frem(ty, x, y), |x, y| x % y)
+        self.arith(
+            ty,
+            a,
+            b,
+            FloatBinOp::Frem,
+            |c, x, y| c.frem(ty, x, y),
+            |x, y| x % y,
+        )
     }
     fn fneg(&mut self, ty: FloatTy, a: &MpValue) -> MpValue {
         let bits = Concrete.fneg(ty, &a.bits);
@@ -615,7 +671,7 @@ impl<M: Mode> Semantics for Mpfr<M> {
         if M::SHADOW {
             let operands: Vec<MpValue> = args.iter().take(floats).copied().collect();
             if ret.as_float().is_some() {
-                self.record(ty, false, &operands, &result.0);
+                self.record(ty, None, &operands, &result.0);
             } else {
                 self.site = None;
             }

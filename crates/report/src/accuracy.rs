@@ -47,6 +47,9 @@ pub struct FindingRow {
     pub ulp_error: Option<f64>,
     /// Bits lost (`null` when infinite).
     pub bits_lost: Option<f64>,
+    /// Whether the relative error reaches [`SIGNIFICANT_REL_ERROR`].
+    #[serde(default)]
+    pub significance: Significance,
     /// Whether the reference run took other branches than the computed run.
     #[serde(default)]
     pub diverged: bool,
@@ -67,6 +70,41 @@ pub struct FindingRow {
     /// Its condition number (`null` when infinite: the operation cancelled to zero).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<f64>,
+}
+
+/// The relative error from which an error counts as significant: ATOMU's and FPCC's
+/// threshold, so that their shares of significant inputs compare with ours.
+pub const SIGNIFICANT_REL_ERROR: f64 = 1e-3;
+
+/// Whether a reported input's error is significant, so that a report never presents a
+/// rounding-level error as a finding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Significance {
+    /// Relative error at least [`SIGNIFICANT_REL_ERROR`] (or infinite).
+    #[default]
+    Significant,
+    /// Relative error below [`SIGNIFICANT_REL_ERROR`]: the best the search found.
+    BelowThreshold,
+}
+
+impl Significance {
+    /// The significance of relative error `rel` (infinite and NaN are significant).
+    pub fn of(rel: f64) -> Significance {
+        if rel < SIGNIFICANT_REL_ERROR {
+            Significance::BelowThreshold
+        } else {
+            Significance::Significant
+        }
+    }
+
+    /// As reports print it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Significance::Significant => "significant",
+            Significance::BelowThreshold => "below threshold",
+        }
+    }
 }
 
 /// A wrong special value or a pole, as reports list it.
@@ -126,6 +164,7 @@ impl FindingRow {
             rel_error: finite(finding.error.rel),
             ulp_error: finite(finding.error.ulps),
             bits_lost: finite(finding.error.bits_lost),
+            significance: Significance::of(finding.error.rel),
             diverged: finding.diverged,
             status: finding.status,
             oracle_precision: finding.ziv.map(|z| z.precision),
@@ -532,11 +571,18 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
         return t;
     };
     worst_text(&mut t, module, report, w);
+    let significant = report
+        .top
+        .iter()
+        .filter(|f| Significance::of(f.error.rel) == Significance::Significant)
+        .count();
     let _ = writeln!(
         t,
-        "{} input(s) reported, one per region ({} near-duplicate(s) folded)",
+        "{} input(s) reported, one per region ({} near-duplicate(s) folded); {significant} \
+         significant (relative error >= {SIGNIFICANT_REL_ERROR:e}), {} below that threshold",
         report.top.len(),
-        report.folded
+        report.folded,
+        report.top.len() - significant
     );
     let covered = report.targets.iter().filter(|t| t.covered()).count();
     let _ = writeln!(

@@ -79,6 +79,42 @@ fn naive_sum_is_inaccurate_and_exact_partials_are_not() {
 
     let exact = json(&accuracy("msum", &["--json"]));
     assert!(rel(&exact) <= f64::EPSILON, "{exact}");
+    // The error terms `y - (hi - x)` carry the sum's rounding errors (their results are
+    // far from the shadow's) but are exact operations: they are not blamed for them.
+    let blame = exact["blame"].as_array().unwrap();
+    let error_terms: Vec<_> = blame.iter().filter(|r| r["op"] == "fsub").collect();
+    assert!(
+        error_terms
+            .iter()
+            .any(|r| r["result_bits"].as_f64().unwrap() > 50.0),
+        "{blame:?}"
+    );
+    for row in error_terms {
+        assert_eq!(row["introduced_bits"].as_f64(), Some(0.0), "{row}");
+    }
+
+    // Each reported input says whether its error reaches the 1e-3 threshold.
+    let labels = |report: &serde_json::Value| -> Vec<String> {
+        let rows = report["top"].as_array().unwrap();
+        for row in rows {
+            let significant = row["rel_error"].as_f64().is_none_or(|r| r >= 1e-3);
+            let label = if significant {
+                "significant"
+            } else {
+                "below_threshold"
+            };
+            assert_eq!(row["significance"], label, "{row}");
+        }
+        rows.iter().map(|r| r["significance"].to_string()).collect()
+    };
+    assert!(
+        labels(&naive).contains(&"\"significant\"".to_string()),
+        "{naive}"
+    );
+    assert!(
+        labels(&exact).iter().all(|l| l == "\"below_threshold\""),
+        "{exact}"
+    );
 }
 
 #[test]
@@ -112,6 +148,10 @@ fn text_report_and_errors() {
     assert!(text.contains("strategy random"), "{text}");
     assert!(text.contains("worst input: ["), "{text}");
     assert!(text.contains("relative error"), "{text}");
+    assert!(
+        text.contains(" significant (relative error >= 1e-3), "),
+        "{text}"
+    );
 
     let bad = accuracy("naive_sum", &["--sites", "nowhere"]);
     assert!(!bad.status.success());

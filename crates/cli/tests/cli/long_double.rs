@@ -37,6 +37,38 @@ fn program_prints_what_its_native_build_prints(name: &str, lines: usize) {
     assert_eq!(got, want);
 }
 
+/// Bitcode compiled without `-ffp-contract=off` has `llvm.fmuladd.f80` where the source
+/// writes `a * b + c`; the x87 build rounds the product and the sum, and so does fpforge.
+#[test]
+fn contracted_long_double_products_round_twice_as_the_x87_does() {
+    let source = fixture("longdouble", "ops.c");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (exe, ll) = (dir.path().join("prog"), dir.path().join("ops.ll"));
+    let clang = |args: &[&str], out: &std::path::Path| {
+        let built = Command::new("clang-14")
+            .args(["-w", "-O0"])
+            .args(args)
+            .arg(&source)
+            .arg("-o")
+            .arg(out)
+            .status()
+            .expect("clang-14 runs (scripts/setup.sh)");
+        assert!(built.success());
+    };
+    clang(&["-lm"], &exe);
+    clang(&["-S", "-emit-llvm", "-Xclang", "-disable-O0-optnone"], &ll);
+    let text = std::fs::read_to_string(&ll).expect("IR text");
+    assert!(
+        text.contains("@llvm.fmuladd.f80("),
+        "ops.c has a contracted a * b + c"
+    );
+    let want = stdout(&Command::new(&exe).output().expect("runs"));
+    let out = fpforge(&["run", &ll.to_string_lossy(), "-f", "main", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(report["stdout"].as_str().expect("stdout"), want);
+}
+
 /// A C driver calling `scale` and `narrow` of `params.c` natively on `x`, printing the
 /// results as `fpforge run` does.
 const DRIVER: &str = r#"#include <stdio.h>

@@ -6,12 +6,15 @@
 //! ```
 //!
 //! `--rounding downward|upward|zero` runs both sides in that mode: the interpreter's
-//! runs start in it (`ExecConfig::rounding`, so they are interpreted, not compiled) and
-//! the native call is made with the host's `fesetround` set to it.
+//! runs start in it (`ExecConfig::rounding`, so they are interpreted, not compiled),
+//! the native call is made with the host's `fesetround` set to it, and the native build
+//! reads float constants at run time (`FloatConstants::ReadAtRunTime`: LLVM's code
+//! generator would fold and rewrite them as if rounding were to nearest).
 
 use anyhow::{bail, Context, Result};
 use fpforge_difftest::bench::{bench_inputs, bench_interp, bench_native};
 use fpforge_difftest::diff::{DiffConfig, Differ, FuncReport};
+use fpforge_difftest::instrument::FloatConstants;
 use fpforge_difftest::musl::{closure, FileScan, MuslTree};
 use fpforge_difftest::native::{NativeConfig, NativeLib};
 use fpforge_exec::Compilation;
@@ -82,7 +85,12 @@ struct Unit {
     native: NativeLib,
 }
 
-fn build_unit(scans: &[FileScan], index: usize, trace: bool) -> Result<Unit, String> {
+fn build_unit(
+    scans: &[FileScan],
+    index: usize,
+    trace: bool,
+    float_constants: FloatConstants,
+) -> Result<Unit, String> {
     let files: Vec<PathBuf> = closure(scans, index)
         .into_iter()
         .map(|i| scans[i].bitcode.clone())
@@ -94,7 +102,8 @@ fn build_unit(scans: &[FileScan], index: usize, trace: bool) -> Result<Unit, Str
         .map_err(|e| format!("lower: {}", first_line(&e.to_string())))?;
     let config = NativeConfig::default()
         .with_symbolic(true)
-        .with_trace(trace);
+        .with_trace(trace)
+        .with_float_constants(float_constants);
     let native = NativeLib::build(bitcode.path(), &config)
         .map_err(|e| format!("native: {}", first_line(&e.to_string())))?;
     if trace && native.sites() as usize != module.branch_sites.len() {
@@ -153,7 +162,11 @@ fn run_diff(args: &Args, scans: &[FileScan]) -> Result<bool> {
             continue;
         }
         eprintln!("musl-diff: {}", scan.path.display());
-        let unit = build_unit(scans, i, true);
+        let constants = match args.rounding {
+            RoundingMode::Nearest => FloatConstants::AsCompiled,
+            _ => FloatConstants::ReadAtRunTime,
+        };
+        let unit = build_unit(scans, i, true, constants);
         if scan.long_double {
             long_double += runnable.len();
         }
@@ -253,8 +266,10 @@ fn run_bench(args: &Args, tree: &MuslTree, scans: &[FileScan]) -> Result<()> {
             .iter()
             .position(|s| s.funcs.iter().any(|f| f.name == *name && f.exported))
             .with_context(|| format!("{name} not found in musl"))?;
-        let plain = build_unit(scans, index, false).map_err(anyhow::Error::msg)?;
-        let traced = build_unit(scans, index, true).map_err(anyhow::Error::msg)?;
+        let plain = build_unit(scans, index, false, FloatConstants::AsCompiled)
+            .map_err(anyhow::Error::msg)?;
+        let traced = build_unit(scans, index, true, FloatConstants::AsCompiled)
+            .map_err(anyhow::Error::msg)?;
         let sources: Vec<PathBuf> = closure(scans, index)
             .into_iter()
             .map(|i| scans[i].path.clone())

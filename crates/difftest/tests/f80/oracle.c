@@ -1,8 +1,10 @@
 /* The host's x87 as the oracle of fpir::f80: reads one operation a line,
-   "OP A_SE A_SIG B_SE B_SIG" (hex; B is ignored by unary operations, and a
+   "OP MODE A_SE A_SIG B_SE B_SIG" (MODE 0-3: nearest, downward, upward, toward zero,
+   set by fesetround before the operation; hex operands; B is ignored by unary operations, and a
    conversion from a double or an integer reads its operand from B_SIG), and prints
    the result as "SE SIG" (hex) for extended results, or "BITS" for the others.
    Built at -O0, so every operation runs on the x87 unit (or glibc's fmodl, sqrtl). */
+#include <fenv.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,10 +26,12 @@ static void put(long double x) {
 }
 
 int main(void) {
+  static const int modes[4] = {FE_TONEAREST, FE_DOWNWARD, FE_UPWARD, FE_TOWARDZERO};
   char op[16];
-  unsigned ase, bse;
+  unsigned mode, ase, bse;
   unsigned long long asig, bsig;
-  while (scanf("%15s %x %llx %x %llx", op, &ase, &asig, &bse, &bsig) == 5) {
+  while (scanf("%15s %u %x %llx %x %llx", op, &mode, &ase, &asig, &bse, &bsig) == 6) {
+    fesetround(modes[mode & 3]);
     long double a = make(ase, asig), b = make(bse, bsig);
     double d;
     float f;
@@ -55,6 +59,7 @@ int main(void) {
     else if (!strcmp(op, "to_u64")) printf("%llx\n", (unsigned long long)a);
     else if (!strcmp(op, "to_u32")) printf("%x\n", (unsigned)a);
     else printf("?\n");
+    fesetround(FE_TONEAREST);
   }
   return 0;
 }

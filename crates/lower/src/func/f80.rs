@@ -51,6 +51,10 @@ pub(crate) enum F80Math {
     Copysign,
     /// `sqrtl`, `llvm.sqrt.f80`: [`F80Op::Sqrt`].
     Sqrt,
+    /// `llvm.fmuladd.f80` (what `a * b + c` becomes without `-ffp-contract=off`): a
+    /// product, then a sum, each rounded, as the x87 (which has no fused operation)
+    /// computes it.
+    MulAdd,
 }
 
 impl F80Math {
@@ -60,6 +64,7 @@ impl F80Math {
             "fabsl" | "llvm.fabs.f80" => F80Math::Fabs,
             "copysignl" | "llvm.copysign.f80" => F80Math::Copysign,
             "sqrtl" | "llvm.sqrt.f80" => F80Math::Sqrt,
+            "llvm.fmuladd.f80" => F80Math::MulAdd,
             _ => return None,
         })
     }
@@ -461,6 +466,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
         dest: Option<&'m Name>,
     ) -> Result<(), LowerError> {
         let arity = match math {
+            F80Math::MulAdd => 3,
             F80Math::Copysign => 2,
             F80Math::Fabs | F80Math::Sqrt => 1,
         };
@@ -482,6 +488,14 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 vec![sig, self.sign_op(IntBinOp::Or, magnitude, sign)]
             }
             F80Math::Sqrt => self.f80_result(F80Op::Sqrt, vec![sig, se]),
+            F80Math::MulAdd => {
+                let [b_sig, b_se] = self.f80_operand(&args[1].0)?;
+                let [c_sig, c_se] = self.f80_operand(&args[2].0)?;
+                let mul = F80Op::Arith(F80Arith::Mul);
+                let mut sum = self.f80_result(mul, vec![sig, se, b_sig, b_se]);
+                sum.extend([c_sig, c_se]);
+                self.f80_result(F80Op::Arith(F80Arith::Add), sum)
+            }
         };
         if let Some(dest) = dest {
             self.define_wide(dest, 80, limbs);

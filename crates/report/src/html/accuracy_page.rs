@@ -6,7 +6,9 @@
 
 use super::coverage_page::findings_section;
 use super::{code, page, tile, Sources};
-use crate::accuracy::{top_rows, FindingRow, Progress, ReportJson, RunInfo, SpecialRow};
+use crate::accuracy::{
+    top_rows, FindingRow, Progress, ReportJson, RunInfo, Significance, SpecialRow,
+};
 use crate::errors_svg::errors_svg;
 use crate::escape::escape;
 use fpforge_accuracy::AccuracyReport;
@@ -182,6 +184,10 @@ fn row_cells(row: &FindingRow) -> String {
         (Some(p), _) => format!("<br><span class=\"muted\">not yet stable at {p} bits</span>"),
         _ => String::new(),
     };
+    let significance = match row.significance {
+        Significance::Significant => "",
+        Significance::BelowThreshold => "<br><span class=\"muted\">below threshold</span>",
+    };
     let condition = match &row.condition_op {
         Some(op) => format!(
             "{}<br><span class=\"muted mono\">{}</span>",
@@ -192,7 +198,7 @@ fn row_cells(row: &FindingRow) -> String {
     };
     format!(
         "<td class=\"mono\">{}</td><td>{}</td><td>{}<br><span class=\"muted mono\">{}</span></td>\
-         <td class=\"mono\">{}</td><td class=\"num\">{}{stable}</td><td class=\"num\">{}</td>\
+         <td class=\"mono\">{}</td><td class=\"num\">{}{stable}{significance}</td><td class=\"num\">{}</td>\
          <td class=\"num\">{}</td><td>{path}</td><td class=\"num\">{condition}</td>",
         escape(&row.output),
         code(&row.input),
