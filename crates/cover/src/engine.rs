@@ -66,7 +66,7 @@ use crate::sides::SideTable;
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, ExecError, Finding, FindingKey, FindingKind, FullTrace,
-    Interpreter, Observer, Outcome, Trap,
+    Interpreter, Observer, Outcome, Trap, TrapKind,
 };
 use fpforge_search::{
     avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
@@ -145,6 +145,28 @@ fn leveled(r: f64, open_hits: u32, metric: Metric) -> f64 {
 /// The objective of a targeted search at a run that does not reach the target's branch:
 /// above every branch distance.
 const UNREACHED: f64 = 1.2e21;
+
+/// The objective of a run out of fuel that covered nothing new, from `value`, what it
+/// would be had the run ended: [`OUT_OF_FUEL`] times that, and up to twice that for
+/// the largest inputs, since loop counts mostly grow with orders, lengths and arguments.
+/// Line searches then leave inputs whose loops outlast the fuel rather than spend their
+/// budget on them, while a run that went deeper still ranks first ([`leveled`] puts
+/// 2^64 between depths).
+fn out_of_fuel(value: f64, point: &[f64]) -> f64 {
+    let magnitude = |v: f64| {
+        if v.is_nan() {
+            1024.0
+        } else {
+            v.abs().ln_1p() / std::f64::consts::LN_2
+        }
+    };
+    let mean = point.iter().map(|&v| magnitude(v)).sum::<f64>() / point.len().max(1) as f64;
+    value * OUT_OF_FUEL * (1.0 + mean.min(1024.0) / 1024.0)
+}
+
+/// How much worse a run out of fuel scores than it would have had it ended
+/// ([`out_of_fuel`]).
+const OUT_OF_FUEL: f64 = 65536.0;
 
 /// The share of the time limit the search gets when a prover follows it (the prover gets
 /// the rest, so the run ends within the limit): a fifth of the limit, at most
@@ -614,13 +636,14 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             self.interp.observer_mut().target = aim;
             let evals_before = self.evals;
             let seed = self.seed_point(start as usize);
-            let point = match aim {
+            let mut point = match aim {
                 Some(_) => self.closest_test(),
                 None => from_witness
                     .take()
                     .or(seed)
                     .unwrap_or_else(|| self.plan.start(&mut rng)),
             };
+            self.plan.snap_integers(&mut point);
             if self.covered_count == self.table.len() {
                 self.interp.observer_mut().target = None;
                 return Ok(Some(CoverStop::AllCovered));
@@ -628,7 +651,6 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             if point.iter().any(|v| !v.is_finite()) {
                 space = Space::OrderedBits;
             }
-            let coords: Vec<f64> = point.iter().map(|&v| space.encode(v)).collect();
             let abs_step = match space {
                 Space::Real => 1.0,
                 Space::OrderedBits => ORDERED_ABS_STEP,
@@ -637,12 +659,16 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 .with_n_iter(config.n_iter)
                 .with_abs_step(abs_step);
             let budget = self.budget(deadline);
-            let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), space, budget);
+            let integer = self.plan.integer_coordinates();
+            let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), space, budget)
+                .with_integer_coordinates(integer.clone());
+            let coords = ev.encode(&point);
             let result = basinhopping(&mut ev, &coords, &hopping, &mut rng);
             let mut outcome = ev.finish(result);
             if outcome.reason == StopReason::Converged && config.ulp_refine {
                 let budget = self.budget(deadline);
-                let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), Space::Real, budget);
+                let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), Space::Real, budget)
+                    .with_integer_coordinates(integer);
                 let result = avm(&mut ev, &outcome.best_input, &AvmConfig::default());
                 outcome = ev.finish(result.map(|_| ()));
             }
@@ -753,7 +779,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                     .max_evals
                     .map_or(BOUNDARY_EVALS, |m| m.min(BOUNDARY_EVALS)),
             );
-            let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), Space::Real, budget);
+            let integer = self.plan.integer_coordinates();
+            let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), Space::Real, budget)
+                .with_integer_coordinates(integer);
             let result = avm(&mut ev, &start, &AvmConfig::default());
             let outcome = ev.finish(result.map(|_| ()));
             self.interp.observer_mut().goal = None;
@@ -948,14 +976,21 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 }
             }
         }
-        if let Some(d) = aimed {
-            return d.min(UNREACHED);
-        }
-        let r = if r == 0.0 { 1.0 } else { r };
-        if self.levels {
-            leveled(r, open_hits, self.metric)
+        let value = if let Some(d) = aimed {
+            d.min(UNREACHED)
         } else {
-            r
+            let r = if r == 0.0 { 1.0 } else { r };
+            if self.levels {
+                leveled(r, open_hits, self.metric)
+            } else {
+                r
+            }
+        };
+        match &run.outcome {
+            Outcome::Trapped(trap) if trap.kind == TrapKind::FuelExhausted => {
+                out_of_fuel(value, point)
+            }
+            _ => value,
         }
     }
 
@@ -1174,6 +1209,24 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_out_of_fuel_rank_after_ended_runs_of_their_depth() {
+        for metric in [Metric::Ulp, Metric::Real] {
+            let ended = leveled(1.0, 2, metric);
+            let out = out_of_fuel(ended, &[1e308, f64::NAN]);
+            assert!(out > ended && out <= 2.0 * OUT_OF_FUEL * ended);
+            assert!(
+                out < leveled(1.0, 1, metric),
+                "a deeper run still ranks first"
+            );
+        }
+        let at = |point: &[f64]| out_of_fuel(3.0, point);
+        assert!(at(&[4.0, 1.5]) < at(&[40.0, 1.5]));
+        assert!(at(&[-40.0, 1.5]) < at(&[-4e9, 1.5]));
+        assert!(at(&[f64::INFINITY]).is_finite());
+        assert_eq!(at(&[0.0, 0.0]), 3.0 * OUT_OF_FUEL);
+    }
 
     #[test]
     fn deeper_runs_rank_lower_whatever_their_distance() {

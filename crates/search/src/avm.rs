@@ -16,7 +16,7 @@
 //! minimum when a sweep over all variables improves nothing. In [`Space::Real`] a step
 //! is one ulp of the coordinate (computed on its bits, so it is exact everywhere,
 //! subnormals and binade boundaries included, and 63 doublings cross the whole range);
-//! in [`Space::OrderedBits`] a step is one coordinate unit. Line searches over real
+//! in [`Space::OrderedBits`], and on integer coordinates, a step is one coordinate unit. Line searches over real
 //! coordinates stop a few ulps short of an equality; this method lands on it, so
 //! engines use it to finish what Powell's method started.
 
@@ -144,6 +144,7 @@ impl<F: FnMut(&[f64]) -> f64> Axis for Coordinate<'_, '_, F> {
 
     fn moved(&self, from: f64, steps: i64) -> Option<f64> {
         let to = match self.ev.space() {
+            _ if self.ev.is_integer(self.index) => from + steps as f64,
             Space::Real => from_signed_ulps(
                 FpFormat::F64,
                 signed_ulps(FpFormat::F64, from).saturating_add(steps),

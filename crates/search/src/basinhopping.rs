@@ -3,7 +3,8 @@
 //! D. J. Wales and J. P. K. Doye, J. Phys. Chem. A 101, 1997; the global minimizer of
 //! CoverMe (Fu & Su, PLDI'17, Sec. 4: `n_iter` hops, Powell as local minimizer). Each
 //! hop perturbs the current minimum uniformly within a step (relative to the point's
-//! magnitude, so the same configuration works in real and ordered-bits coordinates),
+//! magnitude, so the same configuration works in real and ordered-bits coordinates;
+//! integer coordinates relative to the integers' magnitude),
 //! minimizes locally, and accepts the new minimum with probability
 //! `min(1, exp(-(f_new - f_cur) / T))`.
 
@@ -64,15 +65,26 @@ pub fn basinhopping<F: FnMut(&[f64]) -> f64, R: Rng>(
 ) -> Result<(), Stop> {
     let (mut current, mut f_current) = powell(ev, start, &config.local)?;
     for _ in 0..config.n_iter {
-        let scale = current.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        // Capped so the uniform range stays finite when a coordinate is huge or infinite.
-        let width = config
-            .abs_step
-            .max(config.rel_step * scale)
-            .min(f64::MAX / 4.0);
+        // Integer coordinates hop on their own scale (see `Evaluator::step_scale`); the
+        // widths are capped so the uniform range stays finite when a coordinate is huge
+        // or infinite.
+        let width = |integer: bool, abs_step: f64| {
+            abs_step
+                .max(config.rel_step * ev.scale(&current, integer))
+                .min(f64::MAX / 4.0)
+        };
+        let (real_width, integer_width) = (width(false, config.abs_step), width(true, 1.0));
         let hop: Vec<f64> = current
             .iter()
-            .map(|&c| c + rng.gen_range(-width..=width))
+            .enumerate()
+            .map(|(i, &c)| {
+                let width = if ev.is_integer(i) {
+                    integer_width
+                } else {
+                    real_width
+                };
+                c + rng.gen_range(-width..=width)
+            })
             .collect();
         let (candidate, f_candidate) = powell(ev, &hop, &config.local)?;
         let accept = f_candidate < f_current

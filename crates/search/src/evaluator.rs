@@ -3,6 +3,13 @@
 //!
 //! Minimizers call [`Evaluator::eval`] and propagate its `Err(Stop)` with `?`, so a
 //! search unwinds the moment the target is reached or the budget is spent.
+//!
+//! Coordinates marked integer ([`Evaluator::with_integer_coordinates`]) stand for an
+//! integer parameter: they are the value itself in every space (an integer's ordered bits
+//! as a double would make one step of the search a change of magnitude), and the
+//! minimizers size their steps on them apart from the real coordinates
+//! ([`Evaluator::step_scale`]), so a large double does not throw a small order across
+//! its whole range.
 
 use crate::space::Space;
 use std::time::Instant;
@@ -88,6 +95,8 @@ pub struct Evaluator<F> {
     best_input: Vec<f64>,
     best_value: f64,
     scratch: Vec<f64>,
+    /// Which coordinates are integers (empty: none).
+    integer: Vec<bool>,
 }
 
 impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
@@ -101,12 +110,63 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
             best_input: Vec::new(),
             best_value: f64::INFINITY,
             scratch: Vec::new(),
+            integer: Vec::new(),
         }
+    }
+
+    /// Marks the coordinates whose `integer` entry is true as integers (see the module
+    /// docs).
+    pub fn with_integer_coordinates(mut self, integer: Vec<bool>) -> Self {
+        self.integer = integer;
+        self
     }
 
     /// The search space.
     pub fn space(&self) -> Space {
         self.space
+    }
+
+    /// Whether coordinate `index` is an integer.
+    pub fn is_integer(&self, index: usize) -> bool {
+        self.integer.get(index).copied().unwrap_or(false)
+    }
+
+    /// How coordinate `index` maps to its input value.
+    fn space_of(&self, index: usize) -> Space {
+        if self.is_integer(index) {
+            Space::Real
+        } else {
+            self.space
+        }
+    }
+
+    /// The coordinates of input values.
+    pub fn encode(&self, values: &[f64]) -> Vec<f64> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| self.space_of(i).encode(v))
+            .collect()
+    }
+
+    /// The magnitude steps along `dir` from `x` are sized on, and whether `dir` moves
+    /// integer coordinates only: then [`Evaluator::scale`] of the integers, else of the
+    /// real coordinates.
+    pub fn step_scale(&self, x: &[f64], dir: &[f64]) -> (f64, bool) {
+        let integer = dir
+            .iter()
+            .enumerate()
+            .all(|(i, &d)| d == 0.0 || self.is_integer(i));
+        (self.scale(x, integer), integer)
+    }
+
+    /// The largest magnitude among the coordinates of `x` that are integers (`integer`)
+    /// or real (without integer coordinates, the largest coordinate).
+    pub fn scale(&self, x: &[f64], integer: bool) -> f64 {
+        x.iter()
+            .enumerate()
+            .filter(|&(i, _)| self.is_integer(i) == integer)
+            .fold(0.0f64, |m, (_, v)| m.max(v.abs()))
     }
 
     /// Evaluates the objective at coordinates `y`. NaN objective values count as
@@ -121,8 +181,10 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
             return Err(Stop(StopReason::TimeLimit));
         }
         self.scratch.clear();
-        let space = self.space;
-        self.scratch.extend(y.iter().map(|&c| space.decode(c)));
+        for (i, &c) in y.iter().enumerate() {
+            let value = self.space_of(i).decode(c);
+            self.scratch.push(value);
+        }
         let raw = (self.objective)(&self.scratch);
         let value = if raw.is_nan() { f64::INFINITY } else { raw };
         self.evals += 1;
@@ -176,6 +238,29 @@ mod tests {
         assert!(ev.eval(&[0.0]).is_ok());
         assert!(ev.eval(&[0.0]).is_ok());
         assert_eq!(ev.eval(&[0.0]), Err(Stop(StopReason::EvalLimit)));
+    }
+
+    #[test]
+    fn integer_coordinates_are_their_values_in_ordered_bits() {
+        let mut ev = Evaluator::new(
+            |x: &[f64]| x[0] + x[1],
+            Space::OrderedBits,
+            Budget::default(),
+        )
+        .with_integer_coordinates(vec![true, false]);
+        let y = ev.encode(&[7.0, 1.5]);
+        assert_eq!(y[0], 7.0);
+        assert_eq!(y[1], Space::OrderedBits.encode(1.5));
+        assert_eq!(ev.eval(&y), Ok(8.5));
+        assert_eq!(ev.step_scale(&[7.0, 1e18], &[1.0, 0.0]), (7.0, true));
+        assert_eq!(ev.step_scale(&[7.0, 1e18], &[1.0, 1.0]), (1e18, false));
+        assert_eq!(ev.step_scale(&[7.0, -2.0], &[0.0, 1.0]), (2.0, false));
+    }
+
+    #[test]
+    fn without_integers_steps_scale_on_the_largest_coordinate() {
+        let ev = Evaluator::new(|_: &[f64]| 0.0, Space::Real, Budget::default());
+        assert_eq!(ev.step_scale(&[3.0, -9.0], &[1.0, 0.0]), (9.0, false));
     }
 
     #[test]

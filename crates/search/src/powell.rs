@@ -16,9 +16,11 @@ pub struct PowellConfig {
     pub max_iters: u32,
     /// Relative decrease below which an outer iteration counts as converged (default 1e-12).
     pub ftol: f64,
-    /// First trial step along a coordinate, relative to the point's largest coordinate (default 0.1).
+    /// First trial step along a direction, relative to the point's largest coordinate of
+    /// the kind the direction moves (default 0.1; see [`Evaluator::step_scale`]).
     pub rel_step: f64,
-    /// Smallest first trial step (default 1.0; use ~2^20 in ordered-bits space).
+    /// Smallest first trial step (default 1.0; use ~2^20 in ordered-bits space). Along
+    /// integer coordinates it is 1.
     pub abs_step: f64,
     /// Golden-section narrowing steps per line search (default 40).
     pub line_iters: u32,
@@ -71,9 +73,8 @@ pub fn powell<F: FnMut(&[f64]) -> f64>(
         let (x_start, f_start) = (x.clone(), fx);
         let mut biggest = (0.0, 0);
         for (i, dir) in dirs.iter().enumerate() {
-            let step = config
-                .abs_step
-                .max(config.rel_step * x.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+            let (scale, integer) = ev.step_scale(&x, dir);
+            let step = if integer { 1.0 } else { config.abs_step }.max(config.rel_step * scale);
             let before = fx;
             fx = line_minimize(ev, &mut x, fx, dir, step, config)?;
             if before - fx > biggest.0 {
@@ -147,10 +148,13 @@ fn line_minimize<F: FnMut(&[f64]) -> f64>(
         lo = lo - (hi - lo);
     }
     let (mut a, mut b) = (lo.min(hi), lo.max(hi));
+    // Along integer coordinates, sections narrower than one step round to points already
+    // tried.
+    let narrowest = if ev.step_scale(x, dir).1 { 1.0 } else { 0.0 };
     for _ in 0..config.line_iters {
         let c = b - GOLDEN * (b - a);
         let d = a + GOLDEN * (b - a);
-        if !(a < c && c < d && d < b) {
+        if !(a < c && c < d && d < b) || b - a < narrowest {
             break;
         }
         let fc = at(ev, c)?;
@@ -196,5 +200,26 @@ mod tests {
         assert_eq!(result.unwrap_err(), Stop(StopReason::TargetReached));
         let out = ev.finish(Err(Stop(StopReason::TargetReached)));
         assert!(out.best_input[0] * out.best_input[1] >= 100.0 && out.best_input[0] <= 2.0);
+    }
+
+    #[test]
+    fn an_integer_order_is_stepped_on_its_own_scale() {
+        // An order n that must be 6 beside a double near 1e300: sized on the double, the
+        // first step along n would be 1e299.
+        let evaluated = std::cell::RefCell::new(Vec::new());
+        let f = |x: &[f64]| {
+            let n = x[0].round();
+            evaluated.borrow_mut().push(n);
+            (n - 6.0).abs() + (x[1] - 1e300).abs() / 1e300
+        };
+        let budget = Budget::default().with_target(0.0).with_eval_limit(400);
+        let mut ev =
+            Evaluator::new(f, Space::Real, budget).with_integer_coordinates(vec![true, false]);
+        let result = powell(&mut ev, &[0.0, 1e300], &PowellConfig::default());
+        assert_eq!(result.unwrap_err(), Stop(StopReason::TargetReached));
+        assert!(
+            evaluated.borrow().iter().all(|n| n.abs() < 100.0),
+            "{evaluated:?}"
+        );
     }
 }

@@ -11,6 +11,11 @@
 //! its neighbours one ulp away, and for 32-bit integer constants the doubles whose high
 //! word they are, as fdlibm's bit tests compare), random normal variates and random bit
 //! patterns.
+//!
+//! Integer coordinates are mostly orders, counts and lengths, whose large values make
+//! loops run for long: their special values are small integers (and the type's minimum),
+//! and their random values have a log-uniform magnitude, so an `int` is as often below
+//! 16 as between 2^27 and 2^31, where bit patterns would almost always be huge.
 
 use crate::spec::{value_of, Coord, InputSpec, SpecError};
 use crate::Arg;
@@ -71,6 +76,26 @@ const SPECIALS: [f64; 14] = [
     -5e-324,
     f64::MAX,
     -f64::MAX,
+    2.0,
+];
+
+/// The special values of an integer coordinate, one for each of [`SPECIALS`] (so special
+/// points have the same shape whatever the coordinates' types): small integers from 0
+/// outward, a few larger orders, and the type's minimum in place of `-f64::MAX`.
+const INT_SPECIALS: [f64; 14] = [
+    0.0,
+    3.0,
+    1.0,
+    -1.0,
+    4.0,
+    -2.0,
+    5.0,
+    6.0,
+    10.0,
+    20.0,
+    100.0,
+    1000.0,
+    f64::NEG_INFINITY,
     2.0,
 ];
 
@@ -139,28 +164,58 @@ impl InputPlan {
             .collect()
     }
 
+    /// Which coordinates are integers.
+    pub fn integer_coordinates(&self) -> Vec<bool> {
+        self.spec
+            .coords()
+            .iter()
+            .map(|c| matches!(c.ty, Type::Int(_)))
+            .collect()
+    }
+
+    /// Sets every integer coordinate of `point` to the integer it stands for (an infinite
+    /// or fractional value would otherwise stay where a search cannot step from it).
+    pub fn snap_integers(&self, point: &mut [f64]) {
+        for (c, x) in self.spec.coords().iter().zip(point.iter_mut()) {
+            if matches!(c.ty, Type::Int(_)) {
+                *x = value_of(c.ty, value_bits(c.ty, clamp(c, *x)));
+            }
+        }
+    }
+
     /// Points made of special values only, evaluated before any search: every
     /// combination when there are at most 256, otherwise each special value in every
-    /// coordinate at once.
+    /// coordinate at once (small integers in integer coordinates: see the module docs).
     pub fn special_points(&self) -> Vec<Vec<f64>> {
         let n = self.dims();
+        let specials = |c: &Coord| {
+            if matches!(c.ty, Type::Int(_)) {
+                &INT_SPECIALS
+            } else {
+                &SPECIALS
+            }
+        };
         let grid = u32::try_from(n)
             .ok()
             .and_then(|n| SPECIALS.len().checked_pow(n))
             .filter(|&size| size <= 256);
+        let coords = self.spec.coords();
         match grid {
             Some(size) => (0..size)
                 .map(|mut index| {
-                    (0..n)
-                        .map(|_| {
-                            let v = SPECIALS[index % SPECIALS.len()];
+                    coords
+                        .iter()
+                        .map(|c| {
+                            let v = specials(c)[index % SPECIALS.len()];
                             index /= SPECIALS.len();
                             v
                         })
                         .collect()
                 })
                 .collect(),
-            None => SPECIALS.iter().map(|&v| vec![v; n]).collect(),
+            None => (0..SPECIALS.len())
+                .map(|k| coords.iter().map(|c| specials(c)[k]).collect())
+                .collect(),
         }
     }
 
@@ -191,6 +246,9 @@ impl InputPlan {
                     }
                 }
                 let x = match rng.gen_range(0..4) {
+                    0 if matches!(c.ty, Type::Int(_)) => {
+                        INT_SPECIALS[rng.gen_range(0..INT_SPECIALS.len())]
+                    }
                     0 => SPECIALS[rng.gen_range(0..SPECIALS.len())],
                     1 if !self.harvested.is_empty() => {
                         self.harvested[rng.gen_range(0..self.harvested.len())]
@@ -198,7 +256,7 @@ impl InputPlan {
                     1 | 2 => normal(rng) * f64::from(rng.gen_range(-8i32..=8)).exp2(),
                     _ => match c.ty {
                         Type::Float(FloatTy::F32) => f64::from(f32::from_bits(rng.gen())),
-                        Type::Int(_) => f64::from(rng.gen::<i32>()),
+                        Type::Int(_) => log_uniform_int(rng, c.ty),
                         _ => f64::from_bits(rng.gen()),
                     },
                 };
@@ -214,6 +272,18 @@ fn clamp(c: &Coord, x: f64) -> f64 {
         Some(r) if x.is_nan() => r.lo,
         Some(r) => x.clamp(r.lo, r.hi),
         None => x,
+    }
+}
+
+/// A random integer of type `ty` whose magnitude is log-uniform up to the type's width
+/// (at most 2^63), either sign.
+fn log_uniform_int<R: Rng>(rng: &mut R, ty: Type) -> f64 {
+    let bits = f64::from(ty.bits().clamp(2, 64) - 1);
+    let magnitude = (rng.gen::<f64>() * bits).exp2().floor();
+    if rng.gen() {
+        magnitude
+    } else {
+        -magnitude
     }
 }
 
@@ -324,6 +394,23 @@ mod tests {
         assert_eq!(value_bits(Type::I64, 9.3e18), i64::MAX as u64);
         assert_eq!(value_bits(Type::I64, -1e300), i64::MIN as u64);
         assert_eq!(value_bits(Type::F64, -0.0), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn random_integers_are_small_as_often_as_huge() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let draws: Vec<f64> = (0..4000)
+            .map(|_| log_uniform_int(&mut rng, Type::I32))
+            .collect();
+        let share = |keep: &dyn Fn(f64) -> bool| {
+            draws.iter().filter(|&&n| keep(n)).count() as f64 / draws.len() as f64
+        };
+        assert!(share(&|n| n.abs() < 16.0) > 0.1);
+        assert!(share(&|n| n.abs() >= 2f64.powi(27)) > 0.1);
+        assert!(share(&|n| n < 0.0) > 0.4 && share(&|n| n > 0.0) > 0.4);
+        assert!(draws
+            .iter()
+            .all(|&n| n == n.floor() && n.abs() <= 2f64.powi(31)));
     }
 
     #[test]
