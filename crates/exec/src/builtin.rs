@@ -102,8 +102,9 @@ where
 
 /// What the operation on extended values `op` gives on the concrete bits `args` of its
 /// arguments (0 past the last), for a call of result type `ty` (which half of an
-/// extended result, or the float or integer type of the others; see [`F80Op`]); see
-/// [`f80_evaluated`] for the rounding.
+/// extended result, or the float or integer type of the others; see [`F80Op`]). Rounds
+/// in the run's rounding mode, and so do the host's `*l` functions, called with the
+/// host in that mode.
 ///
 /// Lowering computes an extended result with two calls on the same arguments, one per
 /// half, one after the other: the first keeps the half it does not return in `mem` (an
