@@ -83,10 +83,9 @@ where
             })
         }
         Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
-        Builtin::F80(op) => {
-            let values = [value(0).clone(), value(1).clone(), value(2).clone()];
-            sem.f80(mem, op, ty, &values)?
-        }
+        // Up to seven arguments, more than this entry carries: the interpreter and the
+        // compiled tier call `Semantics::f80` and `f80_evaluated` with all of them.
+        Builtin::F80(_) => return Err(TrapKind::Unreachable),
         Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
         Builtin::Terminate => return Err(TrapKind::Terminate),
         Builtin::StackRestore => {
