@@ -367,7 +367,8 @@ struct Snapshot<'a> {
     pair_tests_left: usize,
 }
 
-/// Pair tests a run may keep per included side ([`CoverConfig::pairs`]), besides
+/// Pair tests a run may keep per included side of the program (trap targets aside:
+/// [`CoverConfig::pairs`]), besides
 /// [`PAIR_TESTS_MIN`]: a bound on the regression file, not on the search.
 const PAIR_TESTS_PER_SIDE: usize = 2;
 
@@ -413,6 +414,9 @@ struct Search<'m, 's, E> {
     /// some.
     trap_starts_left: Option<u32>,
     tests: Vec<Test>,
+    /// The interpreter that confirms inputs at the search's fuel, made on first use
+    /// ([`Search::traced_run`]).
+    tracer: Option<Interpreter<'m, Concrete, BranchTrace>>,
     /// Tests kept for new pairs of consecutive sides alone ([`crate::pairs`]), appended
     /// to `tests` when the run ends, so the searches (which start from tests) run as
     /// they would without them.
@@ -496,6 +500,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             .with_fuel(config.fuel)
             .with_compile(config.compile);
         let pairs = PairTracker::new(shared.module, shared.table, config.pairs);
+        let pair_cap = PAIR_TESTS_PER_SIDE * pairs.program_sides() + PAIR_TESTS_MIN;
         let penalty = Penalty::new(shared.shapes, shared.table.len(), config.metric, pairs);
         let mut interp = Interpreter::new(shared.module, Concrete, penalty, exec_config.clone())?;
         let covered: Vec<bool> = shared.infeasible.iter().map(Option::is_some).collect();
@@ -518,8 +523,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             trap_targets_settled: false,
             trap_starts_left: None,
             tests: Vec::new(),
+            tracer: None,
             pair_tests: Vec::new(),
-            pair_cap: PAIR_TESTS_PER_SIDE * shared.table.len() + PAIR_TESTS_MIN,
+            pair_cap,
             findings,
             kept: Vec::new(),
             evals: 0,
@@ -1054,13 +1060,19 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let open_hits = observer.open_hits;
         let aimed = (observer.target.is_some() || observer.goal.is_some())
             .then_some(observer.target_distance);
-        let new_fault = match &run.outcome {
-            Outcome::Trapped(trap) => !self.findings.is_known(trap),
-            Outcome::Returned(_) | Outcome::Threw(_) => false,
+        let candidate = match &run.outcome {
+            // A known crash or hang runs again into the same trap and is kept for
+            // nothing, however new its sides (a library's loops bounded by an input
+            // would otherwise be confirmed at every evaluation), unless a patient
+            // re-run may show that its loop ends.
+            Outcome::Trapped(trap) => {
+                !self.findings.is_known(trap) || self.patient_hang_key(&run.outcome).is_some()
+            }
+            Outcome::Returned(_) | Outcome::Threw(_) => {
+                !observer.pairs.fresh.is_empty()
+                    || observer.hits.iter().any(|&s| !self.covered[s as usize])
+            }
         };
-        let candidate = new_fault
-            || !observer.pairs.fresh.is_empty()
-            || observer.hits.iter().any(|&s| !self.covered[s as usize]);
         if candidate {
             match self.confirm(bits) {
                 Ok(true) => return 0.0,
@@ -1296,13 +1308,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// Runs `args` with a fresh tracing interpreter with `fuel`: how the run ended, the
     /// included sides it takes that are not covered yet, and its new pairs.
-    fn trace(&self, args: &[fpforge_spec::Arg], fuel: u64) -> Result<Traced, ExecError> {
-        let exec = self.exec_config.clone().with_fuel(fuel);
-        let mut tracer = Interpreter::new(self.module, Concrete, BranchTrace::default(), exec)?;
-        let run = tracer.call(self.func, args)?;
-        let taken: Vec<u32> = tracer
-            .observer()
-            .events
+    fn trace(&mut self, args: &[fpforge_spec::Arg], fuel: u64) -> Result<Traced, ExecError> {
+        let (outcome, events) = self.traced_run(args, fuel)?;
+        let taken: Vec<u32> = events
             .iter()
             .filter_map(|&side| self.table.index_of(side))
             .collect();
@@ -1319,10 +1327,42 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         new.sort_unstable();
         new.dedup();
         Ok(Traced {
-            outcome: run.outcome,
+            outcome,
             new,
             fresh_pairs,
         })
+    }
+
+    /// Runs `args` with `fuel` in a tracing interpreter of its own (not the search's,
+    /// whose observer keeps state across runs): how the run ended and the sides it took,
+    /// in order. At the search's fuel the same tracer serves every confirmation, since
+    /// making an interpreter prepares every function of the module (milliseconds for a
+    /// library) and each run starts from fresh memory anyway.
+    fn traced_run(
+        &mut self,
+        args: &[fpforge_spec::Arg],
+        fuel: u64,
+    ) -> Result<(Outcome<u64>, Vec<Side>), ExecError> {
+        let make = |fuel| {
+            let exec = self.exec_config.clone().with_fuel(fuel);
+            Interpreter::new(self.module, Concrete, BranchTrace::default(), exec)
+        };
+        let mut patient;
+        let tracer = if fuel == self.exec_config.fuel {
+            match &mut self.tracer {
+                Some(tracer) => tracer,
+                slot => slot.insert(make(fuel)?),
+            }
+        } else {
+            patient = make(fuel)?;
+            &mut patient
+        };
+        tracer.observer_mut().clear();
+        let run = tracer.call(self.func, args)?;
+        Ok((
+            run.outcome,
+            std::mem::take(&mut tracer.observer_mut().events),
+        ))
     }
 
     /// Marks the side indices `new` covered by `witness` and updates saturation; returns

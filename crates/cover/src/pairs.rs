@@ -55,6 +55,11 @@ impl PairTracker {
         }
     }
 
+    /// How many sides are branches of the program (not trap guards).
+    pub fn program_sides(&self) -> usize {
+        self.program.iter().filter(|&&p| p).count()
+    }
+
     /// Forgets the current run, before the next one.
     pub fn begin(&mut self) {
         self.last = None;
