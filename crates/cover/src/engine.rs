@@ -52,6 +52,17 @@
 //! shows it is kept as a test. Sides are one compiler's partition of the inputs: gcc
 //! compiles `x < y ? y : x` as a branch on `x > y`, whose sides these tests cover.
 //!
+//! With [`CoverConfig::pairs`], every run also notes its pairs of consecutive sides
+//! ([`crate::pairs`]); an input whose confirming re-run covers nothing new but shows a
+//! pair no test shows is kept as a pair test (a bounded number), which the searches do
+//! not start from and which joins the tests when the run ends. Once the sides are done,
+//! [`CoverConfig::pair_evals`] evaluations of random points and of tests with one
+//! coordinate replaced look for more, as a fuzzer would.
+//!
+//! Confirmations share one tracing interpreter: making one prepares every function of
+//! the module. A run that ends in a crash or hang already found is not confirmed at all,
+//! whatever sides it took: it would run into the same trap again.
+//!
 //! Finally every side left uncovered is explained ([`MissReason`]): whether some test reaches
 //! its branch (CoverMe's "likely infeasible", Sec. 5 — a label, never a proof) and which
 //! test came closest to taking it.
