@@ -15,7 +15,9 @@
 //!    taken in turn. Rounds alternate the method between the alternating variable
 //!    method in ulp steps ([`fpforge_search::avm()`]) and a (1+1) evolution strategy in
 //!    the ordered-bits space of binary64 (a step is a number of ulps, adapted by the 1/5
-//!    success rule). A round that improves the worst error or covers a target moves the
+//!    success rule; one candidate in `COPY_ONE_IN` instead copies a float coordinate's
+//!    value or its negation into another, since equal and opposite values, where
+//!    differences and variances vanish, lie too far apart in ulps for a step). A round that improves the worst error or covers a target moves the
 //!    base there; a round without progress halves `k` (FPGen's subset adaptation), and
 //!    after three fruitless rounds at `k = 1` the search restarts from a kept input or a
 //!    random one with all coordinates.
