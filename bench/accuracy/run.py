@@ -15,7 +15,15 @@ is the largest error among inputs whose MPFR run takes the same branches as the 
 run (pure rounding error; the overall maximum may come from a change of path, e.g. another
 pivot in LU).
 
-    bench/accuracy/run.py [--time-limit 60] [--only sum,lu] [--recheck-precision 256]
+With `--evals N` every run ends after N evaluations instead (its time limit is then only a
+safety net), so two builds or two machines are compared on the same work whatever the load.
+
+With `--seeds K` every program runs the search with seeds 1..K instead and the table gives
+the median, smallest and largest of the K worst errors (a single seed's figure is one
+draw of a randomized search; comparisons of two builds use the median).
+
+    bench/accuracy/run.py [--time-limit 60 | --evals N] [--only sum,lu] [--no-random]
+                          [--recheck-precision 256] [--seeds K]
 """
 
 import argparse
@@ -107,7 +115,10 @@ def fmt(x):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per program and strategy")
+    ap.add_argument("--evals", type=int, help="evaluations per program and strategy (deterministic budget)")
+    ap.add_argument("--no-random", action="store_true", help="skip the random-search column")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", type=int, help="run seeds 1..K and tabulate median/min/max")
     ap.add_argument("--only", default="", help="comma-separated program names")
     ap.add_argument("--recheck-precision", type=int, action="append",
                     help="precision of the re-evaluation (repeatable; default 256 and 4096)")
@@ -131,8 +142,15 @@ def main():
     out_root = Path(opts.out)
     out_root.mkdir(parents=True, exist_ok=True)
     limit = opts.time_limit
+    budget = ["--time-limit", str(limit)]
+    if opts.evals:
+        limit = max(limit, 3600.0)
+        budget = ["--evals", str(opts.evals), "--time-limit", str(limit)]
     timeout = 4 * limit + 300
 
+    if opts.seeds:
+        seed_table(opts, rows, out_root, budget, timeout)
+        return
     lines = [
         "| program | fpforge max rel error | same path | time to worst (s) | inputs | random max rel error | FPGen | "
         + " | ".join(f"re-check {p} bits" for p in precisions) + " |",
@@ -142,7 +160,7 @@ def main():
     print(lines[1], flush=True)
     for row in rows:
         base = base_command(opts.fpforge, row)
-        common = ["--time-limit", str(limit), "--seed", str(opts.seed), "--json"]
+        common = budget + ["--seed", str(opts.seed), "--json"]
         sdir = out_root / row["name"] / "search"
         rdir = out_root / row["name"] / "random"
         if opts.recheck_only:
@@ -150,7 +168,9 @@ def main():
             random, rerr = load_report(rdir / "report.json")
         else:
             search, _, serr = run_json(base + common + ["--out", str(sdir)], timeout)
-            random, _, rerr = run_json(base + common + ["--strategy", "random", "--out", str(rdir)], timeout)
+            random, rerr = None, ["not run"]
+            if not opts.no_random:
+                random, _, rerr = run_json(base + common + ["--strategy", "random", "--out", str(rdir)], timeout)
         rechecks = []
         for prec in precisions:
             recheck = "-"
@@ -175,7 +195,7 @@ def main():
         if search and search.get("non_finite"):
             s_text += " (+NaN/inf)"
 
-        r_text = fmt(rel_of(random)) if random else "error: " + " ".join(rerr or [])
+        r_text = fmt(rel_of(random)) if random else ("-" if opts.no_random else "error: " + " ".join(rerr or []))
         if random and random.get("non_finite"):
             r_text += " (+NaN/inf)"
 
@@ -194,8 +214,30 @@ def main():
                 break
     except OSError:
         pass
-    runs = f"reports in {out_root}" if opts.recheck_only else f"{limit:g} s per program and strategy, seed {opts.seed}"
+    per_run = f"{opts.evals} evaluations" if opts.evals else f"{limit:g} s"
+    runs = f"reports in {out_root}" if opts.recheck_only else f"{per_run} per program and strategy, seed {opts.seed}"
     print(f"\n{len(rows)} programs, {runs}, {os.cpu_count()} cores ({cpu})", flush=True)
+
+
+def seed_table(opts, rows, out_root, budget, timeout):
+    """One row per program: the worst error's median, min and max over seeds 1..K."""
+    print("| program | median max rel error | smallest | largest | runs with NaN/inf | FPGen |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        rels, non_finite = [], 0
+        for seed in range(1, opts.seeds + 1):
+            out = out_root / row["name"] / f"seed{seed}"
+            cmd = base_command(opts.fpforge, row) + budget + ["--seed", str(seed), "--json", "--out", str(out)]
+            report, _, err = run_json(cmd, timeout)
+            rel = rel_of(report) if report else None
+            rels.append(0.0 if rel is None else rel)
+            non_finite += bool(report and report.get("non_finite"))
+        rels.sort()
+        median = rels[len(rels) // 2] if len(rels) % 2 else (rels[len(rels) // 2 - 1] * rels[len(rels) // 2]) ** 0.5
+        print(f"| {row['name']} | {fmt(median)} | {fmt(rels[0])} | {fmt(rels[-1])} | {non_finite}/{opts.seeds} | {row['fpgen']} |",
+              flush=True)
+    per_run = f"{opts.evals} evaluations" if opts.evals else f"{opts.time_limit:g} s"
+    print(f"\n{len(rows)} programs, {per_run} per run, seeds 1-{opts.seeds} (median of an even count: geometric mean of the middle two)")
 
 
 if __name__ == "__main__":

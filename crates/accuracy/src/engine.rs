@@ -15,7 +15,9 @@
 //!    taken in turn. Rounds alternate the method between the alternating variable
 //!    method in ulp steps ([`fpforge_search::avm()`]) and a (1+1) evolution strategy in
 //!    the ordered-bits space of binary64 (a step is a number of ulps, adapted by the 1/5
-//!    success rule). A round that improves the worst error or covers a target moves the
+//!    success rule; one candidate in `COPY_ONE_IN` instead copies a float coordinate's
+//!    value or its negation into another, since equal and opposite values, where
+//!    differences and variances vanish, lie too far apart in ulps for a step). A round that improves the worst error or covers a target moves the
 //!    base there; a round without progress halves `k` (FPGen's subset adaptation), and
 //!    after three fruitless rounds at `k = 1` the search restarts from a kept input or a
 //!    random one with all coordinates.
@@ -1124,16 +1126,21 @@ fn es_round<E: FnMut(&AccuracyEvent<'_>)>(
         if !state.running() {
             break;
         }
-        let y: Vec<f64> = x
-            .iter()
-            .map(|&c| {
-                if rng.gen_bool(0.5) {
-                    c
-                } else {
-                    (c + normal(rng) * sigma).round()
-                }
-            })
-            .collect();
+        let copy = rng
+            .gen_ratio(1, COPY_ONE_IN)
+            .then(|| copied_coordinate(state.measurer.plan().spec(), rng, base, subset, &x))
+            .flatten();
+        let y: Vec<f64> = copy.unwrap_or_else(|| {
+            x.iter()
+                .map(|&c| {
+                    if rng.gen_bool(0.5) {
+                        c
+                    } else {
+                        (c + normal(rng) * sigma).round()
+                    }
+                })
+                .collect()
+        });
         let fy = state.eval_point(&merged(base, subset, &decode(&y)), goal);
         if fy <= fx {
             x = y;
@@ -1147,6 +1154,41 @@ fn es_round<E: FnMut(&AccuracyEvent<'_>)>(
         }
     }
     Some(merged(base, subset, &decode(&x)))
+}
+
+/// One in this many evolution-strategy candidates copies a coordinate instead of
+/// perturbing it.
+const COPY_ONE_IN: u32 = 8;
+
+/// `x` (ordinals of `subset`'s coordinates) with one float coordinate set to the value,
+/// or its negation, of another coordinate of the same type: equal and opposite values
+/// are where differences, variances and determinants vanish, and a random perturbation
+/// of ulp-distances almost never lands there. `None` when no coordinate can be copied.
+fn copied_coordinate<R: Rng>(
+    spec: &InputSpec,
+    rng: &mut R,
+    base: &[f64],
+    subset: &[usize],
+    x: &[f64],
+) -> Option<Vec<f64>> {
+    let coords = spec.coords();
+    let is_float = |i: usize| matches!(coords.get(i).map(|c| c.ty), Some(Type::Float(_)));
+    let targets: Vec<usize> = (0..subset.len()).filter(|&p| is_float(subset[p])).collect();
+    let &target = targets.get(rng.gen_range(0..targets.len().max(1)))?;
+    let ty = coords[subset[target]].ty;
+    let sources: Vec<usize> = (0..base.len())
+        .filter(|&j| j != subset[target] && coords.get(j).is_some_and(|c| c.ty == ty))
+        .collect();
+    let &source = sources.get(rng.gen_range(0..sources.len().max(1)))?;
+    let full = merged(base, subset, &decode(x));
+    let value = if rng.gen_bool(0.5) {
+        full[source]
+    } else {
+        -full[source]
+    };
+    let mut y = x.to_vec();
+    y[target] = to_ordinal(value);
+    Some(y)
 }
 
 fn decode(ordinals: &[f64]) -> Vec<f64> {

@@ -74,6 +74,24 @@ pub trait Semantics {
         let _ = index;
     }
 
+    /// The run goes on from `value`'s concrete bits where they decide more than an
+    /// address: an operand of the modelled floating-point environment (the result is
+    /// computed outside the semantics, in the run's rounding mode, and raises flags the
+    /// program can read back) or an argument of a C library function. Concolic semantics
+    /// record the concretization (their path condition stops being exact there); the
+    /// default does nothing.
+    #[inline]
+    fn concretized(&mut self, value: &Self::Value) {
+        let _ = value;
+    }
+
+    /// A C library function is about to read memory (a string, a buffer, the saved
+    /// floating-point environment): what it returns may depend on every byte it reads.
+    /// Concolic semantics that track memory symbolically record a concretization when
+    /// any byte is symbolic; the default does nothing.
+    #[inline]
+    fn libc_reads_memory(&mut self) {}
+
     /// The concrete bits of a value (zero-extended), used for branch decisions, switch
     /// values, addresses, call targets and observer events.
     fn concrete_bits(&self, value: &Self::Value) -> u64;
@@ -200,7 +218,8 @@ pub trait Semantics {
 
     /// An operation on extended values (`long double`, see [`F80Op`]) of result type
     /// `ty` on the argument values `args`. The default computes it on their concrete bits
-    /// ([`crate::f80_concrete`]) and makes the result a constant; a semantics with a
+    /// ([`crate::f80_concrete`]), reporting each through [`Semantics::concretized`], and
+    /// makes the result a constant; a semantics with a
     /// shadow of extended values overrides it (it may call [`crate::f80_concrete`] for
     /// either half of the concrete result).
     #[inline]
@@ -213,6 +232,7 @@ pub trait Semantics {
     ) -> Result<Self::Value, TrapKind> {
         let mut bits = [0u64; crate::F80_MAX_ARGS];
         for (b, a) in bits.iter_mut().zip(args) {
+            self.concretized(a);
             *b = self.concrete_bits(a);
         }
         let result = crate::f80_concrete(mem, op, ty, &bits)?;

@@ -19,7 +19,10 @@
 //! - **Concretization.** What the solver cannot express (`frem`, other math functions,
 //!   `ctpop`/`ctlz`/`cttz`, symbolic shift counts on types narrower than 5 bits, symbolic
 //!   integers turned into pointers, symbolic indices of address arithmetic reported by
-//!   [`Semantics::address_index`], `frexp`) is replaced by
+//!   [`Semantics::address_index`], `frexp`, the operands of the modelled floating-point
+//!   environment and the arguments of C library calls, reported by
+//!   [`Semantics::concretized`], and memory a library call reads while any shadow byte
+//!   is symbolic) is replaced by
 //!   its concrete value *without* a recorded equality. The first place where this
 //!   happens is remembered ([`Concolic::exact_prefix`]): path-condition entries before
 //!   it are exact, so `unsat` on them proves infeasibility; after it they only guide.
@@ -735,6 +738,17 @@ impl Semantics for Concolic {
 
     fn address_index(&mut self, index: &CVal) {
         self.concretize(index);
+    }
+
+    fn concretized(&mut self, value: &CVal) {
+        self.concretize(value);
+    }
+
+    fn libc_reads_memory(&mut self) {
+        if !self.shadow.is_empty() {
+            self.concretizations += 1;
+            self.exact_prefix.get_or_insert(self.path.len());
+        }
     }
 
     fn concrete_bits(&self, value: &CVal) -> u64 {

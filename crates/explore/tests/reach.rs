@@ -543,3 +543,100 @@ fn sides_proved_through_uninterpreted_calls_are_never_taken() {
         vec![a, b, x.to_bits(), y.to_bits()]
     });
 }
+
+/// What a program computes through the modelled floating-point environment, a C
+/// library function or long double arithmetic depends on the inputs even where the
+/// interpreter computes it outside the symbolic semantics: `explore` must not prove infeasible a side that an input takes
+/// (it did, "exhaustive path exploration" after one run), and round-to-nearest results
+/// keep their terms, so the solver still finds musl fmaf's halfway case.
+#[test]
+fn the_float_environment_and_libc_calls_are_no_proof() {
+    let module = fixture("no_terms.c");
+    let f32_bits = |x: f32| u64::from(x.to_bits());
+    let cases: [(&str, Vec<Vec<u64>>); 4] = [
+        (
+            "halfway",
+            vec![
+                vec![f32_bits(0.0); 3],
+                vec![
+                    f32_bits(2.25),
+                    f32_bits(f32::from_bits(0x201d_101c)),
+                    f32_bits(f32::from_bits(0xf0)),
+                ],
+            ],
+        ),
+        (
+            "inexact_product",
+            vec![vec![1.0f64.to_bits()], vec![0.1f64.to_bits()]],
+        ),
+        (
+            "round_trip",
+            vec![vec![0.0f64.to_bits()], vec![1.5f64.to_bits()]],
+        ),
+        (
+            "extended_square",
+            vec![vec![0.0f64.to_bits()], vec![2.0f64.to_bits()]],
+        ),
+    ];
+    for (name, witnesses) in cases {
+        let func = module.func_by_name(name).unwrap();
+        let spec = InputSpec::for_function(&module, func, &[], &[]).unwrap();
+        let report = explore(
+            &module,
+            func,
+            spec.clone(),
+            &ExploreConfig::default().with_engine(config()),
+            |_| {},
+        )
+        .unwrap();
+        let status = |side: &Side| {
+            report
+                .sides
+                .iter()
+                .find(|s| s.side == *side)
+                .map(|s| &s.status)
+        };
+        let mut taken = Vec::new();
+        for bits in &witnesses {
+            taken.extend(concrete_trace(&module, func, &spec, bits));
+        }
+        for side in &taken {
+            assert!(
+                !matches!(status(side), Some(SideStatus::Infeasible { .. })),
+                "{name}: {} is taken by a witness but reported infeasible",
+                module.side_name(*side)
+            );
+        }
+        assert!(
+            taken
+                .iter()
+                .any(|a| taken.iter().any(|b| a.site == b.site && a.arm != b.arm)),
+            "{name}: the witnesses take the same sides"
+        );
+    }
+    let func = module.func_by_name("halfway").unwrap();
+    let spec = InputSpec::for_function(&module, func, &[], &[]).unwrap();
+    let report = explore(
+        &module,
+        func,
+        spec.clone(),
+        &ExploreConfig::default().with_engine(config()),
+        |_| {},
+    )
+    .unwrap();
+    let halfway_side = module
+        .parse_side(&format!("{}:F", sites_of(&module, func)[0]))
+        .unwrap();
+    let found = report
+        .sides
+        .iter()
+        .find(|s| s.side == halfway_side)
+        .unwrap();
+    let SideStatus::Covered {
+        witness: Witness::Test(t),
+    } = found.status
+    else {
+        panic!("the halfway case is not covered: {:?}", found.status)
+    };
+    assert!(concrete_trace(&module, func, &spec, &report.tests[t]).contains(&halfway_side));
+}

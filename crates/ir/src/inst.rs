@@ -504,6 +504,41 @@ impl LibcFn {
         )
     }
 
+    /// Whether what the function returns or writes may depend on the bytes it reads
+    /// through a pointer argument (strings, buffers, a `%s` into a buffer).
+    pub fn reads_memory(self) -> bool {
+        use LibcFn::*;
+        matches!(
+            self,
+            Strlen
+                | Strcmp
+                | Strncmp
+                | Strcpy
+                | Strncpy
+                | Strcat
+                | Strchr
+                | Strrchr
+                | Strstr
+                | Memcmp
+                | Memchr
+                | Atoi
+                | Atol
+                | Strtol
+                | Strtoul
+                | Strtod
+                | Strtof
+                | Sprintf
+                | Snprintf
+        )
+    }
+
+    /// Whether the function only writes to an output stream: called for its effect, its
+    /// arguments decide nothing the program can read back but its return value.
+    pub fn only_writes_a_stream(self) -> bool {
+        use LibcFn::*;
+        matches!(self, Printf | Fprintf | Puts | Putchar | Fputs | Fputc)
+    }
+
     /// The function whose C symbol is `name` (`putc` is `fputc`, `atoll` is `atol`,
     /// `strtoll`/`strtoull` are `strtol`/`strtoul`: the same on LP64; newlib's `__errno`
     /// is `__errno_location`).

@@ -360,20 +360,30 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
     ) -> Control {
         self.sem.op_site(site);
         let (x, y) = (self.regs.get(a), self.regs.get(b));
+        let semantic = |sem: &mut S| match op {
+            FloatBinOp::Fadd => sem.fadd(ty, x, y),
+            FloatBinOp::Fsub => sem.fsub(ty, x, y),
+            FloatBinOp::Fmul => sem.fmul(ty, x, y),
+            FloatBinOp::Fdiv => sem.fdiv(ty, x, y),
+            FloatBinOp::Frem => sem.frem(ty, x, y),
+        };
         let v = if !EXACT_ENV {
-            match op {
-                FloatBinOp::Fadd => self.sem.fadd(ty, x, y),
-                FloatBinOp::Fsub => self.sem.fsub(ty, x, y),
-                FloatBinOp::Fmul => self.sem.fmul(ty, x, y),
-                FloatBinOp::Fdiv => self.sem.fdiv(ty, x, y),
-                FloatBinOp::Frem => self.sem.frem(ty, x, y),
-            }
+            semantic(self.sem)
         } else {
+            self.sem.concretized(x);
+            self.sem.concretized(y);
+            let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
             let bits = [self.sem.concrete_bits(x), self.sem.concrete_bits(y)];
             let bits = in_env(self.mem, |mode| {
                 fenv::float_bin(op, ty, mode, bits[0], bits[1])
             });
-            self.sem.constant(Type::Float(ty), bits)
+            // The semantics' own operation is round-to-nearest's: where the run is in
+            // that mode, its value (a term, a high-precision shadow) is still right.
+            if nearest {
+                semantic(self.sem)
+            } else {
+                self.sem.constant(Type::Float(ty), bits)
+            }
         };
         if O::OBSERVES_OPS {
             self.obs.on_op(&OpEvent {
@@ -410,19 +420,26 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
         a: Slot,
     ) -> Control {
         let x = self.regs.get(a);
+        let semantic = |sem: &mut S| match cast {
+            FloatCast::Fptrunc => sem.fptrunc(from, to, x),
+            FloatCast::Fpext => sem.fpext(from, to, x),
+            FloatCast::Fptoui => sem.fptoui(from, to, x),
+            FloatCast::Fptosi => sem.fptosi(from, to, x),
+            FloatCast::Uitofp => sem.uitofp(from, to, x),
+            FloatCast::Sitofp => sem.sitofp(from, to, x),
+        };
         let v = if !EXACT_ENV {
-            match cast {
-                FloatCast::Fptrunc => self.sem.fptrunc(from, to, x),
-                FloatCast::Fpext => self.sem.fpext(from, to, x),
-                FloatCast::Fptoui => self.sem.fptoui(from, to, x),
-                FloatCast::Fptosi => self.sem.fptosi(from, to, x),
-                FloatCast::Uitofp => self.sem.uitofp(from, to, x),
-                FloatCast::Sitofp => self.sem.sitofp(from, to, x),
-            }
+            semantic(self.sem)
         } else {
+            self.sem.concretized(x);
+            let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
             let bits = self.sem.concrete_bits(x);
             let bits = in_env(self.mem, |mode| cast.eval(from, to, mode, bits));
-            self.sem.constant(to, bits)
+            if nearest {
+                semantic(self.sem)
+            } else {
+                self.sem.constant(to, bits)
+            }
         };
         self.set(d, v)
     }
@@ -675,6 +692,9 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
     /// environment: the results are constants to the semantics.
     #[cold]
     fn math_in_env(&mut self, call: MathCall, ret: Type) -> (S::Value, Option<S::Value>) {
+        for v in self.scratch.iter() {
+            self.sem.concretized(v);
+        }
         let bits: Vec<u64> = self
             .scratch
             .iter()
@@ -728,6 +748,14 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
     /// A C library function, which may take any number of arguments (`printf`).
     #[cold]
     fn libc(&mut self, f: LibcFn, args: &[Slot], d: Slot) -> Control {
+        if d != NONE || !f.only_writes_a_stream() {
+            for &s in args {
+                self.sem.concretized(self.regs.get(s));
+            }
+            if f.reads_memory() {
+                self.sem.libc_reads_memory();
+            }
+        }
         let bits: Vec<u64> = args.iter().map(|&s| self.bits(s)).collect();
         match crate::libc::call(self.sem, self.mem, f, &bits) {
             Ok(Some(v)) if d != NONE => self.set(d, v),
