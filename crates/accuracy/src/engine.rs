@@ -353,7 +353,9 @@ pub fn accuracy_with(
         distances: vec![None; targets.len()],
         evals: 0,
         start,
-        deadline: config.time_limit.map(|t| start + t.mul_f64(SEARCH_SHARE_OF_TIME)),
+        deadline: config
+            .time_limit
+            .map(|t| start + t.mul_f64(SEARCH_SHARE_OF_TIME)),
         last_progress: start,
         stop: None,
         crashes,
