@@ -65,7 +65,8 @@ pub struct AccuracyConfig {
     /// Seed of every random choice (default 0). With an evaluation limit instead of a
     /// time limit the same seed gives the same report.
     pub seed: u64,
-    /// Wall-clock budget (default 10 s).
+    /// Wall-clock budget of the whole run (default 10 s): the search stops at 95 % of
+    /// it, leaving the rest to re-measure the reported inputs.
     pub time_limit: Option<Duration>,
     /// Candidate evaluations at most (default: unlimited).
     pub max_evals: Option<u64>,

@@ -75,15 +75,31 @@ pub trait Semantics {
     }
 
     /// The run goes on from `value`'s concrete bits where they decide more than an
-    /// address: an operand of the modelled floating-point environment (the result is
-    /// computed outside the semantics, in the run's rounding mode, and raises flags the
-    /// program can read back) or an argument of a C library function. Concolic semantics
+    /// address: an operand of the modelled floating-point environment in a directed
+    /// rounding mode (the result is computed outside the semantics), an operand of a
+    /// `long double` operation (see [`Semantics::f80`]) or an argument of a C library
+    /// function. Concolic semantics
     /// record the concretization (their path condition stops being exact there); the
     /// default does nothing.
     #[inline]
     fn concretized(&mut self, value: &Self::Value) {
         let _ = value;
     }
+
+    /// An operation of the modelled floating-point environment ran on `operand` in
+    /// round-to-nearest: its value is the semantics' own, but the exception flags it
+    /// raised depend on the operand. Concolic semantics remember whether the flags depend
+    /// on the inputs; the default does nothing.
+    #[inline]
+    fn flags_depend_on(&mut self, operand: &Self::Value) {
+        let _ = operand;
+    }
+
+    /// A C library function is about to read the exception flags (`fetestexcept`,
+    /// `fegetexceptflag`, or a copy of the whole environment). Concolic semantics record
+    /// a concretization when the flags depend on the inputs; the default does nothing.
+    #[inline]
+    fn libc_reads_flags(&mut self) {}
 
     /// A C library function is about to read memory (a string, a buffer, the saved
     /// floating-point environment): what it returns may depend on every byte it reads.

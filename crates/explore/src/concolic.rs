@@ -132,6 +132,9 @@ pub struct Concolic {
     exact_prefix: Option<usize>,
     /// Whether the first concretization of the run was a math call's.
     cut_by_math_call: bool,
+    /// Whether an exception flag of the modelled floating-point environment may have
+    /// been raised by an operation on a symbolic value in this run.
+    flags_symbolic: bool,
     /// The variable of each uninterpreted call result, by function and operand terms
     /// ([`CallPolicy::Uninterpreted`]), kept across runs.
     uninterpreted: HashMap<(&'static str, Vec<TermId>), TermId>,
@@ -266,6 +269,7 @@ impl Concolic {
             shadow: HashMap::new(),
             exact_prefix: None,
             cut_by_math_call: false,
+            flags_symbolic: false,
             uninterpreted: HashMap::new(),
             concretizations: 0,
             self_check: false,
@@ -372,9 +376,14 @@ impl Concolic {
 
     fn concretize(&mut self, v: &CVal) {
         if v.term.is_some() {
-            self.concretizations += 1;
-            self.exact_prefix.get_or_insert(self.path.len());
+            self.cut_here();
         }
+    }
+
+    /// A concretization happens now: the path condition is exact up to here only.
+    fn cut_here(&mut self) {
+        self.concretizations += 1;
+        self.exact_prefix.get_or_insert(self.path.len());
     }
 
     fn mk(&mut self, op: Op, args: &[TermId]) -> Option<TermId> {
@@ -705,6 +714,7 @@ impl Semantics for Concolic {
         self.exact_prefix = None;
         self.cut_by_math_call = false;
         self.concretizations = 0;
+        self.flags_symbolic = false;
     }
 
     fn constant(&mut self, ty: Type, bits: u64) -> CVal {
@@ -746,8 +756,17 @@ impl Semantics for Concolic {
 
     fn libc_reads_memory(&mut self) {
         if !self.shadow.is_empty() {
-            self.concretizations += 1;
-            self.exact_prefix.get_or_insert(self.path.len());
+            self.cut_here();
+        }
+    }
+
+    fn flags_depend_on(&mut self, operand: &CVal) {
+        self.flags_symbolic |= operand.term.is_some();
+    }
+
+    fn libc_reads_flags(&mut self) {
+        if self.flags_symbolic {
+            self.cut_here();
         }
     }
 

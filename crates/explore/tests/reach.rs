@@ -544,6 +544,15 @@ fn sides_proved_through_uninterpreted_calls_are_never_taken() {
     });
 }
 
+/// `explore` on function `name` of `module` with the default configuration.
+fn explored(module: &Module, name: &str) -> (Func, InputSpec, ExploreReport) {
+    let func = module.func_by_name(name).unwrap();
+    let spec = InputSpec::for_function(module, func, &[], &[]).unwrap();
+    let config = ExploreConfig::default().with_engine(config());
+    let report = explore(module, func, spec.clone(), &config, |_| {}).unwrap();
+    (func, spec, report)
+}
+
 /// What a program computes through the modelled floating-point environment, a C
 /// library function or long double arithmetic depends on the inputs even where the
 /// interpreter computes it outside the symbolic semantics: `explore` must not prove infeasible a side that an input takes
@@ -579,16 +588,7 @@ fn the_float_environment_and_libc_calls_are_no_proof() {
         ),
     ];
     for (name, witnesses) in cases {
-        let func = module.func_by_name(name).unwrap();
-        let spec = InputSpec::for_function(&module, func, &[], &[]).unwrap();
-        let report = explore(
-            &module,
-            func,
-            spec.clone(),
-            &ExploreConfig::default().with_engine(config()),
-            |_| {},
-        )
-        .unwrap();
+        let (func, spec, report) = explored(&module, name);
         let status = |side: &Side| {
             report
                 .sides
@@ -614,16 +614,7 @@ fn the_float_environment_and_libc_calls_are_no_proof() {
             "{name}: the witnesses take the same sides"
         );
     }
-    let func = module.func_by_name("halfway").unwrap();
-    let spec = InputSpec::for_function(&module, func, &[], &[]).unwrap();
-    let report = explore(
-        &module,
-        func,
-        spec.clone(),
-        &ExploreConfig::default().with_engine(config()),
-        |_| {},
-    )
-    .unwrap();
+    let (func, spec, report) = explored(&module, "halfway");
     let halfway_side = module
         .parse_side(&format!("{}:F", sites_of(&module, func)[0]))
         .unwrap();

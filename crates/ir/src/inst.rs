@@ -532,6 +532,16 @@ impl LibcFn {
         )
     }
 
+    /// Whether the function reads the exception flags: returns them, or saves the whole
+    /// environment where the program can read it.
+    pub fn reads_flags(self) -> bool {
+        use LibcFn::*;
+        matches!(
+            self,
+            Fetestexcept | Fegetexceptflag | Fegetenv | Feholdexcept
+        )
+    }
+
     /// Whether the function only writes to an output stream: called for its effect, its
     /// arguments decide nothing the program can read back but its return value.
     pub fn only_writes_a_stream(self) -> bool {

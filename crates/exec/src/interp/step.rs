@@ -370,18 +370,21 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
         let v = if !EXACT_ENV {
             semantic(self.sem)
         } else {
-            self.sem.concretized(x);
-            self.sem.concretized(y);
             let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
             let bits = [self.sem.concrete_bits(x), self.sem.concrete_bits(y)];
             let bits = in_env(self.mem, |mode| {
                 fenv::float_bin(op, ty, mode, bits[0], bits[1])
             });
             // The semantics' own operation is round-to-nearest's: where the run is in
-            // that mode, its value (a term, a high-precision shadow) is still right.
+            // that mode, its value (a term, a high-precision shadow) is still right, and
+            // only the flags come from outside it.
             if nearest {
+                self.sem.flags_depend_on(x);
+                self.sem.flags_depend_on(y);
                 semantic(self.sem)
             } else {
+                self.sem.concretized(x);
+                self.sem.concretized(y);
                 self.sem.constant(Type::Float(ty), bits)
             }
         };
@@ -431,13 +434,14 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
         let v = if !EXACT_ENV {
             semantic(self.sem)
         } else {
-            self.sem.concretized(x);
             let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
             let bits = self.sem.concrete_bits(x);
             let bits = in_env(self.mem, |mode| cast.eval(from, to, mode, bits));
             if nearest {
+                self.sem.flags_depend_on(x);
                 semantic(self.sem)
             } else {
+                self.sem.concretized(x);
                 self.sem.constant(to, bits)
             }
         };
@@ -689,11 +693,17 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
     }
 
     /// A math call on the arguments in `scratch` in a modelled floating-point
-    /// environment: the results are constants to the semantics.
+    /// environment: in round-to-nearest the semantics' own results (the host's libm
+    /// computes the same bits either way), else constants to the semantics.
     #[cold]
     fn math_in_env(&mut self, call: MathCall, ret: Type) -> (S::Value, Option<S::Value>) {
+        let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
         for v in self.scratch.iter() {
-            self.sem.concretized(v);
+            if nearest {
+                self.sem.flags_depend_on(v);
+            } else {
+                self.sem.concretized(v);
+            }
         }
         let bits: Vec<u64> = self
             .scratch
@@ -706,6 +716,9 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
             bits: result,
             raised,
         });
+        if nearest {
+            return self.sem.math(call, self.scratch, ret);
+        }
         let second = second
             .zip(call.second_result())
             .map(|(bits, ty)| self.sem.constant(ty, bits));
@@ -754,6 +767,9 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
             }
             if f.reads_memory() {
                 self.sem.libc_reads_memory();
+            }
+            if f.reads_flags() {
+                self.sem.libc_reads_flags();
             }
         }
         let bits: Vec<u64> = args.iter().map(|&s| self.bits(s)).collect();
