@@ -26,10 +26,16 @@ Libraries:
   size) and `--arg 'mode in [0, 2]'` (a `gsl_mode_t` is one of GSL_PREC_DOUBLE, _SINGLE,
   _APPROX: GSL indexes a three-entry table with it unchecked).
 
+--functions a,b,c runs those functions of the library instead of its selection (through
+`fpforge cover --functions FILE`, same layout, judging and AFL++ budget rule: fpforge's
+wall time split evenly over the functions run), to measure a subset such as the rows
+below AFL++.
+
 Prints one markdown table per library and the rows below or equal to AFL++, and writes
 JSON beside them with --json.
 
-    bench/libs/library.py [--only newlib|musl|gsl] [--time-limit 2] [--afl] [--json FILE]
+    bench/libs/library.py [--only newlib|musl|gsl] [--functions a,b,c] [--time-limit 2]
+                          [--afl] [--json FILE] [--build DIR]
 """
 
 import argparse
@@ -138,9 +144,20 @@ def gsl(build: Path):
     return Library("gsl", sources, ["-w", "-I", str(root)], args, select=["-f", "gsl_sf_*_e"])
 
 
-def run_fpforge(fpforge, lib: Library, out: Path, time_limit, jobs):
+def selection(lib: Library, functions, work: Path):
+    """The flags that select the functions to run: the library's own, or the names of
+    `functions` (a list) through a --functions file in `work`."""
+    if not functions:
+        return lib.select
+    work.mkdir(parents=True, exist_ok=True)
+    names = work / "functions.txt"
+    names.write_text("".join(f"{name}\n" for name in functions))
+    return ["--functions", names]
+
+
+def run_fpforge(fpforge, lib: Library, select, out: Path, time_limit, jobs):
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [fpforge, "cover", *lib.fpforge_args, *lib.select, "--jobs", str(jobs),
+    cmd = [fpforge, "cover", *lib.fpforge_args, *select, "--jobs", str(jobs),
            "--time-limit", str(time_limit), "--out", out]
     load0 = os.getloadavg()[0]
     t0 = time.monotonic()
@@ -200,8 +217,9 @@ def afl(work: Path, afl_lib, afl_runtime, regression: Path, budget):
 def measure(lib: Library, args, build: Path):
     work = build / lib.name
     out = work / "out"
-    index, wall, load = run_fpforge(args.fpforge, lib, out, args.time_limit, args.jobs)
-    print(f"{lib.name}: fpforge cover --all --jobs {args.jobs} --time-limit {args.time_limit}: "
+    select = selection(lib, args.functions, work)
+    index, wall, load = run_fpforge(args.fpforge, lib, select, out, args.time_limit, args.jobs)
+    print(f"{lib.name}: fpforge cover {' '.join(map(str, select))} --jobs {args.jobs} --time-limit {args.time_limit}: "
           f"{wall:.0f} s wall, load average {load[0]:.1f} before, {load[1]:.1f} after", flush=True)
     cov_lib, cov_rt, defined = lib.archive(work / "cov", "gcc", ["-O0", "--coverage"])
     rows = []
@@ -260,7 +278,7 @@ def print_table(result):
     judged = [r for r in rows if "branches" in r]
     fp = [pct(r["fp_taken"], r["branches"]) for r in judged]
     print(f"\n### {result['library']}\n")
-    print(f"{result['selected']} functions selected by --all; {len(judged)} judged by gcov; "
+    print(f"{result['selected']} functions selected; {len(judged)} judged by gcov; "
           f"total wall time {result['wall']:.0f} s (load average {result['load'][0]:.1f} → "
           f"{result['load'][1]:.1f})\n")
     with_afl = [r for r in judged if "afl_taken" in r]
@@ -299,6 +317,8 @@ def main():
     ap.add_argument("--only", choices=["newlib", "musl", "gsl"])
     ap.add_argument("--time-limit", type=float, default=2.0)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--functions", type=lambda text: [f for f in text.split(",") if f],
+                    help="comma-separated function names: run these instead of the selection")
     ap.add_argument("--afl", action="store_true")
     ap.add_argument("--build", type=Path, default=CORPUS / "build/libs/library")
     ap.add_argument("--json", type=Path)

@@ -241,6 +241,14 @@ pub struct CoverArgs {
     /// tests covering the sides do not show.
     #[arg(long)]
     pub no_boundaries: bool,
+    /// No extra tests for new pairs of consecutive branch sides (which other builds'
+    /// branches and AFL-style edge coverage tell apart).
+    #[arg(long)]
+    pub no_pairs: bool,
+    /// Evaluations spent looking for new pairs of consecutive sides once every side is
+    /// covered or settled (0: none).
+    #[arg(long, value_name = "N", default_value_t = fpforge_cover::config::DEFAULT_PAIR_EVALS)]
+    pub pair_evals: u64,
     /// When evaluations run as native code rather than in the interpreter (same
     /// results): `hot` once the search has evaluated the function long enough for
     /// compiling to pay off, `eager` from the first evaluation, `off` never.

@@ -647,6 +647,8 @@ impl TryFrom<CoverArgs> for CoverOptions {
             .with_targeted(!args.no_targeted)
             .with_levels(!args.no_levels)
             .with_boundaries(!args.no_boundaries)
+            .with_pairs(!args.no_pairs)
+            .with_pair_evals(args.pair_evals)
             .with_prover_time(
                 args.reach_time
                     .map(|s| seconds("--reach-time", s))

@@ -9,6 +9,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The default of [`CoverConfig::pair_evals`].
+pub const DEFAULT_PAIR_EVALS: u64 = 2_000;
+
 /// How branch distances are measured ([`crate::distance`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Metric {
@@ -71,6 +74,16 @@ pub struct CoverConfig {
     /// true). Compilers partition comparisons differently (gcc compiles `x < y ? y : x`
     /// as a branch on `x > y`), so these tests cover branches another build has.
     pub boundaries: bool,
+    /// Keep inputs whose runs show a new pair of consecutive sides as tests, up to a
+    /// bound ([`crate::pairs`]; default true). The sides and their witnesses stay as they
+    /// are; the extra tests take branches of other builds (gcc's copies of a comparison
+    /// into the arms of a `?:`) and paths AFL-style edge coverage counts.
+    pub pairs: bool,
+    /// Evaluations spent looking for new pairs once every side is covered or settled:
+    /// random points and tests with one coordinate replaced (default
+    /// [`DEFAULT_PAIR_EVALS`]; 0: none). Counted against
+    /// [`CoverConfig::max_evals`], so runs stay reproducible.
+    pub pair_evals: u64,
     /// Parameter specs (`--arg`): shapes, ranges and fixed values (default: none, every
     /// parameter takes [`fpforge_spec::InputSpec`]'s default).
     pub args: Vec<ArgSpec>,
@@ -113,6 +126,8 @@ impl Default for CoverConfig {
             compile: Compilation::WhenHot,
             seeding: true,
             boundaries: true,
+            pairs: true,
+            pair_evals: DEFAULT_PAIR_EVALS,
             args: Vec::new(),
             out_args: Vec::new(),
             seeds: Vec::new(),
@@ -212,6 +227,18 @@ impl CoverConfig {
     /// Sets [`CoverConfig::boundaries`].
     pub fn with_boundaries(mut self, boundaries: bool) -> Self {
         self.boundaries = boundaries;
+        self
+    }
+
+    /// Sets [`CoverConfig::pairs`].
+    pub fn with_pairs(mut self, pairs: bool) -> Self {
+        self.pairs = pairs;
+        self
+    }
+
+    /// Sets [`CoverConfig::pair_evals`].
+    pub fn with_pair_evals(mut self, evals: u64) -> Self {
+        self.pair_evals = evals;
         self
     }
 

@@ -52,6 +52,17 @@
 //! shows it is kept as a test. Sides are one compiler's partition of the inputs: gcc
 //! compiles `x < y ? y : x` as a branch on `x > y`, whose sides these tests cover.
 //!
+//! With [`CoverConfig::pairs`], every run also notes its pairs of consecutive sides
+//! ([`crate::pairs`]); an input whose confirming re-run covers nothing new but shows a
+//! pair no test shows is kept as a pair test (a bounded number), which the searches do
+//! not start from and which joins the tests when the run ends. Once the sides are done,
+//! [`CoverConfig::pair_evals`] evaluations of random points and of tests with one
+//! coordinate replaced look for more, as a fuzzer would.
+//!
+//! Confirmations share one tracing interpreter: making one prepares every function of
+//! the module. A run that ends in a crash or hang already found is not confirmed at all,
+//! whatever sides it took: it would run into the same trap again.
+//!
 //! Finally every side left uncovered is explained ([`MissReason`]): whether some test reaches
 //! its branch (CoverMe's "likely infeasible", Sec. 5 — a label, never a proof) and which
 //! test came closest to taking it.
@@ -59,6 +70,7 @@
 use crate::config::{CoverConfig, Metric};
 use crate::distance::distance;
 use crate::error::CoverError;
+use crate::pairs::{Pair, PairTracker};
 use crate::prover::{Settlement, SideProver};
 use crate::report::{CoverReport, CoverStop};
 use crate::represent::{Goal, Penalty, SiteShapes};
@@ -78,7 +90,7 @@ use fpir::{
     SideStatus, Witness,
 };
 use fpir::{CmpPred, FloatPred, IntPred};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -260,11 +272,15 @@ pub fn cover_with(
     if config.boundaries && branches_done {
         search.cover_boundaries()?;
     }
+    if branches_done {
+        search.hunt_pairs()?;
+    }
     if let Some(prover) = &config.prover {
         if stop != CoverStop::Interrupted {
             search.settle(prover.as_ref())?;
         }
     }
+    search.adopt_pair_tests();
     let misses = search.explain_misses()?;
     let infeasible = std::mem::take(&mut search.proved);
     let witness = std::mem::take(&mut search.witness);
@@ -351,8 +367,40 @@ fn relations(pred: CmpPred) -> Option<[CmpPred; 3]> {
     }
 }
 
+/// What the workers of a parallel round start from: the main search's coverage, tests,
+/// findings and pairs so far.
+struct Snapshot<'a> {
+    covered: &'a [bool],
+    tests: &'a [Test],
+    findings: &'a HashSet<FindingKey>,
+    pairs: &'a HashSet<Pair>,
+    /// How many more pair tests the run may keep.
+    pair_tests_left: usize,
+}
+
+/// Pair tests a run may keep per included side of the program (trap targets aside:
+/// [`CoverConfig::pairs`]), besides
+/// [`PAIR_TESTS_MIN`]: a bound on the regression file, not on the search.
+const PAIR_TESTS_PER_SIDE: usize = 2;
+
+/// Pair tests a run may keep whatever its number of sides.
+const PAIR_TESTS_MIN: usize = 16;
+
+/// The random stream of the evaluations spent on pairs after the sides
+/// ([`CoverConfig::pair_evals`]); starts use the streams from 0 up.
+const PAIR_STREAM: u64 = u64::MAX;
+
 /// Starts each worker runs per parallel round.
 const STARTS_PER_ROUND: u32 = 4;
+
+/// A confirming re-run ([`Search::trace`]).
+struct Traced {
+    outcome: Outcome<u64>,
+    /// The included sides it takes that are not covered yet.
+    new: Vec<u32>,
+    /// Its pairs of consecutive sides no test shows.
+    fresh_pairs: Vec<Pair>,
+}
 
 /// The state of one coverage run (or of one worker's share of a round).
 struct Search<'m, 's, E> {
@@ -377,6 +425,15 @@ struct Search<'m, 's, E> {
     /// some.
     trap_starts_left: Option<u32>,
     tests: Vec<Test>,
+    /// The interpreter that confirms inputs at the search's fuel, made on first use
+    /// ([`Search::traced_run`]).
+    tracer: Option<Interpreter<'m, Concrete, BranchTrace>>,
+    /// Tests kept for new pairs of consecutive sides alone ([`crate::pairs`]), appended
+    /// to `tests` when the run ends, so the searches (which start from tests) run as
+    /// they would without them.
+    pair_tests: Vec<Test>,
+    /// How many pair tests this search may keep.
+    pair_cap: usize,
     /// Crashes and hangs met so far.
     findings: FindingLog<'m>,
     /// The inputs kept as tests or findings, in order, as they were evaluated.
@@ -414,19 +471,21 @@ struct Search<'m, 's, E> {
 /// snapshot of the coverage so far, within `cap` evaluations.
 fn run_worker(
     shared: &Shared<'_, '_>,
-    covered: &[bool],
-    tests: &[Test],
-    known: &HashSet<FindingKey>,
+    snapshot: &Snapshot<'_>,
     first: u32,
     count: u32,
     cap: Option<u64>,
 ) -> Result<RoundResult, CoverError> {
     let noop: fn(&CoverEvent<'_>) = |_| {};
     let mut search = Search::new(shared, noop)?;
-    search.covered = covered.to_vec();
-    search.covered_count = covered.iter().filter(|&&c| c).count();
-    search.tests = tests.to_vec();
-    search.findings.assume_known(known);
+    search.covered = snapshot.covered.to_vec();
+    search.covered_count = snapshot.covered.iter().filter(|&&c| c).count();
+    search.tests = snapshot.tests.to_vec();
+    search.findings.assume_known(snapshot.findings);
+    search.pair_cap = snapshot.pair_tests_left;
+    let pairs = &mut search.interp.observer_mut().pairs;
+    pairs.learn(snapshot.pairs.iter().copied());
+    pairs.enabled &= snapshot.pair_tests_left > 0;
     search.eval_cap = cap;
     search.target_cursor = first as usize;
     // The prover is the main search's to ask, between rounds.
@@ -451,7 +510,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let exec_config = ExecConfig::default()
             .with_fuel(config.fuel)
             .with_compile(config.compile);
-        let penalty = Penalty::new(shared.shapes, shared.table.len(), config.metric);
+        let pairs = PairTracker::new(shared.module, shared.table, config.pairs);
+        let pair_cap = PAIR_TESTS_PER_SIDE * pairs.program_sides() + PAIR_TESTS_MIN;
+        let penalty = Penalty::new(shared.shapes, shared.table.len(), config.metric, pairs);
         let mut interp = Interpreter::new(shared.module, Concrete, penalty, exec_config.clone())?;
         let covered: Vec<bool> = shared.infeasible.iter().map(Option::is_some).collect();
         shared
@@ -473,6 +534,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             trap_targets_settled: false,
             trap_starts_left: None,
             tests: Vec::new(),
+            tracer: None,
+            pair_tests: Vec::new(),
+            pair_cap,
             findings,
             kept: Vec::new(),
             evals: 0,
@@ -564,16 +628,20 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             if cap == Some(0) {
                 return Ok(Some(CoverStop::EvalLimit));
             }
-            let (covered, tests) = (&self.covered, &self.tests);
-            let known = self.findings.keys();
+            let snapshot = Snapshot {
+                covered: &self.covered,
+                tests: &self.tests,
+                findings: self.findings.keys(),
+                pairs: self.interp.observer().pairs.known(),
+                pair_tests_left: self.pair_cap.saturating_sub(self.pair_tests.len()),
+            };
+            let snapshot = &snapshot;
             let results: Vec<Result<RoundResult, CoverError>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = (0..jobs)
                     .map(|w| {
                         let first = next + w * STARTS_PER_ROUND;
                         let count = STARTS_PER_ROUND.min(config.n_start.saturating_sub(first));
-                        scope.spawn(move || {
-                            run_worker(shared, covered, tests, known, first, count, cap)
-                        })
+                        scope.spawn(move || run_worker(shared, snapshot, first, count, cap))
                     })
                     .collect();
                 handles
@@ -755,6 +823,51 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         }
     }
 
+    /// Whether a phase after the searches must end: interrupted, or out of evaluations or
+    /// time.
+    fn spent(&self) -> bool {
+        self.interrupted()
+            || self.eval_cap.is_some_and(|m| self.evals >= m)
+            || self.shared.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Spends [`CoverConfig::pair_evals`] evaluations on new pairs of consecutive sides
+    /// once the sides are done, as a fuzzer would: in turn a random starting point and a
+    /// test with one coordinate taken from a random point. Evaluation keeps the inputs
+    /// that show new pairs ([`Search::confirm`]).
+    fn hunt_pairs(&mut self) -> Result<(), CoverError> {
+        let config = self.shared.config;
+        if self.plan.dims() == 0 {
+            return Ok(());
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+        rng.set_stream(PAIR_STREAM);
+        for i in 0..config.pair_evals {
+            if !self.interp.observer().pairs.enabled || self.spent() {
+                break;
+            }
+            let mut point = self.plan.start(&mut rng);
+            let queued = self.tests.len() + self.pair_tests.len();
+            if i % 2 == 1 && queued > 0 {
+                let pick = rng.gen_range(0..queued);
+                let test = self
+                    .tests
+                    .get(pick)
+                    .unwrap_or_else(|| &self.pair_tests[pick - self.tests.len()]);
+                let mut mutated = self.plan.encode(test);
+                let k = rng.gen_range(0..mutated.len());
+                mutated[k] = point[k];
+                point = mutated;
+            }
+            self.plan.snap_integers(&mut point);
+            self.evaluate(&point);
+            if let Some(err) = self.error.take() {
+                return Err(err.into());
+            }
+        }
+        Ok(())
+    }
+
     /// Aims a short search at every missing boundary goal ([`CoverConfig::boundaries`])
     /// from the test closest to it; each input that reaches its goal is re-executed and
     /// kept as a test.
@@ -765,10 +878,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             if reached.contains(&goal) {
                 continue;
             }
-            if self.interrupted()
-                || self.eval_cap.is_some_and(|m| self.evals >= m)
-                || self.shared.deadline.is_some_and(|d| Instant::now() >= d)
-            {
+            if self.spent() {
                 break;
             }
             self.interp.observer_mut().goal = Some(goal);
@@ -961,11 +1071,19 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let open_hits = observer.open_hits;
         let aimed = (observer.target.is_some() || observer.goal.is_some())
             .then_some(observer.target_distance);
-        let new_fault = match &run.outcome {
-            Outcome::Trapped(trap) => !self.findings.is_known(trap),
-            Outcome::Returned(_) | Outcome::Threw(_) => false,
+        let candidate = match &run.outcome {
+            // A known crash or hang runs again into the same trap and is kept for
+            // nothing, however new its sides (a library's loops bounded by an input
+            // would otherwise be confirmed at every evaluation), unless a patient
+            // re-run may show that its loop ends.
+            Outcome::Trapped(trap) => {
+                !self.findings.is_known(trap) || self.patient_hang_key(&run.outcome).is_some()
+            }
+            Outcome::Returned(_) | Outcome::Threw(_) => {
+                !observer.pairs.fresh.is_empty()
+                    || observer.hits.iter().any(|&s| !self.covered[s as usize])
+            }
         };
-        let candidate = new_fault || observer.hits.iter().any(|&s| !self.covered[s as usize]);
         if candidate {
             match self.confirm(bits) {
                 Ok(true) => return 0.0,
@@ -1093,15 +1211,24 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     }
 
     /// Re-executes the input `bits` with a fresh tracing interpreter; keeps it as a test
-    /// if the re-run covers new sides, or as a finding if it crashes or hangs in a new way
-    /// (see [`Search::confirm_finding`]). Returns whether it covered new sides.
+    /// if the re-run covers new sides (or, failing that, shows new pairs of consecutive
+    /// sides: [`Search::keep_pair_test`]), or as a finding if it crashes or hangs in a
+    /// new way (see [`Search::confirm_finding`]). Returns whether it covered new sides.
     fn confirm(&mut self, bits: Vec<u64>) -> Result<bool, ExecError> {
         let test = self.plan.test(bits);
-        let (mut outcome, mut new) = self.trace(test.args(), self.exec_config.fuel)?;
+        let Traced {
+            mut outcome,
+            mut new,
+            mut fresh_pairs,
+        } = self.trace(test.args(), self.exec_config.fuel)?;
         if let Some(key) = self.patient_hang_key(&outcome) {
             self.patient_reruns_left -= 1;
             let patient_fuel = self.exec_config.fuel.saturating_mul(PATIENCE);
-            (outcome, new) = self.trace(test.args(), patient_fuel)?;
+            Traced {
+                outcome,
+                new,
+                fresh_pairs,
+            } = self.trace(test.args(), patient_fuel)?;
             if self.patient_hang_key(&outcome).is_none() {
                 // The loop ends: runs out of fuel there are slow, not hangs.
                 self.findings.assume_known(&HashSet::from([key.clone()]));
@@ -1112,11 +1239,15 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             return self.confirm_finding(&trap, test.coords);
         }
         if new.is_empty() {
+            if !fresh_pairs.is_empty() {
+                self.keep_pair_test(test, fresh_pairs);
+            }
             return Ok(false);
         }
         let index = self.tests.len();
         self.kept.push(test.coords.clone());
         self.tests.push(test);
+        self.interp.observer_mut().pairs.learn(fresh_pairs);
         let new_sides = self.credit(&new, Witness::Test(index));
         (self.on_event)(&CoverEvent::Test {
             index,
@@ -1124,6 +1255,32 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             new_sides: &new_sides,
         });
         Ok(true)
+    }
+
+    /// Keeps `test`, whose run covered no new side but shows the pairs `fresh`, while the
+    /// run may keep more pair tests ([`PAIR_TESTS_PER_SIDE`]).
+    fn keep_pair_test(&mut self, test: Test, fresh: Vec<Pair>) {
+        if self.pair_tests.len() >= self.pair_cap {
+            return;
+        }
+        self.kept.push(test.coords.clone());
+        self.pair_tests.push(test);
+        let pairs = &mut self.interp.observer_mut().pairs;
+        pairs.learn(fresh);
+        pairs.enabled = self.pair_tests.len() < self.pair_cap;
+    }
+
+    /// Appends the pair tests to the tests, reporting each, once the searches are over.
+    fn adopt_pair_tests(&mut self) {
+        for test in std::mem::take(&mut self.pair_tests) {
+            let index = self.tests.len();
+            self.tests.push(test);
+            (self.on_event)(&CoverEvent::Test {
+                index,
+                test: &self.tests[index],
+                new_sides: &[],
+            });
+        }
     }
 
     /// Keeps the input `coords`, whose run ended in `trap`, as a finding when it is a
@@ -1135,7 +1292,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         };
         self.kept.push(coords);
         let args = self.plan.spec().to_args(&self.findings.list[index].coords);
-        let (_, new) = self.trace(&args, self.exec_config.fuel)?;
+        let Traced { new, .. } = self.trace(&args, self.exec_config.fuel)?;
         let new_sides = self.credit(&new, Witness::Finding(index));
         (self.on_event)(&CoverEvent::Finding {
             index,
@@ -1160,26 +1317,63 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         (patient && undecided).then_some(key)
     }
 
-    /// Runs `args` with a fresh tracing interpreter with `fuel`: how the run ended, and
-    /// the included sides it takes that are not covered yet.
-    fn trace(
-        &self,
-        args: &[fpforge_spec::Arg],
-        fuel: u64,
-    ) -> Result<(Outcome<u64>, Vec<u32>), ExecError> {
-        let exec = self.exec_config.clone().with_fuel(fuel);
-        let mut tracer = Interpreter::new(self.module, Concrete, BranchTrace::default(), exec)?;
-        let run = tracer.call(self.func, args)?;
-        let mut new: Vec<u32> = tracer
-            .observer()
-            .events
+    /// Runs `args` with a fresh tracing interpreter with `fuel`: how the run ended, the
+    /// included sides it takes that are not covered yet, and its new pairs.
+    fn trace(&mut self, args: &[fpforge_spec::Arg], fuel: u64) -> Result<Traced, ExecError> {
+        let (outcome, events) = self.traced_run(args, fuel)?;
+        let taken: Vec<u32> = events
             .iter()
             .filter_map(|&side| self.table.index_of(side))
+            .collect();
+        let pairs = &self.interp.observer().pairs;
+        let fresh_pairs = if pairs.enabled {
+            pairs.fresh_in(taken.iter().copied())
+        } else {
+            Vec::new()
+        };
+        let mut new: Vec<u32> = taken
+            .into_iter()
             .filter(|&s| !self.covered[s as usize])
             .collect();
         new.sort_unstable();
         new.dedup();
-        Ok((run.outcome, new))
+        Ok(Traced {
+            outcome,
+            new,
+            fresh_pairs,
+        })
+    }
+
+    /// Runs `args` with `fuel` in a tracing interpreter of its own (not the search's,
+    /// whose observer keeps state across runs): how the run ended and the sides it took,
+    /// in order. At the search's fuel the same tracer serves every confirmation, since
+    /// making an interpreter prepares every function of the module (milliseconds for a
+    /// library) and each run starts from fresh memory anyway.
+    fn traced_run(
+        &mut self,
+        args: &[fpforge_spec::Arg],
+        fuel: u64,
+    ) -> Result<(Outcome<u64>, Vec<Side>), ExecError> {
+        let make = |fuel| {
+            let exec = self.exec_config.clone().with_fuel(fuel);
+            Interpreter::new(self.module, Concrete, BranchTrace::default(), exec)
+        };
+        let mut patient;
+        let tracer = if fuel == self.exec_config.fuel {
+            match &mut self.tracer {
+                Some(tracer) => tracer,
+                slot => slot.insert(make(fuel)?),
+            }
+        } else {
+            patient = make(fuel)?;
+            &mut patient
+        };
+        tracer.observer_mut().clear();
+        let run = tracer.call(self.func, args)?;
+        Ok((
+            run.outcome,
+            std::mem::take(&mut tracer.observer_mut().events),
+        ))
     }
 
     /// Marks the side indices `new` covered by `witness` and updates saturation; returns

@@ -26,9 +26,10 @@
 //! alternating variable method) after each start; an objective ranked by how deep a run
 //! gets into unfinished code; starts aimed at one uncovered side from the test
 //! closest to it; tests for the `<`/`==`/`>` relations of ordered comparisons that other
-//! compilers branch on; and parallel rounds of starts over `jobs` threads. Outside the
-//! search, sides behind constant conditions are proved infeasible
-//! ([`fpir::analysis::constants`]). clang's `select`s are branch sites like any other:
+//! compilers branch on; tests for new pairs of consecutive sides ([`pairs`]), which
+//! other builds and AFL-style edge coverage tell apart; and parallel rounds of starts
+//! over `jobs` threads. Outside the search, sides behind constant conditions are proved
+//! infeasible ([`fpir::analysis::constants`]). clang's `select`s are branch sites like any other:
 //! lowering turns them into branches, as gcc (and so gcov) compiles those conditional
 //! expressions.
 //!
@@ -54,6 +55,7 @@ pub mod config;
 pub mod distance;
 pub mod engine;
 pub mod error;
+pub mod pairs;
 pub mod prover;
 pub mod report;
 pub mod represent;

@@ -15,10 +15,13 @@
 //! side it does not take. It also records which sides the run took, and, when given a
 //! target side, the smallest distance to taking it over all executions of its branch
 //! (the objective of targeted searches, [`crate::engine`]); given a [`Goal`] (an operand
-//! relation at one comparison), the smallest distance to that relation holding.
+//! relation at one comparison), the smallest distance to that relation holding. Every
+//! side taken also goes to its [`PairTracker`], which notes the run's new pairs of
+//! consecutive sides ([`crate::pairs`]).
 
 use crate::config::Metric;
 use crate::distance::{distance, int_gap};
+use crate::pairs::PairTracker;
 use crate::sides::SideTable;
 use fpforge_exec::{BranchEvent, Observer};
 use fpir::{Arm, BranchKind, BranchSite, CmpPred, Comparison, Module, Terminator, Type};
@@ -103,13 +106,20 @@ pub struct Penalty<'a> {
     /// The smallest distance to the target side over the run's events (infinite when
     /// its branch was not reached).
     pub target_distance: f64,
+    /// The run's pairs of consecutive sides.
+    pub pairs: PairTracker,
     stamp: Vec<u32>,
     generation: u32,
 }
 
 impl<'a> Penalty<'a> {
-    /// An observer over `sides` sides, none saturated.
-    pub fn new(shapes: &'a SiteShapes, sides: usize, metric: Metric) -> Penalty<'a> {
+    /// An observer over `sides` sides, none saturated, noting pairs in `pairs`.
+    pub fn new(
+        shapes: &'a SiteShapes,
+        sides: usize,
+        metric: Metric,
+        pairs: PairTracker,
+    ) -> Penalty<'a> {
         Penalty {
             shapes,
             metric,
@@ -120,6 +130,7 @@ impl<'a> Penalty<'a> {
             target: None,
             goal: None,
             target_distance: f64::INFINITY,
+            pairs,
             stamp: vec![0; sides],
             generation: 1,
         }
@@ -131,6 +142,7 @@ impl<'a> Penalty<'a> {
         self.hits.clear();
         self.open_hits = 0;
         self.target_distance = f64::INFINITY;
+        self.pairs.begin();
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             self.stamp.fill(0);
@@ -139,6 +151,7 @@ impl<'a> Penalty<'a> {
     }
 
     fn hit(&mut self, side: u32) {
+        self.pairs.step(side);
         let stamp = &mut self.stamp[side as usize];
         if *stamp != self.generation {
             *stamp = self.generation;

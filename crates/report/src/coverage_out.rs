@@ -268,8 +268,9 @@ impl<'m> CoverageOut<'m> {
         })
     }
 
-    /// Keeps the fewest tests that take every side a test covers (and the tests a side
-    /// names as its closest); rewrites `inputs.txt` with them and returns `sides` with
+    /// Keeps the fewest tests that take every side a test covers and show every operand
+    /// relation and pair of consecutive sides a test shows (and the tests a side names as
+    /// its closest); rewrites `inputs.txt` with them and returns `sides` with
     /// their witnesses renumbered.
     fn minimize_tests(&mut self, sides: &[SideReport]) -> Result<Vec<SideReport>, ReportError> {
         let coords: Vec<Vec<u64>> = self.tests.iter().map(|t| t.coords.clone()).collect();
@@ -278,7 +279,7 @@ impl<'m> CoverageOut<'m> {
         let mut wanted: BTreeSet<Behaviour> = takes
             .iter()
             .flatten()
-            .filter(|b| matches!(b, Behaviour::Relates(..)))
+            .filter(|b| matches!(b, Behaviour::Relates(..) | Behaviour::Follows(..)))
             .copied()
             .collect();
         let mut required = BTreeSet::new();

@@ -3,9 +3,11 @@
 //! When a `cover` or `explore` run ends, every test is run again with a branch trace, and
 //! a greedy set cover (the test showing the most behaviours still unshown first, the
 //! earlier test on a tie) picks the tests that show, between them, every covered side
-//! and every relation (`<`, `==`, `>`) of the operands of an ordered comparison that any
-//! test shows: compilers split comparisons differently (gcc's branches are not LLVM's),
-//! and `cover`'s boundary tests exist for those relations. Tests a report points at (the
+//! every relation (`<`, `==`, `>`) of the operands of an ordered comparison that any
+//! test shows, and every pair of consecutive sides any test takes: compilers split
+//! comparisons differently (gcc's branches are not LLVM's, and gcc copies a comparison
+//! into the arms of a `?:` before it), and `cover`'s boundary and pair tests exist for
+//! those. Tests a report points at (the
 //! closest test to a side not reached) are kept too. The kept tests stay in their order,
 //! and each covered side is credited to the first kept test that takes it.
 
@@ -22,6 +24,9 @@ pub enum Behaviour {
     Takes(Side),
     /// The operands of this site's ordered comparison relate this way.
     Relates(BranchSite, Ordering),
+    /// It takes the second side right after the first, trap guards aside
+    /// (`fpforge_cover::pairs`).
+    Follows(Side, Side),
 }
 
 /// The indices of the tests to keep, ascending: every index in `required`, then, greedily,
@@ -59,7 +64,8 @@ pub fn greedy_cover<T: Ord + Copy>(
 }
 
 /// What each test (coordinate bits of `spec`) shows when run again: the sides of
-/// `tracked` it takes, and the operand relations of their sites' ordered comparisons.
+/// `tracked` it takes, the operand relations of their sites' ordered comparisons, and the
+/// pairs of consecutive sides of `tracked` (trap guards skipped) it takes.
 pub fn behaviours(
     module: &Module,
     func: Func,
@@ -79,18 +85,25 @@ pub fn behaviours(
         interp.observer_mut().clear();
         interp.call(func, &spec.to_args(coords))?;
         let mut set = BTreeSet::new();
+        let mut last = None;
         for event in &interp.observer().branches {
             if !tracked.contains(&event.side) {
                 continue;
             }
             set.insert(Behaviour::Takes(event.side));
             let site = event.side.site;
+            if module.trap_check(site).is_some() {
+                continue;
+            }
             let order = module.branch_sites[site]
                 .cmp
                 .zip(event.operands)
                 .and_then(|(cmp, [a, b])| fpir::eval::operand_order(cmp.pred, cmp.ty, a, b));
-            if let (Some(order), None) = (order, module.trap_check(site)) {
+            if let Some(order) = order {
                 set.insert(Behaviour::Relates(site, order));
+            }
+            if let Some(previous) = last.replace(event.side) {
+                set.insert(Behaviour::Follows(previous, event.side));
             }
         }
         shown.push(set);

@@ -203,6 +203,7 @@ gcov_agrees!(
     hypot_order,
     int_digits,
     low_word,
+    min_below,
     nan_payload,
     near_one,
     pointer_update,
