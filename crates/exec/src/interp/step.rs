@@ -58,6 +58,17 @@ fn in_env(mem: &mut Memory, op: impl FnOnce(RoundingMode) -> Rounded) -> u64 {
     env.record(r)
 }
 
+/// Reports an operand of an operation the modelled floating-point environment computed:
+/// in round-to-nearest the semantics computes the value too and only the raised flags
+/// depend on the operand; in another mode the value is a constant made from its bits.
+fn env_operand<S: Semantics>(sem: &mut S, nearest: bool, operand: &S::Value) {
+    if nearest {
+        sem.flags_depend_on(operand);
+    } else {
+        sem.concretized(operand);
+    }
+}
+
 /// The registers of the current frame, exactly `fc.nregs` long (`step`'s contract).
 /// Preparation checks that every slot an op of `fc` names is below `fc.nregs`
 /// (`prepare::check_code`), and [`Step`] only passes slots read from the op it runs
@@ -378,13 +389,11 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
             // The semantics' own operation is round-to-nearest's: where the run is in
             // that mode, its value (a term, a high-precision shadow) is still right, and
             // only the flags come from outside it.
+            env_operand(self.sem, nearest, x);
+            env_operand(self.sem, nearest, y);
             if nearest {
-                self.sem.flags_depend_on(x);
-                self.sem.flags_depend_on(y);
                 semantic(self.sem)
             } else {
-                self.sem.concretized(x);
-                self.sem.concretized(y);
                 self.sem.constant(Type::Float(ty), bits)
             }
         };
@@ -437,11 +446,10 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
             let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
             let bits = self.sem.concrete_bits(x);
             let bits = in_env(self.mem, |mode| cast.eval(from, to, mode, bits));
+            env_operand(self.sem, nearest, x);
             if nearest {
-                self.sem.flags_depend_on(x);
                 semantic(self.sem)
             } else {
-                self.sem.concretized(x);
                 self.sem.constant(to, bits)
             }
         };
@@ -699,11 +707,7 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
     fn math_in_env(&mut self, call: MathCall, ret: Type) -> (S::Value, Option<S::Value>) {
         let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
         for v in self.scratch.iter() {
-            if nearest {
-                self.sem.flags_depend_on(v);
-            } else {
-                self.sem.concretized(v);
-            }
+            env_operand(self.sem, nearest, v);
         }
         let bits: Vec<u64> = self
             .scratch
