@@ -309,7 +309,9 @@ def check_proofs(lib: Library, args, work: Path, index, rows, queues):
             args.fpforge, bitcode, lib.load, func, work / "judge" / func / "regression.c",
             work / "out" / directories[func], queues[func], args.replay_cap, ranges, args.jobs)
     checks = [row["replay"] for row in proved]
+    checked = [row for row in proved if "error" not in row["replay"]]
     return {"functions": len(proved), "sides": sum(row["infeasible"] for row in proved),
+            "checked": len(checked), "sides_checked": sum(row["infeasible"] for row in checked),
             "replayed": sum(c.get("replayed", 0) for c in checks),
             "out_of_spec": sum(c.get("out_of_spec", 0) for c in checks),
             "failed": sum(c.get("failed", 0) for c in checks),
@@ -366,9 +368,10 @@ def print_proof_check(result):
     false proof, and the functions it could not check."""
     c = result["proof_check"]
     print(f"\nfalse-proof check: {c['replayed']} AFL++ inputs replayed through `fpforge run` "
-          f"(at most {c['cap']} a function) on the {c['functions']} functions with sides proved "
-          f"infeasible ({c['sides']} sides) in {c['seconds']:.0f} s; {c['out_of_spec']} outside the "
-          f"run's specs skipped, {c['failed']} runs failed; false proofs: {c['false_proofs']}\n")
+          f"(at most {c['cap']} a function) on {c['checked']} of the {c['functions']} functions with "
+          f"sides proved infeasible ({c['sides_checked']} of {c['sides']} sides) in {c['seconds']:.0f} s; "
+          f"{c['out_of_spec']} outside the run's specs skipped, {c['failed']} runs failed; "
+          f"false proofs: {c['false_proofs']}\n")
     checked = [r for r in result["rows"] if "replay" in r]
     if c["false_proofs"]:
         print("| function | side proved infeasible | location | method | AFL++ input |")

@@ -26,11 +26,13 @@ false proof. This module owns the three steps of checking that:
 import concurrent.futures
 import enum
 import json
+import math
 import re
 import struct
 import subprocess
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 # crates/lower/src/frontend.rs: the flags fpforge compiles every C file with, before the
@@ -64,6 +66,8 @@ class Leaf:
             return raw & 0xFFFFFFFF
         if self.ty == "bool":
             return raw & 1
+        if self.ty == "f80":
+            return long_double_bits(raw, coords[self.coord + 1])
         width = int(self.ty[1:])
         raw &= (1 << width) - 1
         return raw - (1 << width) if raw >> (width - 1) else raw
@@ -75,7 +79,58 @@ class Leaf:
             return f"raw:{v:016x}"
         if self.ty == "f32":
             return f"raw:{v:08x}"
+        if self.ty == "f80":
+            return f"raw:{v:020x}"
         return str(v)
+
+
+def long_double_bits(head, tail):
+    """The x87 bits of regression.c's `fpforge_long_double(head, tail)`: the double `head`
+    plus `(int16_t)tail` units of 2^-64 of its binade, rounded to nearest even."""
+    x = struct.unpack("<d", head.to_bytes(8, "little"))[0]
+    t = (tail & 0xFFFF) - ((tail & 0x8000) << 1)
+    if t == 0 or x == 0 or not math.isfinite(x):
+        return double_as_long_double(head)
+    e = math.frexp(x)[1]
+    return long_double_of(Fraction(x) + t * Fraction(2) ** (e - 1 - 64))
+
+
+def double_as_long_double(bits):
+    """The x87 bits of the double `bits` converted (a NaN made quiet, as the FPU does)."""
+    sign = (bits >> 63) << 79
+    exponent, fraction = (bits >> 52) & 0x7FF, bits & (2**52 - 1)
+    if exponent == 0x7FF:
+        return sign | 0x7FFF << 64 | 1 << 63 | ((1 << 62 | fraction << 11) if fraction else 0)
+    if exponent == 0 and fraction == 0:
+        return sign
+    return long_double_of(Fraction(struct.unpack("<d", bits.to_bytes(8, "little"))[0]))
+
+
+def long_double_of(value: Fraction):
+    """The x87 bits of the nonzero `value` (in the normal range), rounded to nearest even."""
+    sign = (1 if value < 0 else 0) << 79
+    a = abs(value)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    significand = round(a / Fraction(2) ** (e - 63))
+    if significand == 1 << 64:
+        significand >>= 1
+        e += 1
+    return sign | (e + 16383) << 64 | significand
+
+
+def exact_value(token):
+    """inputs.txt's number `token` as an exact fraction (hex floats of any precision);
+    None for infinities and NaNs."""
+    m = re.fullmatch(r"([+-]?)0x([0-9a-fA-F]+)(?:\.([0-9a-fA-F]*))?p([+-]?\d+)", token)
+    if m:
+        digits = m.group(3) or ""
+        value = Fraction(int(m.group(2) + digits, 16), 16 ** len(digits)) * Fraction(2) ** int(m.group(4))
+        return -value if m.group(1) == "-" else value
+    if token.lstrip("+-") in ("inf", "nan"):
+        return None
+    return Fraction(token)
 
 
 @dataclass
@@ -110,7 +165,11 @@ C_TYPES = {"double": "f64", "float": "f32", "_Bool": "bool", "signed char": "i8"
 
 
 def leaf_of(expr):
-    """The leaf of a `from_bits` expression over `fpforge_v[K]` or `UINT64_C(0x..)`."""
+    """The leaf of a `from_bits` expression over `fpforge_v[K]` or `UINT64_C(0x..)`, or
+    of a long double read from two coordinates."""
+    pair = re.fullmatch(r"fpforge_long_double\(fpforge_v\[(\d+)\], fpforge_v\[(\d+)\]\)", expr.strip())
+    if pair and int(pair.group(2)) == int(pair.group(1)) + 1:
+        return Leaf("f80", coord=int(pair.group(1)))
     for pattern, ty in VALUE_FORMS:
         m = pattern.fullmatch(expr.strip())
         if not m:
@@ -224,6 +283,18 @@ def tests_block(regression_c):
 
 def same_value(ty, bits, token):
     """Whether `token` of inputs.txt is the value `bits` of type `ty`."""
+    if ty == "f80":
+        if token.startswith("raw:"):
+            return int(token[4:], 16) == bits
+        is_nan = (bits >> 64) & 0x7FFF == 0x7FFF and bits & (2**63 - 1) != 0
+        if "nan" in token:
+            return is_nan
+        value = exact_value(token)
+        if value is None:
+            return bits == (token.startswith("-")) << 79 | 0x7FFF << 64 | 1 << 63
+        if value == 0:
+            return bits == (token.startswith("-")) << 79
+        return not is_nan and long_double_of(value) == bits
     if ty in ("f64", "f32"):
         fmt, mask = ("<d", "<Q") if ty == "f64" else ("<f", "<I")
         if token.startswith("raw:"):

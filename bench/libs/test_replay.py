@@ -115,5 +115,19 @@ class ReplayTest(unittest.TestCase):
             replay.Harness(swapped, inputs.splitlines()[0]).check(text, inputs)
 
 
+class LongDoubleTest(unittest.TestCase):
+    """regression.c's `fpforge_long_double(head, tail)` as x87 bits."""
+
+    def test_the_tail_adds_units_of_two_to_the_minus_64_rounded_to_even(self):
+        one = struct.unpack("<Q", struct.pack("<d", 1.0))[0]
+        # 1 + 3 * 2^-64: half-way between significands ...01 and ...10, so ...10.
+        self.assertEqual(replay.long_double_bits(one, 3), 0x3FFF_8000000000000002)
+        # 1 - 2 * 2^-64 is in the binade below, where it is exact.
+        self.assertEqual(replay.long_double_bits(one, 0xFFFE), 0x3FFE_FFFFFFFFFFFFFFFE)
+
+    def test_a_signalling_nan_is_made_quiet(self):
+        self.assertEqual(replay.long_double_bits(0x7FF0000000000001, 5), 0x7FFF_C000000000000800)
+
+
 if __name__ == "__main__":
     unittest.main()
