@@ -30,10 +30,14 @@ import math
 import re
 import struct
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cover"))
+from run import split_args  # noqa: E402
 
 # crates/lower/src/frontend.rs: the flags fpforge compiles every C file with, before the
 # user's.
@@ -182,22 +186,6 @@ def leaf_of(expr):
         if const:
             return Leaf(ty, bits=int(const.group(1), 16))
     raise HarnessError(f"argument expression {expr!r}")
-
-
-def split_args(text):
-    """The top-level comma-separated parts of a call's argument list."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-            continue
-        depth += ch == "("
-        depth -= ch == ")"
-        cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
 
 
 # inputs.txt: a field name is `NAME: ` (a space after the colon, unlike `raw:BITS`).
