@@ -295,7 +295,7 @@ def check_proofs(lib: Library, args, work: Path, index, rows, queues):
     """Replays AFL++'s inputs of every function with sides proved infeasible through
     `fpforge run` (bench/libs/replay.py); fills each such row's `replay` and returns the
     totals: functions, sides, inputs replayed, seconds."""
-    directories = {r["function"]: r["directory"] for r in index["functions"]}
+    directories = {r["function"]: r["directory"] for r in index["functions"] if r["status"] == "finished"}
     proved = [row for row in rows if row.get("infeasible")]
     t0 = time.monotonic()
     bitcode = replay.LibraryBitcode(work / "replay", lib.inputs, lib.load) if proved else None
