@@ -338,7 +338,7 @@ class LibraryBitcode:
         definition refers to `func`, linked with the library `--only-needed`. Loading
         the whole library again for every input would cost seconds a run (GSL)."""
         stub = self.work / f"keep-{func}.ll"
-        stub.write_text(f"declare void @{func}()\n@fpforge_keep = global void ()* @{func}\n")
+        stub.write_text(f'declare void @"{func}"()\n@fpforge_keep = global void ()* @"{func}"\n')
         out = self.work / f"closure-{func}.bc"
         llvm_link([stub, "--only-needed", self.path, "-o", out])
         return out
@@ -352,9 +352,9 @@ def llvm_link(args):
 
 def site_ids(fpforge, closure: Path, load, func, coverage):
     """The ids of coverage.json's branch sites (the whole library's numbering) by the ids
-    of the same sites in `closure` (its own numbering): `fpforge sites` lists both
-    functions' sites in program order, so the k-th site at a location is the k-th there.
-    Raises HarnessError when a location has not as many sites in both."""
+    of the same sites in `closure` (its own numbering): both number a function's sites in
+    program order, so the k-th site at a location is the k-th there. Raises HarnessError
+    when a location has not as many sites in both."""
     r = subprocess.run([str(fpforge), "sites", str(closure), *map(str, load), "-f", func, "--json"],
                        capture_output=True, text=True, timeout=300)
     try:
