@@ -316,6 +316,9 @@ def check_proofs(lib: Library, args, work: Path, index, rows, queues):
             "out_of_spec": sum(c.get("out_of_spec", 0) for c in checks),
             "failed": sum(c.get("failed", 0) for c in checks),
             "false_proofs": sum(len(c.get("false_proofs", [])) for c in checks),
+            "proved_sides": sum(c.get("proved_sides", 0) for c in checks),
+            "proved_sides_reached": sum(c.get("proved_sides_reached", 0) for c in checks),
+            "proved_traps": sum(c.get("proved_traps", 0) for c in checks),
             "seconds": time.monotonic() - t0, "cap": args.replay_cap}
 
 
@@ -371,7 +374,9 @@ def print_proof_check(result):
           f"(at most {c['cap']} a function) on {c['checked']} of the {c['functions']} functions with "
           f"sides proved infeasible ({c['sides_checked']} of {c['sides']} sides) in {c['seconds']:.0f} s; "
           f"{c['out_of_spec']} outside the run's specs skipped, {c['failed']} runs failed; "
-          f"false proofs: {c['false_proofs']}\n")
+          f"false proofs: {c['false_proofs']}. Put to the test: {c['proved_sides_reached']} of the "
+          f"{c['proved_sides']} proved branch sides checked are at branches a replayed input executes "
+          f"(and {c['proved_traps']} proved trap guards, checked against the replays' traps)\n")
     checked = [r for r in result["rows"] if "replay" in r]
     if c["false_proofs"]:
         print("| function | side proved infeasible | location | method | AFL++ input |")

@@ -475,6 +475,7 @@ def check_function(fpforge, library: LibraryBitcode, load, func, regression: Pat
         except (json.JSONDecodeError, subprocess.TimeoutExpired):
             return path, coords, Outcome.FAILED
 
+    reached = set()
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         for path, coords, run in pool.map(replay, inputs_to_replay(queue, cap)):
             if run is Outcome.OUT_OF_SPEC:
@@ -483,7 +484,11 @@ def check_function(fpforge, library: LibraryBitcode, load, func, regression: Pat
                 result["failed"] += 1
             else:
                 result["replayed"] += 1
-                record(result, proofs, ids, run, path, harness.arguments(coords))
+                reached |= record(result, proofs, ids, run, path, harness.arguments(coords))
+    # A proof is put to the test only where a replayed input executes its branch.
+    result["proved_sides"] = len(proofs.sides)
+    result["proved_sides_reached"] = sum(1 for site, _ in proofs.sides if site in reached)
+    result["proved_traps"] = len(proofs.traps)
     result["seconds"] = time.monotonic() - t0
     return result
 
@@ -502,12 +507,14 @@ def spec_bounds(harness, names, ranges):
 
 def record(result, proofs, ids, run, path, arguments):
     """Adds to `result` the infeasible sides `run` takes (its site ids translated by
-    `ids`) and the sides whose arm coverage.json's site does not have."""
-    taken = []
+    `ids`) and the sides whose arm coverage.json's site does not have; returns the
+    coverage.json sites `run` executes."""
+    taken, executed = [], set()
     for side in run.get("sides", []):
         site = ids.get(side["site"])
         if site is None:
             continue
+        executed.add(site)
         if side["outcome"] not in proofs.sites[site][1]:
             mismatch = f"{site}:{side['outcome']} at {side['location']}"
             if mismatch not in result["mismatches"]:
@@ -519,6 +526,7 @@ def record(result, proofs, ids, run, path, arguments):
     for proof in filter(None, taken):
         if all((p["site"], p["side"]) != (proof["site"], proof["side"]) for p in result["false_proofs"]):
             result["false_proofs"].append({**proof, "input": arguments, "afl_file": str(path)})
+    return executed
 
 
 def spec_ranges(specs):

@@ -85,6 +85,8 @@ class ReplayTest(unittest.TestCase):
         self.assertNotIn("error", result)
         self.assertEqual((result["replayed"], result["out_of_spec"], result["failed"]), (3, 1, 0))
         self.assertEqual(result["false_proofs"], [])
+        # x = 2.0 and 3.0 execute the branch of the proved side (and take its other side).
+        self.assertEqual((result["proved_sides"], result["proved_sides_reached"]), (1, 1))
 
     def test_a_taken_side_called_infeasible_is_a_false_proof(self):
         forged = self.tmp / "forged"
