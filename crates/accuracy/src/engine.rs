@@ -512,6 +512,9 @@ struct ZeroSearch {
     found: Vec<Singularity>,
     /// Evaluations spent on the sweep and the bisections.
     evals: u64,
+    /// The share a time limit alone gives at least: what an evaluation budget gives the
+    /// same sweep ([`sweep_coordinates`] sets it).
+    least_allowance: u64,
 }
 
 impl ZeroSearch {
@@ -528,6 +531,7 @@ impl ZeroSearch {
             pending: VecDeque::new(),
             found: Vec::new(),
             evals: 0,
+            least_allowance: SWEEP_POINTS as u64,
         }
     }
 
@@ -612,17 +616,17 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
             .map_or(u64::MAX, |m| m.saturating_sub(self.evals))
     }
 
-    /// Evaluations the zero search may have spent by now: a share of the budget, or of
-    /// the evaluations so far (at least one sweep's worth) under a time limit alone.
+    /// Evaluations the zero search may have spent by now: a share of the budget, or
+    /// under a time limit alone a share of the evaluations so far, and at least a full
+    /// sweep and its bisections (so a longer budget never sweeps more coarsely).
     fn zero_allowance(&self) -> u64 {
         if !self.measurer.measures_one_value() {
             return 0;
         }
-        let budget = self
-            .config
-            .max_evals
-            .unwrap_or(self.evals.max(ZERO_SHARE * SWEEP_POINTS as u64));
-        budget / ZERO_SHARE
+        match self.config.max_evals {
+            Some(budget) => budget / ZERO_SHARE,
+            None => (self.evals / ZERO_SHARE).max(self.zeros.least_allowance),
+        }
     }
 
     /// Whether the run and the zero search's share allow another evaluation.
@@ -1020,6 +1024,7 @@ fn sweep_coordinates<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_,
         return;
     }
     // Half of the share for the sweep, the rest for the bisections.
+    state.zeros.least_allowance = 2 * swept.len() as u64 * SWEEP_POINTS as u64;
     let points = (state.zero_allowance() / (2 * swept.len() as u64)).min(SWEEP_POINTS as u64);
     for &i in &swept {
         let range = state.measurer.plan().spec().coords()[i].range;

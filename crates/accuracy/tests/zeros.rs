@@ -122,3 +122,30 @@ fn the_same_seed_gives_the_same_report() {
     };
     assert_eq!(summary(), summary());
 }
+
+#[test]
+fn a_time_limit_sweeps_as_finely_as_an_evaluation_budget() {
+    let located = |c: &AccuracyConfig| {
+        let r = accuracy(module(), func("libm_cos"), c).unwrap();
+        let mut zeros: Vec<(f64, f64)> = r
+            .singularities
+            .iter()
+            .filter(|s| s.kind == SingularityKind::Zero && s.signal == Signal::Oracle)
+            .map(|s| (s.below, s.above))
+            .collect();
+        zeros.sort_by(|a, b| a.0.total_cmp(&b.0));
+        zeros
+    };
+    let budget = config("x in [1, 1e4]", "cos", 3000);
+    let by_budget = located(&budget);
+    let timed = budget
+        .with_max_evals(None)
+        .with_time_limit(Some(std::time::Duration::from_secs(1)));
+    let by_time = located(&timed);
+    assert!(!by_budget.is_empty());
+    let missing: Vec<_> = by_budget.iter().filter(|z| !by_time.contains(z)).collect();
+    assert!(
+        missing.is_empty(),
+        "zeros the time-limited run lost: {missing:?}"
+    );
+}

@@ -954,7 +954,6 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// taking it, with its branch distance.
     fn explain_misses(&mut self) -> Result<Vec<MissReason>, CoverError> {
         let mut misses = vec![MissReason::default(); self.table.len()];
-        let args: Vec<Vec<fpforge_spec::Arg>> = self.tests.iter().map(Test::to_args).collect();
         for (s, miss) in misses.iter_mut().enumerate() {
             if self.covered[s] {
                 continue;
@@ -962,23 +961,36 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             miss.branch_reached = self.table.siblings(s as u32).any(|t| self.taken(t));
             miss.effort = self.effort[s];
             miss.open = self.open_reasons[s];
-            if miss.branch_reached {
-                self.interp.observer_mut().target = Some(s as u32);
-                for (index, args) in args.iter().enumerate() {
-                    self.interp.observer_mut().begin();
-                    self.interp.call(self.func, args)?;
-                    let d = self.interp.observer().target_distance;
-                    if d.is_finite() && miss.closest.is_none_or(|c| d < c.distance) {
-                        miss.closest = Some(Closest {
-                            test: index,
-                            distance: d,
-                        });
-                    }
-                }
-                self.interp.observer_mut().target = None;
-            }
+        }
+        if misses.iter().any(|m| m.branch_reached) {
+            self.survey_closest_tests(&mut misses)?;
         }
         Ok(misses)
+    }
+
+    /// Runs every test once, measuring its distance to every side, and gives each
+    /// missed side whose branch was reached its closest test (the first, on ties).
+    fn survey_closest_tests(&mut self, misses: &mut [MissReason]) -> Result<(), CoverError> {
+        let args: Vec<Vec<fpforge_spec::Arg>> = self.tests.iter().map(Test::to_args).collect();
+        self.interp.observer_mut().survey = Some(vec![f64::INFINITY; self.table.len()]);
+        for (index, args) in args.iter().enumerate() {
+            self.interp.observer_mut().begin();
+            self.interp.call(self.func, args)?;
+            let survey = self.interp.observer().survey.as_deref().unwrap_or_default();
+            for (miss, &d) in misses.iter_mut().zip(survey) {
+                if miss.branch_reached
+                    && d.is_finite()
+                    && miss.closest.is_none_or(|c| d < c.distance)
+                {
+                    miss.closest = Some(Closest {
+                        test: index,
+                        distance: d,
+                    });
+                }
+            }
+        }
+        self.interp.observer_mut().survey = None;
+        Ok(())
     }
 
     /// Whether some test takes side `s` (covered, not merely proved infeasible).

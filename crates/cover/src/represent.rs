@@ -106,6 +106,9 @@ pub struct Penalty<'a> {
     /// The smallest distance to the target side over the run's events (infinite when
     /// its branch was not reached).
     pub target_distance: f64,
+    /// When set, the smallest distance to every side over the run's events, as
+    /// `target_distance` is to the target (one run measures them all).
+    pub survey: Option<Vec<f64>>,
     /// The run's pairs of consecutive sides.
     pub pairs: PairTracker,
     stamp: Vec<u32>,
@@ -130,6 +133,7 @@ impl<'a> Penalty<'a> {
             target: None,
             goal: None,
             target_distance: f64::INFINITY,
+            survey: None,
             pairs,
             stamp: vec![0; sides],
             generation: 1,
@@ -142,6 +146,9 @@ impl<'a> Penalty<'a> {
         self.hits.clear();
         self.open_hits = 0;
         self.target_distance = f64::INFINITY;
+        if let Some(survey) = &mut self.survey {
+            survey.fill(f64::INFINITY);
+        }
         self.pairs.begin();
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
@@ -181,12 +188,20 @@ impl<'a> Penalty<'a> {
         }
     }
 
-    /// Lowers [`Penalty::target_distance`] by this event's distance to the target side.
-    fn aim(&mut self, first: u32, distance: impl FnOnce(u32) -> f64) {
-        if let Some(target) = self.target {
-            if let Some(k) = target.checked_sub(first) {
-                let d = distance(k);
-                self.target_distance = self.target_distance.min(d);
+    /// Lowers [`Penalty::target_distance`] by this event's distance to the target side,
+    /// and the survey's distances (if any) to the site's `sides` sides from `first`.
+    fn aim(&mut self, first: u32, sides: u32, distance: impl Fn(u32) -> f64) {
+        if let Some(k) = self
+            .target
+            .and_then(|target| target.checked_sub(first))
+            .filter(|&k| k < sides)
+        {
+            self.target_distance = self.target_distance.min(distance(k));
+        }
+        if let Some(survey) = &mut self.survey {
+            for k in 0..sides {
+                let slot = &mut survey[(first + k) as usize];
+                *slot = slot.min(distance(k));
             }
         }
     }
@@ -241,9 +256,8 @@ impl Observer for Penalty<'_> {
                 self.hit(first + u32::from(!taken));
                 self.cond(*first, *cmp, ev, taken);
                 let metric = self.metric;
-                self.aim(*first, |k| match k {
-                    0 | 1 => cond_distance(*cmp, ev, taken, k == 0, metric),
-                    _ => f64::INFINITY,
+                self.aim(*first, 2, |k| {
+                    cond_distance(*cmp, ev, taken, k == 0, metric)
                 });
             }
             (SiteShape::Switch { first, ty, cases }, arm @ (Arm::Case(_) | Arm::Default)) => {
@@ -254,12 +268,8 @@ impl Observer for Penalty<'_> {
                 if taken as usize <= cases.len() {
                     self.hit(first + taken);
                     self.switch(*first, *ty, cases, ev, taken);
-                    self.aim(*first, |k| {
-                        if k as usize <= cases.len() {
-                            case_distance(*ty, cases, ev, taken, k)
-                        } else {
-                            f64::INFINITY
-                        }
+                    self.aim(*first, cases.len() as u32 + 1, |k| {
+                        case_distance(*ty, cases, ev, taken, k)
                     });
                 }
             }

@@ -346,18 +346,16 @@ impl<'m> Session<'m> {
     /// bit-precise backend with the functions' results abstracted ([`LibmFacts`]): its
     /// `unsat` is a proof, its model counts once the original query holds on it.
     pub fn solve(&mut self, constraints: &[TermId], current: &[u64], eighths: u32) -> QueryAnswer {
-        let timeout = (self.config.query_timeout / 8)
-            .saturating_mul(eighths.max(1))
-            .min(self.config.time_limit.saturating_sub(self.start.elapsed()))
-            .max(Duration::from_millis(1));
+        let share = (self.config.query_timeout / 8).saturating_mul(eighths.max(1));
         let query = self.with_ranges(constraints);
         self.stats.queries += 1;
         let cfg = SolveConfig::default()
-            .with_timeout(timeout)
+            .with_timeout(self.within_time_left(share))
             .with_strategy(self.config.strategy)
             .with_seed(self.config.seed);
         let (mut answer, mut by) = self.check(&query, cfg.clone());
         if matches!(answer, Answer::Unknown) && self.uses_extension(&query) {
+            let cfg = cfg.with_timeout(self.within_time_left(share));
             (answer, by) = self.check_abstracted(&query, cfg);
         }
         match answer {
@@ -374,6 +372,13 @@ impl<'m> Session<'m> {
                 QueryAnswer::Unknown
             }
         }
+    }
+
+    /// `share`, cut to the session's time left (at least a millisecond).
+    fn within_time_left(&self, share: Duration) -> Duration {
+        share
+            .min(self.config.time_limit.saturating_sub(self.start.elapsed()))
+            .max(Duration::from_millis(1))
     }
 
     /// One check of `query`, and which complete engine answered when it is `unsat`.

@@ -28,6 +28,9 @@ impl cadical::Callbacks for Stop {
     }
 }
 
+/// Gates encoded between two readings of the clock when a deadline is set.
+const DEADLINE_CHECK_STEPS: u32 = 1024;
+
 /// A SAT solver holding the encoded part of one graph.
 pub struct SatSession {
     solver: cadical::Solver<Stop>,
@@ -65,24 +68,28 @@ impl SatSession {
 
     /// The DIMACS literal of `lit`, encoding its cone first.
     pub fn literal(&mut self, aig: &Aig, lit: Lit) -> i32 {
-        self.encode(aig, lit.node());
-        let v = self.vars[lit.node()];
-        if lit.is_complemented() {
-            -v
-        } else {
-            v
-        }
+        self.encode(aig, lit.node(), None);
+        self.dimacs(lit)
     }
 
-    fn encode(&mut self, aig: &Aig, root: usize) {
+    /// Encodes the cone of `root` until `deadline` (if any); whether it is all encoded.
+    /// Every gate encoded has its clauses, so a later call resumes where this one stopped.
+    fn encode(&mut self, aig: &Aig, root: usize, deadline: Option<Instant>) -> bool {
         if self.vars.len() < aig.len() {
             self.vars.resize(aig.len(), 0);
         }
         let mut stack = vec![root];
+        let mut steps = 0u32;
         while let Some(&n) = stack.last() {
             if self.vars[n] != 0 {
                 stack.pop();
                 continue;
+            }
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(DEADLINE_CHECK_STEPS)
+                && deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                return false;
             }
             match aig.node(n) {
                 Node::False => unreachable!("node 0 is encoded at creation"),
@@ -109,6 +116,7 @@ impl SatSession {
                 }
             }
         }
+        true
     }
 
     fn dimacs(&self, lit: Lit) -> i32 {
@@ -129,6 +137,17 @@ impl SatSession {
     pub fn assert(&mut self, aig: &Aig, lit: Lit) {
         let l = self.literal(aig, lit);
         self.solver.add_clause([l]);
+    }
+
+    /// Asserts `lit` if its cone can be encoded by `deadline`; whether it was (the
+    /// gates encoded so far are kept for the next call).
+    pub fn assert_until(&mut self, aig: &Aig, lit: Lit, deadline: Instant) -> bool {
+        if !self.encode(aig, lit.node(), Some(deadline)) {
+            return false;
+        }
+        let l = self.dimacs(lit);
+        self.solver.add_clause([l]);
+        true
     }
 
     /// Solves under `assumptions` until `deadline`: `Some(true)` for sat,

@@ -113,6 +113,9 @@ pub struct Blaster<'s> {
     /// The four choices of `fp.min`/`fp.max` between zeros of two signs, indexed as
     /// the bits of [`Model::zero_choice`].
     zero_choices: Option<[Lit; 4]>,
+    /// When building stops with [`GaveUp::Timeout`] (the circuits built so far are kept,
+    /// so a later call resumes).
+    deadline: Option<Instant>,
 }
 
 /// An application of `fp.to_sbv`/`fp.to_ubv`: its operands and its fresh word.
@@ -136,7 +139,14 @@ impl<'s> Blaster<'s> {
             open: Vec::new(),
             open_integers: Vec::new(),
             zero_choices: None,
+            deadline: None,
         }
+    }
+
+    /// Makes building stop at `deadline` ([`GaveUp::Timeout`]): a query's circuits can
+    /// take seconds to build (a path of double divisions is millions of gates).
+    pub fn stop_building_at(&mut self, deadline: Instant) {
+        self.deadline = Some(deadline);
     }
 
     /// The graph built so far.
@@ -173,6 +183,9 @@ impl<'s> Blaster<'s> {
             if self.circuits[t.index()].is_some() {
                 stack.pop();
                 continue;
+            }
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(GaveUp::Timeout);
             }
             let args = &self.store.get(t).args;
             let pending: Vec<TermId> = args
@@ -560,10 +573,16 @@ fn signed_division(g: &mut Aig, op: Op, a: &[Lit], b: &[Lit]) -> Word {
 }
 
 /// The backend on one conjunction: its circuits asserted in a SAT session that
-/// resumes across calls to [`Blast::run`].
+/// resumes across calls to [`Blast::run`]. The circuits are built and encoded by the
+/// runs, within their deadlines, and resume where the last run stopped.
 pub struct Blast<'s> {
     blaster: Blaster<'s>,
     sat: SatSession,
+    assertions: Vec<TermId>,
+    /// How many of `assertions` are built and asserted.
+    asserted: usize,
+    /// Whether every assertion and the side facts are asserted.
+    complete: bool,
     /// Why no circuit could be built, if so.
     unsupported: Option<GaveUp>,
     /// Whether models must leave no result open (see [`Blast::avoid_open_results`]).
@@ -571,29 +590,40 @@ pub struct Blast<'s> {
 }
 
 impl<'s> Blast<'s> {
-    /// Builds and asserts the circuits of `assertions`.
+    /// The backend for the conjunction of `assertions` (nothing is built yet).
     pub fn new(store: &'s TermStore, assertions: &[TermId]) -> Blast<'s> {
-        let mut blaster = Blaster::new(store);
-        let mut sat = SatSession::new();
-        let mut unsupported = None;
-        for &a in assertions {
-            match blaster.literal(a) {
-                Ok(l) => sat.assert(blaster.aig(), l),
-                Err(why) => {
-                    unsupported = Some(why);
-                    break;
-                }
-            }
-        }
-        for &l in blaster.side_facts() {
-            sat.assert(blaster.aig(), l);
-        }
         Blast {
-            blaster,
-            sat,
-            unsupported,
+            blaster: Blaster::new(store),
+            sat: SatSession::new(),
+            assertions: assertions.to_vec(),
+            asserted: 0,
+            complete: false,
+            unsupported: None,
             avoid_open: false,
         }
+    }
+
+    /// Builds and asserts the circuits of the assertions not yet asserted, then the
+    /// side facts, until `deadline`; whether all are asserted.
+    fn assert_all(&mut self, deadline: Instant) -> Result<bool, GaveUp> {
+        if self.complete {
+            return Ok(true);
+        }
+        self.blaster.stop_building_at(deadline);
+        while self.asserted < self.assertions.len() {
+            let lit = self.blaster.literal(self.assertions[self.asserted])?;
+            if !self.sat.assert_until(self.blaster.aig(), lit, deadline) {
+                return Ok(false);
+            }
+            self.asserted += 1;
+        }
+        for &l in self.blaster.side_facts() {
+            if !self.sat.assert_until(self.blaster.aig(), l, deadline) {
+                return Ok(false);
+            }
+        }
+        self.complete = true;
+        Ok(true)
     }
 
     /// From now on, looks only for models in which no `fp.to_sbv`/`fp.to_ubv` is out
@@ -602,6 +632,11 @@ impl<'s> Blast<'s> {
     /// then gets [`GaveUp::OnlyOpenResults`], not `unsat`.
     pub fn avoid_open_results(&mut self) -> bool {
         !std::mem::replace(&mut self.avoid_open, true)
+    }
+
+    /// The gates built so far (the circuits grow as runs build them).
+    pub fn gates(&self) -> usize {
+        self.blaster.aig().len()
     }
 
     /// Stops every later [`Blast::run`] as soon as `flag` is raised (another thread's
@@ -614,6 +649,14 @@ impl<'s> Blast<'s> {
     pub fn run(&mut self, conflicts: u64, deadline: Instant) -> Verdict {
         if let Some(why) = &self.unsupported {
             return Verdict::Unknown(why.clone());
+        }
+        match self.assert_all(deadline) {
+            Ok(true) => {}
+            Ok(false) | Err(GaveUp::Timeout) => return Verdict::Unknown(GaveUp::Timeout),
+            Err(why) => {
+                self.unsupported = Some(why.clone());
+                return Verdict::Unknown(why);
+            }
         }
         let result = if self.avoid_open {
             let closed: Vec<Lit> = self.blaster.open.iter().map(|&l| !l).collect();
