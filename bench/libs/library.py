@@ -10,12 +10,13 @@ For each library, one `fpforge cover LIB --all --jobs 2` run (release build), th
      functions, two fuzzers at a time (2 cores): bench/cover's persistent-mode driver
      around each `regression.c`, the library compiled once with `afl-clang-fast -O2`,
      the queue replayed through the --coverage archive;
-  3. the false-proof check (with --afl): for every function with sides proved infeasible,
-     AFL++'s inputs (crashes and hangs, then the queue; at most --replay-cap, chosen
-     deterministically) are replayed through `fpforge run --json` with the same load
-     flags, on the closure of the function in the same module (bench/libs/replay.py). An input that takes a side reported infeasible is
-     a false proof: listed (function, side, location, input) in the table and the JSON,
-     and the script exits non-zero.
+  3. the false-proof check (with --afl): for every function with sides or trap guards
+     proved infeasible, AFL++'s inputs (crashes and hangs, then the queue; at most
+     --replay-cap, chosen deterministically) are replayed through `fpforge run --json`
+     with the same load flags, on the function's closure in the same module
+     (bench/libs/replay.py). An input that takes a side reported infeasible, or traps at
+     a guard proved safe, is a false proof: listed (function, side, location, input) in
+     the table and the JSON, and the script exits non-zero.
 
 Libraries:
 - newlib 3.3.0's libm: bench/libs/whole.py's `newlib-libm.bc` (libm/math and
@@ -42,6 +43,7 @@ JSON beside them with --json.
 
     bench/libs/library.py [--only newlib|musl|gsl] [--functions a,b,c] [--time-limit 2]
                           [--afl] [--replay-cap 200] [--json FILE] [--build DIR]
+    bench/libs/library.py --recheck [--only ...] [--build DIR]   # the false-proof check alone
 """
 
 import argparse
@@ -292,34 +294,52 @@ def measure(lib: Library, args, build: Path):
 
 
 def check_proofs(lib: Library, args, work: Path, index, rows, queues):
-    """Replays AFL++'s inputs of every function with sides proved infeasible through
-    `fpforge run` (bench/libs/replay.py); fills each such row's `replay` and returns the
-    totals: functions, sides, inputs replayed, seconds."""
-    directories = {r["function"]: r["directory"] for r in index["functions"] if r["status"] == "finished"}
-    proved = [row for row in rows if row.get("infeasible")]
+    """Replays AFL++'s inputs of every function with a side or trap guard proved
+    infeasible through `fpforge run` (bench/libs/replay.py); fills the `replay` of each
+    such function's row and returns the totals."""
+    proved = {r["function"]: r for r in index["functions"]
+              if r["status"] == "finished" and (r["infeasible"] or r["traps"]["infeasible"])}
+    checked_rows = [row for row in rows if row["function"] in proved]
     t0 = time.monotonic()
     bitcode = replay.LibraryBitcode(work / "replay", lib.inputs, lib.load) if proved else None
     ranges = replay.spec_ranges(lib.specs)
-    for row in proved:
+    for row in checked_rows:
         func = row["function"]
         if func not in queues:
             row["replay"] = {"error": "no AFL++ run (not judged by gcov)"}
             continue
         row["replay"] = replay.check_function(
             args.fpforge, bitcode, lib.load, func, work / "judge" / func / "regression.c",
-            work / "out" / directories[func], queues[func], args.replay_cap, ranges, args.jobs)
-    checks = [row["replay"] for row in proved]
-    checked = [row for row in proved if "error" not in row["replay"]]
-    return {"functions": len(proved), "sides": sum(row["infeasible"] for row in proved),
-            "checked": len(checked), "sides_checked": sum(row["infeasible"] for row in checked),
-            "replayed": sum(c.get("replayed", 0) for c in checks),
-            "out_of_spec": sum(c.get("out_of_spec", 0) for c in checks),
-            "failed": sum(c.get("failed", 0) for c in checks),
+            work / "out" / proved[func]["directory"], queues[func], args.replay_cap, ranges, args.jobs)
+    checks = [row["replay"] for row in checked_rows]
+    checked = [row["function"] for row in checked_rows if "error" not in row["replay"]]
+    total = lambda key: sum(c.get(key, 0) for c in checks)
+    return {"functions": len(proved), "checked": len(checked),
+            "sides": sum(proved[f]["infeasible"] for f in proved),
+            "traps": sum(proved[f]["traps"]["infeasible"] for f in proved),
+            "sides_checked": sum(proved[f]["infeasible"] for f in checked),
+            "traps_checked": sum(proved[f]["traps"]["infeasible"] for f in checked),
+            "replayed": total("replayed"), "out_of_spec": total("out_of_spec"), "failed": total("failed"),
             "false_proofs": sum(len(c.get("false_proofs", [])) for c in checks),
-            "proved_sides": sum(c.get("proved_sides", 0) for c in checks),
-            "proved_sides_reached": sum(c.get("proved_sides_reached", 0) for c in checks),
-            "proved_traps": sum(c.get("proved_traps", 0) for c in checks),
+            "proved_sides_reached": total("proved_sides_reached"),
             "seconds": time.monotonic() - t0, "cap": args.replay_cap}
+
+
+def recheck(lib: Library, args, build: Path):
+    """The false-proof check alone, on the cover run and AFL++ queues a previous --afl run
+    left in `build` (after a fix, or with another --replay-cap)."""
+    work = build / lib.name
+    index = json.loads((work / "out/index.json").read_text())
+    rows = [{"function": r["function"]} for r in index["functions"]]
+    queues = {}
+    for row in rows:
+        found = [p for d in ("queue", "crashes", "hangs")
+                 for p in sorted((work / "judge" / row["function"] / "afl/out/default" / d).glob("id*"))]
+        if found:
+            queues[row["function"]] = found
+    result = {"library": lib.name, "rows": rows}
+    result["proof_check"] = check_proofs(lib, args, work, index, rows, queues)
+    return result
 
 
 def pct(taken, total):
@@ -370,13 +390,13 @@ def print_proof_check(result):
     """The replay of AFL++'s inputs against the sides proved infeasible: totals, every
     false proof, and the functions it could not check."""
     c = result["proof_check"]
-    print(f"\nfalse-proof check: {c['replayed']} AFL++ inputs replayed through `fpforge run` "
-          f"(at most {c['cap']} a function) on {c['checked']} of the {c['functions']} functions with "
-          f"sides proved infeasible ({c['sides_checked']} of {c['sides']} sides) in {c['seconds']:.0f} s; "
+    print(f"\nfalse-proof check ({result['library']}): {c['replayed']} AFL++ inputs replayed through "
+          f"`fpforge run` (at most {c['cap']} a function) on {c['checked']} of the {c['functions']} "
+          f"functions with proofs ({c['sides_checked']} of {c['sides']} branch sides and "
+          f"{c['traps_checked']} of {c['traps']} trap guards proved infeasible) in {c['seconds']:.0f} s; "
           f"{c['out_of_spec']} outside the run's specs skipped, {c['failed']} runs failed; "
-          f"false proofs: {c['false_proofs']}. Put to the test: {c['proved_sides_reached']} of the "
-          f"{c['proved_sides']} proved branch sides checked are at branches a replayed input executes "
-          f"(and {c['proved_traps']} proved trap guards, checked against the replays' traps)\n")
+          f"false proofs: {c['false_proofs']}. {c['proved_sides_reached']} of the proved branch sides "
+          f"checked are at branches a replayed input executes (the proofs put to the test)\n")
     checked = [r for r in result["rows"] if "replay" in r]
     if c["false_proofs"]:
         print("| function | side proved infeasible | location | method | AFL++ input |")
@@ -404,14 +424,20 @@ def main():
     ap.add_argument("--afl", action="store_true")
     ap.add_argument("--replay-cap", type=int, default=200,
                     help="AFL++ inputs replayed through `fpforge run` per function with sides proved infeasible")
+    ap.add_argument("--recheck", action="store_true",
+                    help="only the false-proof check, on what a previous --afl run left in --build")
     ap.add_argument("--build", type=Path, default=CORPUS / "build/libs/library")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     results = []
     for name, make in (("newlib", newlib), ("musl", musl), ("gsl", gsl)):
         if args.only in (None, name):
-            result = measure(make(args.build), args, args.build)
-            print_table(result)
+            if args.recheck:
+                result = recheck(make(args.build), args, args.build)
+                print_proof_check(result)
+            else:
+                result = measure(make(args.build), args, args.build)
+                print_table(result)
             results.append(result)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
