@@ -414,7 +414,8 @@ def inputs_to_replay(queue, cap):
 @dataclass
 class Proofs:
     """The sides coverage.json reports infeasible: branch sides by (site, arm), trap
-    guards by location; and every site's location and arms, to check the replay's."""
+    guards proved never to trap by location; and every site's location and arms, to check
+    the replay's."""
     sides: dict
     traps: dict
     sites: dict
@@ -430,7 +431,10 @@ class Proofs:
                 entry = {"site": site["id"], "side": s["arm"], "location": site["location"],
                          "method": s.get("method", "")}
                 if site["kind"] == "trap":
-                    traps[site["location"]] = entry
+                    # Only a `trap` side proved infeasible says no input traps there; a
+                    # `safe` side proved infeasible says every input that gets there does.
+                    if s["arm"] == "trap":
+                        traps[site["location"]] = entry
                 else:
                     sides[(site["id"], s["arm"])] = entry
         return cls(sides, traps, sites)

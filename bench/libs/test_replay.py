@@ -6,6 +6,7 @@ the fpforge binary ($FPFORGE, default target/release/fpforge):
   location, the input), and inputs that take none are not;
 - a side fpforge really proved infeasible stays unreported on the same inputs;
 - an input outside a `NAME in [LO, HI]` spec is skipped, not replayed;
+- a trap contradicts a trap guard proved never to trap, not one proved always to trap;
 - a regression.c whose coordinates do not give inputs.txt's lines is refused.
 
     python3 bench/libs/test_replay.py
@@ -115,6 +116,27 @@ class ReplayTest(unittest.TestCase):
         replay.Harness(text, inputs.splitlines()[0]).check(text, inputs)
         with self.assertRaises(replay.HarnessError):
             replay.Harness(swapped, inputs.splitlines()[0]).check(text, inputs)
+
+
+class ProofsTest(unittest.TestCase):
+    """Which trap guard proofs a replay's trap contradicts."""
+
+    def guard(self, infeasible_arm):
+        sides = [{"arm": arm, "status": "infeasible" if arm == infeasible_arm else "covered",
+                  "method": "m"} for arm in ("trap", "safe")]
+        return {"sites": [{"id": "br7", "kind": "trap", "location": "f.c:3:9", "sides": sides}]}
+
+    def test_a_guard_proved_never_to_trap_is_contradicted_by_a_trap_there(self):
+        proofs = replay.Proofs.of(self.guard("trap"))
+        result = {"false_proofs": [], "mismatches": []}
+        replay.record(result, proofs, {}, {"sides": [], "trap": "division by zero in f at f.c:3:9"}, Path("id:0"), [])
+        self.assertEqual([(p["site"], p["side"]) for p in result["false_proofs"]], [("br7", "trap")])
+
+    def test_a_guard_proved_always_to_trap_is_not(self):
+        proofs = replay.Proofs.of(self.guard("safe"))
+        result = {"false_proofs": [], "mismatches": []}
+        replay.record(result, proofs, {}, {"sides": [], "trap": "division by zero in f at f.c:3:9"}, Path("id:0"), [])
+        self.assertEqual(result["false_proofs"], [])
 
 
 class LongDoubleTest(unittest.TestCase):
