@@ -30,6 +30,7 @@ use crate::unwind::{CxxAbi, Thrown};
 use fpforge_spec::Arg;
 use fpir::eval::RoundingMode;
 use fpir::{Builtin, EntityId, Func, Module, Type};
+use std::time::Instant;
 use step::{Control, Machine, Step};
 
 /// Whether any function of the program calls a `<fenv.h>` function.
@@ -63,7 +64,15 @@ pub struct ExecConfig {
     /// `<fenv.h>` function, runs every floating-point operation in the modelled
     /// environment of [`crate::fenv`], in the interpreter.
     pub rounding: RoundingMode,
+    /// When an interpreted run stops with [`TrapKind::DeadlinePassed`] (default: never).
+    /// The clock is read every [`DEADLINE_CHECK_STEPS`] steps; native runs
+    /// ([`ExecConfig::compile`]) are bounded by their fuel alone.
+    pub deadline: Option<Instant>,
 }
+
+/// Interpreted steps between readings of the clock when a run has a deadline: about a
+/// millisecond of concrete interpretation, tens of milliseconds of concolic.
+pub const DEADLINE_CHECK_STEPS: u64 = 1 << 15;
 
 impl Default for ExecConfig {
     fn default() -> Self {
@@ -74,6 +83,7 @@ impl Default for ExecConfig {
             heap_bytes: 64 << 20,
             compile: Compilation::WhenHot,
             rounding: RoundingMode::Nearest,
+            deadline: None,
         }
     }
 }
@@ -106,6 +116,12 @@ impl ExecConfig {
     /// Sets [`ExecConfig::compile`].
     pub fn with_compile(mut self, compile: Compilation) -> Self {
         self.compile = compile;
+        self
+    }
+
+    /// Sets [`ExecConfig::deadline`].
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
         self
     }
 
@@ -578,6 +594,13 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let laid = &mut self.laid;
         let frames = &mut self.frames;
         let fuel = self.config.fuel;
+        let deadline = self.config.deadline;
+        // The steps this run may take before the clock is read again (the fuel without
+        // a deadline).
+        let mut budget = match deadline {
+            Some(_) => fuel.min(DEADLINE_CHECK_STEPS),
+            None => fuel,
+        };
         let max_depth = self.config.max_depth as usize;
         let mut func = entry;
         let mut fc = &prog.funcs[func as usize];
@@ -588,8 +611,8 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         loop {
             let frame = &mut regs[base..base + fc.nregs as usize];
             let code = &fc.code[..];
-            // Below `limit`, the next segment cannot reach the fuel budget.
-            let limit = fuel.saturating_sub(code.len() as u64);
+            // Below `limit`, the next segment cannot reach the step budget.
+            let limit = budget.saturating_sub(code.len() as u64);
             let mut seg = pc;
             macro_rules! fetch {
                 () => {{
@@ -640,10 +663,18 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                         }
                     }
                 }
-                // Careful: one op at a time against the fuel.
+                // Careful: one op at a time against the step budget.
                 loop {
-                    if steps >= fuel {
-                        break s.trap(TrapKind::FuelExhausted);
+                    if steps >= budget {
+                        if steps >= fuel {
+                            break s.trap(TrapKind::FuelExhausted);
+                        }
+                        if deadline.is_some_and(|d| Instant::now() >= d) {
+                            break s.trap(TrapKind::DeadlinePassed);
+                        }
+                        budget = fuel.min(steps.saturating_add(DEADLINE_CHECK_STEPS));
+                        // Back to the fast path, at the same pc, with the new budget.
+                        break 'activation Control::Next;
                     }
                     steps += 1;
                     match s.exec(fetch!()) {

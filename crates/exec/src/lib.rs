@@ -80,7 +80,7 @@ pub use builtin::{f80_concrete, F80_MAX_ARGS};
 pub use concrete::Concrete;
 pub use fenv::{EnvModel, FloatEnv};
 pub use finding::{Finding, FindingKey, FindingKind};
-pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run};
+pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run, DEADLINE_CHECK_STEPS};
 pub use memory::Memory;
 pub use observer::{BranchEvent, BranchTrace, FullTrace, NoObserver, Observer, OpEvent, OpTrace};
 pub use semantics::{InputSlot, Semantics};

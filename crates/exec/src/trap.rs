@@ -72,6 +72,10 @@ pub enum TrapKind {
     /// The instruction budget ([`crate::ExecConfig::fuel`]) ran out.
     #[error("fuel exhausted")]
     FuelExhausted,
+    /// The run's deadline ([`crate::ExecConfig::deadline`]) passed: the engine's time
+    /// is up, which says nothing about the program. Not a fault.
+    #[error("deadline passed")]
+    DeadlinePassed,
     /// Call depth or stack bytes exceeded their limits.
     #[error("stack overflow")]
     StackOverflow,
@@ -113,9 +117,10 @@ pub enum TrapKind {
 }
 
 impl TrapKind {
-    /// False only for `exit(0)`, which ends a run normally; true for every other trap.
+    /// False for `exit(0)`, which ends a run normally, and for a passed deadline; true
+    /// for every other trap.
     pub fn is_fault(&self) -> bool {
-        !matches!(self, TrapKind::Exit(0))
+        !matches!(self, TrapKind::Exit(0) | TrapKind::DeadlinePassed)
     }
 }
 

@@ -5,8 +5,8 @@ mod common;
 
 use common::{module, single, FnBuilder};
 use fpforge_exec::{
-    BranchTrace, Concrete, ExecConfig, FullTrace, Interpreter, NoObserver, Observer, OpTrace,
-    Outcome, Run, TrapKind,
+    BranchTrace, Compilation, Concrete, ExecConfig, FullTrace, Interpreter, NoObserver, Observer,
+    OpTrace, Outcome, Run, TrapKind, DEADLINE_CHECK_STEPS,
 };
 use fpforge_spec::Arg;
 use fpir::{
@@ -15,6 +15,7 @@ use fpir::{
     Type,
 };
 use proptest::prelude::*;
+use std::time::{Duration, Instant};
 
 fn interp<O: Observer>(m: &Module, obs: O) -> Interpreter<'_, Concrete, O> {
     Interpreter::new(m, Concrete, obs, ExecConfig::default()).expect("valid module")
@@ -521,6 +522,53 @@ fn fuel_exhaustion() {
     let r = it.call(Func(0), &[Arg::Scalar(1)]).unwrap();
     assert_eq!(trapped(&r), TrapKind::FuelExhausted);
     assert_eq!(r.steps, 10_000);
+}
+
+#[test]
+fn a_deadline_ends_a_long_interpreted_run_as_no_fault() {
+    let m = infinite_loop();
+    // 2^31 steps: seconds of interpretation, far past the deadline.
+    let cfg = ExecConfig::default()
+        .with_fuel(1 << 31)
+        .with_compile(Compilation::Off)
+        .with_deadline(Some(Instant::now() + Duration::from_millis(20)));
+    let mut it = Interpreter::new(&m, Concrete, NoObserver, cfg).unwrap();
+    let r = it.call(Func(0), &[Arg::Scalar(1)]).unwrap();
+    let kind = trapped(&r);
+    assert_eq!(kind, TrapKind::DeadlinePassed);
+    assert!(!kind.is_fault());
+    assert!(r.steps < 1 << 31);
+}
+
+#[test]
+fn a_far_deadline_changes_no_result_and_no_step_count() {
+    let m = fib();
+    let args = [Arg::Scalar(24)];
+    let full = run(&m, &args);
+    assert!(
+        full.steps > 4 * DEADLINE_CHECK_STEPS,
+        "{} steps",
+        full.steps
+    );
+    let far = Some(Instant::now() + Duration::from_secs(3600));
+    let with_deadline = |fuel: u64| {
+        let cfg = ExecConfig::default()
+            .with_fuel(fuel)
+            .with_compile(Compilation::Off)
+            .with_deadline(far);
+        let mut it = Interpreter::new(&m, Concrete, NoObserver, cfg).unwrap();
+        it.call(Func(0), &args).unwrap()
+    };
+    assert_eq!(with_deadline(full.steps), full);
+    for fuel in [
+        DEADLINE_CHECK_STEPS - 1,
+        DEADLINE_CHECK_STEPS,
+        3 * DEADLINE_CHECK_STEPS + 7,
+    ] {
+        let r = with_deadline(fuel);
+        assert_eq!(trapped(&r), TrapKind::FuelExhausted, "fuel {fuel}");
+        assert_eq!(r.steps, fuel);
+    }
 }
 
 /// `bits(x)`: the word of `x` through a stack slot (a leaf that preparation inlines).

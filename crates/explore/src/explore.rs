@@ -399,12 +399,11 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                 // A trap whose condition is no branch (an unguarded division, fuel, ...)
                 // cuts the path short: alternatives behind it are unseen.
                 self.complete = false;
-                self.blocked
-                    .get_or_insert(if *kind == TrapKind::FuelExhausted {
-                        OpenReason::LoopBound
-                    } else {
-                        OpenReason::Unsupported
-                    });
+                self.blocked.get_or_insert(match kind {
+                    TrapKind::FuelExhausted => OpenReason::LoopBound,
+                    TrapKind::DeadlinePassed => OpenReason::TimeOut,
+                    _ => OpenReason::Unsupported,
+                });
             }
         }
         let concrete = self.session.concrete_run(&input)?;

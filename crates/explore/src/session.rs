@@ -195,9 +195,15 @@ impl<'m> Session<'m> {
         spec: InputSpec,
         config: EngineConfig,
     ) -> Result<Session<'m>, ExploreError> {
+        let start = Instant::now();
         let mut sem = Concolic::new(module, &spec, config.calls);
         let ranges = range_constraints(&spec, &mut sem);
-        let interp = Interpreter::new(module, sem, NoObserver, config.exec.clone())?;
+        // A concolic run of a long loop can take seconds: it ends with the session.
+        let concolic = config
+            .exec
+            .clone()
+            .with_deadline(start.checked_add(config.time_limit));
+        let interp = Interpreter::new(module, sem, NoObserver, concolic)?;
         let confirm = Interpreter::new(
             module,
             Concrete,
@@ -215,7 +221,7 @@ impl<'m> Session<'m> {
             config,
             ranges,
             libm: LibmFacts::default(),
-            start: Instant::now(),
+            start,
             stats: QueryStats::default(),
             runs: 0,
         })

@@ -175,9 +175,10 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
         if self.budget.max_evals.is_some_and(|m| self.evals >= m) {
             return Err(Stop(StopReason::EvalLimit));
         }
-        if self.evals.is_multiple_of(64)
-            && self.budget.deadline.is_some_and(|d| Instant::now() >= d)
-        {
+        // The clock is read at every evaluation (~30 ns): one evaluation can take a
+        // tenth of a second (a long loop confirmed with more fuel), so a stride of
+        // evaluations between readings overshot the deadline by seconds.
+        if self.budget.deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(Stop(StopReason::TimeLimit));
         }
         self.scratch.clear();
@@ -238,6 +239,25 @@ mod tests {
         assert!(ev.eval(&[0.0]).is_ok());
         assert!(ev.eval(&[0.0]).is_ok());
         assert_eq!(ev.eval(&[0.0]), Err(Stop(StopReason::EvalLimit)));
+    }
+
+    #[test]
+    fn slow_evaluations_stop_at_the_first_one_past_the_deadline() {
+        let deadline = Instant::now() + std::time::Duration::from_millis(30);
+        let budget = Budget::default().with_deadline(deadline);
+        let slow = |_: &[f64]| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            1.0
+        };
+        let mut ev = Evaluator::new(slow, Space::Real, budget);
+        let mut evals = 0;
+        while ev.eval(&[0.0]).is_ok() {
+            evals += 1;
+            assert!(evals < 64, "still evaluating far past the deadline");
+        }
+        assert!(Instant::now() >= deadline);
+        // Each evaluation takes at least 10 ms: three fit before the deadline.
+        assert!(evals <= 3, "{evals} evaluations");
     }
 
     #[test]

@@ -58,7 +58,11 @@ fn a_run_past_its_deadline_builds_nothing_and_later_runs_resume() {
             "a run past its deadline built {before} of {whole} gates"
         );
         assert!(gates.windows(2).all(|w| w[0] <= w[1]), "{gates:?}");
-        let fresh = bitblast::check(&store, &assertions, Instant::now() + Duration::from_secs(60));
+        let fresh = bitblast::check(
+            &store,
+            &assertions,
+            Instant::now() + Duration::from_secs(60),
+        );
         match (verdict, fresh) {
             (Verdict::Sat(_), Verdict::Sat(_)) => assert!(!nan),
             (Verdict::Unsat, Verdict::Unsat) => assert!(nan),
