@@ -9,3 +9,5 @@ python3 scripts/structure.py
 cargo clippy --workspace --all-targets -q -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 cargo test --workspace
+# The false-proof check of the library benchmarks, on a small C library of its own.
+FPFORGE=target/debug/fpforge python3 bench/libs/test_replay.py

@@ -508,17 +508,7 @@ class Bench:
         arrays = {}
         for a in re.finditer(r"(fpforge_a\d+)\[(\d+)\] = (.*);", text):
             arrays.setdefault(a.group(1), []).append(a.group(3))
-        parts, depth, cur = [], 0, ""
-        for ch in call.group(1):
-            if ch == "," and depth == 0:
-                parts.append(cur.strip())
-                cur = ""
-                continue
-            depth += ch == "("
-            depth -= ch == ")"
-            cur += ch
-        if cur.strip():
-            parts.append(cur.strip())
+        parts = split_args(call.group(1))
 
         def value(expr, bits):
             k = re.search(r"fpforge_v\[(\d+)\]", expr)
@@ -543,6 +533,22 @@ class Bench:
                     out.append(value(p, bits))
             return out
         return coords, args
+
+
+def split_args(text):
+    """The top-level comma-separated parts of a call's argument list."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
 
 
 def pct(a, b):

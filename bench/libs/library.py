@@ -9,7 +9,14 @@ For each library, one `fpforge cover LIB --all --jobs 2` run (release build), th
   2. AFL++ (with --afl): the same total wall time as fpforge's run, split evenly over the
      functions, two fuzzers at a time (2 cores): bench/cover's persistent-mode driver
      around each `regression.c`, the library compiled once with `afl-clang-fast -O2`,
-     the queue replayed through the --coverage archive.
+     the queue replayed through the --coverage archive;
+  3. the false-proof check (with --afl): for every function with sides or trap guards
+     proved infeasible, AFL++'s inputs (crashes and hangs, then the queue; at most
+     --replay-cap, chosen deterministically) are replayed through `fpforge run --json`
+     with the same load flags, on the function's closure in the same module
+     (bench/libs/replay.py). An input that takes a side reported infeasible, or traps at
+     a guard proved safe, is a false proof: listed (function, side, location, input) in
+     the table and the JSON, and the script exits non-zero.
 
 Libraries:
 - newlib 3.3.0's libm: bench/libs/whole.py's `newlib-libm.bc` (libm/math and
@@ -35,7 +42,8 @@ Prints one markdown table per library and the rows below or equal to AFL++, and 
 JSON beside them with --json.
 
     bench/libs/library.py [--only newlib|musl|gsl] [--functions a,b,c] [--time-limit 2]
-                          [--afl] [--json FILE] [--build DIR]
+                          [--afl] [--replay-cap 200] [--json FILE] [--build DIR]
+    bench/libs/library.py --recheck [--only ...] [--build DIR]   # the false-proof check alone
 """
 
 import argparse
@@ -54,6 +62,9 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = Path.home() / ".cache/fpforge-corpus"
 sys.path.insert(0, str(REPO / "bench/cover"))
 from run import AFL_DRIVER, REPLAY_DRIVER, Musl, gcov_branches  # noqa: E402
+
+sys.path.insert(0, str(REPO / "bench/libs"))
+import replay  # noqa: E402
 
 NEWLIB_RUNTIME = r"""
 #include <reent.h>
@@ -74,13 +85,21 @@ def sh(cmd, cwd=None, timeout=None, check=True, env=None):
 class Library:
     """A library's sources, how fpforge loads it and how gcc and AFL++ build it."""
 
-    def __init__(self, name, sources, cflags, fpforge_args, runtime=None, select=("--all",)):
+    def __init__(self, name, sources, cflags, inputs, load=(), specs=(), runtime=None, select=("--all",)):
         self.name = name
         self.select = list(select)
         self.sources = sources
         self.cflags = cflags
-        self.fpforge_args = fpforge_args
+        # fpforge's inputs, the flags that load them (`fpforge run` takes these too) and
+        # cover's run-wide argument specs.
+        self.inputs = list(inputs)
+        self.load = list(load)
+        self.specs = list(specs)
         self.runtime = runtime
+
+    @property
+    def fpforge_args(self):
+        return [*self.inputs, *self.load, *self.specs]
 
     def archive(self, work: Path, cc, flags, env=None):
         """Compiles every source (those that do not compile are left out) and the C
@@ -118,15 +137,15 @@ def newlib(build: Path):
         sys.exit(f"{bitcode}: run bench/libs/whole.py --only newlib first")
     sources = sorted((src / "libm/math").glob("*.c")) + sorted((src / "libm/common").glob("*.c"))
     flags = ["-w", "-I", str(src / "libc/include"), "-I", str(src / "libm/common")]
-    return Library("newlib", sources, flags, [bitcode], NEWLIB_RUNTIME)
+    return Library("newlib", sources, flags, [bitcode], runtime=NEWLIB_RUNTIME)
 
 
 def musl(build: Path):
     root = Path(sh([REPO / "bench/source.sh", "musl"]).stdout.strip())
     tree = Musl(root, build / "musl")
     sources = sorted(tree.math.glob("*.c")) + [root / "src/fenv/fenv.c"]
-    args = [tree.math, "--lib-dir", root / "src/fenv", *tree.fpforge_flags()]
-    return Library("musl", sources, tree.gcc_flags(), args)
+    load = ["--lib-dir", root / "src/fenv", *tree.fpforge_flags()]
+    return Library("musl", sources, tree.gcc_flags(), [tree.math], load)
 
 
 def gsl(build: Path):
@@ -138,10 +157,11 @@ def gsl(build: Path):
     dirs = [root / d for d in ("sys", "complex", "poly")] + [REPO / "bench/libs/host/gsl"]
     sources = [f for d in [root / "specfunc", *dirs] for f in sorted(d.glob("*.c"))
                if not f.name.startswith("test")]
-    args = [*files, "-I", root, "--out-arg", "result", "--arg", "mode in [0, 2]"]
+    load = ["-I", root]
     for d in [root / "specfunc", *dirs]:
-        args += ["--lib-dir", d]
-    return Library("gsl", sources, ["-w", "-I", str(root)], args, select=["-f", "gsl_sf_*_e"])
+        load += ["--lib-dir", d]
+    return Library("gsl", sources, ["-w", "-I", str(root)], files, load,
+                   ["--out-arg", "result", "--arg", "mode in [0, 2]"], select=["-f", "gsl_sf_*_e"])
 
 
 def selection(lib: Library, functions, work: Path):
@@ -219,10 +239,12 @@ def measure(lib: Library, args, build: Path):
     out = work / "out"
     select = selection(lib, args.functions, work)
     index, wall, load = run_fpforge(args.fpforge, lib, select, out, args.time_limit, args.jobs)
+    rows = []
+    result = {"library": lib.name, "wall": wall, "load": load, "rows": rows,
+              "selected": len(index["functions"])}
     print(f"{lib.name}: fpforge cover {' '.join(map(str, select))} --jobs {args.jobs} --time-limit {args.time_limit}: "
           f"{wall:.0f} s wall, load average {load[0]:.1f} before, {load[1]:.1f} after", flush=True)
     cov_lib, cov_rt, defined = lib.archive(work / "cov", "gcc", ["-O0", "--coverage"])
-    rows = []
     finished = [r for r in index["functions"] if r["status"] == "finished"]
     for r in index["functions"]:
         row = {"function": r["function"], "status": r["status"]}
@@ -256,6 +278,7 @@ def measure(lib: Library, args, build: Path):
             shutil.rmtree(fdir / "afl", ignore_errors=True)
             return row, afl(fdir / "afl", afl_lib, afl_rt, fdir / "regression.c", budget)
 
+        queues = {}
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             for row, queue in pool.map(fuzz, judged):
                 fdir = work / "judge" / row["function"]
@@ -265,8 +288,58 @@ def measure(lib: Library, args, build: Path):
                             queue, "replay", timeout=300)
                 row["afl_taken"] = g[0] if g else 0
                 row["afl_budget"] = budget
-    return {"library": lib.name, "wall": wall, "load": load, "rows": rows,
-            "selected": len(index["functions"])}
+                queues[row["function"]] = queue
+        result["proof_check"] = check_proofs(lib, args, work, index, rows, queues)
+    return result
+
+
+def check_proofs(lib: Library, args, work: Path, index, rows, queues):
+    """Replays AFL++'s inputs of every function with a side or trap guard proved
+    infeasible through `fpforge run` (bench/libs/replay.py); fills the `replay` of each
+    such function's row and returns the totals."""
+    proved = {r["function"]: r for r in index["functions"]
+              if r["status"] == "finished" and (r["infeasible"] or r["traps"]["infeasible"])}
+    checked_rows = [row for row in rows if row["function"] in proved]
+    t0 = time.monotonic()
+    bitcode = replay.LibraryBitcode(work / "replay", lib.inputs, lib.load) if proved else None
+    ranges = replay.spec_ranges(lib.specs)
+    for row in checked_rows:
+        func = row["function"]
+        if func not in queues:
+            row["replay"] = {"error": "no AFL++ run (not judged by gcov)"}
+            continue
+        row["replay"] = replay.check_function(
+            args.fpforge, bitcode, lib.load, func, work / "judge" / func / "regression.c",
+            work / "out" / proved[func]["directory"], queues[func], args.replay_cap, ranges, args.jobs)
+    checks = [row["replay"] for row in checked_rows]
+    checked = [row["function"] for row in checked_rows if "error" not in row["replay"]]
+    total = lambda key: sum(c.get(key, 0) for c in checks)
+    return {"functions": len(proved), "checked": len(checked),
+            "sides": sum(proved[f]["infeasible"] for f in proved),
+            "traps": sum(proved[f]["traps"]["infeasible"] for f in proved),
+            "sides_checked": sum(proved[f]["infeasible"] for f in checked),
+            "traps_checked": sum(proved[f]["traps"]["infeasible"] for f in checked),
+            "replayed": total("replayed"), "out_of_spec": total("out_of_spec"), "failed": total("failed"),
+            "false_proofs": sum(len(c.get("false_proofs", [])) for c in checks),
+            "proved_sides_reached": total("proved_sides_reached"),
+            "seconds": time.monotonic() - t0, "cap": args.replay_cap}
+
+
+def recheck(lib: Library, args, build: Path):
+    """The false-proof check alone, on the cover run and AFL++ queues a previous --afl run
+    left in `build` (after a fix, or with another --replay-cap)."""
+    work = build / lib.name
+    index = json.loads((work / "out/index.json").read_text())
+    rows = [{"function": r["function"]} for r in index["functions"]]
+    queues = {}
+    for row in rows:
+        found = [p for d in ("queue", "crashes", "hangs")
+                 for p in sorted((work / "judge" / row["function"] / "afl/out/default" / d).glob("id*"))]
+        if found:
+            queues[row["function"]] = found
+    result = {"library": lib.name, "rows": rows}
+    result["proof_check"] = check_proofs(lib, args, work, index, rows, queues)
+    return result
 
 
 def pct(taken, total):
@@ -309,6 +382,35 @@ def print_table(result):
     errors = [r for r in rows if r["status"] != "finished" or "gcov_error" in r]
     for r in errors:
         print(f"- {r['function']}: {r.get('error') or r.get('gcov_error')}"[:300])
+    if "proof_check" in result:
+        print_proof_check(result)
+
+
+def print_proof_check(result):
+    """The replay of AFL++'s inputs against the sides proved infeasible: totals, every
+    false proof, and the functions it could not check."""
+    c = result["proof_check"]
+    print(f"\nfalse-proof check ({result['library']}): {c['replayed']} AFL++ inputs replayed through "
+          f"`fpforge run` (at most {c['cap']} a function) on {c['checked']} of the {c['functions']} "
+          f"functions with proofs ({c['sides_checked']} of {c['sides']} branch sides and "
+          f"{c['traps_checked']} of {c['traps']} trap guards proved infeasible) in {c['seconds']:.0f} s; "
+          f"{c['out_of_spec']} outside the run's specs skipped, {c['failed']} runs failed; "
+          f"false proofs: {c['false_proofs']}. {c['proved_sides_reached']} of the proved branch sides "
+          f"checked are at branches a replayed input executes (the proofs put to the test)\n")
+    checked = [r for r in result["rows"] if "replay" in r]
+    if c["false_proofs"]:
+        print("| function | side proved infeasible | location | method | AFL++ input |")
+        print("|---|---|---|---|---|")
+        for r in checked:
+            for f in r["replay"].get("false_proofs", []):
+                print(f"| {r['function']} | {f['site']}:{f['side']} | {f['location']} | {f['method']} | "
+                      f"`{' '.join(f['input'])}` |")
+    for r in checked:
+        if "error" in r["replay"]:
+            print(f"- not checked: {r['function']}: {r['replay']['error']}"[:300])
+        elif r["replay"]["mismatches"]:
+            print(f"- {r['function']}: replayed sides with an arm coverage.json's site lacks: "
+                  f"{r['replay']['mismatches'][:3]}"[:300])
 
 
 def main():
@@ -320,17 +422,27 @@ def main():
     ap.add_argument("--functions", type=lambda text: [f for f in text.split(",") if f],
                     help="comma-separated function names: run these instead of the selection")
     ap.add_argument("--afl", action="store_true")
+    ap.add_argument("--replay-cap", type=int, default=200,
+                    help="AFL++ inputs replayed through `fpforge run` per function with sides proved infeasible")
+    ap.add_argument("--recheck", action="store_true",
+                    help="only the false-proof check, on what a previous --afl run left in --build")
     ap.add_argument("--build", type=Path, default=CORPUS / "build/libs/library")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     results = []
     for name, make in (("newlib", newlib), ("musl", musl), ("gsl", gsl)):
         if args.only in (None, name):
-            result = measure(make(args.build), args, args.build)
-            print_table(result)
+            if args.recheck:
+                result = recheck(make(args.build), args, args.build)
+                print_proof_check(result)
+            else:
+                result = measure(make(args.build), args, args.build)
+                print_table(result)
             results.append(result)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
+    if any(r.get("proof_check", {}).get("false_proofs") for r in results):
+        sys.exit("false proofs: AFL++ inputs take sides fpforge reported infeasible (listed above)")
 
 
 def reprint(path):

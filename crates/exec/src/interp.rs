@@ -593,14 +593,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         let regs = &mut self.regs;
         let laid = &mut self.laid;
         let frames = &mut self.frames;
-        let fuel = self.config.fuel;
-        let deadline = self.config.deadline;
-        // The steps this run may take before the clock is read again (the fuel without
-        // a deadline).
-        let mut budget = match deadline {
-            Some(_) => fuel.min(DEADLINE_CHECK_STEPS),
-            None => fuel,
-        };
+        let mut budget = StepBudget::of(&self.config);
         let max_depth = self.config.max_depth as usize;
         let mut func = entry;
         let mut fc = &prog.funcs[func as usize];
@@ -612,7 +605,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
             let frame = &mut regs[base..base + fc.nregs as usize];
             let code = &fc.code[..];
             // Below `limit`, the next segment cannot reach the step budget.
-            let limit = budget.saturating_sub(code.len() as u64);
+            let limit = budget.next.saturating_sub(code.len() as u64);
             let mut seg = pc;
             macro_rules! fetch {
                 () => {{
@@ -665,14 +658,10 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 }
                 // Careful: one op at a time against the step budget.
                 loop {
-                    if steps >= budget {
-                        if steps >= fuel {
-                            break s.trap(TrapKind::FuelExhausted);
+                    if steps >= budget.next {
+                        if let Err(kind) = budget.renew(steps) {
+                            break s.trap(kind);
                         }
-                        if deadline.is_some_and(|d| Instant::now() >= d) {
-                            break s.trap(TrapKind::DeadlinePassed);
-                        }
-                        budget = fuel.min(steps.saturating_add(DEADLINE_CHECK_STEPS));
                         // Back to the fast path, at the same pc, with the new budget.
                         break 'activation Control::Next;
                     }
@@ -702,10 +691,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     let template = &templates[callee as usize];
                     lay_frame(regs, laid, template, frames.len() + 1, callee, new_base);
                     let args = &fc.args[start as usize..(start + len) as usize];
-                    for (&a, &p) in args.iter().zip(&cfc.params) {
-                        let v = regs[base + a as usize].clone();
-                        regs[new_base + p as usize] = v;
-                    }
+                    pass_args(regs, args, base, &cfc.params, new_base);
                     frames.push(Frame {
                         func,
                         pc: pc as u32 + 1,
@@ -732,10 +718,8 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                     mark = frame.mark;
                     if frame.dest != NONE {
                         let d = frame.dest as usize;
-                        let v = match value {
-                            Some(v) => v,
-                            None => m.sem.constant(fc.reg_types[d], 0),
-                        };
+                        // A call of a function without a result whose caller reads one.
+                        let v = value.unwrap_or_else(|| m.sem.constant(fc.reg_types[d], 0));
                         regs[base + d] = v;
                     }
                 }
@@ -748,6 +732,46 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 },
             }
         }
+    }
+}
+
+/// How many steps a run may take before it looks at its fuel and deadline again.
+struct StepBudget {
+    fuel: u64,
+    deadline: Option<Instant>,
+    /// The step count at which to look: the fuel, or with a deadline the next reading
+    /// of the clock.
+    next: u64,
+}
+
+impl StepBudget {
+    fn of(config: &ExecConfig) -> StepBudget {
+        let mut budget = StepBudget {
+            fuel: config.fuel,
+            deadline: config.deadline,
+            next: 0,
+        };
+        budget.next = budget.after(0);
+        budget
+    }
+
+    fn after(&self, steps: u64) -> u64 {
+        match self.deadline {
+            Some(_) => self.fuel.min(steps.saturating_add(DEADLINE_CHECK_STEPS)),
+            None => self.fuel,
+        }
+    }
+
+    /// At `steps` steps: the trap that ends the run, or the next step count to look at.
+    fn renew(&mut self, steps: u64) -> Result<(), TrapKind> {
+        if steps >= self.fuel {
+            return Err(TrapKind::FuelExhausted);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(TrapKind::DeadlinePassed);
+        }
+        self.next = self.after(steps);
+        Ok(())
     }
 }
 
@@ -796,6 +820,15 @@ fn settle<S: Semantics, O: Observer>(
             caller.base,
             caller.mark,
         );
+    }
+}
+
+/// Copies the caller's argument registers `args` (of the frame at `base`) into the
+/// callee's parameter registers `params` (of the frame at `new_base`).
+fn pass_args<V: Clone>(regs: &mut [V], args: &[u32], base: usize, params: &[u32], new_base: usize) {
+    for (&a, &p) in args.iter().zip(params) {
+        let v = regs[base + a as usize].clone();
+        regs[new_base + p as usize] = v;
     }
 }
 
