@@ -453,8 +453,11 @@ impl<'a> Run<'a> {
         let tally = Mutex::new(Tally::default());
         let lock_error = "a worker panicked";
         std::thread::scope(|scope| {
-            for _ in 0..self.options.jobs.min(count) {
-                scope.spawn(|| loop {
+            for job in 1..=self.options.jobs.min(count) {
+                // Named so that a profiler or /proc tells the workers from the loading
+                // threads (bench/libs/jobs.py reads their CPU time by that name).
+                let worker = std::thread::Builder::new().name(format!("job {job}"));
+                let spawned = worker.spawn_scoped(scope, || loop {
                     let next = queue.lock().expect(lock_error).next();
                     let Some(i) = next else { break };
                     let candidate = &library.candidates[i];
@@ -479,6 +482,7 @@ impl<'a> Run<'a> {
                         outcome,
                     });
                 });
+                spawned.expect("cannot start a worker thread");
             }
         });
         rows.into_inner()

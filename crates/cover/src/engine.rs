@@ -211,6 +211,15 @@ const PATIENCE: u64 = 100;
 /// cost at most that many long runs.
 const PATIENT_RERUNS: u32 = 16;
 
+/// The fuel a confirmation runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fuel {
+    /// The search's.
+    Search,
+    /// [`PATIENCE`] times the search's, for an input that ran out of it.
+    Patient,
+}
+
 /// The interval between progress reports.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
@@ -428,6 +437,9 @@ struct Search<'m, 's, E> {
     /// The interpreter that confirms inputs at the search's fuel, made on first use
     /// ([`Search::traced_run`]).
     tracer: Option<Interpreter<'m, Concrete, BranchTrace>>,
+    /// The interpreter that re-runs inputs out of fuel with [`PATIENCE`] times the fuel,
+    /// made on first use ([`Search::traced_run`]).
+    patient_tracer: Option<Interpreter<'m, Concrete, BranchTrace>>,
     /// Tests kept for new pairs of consecutive sides alone ([`crate::pairs`]), appended
     /// to `tests` when the run ends, so the searches (which start from tests) run as
     /// they would without them.
@@ -535,6 +547,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             trap_starts_left: None,
             tests: Vec::new(),
             tracer: None,
+            patient_tracer: None,
             pair_tests: Vec::new(),
             pair_cap,
             findings,
@@ -1232,15 +1245,14 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             mut outcome,
             mut new,
             mut fresh_pairs,
-        } = self.trace(test.args(), self.exec_config.fuel)?;
+        } = self.trace(test.args(), Fuel::Search)?;
         if let Some(key) = self.patient_hang_key(&outcome) {
             self.patient_reruns_left -= 1;
-            let patient_fuel = self.exec_config.fuel.saturating_mul(PATIENCE);
             Traced {
                 outcome,
                 new,
                 fresh_pairs,
-            } = self.trace(test.args(), patient_fuel)?;
+            } = self.trace(test.args(), Fuel::Patient)?;
             if self.patient_hang_key(&outcome).is_none() {
                 // The loop ends: runs out of fuel there are slow, not hangs.
                 self.findings.assume_known(&HashSet::from([key.clone()]));
@@ -1304,7 +1316,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         };
         self.kept.push(coords);
         let args = self.plan.spec().to_args(&self.findings.list[index].coords);
-        let Traced { new, .. } = self.trace(&args, self.exec_config.fuel)?;
+        let Traced { new, .. } = self.trace(&args, Fuel::Search)?;
         let new_sides = self.credit(&new, Witness::Finding(index));
         (self.on_event)(&CoverEvent::Finding {
             index,
@@ -1329,9 +1341,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         (patient && undecided).then_some(key)
     }
 
-    /// Runs `args` with a fresh tracing interpreter with `fuel`: how the run ended, the
+    /// Runs `args` in a tracing interpreter with `fuel`: how the run ended, the
     /// included sides it takes that are not covered yet, and its new pairs.
-    fn trace(&mut self, args: &[fpforge_spec::Arg], fuel: u64) -> Result<Traced, ExecError> {
+    fn trace(&mut self, args: &[fpforge_spec::Arg], fuel: Fuel) -> Result<Traced, ExecError> {
         let (outcome, events) = self.traced_run(args, fuel)?;
         let taken: Vec<u32> = events
             .iter()
@@ -1358,27 +1370,32 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// Runs `args` with `fuel` in a tracing interpreter of its own (not the search's,
     /// whose observer keeps state across runs): how the run ended and the sides it took,
-    /// in order. At the search's fuel the same tracer serves every confirmation, since
-    /// making an interpreter prepares every function of the module (milliseconds for a
-    /// library) and each run starts from fresh memory anyway.
+    /// in order. One tracer per fuel serves every confirmation, since making an
+    /// interpreter prepares every function of the module (milliseconds for a library)
+    /// and each run starts from fresh memory anyway.
     fn traced_run(
         &mut self,
         args: &[fpforge_spec::Arg],
-        fuel: u64,
+        fuel: Fuel,
     ) -> Result<(Outcome<u64>, Vec<Side>), ExecError> {
-        let make = |fuel| {
-            let exec = self.exec_config.clone().with_fuel(fuel);
-            Interpreter::new(self.module, Concrete, BranchTrace::default(), exec)
+        let (slot, steps) = match fuel {
+            Fuel::Search => (&mut self.tracer, self.exec_config.fuel),
+            Fuel::Patient => (
+                &mut self.patient_tracer,
+                self.exec_config.fuel.saturating_mul(PATIENCE),
+            ),
         };
-        let mut patient;
-        let tracer = if fuel == self.exec_config.fuel {
-            match &mut self.tracer {
-                Some(tracer) => tracer,
-                slot => slot.insert(make(fuel)?),
+        let tracer = match slot {
+            Some(tracer) => tracer,
+            slot => {
+                let exec = self.exec_config.clone().with_fuel(steps);
+                slot.insert(Interpreter::new(
+                    self.module,
+                    Concrete,
+                    BranchTrace::default(),
+                    exec,
+                )?)
             }
-        } else {
-            patient = make(fuel)?;
-            &mut patient
         };
         tracer.observer_mut().clear();
         let run = tracer.call(self.func, args)?;

@@ -3,9 +3,9 @@
 //! as not reached. Budgets are evaluation limits so results do not depend on speed.
 
 use fpforge_cover::{cover, CoverConfig, CoverReport, Settlement, SideProver};
-use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
+use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, Outcome, TrapKind};
 use fpforge_lower::LoadOptions;
-use fpforge_spec::{ArgSpec, OutArgSpec};
+use fpforge_spec::{Arg, ArgSpec, OutArgSpec};
 use fpir::{Arm, Func, InfeasibleMethod, Module, Side, SideReport, SideStatus, Witness};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -352,4 +352,42 @@ fn prover_witnesses_count_only_when_their_rerun_takes_the_side() {
         report.tally().covered + report.tally().infeasible,
         report.sides.len()
     );
+}
+
+/// `cover` confirms every input in one interpreter per fuel (the search's, and a hundred
+/// times it for an input that ran out of the search's), so a run that runs out of fuel
+/// must leave nothing behind in its interpreter: each run after it ends, and takes the
+/// sides it takes, as in an interpreter of its own.
+#[test]
+fn an_interpreter_after_a_run_out_of_fuel_answers_as_a_fresh_one() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/findings/slow.c");
+    let module = fpforge_lower::load(&[path], &LoadOptions::default()).expect("fixture lowers");
+    let heron = module.func_by_name("heron").expect("fixture function");
+    let run = |interp: &mut Interpreter<'_, Concrete, BranchTrace>, x: f64| {
+        interp.observer_mut().clear();
+        let run = interp.call(heron, &[Arg::Scalar(x.to_bits())]).unwrap();
+        (
+            run.outcome,
+            std::mem::take(&mut interp.observer_mut().events),
+        )
+    };
+    // heron(NaN) iterates 50,000 times, about half a million steps; heron(2) converges.
+    let inputs = [f64::NAN, 2.0, f64::NAN, 0.5];
+    for (fuel, long_run_ends) in [(100_000, false), (10_000_000, true)] {
+        let fresh = || {
+            let exec = ExecConfig::default().with_fuel(fuel);
+            Interpreter::new(&module, Concrete, BranchTrace::default(), exec).unwrap()
+        };
+        let mut shared = fresh();
+        for x in inputs {
+            let answer = run(&mut shared, x);
+            assert_eq!(answer, run(&mut fresh(), x), "heron({x}) at fuel {fuel}");
+            if x.is_nan() {
+                let out_of_fuel = matches!(&answer.0,
+                    Outcome::Trapped(trap) if trap.kind == TrapKind::FuelExhausted);
+                assert_eq!(out_of_fuel, !long_run_ends, "heron({x}) at fuel {fuel}");
+            }
+        }
+    }
 }
