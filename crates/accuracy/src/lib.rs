@@ -57,7 +57,7 @@ pub use engine::{
     CoordInfo, ErrorSample, StopReason, TargetStatus, NEIGHBOUR_ULPS, SAMPLE_SIZE,
 };
 pub use error::AccuracyError;
-pub use fpforge_mpfr::{ErrorMeasure, HighValue, TrueFunction};
+pub use fpforge_mpfr::{ErrorMeasure, FloatBits, Format, HighValue, TrueFunction};
 pub use measure::{Finding, OutputLoc, Ziv};
 pub use oracle::{implied_out_args, Oracle, OracleChoice, OracleKind};
 pub use special::{PoleAnswer, SpecialKind, SpecialValue};
