@@ -10,7 +10,7 @@
 //!   recognized by C library, GSL and Cephes names.
 //! - [`x87`]: the x87 extended format (`long double`) in MPFR: exact values, rounding
 //!   at precision 64 in the x87 exponent range, errors in extended ulps.
-//! - [`format`]: the formats a result is measured in (`float`, `double`, `long double`)
+//! - [`format`](mod@format): the formats a result is measured in (`float`, `double`, `long double`)
 //!   and a result's error in ulps of its own format.
 //! - [`metrics`]: relative, ulp and bits-lost errors against a [`HighValue`] reference,
 //!   and FPGen's precision-loss and cancellation checks.
