@@ -26,6 +26,8 @@ use fpir::{FloatTy, MathCall, MathFn, MathShape};
 use rug::Float;
 use std::fmt;
 
+mod airy;
+
 /// A function MPFR evaluates beside fpir's math table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
@@ -90,11 +92,6 @@ pub enum TrueFunction {
     /// A function beside the table.
     Special(Special),
 }
-
-/// Where MPFR's `ai` is evaluated: its series costs grow fast with `|x|` (about 3 ms
-/// at -200 and 200, 1 s at -1000, 38 s at -3000, 2.7 s at 1000, and an assertion of
-/// MPFR's fails further out), and past 110 the value is below the smallest double.
-pub const AI_DOMAIN: (f64, f64) = (-200.0, 200.0);
 
 /// One operand of a true function: a float (raw bits of its format), a `long double`
 /// or an integer.
@@ -224,18 +221,6 @@ impl TrueFunction {
         }
     }
 
-    /// Whether MPFR evaluates the function on `operands` in reasonable time: every
-    /// function but Airy's everywhere.
-    fn in_domain(self, operands: &[Operand]) -> bool {
-        match (self, operands.first().and_then(|x| x.value(64))) {
-            (TrueFunction::Special(Special::Ai), Some(x)) => {
-                let x = x.to_f64();
-                AI_DOMAIN.0 <= x && x <= AI_DOMAIN.1
-            }
-            _ => true,
-        }
-    }
-
     /// Whether `operands` are the function's: the float operands of its shape, with
     /// the order first for `jn`/`yn`, the exponent last for `ldexp`, and GSL's mode
     /// argument allowed after Airy's `x`.
@@ -257,10 +242,10 @@ impl TrueFunction {
 
     /// The function's value on `operands` at `prec` bits (correctly rounded by MPFR,
     /// except the few defined by a formula: `zetac`, `e1`, `ndtr`, within a few ulps of
-    /// `prec` bits); `None` when the operands do not fit ([`TrueFunction::fits`]) or lie
-    /// outside [`AI_DOMAIN`] for Airy's function.
+    /// `prec` bits); `None` when the operands do not fit ([`TrueFunction::fits`]), or
+    /// for Airy's function far from 0 at thousands of bits (see [`airy::ai`]).
     pub fn eval(self, prec: u32, operands: &[Operand]) -> Option<HighValue> {
-        if !self.fits(operands) || !self.in_domain(operands) {
+        if !self.fits(operands) {
             return None;
         }
         let floats: Vec<Float> = operands
@@ -277,7 +262,7 @@ impl TrueFunction {
                 Counterpart::Value(v) => v,
                 Counterpart::Host | Counterpart::Frexp | Counterpart::Modf => return None,
             },
-            TrueFunction::Special(s) => special(s, prec, x, int.unwrap_or(0)),
+            TrueFunction::Special(s) => special(s, prec, x, int.unwrap_or(0))?,
         };
         Some(HighValue::from(value))
     }
@@ -297,12 +282,12 @@ fn long_double_form(name: &str) -> Option<MathFn> {
 }
 
 /// The value of a [`Special`] at `x` (and the integer `n`).
-fn special(s: Special, prec: u32, x: Float, n: i32) -> Float {
-    match s {
+fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
+    Some(match s {
         Special::Digamma => x.digamma(),
         Special::Zeta => x.zeta(),
         Special::ZetaMinusOne => x.zeta() - 1u32,
-        Special::Ai => x.ai(),
+        Special::Ai => airy::ai(prec, &x)?,
         Special::Ei => x.eint(),
         // MPFR's eint of a negative argument is -E1 of its opposite.
         Special::E1 => -((-x).eint()),
@@ -314,7 +299,7 @@ fn special(s: Special, prec: u32, x: Float, n: i32) -> Float {
             let t = Float::with_val(prec, -x / sqrt2);
             t.erfc() / 2u32
         }
-    }
+    })
 }
 
 impl fmt::Display for TrueFunction {
