@@ -134,8 +134,7 @@ impl Returned {
             Returned::Register(ty) => Some(sem.high_value(ty, &value?)),
             Returned::LongDoubleSlot { first_slot, .. } => {
                 let addr = sem.slot_address(InputSlot(first_slot))?;
-                sem.memory_extended(interp.memory(), addr)
-                    .map(|(_, reference)| reference)
+                sem.memory_extended_value(interp.memory(), addr)
             }
         }
     }

@@ -141,15 +141,14 @@ impl<M: Mode> Mpfr<M> {
         x87::value(concrete, self.prec)
     }
 
-    /// The extended value in memory at `addr` after a run (significand, then sign and
-    /// exponent) and its high-precision value: the shadow of its significand when that
+    /// The high-precision value of the extended value in memory at `addr` after a run
+    /// (significand, then sign and exponent): the shadow of its significand when that
     /// is current, else its exact value; `None` outside valid memory.
-    pub fn memory_extended(&self, mem: &Memory, addr: u64) -> Option<(F80, HighValue)> {
+    pub fn memory_extended_value(&self, mem: &Memory, addr: u64) -> Option<HighValue> {
         let sig = mem.peek(Type::I64, addr)?;
         let se = mem.peek(SE, addr.checked_add(8)?)? as u16;
-        let concrete = F80 { sig, se };
         let register = self.cell_value(Type::I64, addr, sig);
-        Some((concrete, HighValue(self.extended_value(register, concrete))))
+        Some(HighValue(self.extended_value(register, F80 { sig, se })))
     }
 
     /// The half `ty` of an extended result whose high-precision value is `x`.
