@@ -248,7 +248,7 @@ impl TrueFunction {
     /// The function's value on `operands` at `prec` bits (correctly rounded by MPFR,
     /// except the few defined by a formula: `zetac`, `e1`, `ndtr`, within a few ulps of
     /// `prec` bits); `None` when the operands do not fit ([`TrueFunction::fits`]), or
-    /// for Airy's function far from 0 at thousands of bits (see [`airy::ai`]).
+    /// for Airy's function far from 0 at thousands of bits (see the private `airy` module).
     pub fn eval(self, prec: u32, operands: &[Operand]) -> Option<HighValue> {
         if !self.fits(operands) {
             return None;
