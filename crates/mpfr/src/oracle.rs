@@ -25,6 +25,7 @@ use rug::Float;
 use std::fmt;
 
 mod airy;
+mod elliptic;
 
 /// A function MPFR evaluates beside fpir's math table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +44,11 @@ pub enum Special {
     E1,
     /// `E2(x) = e^-x - x E1(x)`, the real part for `x < 0` (GSL's `expint_E2`).
     E2,
+    /// The complete elliptic integral of the first kind `K(k)`, modulus `k` (GSL's
+    /// mode argument is ignored, as Airy's).
+    EllipticK,
+    /// The complete elliptic integral of the second kind `E(k)`.
+    EllipticE,
     /// The dilogarithm `Li2(x)`.
     Li2,
     /// `J_n(x)` with the integer order first.
@@ -54,7 +60,7 @@ pub enum Special {
 }
 
 impl Special {
-    const ALL: [Special; 11] = [
+    const ALL: [Special; 13] = [
         Special::Digamma,
         Special::Zeta,
         Special::ZetaMinusOne,
@@ -62,6 +68,8 @@ impl Special {
         Special::Ei,
         Special::E1,
         Special::E2,
+        Special::EllipticK,
+        Special::EllipticE,
         Special::Li2,
         Special::Jn,
         Special::Yn,
@@ -78,6 +86,8 @@ impl Special {
             Special::Ei => "eint",
             Special::E1 => "e1",
             Special::E2 => "e2",
+            Special::EllipticK => "ellint_k",
+            Special::EllipticE => "ellint_e",
             Special::Li2 => "li2",
             Special::Jn => "jn",
             Special::Yn => "yn",
@@ -126,6 +136,14 @@ const GSL: &[(&str, TrueFunction)] = &[
     ("gsl_sf_expint_Ei", TrueFunction::Special(Special::Ei)),
     ("gsl_sf_expint_E1", TrueFunction::Special(Special::E1)),
     ("gsl_sf_expint_E2", TrueFunction::Special(Special::E2)),
+    (
+        "gsl_sf_ellint_Kcomp",
+        TrueFunction::Special(Special::EllipticK),
+    ),
+    (
+        "gsl_sf_ellint_Ecomp",
+        TrueFunction::Special(Special::EllipticE),
+    ),
     ("gsl_sf_dilog", TrueFunction::Special(Special::Li2)),
     ("gsl_sf_exp", TrueFunction::Math(MathFn::Exp)),
     ("gsl_sf_expm1", TrueFunction::Math(MathFn::Expm1)),
@@ -201,12 +219,14 @@ impl TrueFunction {
 
     /// Whether `operands` are the function's: the float operands of its shape, with
     /// the order first for `jn`/`yn`, the exponent last for `ldexp`, and GSL's mode
-    /// argument allowed after Airy's `x`.
+    /// argument allowed after the `x` of Airy's function and the elliptic integrals.
     pub fn fits(self, operands: &[Operand]) -> bool {
         use Operand::{Float as F, Int as I};
         match self {
             TrueFunction::Special(Special::Jn | Special::Yn) => matches!(operands, [I(_), F(..)]),
-            TrueFunction::Special(Special::Ai) => matches!(operands, [F(..)] | [F(..), I(_)]),
+            TrueFunction::Special(Special::Ai | Special::EllipticK | Special::EllipticE) => {
+                matches!(operands, [F(..)] | [F(..), I(_)])
+            }
             TrueFunction::Special(_) => matches!(operands, [F(..)]),
             TrueFunction::Math(f) => match f.shape() {
                 MathShape::Binary => matches!(operands, [F(..), F(..)]),
@@ -275,6 +295,8 @@ fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
         // MPFR's eint of a negative argument is -E1 of its opposite.
         Special::E1 => -((-x).eint()),
         Special::E2 => exponential_integral_2(prec, x)?,
+        Special::EllipticK => elliptic::complete(elliptic::Kind::First, prec, &x)?,
+        Special::EllipticE => elliptic::complete(elliptic::Kind::Second, prec, &x)?,
         Special::Li2 => x.li2(),
         Special::Jn => x.jn(n),
         Special::Yn => x.yn(n),
