@@ -26,12 +26,15 @@ use std::fmt;
 
 mod airy;
 mod elliptic;
+mod trigamma;
 
 /// A function MPFR evaluates beside fpir's math table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
     /// `psi(x)`, the digamma function.
     Digamma,
+    /// `psi'(x)`, the trigamma function.
+    Trigamma,
     /// Riemann's `zeta(x)`.
     Zeta,
     /// `zeta(x) - 1` (Cephes `zetac`).
@@ -60,8 +63,9 @@ pub enum Special {
 }
 
 impl Special {
-    const ALL: [Special; 13] = [
+    const ALL: [Special; 14] = [
         Special::Digamma,
+        Special::Trigamma,
         Special::Zeta,
         Special::ZetaMinusOne,
         Special::Ai,
@@ -80,6 +84,7 @@ impl Special {
     fn name(self) -> &'static str {
         match self {
             Special::Digamma => "digamma",
+            Special::Trigamma => "trigamma",
             Special::Zeta => "zeta",
             Special::ZetaMinusOne => "zetac",
             Special::Ai => "ai",
@@ -127,6 +132,7 @@ const GSL: &[(&str, TrueFunction)] = &[
     ("gsl_sf_gamma", TrueFunction::Math(MathFn::Tgamma)),
     ("gsl_sf_lngamma", TrueFunction::Math(MathFn::Lgamma)),
     ("gsl_sf_psi", TrueFunction::Special(Special::Digamma)),
+    ("gsl_sf_psi_1", TrueFunction::Special(Special::Trigamma)),
     ("gsl_sf_zeta", TrueFunction::Special(Special::Zeta)),
     (
         "gsl_sf_zetam1",
@@ -288,6 +294,7 @@ fn exponential_integral_2(prec: u32, x: Float) -> Option<Float> {
 fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
     Some(match s {
         Special::Digamma => x.digamma(),
+        Special::Trigamma => trigamma::trigamma(prec, &x)?,
         Special::Zeta => x.zeta(),
         Special::ZetaMinusOne => x.zeta() - 1u32,
         Special::Ai => airy::ai(prec, &x)?,
