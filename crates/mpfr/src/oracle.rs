@@ -28,7 +28,8 @@ mod airy;
 mod elliptic;
 mod trigamma;
 
-/// A function MPFR evaluates beside fpir's math table.
+/// A special function beside fpir's math table: MPFR's own, or built here from MPFR's
+/// operations (Airy far from 0, trigamma, `E2`, the complete elliptic integrals).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
     /// `psi(x)`, the digamma function.
@@ -244,7 +245,8 @@ impl TrueFunction {
     }
 
     /// The function's value on `operands` at `prec` bits (correctly rounded by MPFR,
-    /// except the few defined by a formula: `zetac`, `e1`, `ndtr`, within a few ulps of
+    /// except those defined by a formula or a series: `zetac`, `e1`, `e2`, `ndtr`,
+    /// `trigamma`, the elliptic integrals and Airy's far from 0, within a few ulps of
     /// `prec` bits); `None` when the operands do not fit ([`TrueFunction::fits`]), or
     /// for Airy's function far from 0 at thousands of bits (see [`airy::ai`]).
     pub fn eval(self, prec: u32, operands: &[Operand]) -> Option<HighValue> {
