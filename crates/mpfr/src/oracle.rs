@@ -248,7 +248,8 @@ impl TrueFunction {
     /// except those defined by a formula or a series: `zetac`, `e1`, `e2`, `ndtr`,
     /// `trigamma`, the elliptic integrals and Airy's far from 0, within a few ulps of
     /// `prec` bits); `None` when the operands do not fit ([`TrueFunction::fits`]), or
-    /// for Airy's function far from 0 at thousands of bits (see [`airy::ai`]).
+    /// for Airy's function far from 0 at thousands of bits (beyond both its series and
+    /// its asymptotic expansions).
     pub fn eval(self, prec: u32, operands: &[Operand]) -> Option<HighValue> {
         if !self.fits(operands) {
             return None;
