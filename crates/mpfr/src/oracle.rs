@@ -27,12 +27,17 @@ use rug::Float;
 use std::fmt;
 
 mod airy;
+mod elliptic;
+mod trigamma;
 
-/// A function MPFR evaluates beside fpir's math table.
+/// A special function beside fpir's math table: MPFR's own, or built here from MPFR's
+/// operations (Airy far from 0, trigamma, `E2`, the complete elliptic integrals).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
     /// `psi(x)`, the digamma function.
     Digamma,
+    /// `psi'(x)`, the trigamma function.
+    Trigamma,
     /// Riemann's `zeta(x)`.
     Zeta,
     /// `zeta(x) - 1` (Cephes `zetac`).
@@ -45,6 +50,11 @@ pub enum Special {
     E1,
     /// `E2(x) = e^-x - x E1(x)`, the real part for `x < 0` (GSL's `expint_E2`).
     E2,
+    /// The complete elliptic integral of the first kind `K(k)`, modulus `k` (GSL's
+    /// mode argument is ignored, as Airy's).
+    EllipticK,
+    /// The complete elliptic integral of the second kind `E(k)`.
+    EllipticE,
     /// The dilogarithm `Li2(x)`.
     Li2,
     /// `J_n(x)` with the integer order first.
@@ -56,14 +66,17 @@ pub enum Special {
 }
 
 impl Special {
-    const ALL: [Special; 11] = [
+    const ALL: [Special; 14] = [
         Special::Digamma,
+        Special::Trigamma,
         Special::Zeta,
         Special::ZetaMinusOne,
         Special::Ai,
         Special::Ei,
         Special::E1,
         Special::E2,
+        Special::EllipticK,
+        Special::EllipticE,
         Special::Li2,
         Special::Jn,
         Special::Yn,
@@ -74,12 +87,15 @@ impl Special {
     fn name(self) -> &'static str {
         match self {
             Special::Digamma => "digamma",
+            Special::Trigamma => "trigamma",
             Special::Zeta => "zeta",
             Special::ZetaMinusOne => "zetac",
             Special::Ai => "ai",
             Special::Ei => "eint",
             Special::E1 => "e1",
             Special::E2 => "e2",
+            Special::EllipticK => "ellint_k",
+            Special::EllipticE => "ellint_e",
             Special::Li2 => "li2",
             Special::Jn => "jn",
             Special::Yn => "yn",
@@ -140,6 +156,7 @@ const GSL: &[(&str, TrueFunction)] = &[
     ("gsl_sf_gamma", TrueFunction::Math(MathFn::Tgamma)),
     ("gsl_sf_lngamma", TrueFunction::Math(MathFn::Lgamma)),
     ("gsl_sf_psi", TrueFunction::Special(Special::Digamma)),
+    ("gsl_sf_psi_1", TrueFunction::Special(Special::Trigamma)),
     ("gsl_sf_zeta", TrueFunction::Special(Special::Zeta)),
     (
         "gsl_sf_zetam1",
@@ -149,6 +166,14 @@ const GSL: &[(&str, TrueFunction)] = &[
     ("gsl_sf_expint_Ei", TrueFunction::Special(Special::Ei)),
     ("gsl_sf_expint_E1", TrueFunction::Special(Special::E1)),
     ("gsl_sf_expint_E2", TrueFunction::Special(Special::E2)),
+    (
+        "gsl_sf_ellint_Kcomp",
+        TrueFunction::Special(Special::EllipticK),
+    ),
+    (
+        "gsl_sf_ellint_Ecomp",
+        TrueFunction::Special(Special::EllipticE),
+    ),
     ("gsl_sf_dilog", TrueFunction::Special(Special::Li2)),
     ("gsl_sf_exp", TrueFunction::Math(MathFn::Exp)),
     ("gsl_sf_expm1", TrueFunction::Math(MathFn::Expm1)),
@@ -228,13 +253,15 @@ impl TrueFunction {
 
     /// Whether `operands` are the function's: the float operands of its shape, with
     /// the order first for `jn`/`yn`, the exponent last for `ldexp`, and GSL's mode
-    /// argument allowed after Airy's `x`.
+    /// argument allowed after the `x` of Airy's function and the elliptic integrals.
     pub fn fits(self, operands: &[Operand]) -> bool {
         use OperandKind::{Float as F, Int as I};
         let kinds: Vec<OperandKind> = operands.iter().map(|o| o.kind()).collect();
         match self {
             TrueFunction::Special(Special::Jn | Special::Yn) => kinds == [I, F],
-            TrueFunction::Special(Special::Ai) => kinds == [F] || kinds == [F, I],
+            TrueFunction::Special(Special::Ai | Special::EllipticK | Special::EllipticE) => {
+                kinds == [F] || kinds == [F, I]
+            }
             TrueFunction::Special(_) => kinds == [F],
             TrueFunction::Math(f) => match f.shape() {
                 MathShape::Binary => kinds == [F, F],
@@ -246,9 +273,11 @@ impl TrueFunction {
     }
 
     /// The function's value on `operands` at `prec` bits (correctly rounded by MPFR,
-    /// except the few defined by a formula: `zetac`, `e1`, `ndtr`, within a few ulps of
+    /// except those defined by a formula or a series: `zetac`, `e1`, `e2`, `ndtr`,
+    /// `trigamma`, the elliptic integrals and Airy's far from 0, within a few ulps of
     /// `prec` bits); `None` when the operands do not fit ([`TrueFunction::fits`]), or
-    /// for Airy's function far from 0 at thousands of bits (see the private `airy` module).
+    /// for Airy's function far from 0 at thousands of bits (beyond both its series and
+    /// its asymptotic expansions).
     pub fn eval(self, prec: u32, operands: &[Operand]) -> Option<HighValue> {
         if !self.fits(operands) {
             return None;
@@ -306,6 +335,7 @@ fn exponential_integral_2(prec: u32, x: Float) -> Option<Float> {
 fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
     Some(match s {
         Special::Digamma => x.digamma(),
+        Special::Trigamma => trigamma::trigamma(prec, &x)?,
         Special::Zeta => x.zeta(),
         Special::ZetaMinusOne => x.zeta() - 1u32,
         Special::Ai => airy::ai(prec, &x)?,
@@ -313,6 +343,8 @@ fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
         // MPFR's eint of a negative argument is -E1 of its opposite.
         Special::E1 => -((-x).eint()),
         Special::E2 => exponential_integral_2(prec, x)?,
+        Special::EllipticK => elliptic::complete(elliptic::Kind::First, prec, &x)?,
+        Special::EllipticE => elliptic::complete(elliptic::Kind::Second, prec, &x)?,
         Special::Li2 => x.li2(),
         Special::Jn => x.jn(n),
         Special::Yn => x.yn(n),

@@ -25,6 +25,10 @@ const GUARD_BITS: u32 = 64;
 /// `Ai(x)` at `prec` bits; `None` where neither the expansion reaches `prec` bits nor
 /// MPFR's series is affordable (`|x| > AI_SERIES_LIMIT` at thousands of bits).
 pub fn ai(prec: u32, x: &Float) -> Option<Float> {
+    if x.is_infinite() {
+        // Ai decays to 0 at both ends.
+        return Some(Float::new(prec));
+    }
     let z = Float::with_val(prec + GUARD_BITS, x.abs_ref());
     let zeta = Float::with_val(prec + GUARD_BITS, (&z).pow(1.5f64)) * 2u32 / 3u32;
     if expansion_reaches(&zeta, prec + GUARD_BITS) {
@@ -181,5 +185,11 @@ mod tests {
         // ζ = 1886 at -200: the smallest term is about 2^-5442.
         assert!(ai(8192, &Float::with_val(53, -250.0)).is_none());
         assert!(ai(4096, &Float::with_val(53, -250.0)).is_some());
+        let infinity = Float::with_val(53, rug::float::Special::NegInfinity);
+        assert_eq!(ai(128, &infinity), Some(Float::new(128)));
+        assert_eq!(
+            ai(128, &Float::with_val(53, rug::float::Special::Nan)),
+            None
+        );
     }
 }
