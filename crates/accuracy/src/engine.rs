@@ -752,10 +752,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
     /// What the zero search sees of a finding: the computed value, and the oracle's
     /// when the oracle is the function itself.
     fn sample(&self, f: &Finding) -> Sample {
-        let computed = match f.ty {
-            FloatTy::F64 => f64::from_bits(f.computed),
-            FloatTy::F32 => f64::from(f32::from_bits(f.computed as u32)),
-        };
+        let computed = f.computed.to_f64();
         let oracle = match self.measurer.oracle() {
             Oracle::ReExecution => None,
             Oracle::TrueFunction(_) | Oracle::CReference(_) => Some(f.reference.to_f64()),

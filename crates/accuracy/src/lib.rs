@@ -8,8 +8,9 @@
 //!   the true function in MPFR when the entry's name says which it is, a C reference
 //!   the user gives, or else the same code run under [`fpforge_mpfr::HighPrecision`]
 //!   (MPFR at `precision` bits, default 128: the rounding error of the algorithm only);
-//!   the error is FPGen's relative error, plus ulps and bits lost ([`measure`]), made
-//!   stable for every reported input by Ziv's strategy.
+//!   the error is FPGen's relative error, plus ulps and bits lost ([`measure`]) in the
+//!   result's own format (a `float`, `double` or `long double` return value, or output
+//!   arrays), made stable for every reported input by Ziv's strategy.
 //! - **Findings**: wrong special values and poles apart and first ([`special`]), then
 //!   the worst inputs, one per region.
 //! - **Targets** are FPGen's precision-loss and cancellation checks after every selected
@@ -57,7 +58,7 @@ pub use engine::{
     CoordInfo, ErrorSample, StopReason, TargetStatus, NEIGHBOUR_ULPS, SAMPLE_SIZE,
 };
 pub use error::AccuracyError;
-pub use fpforge_mpfr::{ErrorMeasure, HighValue, TrueFunction};
+pub use fpforge_mpfr::{ErrorMeasure, FloatBits, Format, HighValue, TrueFunction};
 pub use measure::{Finding, OutputLoc, Ziv};
 pub use oracle::{implied_out_args, Oracle, OracleChoice, OracleKind};
 pub use special::{PoleAnswer, SpecialKind, SpecialValue};

@@ -7,6 +7,11 @@
 //! first output array (a GSL `_e` function's `result->val`), with the function's integer
 //! return as its status.
 //!
+//! A `long double` result comes back through a hidden slot (16 bytes: significand, then
+//! sign and exponent); its reference under the re-execution is the shadow of the
+//! significand stored there, and its error is counted in extended ulps
+//! ([`fpforge_mpfr::FloatBits::error`]).
+//!
 //! [`Measurer::stabilize`] is Ziv's strategy on a reported error: the reference again at
 //! twice the precision, and again, until two successive errors agree to 2 digits.
 
@@ -15,9 +20,10 @@ use crate::error::AccuracyError;
 use crate::oracle::{self, implied_out_args, Oracle};
 use crate::targets::{CheckObserver, Targets};
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSlot, Interpreter, Outcome, Run, Trap};
-use fpforge_mpfr::{measure, ErrorMeasure, HighPrecision, HighValue};
+use fpforge_mpfr::{ErrorMeasure, FloatBits, HighPrecision, HighValue, MpValue};
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::{InputSpec, ParamInput};
+use fpir::f80::F80;
 use fpir::{FloatTy, Func, Module, OpSite, Type};
 
 /// Which result an error was measured on.
@@ -41,10 +47,8 @@ pub struct Finding {
     pub test: Test,
     /// Where the largest error is.
     pub output: OutputLoc,
-    /// Format of that result.
-    pub ty: FloatTy,
-    /// The computed IEEE result (raw bits).
-    pub computed: u64,
+    /// The computed result, in its format.
+    pub computed: FloatBits,
     /// The high-precision reference.
     pub reference: HighValue,
     /// The error of `computed` against `reference`.
@@ -87,8 +91,53 @@ struct OutArray {
 
 #[derive(Clone, Debug)]
 enum Measured {
-    Return(FloatTy),
+    Return(Returned),
     Arrays(Vec<OutArray>),
+}
+
+/// Where a function's floating-point result comes back.
+#[derive(Clone, Copy, Debug)]
+enum Returned {
+    /// In the return register, in this format.
+    Register(FloatTy),
+    /// A `long double`, in the hidden result slot: the run's array `arg_index`, whose
+    /// significand is input slot `first_slot`.
+    LongDoubleSlot { arg_index: usize, first_slot: u32 },
+}
+
+impl Returned {
+    /// The computed result of a concrete run.
+    fn computed(self, run: &Run<u64>) -> Option<FloatBits> {
+        match (self, &run.outcome) {
+            (Returned::Register(ty), Outcome::Returned(Some(bits))) => {
+                Some(FloatBits::Ieee(ty, *bits))
+            }
+            (Returned::LongDoubleSlot { arg_index, .. }, Outcome::Returned(_)) => {
+                let words = run.arrays.get(arg_index)?;
+                Some(FloatBits::Extended(F80 {
+                    sig: *words.first()?,
+                    se: *words.get(1)? as u16,
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    /// The high-precision result of a run of `interp` that returned `value`.
+    fn reference(
+        self,
+        interp: &Interpreter<'_, HighPrecision, BranchTrace>,
+        value: Option<MpValue>,
+    ) -> Option<HighValue> {
+        let sem = interp.semantics();
+        match self {
+            Returned::Register(ty) => Some(sem.high_value(ty, &value?)),
+            Returned::LongDoubleSlot { first_slot, .. } => {
+                let addr = sem.slot_address(InputSlot(first_slot))?;
+                sem.memory_extended_value(interp.memory(), addr)
+            }
+        }
+    }
 }
 
 /// Runs candidates concretely and at high precision and measures their error.
@@ -232,8 +281,8 @@ impl<'m> Measurer<'m> {
         let Outcome::Returned(returned) = run.outcome else {
             return None;
         };
-        let (output, ty, computed, status) = match &self.measured {
-            Measured::Return(ty) => (OutputLoc::Return, *ty, returned?, None),
+        let (output, computed, status) = match &self.measured {
+            Measured::Return(r) => (OutputLoc::Return, r.computed(&run)?, None),
             Measured::Arrays(arrays) => {
                 let a = arrays.first()?;
                 let computed = *run.arrays.get(a.arg_index)?.first()?;
@@ -242,7 +291,7 @@ impl<'m> Measurer<'m> {
                     param: a.param,
                     index: 0,
                 };
-                (at, a.elem, computed, status)
+                (at, FloatBits::Ieee(a.elem, computed), status)
             }
         };
         let operands = oracle::operands(self.plan.spec(), test)?;
@@ -250,9 +299,8 @@ impl<'m> Measurer<'m> {
         Some(Finding {
             test: test.clone(),
             output,
-            ty,
             computed,
-            error: measure(ty, computed, &reference),
+            error: computed.error(&reference),
             reference,
             diverged: false,
             status,
@@ -275,19 +323,17 @@ impl<'m> Measurer<'m> {
         let high = reference.call(self.func, test.args()).ok()?;
         let diverged = reference.observer().events != self.concrete.observer().branches;
         match &self.measured {
-            Measured::Return(ty) => {
-                let (Outcome::Returned(Some(bits)), Outcome::Returned(Some(v))) =
-                    (run.outcome, high.outcome)
-                else {
+            Measured::Return(r) => {
+                let computed = r.computed(&run)?;
+                let Outcome::Returned(v) = high.outcome else {
                     return None;
                 };
-                let reference = reference.semantics().high_value(*ty, &v);
+                let reference = r.reference(reference, v)?;
                 Some(Finding {
                     test: test.clone(),
                     output: OutputLoc::Return,
-                    ty: *ty,
-                    computed: bits,
-                    error: measure(*ty, bits, &reference),
+                    computed,
+                    error: computed.error(&reference),
                     reference,
                     diverged,
                     status: None,
@@ -304,9 +350,10 @@ impl<'m> Measurer<'m> {
                 let mut best: Option<Finding> = None;
                 for a in arrays {
                     for k in 0..a.measured {
-                        let computed = *run.arrays.get(a.arg_index)?.get(k)?;
+                        let computed =
+                            FloatBits::Ieee(a.elem, *run.arrays.get(a.arg_index)?.get(k)?);
                         let reference = array_value(reference, a, k)?;
-                        let error = measure(a.elem, computed, &reference);
+                        let error = computed.error(&reference);
                         if best.as_ref().is_none_or(|b| worse(&error, &b.error)) {
                             best = Some(Finding {
                                 test: test.clone(),
@@ -314,7 +361,6 @@ impl<'m> Measurer<'m> {
                                     param: a.param,
                                     index: k,
                                 },
-                                ty: a.elem,
                                 computed,
                                 reference,
                                 error,
@@ -347,7 +393,7 @@ impl<'m> Measurer<'m> {
             let Some(reference) = self.reference_at(&current, precision) else {
                 break;
             };
-            let error = measure(current.ty, current.computed, &reference);
+            let error = current.computed.error(&reference);
             agreed = agree(current.error.rel, error.rel);
             current.reference = reference;
             current.error = error;
@@ -388,7 +434,8 @@ impl<'m> Measurer<'m> {
             return None;
         };
         match (finding.output, &self.measured) {
-            (OutputLoc::Return, _) => Some(interp.semantics().high_value(finding.ty, &value?)),
+            (OutputLoc::Return, Measured::Return(r)) => r.reference(interp, value),
+            (OutputLoc::Return, Measured::Arrays(_)) => None,
             (OutputLoc::Element { param, index }, Measured::Arrays(arrays)) => {
                 let a = arrays.iter().find(|a| a.param == param)?;
                 array_value(interp, a, index)
@@ -429,7 +476,7 @@ pub fn worse(a: &ErrorMeasure, b: &ErrorMeasure) -> bool {
 }
 
 /// What is measured: the output arrays when there are any (their first elements only
-/// when `first_only`), else a float return value.
+/// when `first_only`), else a float return value or a `long double` result.
 fn measured_outputs(
     module: &Module,
     func: Func,
@@ -437,6 +484,7 @@ fn measured_outputs(
     first_only: bool,
 ) -> Result<Measured, AccuracyError> {
     let mut arrays = Vec::new();
+    let mut long_double_slot = None;
     let mut slot = 0u32;
     let mut arg_index = 0usize;
     for (param, p) in spec.params().iter().enumerate() {
@@ -450,6 +498,10 @@ fn measured_outputs(
                 arg_index += 1;
             }
             ParamInput::LongDoubleResult => {
+                long_double_slot = Some(Returned::LongDoubleSlot {
+                    arg_index,
+                    first_slot: slot,
+                });
                 slot += 2;
                 arg_index += 1;
             }
@@ -481,8 +533,9 @@ fn measured_outputs(
         return Ok(Measured::Arrays(arrays));
     }
     let f = &module.funcs[func];
-    match f.ret.and_then(Type::as_float) {
-        Some(ty) => Ok(Measured::Return(ty)),
-        None => Err(AccuracyError::NothingToMeasure(f.name.clone())),
+    match (f.ret.and_then(Type::as_float), long_double_slot) {
+        (Some(ty), _) => Ok(Measured::Return(Returned::Register(ty))),
+        (None, Some(slot)) => Ok(Measured::Return(slot)),
+        (None, None) => Err(AccuracyError::NothingToMeasure(f.name.clone())),
     }
 }

@@ -2,8 +2,9 @@
 //! every report.
 //!
 //! - **The true function** ([`Oracle::TrueFunction`]): MPFR's value of the function the
-//!   entry computes, found by the entry's name ([`TrueFunction::for_entry`]: C library,
-//!   GSL, Cephes names) or named by `--oracle mpfr:NAME`. A GSL `_e` function returns a
+//!   entry computes, found by the entry's name ([`TrueFunction::for_entry`]: C library
+//!   names in their `double`, `float` and `long double` forms, GSL, Cephes names) or
+//!   named by `--oracle mpfr:NAME`. A GSL `_e` function returns a
 //!   status and its value in a `gsl_sf_result *`: the value (`result->val`, the first
 //!   element of the output) is measured and the status reported beside it.
 //! - **A C reference** ([`Oracle::CReference`], `--oracle FILE.c:FN`): the user's own
@@ -26,6 +27,7 @@ use crate::error::AccuracyError;
 use fpforge_mpfr::{HighValue, Operand, TrueFunction};
 use fpforge_spec::plan::Test;
 use fpforge_spec::{Arg, InputSpec, OutArgSpec, ParamInput};
+use fpir::f80::F80;
 use fpir::{FloatTy, Func, Module, Type};
 use native::NativeReference;
 use std::fmt;
@@ -185,16 +187,22 @@ impl fmt::Display for Oracle {
 }
 
 /// The operands an oracle takes on `test`: its scalar inputs in parameter order
-/// (fixed values included, output arrays left out); `None` when an input is not a
-/// scalar.
+/// (fixed values and `long double`s included, output arrays and the slot of a
+/// `long double` result left out); `None` when an input is not a scalar.
 pub(crate) fn operands(spec: &InputSpec, test: &Test) -> Option<Vec<Operand>> {
     let mut ops = Vec::new();
+    let mut significand = 0;
     for (p, arg) in spec.params().iter().zip(test.args()) {
         match (p, arg) {
             (ParamInput::Scalar { ty, .. } | ParamInput::Fixed { ty, .. }, Arg::Scalar(bits)) => {
                 ops.push(operand(*ty, *bits)?);
             }
-            (ParamInput::Output { .. }, _) => {}
+            (ParamInput::LongDouble { .. }, Arg::Scalar(sig)) => significand = *sig,
+            (ParamInput::LongDoubleExponent, Arg::Scalar(se)) => ops.push(Operand::Extended(F80 {
+                sig: significand,
+                se: *se as u16,
+            })),
+            (ParamInput::Output { .. } | ParamInput::LongDoubleResult, _) => {}
             _ => return None,
         }
     }
@@ -209,7 +217,10 @@ fn probe_operands(spec: &InputSpec) -> Option<Vec<Operand>> {
             ParamInput::Scalar { ty, .. } | ParamInput::Fixed { ty, .. } => {
                 ops.push(operand(*ty, 0)?)
             }
-            ParamInput::Output { .. } => {}
+            ParamInput::LongDouble { .. } => ops.push(Operand::Extended(F80::ZERO)),
+            ParamInput::LongDoubleExponent
+            | ParamInput::LongDoubleResult
+            | ParamInput::Output { .. } => {}
             _ => return None,
         }
     }

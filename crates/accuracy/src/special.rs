@@ -10,7 +10,6 @@
 //! caller.
 
 use crate::measure::Finding;
-use fpforge_mpfr::HighValue;
 
 /// What is wrong with a special value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,10 +68,7 @@ impl SpecialValue {
             return None;
         }
         let f = &self.finding;
-        let finite = HighValue::from_bits(f.ty, f.computed)
-            .as_float()
-            .is_finite();
-        Some(if !finite {
+        Some(if !f.computed.is_finite() {
             PoleAnswer::NotFinite
         } else if f.status.is_some_and(|s| s != 0) {
             PoleAnswer::ErrorStatus
@@ -88,11 +84,10 @@ pub fn classify(finding: &Finding) -> Option<SpecialKind> {
     if finding.error.rel == 0.0 {
         return None;
     }
-    let computed = HighValue::from_bits(finding.ty, finding.computed);
-    let computed_finite = computed.as_float().is_finite();
+    let computed_finite = finding.computed.is_finite();
     // A true value beyond the format's range rounds to infinity: an overflow to the
     // right infinity is the correctly rounded result, not a wrong special value.
-    let rounded = finding.reference.round_bits(finding.ty);
+    let rounded = finding.reference.round_to(finding.computed.format());
     if !computed_finite && rounded == finding.computed {
         return None;
     }

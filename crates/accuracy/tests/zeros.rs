@@ -5,7 +5,7 @@
 //! report.
 
 use fpforge_accuracy::zeros::{Signal, SingularityKind};
-use fpforge_accuracy::{accuracy, AccuracyConfig, Finding, OracleChoice, TrueFunction};
+use fpforge_accuracy::{accuracy, AccuracyConfig, Finding, FloatBits, OracleChoice, TrueFunction};
 use fpforge_lower::LoadOptions;
 use fpforge_mpfr::Operand;
 use fpforge_spec::ArgSpec;
@@ -68,7 +68,7 @@ fn the_worst_error_of_a_j0_series_is_found_next_to_its_zero() {
         truth("j0", below).signum() != truth("j0", above).signum(),
         "{x:e} is not next to a zero of J0"
     );
-    let computed = f64::from_bits(worst.computed);
+    let computed = worst.computed.to_f64();
     let t = truth("j0", x);
     let rel = ((computed - t) / t).abs();
     assert!(rel >= 1e-3, "true relative error {rel:e} at {x:e}");
@@ -112,7 +112,7 @@ fn the_same_seed_gives_the_same_report() {
     let c = config("x in [0.5, 4]", "j0", 1500);
     let summary = || {
         let r = accuracy(module(), func("j0_series"), &c).unwrap();
-        let top: Vec<(Vec<u64>, u64)> = r
+        let top: Vec<(Vec<u64>, FloatBits)> = r
             .top
             .iter()
             .map(|f| (f.test.coords.clone(), f.computed))

@@ -10,6 +10,8 @@
 //!   recognized by C library, GSL and Cephes names.
 //! - [`x87`]: the x87 extended format (`long double`) in MPFR: exact values, rounding
 //!   at precision 64 in the x87 exponent range, errors in extended ulps.
+//! - [`format`](mod@format): the formats a result is measured in (`float`, `double`, `long double`)
+//!   and a result's error in ulps of its own format.
 //! - [`metrics`]: relative, ulp and bits-lost errors against a [`HighValue`] reference,
 //!   and FPGen's precision-loss and cancellation checks.
 //!
@@ -29,12 +31,14 @@
 #![deny(missing_docs)]
 
 pub mod exactness;
+pub mod format;
 pub mod math;
 pub mod metrics;
 pub mod oracle;
 pub mod semantics;
 pub mod x87;
 
+pub use format::{FloatBits, Format};
 pub use metrics::{measure, ErrorMeasure, HighValue, Thresholds};
 pub use oracle::{Operand, TrueFunction};
 pub use semantics::{

@@ -20,6 +20,8 @@
 
 use crate::math::{self, Counterpart};
 use crate::metrics::{exact, HighValue};
+use crate::x87;
+use fpir::f80::F80;
 use fpir::{FloatTy, MathCall, MathFn, MathShape};
 use rug::Float;
 use std::fmt;
@@ -111,13 +113,34 @@ pub enum TrueFunction {
     Special(Special),
 }
 
-/// One operand of a true function: a float (raw bits of its format) or an integer.
+/// One operand of a true function: a float (raw bits of its format), a `long double`
+/// or an integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operand {
     /// A floating-point operand.
     Float(FloatTy, u64),
+    /// An x87 extended (`long double`) operand.
+    Extended(F80),
     /// An integer operand (sign-extended).
     Int(i64),
+}
+
+impl Operand {
+    /// Its exact value at `prec` bits, when it is a float.
+    fn value(self, prec: u32) -> Option<Float> {
+        match self {
+            Operand::Float(ty, bits) => Some(exact(ty, bits, prec)),
+            Operand::Extended(x) => Some(x87::value(x, prec)),
+            Operand::Int(_) => None,
+        }
+    }
+
+    fn kind(self) -> OperandKind {
+        match self {
+            Operand::Float(..) | Operand::Extended(_) => OperandKind::Float,
+            Operand::Int(_) => OperandKind::Int,
+        }
+    }
 }
 
 /// GSL's special functions whose true function MPFR has (the `_e` forms too).
@@ -173,8 +196,9 @@ const OTHER_NAMES: &[(&str, TrueFunction)] = &[
 ];
 
 impl TrueFunction {
-    /// The true function of an entry named `name` (a C library, GSL or Cephes name, a
-    /// GSL `_e` form included), when the table knows it.
+    /// The true function of an entry named `name` (a C library name in its `double`,
+    /// `float` or `long double` form, a GSL name, a GSL `_e` form included, or a Cephes
+    /// name), when the table knows it.
     pub fn for_entry(name: &str) -> Option<TrueFunction> {
         let value_form = name.strip_suffix("_e").unwrap_or(name);
         if let Some(&(_, f)) = GSL.iter().find(|(n, _)| *n == value_form) {
@@ -183,8 +207,11 @@ impl TrueFunction {
         if let Some(&(_, f)) = OTHER_NAMES.iter().find(|(n, _)| *n == name) {
             return Some(f);
         }
-        let call = MathCall::from_c_symbol(name)?;
-        TrueFunction::real_valued(call.func)
+        let func = match MathCall::from_c_symbol(name) {
+            Some(call) => call.func,
+            None => long_double_form(name)?,
+        };
+        TrueFunction::real_valued(func)
     }
 
     /// The function `--oracle mpfr:NAME` names: an MPFR name (`j0`, `lngamma`,
@@ -228,18 +255,19 @@ impl TrueFunction {
     /// the order first for `jn`/`yn`, the exponent last for `ldexp`, and GSL's mode
     /// argument allowed after the `x` of Airy's function and the elliptic integrals.
     pub fn fits(self, operands: &[Operand]) -> bool {
-        use Operand::{Float as F, Int as I};
+        use OperandKind::{Float as F, Int as I};
+        let kinds: Vec<OperandKind> = operands.iter().map(|o| o.kind()).collect();
         match self {
-            TrueFunction::Special(Special::Jn | Special::Yn) => matches!(operands, [I(_), F(..)]),
+            TrueFunction::Special(Special::Jn | Special::Yn) => kinds == [I, F],
             TrueFunction::Special(Special::Ai | Special::EllipticK | Special::EllipticE) => {
-                matches!(operands, [F(..)] | [F(..), I(_)])
+                kinds == [F] || kinds == [F, I]
             }
-            TrueFunction::Special(_) => matches!(operands, [F(..)]),
+            TrueFunction::Special(_) => kinds == [F],
             TrueFunction::Math(f) => match f.shape() {
-                MathShape::Binary => matches!(operands, [F(..), F(..)]),
-                MathShape::Ternary => matches!(operands, [F(..), F(..), F(..)]),
-                MathShape::FloatInt => matches!(operands, [F(..), I(_)]),
-                _ => matches!(operands, [F(..)]),
+                MathShape::Binary => kinds == [F, F],
+                MathShape::Ternary => kinds == [F, F, F],
+                MathShape::FloatInt => kinds == [F, I],
+                _ => kinds == [F],
             },
         }
     }
@@ -256,14 +284,11 @@ impl TrueFunction {
         }
         let floats: Vec<Float> = operands
             .iter()
-            .filter_map(|o| match *o {
-                Operand::Float(ty, bits) => Some(Float::with_val(prec, exact(ty, bits, prec))),
-                Operand::Int(_) => None,
-            })
+            .filter_map(|o| Some(Float::with_val(prec, o.value(prec)?)))
             .collect();
         let int = operands.iter().find_map(|o| match *o {
             Operand::Int(n) => Some(n.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32),
-            Operand::Float(..) => None,
+            Operand::Float(..) | Operand::Extended(_) => None,
         });
         let x = floats.first()?.clone();
         let value = match self {
@@ -275,6 +300,19 @@ impl TrueFunction {
         };
         Some(HighValue::from(value))
     }
+}
+
+/// Whether an operand is a float or an integer, as a function's shape asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OperandKind {
+    Float,
+    Int,
+}
+
+/// The function of the table whose C `long double` form is `name` (`expl`, `lgammal`).
+fn long_double_form(name: &str) -> Option<MathFn> {
+    let f = MathFn::from_name(name.strip_suffix('l')?)?;
+    f.origin().is_c().then_some(f)
 }
 
 /// `E2(x) = e^-x + x Ei(-x)` (the real part for `x < 0`). The two terms cancel to
@@ -460,5 +498,30 @@ mod tests {
         let far = Operand::Float(FloatTy::F64, (-1000f64).to_bits());
         assert!(ai.eval(PREC, &[far]).is_some());
         assert_eq!(named("pow").eval(PREC, &[x]), None);
+    }
+
+    #[test]
+    fn long_double_names_take_extended_operands() {
+        assert_eq!(named("expl"), named("exp"));
+        assert_eq!(named("lgammal"), named("lgamma"));
+        assert_eq!(named("ldexpl"), named("ldexp"));
+        assert_eq!(TrueFunction::for_entry("frexpl"), None);
+        assert_eq!(TrueFunction::for_entry("ceill"), Some(named("ceil")));
+        // 1 + 2^-63: below a double's precision, so the extended operand's own value.
+        let x = F80 {
+            sig: (1 << 63) | 1,
+            se: 0x3fff,
+        };
+        let operand = Operand::Extended(x);
+        assert!(named("expl").fits(&[operand]));
+        assert!(named("ldexpl").fits(&[operand, Operand::Int(3)]));
+        let got = named("logl").eval(PREC, &[operand]).unwrap();
+        let want = Float::with_val(PREC, x87::value(x, PREC).ln());
+        assert_eq!(*got.as_float(), want);
+        assert!(close(
+            &want,
+            &Float::with_val(PREC, Float::u_exp(1, -63)),
+            1e-18
+        ));
     }
 }

@@ -15,11 +15,12 @@
 //! what was found so far. See `docs/REPORTS.md`.
 
 use crate::error::ReportError;
-use crate::values::show;
+use crate::values::{show, show_long_double};
 use crate::SCHEMA_VERSION;
 use fpforge_accuracy::zeros::{Singularity, SingularityKind};
 use fpforge_accuracy::{
-    AccuracyReport, Blame, Finding, Oracle, OutputLoc, PoleAnswer, SpecialValue, Strategy,
+    AccuracyReport, Blame, Finding, FloatBits, Oracle, OutputLoc, PoleAnswer, SpecialValue,
+    Strategy,
 };
 use fpir::{Func, Module, OpSite, Type};
 use serde::{Deserialize, Serialize};
@@ -148,7 +149,10 @@ fn finite(x: f64) -> Option<f64> {
 impl FindingRow {
     /// The row of `finding`, an input of `func`.
     pub fn new(module: &Module, func: Func, finding: &Finding) -> FindingRow {
-        let shown = show(Type::Float(finding.ty), finding.computed);
+        let shown = match finding.computed {
+            FloatBits::Ieee(ty, bits) => show(Type::Float(ty), bits),
+            FloatBits::Extended(x) => show_long_double(x),
+        };
         FindingRow {
             input: finding.test.line().to_string(),
             coords: finding

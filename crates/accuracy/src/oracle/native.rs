@@ -113,6 +113,8 @@ impl NativeReference {
                     floats.push(f64::from(f32::from_bits(bits as u32)))
                 }
                 Operand::Int(n) => ints.push(n),
+                // The wrapper declares no `long double` parameter.
+                Operand::Extended(_) => return None,
             }
         }
         // Never empty, so the pointers are valid even for a function of no floats.

@@ -325,3 +325,59 @@ fn oracles_are_named_and_special_values_come_first() {
     let bad = run("exp_taylor3", &["--oracle", "mpfr:nosuch"]);
     assert_eq!(bad.status.code(), Some(1));
 }
+
+#[test]
+fn long_double_result_is_printed_exactly_in_extended_ulps_and_replays() {
+    let fixture = crate::common::fixture("accuracy", "longdouble.c");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let base = [
+        "accuracy",
+        fixture.as_str(),
+        "-f",
+        "ldr_cancel",
+        "--arg",
+        "x in [-1, 1]",
+        "--evals",
+        "300",
+        "--seed",
+        "1",
+        "--json",
+    ];
+    let report = json(&fpforge(&[&base[..], &["--out", &out]].concat()));
+    let worst = &report["worst"];
+    let computed = worst["computed"].as_str().unwrap();
+    assert!(fpir::f80::parse(computed).is_some(), "exact: {worst}");
+    // In extended ulps: one ulp of the reference is 2^-63 to 2^-64 of it.
+    let ulps_per_rel = worst["ulp_error"].as_f64().unwrap() / rel(&report);
+    assert!(
+        (2f64.powi(63) * 0.999..=2f64.powi(64) * 1.001).contains(&ulps_per_rel),
+        "{worst}"
+    );
+
+    // `fpforge run` of the reported input returns the reported value.
+    let input = worst["input"].as_str().unwrap();
+    let run = json(&fpforge(&[
+        "run",
+        &fixture,
+        "-f",
+        "ldr_cancel",
+        "--json",
+        "--",
+        input,
+    ]));
+    assert_eq!(run["returned"]["type"], "f80");
+    assert_eq!(run["returned"]["exact"], computed);
+
+    let saved = Path::new(&out).join("report.json");
+    let saved = saved.to_string_lossy();
+    let check = json(&fpforge(
+        &[&base[..], &["--check-input", &saved, "--precision", "256"]].concat(),
+    ));
+    assert_eq!(check["worst"]["computed"], worst["computed"]);
+    let html = std::fs::read_to_string(Path::new(&out).join("report.html")).unwrap();
+    assert!(
+        html.contains(computed),
+        "report.html shows the value exactly"
+    );
+}

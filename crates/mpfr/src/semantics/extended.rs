@@ -19,6 +19,7 @@
 
 use super::{holds, int_of, Mode, MpValue, Mpfr, DIVERGED, EXACT};
 use crate::math::{self, Counterpart};
+use crate::metrics::HighValue;
 use crate::x87;
 use fpforge_exec::memory::Memory;
 use fpforge_exec::trap::TrapKind;
@@ -118,7 +119,14 @@ impl<M: Mode> Mpfr<M> {
             sig: half(k),
             se: half(k + 1) as u16,
         };
-        if let Some(sig) = args.get(k).filter(|a| live(a.hp)) {
+        let sig = args.get(k).copied().unwrap_or(MpValue::exact(0));
+        self.extended_value(sig, concrete)
+    }
+
+    /// The high-precision value of the extended value `concrete` whose significand
+    /// register (or memory cell) is `sig`.
+    fn extended_value(&self, sig: MpValue, concrete: F80) -> Float {
+        if live(sig.hp) {
             if let (Some(x), Some(&se)) =
                 (self.arena.get(sig.hp as usize), self.extended.get(&sig.hp))
             {
@@ -131,6 +139,16 @@ impl<M: Mode> Mpfr<M> {
             }
         }
         x87::value(concrete, self.prec)
+    }
+
+    /// The high-precision value of the extended value in memory at `addr` after a run
+    /// (significand, then sign and exponent): the shadow of its significand when that
+    /// is current, else its exact value; `None` outside valid memory.
+    pub fn memory_extended_value(&self, mem: &Memory, addr: u64) -> Option<HighValue> {
+        let sig = mem.peek(Type::I64, addr)?;
+        let se = mem.peek(SE, addr.checked_add(8)?)? as u16;
+        let register = self.cell_value(Type::I64, addr, sig);
+        Some(HighValue(self.extended_value(register, F80 { sig, se })))
     }
 
     /// The half `ty` of an extended result whose high-precision value is `x`.
