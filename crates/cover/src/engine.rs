@@ -258,8 +258,8 @@ impl ClosingBudget {
 enum Fuel {
     /// The search's.
     Search,
-    /// [`CLOSING_PATIENCE`] times the search's, for a run out of it that was closing in
-    /// on its target or covers new sides.
+    /// [`CLOSING_PATIENCE`] times the search's, for a confirmation whose run ran out of
+    /// it.
     Closing,
     /// [`PATIENCE`] times the search's, for an input that may hang.
     Patient,
