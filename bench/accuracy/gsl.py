@@ -23,6 +23,15 @@ script prints per function:
   "-" for a build without the zero search).
 
     bench/accuracy/gsl.py [--evals 20000 | --time-limit 20] [--only gsl_sf_bessel_J0_e,gsl_sf_psi_e]
+                          [--literature DIR]
+
+With `--literature DIR`, a checkout of FPCC's public artifact (OOPSLA'24, "Detecting
+Floating-Point Errors via Chain Conditions": its `result_analysis/res_table_FPCC*.xls`
+hold the paper's per-function table of ATOMU and FPCC on GSL 2.5, and `fpcc_output.json`,
+where the checkout has it, FPCC's reported inputs), a second table follows: per function
+the largest relative error each tool reported in the paper, the largest TRUE error of
+FPCC's reported inputs on this GSL (judged here exactly as fpforge's), and whether
+fpforge's largest true error reaches the largest of them. Nothing of the artifact is kept.
 
 mpmath comes from PyPI into a venv the script creates (under the corpus cache); the GSL
 sources from bench/source.sh; libgsl-dev from apt when it is missing.
@@ -136,6 +145,16 @@ FUNCTIONS = [
     ("trig.c", "gsl_sf_lncosh_e", "log(cosh(x))", []),
     ("zeta.c", "gsl_sf_zetam1_e", "zeta(x) - 1", []),
     ("zeta.c", "gsl_sf_eta_e", "altzeta(x)", []),
+    # The rest of the 88 functions ATOMU and FPCC report on.
+    ("ellint.c", "gsl_sf_ellint_Kcomp_e", "ellipk(x**2)", ["mode = 0"]),
+    ("ellint.c", "gsl_sf_ellint_Ecomp_e", "ellipe(x**2)", ["mode = 0"]),
+    ("fermi_dirac.c", "gsl_sf_fermi_dirac_mhalf_e", "re(-polylog(mpf(1)/2, -exp(x)))", []),
+    ("fermi_dirac.c", "gsl_sf_fermi_dirac_half_e", "re(-polylog(mpf(3)/2, -exp(x)))", []),
+    ("fermi_dirac.c", "gsl_sf_fermi_dirac_3half_e", "re(-polylog(mpf(5)/2, -exp(x)))", []),
+    ("legendre_poly.c", "gsl_sf_legendre_P1_e", "legendre(1, x)", []),
+    ("legendre_poly.c", "gsl_sf_legendre_P2_e", "legendre(2, x)", []),
+    ("legendre_poly.c", "gsl_sf_legendre_P3_e", "legendre(3, x)", []),
+    ("synchrotron.c", "gsl_sf_synchrotron_2_e", "x*besselk(mpf(2)/3, x)", []),
 ]
 
 JUDGE = r'''
@@ -166,6 +185,24 @@ print(json.dumps(out))
 '''
 
 
+# Reads the artifact's tables (old-style .xls) in the venv, where xlrd is installed.
+TABLES = r'''
+import json, sys, xlrd
+rows = {}
+for path in sys.argv[1:]:
+    sheet = xlrd.open_workbook(path).sheet_by_index(0)
+    head = [sheet.cell_value(1, c) for c in range(sheet.ncols)]
+    # Columns come in pairs under a title in row 0: (FPCC, ATOMU).
+    maxcol = [sheet.cell_value(0, c) for c in range(sheet.ncols)].index("Max RelErr")
+    for r in range(2, sheet.nrows):
+        name = sheet.cell_value(r, 0)
+        if name:
+            rows[name] = {head[maxcol]: sheet.cell_value(r, maxcol),
+                          head[maxcol + 1]: sheet.cell_value(r, maxcol + 1)}
+print(json.dumps(rows))
+'''
+
+
 def sh(cmd, **kw):
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if r.returncode != 0:
@@ -179,6 +216,32 @@ def mpmath_python():
         sh([sys.executable, "-m", "venv", str(VENV)])
         sh([str(py), "-m", "pip", "install", "-q", "mpmath"])
     return py
+
+
+def literature(directory, py):
+    """The paper's per-function figures and FPCC's reported inputs, by GSL name (`airy_Ai`)."""
+    tables = [directory / "result_analysis" / f for f in ("res_table_FPCC.xls", "res_table_FPCC_NoErr.xls")]
+    tables = [t for t in tables if t.exists()]
+    if not tables:
+        sys.exit(f"{directory}: no result_analysis/res_table_FPCC*.xls (a checkout of FPCC's artifact?)")
+    sh([str(py), "-m", "pip", "install", "-q", "xlrd"])
+    figures = json.loads(sh([str(py), "-c", TABLES, *map(str, tables)]))
+    inputs = {}
+    outputs = directory / "fpcc_output.json"
+    readme = directory / "README.md"
+    if outputs.exists() and readme.exists():
+        # The README's function list gives each function's index in fpcc_output.json.
+        index = {}
+        for line in readme.read_text().splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 2 and cells[0].startswith("gsl_sf_") and cells[1].isdigit():
+                index[cells[1]] = cells[0][len("gsl_sf_"):]
+        for key, run in json.loads(outputs.read_text()).items():
+            if key in index:
+                inputs[index[key]] = [float(i["input"]) for i in run["input_list"]]
+    return {name: {"ATOMU": row.get("ATOMU"), "FPCC": row.get("FPCC"), "inputs": inputs.get(name)}
+            for name, row in figures.items()} | {
+        name: {"ATOMU": None, "FPCC": None, "inputs": xs} for name, xs in inputs.items() if name not in figures}
 
 
 def native_gsl():
@@ -208,6 +271,34 @@ def to_double(hex_bits):
     return struct.unpack("<d", struct.pack("<Q", int(hex_bits, 16)))[0]
 
 
+def true_errors(py, lib, func, expr, extra, xs):
+    """Per input, GSL's true relative error against mpmath (None where mpmath has no finite
+    real value): in 60-digit decimal, from mpmath's 40 digits rather than their double, so
+    that an error below half an ulp of the result is measured, not rounded to 0 (a
+    Decimal, not a Fraction: values such as erfc's 1e-400000 are out of any binary range).
+    At a true zero any nonzero result is infinitely wrong."""
+    truths = json.loads(sh([str(py), "-c", JUDGE], input=json.dumps([expr, [x.hex() for x in xs]])))
+    errors = []
+    for x, t in zip(xs, truths):
+        try:
+            truth = Decimal(t)
+        except InvalidOperation:
+            truth = None
+        if truth is None or not truth.is_finite():
+            errors.append(None)
+            continue
+        value, _ = gsl_value(lib, func, x, extra)
+        if not math.isfinite(value):
+            errors.append(math.inf)
+        elif truth == 0:
+            errors.append(0.0 if value == 0 else math.inf)
+        else:
+            with localcontext() as ctx:
+                ctx.prec = 60
+                errors.append(float(abs((Decimal(value) - truth) / truth)))
+    return errors
+
+
 def run_fpforge(fpforge, gsl, file, func, extra, budget, seed, out):
     dirs = [gsl / d for d in ("specfunc", "sys", "complex", "poly")] + [REPO / "bench/libs/host/gsl"]
     cmd = [str(fpforge), "accuracy", str(gsl / "specfunc" / file), "-f", func, "-I", str(gsl),
@@ -231,6 +322,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="")
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "fpforge-gsl-bench")
+    ap.add_argument("--literature", type=Path, default=None,
+                    help="a checkout of FPCC's artifact: compare with ATOMU's and FPCC's figures")
     opts = ap.parse_args()
     if not opts.fpforge.exists():
         sys.exit(f"{opts.fpforge} not found: cargo build --release -p fpforge-cli")
@@ -239,6 +332,8 @@ def main():
     gsl = Path(sh([REPO / "bench/source.sh", "gsl"]))
     py = mpmath_python()
     lib = native_gsl()
+    papers = literature(opts.literature, py) if opts.literature else None
+    compared = []
     print(f"| function | oracle | reported | largest true rel error | significant (>= 1e-3) "
           f"| significant or labelled below | reported within 2x of true | wrong special values | poles "
           f"| zeros/poles located | evals | seconds |")
@@ -258,27 +353,10 @@ def main():
         specials = report.get("special_values", [])
         rows = specials + report.get("top", [])
         xs = [to_double(r["coords"][0]) for r in rows]
-        truths = json.loads(sh([str(py), "-c", JUDGE], input=json.dumps([expr, [x.hex() for x in xs]])))
         largest, significant, accounted, within, judged = 0.0, 0, 0, 0, 0
-        for row, x, t in zip(rows, xs, truths):
-            if t.startswith("error") or t in ("nan", "+inf", "-inf", "inf"):
+        for row, true_rel in zip(rows, true_errors(py, lib, func, expr, extra, xs)):
+            if true_rel is None:
                 continue
-            value, _ = gsl_value(lib, func, x, extra)
-            try:
-                truth = Decimal(t)
-            except InvalidOperation:
-                continue
-            if truth == 0 or not truth.is_finite():
-                continue
-            # In 60-digit decimal: mpmath's 40 digits, not their double, so that an error
-            # below half an ulp of the result is measured, not rounded to 0 (a Decimal, not
-            # a Fraction: values such as erfc's 1e-400000 are out of any binary range).
-            if math.isfinite(value):
-                with localcontext() as ctx:
-                    ctx.prec = 60
-                    true_rel = float(abs((Decimal(value) - truth) / truth))
-            else:
-                true_rel = math.inf
             judged += 1
             largest = max(largest, true_rel)
             significant += true_rel >= 1e-3
@@ -288,6 +366,8 @@ def main():
                 within += 1
             elif reported is None and not math.isfinite(true_rel):
                 within += 1
+        if papers is not None:
+            compared.append(compare(papers, py, lib, func, expr, extra, largest if judged else None))
         kinds = [s["kind"] for s in specials]
         share = lambda n: f"{n}/{judged}" if judged else "-"
         located = (f"{report['zeros_found']}/{report['poles_found']}" if "zeros_found" in report else "-")
@@ -296,6 +376,49 @@ def main():
               f"| {kinds.count('pole')} | {located} | {report.get('evals', '-')} "
               f"| {report.get('elapsed_s', 0):.1f} |",
               flush=True)
+
+    if papers is not None:
+        print_comparison(compared)
+
+
+def compare(papers, py, lib, func, expr, extra, fpforge):
+    """One row of the literature table: the paper's figures, FPCC's inputs judged on this GSL."""
+    name = func[len("gsl_sf_"):-len("_e")]
+    paper = papers.get(name, {"ATOMU": None, "FPCC": None, "inputs": None})
+    fpcc_true = None
+    if paper["inputs"]:
+        errors = [e for e in true_errors(py, lib, func, expr, extra, paper["inputs"]) if e is not None]
+        fpcc_true = max(errors, default=None)
+    # FPCC's inputs judged on this GSL stand for its paper figure where the checkout has
+    # them: a finding on GSL 2.5 that 2.7.1 fixed is no finding here.
+    fpcc_here = fpcc_true if paper["inputs"] is not None else paper["FPCC"]
+    known = [v for v in (paper["ATOMU"], fpcc_here) if isinstance(v, float)]
+    if not known:
+        verdict = "-"
+    elif (fpforge or 0.0) >= max(known):
+        # No judged input at all counts as 0: where neither tool reports an error either.
+        verdict = "at least"
+    elif fpforge >= 0.5 * max(known):
+        verdict = "within 2x"
+    else:
+        verdict = "below"
+    return (func, fpforge, paper["ATOMU"], paper["FPCC"], fpcc_true,
+            len(paper["inputs"]) if paper["inputs"] is not None else None, verdict)
+
+
+def print_comparison(rows):
+    fmt = lambda v: "-" if not isinstance(v, float) else f"{v:.3g}"
+    print()
+    print("| function | fpforge: largest true rel error | ATOMU (paper, GSL 2.5) | FPCC (paper, GSL 2.5) "
+          "| FPCC's inputs on this GSL (true) | FPCC inputs | fpforge reaches the largest |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for func, fpforge, atomu, fpcc, fpcc_true, n, verdict in rows:
+        print(f"| {func} | {fmt(fpforge)} | {fmt(atomu)} | {fmt(fpcc)} | {fmt(fpcc_true)} "
+              f"| {'-' if n is None else n} | {verdict} |")
+    verdicts = [r[-1] for r in rows]
+    print(f"\n{len(rows)} functions: {verdicts.count('at least')} at least the largest either tool "
+          f"reports, {verdicts.count('within 2x')} within 2x, {verdicts.count('below')} below, "
+          f"{verdicts.count('-')} without figures")
 
 
 if __name__ == "__main__":

@@ -24,11 +24,18 @@ use fpir::{FloatTy, MathCall, MathFn, MathShape};
 use rug::Float;
 use std::fmt;
 
-/// A function MPFR evaluates beside fpir's math table.
+mod airy;
+mod elliptic;
+mod trigamma;
+
+/// A special function beside fpir's math table: MPFR's own, or built here from MPFR's
+/// operations (Airy far from 0, trigamma, `E2`, the complete elliptic integrals).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
     /// `psi(x)`, the digamma function.
     Digamma,
+    /// `psi'(x)`, the trigamma function.
+    Trigamma,
     /// Riemann's `zeta(x)`.
     Zeta,
     /// `zeta(x) - 1` (Cephes `zetac`).
@@ -39,6 +46,13 @@ pub enum Special {
     Ei,
     /// `E1(x) = -Ei(-x)`.
     E1,
+    /// `E2(x) = e^-x - x E1(x)`, the real part for `x < 0` (GSL's `expint_E2`).
+    E2,
+    /// The complete elliptic integral of the first kind `K(k)`, modulus `k` (GSL's
+    /// mode argument is ignored, as Airy's).
+    EllipticK,
+    /// The complete elliptic integral of the second kind `E(k)`.
+    EllipticE,
     /// The dilogarithm `Li2(x)`.
     Li2,
     /// `J_n(x)` with the integer order first.
@@ -50,13 +64,17 @@ pub enum Special {
 }
 
 impl Special {
-    const ALL: [Special; 10] = [
+    const ALL: [Special; 14] = [
         Special::Digamma,
+        Special::Trigamma,
         Special::Zeta,
         Special::ZetaMinusOne,
         Special::Ai,
         Special::Ei,
         Special::E1,
+        Special::E2,
+        Special::EllipticK,
+        Special::EllipticE,
         Special::Li2,
         Special::Jn,
         Special::Yn,
@@ -67,11 +85,15 @@ impl Special {
     fn name(self) -> &'static str {
         match self {
             Special::Digamma => "digamma",
+            Special::Trigamma => "trigamma",
             Special::Zeta => "zeta",
             Special::ZetaMinusOne => "zetac",
             Special::Ai => "ai",
             Special::Ei => "eint",
             Special::E1 => "e1",
+            Special::E2 => "e2",
+            Special::EllipticK => "ellint_k",
+            Special::EllipticE => "ellint_e",
             Special::Li2 => "li2",
             Special::Jn => "jn",
             Special::Yn => "yn",
@@ -88,11 +110,6 @@ pub enum TrueFunction {
     /// A function beside the table.
     Special(Special),
 }
-
-/// Where MPFR's `ai` is evaluated: its series costs grow fast with `|x|` (about 3 ms
-/// at -200 and 200, 1 s at -1000, 38 s at -3000, 2.7 s at 1000, and an assertion of
-/// MPFR's fails further out), and past 110 the value is below the smallest double.
-pub const AI_DOMAIN: (f64, f64) = (-200.0, 200.0);
 
 /// One operand of a true function: a float (raw bits of its format) or an integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +133,7 @@ const GSL: &[(&str, TrueFunction)] = &[
     ("gsl_sf_gamma", TrueFunction::Math(MathFn::Tgamma)),
     ("gsl_sf_lngamma", TrueFunction::Math(MathFn::Lgamma)),
     ("gsl_sf_psi", TrueFunction::Special(Special::Digamma)),
+    ("gsl_sf_psi_1", TrueFunction::Special(Special::Trigamma)),
     ("gsl_sf_zeta", TrueFunction::Special(Special::Zeta)),
     (
         "gsl_sf_zetam1",
@@ -124,6 +142,15 @@ const GSL: &[(&str, TrueFunction)] = &[
     ("gsl_sf_airy_Ai", TrueFunction::Special(Special::Ai)),
     ("gsl_sf_expint_Ei", TrueFunction::Special(Special::Ei)),
     ("gsl_sf_expint_E1", TrueFunction::Special(Special::E1)),
+    ("gsl_sf_expint_E2", TrueFunction::Special(Special::E2)),
+    (
+        "gsl_sf_ellint_Kcomp",
+        TrueFunction::Special(Special::EllipticK),
+    ),
+    (
+        "gsl_sf_ellint_Ecomp",
+        TrueFunction::Special(Special::EllipticE),
+    ),
     ("gsl_sf_dilog", TrueFunction::Special(Special::Li2)),
     ("gsl_sf_exp", TrueFunction::Math(MathFn::Exp)),
     ("gsl_sf_expm1", TrueFunction::Math(MathFn::Expm1)),
@@ -197,26 +224,16 @@ impl TrueFunction {
         }
     }
 
-    /// Whether MPFR evaluates the function on `operands` in reasonable time: every
-    /// function but Airy's everywhere.
-    fn in_domain(self, operands: &[Operand]) -> bool {
-        match (self, operands.first()) {
-            (TrueFunction::Special(Special::Ai), Some(&Operand::Float(ty, bits))) => {
-                let x = exact(ty, bits, 64).to_f64();
-                AI_DOMAIN.0 <= x && x <= AI_DOMAIN.1
-            }
-            _ => true,
-        }
-    }
-
     /// Whether `operands` are the function's: the float operands of its shape, with
     /// the order first for `jn`/`yn`, the exponent last for `ldexp`, and GSL's mode
-    /// argument allowed after Airy's `x`.
+    /// argument allowed after the `x` of Airy's function and the elliptic integrals.
     pub fn fits(self, operands: &[Operand]) -> bool {
         use Operand::{Float as F, Int as I};
         match self {
             TrueFunction::Special(Special::Jn | Special::Yn) => matches!(operands, [I(_), F(..)]),
-            TrueFunction::Special(Special::Ai) => matches!(operands, [F(..)] | [F(..), I(_)]),
+            TrueFunction::Special(Special::Ai | Special::EllipticK | Special::EllipticE) => {
+                matches!(operands, [F(..)] | [F(..), I(_)])
+            }
             TrueFunction::Special(_) => matches!(operands, [F(..)]),
             TrueFunction::Math(f) => match f.shape() {
                 MathShape::Binary => matches!(operands, [F(..), F(..)]),
@@ -228,11 +245,13 @@ impl TrueFunction {
     }
 
     /// The function's value on `operands` at `prec` bits (correctly rounded by MPFR,
-    /// except the few defined by a formula: `zetac`, `e1`, `ndtr`, within a few ulps of
-    /// `prec` bits); `None` when the operands do not fit ([`TrueFunction::fits`]) or lie
-    /// outside [`AI_DOMAIN`] for Airy's function.
+    /// except those defined by a formula or a series: `zetac`, `e1`, `e2`, `ndtr`,
+    /// `trigamma`, the elliptic integrals and Airy's far from 0, within a few ulps of
+    /// `prec` bits); `None` when the operands do not fit ([`TrueFunction::fits`]), or
+    /// for Airy's function far from 0 at thousands of bits (beyond both its series and
+    /// its asymptotic expansions).
     pub fn eval(self, prec: u32, operands: &[Operand]) -> Option<HighValue> {
-        if !self.fits(operands) || !self.in_domain(operands) {
+        if !self.fits(operands) {
             return None;
         }
         let floats: Vec<Float> = operands
@@ -252,22 +271,42 @@ impl TrueFunction {
                 Counterpart::Value(v) => v,
                 Counterpart::Host | Counterpart::Frexp | Counterpart::Modf => return None,
             },
-            TrueFunction::Special(s) => special(s, prec, x, int.unwrap_or(0)),
+            TrueFunction::Special(s) => special(s, prec, x, int.unwrap_or(0))?,
         };
         Some(HighValue::from(value))
     }
 }
 
+/// `E2(x) = e^-x + x Ei(-x)` (the real part for `x < 0`). The two terms cancel to
+/// `e^-x / x` for large `|x|`, so they carry `log2 |x|` more bits; `None` where they
+/// leave MPFR's exponent range (`|x|` above about `7e8`).
+fn exponential_integral_2(prec: u32, x: Float) -> Option<Float> {
+    if x.is_zero() {
+        return Some(Float::with_val(prec, 1u32));
+    }
+    let extra = u32::try_from(x.get_exp().unwrap_or(0).max(0)).unwrap_or(0);
+    let work = prec + 64 + extra;
+    let x = Float::with_val(work, x);
+    let decay = Float::with_val(work, -&x).exp();
+    let ei = Float::with_val(work, -&x).eint();
+    let in_range = decay.is_normal() && ei.is_normal();
+    in_range.then(|| Float::with_val(prec, decay + x * ei))
+}
+
 /// The value of a [`Special`] at `x` (and the integer `n`).
-fn special(s: Special, prec: u32, x: Float, n: i32) -> Float {
-    match s {
+fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
+    Some(match s {
         Special::Digamma => x.digamma(),
+        Special::Trigamma => trigamma::trigamma(prec, &x)?,
         Special::Zeta => x.zeta(),
         Special::ZetaMinusOne => x.zeta() - 1u32,
-        Special::Ai => x.ai(),
+        Special::Ai => airy::ai(prec, &x)?,
         Special::Ei => x.eint(),
         // MPFR's eint of a negative argument is -E1 of its opposite.
         Special::E1 => -((-x).eint()),
+        Special::E2 => exponential_integral_2(prec, x)?,
+        Special::EllipticK => elliptic::complete(elliptic::Kind::First, prec, &x)?,
+        Special::EllipticE => elliptic::complete(elliptic::Kind::Second, prec, &x)?,
         Special::Li2 => x.li2(),
         Special::Jn => x.jn(n),
         Special::Yn => x.yn(n),
@@ -276,7 +315,7 @@ fn special(s: Special, prec: u32, x: Float, n: i32) -> Float {
             let t = Float::with_val(prec, -x / sqrt2);
             t.erfc() / 2u32
         }
-    }
+    })
 }
 
 impl fmt::Display for TrueFunction {
@@ -308,6 +347,33 @@ mod tests {
 
     fn named(name: &str) -> TrueFunction {
         TrueFunction::for_entry(name).unwrap_or_else(|| panic!("{name} is not in the table"))
+    }
+
+    #[test]
+    fn e2_where_its_terms_cancel() {
+        // mpmath's re(expint(2, x)) at 60 digits: next to E2's negative zero (GSL 2.7.1
+        // returns -4.4e-16 at the first), and far out on both sides.
+        let e2 = named("gsl_sf_expint_E2_e");
+        for (x, want) in [
+            (
+                -1.3471552510691682,
+                "1.6815674214682241464044942588697792e-18",
+            ),
+            (1.0, "0.14849550677592204791835999470133922"),
+            (-2.5, "-5.5019207757430283417387039549595652"),
+            (700.0, "1.4045180121540397284498152074964069e-307"),
+            (-50.0, "-108112919978773017443.31739368150821"),
+            (0.0, "1"),
+        ] {
+            let got = at(e2, x);
+            assert!(
+                close(&got, &decimal(want), 1e-33),
+                "E2({x}) = {got}, want {want}"
+            );
+        }
+        // mpmath's 9.28e-4342944830 at 1e10 is out of MPFR's exponent range.
+        let far = Operand::Float(FloatTy::F64, 1e10f64.to_bits());
+        assert_eq!(e2.eval(PREC, &[far]), None);
     }
 
     #[test]
@@ -392,7 +458,7 @@ mod tests {
         let ai = named("gsl_sf_airy_Ai_e");
         assert!(ai.fits(&[x, Operand::Int(0)]));
         let far = Operand::Float(FloatTy::F64, (-1000f64).to_bits());
-        assert_eq!(ai.eval(PREC, &[far]), None);
+        assert!(ai.eval(PREC, &[far]).is_some());
         assert_eq!(named("pow").eval(PREC, &[x]), None);
     }
 }
