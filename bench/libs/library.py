@@ -31,7 +31,9 @@ Libraries:
   with that parameter: `--out-arg result` (the `gsl_sf_result *result` or
   `gsl_sf_result_e10 *result` a function fills: a zero-filled output of the struct's
   size) and `--arg 'mode in [0, 2]'` (a `gsl_mode_t` is one of GSL_PREC_DOUBLE, _SINGLE,
-  _APPROX: GSL indexes a three-entry table with it unchecked).
+  _APPROX: GSL indexes a three-entry table with it unchecked). gcov's and AFL++'s
+  harnesses link the system's libgsl after the archive, for the linear algebra the
+  mathieu functions' files call (the archive's definitions win).
 
 --functions a,b,c runs those functions of the library instead of its selection (through
 `fpforge cover --functions FILE`, same layout, judging and AFL++ budget rule: fpforge's
@@ -66,6 +68,11 @@ from run import AFL_DRIVER, REPLAY_DRIVER, Musl, gcov_branches  # noqa: E402
 sys.path.insert(0, str(REPO / "bench/libs"))
 import replay  # noqa: E402
 
+# What a library's files call that its harness archive does not build, from the system:
+# GSL's mathieu_*.c call its linear algebra (gsl_matrix_*, gsl_vector_*, gsl_eigen_*),
+# which Debian's libgsl-dev (the same 2.7.1) provides.
+SYSTEM_LIBS = {"gsl": ["-lgsl", "-lgslcblas"]}
+
 NEWLIB_RUNTIME = r"""
 #include <reent.h>
 static struct _reent fpforge_reent;
@@ -85,7 +92,8 @@ def sh(cmd, cwd=None, timeout=None, check=True, env=None):
 class Library:
     """A library's sources, how fpforge loads it and how gcc and AFL++ build it."""
 
-    def __init__(self, name, sources, cflags, inputs, load=(), specs=(), runtime=None, select=("--all",)):
+    def __init__(self, name, sources, cflags, inputs, load=(), specs=(), runtime=None, select=("--all",),
+                 system_libs=()):
         self.name = name
         self.select = list(select)
         self.sources = sources
@@ -96,6 +104,9 @@ class Library:
         self.load = list(load)
         self.specs = list(specs)
         self.runtime = runtime
+        # Linked after the archive, for what the library's own files call but the archive
+        # does not build: the archive's definitions win, these fill the rest.
+        self.system_libs = list(system_libs)
 
     @property
     def fpforge_args(self):
@@ -103,7 +114,8 @@ class Library:
 
     def archive(self, work: Path, cc, flags, env=None):
         """Compiles every source (those that do not compile are left out) and the C
-        runtime into `work`; returns (archive, runtime object or None, {symbol: source})."""
+        runtime into `work`; returns (archive, what the link line takes after it: the
+        runtime object and the system libraries, {symbol: source})."""
         work.mkdir(parents=True, exist_ok=True)
         objs, defined = [], {}
         jobs = []
@@ -122,12 +134,12 @@ class Library:
         lib = work / "lib.a"
         lib.unlink(missing_ok=True)
         sh(["ar", "rcs", lib, *objs])
-        runtime = None
+        link = []
         if self.runtime:
             (work / "runtime.c").write_text(self.runtime)
-            runtime = work / "runtime.o"
-            sh([cc, *self.cflags, "-O0", "-c", "runtime.c", "-o", runtime], cwd=work, env=env)
-        return lib, runtime, defined
+            link.append(work / "runtime.o")
+            sh([cc, *self.cflags, "-O0", "-c", "runtime.c", "-o", link[0]], cwd=work, env=env)
+        return lib, [*link, *self.system_libs], defined
 
 
 def newlib(build: Path):
@@ -161,7 +173,8 @@ def gsl(build: Path):
     for d in [root / "specfunc", *dirs]:
         load += ["--lib-dir", d]
     return Library("gsl", sources, ["-w", "-I", str(root)], files, load,
-                   ["--out-arg", "result", "--arg", "mode in [0, 2]"], select=["-f", "gsl_sf_*_e"])
+                   ["--out-arg", "result", "--arg", "mode in [0, 2]"], select=["-f", "gsl_sf_*_e"],
+                   system_libs=SYSTEM_LIBS["gsl"])
 
 
 def selection(lib: Library, functions, work: Path):
@@ -189,13 +202,13 @@ def run_fpforge(fpforge, lib: Library, select, out: Path, time_limit, jobs):
     return index, wall, (load0, os.getloadavg()[0])
 
 
-def gcov_of(work: Path, lib_a, runtime, defined, func, driver_obj, run_args, name, timeout=120):
-    """Links `driver_obj` with the --coverage archive, runs it, and counts `func`'s
+def gcov_of(work: Path, lib_a, link, defined, func, driver_obj, run_args, name, timeout=120):
+    """Links `driver_obj` with the --coverage archive (then `link`), runs it, and counts `func`'s
     branches in the gcov output of its defining file: (taken, total, taken set)."""
     for g in lib_a.parent.glob("*.gcda"):
         g.unlink()
     exe = work / name
-    if sh(["gcc", "--coverage", "-o", exe, driver_obj, lib_a, *([runtime] if runtime else []), "-lm"],
+    if sh(["gcc", "--coverage", "-o", exe, driver_obj, lib_a, *link, "-lm"],
           check=False).returncode != 0:
         return None
     sh([exe, *run_args], cwd=work, timeout=timeout, check=False)
@@ -213,14 +226,14 @@ def gcov_of(work: Path, lib_a, runtime, defined, func, driver_obj, run_args, nam
     return None
 
 
-def afl(work: Path, afl_lib, afl_runtime, regression: Path, budget):
+def afl(work: Path, afl_lib, afl_link, regression: Path, budget):
     """AFL++ on one function for `budget` seconds; returns its queue (inputs kept)."""
     work.mkdir(parents=True, exist_ok=True)
     (work / "driver.c").write_text(AFL_DRIVER)
     shutil.copy(regression, work / "regression.c")
     env = {**os.environ, "AFL_QUIET": "1"}
     sh(["afl-clang-fast", "-O2", "-w", "-o", "fuzz", "driver.c", afl_lib,
-        *([afl_runtime] if afl_runtime else []), "-lm"], cwd=work, env=env)
+        *afl_link, "-lm"], cwd=work, env=env)
     coords = int(re.search(r"#define FPFORGE_COORDS (\d+)", regression.read_text()).group(1))
     seeds = work / "seeds"
     seeds.mkdir(exist_ok=True)
@@ -244,7 +257,7 @@ def measure(lib: Library, args, build: Path):
               "selected": len(index["functions"])}
     print(f"{lib.name}: fpforge cover {' '.join(map(str, select))} --jobs {args.jobs} --time-limit {args.time_limit}: "
           f"{wall:.0f} s wall, load average {load[0]:.1f} before, {load[1]:.1f} after", flush=True)
-    cov_lib, cov_rt, defined = lib.archive(work / "cov", "gcc", ["-O0", "--coverage"])
+    cov_lib, cov_link, defined = lib.archive(work / "cov", "gcc", ["-O0", "--coverage"])
     finished = [r for r in index["functions"] if r["status"] == "finished"]
     for r in index["functions"]:
         row = {"function": r["function"], "status": r["status"]}
@@ -262,13 +275,13 @@ def measure(lib: Library, args, build: Path):
               check=False).returncode != 0:
             row["gcov_error"] = "regression.c does not compile"
             continue
-        g = gcov_of(fdir, cov_lib, cov_rt, defined, r["function"], drv, [], "regression")
+        g = gcov_of(fdir, cov_lib, cov_link, defined, r["function"], drv, [], "regression")
         if g is None:
             row["gcov_error"] = "no gcov record of the function (an alias, or its harness does not link)"
             continue
         row["fp_taken"], row["branches"], _ = g
     if args.afl:
-        afl_lib, afl_rt, _ = lib.archive(work / "afl", "afl-clang-fast", ["-O2"],
+        afl_lib, afl_link, _ = lib.archive(work / "afl", "afl-clang-fast", ["-O2"],
                                          env={**os.environ, "AFL_QUIET": "1"})
         judged = [row for row in rows if "branches" in row]
         budget = wall * args.jobs / max(len(finished), 1)
@@ -276,7 +289,7 @@ def measure(lib: Library, args, build: Path):
         def fuzz(row):
             fdir = work / "judge" / row["function"]
             shutil.rmtree(fdir / "afl", ignore_errors=True)
-            return row, afl(fdir / "afl", afl_lib, afl_rt, fdir / "regression.c", budget)
+            return row, afl(fdir / "afl", afl_lib, afl_link, fdir / "regression.c", budget)
 
         queues = {}
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -284,7 +297,7 @@ def measure(lib: Library, args, build: Path):
                 fdir = work / "judge" / row["function"]
                 (fdir / "replay.c").write_text(REPLAY_DRIVER)
                 sh(["gcc", "-std=gnu99", "-O0", "-w", "-c", "replay.c", "-o", "replay.o"], cwd=fdir)
-                g = gcov_of(fdir, cov_lib, cov_rt, defined, row["function"], fdir / "replay.o",
+                g = gcov_of(fdir, cov_lib, cov_link, defined, row["function"], fdir / "replay.o",
                             queue, "replay", timeout=300)
                 row["afl_taken"] = g[0] if g else 0
                 row["afl_budget"] = budget

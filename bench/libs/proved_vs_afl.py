@@ -31,7 +31,7 @@ for obj in sorted(cov.glob("*.o")):
         if len(p) == 3 and p[1] in "TW":
             defined.setdefault(p[2], obj)
 lib_a = cov / "lib.a"
-runtime = cov / "runtime.o" if (cov / "runtime.o").exists() else None
+link = [*([cov / "runtime.o"] if (cov / "runtime.o").exists() else []), *L.SYSTEM_LIBS.get(args.library, [])]
 index = json.loads((out / "index.json").read_text())
 checked = conflicts = proved_total = 0
 no_afl = []
@@ -57,8 +57,8 @@ for r in index["functions"]:
         continue
     (fdir / "replay.c").write_text(L.REPLAY_DRIVER)
     L.sh(["gcc", "-std=gnu99", "-O0", "-w", "-c", "replay.c", "-o", "replay.o"], cwd=fdir)
-    fp = L.gcov_of(fdir, lib_a, runtime, defined, func, fdir / "regression.o", [], "regression")
-    afl = L.gcov_of(fdir, lib_a, runtime, defined, func, fdir / "replay.o", queue, "replay", timeout=300)
+    fp = L.gcov_of(fdir, lib_a, link, defined, func, fdir / "regression.o", [], "regression")
+    afl = L.gcov_of(fdir, lib_a, link, defined, func, fdir / "replay.o", queue, "replay", timeout=300)
     if fp is None or afl is None:
         no_afl.append(func)
         continue

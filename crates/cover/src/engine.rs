@@ -26,6 +26,19 @@
 //! two unsaturated sides, so it says nothing about a side whose sibling leads to work
 //! too; the targeted objective does. New coverage still ends the search with 0.
 //!
+//! The trap targets take one turn of that round robin together, so that a function
+//! whose pointer accesses give it hundreds of guards still aims its targeted starts at
+//! its own branches as often.
+//!
+//! A run that exhausts its fuel scores far worse than one that ends, so line searches
+//! leave loops bounded by their inputs. But an iteration cap (GSL's `n > 10000`) is
+//! taken only by runs longer than the fuel: when a targeted start's run runs out of fuel
+//! while its distance to the target was still shrinking at the target's branch, the
+//! input is evaluated again with ten times the fuel and scored by that run, so the
+//! search climbs past the fuel towards the cap. These long runs may cost a start at most
+//! as many steps as its other runs took, none once one of them runs out of fuel too, and
+//! are remembered by input for the rest of the start.
+//!
 //! With [`CoverConfig::levels`] the objective ranks runs first by how many unsaturated
 //! sides they take (like the approach level of search-based testing) and then by `r`:
 //! CoverMe compares branch distances measured at different branches, so a run that went
@@ -59,9 +72,11 @@
 //! [`CoverConfig::pair_evals`] evaluations of random points and of tests with one
 //! coordinate replaced look for more, as a fuzzer would.
 //!
-//! Confirmations share one tracing interpreter: making one prepares every function of
-//! the module. A run that ends in a crash or hang already found is not confirmed at all,
-//! whatever sides it took: it would run into the same trap again.
+//! Confirmations share one tracing interpreter per fuel: making one prepares every
+//! function of the module. A confirming run out of the search's fuel runs again with ten
+//! times it, and one still out of fuel, a possible hang, with a hundred times it (a
+//! bounded number of times). A run that ends in a crash or hang already found is not
+//! confirmed at all, whatever sides it took: it would run into the same trap again.
 //!
 //! Finally every side left uncovered is explained ([`MissReason`]): whether some test reaches
 //! its branch (CoverMe's "likely infeasible", Sec. 5 — a label, never a proof) and which
@@ -78,7 +93,7 @@ use crate::sides::SideTable;
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, ExecError, Finding, FindingKey, FindingKind, FullTrace,
-    Interpreter, Observer, Outcome, Trap, TrapKind,
+    Interpreter, Observer, Outcome, Run, Trap, TrapKind,
 };
 use fpforge_search::{
     avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
@@ -92,7 +107,7 @@ use fpir::{
 use fpir::{CmpPred, FloatPred, IntPred};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -211,13 +226,59 @@ const PATIENCE: u64 = 100;
 /// cost at most that many long runs.
 const PATIENT_RERUNS: u32 = 16;
 
-/// The fuel a confirmation runs with.
+/// How many times the search's fuel an evaluation gets when its run ran out of fuel while
+/// closing in on the side the start aims at ([`Search::evaluate`]), and a confirmation
+/// whose run ran out of the search's: at the default fuel a million steps, room for
+/// GSL's iteration caps (10 000 iterations of a few dozen steps each).
+const CLOSING_PATIENCE: u64 = 10;
+
+/// What one start may spend on evaluations with [`CLOSING_PATIENCE`]: as many steps as
+/// its other evaluations took, so they at most double its cost, and none after one of
+/// them ran out of that fuel too (a loop that does not end, rather than one that runs
+/// to its cap).
+#[derive(Clone, Copy, Debug, Default)]
+struct ClosingBudget {
+    /// Steps of the start's runs with the search's fuel.
+    search_steps: u64,
+    /// Steps of its runs with [`CLOSING_PATIENCE`] times that.
+    closing_steps: u64,
+    /// Whether one of those ran out of fuel.
+    exhausted: bool,
+}
+
+impl ClosingBudget {
+    /// Whether the start may make one more evaluation with [`CLOSING_PATIENCE`].
+    fn allows(&self) -> bool {
+        !self.exhausted && self.closing_steps <= self.search_steps
+    }
+}
+
+/// The fuel a run gets, as a multiple of the search's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fuel {
     /// The search's.
     Search,
-    /// [`PATIENCE`] times the search's, for an input that ran out of it.
+    /// [`CLOSING_PATIENCE`] times the search's, for a confirmation whose run ran out of
+    /// it.
+    Closing,
+    /// [`PATIENCE`] times the search's, for an input that may hang.
     Patient,
+}
+
+impl Fuel {
+    /// The multiple of the search's fuel.
+    fn times(self) -> u64 {
+        match self {
+            Fuel::Search => 1,
+            Fuel::Closing => CLOSING_PATIENCE,
+            Fuel::Patient => PATIENCE,
+        }
+    }
+}
+
+/// Whether a run ended by exhausting its fuel.
+fn out_of_fuel_outcome(outcome: &Outcome<u64>) -> bool {
+    matches!(outcome, Outcome::Trapped(trap) if trap.kind == TrapKind::FuelExhausted)
 }
 
 /// The interval between progress reports.
@@ -402,6 +463,15 @@ const PAIR_STREAM: u64 = u64::MAX;
 /// Starts each worker runs per parallel round.
 const STARTS_PER_ROUND: u32 = 4;
 
+/// Where the round robin over frontier sides resumes ([`Search::next_target`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct TargetCursor {
+    /// The side index the next turn starts looking from.
+    side: usize,
+    /// The side index the next choice among trap targets starts looking from.
+    trap: usize,
+}
+
 /// A confirming re-run ([`Search::trace`]).
 struct Traced {
     outcome: Outcome<u64>,
@@ -434,12 +504,19 @@ struct Search<'m, 's, E> {
     /// some.
     trap_starts_left: Option<u32>,
     tests: Vec<Test>,
-    /// The interpreter that confirms inputs at the search's fuel, made on first use
-    /// ([`Search::traced_run`]).
-    tracer: Option<Interpreter<'m, Concrete, BranchTrace>>,
-    /// The interpreter that re-runs inputs out of fuel with [`PATIENCE`] times the fuel,
-    /// made on first use ([`Search::traced_run`]).
-    patient_tracer: Option<Interpreter<'m, Concrete, BranchTrace>>,
+    /// The interpreters that confirm inputs, one per [`Fuel`] (indexed by `fuel as
+    /// usize`), each made on first use ([`Search::traced_run`]).
+    tracers: [Option<Interpreter<'m, Concrete, BranchTrace>>; 3],
+    /// The interpreter that evaluates again, with [`CLOSING_PATIENCE`] times the fuel, a
+    /// run out of fuel that was closing in on its target, made on first use
+    /// ([`Search::run_closing`]).
+    closing_interp: Option<Interpreter<'m, Concrete, Penalty<'s>>>,
+    /// What the current start may still spend on evaluations with [`CLOSING_PATIENCE`].
+    closing_budget: ClosingBudget,
+    /// The values of the current start's evaluations with [`CLOSING_PATIENCE`], by
+    /// input: line searches come back to their best points, and each visit would
+    /// spend a long run.
+    closing_memo: HashMap<Vec<u64>, f64>,
     /// Tests kept for new pairs of consecutive sides alone ([`crate::pairs`]), appended
     /// to `tests` when the run ends, so the searches (which start from tests) run as
     /// they would without them.
@@ -456,7 +533,7 @@ struct Search<'m, 's, E> {
     /// Starts run so far.
     starts: u32,
     /// Where the round robin over frontier sides resumes.
-    target_cursor: usize,
+    target_cursor: TargetCursor,
     /// What was spent on each side so far (searches aimed at it, prover time).
     effort: Vec<Effort>,
     /// Why the prover left each side open, when it said.
@@ -499,7 +576,10 @@ fn run_worker(
     pairs.learn(snapshot.pairs.iter().copied());
     pairs.enabled &= snapshot.pair_tests_left > 0;
     search.eval_cap = cap;
-    search.target_cursor = first as usize;
+    search.target_cursor = TargetCursor {
+        side: first as usize,
+        trap: first as usize,
+    };
     // The prover is the main search's to ask, between rounds.
     search.trap_targets_settled = true;
     search
@@ -546,8 +626,10 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             trap_targets_settled: false,
             trap_starts_left: None,
             tests: Vec::new(),
-            tracer: None,
-            patient_tracer: None,
+            tracers: [None, None, None],
+            closing_interp: None,
+            closing_budget: ClosingBudget::default(),
+            closing_memo: HashMap::new(),
             pair_tests: Vec::new(),
             pair_cap,
             findings,
@@ -555,7 +637,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             evals: 0,
             eval_cap: config.max_evals,
             starts: 0,
-            target_cursor: 0,
+            target_cursor: TargetCursor::default(),
             effort: vec![Effort::default(); shared.table.len()],
             open_reasons: vec![None; shared.table.len()],
             started: shared.started,
@@ -705,6 +787,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
             let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
             rng.set_stream(u64::from(start));
+            self.closing_budget = ClosingBudget::default();
+            self.closing_memo.clear();
             let mut space = spaces[start as usize % spaces.len()];
             let aim = if config.targeted && start % 2 == 1 && from_witness.is_none() {
                 let mut cursor = self.target_cursor;
@@ -1012,14 +1096,29 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     }
 
     /// The next uncovered side (round robin from `cursor`) whose branch some test
-    /// reaches: the target of a targeted search.
-    fn next_target(&self, cursor: &mut usize) -> Option<u32> {
+    /// reaches: the target of a targeted search. The trap targets take one turn of the
+    /// round robin together, in a round robin of their own: a function's trap guards can
+    /// outnumber its branches a hundred to one (every access through a pointer
+    /// parameter), and one round robin over both left its branches a start in a hundred.
+    fn next_target(&self, cursor: &mut TargetCursor) -> Option<u32> {
         let n = self.table.len();
-        let s = (0..n)
-            .map(|step| (*cursor + step) % n)
-            .find(|&s| !self.covered[s] && self.table.siblings(s as u32).any(|t| self.taken(t)))?;
-        *cursor = s + 1;
-        Some(s as u32)
+        let is_trap = |s: usize| self.module.trap_check(self.table.sides[s].site).is_some();
+        let frontier =
+            |s: usize| !self.covered[s] && self.table.siblings(s as u32).any(|t| self.taken(t));
+        let from = |first: usize| (0..n).map(move |step| (first + step) % n);
+        let s = from(cursor.side).find(|&s| frontier(s))?;
+        if !is_trap(s) {
+            cursor.side = s + 1;
+            return Some(s as u32);
+        }
+        let trap = from(cursor.trap)
+            .find(|&t| is_trap(t) && frontier(t))
+            .unwrap_or(s);
+        cursor.trap = trap + 1;
+        cursor.side = from(s)
+            .find(|&p| !is_trap(p) && frontier(p))
+            .unwrap_or(s + 1);
+        Some(trap as u32)
     }
 
     /// The user's seed inputs ([`CoverConfig::seeds`]) as search points.
@@ -1091,18 +1190,42 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         if self.last_progress.elapsed() >= PROGRESS_EVERY {
             self.progress();
         }
-        let observer = self.interp.observer();
+        let closing = self.interp.observer().target_closing && out_of_fuel_outcome(&run.outcome);
+        if let Some(&value) = self.closing_memo.get(&bits).filter(|_| closing) {
+            return value;
+        }
+        self.closing_budget.search_steps += run.steps;
+        let closing = closing && self.closing_budget.allows();
+        let outcome = if closing {
+            match self.run_closing(&args) {
+                Ok(closing_run) => {
+                    self.closing_budget.closing_steps += closing_run.steps;
+                    self.closing_budget.exhausted |= out_of_fuel_outcome(&closing_run.outcome);
+                    closing_run.outcome
+                }
+                Err(err) => {
+                    self.error = Some(err);
+                    return f64::INFINITY;
+                }
+            }
+        } else {
+            run.outcome
+        };
+        let observer = match (&self.closing_interp, closing) {
+            (Some(interp), true) => interp.observer(),
+            _ => self.interp.observer(),
+        };
         let r = observer.r;
         let open_hits = observer.open_hits;
         let aimed = (observer.target.is_some() || observer.goal.is_some())
             .then_some(observer.target_distance);
-        let candidate = match &run.outcome {
+        let candidate = match &outcome {
             // A known crash or hang runs again into the same trap and is kept for
             // nothing, however new its sides (a library's loops bounded by an input
             // would otherwise be confirmed at every evaluation), unless a patient
             // re-run may show that its loop ends.
             Outcome::Trapped(trap) => {
-                !self.findings.is_known(trap) || self.patient_hang_key(&run.outcome).is_some()
+                !self.findings.is_known(trap) || self.patient_hang_key(&outcome).is_some()
             }
             Outcome::Returned(_) | Outcome::Threw(_) => {
                 !observer.pairs.fresh.is_empty()
@@ -1110,7 +1233,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
         };
         if candidate {
-            match self.confirm(bits) {
+            match self.confirm(bits.clone()) {
                 Ok(true) => return 0.0,
                 Ok(false) => {}
                 Err(err) => {
@@ -1129,12 +1252,39 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 r
             }
         };
-        match &run.outcome {
-            Outcome::Trapped(trap) if trap.kind == TrapKind::FuelExhausted => {
-                out_of_fuel(value, point)
-            }
-            _ => value,
+        let value = if out_of_fuel_outcome(&outcome) {
+            out_of_fuel(value, point)
+        } else {
+            value
+        };
+        if closing {
+            self.closing_memo.insert(bits, value);
         }
+        value
+    }
+
+    /// Runs `args` again with [`CLOSING_PATIENCE`] times the fuel, in an interpreter whose
+    /// observer starts as the search's (saturation, target, goal; pairs are the search
+    /// observer's to note). Its observer then holds what the run's evaluation reads.
+    fn run_closing(&mut self, args: &[fpforge_spec::Arg]) -> Result<Run<u64>, ExecError> {
+        let interp = match &mut self.closing_interp {
+            Some(interp) => interp,
+            slot => {
+                let shared = self.shared;
+                let pairs = PairTracker::new(self.module, self.table, false);
+                let penalty = Penalty::new(shared.shapes, self.table.len(), self.metric, pairs);
+                let steps = self.exec_config.fuel.saturating_mul(CLOSING_PATIENCE);
+                let exec = self.exec_config.clone().with_fuel(steps);
+                slot.insert(Interpreter::new(self.module, Concrete, penalty, exec)?)
+            }
+        };
+        let search = self.interp.observer();
+        let observer = interp.observer_mut();
+        observer.saturated.clone_from(&search.saturated);
+        observer.target = search.target;
+        observer.goal = search.goal;
+        observer.begin();
+        interp.call(self.func, args)
     }
 
     /// Hands the sides still open to `prover` (see [`Search::settle_sides`]).
@@ -1235,7 +1385,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         Ok(())
     }
 
-    /// Re-executes the input `bits` with a fresh tracing interpreter; keeps it as a test
+    /// Re-executes the input `bits` with a fresh tracing interpreter (a run out of the
+    /// search's fuel again with [`CLOSING_PATIENCE`] times it); keeps it as a test
     /// if the re-run covers new sides (or, failing that, shows new pairs of consecutive
     /// sides: [`Search::keep_pair_test`]), or as a finding if it crashes or hangs in a
     /// new way (see [`Search::confirm_finding`]). Returns whether it covered new sides.
@@ -1246,6 +1397,13 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             mut new,
             mut fresh_pairs,
         } = self.trace(test.args(), Fuel::Search)?;
+        if out_of_fuel_outcome(&outcome) {
+            Traced {
+                outcome,
+                new,
+                fresh_pairs,
+            } = self.trace(test.args(), Fuel::Closing)?;
+        }
         if let Some(key) = self.patient_hang_key(&outcome) {
             self.patient_reruns_left -= 1;
             Traced {
@@ -1378,16 +1536,10 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         args: &[fpforge_spec::Arg],
         fuel: Fuel,
     ) -> Result<(Outcome<u64>, Vec<Side>), ExecError> {
-        let (slot, steps) = match fuel {
-            Fuel::Search => (&mut self.tracer, self.exec_config.fuel),
-            Fuel::Patient => (
-                &mut self.patient_tracer,
-                self.exec_config.fuel.saturating_mul(PATIENCE),
-            ),
-        };
-        let tracer = match slot {
+        let tracer = match &mut self.tracers[fuel as usize] {
             Some(tracer) => tracer,
             slot => {
+                let steps = self.exec_config.fuel.saturating_mul(fuel.times());
                 let exec = self.exec_config.clone().with_fuel(steps);
                 slot.insert(Interpreter::new(
                     self.module,

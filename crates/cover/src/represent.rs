@@ -14,7 +14,9 @@
 //! branch ([`crate::distance`]); a branch without a known comparison is 1 away from a
 //! side it does not take. It also records which sides the run took, and, when given a
 //! target side, the smallest distance to taking it over all executions of its branch
-//! (the objective of targeted searches, [`crate::engine`]); given a [`Goal`] (an operand
+//! (the objective of targeted searches, [`crate::engine`]), and whether that distance was
+//! still shrinking at the branch's last execution (a loop counting towards an iteration
+//! cap, which a run out of fuel may reach given more); given a [`Goal`] (an operand
 //! relation at one comparison), the smallest distance to that relation holding. Every
 //! side taken also goes to its [`PairTracker`], which notes the run's new pairs of
 //! consecutive sides ([`crate::pairs`]).
@@ -106,6 +108,11 @@ pub struct Penalty<'a> {
     /// The smallest distance to the target side over the run's events (infinite when
     /// its branch was not reached).
     pub target_distance: f64,
+    /// Whether the distance to the target side at the last execution of its branch was
+    /// below the one at the execution before it: the run was closing in on the target.
+    pub target_closing: bool,
+    /// The distance to the target side at the last execution of its branch so far.
+    target_last: Option<f64>,
     /// When set, the smallest distance to every side over the run's events, as
     /// `target_distance` is to the target (one run measures them all).
     pub survey: Option<Vec<f64>>,
@@ -133,6 +140,8 @@ impl<'a> Penalty<'a> {
             target: None,
             goal: None,
             target_distance: f64::INFINITY,
+            target_closing: false,
+            target_last: None,
             survey: None,
             pairs,
             stamp: vec![0; sides],
@@ -146,6 +155,8 @@ impl<'a> Penalty<'a> {
         self.hits.clear();
         self.open_hits = 0;
         self.target_distance = f64::INFINITY;
+        self.target_closing = false;
+        self.target_last = None;
         if let Some(survey) = &mut self.survey {
             survey.fill(f64::INFINITY);
         }
@@ -188,15 +199,19 @@ impl<'a> Penalty<'a> {
         }
     }
 
-    /// Lowers [`Penalty::target_distance`] by this event's distance to the target side,
-    /// and the survey's distances (if any) to the site's `sides` sides from `first`.
+    /// Lowers [`Penalty::target_distance`] by this event's distance to the target side
+    /// (noting whether it shrank since the branch's last execution), and the survey's
+    /// distances (if any) to the site's `sides` sides from `first`.
     fn aim(&mut self, first: u32, sides: u32, distance: impl Fn(u32) -> f64) {
         if let Some(k) = self
             .target
             .and_then(|target| target.checked_sub(first))
             .filter(|&k| k < sides)
         {
-            self.target_distance = self.target_distance.min(distance(k));
+            let d = distance(k);
+            self.target_closing = self.target_last.is_some_and(|last| d < last);
+            self.target_last = Some(d);
+            self.target_distance = self.target_distance.min(d);
         }
         if let Some(survey) = &mut self.survey {
             for k in 0..sides {

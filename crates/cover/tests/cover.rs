@@ -38,7 +38,11 @@ fn run(name: &str, seed: u64, evals: u64) -> CoverReport {
 /// Re-executes every test and checks that each side the report calls covered is taken
 /// by its witness.
 fn check_witnesses(report: &CoverReport) {
-    let m = module();
+    check_witnesses_in(module(), report);
+}
+
+/// [`check_witnesses`] for a report on a function of `m`.
+fn check_witnesses_in(m: &Module, report: &CoverReport) {
     for side in &report.sides {
         let SideStatus::Covered { witness } = side.status else {
             continue;
@@ -389,5 +393,59 @@ fn an_interpreter_after_a_run_out_of_fuel_answers_as_a_fresh_one() {
                 assert_eq!(out_of_fuel, !long_run_ends, "heron({x}) at fuel {fuel}");
             }
         }
+    }
+}
+
+/// An iteration with a cap (`tests/fixtures/cover/capped_iteration.c`, as GSL's 1F1
+/// series has) that only inputs in a narrow band take, after about 150,000 steps: past
+/// the search's fuel, which runs out from about 5,000 iterations on. A targeted search
+/// climbs the iteration count towards the cap, and runs out of fuel that were still
+/// closing in on it are evaluated again with more fuel, so the climb goes on past the
+/// fuel to the cap. Scored as runs out of fuel, they stopped the climb at the fuel:
+/// these seeds missed the cap in 20,000 evaluations.
+#[test]
+fn iteration_caps_past_the_fuel_are_reached() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/cover/capped_iteration.c");
+    let module = fpforge_lower::load(&[path], &LoadOptions::default()).expect("fixture lowers");
+    let capped = module
+        .func_by_name("capped_iteration")
+        .expect("fixture function");
+    let cap = module
+        .branch_sites
+        .iter()
+        .find(|(_, data)| data.loc.is_some_and(|loc| loc.line == 11))
+        .map(|(site, _)| Side {
+            site,
+            arm: Arm::True,
+        })
+        .expect("the cap's branch");
+    for seed in [1, 6] {
+        let report = cover(&module, capped, &config(seed, 20_000)).expect("cover runs");
+        check_witnesses_in(&module, &report);
+        let witness = report
+            .sides
+            .iter()
+            .find(|s| s.side == cap)
+            .and_then(|s| match s.status {
+                SideStatus::Covered {
+                    witness: Witness::Test(t),
+                } => Some(&report.tests[t]),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("seed {seed}: the cap is not reached"));
+        let mut interp = Interpreter::new(
+            &module,
+            Concrete,
+            BranchTrace::default(),
+            ExecConfig::default().with_fuel(CoverConfig::default().fuel),
+        )
+        .unwrap();
+        let run = interp.call(capped, &witness.to_args()).unwrap();
+        assert!(
+            matches!(&run.outcome, Outcome::Trapped(trap) if trap.kind == TrapKind::FuelExhausted),
+            "seed {seed}: the cap's witness {} ends within the search's fuel",
+            witness.line()
+        );
     }
 }
