@@ -50,6 +50,8 @@ pub enum Special {
     E1,
     /// `E2(x) = e^-x - x E1(x)`, the real part for `x < 0` (GSL's `expint_E2`).
     E2,
+    /// `e^x E2(x)` (GSL's `expint_E2_scaled`).
+    E2Scaled,
     /// The complete elliptic integral of the first kind `K(k)`, modulus `k` (GSL's
     /// mode argument is ignored, as Airy's).
     EllipticK,
@@ -66,7 +68,7 @@ pub enum Special {
 }
 
 impl Special {
-    const ALL: [Special; 14] = [
+    const ALL: [Special; 15] = [
         Special::Digamma,
         Special::Trigamma,
         Special::Zeta,
@@ -75,6 +77,7 @@ impl Special {
         Special::Ei,
         Special::E1,
         Special::E2,
+        Special::E2Scaled,
         Special::EllipticK,
         Special::EllipticE,
         Special::Li2,
@@ -94,6 +97,7 @@ impl Special {
             Special::Ei => "eint",
             Special::E1 => "e1",
             Special::E2 => "e2",
+            Special::E2Scaled => "e2_scaled",
             Special::EllipticK => "ellint_k",
             Special::EllipticE => "ellint_e",
             Special::Li2 => "li2",
@@ -166,6 +170,10 @@ const GSL: &[(&str, TrueFunction)] = &[
     ("gsl_sf_expint_Ei", TrueFunction::Special(Special::Ei)),
     ("gsl_sf_expint_E1", TrueFunction::Special(Special::E1)),
     ("gsl_sf_expint_E2", TrueFunction::Special(Special::E2)),
+    (
+        "gsl_sf_expint_E2_scaled",
+        TrueFunction::Special(Special::E2Scaled),
+    ),
     (
         "gsl_sf_ellint_Kcomp",
         TrueFunction::Special(Special::EllipticK),
@@ -331,6 +339,48 @@ fn exponential_integral_2(prec: u32, x: Float) -> Option<Float> {
     in_range.then(|| Float::with_val(prec, decay + x * ei))
 }
 
+/// `e^x E2(x) = 1 + x e^x Ei(-x)`, whose terms cancel to `1/x` for large `|x|` as
+/// `E2`'s do. Past `|x| = work` bits the asymptotic series `(1/x) Σ (-1)^k (k+1)! / x^k`
+/// (DLMF 8.20.2; its smallest term is about `e^-|x|`) serves instead: `e^x` and `Ei(-x)`
+/// leave MPFR's exponent range there long before a double does.
+fn scaled_exponential_integral_2(prec: u32, x: Float) -> Option<Float> {
+    if x.is_nan() {
+        return None;
+    }
+    if x.is_zero() {
+        return Some(Float::with_val(prec, 1u32));
+    }
+    let extra = u32::try_from(x.get_exp().unwrap_or(0).max(0)).unwrap_or(0);
+    let work = prec + 64 + extra;
+    let x = Float::with_val(work, x);
+    if x.is_infinite() {
+        return Some(Float::new(prec));
+    }
+    if x.clone().abs() < work {
+        let grown = Float::with_val(work, x.exp_ref());
+        let ei = Float::with_val(work, -&x).eint();
+        return Some(Float::with_val(
+            prec,
+            1u32 + Float::with_val(work, &x * grown) * ei,
+        ));
+    }
+    let mut sum = Float::with_val(work, 1u32);
+    let mut term = Float::with_val(work, 1u32);
+    let tiny = Float::with_val(work, Float::i_exp(1, -(work as i32)));
+    // The terms shrink while k + 1 < |x|, and |x| >= work.
+    for k in 1..=work {
+        // (k+1)! / x^k from k!/x^(k-1), with the sign of (-1)^k.
+        term *= k + 1;
+        term /= &x;
+        term = -term;
+        if term.clone().abs() > 1u32 || term.clone().abs() < tiny {
+            break;
+        }
+        sum += &term;
+    }
+    Some(Float::with_val(prec, sum / x))
+}
+
 /// The value of a [`Special`] at `x` (and the integer `n`).
 fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
     Some(match s {
@@ -343,6 +393,7 @@ fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
         // MPFR's eint of a negative argument is -E1 of its opposite.
         Special::E1 => -((-x).eint()),
         Special::E2 => exponential_integral_2(prec, x)?,
+        Special::E2Scaled => scaled_exponential_integral_2(prec, x)?,
         Special::EllipticK => elliptic::complete(elliptic::Kind::First, prec, &x)?,
         Special::EllipticE => elliptic::complete(elliptic::Kind::Second, prec, &x)?,
         Special::Li2 => x.li2(),
@@ -409,6 +460,33 @@ mod tests {
                 "E2({x}) = {got}, want {want}"
             );
         }
+        let scaled = named("gsl_sf_expint_E2_scaled_e");
+        for (x, want) in [
+            (
+                -6.991028857957759e+307,
+                "-1.430404623293348955343427886477667686943e-308",
+            ),
+            (
+                -3.5140166152462336e+16,
+                "-2.845746362328819608516888822339342782077e-17",
+            ),
+            (
+                -1.3471552510691682,
+                "4.371718535465196730670668585881735669534e-19",
+            ),
+            (1.0, "0.4036526376768059256589215006307206239258"),
+            (300.0, "0.003311330418787880669131422821641721615401"),
+            (-300.0, "-0.003355780791134789993297126407026208046522"),
+            (1e10, "0.0000000000999999999800000000059999999976000000012"),
+        ] {
+            let got = at(scaled, x);
+            assert!(
+                close(&got, &decimal(want), 1e-38),
+                "e^x E2({x}) = {got}, want {want}"
+            );
+        }
+        let nan = Operand::Float(FloatTy::F64, f64::NAN.to_bits());
+        assert_eq!(scaled.eval(PREC, &[nan]), None);
         // mpmath's 9.28e-4342944830 at 1e10 is out of MPFR's exponent range.
         let far = Operand::Float(FloatTy::F64, 1e10f64.to_bits());
         assert_eq!(e2.eval(PREC, &[far]), None);
