@@ -133,9 +133,11 @@ FUNCTIONS = [
     ("log.c", "gsl_sf_log_e", "log(x)", []),
     ("log.c", "gsl_sf_log_abs_e", "log(abs(x))", []),
     ("log.c", "gsl_sf_log_1plusx_mx_e", "log1p(x) - x", []),
-    # mpmath's psi(1, x) takes minutes at 110 digits for x near 1e200; there three
-    # terms of the asymptotic expansion are exact to 1e-26.
-    ("psi.c", "gsl_sf_psi_1_e", "1/x + 1/(2*x**2) + 1/(6*x**3) if x > 1e6 else psi(1, x)", []),
+    # mpmath's psi(1, x) takes minutes at 110 digits far from 0; there three terms of
+    # the asymptotic expansion are exact to 1e-26, and the reflection serves x < 0.
+    ("psi.c", "gsl_sf_psi_1_e",
+     "psi(1, x) if abs(x) <= 1e6 else (1/x + 1/(2*x**2) + 1/(6*x**3) if x > 0 else "
+     "pi**2/sinpi(x)**2 - (1/(1-x) + 1/(2*(1-x)**2) + 1/(6*(1-x)**3)))", []),
     ("psi.c", "gsl_sf_psi_1piy_e", "re(digamma(1 + j*x))", []),
     ("shint.c", "gsl_sf_Shi_e", "shi(x)", []),
     ("shint.c", "gsl_sf_Chi_e", "chi(x)", []),
