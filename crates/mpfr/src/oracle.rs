@@ -323,6 +323,12 @@ fn long_double_form(name: &str) -> Option<MathFn> {
     f.origin().is_c().then_some(f)
 }
 
+/// The bits of `|x|`'s integer part (0 below 1, and for 0, infinities and NaN): what a
+/// formula whose terms cancel to `1/x`, or a reduction modulo `2π`, loses.
+fn integer_bits(x: &Float) -> u32 {
+    u32::try_from(x.get_exp().unwrap_or(0).max(0)).unwrap_or(0)
+}
+
 /// `E2(x) = e^-x + x Ei(-x)` (the real part for `x < 0`). The two terms cancel to
 /// `e^-x / x` for large `|x|`, so they carry `log2 |x|` more bits; `None` where they
 /// leave MPFR's exponent range (`|x|` above about `7e8`).
@@ -330,7 +336,7 @@ fn exponential_integral_2(prec: u32, x: Float) -> Option<Float> {
     if x.is_zero() {
         return Some(Float::with_val(prec, 1u32));
     }
-    let extra = u32::try_from(x.get_exp().unwrap_or(0).max(0)).unwrap_or(0);
+    let extra = integer_bits(&x);
     let work = prec + 64 + extra;
     let x = Float::with_val(work, x);
     let decay = Float::with_val(work, -&x).exp();
@@ -350,7 +356,7 @@ fn scaled_exponential_integral_2(prec: u32, x: Float) -> Option<Float> {
     if x.is_zero() {
         return Some(Float::with_val(prec, 1u32));
     }
-    let extra = u32::try_from(x.get_exp().unwrap_or(0).max(0)).unwrap_or(0);
+    let extra = integer_bits(&x);
     let work = prec + 64 + extra;
     let x = Float::with_val(work, x);
     if x.is_infinite() {

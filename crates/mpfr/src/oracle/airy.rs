@@ -47,7 +47,7 @@ fn expansion_reaches(zeta: &Float, bits: u32) -> bool {
 fn expansion(prec: u32, x: &Float, z: &Float) -> Float {
     // ζ's integer bits are lost to the reduction of cos(ζ - π/4) modulo 2π.
     let reduction_bits = if x.is_sign_negative() {
-        u32::try_from(z.get_exp().unwrap_or(0).max(0)).unwrap_or(0) * 3 / 2 + 2
+        super::integer_bits(z) * 3 / 2 + 2
     } else {
         0
     };
