@@ -247,6 +247,16 @@ def afl(work: Path, afl_lib, afl_link, regression: Path, budget):
             for p in sorted((work / "out/default" / d).glob("id*"))]
 
 
+def ensure_afl():
+    """Installs Debian's AFL++ (afl-fuzz, afl-clang-fast) when it is missing."""
+    if shutil.which("afl-fuzz") and shutil.which("afl-clang-fast"):
+        return
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    sh([*sudo, "apt-get", "update", "-qq"], env=env)
+    sh([*sudo, "apt-get", "install", "-y", "-qq", "afl++"], env=env)
+
+
 def measure(lib: Library, args, build: Path):
     work = build / lib.name
     out = work / "out"
@@ -442,6 +452,8 @@ def main():
     ap.add_argument("--build", type=Path, default=CORPUS / "build/libs/library")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    if args.afl:
+        ensure_afl()
     results = []
     for name, make in (("newlib", newlib), ("musl", musl), ("gsl", gsl)):
         if args.only in (None, name):

@@ -4,12 +4,14 @@
 //!
 //! The search begins by evaluating points made of special values (zeros, ones,
 //! infinities, NaN, the extreme normals and subnormals), which take the special-case
-//! branches of libm-style code at once. Each start then picks its space in turn from
-//! [`CoverConfig::spaces`] (a start holding an infinity or a NaN searches in ordered
-//! bits, where it can move), seeds a ChaCha8 generator with the run's seed on stream
-//! `start`, and runs basinhopping with target 0. A start whose basinhopping converges
-//! without a zero is finished by the alternating variable method in exact ulp steps
-//! ([`fpforge_search::avm()`]), which lands on equalities a line search stops short of.
+//! branches of libm-style code at once, and the axis points (one parameter at a special
+//! value or a far power of two, the others at 1: [`InputPlan::special_points`]). Each
+//! start then picks its space in turn from [`CoverConfig::spaces`] (a start holding an
+//! infinity or a NaN searches in ordered bits, where it can move), seeds a ChaCha8
+//! generator with the run's seed on stream `start`, and runs basinhopping with target 0.
+//! A start whose basinhopping converges without a zero is finished by the alternating
+//! variable method in exact ulp steps ([`fpforge_search::avm()`]), which lands on
+//! equalities a line search stops short of.
 //!
 //! Inside the objective, every run whose sides include an uncovered one is re-executed
 //! with a fresh [`BranchTrace`] interpreter; the sides of that re-run that were not

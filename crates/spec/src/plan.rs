@@ -12,6 +12,14 @@
 //! word they are, as fdlibm's bit tests compare), random normal variates and random bit
 //! patterns.
 //!
+//! The special points are every combination of special values when there are few, else
+//! each special value in every coordinate at once; then the axis points: one coordinate
+//! at a time at a special value or at a large or small power of two (2^±16, 2^±64,
+//! 2^±256, either sign), the others at 1. A parameter that must be huge while the others
+//! stay ordinary (an order mu = 2^64 that underflows a Bessel function to 0) is then one
+//! evaluation away, where a fuzzer's byte flips reach it and a search from the diagonal
+//! need not.
+//!
 //! Integer coordinates are mostly orders, counts and lengths, whose large values make
 //! loops run for long: their special values are small integers (and the type's minimum),
 //! and their random values have a log-uniform magnitude, so an `int` is as often below
@@ -78,6 +86,15 @@ const SPECIALS: [f64; 14] = [
     -f64::MAX,
     2.0,
 ];
+
+/// The exponents `e` of the axis values `±2^e` and `±2^-e` beyond [`SPECIALS`] of a
+/// floating-point coordinate: magnitudes a computation handles without overflowing, but
+/// far from the ordinary.
+const AXIS_EXPONENTS: [i32; 3] = [16, 64, 256];
+
+/// At most this many axis points, so that functions of many coordinates (arrays) do not
+/// spend their budget on them.
+const AXIS_POINTS_MAX: usize = 128;
 
 /// The special values of an integer coordinate, one for each of [`SPECIALS`] (so special
 /// points have the same shape whatever the coordinates' types): small integers from 0
@@ -183,10 +200,23 @@ impl InputPlan {
         }
     }
 
-    /// Points made of special values only, evaluated before any search: every
-    /// combination when there are at most 256, otherwise each special value in every
-    /// coordinate at once (small integers in integer coordinates: see the module docs).
+    /// Points evaluated before any search: the corner points, then the axis points not
+    /// among them (see the module docs).
     pub fn special_points(&self) -> Vec<Vec<f64>> {
+        let mut points = self.corner_points();
+        let mut seen: BTreeSet<Vec<u64>> = points.iter().map(|p| self.bits(p)).collect();
+        for point in self.axis_points() {
+            if seen.insert(self.bits(&point)) {
+                points.push(point);
+            }
+        }
+        points
+    }
+
+    /// Points made of special values only: every combination when there are at most 256,
+    /// otherwise each special value in every coordinate at once (small integers in integer
+    /// coordinates: see the module docs).
+    fn corner_points(&self) -> Vec<Vec<f64>> {
         let n = self.dims();
         let specials = |c: &Coord| {
             if matches!(c.ty, Type::Int(_)) {
@@ -217,6 +247,37 @@ impl InputPlan {
                 .map(|k| coords.iter().map(|c| specials(c)[k]).collect())
                 .collect(),
         }
+    }
+
+    /// One coordinate at a time at each special value and (floating-point coordinates
+    /// only) each power of two of [`AXIS_EXPONENTS`], the others at 1; value by value, so
+    /// that the cap of [`AXIS_POINTS_MAX`] keeps the first values for every coordinate.
+    fn axis_points(&self) -> Vec<Vec<f64>> {
+        let coords = self.spec.coords();
+        let values = |c: &Coord| -> Vec<f64> {
+            if matches!(c.ty, Type::Int(_)) {
+                INT_SPECIALS.to_vec()
+            } else {
+                let magnitudes = AXIS_EXPONENTS.iter().flat_map(|&e| {
+                    let (big, small) = (2f64.powi(e), 2f64.powi(-e));
+                    [big, -big, small, -small]
+                });
+                SPECIALS.iter().copied().chain(magnitudes).collect()
+            }
+        };
+        let per_coord: Vec<Vec<f64>> = coords.iter().map(values).collect();
+        let rounds = SPECIALS.len() + 4 * AXIS_EXPONENTS.len();
+        let mut points = Vec::new();
+        for k in 0..rounds {
+            for (i, vs) in per_coord.iter().enumerate() {
+                if let Some(&value) = vs.get(k) {
+                    let mut point = vec![1.0; per_coord.len()];
+                    point[i] = value;
+                    points.push(point);
+                }
+            }
+        }
+        points.into_iter().take(AXIS_POINTS_MAX).collect()
     }
 
     /// Inputs to probe a function with before a search, as coordinate bits: the special

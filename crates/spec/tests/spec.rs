@@ -204,3 +204,44 @@ fn lines_read_back_as_the_bits_they_were_written_from() {
         Err(SpecError::BadValue { .. })
     ));
 }
+
+#[test]
+fn special_points_put_each_coordinate_alone_far_from_one() {
+    let m = module();
+    let f = m.func_by_name("dot").expect("function exists");
+    let spec = plan("dot", &["a: f64[2]", "b: f64[2]", "n = 2"], &[]).unwrap();
+    let plan = fpforge_spec::plan::InputPlan::new(m, f, &[f], spec).unwrap();
+    let points = plan.special_points();
+    let huge = 2f64.powi(64);
+    for axis in 0..4 {
+        let mut alone = vec![1.0; 4];
+        alone[axis] = huge;
+        assert!(
+            points.contains(&alone),
+            "no point with coordinate {axis} alone at 2^64"
+        );
+    }
+    // The diagonal is still there, and no point is evaluated twice.
+    assert!(points.contains(&vec![f64::MAX; 4]));
+    let mut bits: Vec<Vec<u64>> = points.iter().map(|p| plan.bits(p)).collect();
+    let total = bits.len();
+    bits.sort();
+    bits.dedup();
+    assert_eq!(bits.len(), total);
+}
+
+#[test]
+fn integer_coordinates_take_only_small_axis_values() {
+    let m = module();
+    let f = m.func_by_name("bump").expect("function exists");
+    let spec = plan("bump", &[], &[]).unwrap();
+    let plan = fpforge_spec::plan::InputPlan::new(m, f, &[f], spec).unwrap();
+    let ints = plan.integer_coordinates();
+    assert!(ints.contains(&true) && ints.contains(&false));
+    for point in plan.special_points() {
+        for (&value, &int) in point.iter().zip(&ints) {
+            // The type's minimum stands as -inf until the point is decoded.
+            assert!(!int || value.abs() <= 1000.0 || value == f64::NEG_INFINITY);
+        }
+    }
+}
