@@ -8,9 +8,10 @@
 //!   the true function in MPFR when the entry's name says which it is, a C reference
 //!   the user gives, or else the same code run under [`fpforge_mpfr::HighPrecision`]
 //!   (MPFR at `precision` bits, default 128: the rounding error of the algorithm only);
-//!   the error is FPGen's relative error, plus ulps and bits lost ([`measure`]) in the
-//!   result's own format (a `float`, `double` or `long double` return value, or output
-//!   arrays), made stable for every reported input by Ziv's strategy.
+//!   the error is the relative error (FPGen's, but against the true value where that
+//!   is subnormal: [`fpforge_mpfr::metrics`]), plus ulps and bits lost ([`measure`]) in
+//!   the result's own format (a `float`, `double` or `long double` return value, or
+//!   output arrays), made stable for every reported input by Ziv's strategy.
 //! - **Findings**: wrong special values and poles apart and first ([`special`]), then
 //!   the worst inputs, one per region.
 //! - **Targets** are FPGen's precision-loss and cancellation checks after every selected
