@@ -41,6 +41,13 @@
 //! as many steps as its other runs took, none once one of them runs out of fuel too, and
 //! are remembered by input for the rest of the start.
 //!
+//! A start can still wander where most neighbours loop past the fuel (an infinite or NaN
+//! intermediate that an iteration never converges on): each such run costs the whole
+//! fuel and scores as the worst, so one start could take a short run's whole budget. A
+//! start gives up once its runs out of fuel number [`STUCK_RUNS`] and cost more than
+//! [`STUCK_RATIO`] times the steps of its runs that ended ([`StartCost`]); the next start
+//! takes over. Steps, not time, decide, so runs stay deterministic.
+//!
 //! With [`CoverConfig::levels`] the objective ranks runs first by how many unsaturated
 //! sides they take (like the approach level of search-based testing) and then by `r`:
 //! CoverMe compares branch distances measured at different branches, so a run that went
@@ -109,7 +116,9 @@ use fpir::{
 use fpir::{CmpPred, FloatPred, IntPred};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -252,6 +261,44 @@ impl ClosingBudget {
     /// Whether the start may make one more evaluation with [`CLOSING_PATIENCE`].
     fn allows(&self) -> bool {
         !self.exhausted && self.closing_steps <= self.search_steps
+    }
+}
+
+/// How many of a start's evaluations must have run out of fuel before it may give up
+/// ([`StartCost::stuck`]).
+const STUCK_RUNS: u32 = 32;
+
+/// How many times the steps of a start's ended runs its runs out of fuel must have cost
+/// before it gives up ([`StartCost::stuck`]).
+const STUCK_RATIO: u64 = 16;
+
+/// What one start's evaluations cost. A start whose neighbourhood is mostly loops that
+/// outlast the fuel (NaN or infinite intermediates whose iterations never converge) spends
+/// nearly all its time on runs that each score as the worst; it gives up, and the time
+/// goes to the next start.
+#[derive(Clone, Copy, Debug, Default)]
+struct StartCost {
+    runs_out_of_fuel: u32,
+    steps_out_of_fuel: u64,
+    steps_ended: u64,
+}
+
+impl StartCost {
+    /// Counts one evaluation's run.
+    fn record(&mut self, steps: u64, out_of_fuel: bool) {
+        if out_of_fuel {
+            self.runs_out_of_fuel += 1;
+            self.steps_out_of_fuel += steps;
+        } else {
+            self.steps_ended += steps;
+        }
+    }
+
+    /// Whether [`STUCK_RUNS`] runs ran out of fuel and cost more than [`STUCK_RATIO`]
+    /// times the steps of the runs that ended.
+    fn stuck(&self) -> bool {
+        self.runs_out_of_fuel >= STUCK_RUNS
+            && self.steps_out_of_fuel > STUCK_RATIO.saturating_mul(self.steps_ended)
     }
 }
 
@@ -519,6 +566,11 @@ struct Search<'m, 's, E> {
     /// input: line searches come back to their best points, and each visit would
     /// spend a long run.
     closing_memo: HashMap<Vec<u64>, f64>,
+    /// What the current start's evaluations cost.
+    start_cost: StartCost,
+    /// Raised when the current start is stuck ([`StartCost::stuck`]); its minimizers
+    /// then stop with [`StopReason::GaveUp`].
+    give_up: Rc<Cell<bool>>,
     /// Tests kept for new pairs of consecutive sides alone ([`crate::pairs`]), appended
     /// to `tests` when the run ends, so the searches (which start from tests) run as
     /// they would without them.
@@ -632,6 +684,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             closing_interp: None,
             closing_budget: ClosingBudget::default(),
             closing_memo: HashMap::new(),
+            start_cost: StartCost::default(),
+            give_up: Rc::new(Cell::new(false)),
             pair_tests: Vec::new(),
             pair_cap,
             findings,
@@ -791,6 +845,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             rng.set_stream(u64::from(start));
             self.closing_budget = ClosingBudget::default();
             self.closing_memo.clear();
+            self.start_cost = StartCost::default();
+            self.give_up.set(false);
             let mut space = spaces[start as usize % spaces.len()];
             let aim = if config.targeted && start % 2 == 1 && from_witness.is_none() {
                 let mut cursor = self.target_cursor;
@@ -827,15 +883,18 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 .with_abs_step(abs_step);
             let budget = self.budget(deadline);
             let integer = self.plan.integer_coordinates();
+            let give_up = Rc::clone(&self.give_up);
             let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), space, budget)
-                .with_integer_coordinates(integer.clone());
+                .with_integer_coordinates(integer.clone())
+                .with_give_up(Rc::clone(&give_up));
             let coords = ev.encode(&point);
             let result = basinhopping(&mut ev, &coords, &hopping, &mut rng);
             let mut outcome = ev.finish(result);
             if outcome.reason == StopReason::Converged && config.ulp_refine {
                 let budget = self.budget(deadline);
                 let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), Space::Real, budget)
-                    .with_integer_coordinates(integer);
+                    .with_integer_coordinates(integer)
+                    .with_give_up(give_up);
                 let result = avm(&mut ev, &outcome.best_input, &AvmConfig::default());
                 outcome = ev.finish(result.map(|_| ()));
             }
@@ -858,7 +917,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 StopReason::TargetReached => from_witness = Some(outcome.best_input),
                 StopReason::EvalLimit => return Ok(Some(CoverStop::EvalLimit)),
                 StopReason::TimeLimit => return Ok(Some(CoverStop::TimeLimit)),
-                StopReason::Converged => {}
+                StopReason::Converged | StopReason::GaveUp => {}
             }
         }
         Ok(None)
@@ -1198,12 +1257,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         }
         self.closing_budget.search_steps += run.steps;
         let closing = closing && self.closing_budget.allows();
-        let outcome = if closing {
+        let (outcome, steps) = if closing {
             match self.run_closing(&args) {
                 Ok(closing_run) => {
                     self.closing_budget.closing_steps += closing_run.steps;
                     self.closing_budget.exhausted |= out_of_fuel_outcome(&closing_run.outcome);
-                    closing_run.outcome
+                    (closing_run.outcome, closing_run.steps)
                 }
                 Err(err) => {
                     self.error = Some(err);
@@ -1211,8 +1270,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 }
             }
         } else {
-            run.outcome
+            (run.outcome, run.steps)
         };
+        self.start_cost.record(steps, out_of_fuel_outcome(&outcome));
+        if self.start_cost.stuck() {
+            self.give_up.set(true);
+        }
         let observer = match (&self.closing_interp, closing) {
             (Some(interp), true) => interp.observer(),
             _ => self.interp.observer(),
@@ -1603,6 +1666,30 @@ mod tests {
         assert!(at(&[-40.0, 1.5]) < at(&[-4e9, 1.5]));
         assert!(at(&[f64::INFINITY]).is_finite());
         assert_eq!(at(&[0.0, 0.0]), 3.0 * OUT_OF_FUEL);
+    }
+
+    #[test]
+    fn a_start_is_stuck_only_when_many_runs_out_of_fuel_outweigh_the_ended_ones() {
+        let fuel = 100_000;
+        let mut nan_loops = StartCost::default();
+        for _ in 0..STUCK_RUNS - 1 {
+            nan_loops.record(fuel, true);
+            nan_loops.record(125, false);
+        }
+        assert!(!nan_loops.stuck(), "fewer than STUCK_RUNS runs out of fuel");
+        nan_loops.record(fuel, true);
+        assert!(nan_loops.stuck());
+
+        let mut long_loops = StartCost::default();
+        for _ in 0..4 * STUCK_RUNS {
+            long_loops.record(fuel, true);
+            long_loops.record(fuel / 2, false);
+            long_loops.record(fuel / 2, false);
+        }
+        assert!(
+            !long_loops.stuck(),
+            "runs that end cost as much as those out of fuel"
+        );
     }
 
     #[test]

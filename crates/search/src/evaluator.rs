@@ -10,8 +10,14 @@
 //! minimizers size their steps on them apart from the real coordinates
 //! ([`Evaluator::step_scale`]), so a large double does not throw a small order across
 //! its whole range.
+//!
+//! The objective may also end a search that is not worth its budget by raising the
+//! signal given to [`Evaluator::with_give_up`]: the search then stops with
+//! [`StopReason::GaveUp`] after that evaluation.
 
 use crate::space::Space;
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Limits of one search.
@@ -67,6 +73,8 @@ pub enum StopReason {
     TimeLimit,
     /// The minimizer ran to completion without reaching the target.
     Converged,
+    /// The objective raised the give-up signal ([`Evaluator::with_give_up`]).
+    GaveUp,
 }
 
 /// Signal that the search must end now.
@@ -97,6 +105,8 @@ pub struct Evaluator<F> {
     scratch: Vec<f64>,
     /// Which coordinates are integers (empty: none).
     integer: Vec<bool>,
+    /// Raised by the objective to end the search ([`Evaluator::with_give_up`]).
+    give_up: Option<Rc<Cell<bool>>>,
 }
 
 impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
@@ -111,7 +121,15 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
             best_value: f64::INFINITY,
             scratch: Vec::new(),
             integer: Vec::new(),
+            give_up: None,
         }
+    }
+
+    /// Ends the search with [`StopReason::GaveUp`] after any evaluation that leaves
+    /// `signal` raised (the objective holds a clone and raises it).
+    pub fn with_give_up(mut self, signal: Rc<Cell<bool>>) -> Self {
+        self.give_up = Some(signal);
+        self
     }
 
     /// Marks the coordinates whose `integer` entry is true as integers (see the module
@@ -196,6 +214,9 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
         if value <= self.budget.target {
             return Err(Stop(StopReason::TargetReached));
         }
+        if self.give_up.as_ref().is_some_and(|signal| signal.get()) {
+            return Err(Stop(StopReason::GaveUp));
+        }
         Ok(value)
     }
 
@@ -239,6 +260,24 @@ mod tests {
         assert!(ev.eval(&[0.0]).is_ok());
         assert!(ev.eval(&[0.0]).is_ok());
         assert_eq!(ev.eval(&[0.0]), Err(Stop(StopReason::EvalLimit)));
+    }
+
+    #[test]
+    fn gives_up_after_the_evaluation_that_raises_the_signal_keeping_the_best() {
+        let signal = Rc::new(Cell::new(false));
+        let raised = Rc::clone(&signal);
+        let objective = move |x: &[f64]| {
+            raised.set(x[0] > 5.0);
+            x[0]
+        };
+        let mut ev = Evaluator::new(objective, Space::Real, Budget::default()).with_give_up(signal);
+        assert_eq!(ev.eval(&[2.0]), Ok(2.0));
+        assert_eq!(ev.eval(&[4.0]), Ok(4.0));
+        assert_eq!(ev.eval(&[6.0]), Err(Stop(StopReason::GaveUp)));
+        let out = ev.finish(Err(Stop(StopReason::GaveUp)));
+        assert_eq!(out.reason, StopReason::GaveUp);
+        assert_eq!(out.best_input, vec![2.0]);
+        assert_eq!(out.evals, 3);
     }
 
     #[test]
