@@ -270,7 +270,7 @@ impl<'m> CoverageOut<'m> {
 
     /// Keeps the fewest tests that take every side a test covers and show every operand
     /// relation and pair of consecutive sides a test shows (and the tests a side names as
-    /// its closest); rewrites `inputs.txt` with them and returns `sides` with
+    /// its closest, and the first test when no test takes a side); rewrites `inputs.txt` with them and returns `sides` with
     /// their witnesses renumbered.
     fn minimize_tests(&mut self, sides: &[SideReport]) -> Result<Vec<SideReport>, ReportError> {
         let coords: Vec<Vec<u64>> = self.tests.iter().map(|t| t.coords.clone()).collect();
@@ -295,6 +295,10 @@ impl<'m> CoverageOut<'m> {
                 }
                 _ => {}
             }
+        }
+        if wanted.is_empty() && !self.tests.is_empty() {
+            // No test takes a side: the first one is kept, so the function still runs.
+            required.insert(0);
         }
         let kept = greedy_cover(&takes, &wanted, &required);
         if kept.len() == self.tests.len() {

@@ -502,3 +502,35 @@ fn open_sides_end_proved_or_open_by_reason() {
     assert!(summary.contains("infeasible (bit-precise)"), "{summary}");
     assert!(summary.contains("open: libm call"), "{summary}");
 }
+
+#[test]
+fn a_function_without_branches_gets_one_test_that_runs_its_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy();
+    let fixture = crate::common::fixture("cover", "branch_free.c");
+    let run = fpforge(&[
+        "cover", &fixture, "-f", "affine", "--evals", "100", "--out", &out,
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let coverage = json(&dir.path().join("coverage.json"));
+    assert_eq!(coverage["sides"], 0);
+    assert_eq!(coverage["tests"], 1, "{coverage}");
+    let inputs = std::fs::read_to_string(dir.path().join("inputs.txt")).unwrap();
+    assert_eq!(inputs.lines().count(), 1, "{inputs}");
+    let lcov = std::fs::read_to_string(dir.path().join("coverage.lcov")).unwrap();
+    let count = |key: &str| -> u64 {
+        let line = lcov.lines().find(|l| l.starts_with(key)).expect(key);
+        line[key.len()..].parse().unwrap()
+    };
+    assert!(count("LF:") >= 2, "{lcov}");
+    assert_eq!(
+        count("LH:"),
+        count("LF:"),
+        "every line of the body runs: {lcov}"
+    );
+}
