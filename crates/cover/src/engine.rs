@@ -44,8 +44,8 @@
 //! A start can still wander where most neighbours loop past the fuel (an infinite or NaN
 //! intermediate that an iteration never converges on): each such run costs the whole
 //! fuel and scores as the worst, so one start could take a short run's whole budget. A
-//! start gives up once its runs out of fuel number [`STUCK_RUNS`] and cost more than
-//! [`STUCK_RATIO`] times the steps of its runs that ended ([`StartCost`]); the next start
+//! start gives up once its runs out of fuel number `STUCK_RUNS` and cost more than
+//! `STUCK_RATIO` times the steps of its runs that ended (`StartCost`); the next start
 //! takes over. Steps, not time, decide, so runs stay deterministic.
 //!
 //! With [`CoverConfig::levels`] the objective ranks runs first by how many unsaturated
