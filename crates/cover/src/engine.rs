@@ -243,27 +243,6 @@ const PATIENT_RERUNS: u32 = 16;
 /// GSL's iteration caps (10 000 iterations of a few dozen steps each).
 const CLOSING_PATIENCE: u64 = 10;
 
-/// What one start may spend on evaluations with [`CLOSING_PATIENCE`]: as many steps as
-/// its other evaluations took, so they at most double its cost, and none after one of
-/// them ran out of that fuel too (a loop that does not end, rather than one that runs
-/// to its cap).
-#[derive(Clone, Copy, Debug, Default)]
-struct ClosingBudget {
-    /// Steps of the start's runs with the search's fuel.
-    search_steps: u64,
-    /// Steps of its runs with [`CLOSING_PATIENCE`] times that.
-    closing_steps: u64,
-    /// Whether one of those ran out of fuel.
-    exhausted: bool,
-}
-
-impl ClosingBudget {
-    /// Whether the start may make one more evaluation with [`CLOSING_PATIENCE`].
-    fn allows(&self) -> bool {
-        !self.exhausted && self.closing_steps <= self.search_steps
-    }
-}
-
 /// How many of a start's evaluations must have run out of fuel before it may give up
 /// ([`StartCost::stuck`]).
 const STUCK_RUNS: u32 = 32;
@@ -272,19 +251,44 @@ const STUCK_RUNS: u32 = 32;
 /// before it gives up ([`StartCost::stuck`]).
 const STUCK_RATIO: u64 = 16;
 
-/// What one start's evaluations cost. A start whose neighbourhood is mostly loops that
-/// outlast the fuel (NaN or infinite intermediates whose iterations never converge) spends
-/// nearly all its time on runs that each score as the worst; it gives up, and the time
-/// goes to the next start.
+/// What one start's evaluations cost, for two limits:
+/// - evaluations with [`CLOSING_PATIENCE`] may take as many steps as its other
+///   evaluations took, so they at most double its cost, and none after one of them ran
+///   out of that fuel too (a loop that does not end, rather than one that runs to its
+///   cap);
+/// - a start whose neighbourhood is mostly loops that outlast the fuel (NaN or infinite
+///   intermediates whose iterations never converge) spends nearly all its time on runs
+///   that each score as the worst; it gives up ([`StartCost::stuck`]), and the time goes
+///   to the next start.
 #[derive(Clone, Copy, Debug, Default)]
 struct StartCost {
+    /// Steps of the start's runs with the search's fuel.
+    search_steps: u64,
+    /// Steps of its runs with [`CLOSING_PATIENCE`] times that.
+    closing_steps: u64,
+    /// Whether one of those ran out of fuel.
+    closing_exhausted: bool,
+    /// Evaluations whose run (the longer one, when there were two) ran out of fuel.
     runs_out_of_fuel: u32,
+    /// The steps of those runs.
     steps_out_of_fuel: u64,
+    /// The steps of the evaluations' runs that ended.
     steps_ended: u64,
 }
 
 impl StartCost {
-    /// Counts one evaluation's run.
+    /// Whether the start may make one more evaluation with [`CLOSING_PATIENCE`].
+    fn allows_closing(&self) -> bool {
+        !self.closing_exhausted && self.closing_steps <= self.search_steps
+    }
+
+    /// Counts a run with [`CLOSING_PATIENCE`] times the fuel.
+    fn record_closing(&mut self, steps: u64, out_of_fuel: bool) {
+        self.closing_steps += steps;
+        self.closing_exhausted |= out_of_fuel;
+    }
+
+    /// Counts the run that scores one evaluation.
     fn record(&mut self, steps: u64, out_of_fuel: bool) {
         if out_of_fuel {
             self.runs_out_of_fuel += 1;
@@ -563,8 +567,6 @@ struct Search<'m, 's, E> {
     /// run out of fuel that was closing in on its target, made on first use
     /// ([`Search::run_closing`]).
     closing_interp: Option<Interpreter<'m, Concrete, Penalty<'s>>>,
-    /// What the current start may still spend on evaluations with [`CLOSING_PATIENCE`].
-    closing_budget: ClosingBudget,
     /// The values of the current start's evaluations with [`CLOSING_PATIENCE`], by
     /// input: line searches come back to their best points, and each visit would
     /// spend a long run.
@@ -685,7 +687,6 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             tests: Vec::new(),
             tracers: [None, None, None],
             closing_interp: None,
-            closing_budget: ClosingBudget::default(),
             closing_memo: HashMap::new(),
             start_cost: StartCost::default(),
             give_up: Rc::new(Cell::new(false)),
@@ -846,7 +847,6 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
             let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
             rng.set_stream(u64::from(start));
-            self.closing_budget = ClosingBudget::default();
             self.closing_memo.clear();
             self.start_cost = StartCost::default();
             self.give_up.set(false);
@@ -1258,13 +1258,15 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         if let Some(&value) = self.closing_memo.get(&bits).filter(|_| closing) {
             return value;
         }
-        self.closing_budget.search_steps += run.steps;
-        let closing = closing && self.closing_budget.allows();
+        self.start_cost.search_steps += run.steps;
+        let closing = closing && self.start_cost.allows_closing();
         let (outcome, steps) = if closing {
             match self.run_closing(&args) {
                 Ok(closing_run) => {
-                    self.closing_budget.closing_steps += closing_run.steps;
-                    self.closing_budget.exhausted |= out_of_fuel_outcome(&closing_run.outcome);
+                    self.start_cost.record_closing(
+                        closing_run.steps,
+                        out_of_fuel_outcome(&closing_run.outcome),
+                    );
                     (closing_run.outcome, closing_run.steps)
                 }
                 Err(err) => {
