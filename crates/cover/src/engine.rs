@@ -1496,17 +1496,22 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
             return Ok(false);
         }
+        self.interp.observer_mut().pairs.learn(fresh_pairs);
+        self.keep_test(test, &new);
+        Ok(true)
+    }
+
+    /// Keeps `test` as the witness of the sides `new` its run covered first.
+    fn keep_test(&mut self, test: Test, new: &[u32]) {
         let index = self.tests.len();
         self.kept.push(test.coords.clone());
         self.tests.push(test);
-        self.interp.observer_mut().pairs.learn(fresh_pairs);
-        let new_sides = self.credit(&new, Witness::Test(index));
+        let new_sides = self.credit(new, Witness::Test(index));
         (self.on_event)(&CoverEvent::Test {
             index,
             test: &self.tests[index],
             new_sides: &new_sides,
         });
-        Ok(true)
     }
 
     /// A function with nothing to search for (no branch side, or none open) ends before
@@ -1528,17 +1533,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 self.confirm_finding(&trap, test.coords)?;
             }
             Outcome::Trapped(_) => {}
-            Outcome::Returned(_) | Outcome::Threw(_) => {
-                let index = self.tests.len();
-                self.kept.push(test.coords.clone());
-                self.tests.push(test);
-                let new_sides = self.credit(&new, Witness::Test(index));
-                (self.on_event)(&CoverEvent::Test {
-                    index,
-                    test: &self.tests[index],
-                    new_sides: &new_sides,
-                });
-            }
+            Outcome::Returned(_) | Outcome::Threw(_) => self.keep_test(test, &new),
         }
         Ok(())
     }

@@ -270,8 +270,8 @@ impl<'m> CoverageOut<'m> {
 
     /// Keeps the fewest tests that take every side a test covers and show every operand
     /// relation and pair of consecutive sides a test shows (and the tests a side names as
-    /// its closest, and the first test when no test takes a side); rewrites `inputs.txt` with them and returns `sides` with
-    /// their witnesses renumbered.
+    /// its closest, and the first test when no test takes a side); rewrites `inputs.txt`
+    /// with them and returns `sides` with their witnesses renumbered.
     fn minimize_tests(&mut self, sides: &[SideReport]) -> Result<Vec<SideReport>, ReportError> {
         let coords: Vec<Vec<u64>> = self.tests.iter().map(|t| t.coords.clone()).collect();
         let tracked: Vec<Side> = sides.iter().map(|r| r.side).collect();
