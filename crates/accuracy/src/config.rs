@@ -3,9 +3,6 @@
 
 use crate::oracle::OracleChoice;
 use fpforge_spec::{ArgSpec, OutArgSpec};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use std::time::Duration;
 
 /// How candidates are generated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,14 +59,11 @@ impl Sampling {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AccuracyConfig {
-    /// Seed of every random choice (default 0). With an evaluation limit instead of a
-    /// time limit the same seed gives the same report.
+    /// Seed of every random choice (default 0). With an evaluation budget instead of a
+    /// time limit the same seed gives the same report. (The run's evaluations, time and
+    /// interrupt are its [`fpforge_search::Budget`]; the search stops at 95 % of the
+    /// time, leaving the rest to re-measure the reported inputs.)
     pub seed: u64,
-    /// Wall-clock budget of the whole run (default 10 s): the search stops at 95 % of
-    /// it, leaving the rest to re-measure the reported inputs.
-    pub time_limit: Option<Duration>,
-    /// Candidate evaluations at most (default: unlimited).
-    pub max_evals: Option<u64>,
     /// MPFR precision of the reference in bits (default 128).
     pub precision: u32,
     /// Precision in bits at which every input that enters the kept worst inputs is
@@ -102,16 +96,12 @@ pub struct AccuracyConfig {
     /// Output arrays (`--out-arg`): when given, the error is measured on them (maximum
     /// over elements) instead of on the return value (default: none).
     pub out_args: Vec<OutArgSpec>,
-    /// Set by the caller (e.g. on Ctrl-C) to end the run early (default: none).
-    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for AccuracyConfig {
     fn default() -> Self {
         AccuracyConfig {
             seed: 0,
-            time_limit: Some(Duration::from_secs(10)),
-            max_evals: None,
             precision: 128,
             verify_precision: Some(2200),
             oracle: OracleChoice::Auto,
@@ -124,7 +114,6 @@ impl Default for AccuracyConfig {
             fuel: 20_000_000,
             args: Vec::new(),
             out_args: Vec::new(),
-            interrupt: None,
         }
     }
 }
@@ -133,16 +122,6 @@ impl AccuracyConfig {
     /// Sets [`AccuracyConfig::seed`].
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
-        self
-    }
-    /// Sets [`AccuracyConfig::time_limit`].
-    pub fn with_time_limit(mut self, limit: Option<Duration>) -> Self {
-        self.time_limit = limit;
-        self
-    }
-    /// Sets [`AccuracyConfig::max_evals`].
-    pub fn with_max_evals(mut self, evals: Option<u64>) -> Self {
-        self.max_evals = evals;
         self
     }
     /// Sets [`AccuracyConfig::precision`].
@@ -198,11 +177,6 @@ impl AccuracyConfig {
     /// Sets [`AccuracyConfig::out_args`].
     pub fn with_out_args(mut self, outs: Vec<OutArgSpec>) -> Self {
         self.out_args = outs;
-        self
-    }
-    /// Sets [`AccuracyConfig::interrupt`].
-    pub fn with_interrupt(mut self, flag: Option<Arc<AtomicBool>>) -> Self {
-        self.interrupt = flag;
         self
     }
 }

@@ -48,39 +48,17 @@ use crate::oracle::Oracle;
 use crate::special::{classify, SpecialKind, SpecialValue};
 use crate::targets::{Target, Targets};
 use crate::zeros::{bisect, sweep, Bracket, Sample, Signal, Singularity, SingularityKind};
+use fpforge_engine::{Ended, Engine, EngineKind, Event, Progress};
 use fpforge_exec::finding::FindingLog;
 use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, FpFormat};
-use fpforge_search::{avm, AvmConfig, Budget, Evaluator, Space};
-use fpforge_spec::plan::{InputPlan, Test};
+use fpforge_search::{avm, AvmConfig, Budget, Clock, Evaluator, Limits, Space, Stop};
+use fpforge_spec::plan::Test;
 use fpforge_spec::InputSpec;
 use fpir::{FloatTy, Func, Module, OpSite, Type};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
-use std::fmt;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-/// Why a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// The time limit passed.
-    TimeLimit,
-    /// The evaluation budget is spent.
-    EvalLimit,
-    /// The caller's interrupt flag was set.
-    Interrupted,
-}
-
-impl fmt::Display for StopReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            StopReason::TimeLimit => "time limit",
-            StopReason::EvalLimit => "evaluation limit",
-            StopReason::Interrupted => "interrupted",
-        })
-    }
-}
 
 /// A check target and whether the run covered it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,7 +108,7 @@ pub struct AccuracyReport {
     /// Wall-clock time spent.
     pub elapsed: Duration,
     /// Why it ended.
-    pub stop: StopReason,
+    pub stop: Stop,
     /// How candidates were generated.
     pub strategy: Strategy,
     /// Zeros and poles located, in the order found.
@@ -238,23 +216,46 @@ impl AccuracyReport {
     }
 }
 
-/// What the engine reports while it runs.
+impl Ended for AccuracyReport {
+    fn stop(&self) -> Stop {
+        self.stop
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+}
+
+impl Engine for AccuracyConfig {
+    const KIND: EngineKind = EngineKind::Accuracy;
+    type Detail<'a> = AccuracyNews<'a>;
+    type Report = AccuracyReport;
+    type Error = AccuracyError;
+
+    fn run(
+        &self,
+        module: &Module,
+        func: Func,
+        budget: &Budget,
+        events: &mut dyn FnMut(&AccuracyEvent<'_>),
+    ) -> Result<AccuracyReport, AccuracyError> {
+        accuracy_with(module, func, self, budget, events)
+    }
+}
+
+/// What the engine reports while it runs: each crash or hang (kept apart from the
+/// error findings, with no sides), progress, and its own [`AccuracyNews`].
+pub type AccuracyEvent<'a> = Event<'a, AccuracyNews<'a>>;
+
+/// Accuracy's news beside the shared events.
 #[derive(Debug)]
-pub enum AccuracyEvent<'a> {
+pub enum AccuracyNews<'a> {
     /// The search starts.
     Started {
-        /// The input plan (for writing inputs).
-        plan: &'a InputPlan,
         /// What every candidate is measured against.
         oracle: &'a Oracle,
         /// The check targets.
         targets: &'a [Target],
-    },
-    /// An input on which the function crashes or hangs, new by its kind and place
-    /// (minimized; kept apart from the error findings).
-    Crash {
-        /// It.
-        finding: &'a fpforge_exec::Finding,
     },
     /// A new worst input.
     NewWorst {
@@ -263,17 +264,6 @@ pub enum AccuracyEvent<'a> {
         /// Evaluations so far.
         evals: u64,
     },
-    /// Periodic progress.
-    Progress {
-        /// Evaluations so far.
-        evals: u64,
-        /// Largest relative error so far.
-        best_rel: f64,
-        /// Targets covered so far.
-        covered: usize,
-        /// Time since the start.
-        elapsed: Duration,
-    },
 }
 
 /// Runs the search on `func` and returns the report.
@@ -281,8 +271,9 @@ pub fn accuracy(
     module: &Module,
     func: Func,
     config: &AccuracyConfig,
+    budget: &Budget,
 ) -> Result<AccuracyReport, AccuracyError> {
-    accuracy_with(module, func, config, |_| {})
+    accuracy_with(module, func, config, budget, |_| {})
 }
 
 /// One input measured again by [`check_input`].
@@ -330,18 +321,20 @@ pub fn accuracy_with(
     module: &Module,
     func: Func,
     config: &AccuracyConfig,
+    budget: &Budget,
     mut on_event: impl FnMut(&AccuracyEvent<'_>),
 ) -> Result<AccuracyReport, AccuracyError> {
-    let start = Instant::now();
+    let clock = budget.start();
+    let start = clock.started();
     let funcs = module.reachable_funcs(func);
     let targets = Targets::select(module, &funcs, &config.sites);
     let measurer = Measurer::new(module, func, config, targets.clone())?;
     let crashes = FindingLog::new(module, func, measurer.exec_config().clone());
-    on_event(&AccuracyEvent::Started {
-        plan: measurer.plan(),
+    on_event(&AccuracyEvent::Started { sides: &[] });
+    on_event(&AccuracyEvent::Detail(AccuracyNews::Started {
         oracle: measurer.oracle(),
         targets: &targets.list,
-    });
+    }));
     let zeros = ZeroSearch::new(measurer.oracle());
     let mut state = State {
         measurer,
@@ -353,9 +346,10 @@ pub fn accuracy_with(
         distances: vec![None; targets.len()],
         evals: 0,
         start,
-        deadline: config
+        deadline: budget
             .time_limit
             .map(|t| start + t.mul_f64(SEARCH_SHARE_OF_TIME)),
+        clock: &clock,
         last_progress: start,
         stop: None,
         crashes,
@@ -374,7 +368,7 @@ pub fn accuracy_with(
         }
         Strategy::Search => search(&mut state, &mut rng),
     }
-    let stop = state.stop.unwrap_or(StopReason::EvalLimit);
+    let stop = state.stop.unwrap_or(Stop::EvalLimit);
     let evals = state.evals;
     let crashes = std::mem::take(&mut state.crashes.list);
     let kept: Vec<Test> = state.top.iter().map(|(f, _)| f.test.clone()).collect();
@@ -468,8 +462,10 @@ struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
     evals: u64,
     start: Instant,
     deadline: Option<Instant>,
+    /// The run's budget being spent: its evaluation cap and interrupt.
+    clock: &'c Clock,
     last_progress: Instant,
-    stop: Option<StopReason>,
+    stop: Option<Stop>,
     crashes: FindingLog<'m>,
     on_event: &'e mut E,
     zeros: ZeroSearch,
@@ -580,19 +576,14 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         if self.stop.is_some() {
             return false;
         }
-        if self.config.max_evals.is_some_and(|m| self.evals >= m) {
-            self.stop = Some(StopReason::EvalLimit);
+        if self.clock.eval_cap().is_some_and(|m| self.evals >= m) {
+            self.stop = Some(Stop::EvalLimit);
         } else if self.evals.is_multiple_of(16)
             && self.deadline.is_some_and(|d| Instant::now() >= d)
         {
-            self.stop = Some(StopReason::TimeLimit);
-        } else if self
-            .config
-            .interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
-        {
-            self.stop = Some(StopReason::Interrupted);
+            self.stop = Some(Stop::TimeLimit);
+        } else if self.clock.interrupted() {
+            self.stop = Some(Stop::Interrupted);
         }
         self.stop.is_none()
     }
@@ -604,15 +595,17 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         };
         let spec = self.measurer.plan().spec();
         if let Ok(Some(index)) = self.crashes.add(spec, &trap, test.coords.clone()) {
-            (self.on_event)(&AccuracyEvent::Crash {
+            (self.on_event)(&AccuracyEvent::Finding {
+                index,
                 finding: &self.crashes.list[index],
+                new_sides: &[],
             });
         }
     }
 
     fn remaining_evals(&self) -> u64 {
-        self.config
-            .max_evals
+        self.clock
+            .eval_cap()
             .map_or(u64::MAX, |m| m.saturating_sub(self.evals))
     }
 
@@ -623,7 +616,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         if !self.measurer.measures_one_value() {
             return 0;
         }
-        match self.config.max_evals {
+        match self.clock.eval_cap() {
             Some(budget) => budget / ZERO_SHARE,
             None => (self.evals / ZERO_SHARE).max(self.zeros.least_allowance),
         }
@@ -738,12 +731,13 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         }
         if self.last_progress.elapsed() >= Duration::from_millis(250) {
             self.last_progress = Instant::now();
-            let event = AccuracyEvent::Progress {
+            let event = AccuracyEvent::Progress(Progress {
                 evals: self.evals,
-                best_rel: self.best_rel(),
-                covered: self.covered(),
                 elapsed: self.start.elapsed(),
-            };
+                settled: self.covered(),
+                total: self.distances.len(),
+                worst_error: Some(self.best_rel()),
+            });
             (self.on_event)(&event);
         }
         value
@@ -829,10 +823,10 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         self.top.insert(pos, (f, point.to_vec()));
         self.top.truncate(k);
         if pos == 0 {
-            let event = AccuracyEvent::NewWorst {
+            let event = AccuracyEvent::Detail(AccuracyNews::NewWorst {
                 finding: &self.top[0].0,
                 evals: self.evals,
-            };
+            });
             (self.on_event)(&event);
         }
     }
@@ -938,7 +932,7 @@ fn search<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, rng: &
         // Nothing to search: one evaluation is the whole story.
         while state.running() {
             state.eval_point(&[], Goal::Error);
-            state.stop = Some(StopReason::EvalLimit);
+            state.stop = Some(Stop::EvalLimit);
         }
         return;
     }
@@ -1098,7 +1092,7 @@ fn avm_round<E: FnMut(&AccuracyEvent<'_>)>(
     goal: Goal,
     limit: u64,
 ) -> Option<Vec<f64>> {
-    let mut budget = Budget::default()
+    let mut budget = Limits::default()
         .with_eval_limit(limit)
         .with_target(f64::NEG_INFINITY);
     if let Some(d) = state.deadline {

@@ -31,8 +31,10 @@
 //!
 //! ```no_run
 //! use fpforge_accuracy::{accuracy, AccuracyConfig};
+//! use fpforge_engine::Budget;
 //! # fn demo(module: &fpir::Module, f: fpir::Func) -> Result<(), fpforge_accuracy::AccuracyError> {
-//! let report = accuracy(module, f, &AccuracyConfig::default().with_seed(1))?;
+//! let budget = Budget::default().with_evals(Some(20_000));
+//! let report = accuracy(module, f, &AccuracyConfig::default().with_seed(1), &budget)?;
 //! if let Some(w) = report.worst() {
 //!     println!("relative error {:e} ({} bits lost)", w.error.rel, w.error.bits_lost);
 //! }
@@ -55,8 +57,8 @@ pub mod zeros;
 pub use blame::{Blame, BlameRow};
 pub use config::{AccuracyConfig, Sampling, SiteSelection, Strategy};
 pub use engine::{
-    accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyReport, Checked,
-    CoordInfo, ErrorSample, StopReason, TargetStatus, NEIGHBOUR_ULPS, SAMPLE_SIZE,
+    accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyNews, AccuracyReport,
+    Checked, CoordInfo, ErrorSample, TargetStatus, NEIGHBOUR_ULPS, SAMPLE_SIZE,
 };
 pub use error::AccuracyError;
 pub use fpforge_mpfr::{ErrorMeasure, FloatBits, Format, HighValue, TrueFunction};

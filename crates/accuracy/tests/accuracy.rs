@@ -7,6 +7,7 @@
 use fpforge_accuracy::{
     accuracy, check_input, AccuracyConfig, Check, OutputLoc, SiteSelection, Strategy,
 };
+use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
 use fpforge_spec::{ArgSpec, OutArgSpec};
 use fpir::{Func, Module};
@@ -26,20 +27,21 @@ fn func(name: &str) -> Func {
     module().func_by_name(name).expect("fixture function")
 }
 
-fn sum_config(seed: u64, evals: u64) -> AccuracyConfig {
-    AccuracyConfig::default()
-        .with_seed(seed)
-        .with_time_limit(None)
-        .with_max_evals(Some(evals))
-        .with_args(vec![
-            "a: f64[4] in [-100, 100]".parse::<ArgSpec>().unwrap(),
-            "n = 4".parse().unwrap(),
-        ])
+/// A budget of `n` evaluations and no time limit: a reproducible run.
+fn evals(n: u64) -> Budget {
+    Budget::default().with_evals(Some(n))
+}
+
+fn sum_config(seed: u64) -> AccuracyConfig {
+    AccuracyConfig::default().with_seed(seed).with_args(vec![
+        "a: f64[4] in [-100, 100]".parse::<ArgSpec>().unwrap(),
+        "n = 4".parse().unwrap(),
+    ])
 }
 
 #[test]
 fn naive_sum_is_inaccurate_and_kahan_is_not() {
-    let report = accuracy(module(), func("naive_sum"), &sum_config(1, 3000)).unwrap();
+    let report = accuracy(module(), func("naive_sum"), &sum_config(1), &evals(3000)).unwrap();
     let worst = report.worst().expect("a finding");
     assert!(worst.error.rel >= 0.5, "naive sum: {:?}", worst.error);
     assert_eq!(worst.output, OutputLoc::Return);
@@ -58,17 +60,17 @@ fn naive_sum_is_inaccurate_and_kahan_is_not() {
     // Error-free transformations (Shewchuk's partials) give a faithful sum: at most one
     // ulp, whatever the cancellation. (Kahan's compensated sum is not enough: its
     // compensation term is lost when a later addend cancels the running sum.)
-    let exact = accuracy(module(), func("msum"), &sum_config(1, 3000)).unwrap();
+    let exact = accuracy(module(), func("msum"), &sum_config(1), &evals(3000)).unwrap();
     let e = exact.worst().map_or(0.0, |w| w.error.rel);
     assert!(e <= f64::EPSILON, "msum {e} vs naive {}", worst.error.rel);
-    let kahan = accuracy(module(), func("kahan_sum"), &sum_config(1, 3000)).unwrap();
+    let kahan = accuracy(module(), func("kahan_sum"), &sum_config(1), &evals(3000)).unwrap();
     assert!(kahan.worst().is_some_and(|w| w.error.rel >= 0.5));
 }
 
 #[test]
 fn same_seed_same_report() {
-    let a = accuracy(module(), func("naive_sum"), &sum_config(7, 800)).unwrap();
-    let b = accuracy(module(), func("naive_sum"), &sum_config(7, 800)).unwrap();
+    let a = accuracy(module(), func("naive_sum"), &sum_config(7), &evals(800)).unwrap();
+    let b = accuracy(module(), func("naive_sum"), &sum_config(7), &evals(800)).unwrap();
     let coords = |r: &fpforge_accuracy::AccuracyReport| {
         r.top
             .iter()
@@ -82,13 +84,13 @@ fn same_seed_same_report() {
 
 #[test]
 fn random_strategy_and_recheck_at_256_bits() {
-    let config = sum_config(3, 1500).with_strategy(Strategy::Random);
-    let report = accuracy(module(), func("naive_sum"), &config).unwrap();
+    let config = sum_config(3).with_strategy(Strategy::Random);
+    let report = accuracy(module(), func("naive_sum"), &config, &evals(1500)).unwrap();
     let worst = report.worst().expect("random finds some error");
     let again = check_input(
         module(),
         func("naive_sum"),
-        &sum_config(3, 1).with_precision(256),
+        &sum_config(3).with_precision(256),
         worst.test.coords.clone(),
     )
     .unwrap()
@@ -103,15 +105,13 @@ fn random_strategy_and_recheck_at_256_bits() {
 fn output_arrays_are_measured_per_element() {
     let config = AccuracyConfig::default()
         .with_seed(2)
-        .with_time_limit(None)
-        .with_max_evals(Some(1500))
         .with_args(vec![
             "a: f64[4] in [-100, 100]".parse().unwrap(),
             "n = 4".parse().unwrap(),
         ])
         .with_out_args(vec!["b".parse::<OutArgSpec>().unwrap()])
         .with_sites(SiteSelection::Loops);
-    let report = accuracy(module(), func("prefix_sums"), &config).unwrap();
+    let report = accuracy(module(), func("prefix_sums"), &config, &evals(1500)).unwrap();
     let worst = report.worst().expect("a finding");
     assert!(matches!(worst.output, OutputLoc::Element { param: 1, index } if index >= 1));
     assert!(worst.error.rel >= 0.5, "{:?}", worst.error);
@@ -120,25 +120,25 @@ fn output_arrays_are_measured_per_element() {
 
 #[test]
 fn sites_by_line_and_loops() {
-    let lines = sum_config(1, 50).with_sites(SiteSelection::Lines(vec![("sums.c".into(), 10)]));
-    let report = accuracy(module(), func("naive_sum"), &lines).unwrap();
+    let lines = sum_config(1).with_sites(SiteSelection::Lines(vec![("sums.c".into(), 10)]));
+    let report = accuracy(module(), func("naive_sum"), &lines, &evals(50)).unwrap();
     assert_eq!(report.targets.len(), 2);
-    let none = sum_config(1, 50).with_sites(SiteSelection::Lines(vec![("sums.c".into(), 11)]));
-    assert!(accuracy(module(), func("naive_sum"), &none)
+    let none = sum_config(1).with_sites(SiteSelection::Lines(vec![("sums.c".into(), 11)]));
+    assert!(accuracy(module(), func("naive_sum"), &none, &evals(50))
         .unwrap()
         .targets
         .is_empty());
     // kahan_sum's four add/subs are all in its loop.
-    let loops = sum_config(1, 50).with_sites(SiteSelection::Loops);
+    let loops = sum_config(1).with_sites(SiteSelection::Loops);
     assert_eq!(
-        accuracy(module(), func("kahan_sum"), &loops)
+        accuracy(module(), func("kahan_sum"), &loops, &evals(50))
             .unwrap()
             .targets
             .len(),
         8
     );
     // pairwise_sum recurses instead of looping.
-    assert!(accuracy(module(), func("pairwise_sum"), &loops)
+    assert!(accuracy(module(), func("pairwise_sum"), &loops, &evals(50))
         .unwrap()
         .targets
         .is_empty());
@@ -148,15 +148,11 @@ fn sites_by_line_and_loops() {
 fn a_change_of_path_is_flagged() {
     // `x + y == x` holds in binary64 for tiny y, never in MPFR: the worst error comes
     // from the other branch, and no input has an error on the reference's own path.
-    let config = AccuracyConfig::default()
-        .with_seed(1)
-        .with_time_limit(None)
-        .with_max_evals(Some(600))
-        .with_args(vec![
-            "x in [1, 2]".parse().unwrap(),
-            "y in [-1e-17, 1e-17]".parse().unwrap(),
-        ]);
-    let report = accuracy(module(), func("absorbed"), &config).unwrap();
+    let config = AccuracyConfig::default().with_seed(1).with_args(vec![
+        "x in [1, 2]".parse().unwrap(),
+        "y in [-1e-17, 1e-17]".parse().unwrap(),
+    ]);
+    let report = accuracy(module(), func("absorbed"), &config, &evals(600)).unwrap();
     let worst = report.worst().expect("a finding");
     assert!(worst.diverged);
     assert!(report.worst_same_path.is_none());
@@ -170,14 +166,11 @@ fn a_change_of_path_is_flagged() {
 fn reported_inputs_are_never_neighbours() {
     for (name, seed) in [("naive_sum", 1), ("absorbed", 2), ("roundtrip", 3)] {
         let config = if name == "naive_sum" {
-            sum_config(seed, 6000)
+            sum_config(seed)
         } else {
-            AccuracyConfig::default()
-                .with_seed(seed)
-                .with_time_limit(None)
-                .with_max_evals(Some(6000))
+            AccuracyConfig::default().with_seed(seed)
         };
-        let report = accuracy(module(), func(name), &config).unwrap();
+        let report = accuracy(module(), func(name), &config, &evals(6000)).unwrap();
         let spec = fpforge_spec::InputSpec::for_function(
             module(),
             func(name),

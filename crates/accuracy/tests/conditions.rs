@@ -3,6 +3,7 @@
 //! condition number, recomputed here from the input.
 
 use fpforge_accuracy::{accuracy, AccuracyConfig};
+use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
 use fpforge_spec::ArgSpec;
 use std::path::PathBuf;
@@ -15,10 +16,9 @@ fn the_worst_finding_names_the_cancelling_subtraction() {
     let func = module.func_by_name("one_minus_cos").unwrap();
     let config = AccuracyConfig::default()
         .with_seed(3)
-        .with_time_limit(None)
-        .with_max_evals(Some(3000))
         .with_args(vec!["x in [4, 8]".parse::<ArgSpec>().unwrap()]);
-    let report = accuracy(&module, func, &config).unwrap();
+    let budget = Budget::default().with_evals(Some(3000));
+    let report = accuracy(&module, func, &config, &budget).unwrap();
     let worst = report.worst().expect("finite errors");
     let (site, number) = worst.condition.expect("a condition number");
     let data = module.op_sites.get(site).unwrap();

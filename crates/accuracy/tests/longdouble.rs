@@ -14,6 +14,7 @@
 use fpforge_accuracy::{
     accuracy, AccuracyConfig, ErrorMeasure, Finding, FloatBits, Oracle, SpecialKind, TrueFunction,
 };
+use fpforge_engine::Budget;
 use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome};
 use fpforge_lower::LoadOptions;
 use fpforge_mpfr::{x87, HighPrecision, HighValue, Shadow};
@@ -37,21 +38,22 @@ fn module() -> &'static Module {
     MODULE.get_or_init(|| load("longdouble.c"))
 }
 
+/// A budget of `n` evaluations and no time limit: a reproducible run.
+fn evals(n: u64) -> Budget {
+    Budget::default().with_evals(Some(n))
+}
+
 fn func(name: &str) -> Func {
     module().func_by_name(name).expect("fixture function")
 }
 
 fn config(ranges: &[&str]) -> AccuracyConfig {
-    AccuracyConfig::default()
-        .with_seed(1)
-        .with_time_limit(None)
-        .with_max_evals(Some(2000))
-        .with_args(
-            ranges
-                .iter()
-                .map(|r| r.parse::<ArgSpec>().unwrap())
-                .collect(),
-        )
+    AccuracyConfig::default().with_seed(1).with_args(
+        ranges
+            .iter()
+            .map(|r| r.parse::<ArgSpec>().unwrap())
+            .collect(),
+    )
 }
 
 fn input(f: &Finding, k: usize) -> f64 {
@@ -102,7 +104,13 @@ fn agrees_within_one_percent(error: &ErrorMeasure, (rel, ulps): (f64, f64), at: 
 
 #[test]
 fn extended_cancellation_is_found_and_replayed_in_mpfr() {
-    let report = accuracy(module(), func("ld_cancel"), &config(&["x in [-1, 1]"])).unwrap();
+    let report = accuracy(
+        module(),
+        func("ld_cancel"),
+        &config(&["x in [-1, 1]"]),
+        &evals(2000),
+    )
+    .unwrap();
     let worst = report.worst().expect("a finding");
     assert!(worst.error.rel >= 0.5, "{:?}", worst.error);
     for f in &report.top {
@@ -128,7 +136,13 @@ fn extended_cancellation_is_found_and_replayed_in_mpfr() {
 
 #[test]
 fn naive_expm1_in_long_double_is_measured_against_mpfr() {
-    let report = accuracy(module(), func("ld_expm1"), &config(&["x in [-1, 1]"])).unwrap();
+    let report = accuracy(
+        module(),
+        func("ld_expm1"),
+        &config(&["x in [-1, 1]"]),
+        &evals(2000),
+    )
+    .unwrap();
     let worst = report.worst().expect("a finding");
     assert!(worst.error.ulps >= 1e3, "{:?}", worst.error);
     for f in &report.top {
@@ -155,7 +169,7 @@ fn naive_expm1_in_long_double_is_measured_against_mpfr() {
 #[test]
 fn long_double_accumulator_for_a_double_result_is_accurate() {
     let ranges = ["x in [-1e150, 1e150]", "y in [-1e150, 1e150]"];
-    let report = accuracy(module(), func("ld_hypot"), &config(&ranges)).unwrap();
+    let report = accuracy(module(), func("ld_hypot"), &config(&ranges), &evals(2000)).unwrap();
     let worst = report.worst().expect("a finding");
     assert!(worst.error.ulps <= 0.5 + 1e-3, "{:?}", worst.error);
     assert!(report.evals >= 2000);
@@ -207,7 +221,7 @@ fn shadow_runs_extended_code_as_the_concrete_run_does() {
 #[test]
 fn long_double_result_cancellation_is_measured_in_extended_ulps() {
     let f = func("ldr_cancel");
-    let report = accuracy(module(), f, &config(&["x in [-1, 1]"])).unwrap();
+    let report = accuracy(module(), f, &config(&["x in [-1, 1]"]), &evals(2000)).unwrap();
     let worst = report.worst().expect("a finding");
     assert!(worst.error.rel >= 0.5, "{:?}", worst.error);
     assert!(worst.error.ulps >= 1e18, "{:?}", worst.error);
@@ -228,7 +242,7 @@ fn long_double_result_cancellation_is_measured_in_extended_ulps() {
 #[test]
 fn naive_series_returning_long_double_agrees_with_mpfr() {
     let f = func("ldr_exp_series");
-    let report = accuracy(module(), f, &config(&["x in [-10, 0]"])).unwrap();
+    let report = accuracy(module(), f, &config(&["x in [-10, 0]"]), &evals(2000)).unwrap();
     let worst = report.worst().expect("a finding");
     assert!(worst.error.ulps >= 1e6, "{:?}", worst.error);
     for f in &report.top {
@@ -252,7 +266,7 @@ fn naive_series_returning_long_double_agrees_with_mpfr() {
 #[test]
 fn accurate_long_double_result_is_reported_accurate() {
     let ranges = ["a in [-1e300, 1e300]", "b in [-1e300, 1e300]"];
-    let report = accuracy(module(), func("ldr_mean"), &config(&ranges)).unwrap();
+    let report = accuracy(module(), func("ldr_mean"), &config(&ranges), &evals(2000)).unwrap();
     let worst = report.worst().expect("a finding");
     assert!(worst.error.ulps <= 0.5 + 1e-3, "{:?}", worst.error);
     assert!(matches!(worst.computed, FloatBits::Extended(_)));
@@ -266,6 +280,7 @@ fn nan_long_double_result_is_a_wrong_special_value() {
         module(),
         func("ldr_logistic"),
         &config(&["x in [-2e4, 2e4]"]),
+        &evals(2000),
     )
     .unwrap();
     let special = report
@@ -289,7 +304,7 @@ fn nan_long_double_result_is_a_wrong_special_value() {
 fn long_double_libm_name_is_measured_against_the_true_function() {
     let module = load("longdouble_libm.c");
     let f = module.func_by_name("expl").unwrap();
-    let report = accuracy(&module, f, &config(&["x in [-10, 10]"])).unwrap();
+    let report = accuracy(&module, f, &config(&["x in [-10, 10]"]), &evals(2000)).unwrap();
     assert!(matches!(
         report.oracle,
         Oracle::TrueFunction(TrueFunction::Math(MathFn::Exp))

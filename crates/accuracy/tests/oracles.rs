@@ -10,6 +10,7 @@ use fpforge_accuracy::{
     accuracy, check_input, neighbours, AccuracyConfig, AccuracyReport, OracleChoice, OracleKind,
     OutputLoc, SpecialKind, TrueFunction,
 };
+use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
 use fpforge_spec::{ArgSpec, InputSpec};
 use fpir::{Func, Module};
@@ -28,6 +29,11 @@ fn module() -> &'static Module {
     })
 }
 
+/// A budget of `n` evaluations and no time limit: a reproducible run.
+fn evals(n: u64) -> Budget {
+    Budget::default().with_evals(Some(n))
+}
+
 fn func(name: &str) -> Func {
     module().func_by_name(name).expect("fixture function")
 }
@@ -35,8 +41,6 @@ fn func(name: &str) -> Func {
 fn config(range: &str, oracle: OracleChoice) -> AccuracyConfig {
     AccuracyConfig::default()
         .with_seed(1)
-        .with_time_limit(None)
-        .with_max_evals(Some(2000))
         .with_oracle(oracle)
         .with_args(vec![range.parse::<ArgSpec>().unwrap()])
 }
@@ -73,14 +77,14 @@ fn check_against(report: &AccuracyReport, truth: fn(f64) -> f64) -> f64 {
 #[test]
 fn the_true_function_sees_what_the_re_execution_cannot() {
     let exp = config("x in [-1, 1]", mpfr("exp"));
-    let report = accuracy(module(), func("exp_taylor3"), &exp).unwrap();
+    let report = accuracy(module(), func("exp_taylor3"), &exp, &evals(2000)).unwrap();
     assert_eq!(report.oracle.kind(), OracleKind::TrueFunction);
     assert_eq!(report.oracle.to_string(), "true function (MPFR exp)");
     let worst = check_against(&report, f64::exp);
     assert!(worst >= 0.05, "{worst:e}");
 
     let reexec = config("x in [-1, 1]", OracleChoice::Auto);
-    let report = accuracy(module(), func("exp_taylor3"), &reexec).unwrap();
+    let report = accuracy(module(), func("exp_taylor3"), &reexec, &evals(2000)).unwrap();
     assert_eq!(report.oracle.kind(), OracleKind::ReExecution);
     assert!(report
         .oracle
@@ -89,7 +93,7 @@ fn the_true_function_sees_what_the_re_execution_cannot() {
     assert!(report.worst().is_some_and(|w| w.error.rel < 1e-14));
 
     let log1p = config("x in [-0.5, 0.5]", mpfr("log1p"));
-    let report = accuracy(module(), func("log1p_series2"), &log1p).unwrap();
+    let report = accuracy(module(), func("log1p_series2"), &log1p, &evals(2000)).unwrap();
     let worst = check_against(&report, f64::ln_1p);
     assert!(worst >= 0.09, "{worst:e}");
 }
@@ -97,14 +101,14 @@ fn the_true_function_sees_what_the_re_execution_cannot() {
 #[test]
 fn auto_takes_the_true_function_by_name() {
     let c = config("x in [-1, 1]", OracleChoice::Auto);
-    let report = accuracy(module(), func("expm1"), &c).unwrap();
+    let report = accuracy(module(), func("expm1"), &c, &evals(2000)).unwrap();
     assert_eq!(report.oracle.to_string(), "true function (MPFR expm1)");
     // exp(x) - 1 cancels near 0: the relative error reaches 1 (computed 0).
     assert!(report.worst().is_some_and(|w| w.error.rel >= 0.5));
     check_against(&report, f64::exp_m1);
     // Overflow to infinity is exp's correctly rounded value, not a wrong special value.
     let wide = config("x in [700, 800]", OracleChoice::Auto);
-    let report = accuracy(module(), func("expm1"), &wide).unwrap();
+    let report = accuracy(module(), func("expm1"), &wide, &evals(2000)).unwrap();
     assert!(
         report.special_values.is_empty(),
         "{:?}",
@@ -114,11 +118,8 @@ fn auto_takes_the_true_function_by_name() {
 
 #[test]
 fn a_gsl_e_function_is_measured_on_its_value_and_nan_comes_first() {
-    let c = AccuracyConfig::default()
-        .with_seed(1)
-        .with_time_limit(None)
-        .with_max_evals(Some(3000));
-    let report = accuracy(module(), func("gsl_sf_bessel_J0_e"), &c).unwrap();
+    let c = AccuracyConfig::default().with_seed(1);
+    let report = accuracy(module(), func("gsl_sf_bessel_J0_e"), &c, &evals(3000)).unwrap();
     assert_eq!(report.oracle.to_string(), "true function (MPFR j0)");
     let first = report
         .special_values
@@ -138,7 +139,7 @@ fn a_gsl_e_function_is_measured_on_its_value_and_nan_comes_first() {
     assert!(worst.error.rel.is_finite() && input(worst).abs() <= 1e10);
     // Re-executed, the result's value is what is measured, never its error estimate.
     let reexec = c.with_oracle(OracleChoice::ReExecution);
-    let report = accuracy(module(), func("gsl_sf_bessel_J0_e"), &reexec).unwrap();
+    let report = accuracy(module(), func("gsl_sf_bessel_J0_e"), &reexec, &evals(3000)).unwrap();
     assert_eq!(report.oracle.kind(), OracleKind::ReExecution);
     let value = OutputLoc::Element { param: 1, index: 0 };
     assert!(report.top.iter().all(|f| f.output == value));
@@ -163,7 +164,7 @@ fn a_pole_is_labeled_and_not_ranked() {
     let between = at(2.5);
     assert_eq!(classify(&between), None);
     assert!(between.error.rel > 1e-4 && between.error.rel < 1e-1);
-    let report = accuracy(module(), func("psi"), &c).unwrap();
+    let report = accuracy(module(), func("psi"), &c, &evals(2000)).unwrap();
     assert!(report.top.iter().all(|f| classify(f).is_none()));
     assert!(report
         .special_values
@@ -178,7 +179,7 @@ fn a_c_reference_agrees_with_mpfr() {
         function: "ref_exp".to_string(),
     };
     let c = config("x in [-1, 1]", reference);
-    let report = accuracy(module(), func("exp_taylor3"), &c).unwrap();
+    let report = accuracy(module(), func("exp_taylor3"), &c, &evals(2000)).unwrap();
     assert_eq!(report.oracle.kind(), OracleKind::CReference);
     assert!(report.oracle.to_string().contains("ref_exp.c:ref_exp"));
     let exp = config("x in [-1, 1]", mpfr("exp"));
@@ -200,8 +201,8 @@ fn a_c_reference_agrees_with_mpfr() {
 /// counted.
 #[test]
 fn reported_inputs_are_diverse_and_folds_are_counted() {
-    let c = config("x in [-1, 1]", mpfr("exp")).with_max_evals(Some(4000));
-    let report = accuracy(module(), func("exp_taylor3"), &c).unwrap();
+    let c = config("x in [-1, 1]", mpfr("exp"));
+    let report = accuracy(module(), func("exp_taylor3"), &c, &evals(4000)).unwrap();
     let spec = InputSpec::for_function(module(), func("exp_taylor3"), &c.args, &[]).unwrap();
     assert_eq!(report.top.len(), c.top_k);
     for (i, a) in report.top.iter().enumerate() {

@@ -6,6 +6,7 @@
 
 use fpforge_accuracy::zeros::{Signal, SingularityKind};
 use fpforge_accuracy::{accuracy, AccuracyConfig, Finding, FloatBits, OracleChoice, TrueFunction};
+use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
 use fpforge_mpfr::Operand;
 use fpforge_spec::ArgSpec;
@@ -22,15 +23,18 @@ fn module() -> &'static Module {
     })
 }
 
+/// A budget of `n` evaluations and no time limit: a reproducible run.
+fn evals(n: u64) -> Budget {
+    Budget::default().with_evals(Some(n))
+}
+
 fn func(name: &str) -> Func {
     module().func_by_name(name).expect("fixture function")
 }
 
-fn config(range: &str, oracle: &str, evals: u64) -> AccuracyConfig {
+fn config(range: &str, oracle: &str) -> AccuracyConfig {
     AccuracyConfig::default()
         .with_seed(7)
-        .with_time_limit(None)
-        .with_max_evals(Some(evals))
         .with_oracle(OracleChoice::Mpfr(
             TrueFunction::from_mpfr_name(oracle).unwrap(),
         ))
@@ -55,7 +59,8 @@ fn the_worst_error_of_a_j0_series_is_found_next_to_its_zero() {
     let report = accuracy(
         module(),
         func("j0_series"),
-        &config("x in [0.5, 4]", "j0", 3000),
+        &config("x in [0.5, 4]", "j0"),
+        &evals(3000),
     )
     .unwrap();
     assert!(report.count(SingularityKind::Zero) >= 1);
@@ -80,7 +85,8 @@ fn a_pole_between_two_doubles_is_a_pole_not_an_error() {
     let report = accuracy(
         module(),
         func("tan_series"),
-        &config("x in [1, 2]", "tan", 3000),
+        &config("x in [1, 2]", "tan"),
+        &evals(3000),
     )
     .unwrap();
     let half_pi = std::f64::consts::FRAC_PI_2;
@@ -109,9 +115,9 @@ fn a_pole_between_two_doubles_is_a_pole_not_an_error() {
 
 #[test]
 fn the_same_seed_gives_the_same_report() {
-    let c = config("x in [0.5, 4]", "j0", 1500);
+    let c = config("x in [0.5, 4]", "j0");
     let summary = || {
-        let r = accuracy(module(), func("j0_series"), &c).unwrap();
+        let r = accuracy(module(), func("j0_series"), &c, &evals(1500)).unwrap();
         let top: Vec<(Vec<u64>, FloatBits)> = r
             .top
             .iter()
@@ -125,8 +131,9 @@ fn the_same_seed_gives_the_same_report() {
 
 #[test]
 fn a_time_limit_sweeps_as_finely_as_an_evaluation_budget() {
-    let located = |c: &AccuracyConfig| {
-        let r = accuracy(module(), func("libm_cos"), c).unwrap();
+    let c = config("x in [1, 1e4]", "cos");
+    let located = |budget: &Budget| {
+        let r = accuracy(module(), func("libm_cos"), &c, budget).unwrap();
         let mut zeros: Vec<(f64, f64)> = r
             .singularities
             .iter()
@@ -136,13 +143,13 @@ fn a_time_limit_sweeps_as_finely_as_an_evaluation_budget() {
         zeros.sort_by(|a, b| a.0.total_cmp(&b.0));
         zeros
     };
-    let budget = config("x in [1, 1e4]", "cos", 3000);
+    let budget = evals(3000);
     let started = std::time::Instant::now();
     let by_budget = located(&budget);
     // Ten times what the whole budget took, so that a loaded machine (a build beside
     // the tests) still has time for the sweep: the sweep is what is compared.
     let limit = std::time::Duration::from_secs(1) + started.elapsed() * 10;
-    let timed = budget.with_max_evals(None).with_time_limit(Some(limit));
+    let timed = Budget::default().with_time_limit(Some(limit));
     let by_time = located(&timed);
     assert!(!by_budget.is_empty());
     let missing: Vec<_> = by_budget.iter().filter(|z| !by_time.contains(z)).collect();

@@ -1,8 +1,8 @@
 //! Ctrl-C as a request to stop: the engines watch a flag and end their run with what they
 //! found, so the output files are completed rather than cut off.
 
+use fpforge_engine::Interrupt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The flag SIGINT sets: the handler may only touch an atomic.
@@ -14,17 +14,17 @@ extern "C" fn note_interrupt(_signal: libc::c_int) {
 
 /// A flag that Ctrl-C sets (through [`INTERRUPTED`], watched by a thread) instead of
 /// killing the process, so the search stops and the output files are completed.
-pub fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
+pub fn interrupt_flag() -> Interrupt {
+    let flag = Interrupt::new();
     let handler = note_interrupt as extern "C" fn(libc::c_int);
     // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
     unsafe {
         libc::signal(libc::SIGINT, handler as libc::sighandler_t);
     }
-    let watched = Arc::clone(&flag);
+    let watched = flag.clone();
     std::thread::spawn(move || loop {
         if INTERRUPTED.load(Ordering::Relaxed) {
-            watched.store(true, Ordering::Relaxed);
+            watched.raise();
             return;
         }
         std::thread::sleep(Duration::from_millis(20));

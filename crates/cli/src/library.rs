@@ -21,6 +21,7 @@ use crate::progress::{Progress, Verbosity};
 use crate::resume::{self, Saved};
 use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
+use fpforge_engine::Interrupt;
 use fpforge_report::html::{index_page, REPORT_HTML};
 use fpforge_report::index::{merged_lcov, Index, IndexRow, Measure, RowOutcome, ShardOf};
 use fpforge_report::{write_atomic, Finished};
@@ -30,7 +31,6 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, ExitCode};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -121,14 +121,6 @@ pub fn saved_seeds(job: &Job<'_>, spec: &fpforge_spec::InputSpec) -> Vec<Vec<u64
         eprintln!("warning: the saved tests do not fit the function's inputs any more, so its search starts afresh: {e:#}");
         Vec::new()
     })
-}
-
-/// A function's own time limit, shortened to what is left of the run's.
-pub fn clamp(limit: Option<Duration>, time_left: Option<Duration>) -> Option<Duration> {
-    match (limit, time_left) {
-        (Some(limit), Some(left)) => Some(limit.min(left)),
-        (limit, left) => limit.or(left),
-    }
 }
 
 /// Whether a `-f` pattern selects `function`: a glob matches its plain name, that name
@@ -340,7 +332,7 @@ struct Pace<'a> {
     /// The end of `--total-time`.
     deadline: Option<Instant>,
     /// Set by Ctrl-C.
-    interrupt: &'a AtomicBool,
+    interrupt: &'a Interrupt,
     /// The run's key ([`resume::run_key`]).
     run_key: &'a str,
 }
@@ -411,7 +403,7 @@ impl<'a> Run<'a> {
             self.any_below_threshold(&index),
             // The watcher sets `interrupt` up to 20 ms after the signal; a run whose
             // last function ends within that window was interrupted all the same.
-            interrupt.load(Ordering::Relaxed) || crate::interrupt::requested(),
+            interrupt.raised() || crate::interrupt::requested(),
             totals.crashes + totals.hangs,
         ))
     }
@@ -518,7 +510,7 @@ impl<'a> Run<'a> {
             Saved::Tests(tests) => Some(tests),
             Saved::Nothing => None,
         };
-        if pace.interrupt.load(Ordering::Relaxed) || crate::interrupt::requested() {
+        if pace.interrupt.raised() || crate::interrupt::requested() {
             return RowOutcome::NotRun("interrupted".to_string());
         }
         let time_left = pace
@@ -567,18 +559,4 @@ pub fn write_index(out: &Path, index: &Index) -> Result<String> {
         write_atomic(&out.join("coverage.lcov"), &lcov)?;
     }
     Ok(json)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_function_limit_shrinks_to_the_time_left() {
-        let s = Duration::from_secs;
-        assert_eq!(clamp(Some(s(10)), Some(s(3))), Some(s(3)));
-        assert_eq!(clamp(Some(s(2)), Some(s(3))), Some(s(2)));
-        assert_eq!(clamp(Some(s(2)), None), Some(s(2)));
-        assert_eq!(clamp(None, Some(s(3))), Some(s(3)));
-    }
 }

@@ -15,6 +15,7 @@ use fpforge_accuracy::{
     AccuracyConfig, OracleChoice, Sampling, SiteSelection, Strategy as AccuracyStrategy,
 };
 use fpforge_cover::{CoverConfig, Metric, Space};
+use fpforge_engine::Budget;
 use fpforge_exec::Compilation;
 use fpforge_explore::{CallPolicy, EngineConfig};
 use fpforge_lower::LoadOptions;
@@ -584,6 +585,8 @@ pub struct CoverOptions {
     pub library: LibraryOptions,
     /// The engine's settings (its prover is plugged in by the command).
     pub config: CoverConfig,
+    /// Evaluations and time of each function's run.
+    pub budget: Budget,
     /// Hand the sides the search leaves open to concolic execution.
     pub reach: bool,
     /// Seeds, gcov, the test set, and where and how the results go.
@@ -630,11 +633,12 @@ impl TryFrom<CoverArgs> for CoverOptions {
         } else {
             Metric::Ulp
         };
+        let budget = Budget::default()
+            .with_time_limit(Some(seconds("--time-limit", args.time_limit)?))
+            .with_evals(args.evals.map(|e| at_least("--evals", e, 1)).transpose()?);
         let config = CoverConfig::default()
             .with_seed(args.seed)
-            .with_time_limit(Some(seconds("--time-limit", args.time_limit)?))
             .with_n_start(at_least("--starts", args.starts, 1)?)
-            .with_max_evals(args.evals.map(|e| at_least("--evals", e, 1)).transpose()?)
             .with_deep(args.deep)
             .with_fuel(at_least("--fuel", args.fuel, 1)?)
             .with_compile(args.compile.into())
@@ -658,6 +662,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             program,
             library,
             config,
+            budget,
             reach: !args.no_reach,
             run,
         })
@@ -667,8 +672,10 @@ impl TryFrom<CoverArgs> for CoverOptions {
 /// The concolic engine's settings and the input specs, shared by `reach` and `explore`.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
-    /// Limits, solver and call policy.
+    /// Solver, call policy and interpreter limits.
     pub config: EngineConfig,
+    /// Time of each function's run.
+    pub budget: Budget,
     /// `--arg` specs.
     pub args: Vec<ArgSpec>,
     /// `--out-arg` specs.
@@ -685,8 +692,9 @@ impl TryFrom<EngineArgs> for EngineOptions {
             CallPolicy::Symbolic
         };
         Ok(EngineOptions {
+            budget: Budget::default()
+                .with_time_limit(Some(seconds("--time-limit", args.time_limit)?)),
             config: EngineConfig::default()
-                .with_time_limit(seconds("--time-limit", args.time_limit)?)
                 .with_query_timeout(seconds("--query-timeout", args.query_timeout)?)
                 .with_strategy(args.solver)
                 .with_seed(args.seed)
@@ -796,6 +804,8 @@ pub struct AccuracyOptions {
     pub library: LibraryOptions,
     /// The engine's settings.
     pub config: AccuracyConfig,
+    /// Evaluations and time of each function's run.
+    pub budget: Budget,
     /// A report whose worst input is measured again instead of searching.
     pub check_input: Option<PathBuf>,
     /// Output directory (always one for a run over several functions).
@@ -841,11 +851,12 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             p => Some(in_range("--verify-precision", p, 2, MAX_PRECISION)?),
         };
         let oracle = parse_oracle(&args.oracle)?;
+        let budget = Budget::default()
+            .with_time_limit(Some(seconds("--time-limit", args.time_limit)?))
+            .with_evals(args.evals.map(|e| at_least("--evals", e, 1)).transpose()?);
         let config = AccuracyConfig::default()
             .with_oracle(oracle)
             .with_seed(args.seed)
-            .with_time_limit(Some(seconds("--time-limit", args.time_limit)?))
-            .with_max_evals(args.evals.map(|e| at_least("--evals", e, 1)).transpose()?)
             .with_precision(precision)
             .with_verify_precision(verify)
             .with_strategy(match args.strategy {
@@ -861,6 +872,7 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             program,
             library,
             config,
+            budget,
             check_input: args.check_input,
             out,
             output: args.output.into(),

@@ -4,6 +4,7 @@
 //! joins them.
 
 use fpforge_cover::{Settlement, SideProver};
+use fpforge_engine::Budget;
 use fpforge_explore::reach::{reach_sides, SideAnswer};
 use fpforge_explore::session::EngineConfig;
 use fpforge_spec::InputSpec;
@@ -25,10 +26,9 @@ impl SideProver for ConcolicProver {
         sides: &[Side],
         time_limit: Duration,
     ) -> Vec<Settlement> {
-        let config = EngineConfig::default()
-            .with_time_limit(time_limit)
-            .with_seed(self.seed);
-        match reach_sides(module, func, spec.clone(), sides, config) {
+        let config = EngineConfig::default().with_seed(self.seed);
+        let budget = Budget::default().with_time_limit(Some(time_limit));
+        match reach_sides(module, func, spec.clone(), sides, config, &budget) {
             Ok(answers) => answers
                 .into_iter()
                 .map(|answer| match answer {

@@ -1,11 +1,11 @@
-//! The configuration of a coverage run: budgets, search parameters and which sites count.
+//! The configuration of a coverage run: search parameters and which sites count (the
+//! run's evaluations, time and interrupt are its [`fpforge_search::Budget`]).
 //! Defaults follow CoverMe's evaluation (Fu & Su, PLDI'17: `n_start = 500`, `n_iter = 5`).
 
 use crate::prover::SideProver;
 use fpforge_exec::Compilation;
 use fpforge_search::Space;
 use fpforge_spec::{ArgSpec, OutArgSpec};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,15 +31,10 @@ pub struct CoverConfig {
     /// Seed of every random choice; the same seed and eval limit give the same tests
     /// (default 0).
     pub seed: u64,
-    /// Wall-clock budget (default 10 s).
-    pub time_limit: Option<Duration>,
     /// Number of starting points (default 500).
     pub n_start: u32,
     /// Basinhopping hops per start (default 5).
     pub n_iter: u32,
-    /// Total evaluations of the representing function (default: unlimited). Use this
-    /// rather than the time limit for reproducible runs.
-    pub max_evals: Option<u64>,
     /// Include the branch sites of functions the entry function calls (default false:
     /// the entry function's own sites only).
     pub deep: bool,
@@ -82,7 +77,7 @@ pub struct CoverConfig {
     /// Evaluations spent looking for new pairs once every side is covered or settled:
     /// random points and tests with one coordinate replaced (default
     /// [`DEFAULT_PAIR_EVALS`]; 0: none). Counted against
-    /// [`CoverConfig::max_evals`], so runs stay reproducible.
+    /// the run's evaluation budget, so runs stay reproducible.
     pub pair_evals: u64,
     /// Parameter specs (`--arg`): shapes, ranges and fixed values (default: none, every
     /// parameter takes [`fpforge_spec::InputSpec`]'s default).
@@ -96,14 +91,11 @@ pub struct CoverConfig {
     /// stream, and are merged in worker order after each round, so the same seed and
     /// job count give the same tests whatever the timing.
     pub jobs: usize,
-    /// Set by the caller (e.g. on Ctrl-C) to end the run early; the report keeps what
-    /// was found (default: none).
-    pub interrupt: Option<Arc<AtomicBool>>,
     /// Settles the sides the search left open: a witness (re-executed before it counts)
     /// or a proof of infeasibility (default: none).
     pub prover: Option<Arc<dyn SideProver>>,
-    /// Time the prover gets (default: none, meaning what is left of
-    /// [`CoverConfig::time_limit`], at most 3 s: the search stops early to leave the
+    /// Time the prover gets (default: none, meaning what is left of the run's time
+    /// limit, at most 3 s: the search stops early to leave the
     /// prover a fifth of the limit, so the run ends within it).
     pub prover_time: Option<Duration>,
 }
@@ -112,10 +104,8 @@ impl Default for CoverConfig {
     fn default() -> Self {
         CoverConfig {
             seed: 0,
-            time_limit: Some(Duration::from_secs(10)),
             n_start: 500,
             n_iter: 5,
-            max_evals: None,
             deep: false,
             spaces: vec![Space::Real, Space::OrderedBits],
             metric: Metric::Ulp,
@@ -132,7 +122,6 @@ impl Default for CoverConfig {
             out_args: Vec::new(),
             seeds: Vec::new(),
             jobs: 1,
-            interrupt: None,
             prover: None,
             prover_time: None,
         }
@@ -146,12 +135,6 @@ impl CoverConfig {
         self
     }
 
-    /// Sets [`CoverConfig::time_limit`] (`None`: no time limit).
-    pub fn with_time_limit(mut self, limit: Option<Duration>) -> Self {
-        self.time_limit = limit;
-        self
-    }
-
     /// Sets [`CoverConfig::n_start`].
     pub fn with_n_start(mut self, n_start: u32) -> Self {
         self.n_start = n_start;
@@ -161,12 +144,6 @@ impl CoverConfig {
     /// Sets [`CoverConfig::n_iter`].
     pub fn with_n_iter(mut self, n_iter: u32) -> Self {
         self.n_iter = n_iter;
-        self
-    }
-
-    /// Sets [`CoverConfig::max_evals`].
-    pub fn with_max_evals(mut self, max_evals: Option<u64>) -> Self {
-        self.max_evals = max_evals;
         self
     }
 
@@ -270,12 +247,6 @@ impl CoverConfig {
     /// Sets [`CoverConfig::seeds`].
     pub fn with_seeds(mut self, seeds: Vec<Vec<u64>>) -> Self {
         self.seeds = seeds;
-        self
-    }
-
-    /// Sets [`CoverConfig::interrupt`].
-    pub fn with_interrupt(mut self, flag: Option<Arc<AtomicBool>>) -> Self {
-        self.interrupt = flag;
         self
     }
 }

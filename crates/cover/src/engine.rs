@@ -96,16 +96,17 @@ use crate::distance::distance;
 use crate::error::CoverError;
 use crate::pairs::{Pair, PairTracker};
 use crate::prover::{Settlement, SideProver};
-use crate::report::{CoverReport, CoverStop};
+use crate::report::CoverReport;
 use crate::represent::{Goal, Penalty, SiteShapes};
 use crate::sides::SideTable;
+use fpforge_engine::{Engine, EngineKind, Event, NoDetail, Progress};
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, ExecError, Finding, FindingKey, FindingKind, FullTrace,
     Interpreter, Observer, Outcome, Run, Trap, TrapKind,
 };
 use fpforge_search::{
-    avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Evaluator, Space, StopReason,
+    avm, basinhopping, AvmConfig, BasinhoppingConfig, Budget, Clock, Evaluator, Limits, Space, Stop,
 };
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::InputSpec;
@@ -119,51 +120,12 @@ use rand_chacha::ChaCha8Rng;
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// Something a running search reports, as it happens.
-#[derive(Clone, Debug)]
-pub enum CoverEvent<'a> {
-    /// The search is about to start; these are the included sides, in report order.
-    Started {
-        /// Every included side.
-        sides: &'a [Side],
-        /// How coordinates become arguments (for writing tests).
-        plan: &'a InputPlan,
-    },
-    /// A new test covered new sides (already confirmed by re-execution).
-    Test {
-        /// Its index in [`CoverReport::tests`].
-        index: usize,
-        /// The test.
-        test: &'a Test,
-        /// The sides it covered first.
-        new_sides: &'a [Side],
-    },
-    /// A new finding: an input on which the function crashes or hangs (its minimized
-    /// run is the witness of the sides it took first).
-    Finding {
-        /// Its index in [`CoverReport::findings`].
-        index: usize,
-        /// The finding.
-        finding: &'a Finding,
-        /// The sides its run covered first.
-        new_sides: &'a [Side],
-    },
-    /// Periodic progress (at most every [`PROGRESS_EVERY`] during a search, and after
-    /// each start).
-    Progress {
-        /// Covered sides.
-        covered: usize,
-        /// Included sides.
-        total: usize,
-        /// Evaluations so far.
-        evals: u64,
-        /// Time since the start.
-        elapsed: Duration,
-    },
-}
+/// What a coverage run reports as it happens: the included sides, each new test and
+/// finding, and progress (at most every [`PROGRESS_EVERY`] during a search, and after
+/// each start). Cover has no news of its own.
+pub type CoverEvent<'a> = Event<'a, NoDetail>;
 
 /// Scales `r` so that runs taking more unsaturated sides rank lower whatever their
 /// distance: `clamp(r, lo, hi) * (lo / hi)^k` for `k` unsaturated sides taken, so levels
@@ -340,9 +302,15 @@ pub const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 /// Smallest first step of the local search in ordered-bits coordinates (ulps).
 const ORDERED_ABS_STEP: f64 = (1u64 << 20) as f64;
 
-/// Generates tests covering the branches of `func` (see [`CoverConfig`]).
-pub fn cover(module: &Module, func: Func, config: &CoverConfig) -> Result<CoverReport, CoverError> {
-    cover_with(module, func, config, |_| {})
+/// Generates tests covering the branches of `func` (see [`CoverConfig`]) within
+/// `budget`.
+pub fn cover(
+    module: &Module,
+    func: Func,
+    config: &CoverConfig,
+    budget: &Budget,
+) -> Result<CoverReport, CoverError> {
+    cover_with(module, func, config, budget, |_| {})
 }
 
 /// [`cover`], calling `on_event` with the included sides, then with each new test and
@@ -351,12 +319,14 @@ pub fn cover_with(
     module: &Module,
     func: Func,
     config: &CoverConfig,
+    budget: &Budget,
     mut on_event: impl FnMut(&CoverEvent<'_>),
 ) -> Result<CoverReport, CoverError> {
     if module.funcs.get(func).is_none() {
         return Err(CoverError::UnknownFunc(func));
     }
-    let started = Instant::now();
+    let clock = budget.start();
+    let started = clock.started();
     let funcs = if config.deep {
         module.reachable_funcs(func)
     } else {
@@ -379,18 +349,18 @@ pub fn cover_with(
         shapes: &shapes,
         config,
         started,
-        deadline: config.time_limit.map(|t| started + search_share(t, config)),
-        end: config.time_limit.map(|t| started + t),
+        deadline: budget.time_limit.map(|t| started + search_share(t, config)),
+        end: clock.deadline(),
+        clock: &clock,
     };
     on_event(&CoverEvent::Started {
         sides: &table.sides,
-        plan: &plan,
     });
     let mut search = Search::new(&shared, on_event)?;
     let (stop, starts) = search.run(&shared)?;
     let branches_done = matches!(
         stop,
-        CoverStop::AllCovered | CoverStop::StartsExhausted | CoverStop::TrapSearchSpent
+        Stop::TargetsReached | Stop::Exhausted | Stop::TrapSearchSpent
     );
     if config.boundaries && branches_done {
         search.cover_boundaries()?;
@@ -399,12 +369,12 @@ pub fn cover_with(
         search.hunt_pairs()?;
     }
     if let Some(prover) = &config.prover {
-        if stop != CoverStop::Interrupted {
+        if stop != Stop::Interrupted {
             search.settle(prover.as_ref())?;
         }
     }
     search.adopt_pair_tests();
-    if stop != CoverStop::Interrupted {
+    if stop != Stop::Interrupted {
         search.keep_a_run_of_the_body()?;
     }
     let misses = search.explain_misses()?;
@@ -440,6 +410,23 @@ pub fn cover_with(
     })
 }
 
+impl Engine for CoverConfig {
+    const KIND: EngineKind = EngineKind::Cover;
+    type Detail<'a> = NoDetail;
+    type Report = CoverReport;
+    type Error = CoverError;
+
+    fn run(
+        &self,
+        module: &Module,
+        func: Func,
+        budget: &Budget,
+        events: &mut dyn FnMut(&CoverEvent<'_>),
+    ) -> Result<CoverReport, CoverError> {
+        cover_with(module, func, self, budget, events)
+    }
+}
+
 /// What every search of one run shares (read-only, so worker threads can share it).
 struct Shared<'m, 's> {
     /// Sides proved never taken ([`SideTable::infeasible`]).
@@ -456,6 +443,8 @@ struct Shared<'m, 's> {
     deadline: Option<Instant>,
     /// When the run must end, the prover's work included.
     end: Option<Instant>,
+    /// The run's budget being spent: its evaluation cap and interrupt.
+    clock: &'s Clock,
 }
 
 /// What a worker of a parallel round hands back: the inputs it kept as tests or findings
@@ -467,7 +456,7 @@ struct RoundResult {
     starts: u32,
     /// The worker's searches aimed at each side.
     effort: Vec<Effort>,
-    stop: Option<CoverStop>,
+    stop: Option<Stop>,
 }
 
 /// Evaluations spent on each boundary goal.
@@ -574,7 +563,7 @@ struct Search<'m, 's, E> {
     /// What the current start's evaluations cost.
     start_cost: StartCost,
     /// Raised when the current start is stuck ([`StartCost::stuck`]); its minimizers
-    /// then stop with [`StopReason::GaveUp`].
+    /// then stop with [`Stop::GaveUp`].
     give_up: Rc<Cell<bool>>,
     /// Tests kept for new pairs of consecutive sides alone ([`crate::pairs`]), appended
     /// to `tests` when the run ends, so the searches (which start from tests) run as
@@ -607,8 +596,6 @@ struct Search<'m, 's, E> {
     metric: Metric,
     /// An interpreter error met inside the objective, reported when the start ends.
     error: Option<ExecError>,
-    /// Set by the caller to stop the run.
-    interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Re-runs with [`PATIENCE`] times the fuel left for inputs that ran out of it.
     patient_reruns_left: u32,
     /// Keys of runs out of fuel whose patient re-run ended: slow, not hangs.
@@ -695,7 +682,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             findings,
             kept: Vec::new(),
             evals: 0,
-            eval_cap: config.max_evals,
+            eval_cap: shared.clock.eval_cap(),
             starts: 0,
             target_cursor: TargetCursor::default(),
             effort: vec![Effort::default(); shared.table.len()],
@@ -706,24 +693,23 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             levels: config.levels,
             metric: config.metric,
             error: None,
-            interrupt: config.interrupt.clone(),
             patient_reruns_left: PATIENT_RERUNS,
             slow: HashSet::new(),
         })
     }
 
     /// Why the run must stop now, if it must.
-    fn must_stop(&self) -> Option<CoverStop> {
+    fn must_stop(&self) -> Option<Stop> {
         if self.covered_count == self.table.len() {
-            Some(CoverStop::AllCovered)
+            Some(Stop::TargetsReached)
         } else if self.trap_starts_left == Some(0) {
-            Some(CoverStop::TrapSearchSpent)
+            Some(Stop::TrapSearchSpent)
         } else if self.interrupted() {
-            Some(CoverStop::Interrupted)
+            Some(Stop::Interrupted)
         } else if self.eval_cap.is_some_and(|m| self.evals >= m) {
-            Some(CoverStop::EvalLimit)
+            Some(Stop::EvalLimit)
         } else if self.shared.deadline.is_some_and(|d| Instant::now() >= d) {
-            Some(CoverStop::TimeLimit)
+            Some(Stop::TimeLimit)
         } else {
             None
         }
@@ -731,7 +717,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// Runs the special points, then the starts (in parallel rounds with more than one
     /// job); returns why it stopped and how many starts ran.
-    fn run(&mut self, shared: &Shared<'_, '_>) -> Result<(CoverStop, u32), CoverError> {
+    fn run(&mut self, shared: &Shared<'_, '_>) -> Result<(Stop, u32), CoverError> {
         let config = shared.config;
         let mut points = self.seed_points();
         if config.seeding {
@@ -757,9 +743,9 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
         }
         let stop = if self.covered_count == self.table.len() {
-            CoverStop::AllCovered
+            Stop::TargetsReached
         } else {
-            CoverStop::StartsExhausted
+            Stop::Exhausted
         };
         Ok((stop, self.starts))
     }
@@ -768,7 +754,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
     /// coverage so far with its own start numbers (so its own seed streams) and an equal
     /// share of the evaluations left; then their tests are confirmed again in worker
     /// order, so the result depends on the seed and the job count, not on timing.
-    fn run_rounds(&mut self, shared: &Shared<'_, '_>) -> Result<Option<CoverStop>, CoverError> {
+    fn run_rounds(&mut self, shared: &Shared<'_, '_>) -> Result<Option<Stop>, CoverError> {
         let config = shared.config;
         let jobs = config.jobs as u32;
         let mut next = 0u32;
@@ -777,11 +763,12 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             if let Some(stop) = self.must_stop() {
                 return Ok(Some(stop));
             }
-            let cap = config
-                .max_evals
+            let cap = shared
+                .clock
+                .eval_cap()
                 .map(|m| m.saturating_sub(self.evals) / u64::from(jobs));
             if cap == Some(0) {
-                return Ok(Some(CoverStop::EvalLimit));
+                return Ok(Some(Stop::EvalLimit));
             }
             let snapshot = Snapshot {
                 covered: &self.covered,
@@ -818,7 +805,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
                 for coords in result.found {
                     self.confirm(coords)?;
                 }
-                stop = stop.or(result.stop.filter(|s| *s != CoverStop::EvalLimit));
+                stop = stop.or(result.stop.filter(|s| *s != Stop::EvalLimit));
             }
             self.progress();
             if let Some(stop) = stop {
@@ -830,7 +817,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// Runs `count` starts numbered from `first` (the number seeds the start's random
     /// stream); returns why the run must stop, or `None` when the starts are done.
-    fn run_starts(&mut self, first: u32, count: u32) -> Result<Option<CoverStop>, CoverError> {
+    fn run_starts(&mut self, first: u32, count: u32) -> Result<Option<Stop>, CoverError> {
         let config = self.shared.config;
         let deadline = self.shared.deadline;
         let default_spaces = [Space::Real, Space::OrderedBits];
@@ -872,7 +859,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             self.plan.snap_integers(&mut point);
             if self.covered_count == self.table.len() {
                 self.interp.observer_mut().target = None;
-                return Ok(Some(CoverStop::AllCovered));
+                return Ok(Some(Stop::TargetsReached));
             }
             if point.iter().any(|v| !v.is_finite()) {
                 space = Space::OrderedBits;
@@ -893,7 +880,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             let coords = ev.encode(&point);
             let result = basinhopping(&mut ev, &coords, &hopping, &mut rng);
             let mut outcome = ev.finish(result);
-            if outcome.reason == StopReason::Converged && config.ulp_refine {
+            if outcome.reason == Stop::Exhausted && config.ulp_refine {
                 let budget = self.budget(deadline);
                 let mut ev = Evaluator::new(|x: &[f64]| self.evaluate(x), Space::Real, budget)
                     .with_integer_coordinates(integer)
@@ -914,13 +901,13 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             }
             self.progress();
             if self.interrupted() {
-                return Ok(Some(CoverStop::Interrupted));
+                return Ok(Some(Stop::Interrupted));
             }
             match outcome.reason {
-                StopReason::TargetReached => from_witness = Some(outcome.best_input),
-                StopReason::EvalLimit => return Ok(Some(CoverStop::EvalLimit)),
-                StopReason::TimeLimit => return Ok(Some(CoverStop::TimeLimit)),
-                StopReason::Converged | StopReason::GaveUp => {}
+                Stop::TargetsReached => from_witness = Some(outcome.best_input),
+                Stop::EvalLimit => return Ok(Some(Stop::EvalLimit)),
+                Stop::TimeLimit => return Ok(Some(Stop::TimeLimit)),
+                Stop::Exhausted | Stop::GaveUp | Stop::Interrupted | Stop::TrapSearchSpent => {}
             }
         }
         Ok(None)
@@ -1059,7 +1046,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             if let Some(err) = self.error.take() {
                 return Err(err.into());
             }
-            if outcome.reason == StopReason::TargetReached {
+            if outcome.reason == Stop::TargetsReached {
                 let bits = self.plan.bits(&outcome.best_input);
                 reached.extend(self.keep_boundary_test(bits)?);
             }
@@ -1104,7 +1091,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         self.tests.push(test);
         (self.on_event)(&CoverEvent::Test {
             index,
-            test: &self.tests[index],
+            coords: &self.tests[index].coords,
             new_sides: &[],
         });
         Ok(goals)
@@ -1213,8 +1200,8 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// The budget of one search: what is left of the run's evaluations, its deadline,
     /// and target 0.
-    fn budget(&self, deadline: Option<Instant>) -> Budget {
-        let mut budget = Budget::default().with_target(0.0);
+    fn budget(&self, deadline: Option<Instant>) -> Limits {
+        let mut budget = Limits::default().with_target(0.0);
         if let Some(m) = self.eval_cap {
             budget = budget.with_eval_limit(m.saturating_sub(self.evals));
         }
@@ -1226,9 +1213,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     /// Whether the caller asked the run to stop.
     fn interrupted(&self) -> bool {
-        self.interrupt
-            .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        self.shared.clock.interrupted()
     }
 
     /// `FOO_R` at `point`, recording any new coverage. Once the run is interrupted every
@@ -1509,7 +1494,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
         let new_sides = self.credit(new, Witness::Test(index));
         (self.on_event)(&CoverEvent::Test {
             index,
-            test: &self.tests[index],
+            coords: &self.tests[index].coords,
             new_sides: &new_sides,
         });
     }
@@ -1558,7 +1543,7 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
             self.tests.push(test);
             (self.on_event)(&CoverEvent::Test {
                 index,
-                test: &self.tests[index],
+                coords: &self.tests[index].coords,
                 new_sides: &[],
             });
         }
@@ -1671,12 +1656,13 @@ impl<'m, 's, E: FnMut(&CoverEvent<'_>)> Search<'m, 's, E> {
 
     fn progress(&mut self) {
         self.last_progress = Instant::now();
-        (self.on_event)(&CoverEvent::Progress {
-            covered: self.covered_count - self.proved.iter().flatten().count(),
-            total: self.table.len(),
+        (self.on_event)(&CoverEvent::Progress(Progress {
             evals: self.evals,
             elapsed: self.started.elapsed(),
-        });
+            settled: self.covered_count - self.proved.iter().flatten().count(),
+            total: self.table.len(),
+            worst_error: None,
+        }));
     }
 }
 

@@ -43,8 +43,10 @@
 //!
 //! ```no_run
 //! use fpforge_cover::{cover, CoverConfig};
+//! use fpforge_engine::Budget;
 //! # fn demo(module: &fpir::Module, f: fpir::Func) -> Result<(), fpforge_cover::CoverError> {
-//! let report = cover(module, f, &CoverConfig::default().with_seed(7))?;
+//! let budget = Budget::default().with_evals(Some(60_000));
+//! let report = cover(module, f, &CoverConfig::default().with_seed(7), &budget)?;
 //! println!("{}/{} sides covered", report.tally().covered, report.sides.len());
 //! # Ok(()) }
 //! ```
@@ -66,4 +68,4 @@ pub use engine::{cover, cover_with, CoverEvent};
 pub use error::CoverError;
 pub use fpforge_search::Space;
 pub use prover::{Settlement, SideProver};
-pub use report::{CoverReport, CoverStop};
+pub use report::CoverReport;

@@ -6,42 +6,11 @@
 //! feasibility; [`fpir::MissReason`] says what it knows), unless a complete method (constant
 //! conditions, switch values, or the prover's) shows it [`SideStatus::Infeasible`].
 
+use fpforge_engine::{Ended, Stop};
 use fpforge_exec::Finding;
 use fpforge_spec::plan::{InputPlan, Test};
 use fpir::{Func, Side, SideReport, SideStatus, SideTally};
 use std::time::Duration;
-
-/// Why a coverage run ended.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum CoverStop {
-    /// Every included side is covered.
-    AllCovered,
-    /// Every side but some trap targets is covered or proved, and the search for those
-    /// spent its share (as many starts as the branches took,
-    /// at least twenty).
-    TrapSearchSpent,
-    /// Every starting point was searched.
-    StartsExhausted,
-    /// The evaluation budget is spent.
-    EvalLimit,
-    /// The time limit passed.
-    TimeLimit,
-    /// The caller asked the run to stop ([`crate::CoverConfig::interrupt`]).
-    Interrupted,
-}
-
-impl std::fmt::Display for CoverStop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            CoverStop::AllCovered => "all sides covered",
-            CoverStop::TrapSearchSpent => "all branch sides settled, trap target search spent",
-            CoverStop::StartsExhausted => "all starting points searched",
-            CoverStop::EvalLimit => "evaluation limit",
-            CoverStop::TimeLimit => "time limit",
-            CoverStop::Interrupted => "interrupted",
-        })
-    }
-}
 
 /// The result of [`crate::cover`].
 #[derive(Clone, Debug)]
@@ -62,7 +31,7 @@ pub struct CoverReport {
     /// Wall-clock time.
     pub elapsed: Duration,
     /// Why the run ended.
-    pub stop: CoverStop,
+    pub stop: Stop,
     /// The inputs' plan: how the tests' coordinates become arguments and text.
     pub plan: InputPlan,
 }
@@ -76,5 +45,15 @@ impl CoverReport {
     /// The status of `side`, if it is included.
     pub fn status(&self, side: Side) -> Option<SideStatus> {
         self.sides.iter().find(|s| s.side == side).map(|s| s.status)
+    }
+}
+
+impl Ended for CoverReport {
+    fn stop(&self) -> Stop {
+        self.stop
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.elapsed
     }
 }

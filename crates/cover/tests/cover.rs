@@ -3,6 +3,7 @@
 //! as not reached. Budgets are evaluation limits so results do not depend on speed.
 
 use fpforge_cover::{cover, CoverConfig, CoverReport, Settlement, SideProver};
+use fpforge_engine::{Budget, Interrupt, Stop};
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter, Outcome, TrapKind};
 use fpforge_lower::LoadOptions;
 use fpforge_spec::{Arg, ArgSpec, OutArgSpec};
@@ -24,15 +25,17 @@ fn func(name: &str) -> Func {
     module().func_by_name(name).expect("fixture function")
 }
 
-fn config(seed: u64, evals: u64) -> CoverConfig {
-    CoverConfig::default()
-        .with_seed(seed)
-        .with_time_limit(None)
-        .with_max_evals(Some(evals))
+fn config(seed: u64) -> CoverConfig {
+    CoverConfig::default().with_seed(seed)
 }
 
-fn run(name: &str, seed: u64, evals: u64) -> CoverReport {
-    cover(module(), func(name), &config(seed, evals)).expect("cover runs")
+/// A budget of `n` evaluations and no time limit: a reproducible run.
+fn evals(n: u64) -> Budget {
+    Budget::default().with_evals(Some(n))
+}
+
+fn run(name: &str, seed: u64, n: u64) -> CoverReport {
+    cover(module(), func(name), &config(seed), &evals(n)).expect("cover runs")
 }
 
 /// Re-executes every test and checks that each side the report calls covered is taken
@@ -150,20 +153,26 @@ fn deep_includes_the_callees_sites() {
     let shallow = run("outer", 7, 20_000);
     assert_eq!(shallow.sides.len(), 2);
     assert_full(&shallow);
-    let deep = cover(module(), func("outer"), &config(7, 20_000).with_deep(true)).unwrap();
+    let deep = cover(
+        module(),
+        func("outer"),
+        &config(7).with_deep(true),
+        &evals(20_000),
+    )
+    .unwrap();
     assert_eq!(deep.sides.len(), 6);
     assert_full(&deep);
 }
 
 #[test]
 fn coverme_alone_still_confirms_what_it_claims() {
-    let baseline = config(8, 20_000)
+    let baseline = config(8)
         .with_metric(fpforge_cover::Metric::Real)
         .with_spaces(vec![fpforge_cover::Space::Real])
         .with_ulp_refine(false)
         .with_levels(false)
         .with_targeted(false);
-    let report = cover(module(), func("dispatch"), &baseline).unwrap();
+    let report = cover(module(), func("dispatch"), &baseline, &evals(20_000)).unwrap();
     check_witnesses(&report);
     assert!(report.tally().covered >= 4, "{:?}", report.sides);
 }
@@ -174,8 +183,8 @@ fn spec(text: &str) -> ArgSpec {
 
 #[test]
 fn arrays_and_fixed_values_from_specs() {
-    let config = config(12, 60_000).with_args(vec![spec("a: f64[4]"), spec("n = 4")], Vec::new());
-    let report = cover(module(), func("array_sum"), &config).unwrap();
+    let config = config(12).with_args(vec![spec("a: f64[4]"), spec("n = 4")], Vec::new());
+    let report = cover(module(), func("array_sum"), &config, &evals(60_000)).unwrap();
     check_witnesses(&report);
     // With `n = 4` only `n > 2`'s false side is out of reach, and it is labelled so.
     let missed: Vec<&SideReport> = report
@@ -196,8 +205,8 @@ fn arrays_and_fixed_values_from_specs() {
 
 #[test]
 fn ranges_bound_every_input() {
-    let config = config(13, 20_000).with_args(vec![spec("x in [0, 1]")], Vec::new());
-    let report = cover(module(), func("in_range"), &config).unwrap();
+    let config = config(13).with_args(vec![spec("x in [0, 1]")], Vec::new());
+    let report = cover(module(), func("in_range"), &config, &evals(20_000)).unwrap();
     check_witnesses(&report);
     assert_eq!(report.tally().covered, 3, "{:?}", report.sides);
     for test in &report.tests {
@@ -209,11 +218,11 @@ fn ranges_bound_every_input() {
 
 #[test]
 fn output_arrays_are_not_inputs() {
-    let config = config(14, 20_000).with_args(
+    let config = config(14).with_args(
         vec![spec("n = 3")],
         vec!["a: f64[3]".parse::<OutArgSpec>().unwrap()],
     );
-    let report = cover(module(), func("array_sum"), &config).unwrap();
+    let report = cover(module(), func("array_sum"), &config, &evals(20_000)).unwrap();
     assert_eq!(report.plan.dims(), 0);
     assert_eq!(report.tests.len(), 1);
     assert_eq!(report.tests[0].line(), "[0x0p+0,0x0p+0,0x0p+0] 3");
@@ -228,14 +237,22 @@ fn jobs_give_the_same_tests_for_the_same_seed() {
             .collect::<Vec<_>>()
     };
     for name in ["classify", "count_above"] {
-        let jobs = config(15, 40_000).with_jobs(2);
-        let a = cover(module(), func(name), &jobs).unwrap();
-        let b = cover(module(), func(name), &jobs).unwrap();
+        let jobs = config(15).with_jobs(2);
+        let a = cover(module(), func(name), &jobs, &evals(40_000)).unwrap();
+        let b = cover(module(), func(name), &jobs, &evals(40_000)).unwrap();
         check_witnesses(&a);
         assert_eq!(lines(&a), lines(&b), "{name}");
         assert_eq!(a.tally().covered, b.tally().covered);
     }
-    assert_full(&cover(module(), func("classify"), &config(15, 60_000).with_jobs(2)).unwrap());
+    assert_full(
+        &cover(
+            module(),
+            func("classify"),
+            &config(15).with_jobs(2),
+            &evals(60_000),
+        )
+        .unwrap(),
+    );
 }
 
 #[test]
@@ -259,7 +276,7 @@ fn selects_are_sites_and_constant_branches_are_infeasible() {
         panic!("one branch site for the switch of quadrant")
     };
     assert!(select > switch, "{select} {switch}");
-    let report = cover(m, f, &config(16, 20_000)).unwrap();
+    let report = cover(m, f, &config(16), &evals(20_000)).unwrap();
     let status = |site: usize, arm: Arm| {
         report
             .sides
@@ -287,15 +304,16 @@ fn selects_are_sites_and_constant_branches_are_infeasible() {
         report.tally().covered + report.tally().infeasible,
         report.sides.len()
     );
-    assert_eq!(report.stop, fpforge_cover::CoverStop::AllCovered);
+    assert_eq!(report.stop, Stop::TargetsReached);
 }
 
 #[test]
 fn interrupt_ends_the_run_with_what_was_found() {
-    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let config = config(17, 1_000_000).with_interrupt(Some(flag));
-    let report = cover(module(), func("impossible"), &config).unwrap();
-    assert_eq!(report.stop, fpforge_cover::CoverStop::Interrupted);
+    let interrupt = Interrupt::new();
+    interrupt.raise();
+    let budget = evals(1_000_000).with_interrupt(Some(interrupt));
+    let report = cover(module(), func("impossible"), &config(17), &budget).unwrap();
+    assert_eq!(report.stop, Stop::Interrupted);
     assert!(report.evals < 1_000);
 }
 
@@ -315,7 +333,7 @@ fn switch_defaults_the_value_cannot_reach_are_infeasible() {
             method: InfeasibleMethod::ImpossibleValue
         }
     );
-    assert_eq!(report.stop, fpforge_cover::CoverStop::AllCovered);
+    assert_eq!(report.stop, Stop::TargetsReached);
 }
 
 /// A prover that answers every side with the same witness, or proves it infeasible.
@@ -337,8 +355,8 @@ impl SideProver for FixedProver {
 #[test]
 fn prover_witnesses_count_only_when_their_rerun_takes_the_side() {
     let with = |answer: Settlement| {
-        let config = config(5, 3_000).with_prover(Some(std::sync::Arc::new(FixedProver(answer))));
-        cover(module(), func("impossible"), &config).unwrap()
+        let config = config(5).with_prover(Some(std::sync::Arc::new(FixedProver(answer))));
+        cover(module(), func("impossible"), &config, &evals(3_000)).unwrap()
     };
     // `x < 0 && x > 1`: a witness claiming the impossible side is re-run and dropped.
     let report = with(Settlement::Witness(vec![(-1.0f64).to_bits()]));
@@ -421,7 +439,7 @@ fn iteration_caps_past_the_fuel_are_reached() {
         })
         .expect("the cap's branch");
     for seed in [1, 6] {
-        let report = cover(&module, capped, &config(seed, 20_000)).expect("cover runs");
+        let report = cover(&module, capped, &config(seed), &evals(20_000)).expect("cover runs");
         check_witnesses_in(&module, &report);
         let witness = report
             .sides

@@ -47,9 +47,10 @@ use crate::error::ExploreError;
 use crate::session::{
     ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy,
 };
+use fpforge_engine::{Budget, Ended, Engine, EngineKind, Event, NoDetail, Stop};
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{Finding, Trap, TrapKind};
-use fpforge_spec::InputSpec;
+use fpforge_spec::{ArgSpec, InputSpec, OutArgSpec};
 use fpir::analysis::{infeasible_sides, Cfg};
 use fpir::EntityId;
 use fpir::{
@@ -57,7 +58,6 @@ use fpir::{
     OpenReason, Side, SideReport, SideStatus, SideTally, Witness,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::fmt;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -73,12 +73,22 @@ pub struct ExploreConfig {
     /// The user's own inputs (`--seeds`), as coordinate bits of the spec: run first,
     /// each expanded like the default first input. Default: none.
     pub seeds: Vec<Vec<u64>>,
+    /// Parameter specs (`--arg`) of a run through [`Engine::run`]. Default: none.
+    pub args: Vec<ArgSpec>,
+    /// Output arrays (`--out-arg`) of a run through [`Engine::run`]. Default: none.
+    pub out_args: Vec<OutArgSpec>,
 }
 
 impl ExploreConfig {
     /// Sets [`ExploreConfig::engine`].
     pub fn with_engine(mut self, engine: EngineConfig) -> Self {
         self.engine = engine;
+        self
+    }
+    /// Sets [`ExploreConfig::args`] and [`ExploreConfig::out_args`].
+    pub fn with_args(mut self, args: Vec<ArgSpec>, out_args: Vec<OutArgSpec>) -> Self {
+        self.args = args;
+        self.out_args = out_args;
         self
     }
     /// Sets [`ExploreConfig::targets`].
@@ -90,30 +100,6 @@ impl ExploreConfig {
     pub fn with_seeds(mut self, seeds: Vec<Vec<u64>>) -> Self {
         self.seeds = seeds;
         self
-    }
-}
-
-/// Why the exploration stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExploreStop {
-    /// The work list is empty.
-    Exhausted,
-    /// Every target side was taken.
-    TargetReached,
-    /// The time limit passed.
-    TimeLimit,
-    /// The caller asked it to stop ([`EngineConfig::interrupt`]).
-    Interrupted,
-}
-
-impl fmt::Display for ExploreStop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ExploreStop::Exhausted => "every path explored",
-            ExploreStop::TargetReached => "targets reached",
-            ExploreStop::TimeLimit => "time limit",
-            ExploreStop::Interrupted => "interrupted",
-        })
     }
 }
 
@@ -141,9 +127,39 @@ pub struct ExploreReport {
     /// True when the exploration enumerated every feasible path (see the module docs).
     pub complete: bool,
     /// Why it stopped.
-    pub stop: ExploreStop,
+    pub stop: Stop,
     /// Wall-clock time.
     pub elapsed: Duration,
+}
+
+impl Ended for ExploreReport {
+    fn stop(&self) -> Stop {
+        self.stop
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+}
+
+impl Engine for ExploreConfig {
+    const KIND: EngineKind = EngineKind::Explore;
+    type Detail<'a> = NoDetail;
+    type Report = ExploreReport;
+    type Error = ExploreError;
+
+    /// Explores with inputs planned from [`ExploreConfig::args`] and
+    /// [`ExploreConfig::out_args`].
+    fn run(
+        &self,
+        module: &Module,
+        func: Func,
+        budget: &Budget,
+        events: &mut dyn FnMut(&ExploreEvent<'_>),
+    ) -> Result<ExploreReport, ExploreError> {
+        let spec = InputSpec::for_function(module, func, &self.args, &self.out_args)?;
+        explore(module, func, spec, self, budget, events)
+    }
 }
 
 impl ExploreReport {
@@ -153,34 +169,10 @@ impl ExploreReport {
     }
 }
 
-/// Progress of [`explore`], reported as it happens.
-#[derive(Clone, Debug)]
-pub enum ExploreEvent<'a> {
-    /// The sides being tracked.
-    Started {
-        /// Every side.
-        sides: &'a [Side],
-    },
-    /// A new test covering new sides.
-    Test {
-        /// Its index.
-        index: usize,
-        /// Its coordinate bits.
-        input: &'a [u64],
-        /// The sides it covers first.
-        new_sides: &'a [Side],
-    },
-    /// A new finding: an input on which the function crashes or hangs (its minimized
-    /// run is the witness of the sides it took first).
-    Finding {
-        /// Its index in [`ExploreReport::findings`].
-        index: usize,
-        /// The finding.
-        finding: &'a Finding,
-        /// The sides its run covered first.
-        new_sides: &'a [Side],
-    },
-}
+/// What [`explore`] reports as it happens: the tracked sides, each new test and each
+/// new finding (its minimized run is the witness of the sides it took first). Explore
+/// has no news of its own.
+pub type ExploreEvent<'a> = Event<'a, NoDetail>;
 
 /// Every side of the branch sites a run of `func` tracks ([`Module::tracked_sites`]).
 pub fn sides_of(module: &Module, func: Func) -> Vec<Side> {
@@ -274,9 +266,11 @@ pub fn explore(
     func: Func,
     spec: InputSpec,
     config: &ExploreConfig,
+    budget: &Budget,
     on_event: impl FnMut(&ExploreEvent<'_>),
 ) -> Result<ExploreReport, ExploreError> {
-    let session = Session::new(module, func, spec, config.engine.clone())?;
+    let clock = budget.start();
+    let session = Session::new(module, func, spec, config.engine.clone(), clock)?;
     let mut sides = sides_of(module, func);
     for t in &config.targets {
         if !sides.contains(t) {
@@ -320,7 +314,7 @@ pub fn explore(
         });
     }
     let stop = x.run_jobs()?;
-    if stop != ExploreStop::Interrupted {
+    if stop != Stop::Interrupted {
         x.abstract_math_calls(func)?;
     }
     Ok(x.finish(func, stop))
@@ -333,20 +327,20 @@ const CALL_STEP_SHARE: u32 = 5;
 impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
     /// Works through the lists until they are empty, the targets are taken or the time
     /// is up.
-    fn run_jobs(&mut self) -> Result<ExploreStop, ExploreError> {
-        let limit = self.config.engine.time_limit;
-        let call_step_start = limit - limit / CALL_STEP_SHARE;
+    fn run_jobs(&mut self) -> Result<Stop, ExploreError> {
+        let call_step_start =
+            (self.session.clock().time_limit()).map(|limit| limit - limit / CALL_STEP_SHARE);
         loop {
-            let kept_for_calls =
-                !self.cut_by_calls.is_empty() && self.session.elapsed() >= call_step_start;
+            let kept_for_calls = !self.cut_by_calls.is_empty()
+                && call_step_start.is_some_and(|at| self.session.elapsed() >= at);
             if self.session.out_of_time() || kept_for_calls {
-                return Ok(ExploreStop::TimeLimit);
+                return Ok(Stop::TimeLimit);
             }
             if self.session.interrupted() {
-                return Ok(ExploreStop::Interrupted);
+                return Ok(Stop::Interrupted);
             }
             let Some(job) = self.next_job() else {
-                return Ok(ExploreStop::Exhausted);
+                return Ok(Stop::Exhausted);
             };
             match job {
                 Job::Run {
@@ -356,7 +350,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
                     origin,
                 } => {
                     if self.run(input, bound, &expected, origin)? {
-                        return Ok(ExploreStop::TargetReached);
+                        return Ok(Stop::TargetsReached);
                     }
                 }
                 Job::Flip { run, j, alt, scale } => self.flip(run, j, alt, scale),
@@ -457,7 +451,7 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
         }
         (self.on_event)(&ExploreEvent::Test {
             index,
-            input: &input,
+            coords: &input,
             new_sides: &new_sides,
         });
         self.tests.push(input);
@@ -641,13 +635,10 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
             return Ok(());
         }
         let engine = &self.config.engine;
-        let time = engine.time_limit.saturating_sub(self.session.elapsed());
-        let config = engine
-            .clone()
-            .with_calls(CallPolicy::Uninterpreted)
-            .with_time_limit(time);
+        let config = engine.clone().with_calls(CallPolicy::Uninterpreted);
         let spec = self.session.spec().clone();
-        let mut step = Session::new(self.module, func, spec, config)?;
+        let clock = self.session.clock().clone();
+        let mut step = Session::new(self.module, func, spec, config, clock)?;
         for (run, j, alt) in std::mem::take(&mut self.cut_by_calls) {
             if step.out_of_time() || step.interrupted() {
                 break;
@@ -702,8 +693,8 @@ impl<E: FnMut(&ExploreEvent<'_>)> Exploration<'_, '_, E> {
     }
 
     /// The report: each side covered, proved infeasible, or not reached.
-    fn finish(mut self, func: Func, stop: ExploreStop) -> ExploreReport {
-        let complete = self.complete && stop == ExploreStop::Exhausted;
+    fn finish(mut self, func: Func, stop: Stop) -> ExploreReport {
+        let complete = self.complete && stop == Stop::Exhausted;
         // Work left when the search stopped is undecided too.
         for job in std::mem::take(&mut self.urgent)
             .into_iter()

@@ -18,12 +18,13 @@
 //! [`fpforge_spec::InputSpec::to_args`]):
 //!
 //! ```no_run
+//! use fpforge_engine::Budget;
 //! use fpforge_explore::{reach_sides, EngineConfig, SideAnswer};
 //! # fn demo(module: &fpir::Module, func: fpir::Func, spec: fpforge_spec::InputSpec)
 //! #     -> Result<(), Box<dyn std::error::Error>> {
 //! let side = module.parse_side("br7:T")?;
-//! let config = EngineConfig::default().with_time_limit(std::time::Duration::from_secs(5));
-//! for answer in reach_sides(module, func, spec.clone(), &[side], config)? {
+//! let budget = Budget::default().with_time_limit(Some(std::time::Duration::from_secs(5)));
+//! for answer in reach_sides(module, func, spec.clone(), &[side], EngineConfig::default(), &budget)? {
 //!     match answer {
 //!         SideAnswer::Covered(coords) => println!("witness {:?}", spec.to_args(&coords)),
 //!         SideAnswer::Infeasible { method } => println!("infeasible ({method})"),
@@ -49,7 +50,7 @@ pub mod smt2;
 
 pub use concolic::{CVal, CallPolicy, Concolic, Mismatch, PathEntry};
 pub use error::ExploreError;
-pub use explore::{explore, ExploreConfig, ExploreEvent, ExploreReport, ExploreStop};
+pub use explore::{explore, ExploreConfig, ExploreEvent, ExploreReport};
 pub use path::PathSpec;
 pub use reach::{reach_path, reach_side, reach_sides, ReachAnswer, ReachReport, SideAnswer};
 pub use session::{EngineConfig, QueryStats};

@@ -29,6 +29,7 @@ use crate::error::ExploreError;
 use crate::explore::{explore, ExploreConfig};
 use crate::path::PathSpec;
 use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy};
+use fpforge_search::Budget;
 use fpforge_solve::TermId;
 use fpforge_spec::InputSpec;
 use fpir::{Func, InfeasibleMethod, Module, OpenReason, Side, SideStatus, Witness};
@@ -74,9 +75,10 @@ pub fn reach_path(
     spec: InputSpec,
     path: &PathSpec,
     config: EngineConfig,
+    budget: &Budget,
     emit_smt2: bool,
 ) -> Result<ReachReport, ExploreError> {
-    let mut s = Session::new(module, func, spec, config)?;
+    let mut s = Session::new(module, func, spec, config, budget.start())?;
     let sites = path.sites();
     let mut input = s.seed_input();
     let mut tried: Vec<String> = Vec::new();
@@ -226,7 +228,7 @@ pub enum SideAnswer {
     Unknown(Option<OpenReason>),
 }
 
-/// Reaches one branch side of `func` within `config.time_limit`: exploration with the
+/// Reaches one branch side of `func` within `budget`: exploration with the
 /// side as target (see [`mod@crate::explore`]).
 pub fn reach_side(
     module: &Module,
@@ -234,12 +236,13 @@ pub fn reach_side(
     spec: InputSpec,
     side: Side,
     config: EngineConfig,
+    budget: &Budget,
 ) -> Result<SideAnswer, ExploreError> {
-    let mut answers = reach_sides(module, func, spec, &[side], config)?;
+    let mut answers = reach_sides(module, func, spec, &[side], config, budget)?;
     Ok(answers.pop().unwrap_or(SideAnswer::Unknown(None)))
 }
 
-/// Reaches each of `sides` of `func` within one `config.time_limit`: one exploration
+/// Reaches each of `sides` of `func` within one `budget`: one exploration
 /// with every side as target, stopping once all are taken. The library entry point
 /// `cover` calls for the sides its search did not reach; answers are in `sides` order.
 pub fn reach_sides(
@@ -248,11 +251,12 @@ pub fn reach_sides(
     spec: InputSpec,
     sides: &[Side],
     config: EngineConfig,
+    budget: &Budget,
 ) -> Result<Vec<SideAnswer>, ExploreError> {
     let cfg = ExploreConfig::default()
         .with_engine(config)
         .with_targets(sides.to_vec());
-    let report = explore(module, func, spec, &cfg, |_| {})?;
+    let report = explore(module, func, spec, &cfg, budget, |_| {})?;
     Ok(sides
         .iter()
         .map(|side| {

@@ -8,22 +8,19 @@ use crate::libm_facts::{subterms, LibmFacts};
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Trap, TrapKind,
 };
+use fpforge_search::Clock;
 use fpforge_solve::{Answer, Model, Op, SolveConfig, Solver, Sort, Strategy, TermId, TermStore};
 use fpforge_spec::InputSpec;
 use fpir::{FloatTy, Func, Module, OpenReason, Side, Type};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Settings shared by `reach` and `explore`.
 #[non_exhaustive]
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
-    /// Wall-clock limit of the whole search. Default: 10 s.
-    pub time_limit: Duration,
     /// Limit of each solver query. Default: 1 s.
     pub query_timeout: Duration,
     /// Solver engine for queries. Default: [`Strategy::Portfolio`].
@@ -36,31 +33,21 @@ pub struct EngineConfig {
     /// builds terms at every step, so long loops are cut short and reported as traps),
     /// otherwise [`ExecConfig::default`].
     pub exec: ExecConfig,
-    /// A flag that, once set (by Ctrl-C), ends the search as if its time were up, with
-    /// what it found. Default: none.
-    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
-            time_limit: Duration::from_secs(10),
             query_timeout: Duration::from_secs(1),
             strategy: Strategy::Portfolio,
             seed: 0,
             calls: CallPolicy::Symbolic,
             exec: ExecConfig::default().with_fuel(1_000_000),
-            interrupt: None,
         }
     }
 }
 
 impl EngineConfig {
-    /// Sets [`EngineConfig::time_limit`].
-    pub fn with_time_limit(mut self, t: Duration) -> Self {
-        self.time_limit = t;
-        self
-    }
     /// Sets [`EngineConfig::query_timeout`].
     pub fn with_query_timeout(mut self, t: Duration) -> Self {
         self.query_timeout = t;
@@ -84,11 +71,6 @@ impl EngineConfig {
     /// Sets [`EngineConfig::exec`].
     pub fn with_exec(mut self, exec: ExecConfig) -> Self {
         self.exec = exec;
-        self
-    }
-    /// Sets [`EngineConfig::interrupt`].
-    pub fn with_interrupt(mut self, flag: Option<Arc<AtomicBool>>) -> Self {
-        self.interrupt = flag;
         self
     }
 }
@@ -175,6 +157,8 @@ pub struct Session<'m> {
     interp: Interpreter<'m, Concolic, NoObserver>,
     confirm: Interpreter<'m, Concrete, BranchTrace>,
     config: EngineConfig,
+    /// The run's budget being spent (the deadline and interrupt of every step).
+    clock: Clock,
     /// Range constraints per coordinate.
     ranges: Vec<Option<TermId>>,
     /// Math applications abstracted so far for the bit-precise backend.
@@ -188,21 +172,19 @@ pub struct Session<'m> {
 }
 
 impl<'m> Session<'m> {
-    /// A session for `func` with inputs `spec`.
+    /// A session for `func` with inputs `spec`, within the run's budget `clock`.
     pub fn new(
         module: &'m Module,
         func: Func,
         spec: InputSpec,
         config: EngineConfig,
+        clock: Clock,
     ) -> Result<Session<'m>, ExploreError> {
         let start = Instant::now();
         let mut sem = Concolic::new(module, &spec, config.calls);
         let ranges = range_constraints(&spec, &mut sem);
         // A concolic run of a long loop can take seconds: it ends with the session.
-        let concolic = config
-            .exec
-            .clone()
-            .with_deadline(start.checked_add(config.time_limit));
+        let concolic = config.exec.clone().with_deadline(clock.deadline());
         let interp = Interpreter::new(module, sem, NoObserver, concolic)?;
         let confirm = Interpreter::new(
             module,
@@ -219,6 +201,7 @@ impl<'m> Session<'m> {
             interp,
             confirm,
             config,
+            clock,
             ranges,
             libm: LibmFacts::default(),
             start,
@@ -257,17 +240,19 @@ impl<'m> Session<'m> {
         self.start.elapsed()
     }
 
-    /// True once the time limit has passed.
-    pub fn out_of_time(&self) -> bool {
-        self.start.elapsed() >= self.config.time_limit
+    /// The run's budget being spent.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
-    /// Whether the caller asked the search to stop ([`EngineConfig::interrupt`]).
+    /// True once the time limit has passed.
+    pub fn out_of_time(&self) -> bool {
+        self.clock.out_of_time()
+    }
+
+    /// Whether the caller asked the search to stop (the budget's interrupt).
     pub fn interrupted(&self) -> bool {
-        self.config
-            .interrupt
-            .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        self.clock.interrupted()
     }
 
     /// The first input: every coordinate zero, or the range's point nearest zero.
@@ -383,7 +368,7 @@ impl<'m> Session<'m> {
     /// `share`, cut to the session's time left (at least a millisecond).
     fn within_time_left(&self, share: Duration) -> Duration {
         share
-            .min(self.config.time_limit.saturating_sub(self.start.elapsed()))
+            .min(self.clock.time_left().unwrap_or(share))
             .max(Duration::from_millis(1))
     }
 

@@ -4,6 +4,7 @@
 //! benchmark up to 6 iterations is answered, no sampled input takes a path proved
 //! infeasible, and emitted SMT-LIB gives the same answer to the solver's SMT-LIB reader.
 
+use fpforge_engine::Budget;
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, Interpreter};
 use fpforge_explore::{
     explore, reach_path, reach_side, EngineConfig, ExploreConfig, ExploreReport, PathSpec,
@@ -44,9 +45,17 @@ fn sites_of(module: &Module, func: Func) -> Vec<fpir::BranchSite> {
 }
 
 fn config() -> EngineConfig {
-    EngineConfig::default()
-        .with_time_limit(Duration::from_secs(5))
-        .with_query_timeout(Duration::from_secs(1))
+    EngineConfig::default().with_query_timeout(Duration::from_secs(1))
+}
+
+/// A run of at most `limit`.
+fn within(limit: Duration) -> Budget {
+    Budget::default().with_time_limit(Some(limit))
+}
+
+/// The budget of most runs here: five seconds.
+fn budget() -> Budget {
+    within(Duration::from_secs(5))
 }
 
 /// The paths of the benchmark: precondition passed, then `k` iterations whose sides
@@ -70,7 +79,16 @@ fn dichotomic_paths_are_answered_soundly() {
         for pattern in ["T", "F", "TF", "FT", "TTF"] {
             let text = dichotomic_path(k, pattern);
             let path = PathSpec::parse(&text, &module).unwrap();
-            let report = reach_path(&module, func, spec.clone(), &path, config(), false).unwrap();
+            let report = reach_path(
+                &module,
+                func,
+                spec.clone(),
+                &path,
+                config(),
+                &budget(),
+                false,
+            )
+            .unwrap();
             match report.answer {
                 ReachAnswer::Reached(bits) => {
                     let trace = concrete_trace(&module, func, &spec, &bits);
@@ -119,7 +137,16 @@ fn emitted_smtlib_gets_the_same_answer() {
         (dichotomic_path(4, "F"), "unsat"),
     ] {
         let path = PathSpec::parse(&text, &module).unwrap();
-        let report = reach_path(&module, func, spec.clone(), &path, config(), true).unwrap();
+        let report = reach_path(
+            &module,
+            func,
+            spec.clone(),
+            &path,
+            config(),
+            &budget(),
+            true,
+        )
+        .unwrap();
         let smt = report.smt2.expect("written");
         let mut out = Vec::new();
         let cfg = fpforge_solve::SolveConfig::default().with_timeout(Duration::from_secs(5));
@@ -162,7 +189,7 @@ fn type_punned_high_words_are_symbolic() {
     let sites = sites_of(&module, func);
     for site in &sites[..2] {
         let side = module.parse_side(&format!("{site}:T")).unwrap();
-        match reach_side(&module, func, spec.clone(), side, config()).unwrap() {
+        match reach_side(&module, func, spec.clone(), side, config(), &budget()).unwrap() {
             SideAnswer::Covered(bits) => {
                 let trace = concrete_trace(&module, func, &spec, &bits);
                 assert!(trace.contains(&side), "{side:?}");
@@ -185,9 +212,9 @@ fn explore_covers_every_flopsy_goal() {
     ] {
         let func = module.func_by_name(name).unwrap();
         let spec = InputSpec::for_function(&module, func, &[], &[]).unwrap();
-        let cfg =
-            ExploreConfig::default().with_engine(config().with_time_limit(Duration::from_secs(20)));
-        let report = explore(&module, func, spec.clone(), &cfg, |_| {}).unwrap();
+        let cfg = ExploreConfig::default().with_engine(config());
+        let twenty = within(Duration::from_secs(20));
+        let report = explore(&module, func, spec.clone(), &cfg, &twenty, |_| {}).unwrap();
         for side in &report.sides {
             match side.status {
                 SideStatus::Covered { witness } => {
@@ -245,6 +272,7 @@ fn constant_conditions_prove_sides_infeasible() {
         func,
         spec,
         &ExploreConfig::default().with_engine(config()),
+        &budget(),
         |_| {},
     )
     .unwrap();
@@ -274,7 +302,8 @@ fn switch_sides_and_integer_paths() {
         .map(|t| module.parse_side(t).unwrap())
         .collect();
     let answers =
-        fpforge_explore::reach_sides(&module, func, spec.clone(), &sides, config()).unwrap();
+        fpforge_explore::reach_sides(&module, func, spec.clone(), &sides, config(), &budget())
+            .unwrap();
     for (side, answer) in sides.iter().zip(answers) {
         match answer {
             SideAnswer::Covered(bits) => {
@@ -286,7 +315,16 @@ fn switch_sides_and_integer_paths() {
     }
     // A path through the switch's default after the divisions.
     let path = PathSpec::parse(&format!("{switch}:default"), &module).unwrap();
-    let report = reach_path(&module, func, spec.clone(), &path, config(), false).unwrap();
+    let report = reach_path(
+        &module,
+        func,
+        spec.clone(),
+        &path,
+        config(),
+        &budget(),
+        false,
+    )
+    .unwrap();
     let ReachAnswer::Reached(bits) = report.answer else {
         panic!("{:?}", report.answer)
     };
@@ -342,12 +380,10 @@ fn sides_proved_infeasible_are_never_taken() {
             vec![args.parse().unwrap()]
         };
         let spec = InputSpec::for_function(&module, func, &specs, &[]).unwrap();
-        let cfg = ExploreConfig::default().with_engine(
-            config()
-                .with_time_limit(Duration::from_millis(300))
-                .with_query_timeout(Duration::from_millis(100)),
-        );
-        let report = explore(&module, func, spec.clone(), &cfg, |_| {}).unwrap();
+        let cfg = ExploreConfig::default()
+            .with_engine(config().with_query_timeout(Duration::from_millis(100)));
+        let short = within(Duration::from_millis(300));
+        let report = explore(&module, func, spec.clone(), &cfg, &short, |_| {}).unwrap();
         let infeasible: Vec<_> = report
             .sides
             .iter()
@@ -385,7 +421,16 @@ fn bracket_paths_are_reached_and_confirmed() {
         }
         text.push_str(" br10:T br11:T");
         let path = PathSpec::parse(&text, &module).unwrap();
-        let report = reach_path(&module, func, spec.clone(), &path, config(), false).unwrap();
+        let report = reach_path(
+            &module,
+            func,
+            spec.clone(),
+            &path,
+            config(),
+            &budget(),
+            false,
+        )
+        .unwrap();
         let ReachAnswer::Reached(bits) = report.answer else {
             panic!("{text}: {:?}", report.answer)
         };
@@ -400,7 +445,7 @@ fn explore_with(module: &Module, name: &str, args: &[&str]) -> (Func, InputSpec,
     let args: Vec<fpforge_spec::ArgSpec> = args.iter().map(|a| a.parse().unwrap()).collect();
     let spec = InputSpec::for_function(module, func, &args, &[]).unwrap();
     let cfg = ExploreConfig::default().with_engine(config());
-    let report = explore(module, func, spec.clone(), &cfg, |_| {}).unwrap();
+    let report = explore(module, func, spec.clone(), &cfg, &budget(), |_| {}).unwrap();
     (func, spec, report)
 }
 
@@ -549,7 +594,7 @@ fn explored(module: &Module, name: &str) -> (Func, InputSpec, ExploreReport) {
     let func = module.func_by_name(name).unwrap();
     let spec = InputSpec::for_function(module, func, &[], &[]).unwrap();
     let config = ExploreConfig::default().with_engine(config());
-    let report = explore(module, func, spec.clone(), &config, |_| {}).unwrap();
+    let report = explore(module, func, spec.clone(), &config, &budget(), |_| {}).unwrap();
     (func, spec, report)
 }
 

@@ -15,6 +15,7 @@
 //! what was found so far. See `docs/REPORTS.md`.
 
 use crate::error::ReportError;
+use crate::stop::stop_words;
 use crate::values::{show, show_long_double};
 use crate::SCHEMA_VERSION;
 use fpforge_accuracy::zeros::{Singularity, SingularityKind};
@@ -22,6 +23,7 @@ use fpforge_accuracy::{
     AccuracyReport, Blame, Finding, FloatBits, Oracle, OutputLoc, PoleAnswer, SpecialValue,
     Strategy,
 };
+use fpforge_engine::EngineKind;
 use fpir::{Func, Module, OpSite, Type};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -393,7 +395,7 @@ impl<'a> ReportJson<'a> {
         let (blame, divergences) = blame_rows(&report.blame);
         let row = |f: &Finding| FindingRow::new(module, report.func, f);
         json.finished = true;
-        json.stop = Some(report.stop.to_string());
+        json.stop = Some(stop_words(EngineKind::Accuracy, report.stop).to_string());
         json.oracle = Some(report.oracle.to_string());
         json.oracle_kind = Some(report.oracle.kind().name());
         json.special_values = report
@@ -554,7 +556,7 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
         info.function,
         report.evals,
         report.elapsed.as_secs_f64(),
-        report.stop,
+        stop_words(EngineKind::Accuracy, report.stop),
         strategy_name(report.strategy),
     );
     let _ = writeln!(t, "oracle: {}", oracle_text(info, &report.oracle));

@@ -29,8 +29,10 @@
 
 use crate::error::ReportError;
 use crate::findings::FindingRow;
+use crate::stop::stop_words;
 use crate::SCHEMA_VERSION;
 use fpforge_cover::CoverReport;
+use fpforge_engine::EngineKind;
 use fpforge_explore::ExploreReport;
 use fpir::{
     BranchKind, Func, InfeasibleMethod, MissReason, Module, OpenReason, SideReport, SideStatus,
@@ -101,7 +103,7 @@ impl Ending {
     /// The ending of a `cover` run.
     pub fn of_cover(report: &CoverReport) -> Ending {
         Ending {
-            stop: report.stop.to_string(),
+            stop: stop_words(EngineKind::Cover, report.stop).to_string(),
             elapsed: report.elapsed,
             stats: EngineStats::Cover {
                 evaluations: report.evals,
@@ -113,7 +115,7 @@ impl Ending {
     /// The ending of an `explore` run.
     pub fn of_explore(report: &ExploreReport) -> Ending {
         Ending {
-            stop: report.stop.to_string(),
+            stop: stop_words(EngineKind::Explore, report.stop).to_string(),
             elapsed: report.elapsed,
             stats: EngineStats::Explore {
                 complete: report.complete,

@@ -14,9 +14,8 @@ use crate::lcov::lcov;
 use crate::minimize::{behaviours, greedy_cover, Behaviour};
 use crate::outdir::{write_atomic, OutDir};
 use crate::regression::{regression_c, regression_file, results_interpreter, RegressionTest};
-use fpforge_cover::CoverEvent;
+use fpforge_engine::{Event, NoDetail};
 use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
-use fpforge_explore::ExploreEvent;
 use fpforge_spec::InputSpec;
 use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, Witness};
 use std::collections::BTreeSet;
@@ -129,38 +128,23 @@ impl<'m> CoverageOut<'m> {
         self
     }
 
-    /// Records what a `cover` run reports as it goes (progress events write nothing).
-    pub fn cover_event(&mut self, event: &CoverEvent<'_>) {
+    /// Records what a `cover` or `explore` run reports as it goes (progress writes
+    /// nothing).
+    pub fn event(&mut self, event: &Event<'_, NoDetail>) {
         match event {
-            CoverEvent::Started { sides, .. } => self.started(sides),
-            CoverEvent::Test {
+            Event::Started { sides } => self.started(sides),
+            Event::Test {
                 index,
-                test,
+                coords,
                 new_sides,
-            } => self.test(*index, &test.coords, new_sides),
-            CoverEvent::Finding {
+            } => self.test(*index, coords, new_sides),
+            Event::Finding {
                 index,
                 finding,
                 new_sides,
             } => self.finding(*index, finding, new_sides),
-            CoverEvent::Progress { .. } => {}
-        }
-    }
-
-    /// Records what an `explore` run reports as it goes.
-    pub fn explore_event(&mut self, event: &ExploreEvent<'_>) {
-        match event {
-            ExploreEvent::Started { sides } => self.started(sides),
-            ExploreEvent::Test {
-                index,
-                input,
-                new_sides,
-            } => self.test(*index, input, new_sides),
-            ExploreEvent::Finding {
-                index,
-                finding,
-                new_sides,
-            } => self.finding(*index, finding, new_sides),
+            Event::Progress(_) => {}
+            Event::Detail(none) => match *none {},
         }
     }
 

@@ -48,6 +48,7 @@ pub mod reach;
 pub mod regression;
 pub mod run;
 pub mod sites;
+pub mod stop;
 pub mod trace;
 pub mod values;
 

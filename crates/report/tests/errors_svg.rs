@@ -3,6 +3,7 @@
 
 use fpforge_accuracy::zeros::SingularityKind;
 use fpforge_accuracy::{accuracy, AccuracyConfig, AccuracyReport, OracleChoice, TrueFunction};
+use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
 use fpforge_report::accuracy::{Progress, RunInfo};
 use fpforge_report::errors_svg::errors_svg;
@@ -18,13 +19,12 @@ fn run(name: &str, oracle: &str, range: &str) -> (Module, AccuracyReport) {
     let func = module.func_by_name(name).unwrap();
     let config = AccuracyConfig::default()
         .with_seed(7)
-        .with_time_limit(None)
-        .with_max_evals(Some(2000))
         .with_oracle(OracleChoice::Mpfr(
             TrueFunction::from_mpfr_name(oracle).unwrap(),
         ))
         .with_args(vec![range.parse::<ArgSpec>().unwrap()]);
-    let report = accuracy(&module, func, &config).unwrap();
+    let budget = Budget::default().with_evals(Some(2000));
+    let report = accuracy(&module, func, &config, &budget).unwrap();
     (module, report)
 }
 

@@ -6,8 +6,9 @@
 //! branch side. The module carries trap guards, as the CLI's does, so trap sites are in the
 //! files too.
 
-use fpforge_cover::{cover_with, CoverConfig, CoverEvent};
-use fpforge_explore::{explore, EngineConfig, ExploreConfig};
+use fpforge_cover::{cover_with, CoverConfig};
+use fpforge_engine::{Budget, Event};
+use fpforge_explore::{explore, ExploreConfig};
 use fpforge_report::lcov::lcov;
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
@@ -67,16 +68,14 @@ fn side_names(doc: &serde_json::Value) -> Vec<String> {
 
 fn run_cover(func: &str, dir: &Path) -> serde_json::Value {
     let (m, f) = (module(), module().func_by_name(func).unwrap());
-    let config = CoverConfig::default()
-        .with_seed(3)
-        .with_time_limit(None)
-        .with_max_evals(Some(20_000));
+    let config = CoverConfig::default().with_seed(3);
+    let budget = Budget::default().with_evals(Some(20_000));
     let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
     let mut out = CoverageOut::create(dir, "cover", m, f, spec).unwrap();
     let validator = schema();
-    let report = cover_with(m, f, &config, |event| {
-        out.cover_event(event);
-        if let CoverEvent::Started { .. } = event {
+    let report = cover_with(m, f, &config, &budget, |event| {
+        out.event(event);
+        if let Event::Started { .. } = event {
             let running = read_json(&dir.join("coverage.json"));
             assert_eq!(running["finished"], false);
             assert_valid(&validator, &running, "cover while running");
@@ -102,10 +101,10 @@ fn run_cover(func: &str, dir: &Path) -> serde_json::Value {
 fn run_explore(func: &str, dir: &Path) -> serde_json::Value {
     let (m, f) = (module(), module().func_by_name(func).unwrap());
     let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
-    let config = ExploreConfig::default()
-        .with_engine(EngineConfig::default().with_time_limit(Duration::from_secs(5)));
+    let config = ExploreConfig::default();
+    let budget = Budget::default().with_time_limit(Some(Duration::from_secs(5)));
     let mut out = CoverageOut::create(dir, "explore", m, f, spec.clone()).unwrap();
-    let report = explore(m, f, spec, &config, |event| out.explore_event(event)).unwrap();
+    let report = explore(m, f, spec, &config, &budget, |event| out.event(event)).unwrap();
     out.finish(&report.sides, &Ending::of_explore(&report))
         .unwrap();
     read_json(&dir.join("coverage.json"))

@@ -20,7 +20,7 @@
 //! coordinates stop a few ulps short of an equality; this method lands on it, so
 //! engines use it to finish what Powell's method started.
 
-use crate::evaluator::{Evaluator, Stop};
+use crate::evaluator::{Evaluator, Halt};
 use crate::ordinal::{from_signed_ulps, signed_ulps, FpFormat};
 use crate::space::Space;
 
@@ -30,15 +30,15 @@ use crate::space::Space;
 pub trait Axis {
     /// A value of the variable.
     type Point: Copy;
-    /// Why the search must end at once (e.g. [`Stop`]).
-    type Stop;
+    /// Why the search must end at once (e.g. [`Halt`]).
+    type Halt;
 
     /// The value `steps` steps from `from` (down when negative), or `None` when that is
     /// no move (`from` itself, or nothing there).
     fn moved(&self, from: Self::Point, steps: i64) -> Option<Self::Point>;
 
     /// The objective with the variable at `at`.
-    fn eval(&mut self, at: Self::Point) -> Result<f64, Self::Stop>;
+    fn eval(&mut self, at: Self::Point) -> Result<f64, Self::Halt>;
 
     /// Whether an accepted objective value ends the moves at once, because nothing can
     /// be lower (default: never).
@@ -56,7 +56,7 @@ pub fn explore_and_pattern<A: Axis>(
     at: A::Point,
     value: f64,
     exploratory: &[i64],
-) -> Result<Option<(A::Point, f64)>, A::Stop> {
+) -> Result<Option<(A::Point, f64)>, A::Halt> {
     for &steps in exploratory {
         let Some(probe) = axis.moved(at, steps) else {
             continue;
@@ -77,7 +77,7 @@ fn pattern_moves<A: Axis>(
     mut at: A::Point,
     mut value: f64,
     first: i64,
-) -> Result<(A::Point, f64), A::Stop> {
+) -> Result<(A::Point, f64), A::Halt> {
     let direction = first.signum();
     let mut magnitude = first.saturating_abs();
     while !axis.is_final(value) && magnitude < i64::MAX {
@@ -140,7 +140,7 @@ struct Coordinate<'e, 'p, F> {
 
 impl<F: FnMut(&[f64]) -> f64> Axis for Coordinate<'_, '_, F> {
     type Point = f64;
-    type Stop = Stop;
+    type Halt = Halt;
 
     fn moved(&self, from: f64, steps: i64) -> Option<f64> {
         let to = match self.ev.space() {
@@ -154,7 +154,7 @@ impl<F: FnMut(&[f64]) -> f64> Axis for Coordinate<'_, '_, F> {
         (to.to_bits() != from.to_bits()).then_some(to)
     }
 
-    fn eval(&mut self, at: f64) -> Result<f64, Stop> {
+    fn eval(&mut self, at: f64) -> Result<f64, Halt> {
         self.probe[self.index] = at;
         self.ev.eval(self.probe)
     }
@@ -166,7 +166,7 @@ pub fn avm<F: FnMut(&[f64]) -> f64>(
     ev: &mut Evaluator<F>,
     start: &[f64],
     config: &AvmConfig,
-) -> Result<(Vec<f64>, f64), Stop> {
+) -> Result<(Vec<f64>, f64), Halt> {
     let mut x = start.to_vec();
     let mut fx = ev.eval(&x)?;
     let mut probe = x.clone();
@@ -197,8 +197,9 @@ pub fn avm<F: FnMut(&[f64]) -> f64>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluator::{Budget, StopReason};
+    use crate::budget::Limits;
     use crate::ordinal::ulp_distance;
+    use crate::stop::Stop;
 
     /// Integers as an axis, recording every evaluated point.
     struct Integers<G> {
@@ -209,13 +210,13 @@ mod tests {
 
     impl<G: Fn(i64) -> f64> Axis for Integers<G> {
         type Point = i64;
-        type Stop = std::convert::Infallible;
+        type Halt = std::convert::Infallible;
 
         fn moved(&self, from: i64, steps: i64) -> Option<i64> {
             from.checked_add(steps)
         }
 
-        fn eval(&mut self, at: i64) -> Result<f64, Self::Stop> {
+        fn eval(&mut self, at: i64) -> Result<f64, Self::Halt> {
             self.evaluated.push(at);
             Ok((self.objective)(at))
         }
@@ -277,11 +278,11 @@ mod tests {
             }
             ulp_distance(FpFormat::F64, v[0], 1e300 * v[1]) as f64
         };
-        let budget = Budget::default().with_eval_limit(100_000);
+        let budget = Limits::default().with_eval_limit(100_000);
         let mut ev = Evaluator::new(f, Space::Real, budget);
         let result = avm(&mut ev, &[3.0, 1.234_567], &AvmConfig::default());
-        assert_eq!(result.unwrap_err(), Stop(StopReason::TargetReached));
-        let out = ev.finish(Err(Stop(StopReason::TargetReached)));
+        assert_eq!(result.unwrap_err(), Halt(Stop::TargetsReached));
+        let out = ev.finish(Err(Halt(Stop::TargetsReached)));
         assert_eq!(out.best_input[0], 1e300 * out.best_input[1]);
         assert!(out.evals < 5_000, "{}", out.evals);
     }
@@ -296,8 +297,8 @@ mod tests {
                 ulp_distance(FpFormat::F64, a, 1e-310) as f64 + 1.0
             }
         };
-        let mut ev = Evaluator::new(f, Space::Real, Budget::default());
+        let mut ev = Evaluator::new(f, Space::Real, Limits::default());
         let result = avm(&mut ev, &[12.5], &AvmConfig::default());
-        assert_eq!(result.unwrap_err(), Stop(StopReason::TargetReached));
+        assert_eq!(result.unwrap_err(), Halt(Stop::TargetsReached));
     }
 }

@@ -8,7 +8,7 @@
 //! minimizes locally, and accepts the new minimum with probability
 //! `min(1, exp(-(f_new - f_cur) / T))`.
 
-use crate::evaluator::{Evaluator, Stop};
+use crate::evaluator::{Evaluator, Halt};
 use crate::powell::{powell, PowellConfig};
 use rand::Rng;
 
@@ -62,7 +62,7 @@ pub fn basinhopping<F: FnMut(&[f64]) -> f64, R: Rng>(
     start: &[f64],
     config: &BasinhoppingConfig,
     rng: &mut R,
-) -> Result<(), Stop> {
+) -> Result<(), Halt> {
     let (mut current, mut f_current) = powell(ev, start, &config.local)?;
     for _ in 0..config.n_iter {
         // Integer coordinates hop on their own scale (see `Evaluator::step_scale`); the
@@ -100,9 +100,10 @@ pub fn basinhopping<F: FnMut(&[f64]) -> f64, R: Rng>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluator::{Budget, StopReason};
+    use crate::budget::Limits;
     use crate::ordinal::to_ordinal;
     use crate::space::Space;
+    use crate::stop::Stop;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -114,7 +115,7 @@ mod tests {
         seed: u64,
     ) -> crate::Outcome {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let budget = Budget::default().with_eval_limit(200_000);
+        let budget = Limits::default().with_eval_limit(200_000);
         let mut ev = Evaluator::new(f, space, budget);
         let result = basinhopping(&mut ev, &[space.encode(start)], &config, &mut rng);
         ev.finish(result)
@@ -137,7 +138,7 @@ mod tests {
             BasinhoppingConfig::default().with_n_iter(50),
             1,
         );
-        assert_eq!(out.reason, StopReason::TargetReached, "{out:?}");
+        assert_eq!(out.reason, Stop::TargetsReached, "{out:?}");
     }
 
     #[test]
@@ -155,7 +156,7 @@ mod tests {
         };
         let config = BasinhoppingConfig::default().with_abs_step(1024.0);
         let out = run(f, Space::OrderedBits, 1.0, config, 7);
-        assert_eq!(out.reason, StopReason::TargetReached, "{out:?}");
+        assert_eq!(out.reason, Stop::TargetsReached, "{out:?}");
         assert!(out.best_input[0].abs() < f64::MIN_POSITIVE && out.best_input[0] != 0.0);
     }
 

@@ -1,8 +1,10 @@
 //! The one executor every minimizer runs through: counts evaluations, keeps the best
 //! point, enforces the budget and the target, and says why a search stopped.
 //!
-//! Minimizers call [`Evaluator::eval`] and propagate its `Err(Stop)` with `?`, so a
-//! search unwinds the moment the target is reached or the budget is spent.
+//! Minimizers call [`Evaluator::eval`] and propagate its `Err(Halt)` with `?`, so a
+//! search unwinds the moment the target is reached or its [`Limits`] are spent.
+//! One-step engines (a move, a generation at a time) run through [`run_steps`], which
+//! checks the same limits between steps.
 //!
 //! Coordinates marked integer ([`Evaluator::with_integer_coordinates`]) stand for an
 //! integer parameter: they are the value itself in every space (an integer's ordered bits
@@ -13,73 +15,17 @@
 //!
 //! The objective may also end a search that is not worth its budget by raising the
 //! signal given to [`Evaluator::with_give_up`]: the search then stops with
-//! [`StopReason::GaveUp`] after that evaluation.
+//! [`Stop::GaveUp`] after that evaluation.
 
+use crate::budget::Limits;
 use crate::space::Space;
+use crate::stop::Stop;
 use std::cell::Cell;
 use std::rc::Rc;
-use std::time::Instant;
 
-/// Limits of one search.
-#[derive(Clone, Copy, Debug)]
-#[non_exhaustive]
-pub struct Budget {
-    /// Maximum number of objective evaluations (default: unlimited).
-    pub max_evals: Option<u64>,
-    /// Wall-clock deadline (default: none).
-    pub deadline: Option<Instant>,
-    /// The search stops as soon as a value at or below this is found (default 0.0).
-    pub target: f64,
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            max_evals: None,
-            deadline: None,
-            target: 0.0,
-        }
-    }
-}
-
-impl Budget {
-    /// Caps the number of evaluations.
-    pub fn with_eval_limit(mut self, evals: u64) -> Self {
-        self.max_evals = Some(evals);
-        self
-    }
-
-    /// Stops at `deadline`.
-    pub fn with_deadline(mut self, deadline: Instant) -> Self {
-        self.deadline = Some(deadline);
-        self
-    }
-
-    /// Stops when a value `<= target` is found.
-    pub fn with_target(mut self, target: f64) -> Self {
-        self.target = target;
-        self
-    }
-}
-
-/// Why a search ended.
+/// Signal that the search must end now, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// A value at or below the target was found.
-    TargetReached,
-    /// The evaluation budget is spent.
-    EvalLimit,
-    /// The deadline passed.
-    TimeLimit,
-    /// The minimizer ran to completion without reaching the target.
-    Converged,
-    /// The objective raised the give-up signal ([`Evaluator::with_give_up`]).
-    GaveUp,
-}
-
-/// Signal that the search must end now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stop(pub StopReason);
+pub struct Halt(pub Stop);
 
 /// The result of a search.
 #[derive(Clone, Debug)]
@@ -91,14 +37,14 @@ pub struct Outcome {
     /// Evaluations made.
     pub evals: u64,
     /// Why it ended.
-    pub reason: StopReason,
+    pub reason: Stop,
 }
 
 /// Wraps an objective over inputs with the budget and the search space.
 pub struct Evaluator<F> {
     objective: F,
     space: Space,
-    budget: Budget,
+    limits: Limits,
     evals: u64,
     best_input: Vec<f64>,
     best_value: f64,
@@ -111,11 +57,11 @@ pub struct Evaluator<F> {
 
 impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
     /// An evaluator of `objective` over coordinates in `space`.
-    pub fn new(objective: F, space: Space, budget: Budget) -> Self {
+    pub fn new(objective: F, space: Space, limits: Limits) -> Self {
         Evaluator {
             objective,
             space,
-            budget,
+            limits,
             evals: 0,
             best_input: Vec::new(),
             best_value: f64::INFINITY,
@@ -125,7 +71,7 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
         }
     }
 
-    /// Ends the search with [`StopReason::GaveUp`] after any evaluation that leaves
+    /// Ends the search with [`Stop::GaveUp`] after any evaluation that leaves
     /// `signal` raised (the objective holds a clone and raises it).
     pub fn with_give_up(mut self, signal: Rc<Cell<bool>>) -> Self {
         self.give_up = Some(signal);
@@ -189,15 +135,9 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
 
     /// Evaluates the objective at coordinates `y`. NaN objective values count as
     /// `+inf` so comparisons stay total.
-    pub fn eval(&mut self, y: &[f64]) -> Result<f64, Stop> {
-        if self.budget.max_evals.is_some_and(|m| self.evals >= m) {
-            return Err(Stop(StopReason::EvalLimit));
-        }
-        // The clock is read at every evaluation (~30 ns): one evaluation can take a
-        // tenth of a second (a long loop confirmed with more fuel), so a stride of
-        // evaluations between readings overshot the deadline by seconds.
-        if self.budget.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(Stop(StopReason::TimeLimit));
+    pub fn eval(&mut self, y: &[f64]) -> Result<f64, Halt> {
+        if let Some(stop) = self.limits.exceeded(self.evals) {
+            return Err(Halt(stop));
         }
         self.scratch.clear();
         for (i, &c) in y.iter().enumerate() {
@@ -211,20 +151,20 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
             self.best_value = value;
             self.best_input.clone_from(&self.scratch);
         }
-        if value <= self.budget.target {
-            return Err(Stop(StopReason::TargetReached));
+        if value <= self.limits.target {
+            return Err(Halt(Stop::TargetsReached));
         }
         if self.give_up.as_ref().is_some_and(|signal| signal.get()) {
-            return Err(Stop(StopReason::GaveUp));
+            return Err(Halt(Stop::GaveUp));
         }
         Ok(value)
     }
 
     /// Ends the search, reporting `reason` unless a stop already said otherwise.
-    pub fn finish(self, result: Result<(), Stop>) -> Outcome {
+    pub fn finish(self, result: Result<(), Halt>) -> Outcome {
         let reason = match result {
-            Ok(()) => StopReason::Converged,
-            Err(Stop(reason)) => reason,
+            Ok(()) => Stop::Exhausted,
+            Err(Halt(reason)) => reason,
         };
         Outcome {
             best_input: self.best_input,
@@ -235,31 +175,72 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
     }
 }
 
+/// What one step of a one-step engine ([`run_steps`]) says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stepped {
+    /// Keep going.
+    Continue,
+    /// The engine can make no further progress.
+    Exhausted,
+}
+
+/// An engine that works in bounded units (a move, a generation, a batch), run by
+/// [`run_steps`].
+pub trait OneStep {
+    /// Performs one unit of work.
+    fn step(&mut self) -> Stepped;
+    /// Evaluations made so far.
+    fn evals(&self) -> u64;
+    /// Whether the target was reached (a model found).
+    fn reached(&self) -> bool;
+}
+
+/// Runs `engine` step by step until it reaches its target, is exhausted, or `limits`
+/// (evaluations counted from `engine`'s own count, a deadline) are spent; returns why.
+pub fn run_steps(engine: &mut dyn OneStep, limits: Limits) -> Stop {
+    loop {
+        if engine.reached() {
+            return Stop::TargetsReached;
+        }
+        if let Some(stop) = limits.exceeded(engine.evals()) {
+            return stop;
+        }
+        if engine.step() == Stepped::Exhausted {
+            return if engine.reached() {
+                Stop::TargetsReached
+            } else {
+                Stop::Exhausted
+            };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     #[test]
     fn stops_on_target_and_keeps_the_witness() {
         let mut ev = Evaluator::new(
             |x: &[f64]| (x[0] - 3.0).abs(),
             Space::Real,
-            Budget::default(),
+            Limits::default(),
         );
         assert_eq!(ev.eval(&[1.0]), Ok(2.0));
-        assert_eq!(ev.eval(&[3.0]), Err(Stop(StopReason::TargetReached)));
-        let out = ev.finish(Err(Stop(StopReason::TargetReached)));
+        assert_eq!(ev.eval(&[3.0]), Err(Halt(Stop::TargetsReached)));
+        let out = ev.finish(Err(Halt(Stop::TargetsReached)));
         assert_eq!(out.best_input, vec![3.0]);
         assert_eq!(out.evals, 2);
     }
 
     #[test]
     fn stops_on_eval_limit() {
-        let budget = Budget::default().with_eval_limit(2);
+        let budget = Limits::default().with_eval_limit(2);
         let mut ev = Evaluator::new(|_: &[f64]| 1.0, Space::Real, budget);
         assert!(ev.eval(&[0.0]).is_ok());
         assert!(ev.eval(&[0.0]).is_ok());
-        assert_eq!(ev.eval(&[0.0]), Err(Stop(StopReason::EvalLimit)));
+        assert_eq!(ev.eval(&[0.0]), Err(Halt(Stop::EvalLimit)));
     }
 
     #[test]
@@ -270,12 +251,12 @@ mod tests {
             raised.set(x[0] > 5.0);
             x[0]
         };
-        let mut ev = Evaluator::new(objective, Space::Real, Budget::default()).with_give_up(signal);
+        let mut ev = Evaluator::new(objective, Space::Real, Limits::default()).with_give_up(signal);
         assert_eq!(ev.eval(&[2.0]), Ok(2.0));
         assert_eq!(ev.eval(&[4.0]), Ok(4.0));
-        assert_eq!(ev.eval(&[6.0]), Err(Stop(StopReason::GaveUp)));
-        let out = ev.finish(Err(Stop(StopReason::GaveUp)));
-        assert_eq!(out.reason, StopReason::GaveUp);
+        assert_eq!(ev.eval(&[6.0]), Err(Halt(Stop::GaveUp)));
+        let out = ev.finish(Err(Halt(Stop::GaveUp)));
+        assert_eq!(out.reason, Stop::GaveUp);
         assert_eq!(out.best_input, vec![2.0]);
         assert_eq!(out.evals, 3);
     }
@@ -283,7 +264,7 @@ mod tests {
     #[test]
     fn slow_evaluations_stop_at_the_first_one_past_the_deadline() {
         let deadline = Instant::now() + std::time::Duration::from_millis(30);
-        let budget = Budget::default().with_deadline(deadline);
+        let budget = Limits::default().with_deadline(deadline);
         let slow = |_: &[f64]| {
             std::thread::sleep(std::time::Duration::from_millis(10));
             1.0
@@ -304,7 +285,7 @@ mod tests {
         let mut ev = Evaluator::new(
             |x: &[f64]| x[0] + x[1],
             Space::OrderedBits,
-            Budget::default(),
+            Limits::default(),
         )
         .with_integer_coordinates(vec![true, false]);
         let y = ev.encode(&[7.0, 1.5]);
@@ -318,7 +299,7 @@ mod tests {
 
     #[test]
     fn without_integers_steps_scale_on_the_largest_coordinate() {
-        let ev = Evaluator::new(|_: &[f64]| 0.0, Space::Real, Budget::default());
+        let ev = Evaluator::new(|_: &[f64]| 0.0, Space::Real, Limits::default());
         assert_eq!(ev.step_scale(&[3.0, -9.0], &[1.0, 0.0]), (9.0, false));
     }
 
@@ -327,10 +308,64 @@ mod tests {
         let mut ev = Evaluator::new(
             |x: &[f64]| if x[0] > 0.0 { f64::NAN } else { 5.0 },
             Space::Real,
-            Budget::default(),
+            Limits::default(),
         );
         assert_eq!(ev.eval(&[1.0]), Ok(f64::INFINITY));
         assert_eq!(ev.eval(&[-1.0]), Ok(5.0));
         assert_eq!(ev.finish(Ok(())).best_input, vec![-1.0]);
+    }
+
+    /// Counts to `goal` one evaluation per step, exhausted at `last`.
+    struct Counter {
+        evals: u64,
+        goal: u64,
+        last: u64,
+    }
+
+    impl OneStep for Counter {
+        fn step(&mut self) -> Stepped {
+            self.evals += 1;
+            if self.evals >= self.last {
+                Stepped::Exhausted
+            } else {
+                Stepped::Continue
+            }
+        }
+
+        fn evals(&self) -> u64 {
+            self.evals
+        }
+
+        fn reached(&self) -> bool {
+            self.evals >= self.goal
+        }
+    }
+
+    #[test]
+    fn one_step_engines_stop_on_their_target_their_limits_or_exhaustion() {
+        let counter = |goal, last| Counter {
+            evals: 0,
+            goal,
+            last,
+        };
+        let mut reaching = counter(5, 100);
+        assert_eq!(
+            run_steps(&mut reaching, Limits::default()),
+            Stop::TargetsReached
+        );
+        assert_eq!(reaching.evals, 5);
+        let capped = Limits::default().with_eval_limit(3);
+        let mut short = counter(5, 100);
+        assert_eq!(run_steps(&mut short, capped), Stop::EvalLimit);
+        assert_eq!(short.evals, 3);
+        let mut exhausted = counter(50, 7);
+        assert_eq!(
+            run_steps(&mut exhausted, Limits::default()),
+            Stop::Exhausted
+        );
+        let past = Limits::default().with_deadline(Instant::now());
+        let mut late = counter(5, 100);
+        assert_eq!(run_steps(&mut late, past), Stop::TimeLimit);
+        assert_eq!(late.evals, 0);
     }
 }

@@ -2,8 +2,13 @@
 //!
 //! Engines minimize functions such as CoverMe's representing function, whose zeros are
 //! the inputs they want. Each minimizer is a small algorithm module driven through one
-//! [`Evaluator`] that owns the budget (evaluations, wall-clock deadline), the target value
-//! that ends the search early, the best point so far, and the reason a search stopped.
+//! [`Evaluator`] that keeps a search's [`Limits`] (evaluations, wall-clock deadline, the
+//! target value that ends it early), the best point so far, and the reason it stopped.
+//!
+//! The crate also holds what every searching engine shares about its budget: the run's
+//! [`Budget`] (evaluations, time, an [`Interrupt`]), the [`Clock`] that spends it, and the
+//! one stop reason, [`Stop`]; one-step engines run under the same limits through
+//! [`run_steps`].
 //!
 //! Searches run either in real coordinates or in the ordered-bits space of binary64
 //! ([`Space::OrderedBits`]), where a unit step is one ulp and large steps cross binades,
@@ -20,13 +25,17 @@
 
 pub mod avm;
 pub mod basinhopping;
+pub mod budget;
 pub mod evaluator;
 pub mod ordinal;
 pub mod powell;
 pub mod space;
+pub mod stop;
 
 pub use avm::{avm, AvmConfig};
 pub use basinhopping::{basinhopping, BasinhoppingConfig};
-pub use evaluator::{Budget, Evaluator, Outcome, Stop, StopReason};
+pub use budget::{Budget, Clock, Interrupt, Limits};
+pub use evaluator::{run_steps, Evaluator, Halt, OneStep, Outcome, Stepped};
 pub use powell::{powell, PowellConfig};
 pub use space::Space;
+pub use stop::Stop;

@@ -6,7 +6,7 @@
 //! objectives here are piecewise (branch distances), so the line search only compares
 //! values: it brackets by expansion and narrows by golden sections, never fits parabolas.
 
-use crate::evaluator::{Evaluator, Stop};
+use crate::evaluator::{Evaluator, Halt};
 
 /// Parameters of Powell's method.
 #[derive(Clone, Copy, Debug)]
@@ -62,7 +62,7 @@ pub fn powell<F: FnMut(&[f64]) -> f64>(
     ev: &mut Evaluator<F>,
     start: &[f64],
     config: &PowellConfig,
-) -> Result<(Vec<f64>, f64), Stop> {
+) -> Result<(Vec<f64>, f64), Halt> {
     let n = start.len();
     let mut x = start.to_vec();
     let mut fx = ev.eval(&x)?;
@@ -101,9 +101,9 @@ fn line_minimize<F: FnMut(&[f64]) -> f64>(
     dir: &[f64],
     step: f64,
     config: &PowellConfig,
-) -> Result<f64, Stop> {
+) -> Result<f64, Halt> {
     let mut probe = x.to_vec();
-    let mut at = |ev: &mut Evaluator<F>, t: f64| -> Result<f64, Stop> {
+    let mut at = |ev: &mut Evaluator<F>, t: f64| -> Result<f64, Halt> {
         for ((p, base), d) in probe.iter_mut().zip(x.iter()).zip(dir) {
             *p = base + t * d;
         }
@@ -176,13 +176,14 @@ fn line_minimize<F: FnMut(&[f64]) -> f64>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluator::{Budget, StopReason};
+    use crate::budget::Limits;
     use crate::space::Space;
+    use crate::stop::Stop;
 
     #[test]
     fn finds_the_minimum_of_a_shifted_quadratic() {
         let f = |x: &[f64]| (x[0] - 3.0).powi(2) + 10.0 * (x[1] + 1.5).powi(2) + 1.0;
-        let mut ev = Evaluator::new(f, Space::Real, Budget::default());
+        let mut ev = Evaluator::new(f, Space::Real, Limits::default());
         let (x, fx) = powell(&mut ev, &[0.0, 0.0], &PowellConfig::default()).unwrap();
         assert!(
             (x[0] - 3.0).abs() < 1e-5 && (x[1] + 1.5).abs() < 1e-5,
@@ -195,10 +196,10 @@ mod tests {
     fn reaches_a_zero_of_a_branch_distance() {
         // Distance to taking `if (x * y > 100 && x < 2)`.
         let f = |x: &[f64]| (100.0 - x[0] * x[1]).max(0.0) + (x[0] - 2.0).max(0.0);
-        let mut ev = Evaluator::new(f, Space::Real, Budget::default().with_target(0.0));
+        let mut ev = Evaluator::new(f, Space::Real, Limits::default().with_target(0.0));
         let result = powell(&mut ev, &[0.5, 0.5], &PowellConfig::default());
-        assert_eq!(result.unwrap_err(), Stop(StopReason::TargetReached));
-        let out = ev.finish(Err(Stop(StopReason::TargetReached)));
+        assert_eq!(result.unwrap_err(), Halt(Stop::TargetsReached));
+        let out = ev.finish(Err(Halt(Stop::TargetsReached)));
         assert!(out.best_input[0] * out.best_input[1] >= 100.0 && out.best_input[0] <= 2.0);
     }
 
@@ -212,11 +213,11 @@ mod tests {
             evaluated.borrow_mut().push(n);
             (n - 6.0).abs() + (x[1] - 1e300).abs() / 1e300
         };
-        let budget = Budget::default().with_target(0.0).with_eval_limit(400);
+        let budget = Limits::default().with_target(0.0).with_eval_limit(400);
         let mut ev =
             Evaluator::new(f, Space::Real, budget).with_integer_coordinates(vec![true, false]);
         let result = powell(&mut ev, &[0.0, 1e300], &PowellConfig::default());
-        assert_eq!(result.unwrap_err(), Stop(StopReason::TargetReached));
+        assert_eq!(result.unwrap_err(), Halt(Stop::TargetsReached));
         assert!(
             evaluated.borrow().iter().all(|n| n.abs() < 100.0),
             "{evaluated:?}"

@@ -47,10 +47,11 @@ use crate::interval::{Dom, FDom};
 use crate::search::avm::Avm;
 use crate::search::es::{Es, Mutation, Recombination};
 use crate::search::random::RandomSearch;
-use crate::search::{run_engine, Objective, SearchEngine, StopReason};
+use crate::search::{run_engine, Objective, SearchEngine};
 use crate::sort::Sort;
 use crate::term::{TermId, TermStore};
 use crate::{SolveConfig, Strategy};
+use fpforge_search::Stop;
 
 /// The answer to a check.
 #[derive(Clone, Debug)]
@@ -229,7 +230,7 @@ impl<'s> Solver<'s> {
         let reason = run_engine(engine, obj, evals, deadline);
         self.stats.evals += obj.evals - before;
         self.stats.search_time += start.elapsed();
-        if reason == StopReason::Solved {
+        if reason == Stop::TargetsReached {
             self.stats.winner = Some(name);
             return obj.solution.clone();
         }

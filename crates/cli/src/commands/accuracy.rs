@@ -18,9 +18,10 @@ use crate::options::{AccuracyOptions, CiOptions, Functions};
 use crate::progress::{Progress as Spinner, Verbosity};
 use anyhow::{bail, Context, Result};
 use fpforge_accuracy::{
-    accuracy_with, check_input, implied_out_args, AccuracyConfig, AccuracyEvent, AccuracyReport,
-    Oracle, StopReason,
+    accuracy_with, check_input, implied_out_args, AccuracyConfig, AccuracyNews, AccuracyReport,
+    Oracle,
 };
+use fpforge_engine::{Budget, Event, Stop};
 use fpforge_exec::ExecConfig;
 use fpforge_report::accuracy::{
     check_json, check_text, final_json, inputs_text, partial_json, read_worst, strategy_name,
@@ -42,8 +43,9 @@ use std::time::{Duration, Instant};
 pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     if let Functions::Selected(selection) = &options.program.functions {
         let engine = AccuracyEngine {
-            config: options
-                .config
+            config: options.config.clone(),
+            budget: options
+                .budget
                 .clone()
                 .with_interrupt(Some(interrupt_flag())),
         };
@@ -80,10 +82,11 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
         ..info
     };
     let mut out = options.out.as_deref().map(OutDir::create).transpose()?;
-    let config = config.with_interrupt(Some(interrupt_flag()));
+    let budget = options.budget.with_interrupt(Some(interrupt_flag()));
     let verbosity = options.output.verbosity;
     let run = Run {
         config: &config,
+        budget: &budget,
         module,
         func,
         spec: &spec,
@@ -99,7 +102,7 @@ pub fn run(options: AccuracyOptions) -> Result<ExitCode> {
     } else if verbosity == Verbosity::Normal {
         crate::output::emit(&text_report(info, module, &report.report))?;
     }
-    let interrupted = report.report.stop == StopReason::Interrupted;
+    let interrupted = report.report.stop == Stop::Interrupted;
     Ok(crate::search_exit(interrupted, report.findings.len()))
 }
 
@@ -139,13 +142,15 @@ fn finish(
 /// `accuracy` as [`crate::library`] runs it on each function.
 struct AccuracyEngine {
     config: AccuracyConfig,
+    budget: Budget,
 }
 
 impl LibraryEngine for AccuracyEngine {
     const NAME: &'static str = "accuracy";
 
     fn settings(&self) -> String {
-        format!("{:?}", self.config.clone().with_interrupt(None))
+        let budget = (self.budget.evals, self.budget.time_limit);
+        format!("{:?} {budget:?}", self.config)
     }
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
@@ -155,10 +160,9 @@ impl LibraryEngine for AccuracyEngine {
         let outs = implied_out_args(module, func, &out_args);
         let planned = super::planned_inputs(module, func, &args, &outs, &exec)?;
         let spec = planned.spec;
-        let limit = library::clamp(config.time_limit, job.time_left);
+        let budget = self.budget.clone().within(job.time_left);
         let config = config
             .clone()
-            .with_time_limit(limit)
             .with_args(planned.args)
             .with_out_args(out_args);
         let diagnostic = super::probe(module, func, &spec, exec);
@@ -169,6 +173,7 @@ impl LibraryEngine for AccuracyEngine {
         let mut out = OutDir::create(job.out)?;
         let run = Run {
             config: &config,
+            budget: &budget,
             module,
             func,
             spec: &spec,
@@ -204,6 +209,7 @@ struct Searched {
 #[derive(Clone, Copy)]
 struct Run<'a> {
     config: &'a AccuracyConfig,
+    budget: &'a Budget,
     module: &'a Module,
     func: Func,
     spec: &'a InputSpec,
@@ -219,6 +225,7 @@ fn search(
 ) -> Result<Searched> {
     let Run {
         config,
+        budget,
         module,
         func,
         spec,
@@ -244,9 +251,9 @@ fn search(
             out.write(REPORT_HTML, &partial_accuracy_page(info, progress, found));
         }
     };
-    let report = accuracy_with(module, func, config, |event| match event {
-        AccuracyEvent::Started { oracle: o, .. } => oracle = Some((*o).clone()),
-        AccuracyEvent::Crash { finding } => {
+    let report = accuracy_with(module, func, config, budget, |event| match event {
+        Event::Detail(AccuracyNews::Started { oracle: o, .. }) => oracle = Some((*o).clone()),
+        Event::Finding { finding, .. } => {
             let number = 1 + findings
                 .iter()
                 .filter(|f| f.kind == finding.kind.name())
@@ -258,7 +265,7 @@ fn search(
             }
             findings.push(row);
         }
-        AccuracyEvent::NewWorst { finding, evals } => {
+        Event::Detail(AccuracyNews::NewWorst { finding, evals }) => {
             progress.worst_found_s = started.elapsed().as_secs_f64();
             progress.worst_found_evals = *evals;
             found.insert(0, FindingRow::new(module, func, finding));
@@ -271,22 +278,21 @@ fn search(
                 write(&found, progress, oracle.as_ref(), &mut out);
             }
         }
-        AccuracyEvent::Progress {
-            evals,
-            best_rel,
-            covered,
-            elapsed,
-        } => {
+        Event::Progress(now) => {
             if dirty && last_write.elapsed() >= WRITE_INTERVAL {
                 (last_write, dirty) = (Instant::now(), false);
-                progress.evals = *evals;
-                progress.elapsed = *elapsed;
+                progress.evals = now.evals;
+                progress.elapsed = now.elapsed;
                 write(&found, progress, oracle.as_ref(), &mut out);
             }
             spinner.say(format!(
-                "worst relative error {best_rel:.3e}, {evals} inputs, {covered} checks covered"
+                "worst relative error {:.3e}, {} inputs, {} checks covered",
+                now.worst_error.unwrap_or(0.0),
+                now.evals,
+                now.settled
             ));
         }
+        Event::Started { .. } | Event::Test { .. } => {}
     })?;
     spinner.finish();
     progress.evals = report.evals;

@@ -14,7 +14,8 @@ use crate::options::{CoverOptions, Functions};
 use crate::progress::Progress;
 use crate::prover::ConcolicProver;
 use anyhow::Result;
-use fpforge_cover::{cover_with, CoverConfig, CoverEvent, CoverStop, SideProver};
+use fpforge_cover::{cover_with, CoverConfig, SideProver};
+use fpforge_engine::{Budget, Event, Stop};
 use fpforge_exec::ExecConfig;
 use fpforge_report::{CoverageOut, Ending, TestSet};
 use fpforge_spec::InputSpec;
@@ -30,14 +31,15 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
             seed: options.config.seed,
         }) as Arc<dyn SideProver>
     });
-    let config = options
-        .config
+    let config = options.config.clone().with_prover(prover);
+    let budget = options
+        .budget
         .clone()
-        .with_prover(prover)
         .with_interrupt(Some(interrupt_flag()));
     if let Functions::Selected(selection) = &options.program.functions {
         let engine = CoverEngine {
             config,
+            budget,
             tests: options.run.tests,
         };
         let run = library::Run::new(&options.program, options.library, &options.run);
@@ -57,7 +59,7 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
         module,
         func,
         spec,
-        &config,
+        (&config, &budget),
         (&options.run.out, options.run.ci.junit.clone()),
         options.run.tests,
         |message| progress.say(message),
@@ -67,44 +69,44 @@ pub fn run(options: CoverOptions) -> Result<ExitCode> {
     super::conclude(&searched, &options.run, &options.program, target)
 }
 
-/// Covers `func` (inputs planned by `spec`) with `config`, keeping the directory
-/// `out.0` (and the JUnit file `out.1`) current; `say` hears the progress.
+/// Covers `func` (inputs planned by `spec`) with `run`'s config within its budget,
+/// keeping the directory `out.0` (and the JUnit file `out.1`) current; `say` hears the
+/// progress.
 fn search(
     module: &Module,
     func: Func,
     spec: InputSpec,
-    config: &CoverConfig,
+    run: (&CoverConfig, &Budget),
     out: (&Path, Option<PathBuf>),
     tests: TestSet,
     mut say: impl FnMut(String),
 ) -> Result<Searched> {
+    let (config, budget) = run;
     let exec = ExecConfig::default().with_fuel(config.fuel);
     let diagnostic = super::probe(module, func, &spec, exec);
     let mut files = CoverageOut::create(out.0, "cover", module, func, spec)?
         .with_diagnostic(diagnostic)
         .with_junit(out.1)
         .with_test_set(tests);
-    let report = cover_with(module, func, config, |event| {
-        files.cover_event(event);
-        if let CoverEvent::Progress {
-            covered,
-            total,
-            evals,
-            ..
-        } = event
-        {
-            say(format!("{covered}/{total} sides, {evals} evaluations"));
+    let report = cover_with(module, func, config, budget, |event| {
+        files.event(event);
+        if let Event::Progress(progress) = event {
+            say(format!(
+                "{}/{} sides, {} evaluations",
+                progress.settled, progress.total, progress.evals
+            ));
         }
     })?;
     Ok(Searched {
         finished: files.finish(&report.sides, &Ending::of_cover(&report))?,
-        interrupted: report.stop == CoverStop::Interrupted,
+        interrupted: report.stop == Stop::Interrupted,
     })
 }
 
 /// `cover` as [`crate::library`] runs it on each function.
 struct CoverEngine {
     config: CoverConfig,
+    budget: Budget,
     tests: TestSet,
 }
 
@@ -112,8 +114,8 @@ impl LibraryEngine for CoverEngine {
     const NAME: &'static str = "cover";
 
     fn settings(&self) -> String {
-        let config = self.config.clone().with_interrupt(None);
-        format!("{config:?} {:?}", self.tests)
+        let budget = (self.budget.evals, self.budget.time_limit);
+        format!("{:?} {budget:?} {:?}", self.config, self.tests)
     }
 
     fn search(&self, module: &Module, func: Func, job: Job<'_>) -> Result<()> {
@@ -122,17 +124,16 @@ impl LibraryEngine for CoverEngine {
         let exec = ExecConfig::default().with_fuel(config.fuel);
         let planned = super::planned_inputs(module, func, &args, &out_args, &exec)?;
         let spec = planned.spec;
-        let limit = library::clamp(config.time_limit, job.time_left);
+        let budget = self.budget.clone().within(job.time_left);
         let config = config
             .clone()
-            .with_time_limit(limit)
             .with_args(planned.args, out_args)
             .with_seeds(library::saved_seeds(&job, &spec));
         search(
             module,
             func,
             spec,
-            &config,
+            (&config, &budget),
             (job.out, None),
             self.tests,
             |_| (),

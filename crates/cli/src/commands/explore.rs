@@ -12,7 +12,8 @@ use crate::library::{self, Job, LibraryEngine, Searched};
 use crate::options::{EngineOptions, ExploreOptions, Functions};
 use crate::progress::Progress;
 use anyhow::Result;
-use fpforge_explore::{explore, ExploreConfig, ExploreEvent, ExploreStop};
+use fpforge_engine::{Budget, Event, Stop};
+use fpforge_explore::{explore, ExploreConfig};
 use fpforge_report::{CoverageOut, Ending, TestSet};
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
@@ -22,7 +23,7 @@ use std::process::ExitCode;
 /// Runs `fpforge explore`.
 pub fn run(options: ExploreOptions) -> Result<ExitCode> {
     let mut engine = options.engine.clone();
-    engine.config = engine.config.with_interrupt(Some(interrupt_flag()));
+    engine.budget = engine.budget.with_interrupt(Some(interrupt_flag()));
     if let Functions::Selected(selection) = &options.program.functions {
         let engine = ExploreEngine {
             engine,
@@ -43,7 +44,7 @@ pub fn run(options: ExploreOptions) -> Result<ExitCode> {
         module,
         func,
         spec,
-        &config,
+        (&config, &engine.budget),
         (&options.run.out, options.run.ci.junit.clone()),
         options.run.tests,
         |message| progress.say(message),
@@ -59,29 +60,30 @@ fn search(
     module: &Module,
     func: Func,
     spec: InputSpec,
-    config: &ExploreConfig,
+    run: (&ExploreConfig, &Budget),
     out: (&Path, Option<PathBuf>),
     tests: TestSet,
     mut say: impl FnMut(String),
 ) -> Result<Searched> {
+    let (config, budget) = run;
     let diagnostic = super::probe(module, func, &spec, config.engine.exec.clone());
     let mut files = CoverageOut::create(out.0, "explore", module, func, spec.clone())?
         .with_diagnostic(diagnostic)
         .with_junit(out.1)
         .with_test_set(tests);
     let (mut kept, mut findings, mut covered) = (0, 0, 0);
-    let report = explore(module, func, spec, config, |event| {
-        files.explore_event(event);
+    let report = explore(module, func, spec, config, budget, |event| {
+        files.event(event);
         match event {
-            ExploreEvent::Test { new_sides, .. } => {
+            Event::Test { new_sides, .. } => {
                 kept += 1;
                 covered += new_sides.len();
             }
-            ExploreEvent::Finding { new_sides, .. } => {
+            Event::Finding { new_sides, .. } => {
                 findings += 1;
                 covered += new_sides.len();
             }
-            ExploreEvent::Started { .. } => {}
+            Event::Started { .. } | Event::Progress(_) | Event::Detail(_) => {}
         }
         say(format!(
             "{kept} tests, {findings} findings, {covered} sides taken"
@@ -89,7 +91,7 @@ fn search(
     })?;
     Ok(Searched {
         finished: files.finish(&report.sides, &Ending::of_explore(&report))?,
-        interrupted: report.stop == ExploreStop::Interrupted,
+        interrupted: report.stop == Stop::Interrupted,
     })
 }
 
@@ -104,10 +106,9 @@ impl LibraryEngine for ExploreEngine {
 
     fn settings(&self) -> String {
         let engine = &self.engine;
-        let config = engine.config.clone().with_interrupt(None);
         format!(
-            "{config:?} {:?} {:?} {:?}",
-            engine.args, engine.out_args, self.tests
+            "{:?} {:?} {:?} {:?} {:?}",
+            engine.config, engine.budget.time_limit, engine.args, engine.out_args, self.tests
         )
     }
 
@@ -116,19 +117,15 @@ impl LibraryEngine for ExploreEngine {
         let (args, out_args) = job.specs(module, func, (&engine.args, &engine.out_args));
         let exec = &engine.config.exec;
         let spec = super::planned_inputs(module, func, &args, &out_args, exec)?.spec;
-        let limit = library::clamp(Some(engine.config.time_limit), job.time_left);
-        let mut config = engine.config.clone();
-        if let Some(limit) = limit {
-            config = config.with_time_limit(limit);
-        }
+        let budget = engine.budget.clone().within(job.time_left);
         let config = ExploreConfig::default()
-            .with_engine(config)
+            .with_engine(engine.config.clone())
             .with_seeds(library::saved_seeds(&job, &spec));
         search(
             module,
             func,
             spec,
-            &config,
+            (&config, &budget),
             (job.out, None),
             self.tests,
             |_| (),

@@ -20,8 +20,6 @@ use fpforge_report::reach::ReachOutcome;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 /// An answer in words, the input that takes the target, and the detail line.
 type Answer = (String, Option<Vec<u64>>, String);
@@ -29,10 +27,10 @@ type Answer = (String, Option<Vec<u64>>, String);
 /// Runs `fpforge reach`.
 pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
     let interrupt = interrupt_flag();
-    options.engine.config = options
+    options.engine.budget = options
         .engine
-        .config
-        .with_interrupt(Some(Arc::clone(&interrupt)));
+        .budget
+        .with_interrupt(Some(interrupt.clone()));
     let loaded = options.program.load()?;
     let (module, func) = (&loaded.module, loaded.func);
     let engine = &options.engine;
@@ -64,7 +62,7 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
         crate::output::emit(&(notes + &outcome.to_text()))?;
     }
     let findings = usize::from(crash.is_some());
-    Ok(search_exit(interrupt.load(Ordering::Relaxed), findings))
+    Ok(search_exit(interrupt.raised(), findings))
 }
 
 /// Runs the input `bits` again: how it crashes or hangs, when it does (a fault, with
@@ -105,7 +103,8 @@ fn path_answer(
     let path = PathSpec::parse(text, module)?;
     let config = options.engine.config.clone();
     let emit = options.emit_smt2.is_some();
-    let report = reach_path(module, func, spec.clone(), &path, config, emit)?;
+    let budget = &options.engine.budget;
+    let report = reach_path(module, func, spec.clone(), &path, config, budget, emit)?;
     if let Some(file) = &options.emit_smt2 {
         match &report.smt2 {
             Some(smt) => std::fs::write(file, smt)
@@ -152,6 +151,7 @@ fn side_answer(
         spec.clone(),
         side,
         options.engine.config.clone(),
+        &options.engine.budget,
     )?;
     let detail = format!("{:.3} s", start.elapsed().as_secs_f64());
     Ok(match answer {

@@ -17,10 +17,11 @@ use fpforge_search::ordinal::{from_ord, ord};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{float_value, sample, Objective, SearchEngine, StepResult};
+use super::{float_value, sample, Objective, SearchEngine};
 use crate::eval::Value;
 use crate::sort::{round_to, HostFormat, RoundingMode, Sort};
 use crate::term::mask;
+use fpforge_search::Stepped;
 
 /// Finest decimal precision of value-space moves (steps of 10^-MAX_PRECISION).
 const MAX_PRECISION: i32 = 12;
@@ -101,7 +102,7 @@ struct VarAxis<'a, 's> {
 
 impl Axis for VarAxis<'_, '_> {
     type Point = Value;
-    type Stop = Infallible;
+    type Halt = Infallible;
 
     fn moved(&self, from: Value, steps: i64) -> Option<Value> {
         stepped(from, self.space, steps, self.precision)
@@ -250,10 +251,10 @@ impl Avm {
 }
 
 impl SearchEngine for Avm {
-    fn step(&mut self, obj: &mut Objective<'_>) -> StepResult {
+    fn step(&mut self, obj: &mut Objective<'_>) -> Stepped {
         if obj.vars.is_empty() {
             obj.fitness(&[]);
-            return StepResult::Exhausted;
+            return Stepped::Exhausted;
         }
         if self.cur.len() != obj.vars.len() {
             self.cur = (0..obj.vars.len())
@@ -292,17 +293,18 @@ impl SearchEngine for Avm {
                 }
             }
         }
-        StepResult::Continue
+        Stepped::Continue
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{run_engine, StopReason};
+    use crate::search::run_engine;
     use crate::sort::Sort;
     use crate::term::{Op, TermStore};
     use crate::Fitness;
+    use fpforge_search::Stop;
     use std::time::{Duration, Instant};
 
     #[test]
@@ -331,6 +333,6 @@ mod tests {
             2_000_000,
             Instant::now() + Duration::from_secs(20),
         );
-        assert_eq!(r, StopReason::Solved);
+        assert_eq!(r, Stop::TargetsReached);
     }
 }

@@ -8,11 +8,12 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{float_value, sample, Objective, SearchEngine, StepResult};
+use super::{float_value, sample, Objective, SearchEngine};
 use crate::eval::Value;
 use crate::sort::round_to;
 use crate::sort::{RoundingMode, Sort};
 use crate::term::mask;
+use fpforge_search::Stepped;
 
 /// Parents kept per generation.
 pub const MU: usize = 15;
@@ -208,11 +209,11 @@ impl Es {
 }
 
 impl SearchEngine for Es {
-    fn step(&mut self, obj: &mut Objective<'_>) -> StepResult {
+    fn step(&mut self, obj: &mut Objective<'_>) -> Stepped {
         let n = obj.vars.len();
         if n == 0 {
             obj.fitness(&[]);
-            return StepResult::Exhausted;
+            return Stepped::Exhausted;
         }
         if self.pop.len() != MU || self.stall >= STALL {
             self.seed_population(obj);
@@ -221,7 +222,7 @@ impl SearchEngine for Es {
             let mut child = self.offspring(n);
             self.evaluate(obj, &mut child);
             if obj.solution.is_some() {
-                return StepResult::Continue;
+                return Stepped::Continue;
             }
             self.pop.push(child);
         }
@@ -233,6 +234,6 @@ impl SearchEngine for Es {
         } else {
             self.stall += 1;
         }
-        StepResult::Continue
+        Stepped::Continue
     }
 }

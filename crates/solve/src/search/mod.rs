@@ -5,9 +5,9 @@
 //!
 //! This module owns the shared pieces: the search space (the variables in the
 //! cone of the assertions), the fitness ([`Objective`], FloPSy §3 branch
-//! distances and an ULP variant), value sampling, and the executor loop that
-//! runs one-step engines ([`avm`], [`es`], [`random`]) under an evaluation and
-//! time budget. Search never answers `unsat`.
+//! distances and an ULP variant), value sampling, and [`run_engine`], which hands one-step engines
+//! ([`avm`], [`es`], [`random`]) to search's executor ([`fpforge_search::run_steps`])
+//! under an evaluation and time budget. Search never answers `unsat`.
 
 pub mod avm;
 pub mod es;
@@ -16,6 +16,7 @@ pub mod random;
 use std::time::Instant;
 
 use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
+use fpforge_search::{run_steps, Limits, OneStep, Stepped, Stop};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -264,61 +265,45 @@ pub fn float_value(f: HostFormat, x: f64) -> Value {
     }
 }
 
-/// What a [`SearchEngine::step`] reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StepResult {
-    /// Keep going.
-    Continue,
-    /// The engine can make no further progress.
-    Exhausted,
-}
-
-/// A search engine as a one-step solver run by [`run_engine`].
+/// A search engine as a one-step solver, run by search's executor
+/// ([`fpforge_search::run_steps`]) through [`run_engine`].
 pub trait SearchEngine {
     /// Performs a bounded unit of work (a move, a generation, a batch).
-    fn step(&mut self, obj: &mut Objective<'_>) -> StepResult;
+    fn step(&mut self, obj: &mut Objective<'_>) -> Stepped;
 }
 
-/// Why [`run_engine`] stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// A checked model was found.
-    Solved,
-    /// The evaluation budget was used up.
-    EvalLimit,
-    /// The deadline passed.
-    TimeLimit,
-    /// The engine gave up.
-    Exhausted,
+/// An engine and the objective it minimizes, as the executor steps them.
+struct Bound<'e, 'o, 's> {
+    engine: &'e mut dyn SearchEngine,
+    obj: &'o mut Objective<'s>,
 }
 
-/// Runs `engine` until a model is found, `max_evals` more evaluations are
-/// spent, or `deadline` passes.
+impl OneStep for Bound<'_, '_, '_> {
+    fn step(&mut self) -> Stepped {
+        self.engine.step(self.obj)
+    }
+
+    fn evals(&self) -> u64 {
+        self.obj.evals
+    }
+
+    fn reached(&self) -> bool {
+        self.obj.solution.is_some()
+    }
+}
+
+/// Runs `engine` until a model is found ([`Stop::TargetsReached`]), `max_evals` more
+/// evaluations are spent, or `deadline` passes.
 pub fn run_engine(
     engine: &mut dyn SearchEngine,
     obj: &mut Objective<'_>,
     max_evals: u64,
     deadline: Instant,
-) -> StopReason {
-    let limit = obj.evals.saturating_add(max_evals);
-    loop {
-        if obj.solution.is_some() {
-            return StopReason::Solved;
-        }
-        if obj.evals >= limit {
-            return StopReason::EvalLimit;
-        }
-        if Instant::now() >= deadline {
-            return StopReason::TimeLimit;
-        }
-        if engine.step(obj) == StepResult::Exhausted {
-            return if obj.solution.is_some() {
-                StopReason::Solved
-            } else {
-                StopReason::Exhausted
-            };
-        }
-    }
+) -> Stop {
+    let limits = Limits::default()
+        .with_eval_limit(obj.evals.saturating_add(max_evals))
+        .with_deadline(deadline);
+    run_steps(&mut Bound { engine, obj }, limits)
 }
 
 #[cfg(test)]

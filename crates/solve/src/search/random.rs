@@ -5,7 +5,8 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{sample, Objective, SearchEngine, StepResult};
+use super::{sample, Objective, SearchEngine};
+use fpforge_search::Stepped;
 
 /// Candidates drawn per step.
 const BATCH: usize = 100;
@@ -25,7 +26,7 @@ impl RandomSearch {
 }
 
 impl SearchEngine for RandomSearch {
-    fn step(&mut self, obj: &mut Objective<'_>) -> StepResult {
+    fn step(&mut self, obj: &mut Objective<'_>) -> Stepped {
         for _ in 0..BATCH {
             let cand: Vec<_> = (0..obj.vars.len())
                 .map(|i| sample(&mut self.rng, obj.vars[i].sort, obj.bounds[i]))
@@ -34,6 +35,6 @@ impl SearchEngine for RandomSearch {
                 break;
             }
         }
-        StepResult::Continue
+        Stepped::Continue
     }
 }

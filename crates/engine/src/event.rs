@@ -1,0 +1,61 @@
+//! What an engine tells its listener while it runs.
+
+use fpforge_exec::Finding;
+use fpir::Side;
+use std::time::Duration;
+
+/// Something a running engine reports, as it happens. `D` is the engine's own news
+/// beside the shared events ([`NoDetail`] for an engine that has none).
+#[derive(Clone, Debug)]
+pub enum Event<'a, D> {
+    /// The run starts; these are the sides it tracks, in report order (none for an
+    /// engine that does not measure coverage).
+    Started {
+        /// Every tracked side.
+        sides: &'a [Side],
+    },
+    /// A test that takes sides no earlier test took, confirmed by re-execution.
+    Test {
+        /// Its index among the run's tests.
+        index: usize,
+        /// Its coordinate bits (as the run's input spec reads them).
+        coords: &'a [u64],
+        /// The sides it took first.
+        new_sides: &'a [Side],
+    },
+    /// An input on which the function crashes or hangs, new by its kind and place,
+    /// confirmed by re-execution.
+    Finding {
+        /// Its index among the run's findings.
+        index: usize,
+        /// The finding.
+        finding: &'a Finding,
+        /// The sides its run took first (none for an engine that does not measure
+        /// coverage).
+        new_sides: &'a [Side],
+    },
+    /// Periodic progress.
+    Progress(Progress),
+    /// The engine's own news.
+    Detail(D),
+}
+
+/// How far a run has come.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// Evaluations of the program so far.
+    pub evals: u64,
+    /// Time since the run started.
+    pub elapsed: Duration,
+    /// Targets settled so far (sides covered, checks covered).
+    pub settled: usize,
+    /// Targets in all.
+    pub total: usize,
+    /// The largest error found so far, for an engine that measures one.
+    pub worst_error: Option<f64>,
+}
+
+/// The news of an engine that has none beyond the shared events: no value exists, so
+/// a listener's `Event::Detail(none) => match none {}` arm is never taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoDetail {}
