@@ -98,6 +98,7 @@ golden! {
     golden_fenv => "fenv.c",
     golden_selects => "selects.ll",
     golden_wide => "wide.ll",
+    golden_long_double => "long_double.c",
 }
 
 /// One site as the test harness sees it in `llvm-dis` output: function and kind.
