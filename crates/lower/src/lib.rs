@@ -61,6 +61,7 @@
 //! run that reads it traps; it never reads as zero.
 
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod asm;
 mod beside;
