@@ -76,6 +76,7 @@ mod library;
 mod load;
 mod lower;
 mod options;
+mod quote;
 mod reach;
 mod shapes;
 mod stubs;
