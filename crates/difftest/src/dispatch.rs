@@ -202,6 +202,7 @@ shapes! {
 
 /// A call that [`call`] cannot make.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DispatchError {
     /// The signature is not in [`SHAPES`].
     #[error("unsupported native signature {0}")]

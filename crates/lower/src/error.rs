@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 /// Why loading or lowering failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LowerError {
     /// An LLVM tool (clang-14, llvm-link-14, opt-14) is not installed.
     #[error("`{tool}` not found: run scripts/setup.sh to install the LLVM 14 toolchain (clang-14, llvm-link-14, opt-14)")]
