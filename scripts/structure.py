@@ -2,10 +2,13 @@
 """Checks two rules of the tree that the compiler does not: no import cycle between the
 top-level modules of a crate, and no function longer than 150 lines outside tests.
 
-Imports are read from the source text: every `crate::a::...` and `crate::{a::X, b}` path
-outside comments and `#[cfg(test)]` modules is an edge from the file's top-level module
-to `a` (`super::` paths stay inside a top-level module, which is one node). Function lengths count the lines from `fn` to its closing brace
-(brace matching over code with strings and comments removed).
+Both rules read the whole file without its comments, the contents of its string and
+character literals, and its `#[cfg(test)]` items (a test module, function or import:
+from the attribute to the item's closing brace or semicolon, by brace matching), so a
+file whose tests come first is checked after them too. Imports: every `crate::a::...`
+and `crate::{a::X, b}` path is an edge from the file's top-level module to `a`
+(`super::` paths stay inside a top-level module, which is one node). Function lengths
+count the lines from `fn` to its closing brace.
 
     python3 scripts/structure.py            # exit 1 and a list when a rule is broken
     python3 scripts/structure.py --report   # also list every crate's module graph
@@ -19,10 +22,89 @@ MAX_LINES = 150
 FN_RE = re.compile(r'^\s*(pub(\([^)]*\))?\s+)?(const\s+)?(async\s+)?(unsafe\s+)?(extern\s+"C"\s+)?fn\s+(\w+)')
 
 
+CHAR_RE = re.compile(r"'(\\(u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'")
+RAW_STRING_RE = re.compile(r'b?r(#*)"')
+TEST_ATTR_RE = re.compile(r"#\[cfg\(test\)\]")
+
+
+def blank(chars, start, end):
+    """Replaces `chars[start:end]` by spaces, keeping line breaks (and so line numbers)."""
+    for k in range(start, end):
+        if chars[k] != "\n":
+            chars[k] = " "
+
+
+def strip_literals(text):
+    """The text with comments and the contents of string and character literals
+    blanked, so that braces, `fn` and `crate::` in them count for nothing."""
+    chars, i, n = list(text), 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            blank(chars, i, end)
+            i = end
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            blank(chars, i, j)
+            i = j
+        elif text[i] in "br" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) and RAW_STRING_RE.match(text, i):
+            hashes = RAW_STRING_RE.match(text, i).group(1)
+            body = text.index('"', i) + 1
+            end = text.find('"' + hashes, body)
+            end = n if end < 0 else end
+            blank(chars, body, end)
+            i = end + 1 + len(hashes)
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            blank(chars, i + 1, j)
+            i = j + 1
+        elif text[i] == "'":
+            # A character literal, or a lifetime (`'a`), which has no closing quote.
+            m = CHAR_RE.match(text, i)
+            if m:
+                blank(chars, i + 1, m.end() - 1)
+                i = m.end()
+            else:
+                i += 1
+        else:
+            i += 1
+    return "".join(chars)
+
+
+def item_end(code, start):
+    """Where the item that starts at `start` ends: after its `;`, or after the brace
+    that closes its first `{`."""
+    depth = 0
+    for j in range(start, len(code)):
+        if code[j] == "{":
+            depth += 1
+        elif code[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        elif code[j] == ";" and depth == 0:
+            return j + 1
+    return len(code)
+
+
 def code_of(text):
-    """The text before the first `#[cfg(test)]` module, without `//` comments."""
-    text = text.split("#[cfg(test)]")[0]
-    return "\n".join(re.sub(r"//.*", "", line) for line in text.split("\n"))
+    """The file's code: comments and literal contents blanked, `#[cfg(test)]` items
+    too; line breaks stay where they were."""
+    code = strip_literals(text)
+    chars = list(code)
+    for m in TEST_ATTR_RE.finditer(code):
+        blank(chars, m.start(), item_end(code, m.end()))
+    return "".join(chars)
 
 
 def module_name(src, path):
@@ -95,16 +177,14 @@ def long_functions(src):
             if not f.endswith(".rs"):
                 continue
             path = os.path.join(d, f)
-            lines = open(path).read().split("#[cfg(test)]")[0].split("\n")
+            lines = code_of(open(path).read()).split("\n")
             for i, line in enumerate(lines):
                 m = FN_RE.match(line)
                 if not m:
                     continue
                 depth, started, j = 0, False, i
                 while j < len(lines):
-                    code = re.sub(r"//.*", "", lines[j])
-                    code = re.sub(r"'(\\.|[^'\\])'", "", code)
-                    code = re.sub(r'"(\\.|[^"\\])*"', '""', code)
+                    code = lines[j]
                     depth += code.count("{") - code.count("}")
                     started = started or "{" in code
                     if started and depth <= 0:

@@ -7,6 +7,7 @@ use thiserror::Error;
 
 /// Errors of [`crate::accuracy`].
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum AccuracyError {
     /// The `--arg`/`--out-arg` specs do not fit the function.
     #[error(transparent)]

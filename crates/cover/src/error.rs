@@ -5,6 +5,7 @@ use fpforge_exec::ExecError;
 
 /// Why a coverage run could not start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CoverError {
     /// The entry function is not in the module.
     #[error("function {0} is not in the module")]

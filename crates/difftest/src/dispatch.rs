@@ -202,6 +202,7 @@ shapes! {
 
 /// A call that [`call`] cannot make.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DispatchError {
     /// The signature is not in [`SHAPES`].
     #[error("unsupported native signature {0}")]
@@ -326,6 +327,7 @@ mod tests {
             params: vec![Kind::F64],
             ret: Kind::F64,
         };
+        // SAFETY: `twice` is `extern "C" fn(f64) -> f64`, the signature given.
         let r = unsafe { call(twice as *const c_void, &sig, &[1.5f64.to_bits()]) };
         assert_eq!(r, Ok(Some(3.0f64.to_bits())));
 
@@ -335,6 +337,8 @@ mod tests {
             ret: Kind::Void,
         };
         let args = [buf.as_mut_ptr() as u64, 3, 4.0f64.to_bits()];
+        // SAFETY: `scale` has the signature given, and the pointer is to `buf`, the 3
+        // doubles the count says.
         let r = unsafe { call(scale as *const c_void, &sig, &args) };
         assert_eq!(r, Ok(None));
         assert_eq!(buf, [4.0, -8.0, 2.0]);
@@ -344,6 +348,7 @@ mod tests {
             ret: Kind::I32,
         };
         let x = f64::from_bits(0x0000_0001_ffff_fffe);
+        // SAFETY: `low_word` is `extern "C" fn(f64) -> i32`, the signature given.
         let r = unsafe { call(low_word as *const c_void, &sig, &[x.to_bits()]) };
         assert_eq!(r, Ok(Some(0xffff_fffe)));
     }
@@ -355,6 +360,8 @@ mod tests {
             ret: Kind::Ptr,
         };
         assert!(!supported(&sig));
+        // SAFETY: `call` refuses a signature it does not support before calling
+        // anything, so `twice`, whose signature differs, is never called.
         let r = unsafe { call(twice as *const c_void, &sig, &[0; 5]) };
         assert!(matches!(r, Err(DispatchError::Unsupported(_))));
     }

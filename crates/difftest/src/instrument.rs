@@ -71,6 +71,7 @@ pub struct Instrumented {
 
 /// Text that could not be instrumented.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum InstrumentError {
     /// A branch or switch line did not have the expected shape.
     #[error("line {line}: cannot parse `{text}`")]

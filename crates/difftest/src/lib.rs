@@ -9,6 +9,7 @@
 //! result bits, output arrays and branch traces.
 
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod bench;
 pub mod diff;

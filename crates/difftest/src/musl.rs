@@ -29,6 +29,7 @@ use std::process::Command;
 
 /// Why the musl tree could not be prepared or scanned.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MuslError {
     /// The directory does not look like a musl source tree.
     #[error("{0} is not a musl source tree (no src/math)")]

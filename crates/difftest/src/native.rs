@@ -67,6 +67,7 @@ impl NativeConfig {
 
 /// Why a native build failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum NativeError {
     /// A tool could not be started.
     #[error("cannot run {tool}: {source}")]

@@ -10,10 +10,10 @@ use crate::semantics::Semantics;
 use crate::trap::TrapKind;
 use fpir::f80::{Evaluated, OtherHalf, MAX_ARGS};
 
-/// The most arguments an operation on extended values takes (`fmal`: the function and
-/// three extended operands of two registers each).
+/// The most arguments an operation on extended values takes (`fmal`: three extended
+/// operands of two registers each).
 pub use fpir::f80::MAX_ARGS as F80_MAX_ARGS;
-use fpir::{Builtin, F80Op, MathFn, MathShape, Type};
+use fpir::{Builtin, F80Op, MathShape, Type};
 
 /// Runs builtin `b` at type `ty` on arguments whose concrete bits are `bits` (0 past the
 /// last argument) and whose values `value(k)` returns, in a frame whose stack mark is
@@ -119,7 +119,7 @@ pub fn f80_concrete(mem: &mut Memory, op: F80Op, ty: Type, args: &[u64]) -> Resu
         None => {
             let evaluated = f80_evaluated(mem, op, ty, &words)?;
             if let Evaluated::Extended(x) = evaluated {
-                if keeps_other_half(mem, op, &words) {
+                if keeps_other_half(mem, op) {
                     *mem.f80_half_mut() = Some(OtherHalf::of(x, op, ty, &words, round));
                 }
             }
@@ -129,16 +129,14 @@ pub fn f80_concrete(mem: &mut Memory, op: F80Op, ty: Type, args: &[u64]) -> Resu
     Ok(bits & ty.mask())
 }
 
-/// Whether the call of the other half of `op`'s result on `args` may skip computing it:
+/// Whether the call of the other half of `op`'s result may skip computing it:
 /// not for `frexpl` and `modfl`, whose every call stores its second result, nor for a
 /// host `*l` function whose every call raises its exceptions in a modelled environment.
-fn keeps_other_half(mem: &Memory, op: F80Op, args: &[u64]) -> bool {
-    if op != F80Op::Libm {
+fn keeps_other_half(mem: &Memory, op: F80Op) -> bool {
+    let F80Op::Libm(f) = op else {
         return true;
-    }
-    let stores = MathFn::ALL
-        .get(args[0] as usize)
-        .is_some_and(|f| matches!(f.shape(), MathShape::FloatPtrInt | MathShape::FloatPtrFloat));
+    };
+    let stores = matches!(f.shape(), MathShape::FloatPtrInt | MathShape::FloatPtrFloat);
     mem.float_env().is_native() && !stores
 }
 
@@ -155,14 +153,15 @@ pub(crate) fn f80_evaluated(
     args: &[u64],
 ) -> Result<Evaluated, TrapKind> {
     let mode = mem.float_env().mode();
-    if let Some(evaluated) = fpir::f80::evaluate(op, ty, args, mode.apfloat()) {
-        return Ok(evaluated);
-    }
+    let F80Op::Libm(f) = op else {
+        let evaluated = fpir::f80::evaluate(op, ty, args, mode.apfloat());
+        return Ok(evaluated.expect("every operation but the math functions is fpir's"));
+    };
     if mem.float_env().is_native() {
-        return crate::libm_f80::eval(mem, ty, args);
+        return crate::libm_f80::eval(mem, f, ty, args);
     }
     let (evaluated, raised) =
-        crate::libm::under_host_mode(mode, || crate::libm_f80::eval(mem, ty, args));
+        crate::libm::under_host_mode(mode, || crate::libm_f80::eval(mem, f, ty, args));
     let env = mem.float_env_mut();
     env.set_raised(env.raised() | raised);
     evaluated

@@ -60,10 +60,15 @@ fn address(f: MathFn) -> Option<*const c_void> {
     found[index].map(|a| a as *const c_void)
 }
 
-/// What the call `f80_libm(args)` of result type `result` computes: `args[0]` is the
-/// function's index in [`MathFn::ALL`], then its operands (see [`fpir::F80Op::Libm`]).
-/// `frexpl` and `modfl` store their second result in `mem`.
-pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<Evaluated, TrapKind> {
+/// What the call of `f`'s `long double` version on `args` (its operands, see
+/// [`fpir::F80Op::Libm`]) of result type `result` computes. `frexpl` and `modfl` store
+/// their second result in `mem`.
+pub(crate) fn eval(
+    mem: &mut Memory,
+    f: MathFn,
+    result: Type,
+    args: &[u64],
+) -> Result<Evaluated, TrapKind> {
     let arg = |k: usize| args.get(k).copied().unwrap_or(0);
     let operand = |k: usize| {
         F80 {
@@ -72,11 +77,10 @@ pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<Evalu
         }
         .to_le_bytes()
     };
-    let f = MathFn::ALL[arg(0) as usize % MathFn::ALL.len()];
     let Some(address) = address(f) else {
         return Err(TrapKind::UnknownExternal(symbol(f).unwrap_or_default()));
     };
-    let a = operand(1);
+    let a = operand(0);
     let mut out = [0u8; 10];
     // SAFETY: `address` is the C library's `long double` version of `f`, whose C
     // signature the shape gives and the shim called here casts it to; every operand
@@ -85,11 +89,11 @@ pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<Evalu
         match f.shape() {
             MathShape::Unary => fpforge_ld_unary(address, a.as_ptr(), out.as_mut_ptr()),
             MathShape::Binary => {
-                let b = operand(3);
+                let b = operand(2);
                 fpforge_ld_binary(address, a.as_ptr(), b.as_ptr(), out.as_mut_ptr());
             }
             MathShape::Ternary => {
-                let (b, c) = (operand(3), operand(5));
+                let (b, c) = (operand(2), operand(4));
                 fpforge_ld_ternary(
                     address,
                     a.as_ptr(),
@@ -99,7 +103,7 @@ pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<Evalu
                 );
             }
             MathShape::FloatInt => {
-                fpforge_ld_float_int(address, a.as_ptr(), arg(3) as i32, out.as_mut_ptr());
+                fpforge_ld_float_int(address, a.as_ptr(), arg(2) as i32, out.as_mut_ptr());
             }
             MathShape::ToInt => {
                 let kind = match f.name() {
@@ -113,14 +117,14 @@ pub(crate) fn eval(mem: &mut Memory, result: Type, args: &[u64]) -> Result<Evalu
             MathShape::FloatPtrInt => {
                 let mut e = 0i32;
                 fpforge_ld_frexp(address, a.as_ptr(), &mut e, out.as_mut_ptr());
-                mem.store(Type::I32, arg(3), u64::from(e as u32))?;
+                mem.store(Type::I32, arg(2), u64::from(e as u32))?;
             }
             MathShape::FloatPtrFloat => {
                 let mut ip = [0u8; 10];
                 fpforge_ld_modf(address, a.as_ptr(), ip.as_mut_ptr(), out.as_mut_ptr());
                 let ip = F80::from_le_bytes(ip);
-                mem.store(Type::I64, arg(3), ip.sig)?;
-                mem.store(Type::Int(16), arg(3).wrapping_add(8), u64::from(ip.se))?;
+                mem.store(Type::I64, arg(2), ip.sig)?;
+                mem.store(Type::Int(16), arg(2).wrapping_add(8), u64::from(ip.se))?;
             }
         }
     }

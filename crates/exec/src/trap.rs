@@ -154,6 +154,7 @@ pub const MAX_STACK: usize = 32;
 
 /// Misuse of the interpreter API (never caused by the behavior of the program under test).
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExecError {
     /// The function id is not in the module.
     #[error("unknown function {0}")]

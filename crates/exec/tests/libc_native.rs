@@ -4,6 +4,8 @@
 //! formatting of an x87 value), and `strtod`/`strtof`/`strtol` against native parsing
 //! (value, `endptr`).
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use fpforge_exec::libc::format::{format, format_in, SliceArgs};
 use fpforge_exec::libc::host_format_long_double;
 use fpforge_exec::libc::parse;

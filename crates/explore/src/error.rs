@@ -7,6 +7,7 @@ use thiserror::Error;
 
 /// What stops `reach` or `explore` before it can search.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ExploreError {
     /// A path spec or branch decision does not parse or names no site.
     #[error("bad path `{text}`: {reason}")]

@@ -457,9 +457,9 @@ pub fn parse(text: &str) -> Option<F80> {
     })
 }
 
-/// The most argument words an [`F80Op`] call takes: a ternary math function's index
-/// and its three extended operands.
-pub const MAX_ARGS: usize = 7;
+/// The most argument words an [`F80Op`] call takes: a ternary math function's three
+/// extended operands (`fmal`).
+pub const MAX_ARGS: usize = 6;
 
 /// The half of an extended result that the call computing it did not return, with
 /// what identifies the call of the other half: the same operation on the same
@@ -533,7 +533,7 @@ pub fn evaluate(op: F80Op, result: Type, args: &[u64], round: Round) -> Option<E
         se: arg(k + 1) as u16,
     };
     Some(match op {
-        F80Op::Libm => return None,
+        F80Op::Libm(_) => return None,
         F80Op::Arith(a) => Evaluated::Extended(arith(a, operand(0), operand(2), round)),
         F80Op::Sqrt => Evaluated::Extended(sqrt(operand(0), round)),
         F80Op::Cmp => {

@@ -5,7 +5,7 @@
 //! Opcode and predicate names are LLVM's mnemonics.
 
 use crate::entities::{Block, BranchSite, Func, OpSite, Reg};
-use crate::math::MathCall;
+use crate::math::{MathCall, MathFn, MathShape};
 use crate::types::{FloatTy, Type};
 
 /// Integer binary operations (`add` .. `xor`), with LLVM semantics on two's complement.
@@ -288,16 +288,18 @@ pub enum F80Op {
     ToSigned,
     /// `(a) -> iN`: `fptoui` as x86-64 code computes it.
     ToUnsigned,
-    /// `(f, operands...) -> extended | iN`: the host C library's `long double` version
-    /// of the math function `f` (its index in [`crate::MathFn::ALL`]): `sinl`, `powl`,
-    /// ... Operands as the function's shape says: extended values, then the `int` of
-    /// `ldexpl`, or the pointer `frexpl` and `modfl` store their second result through.
-    Libm,
+    /// `(operands...) -> extended | iN`: the host C library's `long double` version of
+    /// the math function (`sinl`, `powl`, ...), named in the IR text as
+    /// `f80_libm.NAME`, the row's name. Operands as the function's shape says: extended
+    /// values, then the `int` of `ldexpl`, or the pointer `frexpl` and `modfl` store
+    /// their second result through.
+    Libm(MathFn),
 }
 
 impl F80Op {
-    /// Every operation.
-    pub const ALL: [F80Op; 14] = {
+    /// Every operation but the math functions ([`F80Op::Libm`] takes one of
+    /// [`MathFn::ALL`]).
+    pub const ALL: [F80Op; 13] = {
         use F80Arith as A;
         [
             F80Op::Arith(A::Add),
@@ -313,7 +315,6 @@ impl F80Op {
             F80Op::ToFloat,
             F80Op::ToSigned,
             F80Op::ToUnsigned,
-            F80Op::Libm,
         ]
     };
 
@@ -334,21 +335,55 @@ impl F80Op {
             F80Op::ToFloat => "f80_to_float",
             F80Op::ToSigned => "f80_to_signed",
             F80Op::ToUnsigned => "f80_to_unsigned",
-            F80Op::Libm => "f80_libm",
+            F80Op::Libm(f) => libm_builtin_name(f),
         }
     }
 
-    /// How many arguments a call takes (at least, for [`F80Op::Libm`]).
+    /// Looks an operation up by its IR text name: `f80_libm.NAME` takes the math
+    /// function by its name in the table, never by its place there, so that saved IR
+    /// keeps its meaning when the table's rows move.
+    pub fn from_name(name: &str) -> Option<F80Op> {
+        if let Some(func) = name.strip_prefix(LIBM_PREFIX) {
+            return MathFn::from_name(func)
+                .filter(|f| f.origin().is_c())
+                .map(F80Op::Libm);
+        }
+        F80Op::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// How many arguments a call takes.
     pub fn arity(self) -> usize {
         match self {
             F80Op::Arith(_) => 4,
             F80Op::Cmp => 5,
             F80Op::Sqrt | F80Op::ToFloat | F80Op::ToSigned | F80Op::ToUnsigned => 2,
             F80Op::FromDouble | F80Op::FromSigned | F80Op::FromUnsigned => 1,
-            F80Op::Libm => 3,
+            F80Op::Libm(f) => match f.shape() {
+                MathShape::Unary | MathShape::ToInt => 2,
+                MathShape::Binary => 4,
+                MathShape::Ternary => 6,
+                MathShape::FloatInt | MathShape::FloatPtrInt | MathShape::FloatPtrFloat => 3,
+            },
         }
     }
 }
+
+/// The text name of [`F80Op::Libm`]'s builtins starts so; the function's name follows.
+const LIBM_PREFIX: &str = "f80_libm.";
+
+/// The callback that generates the text names of [`F80Op::Libm`] from the math table.
+macro_rules! define_libm_builtin_name {
+    ($($variant:ident { $name:literal, $shape:ident, $origin:ident, $host:tt, $mpfr:tt, $solver:tt, $inline:ident })*) => {
+        /// `f80_libm.NAME`, the IR text name of `f`'s `long double` builtin.
+        fn libm_builtin_name(f: MathFn) -> &'static str {
+            match f {
+                $(MathFn::$variant => concat!("f80_libm.", $name),)*
+            }
+        }
+    };
+}
+
+crate::for_each_math_fn!(define_libm_builtin_name);
 
 /// The C library functions fpforge models beyond memory and termination: they read and
 /// write the program's memory, capture its output, parse numbers and keep the
@@ -581,7 +616,8 @@ impl LibcFn {
 }
 
 impl Builtin {
-    /// Every builtin but the [`Builtin::F80`] operations (listed in [`F80Op::ALL`]).
+    /// Every builtin but the [`Builtin::F80`] operations ([`F80Op::ALL`] and the math
+    /// functions).
     pub const ALL: &'static [Builtin] = &[
         Builtin::Memcpy,
         Builtin::Memmove,
@@ -672,12 +708,8 @@ impl Builtin {
 
     /// Looks a builtin up by its IR text name.
     pub fn from_name(name: &str) -> Option<Builtin> {
-        let f80 = F80Op::ALL.iter().map(|&op| Builtin::F80(op));
-        Builtin::ALL
-            .iter()
-            .copied()
-            .chain(f80)
-            .find(|b| b.name() == name)
+        let builtin = Builtin::ALL.iter().copied().find(|b| b.name() == name);
+        builtin.or_else(|| F80Op::from_name(name).map(Builtin::F80))
     }
 }
 

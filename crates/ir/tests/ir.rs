@@ -1233,6 +1233,49 @@ fn parser_reads_integer_constants_signed_or_unsigned_masked_to_width() {
     );
 }
 
+/// A `long double` math call is saved by the function's name in the math table, never by
+/// its place there: the text names it, reads back to the same function whatever the
+/// table's order, and its arguments are the function's operands alone (no constant
+/// register holds an index into the table).
+#[test]
+fn long_double_math_calls_are_saved_by_name() {
+    for f in MathFn::ALL.into_iter().filter(|f| f.origin().is_c()) {
+        let builtin = Builtin::F80(F80Op::Libm(f));
+        assert_eq!(builtin.name(), format!("f80_libm.{}", f.name()));
+        assert_eq!(Builtin::from_name(builtin.name()), Some(builtin));
+    }
+    // `minnum` is an LLVM intrinsic only: no `long double` C function to call.
+    assert_eq!(Builtin::from_name("f80_libm.minnum"), None);
+    assert_eq!(Builtin::from_name("f80_libm.13"), None);
+    assert_eq!(Builtin::from_name("f80_libm"), None);
+    let text = "func f0 \"f\"(v0: i64, v1: i16, v2: ptr) -> i64 {\nbb0:\n  \
+                v3: i64 = call builtin f80_libm.cbrt(v0, v1)\n  \
+                v4: i16 = call builtin f80_libm.frexp(v0, v1, v2)\n  ret v3\n}\n";
+    let m = parse_module(text).unwrap();
+    assert_eq!(write_module(&m), text);
+    verify_module(&m).unwrap();
+    let func = &m.funcs[Func(0)];
+    assert!(func.consts.is_empty());
+    let calls: Vec<(Callee, usize)> = func.blocks[Block(0)]
+        .insts
+        .iter()
+        .map(|inst| match &inst.kind {
+            InstKind::Call { callee, args } => (callee.clone(), args.len()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let libm = |f| Callee::Builtin(Builtin::F80(F80Op::Libm(f)));
+    assert_eq!(calls, [(libm(MathFn::Cbrt), 2), (libm(MathFn::Frexp), 3)]);
+    assert_eq!(F80Op::Libm(MathFn::Cbrt).arity(), 2);
+    assert_eq!(F80Op::Libm(MathFn::Frexp).arity(), 3);
+    let unknown = "func f0 \"f\"(v0: i64, v1: i16) -> i64 {\nbb0:\n  \
+                   v2: i64 = call builtin f80_libm.sine(v0, v1)\n  ret v2\n}\n";
+    assert_eq!(
+        parse_error(unknown),
+        "3:26: unknown builtin `f80_libm.sine`"
+    );
+}
+
 /// splitmix64: a tiny deterministic generator driven by a proptest seed.
 struct Rng(u64);
 

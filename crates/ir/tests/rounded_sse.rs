@@ -3,6 +3,8 @@
 //! with MXCSR set to the rounding mode and its flags cleared, then read back. Results
 //! and raised exceptions must be identical, NaNs included, on special values and random
 //! operands near the ends of the exponent range.
+
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![cfg(target_arch = "x86_64")]
 
 use fpir::eval::rounded::{self, Exceptions, Rounded};

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 /// Why loading or lowering failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LowerError {
     /// An LLVM tool (clang-14, llvm-link-14, opt-14) is not installed.
     #[error("`{tool}` not found: run scripts/setup.sh to install the LLVM 14 toolchain (clang-14, llvm-link-14, opt-14)")]
@@ -11,12 +12,14 @@ pub enum LowerError {
         /// The program that could not be started.
         tool: String,
     },
-    /// The compiler rejected a source file; `stderr` is its diagnostics as printed.
+    /// The compiler rejected a source file; `stderr` is its diagnostics as printed, but
+    /// with control characters and bytes that are not UTF-8 escaped, and cut after its
+    /// first lines when long (saying how much was cut).
     #[error("cannot compile {}:\n{stderr}", file.display())]
     Compile {
         /// The source file.
         file: PathBuf,
-        /// The compiler's error output, unchanged.
+        /// The compiler's error output, escaped and cut for a terminal.
         stderr: String,
     },
     /// `llvm-link` or `opt` failed.
@@ -24,7 +27,7 @@ pub enum LowerError {
     Tool {
         /// The program that failed.
         tool: String,
-        /// Its error output, unchanged.
+        /// Its error output, escaped and cut for a terminal (as the compiler's is).
         stderr: String,
     },
     /// An input is neither C, C++, LLVM IR, bitcode nor a directory.
@@ -51,7 +54,8 @@ pub enum LowerError {
     Parse {
         /// The bitcode file.
         path: PathBuf,
-        /// What went wrong.
+        /// What went wrong: LLVM's message, escaped and cut for a terminal (as the
+        /// compiler's output is).
         message: String,
     },
     /// The program uses a construct fpir cannot represent where the entry function can

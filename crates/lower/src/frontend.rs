@@ -151,7 +151,8 @@ fn collect_inputs(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, Kind)>, LowerError
 }
 
 /// Runs `cmd`; a missing program becomes [`LowerError::ToolNotFound`], a failure the
-/// error `on_failure` builds from its stderr.
+/// error `on_failure` builds from its stderr, escaped and cut for a terminal
+/// ([`crate::quote`]).
 fn run(
     cmd: &mut Command,
     tool: &Path,
@@ -172,9 +173,7 @@ fn run(
     if output.status.success() {
         Ok(())
     } else {
-        Err(on_failure(
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        ))
+        Err(on_failure(crate::quote::quote(&output.stderr)))
     }
 }
 

@@ -61,6 +61,7 @@
 //! run that reads it traps; it never reads as zero.
 
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod asm;
 mod beside;
@@ -75,6 +76,7 @@ mod library;
 mod load;
 mod lower;
 mod options;
+mod quote;
 mod reach;
 mod shapes;
 mod stubs;

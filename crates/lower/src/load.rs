@@ -215,7 +215,7 @@ fn lower_file(path: &Path) -> Result<Lowered, LowerError> {
         Ok(Err(message)) => {
             return Err(LowerError::Parse {
                 path: path.to_path_buf(),
-                message,
+                message: crate::quote::quote(message.as_bytes()),
             })
         }
         Err(_) => {
@@ -231,7 +231,7 @@ fn lower_file(path: &Path) -> Result<Lowered, LowerError> {
         crate::beside::read_beside(path, is_text, want_text).map_err(|message| {
             LowerError::Parse {
                 path: path.to_path_buf(),
-                message,
+                message: crate::quote::quote(message.as_bytes()),
             }
         })?
     } else {

@@ -98,6 +98,7 @@ golden! {
     golden_fenv => "fenv.c",
     golden_selects => "selects.ll",
     golden_wide => "wide.ll",
+    golden_long_double => "long_double.c",
 }
 
 /// One site as the test harness sees it in `llvm-dis` output: function and kind.
@@ -461,6 +462,38 @@ fn missing_clang_says_to_run_setup() {
     let err = load(&[fixture("branches.c")], &opts).unwrap_err();
     assert!(matches!(err, LowerError::ToolNotFound { .. }), "{err:?}");
     assert!(err.to_string().contains("scripts/setup.sh"), "{err}");
+}
+
+/// A file of random bytes named `.bc` (no line break or NUL among them, so that the
+/// line quoted is all of it): llvm-link reads it as IR text and quotes the line it stopped
+/// at; the error quotes that escaped and cut, never the raw bytes.
+#[test]
+fn garbage_bitcode_is_quoted_escaped_and_cut() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("garbage.bc");
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let garbage: Vec<u8> = (0..3000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 56) as u8
+        })
+        .filter(|&b| !matches!(b, b'\n' | b'\r' | 0))
+        .collect();
+    std::fs::write(&path, &garbage).unwrap();
+    let err = load(&[path], &LoadOptions::default()).unwrap_err();
+    assert!(matches!(err, LowerError::Tool { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("llvm-link"), "{text}");
+    assert!(
+        text.chars()
+            .all(|c| c == '\n' || c == '\t' || !c.is_control()),
+        "{text:?}"
+    );
+    assert!(!text.contains('\u{fffd}'), "{text:?}");
+    assert!(text.contains(" more bytes cut]"), "{text}");
+    assert!(text.len() < 2000, "{} bytes: {text}", text.len());
 }
 
 #[test]

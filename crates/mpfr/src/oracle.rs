@@ -147,50 +147,98 @@ impl Operand {
     }
 }
 
-/// GSL's special functions whose true function MPFR has (the `_e` forms too).
-const GSL: &[(&str, TrueFunction)] = &[
-    ("gsl_sf_bessel_J0", TrueFunction::Math(MathFn::J0)),
-    ("gsl_sf_bessel_J1", TrueFunction::Math(MathFn::J1)),
-    ("gsl_sf_bessel_Y0", TrueFunction::Math(MathFn::Y0)),
-    ("gsl_sf_bessel_Y1", TrueFunction::Math(MathFn::Y1)),
-    ("gsl_sf_bessel_Jn", TrueFunction::Special(Special::Jn)),
-    ("gsl_sf_bessel_Yn", TrueFunction::Special(Special::Yn)),
-    ("gsl_sf_erf", TrueFunction::Math(MathFn::Erf)),
-    ("gsl_sf_erfc", TrueFunction::Math(MathFn::Erfc)),
-    ("gsl_sf_gamma", TrueFunction::Math(MathFn::Tgamma)),
-    ("gsl_sf_lngamma", TrueFunction::Math(MathFn::Lgamma)),
-    ("gsl_sf_psi", TrueFunction::Special(Special::Digamma)),
-    ("gsl_sf_psi_1", TrueFunction::Special(Special::Trigamma)),
-    ("gsl_sf_zeta", TrueFunction::Special(Special::Zeta)),
-    (
-        "gsl_sf_zetam1",
-        TrueFunction::Special(Special::ZetaMinusOne),
-    ),
-    ("gsl_sf_airy_Ai", TrueFunction::Special(Special::Ai)),
-    ("gsl_sf_expint_Ei", TrueFunction::Special(Special::Ei)),
-    ("gsl_sf_expint_E1", TrueFunction::Special(Special::E1)),
-    ("gsl_sf_expint_E2", TrueFunction::Special(Special::E2)),
-    (
-        "gsl_sf_expint_E2_scaled",
-        TrueFunction::Special(Special::E2Scaled),
-    ),
-    (
-        "gsl_sf_ellint_Kcomp",
-        TrueFunction::Special(Special::EllipticK),
-    ),
-    (
-        "gsl_sf_ellint_Ecomp",
-        TrueFunction::Special(Special::EllipticE),
-    ),
-    ("gsl_sf_dilog", TrueFunction::Special(Special::Li2)),
-    ("gsl_sf_exp", TrueFunction::Math(MathFn::Exp)),
-    ("gsl_sf_expm1", TrueFunction::Math(MathFn::Expm1)),
-    ("gsl_sf_log", TrueFunction::Math(MathFn::Log)),
-    ("gsl_sf_log_1plusx", TrueFunction::Math(MathFn::Log1p)),
-    ("gsl_sf_sin", TrueFunction::Math(MathFn::Sin)),
-    ("gsl_sf_cos", TrueFunction::Math(MathFn::Cos)),
-    ("gsl_sf_hypot", TrueFunction::Math(MathFn::Hypot)),
+/// GSL's special functions beside fpir's math table whose true function MPFR has (the
+/// `_e` forms too); the table's own rows have their GSL names in [`gsl_name`].
+const GSL: &[(&str, Special)] = &[
+    ("gsl_sf_bessel_Jn", Special::Jn),
+    ("gsl_sf_bessel_Yn", Special::Yn),
+    ("gsl_sf_psi", Special::Digamma),
+    ("gsl_sf_psi_1", Special::Trigamma),
+    ("gsl_sf_zeta", Special::Zeta),
+    ("gsl_sf_zetam1", Special::ZetaMinusOne),
+    ("gsl_sf_airy_Ai", Special::Ai),
+    ("gsl_sf_expint_Ei", Special::Ei),
+    ("gsl_sf_expint_E1", Special::E1),
+    ("gsl_sf_expint_E2", Special::E2),
+    ("gsl_sf_expint_E2_scaled", Special::E2Scaled),
+    ("gsl_sf_ellint_Kcomp", Special::EllipticK),
+    ("gsl_sf_ellint_Ecomp", Special::EllipticE),
+    ("gsl_sf_dilog", Special::Li2),
 ];
+
+/// The GSL function (`gsl_sf_*`, whose `_e` form is also recognized) that computes the
+/// row `f` of fpir's math table, if GSL has one.
+///
+/// Every row is decided here, with no catch-all arm: a new row does not compile until
+/// someone looks for its GSL name.
+fn gsl_name(f: MathFn) -> Option<&'static str> {
+    use MathFn as M;
+    match f {
+        M::J0 => Some("gsl_sf_bessel_J0"),
+        M::J1 => Some("gsl_sf_bessel_J1"),
+        M::Y0 => Some("gsl_sf_bessel_Y0"),
+        M::Y1 => Some("gsl_sf_bessel_Y1"),
+        M::Erf => Some("gsl_sf_erf"),
+        M::Erfc => Some("gsl_sf_erfc"),
+        M::Tgamma => Some("gsl_sf_gamma"),
+        M::Lgamma => Some("gsl_sf_lngamma"),
+        M::Exp => Some("gsl_sf_exp"),
+        M::Expm1 => Some("gsl_sf_expm1"),
+        M::Log => Some("gsl_sf_log"),
+        M::Log1p => Some("gsl_sf_log_1plusx"),
+        M::Sin => Some("gsl_sf_sin"),
+        M::Cos => Some("gsl_sf_cos"),
+        M::Hypot => Some("gsl_sf_hypot"),
+        // No `gsl_sf_*` function computes these (the `gsl_math.h` fallbacks of some,
+        // `gsl_log1p`, `gsl_asinh`, ..., are not looked up).
+        M::Fabs
+        | M::Sqrt
+        | M::Cbrt
+        | M::Floor
+        | M::Ceil
+        | M::Trunc
+        | M::Round
+        | M::Rint
+        | M::Nearbyint
+        | M::Exp2
+        | M::Exp10
+        | M::Log2
+        | M::Log10
+        | M::Logb
+        | M::Tan
+        | M::Asin
+        | M::Acos
+        | M::Atan
+        | M::Sinh
+        | M::Cosh
+        | M::Tanh
+        | M::Asinh
+        | M::Acosh
+        | M::Atanh
+        | M::Pow
+        | M::Atan2
+        | M::Fmod
+        | M::Remainder
+        | M::Copysign
+        | M::Fmin
+        | M::Fmax
+        | M::Fdim
+        | M::Nextafter
+        | M::Minnum
+        | M::Maxnum
+        | M::Fma
+        | M::Fmuladd
+        | M::Ldexp
+        | M::Scalbn
+        | M::Ilogb
+        | M::Lround
+        | M::Llround
+        | M::Lrint
+        | M::Llrint
+        | M::Frexp
+        | M::Modf => None,
+    }
+}
 
 /// Names of the C library and Cephes outside fpir's math table.
 const OTHER_NAMES: &[(&str, TrueFunction)] = &[
@@ -209,8 +257,14 @@ impl TrueFunction {
     /// name), when the table knows it.
     pub fn for_entry(name: &str) -> Option<TrueFunction> {
         let value_form = name.strip_suffix("_e").unwrap_or(name);
-        if let Some(&(_, f)) = GSL.iter().find(|(n, _)| *n == value_form) {
-            return Some(f);
+        let gsl_row = MathFn::ALL
+            .into_iter()
+            .find(|&f| gsl_name(f) == Some(value_form));
+        if let Some(f) = gsl_row {
+            return Some(TrueFunction::Math(f));
+        }
+        if let Some(&(_, s)) = GSL.iter().find(|(n, _)| *n == value_form) {
+            return Some(TrueFunction::Special(s));
         }
         if let Some(&(_, f)) = OTHER_NAMES.iter().find(|(n, _)| *n == name) {
             return Some(f);
@@ -583,6 +637,36 @@ mod tests {
         let far = Operand::Float(FloatTy::F64, (-1000f64).to_bits());
         assert!(ai.eval(PREC, &[far]).is_some());
         assert_eq!(named("pow").eval(PREC, &[x]), None);
+    }
+
+    #[test]
+    fn every_table_row_with_a_gsl_name_resolves_to_it() {
+        let x = Operand::Float(FloatTy::F64, 0.5f64.to_bits());
+        let mut rows = 0;
+        for f in MathFn::ALL {
+            let Some(name) = gsl_name(f) else { continue };
+            rows += 1;
+            let want = Some(TrueFunction::Math(f));
+            assert_eq!(TrueFunction::for_entry(name), want, "{name}");
+            assert_eq!(
+                TrueFunction::for_entry(&format!("{name}_e")),
+                want,
+                "{name}_e"
+            );
+            assert!(GSL.iter().all(|&(other, _)| other != name), "{name} twice");
+            let operands = vec![x; if f.shape() == MathShape::Binary { 2 } else { 1 }];
+            assert!(
+                TrueFunction::Math(f).eval(PREC, &operands).is_some(),
+                "{name}"
+            );
+        }
+        assert_eq!(rows, 15);
+        for &(name, s) in GSL {
+            assert_eq!(
+                TrueFunction::for_entry(name),
+                Some(TrueFunction::Special(s))
+            );
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use thiserror::Error;
 
 /// Why a report could not be written.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ReportError {
     /// A file or directory could not be created or written.
     #[error("cannot write {path}: {source}")]

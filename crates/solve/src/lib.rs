@@ -266,6 +266,7 @@ pub struct ScriptSummary {
 
 /// Errors of this crate. Unsat and unknown are answers, not errors.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SolveError {
     /// Malformed or unsupported SMT-LIB input.
     #[error("{line}:{col}: {msg}")]

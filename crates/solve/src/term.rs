@@ -234,6 +234,7 @@ pub struct VarInfo {
 
 /// A term that is not well sorted, or an unsupported construction.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TermError {
     /// Wrong number of arguments.
     #[error("{op} expects {expected} arguments, got {got}")]

@@ -39,6 +39,7 @@ use thiserror::Error;
 
 /// Errors in argument specifications.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum SpecError {
     /// The text of a spec does not follow the grammar.
     #[error("bad argument spec `{text}`: {reason}")]

@@ -23,7 +23,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
 use fpir::f80::MAX_ARGS;
 use fpir::{
-    Builtin, CastOp, F80Op, FloatBinOp, FloatPred, FloatTy, IntBinOp, IntPred, MathFn, MathShape,
+    Builtin, CastOp, F80Op, FloatBinOp, FloatPred, FloatTy, IntBinOp, IntPred, MathShape,
     SignBitOp, Type,
 };
 use std::collections::BTreeMap;
@@ -855,7 +855,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let index = self.tables.builtin_index(b, ty);
         let index = self.iconst(index as u64);
         let v = self.helper(runtime::HELPER_F80, &[index, at]);
-        if op == F80Op::Libm {
+        if matches!(op, F80Op::Libm(_)) {
             // The host's `*l` function may be missing, and `frexpl` and `modfl` store.
             self.check_bail();
         }
@@ -897,29 +897,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             && args == next_args
             && !args.contains(&d)
             && !self.blocks.contains_key(&(pc + 1))
-            && self.extended_result(op, args)
-    }
-
-    /// Whether `op` on the argument registers `args` gives an extended value: every
-    /// arithmetic op and conversion to extended, and the math functions but those to an
-    /// integer (`lrintl`), which the function index, a constant register, names.
-    fn extended_result(&self, op: F80Op, args: &[Slot]) -> bool {
-        match op {
-            F80Op::Arith(_)
-            | F80Op::Sqrt
-            | F80Op::FromDouble
-            | F80Op::FromSigned
-            | F80Op::FromUnsigned => true,
-            F80Op::Cmp | F80Op::ToFloat | F80Op::ToSigned | F80Op::ToUnsigned => false,
-            F80Op::Libm => args.first().is_some_and(|&index| {
-                self.fc.consts.iter().any(|c| {
-                    c.slot == index
-                        && MathFn::ALL
-                            .get(c.bits as usize)
-                            .is_some_and(|f| f.shape() != MathShape::ToInt)
-                })
-            }),
-        }
+            && extended_result(op)
     }
 
     /// Writes the step count and the record cursor back to the context.
@@ -1399,6 +1377,20 @@ impl<'a, 'b> Translator<'a, 'b> {
         let t = self.iconst(runtime::type_code(ty));
         self.helper(runtime::HELPER_STORE, &[at, v, t]);
         self.check_bail();
+    }
+}
+
+/// Whether `op` gives an extended value: every arithmetic op and conversion to
+/// extended, and the math functions but those to an integer (`lrintl`).
+fn extended_result(op: F80Op) -> bool {
+    match op {
+        F80Op::Arith(_)
+        | F80Op::Sqrt
+        | F80Op::FromDouble
+        | F80Op::FromSigned
+        | F80Op::FromUnsigned => true,
+        F80Op::Cmp | F80Op::ToFloat | F80Op::ToSigned | F80Op::ToUnsigned => false,
+        F80Op::Libm(f) => f.shape() != MathShape::ToInt,
     }
 }
 

@@ -33,6 +33,7 @@ pub trait Args {
 
 /// Why formatting stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FormatError {
     /// A conversion the model does not know.
     Unsupported(Unsupported),

@@ -431,8 +431,8 @@ impl<'c, 'm> FnLower<'c, 'm> {
         if args.len() != extended + extra {
             return Err(self.malformed(format!("call of `{name}` with {} arguments", args.len())));
         }
-        let index = MathFn::ALL.iter().position(|&g| g == f).unwrap_or(0);
-        let mut regs = vec![self.const_reg(Type::I32, Const::Bits(index as u64))];
+        let op = F80Op::Libm(f);
+        let mut regs = Vec::with_capacity(op.arity());
         for (arg, _) in &args[..extended] {
             regs.extend(self.f80_operand(arg)?);
         }
@@ -440,7 +440,7 @@ impl<'c, 'm> FnLower<'c, 'm> {
             regs.push(self.operand(arg)?);
         }
         let Some(dest) = dest else {
-            self.f80_result(F80Op::Libm, regs);
+            self.f80_result(op, regs);
             return Ok(());
         };
         if shape == MathShape::ToInt {
@@ -448,12 +448,12 @@ impl<'c, 'm> FnLower<'c, 'm> {
                 dest,
                 result_type,
                 InstKind::Call {
-                    callee: fpir::Callee::Builtin(Builtin::F80(F80Op::Libm)),
+                    callee: fpir::Callee::Builtin(Builtin::F80(op)),
                     args: regs,
                 },
             );
         }
-        let limbs = self.f80_result(F80Op::Libm, regs);
+        let limbs = self.f80_result(op, regs);
         self.define_wide(dest, 80, limbs);
         Ok(())
     }

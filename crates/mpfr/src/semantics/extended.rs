@@ -92,10 +92,10 @@ impl<M: Mode> Mpfr<M> {
                     None => constant(mem, op, ty, &bits),
                 }
             }
-            F80Op::Libm => match libm_operands(&bits) {
-                Some((f, count)) => {
-                    let hps: Vec<Float> = (0..count).map(|i| operand(1 + 2 * i)).collect();
-                    let int_arg = bits[3] as u32 as i32;
+            F80Op::Libm(f) => match extended_operands(f) {
+                Some(count) => {
+                    let hps: Vec<Float> = (0..count).map(|i| operand(2 * i)).collect();
+                    let int_arg = bits[2] as u32 as i32;
                     match math::eval(f, self.prec, &hps, int_arg) {
                         Counterpart::Value(r) => self.extended_result(mem, op, ty, &bits, r),
                         _ => constant(mem, op, ty, &bits),
@@ -194,15 +194,13 @@ fn constant(mem: &mut Memory, op: F80Op, ty: Type, bits: &[u64]) -> Result<MpVal
     f80_concrete(mem, op, ty, bits).map(MpValue::exact)
 }
 
-/// The function of an `f80_libm` call and how many extended operands MPFR computes it
-/// on; `None` for the functions whose result is no extended value of those operands.
-fn libm_operands(bits: &[u64]) -> Option<(MathFn, usize)> {
-    let f = MathFn::ALL[bits[0] as usize % MathFn::ALL.len()];
-    let count = match f.shape() {
-        MathShape::Unary | MathShape::FloatInt => 1,
-        MathShape::Binary => 2,
-        MathShape::Ternary => 3,
-        MathShape::ToInt | MathShape::FloatPtrInt | MathShape::FloatPtrFloat => return None,
-    };
-    Some((f, count))
+/// How many extended operands MPFR computes the `long double` version of `f` on;
+/// `None` for the functions whose result is no extended value of those operands.
+fn extended_operands(f: MathFn) -> Option<usize> {
+    match f.shape() {
+        MathShape::Unary | MathShape::FloatInt => Some(1),
+        MathShape::Binary => Some(2),
+        MathShape::Ternary => Some(3),
+        MathShape::ToInt | MathShape::FloatPtrInt | MathShape::FloatPtrFloat => None,
+    }
 }
