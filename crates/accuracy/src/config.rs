@@ -25,6 +25,32 @@ pub enum SiteSelection {
     Lines(Vec<(String, u32)>),
 }
 
+impl std::str::FromStr for SiteSelection {
+    type Err = String;
+
+    /// `all`, `loops`, or `FILE:LINE[,FILE:LINE...]`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "all" => Ok(SiteSelection::All),
+            "loops" => Ok(SiteSelection::Loops),
+            _ => text
+                .split(',')
+                .map(|item| {
+                    let (file, line) = item
+                        .rsplit_once(':')
+                        .ok_or_else(|| format!("`{item}` is not all, loops or FILE:LINE"))?;
+                    let line: u32 = line
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("bad line number in `{item}`"))?;
+                    Ok((file.trim().to_string(), line))
+                })
+                .collect::<Result<Vec<_>, String>>()
+                .map(SiteSelection::Lines),
+        }
+    }
+}
+
 /// Which executions of a site are checked (loop iterations, counted per site from 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sampling {
@@ -96,6 +122,32 @@ pub struct AccuracyConfig {
     /// Output arrays (`--out-arg`): when given, the error is measured on them (maximum
     /// over elements) instead of on the return value (default: none).
     pub out_args: Vec<OutArgSpec>,
+}
+
+impl std::str::FromStr for Sampling {
+    type Err = String;
+
+    /// `uniform:START:STEP` (STEP at least 1) or `log:START`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let num = |s: &str| -> Result<u64, String> {
+            s.trim()
+                .parse()
+                .map_err(|_| format!("`{s}` is not a count"))
+        };
+        match text.split(':').collect::<Vec<_>>().as_slice() {
+            ["uniform", start, step] => match num(step)? {
+                0 => Err("STEP must be at least 1, not 0".to_string()),
+                step => Ok(Sampling::Uniform {
+                    start: num(start)?,
+                    step,
+                }),
+            },
+            ["log", start] => Ok(Sampling::Logarithmic { start: num(start)? }),
+            _ => Err(format!(
+                "expected uniform:START:STEP or log:START, got `{text}`"
+            )),
+        }
+    }
 }
 
 impl Default for AccuracyConfig {
@@ -193,5 +245,26 @@ mod tests {
         let l = Sampling::Logarithmic { start: 1 };
         let picked: Vec<u64> = (0..20).filter(|&n| l.checks(n)).collect();
         assert_eq!(picked, [1, 2, 4, 8, 16]);
+    }
+
+    #[test]
+    fn sampling_and_sites_are_read_or_refused() {
+        assert_eq!(
+            "uniform:0:2".parse(),
+            Ok(Sampling::Uniform { start: 0, step: 2 })
+        );
+        assert_eq!("log:3".parse(), Ok(Sampling::Logarithmic { start: 3 }));
+        for bad in ["uniform:0:0", "every:3", "log:x"] {
+            assert!(bad.parse::<Sampling>().is_err(), "{bad}");
+        }
+        assert_eq!("loops".parse(), Ok(SiteSelection::Loops));
+        assert_eq!(
+            "a.c:10, b.c:3".parse(),
+            Ok(SiteSelection::Lines(vec![
+                ("a.c".into(), 10),
+                ("b.c".into(), 3)
+            ]))
+        );
+        assert!("f.c:x".parse::<SiteSelection>().is_err());
     }
 }

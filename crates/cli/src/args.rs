@@ -3,6 +3,7 @@
 //! options, checking every number, range and duration once; commands never see these.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use fpforge_driver::plan::Specs;
 use fpforge_solve::Strategy;
 use fpforge_spec::{ArgSpec, OutArgSpec};
 use std::collections::BTreeMap;
@@ -88,15 +89,6 @@ pub struct ProgramArgs {
     /// compiled with its own include paths and macros.
     #[arg(long = "compile-commands", value_name = "FILE")]
     pub compile_commands: Option<PathBuf>,
-}
-
-/// One function's input specs, from fpforge.toml's `[function.NAME]`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FunctionSpecs {
-    /// Its `--arg` specs.
-    pub args: Vec<ArgSpec>,
-    /// Its `--out-arg` specs.
-    pub out_args: Vec<OutArgSpec>,
 }
 
 /// Flags of `fpforge run`.
@@ -299,7 +291,7 @@ pub struct LibraryArgs {
     pub skip: Vec<String>,
     /// Input specs of single functions, from fpforge.toml's `[function.NAME]`.
     #[arg(skip)]
-    pub function_specs: BTreeMap<String, FunctionSpecs>,
+    pub function_specs: BTreeMap<String, Specs>,
 }
 
 /// What `cover` and `explore` share: trap targets, seeds, gcov, the test set, and where

@@ -2,25 +2,19 @@
 //!
 //! The binary is thin and layered: [`args`] is what clap parses, [`options`] validates it
 //! into each command's options (every number, range and duration checked once), and
-//! [`commands`] call the engines and the report layer (`fpforge-report`) with them.
+//! [`commands`] call the driver (`fpforge-driver`) with them and [`render`] what it
+//! returns.
 //! Errors print as one line naming the cause (and the location when there is one) and
 //! exit non-zero.
 
 mod args;
 mod commands;
-mod gcov;
-mod glob;
-mod inputs;
 mod interrupt;
-mod library;
 mod options;
 mod output;
 mod progress;
 mod project;
-mod prover;
-mod resume;
-mod shard;
-mod values;
+mod render;
 
 use args::{Cli, Command};
 use clap::{CommandFactory, FromArgMatches};
@@ -89,8 +83,8 @@ fn parse() -> Result<(Command, clap::ArgMatches), clap::Error> {
 /// `command` with what the current directory's `fpforge.toml` gives for the flags the
 /// command line lacks.
 fn with_project(mut command: Command, matches: &clap::ArgMatches) -> anyhow::Result<Command> {
-    if let Some(project) = project::Project::find()? {
-        project.apply(&mut command, matches)?;
+    if let Some(project) = fpforge_driver::project::Project::find()? {
+        project::Applied(&project).apply(&mut command, matches)?;
     }
     Ok(command)
 }

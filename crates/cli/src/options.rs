@@ -5,25 +5,25 @@
 
 use crate::args::{
     AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
-    FitnessChoice, FunctionSpecs, InitArgs, IrArgs, LibraryArgs, ListArgs, MergeArgs, OutputArgs,
-    ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
+    FitnessChoice, InitArgs, IrArgs, LibraryArgs, ListArgs, MergeArgs, OutputArgs, ProgramArgs,
+    ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
 };
 use crate::progress::Verbosity;
-use crate::shard::Shard;
-use anyhow::{bail, Context, Result};
-use fpforge_accuracy::{
-    AccuracyConfig, OracleChoice, Sampling, SiteSelection, Strategy as AccuracyStrategy,
-};
+use anyhow::{anyhow, bail, Context, Result};
+use fpforge_accuracy::{AccuracyConfig, OracleChoice, Strategy as AccuracyStrategy};
 use fpforge_cover::{CoverConfig, Metric, Space};
+use fpforge_driver::library::{LibraryOptions, Resume, Shard};
+use fpforge_driver::out::TestSet;
+use fpforge_driver::plan::Specs;
+use fpforge_driver::run::{AccuracyJob, CoverJob, ExploreJob};
+use fpforge_driver::{Functions, Program, Selection, TrapTargets};
 use fpforge_engine::Budget;
 use fpforge_exec::Compilation;
-use fpforge_explore::{CallPolicy, EngineConfig};
+use fpforge_explore::{CallPolicy, EngineConfig, ReachAim, ReachConfig};
 use fpforge_lower::LoadOptions;
-use fpforge_report::TestSet;
 use fpforge_solve::{Fitness, SolveConfig, Strategy as SolveStrategy};
 use fpforge_spec::{ArgSpec, OutArgSpec};
 use fpir::eval::RoundingMode;
-use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -69,105 +69,61 @@ pub fn at_least<T: PartialOrd + Display>(flag: &str, value: T, min: T) -> Result
     Ok(value)
 }
 
-/// The program a command works on: the input files, how to compile and load them, and
-/// the entry function (or, for `cover` and `explore`, the functions).
-#[derive(Debug, Clone)]
-pub struct Program {
-    /// Input files and directories, all existing.
-    pub paths: Vec<PathBuf>,
-    /// The function, or the functions, to work on.
-    pub functions: Functions,
-    /// Compiler flags, the entry function (of a command on one) and what may be
-    /// missing from what it reaches.
-    pub load: LoadOptions,
-    /// Whether loading adds trap guards.
-    pub trap_targets: TrapTargets,
-}
-
-/// Whether a command's program gets trap guards ([`fpir::guard`]): a branch before every
-/// instruction that may trap, whose `trap` side `cover` and `explore` aim at and `reach`
-/// and `sites` name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrapTargets {
-    /// The program as lowered.
-    Off,
-    /// Guards in every function the entry reaches.
-    On,
-}
-
-impl TrapTargets {
-    /// On unless the user said `--no-trap-targets`.
-    fn unless(disabled: bool) -> TrapTargets {
-        if disabled {
-            TrapTargets::Off
-        } else {
-            TrapTargets::On
-        }
+/// Trap guards unless the user said `--no-trap-targets`.
+fn trap_targets_unless(disabled: bool) -> TrapTargets {
+    if disabled {
+        TrapTargets::Off
+    } else {
+        TrapTargets::On
     }
 }
 
-/// Which functions a command works on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Functions {
-    /// One function named with `-f`: the output directory holds its files directly.
-    One(String),
-    /// Several (`--all`, `-f` repeated or a glob, `--functions FILE`): one directory
-    /// per function and an index ([`crate::library`]).
-    Selected(Selection),
+/// The one function of a command that takes one.
+fn one_function(names: &[String]) -> Result<Functions> {
+    match names {
+        [one] => Ok(Functions::One(one.clone())),
+        [] => bail!("no function: name it with -f FUNC"),
+        _ => bail!(
+            "-f is given {} times: this command takes one function (`cover` and `explore` take several)",
+            names.len()
+        ),
+    }
 }
 
-/// The functions of a run over several.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selection {
-    /// `--all`: every function with external linkage and a floating-point parameter or
-    /// result.
-    pub all: bool,
-    /// Names and globs from `-f` and `--functions`.
-    pub patterns: Vec<String>,
-    /// Names and globs of functions to leave out (`--skip`).
-    pub skip: Vec<String>,
+/// The functions of `cover`, `explore` or `accuracy`: one plain `-f` name alone keeps
+/// the one-function layout; anything else selects several.
+fn select_functions(names: &[String], library: &LibraryArgs) -> Result<Functions> {
+    let mut patterns = names.to_vec();
+    if let Some(path) = &library.functions_file {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read --functions file {}", path.display()))?;
+        patterns.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_string),
+        );
+    }
+    let listed = library.all || library.functions_file.is_some();
+    match patterns.as_slice() {
+        [one] if !listed && !is_glob(one) => Ok(Functions::One(one.clone())),
+        [] if !library.all => {
+            bail!("no function: name it with -f FUNC, or give --all or --functions FILE")
+        }
+        _ => Ok(Functions::Selected(Selection {
+            all: library.all,
+            patterns,
+            skip: library.skip.clone(),
+        })),
+    }
 }
 
-impl Functions {
-    /// The one function of a command that takes one.
-    fn one(names: &[String]) -> Result<Functions> {
-        match names {
-            [one] => Ok(Functions::One(one.clone())),
-            [] => bail!("no function: name it with -f FUNC"),
-            _ => bail!(
-                "-f is given {} times: this command takes one function (`cover` and `explore` take several)",
-                names.len()
-            ),
-        }
-    }
-
-    /// The functions of `cover` or `explore`: one plain `-f` name alone keeps the
-    /// one-function layout; anything else selects several.
-    fn select(names: &[String], library: &LibraryArgs) -> Result<Functions> {
-        let mut patterns = names.to_vec();
-        if let Some(path) = &library.functions_file {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read --functions file {}", path.display()))?;
-            patterns.extend(
-                text.lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                    .map(str::to_string),
-            );
-        }
-        let listed = library.all || library.functions_file.is_some();
-        match patterns.as_slice() {
-            [one] if !listed && !is_glob(one) => Ok(Functions::One(one.clone())),
-            [] if !library.all => {
-                bail!("no function: name it with -f FUNC, or give --all or --functions FILE")
-            }
-            _ => Ok(Functions::Selected(Selection {
-                all: library.all,
-                patterns,
-                skip: library.skip.clone(),
-            })),
-        }
-    }
+/// Every function `--all` selects.
+fn every_function() -> Functions {
+    Functions::Selected(Selection {
+        all: true,
+        ..Selection::default()
+    })
 }
 
 /// Which of the flags that take one function (`--seeds`, `--gcov`, `--junit`) were given.
@@ -202,7 +158,7 @@ impl TryFrom<CoverageRunArgs> for CoverageRunOptions {
 
     fn try_from(args: CoverageRunArgs) -> Result<Self> {
         Ok(CoverageRunOptions {
-            trap_targets: TrapTargets::unless(args.no_trap_targets),
+            trap_targets: trap_targets_unless(args.no_trap_targets),
             seeds: args.seeds,
             gcov: args.gcov,
             tests: if args.no_minimize {
@@ -233,81 +189,53 @@ fn is_glob(pattern: &str) -> bool {
     pattern.contains(['*', '?'])
 }
 
-/// How a run over several functions is split and spends its time.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LibraryOptions {
-    /// Functions run side by side.
-    pub jobs: usize,
-    /// Time of the whole run (`--total-time`).
-    pub total_time: Option<Duration>,
-    /// The part of the functions this process runs (`--shard K/N`).
-    pub shard: Option<Shard>,
-    /// Whether to keep what OUT holds (`--resume`).
-    pub resume: Resume,
-    /// Input specs of single functions (fpforge.toml's `[function.NAME]`).
-    pub specs: BTreeMap<String, FunctionSpecs>,
-}
-
-/// What a run over several functions does with the functions OUT already holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resume {
-    /// Search every function again.
-    Restart,
-    /// Keep the finished ones and continue the others ([`crate::resume`]).
-    Continue,
-}
-
-impl LibraryOptions {
-    /// The options of `functions` from `--jobs`, `--total-time`, `--shard` and
-    /// `--resume`, which only runs over several functions take, with `--seeds`, `--gcov`
-    /// and `--junit`, which they refuse.
-    fn new(
-        functions: &Functions,
-        jobs: usize,
-        library: &LibraryArgs,
-        one_function_only: OneFunctionFlags,
-    ) -> Result<LibraryOptions> {
-        let total_time = library
-            .total_time
-            .map(|s| seconds("--total-time", s))
-            .transpose()?;
-        match functions {
-            Functions::One(_) => {
-                let given = [
-                    ("--total-time", total_time.is_some()),
-                    ("--shard", library.shard.is_some()),
-                    ("--resume", library.resume),
-                    ("--skip", !library.skip.is_empty()),
-                ];
-                if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
-                    bail!(
-                        "{flag} is for runs over several functions (--all, -f GLOB, --functions)"
-                    );
-                }
-            }
-            Functions::Selected(_) => {
-                let given = [
-                    ("--seeds", one_function_only.seeds),
-                    ("--gcov", one_function_only.gcov),
-                    ("--junit", one_function_only.junit),
-                ];
-                if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
-                    bail!("{flag} takes one function: run it on one of OUT/<function>/ instead");
-                }
+/// The options of `functions` from `--jobs`, `--total-time`, `--shard` and `--resume`,
+/// which only runs over several functions take, with `--seeds`, `--gcov` and `--junit`,
+/// which they refuse.
+fn library_options(
+    functions: &Functions,
+    jobs: usize,
+    library: &LibraryArgs,
+    one_function_only: OneFunctionFlags,
+) -> Result<LibraryOptions> {
+    let total_time = library
+        .total_time
+        .map(|s| seconds("--total-time", s))
+        .transpose()?;
+    match functions {
+        Functions::One(_) => {
+            let given = [
+                ("--total-time", total_time.is_some()),
+                ("--shard", library.shard.is_some()),
+                ("--resume", library.resume),
+                ("--skip", !library.skip.is_empty()),
+            ];
+            if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+                bail!("{flag} is for runs over several functions (--all, -f GLOB, --functions)");
             }
         }
-        Ok(LibraryOptions {
-            jobs: in_range("--jobs", jobs, 1, MAX_JOBS)?,
-            total_time,
-            shard: library.shard.as_deref().map(Shard::parse).transpose()?,
-            resume: if library.resume {
-                Resume::Continue
-            } else {
-                Resume::Restart
-            },
-            specs: library.function_specs.clone(),
-        })
+        Functions::Selected(_) => {
+            let given = [
+                ("--seeds", one_function_only.seeds),
+                ("--gcov", one_function_only.gcov),
+                ("--junit", one_function_only.junit),
+            ];
+            if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+                bail!("{flag} takes one function: run it on one of OUT/<function>/ instead");
+            }
+        }
     }
+    Ok(LibraryOptions {
+        jobs: in_range("--jobs", jobs, 1, MAX_JOBS)?,
+        total_time,
+        shard: library.shard.as_deref().map(Shard::parse).transpose()?,
+        resume: if library.resume {
+            Resume::Continue
+        } else {
+            Resume::Restart
+        },
+        specs: library.function_specs.clone(),
+    })
 }
 
 /// The `--arg` and `--out-arg` specs of a command on `functions`: those of the command
@@ -318,14 +246,12 @@ fn specs_of(
     library: &LibraryArgs,
     args: Vec<ArgSpec>,
     out_args: Vec<OutArgSpec>,
-) -> (Vec<ArgSpec>, Vec<OutArgSpec>) {
+) -> Specs {
     let own = match functions {
         Functions::One(name) => library.function_specs.get(name),
         Functions::Selected(_) => None,
     };
-    own.map_or((args, out_args), |specs| {
-        (specs.args.clone(), specs.out_args.clone())
-    })
+    own.cloned().unwrap_or(Specs { args, out_args })
 }
 
 const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
@@ -340,82 +266,58 @@ fn is_input_path(item: &str) -> bool {
     has_source_ext || path.is_dir()
 }
 
-impl Program {
-    /// The program of `items` (input files up to the first item that is not one, which
-    /// starts the function's arguments) and `args`; returns the arguments too.
-    fn new(
-        items: &[String],
-        args: &ProgramArgs,
-        functions: Functions,
-    ) -> Result<(Program, Vec<String>)> {
-        let count = items.iter().take_while(|i| is_input_path(i)).count();
-        if count == 0 {
-            bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments (or, for cover, explore and accuracy, run in a directory with an fpforge.toml: fpforge init DIR writes one)");
-        }
-        let paths: Vec<PathBuf> = items[..count].iter().map(PathBuf::from).collect();
-        if let Some(missing) = paths.iter().find(|p| !p.exists()) {
-            bail!("{}: no such file or directory", missing.display());
-        }
-        if let Some(dir) = args.lib_dirs.iter().find(|d| !d.is_dir()) {
-            bail!("--lib-dir {}: not a directory", dir.display());
-        }
-        if let Some(db) = args.compile_commands.as_ref().filter(|f| !f.is_file()) {
-            bail!("--compile-commands {}: no such file", db.display());
-        }
-        let mut flags: Vec<String> = Vec::new();
-        flags.extend(args.include.iter().map(|d| format!("-I{d}")));
-        flags.extend(args.define.iter().map(|d| format!("-D{d}")));
-        flags.extend(args.std.iter().map(|s| format!("-std={s}")));
-        flags.extend(args.cflags.iter().cloned());
-        let mut load = LoadOptions::default();
-        if let Functions::One(entry) = &functions {
-            load = load.with_entry(entry);
-        }
-        let mut program = Program {
-            paths,
-            functions,
-            load: load
-                .with_compiler_flags(flags)
-                .with_skip_unsupported(args.skip_unsupported)
-                .with_allow_undefined(args.allow_undefined)
-                .with_lib_dirs(&args.lib_dirs),
-            trap_targets: TrapTargets::Off,
-        };
-        if let Some(db) = &args.compile_commands {
-            program.load = program.load.with_compile_commands(db);
-        }
-        Ok((program, items[count..].to_vec()))
+/// The program of `items` (input files up to the first item that is not one, which
+/// starts the function's arguments) and `args`; returns the arguments too.
+fn program_of(
+    items: &[String],
+    args: &ProgramArgs,
+    functions: Functions,
+) -> Result<(Program, Vec<String>)> {
+    let count = items.iter().take_while(|i| is_input_path(i)).count();
+    if count == 0 {
+        bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments (or, for cover, explore and accuracy, run in a directory with an fpforge.toml: fpforge init DIR writes one)");
     }
+    let paths: Vec<PathBuf> = items[..count].iter().map(PathBuf::from).collect();
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        bail!("{}: no such file or directory", missing.display());
+    }
+    if let Some(dir) = args.lib_dirs.iter().find(|d| !d.is_dir()) {
+        bail!("--lib-dir {}: not a directory", dir.display());
+    }
+    if let Some(db) = args.compile_commands.as_ref().filter(|f| !f.is_file()) {
+        bail!("--compile-commands {}: no such file", db.display());
+    }
+    let mut flags: Vec<String> = Vec::new();
+    flags.extend(args.include.iter().map(|d| format!("-I{d}")));
+    flags.extend(args.define.iter().map(|d| format!("-D{d}")));
+    flags.extend(args.std.iter().map(|s| format!("-std={s}")));
+    flags.extend(args.cflags.iter().cloned());
+    let mut load = LoadOptions::default()
+        .with_compiler_flags(flags)
+        .with_skip_unsupported(args.skip_unsupported)
+        .with_allow_undefined(args.allow_undefined)
+        .with_lib_dirs(&args.lib_dirs);
+    if let Some(db) = &args.compile_commands {
+        load = load.with_compile_commands(db);
+    }
+    Ok((
+        Program::new(paths, functions, load),
+        items[count..].to_vec(),
+    ))
+}
 
-    /// The program of `items`, which must all be input files.
-    fn files_only(
-        items: &[String],
-        args: &ProgramArgs,
-        functions: Functions,
-        command: &str,
-    ) -> Result<Program> {
-        let (program, rest) = Program::new(items, args, functions)?;
-        if let Some(extra) = rest.first() {
-            bail!("unexpected argument `{extra}`: `{command}` takes input files only");
-        }
-        Ok(program)
+/// The program of `items`, which must all be input files.
+fn files_only(
+    items: &[String],
+    args: &ProgramArgs,
+    functions: Functions,
+    command: &str,
+) -> Result<Program> {
+    let (program, rest) = program_of(items, args, functions)?;
+    if let Some(extra) = rest.first() {
+        bail!("unexpected argument `{extra}`: `{command}` takes input files only");
     }
-
-    /// The entry function, when the command works on one.
-    pub fn entry(&self) -> Result<&str> {
-        match &self.functions {
-            Functions::One(name) => Ok(name),
-            Functions::Selected(_) => bail!("this command takes one function"),
-        }
-    }
-
-    /// The same program, loaded with or without trap guards.
-    fn with_trap_targets(self, trap_targets: TrapTargets) -> Program {
-        Program {
-            trap_targets,
-            ..self
-        }
-    }
+    Ok(program)
 }
 
 /// `fpforge run`.
@@ -444,8 +346,8 @@ impl TryFrom<RunArgs> for RunOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: RunArgs) -> Result<Self> {
-        let functions = Functions::one(&args.program.function)?;
-        let (program, arguments) = Program::new(&args.items, &args.program, functions)?;
+        let functions = one_function(&args.program.function)?;
+        let (program, arguments) = program_of(&args.items, &args.program, functions)?;
         Ok(RunOptions {
             program,
             arguments,
@@ -472,13 +374,8 @@ impl TryFrom<ListArgs> for ListOptions {
         if !args.program.function.is_empty() {
             bail!("`list` lists every function: it takes no -f");
         }
-        let every = Functions::Selected(Selection {
-            all: true,
-            patterns: Vec::new(),
-            skip: Vec::new(),
-        });
         Ok(ListOptions {
-            program: Program::files_only(&args.items, &args.program, every, "list")?,
+            program: files_only(&args.items, &args.program, every_function(), "list")?,
             json: args.json,
         })
     }
@@ -500,10 +397,10 @@ impl TryFrom<SitesArgs> for SitesOptions {
 
     fn try_from(args: SitesArgs) -> Result<Self> {
         Ok(SitesOptions {
-            program: Program::new(
+            program: program_of(
                 &args.items,
                 &args.program,
-                Functions::one(&args.program.function)?,
+                one_function(&args.program.function)?,
             )?
             .0
             .with_trap_targets(TrapTargets::On),
@@ -525,10 +422,10 @@ impl TryFrom<IrArgs> for IrOptions {
 
     fn try_from(args: IrArgs) -> Result<Self> {
         Ok(IrOptions {
-            program: Program::new(
+            program: program_of(
                 &args.items,
                 &args.program,
-                Functions::one(&args.program.function)?,
+                one_function(&args.program.function)?,
             )?
             .0,
         })
@@ -583,10 +480,9 @@ pub struct CoverOptions {
     pub program: Program,
     /// Threads and total time of a run over several functions.
     pub library: LibraryOptions,
-    /// The engine's settings (its prover is plugged in by the command).
-    pub config: CoverConfig,
-    /// Evaluations and time of each function's run.
-    pub budget: Budget,
+    /// The engine with its settings and budget (its prover and interrupt are plugged in
+    /// by the command).
+    pub job: CoverJob,
     /// Hand the sides the search leaves open to concolic execution.
     pub reach: bool,
     /// Seeds, gcov, the test set, and where and how the results go.
@@ -607,9 +503,9 @@ impl TryFrom<CoverArgs> for CoverOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: CoverArgs) -> Result<Self> {
-        let functions = Functions::select(&args.program.function, &args.library)?;
+        let functions = select_functions(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = LibraryOptions::new(
+        let library = library_options(
             &functions,
             args.jobs,
             &args.library,
@@ -619,9 +515,8 @@ impl TryFrom<CoverArgs> for CoverOptions {
             Functions::One(_) => library.jobs,
             Functions::Selected(_) => 1,
         };
-        let (arg_specs, out_args) =
-            specs_of(&functions, &args.library, args.arg_specs, args.out_args);
-        let program = Program::files_only(&args.items, &args.program, functions, "cover")?
+        let specs = specs_of(&functions, &args.library, args.arg_specs, args.out_args);
+        let program = files_only(&args.items, &args.program, functions, "cover")?
             .with_trap_targets(run.trap_targets);
         let spaces = if args.no_ulp_space {
             vec![Space::Real]
@@ -642,7 +537,6 @@ impl TryFrom<CoverArgs> for CoverOptions {
             .with_deep(args.deep)
             .with_fuel(at_least("--fuel", args.fuel, 1)?)
             .with_compile(args.compile.into())
-            .with_args(arg_specs, out_args)
             .with_jobs(search_jobs)
             .with_spaces(spaces)
             .with_metric(metric)
@@ -661,8 +555,12 @@ impl TryFrom<CoverArgs> for CoverOptions {
         Ok(CoverOptions {
             program,
             library,
-            config,
-            budget,
+            job: CoverJob {
+                config,
+                budget,
+                specs,
+                tests: run.tests,
+            },
             reach: !args.no_reach,
             run,
         })
@@ -676,10 +574,8 @@ pub struct EngineOptions {
     pub config: EngineConfig,
     /// Time of each function's run.
     pub budget: Budget,
-    /// `--arg` specs.
-    pub args: Vec<ArgSpec>,
-    /// `--out-arg` specs.
-    pub out_args: Vec<OutArgSpec>,
+    /// `--arg` and `--out-arg` specs.
+    pub specs: Specs,
 }
 
 impl TryFrom<EngineArgs> for EngineOptions {
@@ -699,19 +595,12 @@ impl TryFrom<EngineArgs> for EngineOptions {
                 .with_strategy(args.solver)
                 .with_seed(args.seed)
                 .with_calls(calls),
-            args: args.arg_specs,
-            out_args: args.out_args,
+            specs: Specs {
+                args: args.arg_specs,
+                out_args: args.out_args,
+            },
         })
     }
-}
-
-/// What `reach` aims at.
-#[derive(Debug, Clone)]
-pub enum ReachTarget {
-    /// A path spec (`--path`), read against the loaded module.
-    Path(String),
-    /// One branch side (`--branch`).
-    Branch(String),
 }
 
 /// `fpforge reach`.
@@ -719,10 +608,10 @@ pub enum ReachTarget {
 pub struct ReachOptions {
     /// The program.
     pub program: Program,
-    /// The engine.
-    pub engine: EngineOptions,
-    /// The path or side.
-    pub target: ReachTarget,
+    /// The engine, aimed (its interrupt is plugged in by the command).
+    pub job: ReachConfig,
+    /// Its time.
+    pub budget: Budget,
     /// Where to write the deciding path condition as SMT-LIB.
     pub emit_smt2: Option<PathBuf>,
     /// JSON or text, progress or not.
@@ -733,24 +622,31 @@ impl TryFrom<ReachArgs> for ReachOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: ReachArgs) -> Result<Self> {
-        let target = match (args.path, args.branch) {
-            (Some(path), None) => ReachTarget::Path(path),
+        let aim = match (args.path, args.branch) {
+            (Some(path), None) => ReachAim::Path(path),
             (None, Some(_)) if args.emit_smt2.is_some() => {
                 bail!("--emit-smt2 needs --path: a branch side is decided by many path queries")
             }
-            (None, Some(side)) => ReachTarget::Branch(side),
+            (None, Some(side)) => ReachAim::Side(side),
             _ => bail!("give exactly one of --path and --branch"),
         };
+        let engine = EngineOptions::try_from(args.engine)?;
         Ok(ReachOptions {
-            program: Program::files_only(
+            program: files_only(
                 &args.items,
                 &args.program,
-                Functions::one(&args.program.function)?,
+                one_function(&args.program.function)?,
                 "reach",
             )?
             .with_trap_targets(TrapTargets::On),
-            engine: args.engine.try_into()?,
-            target,
+            job: ReachConfig {
+                engine: engine.config,
+                aim,
+                args: engine.specs.args,
+                out_args: engine.specs.out_args,
+                emit_smt2: args.emit_smt2.is_some(),
+            },
+            budget: engine.budget,
             emit_smt2: args.emit_smt2,
             output: args.output.into(),
         })
@@ -764,8 +660,9 @@ pub struct ExploreOptions {
     pub program: Program,
     /// Threads and total time of a run over several functions.
     pub library: LibraryOptions,
-    /// The engine.
-    pub engine: EngineOptions,
+    /// The engine with its settings, budget and specs (its interrupt is plugged in by
+    /// the command).
+    pub job: ExploreJob,
     /// Seeds, gcov, the test set, and where and how the results go.
     pub run: CoverageRunOptions,
 }
@@ -774,22 +671,28 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: ExploreArgs) -> Result<Self> {
-        let functions = Functions::select(&args.program.function, &args.library)?;
+        let functions = select_functions(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = LibraryOptions::new(
+        let library = library_options(
             &functions,
             args.jobs,
             &args.library,
             run.one_function_flags(),
         )?;
         let mut engine = args.engine;
-        (engine.arg_specs, engine.out_args) =
-            specs_of(&functions, &args.library, engine.arg_specs, engine.out_args);
+        let specs = specs_of(&functions, &args.library, engine.arg_specs, engine.out_args);
+        (engine.arg_specs, engine.out_args) = (specs.args, specs.out_args);
+        let engine = EngineOptions::try_from(engine)?;
         Ok(ExploreOptions {
-            program: Program::files_only(&args.items, &args.program, functions, "explore")?
+            program: files_only(&args.items, &args.program, functions, "explore")?
                 .with_trap_targets(run.trap_targets),
             library,
-            engine: engine.try_into()?,
+            job: ExploreJob {
+                config: engine.config,
+                budget: engine.budget,
+                specs: engine.specs,
+                tests: run.tests,
+            },
             run,
         })
     }
@@ -802,10 +705,9 @@ pub struct AccuracyOptions {
     pub program: Program,
     /// Threads, total time, shard and resumption of a run over several functions.
     pub library: LibraryOptions,
-    /// The engine's settings.
-    pub config: AccuracyConfig,
-    /// Evaluations and time of each function's run.
-    pub budget: Budget,
+    /// The engine with its settings, budget and specs (its interrupt is plugged in by
+    /// the command).
+    pub job: AccuracyJob,
     /// A report whose worst input is measured again instead of searching.
     pub check_input: Option<PathBuf>,
     /// Output directory (always one for a run over several functions).
@@ -822,13 +724,13 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: AccuracyArgs) -> Result<Self> {
-        let functions = Functions::select(&args.program.function, &args.library)?;
+        let functions = select_functions(&args.program.function, &args.library)?;
         let one_function_only = OneFunctionFlags {
             seeds: false,
             gcov: false,
             junit: false,
         };
-        let library = LibraryOptions::new(&functions, args.jobs, &args.library, one_function_only)?;
+        let library = library_options(&functions, args.jobs, &args.library, one_function_only)?;
         let several = matches!(functions, Functions::Selected(_));
         if several && args.check_input.is_some() {
             bail!("--check-input takes one function: name it with -f FUNC");
@@ -837,9 +739,8 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             None if several => Some(PathBuf::from(DEFAULT_OUT)),
             out => out,
         };
-        let (arg_specs, out_args) =
-            specs_of(&functions, &args.library, args.arg_specs, args.out_args);
-        let (program, extra) = Program::new(&args.items, &args.program, functions)?;
+        let specs = specs_of(&functions, &args.library, args.arg_specs, args.out_args);
+        let (program, extra) = program_of(&args.items, &args.program, functions)?;
         if !extra.is_empty() {
             bail!(
                 "unexpected arguments {extra:?}: describe inputs with --arg (e.g. --arg 'a: f64[4] in [-100, 100]')"
@@ -863,16 +764,21 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
                 StrategyArg::Search => AccuracyStrategy::Search,
                 StrategyArg::Random => AccuracyStrategy::Random,
             })
-            .with_sites(parse_sites(&args.sites)?)
-            .with_sampling(parse_sampling(&args.sampling)?)
-            .with_top_k(at_least("--top-k", args.top_k, 1)?)
-            .with_args(arg_specs)
-            .with_out_args(out_args);
+            .with_sites(args.sites.parse().map_err(|e| anyhow!("--sites: {e}"))?)
+            .with_sampling(
+                args.sampling
+                    .parse()
+                    .map_err(|e| anyhow!("--sampling: {e}"))?,
+            )
+            .with_top_k(at_least("--top-k", args.top_k, 1)?);
         Ok(AccuracyOptions {
             program,
             library,
-            config,
-            budget,
+            job: AccuracyJob {
+                config,
+                budget,
+                specs,
+            },
             check_input: args.check_input,
             out,
             output: args.output.into(),
@@ -882,55 +788,13 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
 
 /// `--oracle`: `auto`, `reexec`, `mpfr:NAME` or `FILE.c:FN` (the file must exist).
 fn parse_oracle(text: &str) -> Result<OracleChoice> {
-    let choice: OracleChoice = text
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("--oracle: {e}"))?;
+    let choice: OracleChoice = text.parse().map_err(|e: String| anyhow!("--oracle: {e}"))?;
     if let OracleChoice::CReference { source, .. } = &choice {
         if !source.is_file() {
             bail!("--oracle: no C file {}", source.display());
         }
     }
     Ok(choice)
-}
-
-/// `--sites`: `all`, `loops`, or `FILE:LINE[,FILE:LINE...]`.
-fn parse_sites(text: &str) -> Result<SiteSelection> {
-    match text {
-        "all" => Ok(SiteSelection::All),
-        "loops" => Ok(SiteSelection::Loops),
-        _ => text
-            .split(',')
-            .map(|item| {
-                let (file, line) = item
-                    .rsplit_once(':')
-                    .with_context(|| format!("--sites: `{item}` is not all, loops or FILE:LINE"))?;
-                let line: u32 = line
-                    .trim()
-                    .parse()
-                    .with_context(|| format!("--sites: bad line number in `{item}`"))?;
-                Ok((file.trim().to_string(), line))
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(SiteSelection::Lines),
-    }
-}
-
-/// `--sampling`: `uniform:START:STEP` (STEP at least 1) or `log:START`.
-fn parse_sampling(text: &str) -> Result<Sampling> {
-    let parts: Vec<&str> = text.split(':').collect();
-    let num = |s: &str| -> Result<u64> {
-        s.trim()
-            .parse()
-            .with_context(|| format!("--sampling: `{s}` is not a count"))
-    };
-    match parts.as_slice() {
-        ["uniform", start, step] => Ok(Sampling::Uniform {
-            start: num(start)?,
-            step: at_least("--sampling STEP", num(step)?, 1)?,
-        }),
-        ["log", start] => Ok(Sampling::Logarithmic { start: num(start)? }),
-        _ => bail!("--sampling: expected uniform:START:STEP or log:START, got `{text}`"),
-    }
 }
 
 /// `fpforge init`.
@@ -951,17 +815,12 @@ impl TryFrom<InitArgs> for InitOptions {
         if !args.dir.is_dir() {
             bail!("{}: not a directory", args.dir.display());
         }
-        let items: Vec<String> = crate::project::find_sources(&args.dir)?
+        let items: Vec<String> = fpforge_driver::project::find_sources(&args.dir)?
             .iter()
             .map(|p| p.display().to_string())
             .collect();
-        let selection = Functions::Selected(Selection {
-            all: true,
-            patterns: Vec::new(),
-            skip: Vec::new(),
-        });
         Ok(InitOptions {
-            program: Program::files_only(&items, &args.program, selection, "init")?,
+            program: files_only(&items, &args.program, every_function(), "init")?,
             dir: args.dir,
             force: args.force,
         })
@@ -1093,20 +952,5 @@ mod tests {
                 "{err}"
             );
         }
-    }
-
-    #[test]
-    fn sampling_and_sites_are_read_or_refused() {
-        assert!(matches!(
-            parse_sampling("uniform:0:2").unwrap(),
-            Sampling::Uniform { start: 0, step: 2 }
-        ));
-        assert!(parse_sampling("uniform:0:0").is_err());
-        assert!(parse_sampling("every:3").is_err());
-        assert!(matches!(
-            parse_sites("loops").unwrap(),
-            SiteSelection::Loops
-        ));
-        assert!(parse_sites("f.c:x").is_err());
     }
 }

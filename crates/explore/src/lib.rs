@@ -52,5 +52,8 @@ pub use concolic::{CVal, CallPolicy, Concolic, Mismatch, PathEntry};
 pub use error::ExploreError;
 pub use explore::{explore, ExploreConfig, ExploreEvent, ExploreReport};
 pub use path::PathSpec;
-pub use reach::{reach_path, reach_side, reach_sides, ReachAnswer, ReachReport, SideAnswer};
+pub use reach::{
+    reach_path, reach_side, reach_sides, ReachAim, ReachAnswer, ReachConfig, ReachReport, Reached,
+    SideAnswer, Verdict,
+};
 pub use session::{EngineConfig, QueryStats};

@@ -29,9 +29,10 @@ use crate::error::ExploreError;
 use crate::explore::{explore, ExploreConfig};
 use crate::path::PathSpec;
 use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy};
+use fpforge_engine::{Ended, Engine, EngineKind, Event, NoDetail, Stop};
 use fpforge_search::Budget;
 use fpforge_solve::TermId;
-use fpforge_spec::InputSpec;
+use fpforge_spec::{ArgSpec, InputSpec, OutArgSpec};
 use fpir::{Func, InfeasibleMethod, Module, OpenReason, Side, SideStatus, Witness};
 use std::time::Duration;
 
@@ -278,4 +279,128 @@ pub fn reach_sides(
             }
         })
         .collect())
+}
+
+/// What a reach run aims at, as the user names it (read against the module when the
+/// run starts): a path spec, or one branch side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReachAim {
+    /// A path spec ([`PathSpec`]).
+    Path(String),
+    /// One branch side (`br3:T`, `FILE:LINE`...).
+    Side(String),
+}
+
+/// `reach` as an [`Engine`]: an input that takes the aim, or a proof that none does.
+#[derive(Clone, Debug)]
+pub struct ReachConfig {
+    /// The concolic engine's settings.
+    pub engine: EngineConfig,
+    /// What to reach.
+    pub aim: ReachAim,
+    /// Parameter specs.
+    pub args: Vec<ArgSpec>,
+    /// Output arrays.
+    pub out_args: Vec<OutArgSpec>,
+    /// Keep the deciding path condition as SMT-LIB (a path aim only).
+    pub emit_smt2: bool,
+}
+
+/// The answer of a reach run, for a path or for a side.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// A path's answer, with what the search did.
+    Path(ReachReport),
+    /// A side's answer.
+    Side(SideAnswer),
+}
+
+/// A finished reach run.
+#[derive(Clone, Debug)]
+pub struct Reached {
+    /// The answer.
+    pub verdict: Verdict,
+    /// The input that takes the aim, when one does.
+    pub input: Option<Vec<u64>>,
+    /// Why it ended: the aim reached, proved infeasible (nothing left to try), or neither
+    /// within the budget.
+    pub stop: Stop,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+impl Ended for Reached {
+    fn stop(&self) -> Stop {
+        self.stop
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+}
+
+impl Engine for ReachConfig {
+    const KIND: EngineKind = EngineKind::Reach;
+    type Detail<'a> = NoDetail;
+    type Report = Reached;
+    type Error = ExploreError;
+
+    fn run(
+        &self,
+        module: &Module,
+        func: Func,
+        budget: &Budget,
+        events: &mut dyn FnMut(&Event<'_, NoDetail>),
+    ) -> Result<Reached, ExploreError> {
+        let started = std::time::Instant::now();
+        let spec = InputSpec::for_function(module, func, &self.args, &self.out_args)?;
+        events(&Event::Started { sides: &[] });
+        let config = self.engine.clone();
+        let (verdict, input, decided) = match &self.aim {
+            ReachAim::Path(text) => {
+                let path = PathSpec::parse(text, module)?;
+                let report = reach_path(module, func, spec, &path, config, budget, self.emit_smt2)?;
+                let (input, decided) = match &report.answer {
+                    ReachAnswer::Reached(input) => (Some(input.clone()), Some(true)),
+                    ReachAnswer::Infeasible { .. } => (None, Some(false)),
+                    ReachAnswer::Unknown(_) => (None, None),
+                };
+                (Verdict::Path(report), input, decided)
+            }
+            ReachAim::Side(text) => {
+                let side = module
+                    .parse_side(text)
+                    .map_err(|e| ExploreError::PathSyntax {
+                        text: text.clone(),
+                        reason: e.to_string(),
+                    })?;
+                let answer = reach_side(module, func, spec, side, config, budget)?;
+                let (input, decided) = match &answer {
+                    SideAnswer::Covered(input) => (Some(input.clone()), Some(true)),
+                    SideAnswer::Infeasible { .. } => (None, Some(false)),
+                    SideAnswer::Unknown(_) => (None, None),
+                };
+                (Verdict::Side(answer), input, decided)
+            }
+        };
+        if let Some(coords) = &input {
+            events(&Event::Test {
+                index: 0,
+                coords,
+                new_sides: &[],
+            });
+        }
+        let stop = match decided {
+            Some(true) => Stop::TargetsReached,
+            Some(false) => Stop::Exhausted,
+            None if budget.interrupt.as_ref().is_some_and(|i| i.raised()) => Stop::Interrupted,
+            None => Stop::TimeLimit,
+        };
+        Ok(Reached {
+            verdict,
+            input,
+            stop,
+            elapsed: started.elapsed(),
+        })
+    }
 }

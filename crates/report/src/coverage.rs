@@ -25,7 +25,7 @@
 //! for `cover`; `complete`, `paths`, `runs` and `queries` for `explore`. The full schema
 //! is `docs/schema/coverage.schema.json`, documented in `docs/REPORTS.md`.
 //!
-//! [`crate::coverage_out`] keeps these files current while an engine runs.
+//! The driver (`fpforge-driver`) keeps these files current while an engine runs.
 
 use crate::error::ReportError;
 use crate::findings::FindingRow;

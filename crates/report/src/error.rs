@@ -43,9 +43,6 @@ pub enum ReportError {
         /// Its IR type.
         ty: String,
     },
-    /// The interpreter that computes expected results refused the module.
-    #[error("cannot run the function for its expected results: {0}")]
-    Exec(#[from] fpforge_exec::ExecError),
     /// A JSON document could not be serialized or read.
     #[error("bad JSON report: {0}")]
     Json(#[from] serde_json::Error),

@@ -3,8 +3,6 @@
 //!
 //! - [`coverage`]: `coverage.json` (schema [`SCHEMA_VERSION`]) and the coverage summary,
 //!   for `cover` and `explore` alike;
-//! - [`coverage_out`]: [`CoverageOut`], the output directory `cover` and `explore` keep
-//!   current while they run;
 //! - [`html`]: `report.html`, the page of a coverage or accuracy run;
 //! - [`index`]: `index.json` and the merged `coverage.lcov` of a run over several
 //!   functions;
@@ -26,14 +24,15 @@
 //!
 //! `docs/REPORTS.md` documents each format; `docs/schema/coverage.schema.json` is the
 //! JSON schema of `coverage.json`, which the tests check both engines' files against.
-//! A new format is a module here, called by the commands that write it.
+//! A new format is a module here, called by the driver (`fpforge-driver`), which keeps
+//! the output directories current while engines run; this crate formats and never runs
+//! a program.
 
 #![deny(missing_docs)]
 
 pub mod accuracy;
 pub mod arg_text;
 pub mod coverage;
-pub mod coverage_out;
 pub mod error;
 pub mod errors_svg;
 pub mod escape;
@@ -42,7 +41,6 @@ pub mod html;
 pub mod index;
 pub mod junit;
 pub mod lcov;
-pub mod minimize;
 pub mod outdir;
 pub mod reach;
 pub mod regression;
@@ -53,7 +51,6 @@ pub mod trace;
 pub mod values;
 
 pub use coverage::{Coverage, Ending, EngineStats};
-pub use coverage_out::{CoverageOut, Finished, TestSet};
 pub use error::ReportError;
 pub use outdir::{write_atomic, OutDir};
 

@@ -35,13 +35,14 @@
 
 use crate::arg_text::{c_type, from_bits, struct_arg, vector_arg, ArgText, Language};
 use crate::error::ReportError;
-use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Thrown};
+use fpforge_exec::Thrown;
 use fpforge_spec::{InputSpec, ParamInput};
 use fpir::{FloatTy, Func, Module, ParamShape, Type};
 use std::fmt::Write as _;
 
 /// One test of `regression.c`: its coordinates and the results it must produce (the
-/// return value's bits, 0 for a void function, then the pointer parameters' elements).
+/// return value's bits, 0 for a void function, then the pointer parameters' elements),
+/// as the driver computed them by running the test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegressionTest {
     /// The input's coordinate bits.
@@ -52,39 +53,6 @@ pub struct RegressionTest {
     /// The C++ exception the call throws, when it throws (the results are then not
     /// compared).
     pub thrown: Option<Thrown>,
-}
-
-impl RegressionTest {
-    /// The test of input `coords` of `func`, with the results or the exception the
-    /// concrete interpreter computes; `None` when the run traps (such an input is a
-    /// finding, never a test).
-    pub fn run(
-        interp: &mut Interpreter<'_, Concrete, NoObserver>,
-        func: Func,
-        spec: &InputSpec,
-        coords: &[u64],
-    ) -> Option<RegressionTest> {
-        let run = interp.call(func, &spec.to_args(coords)).ok()?;
-        let (value, thrown) = match run.outcome {
-            Outcome::Returned(value) => (value.unwrap_or(0), None),
-            Outcome::Threw(thrown) => (0, Some(thrown)),
-            Outcome::Trapped(_) => return None,
-        };
-        let mut expected = vec![value];
-        expected.extend(run.arrays.into_iter().flatten());
-        Some(RegressionTest {
-            coords: coords.to_vec(),
-            expected,
-            thrown,
-        })
-    }
-}
-
-/// A concrete interpreter for [`RegressionTest::run`].
-pub fn results_interpreter(
-    module: &Module,
-) -> Result<Interpreter<'_, Concrete, NoObserver>, fpforge_exec::ExecError> {
-    Interpreter::new(module, Concrete, NoObserver, ExecConfig::default())
 }
 
 /// Whether [`c_type`] spells `ty` exactly (integers of other widths have no C type).

@@ -15,8 +15,24 @@ use std::time::{Duration, Instant};
 
 /// A request to stop that the caller may raise at any moment (a Ctrl-C handler, another
 /// thread). Clones share the flag.
-#[derive(Clone, Debug, Default)]
-pub struct Interrupt(Arc<AtomicBool>);
+#[derive(Clone, Debug)]
+pub struct Interrupt(Flag);
+
+/// Where an [`Interrupt`]'s flag lives.
+#[derive(Clone, Debug)]
+enum Flag {
+    /// Made for the run.
+    Shared(Arc<AtomicBool>),
+    /// A process-wide flag, such as the one a signal handler sets (a handler may only
+    /// touch a static atomic).
+    Static(&'static AtomicBool),
+}
+
+impl Default for Interrupt {
+    fn default() -> Self {
+        Interrupt(Flag::Shared(Arc::default()))
+    }
+}
 
 impl Interrupt {
     /// A flag nobody raised yet.
@@ -24,14 +40,26 @@ impl Interrupt {
         Interrupt::default()
     }
 
+    /// The interrupt `flag` raises: a run sees the flag the moment it is set.
+    pub fn watching(flag: &'static AtomicBool) -> Interrupt {
+        Interrupt(Flag::Static(flag))
+    }
+
+    fn flag(&self) -> &AtomicBool {
+        match &self.0 {
+            Flag::Shared(flag) => flag,
+            Flag::Static(flag) => flag,
+        }
+    }
+
     /// Asks every run holding a clone to stop.
     pub fn raise(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.flag().store(true, Ordering::Relaxed);
     }
 
     /// Whether the stop was asked for.
     pub fn raised(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.flag().load(Ordering::Relaxed)
     }
 }
 
@@ -237,6 +265,11 @@ mod tests {
         assert_eq!(clock.stop_now(10), Some(Stop::EvalLimit));
         interrupt.raise();
         assert_eq!(clock.stop_now(10), Some(Stop::Interrupted));
+        static FLAG: AtomicBool = AtomicBool::new(false);
+        let watched = Interrupt::watching(&FLAG);
+        assert!(!watched.raised());
+        FLAG.store(true, Ordering::Relaxed);
+        assert!(watched.clone().raised());
         let open = Budget::default().start();
         assert_eq!(open.stop_now(u64::MAX), None);
         assert_eq!(open.time_left(), None);

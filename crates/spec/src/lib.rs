@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 mod arg;
+pub mod call;
 mod fields;
 pub mod plan;
 pub mod spec;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 /// Runs `fpforge ir`.
 pub fn run(options: IrOptions) -> Result<ExitCode> {
-    let loaded = options.program.load()?;
+    let loaded = super::load(&options.program)?;
     crate::output::emit(&fpir::write_module(&loaded.module))?;
     Ok(ExitCode::SUCCESS)
 }

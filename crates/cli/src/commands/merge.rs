@@ -1,194 +1,27 @@
 //! `fpforge merge SHARD... --out OUT`: joins the output directories of a run's shards
-//! (`--shard K/N`) into the directory a single run writes. Every shard's `index.json`
-//! must name the same engine, run key and selection, each `K` of `1..=N` must come once
-//! and every selected function must have one row; anything else is an error naming the
-//! shards at fault, and nothing is written. The functions' directories are copied, and
-//! `index.json` (rows in name order, no `"shard"`), the index page and the merged
-//! `coverage.lcov` (not for `accuracy`) are rebuilt from them as a single run writes them, its `seconds` the
-//! longest shard's. The exit code is a single run's: 3 when a function crashed or hung.
+//! (`--shard K/N`) into the directory a single run writes (the driver's
+//! `library::merge`); prints the joined summary. The exit code is a single run's: 3 when
+//! a function crashed or hung.
 
-use crate::library::write_index;
 use crate::options::MergeOptions;
 use crate::progress::Verbosity;
-use anyhow::{bail, Context, Result};
-use fpforge_report::index::{Index, IndexRow, Measure, RowOutcome, SavedIndex, SavedRow, ShardOf};
-use std::collections::BTreeMap;
-use std::fs;
-use std::path::{Path, PathBuf};
+use anyhow::Result;
+use fpforge_driver::library::merge::merge;
 use std::process::ExitCode;
 
 /// Runs `fpforge merge`.
 pub fn run(options: MergeOptions) -> Result<ExitCode> {
-    let shards = options
-        .shards
-        .iter()
-        .map(|dir| read_shard(dir))
-        .collect::<Result<Vec<_>>>()?;
-    let (engine, rows) = check(&shards)?;
-    let out = &options.out;
-    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let mut index_rows = Vec::new();
-    for (name, (dir, row)) in rows {
-        let directory = row.directory.clone().unwrap_or_else(|| name.clone());
-        index_rows.push(IndexRow {
-            outcome: outcome(
-                Measure::of(engine),
-                row,
-                &dir.join(&directory),
-                &out.join(&directory),
-            )?,
-            function: name,
-            directory,
-        });
-    }
-    let index = Index {
-        engine,
-        seconds: shards.iter().map(|s| s.index.seconds).fold(0.0, f64::max),
-        rows: index_rows,
-        shard: None,
-    };
-    let json = write_index(out, &index)?;
+    let merged = merge(&options.shards, &options.out)?;
     if options.output.json {
-        crate::output::emit(&json)?;
+        crate::output::emit(&merged.json)?;
     } else if options.output.verbosity == Verbosity::Normal {
-        let wrote = format!("merged {} shards into {}\n", shards.len(), out.display());
-        crate::output::emit(&(index.summary() + &wrote))?;
-    }
-    let totals = index.totals();
-    Ok(crate::search_exit(false, totals.crashes + totals.hangs))
-}
-
-/// A shard's directory and its index.
-struct ShardDir {
-    dir: PathBuf,
-    index: SavedIndex,
-    shard: ShardOf,
-}
-
-fn read_shard(dir: &Path) -> Result<ShardDir> {
-    let path = dir.join("index.json");
-    let text =
-        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let index = SavedIndex::from_json(&text).with_context(|| format!("{}", path.display()))?;
-    let shard = index.shard.clone().with_context(|| {
-        format!(
-            "{}: not a shard's index (no \"shard\"): run each part with --shard K/N",
-            path.display()
-        )
-    })?;
-    Ok(ShardDir {
-        dir: dir.to_path_buf(),
-        index,
-        shard,
-    })
-}
-
-/// Every function's row with the directory of the shard it is in, by name.
-type Rows = BTreeMap<String, (PathBuf, SavedRow)>;
-
-/// The engine and every function's row with the shard directory it is in, by name;
-/// an error when the shards are not all of one run, each once.
-fn check(shards: &[ShardDir]) -> Result<(&'static str, Rows)> {
-    let first = &shards[0];
-    for other in &shards[1..] {
-        let differs = other.index.engine != first.index.engine
-            || other.shard.run != first.shard.run
-            || other.shard.count != first.shard.count
-            || other.shard.selected != first.shard.selected;
-        if differs {
-            bail!(
-                "{} and {} are shards of different runs (engine, settings, selection or N differ)",
-                first.dir.display(),
-                other.dir.display()
-            );
-        }
-    }
-    let count = first.shard.count;
-    let mut by_index: BTreeMap<usize, &Path> = BTreeMap::new();
-    for shard in shards {
-        if let Some(earlier) = by_index.insert(shard.shard.index, &shard.dir) {
-            bail!(
-                "shard {}/{count} is given twice: {} and {}",
-                shard.shard.index,
-                earlier.display(),
-                shard.dir.display()
-            );
-        }
-    }
-    let missing: Vec<String> = (1..=count)
-        .filter(|k| !by_index.contains_key(k))
-        .map(|k| format!("{k}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        bail!("missing shards: {}", missing.join(", "));
-    }
-    let mut rows = Rows::new();
-    for shard in shards {
-        for row in &shard.index.functions {
-            if let Some((earlier, _)) =
-                rows.insert(row.function.clone(), (shard.dir.clone(), row.clone()))
-            {
-                bail!(
-                    "`{}` has a row in two shards: {} and {}",
-                    row.function,
-                    earlier.display(),
-                    shard.dir.display()
-                );
-            }
-        }
-    }
-    let absent: Vec<&str> = first
-        .shard
-        .selected
-        .iter()
-        .filter(|name| !rows.contains_key(*name))
-        .map(String::as_str)
-        .collect();
-    if !absent.is_empty() || rows.len() != first.shard.selected.len() {
-        bail!(
-            "the shards' rows are not the run's selection (missing: {})",
-            absent.join(", ")
+        let wrote = format!(
+            "merged {} shards into {}\n",
+            options.shards.len(),
+            options.out.display()
         );
+        crate::output::emit(&(merged.index.summary() + &wrote))?;
     }
-    let engine = match first.index.engine.as_str() {
-        "cover" => "cover",
-        "explore" => "explore",
-        "accuracy" => "accuracy",
-        other => bail!("{}: unknown engine `{other}`", first.dir.display()),
-    };
-    Ok((engine, rows))
-}
-
-/// A row of the joined index: a function that ran has its directory copied from `from`
-/// to `to` and its row read back from there as `measure` reads it.
-fn outcome(measure: Measure, row: SavedRow, from: &Path, to: &Path) -> Result<RowOutcome> {
-    let why = row.error.unwrap_or_default();
-    match row.status.as_str() {
-        "finished" | "interrupted" => {
-            if to.exists() {
-                fs::remove_dir_all(to).with_context(|| format!("cannot clear {}", to.display()))?;
-            }
-            copy_dir(from, to)?;
-            Ok(measure.read(to)?)
-        }
-        "error" => Ok(RowOutcome::Error(why)),
-        "not run" => Ok(RowOutcome::NotRun(why)),
-        other => bail!("`{}`: unknown status `{other}`", row.function),
-    }
-}
-
-/// Copies the directory `from` to `to`, recursively.
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
-    for entry in fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            fs::copy(entry.path(), &target)
-                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
-        }
-    }
-    Ok(())
+    let totals = merged.index.totals();
+    Ok(crate::search_exit(false, totals.crashes + totals.hangs))
 }

@@ -4,23 +4,23 @@
 //! as C calls it, `main(argc, argv)` with the arguments after `--` (or `main()`).
 
 use crate::options::RunOptions;
-use crate::values::call_args;
 use crate::EXIT_TRAPPED;
 use anyhow::Result;
 use fpforge_exec::{Compilation, Concrete, ExecConfig, Interpreter};
 use fpforge_report::run::RunReport;
 use fpforge_report::trace::DecisionLog;
+use fpforge_spec::call::call_args;
 use std::process::ExitCode;
 
 /// Runs `fpforge run`.
 pub fn run(options: RunOptions) -> Result<ExitCode> {
-    let loaded = options.program.load()?;
+    let loaded = super::load(&options.program)?;
     let arg_texts = &options.arguments;
     let is_main = loaded.module.funcs[loaded.func].name == "main";
     let call_args = if is_main {
         Vec::new()
     } else {
-        call_args(&loaded, arg_texts)?
+        call_args(&loaded.module, loaded.func, arg_texts)?
     };
     // One call: compiling it to native code would cost more than it saves.
     let mut config = ExecConfig::default()

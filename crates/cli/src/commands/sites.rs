@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 /// Runs `fpforge sites`.
 pub fn run(options: SitesOptions) -> Result<ExitCode> {
-    let loaded = options.program.load()?;
+    let loaded = super::load(&options.program)?;
     let funcs = if options.deep {
         loaded.module.reachable_funcs(loaded.func)
     } else {

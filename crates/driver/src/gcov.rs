@@ -1,4 +1,4 @@
-//! `--gcov`: gcc's own branch figure for the tests a run wrote. fpforge counts the sides
+//! gcc's own branch figure (`--gcov`) for the tests a run wrote. fpforge counts the sides
 //! of LLVM's branches; gcc compiles `&&`, `||` and `?:` differently, so the two counts
 //! differ (cephes' `igam`: 42 sides, 30 gcov branches) and users judge by gcov. The
 //! run's `regression.c` is compiled with `gcc --coverage` together with the program's C
@@ -10,7 +10,7 @@
 //! branch of the source, so both are left out. The build and gcov's files stay in
 //! `OUT/gcov/`.
 
-use anyhow::{bail, Context, Result};
+use crate::error::{DriverError, Result};
 use fpir::Module;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -92,14 +92,14 @@ pub fn measure(
     regression: &str,
 ) -> Result<GcovFigure> {
     let dir = out.join("gcov");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| DriverError::io("create", &dir, e))?;
     // The regression program runs in `dir`: a relative `dir` would be resolved twice.
-    let dir = std::fs::canonicalize(&dir)?;
+    let dir = std::fs::canonicalize(&dir).map_err(|e| DriverError::io("read", &dir, e))?;
     remove_counts(&dir)?;
     let cxx = regression.ends_with(".cpp");
     let sources = program_sources(module, cxx)?;
     let regression = std::fs::canonicalize(out.join(regression))
-        .with_context(|| format!("--gcov: the run wrote no {regression}"))?;
+        .map_err(|_| DriverError::Tool(format!("--gcov: the run wrote no {regression}")))?;
     let built = Command::new(if cxx { "g++" } else { "gcc" })
         .current_dir(&dir)
         .args(["-O0", "-w", "--coverage", "-o", "regression"])
@@ -108,15 +108,17 @@ pub fn measure(
         .args(&sources)
         .arg("-lm")
         .output()
-        .context("--gcov needs gcc (scripts/setup.sh installs it)")?;
+        .map_err(|_| {
+            DriverError::Tool("--gcov needs gcc (scripts/setup.sh installs it)".to_string())
+        })?;
     if !built.status.success() {
-        bail!(
+        return Err(DriverError::Tool(format!(
             "--gcov: gcc could not build regression.c: {}",
             String::from_utf8_lossy(&built.stderr)
                 .lines()
                 .next()
                 .unwrap_or("")
-        );
+        )));
     }
     let mismatches = !run_regression(&dir)?;
     let mut figure = GcovFigure {
@@ -153,7 +155,9 @@ fn program_sources(module: &Module, cxx: bool) -> Result<Vec<PathBuf>> {
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     if sources.is_empty() {
-        bail!("--gcov needs the program's sources (its debug info names none)");
+        return Err(DriverError::Tool(
+            "--gcov needs the program's sources (its debug info names none)".to_string(),
+        ));
     }
     Ok(sources)
 }
@@ -161,8 +165,7 @@ fn program_sources(module: &Module, cxx: bool) -> Result<Vec<PathBuf>> {
 /// Deletes the counts of an earlier `--gcov` in `dir`.
 fn remove_counts(dir: &Path) -> Result<()> {
     for path in count_files(dir)? {
-        std::fs::remove_file(dir.join(&path))
-            .with_context(|| format!("cannot remove {}", path.display()))?;
+        std::fs::remove_file(dir.join(&path)).map_err(|e| DriverError::io("remove", &path, e))?;
     }
     Ok(())
 }
@@ -170,7 +173,7 @@ fn remove_counts(dir: &Path) -> Result<()> {
 /// The `.gcda` files in `dir` (names relative to it), sorted.
 fn count_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
+        .map_err(|e| DriverError::io("read", dir, e))?
         .filter_map(|e| e.ok().map(|e| PathBuf::from(e.file_name())))
         .filter(|p| p.extension().is_some_and(|e| e == "gcda"))
         .collect();
@@ -181,21 +184,31 @@ fn count_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Runs `dir/regression`, its output in `dir/regression.log`; false when it reported
 /// mismatches.
 fn run_regression(dir: &Path) -> Result<bool> {
-    let log = std::fs::File::create(dir.join("regression.log"))?;
-    let mut child = Command::new(dir.join("regression"))
+    let log_path = dir.join("regression.log");
+    let log =
+        std::fs::File::create(&log_path).map_err(|e| DriverError::io("create", &log_path, e))?;
+    let program = dir.join("regression");
+    let mut child = Command::new(&program)
         .current_dir(dir)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
-        .context("--gcov: cannot run the regression program")?;
+        .map_err(|e| DriverError::io("run", &program, e))?;
     let started = Instant::now();
     loop {
-        if let Some(status) = child.try_wait()? {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| DriverError::io("run", &program, e))?
+        {
             return Ok(status.success());
         }
         if started.elapsed() > RUN_LIMIT {
-            child.kill()?;
-            bail!("--gcov: the regression program ran longer than {RUN_LIMIT:?}");
+            child
+                .kill()
+                .map_err(|e| DriverError::io("stop", &program, e))?;
+            return Err(DriverError::Tool(format!(
+                "--gcov: the regression program ran longer than {RUN_LIMIT:?}"
+            )));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -208,12 +221,15 @@ fn branches_of(dir: &Path, counts: &Path, functions: &[String]) -> Result<(usize
         .args(["--json-format", "--stdout", "--branch-probabilities"])
         .arg(counts)
         .output()
-        .context("--gcov needs gcov (it comes with gcc)")?;
+        .map_err(|_| DriverError::Tool("--gcov needs gcov (it comes with gcc)".to_string()))?;
     if !out.status.success() {
-        bail!("gcov failed on {}", counts.display());
+        return Err(DriverError::Tool(format!(
+            "gcov failed on {}",
+            counts.display()
+        )));
     }
     let json: GcovJson = serde_json::from_slice(&out.stdout)
-        .with_context(|| format!("gcov's JSON for {}", counts.display()))?;
+        .map_err(|e| DriverError::Tool(format!("gcov's JSON for {}: {e}", counts.display())))?;
     let lines = json.files.iter().flat_map(|f| &f.lines).filter(|l| {
         l.function_name
             .as_ref()
@@ -243,17 +259,15 @@ fn conditional_branches(branches: &[GcovBranch]) -> Vec<&GcovBranch> {
     kept
 }
 
-/// With `--gcov`, measures the run in `out` (see [`measure`]) for `func`, or every
-/// function it reaches with `deep`; writes the line to `out/gcov/summary.txt` and, when
-/// `shown`, prints it.
-pub fn print_figure(
+/// Measures the run in `out` (see [`measure`]) for `func`, or every function it reaches
+/// with `deep`; writes the line to `out/gcov/summary.txt` and returns it.
+pub fn figure(
     module: &Module,
     func: fpir::Func,
     deep: bool,
     flags: &[String],
     out: &Path,
-    shown: bool,
-) -> Result<()> {
+) -> Result<String> {
     let funcs = if deep {
         module.reachable_funcs(func)
     } else {
@@ -267,10 +281,6 @@ pub fn print_figure(
     let figure = measure(module, &names, flags, out, regression)?;
     let line = format!("{}\n", figure.line(&names));
     let summary = out.join("gcov").join("summary.txt");
-    std::fs::write(&summary, &line)
-        .with_context(|| format!("cannot write {}", summary.display()))?;
-    if shown {
-        crate::output::emit(&line)?;
-    }
-    Ok(())
+    std::fs::write(&summary, &line).map_err(|e| DriverError::io("write", &summary, e))?;
+    Ok(line)
 }

@@ -16,7 +16,7 @@
 //! from its saved `inputs.txt`, re-executed as seeds before the search (`cover` and
 //! `explore`; `accuracy`, which takes no seeds, searches it again from the start).
 
-use anyhow::{Context, Result};
+use crate::error::{DriverError, Result};
 use fpforge_report::index::{Measure, RowOutcome};
 use fpir::{Func, Module};
 use std::path::Path;
@@ -91,9 +91,9 @@ impl Saved {
 /// removed) and writes the function's key into it.
 pub fn start(dir: &Path, key: &str) -> Result<()> {
     if dir.join(RUN_KEY).is_file() {
-        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+        std::fs::remove_dir_all(dir).map_err(|e| DriverError::io("clear", dir, e))?;
     }
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| DriverError::io("create", dir, e))?;
     fpforge_report::write_atomic(&dir.join(RUN_KEY), &format!("{key}\n"))?;
     Ok(())
 }

@@ -5,17 +5,18 @@
 //! the run rewrites them with the final statuses and writes the JUnit file when one was
 //! asked for.
 
-use crate::coverage::{Coverage, Ending};
-use crate::error::ReportError;
-use crate::findings::{dir_name, FindingRow};
-use crate::html::{coverage_page, Sources, REPORT_HTML};
-use crate::junit::junit_xml;
-use crate::lcov::lcov;
+use crate::confirm::regression_test;
+use crate::error::Result;
 use crate::minimize::{behaviours, greedy_cover, Behaviour};
-use crate::outdir::{write_atomic, OutDir};
-use crate::regression::{regression_c, regression_file, results_interpreter, RegressionTest};
 use fpforge_engine::{Event, NoDetail};
-use fpforge_exec::{Concrete, Finding, FindingKind, Interpreter, NoObserver};
+use fpforge_exec::{Concrete, ExecConfig, Finding, FindingKind, Interpreter, NoObserver};
+use fpforge_report::coverage::{Coverage, Ending};
+use fpforge_report::findings::{dir_name, FindingRow};
+use fpforge_report::html::{coverage_page, Sources, REPORT_HTML};
+use fpforge_report::junit::junit_xml;
+use fpforge_report::lcov::lcov;
+use fpforge_report::outdir::{write_atomic, OutDir};
+use fpforge_report::regression::{regression_c, regression_file, RegressionTest};
 use fpforge_spec::InputSpec;
 use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, Witness};
 use std::collections::BTreeSet;
@@ -84,8 +85,8 @@ impl<'m> CoverageOut<'m> {
         module: &'m Module,
         func: Func,
         spec: InputSpec,
-    ) -> Result<CoverageOut<'m>, ReportError> {
-        let results = results_interpreter(module)?;
+    ) -> Result<CoverageOut<'m>> {
+        let results = Interpreter::new(module, Concrete, NoObserver, ExecConfig::default())?;
         Ok(CoverageOut {
             out: OutDir::create(dir)?,
             results,
@@ -115,7 +116,7 @@ impl<'m> CoverageOut<'m> {
     }
 
     /// Records in `coverage.json` that (nearly) every run traps at one place
-    /// ([`crate::findings::every_run_traps`]).
+    /// ([`fpforge_report::findings::every_run_traps`]).
     pub fn with_diagnostic(mut self, diagnostic: Option<String>) -> Self {
         self.diagnostic = diagnostic;
         self
@@ -158,7 +159,7 @@ impl<'m> CoverageOut<'m> {
     /// Test `index` (coordinate bits `coords`) took `new_sides` first.
     pub fn test(&mut self, index: usize, coords: &[u64], new_sides: &[Side]) {
         self.credit(new_sides, Witness::Test(index));
-        let test = RegressionTest::run(&mut self.results, self.func, &self.spec, coords);
+        let test = regression_test(&mut self.results, self.func, &self.spec, coords);
         self.tests.truncate(index);
         self.tests.push(test.unwrap_or_else(|| RegressionTest {
             coords: coords.to_vec(),
@@ -202,11 +203,7 @@ impl<'m> CoverageOut<'m> {
     /// The run ended: rewrites every file with the final statuses, and returns the
     /// summary to print (with a note when `regression.c` could not be written) and the
     /// number of findings, or the first write error.
-    pub fn finish(
-        mut self,
-        sides: &[SideReport],
-        ending: &Ending,
-    ) -> Result<Finished, ReportError> {
+    pub fn finish(mut self, sides: &[SideReport], ending: &Ending) -> Result<Finished> {
         let minimized;
         let sides = match self.minimize {
             TestSet::Minimized => {
@@ -256,7 +253,7 @@ impl<'m> CoverageOut<'m> {
     /// relation and pair of consecutive sides a test shows (and the tests a side names as
     /// its closest, and the first test when no test takes a side); rewrites `inputs.txt`
     /// with them and returns `sides` with their witnesses renumbered.
-    fn minimize_tests(&mut self, sides: &[SideReport]) -> Result<Vec<SideReport>, ReportError> {
+    fn minimize_tests(&mut self, sides: &[SideReport]) -> Result<Vec<SideReport>> {
         let coords: Vec<Vec<u64>> = self.tests.iter().map(|t| t.coords.clone()).collect();
         let tracked: Vec<Side> = sides.iter().map(|r| r.side).collect();
         let takes = behaviours(self.module, self.func, &self.spec, &coords, &tracked)?;

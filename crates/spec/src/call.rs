@@ -1,25 +1,35 @@
-//! Reading argument values from the command line.
+//! The arguments of one call, read from text (`fpforge run`'s command line): the one
+//! text-to-arguments mapping of a call, beside [`crate::spec`]'s of a search's
+//! coordinates, whose value and struct readers it uses.
 //!
 //! Floats accept decimal, C99 hex (`0x1.8p+1`), `inf`/`-inf`/`nan` and `raw:` + hex bits;
 //! integers accept decimal or `0x` hex; arrays are `[v, v, ...]` and are passed by
 //! pointer to the pointee type the function's parameter declares; a parameter the module
 //! gives a shape takes a struct `{field: value, ...}` or a vector `[v, v, ...]`.
 
-use crate::inputs::Loaded;
-use anyhow::{bail, Context, Result};
-use fpforge_spec::spec::{parse_f80, parse_value, shaped_arg};
-use fpforge_spec::Arg;
-use fpir::{Function, Module, ParamShape, Type};
+use crate::spec::{parse_f80, parse_value, shaped_arg};
+use crate::{Arg, SpecError};
+use fpir::{Func, Function, Module, ParamShape, Type};
+
+/// A call's result.
+type Result<T> = std::result::Result<T, SpecError>;
+
+/// An error about one argument text.
+fn bad(reason: String) -> SpecError {
+    SpecError::BadLine { reason }
+}
 
 /// Parses the text of one argument for a parameter of type `ty` (with optional pointee).
 pub fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Result<Arg> {
     let trimmed = text.trim();
     if let Some(inner) = trimmed.strip_prefix('[') {
         let Some(inner) = inner.strip_suffix(']') else {
-            bail!("array `{text}` has no closing `]`");
+            return Err(bad(format!("array `{text}` has no closing `]`")));
         };
         if ty != Type::Ptr {
-            bail!("`{text}` is an array but the parameter is {ty}");
+            return Err(bad(format!(
+                "`{text}` is an array but the parameter is {ty}"
+            )));
         }
         let elem = pointee.unwrap_or(Type::F64);
         let values = inner
@@ -32,8 +42,11 @@ pub fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Result<Arg> {
     }
     if ty == Type::Ptr {
         let elem = pointee.unwrap_or(Type::F64);
-        let value = parse_scalar(trimmed, elem)
-            .with_context(|| format!("pointer parameter: give an array like `[{trimmed}]`"))?;
+        let value = parse_scalar(trimmed, elem).map_err(|e| {
+            bad(format!(
+                "pointer parameter: give an array like `[{trimmed}]`: {e}"
+            ))
+        })?;
         return Ok(Arg::Array {
             elem,
             values: vec![value],
@@ -46,26 +59,26 @@ pub fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Result<Arg> {
 /// after a range check).
 pub fn parse_scalar(text: &str, ty: Type) -> Result<u64> {
     if ty == Type::Ptr {
-        bail!("cannot pass `{text}` as a raw pointer");
+        return Err(bad(format!("cannot pass `{text}` as a raw pointer")));
     }
-    Ok(parse_value(text, ty)?)
+    parse_value(text, ty)
 }
 
-/// The arguments of a call of the loaded entry function, read from `texts` (a hidden
+/// The arguments of a call of `entry` in `module`, read from `texts` (a hidden
 /// struct-result buffer first, when the function has one).
-pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
-    let func = &loaded.module.funcs[loaded.func];
+pub fn call_args(module: &Module, entry: Func, texts: &[String]) -> Result<Vec<Arg>> {
+    let func = &module.funcs[entry];
     let types = func.param_types();
     let hidden = func.sret_elem();
-    let visible = visible_params(&loaded.module, loaded.func);
+    let visible = visible_params(module, entry);
     if texts.len() != visible.len() {
-        bail!(
+        return Err(bad(format!(
             "`{}` takes {} argument(s) ({}), {} given",
             func.display_name(),
             visible.len(),
-            signature(&loaded.module, loaded.func),
+            signature(module, entry),
             texts.len()
-        );
+        )));
     }
     let result_buffer = hidden.map(|elem| Arg::Array {
         elem,
@@ -76,14 +89,20 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
         let ty = types[index];
         let pointee = func.param_pointees.get(index).copied().flatten();
         let name = func.param_names[index].as_deref().unwrap_or("");
-        let context = || format!("argument {} of `{}`", i + 1, func.display_name());
-        match loaded.module.param_shapes.get(&(loaded.func, index)) {
+        let context = |e: SpecError| {
+            bad(format!(
+                "argument {} of `{}`: {e}",
+                i + 1,
+                func.display_name()
+            ))
+        };
+        match module.param_shapes.get(&(entry, index)) {
             Some(ParamShape::LongDouble) => {
-                let x = parse_f80(name, text).with_context(context)?;
+                let x = parse_f80(name, text).map_err(context)?;
                 args.extend([Arg::Scalar(x.sig), Arg::Scalar(u64::from(x.se))]);
             }
-            Some(shape) => args.push(shaped_arg(name, shape, text).with_context(context)?),
-            None => args.push(parse_arg(text, ty, pointee).with_context(context)?),
+            Some(shape) => args.push(shaped_arg(name, shape, text).map_err(context)?),
+            None => args.push(parse_arg(text, ty, pointee).map_err(context)?),
         }
     }
     Ok(args)
@@ -91,7 +110,7 @@ pub fn call_args(loaded: &Loaded, texts: &[String]) -> Result<Vec<Arg>> {
 
 /// The parameters a caller writes, by index: not the hidden result slot, nor the
 /// exponent half of a `long double` (its significand's parameter stands for both).
-fn visible_params(module: &Module, func: fpir::Func) -> Vec<usize> {
+fn visible_params(module: &Module, func: Func) -> Vec<usize> {
     let f = &module.funcs[func];
     let first_visible = usize::from(f.sret_elem().is_some());
     let is_long_double =
@@ -102,7 +121,7 @@ fn visible_params(module: &Module, func: fpir::Func) -> Vec<usize> {
 }
 
 /// `x: f64, a: ptr<f64>` for error messages.
-fn signature(module: &Module, func: fpir::Func) -> String {
+fn signature(module: &Module, func: Func) -> String {
     let f = &module.funcs[func];
     let types = f.param_types();
     visible_params(module, func)

@@ -1,4 +1,4 @@
-//! The report layer on real runs: `cover` and `explore` on the same functions of
+//! The coverage output directory on real runs: `cover` and `explore` on the same functions of
 //! `tests/fixtures/cover/branchy.c` write `coverage.json` files that validate against one
 //! JSON schema (`docs/schema/coverage.schema.json`), list the same sides under the same
 //! names, and every side name reads back as its side (what `reach --branch` accepts);
@@ -7,10 +7,11 @@
 //! files too.
 
 use fpforge_cover::{cover_with, CoverConfig};
+use fpforge_driver::out::CoverageOut;
 use fpforge_engine::{Budget, Event};
 use fpforge_explore::{explore, ExploreConfig};
+use fpforge_report::coverage::Ending;
 use fpforge_report::lcov::lcov;
-use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
 use fpir::{InfeasibleMethod, Module, OpenReason};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,74 @@
+//! What the driver says, worded for a terminal: its notes as `note:` and `warning:`
+//! lines, load errors with what to do about them, and progress lines.
+
+use fpforge_driver::run::Status;
+use fpforge_driver::{DriverError, Note};
+use fpforge_engine::EngineKind;
+use fpforge_lower::LowerError;
+
+/// A note as one stderr line.
+pub fn note(note: &Note) -> String {
+    let level = if note.is_warning() { "warning" } else { "note" };
+    let text = match note {
+        Note::LinkedFromLibrary(files) => {
+            let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            format!("linked from the library: {}", files.join(", "))
+        }
+        Note::MayUseUndefined { entry, names } => format!(
+            "`{entry}` may use functions or globals that nothing defines, which trap if reached: {}",
+            names.join(", ")
+        ),
+        Note::PointersFitted { function, specs } => {
+            let specs: Vec<String> = specs.iter().map(|s| format!("`{s}`")).collect();
+            format!(
+                "{function}: pointer parameters taken as {} (nearly every run with one element went out of bounds); set them with --arg",
+                specs.join(", ")
+            )
+        }
+        Note::EveryRunTraps(line) => line.clone(),
+        Note::SavedTestsDropped { reason } => format!(
+            "the saved tests do not fit the function's inputs any more, so its search starts afresh: {reason}"
+        ),
+        other => format!("{other:?}"),
+    };
+    format!("{level}: {text}")
+}
+
+/// Prints a note on stderr.
+pub fn print_note(note: Note) {
+    eprintln!("{}", self::note(&note));
+}
+
+/// A driver error as the one-line message a user reads: a function not found says so,
+/// missing symbols say what to do about them.
+pub fn error(e: DriverError) -> anyhow::Error {
+    match e {
+        DriverError::Load(e @ LowerError::NoEntry { .. }) => {
+            anyhow::Error::new(e).context("cannot find the entry function")
+        }
+        DriverError::Load(e @ LowerError::Undefined { .. }) => {
+            anyhow::anyhow!(fpforge_driver::program::load_error_text(&e))
+        }
+        other => other.into(),
+    }
+}
+
+/// The progress line of one function's run.
+pub fn status(kind: EngineKind, status: &Status) -> String {
+    match kind {
+        EngineKind::Explore => format!(
+            "{} tests, {} findings, {} sides taken",
+            status.tests, status.findings, status.settled
+        ),
+        EngineKind::Accuracy => format!(
+            "worst relative error {:.3e}, {} inputs, {} checks covered",
+            status.worst_error.unwrap_or(0.0),
+            status.evals,
+            status.settled
+        ),
+        _ => format!(
+            "{}/{} sides, {} evaluations",
+            status.settled, status.total, status.evals
+        ),
+    }
+}

@@ -1,0 +1,228 @@
+//! Each function's inputs, planned before its search: the user's specs, and for a
+//! pointer parameter the user did not describe, a length fitted by probes; then a probe
+//! of the planned inputs that says when nearly every run meets the same fault. Also the
+//! seeds a run starts from, read from a file of input lines.
+
+use crate::error::{DriverError, Result};
+use crate::note::{Note, Notes};
+use fpforge_exec::finding::{dominant_finding, DOMINANT_SHARE};
+use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Trap, TrapKind};
+use fpforge_report::findings::every_run_traps;
+use fpforge_spec::plan::InputPlan;
+use fpforge_spec::{ArgSpec, InputSpec, OutArgSpec, ParamInput};
+use fpir::{Func, Function, Module};
+use std::path::Path;
+
+/// How many inputs a probe runs.
+const PROBE_RUNS: usize = 32;
+
+/// The most steps a probe run takes (fewer when the engine's own fuel is smaller), so
+/// that probing a function that loops for long costs little.
+const PROBE_FUEL: u64 = 1_000_000;
+
+/// The array lengths [`planned_inputs`] tries, in order, for pointer parameters that
+/// every probe run overruns.
+const FITTED_LENGTHS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
+
+/// A function's input specs as the user gives them (`--arg`, `--out-arg`, or
+/// fpforge.toml's `[function.NAME]`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Specs {
+    /// Parameter specs: shapes, ranges, fixed values.
+    pub args: Vec<ArgSpec>,
+    /// Output arrays.
+    pub out_args: Vec<OutArgSpec>,
+}
+
+impl Specs {
+    /// The specs of a run over several functions that apply to `function`: those that
+    /// name one of its parameters, so that a run-wide `--out-arg result` applies to the
+    /// functions that have a `result`.
+    pub fn for_function(&self, function: &Function) -> Specs {
+        Specs {
+            args: self
+                .args
+                .iter()
+                .filter(|a| names_a_param(function, &a.name))
+                .cloned()
+                .collect(),
+            out_args: self
+                .out_args
+                .iter()
+                .filter(|o| names_a_param(function, &o.name))
+                .cloned()
+                .collect(),
+        }
+    }
+}
+
+/// Whether a spec's name (`x`, a 1-based position, a field path `p.mass`) names a
+/// parameter of `function`.
+fn names_a_param(function: &Function, name: &str) -> bool {
+    let param = name.split(['.', '[']).next().unwrap_or(name);
+    let count = function.param_types().len();
+    let by_position = param
+        .parse::<usize>()
+        .is_ok_and(|k| (1..=count).contains(&k));
+    by_position
+        || function
+            .param_names
+            .iter()
+            .any(|n| n.as_deref() == Some(param))
+}
+
+/// The inputs of a function planned from the user's specs, and the specs they came from.
+pub struct Planned {
+    /// The input plan.
+    pub spec: InputSpec,
+    /// The user's `--arg` specs plus one per pointer parameter whose length was fitted.
+    pub args: Vec<ArgSpec>,
+}
+
+/// Runs `func` on 32 inputs of `spec` (special values, then random ones)
+/// before a search and, when nearly every run meets the same finding, tells `notes` and
+/// returns the line for the reports ([`every_run_traps`]).
+pub fn probe(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    exec: ExecConfig,
+    notes: Notes<'_>,
+) -> Option<String> {
+    let (points, exec) = probe_setup(module, func, spec, &exec)?;
+    let dominant = dominant_finding(module, func, spec, exec, &points).ok()??;
+    let line = every_run_traps(module, spec, &dominant);
+    notes(Note::EveryRunTraps(line.clone()));
+    Some(line)
+}
+
+/// The 32 probe inputs of `spec` (special values, then random ones) and the
+/// interpreter limits of a probe run: at most [`PROBE_FUEL`] steps.
+fn probe_setup(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    exec: &ExecConfig,
+) -> Option<(Vec<Vec<u64>>, ExecConfig)> {
+    let funcs = module.reachable_funcs(func);
+    let plan = InputPlan::new(module, func, &funcs, spec.clone()).ok()?;
+    let exec = exec.clone().with_fuel(exec.fuel.min(PROBE_FUEL));
+    Some((plan.probe_points(0, PROBE_RUNS), exec))
+}
+
+/// Plans the inputs of `func` from `args` and `outs`. A pointer parameter without a spec
+/// defaults to one element; when nearly every probe run then goes out of bounds, the
+/// program's contract is evidently a longer array (`__rem_pio2(x, y)` fills `y[0]` and
+/// `y[1]`), so those parameters get the shortest length of 2, 4, ..., 256 under
+/// which the probes stop overrunning, and `notes` hears so. A spec the user wrote is
+/// never changed.
+pub fn planned_inputs(
+    module: &Module,
+    func: Func,
+    (args, outs): (&[ArgSpec], &[OutArgSpec]),
+    exec: &ExecConfig,
+    notes: Notes<'_>,
+) -> Result<Planned> {
+    let spec = InputSpec::for_function(module, func, args, outs)?;
+    let unplanned = default_pointees(&spec, args);
+    if unplanned.is_empty() || !mostly_out_of_bounds(module, func, &spec, exec) {
+        return Ok(Planned {
+            spec,
+            args: args.to_vec(),
+        });
+    }
+    for len in FITTED_LENGTHS {
+        let mut fitted = args.to_vec();
+        for (name, elem) in &unplanned {
+            fitted.push(format!("{name}: {elem}[{len}]").parse()?);
+        }
+        let wider = InputSpec::for_function(module, func, &fitted, outs)?;
+        if !mostly_out_of_bounds(module, func, &wider, exec) {
+            notes(Note::PointersFitted {
+                function: module.funcs[func].name.clone(),
+                specs: unplanned
+                    .iter()
+                    .map(|(name, elem)| format!("{name}: {elem}[{len}]"))
+                    .collect(),
+            });
+            return Ok(Planned {
+                spec: wider,
+                args: fitted,
+            });
+        }
+    }
+    Ok(Planned {
+        spec,
+        args: args.to_vec(),
+    })
+}
+
+/// The pointer parameters of `spec` planned by default as one element (no `--arg`
+/// names them), with their element types.
+fn default_pointees(spec: &InputSpec, args: &[ArgSpec]) -> Vec<(String, fpir::Type)> {
+    spec.params()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, param)| {
+            let ParamInput::Pointee { ty, .. } = param else {
+                return None;
+            };
+            let name = spec.param_name(i);
+            let position = (i + 1).to_string();
+            let named = args.iter().any(|a| a.name == name || a.name == position);
+            (!named).then(|| (name.to_string(), *ty))
+        })
+        .collect()
+}
+
+/// Whether nearly every probe run of `func` under `spec` ([`DOMINANT_SHARE`] of them)
+/// ends out of bounds, wherever it goes out (`__rem_pio2` writes `y[1]` on each of its
+/// paths, each a different finding).
+fn mostly_out_of_bounds(module: &Module, func: Func, spec: &InputSpec, exec: &ExecConfig) -> bool {
+    let Some((points, exec)) = probe_setup(module, func, spec, exec) else {
+        return false;
+    };
+    let Ok(mut interp) = Interpreter::new(module, Concrete, NoObserver, exec) else {
+        return false;
+    };
+    let overruns = points
+        .iter()
+        .filter(|coords| {
+            let Ok(run) = interp.call(func, &spec.to_args(coords)) else {
+                return false;
+            };
+            matches!(
+                run.outcome,
+                Outcome::Trapped(Trap {
+                    kind: TrapKind::OutOfBounds { .. } | TrapKind::ObjectOverrun { .. },
+                    ..
+                })
+            )
+        })
+        .count();
+    let (share, of) = DOMINANT_SHARE;
+    !points.is_empty() && overruns * of >= points.len() * share
+}
+
+/// The inputs of a file of input lines (`--seeds`, a saved `inputs.txt`) for `spec`;
+/// none when `path` is `None`.
+pub fn read_seeds(path: Option<&Path>, spec: &InputSpec) -> Result<Vec<Vec<u64>>> {
+    let Some(path) = path else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| DriverError::io("read", path, e))?;
+    parse_seeds(&text, path, spec)
+}
+
+/// The argument lines of `text` (read from `origin`, which errors name as `FILE:LINE`)
+/// as coordinate bits of `spec`; blank lines and `#` comments skipped.
+pub fn parse_seeds(text: &str, origin: &Path, spec: &InputSpec) -> Result<Vec<Vec<u64>>> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(i, line)| {
+            spec.parse_line(line.trim())
+                .map_err(|e| DriverError::Invalid(format!("{}:{}: {e}", origin.display(), i + 1)))
+        })
+        .collect()
+}

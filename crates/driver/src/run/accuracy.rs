@@ -1,0 +1,119 @@
+//! `accuracy` on one function: the worst inputs streamed to an [`AccuracyOut`], and
+//! `--check-input`, the worst input of an earlier report measured again.
+
+use super::{Job, Status, Task};
+use crate::error::{DriverError, Result};
+use crate::out::{AccuracyOut, Measured};
+use crate::plan::{planned_inputs, probe, Specs};
+use fpforge_accuracy::{accuracy_with, check_input, implied_out_args, AccuracyConfig, Checked};
+use fpforge_engine::{Budget, EngineKind, Event};
+use fpforge_exec::ExecConfig;
+use fpforge_report::accuracy::{read_worst, strategy_name, FindingRow, RunInfo};
+use fpforge_report::OutDir;
+use fpir::{Func, Module};
+use std::path::Path;
+
+/// `accuracy` as the driver runs it.
+#[derive(Debug, Clone)]
+pub struct AccuracyJob {
+    /// The engine's settings.
+    pub config: AccuracyConfig,
+    /// Each function's evaluations, time and interrupt.
+    pub budget: Budget,
+    /// The run-wide input specs.
+    pub specs: Specs,
+}
+
+/// The settings a report on `func` states, before any finding.
+pub fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> RunInfo<'a> {
+    RunInfo {
+        function: module.funcs[func].display_name(),
+        strategy: strategy_name(config.strategy),
+        precision: config.precision,
+        verify_precision: config.verify_precision,
+        oracle: None,
+        findings: &[],
+        diagnostic: None,
+    }
+}
+
+impl AccuracyJob {
+    /// The engine's settings for `task`'s function: its specs, pointer lengths fitted
+    /// (a GSL `_e` function's result is an output, as the engine plans it).
+    fn planned(&self, task: &Task<'_>) -> Result<(AccuracyConfig, fpforge_spec::InputSpec)> {
+        let (module, func) = (task.module, task.func);
+        let exec = ExecConfig::default().with_fuel(self.config.fuel);
+        let outs = implied_out_args(module, func, &task.specs.out_args);
+        let specs = (task.specs.args.as_slice(), outs.as_slice());
+        let planned = planned_inputs(module, func, specs, &exec, task.notes)?;
+        let config = self
+            .config
+            .clone()
+            .with_args(planned.args)
+            .with_out_args(task.specs.out_args.clone());
+        Ok((config, planned.spec))
+    }
+
+    /// `--check-input`: the worst input of the report at `source`, measured again at the
+    /// configured precision on `task`'s function; that input as the report had it.
+    pub fn check(&self, task: &Task<'_>, source: &Path) -> Result<(Checked, FindingRow)> {
+        let (config, _) = self.planned(task)?;
+        let text =
+            std::fs::read_to_string(source).map_err(|e| DriverError::io("read", source, e))?;
+        let invalid = |what: String| DriverError::Invalid(format!("{} {what}", source.display()));
+        let worst = read_worst(&text)
+            .map_err(|_| invalid("is not an fpforge accuracy report".to_string()))?
+            .ok_or_else(|| invalid("reports no input".to_string()))?;
+        let coords = worst
+            .coord_bits()
+            .map_err(|e| DriverError::Invalid(format!("{e} in {}", source.display())))?;
+        let checked = check_input(task.module, task.func, &config, coords)?.ok_or_else(|| {
+            DriverError::Invalid("the input traps or produces no result when run again".to_string())
+        })?;
+        Ok((checked, worst))
+    }
+}
+
+impl Job for AccuracyJob {
+    const KIND: EngineKind = EngineKind::Accuracy;
+    type Outcome = Measured;
+
+    fn settings(&self) -> String {
+        let budget = (self.budget.evals, self.budget.time_limit);
+        format!("{:?} {:?} {budget:?}", self.config, self.specs)
+    }
+
+    fn specs(&self) -> &Specs {
+        &self.specs
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    fn run(&self, task: Task<'_>) -> Result<Measured> {
+        let (module, func) = (task.module, task.func);
+        let (config, spec) = self.planned(&task)?;
+        let exec = ExecConfig::default().with_fuel(config.fuel);
+        let diagnostic = probe(module, func, &spec, exec, task.notes);
+        let info = RunInfo {
+            diagnostic: diagnostic.as_deref(),
+            ..run_info(module, func, &config)
+        };
+        let out = task.out.map(OutDir::create).transpose()?;
+        let mut writer = AccuracyOut::new(out, (module, func, &spec), info, config.top_k);
+        let report = accuracy_with(module, func, &config, &task.budget, |event| {
+            writer.event(event);
+            if let Event::Progress(progress) = event {
+                task.show(&Status {
+                    evals: progress.evals,
+                    settled: progress.settled,
+                    total: progress.total,
+                    worst_error: progress.worst_error,
+                    ..Status::default()
+                });
+            }
+        })?;
+        writer.finish(report)
+    }
+}

@@ -1,0 +1,162 @@
+//! `cover` and `explore` on one function: both keep a [`CoverageOut`] current from the
+//! engine's events and end with the same summary.
+
+use super::{Job, Searched, Status, Task};
+use crate::error::{DriverError, Result};
+use crate::out::{CoverageOut, TestSet};
+use crate::plan::{planned_inputs, probe, Planned, Specs};
+use fpforge_cover::{cover_with, CoverConfig};
+use fpforge_engine::{Budget, EngineKind, Event, Stop};
+use fpforge_exec::ExecConfig;
+use fpforge_explore::{explore, EngineConfig, ExploreConfig};
+use fpforge_report::coverage::Ending;
+use std::path::Path;
+
+/// `cover` as the driver runs it.
+#[derive(Debug, Clone)]
+pub struct CoverJob {
+    /// The engine's settings (its prover plugged in by the caller).
+    pub config: CoverConfig,
+    /// Each function's evaluations, time and interrupt.
+    pub budget: Budget,
+    /// The run-wide input specs.
+    pub specs: Specs,
+    /// All tests, or the fewest that keep the coverage.
+    pub tests: TestSet,
+}
+
+/// `explore` as the driver runs it.
+#[derive(Debug, Clone)]
+pub struct ExploreJob {
+    /// The concolic engine's settings.
+    pub config: EngineConfig,
+    /// Each function's time and interrupt.
+    pub budget: Budget,
+    /// The run-wide input specs.
+    pub specs: Specs,
+    /// All tests, or the fewest that keep the coverage.
+    pub tests: TestSet,
+}
+
+/// The output directory of a coverage run, which it must have.
+fn out_of<'a>(task: &Task<'a>) -> Result<&'a Path> {
+    task.out.ok_or_else(|| {
+        DriverError::Invalid("a coverage run writes an output directory".to_string())
+    })
+}
+
+/// The planned inputs of `task`'s function under `exec`.
+fn plan(task: &Task<'_>, exec: &ExecConfig) -> Result<Planned> {
+    let specs = (task.specs.args.as_slice(), task.specs.out_args.as_slice());
+    planned_inputs(task.module, task.func, specs, exec, task.notes)
+}
+
+impl Job for CoverJob {
+    const KIND: EngineKind = EngineKind::Cover;
+    type Outcome = Searched;
+
+    fn settings(&self) -> String {
+        let budget = (self.budget.evals, self.budget.time_limit);
+        format!(
+            "{:?} {:?} {budget:?} {:?}",
+            self.config, self.specs, self.tests
+        )
+    }
+
+    fn specs(&self) -> &Specs {
+        &self.specs
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    fn run(&self, task: Task<'_>) -> Result<Searched> {
+        let out = out_of(&task)?;
+        let (module, func) = (task.module, task.func);
+        let exec = ExecConfig::default().with_fuel(self.config.fuel);
+        let planned = plan(&task, &exec)?;
+        let seeds = task.seeds.read(&planned.spec, Some(out), task.notes)?;
+        let config = self
+            .config
+            .clone()
+            .with_args(planned.args, task.specs.out_args.clone())
+            .with_seeds(seeds);
+        let diagnostic = probe(module, func, &planned.spec, exec, task.notes);
+        let mut files = CoverageOut::create(out, "cover", module, func, planned.spec)?
+            .with_diagnostic(diagnostic)
+            .with_junit(task.junit.clone())
+            .with_test_set(self.tests);
+        let report = cover_with(module, func, &config, &task.budget, |event| {
+            files.event(event);
+            if let Event::Progress(progress) = event {
+                task.show(&Status {
+                    evals: progress.evals,
+                    settled: progress.settled,
+                    total: progress.total,
+                    ..Status::default()
+                });
+            }
+        })?;
+        Ok(Searched {
+            finished: files.finish(&report.sides, &Ending::of_cover(&report))?,
+            interrupted: report.stop == Stop::Interrupted,
+        })
+    }
+}
+
+impl Job for ExploreJob {
+    const KIND: EngineKind = EngineKind::Explore;
+    type Outcome = Searched;
+
+    fn settings(&self) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?}",
+            self.config, self.budget.time_limit, self.specs.args, self.specs.out_args, self.tests
+        )
+    }
+
+    fn specs(&self) -> &Specs {
+        &self.specs
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    fn run(&self, task: Task<'_>) -> Result<Searched> {
+        let out = out_of(&task)?;
+        let (module, func) = (task.module, task.func);
+        let spec = plan(&task, &self.config.exec)?.spec;
+        let config = ExploreConfig::default()
+            .with_engine(self.config.clone())
+            .with_seeds(task.seeds.read(&spec, Some(out), task.notes)?);
+        let diagnostic = probe(module, func, &spec, self.config.exec.clone(), task.notes);
+        let mut files = CoverageOut::create(out, "explore", module, func, spec.clone())?
+            .with_diagnostic(diagnostic)
+            .with_junit(task.junit.clone())
+            .with_test_set(self.tests);
+        let mut status = Status::default();
+        let report = explore(module, func, spec, &config, &task.budget, |event| {
+            files.event(event);
+            let taken = match event {
+                Event::Test { new_sides, .. } => {
+                    status.tests += 1;
+                    new_sides.len()
+                }
+                Event::Finding { new_sides, .. } => {
+                    status.findings += 1;
+                    new_sides.len()
+                }
+                Event::Started { .. } | Event::Progress(_) => 0,
+                Event::Detail(none) => match *none {},
+            };
+            status.settled += taken;
+            task.show(&status);
+        })?;
+        Ok(Searched {
+            finished: files.finish(&report.sides, &Ending::of_explore(&report))?,
+            interrupted: report.stop == Stop::Interrupted,
+        })
+    }
+}

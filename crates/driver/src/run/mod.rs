@@ -1,0 +1,173 @@
+//! One engine on one function into one output directory: plan the inputs, probe them,
+//! run the engine within its budget with every event streamed to the directory's
+//! writer, and finish the files. A run on one function and each function of a run over
+//! several go through the same [`Job::run`]; [`crate::library`] adds the index.
+
+mod accuracy;
+mod coverage;
+
+pub use accuracy::{run_info, AccuracyJob};
+pub use coverage::{CoverJob, ExploreJob};
+
+use crate::error::Result;
+use crate::note::{Note, Notes};
+use crate::out::Finished;
+use crate::plan::{parse_seeds, read_seeds, Specs};
+use crate::program::{Loaded, Program};
+use fpforge_engine::{Budget, EngineKind};
+use fpforge_spec::InputSpec;
+use fpir::{Func, Module};
+use std::path::{Path, PathBuf};
+
+/// Where a function's search starts from, beside the engine's own starting points.
+#[derive(Clone, Copy, Debug)]
+pub enum Seeds<'a> {
+    /// Nothing.
+    None,
+    /// A file of input lines the user gave (`--seeds`): a line that does not fit is an
+    /// error.
+    File(&'a Path),
+    /// The `inputs.txt` an earlier run left in the function's directory: when its lines
+    /// no longer fit (the parameters changed) the search starts afresh, with a note.
+    Saved(&'a str),
+}
+
+impl Seeds<'_> {
+    /// The coordinate bits of the seeds under `spec`; saved tests read from `dir`.
+    fn read(self, spec: &InputSpec, dir: Option<&Path>, notes: Notes<'_>) -> Result<Vec<Vec<u64>>> {
+        match self {
+            Seeds::None => Ok(Vec::new()),
+            Seeds::File(path) => read_seeds(Some(path), spec),
+            Seeds::Saved(text) => {
+                let origin = dir
+                    .unwrap_or(Path::new("."))
+                    .join(fpforge_report::outdir::INPUTS);
+                Ok(parse_seeds(text, &origin, spec).unwrap_or_else(|e| {
+                    notes(Note::SavedTestsDropped {
+                        reason: e.to_string(),
+                    });
+                    Vec::new()
+                }))
+            }
+        }
+    }
+}
+
+/// How far one function's run has come, for a progress line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Status {
+    /// Evaluations of the program so far (engines that count them).
+    pub evals: u64,
+    /// Targets settled: sides covered, checks covered.
+    pub settled: usize,
+    /// Targets in all (engines that know it up front).
+    pub total: usize,
+    /// Tests kept so far.
+    pub tests: usize,
+    /// Crashes and hangs found so far.
+    pub findings: usize,
+    /// The largest error found so far (`accuracy`).
+    pub worst_error: Option<f64>,
+}
+
+/// Who watches a run's progress.
+pub type Watch<'a> = &'a (dyn Fn(&Status) + Sync);
+
+/// One function's run: the program, where it writes, and what it starts from.
+pub struct Task<'a> {
+    /// The loaded program.
+    pub module: &'a Module,
+    /// The function.
+    pub func: Func,
+    /// Its output directory (`accuracy` may run without one).
+    pub out: Option<&'a Path>,
+    /// Its evaluations, time and interrupt.
+    pub budget: Budget,
+    /// Its input specs.
+    pub specs: Specs,
+    /// What its search starts from.
+    pub seeds: Seeds<'a>,
+    /// Where the JUnit file goes, if anywhere (coverage runs).
+    pub junit: Option<PathBuf>,
+    /// Who hears the notes.
+    pub notes: Notes<'a>,
+    /// Who watches the progress, if anyone.
+    pub watch: Option<Watch<'a>>,
+}
+
+impl Task<'_> {
+    /// Tells the watcher, if there is one.
+    fn show(&self, status: &Status) {
+        if let Some(watch) = self.watch {
+            watch(status);
+        }
+    }
+}
+
+/// What a coverage run on one function ended with.
+pub struct Searched {
+    /// The summary, findings and feasible coverage.
+    pub finished: Finished,
+    /// Whether the caller's interrupt stopped it.
+    pub interrupted: bool,
+}
+
+/// An engine as the driver runs it on each function: its settings, and its run into a
+/// directory.
+pub trait Job: Sync {
+    /// Which engine.
+    const KIND: EngineKind;
+
+    /// What a run on one function ends with.
+    type Outcome;
+
+    /// Every setting that changes the engine's results (seed, budgets, specs), as text:
+    /// a run's resume key hashes it.
+    fn settings(&self) -> String;
+
+    /// The run-wide input specs.
+    fn specs(&self) -> &Specs;
+
+    /// The run-wide budget.
+    fn budget(&self) -> &Budget;
+
+    /// Runs on `task`'s function and writes its files.
+    fn run(&self, task: Task<'_>) -> Result<Self::Outcome>;
+}
+
+/// Where a run on one function writes and what it starts from.
+#[derive(Clone, Debug)]
+pub struct Place<'a> {
+    /// The output directory (`accuracy` may run without one).
+    pub out: Option<&'a Path>,
+    /// What the search starts from.
+    pub seeds: Seeds<'a>,
+    /// Where the JUnit file goes, if anywhere.
+    pub junit: Option<PathBuf>,
+}
+
+/// Loads `program` (which names one function) and runs `job` on it into `place`: the
+/// path of a one-function command. Returns the loaded program with the outcome, for
+/// what the front end shows next (gcov, a text report).
+pub fn run_one<J: Job>(
+    program: &Program,
+    job: &J,
+    place: Place<'_>,
+    notes: Notes<'_>,
+    watch: Option<Watch<'_>>,
+) -> Result<(Loaded, J::Outcome)> {
+    let loaded = program.load(notes)?;
+    let task = Task {
+        module: &loaded.module,
+        func: loaded.func,
+        out: place.out,
+        budget: job.budget().clone(),
+        specs: job.specs().clone(),
+        seeds: place.seeds,
+        junit: place.junit,
+        notes,
+        watch,
+    };
+    let outcome = job.run(task)?;
+    Ok((loaded, outcome))
+}
