@@ -9,14 +9,14 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum AccuracyError {
-    /// The `--arg`/`--out-arg` specs do not fit the function.
+    /// The parameter specs or output arrays do not fit the function.
     #[error(transparent)]
     Spec(#[from] SpecError),
     /// The interpreter cannot run the module.
     #[error(transparent)]
     Exec(#[from] ExecError),
     /// There is no floating-point result to measure.
-    #[error("`{0}` returns no floating-point value and has no floating-point output array: name one with --out-arg")]
+    #[error("`{0}` returns no floating-point value and has no floating-point output array: name one as an output array")]
     NothingToMeasure(String),
     /// A check input does not have one value per coordinate.
     #[error("the input has {got} values but the function has {expected} input coordinates")]
@@ -26,7 +26,7 @@ pub enum AccuracyError {
         /// Values given.
         got: usize,
     },
-    /// The oracle cannot be used (`--oracle`).
+    /// The oracle cannot be used.
     #[error("oracle: {0}")]
     Oracle(String),
     /// Setting up the inputs failed.

@@ -11,7 +11,16 @@ use std::path::PathBuf;
 
 /// Test-input generation for floating-point C/C++ code.
 #[derive(Parser, Debug)]
-#[command(name = "fpforge", version, about, long_about = None)]
+#[command(
+    name = "fpforge",
+    version,
+    about = "Test inputs for floating-point C and C++ code: inputs that take every branch, \
+             a path reached or proved infeasible, floating-point constraints solved, and the \
+             inputs that make a result least accurate.",
+    after_help = "Start with `fpforge cover FILE.c -f FUNC --out DIR` (or `--all` for a \
+                  whole library) and open DIR/report.html. `fpforge COMMAND --help` \
+                  describes each command; docs/CLI.md lists every option."
+)]
 pub struct Cli {
     /// The command.
     #[command(subcommand)]
@@ -547,10 +556,11 @@ pub struct SolveArgs {
     /// Time limit per `check-sat`, in seconds (`--timeout` is the same flag).
     #[arg(long, alias = "timeout", value_name = "S", default_value_t = 10.0)]
     pub time_limit: f64,
-    /// Which engine answers: interval propagation (can prove unsat), search engines
-    /// (sat only), the bit-precise backend (complete), or all of them interleaved.
-    #[arg(long, value_enum, default_value_t = SolverChoice::Portfolio)]
-    pub solver: SolverChoice,
+    /// Which engine answers: `interval` propagation (can prove unsat), the search
+    /// engines `avm`, `es` and `random` (sat only), `bit-precise` (bit-blasting to SAT
+    /// with CaDiCaL: complete), or all of them interleaved (`portfolio`).
+    #[arg(long, value_name = "NAME", default_value = "portfolio")]
+    pub solver: Strategy,
     /// Fitness of the search engines.
     #[arg(long, value_enum, default_value_t = FitnessChoice::Branch)]
     pub fitness: FitnessChoice,
@@ -569,17 +579,6 @@ pub struct SolveArgs {
     /// for every value; only the time changes.
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum SolverChoice {
-    Interval,
-    Avm,
-    Es,
-    Random,
-    /// Bit-blasting to SAT (CaDiCaL) alone.
-    BitPrecise,
-    Portfolio,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -10,6 +10,7 @@
 mod args;
 mod commands;
 mod interrupt;
+mod library;
 mod options;
 mod output;
 mod progress;

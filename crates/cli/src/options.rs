@@ -6,68 +6,32 @@
 use crate::args::{
     AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
     FitnessChoice, InitArgs, IrArgs, LibraryArgs, ListArgs, MergeArgs, OutputArgs, ProgramArgs,
-    ReachArgs, RunArgs, SitesArgs, SolveArgs, SolverChoice, StrategyArg,
+    ReachArgs, RunArgs, SitesArgs, SolveArgs, StrategyArg,
 };
 use crate::progress::Verbosity;
 use anyhow::{anyhow, bail, Context, Result};
 use fpforge_accuracy::{AccuracyConfig, OracleChoice, Strategy as AccuracyStrategy};
 use fpforge_cover::{CoverConfig, Metric, Space};
+use fpforge_driver::check::{at_least, in_range, percent, seconds};
 use fpforge_driver::library::{LibraryOptions, Resume, Shard};
 use fpforge_driver::out::TestSet;
 use fpforge_driver::plan::Specs;
 use fpforge_driver::run::{AccuracyJob, CoverJob, ExploreJob};
-use fpforge_driver::{Functions, Program, Selection, TrapTargets};
+use fpforge_driver::{Functions, Program, TrapTargets};
 use fpforge_engine::Budget;
 use fpforge_exec::Compilation;
 use fpforge_explore::{CallPolicy, EngineConfig, ReachAim, ReachConfig};
 use fpforge_lower::LoadOptions;
-use fpforge_solve::{Fitness, SolveConfig, Strategy as SolveStrategy};
+use fpforge_solve::{Fitness, SolveConfig};
 use fpforge_spec::{ArgSpec, OutArgSpec};
 use fpir::eval::RoundingMode;
-use std::fmt::Display;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-/// The longest time limit a flag takes: a year.
-const MAX_SECONDS: f64 = 365.0 * 86_400.0;
 
 /// The widest MPFR precision a flag takes, in bits.
 const MAX_PRECISION: u32 = 1 << 20;
 
 /// Most worker threads `--jobs` takes.
 const MAX_JOBS: usize = 1024;
-
-/// A duration given in seconds: finite, positive, at most [`MAX_SECONDS`].
-pub fn seconds(flag: &str, secs: f64) -> Result<Duration> {
-    if !(secs.is_finite() && secs > 0.0 && secs <= MAX_SECONDS) {
-        bail!("{flag} must be a number of seconds above 0 and at most {MAX_SECONDS} (a year), not {secs}");
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// A whole number in `min..=max`.
-pub fn in_range<T: PartialOrd + Display>(flag: &str, value: T, min: T, max: T) -> Result<T> {
-    if value < min || value > max {
-        bail!("{flag} must be between {min} and {max}, not {value}");
-    }
-    Ok(value)
-}
-
-/// A percentage: a number from 0 to 100.
-pub fn percent(flag: &str, value: f64) -> Result<f64> {
-    if !(0.0..=100.0).contains(&value) {
-        bail!("{flag} must be a percentage between 0 and 100, not {value}");
-    }
-    Ok(value)
-}
-
-/// A whole number of at least `min`.
-pub fn at_least<T: PartialOrd + Display>(flag: &str, value: T, min: T) -> Result<T> {
-    if value < min {
-        bail!("{flag} must be at least {min}, not {value}");
-    }
-    Ok(value)
-}
 
 /// Trap guards unless the user said `--no-trap-targets`.
 fn trap_targets_unless(disabled: bool) -> TrapTargets {
@@ -93,45 +57,9 @@ fn one_function(names: &[String]) -> Result<Functions> {
 /// The functions of `cover`, `explore` or `accuracy`: one plain `-f` name alone keeps
 /// the one-function layout; anything else selects several.
 fn select_functions(names: &[String], library: &LibraryArgs) -> Result<Functions> {
-    let mut patterns = names.to_vec();
-    if let Some(path) = &library.functions_file {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read --functions file {}", path.display()))?;
-        patterns.extend(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(str::to_string),
-        );
-    }
-    let listed = library.all || library.functions_file.is_some();
-    match patterns.as_slice() {
-        [one] if !listed && !is_glob(one) => Ok(Functions::One(one.clone())),
-        [] if !library.all => {
-            bail!("no function: name it with -f FUNC, or give --all or --functions FILE")
-        }
-        _ => Ok(Functions::Selected(Selection {
-            all: library.all,
-            patterns,
-            skip: library.skip.clone(),
-        })),
-    }
-}
-
-/// Every function `--all` selects.
-fn every_function() -> Functions {
-    Functions::Selected(Selection {
-        all: true,
-        ..Selection::default()
-    })
-}
-
-/// Which of the flags that take one function (`--seeds`, `--gcov`, `--junit`) were given.
-#[derive(Debug, Clone, Copy)]
-struct OneFunctionFlags {
-    seeds: bool,
-    gcov: bool,
-    junit: bool,
+    let file = library.functions_file.as_deref();
+    Functions::select(names, file, library.all, &library.skip)?
+        .context("no function: name it with -f FUNC, or give --all or --functions FILE")
 }
 
 /// What `cover` and `explore` share (see [`CoverageRunArgs`]).
@@ -175,18 +103,13 @@ impl TryFrom<CoverageRunArgs> for CoverageRunOptions {
 
 impl CoverageRunOptions {
     /// Which of the flags that take one function were given.
-    fn one_function_flags(&self) -> OneFunctionFlags {
-        OneFunctionFlags {
-            seeds: self.seeds.is_some(),
-            gcov: self.gcov,
-            junit: self.ci.junit.is_some(),
-        }
+    fn one_function_flags(&self) -> [(&'static str, bool); 3] {
+        [
+            ("--seeds", self.seeds.is_some()),
+            ("--gcov", self.gcov),
+            ("--junit", self.ci.junit.is_some()),
+        ]
     }
-}
-
-/// Whether a `-f` pattern is a glob (`*`, `?`) rather than a name.
-fn is_glob(pattern: &str) -> bool {
-    pattern.contains(['*', '?'])
 }
 
 /// The options of `functions` from `--jobs`, `--total-time`, `--shard` and `--resume`,
@@ -196,7 +119,7 @@ fn library_options(
     functions: &Functions,
     jobs: usize,
     library: &LibraryArgs,
-    one_function_only: OneFunctionFlags,
+    one_function_only: &[(&'static str, bool)],
 ) -> Result<LibraryOptions> {
     let total_time = library
         .total_time
@@ -215,12 +138,7 @@ fn library_options(
             }
         }
         Functions::Selected(_) => {
-            let given = [
-                ("--seeds", one_function_only.seeds),
-                ("--gcov", one_function_only.gcov),
-                ("--junit", one_function_only.junit),
-            ];
-            if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+            if let Some((flag, _)) = one_function_only.iter().find(|(_, given)| *given) {
                 bail!("{flag} takes one function: run it on one of OUT/<function>/ instead");
             }
         }
@@ -228,7 +146,8 @@ fn library_options(
     Ok(LibraryOptions {
         jobs: in_range("--jobs", jobs, 1, MAX_JOBS)?,
         total_time,
-        shard: library.shard.as_deref().map(Shard::parse).transpose()?,
+        shard: (library.shard.as_deref().map(Shard::parse).transpose())
+            .map_err(crate::render::error)?,
         resume: if library.resume {
             Resume::Continue
         } else {
@@ -335,13 +254,6 @@ pub struct RunOptions {
     pub json: bool,
 }
 
-/// The rounding mode `--rounding` names.
-fn rounding_mode(name: &str) -> Result<RoundingMode> {
-    RoundingMode::from_name(name).ok_or_else(|| {
-        anyhow::anyhow!("--rounding {name}: expected nearest, downward, upward or zero")
-    })
-}
-
 impl TryFrom<RunArgs> for RunOptions {
     type Error = anyhow::Error;
 
@@ -352,7 +264,12 @@ impl TryFrom<RunArgs> for RunOptions {
             program,
             arguments,
             fuel: args.fuel.map(|f| at_least("--fuel", f, 1)).transpose()?,
-            rounding: rounding_mode(&args.rounding)?,
+            rounding: RoundingMode::from_name(&args.rounding).with_context(|| {
+                format!(
+                    "--rounding {}: expected nearest, downward, upward or zero",
+                    args.rounding
+                )
+            })?,
             json: args.json,
         })
     }
@@ -375,7 +292,7 @@ impl TryFrom<ListArgs> for ListOptions {
             bail!("`list` lists every function: it takes no -f");
         }
         Ok(ListOptions {
-            program: files_only(&args.items, &args.program, every_function(), "list")?,
+            program: files_only(&args.items, &args.program, Functions::every(), "list")?,
             json: args.json,
         })
     }
@@ -509,7 +426,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             &functions,
             args.jobs,
             &args.library,
-            run.one_function_flags(),
+            &run.one_function_flags(),
         )?;
         let search_jobs = match functions {
             Functions::One(_) => library.jobs,
@@ -677,7 +594,7 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
             &functions,
             args.jobs,
             &args.library,
-            run.one_function_flags(),
+            &run.one_function_flags(),
         )?;
         let mut engine = args.engine;
         let specs = specs_of(&functions, &args.library, engine.arg_specs, engine.out_args);
@@ -725,12 +642,7 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
 
     fn try_from(args: AccuracyArgs) -> Result<Self> {
         let functions = select_functions(&args.program.function, &args.library)?;
-        let one_function_only = OneFunctionFlags {
-            seeds: false,
-            gcov: false,
-            junit: false,
-        };
-        let library = library_options(&functions, args.jobs, &args.library, one_function_only)?;
+        let library = library_options(&functions, args.jobs, &args.library, &[])?;
         let several = matches!(functions, Functions::Selected(_));
         if several && args.check_input.is_some() {
             bail!("--check-input takes one function: name it with -f FUNC");
@@ -820,7 +732,7 @@ impl TryFrom<InitArgs> for InitOptions {
             .map(|p| p.display().to_string())
             .collect();
         Ok(InitOptions {
-            program: files_only(&items, &args.program, every_function(), "init")?,
+            program: files_only(&items, &args.program, Functions::every(), "init")?,
             dir: args.dir,
             force: args.force,
         })
@@ -848,19 +760,6 @@ impl TryFrom<MergeArgs> for MergeOptions {
                 dir.display()
             );
         }
-        let out = std::path::absolute(&args.out)
-            .with_context(|| format!("--out {}", args.out.display()))?;
-        for dir in &args.dirs {
-            let dir = std::fs::canonicalize(dir)
-                .with_context(|| format!("cannot read {}", dir.display()))?;
-            if out.starts_with(&dir) || dir.starts_with(&out) {
-                bail!(
-                    "--out {} overlaps the shard {}: write the joined run elsewhere",
-                    args.out.display(),
-                    dir.display()
-                );
-            }
-        }
         Ok(MergeOptions {
             shards: args.dirs,
             out: args.out,
@@ -882,14 +781,6 @@ impl TryFrom<SolveArgs> for SolveOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: SolveArgs) -> Result<Self> {
-        let strategy = match args.solver {
-            SolverChoice::Interval => SolveStrategy::Interval,
-            SolverChoice::Avm => SolveStrategy::Avm,
-            SolverChoice::Es => SolveStrategy::Es,
-            SolverChoice::Random => SolveStrategy::Random,
-            SolverChoice::BitPrecise => SolveStrategy::BitPrecise,
-            SolverChoice::Portfolio => SolveStrategy::Portfolio,
-        };
         let fitness = match args.fitness {
             FitnessChoice::Branch => Fitness::BranchDistance,
             FitnessChoice::Ulp => Fitness::Ulp,
@@ -898,59 +789,12 @@ impl TryFrom<SolveArgs> for SolveOptions {
             file: args.file,
             config: SolveConfig::default()
                 .with_timeout(seconds("--time-limit", args.time_limit)?)
-                .with_strategy(strategy)
+                .with_strategy(args.solver)
                 .with_fitness(fitness)
                 .with_seed(args.seed)
                 .with_stats(args.stats)
                 .with_method(args.method)
                 .with_jobs(in_range("--jobs", args.jobs, 1, MAX_JOBS)?),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_are_positive_finite_and_at_most_a_year() {
-        assert_eq!(seconds("--t", 1.5).unwrap(), Duration::from_millis(1500));
-        for bad in [0.0, -1.0, 1e30, f64::NAN, f64::INFINITY] {
-            let err = seconds("--time-limit", bad).unwrap_err().to_string();
-            assert!(err.starts_with("--time-limit must be"), "{err}");
-            assert!(!err.contains('\n'), "{err}");
-        }
-    }
-
-    #[test]
-    fn counts_name_their_bounds() {
-        assert_eq!(in_range("--jobs", 2, 1, 4).unwrap(), 2);
-        assert_eq!(
-            in_range("--jobs", 0, 1, 4).unwrap_err().to_string(),
-            "--jobs must be between 1 and 4, not 0"
-        );
-        assert_eq!(
-            at_least("--top-k", 0, 1).unwrap_err().to_string(),
-            "--top-k must be at least 1, not 0"
-        );
-    }
-
-    #[test]
-    fn globs_are_told_from_names() {
-        assert!(is_glob("f*") && is_glob("f?") && !is_glob("f"));
-    }
-
-    #[test]
-    fn percentages_are_between_0_and_100() {
-        assert_eq!(percent("--fail-under", 0.0).unwrap(), 0.0);
-        assert_eq!(percent("--fail-under", 87.5).unwrap(), 87.5);
-        assert_eq!(percent("--fail-under", 100.0).unwrap(), 100.0);
-        for bad in [-0.5, 100.5, f64::NAN, f64::INFINITY] {
-            let err = percent("--fail-under", bad).unwrap_err().to_string();
-            assert!(
-                err.starts_with("--fail-under must be a percentage between 0 and 100, not "),
-                "{err}"
-            );
-        }
     }
 }

@@ -1,6 +1,8 @@
 //! What the driver says, worded for a terminal: its notes as `note:` and `warning:`
 //! lines, load errors with what to do about them, and progress lines.
 
+use fpforge_accuracy::AccuracyError;
+use fpforge_driver::error::Setting;
 use fpforge_driver::run::Status;
 use fpforge_driver::{DriverError, Note};
 use fpforge_engine::EngineKind;
@@ -49,6 +51,17 @@ pub fn error(e: DriverError) -> anyhow::Error {
         DriverError::Load(e @ LowerError::Undefined { .. }) => {
             anyhow::anyhow!(fpforge_driver::program::load_error_text(&e))
         }
+        DriverError::Setting { setting, problem } => anyhow::anyhow!(match setting {
+            Setting::All => format!("--all: {problem}"),
+            Setting::Function => format!("-f {problem}"),
+            Setting::Shard => format!("--shard {problem}"),
+            Setting::MergeOut => format!("--out {problem}"),
+            Setting::Gcov => format!("--gcov: {problem}"),
+            other => format!("{other}: {problem}"),
+        }),
+        DriverError::Accuracy(AccuracyError::NothingToMeasure(function)) => anyhow::anyhow!(
+            "`{function}` returns no floating-point value and has no floating-point output array: name one with --out-arg"
+        ),
         other => other.into(),
     }
 }

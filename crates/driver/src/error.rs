@@ -45,7 +45,17 @@ pub enum DriverError {
         /// Why it failed.
         source: std::io::Error,
     },
-    /// A setting or a file the user gave does not make sense (the message names it).
+    /// A setting does not make sense; a front end names the setting as its user knows
+    /// it (a flag, a key of a file).
+    #[error("{setting}: {problem}")]
+    Setting {
+        /// Which setting.
+        setting: Setting,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A file the user gave, or a value that names itself, does not make sense (the
+    /// message says which).
     #[error("{0}")]
     Invalid(String),
     /// A tool the driver runs (gcc, gcov, llvm-nm) is missing or failed.
@@ -53,7 +63,43 @@ pub enum DriverError {
     Tool(String),
 }
 
+/// The settings whose errors a front end words in its own terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Setting {
+    /// Every function with external linkage and a floating-point parameter or result.
+    All,
+    /// A name or glob of the functions to test.
+    Function,
+    /// The part of a run's functions to take (`K/N`).
+    Shard,
+    /// The output directory of a merge.
+    MergeOut,
+    /// gcc's branch figure of a run's tests.
+    Gcov,
+}
+
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Setting::All => "all functions",
+            Setting::Function => "function",
+            Setting::Shard => "shard",
+            Setting::MergeOut => "merge output",
+            Setting::Gcov => "gcov",
+        })
+    }
+}
+
 impl DriverError {
+    /// An error of `setting`.
+    pub fn setting(setting: Setting, problem: impl Into<String>) -> Self {
+        DriverError::Setting {
+            setting,
+            problem: problem.into(),
+        }
+    }
+
     /// An I/O error on `path` while doing `action`.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         DriverError::Io {

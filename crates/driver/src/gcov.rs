@@ -10,7 +10,7 @@
 //! branch of the source, so both are left out. The build and gcov's files stay in
 //! `OUT/gcov/`.
 
-use crate::error::{DriverError, Result};
+use crate::error::{DriverError, Result, Setting};
 use fpir::Module;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -98,8 +98,9 @@ pub fn measure(
     remove_counts(&dir)?;
     let cxx = regression.ends_with(".cpp");
     let sources = program_sources(module, cxx)?;
-    let regression = std::fs::canonicalize(out.join(regression))
-        .map_err(|_| DriverError::Tool(format!("--gcov: the run wrote no {regression}")))?;
+    let regression = std::fs::canonicalize(out.join(regression)).map_err(|_| {
+        DriverError::setting(Setting::Gcov, format!("the run wrote no {regression}"))
+    })?;
     let built = Command::new(if cxx { "g++" } else { "gcc" })
         .current_dir(&dir)
         .args(["-O0", "-w", "--coverage", "-o", "regression"])
@@ -109,16 +110,19 @@ pub fn measure(
         .arg("-lm")
         .output()
         .map_err(|_| {
-            DriverError::Tool("--gcov needs gcc (scripts/setup.sh installs it)".to_string())
+            DriverError::setting(Setting::Gcov, "needs gcc (scripts/setup.sh installs it)")
         })?;
     if !built.status.success() {
-        return Err(DriverError::Tool(format!(
-            "--gcov: gcc could not build regression.c: {}",
-            String::from_utf8_lossy(&built.stderr)
-                .lines()
-                .next()
-                .unwrap_or("")
-        )));
+        return Err(DriverError::setting(
+            Setting::Gcov,
+            format!(
+                "gcc could not build regression.c: {}",
+                String::from_utf8_lossy(&built.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            ),
+        ));
     }
     let mismatches = !run_regression(&dir)?;
     let mut figure = GcovFigure {
@@ -155,8 +159,9 @@ fn program_sources(module: &Module, cxx: bool) -> Result<Vec<PathBuf>> {
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     if sources.is_empty() {
-        return Err(DriverError::Tool(
-            "--gcov needs the program's sources (its debug info names none)".to_string(),
+        return Err(DriverError::setting(
+            Setting::Gcov,
+            "needs the program's sources (its debug info names none)",
         ));
     }
     Ok(sources)
@@ -206,9 +211,10 @@ fn run_regression(dir: &Path) -> Result<bool> {
             child
                 .kill()
                 .map_err(|e| DriverError::io("stop", &program, e))?;
-            return Err(DriverError::Tool(format!(
-                "--gcov: the regression program ran longer than {RUN_LIMIT:?}"
-            )));
+            return Err(DriverError::setting(
+                Setting::Gcov,
+                format!("the regression program ran longer than {RUN_LIMIT:?}"),
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -221,7 +227,7 @@ fn branches_of(dir: &Path, counts: &Path, functions: &[String]) -> Result<(usize
         .args(["--json-format", "--stdout", "--branch-probabilities"])
         .arg(counts)
         .output()
-        .map_err(|_| DriverError::Tool("--gcov needs gcov (it comes with gcc)".to_string()))?;
+        .map_err(|_| DriverError::setting(Setting::Gcov, "needs gcov (it comes with gcc)"))?;
     if !out.status.success() {
         return Err(DriverError::Tool(format!(
             "gcov failed on {}",

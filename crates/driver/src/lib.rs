@@ -19,6 +19,7 @@
 
 #![deny(missing_docs)]
 
+pub mod check;
 pub mod confirm;
 pub mod error;
 pub mod gcov;

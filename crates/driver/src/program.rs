@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::note::{Note, Notes};
 use fpforge_lower::{LoadOptions, LowerError, Missing};
 use fpir::{Func, Module};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The inputs and how to load them.
 #[derive(Debug, Clone)]
@@ -52,6 +52,49 @@ pub struct Selection {
     pub patterns: Vec<String>,
     /// Names and globs of functions to leave out.
     pub skip: Vec<String>,
+}
+
+impl Functions {
+    /// The functions named by `names` (names and globs, `*` and `?`), the lines of a
+    /// patterns file (blank lines and `#` comments skipped), `all` and `skip`: one plain
+    /// name alone keeps the one-function layout, anything else selects several; `None`
+    /// when nothing names a function.
+    pub fn select(
+        names: &[String],
+        patterns_file: Option<&Path>,
+        all: bool,
+        skip: &[String],
+    ) -> Result<Option<Functions>> {
+        let mut patterns = names.to_vec();
+        if let Some(path) = patterns_file {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| crate::DriverError::io("read", path, e))?;
+            patterns.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(str::to_string),
+            );
+        }
+        let listed = all || patterns_file.is_some();
+        Ok(match patterns.as_slice() {
+            [one] if !listed && !one.contains(['*', '?']) => Some(Functions::One(one.clone())),
+            [] if !all => None,
+            _ => Some(Functions::Selected(Selection {
+                all,
+                patterns,
+                skip: skip.to_vec(),
+            })),
+        })
+    }
+
+    /// Every function `all` selects.
+    pub fn every() -> Functions {
+        Functions::Selected(Selection {
+            all: true,
+            ..Selection::default()
+        })
+    }
 }
 
 impl Program {

@@ -4,6 +4,7 @@
 //! `detail`). An input whose run crashes or hangs after taking the target says so
 //! (`crash`: the trap, its place and call stack), and the command exits 3.
 
+use fpforge_explore::{ReachAnswer, ReachReport, Reached, SideAnswer, Verdict};
 use serde::Serialize;
 
 /// What `reach` found.
@@ -38,6 +39,16 @@ impl ReachOutcome {
         }
     }
 
+    /// The outcome of a reach run on `function` whose input, when it found one, reads as
+    /// `input`.
+    pub fn of(function: &str, reached: &Reached, input: Option<String>) -> Self {
+        let (answer, detail) = match &reached.verdict {
+            Verdict::Path(report) => path_words(report),
+            Verdict::Side(answer) => side_words(answer, reached.elapsed.as_secs_f64()),
+        };
+        ReachOutcome::new(function, answer, input, detail)
+    }
+
     /// The same outcome, whose input then crashes or hangs as `crash` says.
     pub fn with_crash(self, crash: Option<String>) -> Self {
         ReachOutcome { crash, ..self }
@@ -59,5 +70,37 @@ impl ReachOutcome {
     /// As JSON.
     pub fn to_json(&self) -> Result<String, serde_json::Error> {
         Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+}
+
+/// A path's answer in words, and the detail line.
+fn path_words(report: &ReachReport) -> (String, String) {
+    let q = report.queries;
+    let detail = format!(
+        "{} runs, {} queries ({} sat, {} unsat, {} unknown), {:.3} s",
+        report.runs,
+        q.queries,
+        q.sat,
+        q.unsat,
+        q.unknown,
+        report.elapsed.as_secs_f64()
+    );
+    match &report.answer {
+        ReachAnswer::Reached(_) => ("reached".to_string(), detail),
+        ReachAnswer::Infeasible { method, prefix } => (
+            format!("infeasible ({method}; the first {prefix} decisions can be taken)"),
+            detail,
+        ),
+        ReachAnswer::Unknown(tried) => ("unknown".to_string(), tried.clone()),
+    }
+}
+
+/// A side's answer in words, and the detail line (the seconds it took).
+fn side_words(answer: &SideAnswer, seconds: f64) -> (String, String) {
+    let detail = format!("{seconds:.3} s");
+    match answer {
+        SideAnswer::Covered(_) => ("reached".to_string(), detail),
+        SideAnswer::Infeasible { method } => (format!("infeasible ({method})"), detail),
+        SideAnswer::Unknown(_) => ("unknown".to_string(), detail),
     }
 }

@@ -15,7 +15,7 @@ use crate::options::AccuracyOptions;
 use crate::progress::{Progress, Verbosity};
 use crate::render;
 use anyhow::{Context, Result};
-use fpforge_driver::run::{run_info, run_one, Job, Place, Seeds, Task};
+use fpforge_driver::run::{run_info, run_one, Place, Seeds};
 use fpforge_driver::Functions;
 use fpforge_report::accuracy::{check_json, check_text, text_report, FindingRow, RunInfo};
 use std::path::Path;
@@ -30,7 +30,7 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
             .out
             .as_deref()
             .context("a run over several functions has an output directory")?;
-        let ran = super::over_library(
+        let ran = crate::library::run(
             &options.program,
             &options.job,
             &options.library,
@@ -83,18 +83,9 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
 fn check(options: &AccuracyOptions, source: &Path) -> Result<ExitCode> {
     let loaded = super::load(&options.program)?;
     let job = &options.job;
-    let task = Task {
-        module: &loaded.module,
-        func: loaded.func,
-        out: None,
-        budget: job.budget().clone(),
-        specs: job.specs().clone(),
-        seeds: Seeds::None,
-        junit: None,
-        notes: &render::print_note,
-        watch: None,
-    };
-    let (checked, worst) = job.check(&task, source).map_err(render::error)?;
+    let (checked, worst) = job
+        .check((&loaded.module, loaded.func), source, &render::print_note)
+        .map_err(render::error)?;
     let now = FindingRow::new(&loaded.module, loaded.func, &checked.finding);
     if options.output.json {
         let info = RunInfo {

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 /// Runs `fpforge merge`.
 pub fn run(options: MergeOptions) -> Result<ExitCode> {
-    let merged = merge(&options.shards, &options.out)?;
+    let merged = merge(&options.shards, &options.out).map_err(crate::render::error)?;
     if options.output.json {
         crate::output::emit(&merged.json)?;
     } else if options.output.verbosity == Verbosity::Normal {

@@ -1,16 +1,15 @@
 //! One module per subcommand: its options in, the driver (or a library) called, its
 //! results rendered. What `cover` and `explore` share — one function or several, the
-//! summary, `--gcov`, `--fail-under` and the exit code — is here.
+//! summary, `--gcov`, `--fail-under` and the exit code — is here; runs over several
+//! functions are [`crate::library`]'s.
 
 use crate::options::{CoverageRunOptions, OutputOptions};
 use crate::progress::{Progress, Verbosity};
 use crate::render;
 use anyhow::Result;
-use fpforge_driver::library::{LibraryOptions, LibraryRun, LibraryRunner, LibraryStatus};
+use fpforge_driver::library::LibraryOptions;
 use fpforge_driver::run::{run_one, Job, Place, Searched, Seeds};
-use fpforge_driver::{Functions, Loaded, Program, Selection};
-use fpforge_report::html::REPORT_HTML;
-use fpforge_report::index::{Index, Measure};
+use fpforge_driver::{Functions, Loaded, Program};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -44,9 +43,9 @@ pub fn coverage<J: Job<Outcome = Searched>>(
         Functions::Selected(selection) => selection,
         Functions::One(_) => return one_coverage(program, job, run, deep),
     };
-    let ran = over_library(program, job, library, &run.out, &run.output, selection)?;
+    let ran = crate::library::run(program, job, library, &run.out, &run.output, selection)?;
     Ok(crate::coverage_exit(
-        any_below_threshold(&ran.index, run.ci.fail_under),
+        crate::library::any_below_threshold(&ran.index, run.ci.fail_under),
         ran.interrupted,
         ran.index.totals().crashes + ran.index.totals().hangs,
     ))
@@ -109,66 +108,4 @@ fn print_results(searched: &Searched, output: &OutputOptions, out: &Path) -> Res
         crate::output::emit(&searched.finished.text)?;
     }
     Ok(())
-}
-
-/// `job` over the functions `selection` names, into `out`: the progress line while it
-/// runs, then the summary (or `index.json` with `--json`).
-pub fn over_library<J: Job>(
-    program: &Program,
-    job: &J,
-    options: &LibraryOptions,
-    out: &Path,
-    output: &OutputOptions,
-    selection: &Selection,
-) -> Result<LibraryRun> {
-    let spinner = Progress::new(J::KIND.name(), output.verbosity);
-    let watch = |status: &LibraryStatus| {
-        spinner.say(format!(
-            "{}/{} functions, {} sides covered, {} crashes",
-            status.done, status.count, status.covered, status.crashes
-        ));
-    };
-    let runner = LibraryRunner {
-        program,
-        job,
-        options,
-        out,
-        notes: &render::print_note,
-        watch: Some(&watch),
-    };
-    let ran = runner.run(selection).map_err(render::error)?;
-    spinner.finish();
-    if output.json {
-        crate::output::emit(&ran.json)?;
-    } else if output.verbosity == Verbosity::Normal {
-        let lcov = match ran.index.measure() {
-            Measure::Coverage => ", coverage.lcov",
-            Measure::Accuracy => "",
-        };
-        let wrote = format!(
-            "wrote {}/index.json, {REPORT_HTML}{lcov} and one directory per function\n",
-            out.display()
-        );
-        crate::output::emit(&(ran.index.summary() + &wrote))?;
-    }
-    Ok(ran)
-}
-
-/// Whether a function's feasible coverage is below `threshold`; says each on stderr.
-fn any_below_threshold(index: &Index, threshold: Option<f64>) -> bool {
-    let Some(threshold) = threshold else {
-        return false;
-    };
-    let below: Vec<(&str, f64)> = index
-        .rows
-        .iter()
-        .filter_map(|row| Some((row.function.as_str(), row.counts()?.feasible_percent())))
-        .filter(|&(_, percent)| percent < threshold)
-        .collect();
-    for (function, percent) in &below {
-        eprintln!(
-            "error: `{function}`: feasible coverage {percent:.1}% is below --fail-under {threshold}"
-        );
-    }
-    !below.is_empty()
 }

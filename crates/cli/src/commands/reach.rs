@@ -14,11 +14,10 @@ use crate::search_exit;
 use anyhow::{Context, Result};
 use fpforge_driver::confirm::crash_of;
 use fpforge_engine::{Engine, Stop};
-use fpforge_explore::{ReachAnswer, ReachReport, SideAnswer, Verdict};
+use fpforge_explore::Verdict;
 use fpforge_report::reach::ReachOutcome;
 use fpforge_spec::InputSpec;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Runs `fpforge reach`.
 pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
@@ -42,10 +41,6 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
             ),
         }
     }
-    let (answer, detail) = match &reached.verdict {
-        Verdict::Path(report) => path_words(report),
-        Verdict::Side(answer) => side_words(answer, reached.elapsed),
-    };
     let exec = job.engine.exec.clone();
     let crash = match &reached.input {
         Some(bits) => crash_of(module, func, &spec, bits, exec)?,
@@ -53,7 +48,7 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
     };
     let line = reached.input.as_ref().map(|bits| spec.line(bits));
     let name = module.funcs[func].display_name();
-    let outcome = ReachOutcome::new(name, answer, line, detail).with_crash(crash.clone());
+    let outcome = ReachOutcome::of(name, &reached, line).with_crash(crash.clone());
     if options.output.json {
         eprint!("{notes}");
         crate::output::emit(&outcome.to_json()?)?;
@@ -62,36 +57,4 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
     }
     let interrupted = reached.stop == Stop::Interrupted;
     Ok(search_exit(interrupted, usize::from(crash.is_some())))
-}
-
-/// A path's answer in words, and the detail line.
-fn path_words(report: &ReachReport) -> (String, String) {
-    let q = report.queries;
-    let detail = format!(
-        "{} runs, {} queries ({} sat, {} unsat, {} unknown), {:.3} s",
-        report.runs,
-        q.queries,
-        q.sat,
-        q.unsat,
-        q.unknown,
-        report.elapsed.as_secs_f64()
-    );
-    match &report.answer {
-        ReachAnswer::Reached(_) => ("reached".to_string(), detail),
-        ReachAnswer::Infeasible { method, prefix } => (
-            format!("infeasible ({method}; the first {prefix} decisions can be taken)"),
-            detail,
-        ),
-        ReachAnswer::Unknown(tried) => ("unknown".to_string(), tried.clone()),
-    }
-}
-
-/// A side's answer in words, and the detail line (the time it took).
-fn side_words(answer: &SideAnswer, elapsed: Duration) -> (String, String) {
-    let detail = format!("{:.3} s", elapsed.as_secs_f64());
-    match answer {
-        SideAnswer::Covered(_) => ("reached".to_string(), detail),
-        SideAnswer::Infeasible { method } => (format!("infeasible ({method})"), detail),
-        SideAnswer::Unknown(_) => ("unknown".to_string(), detail),
-    }
 }

@@ -8,7 +8,7 @@
 //! longest shard's.
 
 use super::write_index;
-use crate::error::{DriverError, Result};
+use crate::error::{DriverError, Result, Setting};
 use fpforge_report::index::{Index, IndexRow, Measure, RowOutcome, SavedIndex, SavedRow, ShardOf};
 use std::collections::BTreeMap;
 use std::fs;
@@ -31,6 +31,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged> {
     if shards.is_empty() {
         return Err(DriverError::Invalid("no shard to merge".to_string()));
     }
+    refuse_overlap(dirs, out)?;
     let (engine, rows) = check(&shards)?;
     fs::create_dir_all(out).map_err(|e| DriverError::io("create", out, e))?;
     let mut index_rows = Vec::new();
@@ -57,6 +58,26 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged> {
     Ok(Merged { index, json })
 }
 
+/// Refuses an output directory inside a shard's or holding one: writing it would change
+/// what is being read.
+fn refuse_overlap(dirs: &[PathBuf], out: &Path) -> Result<()> {
+    let out_abs = std::path::absolute(out).map_err(|e| DriverError::io("read", out, e))?;
+    for dir in dirs {
+        let dir = fs::canonicalize(dir).map_err(|e| DriverError::io("read", dir, e))?;
+        if out_abs.starts_with(&dir) || dir.starts_with(&out_abs) {
+            return Err(DriverError::setting(
+                Setting::MergeOut,
+                format!(
+                    "{} overlaps the shard {}: write the joined run elsewhere",
+                    out.display(),
+                    dir.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A shard's directory and its index.
 struct ShardDir {
     dir: PathBuf,
@@ -71,7 +92,7 @@ fn read_shard(dir: &Path) -> Result<ShardDir> {
         .map_err(|e| DriverError::Invalid(format!("{}: {e}", path.display())))?;
     let shard = index.shard.clone().ok_or_else(|| {
         DriverError::Invalid(format!(
-            "{}: not a shard's index (no \"shard\"): run each part with --shard K/N",
+            "{}: not a shard's index (no \"shard\"): run each part as a shard K/N",
             path.display()
         ))
     })?;

@@ -5,7 +5,7 @@
 
 use super::glob::glob_matches;
 use super::shard::Shard;
-use crate::error::{DriverError, Result};
+use crate::error::{DriverError, Result, Setting};
 use crate::note::{Note, Notes};
 use crate::program::{
     add_trap_guards, load_error_text, note_missing, Program, Selection, TrapTargets,
@@ -186,7 +186,10 @@ fn select(
             }
         }
         if chosen.is_empty() {
-            return Err(DriverError::Invalid("--all: the inputs define no function with external linkage and a floating-point parameter or result".to_string()));
+            return Err(DriverError::setting(
+                Setting::All,
+                "the inputs define no function with external linkage and a floating-point parameter or result",
+            ));
         }
     }
     for pattern in &selection.patterns {
@@ -196,9 +199,10 @@ fn select(
             chosen.insert(function.display_name().to_string(), func);
         }
         if !matched {
-            return Err(DriverError::Invalid(format!(
-                "-f {pattern}: no function of the inputs has that name"
-            )));
+            return Err(DriverError::setting(
+                Setting::Function,
+                format!("{pattern}: no function of the inputs has that name"),
+            ));
         }
     }
     chosen.retain(|_, &mut func| {

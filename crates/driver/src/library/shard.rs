@@ -10,7 +10,7 @@
 //! is refused rather than guessed: `0/3` would be read the same by both conventions, but
 //! `2/3` would not.
 
-use crate::error::{DriverError, Result};
+use crate::error::{DriverError, Result, Setting};
 use std::cmp::Reverse;
 
 /// Shard `index` of `count`, `index` from 1.
@@ -28,28 +28,26 @@ const MAX_SHARDS: usize = 100_000;
 impl Shard {
     /// Reads `K/N`.
     pub fn parse(text: &str) -> Result<Shard> {
-        let invalid = |message: String| DriverError::Invalid(message);
+        let invalid = |problem: String| DriverError::setting(Setting::Shard, problem);
         let (k, n) = text
             .split_once('/')
-            .ok_or_else(|| invalid(format!("--shard must be K/N (e.g. 2/3), not `{text}`")))?;
+            .ok_or_else(|| invalid(format!("must be K/N (e.g. 2/3), not `{text}`")))?;
         let number = |part: &str| -> Result<usize> {
             part.trim()
                 .parse()
-                .map_err(|_| invalid(format!("--shard {text}: `{part}` is not a whole number")))
+                .map_err(|_| invalid(format!("{text}: `{part}` is not a whole number")))
         };
         let (index, count) = (number(k)?, number(n)?);
         if !(1..=MAX_SHARDS).contains(&count) {
             return Err(invalid(format!(
-                "--shard {text}: N must be between 1 and {MAX_SHARDS}"
+                "{text}: N must be between 1 and {MAX_SHARDS}"
             )));
         }
         if index == 0 {
-            return Err(invalid(format!("--shard {text}: K counts from 1 to N; pass a 0-based index (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID of --array=0-...) as $((INDEX + 1))/{count}")));
+            return Err(invalid(format!("{text}: K counts from 1 to N; pass a 0-based index (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID of --array=0-...) as $((INDEX + 1))/{count}")));
         }
         if index > count {
-            return Err(invalid(format!(
-                "--shard {text}: K must be between 1 and {count}"
-            )));
+            return Err(invalid(format!("{text}: K must be between 1 and {count}")));
         }
         Ok(Shard { index, count })
     }

@@ -3,6 +3,7 @@
 
 use super::{Job, Status, Task};
 use crate::error::{DriverError, Result};
+use crate::note::Notes;
 use crate::out::{AccuracyOut, Measured};
 use crate::plan::{planned_inputs, probe, Specs};
 use fpforge_accuracy::{accuracy_with, check_input, implied_out_args, AccuracyConfig, Checked};
@@ -38,26 +39,35 @@ pub fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> 
 }
 
 impl AccuracyJob {
-    /// The engine's settings for `task`'s function: its specs, pointer lengths fitted
-    /// (a GSL `_e` function's result is an output, as the engine plans it).
-    fn planned(&self, task: &Task<'_>) -> Result<(AccuracyConfig, fpforge_spec::InputSpec)> {
-        let (module, func) = (task.module, task.func);
+    /// The engine's settings for `func` with `specs`: pointer lengths fitted (a GSL `_e`
+    /// function's result is an output, as the engine plans it).
+    fn planned(
+        &self,
+        (module, func): (&Module, Func),
+        specs: &Specs,
+        notes: Notes<'_>,
+    ) -> Result<(AccuracyConfig, fpforge_spec::InputSpec)> {
         let exec = ExecConfig::default().with_fuel(self.config.fuel);
-        let outs = implied_out_args(module, func, &task.specs.out_args);
-        let specs = (task.specs.args.as_slice(), outs.as_slice());
-        let planned = planned_inputs(module, func, specs, &exec, task.notes)?;
+        let outs = implied_out_args(module, func, &specs.out_args);
+        let both = (specs.args.as_slice(), outs.as_slice());
+        let planned = planned_inputs(module, func, both, &exec, notes)?;
         let config = self
             .config
             .clone()
             .with_args(planned.args)
-            .with_out_args(task.specs.out_args.clone());
+            .with_out_args(specs.out_args.clone());
         Ok((config, planned.spec))
     }
 
     /// `--check-input`: the worst input of the report at `source`, measured again at the
-    /// configured precision on `task`'s function; that input as the report had it.
-    pub fn check(&self, task: &Task<'_>, source: &Path) -> Result<(Checked, FindingRow)> {
-        let (config, _) = self.planned(task)?;
+    /// configured precision on `func`; that input as the report had it.
+    pub fn check(
+        &self,
+        (module, func): (&Module, Func),
+        source: &Path,
+        notes: Notes<'_>,
+    ) -> Result<(Checked, FindingRow)> {
+        let (config, _) = self.planned((module, func), &self.specs, notes)?;
         let text =
             std::fs::read_to_string(source).map_err(|e| DriverError::io("read", source, e))?;
         let invalid = |what: String| DriverError::Invalid(format!("{} {what}", source.display()));
@@ -67,7 +77,7 @@ impl AccuracyJob {
         let coords = worst
             .coord_bits()
             .map_err(|e| DriverError::Invalid(format!("{e} in {}", source.display())))?;
-        let checked = check_input(task.module, task.func, &config, coords)?.ok_or_else(|| {
+        let checked = check_input(module, func, &config, coords)?.ok_or_else(|| {
             DriverError::Invalid("the input traps or produces no result when run again".to_string())
         })?;
         Ok((checked, worst))
@@ -93,7 +103,7 @@ impl Job for AccuracyJob {
 
     fn run(&self, task: Task<'_>) -> Result<Measured> {
         let (module, func) = (task.module, task.func);
-        let (config, spec) = self.planned(&task)?;
+        let (config, spec) = self.planned((module, func), &task.specs, task.notes)?;
         let exec = ExecConfig::default().with_fuel(config.fuel);
         let diagnostic = probe(module, func, &spec, exec, task.notes);
         let info = RunInfo {
