@@ -48,7 +48,7 @@ use crate::oracle::Oracle;
 use crate::special::{classify, SpecialKind, SpecialValue};
 use crate::targets::{Target, Targets};
 use crate::zeros::{bisect, sweep, Bracket, Sample, Signal, Singularity, SingularityKind};
-use fpforge_engine::{Ended, Engine, EngineKind, Event, Progress};
+use fpforge_engine::{Engine, EngineKind, Event, Progress};
 use fpforge_exec::finding::FindingLog;
 use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, FpFormat};
 use fpforge_search::{avm, AvmConfig, Budget, Clock, Evaluator, Limits, Space, Stop};
@@ -216,15 +216,7 @@ impl AccuracyReport {
     }
 }
 
-impl Ended for AccuracyReport {
-    fn stop(&self) -> Stop {
-        self.stop
-    }
-
-    fn elapsed(&self) -> Duration {
-        self.elapsed
-    }
-}
+fpforge_engine::ended_by_fields!(AccuracyReport);
 
 impl Engine for AccuracyConfig {
     const KIND: EngineKind = EngineKind::Accuracy;

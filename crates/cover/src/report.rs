@@ -6,7 +6,7 @@
 //! feasibility; [`fpir::MissReason`] says what it knows), unless a complete method (constant
 //! conditions, switch values, or the prover's) shows it [`SideStatus::Infeasible`].
 
-use fpforge_engine::{Ended, Stop};
+use fpforge_engine::Stop;
 use fpforge_exec::Finding;
 use fpforge_spec::plan::{InputPlan, Test};
 use fpir::{Func, Side, SideReport, SideStatus, SideTally};
@@ -48,12 +48,4 @@ impl CoverReport {
     }
 }
 
-impl Ended for CoverReport {
-    fn stop(&self) -> Stop {
-        self.stop
-    }
-
-    fn elapsed(&self) -> Duration {
-        self.elapsed
-    }
-}
+fpforge_engine::ended_by_fields!(CoverReport);

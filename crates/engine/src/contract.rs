@@ -38,6 +38,23 @@ pub trait Ended {
     fn elapsed(&self) -> Duration;
 }
 
+/// Implements [`Ended`] for a report with the fields `stop: Stop` and
+/// `elapsed: Duration`, as every engine's report has them.
+#[macro_export]
+macro_rules! ended_by_fields {
+    ($report:ty) => {
+        impl $crate::Ended for $report {
+            fn stop(&self) -> $crate::Stop {
+                self.stop
+            }
+
+            fn elapsed(&self) -> ::std::time::Duration {
+                self.elapsed
+            }
+        }
+    };
+}
+
 /// A searching engine: its validated configuration is the value, [`Engine::run`] runs it
 /// on one function within a [`Budget`], telling `events` what happens as it happens.
 /// A configuration owns its settings (`'static`), so its news may borrow from the run

@@ -47,7 +47,7 @@ use crate::error::ExploreError;
 use crate::session::{
     ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy,
 };
-use fpforge_engine::{Budget, Ended, Engine, EngineKind, Event, NoDetail, Stop};
+use fpforge_engine::{Budget, Engine, EngineKind, Event, NoDetail, Stop};
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{Finding, Trap, TrapKind};
 use fpforge_spec::{ArgSpec, InputSpec, OutArgSpec};
@@ -132,15 +132,7 @@ pub struct ExploreReport {
     pub elapsed: Duration,
 }
 
-impl Ended for ExploreReport {
-    fn stop(&self) -> Stop {
-        self.stop
-    }
-
-    fn elapsed(&self) -> Duration {
-        self.elapsed
-    }
-}
+fpforge_engine::ended_by_fields!(ExploreReport);
 
 impl Engine for ExploreConfig {
     const KIND: EngineKind = EngineKind::Explore;

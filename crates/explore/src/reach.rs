@@ -29,7 +29,7 @@ use crate::error::ExploreError;
 use crate::explore::{explore, ExploreConfig};
 use crate::path::PathSpec;
 use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy};
-use fpforge_engine::{Ended, Engine, EngineKind, Event, NoDetail, Stop};
+use fpforge_engine::{Engine, EngineKind, Event, NoDetail, Stop};
 use fpforge_search::Budget;
 use fpforge_solve::TermId;
 use fpforge_spec::{ArgSpec, InputSpec, OutArgSpec};
@@ -329,15 +329,7 @@ pub struct Reached {
     pub elapsed: Duration,
 }
 
-impl Ended for Reached {
-    fn stop(&self) -> Stop {
-        self.stop
-    }
-
-    fn elapsed(&self) -> Duration {
-        self.elapsed
-    }
-}
+fpforge_engine::ended_by_fields!(Reached);
 
 impl Engine for ReachConfig {
     const KIND: EngineKind = EngineKind::Reach;

@@ -115,13 +115,7 @@ impl Job for AccuracyJob {
         let report = accuracy_with(module, func, &config, &task.budget, |event| {
             writer.event(event);
             if let Event::Progress(progress) = event {
-                task.show(&Status {
-                    evals: progress.evals,
-                    settled: progress.settled,
-                    total: progress.total,
-                    worst_error: progress.worst_error,
-                    ..Status::default()
-                });
+                task.show(&Status::from(progress));
             }
         })?;
         writer.finish(report)

@@ -90,12 +90,7 @@ impl Job for CoverJob {
         let report = cover_with(module, func, &config, &task.budget, |event| {
             files.event(event);
             if let Event::Progress(progress) = event {
-                task.show(&Status {
-                    evals: progress.evals,
-                    settled: progress.settled,
-                    total: progress.total,
-                    ..Status::default()
-                });
+                task.show(&Status::from(progress));
             }
         })?;
         Ok(Searched {

@@ -14,7 +14,7 @@ use crate::note::{Note, Notes};
 use crate::out::Finished;
 use crate::plan::{parse_seeds, read_seeds, Specs};
 use crate::program::{Loaded, Program};
-use fpforge_engine::{Budget, EngineKind};
+use fpforge_engine::{Budget, EngineKind, Progress};
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::path::{Path, PathBuf};
@@ -68,6 +68,18 @@ pub struct Status {
     pub findings: usize,
     /// The largest error found so far (`accuracy`).
     pub worst_error: Option<f64>,
+}
+
+impl From<&Progress> for Status {
+    fn from(progress: &Progress) -> Status {
+        Status {
+            evals: progress.evals,
+            settled: progress.settled,
+            total: progress.total,
+            worst_error: progress.worst_error,
+            ..Status::default()
+        }
+    }
 }
 
 /// Who watches a run's progress.
