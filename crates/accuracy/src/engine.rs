@@ -50,7 +50,7 @@ use crate::targets::{Target, Targets};
 use crate::zeros::{bisect, sweep, Bracket, Sample, Signal, Singularity, SingularityKind};
 use fpforge_engine::{Engine, EngineKind, Event, Progress};
 use fpforge_exec::finding::FindingLog;
-use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, FpFormat};
+use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, HostFormat};
 use fpforge_search::{avm, AvmConfig, Budget, Clock, Evaluator, Limits, Space, Stop};
 use fpforge_spec::plan::Test;
 use fpforge_spec::InputSpec;
@@ -892,9 +892,9 @@ fn binary64(spec: &InputSpec, i: usize) -> bool {
 /// Where raw bits of `ty` lie on a line whose steps are ulps (floats) or units (integers).
 fn position(ty: Type, bits: u64) -> i64 {
     match ty {
-        Type::Float(FloatTy::F64) => signed_ulps(FpFormat::F64, f64::from_bits(bits)),
+        Type::Float(FloatTy::F64) => signed_ulps(HostFormat::F64, f64::from_bits(bits)),
         Type::Float(FloatTy::F32) => {
-            signed_ulps(FpFormat::F32, f64::from(f32::from_bits(bits as u32)))
+            signed_ulps(HostFormat::F32, f64::from(f32::from_bits(bits as u32)))
         }
         Type::Int(_) => ty.sign_extend(bits),
         Type::Ptr => 0,

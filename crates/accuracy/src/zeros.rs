@@ -19,7 +19,7 @@
 //!   smaller than at the bracket's ends for a zero, larger by orders of magnitude for a
 //!   pole; a jump that is neither is not recorded.
 
-use fpforge_search::ordinal::{from_ord, ord, FpFormat};
+use fpforge_search::ordinal::{from_ord, ord, HostFormat};
 use fpforge_spec::ValueRange;
 
 /// The sign of a value; `None` for NaN.
@@ -223,12 +223,12 @@ impl Singularity {
     /// without the neighbours themselves (already evaluated by the bisection).
     pub fn surroundings(&self, ulps: i64) -> Vec<f64> {
         let (a, b) = (
-            ord(FpFormat::F64, self.below),
-            ord(FpFormat::F64, self.above),
+            ord(HostFormat::F64, self.below),
+            ord(HostFormat::F64, self.above),
         );
         (a - ulps..=b + ulps)
             .filter(|&o| o != a && o != b)
-            .map(|o| from_ord(FpFormat::F64, o))
+            .map(|o| from_ord(HostFormat::F64, o))
             .filter(|x| x.is_finite())
             .collect()
     }
@@ -240,10 +240,10 @@ impl Singularity {
         if x.is_nan() || point.len() != self.point.len() {
             return false;
         }
-        let o = ord(FpFormat::F64, x);
+        let o = ord(HostFormat::F64, x);
         let (a, b) = (
-            ord(FpFormat::F64, self.below),
-            ord(FpFormat::F64, self.above),
+            ord(HostFormat::F64, self.below),
+            ord(HostFormat::F64, self.above),
         );
         o.abs_diff(a).min(o.abs_diff(b)) <= ulps
             && point
@@ -269,7 +269,7 @@ pub fn bisect(
     let signal = bracket.signal;
     let lo_sign = bracket.lo.1.sign(signal)?;
     let (mut a, mut b) = (bracket.lo, bracket.hi);
-    let (mut oa, mut ob) = (ord(FpFormat::F64, a.0), ord(FpFormat::F64, b.0));
+    let (mut oa, mut ob) = (ord(HostFormat::F64, a.0), ord(HostFormat::F64, b.0));
     let singularity = |kind, below: f64, above: f64| Singularity {
         kind,
         signal,
@@ -285,7 +285,7 @@ pub fn bisect(
     // In i128: the ordinals of doubles of both signs are up to 2^63 apart.
     while i128::from(ob) - i128::from(oa) > 1 {
         let om = ((i128::from(oa) + i128::from(ob)) / 2) as i64;
-        let x = from_ord(FpFormat::F64, om);
+        let x = from_ord(HostFormat::F64, om);
         let s = sample(x)?;
         match s.sign(signal)? {
             Sign::Zero => return Some(singularity(SingularityKind::Zero, x, x)),

@@ -51,10 +51,10 @@ fn to_f64(ft: FloatTy, bits: u64) -> f64 {
 /// The ordinal of `x` in its own format, as an exact integer: consecutive values differ
 /// by one, both zeros are 0.
 fn ordinal(ft: FloatTy, x: f64) -> i64 {
-    use fpforge_search::ordinal::{signed_ulps, FpFormat};
+    use fpforge_search::ordinal::{signed_ulps, HostFormat};
     let format = match ft {
-        FloatTy::F32 => FpFormat::F32,
-        FloatTy::F64 => FpFormat::F64,
+        FloatTy::F32 => HostFormat::F32,
+        FloatTy::F64 => HostFormat::F64,
     };
     signed_ulps(format, x)
 }

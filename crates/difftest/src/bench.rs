@@ -6,7 +6,7 @@
 //! every call, which is what coverage search pays for each evaluation, compiled to
 //! native code (the default) or in the interpreter alone.
 
-use crate::dispatch::{self, Kind, Signature};
+use crate::dispatch::{self, AbiKind, Signature};
 use crate::inputs::ParamSpec;
 use crate::native::NativeLib;
 use fpforge_exec::{BranchTrace, Compilation, Concrete, ExecConfig, Interpreter};
@@ -29,8 +29,8 @@ pub fn bench_inputs(specs: &[ParamSpec], n: usize, name: &str) -> Vec<Vec<u64>> 
             specs
                 .iter()
                 .map(|s| match s {
-                    ParamSpec::Scalar(Kind::F64) => rng.gen_range(-0.75f64..8.0).to_bits(),
-                    ParamSpec::Scalar(Kind::F32) => {
+                    ParamSpec::Scalar(AbiKind::F64) => rng.gen_range(-0.75f64..8.0).to_bits(),
+                    ParamSpec::Scalar(AbiKind::F32) => {
                         u64::from(rng.gen_range(-0.75f32..8.0).to_bits())
                     }
                     _ => u64::from(rng.gen_range(-20i32..=20) as u32),
@@ -98,8 +98,8 @@ pub fn bench_native(
     if inputs.is_empty() {
         return Err("no inputs".to_string());
     }
-    let unary = sig.params == [Kind::F64] && sig.ret == Kind::F64;
-    let binary = sig.params == [Kind::F64, Kind::F64] && sig.ret == Kind::F64;
+    let unary = sig.params == [AbiKind::F64] && sig.ret == AbiKind::F64;
+    let binary = sig.params == [AbiKind::F64, AbiKind::F64] && sig.ret == AbiKind::F64;
     let start = Instant::now();
     let mut calls: u64 = 0;
     loop {

@@ -11,7 +11,7 @@
 //!
 //! An interpreter trap where the native code returned is a mismatch too.
 
-use crate::dispatch::{self, Kind, Signature};
+use crate::dispatch::{self, AbiKind, Signature};
 use crate::inputs::{plan, ArgValue, InputGen, ParamSpec};
 use crate::native::{NativeLib, RawEvent};
 use fpforge_exec::libm::under_host_mode;
@@ -181,9 +181,9 @@ impl<'a> Differ<'a> {
     }
 
     /// The native signature of `func` and what to generate for each parameter. A
-    /// `long double` parameter is the lowered module's two ([`Kind::F80`],
-    /// [`Kind::F80Exp`]); a `long double` result, the module's hidden result slot, is
-    /// [`Kind::F80`] and no parameter.
+    /// `long double` parameter is the lowered module's two ([`AbiKind::F80`],
+    /// [`AbiKind::F80Exp`]); a `long double` result, the module's hidden result slot, is
+    /// [`AbiKind::F80`] and no parameter.
     pub fn plan_for(&self, func: Func) -> Result<(Signature, Vec<ParamSpec>), String> {
         let f = &self.module.funcs[func];
         let long_double = |i: usize| {
@@ -199,7 +199,7 @@ impl<'a> Differ<'a> {
         let mut i = usize::from(returns_long_double);
         while i < types.len() {
             if long_double(i) {
-                params.extend([Kind::F80, Kind::F80Exp]);
+                params.extend([AbiKind::F80, AbiKind::F80Exp]);
                 pointees.extend([None, None]);
                 i += 2;
                 continue;
@@ -215,8 +215,8 @@ impl<'a> Differ<'a> {
             i += 1;
         }
         let ret = match f.ret {
-            None if returns_long_double => Kind::F80,
-            None => Kind::Void,
+            None if returns_long_double => AbiKind::F80,
+            None => AbiKind::Void,
             Some(Type::Ptr) => return Err("returns a pointer".to_string()),
             Some(t) => kind_of(t)?,
         };
@@ -293,7 +293,7 @@ impl<'a> Differ<'a> {
         args: &[ArgValue],
     ) -> Result<usize, String> {
         // Native side: arrays become byte buffers the function reads and writes.
-        let mut buffers: Vec<(Kind, Vec<u8>)> = Vec::new();
+        let mut buffers: Vec<(AbiKind, Vec<u8>)> = Vec::new();
         for (spec, arg) in specs.iter().zip(args) {
             if let (ParamSpec::Array(kind), ArgValue::Array(values)) = (spec, arg) {
                 buffers.push((*kind, encode(*kind, values)));
@@ -345,7 +345,7 @@ impl<'a> Differ<'a> {
 
         // Interpreter side; a `long double` result comes back in the hidden result slot,
         // the first array.
-        let returns_long_double = sig.ret == Kind::F80;
+        let returns_long_double = sig.ret == AbiKind::F80;
         let mut interp_args = Vec::with_capacity(args.len() + 1);
         if returns_long_double {
             interp_args.push(Arg::Array {
@@ -464,13 +464,13 @@ fn compare_traces(native: &[Event], interp: &[Event]) -> Result<(), String> {
     Ok(())
 }
 
-fn kind_of(t: Type) -> Result<Kind, String> {
+fn kind_of(t: Type) -> Result<AbiKind, String> {
     match t {
-        Type::Float(fpir::FloatTy::F64) => Ok(Kind::F64),
-        Type::Float(fpir::FloatTy::F32) => Ok(Kind::F32),
-        Type::Int(32) => Ok(Kind::I32),
-        Type::Int(64) => Ok(Kind::I64),
-        Type::Ptr => Ok(Kind::Ptr),
+        Type::Float(fpir::FloatTy::F64) => Ok(AbiKind::F64),
+        Type::Float(fpir::FloatTy::F32) => Ok(AbiKind::F32),
+        Type::Int(32) => Ok(AbiKind::I32),
+        Type::Int(64) => Ok(AbiKind::I64),
+        Type::Ptr => Ok(AbiKind::Ptr),
         other => Err(format!("parameter or result of type {other}")),
     }
 }
@@ -494,13 +494,13 @@ pub fn interpreter_args(specs: &[ParamSpec], args: &[ArgValue]) -> Vec<Arg> {
         .collect()
 }
 
-fn type_of(k: Kind) -> Type {
+fn type_of(k: AbiKind) -> Type {
     match k {
-        Kind::F32 => Type::F32,
-        Kind::I32 => Type::I32,
-        Kind::I64 | Kind::F80 => Type::I64,
-        Kind::F80Exp => Type::Int(16),
-        Kind::F64 | Kind::Ptr | Kind::Void => Type::F64,
+        AbiKind::F32 => Type::F32,
+        AbiKind::I32 => Type::I32,
+        AbiKind::I64 | AbiKind::F80 => Type::I64,
+        AbiKind::F80Exp => Type::Int(16),
+        AbiKind::F64 | AbiKind::Ptr | AbiKind::Void => Type::F64,
     }
 }
 
@@ -529,14 +529,14 @@ fn show_long_double(v: Option<(u64, u16)>) -> String {
     }
 }
 
-fn width(k: Kind) -> usize {
+fn width(k: AbiKind) -> usize {
     match k {
-        Kind::F32 | Kind::I32 => 4,
+        AbiKind::F32 | AbiKind::I32 => 4,
         _ => 8,
     }
 }
 
-fn encode(kind: Kind, values: &[u64]) -> Vec<u8> {
+fn encode(kind: AbiKind, values: &[u64]) -> Vec<u8> {
     let w = width(kind);
     values
         .iter()
@@ -544,7 +544,7 @@ fn encode(kind: Kind, values: &[u64]) -> Vec<u8> {
         .collect()
 }
 
-fn decode(kind: Kind, bytes: &[u8]) -> Vec<u64> {
+fn decode(kind: AbiKind, bytes: &[u8]) -> Vec<u64> {
     let w = width(kind);
     bytes
         .chunks_exact(w)
@@ -556,17 +556,17 @@ fn decode(kind: Kind, bytes: &[u8]) -> Vec<u64> {
         .collect()
 }
 
-fn is_nan(kind: Kind, v: u64) -> bool {
+fn is_nan(kind: AbiKind, v: u64) -> bool {
     match kind {
-        Kind::F64 => f64::from_bits(v).is_nan(),
-        Kind::F32 => f32::from_bits(v as u32).is_nan(),
+        AbiKind::F64 => f64::from_bits(v).is_nan(),
+        AbiKind::F32 => f32::from_bits(v as u32).is_nan(),
         _ => false,
     }
 }
 
-fn same_bits(kind: Kind, a: Option<u64>, b: Option<u64>) -> bool {
+fn same_bits(kind: AbiKind, a: Option<u64>, b: Option<u64>) -> bool {
     let m = match kind {
-        Kind::F32 | Kind::I32 => 0xffff_ffff,
+        AbiKind::F32 | AbiKind::I32 => 0xffff_ffff,
         _ => u64::MAX,
     };
     match (a, b) {
@@ -576,12 +576,12 @@ fn same_bits(kind: Kind, a: Option<u64>, b: Option<u64>) -> bool {
     }
 }
 
-fn show(kind: Kind, v: Option<u64>) -> String {
+fn show(kind: AbiKind, v: Option<u64>) -> String {
     match v {
         None => "nothing".to_string(),
         Some(v) => match kind {
-            Kind::F64 => format!("{v:#018x} ({:e})", f64::from_bits(v)),
-            Kind::F32 => format!("{v:#010x} ({:e})", f32::from_bits(v as u32)),
+            AbiKind::F64 => format!("{v:#018x} ({:e})", f64::from_bits(v)),
+            AbiKind::F32 => format!("{v:#010x} ({:e})", f32::from_bits(v as u32)),
             _ => format!("{v:#x}"),
         },
     }
@@ -594,22 +594,34 @@ mod tests {
     #[test]
     fn nans_match_whatever_their_payload() {
         assert!(same_bits(
-            Kind::F64,
+            AbiKind::F64,
             Some(0x7ff8_0000_0000_0000),
             Some(0xfff8_0000_0000_0001)
         ));
-        assert!(!same_bits(Kind::F64, Some(0), Some(0x8000_0000_0000_0000)));
-        assert!(same_bits(Kind::F32, Some(0x7fc0_0000), Some(0x7f80_0001)));
-        assert!(same_bits(Kind::I32, Some(0xffff_ffff), Some(0xffff_ffff)));
-        assert!(!same_bits(Kind::I32, Some(1), None));
+        assert!(!same_bits(
+            AbiKind::F64,
+            Some(0),
+            Some(0x8000_0000_0000_0000)
+        ));
+        assert!(same_bits(
+            AbiKind::F32,
+            Some(0x7fc0_0000),
+            Some(0x7f80_0001)
+        ));
+        assert!(same_bits(
+            AbiKind::I32,
+            Some(0xffff_ffff),
+            Some(0xffff_ffff)
+        ));
+        assert!(!same_bits(AbiKind::I32, Some(1), None));
     }
 
     #[test]
     fn arrays_round_trip_through_bytes() {
         let v = vec![0x3f80_0000, 0x8000_0000];
-        assert_eq!(decode(Kind::F32, &encode(Kind::F32, &v)), v);
+        assert_eq!(decode(AbiKind::F32, &encode(AbiKind::F32, &v)), v);
         let v = vec![u64::MAX, 1];
-        assert_eq!(decode(Kind::F64, &encode(Kind::F64, &v)), v);
+        assert_eq!(decode(AbiKind::F64, &encode(AbiKind::F64, &v)), v);
     }
 
     #[test]

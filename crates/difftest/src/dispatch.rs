@@ -5,18 +5,18 @@
 //! [`call`] transmutes the address to the matching type. Every pointer parameter is a
 //! `*mut u8` at the ABI level, so `double *` and `float *` share shapes.
 //!
-//! Rust has no `long double`: a signature with one ([`Kind::F80`]) is called through the
+//! Rust has no `long double`: a signature with one ([`AbiKind::F80`]) is called through the
 //! C trampoline `fpforge_call_extended` of the native runtime (`runtime.c`), by the
 //! [`Signature::extended_shape`] code of one of [`EXTENDED_SHAPES`] ([`call_extended`]).
 //! A `long double` argument is two words, as in the lowered module: its significand
-//! ([`Kind::F80`]) and its sign and exponent ([`Kind::F80Exp`]).
+//! ([`AbiKind::F80`]) and its sign and exponent ([`AbiKind::F80Exp`]).
 
 use std::ffi::c_void;
 use std::fmt;
 
 /// The ABI class of a parameter or result.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Kind {
+pub enum AbiKind {
     /// `float`.
     F32,
     /// `double`.
@@ -28,7 +28,7 @@ pub enum Kind {
     /// Any data pointer.
     Ptr,
     /// `long double` (x86_fp80): as a parameter its significand, the next parameter
-    /// being its [`Kind::F80Exp`]; as a result, both.
+    /// being its [`AbiKind::F80Exp`]; as a result, both.
     F80,
     /// The sign and exponent of the `long double` parameter before.
     F80Exp,
@@ -36,17 +36,17 @@ pub enum Kind {
     Void,
 }
 
-impl fmt::Display for Kind {
+impl fmt::Display for AbiKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Kind::F32 => "f32",
-            Kind::F64 => "f64",
-            Kind::I32 => "i32",
-            Kind::I64 => "i64",
-            Kind::Ptr => "ptr",
-            Kind::F80 => "f80",
-            Kind::F80Exp => "f80-exponent",
-            Kind::Void => "void",
+            AbiKind::F32 => "f32",
+            AbiKind::F64 => "f64",
+            AbiKind::I32 => "i32",
+            AbiKind::I64 => "i64",
+            AbiKind::Ptr => "ptr",
+            AbiKind::F80 => "f80",
+            AbiKind::F80Exp => "f80-exponent",
+            AbiKind::Void => "void",
         })
     }
 }
@@ -55,9 +55,9 @@ impl fmt::Display for Kind {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Signature {
     /// Parameters in order.
-    pub params: Vec<Kind>,
-    /// The result (`Kind::Void` for none).
-    pub ret: Kind,
+    pub params: Vec<AbiKind>,
+    /// The result (`AbiKind::Void` for none).
+    pub ret: AbiKind,
 }
 
 impl fmt::Display for Signature {
@@ -122,7 +122,7 @@ macro_rules! to_bits {
 macro_rules! shapes {
     ($( ($($p:ident),*) -> $r:ident ;)*) => {
         /// Every supported signature.
-        pub const SHAPES: &[(&[Kind], Kind)] = &[$( (&[$(Kind::$p),*], Kind::$r) ),*];
+        pub const SHAPES: &[(&[AbiKind], AbiKind)] = &[$( (&[$(AbiKind::$p),*], AbiKind::$r) ),*];
 
         /// Calls `ptr` as a function of signature `sig` with `args` (one raw value per
         /// parameter: float bits, integer bits, or an address for pointers). Returns the
@@ -136,7 +136,7 @@ macro_rules! shapes {
                 return Err(DispatchError::Arity { expected: sig.params.len(), got: args.len() });
             }
             $(
-                if sig.ret == Kind::$r && sig.params.as_slice() == [$(Kind::$p),*].as_slice() {
+                if sig.ret == AbiKind::$r && sig.params.as_slice() == [$(AbiKind::$p),*].as_slice() {
                     // SAFETY: the caller guarantees the signature; this is that signature.
                     let f: extern "C" fn($(rust_ty!($p)),*) -> rust_ty!($r) = unsafe { std::mem::transmute(ptr) };
                     let mut it = args.iter().copied();
@@ -229,18 +229,18 @@ impl Signature {
     /// The shape code of a signature with a `long double` (see [`EXTENDED_SHAPES`]), or
     /// `None` when it has none.
     pub fn extended_shape(&self) -> Option<String> {
-        if self.ret != Kind::F80 && !self.params.contains(&Kind::F80) {
+        if self.ret != AbiKind::F80 && !self.params.contains(&AbiKind::F80) {
             return None;
         }
-        let letter = |k: Kind| match k {
-            Kind::F64 => "d",
-            Kind::F32 => "f",
-            Kind::I32 => "i",
-            Kind::I64 => "l",
-            Kind::Ptr => "p",
-            Kind::F80 => "L",
-            Kind::F80Exp => "",
-            Kind::Void => "v",
+        let letter = |k: AbiKind| match k {
+            AbiKind::F64 => "d",
+            AbiKind::F32 => "f",
+            AbiKind::I32 => "i",
+            AbiKind::I64 => "l",
+            AbiKind::Ptr => "p",
+            AbiKind::F80 => "L",
+            AbiKind::F80Exp => "",
+            AbiKind::Void => "v",
         };
         let params: String = self.params.iter().map(|&k| letter(k)).collect();
         Some(format!("{params}>{}", letter(self.ret)))
@@ -295,8 +295,8 @@ pub unsafe fn call_extended(
         return Err(DispatchError::Unsupported(sig.clone()));
     }
     Ok(match sig.ret {
-        Kind::F80 => out.to_vec(),
-        Kind::Void => Vec::new(),
+        AbiKind::F80 => out.to_vec(),
+        AbiKind::Void => Vec::new(),
         _ => vec![out[0]],
     })
 }
@@ -324,8 +324,8 @@ mod tests {
     #[test]
     fn calls_each_kind() {
         let sig = Signature {
-            params: vec![Kind::F64],
-            ret: Kind::F64,
+            params: vec![AbiKind::F64],
+            ret: AbiKind::F64,
         };
         // SAFETY: `twice` is `extern "C" fn(f64) -> f64`, the signature given.
         let r = unsafe { call(twice as *const c_void, &sig, &[1.5f64.to_bits()]) };
@@ -333,8 +333,8 @@ mod tests {
 
         let mut buf = [1.0f64, -2.0, 0.5];
         let sig = Signature {
-            params: vec![Kind::Ptr, Kind::I32, Kind::F64],
-            ret: Kind::Void,
+            params: vec![AbiKind::Ptr, AbiKind::I32, AbiKind::F64],
+            ret: AbiKind::Void,
         };
         let args = [buf.as_mut_ptr() as u64, 3, 4.0f64.to_bits()];
         // SAFETY: `scale` has the signature given, and the pointer is to `buf`, the 3
@@ -344,8 +344,8 @@ mod tests {
         assert_eq!(buf, [4.0, -8.0, 2.0]);
 
         let sig = Signature {
-            params: vec![Kind::F64],
-            ret: Kind::I32,
+            params: vec![AbiKind::F64],
+            ret: AbiKind::I32,
         };
         let x = f64::from_bits(0x0000_0001_ffff_fffe);
         // SAFETY: `low_word` is `extern "C" fn(f64) -> i32`, the signature given.
@@ -356,8 +356,8 @@ mod tests {
     #[test]
     fn refuses_unknown_shapes() {
         let sig = Signature {
-            params: vec![Kind::Ptr; 5],
-            ret: Kind::Ptr,
+            params: vec![AbiKind::Ptr; 5],
+            ret: AbiKind::Ptr,
         };
         assert!(!supported(&sig));
         // SAFETY: `call` refuses a signature it does not support before calling

@@ -11,7 +11,7 @@
 //! parameter, so the C code never reads past a buffer; without an `i32` parameter they
 //! are out-parameters (`frexp(x, &e)`) and get 8 elements.
 
-use crate::dispatch::Kind;
+use crate::dispatch::AbiKind;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -180,11 +180,11 @@ pub const F80_EXP_SPECIALS: &[u16] = &[
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ParamSpec {
     /// A scalar of this kind.
-    Scalar(Kind),
+    Scalar(AbiKind),
     /// The length of every array argument: an `i32` in `0..=max_len`.
     Length,
     /// An array of this element kind, with the length of the `Length` parameter.
-    Array(Kind),
+    Array(AbiKind),
 }
 
 /// A generated argument.
@@ -199,10 +199,10 @@ pub enum ArgValue {
 /// Chooses what to generate for each parameter of a function: arrays for pointers
 /// (element kind from `pointees`, `f64` when unknown), and the last `i32` parameter as
 /// their length when there are pointers.
-pub fn plan(params: &[Kind], pointees: &[Option<Kind>]) -> Vec<ParamSpec> {
-    let has_ptr = params.contains(&Kind::Ptr);
+pub fn plan(params: &[AbiKind], pointees: &[Option<AbiKind>]) -> Vec<ParamSpec> {
+    let has_ptr = params.contains(&AbiKind::Ptr);
     let length = if has_ptr {
-        params.iter().rposition(|&k| k == Kind::I32)
+        params.iter().rposition(|&k| k == AbiKind::I32)
     } else {
         None
     };
@@ -210,7 +210,9 @@ pub fn plan(params: &[Kind], pointees: &[Option<Kind>]) -> Vec<ParamSpec> {
         .iter()
         .enumerate()
         .map(|(i, &k)| match k {
-            Kind::Ptr => ParamSpec::Array(pointees.get(i).copied().flatten().unwrap_or(Kind::F64)),
+            AbiKind::Ptr => {
+                ParamSpec::Array(pointees.get(i).copied().flatten().unwrap_or(AbiKind::F64))
+            }
             _ if Some(i) == length => ParamSpec::Length,
             _ => ParamSpec::Scalar(k),
         })
@@ -319,26 +321,26 @@ impl InputGen {
         args
     }
 
-    fn fold_int(&self, kind: Kind, bits: u64) -> u64 {
+    fn fold_int(&self, kind: AbiKind, bits: u64) -> u64 {
         let Some(limit) = self.int_limit else {
             return bits;
         };
         let m = i128::from(limit) + 1;
         match kind {
-            Kind::I32 => {
+            AbiKind::I32 => {
                 let v = i128::from(bits as u32 as i32) % m;
                 u64::from(v as i32 as u32)
             }
-            Kind::I64 => (i128::from(bits as i64) % m) as i64 as u64,
+            AbiKind::I64 => (i128::from(bits as i64) % m) as i64 as u64,
             _ => bits,
         }
     }
 
     /// One random scalar of `kind`, as zero-extended bits.
-    pub fn scalar(&mut self, kind: Kind) -> u64 {
+    pub fn scalar(&mut self, kind: AbiKind) -> u64 {
         let family = self.rng.gen_range(0..100u32);
         match kind {
-            Kind::F64 => match family {
+            AbiKind::F64 => match family {
                 0..=29 => special(kind, self.rng.gen_range(0..F64_SPECIALS.len())),
                 30..=54 => self.rng.gen(),
                 55..=69 => self.rng.gen_range(-8.0f64..8.0).to_bits(),
@@ -349,7 +351,7 @@ impl InputGen {
                 }
                 _ => f64::from(self.rng.gen_range(-20i32..=20)).to_bits(),
             },
-            Kind::F32 => match family {
+            AbiKind::F32 => match family {
                 0..=29 => special(kind, self.rng.gen_range(0..F32_SPECIALS.len())),
                 30..=54 => u64::from(self.rng.gen::<u32>()),
                 55..=69 => u64::from(self.rng.gen_range(-8.0f32..8.0).to_bits()),
@@ -360,7 +362,7 @@ impl InputGen {
                 }
                 _ => u64::from((self.rng.gen_range(-20i32..=20) as f32).to_bits()),
             },
-            Kind::I32 => {
+            AbiKind::I32 => {
                 let v: i32 = match family {
                     0..=24 => I32_SPECIALS[self.rng.gen_range(0..I32_SPECIALS.len())],
                     25..=44 => self.rng.gen(),
@@ -369,7 +371,7 @@ impl InputGen {
                 };
                 u64::from(v as u32)
             }
-            Kind::I64 => {
+            AbiKind::I64 => {
                 let v: i64 = match family {
                     0..=24 => I64_SPECIALS[self.rng.gen_range(0..I64_SPECIALS.len())],
                     25..=44 => self.rng.gen(),
@@ -378,12 +380,12 @@ impl InputGen {
                 };
                 v as u64
             }
-            Kind::F80 => match family {
+            AbiKind::F80 => match family {
                 0..=9 => special(kind, self.rng.gen_range(0..F80_SIG_SPECIALS.len())),
                 10..=89 => (1 << 63) | self.rng.gen::<u64>(),
                 _ => self.rng.gen(),
             },
-            Kind::F80Exp => {
+            AbiKind::F80Exp => {
                 let sign = if self.rng.gen() { 0x8000 } else { 0 };
                 let exponent: u16 = match family {
                     0..=19 => return special(kind, self.rng.gen_range(0..F80_EXP_SPECIALS.len())),
@@ -393,7 +395,7 @@ impl InputGen {
                 };
                 u64::from(sign | exponent)
             }
-            Kind::Ptr | Kind::Void => 0,
+            AbiKind::Ptr | AbiKind::Void => 0,
         }
     }
 }
@@ -404,8 +406,8 @@ impl InputGen {
 /// pseudo-zeros) are no value a program computes: musl's `fmodl` loops forever on one.
 fn canonical_long_doubles(specs: &[ParamSpec], args: &mut [ArgValue]) {
     for j in 1..specs.len().min(args.len()) {
-        if specs[j - 1] != ParamSpec::Scalar(Kind::F80)
-            || specs[j] != ParamSpec::Scalar(Kind::F80Exp)
+        if specs[j - 1] != ParamSpec::Scalar(AbiKind::F80)
+            || specs[j] != ParamSpec::Scalar(AbiKind::F80Exp)
         {
             continue;
         }
@@ -423,27 +425,27 @@ fn canonical_long_doubles(specs: &[ParamSpec], args: &mut [ArgValue]) {
     }
 }
 
-fn specials_len(kind: Kind) -> usize {
+fn specials_len(kind: AbiKind) -> usize {
     match kind {
-        Kind::F64 => F64_SPECIALS.len(),
-        Kind::F32 => F32_SPECIALS.len(),
-        Kind::I32 => I32_SPECIALS.len(),
-        Kind::I64 => I64_SPECIALS.len(),
-        Kind::F80 => F80_SIG_SPECIALS.len(),
-        Kind::F80Exp => F80_EXP_SPECIALS.len(),
-        Kind::Ptr | Kind::Void => 0,
+        AbiKind::F64 => F64_SPECIALS.len(),
+        AbiKind::F32 => F32_SPECIALS.len(),
+        AbiKind::I32 => I32_SPECIALS.len(),
+        AbiKind::I64 => I64_SPECIALS.len(),
+        AbiKind::F80 => F80_SIG_SPECIALS.len(),
+        AbiKind::F80Exp => F80_EXP_SPECIALS.len(),
+        AbiKind::Ptr | AbiKind::Void => 0,
     }
 }
 
-fn special(kind: Kind, i: usize) -> u64 {
+fn special(kind: AbiKind, i: usize) -> u64 {
     match kind {
-        Kind::F64 => F64_SPECIALS[i],
-        Kind::F32 => u64::from(F32_SPECIALS[i]),
-        Kind::I32 => u64::from(I32_SPECIALS[i] as u32),
-        Kind::I64 => I64_SPECIALS[i] as u64,
-        Kind::F80 => F80_SIG_SPECIALS[i],
-        Kind::F80Exp => u64::from(F80_EXP_SPECIALS[i]),
-        Kind::Ptr | Kind::Void => 0,
+        AbiKind::F64 => F64_SPECIALS[i],
+        AbiKind::F32 => u64::from(F32_SPECIALS[i]),
+        AbiKind::I32 => u64::from(I32_SPECIALS[i] as u32),
+        AbiKind::I64 => I64_SPECIALS[i] as u64,
+        AbiKind::F80 => F80_SIG_SPECIALS[i],
+        AbiKind::F80Exp => u64::from(F80_EXP_SPECIALS[i]),
+        AbiKind::Ptr | AbiKind::Void => 0,
     }
 }
 
@@ -454,15 +456,15 @@ mod tests {
     #[test]
     fn plans_arrays_with_the_last_int_as_length() {
         let specs = plan(
-            &[Kind::Ptr, Kind::I32, Kind::Ptr, Kind::I32],
-            &[Some(Kind::F32), None, None, None],
+            &[AbiKind::Ptr, AbiKind::I32, AbiKind::Ptr, AbiKind::I32],
+            &[Some(AbiKind::F32), None, None, None],
         );
         assert_eq!(
             specs,
             vec![
-                ParamSpec::Array(Kind::F32),
-                ParamSpec::Scalar(Kind::I32),
-                ParamSpec::Array(Kind::F64),
+                ParamSpec::Array(AbiKind::F32),
+                ParamSpec::Scalar(AbiKind::I32),
+                ParamSpec::Array(AbiKind::F64),
                 ParamSpec::Length,
             ]
         );
@@ -470,7 +472,10 @@ mod tests {
 
     #[test]
     fn long_doubles_are_canonical_x87_encodings() {
-        let specs = plan(&[Kind::F80, Kind::F80Exp, Kind::F80, Kind::F80Exp], &[]);
+        let specs = plan(
+            &[AbiKind::F80, AbiKind::F80Exp, AbiKind::F80, AbiKind::F80Exp],
+            &[],
+        );
         let mut gen = InputGen::new(specs, 3, "fmodl");
         let mut denormals = 0;
         for _ in 0..2000 {
@@ -489,7 +494,7 @@ mod tests {
 
     #[test]
     fn is_deterministic_and_walks_specials_first() {
-        let specs = plan(&[Kind::F64, Kind::I32], &[]);
+        let specs = plan(&[AbiKind::F64, AbiKind::I32], &[]);
         let mut a = InputGen::new(specs.clone(), 7, "f");
         let mut b = InputGen::new(specs, 7, "f");
         let xs: Vec<_> = (0..200).map(|_| a.next_args()).collect();
@@ -502,7 +507,7 @@ mod tests {
 
     #[test]
     fn pairs_the_first_specials() {
-        let specs = plan(&[Kind::F64, Kind::F64], &[]);
+        let specs = plan(&[AbiKind::F64, AbiKind::F64], &[]);
         let mut g = InputGen::new(specs, 3, "fmin");
         let all: Vec<_> = (0..F64_SPECIALS.len() + PAIRED_SPECIALS * PAIRED_SPECIALS)
             .map(|_| g.next_args())
@@ -514,7 +519,7 @@ mod tests {
 
     #[test]
     fn folds_integers_into_the_limit() {
-        let specs = plan(&[Kind::I32, Kind::I64], &[]);
+        let specs = plan(&[AbiKind::I32, AbiKind::I64], &[]);
         let mut g = InputGen::new(specs, 9, "jn").with_int_limit(100);
         for _ in 0..500 {
             let args = g.next_args();
@@ -528,7 +533,7 @@ mod tests {
 
     #[test]
     fn arrays_follow_the_length() {
-        let specs = plan(&[Kind::Ptr, Kind::I32], &[Some(Kind::F64)]);
+        let specs = plan(&[AbiKind::Ptr, AbiKind::I32], &[Some(AbiKind::F64)]);
         let mut g = InputGen::new(specs, 1, "sum").with_max_len(5);
         for _ in 0..100 {
             let args = g.next_args();

@@ -21,7 +21,7 @@
 //! - `-frounding-math` is not passed (clang would emit constrained intrinsics everywhere);
 //!   files with `#pragma STDC FENV_ACCESS ON` still get them.
 
-use crate::dispatch::{Kind, Signature};
+use crate::dispatch::{AbiKind, Signature};
 use fpforge_lower::{compile_to_bitcode, LoadOptions};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -317,16 +317,16 @@ fn split_signature(rest: &str) -> Option<(&str, &str, &str)> {
 
 fn signature_from(ret: &str, params: &[&str]) -> Option<Signature> {
     let kind = |t: &str| match t {
-        "double" => Some(Kind::F64),
-        "float" => Some(Kind::F32),
-        "i32" => Some(Kind::I32),
-        "i64" => Some(Kind::I64),
-        "double*" | "float*" | "i32*" | "x86_fp80*" | "i8*" => Some(Kind::Ptr),
-        "x86_fp80" => Some(Kind::F80),
+        "double" => Some(AbiKind::F64),
+        "float" => Some(AbiKind::F32),
+        "i32" => Some(AbiKind::I32),
+        "i64" => Some(AbiKind::I64),
+        "double*" | "float*" | "i32*" | "x86_fp80*" | "i8*" => Some(AbiKind::Ptr),
+        "x86_fp80" => Some(AbiKind::F80),
         _ => None,
     };
     let ret = if ret == "void" {
-        Kind::Void
+        AbiKind::Void
     } else {
         kind(ret)?
     };
@@ -334,7 +334,7 @@ fn signature_from(ret: &str, params: &[&str]) -> Option<Signature> {
     let mut kinds = Vec::with_capacity(params.len());
     for p in params {
         match kind(p)? {
-            Kind::F80 => kinds.extend([Kind::F80, Kind::F80Exp]),
+            AbiKind::F80 => kinds.extend([AbiKind::F80, AbiKind::F80Exp]),
             k => kinds.push(k),
         }
     }
@@ -412,8 +412,8 @@ define hidden i32 @__rem_pio2(double noundef %0, double* noundef %1) {
         assert_eq!(
             s.funcs[0].signature,
             Some(Signature {
-                params: vec![Kind::F64],
-                ret: Kind::F64
+                params: vec![AbiKind::F64],
+                ret: AbiKind::F64
             })
         );
         assert!(s.funcs[0].exported && !s.funcs[1].exported);
@@ -425,15 +425,15 @@ define hidden i32 @__rem_pio2(double noundef %0, double* noundef %1) {
         assert_eq!(
             l.funcs[0].signature,
             Some(Signature {
-                params: vec![Kind::F80, Kind::F80Exp],
-                ret: Kind::F80
+                params: vec![AbiKind::F80, AbiKind::F80Exp],
+                ret: AbiKind::F80
             })
         );
         assert_eq!(
             l.funcs[1].signature,
             Some(Signature {
-                params: vec![Kind::F64, Kind::Ptr],
-                ret: Kind::I32
+                params: vec![AbiKind::F64, AbiKind::Ptr],
+                ret: AbiKind::I32
             })
         );
     }

@@ -41,7 +41,7 @@
 //! bits; the differential tests run with it.
 
 use fpforge_exec::{Concrete, InputSlot, Memory, Semantics, TrapKind};
-use fpforge_solve::eval::{Evaluator, Model, Value};
+use fpforge_solve::eval::{Model, TermEvaluator, Value};
 use fpforge_solve::term::ExtFn;
 use fpforge_solve::{FpFormat, Op, RoundingMode, Sort, TermId, TermStore};
 use fpforge_spec::{FieldValue, InputSpec, ParamInput};
@@ -98,7 +98,7 @@ pub enum CallPolicy {
 
 /// A term that disagreed with the concrete value in self-check mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
+pub struct TermMismatch {
     /// The operation that built the term.
     pub op: &'static str,
     /// The concrete bits.
@@ -142,7 +142,7 @@ pub struct Concolic {
     input_bits: Vec<u64>,
     self_check: bool,
     model: Model,
-    mismatches: Vec<Mismatch>,
+    mismatches: Vec<TermMismatch>,
     checked: HashMap<&'static str, u64>,
 }
 
@@ -329,7 +329,7 @@ impl Concolic {
     }
 
     /// Self-check disagreements so far (all runs).
-    pub fn mismatches(&self) -> &[Mismatch] {
+    pub fn mismatches(&self) -> &[TermMismatch] {
         &self.mismatches
     }
 
@@ -477,7 +477,7 @@ impl Concolic {
 
     fn check(&mut self, name: &'static str, ty: Type, bits: u64, t: TermId) {
         *self.checked.entry(name).or_insert(0) += 1;
-        let mut ev = Evaluator::new(&self.store, &[t]);
+        let mut ev = TermEvaluator::new(&self.store, &[t]);
         ev.run(&self.store, &self.model);
         let got = (!ev.is_tainted(t)).then(|| value_bits(&ev.value(t)));
         let agree = match (got, ty) {
@@ -492,7 +492,7 @@ impl Concolic {
             (None, _) => false,
         };
         if !agree {
-            self.mismatches.push(Mismatch {
+            self.mismatches.push(TermMismatch {
                 op: name,
                 concrete: bits,
                 symbolic: got,

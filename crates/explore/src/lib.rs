@@ -48,12 +48,12 @@ pub mod reach;
 pub mod session;
 pub mod smt2;
 
-pub use concolic::{CVal, CallPolicy, Concolic, Mismatch, PathEntry};
+pub use concolic::{CVal, CallPolicy, Concolic, PathEntry, TermMismatch};
 pub use error::ExploreError;
 pub use explore::{explore, ExploreConfig, ExploreEvent, ExploreReport};
 pub use path::PathSpec;
 pub use reach::{
-    reach_path, reach_side, reach_sides, ReachAim, ReachAnswer, ReachConfig, ReachReport, Reached,
-    SideAnswer, Verdict,
+    reach_path, reach_side, reach_sides, ReachAim, ReachAnswer, ReachConfig, ReachReport,
+    ReachVerdict, Reached, SideAnswer,
 };
 pub use session::{EngineConfig, QueryStats};

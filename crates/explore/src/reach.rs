@@ -308,7 +308,7 @@ pub struct ReachConfig {
 
 /// The answer of a reach run, for a path or for a side.
 #[derive(Clone, Debug)]
-pub enum Verdict {
+pub enum ReachVerdict {
     /// A path's answer, with what the search did.
     Path(ReachReport),
     /// A side's answer.
@@ -319,7 +319,7 @@ pub enum Verdict {
 #[derive(Clone, Debug)]
 pub struct Reached {
     /// The answer.
-    pub verdict: Verdict,
+    pub verdict: ReachVerdict,
     /// The input that takes the aim, when one does.
     pub input: Option<Vec<u64>>,
     /// Why it ended: the aim reached, proved infeasible (nothing left to try), or neither
@@ -357,7 +357,7 @@ impl Engine for ReachConfig {
                     ReachAnswer::Infeasible { .. } => (None, Some(false)),
                     ReachAnswer::Unknown(_) => (None, None),
                 };
-                (Verdict::Path(report), input, decided)
+                (ReachVerdict::Path(report), input, decided)
             }
             ReachAim::Side(text) => {
                 let side = module
@@ -372,7 +372,7 @@ impl Engine for ReachConfig {
                     SideAnswer::Infeasible { .. } => (None, Some(false)),
                     SideAnswer::Unknown(_) => (None, None),
                 };
-                (Verdict::Side(answer), input, decided)
+                (ReachVerdict::Side(answer), input, decided)
             }
         };
         if let Some(coords) = &input {

@@ -4,7 +4,7 @@
 //! `detail`). An input whose run crashes or hangs after taking the target says so
 //! (`crash`: the trap, its place and call stack), and the command exits 3.
 
-use fpforge_explore::{ReachAnswer, ReachReport, Reached, SideAnswer, Verdict};
+use fpforge_explore::{ReachAnswer, ReachReport, ReachVerdict, Reached, SideAnswer};
 use serde::Serialize;
 
 /// What `reach` found.
@@ -43,8 +43,8 @@ impl ReachOutcome {
     /// `input`.
     pub fn of(function: &str, reached: &Reached, input: Option<String>) -> Self {
         let (answer, detail) = match &reached.verdict {
-            Verdict::Path(report) => path_words(report),
-            Verdict::Side(answer) => side_words(answer, reached.elapsed.as_secs_f64()),
+            ReachVerdict::Path(report) => path_words(report),
+            ReachVerdict::Side(answer) => side_words(answer, reached.elapsed.as_secs_f64()),
         };
         ReachOutcome::new(function, answer, input, detail)
     }

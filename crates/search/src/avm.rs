@@ -21,7 +21,7 @@
 //! engines use it to finish what Powell's method started.
 
 use crate::evaluator::{Evaluator, Halt};
-use crate::ordinal::{from_signed_ulps, signed_ulps, FpFormat};
+use crate::ordinal::{from_signed_ulps, signed_ulps, HostFormat};
 use crate::space::Space;
 
 /// One variable of an objective as the alternating variable method moves it: how its
@@ -146,8 +146,8 @@ impl<F: FnMut(&[f64]) -> f64> Axis for Coordinate<'_, '_, F> {
         let to = match self.ev.space() {
             _ if self.ev.is_integer(self.index) => from + steps as f64,
             Space::Real => from_signed_ulps(
-                FpFormat::F64,
-                signed_ulps(FpFormat::F64, from).saturating_add(steps),
+                HostFormat::F64,
+                signed_ulps(HostFormat::F64, from).saturating_add(steps),
             ),
             Space::OrderedBits => from + steps as f64,
         };
@@ -276,7 +276,7 @@ mod tests {
             if y_gap >= 0.0 {
                 return 1e30 + y_gap;
             }
-            ulp_distance(FpFormat::F64, v[0], 1e300 * v[1]) as f64
+            ulp_distance(HostFormat::F64, v[0], 1e300 * v[1]) as f64
         };
         let budget = Limits::default().with_eval_limit(100_000);
         let mut ev = Evaluator::new(f, Space::Real, budget);
@@ -294,7 +294,7 @@ mod tests {
             if a > 0.0 && a < 1e-310 {
                 0.0
             } else {
-                ulp_distance(FpFormat::F64, a, 1e-310) as f64 + 1.0
+                ulp_distance(HostFormat::F64, a, 1e-310) as f64 + 1.0
             }
         };
         let mut ev = Evaluator::new(f, Space::Real, Limits::default());

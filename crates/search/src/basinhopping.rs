@@ -113,7 +113,7 @@ mod tests {
         start: f64,
         config: BasinhoppingConfig,
         seed: u64,
-    ) -> crate::Outcome {
+    ) -> crate::SearchOutcome {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let budget = Limits::default().with_eval_limit(200_000);
         let mut ev = Evaluator::new(f, space, budget);

@@ -29,7 +29,7 @@ pub struct Halt(pub Stop);
 
 /// The result of a search.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct SearchOutcome {
     /// Best input found (decoded from the search space).
     pub best_input: Vec<f64>,
     /// Objective value at `best_input` (`f64::INFINITY` if nothing was evaluated).
@@ -161,12 +161,12 @@ impl<F: FnMut(&[f64]) -> f64> Evaluator<F> {
     }
 
     /// Ends the search, reporting `reason` unless a stop already said otherwise.
-    pub fn finish(self, result: Result<(), Halt>) -> Outcome {
+    pub fn finish(self, result: Result<(), Halt>) -> SearchOutcome {
         let reason = match result {
             Ok(()) => Stop::Exhausted,
             Err(Halt(reason)) => reason,
         };
-        Outcome {
+        SearchOutcome {
             best_input: self.best_input,
             best_value: self.best_value,
             evals: self.evals,

@@ -35,7 +35,7 @@ pub mod stop;
 pub use avm::{avm, AvmConfig};
 pub use basinhopping::{basinhopping, BasinhoppingConfig};
 pub use budget::{Budget, Clock, Interrupt, Limits};
-pub use evaluator::{run_steps, Evaluator, Halt, OneStep, Outcome, Stepped};
+pub use evaluator::{run_steps, Evaluator, Halt, OneStep, SearchOutcome, Stepped};
 pub use powell::{powell, PowellConfig};
 pub use space::Space;
 pub use stop::Stop;

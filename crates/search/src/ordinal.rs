@@ -24,27 +24,27 @@
 
 /// An IEEE 754 binary interchange format: the two that C's `float` and `double` use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FpFormat {
+pub enum HostFormat {
     /// binary32 (8 exponent bits, 24-bit significand).
     F32,
     /// binary64 (11 exponent bits, 53-bit significand).
     F64,
 }
 
-impl FpFormat {
+impl HostFormat {
     /// Exponent width in bits (IEEE `w`, SMT-LIB `eb`).
     pub fn exponent_bits(self) -> u32 {
         match self {
-            FpFormat::F32 => 8,
-            FpFormat::F64 => 11,
+            HostFormat::F32 => 8,
+            HostFormat::F64 => 11,
         }
     }
 
     /// Significand precision including the hidden bit (IEEE `p`, SMT-LIB `sb`).
     pub fn significand_bits(self) -> u32 {
         match self {
-            FpFormat::F32 => 24,
-            FpFormat::F64 => 53,
+            HostFormat::F32 => 24,
+            HostFormat::F64 => 53,
         }
     }
 
@@ -54,10 +54,10 @@ impl FpFormat {
     }
 
     /// The format with exponent width `eb` and precision `sb`, if it is one of these.
-    pub fn from_eb_sb(eb: u64, sb: u64) -> Option<FpFormat> {
+    pub fn from_eb_sb(eb: u64, sb: u64) -> Option<HostFormat> {
         match (eb, sb) {
-            (8, 24) => Some(FpFormat::F32),
-            (11, 53) => Some(FpFormat::F64),
+            (8, 24) => Some(HostFormat::F32),
+            (11, 53) => Some(HostFormat::F64),
             _ => None,
         }
     }
@@ -74,30 +74,30 @@ impl FpFormat {
 }
 
 /// The magnitude bits of `x` in `format`.
-fn magnitude(format: FpFormat, x: f64) -> u64 {
+fn magnitude(format: HostFormat, x: f64) -> u64 {
     let bits = match format {
-        FpFormat::F32 => u64::from((x as f32).to_bits()),
-        FpFormat::F64 => x.to_bits(),
+        HostFormat::F32 => u64::from((x as f32).to_bits()),
+        HostFormat::F64 => x.to_bits(),
     };
     bits & format.max_magnitude()
 }
 
 /// The value with magnitude bits `magnitude` and the given sign, widened to `f64`.
-fn from_magnitude(format: FpFormat, magnitude: u64, negative: bool) -> f64 {
+fn from_magnitude(format: HostFormat, magnitude: u64, negative: bool) -> f64 {
     let bits = if negative {
         magnitude | format.sign_bit()
     } else {
         magnitude
     };
     match format {
-        FpFormat::F32 => f64::from(f32::from_bits(bits as u32)),
-        FpFormat::F64 => f64::from_bits(bits),
+        HostFormat::F32 => f64::from(f32::from_bits(bits as u32)),
+        HostFormat::F64 => f64::from_bits(bits),
     }
 }
 
 /// The total-order ordinal of a non-NaN `x` of `format`: `-0` is `-1`, `+0` is `0`,
 /// consecutive values differ by one.
-pub fn ord(format: FpFormat, x: f64) -> i64 {
+pub fn ord(format: HostFormat, x: f64) -> i64 {
     let m = magnitude(format, x) as i64;
     if x.is_sign_negative() {
         -m - 1
@@ -107,17 +107,17 @@ pub fn ord(format: FpFormat, x: f64) -> i64 {
 }
 
 /// The ordinal of `-oo` in `format`.
-pub fn min_ord(format: FpFormat) -> i64 {
+pub fn min_ord(format: HostFormat) -> i64 {
     ord(format, f64::NEG_INFINITY)
 }
 
 /// The ordinal of `+oo` in `format`.
-pub fn max_ord(format: FpFormat) -> i64 {
+pub fn max_ord(format: HostFormat) -> i64 {
     ord(format, f64::INFINITY)
 }
 
 /// The value of `format` with total-order ordinal `o`, clamped to the infinities.
-pub fn from_ord(format: FpFormat, o: i64) -> f64 {
+pub fn from_ord(format: HostFormat, o: i64) -> f64 {
     let o = o.clamp(min_ord(format), max_ord(format));
     if o < 0 {
         from_magnitude(format, (-o - 1) as u64, true)
@@ -128,7 +128,7 @@ pub fn from_ord(format: FpFormat, o: i64) -> f64 {
 
 /// The number of values of `format` from zero to `x`, negative below zero: both zeros
 /// are 0, NaNs lie beyond the infinities (by their bits).
-pub fn signed_ulps(format: FpFormat, x: f64) -> i64 {
+pub fn signed_ulps(format: HostFormat, x: f64) -> i64 {
     let m = magnitude(format, x) as i64;
     if x.is_sign_negative() {
         -m
@@ -139,13 +139,13 @@ pub fn signed_ulps(format: FpFormat, x: f64) -> i64 {
 
 /// The value of `format` `n` values away from zero (`+0` for 0; NaN patterns beyond the
 /// infinities, up to the largest).
-pub fn from_signed_ulps(format: FpFormat, n: i64) -> f64 {
+pub fn from_signed_ulps(format: HostFormat, n: i64) -> f64 {
     from_magnitude(format, n.unsigned_abs().min(format.max_magnitude()), n < 0)
 }
 
 /// How many values of `format` separate non-NaN `a` and `b`, with `-0` and `+0` the
 /// same point.
-pub fn ulp_distance(format: FpFormat, a: f64, b: f64) -> u64 {
+pub fn ulp_distance(format: HostFormat, a: f64, b: f64) -> u64 {
     signed_ulps(format, a).abs_diff(signed_ulps(format, b))
 }
 
@@ -157,7 +157,7 @@ const MAX_COORDINATE: f64 = (1u64 << 63) as f64 - 1024.0;
 /// sign of `x` (so `-0.0` maps to `-0.0`). An `f64` holds 53 bits, so beyond 2^53 a
 /// coordinate rounds to a multiple of 2^(k-53) ulps.
 pub fn to_ordinal(x: f64) -> f64 {
-    (magnitude(FpFormat::F64, x) as f64).copysign(x)
+    (magnitude(HostFormat::F64, x) as f64).copysign(x)
 }
 
 /// The binary64 value whose ordered-bits coordinate is nearest to `coordinate`, with its
@@ -167,7 +167,7 @@ pub fn from_ordinal(coordinate: f64) -> f64 {
         return 0.0;
     }
     let m = coordinate.abs().round().min(MAX_COORDINATE) as u64;
-    from_magnitude(FpFormat::F64, m, false).copysign(coordinate)
+    from_magnitude(HostFormat::F64, m, false).copysign(coordinate)
 }
 
 #[cfg(test)]
@@ -175,42 +175,42 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const FORMATS: [FpFormat; 2] = [FpFormat::F32, FpFormat::F64];
+    const FORMATS: [HostFormat; 2] = [HostFormat::F32, HostFormat::F64];
 
     /// Rounds `x` to `format`, widened.
-    fn round_to(format: FpFormat, x: f64) -> f64 {
+    fn round_to(format: HostFormat, x: f64) -> f64 {
         match format {
-            FpFormat::F32 => f64::from(x as f32),
-            FpFormat::F64 => x,
+            HostFormat::F32 => f64::from(x as f32),
+            HostFormat::F64 => x,
         }
     }
 
     /// The next value of `format` above `x`.
-    fn next_up(format: FpFormat, x: f64) -> f64 {
+    fn next_up(format: HostFormat, x: f64) -> f64 {
         match format {
-            FpFormat::F32 => f64::from((x as f32).next_up()),
-            FpFormat::F64 => x.next_up(),
+            HostFormat::F32 => f64::from((x as f32).next_up()),
+            HostFormat::F64 => x.next_up(),
         }
     }
 
     /// Any value of `format`, NaNs included, from its bits.
-    fn any_value(format: FpFormat) -> BoxedStrategy<f64> {
+    fn any_value(format: HostFormat) -> BoxedStrategy<f64> {
         match format {
-            FpFormat::F32 => any::<u32>()
+            HostFormat::F32 => any::<u32>()
                 .prop_map(|b| f64::from(f32::from_bits(b)))
                 .boxed(),
-            FpFormat::F64 => any::<u64>().prop_map(f64::from_bits).boxed(),
+            HostFormat::F64 => any::<u64>().prop_map(f64::from_bits).boxed(),
         }
     }
 
-    fn any_number(format: FpFormat) -> BoxedStrategy<f64> {
+    fn any_number(format: HostFormat) -> BoxedStrategy<f64> {
         any_value(format)
             .prop_filter("not NaN", |x| !x.is_nan())
             .boxed()
     }
 
-    fn format_and_two_numbers() -> impl Strategy<Value = (FpFormat, f64, f64)> {
-        prop_oneof![Just(FpFormat::F32), Just(FpFormat::F64)]
+    fn format_and_two_numbers() -> impl Strategy<Value = (HostFormat, f64, f64)> {
+        prop_oneof![Just(HostFormat::F32), Just(HostFormat::F64)]
             .prop_flat_map(|f| (Just(f), any_number(f), any_number(f)))
     }
 
@@ -255,7 +255,7 @@ mod tests {
         }
 
         #[test]
-        fn nans_lie_beyond_the_infinities(f in prop_oneof![Just(FpFormat::F32), Just(FpFormat::F64)],
+        fn nans_lie_beyond_the_infinities(f in prop_oneof![Just(HostFormat::F32), Just(HostFormat::F64)],
                                           x in any::<u64>()) {
             let nan = round_to(f, f64::from_bits((x | 0x7ff0_0000_0000_0001) & !(1 << 63)));
             prop_assume!(nan.is_nan());
@@ -266,15 +266,15 @@ mod tests {
         }
 
         #[test]
-        fn coordinates_are_monotone_and_exact_below_2_pow_53(a in any_number(FpFormat::F64),
-                                                             b in any_number(FpFormat::F64)) {
+        fn coordinates_are_monotone_and_exact_below_2_pow_53(a in any_number(HostFormat::F64),
+                                                             b in any_number(HostFormat::F64)) {
             if a < b {
                 prop_assert!(to_ordinal(a) <= to_ordinal(b));
             }
             if to_ordinal(a).abs() < 2f64.powi(53) {
                 prop_assert_eq!(from_ordinal(to_ordinal(a)).to_bits(), a.to_bits());
             }
-            prop_assert_eq!(to_ordinal(a), signed_ulps(FpFormat::F64, a) as f64);
+            prop_assert_eq!(to_ordinal(a), signed_ulps(HostFormat::F64, a) as f64);
         }
     }
 
@@ -296,13 +296,13 @@ mod tests {
     #[test]
     fn subnormals_and_infinities_sit_where_the_bits_say() {
         let tiny32 = f64::from(f32::from_bits(1));
-        assert_eq!(ord(FpFormat::F32, tiny32), 1);
-        assert_eq!(ord(FpFormat::F64, 5e-324), 1);
-        assert_eq!(ord(FpFormat::F32, f64::from(f32::MIN_POSITIVE)), 1 << 23);
-        assert_eq!(ord(FpFormat::F64, f64::MIN_POSITIVE), 1 << 52);
-        assert_eq!(max_ord(FpFormat::F32), 0x7f80_0000);
-        assert_eq!(max_ord(FpFormat::F64), 0x7ff0_0000_0000_0000);
-        assert_eq!(min_ord(FpFormat::F32), -0x7f80_0000 - 1);
+        assert_eq!(ord(HostFormat::F32, tiny32), 1);
+        assert_eq!(ord(HostFormat::F64, 5e-324), 1);
+        assert_eq!(ord(HostFormat::F32, f64::from(f32::MIN_POSITIVE)), 1 << 23);
+        assert_eq!(ord(HostFormat::F64, f64::MIN_POSITIVE), 1 << 52);
+        assert_eq!(max_ord(HostFormat::F32), 0x7f80_0000);
+        assert_eq!(max_ord(HostFormat::F64), 0x7ff0_0000_0000_0000);
+        assert_eq!(min_ord(HostFormat::F32), -0x7f80_0000 - 1);
         for f in FORMATS {
             assert_eq!(from_ord(f, i64::MAX), f64::INFINITY);
             assert_eq!(from_ord(f, i64::MIN), f64::NEG_INFINITY);
@@ -315,7 +315,7 @@ mod tests {
             );
         }
         assert_eq!(
-            from_signed_ulps(FpFormat::F64, signed_ulps(FpFormat::F64, f64::MAX) + 1),
+            from_signed_ulps(HostFormat::F64, signed_ulps(HostFormat::F64, f64::MAX) + 1),
             f64::INFINITY
         );
     }
@@ -345,7 +345,7 @@ mod tests {
                 from_ord(f, ord(f, 1.0) + 1),
                 round_to(
                     f,
-                    if f == FpFormat::F32 {
+                    if f == HostFormat::F32 {
                         1.0 + f64::from(f32::EPSILON)
                     } else {
                         1.0 + f64::EPSILON
@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn signed_ulps_are_exact_across_zero_and_binades() {
-        let f = FpFormat::F64;
+        let f = HostFormat::F64;
         assert_eq!(
             from_signed_ulps(f, signed_ulps(f, 1.0) + 1),
             1.0f64.next_up()

@@ -11,7 +11,7 @@ use std::fmt;
 /// The two formats the host's arithmetic, the interval domain and local search
 /// support. The type is the search crate's, which owns the float <-> ordinal
 /// mapping per format.
-pub use fpforge_search::ordinal::FpFormat as HostFormat;
+pub use fpforge_search::ordinal::HostFormat;
 
 /// A binary interchange format: `eb` exponent bits and `sb` significand bits (the
 /// hidden bit included), SMT-LIB's `(_ FloatingPoint eb sb)`. Any `eb >= 2`,

@@ -14,7 +14,7 @@ use crate::search_exit;
 use anyhow::{Context, Result};
 use fpforge_driver::confirm::crash_of;
 use fpforge_engine::{Engine, Stop};
-use fpforge_explore::Verdict;
+use fpforge_explore::ReachVerdict;
 use fpforge_report::reach::ReachOutcome;
 use fpforge_spec::InputSpec;
 use std::process::ExitCode;
@@ -32,7 +32,7 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
     spinner.finish();
     let reached = reached?;
     let mut notes = String::new();
-    if let (Some(file), Verdict::Path(report)) = (&options.emit_smt2, &reached.verdict) {
+    if let (Some(file), ReachVerdict::Path(report)) = (&options.emit_smt2, &reached.verdict) {
         match &report.smt2 {
             Some(smt) => std::fs::write(file, smt)
                 .with_context(|| format!("cannot write {}", file.display()))?,

@@ -20,7 +20,7 @@ use std::collections::{HashMap, VecDeque};
 
 /// How a function or global was first reached.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Reference {
+pub struct ReachedVia {
     /// The function or global that refers to it.
     pub from: AddrBase,
     /// The call, or the first instruction that uses the address; `None` for references
@@ -43,7 +43,7 @@ pub struct ExternalCall {
 #[derive(Clone, Debug, Default)]
 pub struct Reach {
     /// How each reached node was first reached (`None` for the entries).
-    via: HashMap<AddrBase, Option<Reference>>,
+    via: HashMap<AddrBase, Option<ReachedVia>>,
     /// Reached nodes in breadth-first order.
     order: Vec<AddrBase>,
     external_calls: Vec<ExternalCall>,
@@ -77,7 +77,7 @@ impl Reach {
                 AddrBase::Global(g) => global_references(module, g),
             };
             for (to, loc) in refs {
-                if reach.visit(to, Some(Reference { from: node, loc })) {
+                if reach.visit(to, Some(ReachedVia { from: node, loc })) {
                     queue.push_back(to);
                 }
             }
@@ -86,7 +86,7 @@ impl Reach {
     }
 
     /// Records the first way `node` is reached; false if it was reached before.
-    fn visit(&mut self, node: AddrBase, via: Option<Reference>) -> bool {
+    fn visit(&mut self, node: AddrBase, via: Option<ReachedVia>) -> bool {
         if self.via.contains_key(&node) {
             return false;
         }
@@ -117,7 +117,7 @@ impl Reach {
     }
 
     /// How `node` was first reached; `None` for an entry or a node not reached.
-    pub fn reference(&self, node: AddrBase) -> Option<Reference> {
+    pub fn reference(&self, node: AddrBase) -> Option<ReachedVia> {
         self.via.get(&node).copied().flatten()
     }
 

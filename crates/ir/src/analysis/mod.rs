@@ -18,7 +18,7 @@ pub mod constants;
 pub mod dominators;
 pub mod loops;
 
-pub use calls::{ExternalCall, Reach, Reference};
+pub use calls::{ExternalCall, Reach, ReachedVia};
 pub use cfg::Cfg;
 pub use constants::{infeasible_sides, ConstantFacts};
 pub use dominators::Dominators;

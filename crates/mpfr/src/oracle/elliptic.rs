@@ -15,7 +15,7 @@ const GUARD_BITS: u32 = 128;
 
 /// Which complete integral.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum EllipticKind {
     /// `K(k)`, of the first kind.
     First,
     /// `E(k)`, of the second kind.
@@ -27,7 +27,7 @@ const MAX_STEPS: u32 = 64;
 
 /// The integral at `prec` bits: `+inf` for `K` at `|k| = 1`, `None` for `|k| > 1`, where
 /// the value is complex, and for a NaN.
-pub fn complete(kind: Kind, prec: u32, k: &Float) -> Option<Float> {
+pub fn complete(kind: EllipticKind, prec: u32, k: &Float) -> Option<Float> {
     if k.is_nan() {
         return None;
     }
@@ -40,8 +40,8 @@ pub fn complete(kind: Kind, prec: u32, k: &Float) -> Option<Float> {
     }
     if complement.is_zero() {
         return Some(match kind {
-            Kind::First => Float::with_val(prec, rug::float::Special::Infinity),
-            Kind::Second => Float::with_val(prec, 1u32),
+            EllipticKind::First => Float::with_val(prec, rug::float::Special::Infinity),
+            EllipticKind::Second => Float::with_val(prec, 1u32),
         });
     }
     let mut a = Float::with_val(work, 1u32);
@@ -65,8 +65,8 @@ pub fn complete(kind: Kind, prec: u32, k: &Float) -> Option<Float> {
     Some(Float::with_val(
         prec,
         match kind {
-            Kind::First => first,
-            Kind::Second => Float::with_val(work, 1u32 - sum) * first,
+            EllipticKind::First => first,
+            EllipticKind::Second => Float::with_val(work, 1u32 - sum) * first,
         },
     ))
 }
@@ -105,22 +105,25 @@ mod tests {
         ];
         for (k, first, second) in cases {
             let k = Float::with_val(53, k);
-            for (kind, want) in [(Kind::First, first), (Kind::Second, second)] {
+            for (kind, want) in [(EllipticKind::First, first), (EllipticKind::Second, second)] {
                 let got = complete(kind, 160, &k).expect("|k| < 1");
                 let diff = relative_difference(&got, &decimal(want));
                 assert!(diff <= 1e-45, "{kind:?}({k}) = {got}, want {want}");
             }
         }
         let one = Float::with_val(53, 1.0);
-        assert!(complete(Kind::First, 64, &one)
+        assert!(complete(EllipticKind::First, 64, &one)
             .expect("a pole")
             .is_infinite());
         assert_eq!(
-            complete(Kind::Second, 64, &one),
+            complete(EllipticKind::Second, 64, &one),
             Some(Float::with_val(64, 1))
         );
-        assert_eq!(complete(Kind::First, 64, &Float::with_val(53, 1.5)), None);
+        assert_eq!(
+            complete(EllipticKind::First, 64, &Float::with_val(53, 1.5)),
+            None
+        );
         let nan = Float::with_val(53, rug::float::Special::Nan);
-        assert_eq!(complete(Kind::Second, 64, &nan), None);
+        assert_eq!(complete(EllipticKind::Second, 64, &nan), None);
     }
 }

@@ -205,10 +205,10 @@ fn chosen_zero(op: Op, a: &[Value], choice: u8) -> Option<Value> {
 
 /// Evaluates a fixed set of root terms (and their sub-terms) under models.
 ///
-/// The cone of the roots is computed once; each [`Evaluator::run`] fills a
+/// The cone of the roots is computed once; each [`TermEvaluator::run`] fills a
 /// value and a taint flag per term, in id order (children first).
 #[derive(Clone, Debug)]
-pub struct Evaluator {
+pub struct TermEvaluator {
     cone: Vec<TermId>,
     vals: Vec<Value>,
     tainted: Vec<bool>,
@@ -216,9 +216,9 @@ pub struct Evaluator {
     chose: bool,
 }
 
-impl Evaluator {
+impl TermEvaluator {
     /// An evaluator for `roots` in `store`.
-    pub fn new(store: &TermStore, roots: &[TermId]) -> Evaluator {
+    pub fn new(store: &TermStore, roots: &[TermId]) -> TermEvaluator {
         let mut seen = vec![false; store.len()];
         let mut stack: Vec<TermId> = roots.to_vec();
         while let Some(t) = stack.pop() {
@@ -231,7 +231,7 @@ impl Evaluator {
             .map(TermId)
             .filter(|t| seen[t.index()])
             .collect();
-        Evaluator {
+        TermEvaluator {
             cone,
             vals: vec![Value::Bool(false); store.len()],
             tainted: vec![false; store.len()],
@@ -273,7 +273,7 @@ impl Evaluator {
         }
     }
 
-    /// The value of `t` after the last [`Evaluator::run`].
+    /// The value of `t` after the last [`TermEvaluator::run`].
     pub fn value(&self, t: TermId) -> Value {
         self.vals[t.index()]
     }
@@ -300,7 +300,7 @@ pub fn check_model(store: &TermStore, assertions: &[TermId], model: &Model) -> b
 /// A [`Model::zero_choice`] under which the values of `model` satisfy every
 /// assertion (the model's own choice first), or `None`.
 pub fn satisfying_choice(store: &TermStore, assertions: &[TermId], model: &Model) -> Option<u8> {
-    let mut ev = Evaluator::new(store, assertions);
+    let mut ev = TermEvaluator::new(store, assertions);
     let mut m = model.clone();
     for flip in 0..ZERO_CHOICES {
         m.zero_choice = model.zero_choice ^ flip;
@@ -317,7 +317,7 @@ pub fn satisfying_choice(store: &TermStore, assertions: &[TermId], model: &Model
 
 /// Evaluates one term under a model; `None` if its value is unspecified.
 pub fn eval_term(store: &TermStore, t: TermId, model: &Model) -> Option<Value> {
-    let mut ev = Evaluator::new(store, &[t]);
+    let mut ev = TermEvaluator::new(store, &[t]);
     ev.run(store, model);
     (!ev.is_tainted(t)).then(|| ev.value(t))
 }

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::propagate::{single_value, Doms, Propagator};
 use super::{BDom, Dom, FDom, RmSet, CAN_FALSE, CAN_TRUE};
-use crate::eval::{satisfying_choice, Evaluator, Model};
+use crate::eval::{satisfying_choice, Model, TermEvaluator};
 use crate::term::{Op, TermId, TermStore};
 
 /// Which variable to split next.
@@ -182,7 +182,7 @@ impl<'s> Labeling<'s> {
                     m.zero_choice = choice;
                     return LabelOutcome::Sat(m);
                 }
-                let mut ev = Evaluator::new(self.store, &self.roots);
+                let mut ev = TermEvaluator::new(self.store, &self.roots);
                 ev.run(self.store, &m);
                 if self.roots.iter().any(|&r| ev.is_tainted(r)) {
                     self.incomplete = true;

@@ -204,7 +204,7 @@ pub fn add_bounds(fp: Params, lo: f64, hi: f64) -> Option<(f64, f64)> {
 
 /// Which operand of which operation a magnitude bound is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operand {
+pub enum BoundOperand {
     /// Either factor of `z = x * y`.
     Factor,
     /// `x` in `z = x / y`.
@@ -215,12 +215,12 @@ pub enum Operand {
 
 /// Bounds `(l, u)` on `|t|` for an operand `t` of `*` or `/` when
 /// `zl <= |z| <= zh`, `0 < zl` (see the module doc); `u` may be infinite.
-pub fn mul_div_bounds(fp: Params, which: Operand, zl: f64, zh: f64) -> (f64, f64) {
+pub fn mul_div_bounds(fp: Params, which: BoundOperand, zl: f64, zh: f64) -> (f64, f64) {
     let (below, above) = (fp.pred(zl), fp.succ(zh));
     let (l, u) = match which {
-        Operand::Factor => (below / fp.fmax(), above / fp.fmin()),
-        Operand::Dividend => (below * fp.fmin(), above * fp.fmax()),
-        Operand::Divisor => (
+        BoundOperand::Factor => (below / fp.fmax(), above / fp.fmin()),
+        BoundOperand::Dividend => (below * fp.fmin(), above * fp.fmax()),
+        BoundOperand::Divisor => (
             fp.fmin() / above,
             if below > 0.0 {
                 fp.fmax() / below
@@ -258,7 +258,7 @@ pub fn add_filter(f: HostFormat, z: &FDom) -> Option<FDom> {
 
 /// The max-ULP filter for an operand `t` of `*` or `/`: `t`'s range cut to
 /// `l <= |t| <= u` on each sign (as ordinals), `None` without a bound.
-pub fn mul_div_filter(f: HostFormat, which: Operand, z: &FDom, t: &FDom) -> Option<FDom> {
+pub fn mul_div_filter(f: HostFormat, which: BoundOperand, z: &FDom, t: &FDom) -> Option<FDom> {
     let z = &z.meet(&FDom::full(f));
     if z.nan || z.range_empty() || z.has_zero() || z.has_inf(f) {
         return None;
@@ -402,7 +402,7 @@ mod tests {
                     }
                     if finite_nonzero(pr) {
                         let (lo, hi) = widen(pr, &mut rng);
-                        let (l, u) = mul_div_bounds(TINY, Operand::Factor, lo, hi);
+                        let (l, u) = mul_div_bounds(TINY, BoundOperand::Factor, lo, hi);
                         for t in [x, y] {
                             assert!(
                                 l <= t.abs() && t.abs() <= u,
@@ -412,12 +412,12 @@ mod tests {
                     }
                     if finite_nonzero(q) {
                         let (lo, hi) = widen(q, &mut rng);
-                        let (l, u) = mul_div_bounds(TINY, Operand::Dividend, lo, hi);
+                        let (l, u) = mul_div_bounds(TINY, BoundOperand::Dividend, lo, hi);
                         assert!(
                             l <= x.abs() && x.abs() <= u,
                             "{x} / {y} = {q}: x outside [{l}, {u}]"
                         );
-                        let (l, u) = mul_div_bounds(TINY, Operand::Divisor, lo, hi);
+                        let (l, u) = mul_div_bounds(TINY, BoundOperand::Divisor, lo, hi);
                         assert!(
                             l <= y.abs() && y.abs() <= u,
                             "{x} / {y} = {q}: y outside [{l}, {u}]"
@@ -509,7 +509,7 @@ mod tests {
         // x * y = 1e30 needs |x| >= 1e30 / f32::MAX.
         let z = single(1e30);
         let positive = FDom::range(0, fpforge_search::ordinal::max_ord(f));
-        let t = mul_div_filter(f, Operand::Factor, &z, &positive).unwrap();
+        let t = mul_div_filter(f, BoundOperand::Factor, &z, &positive).unwrap();
         let l = from(f, t.lo);
         let r = 1e30 / f64::from(f32::MAX);
         assert!(l > r * 0.999 && l <= r * 1.001, "{l} vs {r}");

@@ -436,9 +436,9 @@ pub fn arith_bwd(
         }
     } else {
         let which = match (op, t_is_rhs) {
-            (Arith::Mul, _) => max_ulp::Operand::Factor,
-            (_, false) => max_ulp::Operand::Dividend,
-            _ => max_ulp::Operand::Divisor,
+            (Arith::Mul, _) => max_ulp::BoundOperand::Factor,
+            (_, false) => max_ulp::BoundOperand::Dividend,
+            _ => max_ulp::BoundOperand::Divisor,
         };
         if let Some(b) = max_ulp::mul_div_filter(f, which, z, &t_range) {
             t_range = b;

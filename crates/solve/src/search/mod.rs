@@ -20,7 +20,7 @@ use fpforge_search::{run_steps, Limits, OneStep, Stepped, Stop};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::eval::{Evaluator, Model, Value};
+use crate::eval::{Model, TermEvaluator, Value};
 use crate::sort::{round_to, HostFormat, RoundingMode, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 use crate::Fitness;
@@ -43,7 +43,7 @@ pub struct SearchVar {
 pub struct Objective<'s> {
     store: &'s TermStore,
     assertions: Vec<TermId>,
-    ev: Evaluator,
+    ev: TermEvaluator,
     kind: Fitness,
     /// The variables in the cone of the assertions.
     pub vars: Vec<SearchVar>,
@@ -59,7 +59,7 @@ pub struct Objective<'s> {
 impl<'s> Objective<'s> {
     /// The objective of `assertions` in `store`.
     pub fn new(store: &'s TermStore, assertions: &[TermId], kind: Fitness) -> Objective<'s> {
-        let ev = Evaluator::new(store, assertions);
+        let ev = TermEvaluator::new(store, assertions);
         let mut seen = vec![false; store.vars().len()];
         let mut stack = assertions.to_vec();
         let mut visited = vec![false; store.len()];
