@@ -43,7 +43,7 @@
 use fpforge_exec::{Concrete, InputSlot, Memory, Semantics, TrapKind};
 use fpforge_solve::eval::{Model, TermEvaluator, Value};
 use fpforge_solve::term::ExtFn;
-use fpforge_solve::{FpFormat, Op, RoundingMode, Sort, TermId, TermStore};
+use fpforge_solve::{FpFormat, Op, SmtRounding, Sort, TermId, TermStore};
 use fpforge_spec::{FieldValue, InputSpec, ParamInput};
 use fpir::{
     Arm, BranchSite, FloatPred, FloatTy, IntPred, MathCall, MathFn, Module, ParamShape, Side,
@@ -391,7 +391,7 @@ impl Concolic {
     }
 
     /// `op(rm, args...)`: an operation that takes a rounding mode, in mode `rm`.
-    fn rounded(&mut self, op: Op, rm: RoundingMode, args: &[TermId]) -> Option<TermId> {
+    fn rounded(&mut self, op: Op, rm: SmtRounding, args: &[TermId]) -> Option<TermId> {
         let mut all = vec![self.store.rm_const(rm)];
         all.extend_from_slice(args);
         self.mk(op, &all)
@@ -573,7 +573,7 @@ impl Concolic {
         let t = Type::Float(ty);
         self.result(name, t, bits, &[a, b], |s| {
             let (x, y) = (s.lift(t, a)?, s.lift(t, b)?);
-            s.rounded(op, RoundingMode::Rne, &[x, y])
+            s.rounded(op, SmtRounding::Rne, &[x, y])
         })
     }
 
@@ -581,7 +581,7 @@ impl Concolic {
     fn widen64(&mut self, ty: Type, x: TermId) -> Option<TermId> {
         match ty {
             Type::Float(FloatTy::F32) => {
-                self.rounded(Op::FpToFp(FpFormat::F64), RoundingMode::Rne, &[x])
+                self.rounded(Op::FpToFp(FpFormat::F64), SmtRounding::Rne, &[x])
             }
             _ => Some(x),
         }
@@ -618,7 +618,7 @@ impl Concolic {
         let inside = self.mk(Op::And, &[c1, c2])?;
         let zero = self.store.f64_const(0.0);
         let safe = self.mk(Op::Ite, &[inside, x, zero])?;
-        let conv = self.rounded(Op::FpToSbv(w), RoundingMode::Rtz, &[safe])?;
+        let conv = self.rounded(Op::FpToSbv(w), SmtRounding::Rtz, &[safe])?;
         let bad = self.bv_const(invalid, w);
         self.mk(Op::Ite, &[inside, conv, bad])
     }
@@ -654,7 +654,7 @@ impl Concolic {
     ) -> CVal {
         self.result(name, to, bits, &[a], |s| {
             let x = s.lift(from, a)?;
-            s.rounded(Op::FpToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
+            s.rounded(Op::FpToFp(fmt_of(to.as_float()?)), SmtRounding::Rne, &[x])
         })
     }
 
@@ -1006,7 +1006,7 @@ impl Semantics for Concolic {
             let r = if w == 64 {
                 let lo = s.cvtt64(x)?;
                 let two63 = s.store.f64_const(9_223_372_036_854_775_808.0);
-                let shifted = s.rounded(Op::FpSub, RoundingMode::Rne, &[x, two63])?;
+                let shifted = s.rounded(Op::FpSub, SmtRounding::Rne, &[x, two63])?;
                 let hi = s.cvtt64(shifted)?;
                 let c63 = s.bv_const(63, 64);
                 let sign = s.mk(Op::BvAshr, &[lo, c63])?;
@@ -1033,14 +1033,14 @@ impl Semantics for Concolic {
         let bits = Concrete.uitofp(from, to, &a.bits);
         self.result("uitofp", to, bits, &[a], |s| {
             let x = s.bv(from, a)?;
-            s.rounded(Op::UbvToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
+            s.rounded(Op::UbvToFp(fmt_of(to.as_float()?)), SmtRounding::Rne, &[x])
         })
     }
     fn sitofp(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
         let bits = Concrete.sitofp(from, to, &a.bits);
         self.result("sitofp", to, bits, &[a], |s| {
             let x = s.bv(from, a)?;
-            s.rounded(Op::SbvToFp(fmt_of(to.as_float()?)), RoundingMode::Rne, &[x])
+            s.rounded(Op::SbvToFp(fmt_of(to.as_float()?)), SmtRounding::Rne, &[x])
         })
     }
     fn ptrtoint(&mut self, from: Type, to: Type, a: &CVal) -> CVal {
@@ -1322,7 +1322,7 @@ enum MathTerm {
     /// One exact operator or extension operator on the one operand.
     Unary(Op),
     /// One operator that takes a rounding mode, in that mode, on the one operand.
-    Rounded(Op, RoundingMode),
+    Rounded(Op, SmtRounding),
     /// `fp.fma` on the three operands.
     Fma,
     /// `fp.add(fp.mul(x, y), z)`: two roundings, as clang -O0 computes `fmuladd`.
@@ -1352,10 +1352,10 @@ macro_rules! math_term {
         MathTerm::Unary(Op::FpAbs)
     };
     ([sqrt]) => {
-        MathTerm::Rounded(Op::FpSqrt, RoundingMode::Rne)
+        MathTerm::Rounded(Op::FpSqrt, SmtRounding::Rne)
     };
     ([round($mode:ident)]) => {
-        MathTerm::Rounded(Op::FpRoundToIntegral, RoundingMode::$mode)
+        MathTerm::Rounded(Op::FpRoundToIntegral, SmtRounding::$mode)
     };
     ([ext($f:ident)]) => {
         MathTerm::Unary(Op::Ext(ExtFn::$f))
@@ -1442,10 +1442,10 @@ impl Concolic {
             match (term, xs.as_slice()) {
                 (MathTerm::Unary(op), &[x]) => s.mk(op, &[x]),
                 (MathTerm::Rounded(op, rm), &[x]) => s.rounded(op, rm, &[x]),
-                (MathTerm::Fma, &[_, _, _]) => s.rounded(Op::FpFma, RoundingMode::Rne, &xs),
+                (MathTerm::Fma, &[_, _, _]) => s.rounded(Op::FpFma, SmtRounding::Rne, &xs),
                 (MathTerm::MulAdd, &[x, y, z]) => {
-                    let p = s.rounded(Op::FpMul, RoundingMode::Rne, &[x, y])?;
-                    s.rounded(Op::FpAdd, RoundingMode::Rne, &[p, z])
+                    let p = s.rounded(Op::FpMul, SmtRounding::Rne, &[x, y])?;
+                    s.rounded(Op::FpAdd, SmtRounding::Rne, &[p, z])
                 }
                 (
                     MathTerm::Unary(_) | MathTerm::Rounded(..) | MathTerm::Fma | MathTerm::MulAdd,
@@ -1463,8 +1463,8 @@ impl Concolic {
     /// `modf(x)` as terms: the integral part `trunc(x)` and the fraction `x - trunc(x)`
     /// (exact), a zero with the sign of `x` when that is zero or `x` is infinite.
     fn modf_terms(&mut self, ty: FloatTy, x: TermId) -> Option<(TermId, TermId)> {
-        let int = self.rounded(Op::FpRoundToIntegral, RoundingMode::Rtz, &[x])?;
-        let d = self.rounded(Op::FpSub, RoundingMode::Rne, &[x, int])?;
+        let int = self.rounded(Op::FpRoundToIntegral, SmtRounding::Rtz, &[x])?;
+        let d = self.rounded(Op::FpSub, SmtRounding::Rne, &[x, int])?;
         let f = fmt_of(ty);
         let (pz, nz) = (
             self.store.fp_const(f, f.zero(false)),

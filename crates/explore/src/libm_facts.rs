@@ -20,7 +20,7 @@
 //! the caller checks against the original.
 
 use fpforge_solve::term::ExtFn;
-use fpforge_solve::{FpFormat, Op, RoundingMode, Sort, TermId, TermStore};
+use fpforge_solve::{FpFormat, Op, SmtRounding, Sort, TermId, TermStore};
 use std::collections::{HashMap, HashSet};
 
 /// The fresh variables of the math applications seen so far, kept across the queries of
@@ -114,7 +114,7 @@ fn result_var(store: &mut TermStore, f: ExtFn, x: TermId, sort: Sort) -> Option<
             b.mk(Op::And, &[nan, never_negative])?
         }
         ExtFn::Log => {
-            let zero = b.constant(0.0, RoundingMode::Rne)?;
+            let zero = b.constant(0.0, SmtRounding::Rne)?;
             let below = b.mk(Op::FpLt, &[x, zero])?;
             let undefined = b.mk(Op::Or, &[x_nan, below])?;
             b.mk(Op::Eq, &[y_nan, undefined])?
@@ -140,7 +140,7 @@ impl Facts<'_> {
     }
 
     /// `x` in the format, rounded by `mode` (a bound stays a bound in a narrow format).
-    fn constant(&mut self, x: f64, mode: RoundingMode) -> Option<TermId> {
+    fn constant(&mut self, x: f64, mode: SmtRounding) -> Option<TermId> {
         let wide = self.store.f64_const(x);
         if self.format == FpFormat::F64 {
             return Some(wide);
@@ -151,8 +151,8 @@ impl Facts<'_> {
 
     /// `y` is NaN (`y_nan`) or in [-bound, bound] (rounded outward).
     fn within(&mut self, y: TermId, y_nan: TermId, bound: f64) -> Option<TermId> {
-        let lo = self.constant(-bound, RoundingMode::Rtn)?;
-        let hi = self.constant(bound, RoundingMode::Rtp)?;
+        let lo = self.constant(-bound, SmtRounding::Rtn)?;
+        let hi = self.constant(bound, SmtRounding::Rtp)?;
         let above = self.mk(Op::FpGeq, &[y, lo])?;
         let below = self.mk(Op::FpLeq, &[y, hi])?;
         let inside = self.mk(Op::And, &[above, below])?;

@@ -495,7 +495,7 @@ fn range_constraints(spec: &InputSpec, sem: &mut Concolic) -> Vec<Option<TermId>
                 (Type::Float(_), _) => {
                     let x = match ty {
                         Type::Float(FloatTy::F32) => {
-                            let rne = store.rm_const(fpforge_solve::RoundingMode::Rne);
+                            let rne = store.rm_const(fpforge_solve::SmtRounding::Rne);
                             store
                                 .mk(Op::FpToFp(fpforge_solve::FpFormat::F64), &[rne, var])
                                 .ok()?

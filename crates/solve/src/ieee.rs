@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 
-use crate::sort::{FpFormat, RoundingMode};
+use crate::sort::{FpFormat, SmtRounding};
 
 impl FpFormat {
     fn bias(self) -> i64 {
@@ -146,14 +146,14 @@ enum Tail {
 
 /// Whether rounding the kept magnitude `q` (odd when `odd`) with a discarded `tail`
 /// away from zero is what mode `rm` does for a value of sign `neg`.
-fn rounds_up(rm: RoundingMode, neg: bool, odd: bool, tail: Tail) -> bool {
+fn rounds_up(rm: SmtRounding, neg: bool, odd: bool, tail: Tail) -> bool {
     match (rm, tail) {
         (_, Tail::Zero) => false,
-        (RoundingMode::Rne, Tail::Half) => odd,
-        (RoundingMode::Rne | RoundingMode::Rna, t) => t != Tail::BelowHalf,
-        (RoundingMode::Rtp, _) => !neg,
-        (RoundingMode::Rtn, _) => neg,
-        (RoundingMode::Rtz, _) => false,
+        (SmtRounding::Rne, Tail::Half) => odd,
+        (SmtRounding::Rne | SmtRounding::Rna, t) => t != Tail::BelowHalf,
+        (SmtRounding::Rtp, _) => !neg,
+        (SmtRounding::Rtn, _) => neg,
+        (SmtRounding::Rtz, _) => false,
     }
 }
 
@@ -184,7 +184,7 @@ fn split(mag: &BigUint, exp: i64, sticky: bool, lsb: i64) -> (BigUint, Tail) {
 /// Rounds the exact value `x` (plus a sticky remainder below its last bit when
 /// `sticky`) to format `f` in mode `rm`. A zero `x` without sticky stays a zero of its
 /// sign.
-pub fn round(f: FpFormat, rm: RoundingMode, x: &Exact, sticky: bool) -> u128 {
+pub fn round(f: FpFormat, rm: SmtRounding, x: &Exact, sticky: bool) -> u128 {
     if x.is_zero() && !sticky {
         return f.zero(x.neg);
     }
@@ -212,10 +212,10 @@ pub fn round(f: FpFormat, rm: RoundingMode, x: &Exact, sticky: bool) -> u128 {
     let biased = lsb + i64::from(f.frac_bits()) + f.bias();
     if biased >= f.exp_mask() as i64 {
         let to_inf = match rm {
-            RoundingMode::Rne | RoundingMode::Rna => true,
-            RoundingMode::Rtp => !x.neg,
-            RoundingMode::Rtn => x.neg,
-            RoundingMode::Rtz => false,
+            SmtRounding::Rne | SmtRounding::Rna => true,
+            SmtRounding::Rtp => !x.neg,
+            SmtRounding::Rtn => x.neg,
+            SmtRounding::Rtz => false,
         };
         return if to_inf {
             f.inf(x.neg)
@@ -228,12 +228,12 @@ pub fn round(f: FpFormat, rm: RoundingMode, x: &Exact, sticky: bool) -> u128 {
 
 /// The sign of an exact zero sum of operands that are not both zeros of one sign:
 /// `-0` toward negative, `+0` otherwise (IEEE 754 §6.3).
-fn cancelled_zero(f: FpFormat, rm: RoundingMode) -> u128 {
-    f.zero(rm == RoundingMode::Rtn)
+fn cancelled_zero(f: FpFormat, rm: SmtRounding) -> u128 {
+    f.zero(rm == SmtRounding::Rtn)
 }
 
 /// The exact sum of two finite values, rounded; zero sums follow IEEE 754 §6.3.
-fn add_exact(f: FpFormat, rm: RoundingMode, a: &Exact, b: &Exact) -> u128 {
+fn add_exact(f: FpFormat, rm: SmtRounding, a: &Exact, b: &Exact) -> u128 {
     if a.is_zero() && b.is_zero() && a.neg == b.neg {
         return f.zero(a.neg);
     }
@@ -253,7 +253,7 @@ fn add_exact(f: FpFormat, rm: RoundingMode, a: &Exact, b: &Exact) -> u128 {
 }
 
 /// `fp.add`.
-pub fn add(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
+pub fn add(f: FpFormat, rm: SmtRounding, x: u128, y: u128) -> u128 {
     match (f.decode(x), f.decode(y)) {
         (Num::Nan, _) | (_, Num::Nan) => f.nan(),
         (Num::Inf(a), Num::Inf(b)) if a != b => f.nan(),
@@ -263,13 +263,13 @@ pub fn add(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
 }
 
 /// `fp.sub`.
-pub fn sub(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
+pub fn sub(f: FpFormat, rm: SmtRounding, x: u128, y: u128) -> u128 {
     let y = if f.is_nan(y) { y } else { y ^ f.sign_bit() };
     add(f, rm, x, y)
 }
 
 /// `fp.mul`.
-pub fn mul(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
+pub fn mul(f: FpFormat, rm: SmtRounding, x: u128, y: u128) -> u128 {
     match (f.decode(x), f.decode(y)) {
         (Num::Nan, _) | (_, Num::Nan) => f.nan(),
         (Num::Inf(_), Num::Finite(z)) | (Num::Finite(z), Num::Inf(_)) if z.is_zero() => f.nan(),
@@ -293,7 +293,7 @@ fn long_div(a: &BigUint, b: &BigUint, bits: u32) -> (BigUint, u64, bool) {
 }
 
 /// `fp.div`.
-pub fn div(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
+pub fn div(f: FpFormat, rm: SmtRounding, x: u128, y: u128) -> u128 {
     match (f.decode(x), f.decode(y)) {
         (Num::Nan, _) | (_, Num::Nan) | (Num::Inf(_), Num::Inf(_)) => f.nan(),
         (Num::Inf(a), Num::Finite(b)) => f.inf(a != b.neg),
@@ -318,7 +318,7 @@ pub fn div(f: FpFormat, rm: RoundingMode, x: u128, y: u128) -> u128 {
 }
 
 /// `fp.sqrt`.
-pub fn sqrt(f: FpFormat, rm: RoundingMode, x: u128) -> u128 {
+pub fn sqrt(f: FpFormat, rm: SmtRounding, x: u128) -> u128 {
     match f.decode(x) {
         Num::Nan | Num::Inf(true) => f.nan(),
         Num::Inf(false) => f.inf(false),
@@ -341,7 +341,7 @@ pub fn sqrt(f: FpFormat, rm: RoundingMode, x: u128) -> u128 {
 }
 
 /// `fp.fma`: `x * y + z` rounded once.
-pub fn fma(f: FpFormat, rm: RoundingMode, x: u128, y: u128, z: u128) -> u128 {
+pub fn fma(f: FpFormat, rm: SmtRounding, x: u128, y: u128, z: u128) -> u128 {
     let (a, b, c) = (f.decode(x), f.decode(y), f.decode(z));
     let product = match (&a, &b) {
         (Num::Nan, _) | (_, Num::Nan) => return f.nan(),
@@ -365,11 +365,11 @@ pub fn fma(f: FpFormat, rm: RoundingMode, x: u128, y: u128, z: u128) -> u128 {
 
 /// `fp.roundToIntegral`: the integer `rm` rounds `x` to, as a float of the same format
 /// (a zero keeps the operand's sign).
-pub fn round_to_integral(f: FpFormat, rm: RoundingMode, x: u128) -> u128 {
+pub fn round_to_integral(f: FpFormat, rm: SmtRounding, x: u128) -> u128 {
     match f.decode(x) {
         Num::Finite(a) if a.exp < 0 => match integer_of(&a, rm) {
             n if n.is_zero() => f.zero(a.neg),
-            n => round(f, RoundingMode::Rne, &Exact::new(a.neg, n, 0), false),
+            n => round(f, SmtRounding::Rne, &Exact::new(a.neg, n, 0), false),
         },
         _ if f.is_nan(x) => f.nan(),
         _ => x,
@@ -377,7 +377,7 @@ pub fn round_to_integral(f: FpFormat, rm: RoundingMode, x: u128) -> u128 {
 }
 
 /// The magnitude of the integer that `rm` rounds the finite `a` to.
-fn integer_of(a: &Exact, rm: RoundingMode) -> BigUint {
+fn integer_of(a: &Exact, rm: SmtRounding) -> BigUint {
     let (mut q, tail) = split(&a.mag, a.exp, false, 0);
     if rounds_up(rm, a.neg, q.bit(0), tail) {
         q += 1u32;
@@ -387,7 +387,7 @@ fn integer_of(a: &Exact, rm: RoundingMode) -> BigUint {
 
 /// The integer `rm` rounds `x` to, as (negative, magnitude); `None` for NaN and the
 /// infinities (`fp.to_sbv`/`fp.to_ubv` then leave the result unspecified).
-pub fn to_integer(f: FpFormat, rm: RoundingMode, x: u128) -> Option<(bool, BigUint)> {
+pub fn to_integer(f: FpFormat, rm: SmtRounding, x: u128) -> Option<(bool, BigUint)> {
     match f.decode(x) {
         Num::Finite(a) => {
             let n = integer_of(&a, rm);
@@ -424,13 +424,13 @@ pub fn rem(f: FpFormat, x: u128, y: u128) -> u128 {
             if mag.is_zero() {
                 return f.zero(a.neg);
             }
-            round(f, RoundingMode::Rne, &Exact::new(neg, mag, e), false)
+            round(f, SmtRounding::Rne, &Exact::new(neg, mag, e), false)
         }
     }
 }
 
 /// `to_fp` between formats: `x` of format `from` rounded to `to`.
-pub fn convert(from: FpFormat, to: FpFormat, rm: RoundingMode, x: u128) -> u128 {
+pub fn convert(from: FpFormat, to: FpFormat, rm: SmtRounding, x: u128) -> u128 {
     match from.decode(x) {
         Num::Nan => to.nan(),
         Num::Inf(neg) => to.inf(neg),
@@ -439,7 +439,7 @@ pub fn convert(from: FpFormat, to: FpFormat, rm: RoundingMode, x: u128) -> u128 
 }
 
 /// The integer `(-1)^neg * mag` rounded to format `f`.
-pub fn from_integer(f: FpFormat, rm: RoundingMode, neg: bool, mag: u128) -> u128 {
+pub fn from_integer(f: FpFormat, rm: SmtRounding, neg: bool, mag: u128) -> u128 {
     if mag == 0 {
         return f.zero(false);
     }
@@ -450,7 +450,7 @@ pub fn from_integer(f: FpFormat, rm: RoundingMode, neg: bool, mag: u128) -> u128
 /// numerator gives `+0` (SMT-LIB's real zero has no sign).
 pub fn from_rational(
     f: FpFormat,
-    rm: RoundingMode,
+    rm: SmtRounding,
     neg: bool,
     num: &BigUint,
     den: &BigUint,
@@ -589,7 +589,7 @@ mod tests {
     use num_traits::Signed;
     use rand::{Rng, SeedableRng};
 
-    const MODES: [RoundingMode; 5] = RoundingMode::ALL;
+    const MODES: [SmtRounding; 5] = SmtRounding::ALL;
 
     fn rational(e: &Exact) -> BigRational {
         let m = BigRational::from_integer(BigInt::from(e.mag.clone()));
@@ -622,7 +622,7 @@ mod tests {
     fn reference(
         f: FpFormat,
         values: &[(BigRational, u128)],
-        rm: RoundingMode,
+        rm: SmtRounding,
         cmp: &dyn Fn(&BigRational) -> Ordering,
         mid_cmp: &dyn Fn(&BigRational, &BigRational) -> Ordering,
     ) -> u128 {
@@ -638,13 +638,13 @@ mod tests {
             let neg = a.0 <= BigRational::zero();
             let b_even = (b.1 & 1) == 0;
             let pick_b = match rm {
-                RoundingMode::Rtn => true,
-                RoundingMode::Rtp => false,
-                RoundingMode::Rtz => !neg,
-                RoundingMode::Rne | RoundingMode::Rna => match mid_cmp(&b.0, &a.0) {
+                SmtRounding::Rtn => true,
+                SmtRounding::Rtp => false,
+                SmtRounding::Rtz => !neg,
+                SmtRounding::Rne | SmtRounding::Rna => match mid_cmp(&b.0, &a.0) {
                     Ordering::Less => false,
                     Ordering::Greater => true,
-                    Ordering::Equal if rm == RoundingMode::Rne => b_even,
+                    Ordering::Equal if rm == SmtRounding::Rne => b_even,
                     Ordering::Equal => neg,
                 },
             };
@@ -678,10 +678,10 @@ mod tests {
             cmp(&edge) != Ordering::Greater
         };
         let to_inf = match rm {
-            RoundingMode::Rne | RoundingMode::Rna => past_edge,
-            RoundingMode::Rtp => !neg,
-            RoundingMode::Rtn => neg,
-            RoundingMode::Rtz => false,
+            SmtRounding::Rne | SmtRounding::Rna => past_edge,
+            SmtRounding::Rtp => !neg,
+            SmtRounding::Rtn => neg,
+            SmtRounding::Rtz => false,
         };
         if to_inf {
             f.inf(neg)
@@ -694,7 +694,7 @@ mod tests {
     fn reference_of(
         f: FpFormat,
         values: &[(BigRational, u128)],
-        rm: RoundingMode,
+        rm: SmtRounding,
         v: &BigRational,
     ) -> u128 {
         let two = BigRational::from_integer(BigInt::from(2));
@@ -833,7 +833,7 @@ mod tests {
         let (one, m_one) = (b(1.0), b(-1.0));
         let (pz, nz) = (b(0.0), b(-0.0));
         for rm in MODES {
-            let cancel = if rm == RoundingMode::Rtn { nz } else { pz };
+            let cancel = if rm == SmtRounding::Rtn { nz } else { pz };
             assert_eq!(add(f, rm, one, m_one), cancel, "{rm:?}");
             assert_eq!(add(f, rm, pz, nz), cancel, "{rm:?}");
             assert_eq!(add(f, rm, nz, nz), nz);
@@ -865,7 +865,7 @@ mod tests {
     fn nearest_even_agrees_with_the_host_fpu() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         let (d, s) = (FpFormat::F64, FpFormat::F32);
-        let rne = RoundingMode::Rne;
+        let rne = SmtRounding::Rne;
         for _ in 0..20_000 {
             let (x, y, z) = (
                 random_f64(&mut rng),
@@ -881,8 +881,8 @@ mod tests {
                 (sqrt(d, rne, b(x)), x.sqrt()),
                 (fma(d, rne, b(x), b(y), b(z)), x.mul_add(y, z)),
                 (rem(d, b(x), b(y)), crate::eval::ieee_remainder(x, y)),
-                (round_to_integral(d, RoundingMode::Rtn, b(x)), x.floor()),
-                (round_to_integral(d, RoundingMode::Rna, b(x)), x.round()),
+                (round_to_integral(d, SmtRounding::Rtn, b(x)), x.floor()),
+                (round_to_integral(d, SmtRounding::Rna, b(x)), x.round()),
             ] {
                 assert!(
                     same(d, got, b(want)),
@@ -921,12 +921,12 @@ mod tests {
             let (neg, n, d) = parse_real("0.1").unwrap();
             f32::from_bits(from_rational(f, rm, neg, &n, &d) as u32)
         };
-        assert_eq!(tenth(RoundingMode::Rne), 0.1f32);
-        assert_eq!(tenth(RoundingMode::Rtz), 0.099999994f32);
-        assert_eq!(tenth(RoundingMode::Rtp), 0.1f32);
+        assert_eq!(tenth(SmtRounding::Rne), 0.1f32);
+        assert_eq!(tenth(SmtRounding::Rtz), 0.099999994f32);
+        assert_eq!(tenth(SmtRounding::Rtp), 0.1f32);
         let (neg, n, d) = parse_real("-1/3").unwrap();
         assert!(neg);
-        let third = f32::from_bits(from_rational(f, RoundingMode::Rtn, neg, &n, &d) as u32);
+        let third = f32::from_bits(from_rational(f, SmtRounding::Rtn, neg, &n, &d) as u32);
         assert_eq!(third, -0.33333334f32);
         assert!(parse_real("1e5").is_none() && parse_real("").is_none());
     }

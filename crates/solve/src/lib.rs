@@ -24,11 +24,11 @@
 //! Solving terms built in Rust (the API the engines use):
 //!
 //! ```
-//! use fpforge_solve::{Answer, Op, RoundingMode, Solver, SolveConfig, Sort, TermStore};
+//! use fpforge_solve::{Answer, Op, SmtRounding, Solver, SolveConfig, Sort, TermStore};
 //! let mut s = TermStore::new();
 //! let x = s.declare("x", Sort::F32);
 //! let one = s.f32_const(1.0);
-//! let rne = s.rm_const(RoundingMode::Rne);
+//! let rne = s.rm_const(SmtRounding::Rne);
 //! let sum = s.mk(Op::FpAdd, &[rne, x, one]).unwrap();
 //! let absorbed = s.mk(Op::FpEq, &[sum, x]).unwrap(); // x + 1 == x
 //! let positive = s.mk(Op::FpIsPositive, &[x]).unwrap();
@@ -66,7 +66,7 @@ use std::time::Duration;
 pub use eval::{check_model, Model, Value};
 pub use interval::labeling::VarOrder;
 pub use solver::{Answer, Solver, Stats};
-pub use sort::{FpFormat, RoundingMode, Sort};
+pub use sort::{FpFormat, SmtRounding, Sort};
 pub use term::{Op, TermError, TermId, TermStore, VarId};
 
 /// Which engine answers `check-sat`.

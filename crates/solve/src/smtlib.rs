@@ -27,7 +27,7 @@ use crate::eval::{eval_term, Model, Value};
 use crate::ieee;
 use crate::sexpr::{Atom, Pos, Reader, SExpr};
 use crate::solver::{Answer, Solver, Stats};
-use crate::sort::{FpFormat, RoundingMode, Sort};
+use crate::sort::{FpFormat, SmtRounding, Sort};
 use crate::term::{ExtFn, Op, TermError, TermId, TermStore};
 use crate::{ScriptSummary, SolveConfig, SolveError, Status};
 use functions::{ArrayTerm, Functions, Kind};
@@ -823,7 +823,7 @@ impl Script<'_> {
                         Binding::Function(_) => Err(perr(pos, format!("'{s}' expects arguments"))),
                     };
                 }
-                if let Some(r) = RoundingMode::from_name(s) {
+                if let Some(r) = SmtRounding::from_name(s) {
                     return self.mk(pos, Op::RmConst(r), &[]);
                 }
                 Err(perr(pos, format!("unknown symbol '{s}'")))
@@ -1001,8 +1001,8 @@ impl Script<'_> {
         match self.store.get(rm).op {
             Op::RmConst(r) => Ok(constant(&mut self.store, r)),
             _ => {
-                let mut acc = constant(&mut self.store, RoundingMode::Rtz);
-                for r in RoundingMode::ALL.into_iter().rev().skip(1) {
+                let mut acc = constant(&mut self.store, SmtRounding::Rtz);
+                for r in SmtRounding::ALL.into_iter().rev().skip(1) {
                     let lit = self.store.rm_const(r);
                     let is = self.mk(pos, Op::Eq, &[rm, lit])?;
                     let c = constant(&mut self.store, r);

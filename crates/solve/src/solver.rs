@@ -581,7 +581,7 @@ mod tests {
         // x * x == 2.25 in binary64.
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F64);
-        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let rne = s.rm_const(crate::sort::SmtRounding::Rne);
         let sq = s.mk(Op::FpMul, &[rne, x, x]).unwrap();
         let c = s.f64_const(2.25);
         let eq = s.mk(Op::FpEq, &[sq, c]).unwrap();
@@ -622,7 +622,7 @@ mod tests {
     fn absorption(s: &mut TermStore) -> Vec<TermId> {
         let a = s.declare("a", Sort::F32);
         let b = s.declare("b", Sort::F32);
-        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let rne = s.rm_const(crate::sort::SmtRounding::Rne);
         let (one, two) = (s.f32_const(1.0), s.f32_const(2.0));
         let (zero, tiny) = (s.f32_const(0.0), s.f32_const(1e-9));
         let sum = s.mk(Op::FpAdd, &[rne, a, b]).unwrap();
@@ -664,7 +664,7 @@ mod tests {
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F64);
         let r = s.declare("r", Sort::RoundingMode);
-        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let rne = s.rm_const(crate::sort::SmtRounding::Rne);
         let sq = s.mk(Op::FpMul, &[r, x, x]).unwrap();
         let c = s.f64_const(2.25);
         let eq = s.mk(Op::FpEq, &[sq, c]).unwrap();
@@ -676,7 +676,7 @@ mod tests {
         match solver.check(&[eq, not_rne]) {
             Answer::Sat(m) => {
                 assert!(crate::check_model(&s, &[eq, not_rne], &m));
-                assert_ne!(m.values[1].as_rm(), Some(crate::sort::RoundingMode::Rne));
+                assert_ne!(m.values[1].as_rm(), Some(crate::sort::SmtRounding::Rne));
             }
             other => panic!("{other:?}"),
         }

@@ -140,7 +140,7 @@ impl fmt::Display for Sort {
 
 /// An IEEE-754 rounding mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RoundingMode {
+pub enum SmtRounding {
     /// Round to nearest, ties to even.
     Rne,
     /// Round to nearest, ties away from zero.
@@ -153,29 +153,29 @@ pub enum RoundingMode {
     Rtz,
 }
 
-impl RoundingMode {
-    /// The five modes, in the order of [`RoundingMode::index`].
-    pub const ALL: [RoundingMode; 5] = [
-        RoundingMode::Rne,
-        RoundingMode::Rna,
-        RoundingMode::Rtp,
-        RoundingMode::Rtn,
-        RoundingMode::Rtz,
+impl SmtRounding {
+    /// The five modes, in the order of [`SmtRounding::index`].
+    pub const ALL: [SmtRounding; 5] = [
+        SmtRounding::Rne,
+        SmtRounding::Rna,
+        SmtRounding::Rtp,
+        SmtRounding::Rtn,
+        SmtRounding::Rtz,
     ];
 
-    /// The position of the mode in [`RoundingMode::ALL`] (0..5).
+    /// The position of the mode in [`SmtRounding::ALL`] (0..5).
     pub fn index(self) -> usize {
         self as usize
     }
 
     /// Parses both the short and the long SMT-LIB names.
-    pub fn from_name(name: &str) -> Option<RoundingMode> {
+    pub fn from_name(name: &str) -> Option<SmtRounding> {
         Some(match name {
-            "RNE" | "roundNearestTiesToEven" => RoundingMode::Rne,
-            "RNA" | "roundNearestTiesToAway" => RoundingMode::Rna,
-            "RTP" | "roundTowardPositive" => RoundingMode::Rtp,
-            "RTN" | "roundTowardNegative" => RoundingMode::Rtn,
-            "RTZ" | "roundTowardZero" => RoundingMode::Rtz,
+            "RNE" | "roundNearestTiesToEven" => SmtRounding::Rne,
+            "RNA" | "roundNearestTiesToAway" => SmtRounding::Rna,
+            "RTP" | "roundTowardPositive" => SmtRounding::Rtp,
+            "RTN" | "roundTowardNegative" => SmtRounding::Rtn,
+            "RTZ" | "roundTowardZero" => SmtRounding::Rtz,
             _ => return None,
         })
     }
@@ -183,11 +183,11 @@ impl RoundingMode {
     /// The short SMT-LIB name.
     pub fn name(self) -> &'static str {
         match self {
-            RoundingMode::Rne => "RNE",
-            RoundingMode::Rna => "RNA",
-            RoundingMode::Rtp => "RTP",
-            RoundingMode::Rtn => "RTN",
-            RoundingMode::Rtz => "RTZ",
+            SmtRounding::Rne => "RNE",
+            SmtRounding::Rna => "RNA",
+            SmtRounding::Rtp => "RTP",
+            SmtRounding::Rtn => "RTN",
+            SmtRounding::Rtz => "RTZ",
         }
     }
 }

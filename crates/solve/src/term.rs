@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::sort::{FpFormat, RoundingMode, Sort};
+use crate::sort::{FpFormat, SmtRounding, Sort};
 
 /// Id of a term in a [`TermStore`]; displays as `t7`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -47,7 +47,7 @@ impl fmt::Display for VarId {
 
 /// Operators. Literal payloads and indices live in the operator; arguments are
 /// term ids. Every operator SMT-LIB gives a rounding mode takes it as its first
-/// argument, a term of sort `RoundingMode` (a literal such as
+/// argument, a term of sort `SmtRounding` (a literal such as
 /// [`TermStore::rm_const`] or any other mode term): `fp.add`, `fp.sub`, `fp.mul`,
 /// `fp.div`, `fp.fma`, `fp.sqrt`, `fp.roundToIntegral`, the conversions to and from
 /// bit-vector integers and between formats.
@@ -61,7 +61,7 @@ pub enum Op {
     FpConst(FpFormat, u128),
     /// A bit-vector literal: value and width.
     BvConst(u64, u32),
-    RmConst(RoundingMode),
+    RmConst(SmtRounding),
     Not,
     And,
     Or,
@@ -331,7 +331,7 @@ impl TermStore {
     }
 
     /// The rounding-mode literal `r`.
-    pub fn rm_const(&mut self, r: RoundingMode) -> TermId {
+    pub fn rm_const(&mut self, r: SmtRounding) -> TermId {
         self.intern(Op::RmConst(r), Box::new([]), Sort::RoundingMode)
     }
 
@@ -620,7 +620,7 @@ mod tests {
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F32);
         let y = s.declare("y", Sort::F32);
-        let rne = s.rm_const(RoundingMode::Rne);
+        let rne = s.rm_const(SmtRounding::Rne);
         let a = s.mk(Op::FpAdd, &[rne, x, y]).unwrap();
         let b = s.mk(Op::FpAdd, &[rne, x, y]).unwrap();
         assert_eq!(a, b);
@@ -634,7 +634,7 @@ mod tests {
         let mut s = TermStore::new();
         let x = s.declare("x", Sort::F32);
         let d = s.declare("d", Sort::F64);
-        let rtz = s.rm_const(RoundingMode::Rtz);
+        let rtz = s.rm_const(SmtRounding::Rtz);
         assert!(matches!(
             s.mk(Op::FpAdd, &[rtz, x, d]),
             Err(TermError::Sort { index: 2, .. })

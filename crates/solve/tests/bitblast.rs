@@ -21,7 +21,7 @@ use fpforge_solve::bitblast::cnf::SatSession;
 use fpforge_solve::bitblast::fp;
 use fpforge_solve::ieee;
 use fpforge_solve::FpFormat as Format;
-use fpforge_solve::RoundingMode;
+use fpforge_solve::SmtRounding;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -122,12 +122,12 @@ impl Operation {
     }
 
     /// The reference result; `None` when SMT-LIB leaves it open.
-    fn reference(self, f: Format, rm: RoundingMode, a: &[u64]) -> Option<u64> {
+    fn reference(self, f: Format, rm: SmtRounding, a: &[u64]) -> Option<u64> {
         let a: Vec<u128> = a.iter().copied().map(u128::from).collect();
         self.reference_wide(f, rm, &a).map(|v| v as u64)
     }
 
-    fn reference_wide(self, f: Format, rm: RoundingMode, a: &[u128]) -> Option<u128> {
+    fn reference_wide(self, f: Format, rm: SmtRounding, a: &[u128]) -> Option<u128> {
         let is_zero = |x: u128| x & !(1u128 << (f.eb + f.sb - 1)) == 0;
         let cmp = |x: u128, y: u128| {
             let (nx, ny) = (f.is_nan(x), f.is_nan(y));
@@ -249,7 +249,7 @@ fn agrees(op: Operation, f: Format, args: &[u64], got: u64, want: Option<u64>) -
     }
 }
 
-const MODES: [RoundingMode; 5] = RoundingMode::ALL;
+const MODES: [SmtRounding; 5] = SmtRounding::ALL;
 
 /// The circuit of `op` over fresh operand and mode inputs.
 struct Harness {

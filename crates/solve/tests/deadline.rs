@@ -5,13 +5,13 @@
 use std::time::{Duration, Instant};
 
 use fpforge_solve::bitblast::{self, Blast, GaveUp, Verdict};
-use fpforge_solve::{Op, RoundingMode, Sort, TermId, TermStore};
+use fpforge_solve::{Op, SmtRounding, Sort, TermId, TermStore};
 
 /// `x = 1.5` and `nan` (or not) of `x` divided and multiplied by itself `depth` times:
 /// decided by unit propagation once built, but with a large circuit.
 fn division_chain(store: &mut TermStore, depth: usize, nan: bool) -> Vec<TermId> {
     let x = store.declare("x", Sort::F64);
-    let rne = store.rm_const(RoundingMode::Rne);
+    let rne = store.rm_const(SmtRounding::Rne);
     let mut y = x;
     for i in 0..depth {
         let op = if i % 2 == 0 { Op::FpDiv } else { Op::FpMul };

@@ -7,7 +7,7 @@
 
 use fpforge_solve::ieee;
 use fpforge_solve::FpFormat as Format;
-use fpforge_solve::RoundingMode as Rm;
+use fpforge_solve::SmtRounding as Rm;
 use fpir::eval::rounded::{self, Rounded};
 use fpir::eval::RoundingMode;
 use fpir::{FloatTy, Type};

@@ -15,18 +15,18 @@
 //! Values are packed IEEE patterns, least significant bit first. Results of
 //! arithmetic carry the format's one quiet NaN; operands may be any NaN pattern
 //! (SMT-LIB has one NaN, so every circuit treats all NaN patterns alike).
-//! A rounding mode is a 3-bit word holding [`RoundingMode::index`].
+//! A rounding mode is a 3-bit word holding [`SmtRounding::index`].
 
 use super::aig::{Aig, Lit};
 use super::bv::{self, Word};
 use crate::sort::FpFormat;
-use crate::sort::RoundingMode;
+use crate::sort::SmtRounding;
 
 /// Bits of a rounding-mode word.
 pub const MODE_BITS: usize = 3;
 
 /// The mode word of a constant mode.
-pub fn mode_constant(rm: RoundingMode) -> Word {
+pub fn mode_constant(rm: SmtRounding) -> Word {
     bv::constant(rm.index() as u128, MODE_BITS)
 }
 
@@ -43,12 +43,12 @@ impl Modes {
     /// Decodes a mode word (indices past the five modes act as round toward zero,
     /// and never occur: mode variables are constrained to the five).
     pub fn decode(g: &mut Aig, mode: &[Lit]) -> Modes {
-        let is = |g: &mut Aig, rm: RoundingMode| bv::eq_const(g, mode, rm.index() as u64);
+        let is = |g: &mut Aig, rm: SmtRounding| bv::eq_const(g, mode, rm.index() as u64);
         Modes {
-            rne: is(g, RoundingMode::Rne),
-            rna: is(g, RoundingMode::Rna),
-            rtp: is(g, RoundingMode::Rtp),
-            rtn: is(g, RoundingMode::Rtn),
+            rne: is(g, SmtRounding::Rne),
+            rna: is(g, SmtRounding::Rna),
+            rtp: is(g, SmtRounding::Rtp),
+            rtn: is(g, SmtRounding::Rtn),
         }
     }
 

@@ -39,7 +39,7 @@ use cnf::SatSession;
 
 use crate::eval::{Model, Value};
 use crate::sort::FpFormat;
-use crate::sort::{RoundingMode, Sort};
+use crate::sort::{SmtRounding, Sort};
 use crate::term::{Op, TermId, TermStore};
 
 /// Why the backend gave no answer.
@@ -357,7 +357,7 @@ impl<'s> Blaster<'s> {
             Sort::BitVec(w) => Circuit::Word(self.fresh_word(w as usize)),
             Sort::RoundingMode => {
                 let m = self.fresh_word(fp::MODE_BITS);
-                let five = bv::constant(RoundingMode::ALL.len() as u128, fp::MODE_BITS);
+                let five = bv::constant(SmtRounding::ALL.len() as u128, fp::MODE_BITS);
                 let valid = bv::ult(&mut self.aig, &m, &five);
                 self.side.push(valid);
                 Circuit::Word(m)
@@ -415,7 +415,7 @@ impl<'s> Blaster<'s> {
                 (Sort::Fp(f), Circuit::Word(w)) => Value::from_float_bits(f, bits(w)),
                 (Sort::BitVec(width), Circuit::Word(w)) => Value::Bv(bits(w) as u64, width),
                 (Sort::RoundingMode, Circuit::Word(w)) => {
-                    Value::Rm(RoundingMode::ALL[(bits(w) as usize).min(4)])
+                    Value::Rm(SmtRounding::ALL[(bits(w) as usize).min(4)])
                 }
                 _ => unreachable!("variables are built by their sort"),
             };

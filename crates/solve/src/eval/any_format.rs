@@ -9,7 +9,7 @@ use num_traits::{ToPrimitive, Zero};
 
 use super::{bv_arg, sext, Value};
 use crate::ieee::{self, Class};
-use crate::sort::{FpFormat, RoundingMode};
+use crate::sort::{FpFormat, SmtRounding};
 use crate::term::{mask, Op};
 
 /// Whether `op` on `args` involves a format without host arithmetic (an operand
@@ -103,7 +103,7 @@ pub(super) fn apply(op: Op, a: &[Value]) -> Option<Value> {
 /// A rounded operation in mode `rm` on the floats `a` (operands of one format), by
 /// the exact arithmetic of [`crate::ieee`]: on every format, and on the host's in
 /// the modes its arithmetic does not offer.
-pub(super) fn rounded(op: Op, rm: RoundingMode, a: &[Value]) -> Option<Value> {
+pub(super) fn rounded(op: Op, rm: SmtRounding, a: &[Value]) -> Option<Value> {
     let (f, x) = a.first()?.float_bits()?;
     let arg = |i: usize| a.get(i).and_then(Value::float_bits).map(|(_, b)| b);
     let bits = match op {
@@ -213,7 +213,7 @@ mod tests {
         for _ in 0..20_000 {
             let wide = rng.gen_bool(0.5);
             let op = ops[rng.gen_range(0..ops.len())];
-            let rm = Value::Rm(RoundingMode::ALL[rng.gen_range(0..5)]);
+            let rm = Value::Rm(SmtRounding::ALL[rng.gen_range(0..5)]);
             let (x, y, z) = (
                 operand(&mut rng, wide),
                 operand(&mut rng, wide),
@@ -236,7 +236,7 @@ mod tests {
         }
         for (i, bits) in [(3i64, 8u32), (-7, 8), (1 << 40, 64)] {
             let v = Value::Bv(i as u64 & mask(bits), bits);
-            for rm in RoundingMode::ALL {
+            for rm in SmtRounding::ALL {
                 for op in [SbvToFp(FpFormat::F32), UbvToFp(FpFormat::F64)] {
                     let args = [Value::Rm(rm), v];
                     let host = super::super::apply(op, &args).unwrap();
@@ -249,11 +249,11 @@ mod tests {
     #[test]
     fn other_formats_round_in_their_own_precision() {
         let half = FpFormat::F16;
-        let rtp = Value::Rm(RoundingMode::Rtp);
+        let rtp = Value::Rm(SmtRounding::Rtp);
         let from = |x: f64| {
             apply(
                 Op::FpToFp(half),
-                &[Value::Rm(RoundingMode::Rne), Value::F64(x)],
+                &[Value::Rm(SmtRounding::Rne), Value::F64(x)],
             )
             .unwrap()
         };

@@ -22,7 +22,7 @@ mod any_format;
 use std::fmt;
 
 use crate::ieee;
-use crate::sort::{FpFormat, HostFormat, RoundingMode, Sort};
+use crate::sort::{FpFormat, HostFormat, SmtRounding, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 
 /// A concrete value of some sort.
@@ -40,7 +40,7 @@ pub enum Value {
     /// A bit-vector: value (upper bits zero) and width.
     Bv(u64, u32),
     /// A rounding mode.
-    Rm(RoundingMode),
+    Rm(SmtRounding),
 }
 
 impl Value {
@@ -50,7 +50,7 @@ impl Value {
             Sort::Bool => Value::Bool(false),
             Sort::Fp(f) => Value::from_float_bits(f, 0),
             Sort::BitVec(w) => Value::Bv(0, w),
-            Sort::RoundingMode => Value::Rm(RoundingMode::Rne),
+            Sort::RoundingMode => Value::Rm(SmtRounding::Rne),
         }
     }
 
@@ -104,7 +104,7 @@ impl Value {
     }
 
     /// The rounding mode inside.
-    pub fn as_rm(&self) -> Option<RoundingMode> {
+    pub fn as_rm(&self) -> Option<SmtRounding> {
         match *self {
             Value::Rm(r) => Some(r),
             _ => None,
@@ -368,23 +368,23 @@ pub fn ieee_remainder(x: f64, y: f64) -> f64 {
 }
 
 /// Rounds to an integral value in the given rounding mode (sign of zero kept).
-pub fn round_integral(x: f64, rm: RoundingMode) -> f64 {
+pub fn round_integral(x: f64, rm: SmtRounding) -> f64 {
     match rm {
-        RoundingMode::Rne => x.round_ties_even(),
-        RoundingMode::Rna => x.round(),
-        RoundingMode::Rtp => x.ceil(),
-        RoundingMode::Rtn => x.floor(),
-        RoundingMode::Rtz => x.trunc(),
+        SmtRounding::Rne => x.round_ties_even(),
+        SmtRounding::Rna => x.round(),
+        SmtRounding::Rtp => x.ceil(),
+        SmtRounding::Rtn => x.floor(),
+        SmtRounding::Rtz => x.trunc(),
     }
 }
 
-fn round_integral32(x: f32, rm: RoundingMode) -> f32 {
+fn round_integral32(x: f32, rm: SmtRounding) -> f32 {
     match rm {
-        RoundingMode::Rne => x.round_ties_even(),
-        RoundingMode::Rna => x.round(),
-        RoundingMode::Rtp => x.ceil(),
-        RoundingMode::Rtn => x.floor(),
-        RoundingMode::Rtz => x.trunc(),
+        SmtRounding::Rne => x.round_ties_even(),
+        SmtRounding::Rna => x.round(),
+        SmtRounding::Rtp => x.ceil(),
+        SmtRounding::Rtn => x.floor(),
+        SmtRounding::Rtz => x.trunc(),
     }
 }
 
@@ -401,7 +401,7 @@ fn min_max(a: f64, b: f64, max: bool) -> Option<f64> {
     Some(if (a < b) != max { a } else { b })
 }
 
-fn to_sbv(x: f64, w: u32, rm: RoundingMode) -> Option<u64> {
+fn to_sbv(x: f64, w: u32, rm: SmtRounding) -> Option<u64> {
     if !x.is_finite() {
         return None;
     }
@@ -410,7 +410,7 @@ fn to_sbv(x: f64, w: u32, rm: RoundingMode) -> Option<u64> {
     (r >= -lim && r < lim).then(|| (r as i64 as u64) & mask(w))
 }
 
-fn to_ubv(x: f64, w: u32, rm: RoundingMode) -> Option<u64> {
+fn to_ubv(x: f64, w: u32, rm: SmtRounding) -> Option<u64> {
     if !x.is_finite() {
         return None;
     }
@@ -552,7 +552,7 @@ fn apply_fp_arith(op: Op, a: &[Value]) -> Option<Value> {
         FpAbs => fp1!(a[0], |x| x.abs()),
         FpNeg => fp1!(a[0], |x| -x),
         FpAdd | FpSub | FpMul | FpDiv | FpSqrt | FpFma => match a[0].as_rm()? {
-            RoundingMode::Rne => return rounded_nearest(op, &a[1..]),
+            SmtRounding::Rne => return rounded_nearest(op, &a[1..]),
             rm => return any_format::rounded(op, rm, &a[1..]),
         },
         FpRem => match (a[0], a[1]) {
@@ -623,7 +623,7 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
         FpToFp(to) => {
             let (from, bits) = a[1].float_bits()?;
             match a[0].as_rm()? {
-                RoundingMode::Rne => float_of(to, a[1].as_f64()?),
+                SmtRounding::Rne => float_of(to, a[1].as_f64()?),
                 rm => Value::from_float_bits(to, ieee::convert(from, to, rm, bits)),
             }
         }
@@ -631,7 +631,7 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
             let (v, w) = bv_arg(a, 1);
             let i = sext(v, w);
             match a[0].as_rm()? {
-                RoundingMode::Rne => float_of_integer(f, i as f64, i as f32),
+                SmtRounding::Rne => float_of_integer(f, i as f64, i as f32),
                 rm => Value::from_float_bits(
                     f,
                     ieee::from_integer(f, rm, i < 0, u128::from(i.unsigned_abs())),
@@ -641,7 +641,7 @@ fn apply_conversion(op: Op, a: &[Value]) -> Option<Value> {
         UbvToFp(f) => {
             let (v, _) = bv_arg(a, 1);
             match a[0].as_rm()? {
-                RoundingMode::Rne => float_of_integer(f, v as f64, v as f32),
+                SmtRounding::Rne => float_of_integer(f, v as f64, v as f32),
                 rm => Value::from_float_bits(f, ieee::from_integer(f, rm, false, u128::from(v))),
             }
         }
@@ -846,7 +846,7 @@ mod tests {
 
     #[test]
     fn conversions_and_unspecified_results() {
-        let (rtz, rne) = (Value::Rm(RoundingMode::Rtz), Value::Rm(RoundingMode::Rne));
+        let (rtz, rne) = (Value::Rm(SmtRounding::Rtz), Value::Rm(SmtRounding::Rne));
         assert!(apply(Op::FpToSbv(8), &[rtz, Value::F32(127.9)]).is_some());
         assert!(apply(Op::FpToSbv(8), &[rne, Value::F32(127.9)]).is_none());
         assert!(apply(Op::FpMin, &[Value::F64(0.0), Value::F64(-0.0)]).is_none());
@@ -863,10 +863,10 @@ mod tests {
         // 2^24 + 1 is halfway between two binary32 values.
         let odd = Value::Bv((1 << 24) + 1, 32);
         for (rm, want) in [
-            (RoundingMode::Rne, 16777216.0),
-            (RoundingMode::Rtp, 16777218.0),
-            (RoundingMode::Rna, 16777218.0),
-            (RoundingMode::Rtz, 16777216.0),
+            (SmtRounding::Rne, 16777216.0),
+            (SmtRounding::Rtp, 16777218.0),
+            (SmtRounding::Rna, 16777218.0),
+            (SmtRounding::Rtz, 16777216.0),
         ] {
             let r = apply(Op::UbvToFp(FpFormat::F32), &[Value::Rm(rm), odd]).unwrap();
             assert!(r.same(&Value::F32(want)), "{rm:?}");
@@ -874,7 +874,7 @@ mod tests {
         let third = apply(
             Op::FpDiv,
             &[
-                Value::Rm(RoundingMode::Rtp),
+                Value::Rm(SmtRounding::Rtp),
                 Value::F64(1.0),
                 Value::F64(3.0),
             ],

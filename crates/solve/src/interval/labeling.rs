@@ -253,7 +253,7 @@ mod tests {
         let gt = s.mk(Op::BvUgt, &[b, k]).unwrap();
         let x = s.declare("x", Sort::F64);
         let nan = s.mk(Op::FpIsNaN, &[x]).unwrap();
-        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let rne = s.rm_const(crate::sort::SmtRounding::Rne);
         let y = s.mk(Op::FpAdd, &[rne, x, x]).unwrap();
         let isnan_y = s.mk(Op::FpIsNaN, &[y]).unwrap();
         let not_nan_y = s.mk(Op::Not, &[isnan_y]).unwrap();

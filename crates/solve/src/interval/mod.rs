@@ -32,7 +32,7 @@ pub(crate) mod test_formulas {
         let one = s.f32_const(1.0);
         let zero = s.f32_const(0.0);
         let hundred = s.f32_const(100.0);
-        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let rne = s.rm_const(crate::sort::SmtRounding::Rne);
         let sum = s.mk(Op::FpAdd, &[rne, x, one]).unwrap();
         let eq = s.mk(Op::FpEq, &[sum, x]).unwrap();
         let ge = s.mk(Op::FpGeq, &[x, zero]).unwrap();
@@ -43,7 +43,7 @@ pub(crate) mod test_formulas {
 
 use fpforge_search::ordinal::{from_ord, max_ord, min_ord};
 
-use crate::sort::{HostFormat, RoundingMode, Sort};
+use crate::sort::{HostFormat, SmtRounding, Sort};
 use crate::term::mask;
 pub use known::Tnum;
 
@@ -363,11 +363,11 @@ pub enum Dom {
     /// A bit-vector domain.
     Bv(BDom),
     /// A non-empty set of rounding modes: bit `i` stands for
-    /// `RoundingMode::ALL[i]` (see [`RmSet`]).
+    /// `SmtRounding::ALL[i]` (see [`RmSet`]).
     Rm(RmSet),
 }
 
-/// A set of rounding modes as a bit mask over [`RoundingMode::ALL`].
+/// A set of rounding modes as a bit mask over [`SmtRounding::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RmSet(pub u8);
 
@@ -376,25 +376,25 @@ impl RmSet {
     pub const ALL: RmSet = RmSet(0b11111);
 
     /// Exactly `r`.
-    pub fn single(r: RoundingMode) -> RmSet {
+    pub fn single(r: SmtRounding) -> RmSet {
         RmSet(1 << r.index())
     }
 
     /// Whether `r` is in the set.
-    pub fn contains(self, r: RoundingMode) -> bool {
+    pub fn contains(self, r: SmtRounding) -> bool {
         self.0 & (1 << r.index()) != 0
     }
 
-    /// The modes of the set, in [`RoundingMode::ALL`] order.
-    pub fn modes(self) -> impl Iterator<Item = RoundingMode> {
-        RoundingMode::ALL
+    /// The modes of the set, in [`SmtRounding::ALL`] order.
+    pub fn modes(self) -> impl Iterator<Item = SmtRounding> {
+        SmtRounding::ALL
             .into_iter()
             .filter(move |r| self.contains(*r))
     }
 
     /// The single mode, if the set has exactly one.
-    pub fn value(self) -> Option<RoundingMode> {
-        (self.0.count_ones() == 1).then(|| RoundingMode::ALL[self.0.trailing_zeros() as usize])
+    pub fn value(self) -> Option<SmtRounding> {
+        (self.0.count_ones() == 1).then(|| SmtRounding::ALL[self.0.trailing_zeros() as usize])
     }
 }
 

@@ -34,7 +34,7 @@ use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
 use super::{max_ulp, FDom};
 use crate::eval::Value;
 use crate::ieee;
-use crate::sort::{round_to, FpFormat, HostFormat, RoundingMode};
+use crate::sort::{round_to, FpFormat, HostFormat, SmtRounding};
 use crate::term::{ExtFn, EXT_ULP_BOUND};
 
 /// The smallest `i` in `lo..=hi` with `p(i)`, for `p` monotone false..true.
@@ -117,8 +117,8 @@ fn value_of(f: HostFormat, bits: u128) -> f64 {
 }
 
 /// `x op y` rounded in mode `rm` in format `f` (operands in `f`).
-pub fn arith_r(f: HostFormat, op: Arith, rm: RoundingMode, x: f64, y: f64) -> f64 {
-    if rm == RoundingMode::Rne {
+pub fn arith_r(f: HostFormat, op: Arith, rm: SmtRounding, x: f64, y: f64) -> f64 {
+    if rm == SmtRounding::Rne {
         return arith_rne(f, op, x, y);
     }
     let (g, a, b) = (FpFormat::from(f), bits_in(f, x), bits_in(f, y));
@@ -132,18 +132,18 @@ pub fn arith_r(f: HostFormat, op: Arith, rm: RoundingMode, x: f64, y: f64) -> f6
     )
 }
 
-fn sqrt_r(f: HostFormat, rm: RoundingMode, x: f64) -> f64 {
+fn sqrt_r(f: HostFormat, rm: SmtRounding, x: f64) -> f64 {
     match (f, rm) {
-        (HostFormat::F32, RoundingMode::Rne) => f64::from((x as f32).sqrt()),
-        (HostFormat::F64, RoundingMode::Rne) => x.sqrt(),
+        (HostFormat::F32, SmtRounding::Rne) => f64::from((x as f32).sqrt()),
+        (HostFormat::F64, SmtRounding::Rne) => x.sqrt(),
         _ => value_of(f, ieee::sqrt(FpFormat::from(f), rm, bits_in(f, x))),
     }
 }
 
-fn fma_r(f: HostFormat, rm: RoundingMode, a: f64, b: f64, c: f64) -> f64 {
+fn fma_r(f: HostFormat, rm: SmtRounding, a: f64, b: f64, c: f64) -> f64 {
     match (f, rm) {
-        (HostFormat::F32, RoundingMode::Rne) => f64::from((a as f32).mul_add(b as f32, c as f32)),
-        (HostFormat::F64, RoundingMode::Rne) => a.mul_add(b, c),
+        (HostFormat::F32, SmtRounding::Rne) => f64::from((a as f32).mul_add(b as f32, c as f32)),
+        (HostFormat::F64, SmtRounding::Rne) => a.mul_add(b, c),
         _ => value_of(
             f,
             ieee::fma(
@@ -158,8 +158,8 @@ fn fma_r(f: HostFormat, rm: RoundingMode, a: f64, b: f64, c: f64) -> f64 {
 }
 
 /// `x` (of format `from`) rounded to format `to` in mode `rm`.
-fn convert_r(from: HostFormat, to: HostFormat, rm: RoundingMode, x: f64) -> f64 {
-    if rm == RoundingMode::Rne || from <= to {
+fn convert_r(from: HostFormat, to: HostFormat, rm: SmtRounding, x: f64) -> f64 {
+    if rm == SmtRounding::Rne || from <= to {
         return round_to(to, x);
     }
     value_of(
@@ -201,7 +201,7 @@ fn widen_zeros(mut d: FDom) -> FDom {
 /// Direct projection of `z = x op y` in mode `rm` (FPSE §4.1): the rounded
 /// corners bound the result; NaN if an operand may be NaN or an invalid pair may
 /// occur.
-pub fn arith_fwd(f: HostFormat, op: Arith, rm: RoundingMode, x: &FDom, y: &FDom) -> FDom {
+pub fn arith_fwd(f: HostFormat, op: Arith, rm: SmtRounding, x: &FDom, y: &FDom) -> FDom {
     let mut nan = x.nan || y.nan;
     if x.range_empty() || y.range_empty() {
         return FDom {
@@ -255,7 +255,7 @@ pub fn arith_fwd(f: HostFormat, op: Arith, rm: RoundingMode, x: &FDom, y: &FDom)
 /// bilinear in `(x, y)` and increasing in `z`, so its extremes over the box
 /// are at the eight vertices, and rounding is monotone. Vertices that are
 /// NaN (`0 * oo`, `oo - oo`) give up on the range.
-pub fn fma_fwd(f: HostFormat, rm: RoundingMode, x: &FDom, y: &FDom, z: &FDom) -> FDom {
+pub fn fma_fwd(f: HostFormat, rm: SmtRounding, x: &FDom, y: &FDom, z: &FDom) -> FDom {
     let nan = x.nan
         || y.nan
         || z.nan
@@ -409,7 +409,7 @@ fn shave_zero(mut d: FDom) -> FDom {
 pub fn arith_bwd(
     f: HostFormat,
     op: Arith,
-    rm: RoundingMode,
+    rm: SmtRounding,
     z: &FDom,
     t: &FDom,
     o: &FDom,
@@ -428,7 +428,7 @@ pub fn arith_bwd(
     if !z.nan && !z_range.has_zero() && (op == Arith::Mul || (op == Arith::Div && !t_is_rhs)) {
         t_range = shave_zero(t_range);
     }
-    if rm != RoundingMode::Rne {
+    if rm != SmtRounding::Rne {
         // The max-ULP bounds are derived for round-to-nearest-even only.
     } else if op == Arith::Add {
         if let Some(b) = max_ulp::add_filter(f, z) {
@@ -534,7 +534,7 @@ pub fn arith_bwd(
 /// Direct projection of `z = x * x`: a square is never negative, so the
 /// corner rule (which forgets that both factors are the same) is replaced by
 /// the image of `|x|`, on which squaring is monotone.
-pub fn square_fwd(f: HostFormat, rm: RoundingMode, x: &FDom) -> FDom {
+pub fn square_fwd(f: HostFormat, rm: SmtRounding, x: &FDom) -> FDom {
     let a = x.pos_part().join(&x.neg_part().neg());
     if a.range_empty() {
         return FDom {
@@ -552,7 +552,7 @@ pub fn square_fwd(f: HostFormat, rm: RoundingMode, x: &FDom) -> FDom {
 
 /// Indirect projection of `z = x * x` onto `x`: bisection on each sign part
 /// (increasing on `x >= +0`, decreasing on `x <= -0`).
-pub fn square_bwd(f: HostFormat, rm: RoundingMode, z: &FDom, x: &FDom) -> FDom {
+pub fn square_bwd(f: HostFormat, rm: SmtRounding, z: &FDom, x: &FDom) -> FDom {
     let sq = |o: i64| {
         let v = from_ord(f, o);
         ord(f, arith_r(f, Arith::Mul, rm, v, v))
@@ -635,11 +635,11 @@ pub fn ext_fwd(g: ExtFn, f: HostFormat, x: &FDom) -> Option<FDom> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Monotone {
     /// `fp.sqrt` in a given mode (defined on `[-0, +oo]`, NaN below).
-    Sqrt(RoundingMode),
+    Sqrt(SmtRounding),
     /// `fp.roundToIntegral` in a given mode.
-    RoundIntegral(RoundingMode),
+    RoundIntegral(SmtRounding),
     /// Float-to-float conversion into the given format, in a given mode.
-    Convert(HostFormat, RoundingMode),
+    Convert(HostFormat, SmtRounding),
 }
 
 impl Monotone {
@@ -841,7 +841,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         for round in 0..800 {
             let op = [Arith::Add, Arith::Mul, Arith::Div][rng.gen_range(0..3)];
-            let rm = RoundingMode::ALL[round % 5];
+            let rm = SmtRounding::ALL[round % 5];
             let (x, y) = (random_dom(&mut rng), random_dom(&mut rng));
             let z = arith_fwd(F, op, rm, &x, &y);
             let mut results = Vec::new();
@@ -968,7 +968,7 @@ mod tests {
         let t = arith_bwd(
             F,
             Arith::Add,
-            RoundingMode::Rne,
+            SmtRounding::Rne,
             &z,
             &FDom::full(F),
             &FDom::full(F),
@@ -985,7 +985,7 @@ mod tests {
     fn monotone_projections_match_brute_force() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         for round in 0..600 {
-            let rm = RoundingMode::ALL[round % 5];
+            let rm = SmtRounding::ALL[round % 5];
             let (g, to) = [
                 (Monotone::Sqrt(rm), F),
                 (Monotone::RoundIntegral(rm), F),
@@ -1003,7 +1003,7 @@ mod tests {
         // Narrowing binary64 -> binary32 in each mode: the preimage of a few floats.
         let d = HostFormat::F64;
         for round in 0..200 {
-            let rm = RoundingMode::ALL[round % 5];
+            let rm = SmtRounding::ALL[round % 5];
             let g = Monotone::Convert(F, rm);
             let c = ord(d, rng.gen_range(-4.0..4.0));
             let x = FDom::range(c - 3, c + (1 << 30));
@@ -1024,7 +1024,7 @@ mod tests {
     fn square_projections_match_brute_force() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         for round in 0..500 {
-            let rm = RoundingMode::ALL[round % 5];
+            let rm = SmtRounding::ALL[round % 5];
             let x = random_dom(&mut rng);
             let z = square_fwd(F, rm, &x);
             let vals = values(&x);
@@ -1065,7 +1065,7 @@ mod tests {
     fn fma_min_max_enclosures_match_brute_force() {
         let mut rng = ChaCha8Rng::seed_from_u64(17);
         for round in 0..250 {
-            let rm = RoundingMode::ALL[round % 5];
+            let rm = SmtRounding::ALL[round % 5];
             let (x, y, z) = (
                 random_dom(&mut rng),
                 random_dom(&mut rng),

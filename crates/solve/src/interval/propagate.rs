@@ -33,7 +33,7 @@ use fpforge_search::ordinal::{from_ord, max_ord, min_ord, ord};
 use super::proj::{self, Arith, Cmp, Monotone};
 use super::{bv, BDom, Dom, FDom, RmSet, Tnum, CAN_FALSE, CAN_TRUE};
 use crate::eval::{apply, Value};
-use crate::sort::{HostFormat, RoundingMode, Sort};
+use crate::sort::{HostFormat, SmtRounding, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 
 /// Revisions allowed per call to [`Propagator::propagate`].
@@ -100,7 +100,7 @@ fn rm_set(d: &Dom) -> RmSet {
 }
 
 /// The integer `(-1)^neg * mag` rounded to format `f` in mode `rm`, widened.
-fn int_to_float(f: HostFormat, rm: RoundingMode, neg: bool, mag: u64) -> f64 {
+fn int_to_float(f: HostFormat, rm: SmtRounding, neg: bool, mag: u64) -> f64 {
     let bits = crate::ieee::from_integer(f.into(), rm, neg, u128::from(mag));
     Value::from_float_bits(f.into(), bits)
         .as_f64()
@@ -698,7 +698,7 @@ impl<'s> Propagator<'s> {
         doms: &mut Doms,
         t: TermId,
         rm: TermId,
-        fwd: impl Fn(RoundingMode) -> FDom,
+        fwd: impl Fn(SmtRounding) -> FDom,
     ) -> Result<(), Conflict> {
         let z = fdom(&doms[t.index()]);
         let (mut hull, mut possible) = (FDom::empty(), RmSet(0));
@@ -714,12 +714,12 @@ impl<'s> Propagator<'s> {
     }
 
     /// The modes the rounding-mode term `rm` may still take.
-    fn modes_of(&self, doms: &Doms, rm: TermId) -> impl Iterator<Item = RoundingMode> {
+    fn modes_of(&self, doms: &Doms, rm: TermId) -> impl Iterator<Item = SmtRounding> {
         rm_set(&doms[rm.index()]).modes()
     }
 
     /// The join over the modes of `rm` of an indirect projection.
-    fn join_modes(&self, doms: &Doms, rm: TermId, bwd: impl Fn(RoundingMode) -> FDom) -> FDom {
+    fn join_modes(&self, doms: &Doms, rm: TermId, bwd: impl Fn(SmtRounding) -> FDom) -> FDom {
         rm_set(&doms[rm.index()])
             .modes()
             .fold(FDom::empty(), |acc, m| acc.join(&bwd(m)))
@@ -1151,7 +1151,7 @@ mod tests {
         let four = s.f32_const(4.0);
         let ge = s.mk(Op::FpGeq, &[x, lo]).unwrap();
         let le = s.mk(Op::FpLeq, &[x, hi]).unwrap();
-        let rtz = s.rm_const(RoundingMode::Rtz);
+        let rtz = s.rm_const(SmtRounding::Rtz);
         let b = s.mk(Op::FpToSbv(8), &[rtz, x]).unwrap();
         let doms = Propagator::new(&s, &[ge, le], 0.0, 0.1).initial().unwrap();
         assert_eq!(
@@ -1161,7 +1161,7 @@ mod tests {
                 ord(HostFormat::F32, f64::from(3.7f32))
             ))
         );
-        let rne = s.rm_const(RoundingMode::Rne);
+        let rne = s.rm_const(SmtRounding::Rne);
         let back = s
             .mk(Op::SbvToFp(crate::sort::FpFormat::F32), &[rne, b])
             .unwrap();

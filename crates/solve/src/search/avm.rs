@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{float_value, sample, Objective, SearchEngine};
 use crate::eval::Value;
-use crate::sort::{round_to, HostFormat, RoundingMode, Sort};
+use crate::sort::{round_to, HostFormat, SmtRounding, Sort};
 use crate::term::mask;
 use fpforge_search::Stepped;
 
@@ -43,7 +43,7 @@ enum Space {
     /// Boolean flip: one step either way is the other value, and there is no
     /// step beyond it.
     Flip,
-    /// Rounding modes, cyclically in the order of `RoundingMode::ALL`.
+    /// Rounding modes, cyclically in the order of `SmtRounding::ALL`.
     Mode,
 }
 
@@ -55,7 +55,7 @@ fn stepped(v: Value, space: Space, steps: i64, precision: i32) -> Option<Value> 
         (Space::Int, Value::Bv(x, w)) => Some(Value::Bv(x.wrapping_add(steps as u64) & mask(w), w)),
         (Space::Mode, Value::Rm(r)) => {
             let i = (r.index() as i64).wrapping_add(steps).rem_euclid(5);
-            Some(Value::Rm(RoundingMode::ALL[i as usize]))
+            Some(Value::Rm(SmtRounding::ALL[i as usize]))
         }
         (Space::Ulp, _) => float_moved(v, |f, x| from_ord(f, ord(f, x).saturating_add(steps))),
         (Space::Value, _) => float_moved(v, |f, x| {
@@ -316,7 +316,7 @@ mod tests {
         let one = s.f64_const(1.0);
         let hundred = s.f64_const(100.0);
         let zero = s.f64_const(0.0);
-        let rne = s.rm_const(crate::sort::RoundingMode::Rne);
+        let rne = s.rm_const(crate::sort::SmtRounding::Rne);
         let xx = s.mk(Op::FpMul, &[rne, x, x]).unwrap();
         let d1 = s.mk(Op::FpSub, &[rne, y, xx]).unwrap();
         let d1s = s.mk(Op::FpMul, &[rne, d1, d1]).unwrap();

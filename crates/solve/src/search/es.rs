@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{float_value, sample, Objective, SearchEngine};
 use crate::eval::Value;
 use crate::sort::round_to;
-use crate::sort::{RoundingMode, Sort};
+use crate::sort::{SmtRounding, Sort};
 use crate::term::mask;
 use fpforge_search::Stepped;
 
@@ -91,7 +91,7 @@ fn value_of(sort: Sort, g: f64) -> Value {
             } else {
                 0.0
             };
-            Value::Rm(RoundingMode::ALL[i as usize])
+            Value::Rm(SmtRounding::ALL[i as usize])
         }
     }
 }

@@ -21,7 +21,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{Model, TermEvaluator, Value};
-use crate::sort::{round_to, HostFormat, RoundingMode, Sort};
+use crate::sort::{round_to, HostFormat, SmtRounding, Sort};
 use crate::term::{mask, Op, TermId, TermStore};
 use crate::Fitness;
 
@@ -253,7 +253,7 @@ pub fn sample(rng: &mut ChaCha8Rng, sort: Sort, bounds: Option<(i64, i64)>) -> V
             };
             float_value(f, round_to(f, x))
         }
-        Sort::RoundingMode => Value::Rm(RoundingMode::ALL[rng.gen_range(0..5)]),
+        Sort::RoundingMode => Value::Rm(SmtRounding::ALL[rng.gen_range(0..5)]),
     }
 }
 
