@@ -51,6 +51,24 @@ impl std::str::FromStr for SiteSelection {
     }
 }
 
+impl std::fmt::Display for SiteSelection {
+    /// The `--sites` text that [`SiteSelection::from_str`](std::str::FromStr) reads back
+    /// equal: `all`, `loops` or `FILE:LINE[,FILE:LINE...]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SiteSelection::All => f.write_str("all"),
+            SiteSelection::Loops => f.write_str("loops"),
+            SiteSelection::Lines(lines) => {
+                let items: Vec<String> = lines
+                    .iter()
+                    .map(|(file, line)| format!("{file}:{line}"))
+                    .collect();
+                f.write_str(&items.join(","))
+            }
+        }
+    }
+}
+
 /// Which executions of a site are checked (loop iterations, counted per site from 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sampling {
@@ -146,6 +164,17 @@ impl std::str::FromStr for Sampling {
             _ => Err(format!(
                 "expected uniform:START:STEP or log:START, got `{text}`"
             )),
+        }
+    }
+}
+
+impl std::fmt::Display for Sampling {
+    /// The `--sampling` text that [`Sampling::from_str`](std::str::FromStr) reads back
+    /// equal: `uniform:START:STEP` or `log:START`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sampling::Uniform { start, step } => write!(f, "uniform:{start}:{step}"),
+            Sampling::Logarithmic { start } => write!(f, "log:{start}"),
         }
     }
 }
@@ -266,5 +295,18 @@ mod tests {
             ]))
         );
         assert!("f.c:x".parse::<SiteSelection>().is_err());
+    }
+
+    #[test]
+    fn sampling_and_sites_are_written_as_they_are_read() {
+        for text in ["uniform:0:1", "uniform:5:3", "log:2"] {
+            let sampling: Sampling = text.parse().unwrap();
+            assert_eq!(sampling.to_string(), text);
+        }
+        for text in ["all", "loops", "src/a.c:10,b.c:3"] {
+            let sites: SiteSelection = text.parse().unwrap();
+            assert_eq!(sites.to_string(), text);
+            assert_eq!(sites.to_string().parse(), Ok(sites));
+        }
     }
 }

@@ -48,7 +48,8 @@ use crate::oracle::Oracle;
 use crate::special::{classify, SpecialKind, SpecialValue};
 use crate::targets::{Target, Targets};
 use crate::zeros::{bisect, sweep, Bracket, Sample, Signal, Singularity, SingularityKind};
-use fpforge_engine::{Engine, EngineKind, Event, Progress};
+use fpforge_engine::settings::optional;
+use fpforge_engine::{Engine, EngineKind, Event, Progress, Settings};
 use fpforge_exec::finding::FindingLog;
 use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, HostFormat};
 use fpforge_search::{avm, AvmConfig, Budget, Clock, Evaluator, Limits, Space, Stop};
@@ -223,6 +224,44 @@ impl Engine for AccuracyConfig {
     type Detail<'a> = AccuracyNews<'a>;
     type Report = AccuracyReport;
     type Error = AccuracyError;
+
+    fn settings(&self) -> Settings {
+        let AccuracyConfig {
+            seed,
+            precision,
+            verify_precision,
+            oracle,
+            ziv_max_precision,
+            strategy,
+            sites,
+            sampling,
+            random_phase,
+            top_k,
+            fuel,
+            args,
+            out_args,
+        } = self;
+        Settings::new()
+            .with("seed", seed)
+            .with("precision", precision)
+            .with("verify_precision", optional(*verify_precision))
+            .with("oracle", oracle)
+            .with("ziv_max_precision", ziv_max_precision)
+            .with(
+                "strategy",
+                match strategy {
+                    Strategy::Search => "search",
+                    Strategy::Random => "random",
+                },
+            )
+            .with("sites", sites)
+            .with("sampling", sampling)
+            .with("random_phase", random_phase)
+            .with("top_k", top_k)
+            .with("fuel", fuel)
+            .with_each("args", args)
+            .with_each("out_args", out_args)
+    }
 
     fn run(
         &self,

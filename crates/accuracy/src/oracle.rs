@@ -82,6 +82,21 @@ impl std::str::FromStr for OracleChoice {
     }
 }
 
+impl std::fmt::Display for OracleChoice {
+    /// The `--oracle` text that [`OracleChoice::from_str`](std::str::FromStr) reads back
+    /// equal: `auto`, `reexec`, `mpfr:NAME` or `FILE.c:FN`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OracleChoice::Auto => f.write_str("auto"),
+            OracleChoice::ReExecution => f.write_str("reexec"),
+            OracleChoice::Mpfr(function) => write!(f, "mpfr:{}", function.mpfr_name()),
+            OracleChoice::CReference { source, function } => {
+                write!(f, "{}:{function}", source.display())
+            }
+        }
+    }
+}
+
 /// The oracle of a run, resolved for its entry function.
 #[derive(Clone, Debug)]
 pub enum Oracle {
@@ -252,4 +267,23 @@ pub fn implied_out_args(module: &Module, func: Func, given: &[OutArgSpec]) -> Ve
         elem: Some(Type::F64),
         len: Some(2),
     }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oracle_choices_are_written_as_they_are_read() {
+        for text in [
+            "auto",
+            "reexec",
+            "mpfr:gamma",
+            "mpfr:digamma",
+            "ref/sin.c:my_sin",
+        ] {
+            let choice: OracleChoice = text.parse().unwrap();
+            assert_eq!(choice.to_string(), text);
+        }
+    }
 }

@@ -99,7 +99,8 @@ use crate::prover::{Settlement, SideProver};
 use crate::report::CoverReport;
 use crate::represent::{Goal, Penalty, SiteShapes};
 use crate::sides::SideTable;
-use fpforge_engine::{Engine, EngineKind, Event, NoDetail, Progress};
+use fpforge_engine::settings::{coordinates, optional, seconds};
+use fpforge_engine::{Engine, EngineKind, Event, NoDetail, Progress, Settings};
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, ExecError, Finding, FindingKey, FindingKind, FullTrace,
@@ -416,6 +417,63 @@ impl Engine for CoverConfig {
     type Report = CoverReport;
     type Error = CoverError;
 
+    fn settings(&self) -> Settings {
+        let CoverConfig {
+            seed,
+            n_start,
+            n_iter,
+            deep,
+            spaces,
+            metric,
+            ulp_refine,
+            targeted,
+            levels,
+            fuel,
+            // Native code computes the interpreter's results bit for bit: how fast, not what.
+            compile: _,
+            seeding,
+            boundaries,
+            pairs,
+            pair_evals,
+            args,
+            out_args,
+            seeds,
+            jobs,
+            prover,
+            prover_time,
+        } = self;
+        let settings = Settings::new()
+            .with("seed", seed)
+            .with("n_start", n_start)
+            .with("n_iter", n_iter)
+            .with("deep", deep)
+            .with_each("spaces", spaces.iter().map(|&s| space_name(s)))
+            .with(
+                "metric",
+                match metric {
+                    Metric::Real => "real",
+                    Metric::Ulp => "ulp",
+                },
+            )
+            .with("ulp_refine", ulp_refine)
+            .with("targeted", targeted)
+            .with("levels", levels)
+            .with("fuel", fuel)
+            .with("seeding", seeding)
+            .with("boundaries", boundaries)
+            .with("pairs", pairs)
+            .with("pair_evals", pair_evals)
+            .with_each("args", args)
+            .with_each("out_args", out_args)
+            .with_each("seeds", seeds.iter().map(|s| coordinates(s)))
+            .with("jobs", jobs);
+        let settings = match prover {
+            Some(prover) => settings.with_group("prover", prover.settings()),
+            None => settings.with("prover", "none"),
+        };
+        settings.with("prover_time", optional(prover_time.map(seconds)))
+    }
+
     fn run(
         &self,
         module: &Module,
@@ -424,6 +482,14 @@ impl Engine for CoverConfig {
         events: &mut dyn FnMut(&CoverEvent<'_>),
     ) -> Result<CoverReport, CoverError> {
         cover_with(module, func, self, budget, events)
+    }
+}
+
+/// A search space's name in settings: `real` or `ordered-bits`.
+fn space_name(space: Space) -> &'static str {
+    match space {
+        Space::Real => "real",
+        Space::OrderedBits => "ordered-bits",
     }
 }
 

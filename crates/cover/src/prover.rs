@@ -6,6 +6,7 @@
 //! search, re-executes every witness it returns (only a re-run that takes the side
 //! counts), and labels the sides it proves infeasible with the prover's method.
 
+use fpforge_engine::Settings;
 use fpforge_spec::InputSpec;
 use fpir::{Func, InfeasibleMethod, Module, OpenReason, Side};
 use std::fmt;
@@ -25,6 +26,11 @@ pub enum Settlement {
 
 /// A complete method for the sides a search left open.
 pub trait SideProver: Send + Sync {
+    /// Which method this is (a `method` value) and every setting that changes its
+    /// answers: part of the settings of the coverage run it serves
+    /// ([`fpforge_engine::Engine::settings`]).
+    fn settings(&self) -> Settings;
+
     /// Settles `sides` of `func` (inputs planned by `spec`) within `time_limit`: one
     /// answer per side, in order.
     fn settle(

@@ -340,6 +340,10 @@ fn switch_defaults_the_value_cannot_reach_are_infeasible() {
 struct FixedProver(Settlement);
 
 impl SideProver for FixedProver {
+    fn settings(&self) -> fpforge_engine::Settings {
+        fpforge_engine::Settings::new().with("method", "fixed")
+    }
+
     fn settle(
         &self,
         _: &Module,

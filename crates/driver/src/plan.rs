@@ -5,6 +5,7 @@
 
 use crate::error::{DriverError, Result};
 use crate::note::{Note, Notes};
+use fpforge_engine::Settings;
 use fpforge_exec::finding::{dominant_finding, DOMINANT_SHARE};
 use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Trap, TrapKind};
 use fpforge_report::findings::every_run_traps;
@@ -35,6 +36,14 @@ pub struct Specs {
 }
 
 impl Specs {
+    /// The specs by their `--arg` and `--out-arg` texts, in order, for a run's key.
+    pub fn settings(&self) -> Settings {
+        let Specs { args, out_args } = self;
+        Settings::new()
+            .with_each("args", args)
+            .with_each("out_args", out_args)
+    }
+
     /// The specs of a run over several functions that apply to `function`: those that
     /// name one of its parameters, so that a run-wide `--out-arg result` applies to the
     /// functions that have a `result`.

@@ -4,7 +4,7 @@
 //! joins them.
 
 use fpforge_cover::{Settlement, SideProver};
-use fpforge_engine::Budget;
+use fpforge_engine::{Budget, Settings};
 use fpforge_explore::reach::{reach_sides, SideAnswer};
 use fpforge_explore::session::EngineConfig;
 use fpforge_spec::InputSpec;
@@ -17,7 +17,21 @@ pub struct ConcolicProver {
     pub seed: u64,
 }
 
+impl ConcolicProver {
+    /// The concolic engine's settings: every field of the prover goes into them, so
+    /// they are its settings too.
+    fn config(&self) -> EngineConfig {
+        EngineConfig::default().with_seed(self.seed)
+    }
+}
+
 impl SideProver for ConcolicProver {
+    fn settings(&self) -> Settings {
+        Settings::new()
+            .with("method", "concolic")
+            .with_group("engine", self.config().settings())
+    }
+
     fn settle(
         &self,
         module: &Module,
@@ -26,7 +40,7 @@ impl SideProver for ConcolicProver {
         sides: &[Side],
         time_limit: Duration,
     ) -> Vec<Settlement> {
-        let config = EngineConfig::default().with_seed(self.seed);
+        let config = self.config();
         let budget = Budget::default().with_time_limit(Some(time_limit));
         match reach_sides(module, func, spec.clone(), sides, config, &budget) {
             Ok(answers) => answers

@@ -1,6 +1,7 @@
 //! The trait every searching engine implements, and what its result must say.
 
 use crate::event::Event;
+use crate::settings::Settings;
 use fpforge_search::{Budget, Stop};
 use fpir::{Func, Module};
 use std::time::Duration;
@@ -69,6 +70,13 @@ pub trait Engine: 'static {
     /// Why a run could not be made at all (what was found before an error is not lost:
     /// it reached the listener as events).
     type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Every setting of this configuration that changes what a run finds, by name
+    /// ([`crate::settings`]): what the key of a saved run hashes. Each engine writes it
+    /// by destructuring its configuration without `..`, so a field added later does not
+    /// compile until its author decides how it enters the key; a field that changes
+    /// nothing the run finds (how fast it runs) is left out by name, with the reason.
+    fn settings(&self) -> Settings;
 
     /// Runs the engine on `func` of `module` within `budget`.
     fn run(

@@ -11,6 +11,8 @@
 //!   `accuracy`'s worst inputs) — handed to a listener as they happen.
 //! - **At the end**: the engine's typed report, which says why it ended with the one
 //!   [`Stop`] every engine shares ([`Ended`]).
+//! - **Its identity**: the configuration's [`Settings`], every value that changes what
+//!   it finds, by name and in a fixed order, which keys saved runs ([`settings`]).
 //!
 //! The pattern is argmin's executor and egg's runner: budgets and stopping are the
 //! contract's, the algorithms are the engines'.
@@ -19,7 +21,9 @@
 
 pub mod contract;
 pub mod event;
+pub mod settings;
 
 pub use contract::{Ended, Engine, EngineKind};
 pub use event::{Event, NoDetail, Progress};
 pub use fpforge_search::{Budget, Clock, Interrupt, Stop};
+pub use settings::Settings;

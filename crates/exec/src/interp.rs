@@ -130,6 +130,31 @@ impl ExecConfig {
         self.rounding = rounding;
         self
     }
+
+    /// The limits that change what a run computes, by name, in a fixed order: what an
+    /// engine that holds an `ExecConfig` puts in its settings (`fpforge_engine::Settings`,
+    /// a crate above this one). Written by destructuring, so a new field does not compile
+    /// until it is decided here.
+    pub fn named_settings(&self) -> [(&'static str, String); 5] {
+        let ExecConfig {
+            fuel,
+            max_depth,
+            stack_bytes,
+            heap_bytes,
+            // Native code computes the interpreter's results bit for bit: how fast, not what.
+            compile: _,
+            rounding,
+            // When one run's clock ends: the engine's budget says how long a run may take.
+            deadline: _,
+        } = self;
+        [
+            ("fuel", fuel.to_string()),
+            ("max_depth", max_depth.to_string()),
+            ("stack_bytes", stack_bytes.to_string()),
+            ("heap_bytes", heap_bytes.to_string()),
+            ("rounding", rounding.name().to_string()),
+        ]
+    }
 }
 
 /// When functions run as native code (see [`ExecConfig::compile`]).

@@ -47,7 +47,8 @@ use crate::error::ExploreError;
 use crate::session::{
     ConcolicRun, EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy,
 };
-use fpforge_engine::{Budget, Engine, EngineKind, Event, NoDetail, Stop};
+use fpforge_engine::settings::coordinates;
+use fpforge_engine::{Budget, Engine, EngineKind, Event, NoDetail, Settings, Stop};
 use fpforge_exec::finding::FindingLog;
 use fpforge_exec::{Finding, Trap, TrapKind};
 use fpforge_spec::{ArgSpec, InputSpec, OutArgSpec};
@@ -140,6 +141,22 @@ impl Engine for ExploreConfig {
     type Report = ExploreReport;
     type Error = ExploreError;
 
+    fn settings(&self) -> Settings {
+        let ExploreConfig {
+            engine,
+            targets,
+            seeds,
+            args,
+            out_args,
+        } = self;
+        Settings::new()
+            .with_group("engine", engine.settings())
+            .with_each("targets", targets.iter().map(|&side| side_text(side)))
+            .with_each("seeds", seeds.iter().map(|s| coordinates(s)))
+            .with_each("args", args)
+            .with_each("out_args", out_args)
+    }
+
     /// Explores with inputs planned from [`ExploreConfig::args`] and
     /// [`ExploreConfig::out_args`].
     fn run(
@@ -152,6 +169,18 @@ impl Engine for ExploreConfig {
         let spec = InputSpec::for_function(module, func, &self.args, &self.out_args)?;
         explore(module, func, spec, self, budget, events)
     }
+}
+
+/// A side in settings: its site and arm by index (`br3:T`, `br7:case2`, `br7:default`),
+/// which needs no module, unlike [`Module::side_name`]'s case values.
+fn side_text(side: Side) -> String {
+    let arm = match side.arm {
+        Arm::True => "T".to_string(),
+        Arm::False => "F".to_string(),
+        Arm::Case(i) => format!("case{i}"),
+        Arm::Default => "default".to_string(),
+    };
+    format!("{}:{arm}", side.site)
 }
 
 impl ExploreReport {
@@ -881,4 +910,42 @@ fn calls_are_tame(module: &Module, func: Func) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_name_targets_seeds_and_the_engine() {
+        let config = ExploreConfig::default()
+            .with_targets(vec![
+                Side {
+                    site: BranchSite(3),
+                    arm: Arm::True,
+                },
+                Side {
+                    site: BranchSite(7),
+                    arm: Arm::Case(2),
+                },
+            ])
+            .with_seeds(vec![vec![1.5f64.to_bits()]])
+            .with_args(vec!["x in [0, 1]".parse().unwrap()], Vec::new());
+        let text = config.settings().text();
+        for line in [
+            "engine.seed = 0",
+            "engine.strategy = portfolio",
+            "engine.exec.fuel = 1000000",
+            "targets = br3:T",
+            "targets = br7:case2",
+            "seeds = 3ff8000000000000",
+            "args = x in [0.0, 1.0]",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in {text}");
+        }
+        let reseeded = config
+            .clone()
+            .with_engine(EngineConfig::default().with_seed(1));
+        assert_ne!(reseeded.settings(), config.settings());
+    }
 }

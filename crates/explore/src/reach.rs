@@ -29,7 +29,7 @@ use crate::error::ExploreError;
 use crate::explore::{explore, ExploreConfig};
 use crate::path::PathSpec;
 use crate::session::{EngineConfig, QueryAnswer, QueryStats, RunEnd, Session, UnsatBy};
-use fpforge_engine::{Engine, EngineKind, Event, NoDetail, Stop};
+use fpforge_engine::{Engine, EngineKind, Event, NoDetail, Settings, Stop};
 use fpforge_search::Budget;
 use fpforge_solve::TermId;
 use fpforge_spec::{ArgSpec, InputSpec, OutArgSpec};
@@ -336,6 +336,26 @@ impl Engine for ReachConfig {
     type Detail<'a> = NoDetail;
     type Report = Reached;
     type Error = ExploreError;
+
+    fn settings(&self) -> Settings {
+        let ReachConfig {
+            engine,
+            aim,
+            args,
+            out_args,
+            emit_smt2,
+        } = self;
+        let (kind, text) = match aim {
+            ReachAim::Path(text) => ("path", text),
+            ReachAim::Side(text) => ("side", text),
+        };
+        Settings::new()
+            .with_group("engine", engine.settings())
+            .with(&format!("aim.{kind}"), text)
+            .with_each("args", args)
+            .with_each("out_args", out_args)
+            .with("emit_smt2", emit_smt2)
+    }
 
     fn run(
         &self,

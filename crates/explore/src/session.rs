@@ -5,6 +5,8 @@
 use crate::concolic::{bits_value, value_bits, CallPolicy, Concolic, PathEntry};
 use crate::error::ExploreError;
 use crate::libm_facts::{subterms, LibmFacts};
+use fpforge_engine::settings::seconds;
+use fpforge_engine::Settings;
 use fpforge_exec::{
     BranchTrace, Concrete, ExecConfig, Interpreter, NoObserver, Outcome, Trap, TrapKind,
 };
@@ -72,6 +74,31 @@ impl EngineConfig {
     pub fn with_exec(mut self, exec: ExecConfig) -> Self {
         self.exec = exec;
         self
+    }
+
+    /// Every setting that changes what a concolic run finds, by name: part of the
+    /// settings of `explore`, `reach` and the prover that serves `cover`.
+    pub fn settings(&self) -> Settings {
+        let EngineConfig {
+            query_timeout,
+            strategy,
+            seed,
+            calls,
+            exec,
+        } = self;
+        Settings::new()
+            .with("query_timeout", seconds(*query_timeout))
+            .with("strategy", strategy.name())
+            .with("seed", seed)
+            .with(
+                "calls",
+                match calls {
+                    CallPolicy::Symbolic => "symbolic",
+                    CallPolicy::Concretize => "concretize",
+                    CallPolicy::Uninterpreted => "uninterpreted",
+                },
+            )
+            .with_group("exec", exec.named_settings().into_iter().collect())
     }
 }
 

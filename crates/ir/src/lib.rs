@@ -47,4 +47,4 @@ pub use side::{
 };
 pub use types::{FloatTy, Type};
 pub use verify::{verify_module, VerifyError};
-pub use write::write_module;
+pub use write::{write_module, write_reached};

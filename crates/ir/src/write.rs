@@ -18,6 +18,7 @@
 //! Registers are declared with their type where they are defined; `@opN`/`@brN` name a
 //! site; `!F:L:C` is a source location (file index, line, column).
 
+use crate::analysis::calls::Reach;
 use crate::float_text::format_exact;
 use crate::inst::{
     BlockCall, Builtin, Callee, CastOp, Clause, FloatBinOp, FloatPred, Inst, InstKind, IntBinOp,
@@ -27,6 +28,7 @@ use crate::module::{AddrBase, Const, Function, GlobalData, Module, SrcLoc};
 use crate::shape::ParamShape;
 use crate::types::Type;
 use crate::{Func, Global, Reg};
+use std::collections::BTreeSet;
 use std::fmt::{self, Write};
 
 /// Prints `module` in the IR text form.
@@ -53,6 +55,54 @@ fn write_to(out: &mut String, module: &Module) -> fmt::Result {
         write!(out, "shape {func} {param} ")?;
         write_shape(out, shape)?;
         out.push('\n');
+    }
+    Ok(())
+}
+
+/// Prints what a run of `entry` depends on, in the text form: the source files its code
+/// names, the module's externals, the globals and functions a run from `entry` reaches
+/// ([`Reach`], in the order found, `entry` first) and those functions' parameter shapes.
+///
+/// Ids stay the module's, because a run's reports name sites and files by them; so this
+/// is not a module [`crate::parse`] reads back, but the identity of `entry` as lowered:
+/// two modules that print the same text for it run it alike and report it alike,
+/// whatever else they hold. (The externals are all printed: their ids are their
+/// positions, which a part of the list would not show.)
+pub fn write_reached(module: &Module, entry: Func) -> String {
+    let mut out = String::new();
+    write_reached_to(&mut out, module, entry).expect("writing to a String cannot fail");
+    out
+}
+
+fn write_reached_to(out: &mut String, module: &Module, entry: Func) -> fmt::Result {
+    let reach = Reach::new(module, &[entry]);
+    let funcs: Vec<Func> = reach.funcs().collect();
+    let mut files = BTreeSet::new();
+    for &f in &funcs {
+        let function = &module.funcs[f];
+        let blocks = function.blocks.values();
+        let locs = blocks.flat_map(|b| b.locs.iter().chain([&b.term_loc]));
+        files.extend(locs.chain([&function.loc]).flatten().map(|loc| loc.file));
+    }
+    for file in files {
+        let name = module.files.get(file).map_or("?", String::as_str);
+        writeln!(out, "file {file} {}", quote(name))?;
+    }
+    for name in &module.externals {
+        writeln!(out, "extern {}", quote(name))?;
+    }
+    for g in reach.globals() {
+        write_global(out, g, &module.globals[g])?;
+    }
+    for &f in &funcs {
+        write_function(out, f, &module.funcs[f])?;
+    }
+    for ((func, param), shape) in &module.param_shapes {
+        if funcs.contains(func) {
+            write!(out, "shape {func} {param} ")?;
+            write_shape(out, shape)?;
+            out.push('\n');
+        }
     }
     Ok(())
 }

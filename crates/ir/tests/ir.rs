@@ -650,6 +650,40 @@ fn fixture_verifies_clean_and_sites_are_indexed() {
     assert_eq!(m.op_sites[OpSite(1)].loc, at(0, 7, 5));
 }
 
+#[test]
+fn reached_text_is_what_a_run_from_the_entry_touches_in_the_module_text() {
+    let m = parse_module(FULL).unwrap();
+    let kernel = write_reached(&m, Func(0));
+    assert!(
+        kernel.lines().all(|line| FULL.lines().any(|l| l == line)),
+        "lines of the module's text, ids kept: {kernel}"
+    );
+    let heads: Vec<&str> = kernel
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with("bb") && *l != "}")
+        .map(|l| l.split(" = ").next().unwrap().split('(').next().unwrap())
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            "file file0 \"full.c\"",
+            "file file1 \"inc/q\\\"uote\\\\d.h\"",
+            "extern \"printf\"",
+            "extern \"puts\"",
+            "global g0 \"table\" align 8 const",
+            "global g1 \"counter\" align 4",
+            "func f0 \"kernel\"",
+            "func f1 \"helper\"",
+        ],
+        "g2, g3 and f2 are not reached"
+    );
+    assert_eq!(
+        write_reached(&m, Func(2)),
+        "extern \"printf\"\nextern \"puts\"\nfunc f2 \"noop\"() {\nbb0:\n  ret\n}\n",
+        "no location: no file"
+    );
+}
+
 /// A small valid module that the verifier tests break one invariant at a time.
 const BASE: &str = r#"file file0 "t.c"
 extern "ext"

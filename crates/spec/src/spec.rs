@@ -31,7 +31,7 @@
 use crate::fields::{self, FieldText};
 use crate::{Arg, Cell};
 use fpir::f80::{self, F80Arith, Round, F80};
-use fpir::float_text::{format_exact, parse_float};
+use fpir::float_text::{format_decimal, format_exact, parse_float};
 use fpir::{FloatTy, Func, Module, ParamShape, StructShape, Type};
 use std::fmt;
 use std::str::FromStr;
@@ -1348,6 +1348,64 @@ impl FromStr for OutArgSpec {
     }
 }
 
+/// ` in [LO, HI]` with the bounds in the shortest decimal that reads back to the same
+/// double, or nothing.
+fn write_range(f: &mut fmt::Formatter<'_>, range: &Option<ValueRange>) -> fmt::Result {
+    match range {
+        Some(ValueRange { lo, hi }) => {
+            let bound = |x: &f64| format_decimal(FloatTy::F64, x.to_bits());
+            write!(f, " in [{}, {}]", bound(lo), bound(hi))
+        }
+        None => Ok(()),
+    }
+}
+
+/// `: TYPE`, `: TYPE[N]` or nothing. A length without a type, which no text reads to,
+/// is written `: [N]`, which reads back as an error rather than as another spec.
+fn write_type_and_len(
+    f: &mut fmt::Formatter<'_>,
+    ty: Option<Type>,
+    len: Option<usize>,
+) -> fmt::Result {
+    match (ty, len) {
+        (Some(ty), Some(len)) => write!(f, ": {ty}[{len}]"),
+        (Some(ty), None) => write!(f, ": {ty}"),
+        (None, Some(len)) => write!(f, ": [{len}]"),
+        (None, None) => Ok(()),
+    }
+}
+
+impl fmt::Display for ArgSpec {
+    /// The `--arg` text that [`ArgSpec::from_str`] reads back equal: `NAME = VALUE`,
+    /// `NAME: f80`, `NAME: TYPE[N]`, `NAME in [LO, HI]`... (a `vector<T>[N]` reads as
+    /// `T[N]`, so it is written so).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ArgSpec { name, shape } = self;
+        f.write_str(name)?;
+        match shape {
+            SpecShape::Fixed(value) => write!(f, " = {value}"),
+            SpecShape::LongDouble { range } => {
+                f.write_str(": f80")?;
+                write_range(f, range)
+            }
+            SpecShape::Input { ty, len, range } => {
+                write_type_and_len(f, *ty, *len)?;
+                write_range(f, range)
+            }
+        }
+    }
+}
+
+impl fmt::Display for OutArgSpec {
+    /// The `--out-arg` text that [`OutArgSpec::from_str`] reads back equal: `NAME`,
+    /// `NAME: TYPE` or `NAME: TYPE[N]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let OutArgSpec { name, elem, len } = self;
+        f.write_str(name)?;
+        write_type_and_len(f, *elem, *len)
+    }
+}
+
 impl fmt::Display for ParamInput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let range = |r: &Option<ValueRange>| match r {
@@ -1431,6 +1489,76 @@ mod tests {
                 range: Some(ValueRange { lo: -1.0, hi: 2.0 })
             }
         );
+    }
+
+    #[test]
+    fn spec_texts_read_back_equal() {
+        for (text, written) in [
+            ("a: f64[8] in [-100, 100]", "a: f64[8] in [-100.0, 100.0]"),
+            ("v: vector<f64>[16] in [-1, 1]", "v: f64[16] in [-1.0, 1.0]"),
+            ("x in [0x1p-3, inf]", "x in [0.125, inf]"),
+            ("2 in [-0, 1e300]", "2 in [-0.0, 1e300]"),
+            ("x: double", "x: f64"),
+            ("n = 8", "n = 8"),
+            ("p.pos[0] = 0x1p-2", "p.pos[0] = 0x1p-2"),
+            ("t: long double in [1, 2]", "t: f80 in [1.0, 2.0]"),
+            ("t: f80", "t: f80"),
+        ] {
+            let spec: ArgSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), written, "{text}");
+            let again: ArgSpec = written.parse().unwrap();
+            assert_eq!(again, spec, "{text}");
+        }
+        for (text, written) in [
+            ("b", "b"),
+            ("b: float[4]", "b: f32[4]"),
+            ("2: i32", "2: i32"),
+        ] {
+            let spec: OutArgSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), written, "{text}");
+            assert_eq!(written.parse::<OutArgSpec>().unwrap(), spec, "{text}");
+        }
+        let no_type = ArgSpec {
+            name: "a".to_string(),
+            shape: SpecShape::Input {
+                ty: None,
+                len: Some(4),
+                range: None,
+            },
+        };
+        assert!(
+            no_type.to_string().parse::<ArgSpec>().is_err(),
+            "a length without a type reads as no other spec"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_spec_text_reads_back_to_its_spec(
+            name in "[a-z_][a-z0-9_]{0,6}(\\.[a-z]{1,3})?|[1-9]",
+            shape in 0..4u8,
+            ty in proptest::sample::select(vec![Type::F64, Type::F32, Type::I8, Type::Int(16), Type::I32, Type::I64]),
+            len in proptest::option::of(1..100usize),
+            bounds in proptest::option::of((proptest::num::f64::ANY, proptest::num::f64::ANY)),
+            value in "[0-9a-z.+-]{1,8}",
+        ) {
+            let range = bounds
+                .filter(|(lo, hi)| !lo.is_nan() && !hi.is_nan())
+                .map(|(lo, hi)| ValueRange { lo: lo.min(hi), hi: lo.max(hi) });
+            let shape = match shape {
+                0 => SpecShape::Fixed(value),
+                1 => SpecShape::LongDouble { range },
+                2 => SpecShape::Input { ty: Some(ty), len, range },
+                _ => SpecShape::Input { ty: None, len: None, range: range.or(Some(ValueRange { lo: 0.0, hi: 1.0 })) },
+            };
+            let spec = ArgSpec { name: name.clone(), shape };
+            let text = spec.to_string();
+            let again: ArgSpec = text.parse().unwrap();
+            proptest::prop_assert_eq!(again.to_string(), text.clone(), "signed zeros kept");
+            proptest::prop_assert_eq!(again, spec);
+            let out = OutArgSpec { name, elem: Some(ty), len };
+            proptest::prop_assert_eq!(out.to_string().parse::<OutArgSpec>().unwrap(), out);
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Runs over several functions split and continued: `--shard K/N` in separate processes
 //! joined by `fpforge merge` into what one run writes, merge refusing shards that overlap,
-//! are missing or come from different runs, and `--resume` after Ctrl-C ending with the
-//! files of an uninterrupted run; `cover` mostly, `accuracy` too.
+//! are missing or come from different runs, `--resume` after Ctrl-C ending with the
+//! files of an uninterrupted run, and `--resume` of a directory an earlier release wrote
+//! (`tests/fixtures/resume/`); `cover` mostly, `accuracy` too.
 
 use crate::common::{fixture, fpforge, json_file, stderr};
 use crate::library::{on_library, row_names, without_times, ALL};
@@ -301,5 +302,124 @@ fn accuracy_shards_merge_and_resume_like_cover() {
         text(&single, "scale", "report.json"),
         before,
         "finished: kept"
+    );
+}
+
+/// `fpforge cover tests/fixtures/cli/branches.c --all --evals 2000 --seed 1 --out OUT` as
+/// fpforge 4deffda wrote it, before keys had a format: `run-key`, `inputs.txt`,
+/// `coverage.json` and the crash of each function and `index.json` (without the files
+/// `--resume` does not read: the pages, the lcov files, `regression.c`).
+const PREVIOUS_RELEASE: &str = "branches-4deffda";
+
+/// The functions of `tests/fixtures/cli/branches.c`, in name order.
+const BRANCHES: [&str; 3] = ["double_and_sum", "hypot_via_libm", "sign_class"];
+
+/// A copy of the previous release's output directory in `root`.
+fn previous_release_out(root: &Path, name: &str) -> std::path::PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let out = root.join(name);
+    copy(Path::new(&fixture("resume", PREVIOUS_RELEASE)), &out);
+    out
+}
+
+/// `fpforge cover tests/fixtures/cli/branches.c --all --resume --out OUT FLAGS...`.
+fn resume_branches(out: &Path, flags: &[&str]) -> std::process::Output {
+    let source = fixture("cli", "branches.c");
+    let out = out.display().to_string();
+    let args = [
+        &["cover", &source, "--all", "--resume", "--out", &out],
+        flags,
+    ]
+    .concat();
+    fpforge(&args)
+}
+
+#[test]
+fn resume_continues_a_directory_of_the_previous_release() {
+    let root = tempfile::tempdir().unwrap();
+    let flags = ["--evals", "2000", "--seed", "1", "--quiet"];
+    let out = previous_release_out(root.path(), "same-flags");
+    let run = resume_branches(&out, &flags);
+    assert_eq!(
+        run.status.code(),
+        Some(3),
+        "double_and_sum crashes: {}",
+        stderr(&run)
+    );
+    let index = json_file(&out.join("index.json"));
+    assert_eq!(index["schema"], 1);
+    assert_eq!(index["engine"], "cover");
+    assert_eq!(row_names(&index), BRANCHES);
+    assert_eq!(index["totals"]["finished"], 3, "{index}");
+    for (row, name) in index["functions"].as_array().unwrap().iter().zip(BRANCHES) {
+        assert_eq!(row["status"], "finished", "{row}");
+        let coverage = json_file(&out.join(name).join("coverage.json"));
+        for field in ["sides", "covered", "tests", "crashes", "stop"] {
+            assert_eq!(row[field], coverage[field], "{name}: {field}");
+        }
+        for file in ["inputs.txt", "coverage.lcov", "regression.c", "report.html"] {
+            assert!(out.join(name).join(file).is_file(), "{name}/{file}");
+        }
+        let key = text(&out, name, "run-key");
+        assert!(
+            key.starts_with("v2:"),
+            "{name}: a key of this release: {key}"
+        );
+    }
+    for file in ["coverage.lcov", "report.html"] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    assert!(out.join("double_and_sum/crashes/1.txt").is_file());
+
+    // The directory is now this release's: resumed again, every function is kept.
+    let kept: Vec<String> = BRANCHES
+        .iter()
+        .map(|name| text(&out, name, "coverage.json"))
+        .collect();
+    let again = resume_branches(&out, &flags);
+    assert_eq!(again.status.code(), Some(3), "{}", stderr(&again));
+    for (name, before) in BRANCHES.iter().zip(&kept) {
+        assert_eq!(
+            &text(&out, name, "coverage.json"),
+            before,
+            "{name}: kept, times included"
+        );
+    }
+
+    // An earlier key is not this release's, so the saved tests are seeds: without
+    // special values (`--no-seeding`), 20 evaluations never try a NaN or a zero, yet the
+    // saved tests take all of sign_class's sides, and they are its tests again.
+    let out = previous_release_out(root.path(), "other-flags");
+    let flags = ["--evals", "20", "--seed", "1", "--no-seeding", "--no-reach"];
+    let run = resume_branches(&out, &flags);
+    assert!(matches!(run.status.code(), Some(0 | 3)), "{}", stderr(&run));
+    assert!(
+        !stderr(&run).contains("saved tests do not fit"),
+        "no saved test dropped: {}",
+        stderr(&run)
+    );
+    let sign_class = json_file(&out.join("sign_class/coverage.json"));
+    assert_eq!(
+        (&sign_class["covered"], &sign_class["sides"]),
+        (&6.into(), &6.into())
+    );
+    assert_eq!(
+        text(&out, "sign_class", "inputs.txt"),
+        std::fs::read_to_string(fixture(
+            "resume",
+            &format!("{PREVIOUS_RELEASE}/sign_class/inputs.txt")
+        ))
+        .unwrap(),
     );
 }

@@ -136,7 +136,7 @@ impl<J: Job> LibraryRunner<'_, J> {
     pub fn run(&self, selection: &Selection) -> Result<LibraryRun> {
         let started = Instant::now();
         let mut library = Library::load(self.program, selection, self.notes)?;
-        let run_key = resume::run_key(J::KIND.name(), &self.job.settings());
+        let run_key = resume::run_key(J::KIND, &self.job.settings());
         let shard = self
             .options
             .shard
@@ -220,9 +220,12 @@ impl<J: Job> LibraryRunner<'_, J> {
             return RowOutcome::Error(problem.clone());
         }
         let dir = self.out.join(&candidate.directory);
-        let own = self.options.specs.get(&candidate.name);
-        let own_key = resume::run_key(pace.run_key, &format!("{own:?}"));
-        let key = resume::function_key(&own_key, &library.module, candidate.func);
+        let function = &library.module.funcs[candidate.func];
+        let specs = match self.options.specs.get(&candidate.name) {
+            Some(own) => own.clone(),
+            None => self.job.specs().for_function(function),
+        };
+        let key = resume::function_key(pace.run_key, &specs, &library.module, candidate.func);
         let measure = Measure::of(J::KIND.name());
         let saved = match self.options.resume {
             Resume::Continue => Saved::read(&dir, &key, measure),
@@ -242,15 +245,12 @@ impl<J: Job> LibraryRunner<'_, J> {
         if time_left == Some(Duration::ZERO) {
             return RowOutcome::NotRun("total time".to_string());
         }
-        let function = &library.module.funcs[candidate.func];
         let task = Task {
             module: &library.module,
             func: candidate.func,
             out: Some(&dir),
             budget: self.job.budget().clone().within(time_left),
-            specs: own
-                .cloned()
-                .unwrap_or_else(|| self.job.specs().for_function(function)),
+            specs,
             seeds: saved_tests.as_deref().map_or(Seeds::None, Seeds::Saved),
             junit: None,
             notes: self.notes,

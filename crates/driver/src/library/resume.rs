@@ -3,20 +3,31 @@
 //! continues the others from their saved tests.
 //!
 //! Each function's directory holds `run-key`, written before its search starts: a hash
-//! of the run's settings (the engine's, which include the seed, budgets and `--arg`
-//! specs) and of the function as lowered (its body and every function and global it
-//! reaches, so an edited source, other compiler flags or trap guards change it). With
-//! `--resume` a function whose `run-key` matches and whose `coverage.json` (`report.json`
-//! for `accuracy`) says `finished` with another stop than `interrupted` keeps its files
-//! and row. One whose
-//! key matches but did not finish (Ctrl-C, a killed machine) is searched again from the
-//! start: the search is deterministic, so this gives exactly the files an uninterrupted
-//! run writes, which its saved tests as seeds would not (seeds change the search). One
-//! whose key differs (an extended budget, another seed, an edited function) continues
-//! from its saved `inputs.txt`, re-executed as seeds before the search (`cover` and
-//! `explore`; `accuracy`, which takes no seeds, searches it again from the start).
+//! of the run's settings and of the function as lowered. The settings are their
+//! canonical text ([`fpforge_engine::settings`]: the engine's, with the seed and every
+//! search parameter, the budget's evaluations and time, the `--arg` specs, the tests
+//! kept), which each configuration writes value by value, never through `Debug`; the
+//! function is the IR text of it and of every function and global it reaches
+//! ([`fpir::write_reached`]: its body, so an edited source, other compiler flags or trap
+//! guards change it, and the site ids and files its reports name). With `--resume` a
+//! function whose `run-key` matches and whose `coverage.json` (`report.json` for
+//! `accuracy`) says `finished` with another stop than `interrupted` keeps its files and
+//! row. One whose key matches but did not finish (Ctrl-C, a killed machine) is searched
+//! again from the start: the search is deterministic, so this gives exactly the files an
+//! uninterrupted run writes, which its saved tests as seeds would not (seeds change the
+//! search). One whose key differs (an extended budget, another seed, an edited function)
+//! continues from its saved `inputs.txt`, re-executed as seeds before the search (`cover`
+//! and `explore`; `accuracy`, which takes no seeds, searches it again from the start).
+//!
+//! A key names its format (`v2:` and the hash, `KEY_FORMAT`). The `run-key` of an
+//! earlier fpforge is a bare hash of `Debug` texts, which this one cannot compute again:
+//! it never matches, so such a directory is never taken as finished with the same
+//! settings, and `--resume` continues it from its `inputs.txt` as it continues a run
+//! with other settings, then writes a key of the current format.
 
 use crate::error::{DriverError, Result};
+use crate::plan::Specs;
+use fpforge_engine::{EngineKind, Settings};
 use fpforge_report::index::{Measure, RowOutcome};
 use fpir::{Func, Module};
 use std::path::Path;
@@ -24,8 +35,14 @@ use std::path::Path;
 /// The file of a function's directory that holds its key.
 const RUN_KEY: &str = "run-key";
 
-/// A stable hash of `parts`: 64-bit FNV-1a, the same on every machine and toolchain, so
-/// every shard of a run computes the same key.
+/// The format of the keys written now, before a colon in each: `v2:` and 16 hex digits.
+/// (The unversioned keys of earlier releases were format 1.) A change of what is hashed
+/// (the canonical text of [`Settings`], [`fpir::write_reached`], the parts below) raises
+/// it, so a key of another format never matches by accident.
+const KEY_FORMAT: &str = "v2";
+
+/// The key of `parts`: [`KEY_FORMAT`], a colon and their 64-bit FNV-1a hash, the same on
+/// every machine and toolchain, so every shard of a run computes the same key.
 fn fnv1a<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
     let hash = parts
         .into_iter()
@@ -33,29 +50,22 @@ fn fnv1a<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
         .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
         });
-    format!("{hash:016x}")
+    format!("{KEY_FORMAT}:{hash:016x}")
 }
 
-/// The key of a run of `engine` with `settings` (every setting that changes its results).
-pub fn run_key(engine: &str, settings: &str) -> String {
-    fnv1a([engine, settings])
+/// The key of a run of `engine` with `settings` (every setting that changes its results,
+/// [`crate::run::Job::settings`]).
+pub fn run_key(engine: EngineKind, settings: &Settings) -> String {
+    fnv1a([engine.name(), &settings.text()])
 }
 
-/// The key of `func` in a run whose key is `run`: the run's and the lowered function's
-/// with everything it reaches.
-pub fn function_key(run: &str, module: &Module, func: Func) -> String {
-    let reached: Vec<String> = module
-        .reachable_funcs(func)
-        .into_iter()
-        .map(|f| format!("{:?}", module.funcs[f]))
-        .collect();
-    let globals = format!("{:?}", module.globals);
-    let name = &module.funcs[func].name;
-    fnv1a(
-        [run, name.as_str(), globals.as_str()]
-            .into_iter()
-            .chain(reached.iter().map(String::as_str)),
-    )
+/// The key of `func` in a run whose key is `run`, searched with `specs` (its own
+/// fpforge.toml specs, or the run-wide ones that name its parameters): the run's key,
+/// the specs' text and the text of the function as lowered with everything it reaches
+/// ([`fpir::write_reached`]).
+pub fn function_key(run: &str, specs: &Specs, module: &Module, func: Func) -> String {
+    let reached = fpir::write_reached(module, func);
+    fnv1a([run, &specs.settings().text(), &reached])
 }
 
 /// What a function's directory holds from an earlier run.
@@ -101,6 +111,15 @@ pub fn start(dir: &Path, key: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::out::TestSet;
+    use crate::prover::ConcolicProver;
+    use crate::run::{AccuracyJob, CoverJob, ExploreJob, Job};
+    use fpforge_accuracy::AccuracyConfig;
+    use fpforge_cover::{CoverConfig, SideProver};
+    use fpforge_engine::Budget;
+    use fpforge_explore::EngineConfig;
+    use std::sync::Arc;
+    use std::time::Duration;
 
     const FINISHED: &str = r#"{ "finished": true, "stop": "evaluations", "seconds": 1.0,
         "sides": 2, "covered": 1, "infeasible": 0, "not_reached": 1,
@@ -180,12 +199,231 @@ mod tests {
         );
     }
 
+    /// A function that halves its argument, and one after it that nothing calls.
+    const HALF: &str = r#"file file0 "half.c"
+func f0 "half"(v0: f64 #x) -> f64 !0:1:1 {
+  const v1: f64 = 0x1p-1
+bb0:
+  v2: f64 = fmul f64 v0, v1 @op0 !0:2:14
+  ret v2 !0:2:5
+}
+"#;
+
+    fn half() -> Module {
+        fpir::parse_module(HALF).unwrap()
+    }
+
+    /// `cover --seed SEED --evals 2000 --time-limit 30 --arg 'x in [-1, 1]'` with the
+    /// concolic prover.
+    fn cover_job(seed: u64) -> CoverJob {
+        let prover: Arc<dyn SideProver> = Arc::new(ConcolicProver { seed });
+        CoverJob {
+            config: CoverConfig::default()
+                .with_seed(seed)
+                .with_prover(Some(prover)),
+            budget: Budget::default()
+                .with_evals(Some(2000))
+                .with_time_limit(Some(Duration::from_secs(30))),
+            specs: specs(&["x in [-1, 1]"]),
+            tests: TestSet::Minimized,
+        }
+    }
+
+    fn specs(args: &[&str]) -> Specs {
+        Specs {
+            args: args.iter().map(|a| a.parse().unwrap()).collect(),
+            out_args: Vec::new(),
+        }
+    }
+
+    fn cover_key(job: &CoverJob) -> String {
+        run_key(EngineKind::Cover, &job.settings())
+    }
+
     #[test]
-    fn keys_are_stable_and_change_with_the_settings() {
-        assert_eq!(run_key("cover", "seed 0"), run_key("cover", "seed 0"));
-        assert_ne!(run_key("cover", "seed 0"), run_key("cover", "seed 1"));
-        assert_ne!(run_key("cover", "seed 0"), run_key("explore", "seed 0"));
+    fn settings_are_named_values_never_debug_text() {
+        let text = cover_job(1).settings().text();
+        let want = "fpforge-settings 1
+cover.seed = 1
+cover.n_start = 500
+cover.n_iter = 5
+cover.deep = false
+cover.spaces = real
+cover.spaces = ordered-bits
+cover.metric = ulp
+cover.ulp_refine = true
+cover.targeted = true
+cover.levels = true
+cover.fuel = 100000
+cover.seeding = true
+cover.boundaries = true
+cover.pairs = true
+cover.pair_evals = 2000
+cover.jobs = 1
+cover.prover.method = concolic
+cover.prover.engine.query_timeout = 1
+cover.prover.engine.strategy = portfolio
+cover.prover.engine.seed = 1
+cover.prover.engine.calls = symbolic
+cover.prover.engine.exec.fuel = 1000000
+cover.prover.engine.exec.max_depth = 50000
+cover.prover.engine.exec.stack_bytes = 8388608
+cover.prover.engine.exec.heap_bytes = 67108864
+cover.prover.engine.exec.rounding = nearest
+cover.prover_time = none
+budget.evals = 2000
+budget.time_limit = 30
+specs.args = x in [-1.0, 1.0]
+tests = minimized
+";
+        assert_eq!(text, want);
+        let explore = ExploreJob {
+            config: EngineConfig::default(),
+            budget: Budget::default().with_time_limit(Some(Duration::from_millis(2500))),
+            specs: specs(&["n = 3"]),
+            tests: TestSet::All,
+        };
+        let accuracy = AccuracyJob {
+            config: AccuracyConfig::default(),
+            budget: Budget::default(),
+            specs: Specs::default(),
+        };
+        for text in [explore.settings().text(), accuracy.settings().text()] {
+            for line in text.lines().skip(1) {
+                let (name, value) = line.split_once(" = ").unwrap();
+                assert!(
+                    name.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b"_.".contains(&b)),
+                    "{line}"
+                );
+                for debug in ["Some(", "None", "{", "Config", "Portfolio", "Symbolic"] {
+                    assert!(!value.contains(debug), "{line}");
+                }
+            }
+        }
+        let accuracy = accuracy.settings().text();
+        assert!(
+            accuracy.contains("\naccuracy.oracle = auto\n"),
+            "{accuracy}"
+        );
+        assert!(
+            accuracy.contains("\naccuracy.sampling = uniform:0:1\n"),
+            "{accuracy}"
+        );
+        assert!(explore
+            .settings()
+            .text()
+            .contains("\nbudget.time_limit = 2.5\n"));
+    }
+
+    #[test]
+    fn keys_are_golden_for_fixed_settings_and_function() {
+        // Fixed by the canonical texts: a change here invalidates every saved run, so it
+        // must come with a new KEY_FORMAT or a reason.
+        let run = cover_key(&cover_job(1));
+        assert_eq!(run, "v2:dffe8d4e028e6b27");
+        let key = function_key(&run, &specs(&["x in [-1, 1]"]), &half(), Func(0));
+        assert_eq!(key, "v2:aabfb61e22312c54");
+    }
+
+    #[test]
+    fn every_setting_changes_the_run_key() {
+        let base = cover_key(&cover_job(1));
+        let mut changed = vec![
+            ("seed", cover_job(2)),
+            (
+                "evals",
+                CoverJob {
+                    budget: Budget::default().with_evals(Some(4000)),
+                    ..cover_job(1)
+                },
+            ),
+            (
+                "time",
+                CoverJob {
+                    budget: Budget::default()
+                        .with_evals(Some(2000))
+                        .with_time_limit(Some(Duration::from_secs(31))),
+                    ..cover_job(1)
+                },
+            ),
+            (
+                "specs",
+                CoverJob {
+                    specs: specs(&["x in [-1, 2]"]),
+                    ..cover_job(1)
+                },
+            ),
+            (
+                "tests",
+                CoverJob {
+                    tests: TestSet::All,
+                    ..cover_job(1)
+                },
+            ),
+        ];
+        let mut job = cover_job(1);
+        job.config = job.config.with_n_start(501);
+        changed.push(("starts", job));
+        let mut job = cover_job(1);
+        job.config = job.config.with_prover(None);
+        changed.push(("no prover", job));
+        for (what, job) in &changed {
+            assert_ne!(cover_key(job), base, "{what}");
+        }
+        let mut job = cover_job(1);
+        job.config = job.config.with_compile(fpforge_exec::Compilation::Off);
+        assert_eq!(cover_key(&job), base, "the compiled tier computes the same");
+        let interrupt = Budget::default()
+            .with_evals(Some(2000))
+            .with_time_limit(Some(Duration::from_secs(30)))
+            .with_interrupt(Some(fpforge_engine::Interrupt::default()));
+        let job = CoverJob {
+            budget: interrupt,
+            ..cover_job(1)
+        };
+        assert_eq!(cover_key(&job), base, "an interrupt is not a setting");
+        let settings = cover_job(1).settings();
+        assert_ne!(run_key(EngineKind::Explore, &settings), base);
+    }
+
+    #[test]
+    fn the_function_key_is_its_text_and_what_it_reaches() {
+        let run = cover_key(&cover_job(1));
+        let key = |text: &str, specs: &Specs| {
+            function_key(&run, specs, &fpir::parse_module(text).unwrap(), Func(0))
+        };
+        let none = Specs::default();
+        let base = key(HALF, &none);
+        let unrelated = format!("{HALF}func f1 \"other\"(v0: f64) -> f64 {{\nbb0:\n  ret v0\n}}\n");
+        assert_eq!(
+            key(&unrelated, &none),
+            base,
+            "what it does not reach is not in it"
+        );
+        let third = HALF.replace("0x1p-1", "0x1.5555555555555p-2");
+        assert_ne!(key(&third, &none), base, "another constant");
+        let moved = HALF.replace("!0:2:14", "!0:3:14");
+        assert_ne!(key(&moved, &none), base, "another line in the reports");
+        let renamed = HALF.replace("half.c", "third.c");
+        assert_ne!(key(&renamed, &none), base, "another file in the reports");
+        assert_ne!(key(HALF, &specs(&["x: f64"])), base, "its own specs");
+        let other_run = cover_key(&cover_job(2));
+        assert_ne!(function_key(&other_run, &none, &half(), Func(0)), base);
+    }
+
+    #[test]
+    fn a_key_of_an_earlier_release_continues_from_the_saved_tests() {
+        let run = cover_key(&cover_job(1));
+        let key = function_key(&run, &Specs::default(), &half(), Func(0));
+        assert!(key.starts_with("v2:"), "{key}");
+        // A `run-key` as fpforge 4deffda wrote it: a bare hash of `Debug` texts.
+        let old = dir_with(Some("7d3f5a2e9c41b0d8"), Some(FINISHED), "0x1p-1\n");
+        assert!(
+            matches!(Saved::read(old.path(), &key, Measure::Coverage), Saved::Tests(t) if t == "0x1p-1\n"),
+            "finished, but not known to be with the same settings"
+        );
         // FNV-1a of "a\0": fixed, so shards on other machines agree.
-        assert_eq!(fnv1a(["a"]), "089be207b544f1e4");
+        assert_eq!(fnv1a(["a"]), "v2:089be207b544f1e4");
     }
 }

@@ -77,6 +77,16 @@ pub enum TestSet {
     Minimized,
 }
 
+impl TestSet {
+    /// `all` or `minimized`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TestSet::All => "all",
+            TestSet::Minimized => "minimized",
+        }
+    }
+}
+
 impl<'m> CoverageOut<'m> {
     /// Creates the directory for `engine`'s run on `func`, whose inputs `spec` describes.
     pub fn create(

@@ -1,13 +1,13 @@
 //! `accuracy` on one function: the worst inputs streamed to an [`AccuracyOut`], and
 //! `--check-input`, the worst input of an earlier report measured again.
 
-use super::{Job, Status, Task};
+use super::{budget_settings, Job, Status, Task};
 use crate::error::{DriverError, Result};
 use crate::note::Notes;
 use crate::out::{AccuracyOut, Measured};
 use crate::plan::{planned_inputs, probe, Specs};
 use fpforge_accuracy::{accuracy_with, check_input, implied_out_args, AccuracyConfig, Checked};
-use fpforge_engine::{Budget, EngineKind, Event};
+use fpforge_engine::{Budget, Engine, EngineKind, Event, Settings};
 use fpforge_exec::ExecConfig;
 use fpforge_report::accuracy::{read_worst, strategy_name, FindingRow, RunInfo};
 use fpforge_report::OutDir;
@@ -88,9 +88,16 @@ impl Job for AccuracyJob {
     const KIND: EngineKind = EngineKind::Accuracy;
     type Outcome = Measured;
 
-    fn settings(&self) -> String {
-        let budget = (self.budget.evals, self.budget.time_limit);
-        format!("{:?} {:?} {budget:?}", self.config, self.specs)
+    fn settings(&self) -> Settings {
+        let AccuracyJob {
+            config,
+            budget,
+            specs,
+        } = self;
+        Settings::new()
+            .with_group("accuracy", config.settings())
+            .with_group("budget", budget_settings(budget))
+            .with_group("specs", specs.settings())
     }
 
     fn specs(&self) -> &Specs {

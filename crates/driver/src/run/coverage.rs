@@ -1,12 +1,12 @@
 //! `cover` and `explore` on one function: both keep a [`CoverageOut`] current from the
 //! engine's events and end with the same summary.
 
-use super::{Job, Searched, Status, Task};
+use super::{budget_settings, Job, Searched, Status, Task};
 use crate::error::{DriverError, Result};
 use crate::out::{CoverageOut, TestSet};
 use crate::plan::{planned_inputs, probe, Planned, Specs};
 use fpforge_cover::{cover_with, CoverConfig};
-use fpforge_engine::{Budget, EngineKind, Event, Stop};
+use fpforge_engine::{Budget, Engine, EngineKind, Event, Settings, Stop};
 use fpforge_exec::ExecConfig;
 use fpforge_explore::{explore, EngineConfig, ExploreConfig};
 use fpforge_report::coverage::Ending;
@@ -55,12 +55,18 @@ impl Job for CoverJob {
     const KIND: EngineKind = EngineKind::Cover;
     type Outcome = Searched;
 
-    fn settings(&self) -> String {
-        let budget = (self.budget.evals, self.budget.time_limit);
-        format!(
-            "{:?} {:?} {budget:?} {:?}",
-            self.config, self.specs, self.tests
-        )
+    fn settings(&self) -> Settings {
+        let CoverJob {
+            config,
+            budget,
+            specs,
+            tests,
+        } = self;
+        Settings::new()
+            .with_group("cover", config.settings())
+            .with_group("budget", budget_settings(budget))
+            .with_group("specs", specs.settings())
+            .with("tests", tests.name())
     }
 
     fn specs(&self) -> &Specs {
@@ -104,11 +110,20 @@ impl Job for ExploreJob {
     const KIND: EngineKind = EngineKind::Explore;
     type Outcome = Searched;
 
-    fn settings(&self) -> String {
-        format!(
-            "{:?} {:?} {:?} {:?} {:?}",
-            self.config, self.budget.time_limit, self.specs.args, self.specs.out_args, self.tests
-        )
+    fn settings(&self) -> Settings {
+        let ExploreJob {
+            config,
+            budget,
+            specs,
+            tests,
+        } = self;
+        // The engine that runs: `run` gives it the seeds of the function's directory alone.
+        let engine = ExploreConfig::default().with_engine(config.clone());
+        Settings::new()
+            .with_group("explore", engine.settings())
+            .with_group("budget", budget_settings(budget))
+            .with_group("specs", specs.settings())
+            .with("tests", tests.name())
     }
 
     fn specs(&self) -> &Specs {

@@ -14,7 +14,8 @@ use crate::note::{Note, Notes};
 use crate::out::Finished;
 use crate::plan::{parse_seeds, read_seeds, Specs};
 use crate::program::{Loaded, Program};
-use fpforge_engine::{Budget, EngineKind, Progress};
+use fpforge_engine::settings::{optional, seconds};
+use fpforge_engine::{Budget, EngineKind, Progress, Settings};
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::path::{Path, PathBuf};
@@ -133,9 +134,10 @@ pub trait Job: Sync {
     /// What a run on one function ends with.
     type Outcome;
 
-    /// Every setting that changes the engine's results (seed, budgets, specs), as text:
-    /// a run's resume key hashes it.
-    fn settings(&self) -> String;
+    /// Every setting that changes the results (the engine's, the budget's evaluations
+    /// and time, the specs, the tests kept), by name ([`fpforge_engine::settings`]): a
+    /// run's resume key hashes it.
+    fn settings(&self) -> Settings;
 
     /// The run-wide input specs.
     fn specs(&self) -> &Specs;
@@ -145,6 +147,14 @@ pub trait Job: Sync {
 
     /// Runs on `task`'s function and writes its files.
     fn run(&self, task: Task<'_>) -> Result<Self::Outcome>;
+}
+
+/// The parts of `budget` that change a run's results: its evaluations and time (not
+/// its interrupt, which stops a run that is then not finished).
+fn budget_settings(budget: &Budget) -> Settings {
+    Settings::new()
+        .with("evals", optional(budget.evals))
+        .with("time_limit", optional(budget.time_limit.map(seconds)))
 }
 
 /// Where a run on one function writes and what it starts from.
