@@ -26,7 +26,7 @@
 //! for answer in reach_sides(module, func, spec.clone(), &[side], config)? {
 //!     match answer {
 //!         SideAnswer::Covered(coords) => println!("witness {:?}", spec.to_args(&coords)),
-//!         SideAnswer::Infeasible { method } => println!("infeasible ({method})"),
+//!         SideAnswer::Infeasible { method } => println!("infeasible ({method:?})"),
 //!         SideAnswer::Unknown(why) => println!("not reached ({why:?})"),
 //!     }
 //! }

@@ -29,6 +29,7 @@
 
 use crate::error::ReportError;
 use crate::findings::FindingRow;
+use crate::labels;
 use crate::SCHEMA_VERSION;
 use fpforge_cover::CoverReport;
 use fpforge_explore::ExploreReport;
@@ -311,7 +312,7 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
             c.test, c.distance
         );
     }
-    let tried = miss.effort.describe();
+    let tried = labels::effort(&miss.effort);
     text += &match (tried.is_empty(), miss.effort.is_real()) {
         (true, _) => "; nothing was aimed at it before the run ended".to_string(),
         (false, true) => format!("; {tried} found no input"),
@@ -363,8 +364,12 @@ impl Coverage<'_> {
                 reason: MissReason {
                     open: Some(open), ..
                 },
-            } if self.ending.is_some() => format!("{}, open: {open}", report.status),
-            _ => report.status.to_string(),
+            } if self.ending.is_some() => format!(
+                "{}, open: {}",
+                labels::status(&report.status),
+                labels::open(open)
+            ),
+            _ => labels::status(&report.status),
         };
         match self.module.trap_check(report.side.site) {
             Some(check) => format!("{}: {status}", check.label()),
@@ -401,7 +406,7 @@ impl Coverage<'_> {
                 witness: Witness::Finding(k),
             } => row.finding = Some(k),
             SideStatus::Infeasible { method } => {
-                row.method = Some(method.label());
+                row.method = Some(labels::method(method));
                 row.reason = Some(infeasible_reason(method).to_string());
             }
             SideStatus::NotReached { reason } => {
@@ -411,9 +416,7 @@ impl Coverage<'_> {
                     test: c.test,
                     distance: c.distance,
                 });
-                row.open_reason = finished
-                    .then_some(reason.open.map(OpenReason::label))
-                    .flatten();
+                row.open_reason = finished.then_some(reason.open.map(labels::open)).flatten();
                 row.reason = Some(miss_reason(&reason, finished));
             }
         }

@@ -8,6 +8,7 @@
 
 use fpforge_cover::{cover_with, CoverConfig, CoverEvent};
 use fpforge_explore::{explore, EngineConfig, ExploreConfig};
+use fpforge_report::labels;
 use fpforge_report::lcov::lcov;
 use fpforge_report::{CoverageOut, Ending};
 use fpforge_spec::InputSpec;
@@ -204,8 +205,11 @@ fn the_schema_names_every_proof_method_and_open_reason() {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/coverage.schema.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let methods: Vec<&str> = InfeasibleMethod::ALL.iter().map(|m| m.label()).collect();
+    let methods: Vec<&str> = InfeasibleMethod::ALL
+        .iter()
+        .map(|&m| labels::method(m))
+        .collect();
     assert_eq!(schema_labels(&schema, "method"), methods);
-    let reasons: Vec<&str> = OpenReason::ALL.iter().map(|r| r.label()).collect();
+    let reasons: Vec<&str> = OpenReason::ALL.iter().map(|&r| labels::open(r)).collect();
     assert_eq!(schema_labels(&schema, "open_reason"), reasons);
 }

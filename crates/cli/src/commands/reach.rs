@@ -128,7 +128,10 @@ fn path_answer(
     Ok(match report.answer {
         ReachAnswer::Reached(input) => ("reached".to_string(), Some(input), detail),
         ReachAnswer::Infeasible { method, prefix } => (
-            format!("infeasible ({method}; the first {prefix} decisions can be taken)"),
+            format!(
+                "infeasible ({}; the first {prefix} decisions can be taken)",
+                fpforge_report::labels::method(method)
+            ),
             None,
             detail,
         ),
@@ -156,7 +159,11 @@ fn side_answer(
     let detail = format!("{:.3} s", start.elapsed().as_secs_f64());
     Ok(match answer {
         SideAnswer::Covered(input) => ("reached".to_string(), Some(input), detail),
-        SideAnswer::Infeasible { method } => (format!("infeasible ({method})"), None, detail),
+        SideAnswer::Infeasible { method } => (
+            format!("infeasible ({})", fpforge_report::labels::method(method)),
+            None,
+            detail,
+        ),
         SideAnswer::Unknown(_) => ("unknown".to_string(), None, detail),
     })
 }
