@@ -9,8 +9,9 @@
 //! [`Module::parse_side`], which also takes a source position for the site
 //! (`file.c:41:13:T`). Every side name a command prints is one `reach --branch` accepts.
 //!
-//! The types are data and say nothing of wording: the words reports print for each are
-//! the report layer's (`fpforge_report::labels`).
+//! The types are data and say nothing of policy or wording: what effort makes a side
+//! likely infeasible is the coverage engine's (`fpforge_cover::effort`), and the words
+//! reports print for each are the report layer's (`fpforge_report::labels`).
 
 use crate::entities::{Block, BranchSite, Func};
 use crate::inst::Terminator;
@@ -115,8 +116,8 @@ pub struct Closest {
 
 /// What an engine knows about a side it did not take. Nothing here is a proof: even a
 /// side whose branch was reached many times is only *likely* infeasible (CoverMe's
-/// heuristic, Fu & Su, PLDI'17, Sec. 5), and only after a real effort to take it
-/// ([`Effort::is_real`]).
+/// heuristic, Fu & Su, PLDI'17, Sec. 5), and only after a real effort to take it (what
+/// counts as one is the coverage engine's policy, `fpforge_cover::effort`).
 #[derive(Clone, Copy, PartialEq, Debug, Default)]
 pub struct MissReason {
     /// Some test reaches the side's branch (and takes another side there).
@@ -168,33 +169,6 @@ pub struct Effort {
     /// Time a complete method (concolic `reach`, the solver of `explore`) spent on the
     /// side without an answer; `None` when none was asked.
     pub proof_time: Option<Duration>,
-}
-
-impl Effort {
-    /// Searches aimed at a side (each a whole local search from the test closest to
-    /// it) that count as a real effort.
-    pub const REAL_SEARCHES: u32 = 3;
-
-    /// Evaluations aimed at a side that count as a real effort however few searches
-    /// spent them.
-    pub const REAL_SEARCH_EVALUATIONS: u64 = 10_000;
-
-    /// Whether the effort earns a side the label "likely infeasible": a complete method
-    /// tried it, or [`Effort::REAL_SEARCHES`] searches or
-    /// [`Effort::REAL_SEARCH_EVALUATIONS`] evaluations were aimed at it.
-    pub fn is_real(&self) -> bool {
-        self.proof_time.is_some()
-            || self.aimed_searches >= Self::REAL_SEARCHES
-            || self.aimed_evaluations >= Self::REAL_SEARCH_EVALUATIONS
-    }
-}
-
-impl MissReason {
-    /// Whether the side is likely infeasible: its branch was reached and a real effort
-    /// did not take it.
-    pub fn likely_infeasible(&self) -> bool {
-        self.branch_reached && self.effort.is_real()
-    }
 }
 
 /// The input whose re-executed run takes a side.

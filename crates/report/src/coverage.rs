@@ -31,7 +31,7 @@ use crate::error::ReportError;
 use crate::findings::FindingRow;
 use crate::labels;
 use crate::SCHEMA_VERSION;
-use fpforge_cover::CoverReport;
+use fpforge_cover::{effort, CoverReport};
 use fpforge_explore::ExploreReport;
 use fpir::{
     BranchKind, Func, InfeasibleMethod, MissReason, Module, OpenReason, SideReport, SideStatus,
@@ -313,7 +313,7 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
         );
     }
     let tried = labels::effort(&miss.effort);
-    text += &match (tried.is_empty(), miss.effort.is_real()) {
+    text += &match (tried.is_empty(), effort::is_real(&miss.effort)) {
         (true, _) => "; nothing was aimed at it before the run ended".to_string(),
         (false, true) => format!("; {tried} found no input"),
         (false, false) => format!("; only {tried} before the run ended"),
@@ -411,7 +411,7 @@ impl Coverage<'_> {
             }
             SideStatus::NotReached { reason } => {
                 row.branch_reached = finished.then_some(reason.branch_reached);
-                row.likely_infeasible = finished.then_some(reason.likely_infeasible());
+                row.likely_infeasible = finished.then_some(effort::likely_infeasible(&reason));
                 row.closest = reason.closest.map(|c| Closest {
                     test: c.test,
                     distance: c.distance,

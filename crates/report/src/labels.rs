@@ -5,6 +5,7 @@
 //! `report.html` say the same. The longer explanations beside them are
 //! [`crate::coverage`]'s.
 
+use fpforge_cover::effort;
 use fpir::{Effort, InfeasibleMethod, MissReason, OpenReason, SideStatus};
 
 /// A proof method, as reports print it inside `infeasible (...)` and as
@@ -54,11 +55,11 @@ pub fn effort(effort: &Effort) -> String {
 }
 
 /// The status of a side no test took: `not reached (likely infeasible)` when the branch
-/// was reached but never went this way despite a real effort ([`Effort::is_real`]),
+/// was reached but never went this way despite a real effort ([`effort::is_real`]),
 /// `not reached (not tried enough)` when the branch was reached but the run ended before
 /// such an effort, `not reached (branch not executed)` otherwise.
 pub fn miss(miss: &MissReason) -> &'static str {
-    match (miss.branch_reached, miss.effort.is_real()) {
+    match (miss.branch_reached, effort::is_real(&miss.effort)) {
         (true, true) => "not reached (likely infeasible)",
         (true, false) => "not reached (not tried enough)",
         (false, _) => "not reached (branch not executed)",
