@@ -39,7 +39,8 @@
 //! Every test is re-executed with a fresh [`fpforge_exec::BranchTrace`] interpreter before
 //! it is reported, and the sides it is credited with are those of the re-run. A side never
 //! covered is reported as [`fpir::SideStatus::NotReached`] (a search cannot prove
-//! infeasibility), unless a complete method proves it [`fpir::SideStatus::Infeasible`].
+//! infeasibility), unless a complete method proves it [`fpir::SideStatus::Infeasible`];
+//! [`effort`] says when what was spent on it makes it likely infeasible.
 //!
 //! ```no_run
 //! use fpforge_cover::{cover, CoverConfig};
@@ -55,6 +56,7 @@
 
 pub mod config;
 pub mod distance;
+pub mod effort;
 pub mod engine;
 pub mod error;
 pub mod pairs;

@@ -11,6 +11,7 @@ use fpforge_driver::out::CoverageOut;
 use fpforge_engine::{Budget, Event};
 use fpforge_explore::{explore, ExploreConfig};
 use fpforge_report::coverage::Ending;
+use fpforge_report::labels;
 use fpforge_report::lcov::lcov;
 use fpforge_spec::InputSpec;
 use fpir::{InfeasibleMethod, Module, OpenReason};
@@ -204,8 +205,11 @@ fn the_schema_names_every_proof_method_and_open_reason() {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/coverage.schema.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let methods: Vec<&str> = InfeasibleMethod::ALL.iter().map(|m| m.label()).collect();
+    let methods: Vec<&str> = InfeasibleMethod::ALL
+        .iter()
+        .map(|&m| labels::method(m))
+        .collect();
     assert_eq!(schema_labels(&schema, "method"), methods);
-    let reasons: Vec<&str> = OpenReason::ALL.iter().map(|r| r.label()).collect();
+    let reasons: Vec<&str> = OpenReason::ALL.iter().map(|&r| labels::open(r)).collect();
     assert_eq!(schema_labels(&schema, "open_reason"), reasons);
 }

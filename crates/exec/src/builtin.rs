@@ -1,10 +1,15 @@
 //! What each [`Builtin`] (the C library's memory functions, `exit` and `abort`, LLVM's
-//! bit intrinsics, and through [`crate::libc`] the rest of the C library model) does to memory and values under a [`Semantics`].
+//! bit intrinsics, and the operations on extended values) does to memory and values
+//! under a [`Semantics`].
 //!
-//! Both the interpreter's `step` and the compiled tier's runtime helper call [`run`], so
-//! the two tiers agree on every builtin by construction; this module sits below both
-//! (it needs only the semantics and memory).
+//! Both the interpreter's `step` and the compiled tier's runtime helpers call [`run`],
+//! and both compute operations on extended values with [`f80_evaluated`], so the two
+//! tiers agree on every builtin by construction; this module sits below both (it needs
+//! only the semantics, memory and the run's [`RunEnv`]). The rest of the C library model
+//! ([`crate::libc`]) is the interpreter's alone.
 
+use crate::env::RunEnv;
+use crate::fenv::FloatEnv;
 use crate::memory::Memory;
 use crate::semantics::Semantics;
 use crate::trap::TrapKind;
@@ -82,10 +87,11 @@ where
                 object: x,
             })
         }
-        Builtin::Libc(f) => return crate::libc::call(sem, mem, f, &bits),
-        // Up to seven arguments, more than this entry carries: the interpreter and the
-        // compiled tier call `Semantics::f80` and `f80_evaluated` with all of them.
-        Builtin::F80(_) => return Err(TrapKind::Unreachable),
+        // Any number of arguments, more than this entry carries: the interpreter calls
+        // `crate::libc::call` itself (and the compiled tier bails at such a call), and
+        // calls `Semantics::f80` with all of an extended operation's arguments, as the
+        // compiled tier calls `f80_evaluated`.
+        Builtin::Libc(_) | Builtin::F80(_) => return Err(TrapKind::Unreachable),
         Builtin::Unwind => return Err(TrapKind::Raised { exception: a }),
         Builtin::Terminate => return Err(TrapKind::Terminate),
         Builtin::StackRestore => {
@@ -106,21 +112,27 @@ where
 /// host in that mode.
 ///
 /// Lowering computes an extended result with two calls on the same arguments, one per
-/// half, one after the other: the first keeps the half it does not return in `mem` (an
+/// half, one after the other: the first keeps the half it does not return in `env` (an
 /// [`OtherHalf`]), and the second returns it without computing the value again.
-pub fn f80_concrete(mem: &mut Memory, op: F80Op, ty: Type, args: &[u64]) -> Result<u64, TrapKind> {
+pub fn f80_concrete(
+    mem: &mut Memory,
+    env: &mut RunEnv,
+    op: F80Op,
+    ty: Type,
+    args: &[u64],
+) -> Result<u64, TrapKind> {
     let mut words = [0u64; MAX_ARGS];
     let n = args.len().min(MAX_ARGS);
     words[..n].copy_from_slice(&args[..n]);
-    let round = mem.float_env().mode().apfloat();
-    let kept = mem.f80_half_mut().take();
+    let round = env.float.mode().apfloat();
+    let kept = env.f80_half.take();
     let bits = match kept.and_then(|half| half.answer(op, ty, &words, round)) {
         Some(bits) => bits,
         None => {
-            let evaluated = f80_evaluated(mem, op, ty, &words)?;
+            let evaluated = f80_evaluated(mem, &mut env.float, op, ty, &words)?;
             if let Evaluated::Extended(x) = evaluated {
-                if keeps_other_half(mem, op) {
-                    *mem.f80_half_mut() = Some(OtherHalf::of(x, op, ty, &words, round));
+                if keeps_other_half(&env.float, op) {
+                    env.f80_half = Some(OtherHalf::of(x, op, ty, &words, round));
                 }
             }
             evaluated.for_result(ty)
@@ -132,12 +144,12 @@ pub fn f80_concrete(mem: &mut Memory, op: F80Op, ty: Type, args: &[u64]) -> Resu
 /// Whether the call of the other half of `op`'s result may skip computing it:
 /// not for `frexpl` and `modfl`, whose every call stores its second result, nor for a
 /// host `*l` function whose every call raises its exceptions in a modelled environment.
-fn keeps_other_half(mem: &Memory, op: F80Op) -> bool {
+fn keeps_other_half(float: &FloatEnv, op: F80Op) -> bool {
     let F80Op::Libm(f) = op else {
         return true;
     };
     let stores = matches!(f.shape(), MathShape::FloatPtrInt | MathShape::FloatPtrFloat);
-    mem.float_env().is_native() && !stores
+    float.is_native() && !stores
 }
 
 /// What an operation on extended values computes on the concrete bits `args`, for a
@@ -145,25 +157,25 @@ fn keeps_other_half(mem: &Memory, op: F80Op) -> bool {
 /// the run's rounding mode (nearest-even unless the program changed it), and so do the
 /// host's `*l` functions, called with the host in that mode (glibc's `expl` rounds its
 /// result, and steers its argument reduction, by the current mode); their exceptions
-/// are recorded.
+/// are recorded in `float`.
 pub(crate) fn f80_evaluated(
     mem: &mut Memory,
+    float: &mut FloatEnv,
     op: F80Op,
     ty: Type,
     args: &[u64],
 ) -> Result<Evaluated, TrapKind> {
-    let mode = mem.float_env().mode();
+    let mode = float.mode();
     let F80Op::Libm(f) = op else {
         let evaluated = fpir::f80::evaluate(op, ty, args, mode.apfloat());
         return Ok(evaluated.expect("every operation but the math functions is fpir's"));
     };
-    if mem.float_env().is_native() {
+    if float.is_native() {
         return crate::libm_f80::eval(mem, f, ty, args);
     }
     let (evaluated, raised) =
         crate::libm::under_host_mode(mode, || crate::libm_f80::eval(mem, f, ty, args));
-    let env = mem.float_env_mut();
-    env.set_raised(env.raised() | raised);
+    float.set_raised(float.raised() | raised);
     evaluated
 }
 

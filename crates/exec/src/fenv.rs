@@ -1,8 +1,8 @@
 //! The floating-point environment of a run (`<fenv.h>`): the rounding mode every
-//! rounding operation honours and the sticky exception flags, which [`crate::Memory`]
-//! keeps per run, and what each floating-point operation computes and raises in a
-//! modelled environment. The `<fenv.h>` functions that read and change it are the C
-//! library model's (`crate::libc`).
+//! rounding operation honours and the sticky exception flags, which the run's
+//! [`crate::RunEnv`] keeps, and what each floating-point operation computes and raises
+//! in a modelled environment. The `<fenv.h>` functions that read and change it are the
+//! C library model's (`crate::libc`).
 //!
 //! A run starts in [`crate::ExecConfig::rounding`] with no flag raised. Its environment
 //! is [`EnvModel::Native`] when it starts to nearest and the program calls no `<fenv.h>`

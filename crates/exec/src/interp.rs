@@ -19,12 +19,14 @@
 
 mod step;
 
+use crate::env::RunEnv;
 use crate::fenv::{EnvModel, FloatEnv};
 use crate::jit::{Entry, Jit};
 use crate::memory::Memory;
 use crate::observer::Observer;
 use crate::prepare::{prepare, FuncCode, Op, Program, Slot, DIRECT, NONE};
 use crate::semantics::{InputSlot, Semantics};
+use crate::streams::ProgramOutput;
 use crate::trap::{CallSite, ExecError, Trap, TrapKind, MAX_STACK};
 use crate::unwind::{CxxAbi, Thrown};
 use fpforge_spec::Arg;
@@ -244,21 +246,22 @@ pub struct Interpreter<'m, S: Semantics, O: Observer> {
 }
 
 impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
-    /// Lays out memory, prepares the code and builds every function's frame template.
+    /// Lays out memory and the run's environment, prepares the code and builds every
+    /// function's frame template.
     pub fn new(
         module: &'m Module,
         mut semantics: S,
         observer: O,
         config: ExecConfig,
     ) -> Result<Self, ExecError> {
-        let mut mem = Memory::new(module, config.stack_bytes, config.heap_bytes)?;
+        let mem = Memory::new(module, config.stack_bytes, config.heap_bytes)?;
         let prog = prepare(module, &mem, S::CONCRETE_MEMORY)?;
         let env_model = if config.rounding != RoundingMode::Nearest || calls_fenv(&prog) {
             EnvModel::Exact
         } else {
             EnvModel::Native
         };
-        *mem.float_env_mut() = FloatEnv::new(env_model, config.rounding);
+        let env = RunEnv::new(module, &mem, FloatEnv::new(env_model, config.rounding));
         let abi = CxxAbi::new(module, &mem);
         let templates = prog
             .funcs
@@ -284,6 +287,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
                 sem: semantics,
                 obs: observer,
                 mem,
+                env,
                 scratch: Vec::new(),
                 pending: None,
             },
@@ -335,6 +339,17 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     /// Memory as the last run left it.
     pub fn memory(&self) -> &Memory {
         &self.m.mem
+    }
+
+    /// What the last run wrote to `stdout` and `stderr` and left in `errno`.
+    pub fn output(&self) -> ProgramOutput {
+        self.m.env.output(&self.m.mem)
+    }
+
+    /// The floating-point environment as the last run left it (its rounding mode and
+    /// raised exceptions).
+    pub fn float_env(&self) -> &FloatEnv {
+        self.m.env.float_env()
     }
 
     /// Gives back the semantics and the observer.
@@ -423,7 +438,8 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     fn run_compiled(&mut self, func: Func, entry: Entry) -> Option<(Outcome<S::Value>, u64)> {
         let jit = self.jit.as_mut()?;
         let m = &mut self.m;
-        let done = jit.run(entry, &mut m.mem, self.config.fuel, self.config.max_depth)?;
+        let (fuel, max_depth) = (self.config.fuel, self.config.max_depth);
+        let done = jit.run(entry, &mut m.mem, &mut m.env.float, fuel, max_depth)?;
         if O::OBSERVES_BRANCHES {
             jit.report_events(&mut m.obs);
         }
@@ -433,7 +449,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         Some((Outcome::Returned(value), done.steps))
     }
 
-    /// Resets memory and the semantics, then places `args` (array arguments in fresh
+    /// Resets memory, the run's environment and the semantics, then places `args` (array arguments in fresh
     /// heap blocks) in the bottom frame of `func`, laid out for it, or as bits in
     /// `Jit::args` for a compiled run; returns the arrays' places.
     fn enter(
@@ -457,6 +473,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
         }
         let m = &mut self.m;
         m.mem.reset();
+        m.env.reset();
         m.sem.begin_run();
         let argv_addr = argv.map(|a| lay_out_argv(&mut m.mem, a)).transpose()?;
         // Compiled runs take their arguments as bits and need no frame.
@@ -601,7 +618,7 @@ impl<'m, S: Semantics, O: Observer> Interpreter<'m, S, O> {
     /// The floating-point environment's model is fixed for the whole run, so the loop is
     /// compiled once per model and no float operation tests it.
     fn run(&mut self, entry: u32) -> (Outcome<S::Value>, u64) {
-        if self.m.mem.float_env().is_native() {
+        if self.m.env.float.is_native() {
             self.run_in::<false>(entry)
         } else {
             self.run_in::<true>(entry)

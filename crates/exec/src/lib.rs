@@ -41,8 +41,11 @@
 //!   definition both tiers call; [`libc`]: the C library model (`printf` and friends with
 //!   the output captured per run, strings, `strtod`, `errno`), which only the interpreter
 //!   runs (functions that call it stay interpreted).
+//! - [`env`](mod@env): [`RunEnv`], what a run keeps beside its [`Memory`] (the C library
+//!   model's streams and `errno`, the floating-point environment, the other half of the
+//!   last extended result), reset with it before every run.
 //! - [`fenv`]: the run's floating-point environment (rounding mode and exception flags,
-//!   kept in [`Memory`]), the `<fenv.h>` builtins, and the rounding operations of a run
+//!   kept in [`RunEnv`]), the `<fenv.h>` builtins, and the rounding operations of a run
 //!   started in another mode or of a program using `<fenv.h>` (interpreted only).
 //! - [`unwind`]: C++ exceptions: which landing pad takes one (typeinfos compared with
 //!   their base classes), and what escaped the entry ([`Outcome::Threw`]); only the
@@ -60,6 +63,7 @@
 
 mod builtin;
 pub mod concrete;
+pub mod env;
 pub mod fenv;
 pub mod finding;
 pub mod interp;
@@ -78,6 +82,7 @@ pub mod unwind;
 
 pub use builtin::{f80_concrete, F80_MAX_ARGS};
 pub use concrete::Concrete;
+pub use env::RunEnv;
 pub use fenv::{EnvModel, FloatEnv};
 pub use finding::{Finding, FindingKey, FindingKind};
 pub use interp::{Compilation, ExecConfig, Interpreter, Outcome, Run, DEADLINE_CHECK_STEPS};
@@ -118,8 +123,9 @@ pub mod docs {
     //!   [`TrapKind::FuelExhausted`](crate::TrapKind::FuelExhausted)); call depth and
     //!   stack bytes give [`TrapKind::StackOverflow`](crate::TrapKind::StackOverflow).
     //! - **Runs are independent.** Each [`Interpreter::call`](crate::Interpreter::call)
-    //!   restores dirtied globals and empties stack and heap, then calls
-    //!   [`Semantics::begin_run`](crate::Semantics::begin_run).
+    //!   restores dirtied globals, empties stack and heap and resets the
+    //!   [`RunEnv`](crate::RunEnv) (no output, starting rounding mode, no flag), then
+    //!   calls [`Semantics::begin_run`](crate::Semantics::begin_run).
     //! - **Cost of values.** A call clones the callee's whole frame template (unless the
     //!   frame is reused, see above), and block
     //!   arguments are cloned on every jump, so a semantics with heavy values (MPFR) should

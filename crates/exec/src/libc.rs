@@ -1,22 +1,25 @@
 //! The C library model: what each [`LibcFn`] does to the program's memory, its captured
 //! output ([`crate::streams::Streams`]) and its `errno`.
 //!
-//! Output goes to `stdout` and `stderr` buffers ([`crate::streams`]) that
-//! [`crate::Memory`] keeps per run (emptied by [`crate::Memory::reset`]), never to
-//! the host's streams; `errno` is an `int` on the heap, allocated at the first
-//! `__errno_location` (newlib's `__errno`) of a run, so it is zero at each call's start. Functions work on
-//! concrete bits: their results are constants to any semantics. The `<fenv.h>`
-//! functions (`environment`) work on the run's [`crate::fenv::FloatEnv`].
+//! Output goes to `stdout` and `stderr` buffers ([`crate::streams`]) that the run's
+//! [`crate::RunEnv`] keeps (emptied before every run), never to the host's streams;
+//! `errno` is an `int` on the heap, allocated at the first `__errno_location` (newlib's
+//! `__errno`) of a run, so it is zero at each call's start. Functions work on concrete
+//! bits: their results are constants to any semantics. The `<fenv.h>` functions
+//! (`environment`) work on the run's [`crate::fenv::FloatEnv`], and `printf` rounds in
+//! its mode.
 
 mod environment;
 pub mod format;
 pub mod parse;
 
+use crate::env::RunEnv;
 use crate::memory::Memory;
 use crate::semantics::Semantics;
-use crate::streams::Stream;
+use crate::streams::{Stream, Streams};
 use crate::trap::TrapKind;
 use format::{Args, FormatError};
+use fpir::eval::RoundingMode;
 use fpir::{LibcFn, Type};
 
 /// What the host's glibc prints for `snprintf(buf, n, fmt, x)` with `x` a `long double`
@@ -48,43 +51,46 @@ pub fn errno_name(errno: i32) -> Option<&'static str> {
 pub(crate) fn call<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
+    env: &mut RunEnv,
     f: LibcFn,
     args: &[u64],
 ) -> Returned<S> {
     let arg = |k: usize| args.get(k).copied().unwrap_or(0);
+    let mode = env.float.mode();
+    let streams = &mut env.streams;
     match f {
         LibcFn::ErrnoLocation => {
-            let addr = match mem.streams().errno_addr {
+            let addr = match streams.errno_addr {
                 Some(a) => a,
                 None => {
                     let a = mem.malloc(4)?;
                     mem.store(Type::I32, a, 0)?;
-                    mem.streams_mut().errno_addr = Some(a);
+                    streams.errno_addr = Some(a);
                     a
                 }
             };
             ptr(sem, addr)
         }
         LibcFn::Printf => {
-            let text = printf(mem, arg(0), &args[1.min(args.len())..])?;
-            mem.streams_mut().write(Stream::Out, &text);
+            let text = printf(mem, mode, arg(0), &args[1.min(args.len())..])?;
+            streams.write(Stream::Out, &text);
             int(sem, text.len() as i64)
         }
         LibcFn::Fprintf => {
-            let stream = mem.streams().stream(arg(0))?;
-            let text = printf(mem, arg(1), &args[2.min(args.len())..])?;
-            mem.streams_mut().write(stream, &text);
+            let stream = streams.stream(arg(0))?;
+            let text = printf(mem, mode, arg(1), &args[2.min(args.len())..])?;
+            streams.write(stream, &text);
             int(sem, text.len() as i64)
         }
         LibcFn::Sprintf => {
-            let mut text = printf(mem, arg(1), &args[2.min(args.len())..])?;
+            let mut text = printf(mem, mode, arg(1), &args[2.min(args.len())..])?;
             let n = text.len();
             text.push(0);
             mem.write_bytes(arg(0), &text)?;
             int(sem, n as i64)
         }
         LibcFn::Snprintf => {
-            let text = printf(mem, arg(2), &args[3.min(args.len())..])?;
+            let text = printf(mem, mode, arg(2), &args[3.min(args.len())..])?;
             let size = arg(1) as usize;
             if size > 0 {
                 let keep = text.len().min(size - 1);
@@ -97,36 +103,38 @@ pub(crate) fn call<S: Semantics>(
         LibcFn::Puts => {
             let mut text = c_string(mem, arg(0), None)?;
             text.push(b'\n');
-            mem.streams_mut().write(Stream::Out, &text);
+            streams.write(Stream::Out, &text);
             int(sem, 1)
         }
         LibcFn::Putchar => {
-            mem.streams_mut().write(Stream::Out, &[arg(0) as u8]);
+            streams.write(Stream::Out, &[arg(0) as u8]);
             int(sem, i64::from(arg(0) as u8))
         }
         LibcFn::Fputs => {
-            let stream = mem.streams().stream(arg(1))?;
+            let stream = streams.stream(arg(1))?;
             let text = c_string(mem, arg(0), None)?;
-            mem.streams_mut().write(stream, &text);
+            streams.write(stream, &text);
             int(sem, 1)
         }
         LibcFn::Fputc => {
-            let stream = mem.streams().stream(arg(1))?;
-            mem.streams_mut().write(stream, &[arg(0) as u8]);
+            let stream = streams.stream(arg(1))?;
+            streams.write(stream, &[arg(0) as u8]);
             int(sem, i64::from(arg(0) as u8))
         }
         f if f.is_fenv() => {
-            let result = environment::call(mem, f, arg)?;
+            let result = environment::call(mem, &mut env.float, f, arg)?;
             int(sem, result)
         }
-        _ => strings_and_numbers(sem, mem, f, arg),
+        _ => strings_and_numbers(sem, mem, streams, f, arg),
     }
 }
 
-/// The string, memory and number functions of [`call`].
+/// The string, memory and number functions of [`call`]; a range error sets the `errno`
+/// that `streams` locates.
 fn strings_and_numbers<S: Semantics>(
     sem: &mut S,
     mem: &mut Memory,
+    streams: &mut Streams,
     f: LibcFn,
     arg: impl Fn(usize) -> u64,
 ) -> Returned<S> {
@@ -218,18 +226,18 @@ fn strings_and_numbers<S: Semantics>(
                 let p = parse::strtoul(&s, base);
                 (p.value, p.used, p.range_error)
             };
-            finish_parse(mem, arg(0), arg(1), used, range_error)?;
+            finish_parse(mem, streams, arg(0), arg(1), used, range_error)?;
             long(sem, value)
         }
         LibcFn::Strtod | LibcFn::Strtof => {
             let s = c_string(mem, arg(0), None)?;
             let (bits, ty) = if f == LibcFn::Strtod {
                 let p = parse::strtod(&s);
-                finish_parse(mem, arg(0), arg(1), p.used, p.range_error)?;
+                finish_parse(mem, streams, arg(0), arg(1), p.used, p.range_error)?;
                 (p.value.to_bits(), Type::F64)
             } else {
                 let p = parse::strtof(&s);
-                finish_parse(mem, arg(0), arg(1), p.used, p.range_error)?;
+                finish_parse(mem, streams, arg(0), arg(1), p.used, p.range_error)?;
                 (u64::from(p.value.to_bits()), Type::F32)
             };
             Ok(Some(sem.constant(ty, bits)))
@@ -258,6 +266,7 @@ fn ptr<S: Semantics>(sem: &mut S, p: u64) -> Returned<S> {
 /// Stores `*endptr` (when not NULL) and `errno = ERANGE` on a range error.
 fn finish_parse(
     mem: &mut Memory,
+    streams: &mut Streams,
     start: u64,
     endptr: u64,
     used: usize,
@@ -267,17 +276,17 @@ fn finish_parse(
         mem.store(Type::Ptr, endptr, start + used as u64)?;
     }
     if range_error {
-        set_errno(mem, 34)?;
+        set_errno(mem, streams, 34)?;
     }
     Ok(())
 }
 
-fn set_errno(mem: &mut Memory, value: i32) -> Result<(), TrapKind> {
-    let addr = match mem.streams().errno_addr {
+fn set_errno(mem: &mut Memory, streams: &mut Streams, value: i32) -> Result<(), TrapKind> {
+    let addr = match streams.errno_addr {
         Some(a) => a,
         None => {
             let a = mem.malloc(4)?;
-            mem.streams_mut().errno_addr = Some(a);
+            streams.errno_addr = Some(a);
             a
         }
     };
@@ -325,14 +334,14 @@ impl Args for MemArgs<'_> {
     }
 }
 
-fn printf(mem: &Memory, fmt: u64, values: &[u64]) -> Result<Vec<u8>, TrapKind> {
+/// The text `printf(fmt, values...)` prints when the run rounds in `mode`.
+fn printf(mem: &Memory, mode: RoundingMode, fmt: u64, values: &[u64]) -> Result<Vec<u8>, TrapKind> {
     let fmt = c_string(mem, fmt, None)?;
     let mut args = MemArgs {
         mem,
         values,
         next: 0,
     };
-    let mode = mem.float_env().mode();
     format::format_in(&fmt, &mut args, mode).map_err(|e| match e {
         FormatError::Fault(kind) => kind,
         FormatError::Unsupported(u) => TrapKind::Unsupported(u.to_string()),

@@ -22,10 +22,7 @@
 //! Loads and stores are little-endian. Integer loads are zero-extended and masked to the
 //! type's width; an `i1` occupies one byte.
 
-use crate::fenv::FloatEnv;
-use crate::streams::{ProgramOutput, Streams};
 use crate::trap::{ExecError, TrapKind};
-use fpir::f80::OtherHalf;
 use fpir::{AddrBase, Module, Type};
 
 /// Addresses below this trap as null dereferences.
@@ -193,13 +190,6 @@ pub struct Memory {
     heap_top: u64,
     heap_limit: u64,
     blocks: Vec<HeapBlock>,
-    /// The run's output and `errno` (the C library model's state).
-    streams: Streams,
-    /// The run's rounding mode and exception flags.
-    float_env: FloatEnv,
-    /// The half of the last extended result the interpreter computed that its call did
-    /// not return, for the call of the other half (`builtin::f80`).
-    f80_half: Option<OtherHalf>,
 }
 
 #[inline]
@@ -267,14 +257,6 @@ impl Memory {
                 region.bytes[start + at..start + at + 8].copy_from_slice(&value.to_le_bytes());
             }
         }
-        // The value a `FILE *` global holds (lowering points each at itself).
-        let file_of = |name: &str| {
-            let index = module.globals.values().position(|g| g.name == name)?;
-            let start = (addrs[index] - base) as usize;
-            let bytes = region.bytes.get(start..start + 8)?;
-            Some(u64::from_le_bytes(bytes.try_into().ok()?))
-        };
-        let streams = Streams::for_files(file_of("stdout"), file_of("stderr"));
         Ok(Memory {
             global_init: region.bytes.clone(),
             regions: [region, Region::new(HEAP_BASE), Region::new(STACK_BASE)],
@@ -292,9 +274,6 @@ impl Memory {
             heap_top: 0,
             heap_limit: heap_bytes,
             blocks: Vec::new(),
-            streams,
-            float_env: FloatEnv::default(),
-            f80_half: None,
         })
     }
 
@@ -311,39 +290,6 @@ impl Memory {
         self.live_top = 0;
         self.heap_top = 0;
         self.blocks.clear();
-        self.streams.clear();
-        self.float_env.reset();
-    }
-
-    /// What the run wrote to `stdout` and `stderr` and left in `errno`.
-    pub fn output(&self) -> ProgramOutput {
-        let errno = self
-            .streams
-            .errno_addr
-            .and_then(|a| self.peek(Type::I32, a))
-            .map_or(0, |bits| bits as u32 as i32);
-        self.streams.output(errno)
-    }
-
-    /// The run's floating-point environment (its rounding mode and raised exceptions).
-    pub fn float_env(&self) -> &FloatEnv {
-        &self.float_env
-    }
-
-    pub(crate) fn float_env_mut(&mut self) -> &mut FloatEnv {
-        &mut self.float_env
-    }
-
-    pub(crate) fn f80_half_mut(&mut self) -> &mut Option<OtherHalf> {
-        &mut self.f80_half
-    }
-
-    pub(crate) fn streams(&self) -> &Streams {
-        &self.streams
-    }
-
-    pub(crate) fn streams_mut(&mut self) -> &mut Streams {
-        &mut self.streams
     }
 
     /// Address of global number `index`.

@@ -11,6 +11,7 @@
 //! A semantics with richer values overrides them to keep a shadow map keyed by address
 //! (see the crate docs, section *Plugging in a semantics*).
 
+use crate::env::RunEnv;
 use crate::memory::Memory;
 use crate::trap::TrapKind;
 use fpir::{BranchSite, F80Op, FloatPred, FloatTy, IntPred, MathCall, OpSite, Type};
@@ -233,7 +234,8 @@ pub trait Semantics {
     ) -> (Self::Value, Option<Self::Value>);
 
     /// An operation on extended values (`long double`, see [`F80Op`]) of result type
-    /// `ty` on the argument values `args`. The default computes it on their concrete bits
+    /// `ty` on the argument values `args`, in the run's environment `env` (its rounding
+    /// mode, where its exceptions go). The default computes it on their concrete bits
     /// ([`crate::f80_concrete`]), reporting each through [`Semantics::concretized`], and
     /// makes the result a constant; a semantics with a
     /// shadow of extended values overrides it (it may call [`crate::f80_concrete`] for
@@ -242,6 +244,7 @@ pub trait Semantics {
     fn f80(
         &mut self,
         mem: &mut Memory,
+        env: &mut RunEnv,
         op: F80Op,
         ty: Type,
         args: &[Self::Value],
@@ -251,7 +254,7 @@ pub trait Semantics {
             self.concretized(a);
             *b = self.concrete_bits(a);
         }
-        let result = crate::f80_concrete(mem, op, ty, &bits)?;
+        let result = crate::f80_concrete(mem, env, op, ty, &bits)?;
         Ok(self.constant(ty, result))
     }
 

@@ -1,6 +1,6 @@
 //! What a run wrote to `stdout` and `stderr` (capped at [`MAX_CAPTURED`] bytes each) and
 //! where its `errno` lives: the state of the C library model ([`crate::libc`]), which
-//! [`crate::Memory`] keeps per run and empties on reset.
+//! the run's [`crate::RunEnv`] keeps and empties on reset.
 
 use crate::trap::TrapKind;
 

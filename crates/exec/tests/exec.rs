@@ -1413,6 +1413,35 @@ mod end_to_end {
         assert_eq!(returned(&it.call(spin, &[i(0)]).unwrap()), 0);
     }
 
+    /// The interpreter reports what a run wrote, its `errno` and the floating-point
+    /// environment it left, and the next run starts from none of it.
+    #[test]
+    fn output_errno_and_float_env_are_per_run() {
+        use fpir::eval::{Exceptions, RoundingMode};
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/exec/run_env.c");
+        let m = fpforge_lower::load(&[path], &fpforge_lower::LoadOptions::default())
+            .expect("run_env.c lowers");
+        let leave = m.func_by_name("leave").unwrap();
+        let mut it = interp(&m, NoObserver);
+
+        assert_eq!(returned(&it.call(leave, &[i(1), d(1.0)]).unwrap()), 1);
+        let out = it.output();
+        assert_eq!(out.stdout, b"x=0x1p+0\n");
+        assert_eq!(out.stderr, b"upward\n");
+        assert_eq!(out.errno, 34, "ERANGE");
+        assert_eq!(it.float_env().mode(), RoundingMode::Upward);
+        assert_eq!(it.float_env().raised(), Exceptions::INEXACT);
+
+        assert_eq!(returned(&it.call(leave, &[i(0), d(2.0)]).unwrap()), 0);
+        let out = it.output();
+        assert_eq!(out.stdout, b"x=0x1p+1\n");
+        assert!(out.stderr.is_empty());
+        assert_eq!(out.errno, 0);
+        assert_eq!(it.float_env().mode(), RoundingMode::Nearest);
+        assert_eq!(it.float_env().raised(), Exceptions::NONE);
+    }
+
     /// A trap's stack names the calls that led to it, so the same fault reached
     /// through two calls is two findings; a hang is one finding wherever the fuel ran
     /// out (in the loop or in the helper it calls).

@@ -27,7 +27,7 @@
 //! for answer in reach_sides(module, func, spec.clone(), &[side], EngineConfig::default(), &budget)? {
 //!     match answer {
 //!         SideAnswer::Covered(coords) => println!("witness {:?}", spec.to_args(&coords)),
-//!         SideAnswer::Infeasible { method } => println!("infeasible ({method})"),
+//!         SideAnswer::Infeasible { method } => println!("infeasible ({method:?})"),
 //!         SideAnswer::Unknown(why) => println!("not reached ({why:?})"),
 //!     }
 //! }

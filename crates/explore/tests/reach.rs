@@ -514,7 +514,6 @@ fn absorption_side_is_proved_by_the_bit_precise_backend() {
     );
     let (_, status) = then_side(&module, func, &report, 0);
     assert_eq!(status, BIT_PRECISE);
-    assert_eq!(status.to_string(), "infeasible (bit-precise)");
     proved_sides_never_taken(&module, func, &spec, &report, 19, |rng, i| {
         let a = u64::from(rng.gen_range(1.0f32..=2.0).to_bits());
         let b = if i % 2 == 0 {
@@ -540,7 +539,7 @@ fn absorption_side_is_covered_when_b_reaches_half_an_ulp() {
         witness: Witness::Test(test),
     } = status
     else {
-        panic!("{status}");
+        panic!("{status:?}");
     };
     let trace = concrete_trace(&module, func, &spec, &report.tests[test]);
     assert!(trace.contains(&taken));
@@ -579,7 +578,7 @@ fn sides_proved_through_uninterpreted_calls_are_never_taken() {
     );
     assert_eq!(then_side(&module, func, &report, 0).1, BIT_PRECISE);
     let (_, last) = then_side(&module, func, &report, 3);
-    assert!(last.is_infeasible(), "{last}");
+    assert!(last.is_infeasible(), "{last:?}");
     proved_sides_never_taken(&module, func, &spec, &report, 1919, |rng, _| {
         let a = u64::from(rng.gen_range(1.0f32..=2.0).to_bits());
         let b = f32_binades(rng, -149..=-31);

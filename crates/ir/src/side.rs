@@ -8,12 +8,15 @@
 //! [`crate::guard`], `br9:trap` and `br9:safe`), and read back by
 //! [`Module::parse_side`], which also takes a source position for the site
 //! (`file.c:41:13:T`). Every side name a command prints is one `reach --branch` accepts.
+//!
+//! The types are data and say nothing of policy or wording: what effort makes a side
+//! likely infeasible is the coverage engine's (`fpforge_cover::effort`), and the words
+//! reports print for each are the report layer's (`fpforge_report::labels`).
 
 use crate::entities::{Block, BranchSite, Func};
 use crate::inst::Terminator;
 use crate::inst::TrapCheck;
 use crate::module::{BranchKind, Module};
-use std::fmt;
 use std::time::Duration;
 
 /// Which way a branch site goes.
@@ -100,27 +103,6 @@ impl InfeasibleMethod {
         InfeasibleMethod::PrefixExploration,
         InfeasibleMethod::BitPrecise,
     ];
-
-    /// The method in words, as reports print it inside `infeasible (...)`.
-    pub fn label(self) -> &'static str {
-        match self {
-            InfeasibleMethod::ConstantCondition => "constant condition",
-            InfeasibleMethod::DeadCode => "dead code",
-            InfeasibleMethod::ImpossibleValue => "impossible switch value",
-            InfeasibleMethod::IntervalLabeling => "interval labeling",
-            InfeasibleMethod::ConstantDecision => "input-independent decision",
-            InfeasibleMethod::PathEnds => "path ends first",
-            InfeasibleMethod::ExhaustiveExploration => "exhaustive path exploration",
-            InfeasibleMethod::PrefixExploration => "every prefix to the site explored",
-            InfeasibleMethod::BitPrecise => "bit-precise",
-        }
-    }
-}
-
-impl fmt::Display for InfeasibleMethod {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
 }
 
 /// The test that came closest to taking a side no test took.
@@ -134,8 +116,8 @@ pub struct Closest {
 
 /// What an engine knows about a side it did not take. Nothing here is a proof: even a
 /// side whose branch was reached many times is only *likely* infeasible (CoverMe's
-/// heuristic, Fu & Su, PLDI'17, Sec. 5), and only after a real effort to take it
-/// ([`Effort::is_real`]).
+/// heuristic, Fu & Su, PLDI'17, Sec. 5), and only after a real effort to take it (what
+/// counts as one is the coverage engine's policy, `fpforge_cover::effort`).
 #[derive(Clone, Copy, PartialEq, Debug, Default)]
 pub struct MissReason {
     /// Some test reaches the side's branch (and takes another side there).
@@ -175,23 +157,6 @@ impl OpenReason {
         OpenReason::TimeOut,
         OpenReason::Unsupported,
     ];
-
-    /// The reason in words, as reports print it: `loop bound`, `libm call`, `time-out`,
-    /// `unsupported operation`.
-    pub fn label(self) -> &'static str {
-        match self {
-            OpenReason::LoopBound => "loop bound",
-            OpenReason::LibmCall => "libm call",
-            OpenReason::TimeOut => "time-out",
-            OpenReason::Unsupported => "unsupported operation",
-        }
-    }
-}
-
-impl fmt::Display for OpenReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
 }
 
 /// What an engine spent on one side it did not take.
@@ -204,62 +169,6 @@ pub struct Effort {
     /// Time a complete method (concolic `reach`, the solver of `explore`) spent on the
     /// side without an answer; `None` when none was asked.
     pub proof_time: Option<Duration>,
-}
-
-impl Effort {
-    /// Searches aimed at a side (each a whole local search from the test closest to
-    /// it) that count as a real effort.
-    pub const REAL_SEARCHES: u32 = 3;
-
-    /// Evaluations aimed at a side that count as a real effort however few searches
-    /// spent them.
-    pub const REAL_SEARCH_EVALUATIONS: u64 = 10_000;
-
-    /// Whether the effort earns a side the label "likely infeasible": a complete method
-    /// tried it, or [`Effort::REAL_SEARCHES`] searches or
-    /// [`Effort::REAL_SEARCH_EVALUATIONS`] evaluations were aimed at it.
-    pub fn is_real(&self) -> bool {
-        self.proof_time.is_some()
-            || self.aimed_searches >= Self::REAL_SEARCHES
-            || self.aimed_evaluations >= Self::REAL_SEARCH_EVALUATIONS
-    }
-
-    /// What was tried, in words (`2 searches aimed at it (12000 evaluations), concolic
-    /// execution (1.02 s)`); empty when nothing was.
-    pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if self.aimed_searches > 0 {
-            parts.push(format!(
-                "{} search{} aimed at it ({} evaluations)",
-                self.aimed_searches,
-                if self.aimed_searches == 1 { "" } else { "es" },
-                self.aimed_evaluations
-            ));
-        }
-        if let Some(time) = self.proof_time {
-            parts.push(format!("concolic execution ({:.2} s)", time.as_secs_f64()));
-        }
-        parts.join(" and ")
-    }
-}
-
-impl MissReason {
-    /// The status label: `not reached (likely infeasible)` when the branch was reached
-    /// but never went this way despite a real effort, `not reached (not tried enough)`
-    /// when the branch was reached but the run ended before such an effort, `not reached
-    /// (branch not executed)` otherwise.
-    pub fn label(&self) -> &'static str {
-        match (self.branch_reached, self.effort.is_real()) {
-            (true, true) => "not reached (likely infeasible)",
-            (true, false) => "not reached (not tried enough)",
-            (false, _) => "not reached (branch not executed)",
-        }
-    }
-
-    /// Whether the label is "likely infeasible".
-    pub fn likely_infeasible(&self) -> bool {
-        self.branch_reached && self.effort.is_real()
-    }
 }
 
 /// The input whose re-executed run takes a side.
@@ -301,16 +210,6 @@ impl SideStatus {
     /// True when the side is proved never taken.
     pub fn is_infeasible(&self) -> bool {
         matches!(self, SideStatus::Infeasible { .. })
-    }
-}
-
-impl fmt::Display for SideStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SideStatus::Covered { .. } => f.write_str("covered"),
-            SideStatus::Infeasible { method } => write!(f, "infeasible ({method})"),
-            SideStatus::NotReached { reason } => f.write_str(reason.label()),
-        }
     }
 }
 

@@ -37,7 +37,7 @@ use crate::math::{self, Counterpart};
 use crate::metrics::{self, exact, fpgen_checks, measure_float, round_bits, HighValue, Thresholds};
 use fpforge_exec::memory::Memory;
 use fpforge_exec::trap::TrapKind;
-use fpforge_exec::{Concrete, InputSlot, Semantics};
+use fpforge_exec::{Concrete, InputSlot, RunEnv, Semantics};
 use fpir::{
     BranchSite, F80Op, FloatBinOp, FloatPred, FloatTy, IntPred, MathCall, MathShape, OpSite, Type,
 };
@@ -705,11 +705,12 @@ impl<M: Mode> Semantics for Mpfr<M> {
     fn f80(
         &mut self,
         mem: &mut Memory,
+        env: &mut RunEnv,
         op: F80Op,
         ty: Type,
         args: &[MpValue],
     ) -> Result<MpValue, TrapKind> {
-        self.extended_op(mem, op, ty, args)
+        self.extended_op(mem, env, op, ty, args)
     }
 
     fn load(&mut self, mem: &Memory, ty: Type, addr: u64) -> Result<MpValue, TrapKind> {

@@ -29,9 +29,10 @@
 
 use crate::error::ReportError;
 use crate::findings::FindingRow;
+use crate::labels;
 use crate::stop::stop_words;
 use crate::SCHEMA_VERSION;
-use fpforge_cover::CoverReport;
+use fpforge_cover::{effort, CoverReport};
 use fpforge_engine::EngineKind;
 use fpforge_explore::ExploreReport;
 use fpir::{
@@ -313,8 +314,8 @@ pub fn miss_reason(miss: &MissReason, finished: bool) -> String {
             c.test, c.distance
         );
     }
-    let tried = miss.effort.describe();
-    text += &match (tried.is_empty(), miss.effort.is_real()) {
+    let tried = labels::effort(&miss.effort);
+    text += &match (tried.is_empty(), effort::is_real(&miss.effort)) {
         (true, _) => "; nothing was aimed at it before the run ended".to_string(),
         (false, true) => format!("; {tried} found no input"),
         (false, false) => format!("; only {tried} before the run ended"),
@@ -365,8 +366,12 @@ impl Coverage<'_> {
                 reason: MissReason {
                     open: Some(open), ..
                 },
-            } if self.ending.is_some() => format!("{}, open: {open}", report.status),
-            _ => report.status.to_string(),
+            } if self.ending.is_some() => format!(
+                "{}, open: {}",
+                labels::status(&report.status),
+                labels::open(open)
+            ),
+            _ => labels::status(&report.status),
         };
         match self.module.trap_check(report.side.site) {
             Some(check) => format!("{}: {status}", check.label()),
@@ -403,19 +408,17 @@ impl Coverage<'_> {
                 witness: Witness::Finding(k),
             } => row.finding = Some(k),
             SideStatus::Infeasible { method } => {
-                row.method = Some(method.label());
+                row.method = Some(labels::method(method));
                 row.reason = Some(infeasible_reason(method).to_string());
             }
             SideStatus::NotReached { reason } => {
                 row.branch_reached = finished.then_some(reason.branch_reached);
-                row.likely_infeasible = finished.then_some(reason.likely_infeasible());
+                row.likely_infeasible = finished.then_some(effort::likely_infeasible(&reason));
                 row.closest = reason.closest.map(|c| Closest {
                     test: c.test,
                     distance: c.distance,
                 });
-                row.open_reason = finished
-                    .then_some(reason.open.map(OpenReason::label))
-                    .flatten();
+                row.open_reason = finished.then_some(reason.open.map(labels::open)).flatten();
                 row.reason = Some(miss_reason(&reason, finished));
             }
         }

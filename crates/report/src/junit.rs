@@ -17,6 +17,7 @@
 
 use crate::coverage::{infeasible_reason, miss_reason, Coverage, TrapCounts};
 use crate::escape::escape;
+use crate::labels;
 use fpir::{SideReport, SideStatus, SideTally, Witness};
 use std::fmt::Write as _;
 
@@ -116,7 +117,7 @@ fn side_case(xml: &mut String, coverage: &Coverage<'_>, class: &str, report: &Si
             let _ = writeln!(
                 xml,
                 "<skipped message=\"infeasible: {}\"/>\n<system-out>{side} at {location}: {}</system-out>",
-                escape(method.label()),
+                escape(labels::method(method)),
                 escape(infeasible_reason(method))
             );
         }
@@ -125,7 +126,7 @@ fn side_case(xml: &mut String, coverage: &Coverage<'_>, class: &str, report: &Si
             let _ = writeln!(
                 xml,
                 "<failure type=\"not reached\" message=\"{why}\">{side} at {location}: {}</failure>",
-                escape(reason.label())
+                escape(labels::miss(&reason))
             );
         }
     }
@@ -147,7 +148,7 @@ fn trap_case(xml: &mut String, coverage: &Coverage<'_>, class: &str, report: &Si
         SideStatus::Infeasible { method } => format!(
             "<system-out>trap target {side} at {location} ({}) proved unreachable: {}: {}</system-out>",
             escape(check),
-            escape(method.label()),
+            escape(labels::method(method)),
             escape(infeasible_reason(method))
         ),
         SideStatus::NotReached { reason } => format!(

@@ -7,6 +7,8 @@
 //! - [`index`]: `index.json` and the merged `coverage.lcov` of a run over several
 //!   functions;
 //! - [`junit`]: the JUnit XML file of a coverage run (`--junit`);
+//! - [`labels`]: the words every report prints for a side's status, a proof method, an
+//!   open side's reason and the effort spent on a side;
 //! - [`findings`]: crashes and hangs, one replayable file each in `OUT/crashes/` and
 //!   `OUT/hangs/`;
 //! - [`lcov`](mod@lcov): `coverage.lcov`;
@@ -40,6 +42,7 @@ pub mod findings;
 pub mod html;
 pub mod index;
 pub mod junit;
+pub mod labels;
 pub mod lcov;
 pub mod outdir;
 pub mod reach;

@@ -88,7 +88,10 @@ fn path_words(report: &ReachReport) -> (String, String) {
     match &report.answer {
         ReachAnswer::Reached(_) => ("reached".to_string(), detail),
         ReachAnswer::Infeasible { method, prefix } => (
-            format!("infeasible ({method}; the first {prefix} decisions can be taken)"),
+            format!(
+                "infeasible ({}; the first {prefix} decisions can be taken)",
+                crate::labels::method(*method)
+            ),
             detail,
         ),
         ReachAnswer::Unknown(tried) => ("unknown".to_string(), tried.clone()),
@@ -100,7 +103,10 @@ fn side_words(answer: &SideAnswer, seconds: f64) -> (String, String) {
     let detail = format!("{seconds:.3} s");
     match answer {
         SideAnswer::Covered(_) => ("reached".to_string(), detail),
-        SideAnswer::Infeasible { method } => (format!("infeasible ({method})"), detail),
+        SideAnswer::Infeasible { method } => (
+            format!("infeasible ({})", crate::labels::method(*method)),
+            detail,
+        ),
         SideAnswer::Unknown(_) => ("unknown".to_string(), detail),
     }
 }

@@ -51,9 +51,9 @@ pub fn run(options: RunOptions) -> Result<ExitCode> {
         &call_args,
         &run,
         interp.observer(),
-        &interp.memory().output(),
+        &interp.output(),
     )
-    .with_float_env(interp.memory().float_env());
+    .with_float_env(interp.float_env());
     if options.json {
         crate::output::emit(&report.to_json()?)?;
     } else {

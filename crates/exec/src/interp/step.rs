@@ -1,5 +1,5 @@
 //! `step`: one prepared op as a transition on the registers of the current frame,
-//! memory, the semantics and the observer. It returns what the driver does next
+//! memory, the run's environment, the semantics and the observer. It returns what the driver does next
 //! ([`Control`]: next op, jump, call, return or trap) and never touches control state
 //! (function, pc, frames, fuel), which the driver in [`super`] owns.
 //!
@@ -12,7 +12,8 @@
 //! instructions per call of five musl functions).
 
 use crate::builtin;
-use crate::fenv::{self, FloatCast};
+use crate::env::RunEnv;
+use crate::fenv::{self, FloatCast, FloatEnv};
 use crate::memory::Memory;
 use crate::observer::{BranchEvent, Observer, OpEvent};
 use crate::prepare::{CmpBr, FuncCode, Op, Program, Slot, DIRECT, NONE};
@@ -29,6 +30,8 @@ pub(super) struct Machine<S: Semantics, O> {
     pub(super) sem: S,
     pub(super) obs: O,
     pub(super) mem: Memory,
+    /// What the run keeps beside memory (streams, floating-point environment).
+    pub(super) env: RunEnv,
     pub(super) scratch: Vec<S::Value>,
     /// The trap a `Control::Trap` reports.
     pub(super) pending: Option<TrapKind>,
@@ -52,8 +55,7 @@ pub(super) enum Control {
 /// An operation's result in the run's rounding mode, its exceptions recorded.
 #[cold]
 #[inline(never)]
-fn in_env(mem: &mut Memory, op: impl FnOnce(RoundingMode) -> Rounded) -> u64 {
-    let env = mem.float_env_mut();
+fn in_env(env: &mut FloatEnv, op: impl FnOnce(RoundingMode) -> Rounded) -> u64 {
     let r = op(env.mode());
     env.record(r)
 }
@@ -101,6 +103,7 @@ pub(super) struct Step<'a, S: Semantics, O, const EXACT_ENV: bool> {
     sem: &'a mut S,
     obs: &'a mut O,
     mem: &'a mut Memory,
+    env: &'a mut RunEnv,
     scratch: &'a mut Vec<S::Value>,
     /// Where a trap goes (see [`Control::Trap`]).
     pending: &'a mut Option<TrapKind>,
@@ -130,6 +133,7 @@ impl<'a, S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'a, S, O, EXACT_
             sem,
             obs,
             mem,
+            env,
             scratch,
             pending,
         } = m;
@@ -138,6 +142,7 @@ impl<'a, S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'a, S, O, EXACT_
             sem,
             obs,
             mem,
+            env,
             scratch,
             pending,
             regs: Regs(frame),
@@ -381,9 +386,9 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
         let v = if !EXACT_ENV {
             semantic(self.sem)
         } else {
-            let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
+            let nearest = self.env.float.mode() == RoundingMode::Nearest;
             let bits = [self.sem.concrete_bits(x), self.sem.concrete_bits(y)];
-            let bits = in_env(self.mem, |mode| {
+            let bits = in_env(&mut self.env.float, |mode| {
                 fenv::float_bin(op, ty, mode, bits[0], bits[1])
             });
             // The semantics' own operation is round-to-nearest's: where the run is in
@@ -443,9 +448,9 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
         let v = if !EXACT_ENV {
             semantic(self.sem)
         } else {
-            let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
+            let nearest = self.env.float.mode() == RoundingMode::Nearest;
             let bits = self.sem.concrete_bits(x);
-            let bits = in_env(self.mem, |mode| cast.eval(from, to, mode, bits));
+            let bits = in_env(&mut self.env.float, |mode| cast.eval(from, to, mode, bits));
             env_operand(self.sem, nearest, x);
             if nearest {
                 semantic(self.sem)
@@ -705,7 +710,7 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
     /// computes the same bits either way), else constants to the semantics.
     #[cold]
     fn math_in_env(&mut self, call: MathCall, ret: Type) -> (S::Value, Option<S::Value>) {
-        let nearest = self.mem.float_env().mode() == RoundingMode::Nearest;
+        let nearest = self.env.float.mode() == RoundingMode::Nearest;
         for v in self.scratch.iter() {
             env_operand(self.sem, nearest, v);
         }
@@ -714,7 +719,7 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
             .iter()
             .map(|v| self.sem.concrete_bits(v))
             .collect();
-        let env = self.mem.float_env_mut();
+        let env = &mut self.env.float;
         let (result, second, raised) = fenv::math(call, &bits, ret, env.mode());
         env.record(Rounded {
             bits: result,
@@ -777,7 +782,7 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
             }
         }
         let bits: Vec<u64> = args.iter().map(|&s| self.bits(s)).collect();
-        match crate::libc::call(self.sem, self.mem, f, &bits) {
+        match crate::libc::call(self.sem, self.mem, self.env, f, &bits) {
             Ok(Some(v)) if d != NONE => self.set(d, v),
             Ok(_) => Control::Next,
             Err(kind) => self.trap(kind),
@@ -791,7 +796,7 @@ impl<S: Semantics, O: Observer, const EXACT_ENV: bool> Step<'_, S, O, EXACT_ENV>
         let n = args.len().min(builtin::F80_MAX_ARGS);
         let values: [S::Value; builtin::F80_MAX_ARGS] =
             std::array::from_fn(|k| self.regs.get(args[if k < n { k } else { 0 }]).clone());
-        match self.sem.f80(self.mem, op, ty, &values[..n]) {
+        match self.sem.f80(self.mem, self.env, op, ty, &values[..n]) {
             Ok(v) if d != NONE => self.set(d, v),
             Ok(_) => Control::Next,
             Err(kind) => self.trap(kind),

@@ -4,7 +4,7 @@
 //! does not watch float operations.
 //!
 //! A compiled run computes the same bits as the interpreter, op for op (see
-//! `translate`), on the same [`Memory`], counts steps the same way and records the same
+//! `translate`), on the same [`Memory`] and floating-point environment, counts steps the same way and records the same
 //! branch events, which are handed to the observer once the run has returned. It never
 //! reports a trap: whenever the interpreter would trap (or the run would exceed the
 //! fuel, a call depth of [`MAX_DEPTH`] or [`NATIVE_STACK_BUDGET`] bytes of native stack,
@@ -18,6 +18,7 @@
 mod runtime;
 mod translate;
 
+use crate::fenv::FloatEnv;
 use crate::memory::Memory;
 use crate::observer::Observer;
 use crate::prepare::{FuncCode, Program};
@@ -134,12 +135,14 @@ impl Jit {
         obs.on_branches(self.records.iter().map(Record::event));
     }
 
-    /// Runs `func` on [`Jit::args`] (raw bits, one per parameter) against `mem`, which
-    /// the caller has reset; `None` when the interpreter must run the call instead.
+    /// Runs `func` on [`Jit::args`] (raw bits, one per parameter) against `mem` in the
+    /// floating-point environment `float_env`, both of which the caller has reset;
+    /// `None` when the interpreter must run the call instead.
     pub(crate) fn run(
         &mut self,
         entry: Entry,
         mem: &mut Memory,
+        float_env: &mut FloatEnv,
         fuel: u64,
         max_depth: u32,
     ) -> Option<Returned> {
@@ -167,12 +170,14 @@ impl Jit {
             buffer: &mut self.records,
             tables: &*self.tables,
             f80_other: 0,
+            float_env,
         };
         // The context lives in this frame, near the top of the stack the run will use.
         ctx.stack_floor = (&raw const ctx as u64).saturating_sub(NATIVE_STACK_BUDGET);
         // SAFETY: `entry` was compiled by this Jit for a function with `args.len()`
         // parameters, and `ctx` is live (see `Ctx`) for the whole call: its pointers come
-        // from the borrows of `mem`, `self.records` and `self.tables` this call holds.
+        // from the borrows of `mem`, `float_env`, `self.records` and `self.tables` this
+        // call holds.
         let bits = unsafe { (entry.0 .0)(&mut ctx, self.args.as_ptr()) };
         // SAFETY: compiled code wrote the records before `records_next` (growing the
         // buffer through `grow_records`, which keeps `records_end` its capacity's end).

@@ -1,13 +1,14 @@
 //! What compiled code calls at run time: the context block it reads and writes, and the
 //! helpers for memory, math calls, builtins, conversions with x86 edge cases and branch
 //! events. Each helper does what the interpreter's `step` does for the same op under
-//! [`Concrete`], on the same [`Memory`]; where `step` would trap, the helper sets
+//! [`Concrete`], on the same [`Memory`] and [`FloatEnv`]; where `step` would trap, the helper sets
 //! [`Ctx::bail`] instead and the run is replayed in the interpreter, which reports the
 //! trap with its location. The helpers that read the context are `unsafe extern "C"`:
 //! their contract is that compiled code passes its run's live [`Ctx`].
 
 use crate::builtin;
 use crate::concrete::Concrete;
+use crate::fenv::FloatEnv;
 use crate::memory::Memory;
 use crate::observer::BranchEvent;
 use crate::semantics::Semantics;
@@ -22,8 +23,9 @@ use fpir::{Arm, BranchSite, Builtin, FloatTy, MathCall, Side, Type};
 /// A context is *live* from the moment `Jit::run` builds it on its stack until the run
 /// returns, and compiled code passes only its run's live context to the helpers (the
 /// `# Safety` contract of every helper that reads it). While it is live, `mem` points at
-/// the interpreter's memory and `buffer` at the `Jit`'s record buffer, both borrowed
-/// mutably by `Jit::run` for the run; `tables` points at the `Jit`'s tables; `sp` and
+/// the interpreter's memory, `float_env` at the run's floating-point environment and
+/// `buffer` at the `Jit`'s record buffer, all borrowed mutably by `Jit::run` for the
+/// run; `tables` points at the `Jit`'s tables; `sp` and
 /// `live_top` point into `*mem`; and the records from the buffer's start up to
 /// `records_next` are written, within its capacity (`records_end`). Compiled code runs on
 /// the thread that called `Jit::run` and touches the context only between helper calls.
@@ -57,6 +59,8 @@ pub(crate) struct Ctx {
     pub tables: *const Tables,
     /// The half of the last extended result of [`f80`] that it did not return.
     pub f80_other: u64,
+    /// The run's floating-point environment, which [`f80`] rounds in.
+    pub float_env: *mut FloatEnv,
 }
 
 /// One branch event as compiled code writes it: `site | kind << 32`, then the operands.
@@ -401,7 +405,10 @@ unsafe extern "C" fn f80(ctx: *mut Ctx, index: u64, args: *const u64) -> u64 {
     let Some(&(Builtin::F80(op), ty)) = tables(ctx).builtins.get(index as usize) else {
         return settle(ctx, Err(TrapKind::Unreachable));
     };
-    match builtin::f80_evaluated(mem, op, ty, args) {
+    // SAFETY: a live context's `float_env` points at the run's environment, borrowed
+    // mutably by `Jit::run` for the whole run, and no other reference to it is alive.
+    let float_env = unsafe { &mut *ctx.float_env };
+    match builtin::f80_evaluated(mem, float_env, op, ty, args) {
         Ok(Evaluated::Extended(x)) => {
             let (returned, other) = if ty == Type::Int(16) {
                 (u64::from(x.se), x.sig)

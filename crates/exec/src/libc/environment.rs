@@ -1,11 +1,12 @@
 //! The `<fenv.h>` functions of the C library model: they read and change the run's
-//! [`crate::fenv::FloatEnv`] in [`Memory`].
+//! [`FloatEnv`], and save it to and restore it from a `fenv_t` in [`Memory`].
 //!
 //! `fenv_t` is glibc's x86-64 layout (32 bytes: the x87 environment, then MXCSR at
 //! byte 28) and `fexcept_t` its `unsigned short`; the rounding mode and the flags are
 //! read back from MXCSR. `fesetenv(FE_DFL_ENV)` restores round-to-nearest with no flag;
 //! `FE_NOMASK_ENV` (unmasked exceptions, a `SIGFPE` on the next one) is unsupported.
 
+use crate::fenv::FloatEnv;
 use crate::memory::Memory;
 use crate::trap::TrapKind;
 use fpir::eval::{Exceptions, RoundingMode};
@@ -23,11 +24,11 @@ const MXCSR_DEFAULT: u64 = 0x1f80;
 /// Runs the `<fenv.h>` function `f` on its arguments `arg(k)`: its `int` result.
 pub(super) fn call(
     mem: &mut Memory,
+    env: &mut FloatEnv,
     f: LibcFn,
     arg: impl Fn(usize) -> u64,
 ) -> Result<i64, TrapKind> {
     let excepts = || Exceptions::from_fe_bits(arg(0));
-    let env = mem.float_env_mut();
     match f {
         LibcFn::Fesetround => match RoundingMode::from_fe_value(arg(0) as u32 as i32) {
             Some(mode) => {
@@ -54,27 +55,25 @@ pub(super) fn call(
         LibcFn::Fesetexceptflag => {
             let chosen = Exceptions::from_fe_bits(arg(1));
             let saved = Exceptions::from_fe_bits(mem.load(Type::Int(16), arg(0))?);
-            let env = mem.float_env_mut();
             env.set_raised(env.raised().without(chosen) | saved.intersect(chosen));
             Ok(0)
         }
         LibcFn::Fegetenv => {
-            store_env(mem, arg(0))?;
+            store_env(mem, env, arg(0))?;
             Ok(0)
         }
         LibcFn::Fesetenv => {
-            load_env(mem, arg(0))?;
+            load_env(mem, env, arg(0))?;
             Ok(0)
         }
         LibcFn::Feholdexcept => {
-            store_env(mem, arg(0))?;
-            mem.float_env_mut().set_raised(Exceptions::NONE);
+            store_env(mem, env, arg(0))?;
+            env.set_raised(Exceptions::NONE);
             Ok(0)
         }
         LibcFn::Feupdateenv => {
-            let pending = mem.float_env().raised();
-            load_env(mem, arg(0))?;
-            let env = mem.float_env_mut();
+            let pending = env.raised();
+            load_env(mem, env, arg(0))?;
             env.set_raised(env.raised() | pending);
             Ok(0)
         }
@@ -84,8 +83,7 @@ pub(super) fn call(
 
 /// `fegetenv`: glibc's `fenv_t` at `at`, the x87 control and status words mirroring
 /// MXCSR.
-fn store_env(mem: &mut Memory, at: u64) -> Result<(), TrapKind> {
-    let env = *mem.float_env();
+fn store_env(mem: &mut Memory, env: &FloatEnv, at: u64) -> Result<(), TrapKind> {
     let mode = env.mode().fe_value() as u64;
     let flags = u64::from(env.raised().fe_bits());
     mem.fill(at, 0, 32)?;
@@ -100,7 +98,7 @@ fn store_env(mem: &mut Memory, at: u64) -> Result<(), TrapKind> {
 }
 
 /// `fesetenv`: the mode and flags of the `fenv_t` at `at`, or of `FE_DFL_ENV`.
-fn load_env(mem: &mut Memory, at: u64) -> Result<(), TrapKind> {
+fn load_env(mem: &Memory, env: &mut FloatEnv, at: u64) -> Result<(), TrapKind> {
     let (mode, raised) = match at {
         FE_DFL_ENV => (RoundingMode::Nearest, Exceptions::NONE),
         FE_NOMASK_ENV => {
@@ -118,7 +116,6 @@ fn load_env(mem: &mut Memory, at: u64) -> Result<(), TrapKind> {
             )
         }
     };
-    let env = mem.float_env_mut();
     env.set_mode(mode);
     env.set_raised(raised);
     Ok(())

@@ -23,7 +23,7 @@ use crate::metrics::HighValue;
 use crate::x87;
 use fpforge_exec::memory::Memory;
 use fpforge_exec::trap::TrapKind;
-use fpforge_exec::{f80_concrete, F80_MAX_ARGS};
+use fpforge_exec::{f80_concrete, RunEnv, F80_MAX_ARGS};
 use fpir::f80::{F80Arith, F80};
 use fpir::{F80Op, FloatPred, FloatTy, MathFn, MathShape, Type};
 use rug::Float;
@@ -37,6 +37,7 @@ impl<M: Mode> Mpfr<M> {
     pub(super) fn extended_op(
         &mut self,
         mem: &mut Memory,
+        env: &mut RunEnv,
         op: F80Op,
         ty: Type,
         args: &[MpValue],
@@ -50,7 +51,7 @@ impl<M: Mode> Mpfr<M> {
         // needs no high-precision value in a Shadow run.
         let extended_half = matches!(op, F80Op::Arith(_) | F80Op::Sqrt) && ty == SE;
         if M::SHADOW && extended_half {
-            return constant(mem, op, ty, &bits);
+            return constant(mem, env, op, ty, &bits);
         }
         match op {
             F80Op::Arith(arith) => {
@@ -62,34 +63,34 @@ impl<M: Mode> Mpfr<M> {
                     F80Arith::Div => x / &y,
                     F80Arith::Rem => x % &y,
                 };
-                self.extended_result(mem, op, ty, &bits, r)
+                self.extended_result(mem, env, op, ty, &bits, r)
             }
             F80Op::Sqrt => {
                 let r = operand(0).sqrt();
-                self.extended_result(mem, op, ty, &bits, r)
+                self.extended_result(mem, env, op, ty, &bits, r)
             }
             F80Op::FromDouble if live(args[0].hp) => {
                 let r = self.hp(FloatTy::F64, &args[0]);
-                self.extended_result(mem, op, ty, &bits, r)
+                self.extended_result(mem, env, op, ty, &bits, r)
             }
             F80Op::Cmp => {
                 let pred = FloatPred::ALL[bits[4] as usize % FloatPred::ALL.len()];
                 let high = holds(pred, &operand(0), &operand(2));
-                let concrete = M::SHADOW && f80_concrete(mem, op, ty, &bits)? != 0;
+                let concrete = M::SHADOW && f80_concrete(mem, env, op, ty, &bits)? != 0;
                 Ok(self.comparison(concrete, high))
             }
             F80Op::ToFloat => {
                 let Type::Float(to) = ty else {
-                    return constant(mem, op, ty, &bits);
+                    return constant(mem, env, op, ty, &bits);
                 };
                 let x = operand(0);
-                let concrete = f80_concrete(mem, op, ty, &bits)?;
+                let concrete = f80_concrete(mem, env, op, ty, &bits)?;
                 Ok(self.float_result(to, || concrete, x))
             }
             F80Op::ToSigned | F80Op::ToUnsigned if !M::SHADOW && live(args[0].hp) => {
                 match int_of(operand(0), ty, op == F80Op::ToSigned) {
                     Some(v) => Ok(MpValue::exact(v)),
-                    None => constant(mem, op, ty, &bits),
+                    None => constant(mem, env, op, ty, &bits),
                 }
             }
             F80Op::Libm(f) => match extended_operands(f) {
@@ -97,17 +98,17 @@ impl<M: Mode> Mpfr<M> {
                     let hps: Vec<Float> = (0..count).map(|i| operand(2 * i)).collect();
                     let int_arg = bits[2] as u32 as i32;
                     match math::eval(f, self.prec, &hps, int_arg) {
-                        Counterpart::Value(r) => self.extended_result(mem, op, ty, &bits, r),
-                        _ => constant(mem, op, ty, &bits),
+                        Counterpart::Value(r) => self.extended_result(mem, env, op, ty, &bits, r),
+                        _ => constant(mem, env, op, ty, &bits),
                     }
                 }
-                None => constant(mem, op, ty, &bits),
+                None => constant(mem, env, op, ty, &bits),
             },
             F80Op::FromDouble
             | F80Op::FromSigned
             | F80Op::FromUnsigned
             | F80Op::ToSigned
-            | F80Op::ToUnsigned => constant(mem, op, ty, &bits),
+            | F80Op::ToUnsigned => constant(mem, env, op, ty, &bits),
         }
     }
 
@@ -155,6 +156,7 @@ impl<M: Mode> Mpfr<M> {
     fn extended_result(
         &mut self,
         mem: &mut Memory,
+        env: &mut RunEnv,
         op: F80Op,
         ty: Type,
         bits: &[u64],
@@ -162,14 +164,14 @@ impl<M: Mode> Mpfr<M> {
     ) -> Result<MpValue, TrapKind> {
         let whole = if M::SHADOW {
             if ty == SE {
-                return constant(mem, op, ty, bits);
+                return constant(mem, env, op, ty, bits);
             }
             F80 {
-                sig: f80_concrete(mem, op, Type::I64, bits)?,
-                se: f80_concrete(mem, op, SE, bits)? as u16,
+                sig: f80_concrete(mem, env, op, Type::I64, bits)?,
+                se: f80_concrete(mem, env, op, SE, bits)? as u16,
             }
         } else {
-            x87::round(&x, mem.float_env().mode().apfloat())
+            x87::round(&x, env.float_env().mode().apfloat())
         };
         if ty == SE {
             return Ok(MpValue::exact(u64::from(whole.se)));
@@ -190,8 +192,14 @@ fn live(hp: u32) -> bool {
 }
 
 /// The concrete result, with no shadow.
-fn constant(mem: &mut Memory, op: F80Op, ty: Type, bits: &[u64]) -> Result<MpValue, TrapKind> {
-    f80_concrete(mem, op, ty, bits).map(MpValue::exact)
+fn constant(
+    mem: &mut Memory,
+    env: &mut RunEnv,
+    op: F80Op,
+    ty: Type,
+    bits: &[u64],
+) -> Result<MpValue, TrapKind> {
+    f80_concrete(mem, env, op, ty, bits).map(MpValue::exact)
 }
 
 /// How many extended operands MPFR computes the `long double` version of `f` on;

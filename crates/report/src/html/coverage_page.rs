@@ -12,6 +12,7 @@ use crate::coverage::{
 };
 use crate::escape::escape;
 use crate::findings::FindingRow;
+use crate::labels;
 use fpir::{FileId, Func, Module, SideReport, SideStatus, SideTally, SrcLoc, TrapCheck, Witness};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -517,7 +518,7 @@ fn status_detail(coverage: &Coverage<'_>, status: &SideStatus) -> String {
         },
         SideStatus::Infeasible { method } => format!(
             "<b>{}</b>: {}",
-            escape(method.label()),
+            escape(labels::method(method)),
             escape(infeasible_reason(method))
         ),
         SideStatus::NotReached { reason } => {
