@@ -6,7 +6,7 @@ use fpforge_spec::{ArgSpec, OutArgSpec};
 
 /// How candidates are generated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
+pub enum CandidateStrategy {
     /// FPGen-style: a random phase for a base input, then rounds that search a subset of
     /// the coordinates (the rest stay at the base) toward the checks and the error.
     Search,
@@ -122,8 +122,8 @@ pub struct AccuracyConfig {
     /// strategy: the precision doubles from the one that found it until two successive
     /// errors agree to 2 digits; default 8192).
     pub ziv_max_precision: u32,
-    /// Candidate generation (default [`Strategy::Search`]).
-    pub strategy: Strategy,
+    /// Candidate generation (default [`CandidateStrategy::Search`]).
+    pub strategy: CandidateStrategy,
     /// Sites with checks (default [`SiteSelection::All`]).
     pub sites: SiteSelection,
     /// Checked executions of each site (default: every one).
@@ -187,7 +187,7 @@ impl Default for AccuracyConfig {
             verify_precision: Some(2200),
             oracle: OracleChoice::Auto,
             ziv_max_precision: 8192,
-            strategy: Strategy::Search,
+            strategy: CandidateStrategy::Search,
             sites: SiteSelection::All,
             sampling: Sampling::Uniform { start: 0, step: 1 },
             random_phase: 200,
@@ -226,7 +226,7 @@ impl AccuracyConfig {
         self
     }
     /// Sets [`AccuracyConfig::strategy`].
-    pub fn with_strategy(mut self, strategy: Strategy) -> Self {
+    pub fn with_strategy(mut self, strategy: CandidateStrategy) -> Self {
         self.strategy = strategy;
         self
     }

@@ -37,13 +37,13 @@
 //! Inputs whose computed or true value is not finite are kept apart
 //! ([`crate::special`]). Every reported error is recomputed by Ziv's strategy
 //! ([`Measurer::stabilize`]) before the report. With
-//! [`Strategy::Random`] only the random phase runs, for the whole budget: the baseline
+//! [`CandidateStrategy::Random`] only the random phase runs, for the whole budget: the baseline
 //! a benchmark compares against under the same reference.
 
 use crate::blame::{blame, Blame};
-use crate::config::{AccuracyConfig, Strategy};
+use crate::config::{AccuracyConfig, CandidateStrategy};
 use crate::error::AccuracyError;
-use crate::measure::{worse, Finding, Measurer};
+use crate::measure::{worse, ErrorFinding, Measurer};
 use crate::oracle::Oracle;
 use crate::special::{classify, SpecialKind, SpecialValue};
 use crate::targets::{Target, Targets};
@@ -84,7 +84,7 @@ pub struct AccuracyReport {
     pub func: Func,
     /// The worst inputs with a finite error, worst first (at most `top_k`), each
     /// re-executed.
-    pub top: Vec<Finding>,
+    pub top: Vec<ErrorFinding>,
     /// What every error was measured against.
     pub oracle: Oracle,
     /// Inputs whose computed result is not finite where the oracle's is (wrong special
@@ -97,7 +97,7 @@ pub struct AccuracyReport {
     /// Under the re-execution oracle, the input with the largest finite error among
     /// those whose reference run took the same branches as the concrete run: pure
     /// rounding error, no change of path (re-executed).
-    pub worst_same_path: Option<Finding>,
+    pub worst_same_path: Option<ErrorFinding>,
     /// Blame for the worst input.
     pub blame: Blame,
     /// Inputs on which the function crashes or hangs, one per fault, minimized.
@@ -111,7 +111,7 @@ pub struct AccuracyReport {
     /// Why it ended.
     pub stop: Stop,
     /// How candidates were generated.
-    pub strategy: Strategy,
+    pub strategy: CandidateStrategy,
     /// Zeros and poles located, in the order found.
     pub singularities: Vec<Singularity>,
     /// Evaluations spent aiming at zeros and poles (included in `evals`).
@@ -207,7 +207,7 @@ impl Reservoir {
 
 impl AccuracyReport {
     /// The worst input found, if any candidate ran to completion.
-    pub fn worst(&self) -> Option<&Finding> {
+    pub fn worst(&self) -> Option<&ErrorFinding> {
         self.top.first()
     }
 
@@ -250,8 +250,8 @@ impl Engine for AccuracyConfig {
             .with(
                 "strategy",
                 match strategy {
-                    Strategy::Search => "search",
-                    Strategy::Random => "random",
+                    CandidateStrategy::Search => "search",
+                    CandidateStrategy::Random => "random",
                 },
             )
             .with("sites", sites)
@@ -291,7 +291,7 @@ pub enum AccuracyNews<'a> {
     /// A new worst input.
     NewWorst {
         /// It.
-        finding: &'a Finding,
+        finding: &'a ErrorFinding,
         /// Evaluations so far.
         evals: u64,
     },
@@ -311,7 +311,7 @@ pub fn accuracy(
 #[derive(Clone, Debug)]
 pub struct Checked {
     /// The input and its error.
-    pub finding: Finding,
+    pub finding: ErrorFinding,
     /// Blame for it.
     pub blame: Blame,
     /// What the error was measured against.
@@ -391,27 +391,27 @@ pub fn accuracy_with(
     };
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     match config.strategy {
-        Strategy::Random => {
+        CandidateStrategy::Random => {
             while state.running() {
                 let p = state.random_point(&mut rng);
                 state.eval_point(&p, Goal::Error);
             }
         }
-        Strategy::Search => search(&mut state, &mut rng),
+        CandidateStrategy::Search => search(&mut state, &mut rng),
     }
     let stop = state.stop.unwrap_or(Stop::EvalLimit);
     let evals = state.evals;
     let crashes = std::mem::take(&mut state.crashes.list);
     let kept: Vec<Test> = state.top.iter().map(|(f, _)| f.test.clone()).collect();
     // Every reported input is re-executed, and its error made stable.
-    let mut top: Vec<Finding> = kept
+    let mut top: Vec<ErrorFinding> = kept
         .iter()
         .filter_map(|test| {
             let f = state.measurer.measure_verified(test)?;
             Some(state.measurer.stabilize(f))
         })
         .collect();
-    top.sort_by(|a: &Finding, b: &Finding| b.error.rel.total_cmp(&a.error.rel));
+    top.sort_by(|a: &ErrorFinding, b: &ErrorFinding| b.error.rel.total_cmp(&a.error.rel));
     let (top, late_folds) = one_per_region(state.measurer.plan().spec(), top);
     let mut special_values: Vec<SpecialValue> = std::mem::take(&mut state.special)
         .into_iter()
@@ -485,10 +485,10 @@ struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
     measurer: Measurer<'m>,
     config: &'c AccuracyConfig,
     /// Worst findings with their points, worst first.
-    top: Vec<(Finding, Vec<f64>)>,
+    top: Vec<(ErrorFinding, Vec<f64>)>,
     special: Vec<SpecialValue>,
     folded: u64,
-    same_path: Option<Finding>,
+    same_path: Option<ErrorFinding>,
     distances: Vec<Option<i32>>,
     evals: u64,
     start: Instant,
@@ -776,7 +776,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
 
     /// What the zero search sees of a finding: the computed value, and the oracle's
     /// when the oracle is the function itself.
-    fn sample(&self, f: &Finding) -> Sample {
+    fn sample(&self, f: &ErrorFinding) -> Sample {
         let computed = f.computed.to_f64();
         let oracle = match self.measurer.oracle() {
             Oracle::ReExecution => None,
@@ -785,7 +785,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         Sample { computed, oracle }
     }
 
-    fn keep(&mut self, f: Finding, point: &[f64]) {
+    fn keep(&mut self, f: ErrorFinding, point: &[f64]) {
         if let Some(kind) = classify(&f) {
             self.keep_special(kind, f);
             return;
@@ -817,7 +817,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
             }
         }
         let k = self.config.top_k.max(1);
-        let enters = |f: &Finding, top: &[(Finding, Vec<f64>)]| {
+        let enters = |f: &ErrorFinding, top: &[(ErrorFinding, Vec<f64>)]| {
             f.error.rel > 0.0
                 && !top.iter().any(|(g, _)| g.test.coords == f.test.coords)
                 && (top.len() < k || top.last().is_some_and(|(g, _)| worse(&f.error, &g.error)))
@@ -877,7 +877,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
 
     /// Keeps a special value unless one of its kind in the same region is kept, or
     /// `top_k` are.
-    fn keep_special(&mut self, kind: SpecialKind, f: Finding) {
+    fn keep_special(&mut self, kind: SpecialKind, f: ErrorFinding) {
         let spec = self.measurer.plan().spec();
         let known = self
             .special
@@ -891,8 +891,8 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
 
 /// `sorted` (worst first) without the inputs that neighbour a worse one kept before
 /// them, and how many were dropped.
-fn one_per_region(spec: &InputSpec, sorted: Vec<Finding>) -> (Vec<Finding>, u64) {
-    let mut kept: Vec<Finding> = Vec::with_capacity(sorted.len());
+fn one_per_region(spec: &InputSpec, sorted: Vec<ErrorFinding>) -> (Vec<ErrorFinding>, u64) {
+    let mut kept: Vec<ErrorFinding> = Vec::with_capacity(sorted.len());
     let mut folded = 0;
     for f in sorted {
         if kept.iter().any(|g| neighbours(spec, &g.test, &f.test)) {

@@ -56,14 +56,14 @@ pub mod targets;
 pub mod zeros;
 
 pub use blame::{Blame, BlameRow};
-pub use config::{AccuracyConfig, Sampling, SiteSelection, Strategy};
+pub use config::{AccuracyConfig, CandidateStrategy, Sampling, SiteSelection};
 pub use engine::{
     accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyNews, AccuracyReport,
     Checked, CoordInfo, ErrorSample, TargetStatus, NEIGHBOUR_ULPS, SAMPLE_SIZE,
 };
 pub use error::AccuracyError;
 pub use fpforge_mpfr::{ErrorMeasure, FloatBits, Format, HighValue, TrueFunction};
-pub use measure::{Finding, OutputLoc, Ziv};
+pub use measure::{ErrorFinding, OutputLoc, Ziv};
 pub use oracle::{implied_out_args, Oracle, OracleChoice, OracleKind};
 pub use special::{PoleAnswer, SpecialKind, SpecialValue};
 pub use targets::{Check, Target};

@@ -42,7 +42,7 @@ pub enum OutputLoc {
 
 /// One measured input.
 #[derive(Clone, Debug)]
-pub struct Finding {
+pub struct ErrorFinding {
     /// The input.
     pub test: Test,
     /// Where the largest error is.
@@ -251,17 +251,17 @@ impl<'m> Measurer<'m> {
 
     /// Runs `test` concretely and at the working precision; `None` when either run
     /// trapped or produced no result.
-    pub fn measure(&mut self, test: &Test) -> Option<Finding> {
+    pub fn measure(&mut self, test: &Test) -> Option<ErrorFinding> {
         self.measure_with(test, false)
     }
 
     /// Runs `test` concretely and at the verification precision (the working precision
     /// when there is none).
-    pub fn measure_verified(&mut self, test: &Test) -> Option<Finding> {
+    pub fn measure_verified(&mut self, test: &Test) -> Option<ErrorFinding> {
         self.measure_with(test, true)
     }
 
-    fn measure_with(&mut self, test: &Test, verified: bool) -> Option<Finding> {
+    fn measure_with(&mut self, test: &Test, verified: bool) -> Option<ErrorFinding> {
         self.concrete.observer_mut().clear();
         let run = self.concrete.call(self.func, test.args()).ok()?;
         self.last_trap = match &run.outcome {
@@ -273,11 +273,11 @@ impl<'m> Measurer<'m> {
             Oracle::ReExecution => self.re_executed(test, run, verified),
             Oracle::TrueFunction(_) | Oracle::CReference(_) => self.against_oracle(test, run),
         };
-        finding.map(|f| Finding { condition, ..f })
+        finding.map(|f| ErrorFinding { condition, ..f })
     }
 
     /// The error of a concrete run against the oracle's value on the test's operands.
-    fn against_oracle(&self, test: &Test, run: Run<u64>) -> Option<Finding> {
+    fn against_oracle(&self, test: &Test, run: Run<u64>) -> Option<ErrorFinding> {
         let Outcome::Returned(returned) = run.outcome else {
             return None;
         };
@@ -296,7 +296,7 @@ impl<'m> Measurer<'m> {
         };
         let operands = oracle::operands(self.plan.spec(), test)?;
         let reference = self.oracle.value(self.precision, &operands)?;
-        Some(Finding {
+        Some(ErrorFinding {
             test: test.clone(),
             output,
             computed,
@@ -310,7 +310,7 @@ impl<'m> Measurer<'m> {
     }
 
     /// The error of a concrete run against the same code run at high precision.
-    fn re_executed(&mut self, test: &Test, run: Run<u64>, verified: bool) -> Option<Finding> {
+    fn re_executed(&mut self, test: &Test, run: Run<u64>, verified: bool) -> Option<ErrorFinding> {
         let status = match run.outcome {
             Outcome::Returned(r) => status(self.module.funcs[self.func].ret, r),
             Outcome::Trapped(_) | Outcome::Threw(_) => None,
@@ -329,7 +329,7 @@ impl<'m> Measurer<'m> {
                     return None;
                 };
                 let reference = r.reference(reference, v)?;
-                Some(Finding {
+                Some(ErrorFinding {
                     test: test.clone(),
                     output: OutputLoc::Return,
                     computed,
@@ -347,7 +347,7 @@ impl<'m> Measurer<'m> {
                 {
                     return None;
                 }
-                let mut best: Option<Finding> = None;
+                let mut best: Option<ErrorFinding> = None;
                 for a in arrays {
                     for k in 0..a.measured {
                         let computed =
@@ -355,7 +355,7 @@ impl<'m> Measurer<'m> {
                         let reference = array_value(reference, a, k)?;
                         let error = computed.error(&reference);
                         if best.as_ref().is_none_or(|b| worse(&error, &b.error)) {
-                            best = Some(Finding {
+                            best = Some(ErrorFinding {
                                 test: test.clone(),
                                 output: OutputLoc::Element {
                                     param: a.param,
@@ -381,7 +381,7 @@ impl<'m> Measurer<'m> {
     /// precision, again and again up to the cap, until two successive relative errors
     /// agree to 2 digits; the finding comes back with the last error and where it
     /// ended. A C reference has one precision: its finding comes back as it is.
-    pub fn stabilize(&mut self, finding: Finding) -> Finding {
+    pub fn stabilize(&mut self, finding: ErrorFinding) -> ErrorFinding {
         if matches!(self.oracle, Oracle::CReference(_)) {
             return finding;
         }
@@ -409,7 +409,7 @@ impl<'m> Measurer<'m> {
     }
 
     /// The oracle's value for `finding`'s output at `precision` bits.
-    fn reference_at(&mut self, finding: &Finding, precision: u32) -> Option<HighValue> {
+    fn reference_at(&mut self, finding: &ErrorFinding, precision: u32) -> Option<HighValue> {
         if !matches!(self.oracle, Oracle::ReExecution) {
             let operands = oracle::operands(self.plan.spec(), &finding.test)?;
             return self.oracle.value(precision, &operands);

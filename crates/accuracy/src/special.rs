@@ -9,7 +9,7 @@
 //! ([`crate::zeros`]). For a pole, [`PoleAnswer`] says whether the code tells its
 //! caller.
 
-use crate::measure::Finding;
+use crate::measure::ErrorFinding;
 
 /// What is wrong with a special value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -58,7 +58,7 @@ pub struct SpecialValue {
     /// What is wrong.
     pub kind: SpecialKind,
     /// The input, its computed result and the oracle's value.
-    pub finding: Finding,
+    pub finding: ErrorFinding,
 }
 
 impl SpecialValue {
@@ -80,7 +80,7 @@ impl SpecialValue {
 
 /// The special kind of `finding`, when its computed result and the oracle's value are
 /// not both finite and do not agree.
-pub fn classify(finding: &Finding) -> Option<SpecialKind> {
+pub fn classify(finding: &ErrorFinding) -> Option<SpecialKind> {
     if finding.error.rel == 0.0 {
         return None;
     }

@@ -5,7 +5,7 @@
 //! second precision. Budgets are evaluation limits so results do not depend on speed.
 
 use fpforge_accuracy::{
-    accuracy, check_input, AccuracyConfig, Check, OutputLoc, SiteSelection, Strategy,
+    accuracy, check_input, AccuracyConfig, CandidateStrategy, Check, OutputLoc, SiteSelection,
 };
 use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
@@ -84,7 +84,7 @@ fn same_seed_same_report() {
 
 #[test]
 fn random_strategy_and_recheck_at_256_bits() {
-    let config = sum_config(3).with_strategy(Strategy::Random);
+    let config = sum_config(3).with_strategy(CandidateStrategy::Random);
     let report = accuracy(module(), func("naive_sum"), &config, &evals(1500)).unwrap();
     let worst = report.worst().expect("random finds some error");
     let again = check_input(

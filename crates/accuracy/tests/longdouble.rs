@@ -12,7 +12,8 @@
 //! (`longdouble_libm.c`) measured against MPFR's true `exp` on its extended operand.
 
 use fpforge_accuracy::{
-    accuracy, AccuracyConfig, ErrorMeasure, Finding, FloatBits, Oracle, SpecialKind, TrueFunction,
+    accuracy, AccuracyConfig, ErrorFinding, ErrorMeasure, FloatBits, Oracle, SpecialKind,
+    TrueFunction,
 };
 use fpforge_engine::Budget;
 use fpforge_exec::{Concrete, ExecConfig, Interpreter, NoObserver, Outcome};
@@ -56,7 +57,7 @@ fn config(ranges: &[&str]) -> AccuracyConfig {
     )
 }
 
-fn input(f: &Finding, k: usize) -> f64 {
+fn input(f: &ErrorFinding, k: usize) -> f64 {
     f64::from_bits(f.test.coords[k])
 }
 
@@ -66,12 +67,12 @@ fn x87_round(x: Float) -> Float {
 }
 
 /// The `long double` input of a finding whose first coordinates are one.
-fn long_double_input(f: &Finding) -> F80 {
+fn long_double_input(f: &ErrorFinding) -> F80 {
     long_double_of(f.test.coords[0], f.test.coords[1])
 }
 
 /// The extended result of a finding.
-fn extended(f: &Finding) -> F80 {
+fn extended(f: &ErrorFinding) -> F80 {
     match f.computed {
         FloatBits::Extended(x) => x,
         FloatBits::Ieee(..) => panic!("a long double result: {:?}", f.computed),

@@ -50,7 +50,7 @@ fn mpfr(name: &str) -> OracleChoice {
 }
 
 /// The first (only) input coordinate of a finding, as a double.
-fn input(f: &fpforge_accuracy::Finding) -> f64 {
+fn input(f: &fpforge_accuracy::ErrorFinding) -> f64 {
     f64::from_bits(f.test.coords[0])
 }
 

@@ -5,7 +5,9 @@
 //! report.
 
 use fpforge_accuracy::zeros::{Signal, SingularityKind};
-use fpforge_accuracy::{accuracy, AccuracyConfig, Finding, FloatBits, OracleChoice, TrueFunction};
+use fpforge_accuracy::{
+    accuracy, AccuracyConfig, ErrorFinding, FloatBits, OracleChoice, TrueFunction,
+};
 use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
 use fpforge_mpfr::Operand;
@@ -41,7 +43,7 @@ fn config(range: &str, oracle: &str) -> AccuracyConfig {
         .with_args(vec![range.parse::<ArgSpec>().unwrap()])
 }
 
-fn input(f: &Finding) -> f64 {
+fn input(f: &ErrorFinding) -> f64 {
     f64::from_bits(f.test.coords[0])
 }
 
@@ -97,7 +99,7 @@ fn a_pole_between_two_doubles_is_a_pole_not_an_error() {
         .expect("the pole of tan is located");
     assert_eq!(pole.below, half_pi);
     assert_eq!(pole.above, half_pi.next_up());
-    let next_to_pole = |f: &Finding| (input(f) - half_pi).abs() <= 8.0 * f64::EPSILON;
+    let next_to_pole = |f: &ErrorFinding| (input(f) - half_pi).abs() <= 8.0 * f64::EPSILON;
     assert!(
         !report.top.iter().any(next_to_pole),
         "an input next to the pole is ranked as an error"

@@ -3,7 +3,7 @@
 //! the functions below `--fail-under`.
 
 use crate::options::OutputOptions;
-use crate::progress::{Progress, Verbosity};
+use crate::progress::{Spinner, Verbosity};
 use crate::render;
 use anyhow::Result;
 use fpforge_driver::library::{LibraryOptions, LibraryRun, LibraryRunner, LibraryStatus};
@@ -23,7 +23,7 @@ pub fn run<J: Job>(
     output: &OutputOptions,
     selection: &Selection,
 ) -> Result<LibraryRun> {
-    let spinner = Progress::new(J::KIND.name(), output.verbosity);
+    let spinner = Spinner::new(J::KIND.name(), output.verbosity);
     let watch = |status: &LibraryStatus| {
         spinner.say(format!(
             "{}/{} functions, {} sides covered, {} crashes",

@@ -10,7 +10,7 @@ use crate::args::{
 };
 use crate::progress::Verbosity;
 use anyhow::{anyhow, bail, Context, Result};
-use fpforge_accuracy::{AccuracyConfig, OracleChoice, Strategy as AccuracyStrategy};
+use fpforge_accuracy::{AccuracyConfig, CandidateStrategy, OracleChoice};
 use fpforge_cover::{CoverConfig, Metric, Space};
 use fpforge_driver::check::{at_least, in_range, percent, seconds};
 use fpforge_driver::library::{LibraryOptions, Resume, Shard};
@@ -673,8 +673,8 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             .with_precision(precision)
             .with_verify_precision(verify)
             .with_strategy(match args.strategy {
-                StrategyArg::Search => AccuracyStrategy::Search,
-                StrategyArg::Random => AccuracyStrategy::Random,
+                StrategyArg::Search => CandidateStrategy::Search,
+                StrategyArg::Random => CandidateStrategy::Random,
             })
             .with_sites(args.sites.parse().map_err(|e| anyhow!("--sites: {e}"))?)
             .with_sampling(

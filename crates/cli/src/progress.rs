@@ -31,13 +31,13 @@ impl Verbosity {
 }
 
 /// A spinner line on stderr.
-pub struct Progress {
+pub struct Spinner {
     bar: ProgressBar,
 }
 
-impl Progress {
+impl Spinner {
     /// A spinner for `command`, drawn only on a terminal and when not quiet.
-    pub fn new(command: &str, verbosity: Verbosity) -> Progress {
+    pub fn new(command: &str, verbosity: Verbosity) -> Spinner {
         let shown = verbosity == Verbosity::Normal && std::io::stderr().is_terminal();
         let target = if shown {
             ProgressDrawTarget::stderr_with_hz(5)
@@ -52,7 +52,7 @@ impl Progress {
         if shown {
             bar.enable_steady_tick(REDRAW);
         }
-        Progress { bar }
+        Spinner { bar }
     }
 
     /// Says what the run has found so far.

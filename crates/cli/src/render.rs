@@ -3,7 +3,7 @@
 
 use fpforge_accuracy::AccuracyError;
 use fpforge_driver::error::Setting;
-use fpforge_driver::run::Status;
+use fpforge_driver::run::RunStatus;
 use fpforge_driver::{DriverError, Note};
 use fpforge_engine::EngineKind;
 use fpforge_lower::LowerError;
@@ -67,7 +67,7 @@ pub fn error(e: DriverError) -> anyhow::Error {
 }
 
 /// The progress line of one function's run.
-pub fn status(kind: EngineKind, status: &Status) -> String {
+pub fn status(kind: EngineKind, status: &RunStatus) -> String {
     match kind {
         EngineKind::Explore => format!(
             "{} tests, {} findings, {} sides taken",

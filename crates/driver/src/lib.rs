@@ -35,4 +35,4 @@ pub mod run;
 
 pub use error::{DriverError, Result};
 pub use note::{Note, Notes};
-pub use program::{Functions, Loaded, Program, Selection, TrapTargets};
+pub use program::{Functions, LoadedFunction, Program, Selection, TrapTargets};

@@ -131,7 +131,7 @@ impl Program {
 
     /// Compiles, links and lowers the inputs from the entry function, telling `notes`
     /// what the library search path linked and what nothing defines.
-    pub fn load(&self, notes: Notes<'_>) -> Result<Loaded> {
+    pub fn load(&self, notes: Notes<'_>) -> Result<LoadedFunction> {
         let entry = self.entry().ok_or_else(|| {
             crate::DriverError::Invalid("this command takes one function".to_string())
         })?;
@@ -145,7 +145,7 @@ impl Program {
                 "internal error: no entry function after loading one".to_string(),
             )
         })?;
-        let mut loaded = Loaded {
+        let mut loaded = LoadedFunction {
             module: loaded.module,
             func,
         };
@@ -158,7 +158,7 @@ impl Program {
 }
 
 /// A module loaded from the inputs, with the entry function resolved.
-pub struct Loaded {
+pub struct LoadedFunction {
     /// The lowered program.
     pub module: Module,
     /// The function the user named.

@@ -20,8 +20,8 @@ use crate::values::{show, show_long_double};
 use crate::SCHEMA_VERSION;
 use fpforge_accuracy::zeros::{Singularity, SingularityKind};
 use fpforge_accuracy::{
-    AccuracyReport, Blame, Finding, FloatBits, Oracle, OutputLoc, PoleAnswer, SpecialValue,
-    Strategy,
+    AccuracyReport, Blame, CandidateStrategy, ErrorFinding, FloatBits, Oracle, OutputLoc,
+    PoleAnswer, SpecialValue,
 };
 use fpforge_engine::EngineKind;
 use fpir::{Func, Module, OpSite, Type};
@@ -31,7 +31,7 @@ use std::time::Duration;
 
 /// One measured input, as reports list it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FindingRow {
+pub struct ErrorRow {
     /// The input as `fpforge run` reads it.
     pub input: String,
     /// Raw bits of each input coordinate (hex), what `--check-input` reads.
@@ -119,7 +119,7 @@ pub(crate) struct SpecialRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) code_answer: Option<&'static str>,
     #[serde(flatten)]
-    pub(crate) row: FindingRow,
+    pub(crate) row: ErrorRow,
 }
 
 impl SpecialRow {
@@ -127,7 +127,7 @@ impl SpecialRow {
         SpecialRow {
             kind: special.kind.label(),
             code_answer: special.pole_answer().map(PoleAnswer::label),
-            row: FindingRow::new(module, func, &special.finding),
+            row: ErrorRow::new(module, func, &special.finding),
         }
     }
 }
@@ -148,14 +148,14 @@ fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
-impl FindingRow {
+impl ErrorRow {
     /// The row of `finding`, an input of `func`.
-    pub fn new(module: &Module, func: Func, finding: &Finding) -> FindingRow {
+    pub fn new(module: &Module, func: Func, finding: &ErrorFinding) -> ErrorRow {
         let shown = match finding.computed {
             FloatBits::Ieee(ty, bits) => show(Type::Float(ty), bits),
             FloatBits::Extended(x) => show_long_double(x),
         };
-        FindingRow {
+        ErrorRow {
             input: finding.test.line().to_string(),
             coords: finding
                 .test
@@ -275,23 +275,23 @@ pub struct RunInfo<'a> {
     pub oracle: Option<&'a Oracle>,
     /// Inputs on which the function crashed or hung, in the order found (their files in
     /// `OUT/crashes/` and `OUT/hangs/`).
-    pub findings: &'a [crate::findings::FindingRow],
+    pub findings: &'a [crate::findings::CrashRow],
     /// The line saying that (nearly) every probe run traps at one place, when it does
     /// ([`crate::findings::every_run_traps`]).
     pub diagnostic: Option<&'a str>,
 }
 
 /// The name of a strategy in reports.
-pub fn strategy_name(strategy: Strategy) -> &'static str {
+pub fn strategy_name(strategy: CandidateStrategy) -> &'static str {
     match strategy {
-        Strategy::Search => "search",
-        Strategy::Random => "random",
+        CandidateStrategy::Search => "search",
+        CandidateStrategy::Random => "random",
     }
 }
 
 /// How far a run got: inputs tried, time, and when the last new worst input came.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Progress {
+pub struct AccuracyProgress {
     /// Inputs evaluated.
     pub evals: u64,
     /// Time since the start.
@@ -324,12 +324,12 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) stop: Option<String>,
     pub(crate) crashes: usize,
     pub(crate) hangs: usize,
-    pub(crate) findings: &'a [crate::findings::FindingRow],
+    pub(crate) findings: &'a [crate::findings::CrashRow],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) diagnostic: Option<&'a str>,
     pub(crate) special_values: Vec<SpecialRow>,
-    pub(crate) worst: Option<&'a FindingRow>,
-    pub(crate) top: &'a [FindingRow],
+    pub(crate) worst: Option<&'a ErrorRow>,
+    pub(crate) top: &'a [ErrorRow],
     pub(crate) folded: u64,
     pub(crate) zeros_found: usize,
     pub(crate) poles_found: usize,
@@ -338,7 +338,7 @@ pub(crate) struct ReportJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) non_finite: Option<SpecialRow>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) worst_same_path: Option<FindingRow>,
+    pub(crate) worst_same_path: Option<ErrorRow>,
     pub(crate) targets_total: usize,
     pub(crate) targets_covered: usize,
     pub(crate) blame: Vec<BlameRowJson>,
@@ -347,7 +347,7 @@ pub(crate) struct ReportJson<'a> {
 
 impl<'a> ReportJson<'a> {
     /// The report while the search runs: the worst inputs so far, worst first.
-    pub(crate) fn new(info: RunInfo<'a>, progress: Progress, top: &'a [FindingRow]) -> Self {
+    pub(crate) fn new(info: RunInfo<'a>, progress: AccuracyProgress, top: &'a [ErrorRow]) -> Self {
         ReportJson {
             schema: SCHEMA_VERSION,
             function: info.function,
@@ -386,14 +386,14 @@ impl<'a> ReportJson<'a> {
     /// The report of a finished run whose worst inputs are `top` (its [`top_rows`]).
     pub(crate) fn finished(
         info: RunInfo<'a>,
-        progress: Progress,
+        progress: AccuracyProgress,
         module: &Module,
         report: &AccuracyReport,
-        top: &'a [FindingRow],
+        top: &'a [ErrorRow],
     ) -> Self {
         let mut json = ReportJson::new(info, progress, top);
         let (blame, divergences) = blame_rows(&report.blame);
-        let row = |f: &Finding| FindingRow::new(module, report.func, f);
+        let row = |f: &ErrorFinding| ErrorRow::new(module, report.func, f);
         json.finished = true;
         json.stop = Some(stop_words(EngineKind::Accuracy, report.stop).to_string());
         json.oracle = Some(report.oracle.to_string());
@@ -428,15 +428,15 @@ impl<'a> ReportJson<'a> {
 }
 
 /// How many of `findings` are of `kind` (`crash` or `hang`).
-fn count_kind(findings: &[crate::findings::FindingRow], kind: &str) -> usize {
+fn count_kind(findings: &[crate::findings::CrashRow], kind: &str) -> usize {
     findings.iter().filter(|f| f.kind == kind).count()
 }
 
 /// `report.json` while the search runs: the worst inputs so far, worst first.
 pub fn partial_json(
     info: RunInfo<'_>,
-    progress: Progress,
-    found: &[FindingRow],
+    progress: AccuracyProgress,
+    found: &[ErrorRow],
 ) -> Result<String, ReportError> {
     ReportJson::new(info, progress, found).text()
 }
@@ -444,7 +444,7 @@ pub fn partial_json(
 /// `report.json` of a finished run (`progress` says when the last worst input came).
 pub fn final_json(
     info: RunInfo<'_>,
-    progress: Progress,
+    progress: AccuracyProgress,
     module: &Module,
     report: &AccuracyReport,
 ) -> Result<String, ReportError> {
@@ -453,24 +453,20 @@ pub fn final_json(
 }
 
 /// The rows of the report's worst inputs, worst first.
-pub fn top_rows(module: &Module, report: &AccuracyReport) -> Vec<FindingRow> {
+pub fn top_rows(module: &Module, report: &AccuracyReport) -> Vec<ErrorRow> {
     report
         .top
         .iter()
-        .map(|f| FindingRow::new(module, report.func, f))
+        .map(|f| ErrorRow::new(module, report.func, f))
         .collect()
 }
 
 /// The report of a re-check of one input (`--check-input`), with its blame.
-pub fn check_json(
-    info: RunInfo<'_>,
-    now: &FindingRow,
-    blame: &Blame,
-) -> Result<String, ReportError> {
-    let progress = Progress {
+pub fn check_json(info: RunInfo<'_>, now: &ErrorRow, blame: &Blame) -> Result<String, ReportError> {
+    let progress = AccuracyProgress {
         evals: 1,
         worst_found_evals: 1,
-        ..Progress::default()
+        ..AccuracyProgress::default()
     };
     let top = std::slice::from_ref(now);
     let mut json = ReportJson::new(info, progress, top);
@@ -482,18 +478,18 @@ pub fn check_json(
 }
 
 /// `inputs.txt`: the inputs of `found`, one per line.
-pub fn inputs_text(found: &[FindingRow]) -> String {
+pub fn inputs_text(found: &[ErrorRow]) -> String {
     found.iter().map(|f| format!("{}\n", f.input)).collect()
 }
 
 /// Only the part of a report `--check-input` needs.
 #[derive(Deserialize)]
 struct CheckSource {
-    worst: Option<FindingRow>,
+    worst: Option<ErrorRow>,
 }
 
 /// The worst input of an earlier `report.json` (`None` when it lists none).
-pub fn read_worst(text: &str) -> Result<Option<FindingRow>, ReportError> {
+pub fn read_worst(text: &str) -> Result<Option<ErrorRow>, ReportError> {
     Ok(serde_json::from_str::<CheckSource>(text)?.worst)
 }
 
@@ -502,7 +498,7 @@ fn show_err(x: Option<f64>) -> String {
 }
 
 /// What `--check-input` prints: the input measured again beside the report's figures.
-pub fn check_text(source: &str, precision: u32, now: &FindingRow, before: &FindingRow) -> String {
+pub fn check_text(source: &str, precision: u32, now: &ErrorRow, before: &ErrorRow) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "re-check of {source} at {precision} bits");
     let _ = writeln!(t, "input: {}", now.input);
@@ -633,7 +629,7 @@ fn special_text(t: &mut String, s: &SpecialRow) {
 }
 
 /// The crashes and hangs, one line each.
-fn findings_text(t: &mut String, findings: &[crate::findings::FindingRow]) {
+fn findings_text(t: &mut String, findings: &[crate::findings::CrashRow]) {
     if findings.is_empty() {
         return;
     }
@@ -650,8 +646,8 @@ fn findings_text(t: &mut String, findings: &[crate::findings::FindingRow]) {
 
 /// The worst input, its error, and the worst input on the reference's path when the
 /// worst one changed path.
-fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &Finding) {
-    let f = FindingRow::new(module, report.func, worst);
+fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &ErrorFinding) {
+    let f = ErrorRow::new(module, report.func, worst);
     let _ = writeln!(t, "worst input: {}", f.input);
     let _ = writeln!(
         t,
@@ -698,7 +694,7 @@ fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &
     );
     match &report.worst_same_path {
         Some(s) => {
-            let s = FindingRow::new(module, report.func, s);
+            let s = ErrorRow::new(module, report.func, s);
             let _ = writeln!(
                 t,
                 "worst input on the reference's path: relative error {} at {}, input {}",

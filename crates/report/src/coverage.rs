@@ -28,7 +28,7 @@
 //! The driver (`fpforge-driver`) keeps these files current while an engine runs.
 
 use crate::error::ReportError;
-use crate::findings::FindingRow;
+use crate::findings::CrashRow;
 use crate::labels;
 use crate::stop::stop_words;
 use crate::SCHEMA_VERSION;
@@ -148,7 +148,7 @@ pub struct Coverage<'a> {
     /// When each test was found, from the start of the run.
     pub found_at: &'a [Duration],
     /// The crashes and hangs found.
-    pub findings: &'a [FindingRow],
+    pub findings: &'a [CrashRow],
     /// The line saying that (nearly) every probe run traps at one place, when it does
     /// ([`crate::findings::every_run_traps`]).
     pub diagnostic: Option<&'a str>,
@@ -235,7 +235,7 @@ struct CoverageJson<'a> {
     traps: TrapCounts,
     crashes: usize,
     hangs: usize,
-    findings: &'a [FindingRow],
+    findings: &'a [CrashRow],
     #[serde(skip_serializing_if = "Option::is_none")]
     diagnostic: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -27,7 +27,7 @@ pub fn dir_name(kind: FindingKind) -> &'static str {
 
 /// One finding as reports list it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FindingRow {
+pub struct CrashRow {
     /// `crash` or `hang`.
     pub kind: &'static str,
     /// Its number among the findings of its kind, from 1.
@@ -49,7 +49,7 @@ pub struct FindingRow {
     pub input: String,
 }
 
-impl FindingRow {
+impl CrashRow {
     /// The row of `finding`, the `number`-th of its kind (from 1), an input of `spec`.
     pub fn new(module: &Module, spec: &InputSpec, finding: &Finding, number: usize) -> Self {
         let trap = &finding.trap;
@@ -59,7 +59,7 @@ impl FindingRow {
                 .get(func)
                 .map_or_else(|| func.to_string(), |f| f.display_name().to_string())
         };
-        FindingRow {
+        CrashRow {
             kind: finding.kind.name(),
             number,
             trap: trap.kind.to_string(),

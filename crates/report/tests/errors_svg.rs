@@ -5,7 +5,7 @@ use fpforge_accuracy::zeros::SingularityKind;
 use fpforge_accuracy::{accuracy, AccuracyConfig, AccuracyReport, OracleChoice, TrueFunction};
 use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
-use fpforge_report::accuracy::{Progress, RunInfo};
+use fpforge_report::accuracy::{AccuracyProgress, RunInfo};
 use fpforge_report::errors_svg::errors_svg;
 use fpforge_report::html::final_accuracy_page;
 use fpforge_spec::ArgSpec;
@@ -78,7 +78,7 @@ fn the_accuracy_page_embeds_the_plot() {
         findings: &[],
         diagnostic: None,
     };
-    let page = final_accuracy_page(info, Progress::default(), &module, &report);
+    let page = final_accuracy_page(info, AccuracyProgress::default(), &module, &report);
     let svg = errors_svg(&report);
     assert!(page.contains(&svg));
 }

@@ -6,7 +6,7 @@
 //! source that cannot be read puts every side in the list of sides without source.
 
 use fpforge_report::coverage::Coverage;
-use fpforge_report::findings::FindingRow;
+use fpforge_report::findings::CrashRow;
 use fpforge_report::html::{coverage_page, Sources};
 use fpforge_report::{Ending, EngineStats};
 use fpir::{
@@ -110,7 +110,7 @@ fn page(module: &Module) -> String {
         })
         .collect();
     let file = module.funcs[func].loc.unwrap().file;
-    let findings = [FindingRow {
+    let findings = [CrashRow {
         kind: "crash",
         number: 1,
         trap: "out-of-bounds access of 8 bytes at offset 32 of a 32-byte object".into(),

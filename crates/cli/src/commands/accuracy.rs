@@ -12,12 +12,12 @@
 
 use crate::interrupt::interrupt_flag;
 use crate::options::AccuracyOptions;
-use crate::progress::{Progress, Verbosity};
+use crate::progress::{Spinner, Verbosity};
 use crate::render;
 use anyhow::{Context, Result};
 use fpforge_driver::run::{run_info, run_one, Place, Seeds};
 use fpforge_driver::Functions;
-use fpforge_report::accuracy::{check_json, check_text, text_report, FindingRow, RunInfo};
+use fpforge_report::accuracy::{check_json, check_text, text_report, ErrorRow, RunInfo};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -48,7 +48,7 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
         return check(&options, source);
     }
     let verbosity = options.output.verbosity;
-    let spinner = Progress::new("accuracy", verbosity);
+    let spinner = Spinner::new("accuracy", verbosity);
     let watch =
         |status: &_| spinner.say(render::status(fpforge_engine::EngineKind::Accuracy, status));
     let place = Place {
@@ -86,7 +86,7 @@ fn check(options: &AccuracyOptions, source: &Path) -> Result<ExitCode> {
     let (checked, worst) = job
         .check((&loaded.module, loaded.func), source, &render::print_note)
         .map_err(render::error)?;
-    let now = FindingRow::new(&loaded.module, loaded.func, &checked.finding);
+    let now = ErrorRow::new(&loaded.module, loaded.func, &checked.finding);
     if options.output.json {
         let info = RunInfo {
             strategy: "check",

@@ -4,12 +4,12 @@
 //! functions are [`crate::library`]'s.
 
 use crate::options::{CoverageRunOptions, OutputOptions};
-use crate::progress::{Progress, Verbosity};
+use crate::progress::{Spinner, Verbosity};
 use crate::render;
 use anyhow::Result;
 use fpforge_driver::library::LibraryOptions;
-use fpforge_driver::run::{run_one, Job, Place, Searched, Seeds};
-use fpforge_driver::{Functions, Loaded, Program};
+use fpforge_driver::run::{run_one, CoverageOutcome, Job, Place, Seeds};
+use fpforge_driver::{Functions, LoadedFunction, Program};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -26,13 +26,13 @@ pub mod sites;
 pub mod solve;
 
 /// Loads `program`'s entry function, its notes on stderr.
-pub fn load(program: &Program) -> Result<Loaded> {
+pub fn load(program: &Program) -> Result<LoadedFunction> {
     program.load(&render::print_note).map_err(render::error)
 }
 
 /// `cover` or `explore` with `job`: on one function into `run.out`, or on several
 /// (`library`) with an index. `deep`: gcov counts every function the entry reaches.
-pub fn coverage<J: Job<Outcome = Searched>>(
+pub fn coverage<J: Job<Outcome = CoverageOutcome>>(
     program: &Program,
     job: &J,
     library: &LibraryOptions,
@@ -53,13 +53,13 @@ pub fn coverage<J: Job<Outcome = Searched>>(
 
 /// A coverage run on one function: the summary (or `coverage.json` with `--json`),
 /// gcov's figure when asked, and the exit code.
-fn one_coverage<J: Job<Outcome = Searched>>(
+fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
     program: &Program,
     job: &J,
     run: &CoverageRunOptions,
     deep: bool,
 ) -> Result<ExitCode> {
-    let spinner = Progress::new(J::KIND.name(), run.output.verbosity);
+    let spinner = Spinner::new(J::KIND.name(), run.output.verbosity);
     let watch = |status: &_| spinner.say(render::status(J::KIND, status));
     let place = Place {
         out: Some(&run.out),
@@ -98,7 +98,7 @@ fn one_coverage<J: Job<Outcome = Searched>>(
 
 /// Prints what a finished `cover` or `explore` run says on stdout: `coverage.json` (as
 /// written in `out`) with `--json`, nothing with `--quiet`, else the summary.
-fn print_results(searched: &Searched, output: &OutputOptions, out: &Path) -> Result<()> {
+fn print_results(searched: &CoverageOutcome, output: &OutputOptions, out: &Path) -> Result<()> {
     if output.json {
         let path = out.join("coverage.json");
         let json = std::fs::read_to_string(&path)

@@ -9,7 +9,7 @@
 
 use crate::interrupt::interrupt_flag;
 use crate::options::ReachOptions;
-use crate::progress::Progress;
+use crate::progress::Spinner;
 use crate::search_exit;
 use anyhow::{Context, Result};
 use fpforge_driver::confirm::crash_of;
@@ -26,7 +26,7 @@ pub fn run(mut options: ReachOptions) -> Result<ExitCode> {
     let (module, func) = (&loaded.module, loaded.func);
     let job = &options.job;
     let spec = InputSpec::for_function(module, func, &job.args, &job.out_args)?;
-    let spinner = Progress::new("reach", options.output.verbosity);
+    let spinner = Spinner::new("reach", options.output.verbosity);
     spinner.say("searching".to_string());
     let reached = job.run(module, func, &options.budget, &mut |_| {});
     spinner.finish();

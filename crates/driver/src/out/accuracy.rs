@@ -8,10 +8,10 @@ use crate::error::Result;
 use fpforge_accuracy::{AccuracyEvent, AccuracyNews, AccuracyReport, Oracle};
 use fpforge_engine::Event;
 use fpforge_report::accuracy::{
-    final_json, inputs_text, partial_json, top_rows, FindingRow, Progress, RunInfo,
+    final_json, inputs_text, partial_json, top_rows, AccuracyProgress, ErrorRow, RunInfo,
 };
 use fpforge_report::errors_svg::errors_svg;
-use fpforge_report::findings::{dir_name, FindingRow as CrashRow};
+use fpforge_report::findings::{dir_name, CrashRow};
 use fpforge_report::html::{final_accuracy_page, partial_accuracy_page, REPORT_HTML};
 use fpforge_report::outdir::INPUTS;
 use fpforge_report::OutDir;
@@ -37,8 +37,8 @@ pub struct AccuracyOut<'a> {
     info: RunInfo<'a>,
     top_k: usize,
     started: Instant,
-    progress: Progress,
-    found: Vec<FindingRow>,
+    progress: AccuracyProgress,
+    found: Vec<ErrorRow>,
     oracle: Option<Oracle>,
     findings: Vec<CrashRow>,
     dirty: bool,
@@ -51,7 +51,7 @@ pub struct Measured {
     /// The engine's report.
     pub report: AccuracyReport,
     /// Evaluations, time, and when the last new worst input came.
-    pub progress: Progress,
+    pub progress: AccuracyProgress,
     /// The crashes and hangs, as `OUT/crashes/` and `OUT/hangs/` hold them.
     pub findings: Vec<CrashRow>,
     /// The final `report.json`.
@@ -78,7 +78,7 @@ impl<'a> AccuracyOut<'a> {
             info,
             top_k,
             started,
-            progress: Progress::default(),
+            progress: AccuracyProgress::default(),
             found: Vec::new(),
             oracle: None,
             findings: Vec::new(),
@@ -98,7 +98,7 @@ impl<'a> AccuracyOut<'a> {
                 self.progress.worst_found_s = self.started.elapsed().as_secs_f64();
                 self.progress.worst_found_evals = *evals;
                 self.found
-                    .insert(0, FindingRow::new(self.module, self.func, finding));
+                    .insert(0, ErrorRow::new(self.module, self.func, finding));
                 self.found.truncate(self.top_k);
                 self.dirty = true;
                 self.write_if_due(*evals, self.started.elapsed());

@@ -11,7 +11,7 @@ use crate::minimize::{behaviours, greedy_cover, Behaviour};
 use fpforge_engine::{Event, NoDetail};
 use fpforge_exec::{Concrete, ExecConfig, Finding, FindingKind, Interpreter, NoObserver};
 use fpforge_report::coverage::{Coverage, Ending};
-use fpforge_report::findings::{dir_name, FindingRow};
+use fpforge_report::findings::{dir_name, CrashRow};
 use fpforge_report::html::{coverage_page, Sources, REPORT_HTML};
 use fpforge_report::junit::junit_xml;
 use fpforge_report::lcov::lcov;
@@ -59,7 +59,7 @@ pub struct CoverageOut<'m> {
     junit: Option<PathBuf>,
     /// Computes each test's expected results for `regression.c`.
     results: Interpreter<'m, Concrete, NoObserver>,
-    findings: Vec<FindingRow>,
+    findings: Vec<CrashRow>,
     /// The line saying that nearly every run traps at one place, if a probe found so.
     diagnostic: Option<String>,
     /// Why `regression.c` cannot be written, if it cannot.
@@ -193,7 +193,7 @@ impl<'m> CoverageOut<'m> {
             .iter()
             .filter(|f| f.kind == finding.kind.name())
             .count();
-        let row = FindingRow::new(self.module, &self.spec, finding, number);
+        let row = CrashRow::new(self.module, &self.spec, finding, number);
         self.out.make_dir(dir_name(finding.kind));
         self.out
             .write(&row.file, &row.file_text(self.module, self.func));

@@ -56,7 +56,7 @@ pub const PROJECT_FILE: &str = "fpforge.toml";
 pub struct Project {
     /// Inputs and how to compile them.
     #[serde(default)]
-    pub sources: Sources,
+    pub sources: ProjectSources,
     /// Which functions.
     #[serde(default)]
     pub select: Select,
@@ -74,7 +74,7 @@ pub struct Project {
 /// `[sources]`: the inputs and how to compile them.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Sources {
+pub struct ProjectSources {
     /// Files, directories, or `*` globs in the file name, relative to the file (`--items`).
     #[serde(default)]
     pub files: Vec<String>,

@@ -1,7 +1,7 @@
 //! `accuracy` on one function: the worst inputs streamed to an [`AccuracyOut`], and
 //! `--check-input`, the worst input of an earlier report measured again.
 
-use super::{budget_settings, Job, Status, Task};
+use super::{budget_settings, Job, RunStatus, Task};
 use crate::error::{DriverError, Result};
 use crate::note::Notes;
 use crate::out::{AccuracyOut, Measured};
@@ -9,7 +9,7 @@ use crate::plan::{planned_inputs, probe, Specs};
 use fpforge_accuracy::{accuracy_with, check_input, implied_out_args, AccuracyConfig, Checked};
 use fpforge_engine::{Budget, Engine, EngineKind, Event, Settings};
 use fpforge_exec::ExecConfig;
-use fpforge_report::accuracy::{read_worst, strategy_name, FindingRow, RunInfo};
+use fpforge_report::accuracy::{read_worst, strategy_name, ErrorRow, RunInfo};
 use fpforge_report::OutDir;
 use fpir::{Func, Module};
 use std::path::Path;
@@ -66,7 +66,7 @@ impl AccuracyJob {
         (module, func): (&Module, Func),
         source: &Path,
         notes: Notes<'_>,
-    ) -> Result<(Checked, FindingRow)> {
+    ) -> Result<(Checked, ErrorRow)> {
         let (config, _) = self.planned((module, func), &self.specs, notes)?;
         let text =
             std::fs::read_to_string(source).map_err(|e| DriverError::io("read", source, e))?;
@@ -122,7 +122,7 @@ impl Job for AccuracyJob {
         let report = accuracy_with(module, func, &config, &task.budget, |event| {
             writer.event(event);
             if let Event::Progress(progress) = event {
-                task.show(&Status::from(progress));
+                task.show(&RunStatus::from(progress));
             }
         })?;
         writer.finish(report)

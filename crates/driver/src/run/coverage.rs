@@ -1,7 +1,7 @@
 //! `cover` and `explore` on one function: both keep a [`CoverageOut`] current from the
 //! engine's events and end with the same summary.
 
-use super::{budget_settings, Job, Searched, Status, Task};
+use super::{budget_settings, CoverageOutcome, Job, RunStatus, Task};
 use crate::error::{DriverError, Result};
 use crate::out::{CoverageOut, TestSet};
 use crate::plan::{planned_inputs, probe, Planned, Specs};
@@ -53,7 +53,7 @@ fn plan(task: &Task<'_>, exec: &ExecConfig) -> Result<Planned> {
 
 impl Job for CoverJob {
     const KIND: EngineKind = EngineKind::Cover;
-    type Outcome = Searched;
+    type Outcome = CoverageOutcome;
 
     fn settings(&self) -> Settings {
         let CoverJob {
@@ -77,7 +77,7 @@ impl Job for CoverJob {
         &self.budget
     }
 
-    fn run(&self, task: Task<'_>) -> Result<Searched> {
+    fn run(&self, task: Task<'_>) -> Result<CoverageOutcome> {
         let out = out_of(&task)?;
         let (module, func) = (task.module, task.func);
         let exec = ExecConfig::default().with_fuel(self.config.fuel);
@@ -96,10 +96,10 @@ impl Job for CoverJob {
         let report = cover_with(module, func, &config, &task.budget, |event| {
             files.event(event);
             if let Event::Progress(progress) = event {
-                task.show(&Status::from(progress));
+                task.show(&RunStatus::from(progress));
             }
         })?;
-        Ok(Searched {
+        Ok(CoverageOutcome {
             finished: files.finish(&report.sides, &Ending::of_cover(&report))?,
             interrupted: report.stop == Stop::Interrupted,
         })
@@ -108,7 +108,7 @@ impl Job for CoverJob {
 
 impl Job for ExploreJob {
     const KIND: EngineKind = EngineKind::Explore;
-    type Outcome = Searched;
+    type Outcome = CoverageOutcome;
 
     fn settings(&self) -> Settings {
         let ExploreJob {
@@ -134,7 +134,7 @@ impl Job for ExploreJob {
         &self.budget
     }
 
-    fn run(&self, task: Task<'_>) -> Result<Searched> {
+    fn run(&self, task: Task<'_>) -> Result<CoverageOutcome> {
         let out = out_of(&task)?;
         let (module, func) = (task.module, task.func);
         let spec = plan(&task, &self.config.exec)?.spec;
@@ -146,7 +146,7 @@ impl Job for ExploreJob {
             .with_diagnostic(diagnostic)
             .with_junit(task.junit.clone())
             .with_test_set(self.tests);
-        let mut status = Status::default();
+        let mut status = RunStatus::default();
         let report = explore(module, func, spec, &config, &task.budget, |event| {
             files.event(event);
             let taken = match event {
@@ -164,7 +164,7 @@ impl Job for ExploreJob {
             status.settled += taken;
             task.show(&status);
         })?;
-        Ok(Searched {
+        Ok(CoverageOutcome {
             finished: files.finish(&report.sides, &Ending::of_explore(&report))?,
             interrupted: report.stop == Stop::Interrupted,
         })

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::note::{Note, Notes};
 use crate::out::Finished;
 use crate::plan::{parse_seeds, read_seeds, Specs};
-use crate::program::{Loaded, Program};
+use crate::program::{LoadedFunction, Program};
 use fpforge_engine::settings::{optional, seconds};
 use fpforge_engine::{Budget, EngineKind, Progress, Settings};
 use fpforge_spec::InputSpec;
@@ -56,7 +56,7 @@ impl Seeds<'_> {
 
 /// How far one function's run has come, for a progress line.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Status {
+pub struct RunStatus {
     /// Evaluations of the program so far (engines that count them).
     pub evals: u64,
     /// Targets settled: sides covered, checks covered.
@@ -71,20 +71,20 @@ pub struct Status {
     pub worst_error: Option<f64>,
 }
 
-impl From<&Progress> for Status {
-    fn from(progress: &Progress) -> Status {
-        Status {
+impl From<&Progress> for RunStatus {
+    fn from(progress: &Progress) -> RunStatus {
+        RunStatus {
             evals: progress.evals,
             settled: progress.settled,
             total: progress.total,
             worst_error: progress.worst_error,
-            ..Status::default()
+            ..RunStatus::default()
         }
     }
 }
 
 /// Who watches a run's progress.
-pub type Watch<'a> = &'a (dyn Fn(&Status) + Sync);
+pub type Watch<'a> = &'a (dyn Fn(&RunStatus) + Sync);
 
 /// One function's run: the program, where it writes, and what it starts from.
 pub struct Task<'a> {
@@ -110,7 +110,7 @@ pub struct Task<'a> {
 
 impl Task<'_> {
     /// Tells the watcher, if there is one.
-    fn show(&self, status: &Status) {
+    fn show(&self, status: &RunStatus) {
         if let Some(watch) = self.watch {
             watch(status);
         }
@@ -118,7 +118,7 @@ impl Task<'_> {
 }
 
 /// What a coverage run on one function ended with.
-pub struct Searched {
+pub struct CoverageOutcome {
     /// The summary, findings and feasible coverage.
     pub finished: Finished,
     /// Whether the caller's interrupt stopped it.
@@ -177,7 +177,7 @@ pub fn run_one<J: Job>(
     place: Place<'_>,
     notes: Notes<'_>,
     watch: Option<Watch<'_>>,
-) -> Result<(Loaded, J::Outcome)> {
+) -> Result<(LoadedFunction, J::Outcome)> {
     let loaded = program.load(notes)?;
     let task = Task {
         module: &loaded.module,

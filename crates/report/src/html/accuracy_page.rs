@@ -7,7 +7,7 @@
 use super::coverage_page::findings_section;
 use super::{code, page, tile, Sources};
 use crate::accuracy::{
-    top_rows, FindingRow, Progress, ReportJson, RunInfo, Significance, SpecialRow,
+    top_rows, AccuracyProgress, ErrorRow, ReportJson, RunInfo, Significance, SpecialRow,
 };
 use crate::errors_svg::errors_svg;
 use crate::escape::escape;
@@ -18,8 +18,8 @@ use std::fmt::Write as _;
 /// `report.html` while the search runs: the worst inputs so far, worst first.
 pub fn partial_accuracy_page(
     info: RunInfo<'_>,
-    progress: Progress,
-    found: &[FindingRow],
+    progress: AccuracyProgress,
+    found: &[ErrorRow],
 ) -> String {
     render(&ReportJson::new(info, progress, found), None, None)
 }
@@ -27,7 +27,7 @@ pub fn partial_accuracy_page(
 /// `report.html` of a finished run (`progress` says when the last worst input came).
 pub fn final_accuracy_page(
     info: RunInfo<'_>,
-    progress: Progress,
+    progress: AccuracyProgress,
     module: &Module,
     report: &AccuracyReport,
 ) -> String {
@@ -172,7 +172,7 @@ const ROW_HEADS: &str = "<th>output</th><th>input</th><th>computed</th><th>refer
      <th>largest condition number</th>";
 
 /// The cells of one measured input.
-fn row_cells(row: &FindingRow) -> String {
+fn row_cells(row: &ErrorRow) -> String {
     let path = if row.diverged {
         "<span class=\"badge not-reached\">diverged</span>"
     } else {
@@ -268,7 +268,7 @@ fn worst_section(out: &mut String, doc: &ReportJson<'_>) {
     out.push_str("</table>\n</section>\n");
 }
 
-fn single_section(out: &mut String, id: &str, title: &str, row: &FindingRow) {
+fn single_section(out: &mut String, id: &str, title: &str, row: &ErrorRow) {
     let _ = writeln!(
         out,
         "<section id=\"{id}\">\n<h2>{}</h2>\n<table class=\"list\">\n<tr>{ROW_HEADS}</tr>\n<tr>{}</tr>\n</table>\n</section>",

@@ -11,7 +11,7 @@ use crate::coverage::{
     feasible_percent, infeasible_reason, miss_reason, status_word, Coverage, TrapCounts,
 };
 use crate::escape::escape;
-use crate::findings::FindingRow;
+use crate::findings::CrashRow;
 use crate::labels;
 use fpir::{FileId, Func, Module, SideReport, SideStatus, SideTally, SrcLoc, TrapCheck, Witness};
 use std::collections::{BTreeMap, BTreeSet};
@@ -340,7 +340,7 @@ fn trap_tile(out: &mut String, counts: &TrapCounts) {
 }
 
 /// `crash 1`, `hang 2`.
-fn finding_name(finding: &FindingRow) -> String {
+fn finding_name(finding: &CrashRow) -> String {
     format!("{} {}", finding.kind, finding.number)
 }
 
@@ -349,7 +349,7 @@ pub(super) fn findings_section(
     out: &mut String,
     module: &Module,
     func: Func,
-    findings: &[FindingRow],
+    findings: &[CrashRow],
 ) {
     if findings.is_empty() {
         return;
@@ -534,7 +534,7 @@ fn status_detail(coverage: &Coverage<'_>, status: &SideStatus) -> String {
 }
 
 /// A finding under the line where it trapped.
-fn finding_note(out: &mut String, finding: &FindingRow) {
+fn finding_note(out: &mut String, finding: &CrashRow) {
     let _ = writeln!(
         out,
         "<div class=\"note\"><span class=\"name mono\"></span>{}<span class=\"why\">{}: {} \
