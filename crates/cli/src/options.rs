@@ -16,7 +16,7 @@ use fpforge_driver::check::{at_least, in_range, percent, seconds};
 use fpforge_driver::library::{LibraryOptions, Resume, Shard};
 use fpforge_driver::out::TestSet;
 use fpforge_driver::plan::Specs;
-use fpforge_driver::run::{AccuracyJob, CoverJob, ExploreJob};
+use fpforge_driver::run::{AccuracyJob, CoverJob, ExploreJob, JobBase};
 use fpforge_driver::{Functions, Program, TrapTargets};
 use fpforge_engine::Budget;
 use fpforge_exec::Compilation;
@@ -474,8 +474,7 @@ impl TryFrom<CoverArgs> for CoverOptions {
             library,
             job: CoverJob {
                 config,
-                budget,
-                specs,
+                base: JobBase { budget, specs },
                 tests: run.tests,
             },
             reach: !args.no_reach,
@@ -606,8 +605,10 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
             library,
             job: ExploreJob {
                 config: engine.config,
-                budget: engine.budget,
-                specs: engine.specs,
+                base: JobBase {
+                    budget: engine.budget,
+                    specs: engine.specs,
+                },
                 tests: run.tests,
             },
             run,
@@ -688,8 +689,7 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             library,
             job: AccuracyJob {
                 config,
-                budget,
-                specs,
+                base: JobBase { budget, specs },
             },
             check_input: args.check_input,
             out,

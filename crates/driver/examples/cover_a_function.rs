@@ -7,7 +7,7 @@
 
 use fpforge_cover::CoverConfig;
 use fpforge_driver::out::TestSet;
-use fpforge_driver::run::{run_one, CoverJob, Place, Seeds};
+use fpforge_driver::run::{run_one, CoverJob, JobBase, Place, Seeds};
 use fpforge_driver::{Functions, Program, TrapTargets};
 use fpforge_engine::Budget;
 use fpforge_lower::LoadOptions;
@@ -25,8 +25,10 @@ pub fn cover(source: &Path, function: &str, out: &Path) -> fpforge_driver::Resul
     .with_trap_targets(TrapTargets::On);
     let job = CoverJob {
         config: CoverConfig::default().with_seed(1),
-        budget: Budget::default().with_evals(Some(20_000)),
-        specs: Default::default(),
+        base: JobBase {
+            budget: Budget::default().with_evals(Some(20_000)),
+            specs: Default::default(),
+        },
         tests: TestSet::Minimized,
     };
     let place = Place {

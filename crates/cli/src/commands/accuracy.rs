@@ -24,7 +24,11 @@ use std::process::ExitCode;
 /// Runs `fpforge accuracy`.
 pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
     let job = &mut options.job;
-    job.budget = job.budget.clone().with_interrupt(Some(interrupt_flag()));
+    job.base.budget = job
+        .base
+        .budget
+        .clone()
+        .with_interrupt(Some(interrupt_flag()));
     if let Functions::Selected(selection) = &options.program.functions {
         let out = options
             .out

@@ -23,7 +23,11 @@ pub fn run(mut options: CoverOptions) -> Result<ExitCode> {
         }) as Arc<dyn SideProver>
     });
     job.config = job.config.clone().with_prover(prover);
-    job.budget = job.budget.clone().with_interrupt(Some(interrupt_flag()));
+    job.base.budget = job
+        .base
+        .budget
+        .clone()
+        .with_interrupt(Some(interrupt_flag()));
     let deep = job.config.deep;
     super::coverage(
         &options.program,

@@ -11,7 +11,11 @@ use std::process::ExitCode;
 /// Runs `fpforge explore`.
 pub fn run(mut options: ExploreOptions) -> Result<ExitCode> {
     let job = &mut options.job;
-    job.budget = job.budget.clone().with_interrupt(Some(interrupt_flag()));
+    job.base.budget = job
+        .base
+        .budget
+        .clone()
+        .with_interrupt(Some(interrupt_flag()));
     super::coverage(
         &options.program,
         &options.job,

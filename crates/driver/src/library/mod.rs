@@ -143,7 +143,7 @@ impl<J: Job> LibraryRunner<'_, J> {
             .map(|shard| library.keep_shard(shard, &run_key));
         let pace = Pace {
             deadline: self.options.total_time.map(|t| started + t),
-            interrupt: self.job.budget().interrupt.as_ref(),
+            interrupt: self.job.base().budget.interrupt.as_ref(),
             run_key: &run_key,
         };
         let rows = self.run_all(&library, &pace);
@@ -223,7 +223,7 @@ impl<J: Job> LibraryRunner<'_, J> {
         let function = &library.module.funcs[candidate.func];
         let specs = match self.options.specs.get(&candidate.name) {
             Some(own) => own.clone(),
-            None => self.job.specs().for_function(function),
+            None => self.job.base().specs.for_function(function),
         };
         let key = resume::function_key(pace.run_key, &specs, &library.module, candidate.func);
         let measure = Measure::of(J::KIND.name());
@@ -249,7 +249,7 @@ impl<J: Job> LibraryRunner<'_, J> {
             module: &library.module,
             func: candidate.func,
             out: Some(&dir),
-            budget: self.job.budget().clone().within(time_left),
+            budget: self.job.base().budget.clone().within(time_left),
             specs,
             seeds: saved_tests.as_deref().map_or(Seeds::None, Seeds::Saved),
             junit: None,

@@ -113,7 +113,7 @@ mod tests {
     use super::*;
     use crate::out::TestSet;
     use crate::prover::ConcolicProver;
-    use crate::run::{AccuracyJob, CoverJob, ExploreJob, Job};
+    use crate::run::{AccuracyJob, CoverJob, ExploreJob, Job, JobBase};
     use fpforge_accuracy::AccuracyConfig;
     use fpforge_cover::{CoverConfig, SideProver};
     use fpforge_engine::Budget;
@@ -221,10 +221,12 @@ bb0:
             config: CoverConfig::default()
                 .with_seed(seed)
                 .with_prover(Some(prover)),
-            budget: Budget::default()
-                .with_evals(Some(2000))
-                .with_time_limit(Some(Duration::from_secs(30))),
-            specs: specs(&["x in [-1, 1]"]),
+            base: JobBase {
+                budget: Budget::default()
+                    .with_evals(Some(2000))
+                    .with_time_limit(Some(Duration::from_secs(30))),
+                specs: specs(&["x in [-1, 1]"]),
+            },
             tests: TestSet::Minimized,
         }
     }
@@ -234,6 +236,13 @@ bb0:
             args: args.iter().map(|a| a.parse().unwrap()).collect(),
             out_args: Vec::new(),
         }
+    }
+
+    /// [`cover_job`]'s job of seed 1 with `budget`.
+    fn with_budget(budget: Budget) -> CoverJob {
+        let mut job = cover_job(1);
+        job.base.budget = budget;
+        job
     }
 
     fn cover_key(job: &CoverJob) -> String {
@@ -279,14 +288,15 @@ tests = minimized
         assert_eq!(text, want);
         let explore = ExploreJob {
             config: EngineConfig::default(),
-            budget: Budget::default().with_time_limit(Some(Duration::from_millis(2500))),
-            specs: specs(&["n = 3"]),
+            base: JobBase {
+                budget: Budget::default().with_time_limit(Some(Duration::from_millis(2500))),
+                specs: specs(&["n = 3"]),
+            },
             tests: TestSet::All,
         };
         let accuracy = AccuracyJob {
             config: AccuracyConfig::default(),
-            budget: Budget::default(),
-            specs: Specs::default(),
+            base: JobBase::default(),
         };
         for text in [explore.settings().text(), accuracy.settings().text()] {
             for line in text.lines().skip(1) {
@@ -333,24 +343,23 @@ tests = minimized
             ("seed", cover_job(2)),
             (
                 "evals",
-                CoverJob {
-                    budget: Budget::default().with_evals(Some(4000)),
-                    ..cover_job(1)
-                },
+                with_budget(Budget::default().with_evals(Some(4000))),
             ),
             (
                 "time",
-                CoverJob {
-                    budget: Budget::default()
+                with_budget(
+                    Budget::default()
                         .with_evals(Some(2000))
                         .with_time_limit(Some(Duration::from_secs(31))),
-                    ..cover_job(1)
-                },
+                ),
             ),
             (
                 "specs",
                 CoverJob {
-                    specs: specs(&["x in [-1, 2]"]),
+                    base: JobBase {
+                        specs: specs(&["x in [-1, 2]"]),
+                        ..cover_job(1).base
+                    },
                     ..cover_job(1)
                 },
             ),
@@ -378,11 +387,11 @@ tests = minimized
             .with_evals(Some(2000))
             .with_time_limit(Some(Duration::from_secs(30)))
             .with_interrupt(Some(fpforge_engine::Interrupt::default()));
-        let job = CoverJob {
-            budget: interrupt,
-            ..cover_job(1)
-        };
-        assert_eq!(cover_key(&job), base, "an interrupt is not a setting");
+        assert_eq!(
+            cover_key(&with_budget(interrupt)),
+            base,
+            "an interrupt is not a setting"
+        );
         let settings = cover_job(1).settings();
         assert_ne!(run_key(EngineKind::Explore, &settings), base);
     }

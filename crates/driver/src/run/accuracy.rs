@@ -1,13 +1,13 @@
 //! `accuracy` on one function: the worst inputs streamed to an [`AccuracyOut`], and
 //! `--check-input`, the worst input of an earlier report measured again.
 
-use super::{budget_settings, Job, RunStatus, Task};
+use super::{Job, JobBase, RunStatus, Task};
 use crate::error::{DriverError, Result};
 use crate::note::Notes;
 use crate::out::{AccuracyOut, Measured};
 use crate::plan::{planned_inputs, probe, Specs};
 use fpforge_accuracy::{accuracy_with, check_input, implied_out_args, AccuracyConfig, Checked};
-use fpforge_engine::{Budget, Engine, EngineKind, Event, Settings};
+use fpforge_engine::{Engine, EngineKind, Event, Settings};
 use fpforge_exec::ExecConfig;
 use fpforge_report::accuracy::{read_worst, strategy_name, ErrorRow, RunInfo};
 use fpforge_report::OutDir;
@@ -19,10 +19,8 @@ use std::path::Path;
 pub struct AccuracyJob {
     /// The engine's settings.
     pub config: AccuracyConfig,
-    /// Each function's evaluations, time and interrupt.
-    pub budget: Budget,
-    /// The run-wide input specs.
-    pub specs: Specs,
+    /// Each function's budget and the run-wide specs.
+    pub base: JobBase,
 }
 
 /// The settings a report on `func` states, before any finding.
@@ -67,7 +65,7 @@ impl AccuracyJob {
         source: &Path,
         notes: Notes<'_>,
     ) -> Result<(Checked, ErrorRow)> {
-        let (config, _) = self.planned((module, func), &self.specs, notes)?;
+        let (config, _) = self.planned((module, func), &self.base.specs, notes)?;
         let text =
             std::fs::read_to_string(source).map_err(|e| DriverError::io("read", source, e))?;
         let invalid = |what: String| DriverError::Invalid(format!("{} {what}", source.display()));
@@ -89,23 +87,12 @@ impl Job for AccuracyJob {
     type Outcome = Measured;
 
     fn settings(&self) -> Settings {
-        let AccuracyJob {
-            config,
-            budget,
-            specs,
-        } = self;
-        Settings::new()
-            .with_group("accuracy", config.settings())
-            .with_group("budget", budget_settings(budget))
-            .with_group("specs", specs.settings())
+        let AccuracyJob { config, base } = self;
+        base.settings("accuracy", config.settings())
     }
 
-    fn specs(&self) -> &Specs {
-        &self.specs
-    }
-
-    fn budget(&self) -> &Budget {
-        &self.budget
+    fn base(&self) -> &JobBase {
+        &self.base
     }
 
     fn run(&self, task: Task<'_>) -> Result<Measured> {

@@ -1,15 +1,16 @@
 //! `cover` and `explore` on one function: both keep a [`CoverageOut`] current from the
 //! engine's events and end with the same summary.
 
-use super::{budget_settings, CoverageOutcome, Job, RunStatus, Task};
+use super::{CoverageOutcome, Job, JobBase, RunStatus, Task};
 use crate::error::{DriverError, Result};
 use crate::out::{CoverageOut, TestSet};
-use crate::plan::{planned_inputs, probe, Planned, Specs};
+use crate::plan::{planned_inputs, probe, Planned};
 use fpforge_cover::{cover_with, CoverConfig};
-use fpforge_engine::{Budget, Engine, EngineKind, Event, Settings, Stop};
+use fpforge_engine::{Engine, EngineKind, Event, Settings, Stop};
 use fpforge_exec::ExecConfig;
 use fpforge_explore::{explore, EngineConfig, ExploreConfig};
 use fpforge_report::coverage::Ending;
+use fpforge_spec::InputSpec;
 use std::path::Path;
 
 /// `cover` as the driver runs it.
@@ -17,10 +18,8 @@ use std::path::Path;
 pub struct CoverJob {
     /// The engine's settings (its prover plugged in by the caller).
     pub config: CoverConfig,
-    /// Each function's evaluations, time and interrupt.
-    pub budget: Budget,
-    /// The run-wide input specs.
-    pub specs: Specs,
+    /// Each function's budget and the run-wide specs.
+    pub base: JobBase,
     /// All tests, or the fewest that keep the coverage.
     pub tests: TestSet,
 }
@@ -30,10 +29,8 @@ pub struct CoverJob {
 pub struct ExploreJob {
     /// The concolic engine's settings.
     pub config: EngineConfig,
-    /// Each function's time and interrupt.
-    pub budget: Budget,
-    /// The run-wide input specs.
-    pub specs: Specs,
+    /// Each function's budget and the run-wide specs.
+    pub base: JobBase,
     /// All tests, or the fewest that keep the coverage.
     pub tests: TestSet,
 }
@@ -43,6 +40,21 @@ fn out_of<'a>(task: &Task<'a>) -> Result<&'a Path> {
     task.out.ok_or_else(|| {
         DriverError::Invalid("a coverage run writes an output directory".to_string())
     })
+}
+
+/// The output directory of `engine`'s run on `task`'s function (inputs `spec`), kept
+/// current from the engine's events.
+fn coverage_out<'m>(
+    task: &Task<'m>,
+    engine: &'static str,
+    (spec, diagnostic): (InputSpec, Option<String>),
+    tests: TestSet,
+) -> Result<CoverageOut<'m>> {
+    let out = CoverageOut::create(out_of(task)?, engine, task.module, task.func, spec)?;
+    Ok(out
+        .with_diagnostic(diagnostic)
+        .with_junit(task.junit.clone())
+        .with_test_set(tests))
 }
 
 /// The planned inputs of `task`'s function under `exec`.
@@ -58,23 +70,15 @@ impl Job for CoverJob {
     fn settings(&self) -> Settings {
         let CoverJob {
             config,
-            budget,
-            specs,
+            base,
             tests,
         } = self;
-        Settings::new()
-            .with_group("cover", config.settings())
-            .with_group("budget", budget_settings(budget))
-            .with_group("specs", specs.settings())
+        base.settings("cover", config.settings())
             .with("tests", tests.name())
     }
 
-    fn specs(&self) -> &Specs {
-        &self.specs
-    }
-
-    fn budget(&self) -> &Budget {
-        &self.budget
+    fn base(&self) -> &JobBase {
+        &self.base
     }
 
     fn run(&self, task: Task<'_>) -> Result<CoverageOutcome> {
@@ -89,10 +93,7 @@ impl Job for CoverJob {
             .with_args(planned.args, task.specs.out_args.clone())
             .with_seeds(seeds);
         let diagnostic = probe(module, func, &planned.spec, exec, task.notes);
-        let mut files = CoverageOut::create(out, "cover", module, func, planned.spec)?
-            .with_diagnostic(diagnostic)
-            .with_junit(task.junit.clone())
-            .with_test_set(self.tests);
+        let mut files = coverage_out(&task, "cover", (planned.spec, diagnostic), self.tests)?;
         let report = cover_with(module, func, &config, &task.budget, |event| {
             files.event(event);
             if let Event::Progress(progress) = event {
@@ -113,25 +114,17 @@ impl Job for ExploreJob {
     fn settings(&self) -> Settings {
         let ExploreJob {
             config,
-            budget,
-            specs,
+            base,
             tests,
         } = self;
         // The engine that runs: `run` gives it the seeds of the function's directory alone.
         let engine = ExploreConfig::default().with_engine(config.clone());
-        Settings::new()
-            .with_group("explore", engine.settings())
-            .with_group("budget", budget_settings(budget))
-            .with_group("specs", specs.settings())
+        base.settings("explore", engine.settings())
             .with("tests", tests.name())
     }
 
-    fn specs(&self) -> &Specs {
-        &self.specs
-    }
-
-    fn budget(&self) -> &Budget {
-        &self.budget
+    fn base(&self) -> &JobBase {
+        &self.base
     }
 
     fn run(&self, task: Task<'_>) -> Result<CoverageOutcome> {
@@ -142,10 +135,7 @@ impl Job for ExploreJob {
             .with_engine(self.config.clone())
             .with_seeds(task.seeds.read(&spec, Some(out), task.notes)?);
         let diagnostic = probe(module, func, &spec, self.config.exec.clone(), task.notes);
-        let mut files = CoverageOut::create(out, "explore", module, func, spec.clone())?
-            .with_diagnostic(diagnostic)
-            .with_junit(task.junit.clone())
-            .with_test_set(self.tests);
+        let mut files = coverage_out(&task, "explore", (spec.clone(), diagnostic), self.tests)?;
         let mut status = RunStatus::default();
         let report = explore(module, func, spec, &config, &task.budget, |event| {
             files.event(event);

@@ -125,6 +125,26 @@ pub struct CoverageOutcome {
     pub interrupted: bool,
 }
 
+/// What every job holds beside its engine's settings: each function's budget and the
+/// run-wide input specs.
+#[derive(Debug, Clone, Default)]
+pub struct JobBase {
+    /// Each function's evaluations, time and interrupt.
+    pub budget: Budget,
+    /// The run-wide input specs.
+    pub specs: Specs,
+}
+
+impl JobBase {
+    /// The settings of `engine` (its group named `name`) under this budget and specs.
+    fn settings(&self, name: &'static str, engine: Settings) -> Settings {
+        Settings::new()
+            .with_group(name, engine)
+            .with_group("budget", budget_settings(&self.budget))
+            .with_group("specs", self.specs.settings())
+    }
+}
+
 /// An engine as the driver runs it on each function: its settings, and its run into a
 /// directory.
 pub trait Job: Sync {
@@ -139,11 +159,8 @@ pub trait Job: Sync {
     /// run's resume key hashes it.
     fn settings(&self) -> Settings;
 
-    /// The run-wide input specs.
-    fn specs(&self) -> &Specs;
-
-    /// The run-wide budget.
-    fn budget(&self) -> &Budget;
+    /// The run-wide budget and input specs.
+    fn base(&self) -> &JobBase;
 
     /// Runs on `task`'s function and writes its files.
     fn run(&self, task: Task<'_>) -> Result<Self::Outcome>;
@@ -183,8 +200,8 @@ pub fn run_one<J: Job>(
         module: &loaded.module,
         func: loaded.func,
         out: place.out,
-        budget: job.budget().clone(),
-        specs: job.specs().clone(),
+        budget: job.base().budget.clone(),
+        specs: job.base().specs.clone(),
         seeds: place.seeds,
         junit: place.junit,
         notes,
