@@ -1,8 +1,9 @@
 //! The output directory of `cover` and `explore`, kept current while they run: each new
-//! test rewrites `inputs.txt`, and each new test or finding rewrites `coverage.json`,
-//! `coverage.lcov`, `regression.c` and `report.html` (so an interrupted run leaves every
+//! test rewrites `inputs.txt`, and each new test or finding rewrites `regression.c`,
+//! `coverage.lcov`, `report.html` and `coverage.json` (so an interrupted run leaves every
 //! file with what it found), plus the finding's own file; the end of the run rewrites
-//! them with the final statuses and writes the JUnit file when one was asked for.
+//! them with the final statuses, `coverage.json` last (its `finished` tells a resumed run
+//! that the directory is complete), and writes the JUnit file when one was asked for.
 
 use crate::confirm::regression_test;
 use crate::error::Result;
@@ -375,10 +376,13 @@ impl<'m> CoverageOut<'m> {
         let html = coverage_page(&self.coverage(sides, ending), &mut sources);
         self.sources = sources;
         self.out.write("coverage.lcov", &lcov_text);
+        self.out.write(REPORT_HTML, &html);
+        // Last: once it says `finished`, a resumed run keeps the directory as it is, so
+        // every other file must be final by then (and is, unless a write failed, which
+        // then skips this one too).
         match json {
             Ok(json) => self.out.write("coverage.json", &json),
             Err(e) => self.out.fail(e),
         }
-        self.out.write(REPORT_HTML, &html);
     }
 }
