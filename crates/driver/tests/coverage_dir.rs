@@ -3,8 +3,8 @@
 //! JSON schema (`docs/schema/coverage.schema.json`), list the same sides under the same
 //! names, and every side name reads back as its side (what `reach --branch` accepts);
 //! files written while a run is still going validate too; the lcov file has a record per
-//! branch side. The module carries trap guards, as the CLI's does, so trap sites are in the
-//! files too.
+//! branch side; `coverage.json` says `finished` only once every other file is final. The
+//! module carries trap guards, as the CLI's does, so trap sites are in the files too.
 
 use fpforge_cover::{cover_with, CoverConfig};
 use fpforge_driver::out::CoverageOut;
@@ -212,4 +212,27 @@ fn the_schema_names_every_proof_method_and_open_reason() {
     assert_eq!(schema_labels(&schema, "method"), methods);
     let reasons: Vec<&str> = OpenReason::ALL.iter().map(|&r| labels::open(r)).collect();
     assert_eq!(schema_labels(&schema, "open_reason"), reasons);
+}
+
+#[test]
+fn a_directory_says_finished_only_once_every_other_file_is_final() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, f) = (module(), module().func_by_name("classify").unwrap());
+    let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
+    let mut out = CoverageOut::create(dir.path(), "cover", m, f, spec).unwrap();
+    let config = CoverConfig::default().with_seed(3);
+    let budget = Budget::default().with_evals(Some(2_000));
+    let report = cover_with(m, f, &config, &budget, |event| out.event(event)).unwrap();
+    // The final report.html cannot replace the running one: a directory takes its name.
+    let page = dir.path().join("report.html");
+    std::fs::remove_file(&page).unwrap();
+    std::fs::create_dir(&page).unwrap();
+    assert!(out
+        .finish(&report.sides, &Ending::of_cover(&report))
+        .is_err());
+    let coverage = read_json(&dir.path().join("coverage.json"));
+    assert_eq!(
+        coverage["finished"], false,
+        "a resumed run would keep a directory whose page is not final"
+    );
 }

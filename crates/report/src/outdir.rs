@@ -1,37 +1,38 @@
-//! An output directory kept valid while an engine runs: `inputs.txt` grows one line (one
-//! `write` call) per test, every other file is replaced atomically (written beside
-//! itself, then renamed), so an interrupted or killed run leaves complete files with
-//! everything found so far.
+//! An output directory kept valid while an engine runs: every file is replaced
+//! atomically (written beside itself, then renamed), so an interrupted or killed run
+//! leaves complete files with everything found so far, and what a resumed run reads back
+//! is never half a file. `inputs.txt` too is rewritten whole at each new test rather than
+//! appended to: a killed process can leave half a line, as a `write` that crosses a page
+//! boundary stops between the pages.
+//!
+//! Nothing is synced to the disk: a killed process loses nothing the kernel has, and
+//! only a machine that loses power can lose the last renames (a resumed run then finds
+//! an older, complete file, or none).
 //!
 //! Writing never stops an engine: the first error is kept and later writes are skipped;
 //! [`OutDir::finish`] reports it.
 
 use crate::error::ReportError;
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 /// An output directory being written.
 #[derive(Debug)]
 pub struct OutDir {
     dir: PathBuf,
-    inputs: Option<File>,
     error: Option<ReportError>,
 }
 
 impl OutDir {
     /// Creates `dir` (and its parents) and an empty `inputs.txt` in it.
     pub fn create(dir: &Path) -> Result<OutDir, ReportError> {
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ReportError::Io { path, source }
-        };
-        fs::create_dir_all(dir).map_err(io(dir))?;
-        let inputs_path = dir.join(INPUTS);
-        let inputs = File::create(&inputs_path).map_err(io(&inputs_path))?;
+        fs::create_dir_all(dir).map_err(|source| ReportError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        write_atomic(&dir.join(INPUTS), "")?;
         Ok(OutDir {
             dir: dir.to_path_buf(),
-            inputs: Some(inputs),
             error: None,
         })
     }
@@ -39,22 +40,6 @@ impl OutDir {
     /// The directory.
     pub fn path(&self) -> &Path {
         &self.dir
-    }
-
-    /// Appends one line to `inputs.txt` and flushes it.
-    pub fn append_input(&mut self, line: &str) {
-        if self.error.is_some() {
-            return;
-        }
-        let path = self.dir.join(INPUTS);
-        if let Some(file) = self.inputs.as_mut() {
-            if let Err(source) = file
-                .write_all(format!("{line}\n").as_bytes())
-                .and_then(|()| file.flush())
-            {
-                self.error = Some(ReportError::Io { path, source });
-            }
-        }
     }
 
     /// Creates the subdirectory `name` (and keeps going when it exists).

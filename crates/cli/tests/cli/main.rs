@@ -9,6 +9,7 @@ mod common;
 mod consistency;
 mod cover;
 mod cpp;
+mod crash;
 mod csmith;
 mod explore;
 mod fenv;

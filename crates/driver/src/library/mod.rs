@@ -256,14 +256,14 @@ impl<J: Job> LibraryRunner<'_, J> {
             notes: self.notes,
             watch: None,
         };
-        let outcome = resume::start(&dir, &key)
+        let outcome = resume::start(&dir, &key, saved_tests.as_deref(), measure)
             .and_then(|()| self.job.run(task))
             .and_then(|_| Ok(measure.read(&dir)?));
         match outcome {
             Ok(outcome) => outcome,
             Err(e) => {
                 // An error row has no directory: drop the key written for the search.
-                let _ = std::fs::remove_dir_all(&dir);
+                let _ = resume::remove(&dir);
                 RowOutcome::Error(e.to_string())
             }
         }

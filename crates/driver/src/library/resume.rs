@@ -24,11 +24,23 @@
 //! it never matches, so such a directory is never taken as finished with the same
 //! settings, and `--resume` continues it from its `inputs.txt` as it continues a run
 //! with other settings, then writes a key of the current format.
+//!
+//! A run may be killed at any moment, and the next `--resume` must still make the same
+//! decision, so [`start`] changes a directory in an order where every step leaves it
+//! reading as before or as after: it removes the old search's files but `run-key` and
+//! `inputs.txt` (what [`Saved::read`] looks at), then replaces `run-key` in one rename
+//! with the new key followed by the saved tests the search starts from (a search
+//! continued from them and killed is searched again from the same tests, not from
+//! scratch), and only then removes the old `inputs.txt`. `remove_dir_all` would not do:
+//! it removes in directory order, which can put `run-key` first (it does on ext4 for
+//! these names), and a kill after it leaves the old tests without a key, which the next
+//! run takes as seeds of another run's (measured: 32 sides covered instead of 30).
 
 use crate::error::{DriverError, Result};
 use crate::plan::Specs;
 use fpforge_engine::{EngineKind, Settings};
 use fpforge_report::index::{Measure, RowOutcome};
+use fpforge_report::outdir::INPUTS;
 use fpir::{Func, Module};
 use std::path::Path;
 
@@ -75,37 +87,89 @@ pub enum Saved {
     Nothing,
     /// Finished with the same settings: this row, and no search.
     Finished(RowOutcome),
-    /// Tests of a run with other settings: the text of its `inputs.txt`.
+    /// Tests to start from, one per line: the `inputs.txt` of a run with other settings,
+    /// or the tests a search with the same settings started from and did not finish.
     Tests(String),
 }
 
 impl Saved {
     /// What `dir` holds for a function of key `key` whose row `measure` reads.
     pub fn read(dir: &Path, key: &str, measure: Measure) -> Saved {
-        let same_key = std::fs::read_to_string(dir.join(RUN_KEY)).is_ok_and(|k| k.trim() == key);
-        if same_key {
-            return match measure.read(dir) {
-                Ok(outcome) if outcome.completed() => Saved::Finished(outcome),
-                _ => Saved::Nothing,
-            };
+        if let Ok(text) = std::fs::read_to_string(dir.join(RUN_KEY)) {
+            let (saved_key, seeds) = text.split_once('\n').unwrap_or((&text, ""));
+            if saved_key == key {
+                return match measure.read(dir) {
+                    Ok(outcome) if outcome.completed() => Saved::Finished(outcome),
+                    _ if seeds.is_empty() => Saved::Nothing,
+                    _ => Saved::Tests(seeds.to_string()),
+                };
+            }
         }
-        match std::fs::read_to_string(dir.join(fpforge_report::outdir::INPUTS)) {
+        match std::fs::read_to_string(dir.join(INPUTS)) {
             Ok(tests) if !tests.trim().is_empty() => Saved::Tests(tests),
             _ => Saved::Nothing,
         }
     }
 }
 
-/// Empties `dir` when an earlier search wrote it (it has a `run-key`: what that search
-/// left would mix with the new one's files; a directory fpforge did not write is never
-/// removed) and writes the function's key into it.
-pub fn start(dir: &Path, key: &str) -> Result<()> {
-    if dir.join(RUN_KEY).is_file() {
-        std::fs::remove_dir_all(dir).map_err(|e| DriverError::io("clear", dir, e))?;
+/// Readies `dir` for a search of key `key` that starts from `seeds` (the tests of
+/// [`Saved::Tests`], if any) and whose row `measure` reads: empties it when an earlier
+/// search wrote it (it has a `run-key`: what that search left would mix with the new
+/// one's files; a directory fpforge did not write is never emptied, only its report,
+/// which the search replaces anyway and which would otherwise read as the new key's
+/// until it does) and writes the key and the seeds into `run-key`, in the order the
+/// module docs give.
+pub fn start(dir: &Path, key: &str, seeds: Option<&str>, measure: Measure) -> Result<()> {
+    let ours = dir.join(RUN_KEY).is_file();
+    if ours {
+        clear(dir, &[RUN_KEY, INPUTS])?;
+    } else {
+        remove_file(&dir.join(measure.report_file()))?;
     }
     std::fs::create_dir_all(dir).map_err(|e| DriverError::io("create", dir, e))?;
-    fpforge_report::write_atomic(&dir.join(RUN_KEY), &format!("{key}\n"))?;
+    let seeds = seeds.unwrap_or("");
+    fpforge_report::write_atomic(&dir.join(RUN_KEY), &format!("{key}\n{seeds}"))?;
+    if ours {
+        remove_file(&dir.join(INPUTS))?;
+    }
     Ok(())
+}
+
+/// Removes `dir`, which an earlier search wrote, `run-key` last: a kill on the way
+/// leaves a directory that still says whose it is.
+pub fn remove(dir: &Path) -> Result<()> {
+    clear(dir, &[RUN_KEY])?;
+    remove_file(&dir.join(RUN_KEY))?;
+    std::fs::remove_dir(dir).map_err(|e| DriverError::io("remove", dir, e))
+}
+
+/// Removes everything in `dir` but the files named `keep`.
+fn clear(dir: &Path, keep: &[&str]) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| DriverError::io("clear", dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| DriverError::io("clear", dir, e))?;
+        if keep.iter().any(|&name| entry.file_name() == name) {
+            continue;
+        }
+        let path = entry.path();
+        let removed = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.map_err(|e| DriverError::io("clear", &path, e))?;
+    }
+    Ok(())
+}
+
+/// Removes the file `path` if it is there.
+fn remove_file(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(DriverError::io("remove", path, e))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -180,7 +244,8 @@ mod tests {
     fn only_a_directory_fpforge_wrote_is_cleared() {
         let dir = dir_with(Some("k0"), Some(FINISHED), "1.5\n");
         std::fs::create_dir(dir.path().join("crashes")).unwrap();
-        start(dir.path(), "k1").unwrap();
+        std::fs::write(dir.path().join("crashes/crash-1.txt"), "0.5\n").unwrap();
+        start(dir.path(), "k1", None, Measure::Coverage).unwrap();
         let left: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -192,11 +257,104 @@ mod tests {
         );
         let user = tempfile::tempdir().unwrap();
         std::fs::write(user.path().join("notes.txt"), "mine").unwrap();
-        start(user.path(), "k1").unwrap();
+        std::fs::write(user.path().join("coverage.json"), FINISHED).unwrap();
+        start(user.path(), "k1", None, Measure::Coverage).unwrap();
         assert!(
             user.path().join("notes.txt").is_file(),
             "not fpforge's: kept"
         );
+        assert!(
+            matches!(
+                Saved::read(user.path(), "k1", Measure::Coverage),
+                Saved::Nothing
+            ),
+            "another search's report is no finished search of the new key"
+        );
+    }
+
+    #[test]
+    fn removing_a_directory_removes_it_whole() {
+        let dir = holding(&[
+            ("f/run-key", "k1\n"),
+            ("f/inputs.txt", "1.5\n"),
+            ("f/crashes/crash-1.txt", "0.5\n"),
+        ]);
+        remove(&dir.path().join("f")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// What a resume decides for `dir` and key `k1`, in words.
+    fn decision(dir: &Path) -> String {
+        match Saved::read(dir, "k1", Measure::Coverage) {
+            Saved::Nothing => "from scratch".to_string(),
+            Saved::Finished(_) => "keep".to_string(),
+            Saved::Tests(tests) => format!("from {tests:?}"),
+        }
+    }
+
+    /// A directory holding `files` (name, text; a name with a `/` in a subdirectory).
+    fn holding(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_kill_at_any_step_of_start_leaves_the_decision_it_had() {
+        let unfinished = FINISHED.replace("\"finished\": true", "\"finished\": false");
+        // Each case: the directory before `start(k1, seeds)` (a finished search of
+        // another key, an unfinished one of this key with and without saved tests), then
+        // what each step leaves (the old search's files removed one by one, the key
+        // replaced, the old tests removed, the new search's first files written).
+        let cases: [(&str, &str, Option<&str>, &str); 3] = [
+            (
+                "k0\n",
+                FINISHED,
+                Some("1.5\n2.5\n"),
+                "from \"1.5\\n2.5\\n\"",
+            ),
+            ("k1\n3.5\n", &unfinished, Some("3.5\n"), "from \"3.5\\n\""),
+            ("k1\n", &unfinished, None, "from scratch"),
+        ];
+        for (key_file, report, seeds, want) in cases {
+            let old = [
+                ("coverage.json", report),
+                ("coverage.lcov", "TN:\n"),
+                ("crashes/crash-1.txt", "0.5\n"),
+            ];
+            let new_key = format!("k1\n{}", seeds.unwrap_or(""));
+            let mut states: Vec<Vec<(&str, &str)>> = Vec::new();
+            for kept in (0..=old.len()).rev() {
+                let mut files = vec![(RUN_KEY, key_file), (INPUTS, "1.5\n2.5\n")];
+                files.extend_from_slice(&old[..kept]);
+                states.push(files);
+            }
+            states.push(vec![(RUN_KEY, &new_key), (INPUTS, "1.5\n2.5\n")]);
+            states.push(vec![(RUN_KEY, &new_key)]);
+            states.push(vec![
+                (RUN_KEY, &new_key),
+                (INPUTS, "9.5\n"),
+                ("coverage.json", &unfinished),
+            ]);
+            for (step, files) in states.iter().enumerate() {
+                let dir = holding(files);
+                assert_eq!(decision(dir.path()), want, "{key_file:?}, step {step}");
+            }
+            let dir = holding(&states[0]);
+            start(dir.path(), "k1", seeds, Measure::Coverage).unwrap();
+            assert_eq!(decision(dir.path()), want, "{key_file:?}, started");
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(RUN_KEY)).unwrap(),
+                new_key
+            );
+            assert!(!dir.path().join(INPUTS).exists());
+            let dir = holding(&[(RUN_KEY, &new_key), ("coverage.json", FINISHED)]);
+            assert_eq!(decision(dir.path()), "keep", "{key_file:?}, finished");
+        }
     }
 
     /// A function that halves its argument, and one after it that nothing calls.

@@ -2,7 +2,9 @@
 //! worst inputs so far, worst first), `report.json` (`finished: false` until the end)
 //! and `report.html`, rewritten at most twice a second as new worst inputs
 //! come, each crash or hang in its own file as found, and at the end the final report
-//! and `errors.svg`. A run without a directory writes nothing and returns the same.
+//! and `errors.svg`, `report.json` last (its `finished` tells a resumed run that the
+//! directory is complete). A run without a directory writes nothing and returns the
+//! same.
 
 use crate::error::Result;
 use fpforge_accuracy::{AccuracyEvent, AccuracyNews, AccuracyReport, Oracle};
@@ -162,10 +164,11 @@ impl<'a> AccuracyOut<'a> {
         let json = final_json(info, progress, self.module, &report)?;
         if let Some(mut out) = self.out {
             out.write(INPUTS, &inputs_text(&top_rows(self.module, &report)));
-            out.write(REPORT, &json);
             let page = final_accuracy_page(info, progress, self.module, &report);
             out.write(REPORT_HTML, &page);
             out.write(ERRORS_SVG, &errors_svg(&report));
+            // Last: once it says `finished`, a resumed run keeps the directory as it is.
+            out.write(REPORT, &json);
             out.finish()?;
         }
         Ok(Measured {

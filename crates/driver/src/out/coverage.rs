@@ -1,9 +1,9 @@
 //! The output directory of `cover` and `explore`, kept current while they run: each new
-//! test appends its line to `inputs.txt`, and each new test or finding rewrites
-//! `coverage.json`, `coverage.lcov`, `regression.c` and `report.html` (so an interrupted
-//! run leaves every file with what it found), plus the finding's own file; the end of
-//! the run rewrites them with the final statuses and writes the JUnit file when one was
-//! asked for.
+//! test rewrites `inputs.txt`, and each new test or finding rewrites `regression.c`,
+//! `coverage.lcov`, `report.html` and `coverage.json` (so an interrupted run leaves every
+//! file with what it found), plus the finding's own file; the end of the run rewrites
+//! them with the final statuses, `coverage.json` last (its `finished` tells a resumed run
+//! that the directory is complete), and writes the JUnit file when one was asked for.
 
 use crate::confirm::regression_test;
 use crate::error::Result;
@@ -15,7 +15,7 @@ use fpforge_report::findings::{dir_name, CrashRow};
 use fpforge_report::html::{coverage_page, Sources, REPORT_HTML};
 use fpforge_report::junit::junit_xml;
 use fpforge_report::lcov::lcov;
-use fpforge_report::outdir::{write_atomic, OutDir};
+use fpforge_report::outdir::{write_atomic, OutDir, INPUTS};
 use fpforge_report::regression::{regression_c, regression_file, RegressionTest};
 use fpforge_spec::InputSpec;
 use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, Witness};
@@ -178,10 +178,9 @@ impl<'m> CoverageOut<'m> {
         }));
         self.found_at.truncate(index);
         self.found_at.push(self.started.elapsed());
-        let line = self.spec.line(coords);
-        self.out.append_input(&line);
         self.inputs.truncate(index);
-        self.inputs.push(line);
+        self.inputs.push(self.spec.line(coords));
+        self.write_inputs();
         self.rewrite(None);
     }
 
@@ -326,9 +325,14 @@ impl<'m> CoverageOut<'m> {
         self.tests = kept.iter().map(|&k| self.tests[k].clone()).collect();
         self.inputs = kept.iter().map(|&k| self.inputs[k].clone()).collect();
         self.found_at = kept.iter().map(|&k| self.found_at[k]).collect();
-        let lines: String = self.inputs.iter().map(|l| format!("{l}\n")).collect();
-        self.out.write("inputs.txt", &lines);
+        self.write_inputs();
         Ok(renumbered)
+    }
+
+    /// Replaces `inputs.txt` with the tests, one line each.
+    fn write_inputs(&mut self) {
+        let lines: String = self.inputs.iter().map(|l| format!("{l}\n")).collect();
+        self.out.write(INPUTS, &lines);
     }
 
     fn coverage<'a>(&'a self, sides: &'a [SideReport], ending: Option<&'a Ending>) -> Coverage<'a> {
@@ -382,10 +386,13 @@ impl<'m> CoverageOut<'m> {
         let html = coverage_page(&self.coverage(sides, ending), &mut sources);
         self.sources = sources;
         self.out.write("coverage.lcov", &lcov_text);
+        self.out.write(REPORT_HTML, &html);
+        // Last: once it says `finished`, a resumed run keeps the directory as it is, so
+        // every other file must be final by then (and is, unless a write failed, which
+        // then skips this one too).
         match json {
             Ok(json) => self.out.write("coverage.json", &json),
             Err(e) => self.out.fail(e),
         }
-        self.out.write(REPORT_HTML, &html);
     }
 }
