@@ -7,6 +7,8 @@
 //! Errors print as one line naming the cause (and the location when there is one) and
 //! exit non-zero.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod args;
 mod commands;
 mod interrupt;
