@@ -98,6 +98,17 @@ pub struct ProgramArgs {
     /// compiled with its own include paths and macros.
     #[arg(long = "compile-commands", value_name = "FILE")]
     pub compile_commands: Option<PathBuf>,
+    /// Write source paths under OLD as NEW in every output (lcov, report.html, crash
+    /// files, replay commands), e.g. for a CI host whose checkout is elsewhere than the
+    /// developers' (repeatable; the first that matches applies). An empty NEW writes
+    /// them relative to OLD.
+    #[arg(long = "path-prefix-map", value_name = "OLD=NEW")]
+    pub path_prefix_map: Vec<String>,
+    /// Write source paths under DIR relative to DIR in every output (the same as
+    /// `--path-prefix-map DIR=`). Without it, paths are relative to the directory the
+    /// run starts in when the file lies under it, else absolute.
+    #[arg(long = "source-root", value_name = "DIR")]
+    pub source_root: Option<PathBuf>,
 }
 
 /// Flags of `fpforge run`.

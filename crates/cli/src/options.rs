@@ -21,7 +21,7 @@ use fpforge_driver::{Functions, Program, TrapTargets};
 use fpforge_engine::Budget;
 use fpforge_exec::Compilation;
 use fpforge_explore::{CallPolicy, EngineConfig, ReachAim, ReachConfig};
-use fpforge_lower::LoadOptions;
+use fpforge_lower::{LoadOptions, PrefixMapping, SourcePaths};
 use fpforge_solve::{Fitness, SolveConfig};
 use fpforge_spec::{ArgSpec, OutArgSpec};
 use fpir::eval::RoundingMode;
@@ -212,6 +212,7 @@ fn program_of(
     flags.extend(args.std.iter().map(|s| format!("-std={s}")));
     flags.extend(args.cflags.iter().cloned());
     let mut load = LoadOptions::default()
+        .with_source_paths(source_paths(args)?)
         .with_compiler_flags(flags)
         .with_skip_unsupported(args.skip_unsupported)
         .with_allow_undefined(args.allow_undefined)
@@ -223,6 +224,25 @@ fn program_of(
         Program::new(paths, functions, load),
         items[count..].to_vec(),
     ))
+}
+
+/// How outputs write source paths: `--path-prefix-map`s, then `--source-root`.
+fn source_paths(args: &ProgramArgs) -> Result<SourcePaths> {
+    let mut paths = SourcePaths::default();
+    for text in &args.path_prefix_map {
+        let Some(mapping) = PrefixMapping::parse(text, paths.run_dir()) else {
+            bail!("--path-prefix-map {text}: expected OLD=NEW");
+        };
+        paths = paths.with_mapping(mapping);
+    }
+    if let Some(root) = &args.source_root {
+        if !root.is_dir() {
+            bail!("--source-root {}: not a directory", root.display());
+        }
+        let mapping = PrefixMapping::root(root, paths.run_dir());
+        paths = paths.with_mapping(mapping);
+    }
+    Ok(paths)
 }
 
 /// The program of `items`, which must all be input files.

@@ -116,6 +116,9 @@ impl Applied<'_> {
         if !given("compile_commands") {
             program.compile_commands = sources.compile_commands.as_deref().map(path);
         }
+        if !given("source_root") {
+            program.source_root = sources.source_root.as_deref().map(path);
+        }
         program.allow_undefined |= sources.allow_undefined;
         program.skip_unsupported |= sources.skip_unsupported;
         let selects = given("function") || given("all") || given("functions_file");

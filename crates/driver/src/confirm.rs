@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use fpforge_exec::{Concrete, ExecConfig, Finding, Interpreter, NoObserver, Outcome};
-use fpforge_report::findings::CrashRow;
+use fpforge_report::findings::fault_line;
 use fpforge_report::regression::RegressionTest;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
@@ -50,10 +50,5 @@ pub fn crash_of(
     let Some(finding) = Finding::of(&trap, bits.to_vec()) else {
         return Ok(None);
     };
-    let row = CrashRow::new(module, spec, &finding, 1);
-    let mut text = format!("{} in {} at {}", row.trap, row.function, row.location);
-    if !row.stack.is_empty() {
-        text += &format!(" (called from {})", row.stack.join(", called from "));
-    }
-    Ok(Some(text))
+    Ok(Some(fault_line(module, &finding)))
 }

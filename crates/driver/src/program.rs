@@ -6,6 +6,7 @@
 use crate::error::Result;
 use crate::note::{Note, Notes};
 use fpforge_lower::{LoadOptions, LowerError, Missing};
+use fpforge_report::replay::Replay;
 use fpir::{Func, Module};
 use std::path::{Path, PathBuf};
 
@@ -98,6 +99,11 @@ impl Functions {
 }
 
 impl Program {
+    /// How outputs replay this program's findings and locate its sources.
+    pub fn replay(&self) -> Replay {
+        Replay::new(&self.paths, &self.load)
+    }
+
     /// The program of `paths` working on `functions`, loaded with `load` (its entry is
     /// set from `functions` when they are one), without trap guards.
     pub fn new(paths: Vec<PathBuf>, functions: Functions, load: LoadOptions) -> Program {

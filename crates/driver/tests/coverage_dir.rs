@@ -13,17 +13,25 @@ use fpforge_explore::{explore, ExploreConfig};
 use fpforge_report::coverage::Ending;
 use fpforge_report::labels;
 use fpforge_report::lcov::lcov;
+use fpforge_report::replay::Replay;
 use fpforge_spec::InputSpec;
 use fpir::{InfeasibleMethod, Module, OpenReason};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cover/branchy.c")
+}
+
+fn replay() -> Replay {
+    Replay::new(&[fixture()], &Default::default())
+}
+
 fn module() -> &'static Module {
     static MODULE: OnceLock<Module> = OnceLock::new();
     MODULE.get_or_init(|| {
-        let path =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/cover/branchy.c");
+        let path = fixture();
         let mut module = fpforge_lower::load(&[path], &Default::default()).expect("fixture lowers");
         let funcs: Vec<fpir::Func> = module.funcs.keys().collect();
         fpir::guard::add_trap_guards(&mut module, &funcs).expect("guards");
@@ -73,7 +81,7 @@ fn run_cover(func: &str, dir: &Path) -> serde_json::Value {
     let config = CoverConfig::default().with_seed(3);
     let budget = Budget::default().with_evals(Some(20_000));
     let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
-    let mut out = CoverageOut::create(dir, "cover", m, f, spec).unwrap();
+    let mut out = CoverageOut::create(dir, "cover", (m, f), spec, replay()).unwrap();
     let validator = schema();
     let report = cover_with(m, f, &config, &budget, |event| {
         out.event(event);
@@ -90,7 +98,7 @@ fn run_cover(func: &str, dir: &Path) -> serde_json::Value {
         .text;
     assert!(summary.contains(&format!("{func}: covered")), "{summary}");
     let ran = !report.tests.is_empty() || !report.findings.is_empty();
-    let lcov_text = lcov(m, f, &report.sides, ran);
+    let lcov_text = lcov((m, replay().sources()), f, &report.sides, ran);
     let (branches, _) = m.split_trap_targets(&report.sides);
     assert_eq!(lcov_text.matches("BRDA:").count(), branches.len());
     assert_eq!(
@@ -105,7 +113,7 @@ fn run_explore(func: &str, dir: &Path) -> serde_json::Value {
     let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
     let config = ExploreConfig::default();
     let budget = Budget::default().with_time_limit(Some(Duration::from_secs(5)));
-    let mut out = CoverageOut::create(dir, "explore", m, f, spec.clone()).unwrap();
+    let mut out = CoverageOut::create(dir, "explore", (m, f), spec.clone(), replay()).unwrap();
     let report = explore(m, f, spec, &config, &budget, |event| out.event(event)).unwrap();
     out.finish(&report.sides, &Ending::of_explore(&report))
         .unwrap();
@@ -219,7 +227,7 @@ fn a_directory_says_finished_only_once_every_other_file_is_final() {
     let dir = tempfile::tempdir().unwrap();
     let (m, f) = (module(), module().func_by_name("classify").unwrap());
     let spec = InputSpec::for_function(m, f, &[], &[]).unwrap();
-    let mut out = CoverageOut::create(dir.path(), "cover", m, f, spec).unwrap();
+    let mut out = CoverageOut::create(dir.path(), "cover", (m, f), spec, replay()).unwrap();
     let config = CoverConfig::default().with_seed(3);
     let budget = Budget::default().with_evals(Some(2_000));
     let report = cover_with(m, f, &config, &budget, |event| out.event(event)).unwrap();

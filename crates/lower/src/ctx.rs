@@ -8,13 +8,14 @@
 //! a `select` never moves another site, and every function's sites stay where the text
 //! puts them whichever functions have selects.
 //!
-//! Source files are interned as the debug info names them (the `DIFile` filename, not
-//! joined with the compilation directory): the path as given to clang, which clang
-//! makes relative to its working directory when the file lies under it. Reports then
-//! print `file:line:col` the way compiler diagnostics do, and golden files do not depend
-//! on the machine.
+//! Source files are interned by the path every output writes for them
+//! ([`SourcePaths::written`]: the debug info's filename joined with its directory,
+//! relative to the run's directory when the file lies under it). Reports then print
+//! `file:line:col` the way compiler diagnostics do, and golden files of fixtures under
+//! the run's directory do not depend on the machine.
 
 use crate::beside::Beside;
+use crate::paths::SourcePaths;
 use fpir::{FileId, SrcLoc};
 use llvm_ir::debugloc::DebugLoc;
 use std::collections::HashMap;
@@ -23,7 +24,8 @@ use std::collections::HashMap;
 pub(crate) struct Ctx {
     /// The module being built.
     pub out: fpir::Module,
-    files: HashMap<String, FileId>,
+    files: HashMap<(Option<String>, String), FileId>,
+    paths: SourcePaths,
     externals: HashMap<String, u32>,
     /// What the LLVM C API read beside `llvm-ir` (see [`crate::beside`]).
     pub beside: Beside,
@@ -56,10 +58,11 @@ impl Ctx {
 
     /// A context building an empty module from an LLVM module with `branch_terminators`
     /// conditional `br`s and `switch`es, where the `select` sites begin.
-    pub fn new(beside: Beside, branch_terminators: u32) -> Self {
+    pub fn new(beside: Beside, branch_terminators: u32, paths: SourcePaths) -> Self {
         Ctx {
             out: fpir::Module::default(),
             files: HashMap::new(),
+            paths,
             externals: HashMap::new(),
             beside,
             typeids: HashMap::new(),
@@ -75,11 +78,13 @@ impl Ctx {
     /// Interns a debug location's file and returns the location.
     pub fn src_loc(&mut self, loc: &Option<DebugLoc>) -> Option<SrcLoc> {
         let loc = loc.as_ref()?;
-        let file = match self.files.get(&loc.filename) {
+        let key = (loc.directory.clone(), loc.filename.clone());
+        let file = match self.files.get(&key) {
             Some(&id) => id,
             None => {
-                let id = self.out.files.push(loc.filename.clone());
-                self.files.insert(loc.filename.clone(), id);
+                let written = self.paths.written(loc.directory.as_deref(), &loc.filename);
+                let id = self.out.files.push(written);
+                self.files.insert(key, id);
                 id
             }
         };

@@ -76,6 +76,7 @@ mod library;
 mod load;
 mod lower;
 mod options;
+mod paths;
 mod quote;
 mod reach;
 mod shapes;
@@ -89,3 +90,4 @@ pub use load::{
     LoadedEntries,
 };
 pub use options::LoadOptions;
+pub use paths::{PrefixMapping, SourcePaths};

@@ -7,6 +7,7 @@ use crate::frontend::Compiled;
 use crate::library::Library;
 use crate::lower::Lowered;
 use crate::options::LoadOptions;
+use crate::paths::SourcePaths;
 use std::path::{Path, PathBuf};
 
 /// A loaded program: the module, its entry function, the library files it took, and
@@ -38,7 +39,7 @@ pub fn load(inputs: &[PathBuf], opts: &LoadOptions) -> Result<fpir::Module, Lowe
 pub fn load_program(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, LowerError> {
     let compiled = Compiled::new(inputs, opts)?;
     let library = index_library(&compiled, opts)?;
-    let first = lower_file(&compiled.link(&[], 0, opts)?)?;
+    let first = lower_file(&compiled.link(&[], 0, opts)?, &opts.source_paths)?;
     let entry = opts.entry.as_ref().map(std::slice::from_ref);
     let (lowered, searched) = pull_library(&compiled, library.as_ref(), first, opts, entry)?;
     finish(lowered, opts, searched)
@@ -82,7 +83,7 @@ pub fn load_entries<E: From<LowerError>>(
     let compiled = Compiled::new(inputs, opts)?;
     let library = index_library(&compiled, opts)?;
     let first_path = compiled.link(&[], 0, opts)?;
-    let first = lower_file(&first_path)?;
+    let first = lower_file(&first_path, &opts.source_paths)?;
     let names = select(&first.module, &first_path)?;
     let (lowered, searched) = pull_library(&compiled, library.as_ref(), first, opts, Some(&names))?;
     let mut entries = Vec::with_capacity(names.len());
@@ -144,7 +145,7 @@ fn pull_library(
         }
         pulled.extend(more);
         round += 1;
-        lowered = lower_file(&compiled.link(&pulled, round, opts)?)?;
+        lowered = lower_file(&compiled.link(&pulled, round, opts)?, &opts.source_paths)?;
     }
 }
 
@@ -159,7 +160,12 @@ pub fn lower_bitcode(path: &Path) -> Result<fpir::Module, LowerError> {
 /// and [`LoadOptions::allow_undefined`] (the other options are about compiling and do
 /// not apply).
 pub fn lower_bitcode_with(path: &Path, opts: &LoadOptions) -> Result<fpir::Module, LowerError> {
-    finish(lower_file(path)?, opts, Searched::default()).map(|loaded| loaded.module)
+    finish(
+        lower_file(path, &opts.source_paths)?,
+        opts,
+        Searched::default(),
+    )
+    .map(|loaded| loaded.module)
 }
 
 /// Finds the entry function and checks what it reaches (see [`crate::reach`]).
@@ -201,7 +207,7 @@ fn find_entry(module: &fpir::Module, name: &str) -> Result<fpir::Func, LowerErro
 }
 
 /// Reads and lowers one bitcode or LLVM IR text file, gaps and all.
-fn lower_file(path: &Path) -> Result<Lowered, LowerError> {
+fn lower_file(path: &Path, paths: &SourcePaths) -> Result<Lowered, LowerError> {
     let is_text = path.extension().is_some_and(|e| e == "ll");
     let parsed = std::panic::catch_unwind(|| {
         if is_text {
@@ -238,7 +244,7 @@ fn lower_file(path: &Path) -> Result<Lowered, LowerError> {
         Default::default()
     };
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::lower::lower_module(&module, beside)
+        crate::lower::lower_module(&module, beside, paths)
     }));
     lowered.unwrap_or_else(|panic| {
         let message = panic

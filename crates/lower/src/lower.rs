@@ -33,6 +33,7 @@ use crate::consts::Folded;
 use crate::ctx::Ctx;
 use crate::error::LowerError;
 use crate::func::lower_function;
+use crate::paths::SourcePaths;
 use crate::stubs::{alias_function, lower_stub, trapping_stub};
 use crate::symbols::{name_text, Symbols};
 use fpir::{AddrBase, EntityId, Func, Global, GlobalData, Reloc};
@@ -63,7 +64,11 @@ pub(crate) struct Lowered {
 }
 
 /// Lowers a parsed LLVM module to fpir and indexes its sites.
-pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Lowered, LowerError> {
+pub(crate) fn lower_module(
+    llvm: &llvm_ir::Module,
+    beside: Beside,
+    paths: &SourcePaths,
+) -> Result<Lowered, LowerError> {
     let symbols = Symbols::new(llvm);
     let branch_terminators = llvm
         .functions
@@ -71,7 +76,7 @@ pub(crate) fn lower_module(llvm: &llvm_ir::Module, beside: Beside) -> Result<Low
         .flat_map(|f| &f.basic_blocks)
         .filter(|bb| matches!(bb.term, Terminator::CondBr(_) | Terminator::Switch(_)))
         .count() as u32;
-    let mut ctx = Ctx::new(beside, branch_terminators);
+    let mut ctx = Ctx::new(beside, branch_terminators, paths.clone());
     let mut gaps = Gaps::default();
     for g in symbols.program_globals() {
         let id = Global::new(ctx.out.globals.len());

@@ -1,6 +1,7 @@
 //! How to compile and load the inputs: compiler and tools, the entry function, and what
 //! may be missing from what it reaches.
 
+use crate::paths::SourcePaths;
 use std::path::PathBuf;
 
 /// How to compile and load the inputs.
@@ -45,6 +46,9 @@ pub struct LoadOptions {
     /// `$FPFORGE_CACHE_DIR/libindex`, else `$XDG_CACHE_HOME/fpforge/libindex`, else
     /// `~/.cache/fpforge/libindex`.
     pub cache_dir: PathBuf,
+    /// How the module names its source files (see [`SourcePaths`]). Default: as seen
+    /// from the working directory.
+    pub source_paths: SourcePaths,
 }
 
 impl Default for LoadOptions {
@@ -60,6 +64,7 @@ impl Default for LoadOptions {
             lib_dirs: Vec::new(),
             compile_commands: None,
             cache_dir: default_cache_dir(),
+            source_paths: SourcePaths::default(),
         }
     }
 }
@@ -119,6 +124,12 @@ impl LoadOptions {
     /// Sets where the library index is cached.
     pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cache_dir = dir.into();
+        self
+    }
+
+    /// Sets how the module names its source files.
+    pub fn with_source_paths(mut self, paths: SourcePaths) -> Self {
+        self.source_paths = paths;
         self
     }
 

@@ -4,18 +4,62 @@
 //! format, so that
 //!
 //! ```sh
-//! fpforge run SRC -f FUNC -- $(grep -v '^#' OUT/crashes/1.txt)
+//! fpforge run SRC... [FLAGS] -f FUNC -- $(grep -v '^#' OUT/crashes/1.txt)
 //! ```
 //!
-//! reproduces it (exit code 3). The same findings are listed in `coverage.json`
+//! reproduces it (exit code 3) from the directory the run started in ([`crate::replay`]). The same findings are listed in `coverage.json`
 //! (`findings`) and in the summary. [`every_run_traps`] is the one line that says when
 //! nearly every input meets the same finding, with what `--arg` would let runs past it.
 
+use crate::replay::Replay;
 use fpforge_exec::finding::DominantFinding;
 use fpforge_exec::{Finding, FindingKind, TrapKind};
 use fpforge_spec::{FieldValue, InputSpec, ParamInput};
 use fpir::{Func, Module, ParamShape, SrcLoc};
 use serde::Serialize;
+use std::path::Path;
+
+/// Where a finding happened: the function, its location and the calls that led there.
+struct Place {
+    function: String,
+    location: String,
+    stack: Vec<String>,
+}
+
+impl Place {
+    fn of(module: &Module, finding: &Finding) -> Place {
+        let name = |f: Func| {
+            module
+                .funcs
+                .get(f)
+                .map_or_else(|| f.to_string(), |f| f.display_name().to_string())
+        };
+        let trap = &finding.trap;
+        Place {
+            function: name(trap.func),
+            location: module.describe_loc(trap.loc),
+            stack: trap
+                .stack
+                .iter()
+                .map(|call| format!("{} at {}", name(call.func), module.describe_loc(call.loc)))
+                .collect(),
+        }
+    }
+}
+
+/// `finding` in one line: the fault, its place and its call stack
+/// (`integer division by zero in f at f.c:12:7 (called from g at g.c:3:1)`).
+pub fn fault_line(module: &Module, finding: &Finding) -> String {
+    let place = Place::of(module, finding);
+    let mut text = format!(
+        "{} in {} at {}",
+        finding.trap.kind, place.function, place.location
+    );
+    if !place.stack.is_empty() {
+        text += &format!(" (called from {})", place.stack.join(", called from "));
+    }
+    text
+}
 
 /// The directory of a kind of finding inside the output directory.
 pub fn dir_name(kind: FindingKind) -> &'static str {
@@ -47,58 +91,53 @@ pub struct CrashRow {
     pub file: String,
     /// The input, as `fpforge run` reads it.
     pub input: String,
+    /// The command that replays it, as seen from the run's directory.
+    pub replay: String,
+    /// The same command reading the input from the finding's file.
+    #[serde(skip)]
+    pub replay_from_file: String,
 }
 
 impl CrashRow {
-    /// The row of `finding`, the `number`-th of its kind (from 1), an input of `spec`.
-    pub fn new(module: &Module, spec: &InputSpec, finding: &Finding, number: usize) -> Self {
-        let trap = &finding.trap;
-        let name = |func: Func| {
-            module
-                .funcs
-                .get(func)
-                .map_or_else(|| func.to_string(), |f| f.display_name().to_string())
-        };
+    /// The row of `finding`, the `number`-th of its kind (from 1), an input of `spec` of
+    /// the entry function `func`; its file goes to the output directory `out_dir` (as
+    /// seen from the run's directory).
+    pub fn new(
+        (module, func): (&Module, Func),
+        spec: &InputSpec,
+        finding: &Finding,
+        number: usize,
+        (replay, out_dir): (&Replay, &Path),
+    ) -> Self {
+        let file = format!("{}/{number}.txt", dir_name(finding.kind));
+        let input = spec.line(&finding.coords);
+        let place = Place::of(module, finding);
         CrashRow {
             kind: finding.kind.name(),
             number,
-            trap: trap.kind.to_string(),
-            function: name(trap.func),
-            location: module.describe_loc(trap.loc),
-            loc: trap.loc,
-            stack: trap
-                .stack
-                .iter()
-                .map(|call| format!("{} at {}", name(call.func), module.describe_loc(call.loc)))
-                .collect(),
-            file: format!("{}/{number}.txt", dir_name(finding.kind)),
-            input: spec.line(&finding.coords),
+            trap: finding.trap.kind.to_string(),
+            function: place.function,
+            location: place.location,
+            loc: finding.trap.loc,
+            stack: place.stack,
+            file: file.clone(),
+            replay: replay.command(module, func, &input),
+            replay_from_file: replay.command_from_file(module, func, &out_dir.join(&file)),
+            input,
         }
     }
 
-    /// The finding's file for the entry function `func` (see the module docs).
-    pub fn file_text(&self, module: &Module, func: Func) -> String {
+    /// The finding's file (see the module docs).
+    pub fn file_text(&self) -> String {
         let stack: String = self
             .stack
             .iter()
             .map(|call| format!("#   called from {call}\n"))
             .collect();
         format!(
-            "# {}: {} in {} at {}\n{stack}# replay: {} $(grep -v '^#' {})\n{}\n",
-            self.kind,
-            self.trap,
-            self.function,
-            self.location,
-            run_prefix(module, func),
-            self.file,
-            self.input
+            "# {}: {} in {} at {}\n{stack}# replay: {}\n{}\n",
+            self.kind, self.trap, self.function, self.location, self.replay_from_file, self.input
         )
-    }
-
-    /// The command that replays the finding on the entry function `func`:
-    /// `fpforge run SRC -f FUNC -- INPUT`.
-    pub fn replay_command(&self, module: &Module, func: Func) -> String {
-        format!("{} {}", run_prefix(module, func), self.input)
     }
 
     /// The summary line: `crash 1: integer division by zero in f at f.c:12:7 (crashes/1.txt)`.
@@ -107,35 +146,6 @@ impl CrashRow {
             "{} {}: {} in {} at {} ({})",
             self.kind, self.number, self.trap, self.function, self.location, self.file
         )
-    }
-}
-
-/// `fpforge run SRC -f FUNC --`: the start of a command that runs the entry function
-/// `func` (its source file as the debug information names it, `SRC` when it has none).
-fn run_prefix(module: &Module, func: Func) -> String {
-    let entry = &module.funcs[func];
-    let source = entry
-        .loc
-        .and_then(|l| module.files.get(l.file))
-        .map_or("SRC", String::as_str);
-    format!("fpforge run {source} -f {} --", replay_name(module, func))
-}
-
-/// The shortest name `-f` takes for `func`: its plain name when no other function shares
-/// it, its symbol otherwise; quoted for the shell when it holds `<`, `>` or spaces.
-pub fn replay_name(module: &Module, func: Func) -> String {
-    let entry = &module.funcs[func];
-    let plain = entry.plain_name();
-    let name = if module.lookup_func(plain) == fpir::FuncLookup::Found(func) {
-        plain
-    } else {
-        &entry.name
-    };
-    let shell_safe = |c: char| c.is_ascii_alphanumeric() || "_:.-".contains(c);
-    if name.chars().all(shell_safe) {
-        name.to_string()
-    } else {
-        format!("'{}'", name.replace('\'', "'\\''"))
     }
 }
 

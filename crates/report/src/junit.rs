@@ -57,7 +57,7 @@ pub fn junit_xml(coverage: &Coverage<'_>) -> String {
         trap_case(&mut xml, coverage, &name, report);
     }
     for (k, finding) in coverage.findings.iter().enumerate() {
-        let replay = finding.replay_command(coverage.module, coverage.func);
+        let replay = &finding.replay;
         let target = traps
             .iter()
             .find(|t| {
@@ -80,7 +80,7 @@ pub fn junit_xml(coverage: &Coverage<'_>) -> String {
             function = escape(&finding.function),
             location = escape(&finding.location),
             input = escape(&finding.input),
-            replay = escape(&replay),
+            replay = escape(replay),
             file = escape(&finding.file),
         );
     }

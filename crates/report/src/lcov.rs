@@ -1,8 +1,8 @@
 //! `coverage.lcov`: an lcov tracefile of one function's branch sides, in the records
 //! `genhtml` and coverage services read.
 //!
-//! One record per source file (`SF`, made absolute when the file exists, so `genhtml`
-//! finds it from any directory): `FN`/`FNDA`/`FNF`/`FNH` for the functions whose sides
+//! One record per source file (`SF`, absolute, so `genhtml` finds it from any directory,
+//! unless a `--path-prefix-map` wrote it for another machine: [`SourcePaths::anchored`]): `FN`/`FNDA`/`FNF`/`FNH` for the functions whose sides
 //! are included, `DA:line,count` for every line of their code (1 when a block holding it
 //! runs, 0 otherwise) with `LF`/`LH`, and `BRDA:line,block,branch,taken` per side, where
 //! block is the site id, branch the side's number within its site, and taken `1` when
@@ -15,6 +15,7 @@
 //! to it is covered. The entry function is called when the run kept any input; a callee
 //! (with `--deep`) when any of its sides is covered.
 
+use fpforge_lower::SourcePaths;
 use fpir::{Block, Func, Function, Module, SideReport, SideStatus, Terminator};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
@@ -30,9 +31,15 @@ struct FileRecord {
     branches: Vec<(u32, u32, u32, &'static str)>,
 }
 
-/// The tracefile of `sides` of `func` (see the module docs); `ran` says whether the run
-/// kept any input (a test or a finding), which means `func` was called.
-pub fn lcov(module: &Module, func: Func, sides: &[SideReport], ran: bool) -> String {
+/// The tracefile of `sides` of `func` (see the module docs), its sources where `paths`
+/// says; `ran` says whether the run kept any input (a test or a finding), which means
+/// `func` was called.
+pub fn lcov(
+    (module, paths): (&Module, &SourcePaths),
+    func: Func,
+    sides: &[SideReport],
+    ran: bool,
+) -> String {
     let mut files: BTreeMap<String, FileRecord> = BTreeMap::new();
     let file_of = |id| module.files.get(id).cloned().unwrap_or_default();
     for (f, called) in functions_of(module, func, sides, ran) {
@@ -59,7 +66,7 @@ pub fn lcov(module: &Module, func: Func, sides: &[SideReport], ran: bool) -> Str
     }
     let mut out = String::new();
     for (file, record) in &files {
-        write_record(&mut out, &absolute(file), record);
+        write_record(&mut out, &paths.anchored(file), record);
     }
     out
 }
@@ -174,13 +181,6 @@ fn write_record(out: &mut String, file: &str, record: &FileRecord) {
     );
 }
 
-/// `file` made absolute when it names an existing file.
-fn absolute(file: &str) -> String {
-    std::fs::canonicalize(file)
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| file.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,7 +223,7 @@ bb3(v3: i32):
                 },
             },
         ];
-        let text = lcov(&m, Func(0), &sides, true);
+        let text = lcov((&m, &SourcePaths::default()), Func(0), &sides, true);
         for line in ["FN:1,f", "FNDA:1,f", "DA:2,1", "DA:3,1", "DA:4,0", "DA:5,1"] {
             assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
         }
@@ -232,7 +232,7 @@ bb3(v3: i32):
             "{text}"
         );
         assert!(text.contains("LF:4\nLH:3\nend_of_record"), "{text}");
-        let never = lcov(&m, Func(0), &sides[1..], false);
+        let never = lcov((&m, &SourcePaths::default()), Func(0), &sides[1..], false);
         assert!(
             never.contains("FNDA:0,f") && never.contains("LH:0"),
             "{never}"

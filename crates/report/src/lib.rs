@@ -14,6 +14,8 @@
 //! - [`lcov`](mod@lcov): `coverage.lcov`;
 //! - [`regression`]: `regression.c`, a C99 program calling the function on every test;
 //! - [`reach`]: the answer of `fpforge reach`;
+//! - [`replay`]: the commands that run a finding again and where the sources are, as
+//!   seen from the run's directory;
 //! - [`accuracy`]: `report.json`, `inputs.txt` and the summary of `fpforge accuracy`;
 //! - [`errors_svg`](mod@errors_svg): `errors.svg`, the error of `fpforge accuracy`'s
 //!   evaluated inputs against the input;
@@ -47,6 +49,7 @@ pub mod lcov;
 pub mod outdir;
 pub mod reach;
 pub mod regression;
+pub mod replay;
 pub mod run;
 pub mod sites;
 pub mod stop;

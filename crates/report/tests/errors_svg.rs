@@ -78,7 +78,12 @@ fn the_accuracy_page_embeds_the_plot() {
         findings: &[],
         diagnostic: None,
     };
-    let page = final_accuracy_page(info, AccuracyProgress::default(), &module, &report);
+    let page = final_accuracy_page(
+        info,
+        AccuracyProgress::default(),
+        (&module, &Default::default()),
+        &report,
+    );
     let svg = errors_svg(&report);
     assert!(page.contains(&svg));
 }

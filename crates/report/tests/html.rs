@@ -124,6 +124,8 @@ fn page(module: &Module) -> String {
         stack: Vec::new(),
         file: "crashes/1.txt".into(),
         input: "0x0p+0 4".into(),
+        replay: "fpforge run gauge.c -f gauge -- 0x0p+0 4".into(),
+        replay_from_file: "fpforge run gauge.c -f gauge -- $(grep -v '^#' crashes/1.txt)".into(),
     }];
     let inputs: Vec<String> = INPUTS.map(String::from).to_vec();
     let found_at = [0.001, 0.002, 0.004, 0.012].map(Duration::from_secs_f64);

@@ -101,8 +101,9 @@ fn kill_at(mut child: Child, out: &Path, moment: &Moment) -> bool {
 }
 
 /// Every file under `out` by its path inside `out`: JSON without its timing fields,
-/// a function's page as whether it says its run finished (pages print times), anything
-/// else as its bytes.
+/// a function's page as whether it says its run finished (pages print times), a
+/// finding's file with `out` written `OUT` (its replay command names it), anything else
+/// as its bytes.
 fn files(out: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
     let mut dirs = vec![out.to_path_buf()];
@@ -124,6 +125,10 @@ fn files(out: &Path) -> BTreeMap<String, Vec<u8>> {
                     Vec::new()
                 }
                 Some("html") => Vec::new(),
+                Some("txt") if name.contains("crashes/") => String::from_utf8(bytes)
+                    .unwrap()
+                    .replace(&out.display().to_string(), "OUT")
+                    .into_bytes(),
                 _ => bytes,
             };
             files.insert(name, compared);

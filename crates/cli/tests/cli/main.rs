@@ -11,6 +11,7 @@ mod cover;
 mod cpp;
 mod crash;
 mod csmith;
+mod elsewhere;
 mod explore;
 mod fenv;
 mod findings;

@@ -253,6 +253,7 @@ impl<J: Job> LibraryRunner<'_, J> {
             specs,
             seeds: saved_tests.as_deref().map_or(Seeds::None, Seeds::Saved),
             junit: None,
+            replay: self.program.replay(),
             notes: self.notes,
             watch: None,
         };

@@ -16,9 +16,11 @@ use fpforge_report::errors_svg::errors_svg;
 use fpforge_report::findings::{dir_name, CrashRow};
 use fpforge_report::html::{final_accuracy_page, partial_accuracy_page, REPORT_HTML};
 use fpforge_report::outdir::INPUTS;
+use fpforge_report::replay::Replay;
 use fpforge_report::OutDir;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The plot of the errors in the output directory.
@@ -36,6 +38,7 @@ pub struct AccuracyOut<'a> {
     module: &'a Module,
     func: Func,
     spec: &'a InputSpec,
+    replay: &'a Replay,
     info: RunInfo<'a>,
     top_k: usize,
     started: Instant,
@@ -64,10 +67,11 @@ pub struct Measured {
 
 impl<'a> AccuracyOut<'a> {
     /// A writer of the run of `func` (inputs `spec`) into `out`, when there is one,
-    /// keeping the `top_k` worst inputs.
+    /// keeping the `top_k` worst inputs; `replay` words the crashes' replay commands.
     pub fn new(
         out: Option<OutDir>,
         (module, func, spec): (&'a Module, Func, &'a InputSpec),
+        replay: &'a Replay,
         info: RunInfo<'a>,
         top_k: usize,
     ) -> AccuracyOut<'a> {
@@ -77,6 +81,7 @@ impl<'a> AccuracyOut<'a> {
             module,
             func,
             spec,
+            replay,
             info,
             top_k,
             started,
@@ -117,10 +122,17 @@ impl<'a> AccuracyOut<'a> {
             .iter()
             .filter(|f| f.kind == finding.kind.name())
             .count();
-        let row = CrashRow::new(self.module, self.spec, finding, number);
+        let out_dir = self.out.as_ref().map_or(Path::new(""), OutDir::path);
+        let row = CrashRow::new(
+            (self.module, self.func),
+            self.spec,
+            finding,
+            number,
+            (self.replay, out_dir),
+        );
         if let Some(out) = self.out.as_mut() {
             out.make_dir(dir_name(finding.kind));
-            out.write(&row.file, &row.file_text(self.module, self.func));
+            out.write(&row.file, &row.file_text());
         }
         self.findings.push(row);
     }
@@ -164,7 +176,12 @@ impl<'a> AccuracyOut<'a> {
         let json = final_json(info, progress, self.module, &report)?;
         if let Some(mut out) = self.out {
             out.write(INPUTS, &inputs_text(&top_rows(self.module, &report)));
-            let page = final_accuracy_page(info, progress, self.module, &report);
+            let page = final_accuracy_page(
+                info,
+                progress,
+                (self.module, self.replay.sources()),
+                &report,
+            );
             out.write(REPORT_HTML, &page);
             out.write(ERRORS_SVG, &errors_svg(&report));
             // Last: once it says `finished`, a resumed run keeps the directory as it is.

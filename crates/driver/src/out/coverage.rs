@@ -17,6 +17,7 @@ use fpforge_report::junit::junit_xml;
 use fpforge_report::lcov::lcov;
 use fpforge_report::outdir::{write_atomic, OutDir, INPUTS};
 use fpforge_report::regression::{regression_c, regression_file, RegressionTest};
+use fpforge_report::replay::Replay;
 use fpforge_spec::InputSpec;
 use fpir::{Func, MissReason, Module, Side, SideReport, SideStatus, Witness};
 use std::collections::BTreeSet;
@@ -55,6 +56,7 @@ pub struct CoverageOut<'m> {
     found_at: Vec<Duration>,
     /// The source files `report.html` shows, read once.
     sources: Sources,
+    replay: Replay,
     /// Where the JUnit file goes, if anywhere.
     junit: Option<PathBuf>,
     /// Computes each test's expected results for `regression.c`.
@@ -88,13 +90,14 @@ impl TestSet {
 }
 
 impl<'m> CoverageOut<'m> {
-    /// Creates the directory for `engine`'s run on `func`, whose inputs `spec` describes.
+    /// Creates the directory for `engine`'s run on `func`, whose inputs `spec` describes;
+    /// `replay` words the findings' replay commands and says where the sources are.
     pub fn create(
         dir: &Path,
         engine: &'static str,
-        module: &'m Module,
-        func: Func,
+        (module, func): (&'m Module, Func),
         spec: InputSpec,
+        replay: Replay,
     ) -> Result<CoverageOut<'m>> {
         let results = Interpreter::new(module, Concrete, NoObserver, ExecConfig::default())?;
         Ok(CoverageOut {
@@ -110,7 +113,8 @@ impl<'m> CoverageOut<'m> {
             tests: Vec::new(),
             inputs: Vec::new(),
             found_at: Vec::new(),
-            sources: Sources::default(),
+            sources: Sources::new(replay.sources().clone()),
+            replay,
             junit: None,
             findings: Vec::new(),
             diagnostic: None,
@@ -192,10 +196,15 @@ impl<'m> CoverageOut<'m> {
             .iter()
             .filter(|f| f.kind == finding.kind.name())
             .count();
-        let row = CrashRow::new(self.module, &self.spec, finding, number);
+        let row = CrashRow::new(
+            (self.module, self.func),
+            &self.spec,
+            finding,
+            number,
+            (&self.replay, self.out.path()),
+        );
         self.out.make_dir(dir_name(finding.kind));
-        self.out
-            .write(&row.file, &row.file_text(self.module, self.func));
+        self.out.write(&row.file, &row.file_text());
         self.findings.truncate(index);
         self.findings.push(row);
         self.rewrite(None);
@@ -380,7 +389,7 @@ impl<'m> CoverageOut<'m> {
             Err(e) => self.no_regression = Some(e.to_string()),
         }
         let ran = !self.tests.is_empty() || !self.findings.is_empty();
-        let lcov_text = lcov(self.module, self.func, sides, ran);
+        let lcov_text = lcov((self.module, self.replay.sources()), self.func, sides, ran);
         let json = self.coverage(sides, ending).to_json();
         let mut sources = std::mem::take(&mut self.sources);
         let html = coverage_page(&self.coverage(sides, ending), &mut sources);

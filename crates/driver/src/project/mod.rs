@@ -12,6 +12,7 @@
 //! cflags = ["-fno-builtin"]
 //! lib_dirs = []                               # --lib-dir
 //! compile_commands = "build/compile_commands.json"
+//! source_root = "."                           # outputs write paths relative to it
 //! allow_undefined = false
 //! skip_unsupported = false
 //!
@@ -94,6 +95,8 @@ pub struct ProjectSources {
     pub lib_dirs: Vec<PathBuf>,
     /// A compile_commands.json (`--compile-commands`).
     pub compile_commands: Option<PathBuf>,
+    /// The directory outputs write source paths relative to (`--source-root`).
+    pub source_root: Option<PathBuf>,
     /// Let reached undefined symbols trap instead of refusing the program.
     #[serde(default)]
     pub allow_undefined: bool,

@@ -105,7 +105,8 @@ impl Job for AccuracyJob {
             ..run_info(module, func, &config)
         };
         let out = task.out.map(OutDir::create).transpose()?;
-        let mut writer = AccuracyOut::new(out, (module, func, &spec), info, config.top_k);
+        let mut writer =
+            AccuracyOut::new(out, (module, func, &spec), &task.replay, info, config.top_k);
         let report = accuracy_with(module, func, &config, &task.budget, |event| {
             writer.event(event);
             if let Event::Progress(progress) = event {

@@ -50,7 +50,13 @@ fn coverage_out<'m>(
     (spec, diagnostic): (InputSpec, Option<String>),
     tests: TestSet,
 ) -> Result<CoverageOut<'m>> {
-    let out = CoverageOut::create(out_of(task)?, engine, task.module, task.func, spec)?;
+    let out = CoverageOut::create(
+        out_of(task)?,
+        engine,
+        (task.module, task.func),
+        spec,
+        task.replay.clone(),
+    )?;
     Ok(out
         .with_diagnostic(diagnostic)
         .with_junit(task.junit.clone())

@@ -16,6 +16,7 @@ use crate::plan::{parse_seeds, read_seeds, Specs};
 use crate::program::{LoadedFunction, Program};
 use fpforge_engine::settings::{optional, seconds};
 use fpforge_engine::{Budget, EngineKind, Progress, Settings};
+use fpforge_report::replay::Replay;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::path::{Path, PathBuf};
@@ -102,6 +103,8 @@ pub struct Task<'a> {
     pub seeds: Seeds<'a>,
     /// Where the JUnit file goes, if anywhere (coverage runs).
     pub junit: Option<PathBuf>,
+    /// How its findings replay and where its sources are.
+    pub replay: Replay,
     /// Who hears the notes.
     pub notes: Notes<'a>,
     /// Who watches the progress, if anyone.
@@ -204,6 +207,7 @@ pub fn run_one<J: Job>(
         specs: job.base().specs.clone(),
         seeds: place.seeds,
         junit: place.junit,
+        replay: program.replay(),
         notes,
         watch,
     };

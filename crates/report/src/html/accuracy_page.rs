@@ -12,7 +12,8 @@ use crate::accuracy::{
 use crate::errors_svg::errors_svg;
 use crate::escape::escape;
 use fpforge_accuracy::AccuracyReport;
-use fpir::{Func, Module};
+use fpforge_lower::SourcePaths;
+use fpir::Module;
 use std::fmt::Write as _;
 
 /// `report.html` while the search runs: the worst inputs so far, worst first.
@@ -24,22 +25,26 @@ pub fn partial_accuracy_page(
     render(&ReportJson::new(info, progress, found), None, None)
 }
 
-/// `report.html` of a finished run (`progress` says when the last worst input came).
+/// `report.html` of a finished run (`progress` says when the last worst input came);
+/// the source lines it quotes are where `sources` says.
 pub fn final_accuracy_page(
     info: RunInfo<'_>,
     progress: AccuracyProgress,
-    module: &Module,
+    (module, sources): (&Module, &SourcePaths),
     report: &AccuracyReport,
 ) -> String {
     let top = top_rows(module, report);
     let doc = ReportJson::finished(info, progress, module, report, &top);
-    render(&doc, Some((module, report.func)), Some(&errors_svg(report)))
+    render(&doc, Some((module, sources)), Some(&errors_svg(report)))
 }
 
-/// The page of `doc`; `run` (the module and the function measured) and the plot of the
-/// errors once it finished.
-fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>, plot: Option<&str>) -> String {
-    let module = run.map(|(m, _)| m);
+/// The page of `doc`; once it finished, `run` (the module measured and where its sources
+/// are) and the plot of the errors.
+fn render(
+    doc: &ReportJson<'_>,
+    run: Option<(&Module, &SourcePaths)>,
+    plot: Option<&str>,
+) -> String {
     let mut body = String::new();
     header(&mut body, doc);
     body.push_str("<main>\n");
@@ -59,9 +64,9 @@ fn render(doc: &ReportJson<'_>, run: Option<(&Module, Func)>, plot: Option<&str>
         let title = "Worst input whose reference run takes the same branches";
         single_section(&mut body, "worst_same_path", title, row);
     }
-    blame_section(&mut body, doc, module);
-    if let Some((module, func)) = run {
-        findings_section(&mut body, module, func, doc.findings);
+    blame_section(&mut body, doc, run);
+    if run.is_some() {
+        findings_section(&mut body, doc.findings);
     }
     body.push_str(
         "<footer>Written by fpforge. Errors are measured against the oracle named at the top; \
@@ -279,7 +284,7 @@ fn single_section(out: &mut String, id: &str, title: &str, row: &ErrorRow) {
 
 /// The op sites of the worst input by error introduced, each with its source line and
 /// a bar scaled to the largest, then the branch sites where the exact run diverged.
-fn blame_section(out: &mut String, doc: &ReportJson<'_>, module: Option<&Module>) {
+fn blame_section(out: &mut String, doc: &ReportJson<'_>, run: Option<(&Module, &SourcePaths)>) {
     if doc.blame.is_empty() && doc.divergences.is_empty() {
         return;
     }
@@ -290,7 +295,8 @@ fn blame_section(out: &mut String, doc: &ReportJson<'_>, module: Option<&Module>
          <th>source</th><th>introduced</th><th></th><th>result error</th><th>execs</th>\
          <th>cancellations</th><th>precision losses</th></tr>"
     );
-    let mut sources = Sources::default();
+    let module = run.map(|(m, _)| m);
+    let mut sources = Sources::new(run.map(|(_, s)| s.clone()).unwrap_or_default());
     let most = doc
         .blame
         .iter()

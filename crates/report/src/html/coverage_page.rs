@@ -13,7 +13,7 @@ use crate::coverage::{
 use crate::escape::escape;
 use crate::findings::CrashRow;
 use crate::labels;
-use fpir::{FileId, Func, Module, SideReport, SideStatus, SideTally, SrcLoc, TrapCheck, Witness};
+use fpir::{FileId, Func, SideReport, SideStatus, SideTally, SrcLoc, TrapCheck, Witness};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -185,7 +185,7 @@ pub fn coverage_page(coverage: &Coverage<'_>, sources: &mut Sources) -> String {
             escape(diagnostic)
         );
     }
-    findings_section(&mut body, coverage.module, coverage.func, coverage.findings);
+    findings_section(&mut body, coverage.findings);
     let placement = Placement::of(coverage);
     let mut unplaced: Vec<(Shown, String)> = placement
         .unlocated
@@ -345,12 +345,7 @@ fn finding_name(finding: &CrashRow) -> String {
 }
 
 /// The crashes and hangs of a run of `func`, with the command replaying each.
-pub(super) fn findings_section(
-    out: &mut String,
-    module: &Module,
-    func: Func,
-    findings: &[CrashRow],
-) {
+pub(super) fn findings_section(out: &mut String, findings: &[CrashRow]) {
     if findings.is_empty() {
         return;
     }
@@ -362,7 +357,6 @@ pub(super) fn findings_section(
          <th>where</th><th>input</th><th>replay</th></tr>"
     );
     for finding in findings {
-        let replay = finding.replay_command(module, func);
         let _ = writeln!(
             out,
             "<tr data-finding=\"{file}\" data-kind=\"{kind}\"><td>{badge}<br>\
@@ -375,7 +369,7 @@ pub(super) fn findings_section(
             function = code(&finding.function),
             location = code(&finding.location),
             input = code(&finding.input),
-            replay = code(&replay),
+            replay = code(&finding.replay),
         );
     }
     out.push_str("</table>\n</section>\n");

@@ -1,33 +1,45 @@
 //! The source files a page shows, each read once per run (a coverage page is rewritten
 //! with every new test), and which of their lines a function spans.
 
+use fpforge_lower::SourcePaths;
 use fpir::{FileId, Function, Module};
 use std::collections::HashMap;
 
 /// Source files read so far, or why one cannot be read.
 #[derive(Debug, Default)]
 pub struct Sources {
+    paths: SourcePaths,
     read: HashMap<FileId, Result<Vec<String>, String>>,
 }
 
 impl Sources {
-    /// The lines of `file` (a file of `module`'s debug information, a path relative to
-    /// the directory the program was compiled from), or why it cannot be read.
+    /// Sources found where `paths` says the module's file names are.
+    pub fn new(paths: SourcePaths) -> Self {
+        Sources {
+            paths,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The lines of `file` (a file of `module`'s debug information, as outputs write
+    /// it), or why it cannot be read.
     pub fn lines(&mut self, module: &Module, file: FileId) -> Result<&[String], &str> {
+        let paths = &self.paths;
         self.read
             .entry(file)
-            .or_insert_with(|| read_lines(module, file))
+            .or_insert_with(|| read_lines(paths, module, file))
             .as_deref()
             .map_err(String::as_str)
     }
 }
 
-fn read_lines(module: &Module, file: FileId) -> Result<Vec<String>, String> {
+fn read_lines(paths: &SourcePaths, module: &Module, file: FileId) -> Result<Vec<String>, String> {
     let path = module
         .files
         .get(file)
         .ok_or_else(|| format!("the debug information names no file {file}"))?;
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let bytes =
+        std::fs::read(paths.located(path)).map_err(|e| format!("cannot read {path}: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes)
         .lines()
         .map(str::to_string)
