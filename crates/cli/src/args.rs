@@ -54,6 +54,9 @@ pub enum Command {
     /// Join the output directories of a run's shards (`--shard K/N`) into the one a
     /// single run writes.
     Merge(MergeArgs),
+    /// Print a baseline accepting every finding of an output directory: pass it to a
+    /// later run's `--baseline` so that only new findings fail it.
+    Baseline(BaselineArgs),
 }
 
 /// Program inputs shared by every command.
@@ -109,6 +112,15 @@ pub struct ProgramArgs {
     /// run starts in when the file lies under it, else absolute.
     #[arg(long = "source-root", value_name = "DIR")]
     pub source_root: Option<PathBuf>,
+}
+
+/// Flags of `fpforge baseline`.
+#[derive(Args, Debug)]
+pub struct BaselineArgs {
+    /// The output directory of a `cover`, `explore` or `accuracy` run (of one function
+    /// or several).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
 }
 
 /// Flags of `fpforge run`.
@@ -358,6 +370,15 @@ pub struct CiArgs {
     /// is below PCT (0 to 100), after writing every file; crashes or hangs exit 3 first.
     #[arg(long, value_name = "PCT")]
     pub fail_under: Option<f64>,
+    /// Also write the findings as a SARIF 2.1.0 log to FILE (what code-scanning tools
+    /// and CI systems show): one result per distinct finding, with its fingerprint.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// Findings whose fingerprints FILE lists (`fpforge baseline OUT > FILE` writes
+    /// one) are known: they are reported as such and do not make the run exit 3; only
+    /// new ones do.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 /// How a searching command reports, the same on `cover`, `explore`, `reach` and

@@ -73,6 +73,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Accuracy(args) => commands::accuracy::run(args.try_into()?),
         Command::Init(args) => commands::init::run(args.try_into()?),
         Command::Merge(args) => commands::merge::run(args.try_into()?),
+        Command::Baseline(args) => commands::baseline::run(&args.out),
     }
 }
 

@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use fpforge_accuracy::{AccuracyConfig, CandidateStrategy, OracleChoice};
 use fpforge_cover::{CoverConfig, Metric, Space};
 use fpforge_driver::check::{at_least, in_range, percent, seconds};
+use fpforge_driver::findings::Baseline;
 use fpforge_driver::library::{LibraryOptions, Resume, Shard};
 use fpforge_driver::out::TestSet;
 use fpforge_driver::plan::Specs;
@@ -376,6 +377,10 @@ pub struct CiOptions {
     pub junit: Option<PathBuf>,
     /// The feasible coverage in percent below which the run exits with code 4.
     pub fail_under: Option<f64>,
+    /// Where to write the SARIF log.
+    pub sarif: Option<PathBuf>,
+    /// The known findings.
+    pub baseline: Option<Baseline>,
 }
 
 impl TryFrom<CiArgs> for CiOptions {
@@ -388,6 +393,13 @@ impl TryFrom<CiArgs> for CiOptions {
                 .fail_under
                 .map(|p| percent("--fail-under", p))
                 .transpose()?,
+            sarif: args.sarif,
+            baseline: args
+                .baseline
+                .as_deref()
+                .map(Baseline::read)
+                .transpose()
+                .map_err(crate::render::error)?,
         })
     }
 }

@@ -12,6 +12,8 @@
 //!   own directory, with an index;
 //! - [`confirm`]: what is reported is run again (reach's answers, regression results),
 //!   and [`minimize`] keeps the fewest tests that keep a run's coverage;
+//! - [`findings`]: a run's findings read back from its output directory, split by a
+//!   baseline, written as SARIF;
 //! - [`gcov`]: gcc's branch figure of a run's tests; [`project`]: `fpforge.toml`.
 //!
 //! The driver never prints: what a user should hear beside the results comes to the
@@ -22,6 +24,7 @@
 pub mod check;
 pub mod confirm;
 pub mod error;
+pub mod findings;
 pub mod gcov;
 pub mod library;
 pub mod minimize;

@@ -122,6 +122,35 @@ impl TrapKind {
     pub fn is_fault(&self) -> bool {
         !matches!(self, TrapKind::Exit(0) | TrapKind::DeadlinePassed)
     }
+
+    /// The kind's stable identifier (`null-dereference`, `division-by-zero`, ...): one
+    /// per variant, never reworded, so that finding fingerprints and rule ids built from
+    /// it stay the same across releases.
+    pub fn class(&self) -> &'static str {
+        match self {
+            TrapKind::OutOfBounds { .. } => "out-of-bounds",
+            TrapKind::ObjectOverrun { .. } => "object-overrun",
+            TrapKind::NullDeref { .. } => "null-dereference",
+            TrapKind::UseAfterFree { .. } => "use-after-free",
+            TrapKind::InvalidFree { .. } => "invalid-free",
+            TrapKind::ReadOnlyWrite { .. } => "read-only-write",
+            TrapKind::IntDivByZero => "division-by-zero",
+            TrapKind::IntDivOverflow => "division-overflow",
+            TrapKind::UnknownExternal(_) => "undefined-function",
+            TrapKind::Unsupported(_) => "unsupported",
+            TrapKind::FuelExhausted => "fuel-exhausted",
+            TrapKind::DeadlinePassed => "deadline",
+            TrapKind::StackOverflow => "stack-overflow",
+            TrapKind::Unreachable => "unreachable",
+            TrapKind::Abort => "abort",
+            TrapKind::AssertFail => "assertion-failure",
+            TrapKind::Exit(_) => "exit",
+            TrapKind::OutOfMemory => "out-of-memory",
+            TrapKind::BadIndirectCall { .. } => "bad-indirect-call",
+            TrapKind::Terminate => "terminate",
+            TrapKind::Raised { .. } => "exception",
+        }
+    }
 }
 
 /// A trap with where it happened.

@@ -16,7 +16,7 @@ use fpforge_exec::finding::DominantFinding;
 use fpforge_exec::{Finding, FindingKind, TrapKind};
 use fpforge_spec::{FieldValue, InputSpec, ParamInput};
 use fpir::{Func, Module, ParamShape, SrcLoc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Where a finding happened: the function, its location and the calls that led there.
@@ -45,6 +45,47 @@ impl Place {
                 .collect(),
         }
     }
+}
+
+/// A finding's identity across runs, machines and releases: 16 hex digits hashing (FNV-1a,
+/// 64 bits) its kind, the trap's class, the symbol and the file name, line and column of
+/// the faulting instruction and of every call on its stack — the parts of the key that
+/// deduplicates findings in a run ([`fpforge_exec::finding`]), without the directories
+/// (which differ between checkouts) or anything of the input, seed or time. A hang, like
+/// its key, keeps the functions only (its place is wherever the fuel ran out).
+pub fn fingerprint(module: &Module, finding: &Finding) -> String {
+    let place = |func: Func, loc: Option<SrcLoc>| {
+        let symbol = module.funcs.get(func).map_or("?", |f| f.name.as_str());
+        let at = match (finding.kind, loc) {
+            (FindingKind::Crash, Some(loc)) => {
+                let path = module.files.get(loc.file).map_or("?", String::as_str);
+                let name = Path::new(path)
+                    .file_name()
+                    .map_or(path.into(), |n| n.to_string_lossy());
+                format!(" {name}:{}:{}", loc.line, loc.col)
+            }
+            _ => String::new(),
+        };
+        format!("{symbol}{at}")
+    };
+    let trap = &finding.trap;
+    let mut text = format!(
+        "fpforge-finding-v1\n{}\n{}\nat {}\n",
+        finding.kind.name(),
+        trap.kind.class(),
+        place(trap.func, trap.loc)
+    );
+    for call in &trap.stack {
+        text += &format!("from {}\n", place(call.func, call.loc));
+    }
+    format!("{:016x}", fnv1a(text.as_bytes()))
+}
+
+/// FNV-1a, 64 bits: a hash whose value no Rust release or platform changes.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// `finding` in one line: the fault, its place and its call stack
@@ -78,6 +119,8 @@ pub struct CrashRow {
     pub number: usize,
     /// The trap's message (`integer division by zero`, `fuel exhausted`, ...).
     pub trap: String,
+    /// The trap's class, a stable identifier (`division-by-zero`, `fuel-exhausted`, ...).
+    pub class: &'static str,
     /// The function executing the faulting instruction.
     pub function: String,
     /// Its source location.
@@ -91,11 +134,39 @@ pub struct CrashRow {
     pub file: String,
     /// The input, as `fpforge run` reads it.
     pub input: String,
+    /// Its identity across runs ([`fingerprint`]).
+    pub fingerprint: String,
     /// The command that replays it, as seen from the run's directory.
     pub replay: String,
     /// The same command reading the input from the finding's file.
     #[serde(skip)]
     pub replay_from_file: String,
+}
+
+/// A finding as an output directory keeps it (`findings[]` of `coverage.json` and
+/// `report.json`), read back for SARIF, baselines and merges.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct SavedFinding {
+    /// `crash` or `hang`.
+    pub kind: String,
+    /// The trap's message.
+    pub trap: String,
+    /// The trap's class ([`CrashRow::class`]).
+    pub class: String,
+    /// The function executing the faulting instruction.
+    pub function: String,
+    /// Its source location, `file:line:col`.
+    pub location: String,
+    /// The calls that led there, innermost first.
+    pub stack: Vec<String>,
+    /// Its file, relative to the function's output directory.
+    pub file: String,
+    /// The input.
+    pub input: String,
+    /// Its identity across runs.
+    pub fingerprint: String,
+    /// The command that replays it.
+    pub replay: String,
 }
 
 impl CrashRow {
@@ -116,11 +187,13 @@ impl CrashRow {
             kind: finding.kind.name(),
             number,
             trap: finding.trap.kind.to_string(),
+            class: finding.trap.kind.class(),
             function: place.function,
             location: place.location,
             loc: finding.trap.loc,
             stack: place.stack,
             file: file.clone(),
+            fingerprint: fingerprint(module, finding),
             replay: replay.command(module, func, &input),
             replay_from_file: replay.command_from_file(module, func, &out_dir.join(&file)),
             input,
@@ -199,4 +272,63 @@ pub fn every_run_traps(module: &Module, spec: &InputSpec, dominant: &DominantFin
         dominant.runs,
         hints.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fpforge_exec::trap::{CallSite, Trap};
+
+    /// `f` in `DIR/a.c`, called by `g`.
+    fn module(dir: &str) -> Module {
+        let text = format!(
+            "file file0 \"{dir}/a.c\"\nfunc f0 \"f\"(v0: i32) -> i32 !0:1:0 {{\nbb0:\n  ret v0 !0:2:3\n}}\n\
+             func f1 \"g\"(v0: i32) -> i32 !0:5:0 {{\nbb0:\n  ret v0 !0:6:3\n}}\n"
+        );
+        fpir::parse_module(&text).unwrap()
+    }
+
+    fn finding(kind: TrapKind, line: u32, coords: Vec<u64>) -> Finding {
+        let at = |line| {
+            Some(SrcLoc {
+                file: fpir::FileId(0),
+                line,
+                col: 3,
+            })
+        };
+        let trap = Trap {
+            kind,
+            func: Func(0),
+            loc: at(line),
+            stack: vec![CallSite {
+                func: Func(1),
+                loc: at(6),
+            }],
+        };
+        Finding::of(&trap, coords).unwrap()
+    }
+
+    #[test]
+    fn a_fingerprint_ignores_the_input_and_the_checkout_directory() {
+        let (here, there) = (module("/home/me/proj"), module("/ci/build/proj"));
+        let null = |coords| finding(TrapKind::NullDeref { addr: 8 }, 2, coords);
+        let print = fingerprint(&here, &null(vec![1]));
+        assert_eq!(print.len(), 16);
+        assert_eq!(fingerprint(&there, &null(vec![7, 9])), print);
+        let other_addr = finding(TrapKind::NullDeref { addr: 16 }, 2, vec![1]);
+        assert_eq!(fingerprint(&here, &other_addr), print);
+        let other_line = finding(TrapKind::NullDeref { addr: 8 }, 3, vec![1]);
+        assert_ne!(fingerprint(&here, &other_line), print);
+        assert_ne!(
+            fingerprint(&here, &finding(TrapKind::Abort, 2, vec![1])),
+            print
+        );
+    }
+
+    #[test]
+    fn a_hang_is_its_functions_wherever_the_fuel_ran_out() {
+        let m = module("/p");
+        let hang = |line| fingerprint(&m, &finding(TrapKind::FuelExhausted, line, vec![0]));
+        assert_eq!(hang(2), hang(4));
+    }
 }

@@ -21,6 +21,7 @@
 //!   evaluated inputs against the input;
 //! - [`outdir`]: output directories that stay valid when a run is interrupted
 //!   (`inputs.txt` appended line by line, every other file replaced atomically);
+//! - [`sarif`]: the SARIF 2.1.0 log of a run's findings (`--sarif`);
 //! - [`run`](mod@run): the report of `fpforge run`, with [`trace`]'s folded decisions;
 //! - [`sites`]: the branch and op sites `fpforge sites` lists;
 //! - [`values`]: values as reports print them;
@@ -51,6 +52,7 @@ pub mod reach;
 pub mod regression;
 pub mod replay;
 pub mod run;
+pub mod sarif;
 pub mod sites;
 pub mod stop;
 pub mod trace;

@@ -114,6 +114,7 @@ fn page(module: &Module) -> String {
         kind: "crash",
         number: 1,
         trap: "out-of-bounds access of 8 bytes at offset 32 of a 32-byte object".into(),
+        class: "object-overrun",
         function: "gauge".into(),
         location: "gauge.c:12:30".into(),
         loc: Some(SrcLoc {
@@ -124,6 +125,7 @@ fn page(module: &Module) -> String {
         stack: Vec::new(),
         file: "crashes/1.txt".into(),
         input: "0x0p+0 4".into(),
+        fingerprint: "0123456789abcdef".into(),
         replay: "fpforge run gauge.c -f gauge -- 0x0p+0 4".into(),
         replay_from_file: "fpforge run gauge.c -f gauge -- $(grep -v '^#' crashes/1.txt)".into(),
     }];

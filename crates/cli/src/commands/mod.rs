@@ -3,10 +3,11 @@
 //! summary, `--gcov`, `--fail-under` and the exit code — is here; runs over several
 //! functions are [`crate::library`]'s.
 
-use crate::options::{CoverageRunOptions, OutputOptions};
+use crate::options::{CiOptions, CoverageRunOptions, OutputOptions};
 use crate::progress::{Spinner, Verbosity};
 use crate::render;
 use anyhow::Result;
+use fpforge_driver::findings;
 use fpforge_driver::library::LibraryOptions;
 use fpforge_driver::run::{run_one, CoverageOutcome, Job, Place, Seeds};
 use fpforge_driver::{Functions, LoadedFunction, Program};
@@ -14,6 +15,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub mod accuracy;
+pub mod baseline;
 pub mod cover;
 pub mod explore;
 pub mod init;
@@ -44,10 +46,17 @@ pub fn coverage<J: Job<Outcome = CoverageOutcome>>(
         Functions::One(_) => return one_coverage(program, job, run, deep),
     };
     let ran = crate::library::run(program, job, library, &run.out, &run.output, selection)?;
+    let totals = ran.index.totals();
+    let findings = triaged(
+        &run.out,
+        &run.ci,
+        &run.output,
+        totals.crashes + totals.hangs,
+    )?;
     Ok(crate::coverage_exit(
         crate::library::any_below_threshold(&ran.index, run.ci.fail_under),
         ran.interrupted,
-        ran.index.totals().crashes + ran.index.totals().hangs,
+        findings,
     ))
 }
 
@@ -89,11 +98,36 @@ fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
             finished.feasible_percent
         );
     }
+    let findings = triaged(&run.out, &run.ci, &run.output, finished.findings)?;
     Ok(crate::coverage_exit(
         below.is_some(),
         searched.interrupted,
-        finished.findings,
+        findings,
     ))
+}
+
+/// The number of findings that decide the exit code — all `found`, or with `--baseline`
+/// the distinct ones it does not know — after writing `--sarif`.
+pub fn triaged(out: &Path, ci: &CiOptions, output: &OutputOptions, found: usize) -> Result<usize> {
+    if ci.sarif.is_none() && ci.baseline.is_none() {
+        return Ok(found);
+    }
+    let entries = findings::collect(out).map_err(render::error)?;
+    if let Some(file) = &ci.sarif {
+        let run_dir = std::env::current_dir()?;
+        findings::write_sarif(&entries, &run_dir, file).map_err(render::error)?;
+    }
+    let Some(baseline) = &ci.baseline else {
+        return Ok(found);
+    };
+    let triage = findings::triage(&entries, baseline);
+    if output.verbosity != Verbosity::Quiet {
+        eprintln!(
+            "findings: {} new, {} known to the baseline",
+            triage.new, triage.known
+        );
+    }
+    Ok(triage.new)
 }
 
 /// Prints what a finished `cover` or `explore` run says on stdout: `coverage.json` (as

@@ -25,3 +25,4 @@ mod reports;
 mod shapes_diff;
 mod shards;
 mod structs;
+mod triage;

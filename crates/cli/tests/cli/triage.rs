@@ -1,0 +1,181 @@
+//! Findings as CI jobs consume them: the `--sarif` log of a library run validates against
+//! the official SARIF 2.1.0 schema (the one the `serde-sarif` crate ships) and reads as
+//! SARIF types; fingerprints do not depend on the seed; a `--baseline` written by
+//! `fpforge baseline` makes a second run pass until a changed function brings a new
+//! finding, which alone fails it.
+
+use crate::common::{fixture, json_file, stderr};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The official SARIF 2.1.0 schema, from the `serde-sarif` package cargo downloaded (the
+/// version `Cargo.lock` names, in cargo's registry sources).
+fn sarif_schema() -> serde_json::Value {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap();
+    let version = lock
+        .split("[[package]]")
+        .find(|p| p.contains("name = \"serde-sarif\""))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+        .expect("serde-sarif is locked")
+        .trim_matches('"')
+        .to_string();
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cargo"));
+    let sources = cargo_home.join("registry/src");
+    let schema = std::fs::read_dir(&sources)
+        .unwrap()
+        .filter_map(|index| {
+            let path = index.ok()?.path();
+            let file = path.join(format!("serde-sarif-{version}/src/schema.json"));
+            file.is_file().then_some(file)
+        })
+        .next()
+        .unwrap_or_else(|| panic!("serde-sarif {version} under {}", sources.display()));
+    json_file(&schema)
+}
+
+fn fpforge_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fpforge"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("the fpforge binary runs")
+}
+
+/// `cover LIBRARY --all` with `seed`, its SARIF log written to `sarif`.
+fn library_run(dir: &Path, out: &str, seed: &str, sarif: &str) -> Output {
+    let library = fixture("library", "");
+    fpforge_in(
+        dir,
+        &[
+            "cover",
+            &library,
+            "--all",
+            "--evals",
+            "20000",
+            "--no-reach",
+            "--seed",
+            seed,
+            "--out",
+            out,
+            "--sarif",
+            sarif,
+        ],
+    )
+}
+
+/// The fingerprints of a SARIF log's results.
+fn fingerprints(log: &serde_json::Value) -> Vec<String> {
+    let mut prints: Vec<String> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["partialFingerprints"]["fpforgeFinding/v1"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    prints.sort();
+    prints
+}
+
+#[test]
+fn a_library_runs_sarif_validates_and_its_fingerprints_do_not_depend_on_the_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = library_run(dir.path(), "a", "1", "a.sarif");
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let log = json_file(&dir.path().join("a.sarif"));
+    let validator = jsonschema::validator_for(&sarif_schema()).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let typed: serde_sarif::sarif::Sarif = serde_json::from_value(log.clone()).unwrap();
+    assert_eq!(typed.runs.len(), 1);
+    let prints = fingerprints(&log);
+    assert!(!prints.is_empty());
+
+    let again = library_run(dir.path(), "b", "7", "b.sarif");
+    assert_eq!(again.status.code(), Some(3), "{}", stderr(&again));
+    assert_eq!(
+        fingerprints(&json_file(&dir.path().join("b.sarif"))),
+        prints
+    );
+}
+
+/// A library of two files: `lookup` reads past its table for negative `k`; `scaled`
+/// divides by `n`, which its guard keeps nonzero until `guarded` is false.
+fn write_library(dir: &Path, guarded: bool) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("table.c"),
+        "static const double table[4] = {1, 2, 3, 4};\n\
+         double lookup(int k) {\n    if (k > 3) return 0;\n    return table[k];\n}\n",
+    )
+    .unwrap();
+    let guard = if guarded { "if (n == 0) return 0;" } else { "" };
+    std::fs::write(
+        dir.join("scaled.c"),
+        format!("double scaled(double x, int n) {{\n    {guard}\n    return x * (100 / n);\n}}\n"),
+    )
+    .unwrap();
+}
+
+fn cover_library(dir: &Path, lib: &Path, out: &str, baseline: Option<&str>) -> Output {
+    let lib = lib.display().to_string();
+    let mut args = vec![
+        "cover",
+        &lib,
+        "--all",
+        "--evals",
+        "5000",
+        "--no-reach",
+        "--out",
+        out,
+    ];
+    if let Some(file) = baseline {
+        args.extend(["--baseline", file]);
+    }
+    fpforge_in(dir, &args)
+}
+
+#[test]
+fn with_a_baseline_only_a_new_finding_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    write_library(&lib, true);
+    let first = cover_library(dir.path(), &lib, "first", None);
+    assert_eq!(first.status.code(), Some(3), "{}", stderr(&first));
+
+    let baseline = fpforge_in(dir.path(), &["baseline", "first"]);
+    assert!(baseline.status.success(), "{}", stderr(&baseline));
+    let text = String::from_utf8(baseline.stdout).unwrap();
+    assert_eq!(
+        text.lines().filter(|l| !l.starts_with('#')).count(),
+        1,
+        "{text}"
+    );
+    std::fs::write(dir.path().join("known.txt"), &text).unwrap();
+
+    let same = cover_library(dir.path(), &lib, "same", Some("known.txt"));
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+    assert!(
+        stderr(&same).contains("0 new, 1 known"),
+        "{}",
+        stderr(&same)
+    );
+
+    write_library(&lib, false);
+    let changed = cover_library(dir.path(), &lib, "changed", Some("known.txt"));
+    assert_eq!(changed.status.code(), Some(3), "{}", stderr(&changed));
+    assert!(
+        stderr(&changed).contains("1 new, 1 known"),
+        "{}",
+        stderr(&changed)
+    );
+}
