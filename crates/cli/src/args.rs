@@ -379,6 +379,12 @@ pub struct CiArgs {
     /// new ones do.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// Replay every crash and hang natively (gcc with AddressSanitizer and
+    /// UndefinedBehaviorSanitizer, the run's flags and the library's sources) and write
+    /// OUT/findings/<kind>-<n>/repro.c, a standalone reproducer, and report.md, a bug
+    /// report ready to file.
+    #[arg(long)]
+    pub confirm: bool,
 }
 
 /// How a searching command reports, the same on `cover`, `explore`, `reach` and

@@ -15,6 +15,7 @@ use fpforge_cover::{CoverConfig, Metric, Space};
 use fpforge_driver::check::{at_least, in_range, percent, seconds};
 use fpforge_driver::findings::Baseline;
 use fpforge_driver::library::{LibraryOptions, Resume, Shard};
+use fpforge_driver::native::Confirm;
 use fpforge_driver::out::TestSet;
 use fpforge_driver::plan::Specs;
 use fpforge_driver::run::{AccuracyJob, CoverJob, ExploreJob, JobBase};
@@ -155,6 +156,7 @@ fn library_options(
             Resume::Restart
         },
         specs: library.function_specs.clone(),
+        confirm: Confirm::Off,
     })
 }
 
@@ -381,6 +383,8 @@ pub struct CiOptions {
     pub sarif: Option<PathBuf>,
     /// The known findings.
     pub baseline: Option<Baseline>,
+    /// Whether findings are replayed natively.
+    pub confirm: Confirm,
 }
 
 impl TryFrom<CiArgs> for CiOptions {
@@ -400,6 +404,11 @@ impl TryFrom<CiArgs> for CiOptions {
                 .map(Baseline::read)
                 .transpose()
                 .map_err(crate::render::error)?,
+            confirm: if args.confirm {
+                Confirm::Native
+            } else {
+                Confirm::Off
+            },
         })
     }
 }
@@ -454,12 +463,15 @@ impl TryFrom<CoverArgs> for CoverOptions {
     fn try_from(args: CoverArgs) -> Result<Self> {
         let functions = select_functions(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = library_options(
-            &functions,
-            args.jobs,
-            &args.library,
-            &run.one_function_flags(),
-        )?;
+        let library = LibraryOptions {
+            confirm: run.ci.confirm,
+            ..library_options(
+                &functions,
+                args.jobs,
+                &args.library,
+                &run.one_function_flags(),
+            )?
+        };
         let search_jobs = match functions {
             Functions::One(_) => library.jobs,
             Functions::Selected(_) => 1,
@@ -621,12 +633,15 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
     fn try_from(args: ExploreArgs) -> Result<Self> {
         let functions = select_functions(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = library_options(
-            &functions,
-            args.jobs,
-            &args.library,
-            &run.one_function_flags(),
-        )?;
+        let library = LibraryOptions {
+            confirm: run.ci.confirm,
+            ..library_options(
+                &functions,
+                args.jobs,
+                &args.library,
+                &run.one_function_flags(),
+            )?
+        };
         let mut engine = args.engine;
         let specs = specs_of(&functions, &args.library, engine.arg_specs, engine.out_args);
         (engine.arg_specs, engine.out_args) = (specs.args, specs.out_args);

@@ -6,6 +6,7 @@
 //! ```
 
 use fpforge_cover::CoverConfig;
+use fpforge_driver::native::Confirm;
 use fpforge_driver::out::TestSet;
 use fpforge_driver::run::{run_one, CoverJob, JobBase, Place, Seeds};
 use fpforge_driver::{Functions, Program, TrapTargets};
@@ -35,6 +36,7 @@ pub fn cover(source: &Path, function: &str, out: &Path) -> fpforge_driver::Resul
         out: Some(out),
         seeds: Seeds::None,
         junit: None,
+        confirm: Confirm::Off,
     };
     let (_, searched) = run_one(&program, &job, place, &|note| eprintln!("{note:?}"), None)?;
     Ok(searched.finished.text)

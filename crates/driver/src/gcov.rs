@@ -144,7 +144,7 @@ pub fn measure(
 }
 
 /// The C files (C++ files, with `cxx`) the module's code comes from, absolute.
-fn program_sources(module: &Module, cxx: bool) -> Result<Vec<PathBuf>> {
+pub(crate) fn program_sources(module: &Module, cxx: bool) -> Result<Vec<PathBuf>> {
     let wanted: &[&str] = if cxx { &["cpp", "cc", "cxx"] } else { &["c"] };
     let sources: Vec<PathBuf> = module
         .files

@@ -14,6 +14,8 @@
 //!   and [`minimize`] keeps the fewest tests that keep a run's coverage;
 //! - [`findings`]: a run's findings read back from its output directory, split by a
 //!   baseline, written as SARIF;
+//! - [`native`]: findings replayed by a native build, with a reproducer and a bug
+//!   report each;
 //! - [`gcov`]: gcc's branch figure of a run's tests; [`project`]: `fpforge.toml`.
 //!
 //! The driver never prints: what a user should hear beside the results comes to the
@@ -28,6 +30,7 @@ pub mod findings;
 pub mod gcov;
 pub mod library;
 pub mod minimize;
+pub mod native;
 pub mod note;
 pub mod out;
 pub mod plan;

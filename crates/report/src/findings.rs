@@ -20,14 +20,14 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Where a finding happened: the function, its location and the calls that led there.
-struct Place {
+struct FaultPlace {
     function: String,
     location: String,
     stack: Vec<String>,
 }
 
-impl Place {
-    fn of(module: &Module, finding: &Finding) -> Place {
+impl FaultPlace {
+    fn of(module: &Module, finding: &Finding) -> FaultPlace {
         let name = |f: Func| {
             module
                 .funcs
@@ -35,7 +35,7 @@ impl Place {
                 .map_or_else(|| f.to_string(), |f| f.display_name().to_string())
         };
         let trap = &finding.trap;
-        Place {
+        FaultPlace {
             function: name(trap.func),
             location: module.describe_loc(trap.loc),
             stack: trap
@@ -91,7 +91,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// `finding` in one line: the fault, its place and its call stack
 /// (`integer division by zero in f at f.c:12:7 (called from g at g.c:3:1)`).
 pub fn fault_line(module: &Module, finding: &Finding) -> String {
-    let place = Place::of(module, finding);
+    let place = FaultPlace::of(module, finding);
     let mut text = format!(
         "{} in {} at {}",
         finding.trap.kind, place.function, place.location
@@ -182,7 +182,7 @@ impl CrashRow {
     ) -> Self {
         let file = format!("{}/{number}.txt", dir_name(finding.kind));
         let input = spec.line(&finding.coords);
-        let place = Place::of(module, finding);
+        let place = FaultPlace::of(module, finding);
         CrashRow {
             kind: finding.kind.name(),
             number,

@@ -1,6 +1,7 @@
 //! `fpforge-report`: every file and text fpforge writes for its users, defined once and
 //! versioned, so every command and engine writes the same layout.
 //!
+//! - [`bugreport`]: a finding as a bug report ready to file (`report.md`);
 //! - [`coverage`]: `coverage.json` (schema [`SCHEMA_VERSION`]) and the coverage summary,
 //!   for `cover` and `explore` alike;
 //! - [`html`]: `report.html`, the page of a coverage or accuracy run;
@@ -37,6 +38,7 @@
 
 pub mod accuracy;
 pub mod arg_text;
+pub mod bugreport;
 pub mod coverage;
 pub mod error;
 pub mod errors_svg;

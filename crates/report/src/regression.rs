@@ -449,6 +449,39 @@ pub fn regression_c(
     Ok(c)
 }
 
+/// A standalone C program that calls `func` once on the input `coords` (bits of `spec`'s
+/// coordinates) and says what happened: a reproducer of a crash or hang, which exits
+/// non-zero while the fault is there (the fault ends it: a signal, a sanitizer report, or
+/// for a hang, a run that never ends) and prints the result and exits 0 once the call
+/// returns. `about` opens it as a comment. It is this module's program without its
+/// tests (`FPFORGE_NO_MAIN`) and with its own `main`, so it needs nothing of fpforge,
+/// only the library's sources.
+pub fn reproducer_c(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    coords: &[u64],
+    about: &str,
+) -> Result<String, ReportError> {
+    let library = regression_c(module, func, spec, &[])?;
+    let words: Vec<String> = coords
+        .iter()
+        .map(|b| format!("UINT64_C(0x{b:x})"))
+        .collect();
+    let input = spec.line(coords).replace("*/", "* /");
+    let about = about.replace("*/", "* /");
+    Ok(format!(
+        "/* {about} */\n#define FPFORGE_NO_MAIN\n{library}\n\
+         int main(void) {{\n\
+         \x20   /* {input} */\n\
+         \x20   static const uint64_t fpforge_input[] = {{ {} }};\n\
+         \x20   fpforge_call(fpforge_input);\n\
+         \x20   fprintf(stderr, \"fpforge reproducer: the call returned; the fault did not reproduce\\n\");\n\
+         \x20   return 0;\n}}\n",
+        if words.is_empty() { "0".to_string() } else { words.join(", ") }
+    ))
+}
+
 /// What the function under test returns.
 #[derive(Clone, Copy)]
 enum Returns {

@@ -503,6 +503,16 @@ impl InputSpec {
     /// reads back: exact values ([`value_text`]) separated by spaces, arrays as
     /// `[a,b,...]`, fixed values as given, output arrays zero-filled.
     pub fn line(&self, coord_bits: &[u64]) -> String {
+        self.line_with(coord_bits, value_text)
+    }
+
+    /// The same line for a reader: floats as the shortest decimal that reads back as
+    /// the same value ([`decimal_text`]); not exact for NaN payloads.
+    pub fn decimal_line(&self, coord_bits: &[u64]) -> String {
+        self.line_with(coord_bits, decimal_text)
+    }
+
+    fn line_with(&self, coord_bits: &[u64], value_text: fn(Type, u64) -> String) -> String {
         let mut next = coord_bits.iter().copied();
         let list = |ty: Type, values: &mut dyn Iterator<Item = u64>| {
             let items: Vec<String> = values.map(|b| value_text(ty, b)).collect();
@@ -1144,6 +1154,30 @@ pub fn value_text(ty: Type, bits: u64) -> String {
     }
 }
 
+/// One value in decimal: a float as the shortest decimal that reads back as it (`inf`,
+/// `nan`), anything else as [`value_text`] writes it.
+pub fn decimal_text(ty: Type, bits: u64) -> String {
+    let readable = |x: f64, shortest: String, scientific: String| {
+        let plain = x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs());
+        if plain {
+            shortest
+        } else {
+            scientific
+        }
+    };
+    match ty.as_float() {
+        Some(fpir::FloatTy::F32) => {
+            let x = f32::from_bits(bits as u32);
+            readable(f64::from(x), format!("{x}"), format!("{x:e}"))
+        }
+        Some(fpir::FloatTy::F64) => {
+            let x = f64::from_bits(bits);
+            readable(x, format!("{x}"), format!("{x:e}"))
+        }
+        None => value_text(ty, bits),
+    }
+}
+
 /// Parses a scalar of type `ty` into its raw bits: floats in decimal, C99 hex, `inf`,
 /// `nan` or `raw:` + hex bits; integers in decimal or `0x` hex, range-checked and
 /// truncated to the width.
@@ -1440,6 +1474,23 @@ impl fmt::Display for ParamInput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_text_reads_back_as_the_same_value() {
+        let f64s = [0.1, -5.56e-309, 1e300, 1.5, -0.0, 123456.75, f64::INFINITY];
+        for x in f64s {
+            let text = decimal_text(Type::F64, x.to_bits());
+            assert_eq!(
+                text.parse::<f64>().unwrap().to_bits(),
+                x.to_bits(),
+                "{text}"
+            );
+        }
+        assert_eq!(decimal_text(Type::F64, 0.1f64.to_bits()), "0.1");
+        assert_eq!(decimal_text(Type::F64, 1e300f64.to_bits()), "1e300");
+        assert_eq!(decimal_text(Type::F32, 0.1f32.to_bits().into()), "0.1");
+        assert_eq!(decimal_text(Type::Int(32), u64::from(u32::MAX)), "-1");
+    }
 
     #[test]
     fn parses_every_form() {

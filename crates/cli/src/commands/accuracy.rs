@@ -15,6 +15,7 @@ use crate::options::AccuracyOptions;
 use crate::progress::{Spinner, Verbosity};
 use crate::render;
 use anyhow::{Context, Result};
+use fpforge_driver::native::Confirm;
 use fpforge_driver::run::{run_info, run_one, Place, Seeds};
 use fpforge_driver::Functions;
 use fpforge_report::accuracy::{check_json, check_text, text_report, ErrorRow, RunInfo};
@@ -59,6 +60,7 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
         out: options.out.as_deref(),
         seeds: Seeds::None,
         junit: None,
+        confirm: Confirm::Off,
     };
     let (loaded, measured) = run_one(
         &options.program,

@@ -74,11 +74,24 @@ fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
         out: Some(&run.out),
         seeds: run.seeds.as_deref().map_or(Seeds::None, Seeds::File),
         junit: run.ci.junit.clone(),
+        confirm: run.ci.confirm,
     };
     let (loaded, searched) =
         run_one(program, job, place, &render::print_note, Some(&watch)).map_err(render::error)?;
     spinner.finish();
     print_results(&searched, &run.output, &run.out)?;
+    if run.output.verbosity == Verbosity::Normal && !run.output.json {
+        for check in &searched.native {
+            let report = check.dir.join("report.md");
+            let line = format!(
+                "{}: {} ({})\n",
+                check.finding,
+                check.verdict.words(),
+                report.display()
+            );
+            crate::output::emit(&line)?;
+        }
+    }
     if run.gcov && !searched.interrupted {
         let flags = &program.load.compiler_flags;
         let line =

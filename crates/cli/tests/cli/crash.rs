@@ -154,9 +154,11 @@ fn a_run_killed_at_any_moment_and_resumed_ends_with_the_files_of_an_uninterrupte
         .enumerate()
         .map(|(i, moment)| kill_at(spawn(&killed, i > 0), &killed, moment))
         .collect();
+    // The later moments come a few milliseconds before the run would end on its own:
+    // on a loaded machine the run may win that race, so only the first two must kill.
     assert!(
-        kills[..3].iter().all(|&k| k),
-        "the first three moments come before the run ends: {kills:?}"
+        kills[..2].iter().all(|&k| k),
+        "the first two moments come before the run ends: {kills:?}"
     );
     let run = spawn(&killed, true).wait_with_output().unwrap();
     assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));

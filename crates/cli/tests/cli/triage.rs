@@ -179,3 +179,87 @@ fn with_a_baseline_only_a_new_finding_fails_the_run() {
         stderr(&changed)
     );
 }
+
+#[test]
+fn confirmed_findings_come_with_a_reproducer_that_fails_natively_and_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = fixture("findings", "faults.c");
+    let run = fpforge_in(
+        dir.path(),
+        &[
+            "cover",
+            &faults,
+            "-f",
+            "scaled",
+            "--evals",
+            "20000",
+            "--no-reach",
+            "--out",
+            "out",
+            "--confirm",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+    let findings = dir.path().join("out/findings");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&findings).unwrap() {
+        let case = entry.unwrap().path();
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let report = std::fs::read_to_string(case.join("report.md")).unwrap();
+        assert!(report.contains("Confirmed natively"), "{name}: {report}");
+        assert!(printed.contains("confirmed natively"), "{printed}");
+        // The report's command, pasted in the finding's directory, fails while the
+        // fault is there.
+        let command = report
+            .split("```sh\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .expect("a command block");
+        let pasted = Command::new("sh")
+            .args(["-c", &command.replace('\n', " && ")])
+            .current_dir(&case)
+            .output()
+            .unwrap();
+        assert!(!pasted.status.success(), "{name}: {}", stderr(&pasted));
+        let source = std::fs::read_to_string(case.join("repro.c")).unwrap();
+        assert!(
+            source.starts_with("/* fpforge reproducer of crash"),
+            "{name}"
+        );
+        assert!(!source.contains("#include \""), "{name}: standalone");
+        checked += 1;
+    }
+    assert!(checked >= 1, "{printed}");
+}
+
+#[test]
+fn a_hang_that_is_only_fpforges_small_fuel_is_not_reproduced_natively() {
+    let dir = tempfile::tempdir().unwrap();
+    let slow = fixture("findings", "slow.c");
+    let run = fpforge_in(
+        dir.path(),
+        &[
+            "cover",
+            &slow,
+            "-f",
+            "heron",
+            "--evals",
+            "3000",
+            "--no-reach",
+            "--fuel",
+            "2000",
+            "--out",
+            "out",
+            "--confirm",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        printed.contains("hang 1: not reproduced natively: the call returned"),
+        "{printed}"
+    );
+    let report = std::fs::read_to_string(dir.path().join("out/findings/hang-1/report.md")).unwrap();
+    assert!(report.contains("Not reproduced natively"), "{report}");
+}

@@ -20,6 +20,7 @@ pub use select::{Candidate, Library};
 pub use shard::Shard;
 
 use crate::error::{DriverError, Result};
+use crate::native::Confirm;
 use crate::note::Notes;
 use crate::plan::Specs;
 use crate::program::{Program, Selection};
@@ -49,6 +50,8 @@ pub struct LibraryOptions {
     /// Input specs of single functions (fpforge.toml's `[function.NAME]`), which
     /// replace the run-wide ones for those functions.
     pub specs: BTreeMap<String, Specs>,
+    /// Whether findings are confirmed natively.
+    pub confirm: Confirm,
 }
 
 impl Default for LibraryOptions {
@@ -59,6 +62,7 @@ impl Default for LibraryOptions {
             shard: None,
             resume: Resume::Restart,
             specs: BTreeMap::new(),
+            confirm: Confirm::Off,
         }
     }
 }
@@ -254,6 +258,8 @@ impl<J: Job> LibraryRunner<'_, J> {
             seeds: saved_tests.as_deref().map_or(Seeds::None, Seeds::Saved),
             junit: None,
             replay: self.program.replay(),
+            confirm: self.options.confirm,
+            flags: &self.program.load.compiler_flags,
             notes: self.notes,
             watch: None,
         };

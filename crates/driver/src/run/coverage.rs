@@ -3,13 +3,15 @@
 
 use super::{CoverageOutcome, Job, JobBase, RunStatus, Task};
 use crate::error::{DriverError, Result};
+use crate::native::{confirm_natively, Confirm, NativeCheck, Target};
 use crate::out::{CoverageOut, TestSet};
 use crate::plan::{planned_inputs, probe, Planned};
 use fpforge_cover::{cover_with, CoverConfig};
 use fpforge_engine::{Engine, EngineKind, Event, Settings, Stop};
-use fpforge_exec::ExecConfig;
+use fpforge_exec::{ExecConfig, Finding};
 use fpforge_explore::{explore, EngineConfig, ExploreConfig};
 use fpforge_report::coverage::Ending;
+use fpforge_report::findings::CrashRow;
 use fpforge_spec::InputSpec;
 use std::path::Path;
 
@@ -63,6 +65,35 @@ fn coverage_out<'m>(
         .with_test_set(tests))
 }
 
+/// With `--confirm`, `findings` (of inputs `spec`, in the order found) replayed natively,
+/// each with its reproducer and report.
+fn confirm(task: &Task<'_>, spec: &InputSpec, findings: &[Finding]) -> Result<Vec<NativeCheck>> {
+    if task.confirm == Confirm::Off || findings.is_empty() {
+        return Ok(Vec::new());
+    }
+    let out = out_of(task)?;
+    let rows: Vec<CrashRow> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, finding)| {
+            let number = 1 + findings[..i]
+                .iter()
+                .filter(|f| f.kind == finding.kind)
+                .count();
+            let place = (task.module, task.func);
+            CrashRow::new(place, spec, finding, number, (&task.replay, out))
+        })
+        .collect();
+    let pairs: Vec<(&Finding, &CrashRow)> = findings.iter().zip(&rows).collect();
+    let target = Target {
+        module: task.module,
+        func: task.func,
+        spec,
+        flags: task.flags,
+    };
+    confirm_natively(&target, &pairs, out)
+}
+
 /// The planned inputs of `task`'s function under `exec`.
 fn plan(task: &Task<'_>, exec: &ExecConfig) -> Result<Planned> {
     let specs = (task.specs.args.as_slice(), task.specs.out_args.as_slice());
@@ -99,16 +130,19 @@ impl Job for CoverJob {
             .with_args(planned.args, task.specs.out_args.clone())
             .with_seeds(seeds);
         let diagnostic = probe(module, func, &planned.spec, exec, task.notes);
-        let mut files = coverage_out(&task, "cover", (planned.spec, diagnostic), self.tests)?;
+        let spec = planned.spec;
+        let mut files = coverage_out(&task, "cover", (spec.clone(), diagnostic), self.tests)?;
         let report = cover_with(module, func, &config, &task.budget, |event| {
             files.event(event);
             if let Event::Progress(progress) = event {
                 task.show(&RunStatus::from(progress));
             }
         })?;
+        let finished = files.finish(&report.sides, &Ending::of_cover(&report))?;
         Ok(CoverageOutcome {
-            finished: files.finish(&report.sides, &Ending::of_cover(&report))?,
+            finished,
             interrupted: report.stop == Stop::Interrupted,
+            native: confirm(&task, &spec, &report.findings)?,
         })
     }
 }
@@ -142,6 +176,7 @@ impl Job for ExploreJob {
             .with_seeds(task.seeds.read(&spec, Some(out), task.notes)?);
         let diagnostic = probe(module, func, &spec, self.config.exec.clone(), task.notes);
         let mut files = coverage_out(&task, "explore", (spec.clone(), diagnostic), self.tests)?;
+        let kept = spec.clone();
         let mut status = RunStatus::default();
         let report = explore(module, func, spec, &config, &task.budget, |event| {
             files.event(event);
@@ -160,9 +195,11 @@ impl Job for ExploreJob {
             status.settled += taken;
             task.show(&status);
         })?;
+        let finished = files.finish(&report.sides, &Ending::of_explore(&report))?;
         Ok(CoverageOutcome {
-            finished: files.finish(&report.sides, &Ending::of_explore(&report))?,
+            finished,
             interrupted: report.stop == Stop::Interrupted,
+            native: confirm(&task, &kept, &report.findings)?,
         })
     }
 }

@@ -10,6 +10,7 @@ pub use accuracy::{run_info, AccuracyJob};
 pub use coverage::{CoverJob, ExploreJob};
 
 use crate::error::Result;
+use crate::native::{Confirm, NativeCheck};
 use crate::note::{Note, Notes};
 use crate::out::Finished;
 use crate::plan::{parse_seeds, read_seeds, Specs};
@@ -105,6 +106,10 @@ pub struct Task<'a> {
     pub junit: Option<PathBuf>,
     /// How its findings replay and where its sources are.
     pub replay: Replay,
+    /// Whether its findings are confirmed natively, built with `flags`.
+    pub confirm: Confirm,
+    /// The program's compiler flags.
+    pub flags: &'a [String],
     /// Who hears the notes.
     pub notes: Notes<'a>,
     /// Who watches the progress, if anyone.
@@ -126,6 +131,8 @@ pub struct CoverageOutcome {
     pub finished: Finished,
     /// Whether the caller's interrupt stopped it.
     pub interrupted: bool,
+    /// With `--confirm`, each finding's native check.
+    pub native: Vec<NativeCheck>,
 }
 
 /// What every job holds beside its engine's settings: each function's budget and the
@@ -186,6 +193,8 @@ pub struct Place<'a> {
     pub seeds: Seeds<'a>,
     /// Where the JUnit file goes, if anywhere.
     pub junit: Option<PathBuf>,
+    /// Whether findings are confirmed natively.
+    pub confirm: Confirm,
 }
 
 /// Loads `program` (which names one function) and runs `job` on it into `place`: the
@@ -208,6 +217,8 @@ pub fn run_one<J: Job>(
         seeds: place.seeds,
         junit: place.junit,
         replay: program.replay(),
+        confirm: place.confirm,
+        flags: &program.load.compiler_flags,
         notes,
         watch,
     };

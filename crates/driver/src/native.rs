@@ -1,0 +1,301 @@
+//! Native confirmation (`--confirm`): each crash or hang a run found, replayed by the
+//! library built natively with the system compiler and the run's flags, marked
+//! "confirmed natively" or "not reproduced natively" with why, and written up in
+//! `OUT/findings/<kind>-<n>/`: `repro.c` (or `repro.cpp`), a standalone program calling
+//! the function once on the exact input that exits non-zero while the fault is there,
+//! and `report.md`, a bug report ready to file.
+//!
+//! The native build is gcc at `-O0` with AddressSanitizer and UndefinedBehaviorSanitizer
+//! (every undefined behaviour fatal): fpforge's execution traps on every out-of-bounds
+//! access, which a plain native build may read without faulting; the sanitizers catch
+//! what fpforge caught. A crash is confirmed when the native run dies (a signal or a
+//! sanitizer's report), a hang when it is still running after [`HANG_LIMIT`].
+
+use crate::error::{DriverError, Result};
+use crate::gcov::program_sources;
+use fpforge_exec::{Finding, FindingKind};
+use fpforge_report::bugreport::BugReport;
+use fpforge_report::findings::CrashRow;
+use fpforge_report::regression::{regression_file, reproducer_c};
+use fpforge_spec::InputSpec;
+use fpir::{Func, Module};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a reproducer of a crash may run before it counts as not reproducing.
+const CRASH_LIMIT: Duration = Duration::from_secs(30);
+
+/// How long a reproducer of a hang must run to confirm it.
+pub const HANG_LIMIT: Duration = Duration::from_secs(10);
+
+/// The sanitizer flags of the native build.
+const SANITIZERS: [&str; 3] = [
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+];
+
+/// Whether a run confirms its findings natively.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Confirm {
+    /// It does not.
+    #[default]
+    Off,
+    /// Each finding is replayed by a native build (gcc with sanitizers).
+    Native,
+}
+
+/// What the native build said of one finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NativeVerdict {
+    /// The native run failed the same way: how.
+    Confirmed(String),
+    /// The native run did not: what it did instead.
+    NotReproduced(String),
+    /// The reproducer could not be built or run: why.
+    NotBuilt(String),
+}
+
+impl NativeVerdict {
+    /// `confirmed natively: ...`, `not reproduced natively: ...`, `not checked natively: ...`.
+    pub fn words(&self) -> String {
+        match self {
+            NativeVerdict::Confirmed(how) => format!("confirmed natively: {how}"),
+            NativeVerdict::NotReproduced(why) => format!("not reproduced natively: {why}"),
+            NativeVerdict::NotBuilt(why) => format!("not checked natively: {why}"),
+        }
+    }
+}
+
+/// One finding's native check.
+#[derive(Clone, Debug)]
+pub struct NativeCheck {
+    /// `crash 1`, `hang 2`.
+    pub finding: String,
+    /// Its directory with `repro.c` and `report.md`.
+    pub dir: PathBuf,
+    /// What the native build said.
+    pub verdict: NativeVerdict,
+}
+
+/// The function whose findings are checked, its inputs and how to build it.
+pub struct Target<'a> {
+    /// The program.
+    pub module: &'a Module,
+    /// The entry function.
+    pub func: Func,
+    /// Its inputs.
+    pub spec: &'a InputSpec,
+    /// The compiler flags of the run (`-I`, `-D`, `-std=`, ...).
+    pub flags: &'a [String],
+}
+
+/// Checks each of `findings` (with their rows, as the run wrote them) natively and writes
+/// its directory under `out/findings`.
+pub fn confirm_natively(
+    target: &Target<'_>,
+    findings: &[(&Finding, &CrashRow)],
+    out: &Path,
+) -> Result<Vec<NativeCheck>> {
+    let platform = platform();
+    findings
+        .iter()
+        .map(|(finding, row)| check_one(target, finding, row, out, &platform))
+        .collect()
+}
+
+fn check_one(
+    target: &Target<'_>,
+    finding: &Finding,
+    row: &CrashRow,
+    out: &Path,
+    platform: &str,
+) -> Result<NativeCheck> {
+    let name = format!("{}-{}", row.kind, row.number);
+    let dir = out.join("findings").join(&name);
+    std::fs::create_dir_all(&dir).map_err(|e| DriverError::io("create", &dir, e))?;
+    let cxx = regression_file(target.module, target.func).ends_with(".cpp");
+    let file = if cxx { "repro.cpp" } else { "repro.c" };
+    let about = format!(
+        "fpforge reproducer of {} {}: {} in {} at {}. Build and run: see report.md.",
+        row.kind, row.number, row.trap, row.function, row.location
+    );
+    let program = reproducer_c(
+        target.module,
+        target.func,
+        target.spec,
+        &finding.coords,
+        &about,
+    )?;
+    let repro = dir.join(file);
+    std::fs::write(&repro, program).map_err(|e| DriverError::io("write", &repro, e))?;
+    let (verdict, output, command) = match build(target, &dir, file, cxx) {
+        Err(why) => (NativeVerdict::NotBuilt(why), String::new(), String::new()),
+        Ok(command) => {
+            let (verdict, output) = run(&dir, finding.kind)?;
+            (verdict, output, command)
+        }
+    };
+    let line = source_line(target.module, row);
+    let decimal = target.spec.decimal_line(&finding.coords);
+    let report = BugReport {
+        class: row.kind,
+        what: &row.trap,
+        entry: &target.module.funcs[target.func].name,
+        function: &row.function,
+        location: &row.location,
+        source_line: line.as_deref(),
+        stack: &row.stack,
+        input: &row.input,
+        input_decimal: &decimal,
+        native: &verdict.words(),
+        native_output: &output,
+        platform,
+        command: &command,
+        fingerprint: &row.fingerprint,
+    };
+    let md = dir.join("report.md");
+    std::fs::write(&md, report.markdown()).map_err(|e| DriverError::io("write", &md, e))?;
+    Ok(NativeCheck {
+        finding: format!("{} {}", row.kind, row.number),
+        dir,
+        verdict,
+    })
+}
+
+/// The source line of `row`'s fault, when the file can be read.
+fn source_line(module: &Module, row: &CrashRow) -> Option<String> {
+    let loc = row.loc?;
+    let text = std::fs::read_to_string(module.files.get(loc.file)?).ok()?;
+    let line = text.lines().nth(loc.line.checked_sub(1)? as usize)?;
+    Some(line.to_string())
+}
+
+/// Builds `dir/repro` from `file` and the program's sources; the command that does it
+/// (and runs the program) from `dir`, or why it failed.
+fn build(
+    target: &Target<'_>,
+    dir: &Path,
+    file: &str,
+    cxx: bool,
+) -> std::result::Result<String, String> {
+    let compiler = if cxx { "g++" } else { "gcc" };
+    let sources = program_sources(target.module, cxx).map_err(|e| e.to_string())?;
+    let mut args: Vec<String> = ["-O0", "-g", "-w"].iter().map(|s| s.to_string()).collect();
+    args.extend(SANITIZERS.iter().map(|s| s.to_string()));
+    args.extend(target.flags.iter().cloned());
+    args.push(file.to_string());
+    args.extend(sources.iter().map(|p| p.display().to_string()));
+    args.extend(["-lm", "-o", "repro"].iter().map(|s| s.to_string()));
+    let built = Command::new(compiler)
+        .current_dir(dir)
+        .args(&args)
+        .output()
+        .map_err(|e| format!("{compiler} does not run: {e}"))?;
+    if !built.status.success() {
+        let stderr = String::from_utf8_lossy(&built.stderr);
+        let first = stderr.lines().find(|l| l.contains("error")).unwrap_or("");
+        return Err(format!("{compiler} could not build {file}: {first}"));
+    }
+    let words: Vec<String> = args
+        .iter()
+        .map(|a| fpforge_report::replay::shell_word(a))
+        .collect();
+    Ok(format!(
+        "{compiler} {}\nASAN_OPTIONS=detect_leaks=0 ./repro",
+        words.join(" ")
+    ))
+}
+
+/// Runs `dir/repro`: the verdict for a finding of `kind`, and the first lines it wrote on
+/// stderr.
+fn run(dir: &Path, kind: FindingKind) -> Result<(NativeVerdict, String)> {
+    let program = std::fs::canonicalize(dir.join("repro"))
+        .map_err(|e| DriverError::io("read", dir.join("repro"), e))?;
+    let limit = match kind {
+        FindingKind::Crash => CRASH_LIMIT,
+        FindingKind::Hang => HANG_LIMIT,
+    };
+    let mut child = Command::new(&program)
+        .current_dir(dir)
+        .env("ASAN_OPTIONS", "detect_leaks=0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| DriverError::io("run", &program, e))?;
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| DriverError::io("run", &program, e))?
+        {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            child
+                .kill()
+                .map_err(|e| DriverError::io("stop", &program, e))?;
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
+    }
+    let output: String = stderr.lines().take(12).collect::<Vec<_>>().join("\n");
+    let verdict = match (kind, status) {
+        (FindingKind::Hang, None) => {
+            NativeVerdict::Confirmed(format!("still running after {} s", limit.as_secs()))
+        }
+        (FindingKind::Crash, None) => {
+            NativeVerdict::NotReproduced(format!("still running after {} s", limit.as_secs()))
+        }
+        (_, Some(status)) if status.success() => {
+            NativeVerdict::NotReproduced("the call returned".to_string())
+        }
+        (FindingKind::Hang, Some(_)) => {
+            NativeVerdict::NotReproduced("the native run ended, with a fault".to_string())
+        }
+        (FindingKind::Crash, Some(status)) => NativeVerdict::Confirmed(failure(status, &stderr)),
+    };
+    Ok((verdict, output))
+}
+
+/// How a native run failed: the sanitizer's summary, or the signal.
+fn failure(status: std::process::ExitStatus, stderr: &str) -> String {
+    let summary = stderr
+        .lines()
+        .find(|l| l.starts_with("SUMMARY:") || l.contains("runtime error:"));
+    match (summary, status.signal()) {
+        (Some(line), _) => format!("gcc build with sanitizers: {}", line.trim()),
+        (None, Some(signal)) => format!("gcc build killed by signal {signal}"),
+        (None, None) => format!("gcc build exited with {status}"),
+    }
+}
+
+/// The compiler and system, for reports.
+fn platform() -> String {
+    let first_line = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .output()
+            .ok()
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
+    format!(
+        "{}; {}",
+        first_line("gcc", &["--version"]),
+        first_line("uname", &["-srm"])
+    )
+}

@@ -1,0 +1,129 @@
+//! `findings/<finding>/report.md`: a finding written as a bug report ready to file with
+//! the library's maintainers — a title, what was called on which input (hex and
+//! decimal), what happened natively, where (source line and call stack), the platform,
+//! and the one command that reproduces it from the reproducer's directory.
+
+use std::fmt::Write as _;
+
+/// Everything a report says about one finding.
+#[derive(Clone, Debug)]
+pub struct BugReport<'a> {
+    /// `crash`, `hang`, ...
+    pub class: &'a str,
+    /// What went wrong, as fpforge's execution saw it.
+    pub what: &'a str,
+    /// The function called.
+    pub entry: &'a str,
+    /// The function executing the faulting instruction.
+    pub function: &'a str,
+    /// Its source location.
+    pub location: &'a str,
+    /// The source line there, when it could be read.
+    pub source_line: Option<&'a str>,
+    /// The calls that led there, innermost first.
+    pub stack: &'a [String],
+    /// The input as `fpforge run` reads it (exact hex floats).
+    pub input: &'a str,
+    /// The same input in decimal, for a reader.
+    pub input_decimal: &'a str,
+    /// Whether and how the native build reproduced it.
+    pub native: &'a str,
+    /// What the native run printed (a sanitizer's report, the signal), trimmed.
+    pub native_output: &'a str,
+    /// Compiler and system.
+    pub platform: &'a str,
+    /// The command that builds and runs the reproducer, from its directory.
+    pub command: &'a str,
+    /// The finding's fingerprint.
+    pub fingerprint: &'a str,
+}
+
+impl BugReport<'_> {
+    /// The report's markdown.
+    pub fn markdown(&self) -> String {
+        let mut md = format!(
+            "# {}: {} in `{}` called as `{}({})`\n\n",
+            self.class, self.what, self.function, self.entry, self.input_decimal
+        );
+        let _ = writeln!(
+            md,
+            "Calling `{}` on the input below ends in: {} ({}).\n",
+            self.entry, self.what, self.native
+        );
+        md.push_str("## Input\n\n");
+        let _ = writeln!(md, "- exact (C99 hex floats): `{}`", self.input);
+        let _ = writeln!(md, "- decimal: `{}`\n", self.input_decimal);
+        md.push_str("## Where\n\n");
+        let _ = writeln!(md, "`{}` at `{}`", self.function, self.location);
+        if let Some(line) = self.source_line {
+            let _ = writeln!(md, "\n```c\n{}\n```", line.trim_end());
+        }
+        if !self.stack.is_empty() {
+            md.push_str("\nCalled from:\n\n");
+            for call in self.stack {
+                let _ = writeln!(md, "- `{call}`");
+            }
+        }
+        md.push_str("\n## Native run\n\n");
+        let _ = writeln!(md, "{}.\n", capitalized(self.native));
+        if !self.native_output.is_empty() {
+            let _ = writeln!(md, "```text\n{}\n```\n", self.native_output.trim_end());
+        }
+        md.push_str("## Reproduce\n\n");
+        let _ = writeln!(
+            md,
+            "From this directory (`repro.c` calls the function once on the input and needs \
+             only the library's sources):\n\n```sh\n{}\n```\n",
+            self.command
+        );
+        let _ = writeln!(md, "Platform: {}.\n", self.platform);
+        let _ = writeln!(
+            md,
+            "Found by fpforge; finding fingerprint `{}`.",
+            self.fingerprint
+        );
+        md
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_says_what_where_how_and_the_command() {
+        let stack = ["g at g.c:9:5".to_string()];
+        let report = BugReport {
+            class: "crash",
+            what: "integer division by zero",
+            entry: "g",
+            function: "f",
+            location: "f.c:3:14",
+            source_line: Some("    return total / n;"),
+            stack: &stack,
+            input: "0x1p+0 0",
+            input_decimal: "1 0",
+            native: "confirmed natively: gcc build killed by SIGFPE",
+            native_output: "",
+            platform: "gcc 12.2.0, Linux x86_64",
+            command: "gcc -g repro.c f.c -lm -o repro && ./repro",
+            fingerprint: "00000000000000aa",
+        };
+        let md = report.markdown();
+        assert!(md.starts_with("# crash: integer division by zero in `f` called as `g(1 0)`"));
+        assert!(md.contains("return total / n;"), "{md}");
+        assert!(md.contains("- `g at g.c:9:5`"), "{md}");
+        assert!(
+            md.contains("Confirmed natively: gcc build killed by SIGFPE."),
+            "{md}"
+        );
+        assert!(md.contains("./repro\n```"), "{md}");
+    }
+}
