@@ -556,6 +556,12 @@ pub struct AccuracyArgs {
     /// fpforge-out).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replay each wrong special value natively (gcc, the run's flags, the library's
+    /// sources) and write OUT/findings/<class>-<n>/repro.c, a standalone reproducer that
+    /// prints the observed and the true value and exits 1 while they differ by more than
+    /// 4 ulps, and report.md, a bug report ready to file; crashes and hangs too.
+    #[arg(long)]
+    pub confirm: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }

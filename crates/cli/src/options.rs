@@ -679,6 +679,8 @@ pub struct AccuracyOptions {
     pub out: Option<PathBuf>,
     /// JSON or text, progress or not.
     pub output: OutputOptions,
+    /// Whether wrong special values, crashes and hangs are replayed natively.
+    pub confirm: Confirm,
 }
 
 /// The output directory of a run over several functions when `--out` is not given, as
@@ -690,7 +692,15 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
 
     fn try_from(args: AccuracyArgs) -> Result<Self> {
         let functions = select_functions(&args.program.function, &args.library)?;
-        let library = library_options(&functions, args.jobs, &args.library, &[])?;
+        let confirm = if args.confirm {
+            Confirm::Native
+        } else {
+            Confirm::Off
+        };
+        let library = LibraryOptions {
+            confirm,
+            ..library_options(&functions, args.jobs, &args.library, &[])?
+        };
         let several = matches!(functions, Functions::Selected(_));
         if several && args.check_input.is_some() {
             bail!("--check-input takes one function: name it with -f FUNC");
@@ -741,6 +751,7 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             check_input: args.check_input,
             out,
             output: args.output.into(),
+            confirm,
         })
     }
 }

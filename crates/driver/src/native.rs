@@ -16,9 +16,9 @@ use crate::gcov::program_sources;
 use fpforge_exec::{Finding, FindingKind};
 use fpforge_report::bugreport::BugReport;
 use fpforge_report::findings::CrashRow;
-use fpforge_report::regression::{regression_file, reproducer_c};
+use fpforge_report::regression::{regression_file, reproducer_c, Expect};
 use fpforge_spec::InputSpec;
-use fpir::{Func, Module};
+use fpir::{Func, Module, SrcLoc};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -92,82 +92,121 @@ pub struct Target<'a> {
     pub flags: &'a [String],
 }
 
-/// Checks each of `findings` (with their rows, as the run wrote them) natively and writes
-/// its directory under `out/findings`.
+/// One defect to check natively: what it is and what the reproducer expects.
+pub struct Defect<'a> {
+    /// Its directory under `findings/` and its name in verdict lines: `crash-1`,
+    /// `wrong-special-value-1`.
+    pub name: String,
+    /// Its class in reports: `crash`, `hang`, `wrong special value`, `error`.
+    pub class: &'a str,
+    /// What went wrong, in words.
+    pub what: String,
+    /// The input's coordinates.
+    pub coords: &'a [u64],
+    /// What the reproducer checks.
+    pub expect: Expect,
+    /// Whether it is a hang (the reproducer must then run on).
+    pub hang: bool,
+    /// The function where it shows, its location and the calls that led there.
+    pub place: (&'a str, &'a str, &'a [String]),
+    /// The source location, for the line the report quotes.
+    pub loc: Option<SrcLoc>,
+    /// Its fingerprint, when it has one.
+    pub fingerprint: &'a str,
+}
+
+impl<'a> Defect<'a> {
+    /// The defect of a crash or hang `finding`, as its `row` lists it.
+    pub fn of_finding(finding: &'a Finding, row: &'a CrashRow) -> Defect<'a> {
+        Defect {
+            name: format!("{}-{}", row.kind, row.number),
+            class: row.kind,
+            what: row.trap.clone(),
+            coords: &finding.coords,
+            expect: Expect::Fault,
+            hang: finding.kind == FindingKind::Hang,
+            place: (&row.function, &row.location, &row.stack),
+            loc: row.loc,
+            fingerprint: &row.fingerprint,
+        }
+    }
+}
+
+/// Checks each of `defects` natively and writes its directory under `out/findings`.
 pub fn confirm_natively(
     target: &Target<'_>,
-    findings: &[(&Finding, &CrashRow)],
+    defects: &[Defect<'_>],
     out: &Path,
 ) -> Result<Vec<NativeCheck>> {
     let platform = platform();
-    findings
+    defects
         .iter()
-        .map(|(finding, row)| check_one(target, finding, row, out, &platform))
+        .map(|defect| check_one(target, defect, out, &platform))
         .collect()
 }
 
 fn check_one(
     target: &Target<'_>,
-    finding: &Finding,
-    row: &CrashRow,
+    defect: &Defect<'_>,
     out: &Path,
     platform: &str,
 ) -> Result<NativeCheck> {
-    let name = format!("{}-{}", row.kind, row.number);
-    let dir = out.join("findings").join(&name);
+    let dir = out.join("findings").join(&defect.name);
     std::fs::create_dir_all(&dir).map_err(|e| DriverError::io("create", &dir, e))?;
     let cxx = regression_file(target.module, target.func).ends_with(".cpp");
     let file = if cxx { "repro.cpp" } else { "repro.c" };
+    let (function, location, stack) = defect.place;
     let about = format!(
-        "fpforge reproducer of {} {}: {} in {} at {}. Build and run: see report.md.",
-        row.kind, row.number, row.trap, row.function, row.location
+        "fpforge reproducer of {}: {} in {function} at {location}. Build and run: see report.md.",
+        defect.name, defect.what
     );
     let program = reproducer_c(
         target.module,
         target.func,
         target.spec,
-        &finding.coords,
+        (defect.coords, defect.expect),
         &about,
     )?;
     let repro = dir.join(file);
     std::fs::write(&repro, program).map_err(|e| DriverError::io("write", &repro, e))?;
-    let (verdict, output, command) = match build(target, &dir, file, cxx) {
+    let (verdict, output, command) = match build(target, &dir, (file, cxx), defect.expect) {
         Err(why) => (NativeVerdict::NotBuilt(why), String::new(), String::new()),
         Ok(command) => {
-            let (verdict, output) = run(&dir, finding.kind)?;
+            let (verdict, output) = run(&dir, defect)?;
             (verdict, output, command)
         }
     };
-    let line = source_line(target.module, row);
-    let decimal = target.spec.decimal_line(&finding.coords);
+    let line = source_line(target.module, defect.loc);
+    let input = target.spec.line(defect.coords);
+    let decimal = target.spec.decimal_line(defect.coords);
     let report = BugReport {
-        class: row.kind,
-        what: &row.trap,
+        class: defect.class,
+        what: &defect.what,
         entry: &target.module.funcs[target.func].name,
-        function: &row.function,
-        location: &row.location,
+        function,
+        location,
         source_line: line.as_deref(),
-        stack: &row.stack,
-        input: &row.input,
+        stack,
+        input: &input,
         input_decimal: &decimal,
         native: &verdict.words(),
         native_output: &output,
         platform,
         command: &command,
-        fingerprint: &row.fingerprint,
+        fingerprint: defect.fingerprint,
     };
     let md = dir.join("report.md");
     std::fs::write(&md, report.markdown()).map_err(|e| DriverError::io("write", &md, e))?;
     Ok(NativeCheck {
-        finding: format!("{} {}", row.kind, row.number),
+        finding: defect.name.replace('-', " "),
         dir,
         verdict,
     })
 }
 
-/// The source line of `row`'s fault, when the file can be read.
-fn source_line(module: &Module, row: &CrashRow) -> Option<String> {
-    let loc = row.loc?;
+/// The source line at `loc`, when the file can be read.
+fn source_line(module: &Module, loc: Option<SrcLoc>) -> Option<String> {
+    let loc = loc?;
     let text = std::fs::read_to_string(module.files.get(loc.file)?).ok()?;
     let line = text.lines().nth(loc.line.checked_sub(1)? as usize)?;
     Some(line.to_string())
@@ -178,13 +217,15 @@ fn source_line(module: &Module, row: &CrashRow) -> Option<String> {
 fn build(
     target: &Target<'_>,
     dir: &Path,
-    file: &str,
-    cxx: bool,
+    (file, cxx): (&str, bool),
+    expect: Expect,
 ) -> std::result::Result<String, String> {
     let compiler = if cxx { "g++" } else { "gcc" };
     let sources = program_sources(target.module, cxx).map_err(|e| e.to_string())?;
     let mut args: Vec<String> = ["-O0", "-g", "-w"].iter().map(|s| s.to_string()).collect();
-    args.extend(SANITIZERS.iter().map(|s| s.to_string()));
+    if expect == Expect::Fault {
+        args.extend(SANITIZERS.iter().map(|s| s.to_string()));
+    }
     args.extend(target.flags.iter().cloned());
     args.push(file.to_string());
     args.extend(sources.iter().map(|p| p.display().to_string()));
@@ -209,19 +250,15 @@ fn build(
     ))
 }
 
-/// Runs `dir/repro`: the verdict for a finding of `kind`, and the first lines it wrote on
-/// stderr.
-fn run(dir: &Path, kind: FindingKind) -> Result<(NativeVerdict, String)> {
+/// Runs `dir/repro`: the verdict on `defect`, and the first lines it wrote.
+fn run(dir: &Path, defect: &Defect<'_>) -> Result<(NativeVerdict, String)> {
     let program = std::fs::canonicalize(dir.join("repro"))
         .map_err(|e| DriverError::io("read", dir.join("repro"), e))?;
-    let limit = match kind {
-        FindingKind::Crash => CRASH_LIMIT,
-        FindingKind::Hang => HANG_LIMIT,
-    };
+    let limit = if defect.hang { HANG_LIMIT } else { CRASH_LIMIT };
     let mut child = Command::new(&program)
         .current_dir(dir)
         .env("ASAN_OPTIONS", "detect_leaks=0")
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| DriverError::io("run", &program, e))?;
@@ -242,25 +279,35 @@ fn run(dir: &Path, kind: FindingKind) -> Result<(NativeVerdict, String)> {
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    let mut stderr = String::new();
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    if let Some(mut pipe) = child.stdout.take() {
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut stdout);
+    }
     if let Some(mut pipe) = child.stderr.take() {
         let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
     }
-    let output: String = stderr.lines().take(12).collect::<Vec<_>>().join("\n");
-    let verdict = match (kind, status) {
-        (FindingKind::Hang, None) => {
-            NativeVerdict::Confirmed(format!("still running after {} s", limit.as_secs()))
-        }
-        (FindingKind::Crash, None) => {
-            NativeVerdict::NotReproduced(format!("still running after {} s", limit.as_secs()))
-        }
-        (_, Some(status)) if status.success() => {
+    let output: String = stdout
+        .lines()
+        .chain(stderr.lines())
+        .take(12)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let running = format!("still running after {} s", limit.as_secs());
+    let verdict = match (defect.expect, defect.hang, status) {
+        (_, true, None) => NativeVerdict::Confirmed(running),
+        (_, false, None) => NativeVerdict::NotReproduced(running),
+        (Expect::Value { .. }, _, Some(status)) => match status.code() {
+            Some(0) => NativeVerdict::NotReproduced(stdout.trim().to_string()),
+            Some(1) => NativeVerdict::Confirmed(format!("gcc build: {}", stdout.trim())),
+            _ => NativeVerdict::NotReproduced(failure(status, &stderr)),
+        },
+        (Expect::Fault, _, Some(status)) if status.success() => {
             NativeVerdict::NotReproduced("the call returned".to_string())
         }
-        (FindingKind::Hang, Some(_)) => {
+        (Expect::Fault, true, Some(_)) => {
             NativeVerdict::NotReproduced("the native run ended, with a fault".to_string())
         }
-        (FindingKind::Crash, Some(status)) => NativeVerdict::Confirmed(failure(status, &stderr)),
+        (Expect::Fault, false, Some(status)) => NativeVerdict::Confirmed(failure(status, &stderr)),
     };
     Ok((verdict, output))
 }

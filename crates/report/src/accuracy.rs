@@ -193,7 +193,7 @@ impl ErrorRow {
 }
 
 /// `return` or `PARAM[INDEX]` (the parameter's source name, or its 1-based position).
-fn output_name(module: &Module, func: Func, loc: OutputLoc) -> String {
+pub fn output_name(module: &Module, func: Func, loc: OutputLoc) -> String {
     match loc {
         OutputLoc::Return => "return".to_string(),
         OutputLoc::Element { param, index } => {

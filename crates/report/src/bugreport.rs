@@ -41,9 +41,10 @@ pub struct BugReport<'a> {
 impl BugReport<'_> {
     /// The report's markdown.
     pub fn markdown(&self) -> String {
+        let arguments = self.input_decimal.split(' ').collect::<Vec<_>>().join(", ");
         let mut md = format!(
-            "# {}: {} in `{}` called as `{}({})`\n\n",
-            self.class, self.what, self.function, self.entry, self.input_decimal
+            "# {}: {} in `{}` called as `{}({arguments})`\n\n",
+            self.class, self.what, self.function, self.entry
         );
         let _ = writeln!(
             md,

@@ -81,6 +81,14 @@ pub fn fingerprint(module: &Module, finding: &Finding) -> String {
     format!("{:016x}", fnv1a(text.as_bytes()))
 }
 
+/// The fingerprint of a wrong value (`kind`: `wrong special value`, `pole`) of the
+/// function with symbol `symbol` at its result `output` (`return`, `result[0]`): one per
+/// function, result and kind, whatever the input.
+pub fn value_fingerprint(symbol: &str, kind: &str, output: &str) -> String {
+    let text = format!("fpforge-value-v1\n{kind}\n{symbol}\n{output}\n");
+    format!("{:016x}", fnv1a(text.as_bytes()))
+}
+
 /// FNV-1a, 64 bits: a hash whose value no Rust release or platform changes.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {

@@ -449,18 +449,37 @@ pub fn regression_c(
     Ok(c)
 }
 
+/// What a reproducer checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// A crash or hang: the call must not return, so it returning is the fault gone.
+    Fault,
+    /// A wrong value: the result word of `output` (`None`: the return value; else
+    /// element `index` of output parameter `param`) must be within `max_ulps` of the
+    /// bits `expected` (NaN matching NaN only).
+    Value {
+        /// Which result.
+        output: Option<(usize, usize)>,
+        /// The correctly rounded true value's bits.
+        expected: u64,
+        /// The distance in ulps still accepted.
+        max_ulps: u64,
+    },
+}
+
 /// A standalone C program that calls `func` once on the input `coords` (bits of `spec`'s
-/// coordinates) and says what happened: a reproducer of a crash or hang, which exits
-/// non-zero while the fault is there (the fault ends it: a signal, a sanitizer report, or
-/// for a hang, a run that never ends) and prints the result and exits 0 once the call
-/// returns. `about` opens it as a comment. It is this module's program without its
-/// tests (`FPFORGE_NO_MAIN`) and with its own `main`, so it needs nothing of fpforge,
-/// only the library's sources.
+/// coordinates) and checks `expect`, exiting non-zero while the defect is there: a crash
+/// or hang ends it (a signal, a sanitizer report, or a run that never ends) and the call
+/// returning prints the result and exits 0; a wrong value prints the observed and the
+/// expected value and exits 1 while they differ by more than the tolerance. `about`
+/// opens it as a comment. It is this module's program without its tests
+/// (`FPFORGE_NO_MAIN`) and with its own `main`, so it needs nothing of fpforge, only the
+/// library's sources.
 pub fn reproducer_c(
     module: &Module,
     func: Func,
     spec: &InputSpec,
-    coords: &[u64],
+    (coords, expect): (&[u64], Expect),
     about: &str,
 ) -> Result<String, ReportError> {
     let library = regression_c(module, func, spec, &[])?;
@@ -470,15 +489,81 @@ pub fn reproducer_c(
         .collect();
     let input = spec.line(coords).replace("*/", "* /");
     let about = about.replace("*/", "* /");
+    let words = if words.is_empty() {
+        "0".to_string()
+    } else {
+        words.join(", ")
+    };
+    let body = match expect {
+        Expect::Fault => "\x20   fpforge_call(fpforge_input);\n\
+             \x20   fprintf(stderr, \"fpforge reproducer: the call returned; the fault did not reproduce\\n\");\n\
+             \x20   return 0;\n"
+            .to_string(),
+        Expect::Value {
+            output,
+            expected,
+            max_ulps,
+        } => value_check(module, func, spec, (output, expected, max_ulps))?,
+    };
     Ok(format!(
-        "/* {about} */\n#define FPFORGE_NO_MAIN\n{library}\n\
+        "/* {about} */\n#define FPFORGE_NO_MAIN\n{library}\n{VALUE_HELPERS}\
          int main(void) {{\n\
          \x20   /* {input} */\n\
-         \x20   static const uint64_t fpforge_input[] = {{ {} }};\n\
-         \x20   fpforge_call(fpforge_input);\n\
-         \x20   fprintf(stderr, \"fpforge reproducer: the call returned; the fault did not reproduce\\n\");\n\
-         \x20   return 0;\n}}\n",
-        if words.is_empty() { "0".to_string() } else { words.join(", ") }
+         \x20   static const uint64_t fpforge_input[] = {{ {words} }};\n{body}}}\n"
+    ))
+}
+
+/// What a value reproducer uses: the distance in ulps of two floats of `w` bits (their
+/// bit patterns mapped to integers in the order of the values) and NaN tests.
+const VALUE_HELPERS: &str = "static uint64_t fpforge_key(uint64_t b, unsigned w) {\n\
+    \x20   uint64_t mask = w == 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1), sign = (uint64_t)1 << (w - 1);\n\
+    \x20   b &= mask;\n    return (b & sign) ? (~b & mask) : (b | sign);\n}\n\
+    static uint64_t fpforge_ulps(uint64_t a, uint64_t b, unsigned w) {\n\
+    \x20   uint64_t ka = fpforge_key(a, w), kb = fpforge_key(b, w);\n    return ka > kb ? ka - kb : kb - ka;\n}\n\
+    static int fpforge_is_nan(uint64_t b, unsigned w) {\n\
+    \x20   return w == 64 ? fpforge_f64_bits(b) != fpforge_f64_bits(b) : fpforge_f32_bits((uint32_t)b) != fpforge_f32_bits((uint32_t)b);\n}\n\n";
+
+/// The statements of `main` that call, then compare result `output` with `expected`.
+fn value_check(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    (output, expected, max_ulps): (Option<(usize, usize)>, u64, u64),
+) -> Result<String, ReportError> {
+    let lang = language_of(&module.funcs[func]);
+    let shape = call_shape(module, func, spec, lang)?;
+    let wanted = match output {
+        None => "fpforge_r".to_string(),
+        Some((param, index)) => format!("fpforge_a{param}[{index}]"),
+    };
+    let missing = || ReportError::UnsupportedResult {
+        func: module.funcs[func].name.clone(),
+        ty: format!("no result word {wanted}"),
+    };
+    let word = shape
+        .results
+        .iter()
+        .position(|r| r.value == wanted)
+        .ok_or_else(missing)?;
+    let result = &shape.results[word];
+    let (width, show) = match result.ty.as_float() {
+        Some(fpir::FloatTy::F32) => (32, "(double)fpforge_f32_bits((uint32_t)"),
+        Some(fpir::FloatTy::F64) => (64, "fpforge_f64_bits("),
+        None => return Err(missing()),
+    };
+    let name = &result.name;
+    Ok(format!(
+        "\x20   uint64_t fpforge_out[FPFORGE_RESULTS];\n\
+         \x20   uint64_t observed, expected = UINT64_C(0x{expected:x});\n\
+         \x20   int wrong;\n\
+         \x20   fpforge_invoke(fpforge_input, fpforge_out);\n\
+         \x20   observed = fpforge_out[{word}];\n\
+         \x20   wrong = fpforge_is_nan(observed, {width}) != fpforge_is_nan(expected, {width})\n\
+         \x20       || (!fpforge_is_nan(observed, {width}) && fpforge_ulps(observed, expected, {width}) > {max_ulps});\n\
+         \x20   printf(\"{name}: observed %a (%.17g), expected %a (%.17g): %s\\n\",\n\
+         \x20          {show}observed), {show}observed), {show}expected), {show}expected),\n\
+         \x20          wrong ? \"wrong (more than {max_ulps} ulps off)\" : \"within {max_ulps} ulps\");\n\
+         \x20   return wrong;\n"
     ))
 }
 

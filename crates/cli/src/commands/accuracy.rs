@@ -15,7 +15,6 @@ use crate::options::AccuracyOptions;
 use crate::progress::{Spinner, Verbosity};
 use crate::render;
 use anyhow::{Context, Result};
-use fpforge_driver::native::Confirm;
 use fpforge_driver::run::{run_info, run_one, Place, Seeds};
 use fpforge_driver::Functions;
 use fpforge_report::accuracy::{check_json, check_text, text_report, ErrorRow, RunInfo};
@@ -60,7 +59,7 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
         out: options.out.as_deref(),
         seeds: Seeds::None,
         junit: None,
-        confirm: Confirm::Off,
+        confirm: options.confirm,
     };
     let (loaded, measured) = run_one(
         &options.program,
@@ -80,6 +79,16 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
             ..run_info(&loaded.module, loaded.func, &options.job.config)
         };
         crate::output::emit(&text_report(info, &loaded.module, &measured.report))?;
+        for check in &measured.native {
+            let report = check.dir.join("report.md");
+            let line = format!(
+                "{}: {} ({})\n",
+                check.finding,
+                check.verdict.words(),
+                report.display()
+            );
+            crate::output::emit(&line)?;
+        }
     }
     let interrupted = !measured.report.stop.completed();
     Ok(crate::search_exit(interrupted, measured.findings.len()))

@@ -217,11 +217,17 @@ fn confirmed_findings_come_with_a_reproducer_that_fails_natively_and_a_report() 
             .and_then(|rest| rest.split("```").next())
             .expect("a command block");
         let pasted = Command::new("sh")
-            .args(["-c", &command.replace('\n', " && ")])
+            .args(["-c", &command.trim().replace('\n', " && ")])
             .current_dir(&case)
             .output()
             .unwrap();
-        assert!(!pasted.status.success(), "{name}: {}", stderr(&pasted));
+        let sanitizer = String::from_utf8_lossy(&pasted.stderr).contains("runtime error")
+            || pasted.status.code().is_none();
+        assert!(
+            !pasted.status.success() && sanitizer,
+            "{name}: {}",
+            stderr(&pasted)
+        );
         let source = std::fs::read_to_string(case.join("repro.c")).unwrap();
         assert!(
             source.starts_with("/* fpforge reproducer of crash"),
@@ -262,4 +268,72 @@ fn a_hang_that_is_only_fpforges_small_fuel_is_not_reproduced_natively() {
     );
     let report = std::fs::read_to_string(dir.path().join("out/findings/hang-1/report.md")).unwrap();
     assert!(report.contains("Not reproduced natively"), "{report}");
+}
+
+#[test]
+fn a_wrong_special_value_gets_a_reproducer_that_passes_once_the_function_is_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("hypot.c");
+    std::fs::copy(fixture("findings", "naive_hypot.c"), &source).unwrap();
+    let run = fpforge_in(
+        dir.path(),
+        &[
+            "accuracy",
+            "hypot.c",
+            "-f",
+            "hypot",
+            "--oracle",
+            "auto",
+            "--evals",
+            "20000",
+            "--seed",
+            "1",
+            "--out",
+            "out",
+            "--confirm",
+        ],
+    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        printed.contains("wrong special value 1: confirmed natively"),
+        "{printed}"
+    );
+    let case = dir.path().join("out/findings/wrong-special-value-1");
+    let report = std::fs::read_to_string(case.join("report.md")).unwrap();
+    assert!(
+        report.contains("return is inf where the true value is"),
+        "{report}"
+    );
+    let command = report
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a command block")
+        .trim()
+        .replace('\n', " && ");
+    let paste = || {
+        Command::new("sh")
+            .args(["-c", &command])
+            .current_dir(&case)
+            .output()
+            .unwrap()
+    };
+    let wrong = paste();
+    assert_eq!(wrong.status.code(), Some(1), "{}", stderr(&wrong));
+    // Scaled by the larger magnitude, the squares cannot overflow: the reproducer passes.
+    std::fs::write(
+        &source,
+        "#include <math.h>\ndouble hypot(double x, double y) {\n    double ax = fabs(x), ay = fabs(y);\n    \
+         double m = ax > ay ? ax : ay, n = ax > ay ? ay : ax;\n    if (m == 0) return 0;\n    \
+         double r = n / m;\n    return m * sqrt(1 + r * r);\n}\n",
+    )
+    .unwrap();
+    let fixed = paste();
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stdout)
+    );
 }

@@ -7,6 +7,7 @@
 //! same.
 
 use crate::error::Result;
+use crate::native::NativeCheck;
 use fpforge_accuracy::{AccuracyEvent, AccuracyNews, AccuracyReport, Oracle};
 use fpforge_engine::Event;
 use fpforge_report::accuracy::{
@@ -63,6 +64,8 @@ pub struct Measured {
     pub json: String,
     /// The line saying that (nearly) every probe run traps at one place, when it does.
     pub diagnostic: Option<String>,
+    /// With `--confirm`, each wrong value's native check.
+    pub native: Vec<NativeCheck>,
 }
 
 impl<'a> AccuracyOut<'a> {
@@ -194,6 +197,7 @@ impl<'a> AccuracyOut<'a> {
             findings: self.findings,
             json,
             diagnostic: self.info.diagnostic.map(str::to_string),
+            native: Vec::new(),
         })
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{CoverageOutcome, Job, JobBase, RunStatus, Task};
 use crate::error::{DriverError, Result};
-use crate::native::{confirm_natively, Confirm, NativeCheck, Target};
+use crate::native::{confirm_natively, Confirm, Defect, NativeCheck, Target};
 use crate::out::{CoverageOut, TestSet};
 use crate::plan::{planned_inputs, probe, Planned};
 use fpforge_cover::{cover_with, CoverConfig};
@@ -84,14 +84,18 @@ fn confirm(task: &Task<'_>, spec: &InputSpec, findings: &[Finding]) -> Result<Ve
             CrashRow::new(place, spec, finding, number, (&task.replay, out))
         })
         .collect();
-    let pairs: Vec<(&Finding, &CrashRow)> = findings.iter().zip(&rows).collect();
+    let defects: Vec<Defect<'_>> = findings
+        .iter()
+        .zip(&rows)
+        .map(|(finding, row)| Defect::of_finding(finding, row))
+        .collect();
     let target = Target {
         module: task.module,
         func: task.func,
         spec,
         flags: task.flags,
     };
-    confirm_natively(&target, &pairs, out)
+    confirm_natively(&target, &defects, out)
 }
 
 /// The planned inputs of `task`'s function under `exec`.
