@@ -321,6 +321,11 @@ pub struct LibraryArgs {
     /// Leave out the functions this name or glob matches (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub skip: Vec<String>,
+    /// Keep only the selected functions whose definition, or that of a function they
+    /// may call, changed since the git revision REV (`git diff REV`, uncommitted
+    /// changes included): a pull request's job tests what it touches.
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
     /// Input specs of single functions, from fpforge.toml's `[function.NAME]`.
     #[arg(skip)]
     pub function_specs: BTreeMap<String, Specs>,

@@ -60,8 +60,12 @@ fn one_function(names: &[String]) -> Result<Functions> {
 /// the one-function layout; anything else selects several.
 fn select_functions(names: &[String], library: &LibraryArgs) -> Result<Functions> {
     let file = library.functions_file.as_deref();
-    Functions::select(names, file, library.all, &library.skip)?
-        .context("no function: name it with -f FUNC, or give --all or --functions FILE")
+    let functions = Functions::select(names, file, library.all, &library.skip)?
+        .context("no function: name it with -f FUNC, or give --all or --functions FILE")?;
+    if library.changed_since.is_some() && matches!(functions, Functions::One(_)) {
+        bail!("--changed-since selects among several functions (--all, -f GLOB, --functions)");
+    }
+    Ok(functions.changed_since(library.changed_since.clone()))
 }
 
 /// What `cover` and `explore` share (see [`CoverageRunArgs`]).

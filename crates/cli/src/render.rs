@@ -57,6 +57,7 @@ pub fn error(e: DriverError) -> anyhow::Error {
             Setting::Shard => format!("--shard {problem}"),
             Setting::MergeOut => format!("--out {problem}"),
             Setting::Gcov => format!("--gcov: {problem}"),
+            Setting::ChangedSince => format!("--changed-since: {problem}"),
             other => format!("{other}: {problem}"),
         }),
         DriverError::Accuracy(AccuracyError::NothingToMeasure(function)) => anyhow::anyhow!(

@@ -77,6 +77,8 @@ pub enum Setting {
     MergeOut,
     /// gcc's branch figure of a run's tests.
     Gcov,
+    /// The git revision whose changes select the functions.
+    ChangedSince,
 }
 
 impl std::fmt::Display for Setting {
@@ -87,6 +89,7 @@ impl std::fmt::Display for Setting {
             Setting::Shard => "shard",
             Setting::MergeOut => "merge output",
             Setting::Gcov => "gcov",
+            Setting::ChangedSince => "changed since",
         })
     }
 }

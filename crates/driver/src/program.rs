@@ -53,6 +53,9 @@ pub struct Selection {
     pub patterns: Vec<String>,
     /// Names and globs of functions to leave out.
     pub skip: Vec<String>,
+    /// A git revision: only the functions whose definition, or a callee's, changed
+    /// since it are kept.
+    pub changed_since: Option<String>,
 }
 
 impl Functions {
@@ -85,8 +88,21 @@ impl Functions {
                 all,
                 patterns,
                 skip: skip.to_vec(),
+                changed_since: None,
             })),
         })
+    }
+
+    /// The same selection keeping only the functions changed since `rev` (or calling
+    /// one that changed); one function stays one function.
+    pub fn changed_since(self, rev: Option<String>) -> Functions {
+        match self {
+            Functions::Selected(selection) => Functions::Selected(Selection {
+                changed_since: rev,
+                ..selection
+            }),
+            one => one,
+        }
     }
 
     /// Every function `all` selects.

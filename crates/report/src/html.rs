@@ -27,7 +27,7 @@ mod source;
 pub use accuracy_page::{final_accuracy_page, partial_accuracy_page};
 pub use coverage_page::coverage_page;
 pub use index_page::index_page;
-pub use source::Sources;
+pub use source::{function_lines, Sources};
 
 use crate::escape::escape;
 use std::fmt::{Display, Write as _};

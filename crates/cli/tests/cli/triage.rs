@@ -337,3 +337,93 @@ fn a_wrong_special_value_gets_a_reproducer_that_passes_once_the_function_is_fixe
         String::from_utf8_lossy(&fixed.stdout)
     );
 }
+
+/// `git ARGS` in `dir`.
+fn git(dir: &Path, args: &[&str]) {
+    let run = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "git {args:?}: {}", stderr(&run));
+}
+
+/// The functions an index lists.
+fn indexed(index: &Path) -> Vec<String> {
+    json_file(index)["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["function"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn changed_since_keeps_the_functions_a_commit_touches_and_their_callers() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::create_dir_all(repo.join("build")).unwrap();
+    let source = "static double square(double x) { return x * x; }\n\n\
+                  double area(double r) {\n    return 3.14159 * square(r);\n}\n\n\
+                  double half(double x) {\n    return x / 2;\n}\n\n\
+                  double twice(double x) {\n    return x * 2;\n}\n";
+    std::fs::write(repo.join("src/lib.c"), source).unwrap();
+    git(repo, &["init", "-q"]);
+    git(
+        repo,
+        &["-c", "user.email=t@t", "-c", "user.name=t", "add", "src"],
+    );
+    git(
+        repo,
+        &[
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "one",
+        ],
+    );
+    let edited = source
+        .replace("return x * x;", "return x * x + 0.0;")
+        .replace("return x / 2;", "return x * 0.5;");
+    std::fs::write(repo.join("src/lib.c"), edited).unwrap();
+    git(
+        repo,
+        &[
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qam",
+            "two",
+        ],
+    );
+
+    let build = repo.join("build");
+    let cover = |out: &str, rev: &str| {
+        let run = fpforge_in(
+            &build,
+            &[
+                "cover",
+                "../src/lib.c",
+                "--all",
+                "--evals",
+                "2000",
+                "--no-reach",
+                "--out",
+                out,
+                "--changed-since",
+                rev,
+            ],
+        );
+        assert!(run.status.success(), "{}", stderr(&run));
+        indexed(&build.join(out).join("index.json"))
+    };
+    // `square` changed, so `area`, which calls it, is tested; `half` changed itself.
+    assert_eq!(cover("since-one", "HEAD~1"), ["area", "half"]);
+    assert!(cover("since-two", "HEAD").is_empty());
+}

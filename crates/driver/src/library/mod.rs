@@ -9,6 +9,7 @@
 //! the functions, and [`Resume::Continue`] keeps or continues what OUT holds
 //! ([`resume`]); [`merge`] joins the shards' directories.
 
+mod changed;
 mod glob;
 pub use glob::glob_matches;
 pub mod merge;

@@ -3,6 +3,7 @@
 //! result), names and globs, less the skipped ones; loaded once, with the functions'
 //! load problems kept for their rows.
 
+use super::changed::{changed_functions, reaches_changed};
 use super::glob::glob_matches;
 use super::shard::Shard;
 use crate::error::{DriverError, Result, Setting};
@@ -104,7 +105,18 @@ impl Library {
                 } else {
                     BTreeSet::new()
                 };
-                Ok::<_, DriverError>(select(module, selection, &exported)?.into_keys().collect())
+                let chosen = select(module, selection, &exported)?;
+                let chosen = match &selection.changed_since {
+                    None => chosen,
+                    Some(rev) => {
+                        let changed = changed_functions(module, rev, &program.load.source_paths)?;
+                        chosen
+                            .into_iter()
+                            .filter(|&(_, func)| reaches_changed(module, func, &changed))
+                            .collect()
+                    }
+                };
+                Ok::<_, DriverError>(chosen.into_keys().collect())
             })?;
         if !loaded.library_files.is_empty() {
             notes(Note::LinkedFromLibrary(loaded.library_files.clone()));

@@ -48,7 +48,7 @@ fn read_lines(paths: &SourcePaths, module: &Module, file: FileId) -> Result<Vec<
 
 /// The file and the first and last line of `function`'s code (from its definition's
 /// line to its last instruction's in the same file), when debug information gives them.
-pub(super) fn function_lines(function: &Function) -> Option<(FileId, u32, u32)> {
+pub fn function_lines(function: &Function) -> Option<(FileId, u32, u32)> {
     let start = function.loc.filter(|l| l.line > 0)?;
     let end = function
         .blocks
