@@ -20,6 +20,13 @@ pub fn note(note: &Note) -> String {
             "`{entry}` may use functions or globals that nothing defines, which trap if reached: {}",
             names.join(", ")
         ),
+        Note::LengthParameters { function, specs } => {
+            let specs: Vec<String> = specs.iter().map(|s| format!("`{s}`")).collect();
+            format!(
+                "{function}: taken as {} (runs with the length parameter past the array overran it: the caller's contract); set them with --arg",
+                specs.join(", ")
+            )
+        }
         Note::PointersFitted { function, specs } => {
             let specs: Vec<String> = specs.iter().map(|s| format!("`{s}`")).collect();
             format!(

@@ -27,6 +27,13 @@ pub enum Note {
         /// The specs chosen, e.g. `y: f64[2]`.
         specs: Vec<String>,
     },
+    /// Integer parameters found to be array parameters' lengths, kept within them.
+    LengthParameters {
+        /// The function.
+        function: String,
+        /// The specs chosen, e.g. `a: f64[8]`, `n in [0, 8]`.
+        specs: Vec<String>,
+    },
     /// Nearly every probe run meets the same fault (the line the reports carry).
     EveryRunTraps(String),
     /// A function's saved tests no longer fit its inputs (its parameters changed), so

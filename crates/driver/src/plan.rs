@@ -123,9 +123,25 @@ fn probe_setup(
 /// defaults to one element; when nearly every probe run then goes out of bounds, the
 /// program's contract is evidently a longer array (`__rem_pio2(x, y)` fills `y[0]` and
 /// `y[1]`), so those parameters get the shortest length of 2, 4, ..., 256 under
-/// which the probes stop overrunning, and `notes` hears so. A spec the user wrote is
+/// which the probes stop overrunning, and `notes` hears so. Then an integer parameter
+/// that is such an array's length (`scaled_norm(const double *a, int n)`: the runs
+/// overrun `a` when `n` exceeds its length, and not otherwise) is kept within it, the
+/// array given at least [`LENGTH_PAIRED`] elements: a run past the length the caller
+/// passes breaks the function's contract, not the function. A spec the user wrote is
 /// never changed.
 pub fn planned_inputs(
+    module: &Module,
+    func: Func,
+    (args, outs): (&[ArgSpec], &[OutArgSpec]),
+    exec: &ExecConfig,
+    notes: Notes<'_>,
+) -> Result<Planned> {
+    let fitted = fitted_pointers(module, func, (args, outs), exec, notes)?;
+    with_length_params(module, func, (args, outs), fitted, exec, notes)
+}
+
+/// The inputs with default pointer parameters fitted (see [`planned_inputs`]).
+fn fitted_pointers(
     module: &Module,
     func: Func,
     (args, outs): (&[ArgSpec], &[OutArgSpec]),
@@ -166,6 +182,122 @@ pub fn planned_inputs(
     })
 }
 
+/// The array length a pointer parameter gets when an integer parameter is its length.
+const LENGTH_PAIRED: usize = 8;
+
+/// `planned` with each integer parameter the user left unspecified that is the length
+/// of an array parameter the user left unspecified kept within it (see
+/// [`planned_inputs`]).
+fn with_length_params(
+    module: &Module,
+    func: Func,
+    (args, outs): (&[ArgSpec], &[OutArgSpec]),
+    planned: Planned,
+    exec: &ExecConfig,
+    notes: Notes<'_>,
+) -> Result<Planned> {
+    let spec = &planned.spec;
+    let named = |i: usize| {
+        let position = (i + 1).to_string();
+        args.iter()
+            .any(|a| a.name == spec.param_name(i) || a.name == position)
+    };
+    let arrays: Vec<(usize, fpir::Type, usize)> = spec
+        .params()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| !named(i))
+        .filter_map(|(i, param)| match *param {
+            ParamInput::Pointee { ty, .. } => Some((i, ty, 1)),
+            ParamInput::Array { elem, len, .. } => Some((i, elem, len)),
+            _ => None,
+        })
+        .collect();
+    let counts: Vec<usize> = spec
+        .params()
+        .iter()
+        .enumerate()
+        .filter(|&(i, param)| {
+            !named(i)
+                && matches!(
+                    param,
+                    ParamInput::Scalar {
+                        ty: fpir::Type::Int(_),
+                        ..
+                    }
+                )
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let mut pairs = Vec::new();
+    for &(array, elem, len) in &arrays {
+        let paired = counts
+            .iter()
+            .copied()
+            .filter(|n| !pairs.iter().any(|&(_, m, _, _)| m == *n))
+            .find(|&n| is_length_of(module, func, spec, (n, len), exec));
+        if let Some(n) = paired {
+            pairs.push((array, n, elem, len.max(LENGTH_PAIRED)));
+        }
+    }
+    if pairs.is_empty() {
+        return Ok(planned);
+    }
+    let mut specs: Vec<ArgSpec> = planned
+        .args
+        .iter()
+        .filter(|a| !pairs.iter().any(|&(p, ..)| a.name == spec.param_name(p)))
+        .cloned()
+        .collect();
+    let mut texts = Vec::new();
+    for &(array, n, elem, len) in &pairs {
+        let (array, n) = (spec.param_name(array), spec.param_name(n));
+        texts.push(format!("{array}: {elem}[{len}]"));
+        texts.push(format!("{n} in [0, {len}]"));
+    }
+    for text in &texts {
+        specs.push(text.parse()?);
+    }
+    notes(Note::LengthParameters {
+        function: module.funcs[func].name.clone(),
+        specs: texts,
+    });
+    Ok(Planned {
+        spec: InputSpec::for_function(module, func, &specs, outs)?,
+        args: specs,
+    })
+}
+
+/// Whether integer parameter `n` is the length of an array of `len` elements: with `n`
+/// set to `len + 1`, most probe runs go out of bounds; with `n = len`, few do.
+fn is_length_of(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    (n, len): (usize, usize),
+    exec: &ExecConfig,
+) -> bool {
+    let Some(coord) = spec.coords().iter().position(|c| c.param == n) else {
+        return false;
+    };
+    let Some((points, exec)) = probe_setup(module, func, spec, exec) else {
+        return false;
+    };
+    let overruns = |count: usize| {
+        let with_count: Vec<Vec<u64>> = points
+            .iter()
+            .map(|p| {
+                let mut p = p.clone();
+                p[coord] = count as u64;
+                p
+            })
+            .collect();
+        count_out_of_bounds(module, func, spec, &with_count, &exec)
+    };
+    let (past, within) = (overruns(len + 1), overruns(len));
+    past * 4 >= points.len() * 3 && within * 4 <= points.len()
+}
+
 /// The pointer parameters of `spec` planned by default as one element (no `--arg`
 /// names them), with their element types.
 fn default_pointees(spec: &InputSpec, args: &[ArgSpec]) -> Vec<(String, fpir::Type)> {
@@ -191,10 +323,23 @@ fn mostly_out_of_bounds(module: &Module, func: Func, spec: &InputSpec, exec: &Ex
     let Some((points, exec)) = probe_setup(module, func, spec, exec) else {
         return false;
     };
-    let Ok(mut interp) = Interpreter::new(module, Concrete, NoObserver, exec) else {
-        return false;
+    let overruns = count_out_of_bounds(module, func, spec, &points, &exec);
+    let (share, of) = DOMINANT_SHARE;
+    !points.is_empty() && overruns * of >= points.len() * share
+}
+
+/// How many runs of `func` on `points` end out of bounds.
+fn count_out_of_bounds(
+    module: &Module,
+    func: Func,
+    spec: &InputSpec,
+    points: &[Vec<u64>],
+    exec: &ExecConfig,
+) -> usize {
+    let Ok(mut interp) = Interpreter::new(module, Concrete, NoObserver, exec.clone()) else {
+        return 0;
     };
-    let overruns = points
+    points
         .iter()
         .filter(|coords| {
             let Ok(run) = interp.call(func, &spec.to_args(coords)) else {
@@ -208,9 +353,7 @@ fn mostly_out_of_bounds(module: &Module, func: Func, spec: &InputSpec, exec: &Ex
                 })
             )
         })
-        .count();
-    let (share, of) = DOMINANT_SHARE;
-    !points.is_empty() && overruns * of >= points.len() * share
+        .count()
 }
 
 /// The inputs of a file of input lines (`--seeds`, a saved `inputs.txt`) for `spec`;

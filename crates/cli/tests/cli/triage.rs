@@ -427,3 +427,38 @@ fn changed_since_keeps_the_functions_a_commit_touches_and_their_callers() {
     assert_eq!(cover("since-one", "HEAD~1"), ["area", "half"]);
     assert!(cover("since-two", "HEAD").is_empty());
 }
+
+/// `examples/ieee_classify.c`'s `scaled_norm(const double *a, int n)`.
+fn scaled_norm(extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ieee_classify.c");
+    let example = example.display().to_string();
+    let mut args = vec![
+        "cover",
+        &example,
+        "-f",
+        "scaled_norm",
+        "--evals",
+        "5000",
+        "--no-reach",
+        "--out",
+        "out",
+    ];
+    args.extend_from_slice(extra);
+    fpforge_in(dir.path(), &args)
+}
+
+#[test]
+fn a_length_parameter_keeps_within_its_array_unless_the_user_says_otherwise() {
+    // Runs with `n` past `a`'s length break the caller's contract: no crash is reported.
+    let planned = scaled_norm(&[]);
+    assert_eq!(planned.status.code(), Some(0), "{}", stderr(&planned));
+    assert!(
+        stderr(&planned).contains("`a: f64[8]`, `n in [0, 8]`"),
+        "{}",
+        stderr(&planned)
+    );
+    // A spec the user wrote is kept, and then the overrun is what it asked for.
+    let asked = scaled_norm(&["--arg", "a: f64[2]", "--arg", "n in [0, 100]"]);
+    assert_eq!(asked.status.code(), Some(3), "{}", stderr(&asked));
+}
