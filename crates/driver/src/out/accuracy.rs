@@ -8,7 +8,7 @@
 
 use crate::error::Result;
 use fpforge_accuracy::{AccuracyEvent, AccuracyNews, AccuracyReport, Oracle};
-use fpforge_engine::Event;
+use fpforge_engine::{ErrorMetric, Event};
 use fpforge_report::accuracy::{
     final_json, inputs_text, partial_json, top_rows, AccuracyProgress, ErrorRow, RunInfo,
 };
@@ -42,6 +42,7 @@ pub struct AccuracyOut<'a> {
     progress: AccuracyProgress,
     found: Vec<ErrorRow>,
     oracle: Option<Oracle>,
+    metric: Option<ErrorMetric>,
     findings: Vec<CrashRow>,
     dirty: bool,
     last_write: Instant,
@@ -83,6 +84,7 @@ impl<'a> AccuracyOut<'a> {
             progress: AccuracyProgress::default(),
             found: Vec::new(),
             oracle: None,
+            metric: None,
             findings: Vec::new(),
             dirty: false,
             last_write: started,
@@ -92,8 +94,9 @@ impl<'a> AccuracyOut<'a> {
     /// Records what the engine reports as it goes.
     pub fn event(&mut self, event: &AccuracyEvent<'_>) {
         match event {
-            Event::Detail(AccuracyNews::Started { oracle, .. }) => {
+            Event::Detail(AccuracyNews::Started { oracle, metric, .. }) => {
                 self.oracle = Some((*oracle).clone());
+                self.metric = Some(*metric);
             }
             Event::Finding { finding, .. } => self.crash(finding),
             Event::Detail(AccuracyNews::NewWorst { finding, evals }) => {
@@ -136,6 +139,7 @@ impl<'a> AccuracyOut<'a> {
         self.progress.elapsed = elapsed;
         let info = RunInfo {
             oracle: self.oracle.as_ref(),
+            metric: self.metric,
             ..self.info
         };
         if let Some(out) = self.out.as_mut() {
