@@ -2,6 +2,7 @@
 //! strategy, which op sites carry FPGen's checks and which loop iterations are checked.
 
 use crate::oracle::OracleChoice;
+use fpforge_engine::ErrorMetric;
 use fpforge_spec::{ArgSpec, OutArgSpec};
 
 /// How candidates are generated.
@@ -118,6 +119,10 @@ pub struct AccuracyConfig {
     pub verify_precision: Option<u32>,
     /// What every candidate is measured against (default [`OracleChoice::Auto`]).
     pub oracle: OracleChoice,
+    /// What errors are counted in, for the search, the ranking and the reports (default
+    /// `None`: ulps when the oracle is a true function of the result's format, else the
+    /// relative error, [`crate::metric::default_metric`]).
+    pub metric: Option<ErrorMetric>,
     /// Largest precision in bits at which a reported error is recomputed (Ziv's
     /// strategy: the precision doubles from the one that found it until two successive
     /// errors agree to 2 digits; default 8192).
@@ -130,7 +135,8 @@ pub struct AccuracyConfig {
     pub sampling: Sampling,
     /// Inputs evaluated in the random phase before the first search round (default 200).
     pub random_phase: u64,
-    /// Number of worst inputs kept (default 10).
+    /// Number of worst inputs kept (default 10): one per region, and under the ulps
+    /// metric one per zero, pole or hill of the error ([`crate::regions`]).
     pub top_k: usize,
     /// Instruction budget of one run (default 20 000 000).
     pub fuel: u64,
@@ -186,6 +192,7 @@ impl Default for AccuracyConfig {
             precision: 128,
             verify_precision: Some(2200),
             oracle: OracleChoice::Auto,
+            metric: None,
             ziv_max_precision: 8192,
             strategy: CandidateStrategy::Search,
             sites: SiteSelection::All,
@@ -218,6 +225,11 @@ impl AccuracyConfig {
     /// Sets [`AccuracyConfig::oracle`].
     pub fn with_oracle(mut self, oracle: OracleChoice) -> Self {
         self.oracle = oracle;
+        self
+    }
+    /// Sets [`AccuracyConfig::metric`].
+    pub fn with_metric(mut self, metric: Option<ErrorMetric>) -> Self {
+        self.metric = metric;
         self
     }
     /// Sets [`AccuracyConfig::ziv_max_precision`].

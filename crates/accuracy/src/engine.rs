@@ -31,9 +31,15 @@
 //! largest over several output elements, signs do not compare and this part is off.)
 //!
 //! Every candidate is measured against the oracle ([`crate::measure`],
-//! [`crate::oracle`]); the `top_k` worst are kept, one per region: an input within
-//! [`NEIGHBOUR_ULPS`] of a kept one in every coordinate is the same problem and is
-//! folded into it (the worse of the two stays), and the report counts the folds.
+//! [`crate::oracle`]) and ranked by the run's metric ([`crate::metric`]: ulps of the true
+//! value or relative error; the objective of the error rounds is `-log2` of it); the
+//! `top_k` worst are kept, one per region ([`crate::regions`]): an input within
+//! [`NEIGHBOUR_ULPS`](crate::regions::NEIGHBOUR_ULPS) of a kept one in every coordinate
+//! is the same problem and is folded into it (the worse of the two stays), and the
+//! report counts the folds. Under
+//! the ulps metric so is an input on the hill of the error of a kept one (the error
+//! does not dip between them: one zero, pole or region), and the search keeps
+//! [`HILL_POOL`] times as many for the report to pick `top_k` from.
 //! Inputs whose computed or true value is not finite are kept apart
 //! ([`crate::special`]). Every reported error is recomputed by Ziv's strategy
 //! ([`Measurer::stabilize`]) before the report. With
@@ -43,15 +49,18 @@
 use crate::blame::{blame, Blame};
 use crate::config::{AccuracyConfig, CandidateStrategy};
 use crate::error::AccuracyError;
-use crate::measure::{worse, ErrorFinding, Measurer};
+use crate::measure::{ErrorFinding, Measurer};
+use crate::metric::{figure, worse};
 use crate::oracle::Oracle;
+use crate::regions::{neighbours, one_per_region, Hills};
 use crate::special::{classify, SpecialKind, SpecialValue};
 use crate::targets::{Target, Targets};
 use crate::zeros::{bisect, sweep, Bracket, Sample, Signal, Singularity, SingularityKind};
 use fpforge_engine::settings::optional;
-use fpforge_engine::{Engine, EngineKind, Event, Progress, Settings};
+use fpforge_engine::{Engine, EngineKind, ErrorFigure, ErrorMetric, Event, Progress, Settings};
 use fpforge_exec::finding::FindingLog;
-use fpforge_search::ordinal::{from_ordinal, signed_ulps, to_ordinal, HostFormat};
+use fpforge_mpfr::ErrorMeasure;
+use fpforge_search::ordinal::{from_ordinal, to_ordinal};
 use fpforge_search::{avm, AvmConfig, Budget, Clock, Evaluator, Limits, Space, Stop};
 use fpforge_spec::plan::Test;
 use fpforge_spec::InputSpec;
@@ -87,12 +96,15 @@ pub struct AccuracyReport {
     pub top: Vec<ErrorFinding>,
     /// What every error was measured against.
     pub oracle: Oracle,
+    /// What errors are counted and ranked in.
+    pub metric: ErrorMetric,
     /// Inputs whose computed result is not finite where the oracle's is (wrong special
     /// values, first), or whose oracle value is infinite or undefined (poles), one per
     /// region and kind, at most `top_k`, in the order found (re-executed).
     pub special_values: Vec<SpecialValue>,
     /// Candidates that would have entered the worst inputs but lie within
-    /// [`NEIGHBOUR_ULPS`] of a kept one: near-duplicates folded into it.
+    /// [`NEIGHBOUR_ULPS`](crate::regions::NEIGHBOUR_ULPS) of a kept one, or (under the
+    /// ulps metric) on its hill of the error: near-duplicates folded into it.
     pub folded: u64,
     /// Under the re-execution oracle, the input with the largest finite error among
     /// those whose reference run took the same branches as the concrete run: pure
@@ -158,14 +170,15 @@ impl CoordInfo {
     }
 }
 
-/// One evaluated input and its relative error (infinite or NaN where a value is not
-/// finite).
+/// One evaluated input and its errors (infinite or NaN where a value is not finite).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorSample {
     /// The input, one value per coordinate.
     pub point: Vec<f64>,
     /// Its relative error.
     pub rel: f64,
+    /// Its error in ulps.
+    pub ulps: f64,
 }
 
 /// Evaluated inputs a report keeps as a sample, at most.
@@ -188,11 +201,12 @@ impl Reservoir {
         }
     }
 
-    fn offer(&mut self, point: &[f64], rel: f64) {
+    fn offer(&mut self, point: &[f64], error: &ErrorMeasure) {
         self.seen += 1;
         let sample = ErrorSample {
             point: point.to_vec(),
-            rel,
+            rel: error.rel,
+            ulps: error.ulps,
         };
         if self.samples.len() < SAMPLE_SIZE {
             self.samples.push(sample);
@@ -231,6 +245,7 @@ impl Engine for AccuracyConfig {
             precision,
             verify_precision,
             oracle,
+            metric,
             ziv_max_precision,
             strategy,
             sites,
@@ -246,6 +261,7 @@ impl Engine for AccuracyConfig {
             .with("precision", precision)
             .with("verify_precision", optional(*verify_precision))
             .with("oracle", oracle)
+            .with("metric", metric.map_or("auto", ErrorMetric::name))
             .with("ziv_max_precision", ziv_max_precision)
             .with(
                 "strategy",
@@ -285,6 +301,8 @@ pub enum AccuracyNews<'a> {
     Started {
         /// What every candidate is measured against.
         oracle: &'a Oracle,
+        /// What errors are counted and ranked in.
+        metric: ErrorMetric,
         /// The check targets.
         targets: &'a [Target],
     },
@@ -316,6 +334,8 @@ pub struct Checked {
     pub blame: Blame,
     /// What the error was measured against.
     pub oracle: Oracle,
+    /// What the error is counted in.
+    pub metric: ErrorMetric,
 }
 
 /// Measures one input (raw bits per coordinate) at `config.precision`, with blame.
@@ -344,6 +364,7 @@ pub fn check_input(
         finding,
         blame,
         oracle: m.oracle().clone(),
+        metric: m.metric(),
     }))
 }
 
@@ -364,6 +385,7 @@ pub fn accuracy_with(
     on_event(&AccuracyEvent::Started { sides: &[] });
     on_event(&AccuracyEvent::Detail(AccuracyNews::Started {
         oracle: measurer.oracle(),
+        metric: measurer.metric(),
         targets: &targets.list,
     }));
     let zeros = ZeroSearch::new(measurer.oracle());
@@ -404,15 +426,15 @@ pub fn accuracy_with(
     let crashes = std::mem::take(&mut state.crashes.list);
     let kept: Vec<Test> = state.top.iter().map(|(f, _)| f.test.clone()).collect();
     // Every reported input is re-executed, and its error made stable.
-    let mut top: Vec<ErrorFinding> = kept
+    let top: Vec<ErrorFinding> = kept
         .iter()
         .filter_map(|test| {
             let f = state.measurer.measure_verified(test)?;
             Some(state.measurer.stabilize(f))
         })
         .collect();
-    top.sort_by(|a: &ErrorFinding, b: &ErrorFinding| b.error.rel.total_cmp(&a.error.rel));
-    let (top, late_folds) = one_per_region(state.measurer.plan().spec(), top);
+    let metric = state.measurer.metric();
+    let (top, late_folds) = reported(&mut state, top);
     let mut special_values: Vec<SpecialValue> = std::mem::take(&mut state.special)
         .into_iter()
         .filter_map(|s| {
@@ -450,6 +472,7 @@ pub fn accuracy_with(
         func,
         top,
         oracle: state.measurer.oracle().clone(),
+        metric,
         special_values,
         folded: state.folded + late_folds,
         worst_same_path,
@@ -478,14 +501,17 @@ enum Goal {
     Condition(OpSite),
 }
 
+/// A kept worst input: its finding and the search point it came from.
+type Kept = (ErrorFinding, Vec<f64>);
+
 /// Objective value of a candidate that trapped or produced no result.
 const FAILED: f64 = 1e9;
 
 struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
     measurer: Measurer<'m>,
     config: &'c AccuracyConfig,
-    /// Worst findings with their points, worst first.
-    top: Vec<(ErrorFinding, Vec<f64>)>,
+    /// Worst findings, worst first.
+    top: Vec<Kept>,
     special: Vec<SpecialValue>,
     folded: u64,
     same_path: Option<ErrorFinding>,
@@ -508,6 +534,11 @@ struct State<'m, 'c, 'e, E: FnMut(&AccuracyEvent<'_>)> {
 /// Share of the time limit the search may use: the rest is for re-measuring the
 /// reported inputs by Ziv's strategy, so that the whole run stays within the limit.
 const SEARCH_SHARE_OF_TIME: f64 = 0.95;
+
+/// How many times `top_k` inputs the search keeps under the ulps metric: inputs on one
+/// hill of the error are one entry of the report, and the others take the places they
+/// leave.
+pub const HILL_POOL: usize = 2;
 
 /// Share of the evaluation budget aimed at zeros and poles: one in four.
 const ZERO_SHARE: u64 = 4;
@@ -677,8 +708,29 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         Goal::Condition(OpSite(seen[(turn % seen.len() as u64) as usize] as u32))
     }
 
-    fn best_rel(&self) -> f64 {
-        self.top.first().map_or(0.0, |(f, _)| f.error.rel)
+    /// The worst error kept, in the run's metric.
+    fn best_error(&self) -> f64 {
+        self.top.first().map_or(0.0, |(f, _)| self.figure(&f.error))
+    }
+
+    /// `error` in the run's metric.
+    fn figure(&self, error: &ErrorMeasure) -> f64 {
+        figure(self.measurer.metric(), error)
+    }
+
+    /// Whether error `a` ranks above `b` in the run's metric.
+    fn worse(&self, a: &ErrorMeasure, b: &ErrorMeasure) -> bool {
+        worse(self.measurer.metric(), a, b)
+    }
+
+    /// How many worst inputs the search keeps: `top_k`, and under the ulps metric
+    /// [`HILL_POOL`] times as many, for the report to pick one per hill from.
+    fn kept_max(&self) -> usize {
+        let k = self.config.top_k.max(1);
+        match self.measurer.metric() {
+            ErrorMetric::Ulps => k.saturating_mul(HILL_POOL),
+            ErrorMetric::Relative => k,
+        }
     }
 
     fn covered(&self) -> usize {
@@ -739,12 +791,11 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
             None => FAILED,
             Some(f) => {
                 // Non-finite results are kept apart and give no guidance.
-                let rel = if f.error.rel.is_finite() {
-                    f.error.rel
-                } else {
-                    0.0
+                let error = match self.figure(&f.error) {
+                    e if e.is_finite() => e,
+                    _ => 0.0,
                 };
-                let err_obj = -(rel.max(f64::MIN_POSITIVE * 1e-30)).log2();
+                let err_obj = -(error.max(f64::MIN_POSITIVE * 1e-30)).log2();
                 match goal {
                     Goal::Error => err_obj - 1e-3 * f64::from(max_cancel.max(0)),
                     Goal::Target(_) | Goal::Condition(_) => goal_value + 1e-6 * err_obj,
@@ -757,7 +808,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         let spec = self.measurer.plan().spec();
         self.zeros.record(&input, sample, |i| binary64(spec, i));
         if let Some(f) = finding {
-            self.reservoir.offer(&input, f.error.rel);
+            self.reservoir.offer(&input, &f.error);
             self.keep(f, point);
         }
         if self.last_progress.elapsed() >= Duration::from_millis(250) {
@@ -767,7 +818,10 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
                 elapsed: self.start.elapsed(),
                 settled: self.covered(),
                 total: self.distances.len(),
-                worst_error: Some(self.best_rel()),
+                worst_error: Some(ErrorFigure {
+                    value: self.best_error(),
+                    metric: self.measurer.metric(),
+                }),
             });
             (self.on_event)(&event);
         }
@@ -790,37 +844,40 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
             self.keep_special(kind, f);
             return;
         }
-        if f.error.rel > 0.0 && self.zeros.near_pole(point) {
+        if self.figure(&f.error) > 0.0 && self.zeros.near_pole(point) {
             self.keep_special(SpecialKind::Pole, f);
             return;
         }
-        if !f.error.rel.is_finite() {
+        if !self.figure(&f.error).is_finite() {
             return;
         }
         let re_execution = matches!(self.measurer.oracle(), Oracle::ReExecution);
         if re_execution
             && !f.diverged
-            && f.error.rel > 0.0
+            && self.figure(&f.error) > 0.0
             && self
                 .same_path
                 .as_ref()
-                .is_none_or(|g| worse(&f.error, &g.error))
+                .is_none_or(|g| self.worse(&f.error, &g.error))
         {
             if let Some(v) = self.measurer.measure_verified(&f.test) {
                 let better = self
                     .same_path
                     .as_ref()
-                    .is_none_or(|g| worse(&v.error, &g.error));
-                if !v.diverged && v.error.rel.is_finite() && better {
+                    .is_none_or(|g| self.worse(&v.error, &g.error));
+                if !v.diverged && self.figure(&v.error).is_finite() && better {
                     self.same_path = Some(v);
                 }
             }
         }
-        let k = self.config.top_k.max(1);
-        let enters = |f: &ErrorFinding, top: &[(ErrorFinding, Vec<f64>)]| {
-            f.error.rel > 0.0
+        let (k, metric) = (self.kept_max(), self.measurer.metric());
+        let enters = |f: &ErrorFinding, top: &[Kept]| {
+            figure(metric, &f.error) > 0.0
                 && !top.iter().any(|(g, _)| g.test.coords == f.test.coords)
-                && (top.len() < k || top.last().is_some_and(|(g, _)| worse(&f.error, &g.error)))
+                && (top.len() < k
+                    || top
+                        .last()
+                        .is_some_and(|(g, _)| worse(metric, &f.error, &g.error)))
         };
         if !enters(&f, &self.top) {
             return;
@@ -829,19 +886,20 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         let Some(f) = self.measurer.measure_verified(&f.test) else {
             return;
         };
-        if !enters(&f, &self.top) || !f.error.rel.is_finite() {
+        if !enters(&f, &self.top) || !figure(metric, &f.error).is_finite() {
             return;
         }
-        // One problem is one entry: a neighbour of a kept input replaces it only when
-        // worse. (It may neighbour another kept input too: the report folds those.)
+        // One problem is one entry: a neighbour of a kept input, or an input on its hill
+        // of the error, replaces it only when worse. (It may be the same problem as
+        // another kept input too: the report folds those.)
         let spec = self.measurer.plan().spec();
-        if let Some(i) = self
+        let neighbour = self
             .top
             .iter()
-            .position(|(g, _)| neighbours(spec, &g.test, &f.test))
-        {
+            .position(|(g, _)| neighbours(spec, &g.test, &f.test));
+        if let Some(i) = neighbour.or_else(|| self.same_hill(&f)) {
             self.folded += 1;
-            if !worse(&f.error, &self.top[i].0.error) {
+            if !worse(metric, &f.error, &self.top[i].0.error) {
                 return;
             }
             self.top.remove(i);
@@ -849,7 +907,7 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
         let pos = self
             .top
             .iter()
-            .position(|(g, _)| worse(&f.error, &g.error))
+            .position(|(g, _)| worse(metric, &f.error, &g.error))
             .unwrap_or(self.top.len());
         self.top.insert(pos, (f, point.to_vec()));
         self.top.truncate(k);
@@ -864,6 +922,24 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
 }
 
 impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
+    /// Under the ulps metric, the kept input on whose hill of the error `f` lies
+    /// ([`Hills`]); `None` under the relative metric.
+    fn same_hill(&mut self, f: &ErrorFinding) -> Option<usize> {
+        if self.measurer.metric() != ErrorMetric::Ulps {
+            return None;
+        }
+        let plan = self.measurer.plan();
+        let point = plan.encode(&f.test);
+        let kept: Vec<(Vec<f64>, ErrorMeasure)> = self
+            .top
+            .iter()
+            .map(|(g, _)| (plan.encode(&g.test), g.error))
+            .collect();
+        let mut hills = hills(&mut self.measurer, &self.zeros.found)?;
+        kept.iter()
+            .position(|(q, e)| hills.same((&point, &f.error), (q, e)))
+    }
+
     /// Moves the kept worst inputs next to a located pole to the special values.
     fn poles_out_of_top(&mut self) {
         let (poles, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.top)
@@ -889,35 +965,46 @@ impl<E: FnMut(&AccuracyEvent<'_>)> State<'_, '_, '_, E> {
     }
 }
 
-/// `sorted` (worst first) without the inputs that neighbour a worse one kept before
-/// them, and how many were dropped.
-fn one_per_region(spec: &InputSpec, sorted: Vec<ErrorFinding>) -> (Vec<ErrorFinding>, u64) {
-    let mut kept: Vec<ErrorFinding> = Vec::with_capacity(sorted.len());
-    let mut folded = 0;
-    for f in sorted {
-        if kept.iter().any(|g| neighbours(spec, &g.test, &f.test)) {
-            folded += 1;
-        } else {
-            kept.push(f);
-        }
-    }
-    (kept, folded)
+/// Under the ulps metric, the hills of the error next to the located zeros and poles
+/// `found`, inputs measured by `measurer` at the working precision
+/// ([`crate::regions`]); `None` under the relative metric.
+fn hills<'a, 'm>(
+    measurer: &'a mut Measurer<'m>,
+    found: &'a [Singularity],
+) -> Option<Hills<'a, impl FnMut(&[f64]) -> Option<ErrorMeasure> + use<'a, 'm>>> {
+    (measurer.metric() == ErrorMetric::Ulps).then(|| {
+        Hills::new(found, move |point: &[f64]| {
+            let test = measurer.plan().decode(point);
+            Some(measurer.measure(&test)?.error)
+        })
+    })
 }
 
-/// How close two reported inputs may be in every coordinate and still be one problem:
-/// 2^20 ulps of a float (a relative distance of about 1e-10 in `double`), or 2^20 apart
-/// as integers.
-pub const NEIGHBOUR_ULPS: u64 = 1 << 20;
-
-/// Whether inputs `a` and `b` of `spec` are within [`NEIGHBOUR_ULPS`] of each other in
-/// every coordinate: the same problem seen twice, reported once.
-pub fn neighbours(spec: &InputSpec, a: &Test, b: &Test) -> bool {
-    spec.coords()
-        .iter()
-        .zip(a.coords.iter().zip(&b.coords))
-        .all(|(coord, (&x, &y))| {
-            position(coord.ty, x).abs_diff(position(coord.ty, y)) <= NEIGHBOUR_ULPS
+/// The kept worst inputs `top` (re-measured and stabilized), worst first in the run's
+/// metric, one per region: none a neighbour of a worse one, and under the ulps metric
+/// none on the hill of the error of a worse one, at most `top_k` ([`crate::regions`]); and
+/// how many were folded.
+fn reported<E: FnMut(&AccuracyEvent<'_>)>(
+    state: &mut State<'_, '_, '_, E>,
+    top: Vec<ErrorFinding>,
+) -> (Vec<ErrorFinding>, u64) {
+    let metric = state.measurer.metric();
+    let mut sorted: Vec<(ErrorFinding, Vec<f64>)> = top
+        .into_iter()
+        .map(|f| {
+            let point = state.measurer.plan().encode(&f.test);
+            (f, point)
         })
+        .collect();
+    sorted.sort_by(|a, b| figure(metric, &b.0.error).total_cmp(&figure(metric, &a.0.error)));
+    let k = state.config.top_k.max(1);
+    let spec = state.measurer.plan().spec().clone();
+    one_per_region(
+        &spec,
+        sorted,
+        k,
+        hills(&mut state.measurer, &state.zeros.found),
+    )
 }
 
 /// Whether coordinate `i` of `spec` is a binary64 value (the ones the zero search
@@ -926,18 +1013,6 @@ fn binary64(spec: &InputSpec, i: usize) -> bool {
     spec.coords()
         .get(i)
         .is_some_and(|c| c.ty == Type::Float(FloatTy::F64))
-}
-
-/// Where raw bits of `ty` lie on a line whose steps are ulps (floats) or units (integers).
-fn position(ty: Type, bits: u64) -> i64 {
-    match ty {
-        Type::Float(FloatTy::F64) => signed_ulps(HostFormat::F64, f64::from_bits(bits)),
-        Type::Float(FloatTy::F32) => {
-            signed_ulps(HostFormat::F32, f64::from(f32::from_bits(bits as u32)))
-        }
-        Type::Int(_) => ty.sign_extend(bits),
-        Type::Ptr => 0,
-    }
 }
 
 /// Evaluations per round and coordinate.
@@ -1000,7 +1075,7 @@ fn search<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, rng: &
         }
         subset.truncate(k.min(dims));
         subset.sort_unstable();
-        let before_rel = state.best_rel();
+        let before = state.best_error();
         let before_covered = state.covered();
         let limit = (ROUND_EVALS_PER_COORD * k as u64 + 100).min(state.remaining_evals());
         let best_point = if round.is_multiple_of(3) {
@@ -1008,7 +1083,7 @@ fn search<E: FnMut(&AccuracyEvent<'_>)>(state: &mut State<'_, '_, '_, E>, rng: &
         } else {
             avm_round(state, &base, &subset, goal, limit)
         };
-        let improved_error = state.best_rel() > before_rel;
+        let improved_error = state.best_error() > before;
         let improved_target = state.covered() > before_covered;
         if improved_error {
             if let Some((_, p)) = state.top.first() {

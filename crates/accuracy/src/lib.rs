@@ -8,12 +8,15 @@
 //!   the true function in MPFR when the entry's name says which it is, a C reference
 //!   the user gives, or else the same code run under [`fpforge_mpfr::HighPrecision`]
 //!   (MPFR at `precision` bits, default 128: the rounding error of the algorithm only);
-//!   the error is the relative error (FPGen's, but against the true value where that
-//!   is subnormal: [`fpforge_mpfr::metrics`]), plus ulps and bits lost ([`measure`]) in
-//!   the result's own format (a `float`, `double` or `long double` return value, or
-//!   output arrays), made stable for every reported input by Ziv's strategy.
+//!   the error is counted in ulps of the true value (the default under a true function
+//!   of the result's format) or as the relative error (FPGen's, but against the true
+//!   value where that is subnormal: [`fpforge_mpfr::metrics`]), [`metric`]; both, with
+//!   bits lost and whether the result is correctly rounded ([`measure`]), in the
+//!   result's own format (a `float`, `double` or `long double` return value, or output
+//!   arrays), made stable for every reported input by Ziv's strategy.
 //! - **Findings**: wrong special values and poles apart and first ([`special`]), then
-//!   the worst inputs, one per region.
+//!   the worst inputs, one per region (under the ulps metric, one per zero, pole or
+//!   hill of the error: [`regions`]).
 //! - **Targets** are FPGen's precision-loss and cancellation checks after every selected
 //!   `fadd`/`fsub`, observed on the concrete run ([`targets`]).
 //! - **Zeros and poles** ([`zeros`]): sign changes between evaluated inputs, from the
@@ -50,7 +53,9 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod measure;
+pub mod metric;
 pub mod oracle;
+pub mod regions;
 pub mod special;
 pub mod targets;
 pub mod zeros;
@@ -58,12 +63,14 @@ pub mod zeros;
 pub use blame::{Blame, BlameRow};
 pub use config::{AccuracyConfig, CandidateStrategy, Sampling, SiteSelection};
 pub use engine::{
-    accuracy, accuracy_with, check_input, neighbours, AccuracyEvent, AccuracyNews, AccuracyReport,
-    Checked, CoordInfo, ErrorSample, TargetStatus, NEIGHBOUR_ULPS, SAMPLE_SIZE,
+    accuracy, accuracy_with, check_input, AccuracyEvent, AccuracyNews, AccuracyReport, Checked,
+    CoordInfo, ErrorSample, TargetStatus, HILL_POOL, SAMPLE_SIZE,
 };
 pub use error::AccuracyError;
+pub use fpforge_engine::ErrorMetric;
 pub use fpforge_mpfr::{ErrorMeasure, FloatBits, Format, HighValue, TrueFunction};
 pub use measure::{ErrorFinding, OutputLoc, Ziv};
 pub use oracle::{implied_out_args, Oracle, OracleChoice, OracleKind};
+pub use regions::{neighbours, NEIGHBOUR_ULPS};
 pub use special::{PoleAnswer, SpecialKind, SpecialValue};
 pub use targets::{Check, Target};

@@ -13,14 +13,17 @@
 //! ([`fpforge_mpfr::FloatBits::error`]).
 //!
 //! [`Measurer::stabilize`] is Ziv's strategy on a reported error: the reference again at
-//! twice the precision, and again, until two successive errors agree to 2 digits.
+//! twice the precision, and again, until two successive errors agree to 2 digits (in
+//! the run's metric, [`crate::metric`]).
 
 use crate::config::AccuracyConfig;
 use crate::error::AccuracyError;
-use crate::oracle::{self, implied_out_args, Oracle};
+use crate::metric::{self, default_metric};
+use crate::oracle::{self, implied_out_args, probe_operands, Oracle};
 use crate::targets::{CheckObserver, Targets};
+use fpforge_engine::ErrorMetric;
 use fpforge_exec::{BranchTrace, Concrete, ExecConfig, InputSlot, Interpreter, Outcome, Run, Trap};
-use fpforge_mpfr::{ErrorMeasure, FloatBits, HighPrecision, HighValue, MpValue};
+use fpforge_mpfr::{ErrorMeasure, FloatBits, Format, HighPrecision, HighValue, MpValue};
 use fpforge_spec::plan::{InputPlan, Test};
 use fpforge_spec::{InputSpec, ParamInput};
 use fpir::f80::F80;
@@ -68,6 +71,15 @@ pub struct ErrorFinding {
     pub condition: Option<(OpSite, f64)>,
 }
 
+impl ErrorFinding {
+    /// Whether the computed result is the reference rounded to nearest in its format
+    /// ([`FloatBits::correctly_rounded`]): under a true function, the correctly rounded
+    /// result.
+    pub fn correctly_rounded(&self) -> bool {
+        self.computed.correctly_rounded(&self.reference)
+    }
+}
+
 /// The outcome of recomputing an error at increasing precision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ziv {
@@ -93,6 +105,18 @@ struct OutArray {
 enum Measured {
     Return(Returned),
     Arrays(Vec<OutArray>),
+}
+
+impl Measured {
+    /// The format of the result measured against a true function or a C reference:
+    /// the return value's, or the first output element's.
+    fn format(&self) -> Option<Format> {
+        match self {
+            Measured::Return(Returned::Register(ty)) => Some(Format::Ieee(*ty)),
+            Measured::Return(Returned::LongDoubleSlot { .. }) => Some(Format::Extended),
+            Measured::Arrays(arrays) => arrays.first().map(|a| Format::Ieee(a.elem)),
+        }
+    }
 }
 
 /// Where a function's floating-point result comes back.
@@ -145,6 +169,7 @@ pub struct Measurer<'m> {
     module: &'m Module,
     func: Func,
     oracle: Oracle,
+    metric: ErrorMetric,
     precision: u32,
     ziv_max_precision: u32,
     plan: InputPlan,
@@ -172,6 +197,13 @@ impl<'m> Measurer<'m> {
         let oracle = Oracle::resolve(&config.oracle, module, func, &spec)?;
         let value_only = out_args.len() > config.out_args.len();
         let measured = measured_outputs(module, func, &spec, value_only)?;
+        let metric =
+            config
+                .metric
+                .unwrap_or_else(|| match (probe_operands(&spec), measured.format()) {
+                    (Some(operands), Some(format)) => default_metric(&oracle, &operands, format),
+                    _ => ErrorMetric::Relative,
+                });
         let reachable = module.reachable_funcs(func);
         let plan = InputPlan::new(module, func, &reachable, spec)
             .map_err(|e| AccuracyError::Inputs(e.to_string()))?;
@@ -201,6 +233,7 @@ impl<'m> Measurer<'m> {
             module,
             func,
             oracle,
+            metric,
             precision: config.precision,
             ziv_max_precision: config.ziv_max_precision,
             plan,
@@ -217,6 +250,11 @@ impl<'m> Measurer<'m> {
     /// The oracle every candidate is measured against.
     pub fn oracle(&self) -> &Oracle {
         &self.oracle
+    }
+
+    /// What errors are counted in: the configured metric, or the oracle's default.
+    pub fn metric(&self) -> ErrorMetric {
+        self.metric
     }
 
     /// Whether one value is measured (the return value or a single output element):
@@ -354,7 +392,8 @@ impl<'m> Measurer<'m> {
                             FloatBits::Ieee(a.elem, *run.arrays.get(a.arg_index)?.get(k)?);
                         let reference = array_value(reference, a, k)?;
                         let error = computed.error(&reference);
-                        if best.as_ref().is_none_or(|b| worse(&error, &b.error)) {
+                        let worse = |b: &ErrorFinding| metric::worse(self.metric, &error, &b.error);
+                        if best.as_ref().is_none_or(worse) {
                             best = Some(ErrorFinding {
                                 test: test.clone(),
                                 output: OutputLoc::Element {
@@ -378,8 +417,8 @@ impl<'m> Measurer<'m> {
     }
 
     /// Ziv's strategy on `finding`'s error: the reference recomputed at twice its
-    /// precision, again and again up to the cap, until two successive relative errors
-    /// agree to 2 digits; the finding comes back with the last error and where it
+    /// precision, again and again up to the cap, until two successive errors in the
+    /// run's metric agree to 2 digits; the finding comes back with the last error and where it
     /// ended. A C reference has one precision: its finding comes back as it is.
     pub fn stabilize(&mut self, finding: ErrorFinding) -> ErrorFinding {
         if matches!(self.oracle, Oracle::CReference(_)) {
@@ -394,7 +433,8 @@ impl<'m> Measurer<'m> {
                 break;
             };
             let error = current.computed.error(&reference);
-            agreed = agree(current.error.rel, error.rel);
+            let figure = |e: &ErrorMeasure| metric::figure(self.metric, e);
+            agreed = agree(figure(&current.error), figure(&error));
             current.reference = reference;
             current.error = error;
             if agreed {
@@ -465,14 +505,9 @@ fn array_value(
     sem.memory_value(interp.memory(), a.elem, base + size * k as u64)
 }
 
-/// Whether two relative errors agree to 2 digits (equal infinities and zeros agree).
+/// Whether two errors agree to 2 digits (equal infinities and zeros agree).
 fn agree(a: f64, b: f64) -> bool {
     a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= 0.01 * a.abs().max(b.abs()))
-}
-
-/// Whether error `a` ranks above `b` (larger relative error; NaN never ranks).
-pub fn worse(a: &ErrorMeasure, b: &ErrorMeasure) -> bool {
-    a.rel > b.rel || (a.rel == b.rel && a.ulps > b.ulps)
 }
 
 /// What is measured: the output arrays when there are any (their first elements only

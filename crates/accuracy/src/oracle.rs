@@ -225,7 +225,7 @@ pub(crate) fn operands(spec: &InputSpec, test: &Test) -> Option<Vec<Operand>> {
 }
 
 /// The operand shapes of `spec` (every value zero), to check what an oracle takes.
-fn probe_operands(spec: &InputSpec) -> Option<Vec<Operand>> {
+pub(crate) fn probe_operands(spec: &InputSpec) -> Option<Vec<Operand>> {
     let mut ops = Vec::new();
     for p in spec.params() {
         match p {

@@ -133,7 +133,12 @@ fn the_same_seed_gives_the_same_report() {
 
 #[test]
 fn a_time_limit_sweeps_as_finely_as_an_evaluation_budget() {
-    let c = config("x in [1, 1e4]", "cos");
+    // Ranked by relative error, as when this was measured: the zeros compared are the
+    // sweep's, but a few come from brackets of the search's own steps, which the
+    // ranking steers (under ulps the budget run locates two more there, at 472.8 and
+    // 7805.3, that the longer timed run's other path does not).
+    let c =
+        config("x in [1, 1e4]", "cos").with_metric(Some(fpforge_accuracy::ErrorMetric::Relative));
     let located = |budget: &Budget| {
         let r = accuracy(module(), func("libm_cos"), &c, budget).unwrap();
         let mut zeros: Vec<(f64, f64)> = r
@@ -159,4 +164,40 @@ fn a_time_limit_sweeps_as_finely_as_an_evaluation_budget() {
         missing.is_empty(),
         "zeros the time-limited run lost: {missing:?}"
     );
+}
+
+/// The report's top-k under the ulps metric: one input per zero and region. The J0
+/// series' error is huge only next to J0's first zero (where the search also locates
+/// the series' own zero, some hundred ulps away) and grows toward 4, where its
+/// truncation error is largest; ranked by relative error as before, the zero fills the
+/// list with inputs ever farther from it.
+#[test]
+fn the_ulps_top_k_lists_one_input_per_zero_and_region() {
+    let first_zero = 2.404_825_557_695_773;
+    let next_to_zero = |f: &ErrorFinding| (input(f) - first_zero).abs() < 1e-6;
+    let ulps = accuracy(
+        module(),
+        func("j0_series"),
+        &config("x in [0.5, 4]", "j0"),
+        &evals(3000),
+    )
+    .unwrap();
+    assert_eq!(ulps.metric, fpforge_accuracy::ErrorMetric::Ulps);
+    assert!(
+        ulps.count(SingularityKind::Zero) >= 2,
+        "{:?}",
+        ulps.singularities
+    );
+    assert!(next_to_zero(ulps.worst().unwrap()));
+    assert_eq!(ulps.top.iter().filter(|f| next_to_zero(f)).count(), 1);
+    let near_four = |f: &ErrorFinding| input(f) > 3.99;
+    assert_eq!(ulps.top.iter().filter(|f| near_four(f)).count(), 1);
+    let relative = accuracy(
+        module(),
+        func("j0_series"),
+        &config("x in [0.5, 4]", "j0").with_metric(Some(fpforge_accuracy::ErrorMetric::Relative)),
+        &evals(3000),
+    )
+    .unwrap();
+    assert!(relative.top.iter().filter(|f| next_to_zero(f)).count() > 1);
 }

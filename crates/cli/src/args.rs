@@ -494,6 +494,15 @@ pub enum StrategyArg {
     Random,
 }
 
+/// What `accuracy` counts errors in.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum MetricArg {
+    /// Ulps of the true value in the result's format.
+    Ulps,
+    /// Relative error.
+    Relative,
+}
+
 /// Flags of `fpforge accuracy`.
 #[derive(Args, Debug)]
 pub struct AccuracyArgs {
@@ -539,6 +548,12 @@ pub struct AccuracyArgs {
     /// rounding error of the algorithm only).
     #[arg(long, value_name = "ORACLE", default_value = "auto")]
     pub oracle: String,
+    /// What errors are counted in, for the search, the ranking and the reports: `ulps`
+    /// of the true value (with whether each result is correctly rounded, and one
+    /// reported input per zero or pole) or `relative` error (default: ulps when the
+    /// oracle is a true function of the result's format, relative otherwise).
+    #[arg(long, value_enum, value_name = "METRIC")]
+    pub metric: Option<MetricArg>,
     /// How candidates are generated.
     #[arg(long, value_enum, default_value_t = StrategyArg::Search)]
     pub strategy: StrategyArg,

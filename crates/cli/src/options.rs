@@ -5,12 +5,12 @@
 
 use crate::args::{
     AccuracyArgs, CiArgs, CompileArg, CoverArgs, CoverageRunArgs, EngineArgs, ExploreArgs,
-    FitnessChoice, InitArgs, IrArgs, LibraryArgs, ListArgs, MergeArgs, OutputArgs, ProgramArgs,
-    ReachArgs, RunArgs, SitesArgs, SolveArgs, StrategyArg,
+    FitnessChoice, InitArgs, IrArgs, LibraryArgs, ListArgs, MergeArgs, MetricArg, OutputArgs,
+    ProgramArgs, ReachArgs, RunArgs, SitesArgs, SolveArgs, StrategyArg,
 };
 use crate::progress::Verbosity;
 use anyhow::{anyhow, bail, Context, Result};
-use fpforge_accuracy::{AccuracyConfig, CandidateStrategy, OracleChoice};
+use fpforge_accuracy::{AccuracyConfig, CandidateStrategy, ErrorMetric, OracleChoice};
 use fpforge_cover::{CoverConfig, Metric, Space};
 use fpforge_driver::check::{at_least, in_range, percent, seconds};
 use fpforge_driver::findings::Baseline;
@@ -731,6 +731,10 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             .with_evals(args.evals.map(|e| at_least("--evals", e, 1)).transpose()?);
         let config = AccuracyConfig::default()
             .with_oracle(oracle)
+            .with_metric(args.metric.map(|m| match m {
+                MetricArg::Ulps => ErrorMetric::Ulps,
+                MetricArg::Relative => ErrorMetric::Relative,
+            }))
             .with_seed(args.seed)
             .with_precision(precision)
             .with_verify_precision(verify)

@@ -5,8 +5,9 @@ use fpforge_accuracy::AccuracyError;
 use fpforge_driver::error::Setting;
 use fpforge_driver::run::RunStatus;
 use fpforge_driver::{DriverError, Note};
-use fpforge_engine::EngineKind;
+use fpforge_engine::{EngineKind, ErrorFigure, ErrorMetric};
 use fpforge_lower::LowerError;
+use fpforge_report::accuracy::ulps_text;
 
 /// A note as one stderr line.
 pub fn note(note: &Note) -> String {
@@ -81,12 +82,23 @@ pub fn status(kind: EngineKind, status: &RunStatus) -> String {
             "{} tests, {} findings, {} sides taken",
             status.tests, status.findings, status.settled
         ),
-        EngineKind::Accuracy => format!(
-            "worst relative error {:.3e}, {} inputs, {} checks covered",
-            status.worst_error.unwrap_or(0.0),
-            status.evals,
-            status.settled
-        ),
+        EngineKind::Accuracy => {
+            let worst = match status.worst_error {
+                Some(ErrorFigure {
+                    value,
+                    metric: ErrorMetric::Ulps,
+                }) => format!("{} ulps", ulps_text(value)),
+                Some(ErrorFigure {
+                    value,
+                    metric: ErrorMetric::Relative,
+                }) => format!("relative error {value:.3e}"),
+                None => format!("relative error {:.3e}", 0.0),
+            };
+            format!(
+                "worst {worst}, {} inputs, {} checks covered",
+                status.evals, status.settled
+            )
+        }
         _ => format!(
             "{}/{} sides, {} evaluations",
             status.settled, status.total, status.evals

@@ -52,7 +52,43 @@ pub struct Progress {
     /// Targets in all.
     pub total: usize,
     /// The largest error found so far, for an engine that measures one.
-    pub worst_error: Option<f64>,
+    pub worst_error: Option<ErrorFigure>,
+}
+
+/// What an error is counted in: the unit of an engine's error figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorMetric {
+    /// Ulps of the reference in the result's format.
+    Ulps,
+    /// The relative error `|computed - reference| / |reference|`.
+    Relative,
+}
+
+impl ErrorMetric {
+    /// Its name on the command line, in settings and in `report.json`: `ulps` or
+    /// `relative`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorMetric::Ulps => "ulps",
+            ErrorMetric::Relative => "relative",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorMetric {
+    /// [`ErrorMetric::name`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An error and the metric it is counted in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ErrorFigure {
+    /// The error (infinite when a result is not finite where its reference is).
+    pub value: f64,
+    /// What it counts.
+    pub metric: ErrorMetric,
 }
 
 /// The news of an engine that has none beyond the shared events: no value exists, so

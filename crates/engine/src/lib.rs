@@ -24,6 +24,6 @@ pub mod event;
 pub mod settings;
 
 pub use contract::{Ended, Engine, EngineKind};
-pub use event::{Event, NoDetail, Progress};
+pub use event::{ErrorFigure, ErrorMetric, Event, NoDetail, Progress};
 pub use fpforge_search::{Budget, Clock, Interrupt, Stop};
 pub use settings::Settings;

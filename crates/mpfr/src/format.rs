@@ -69,6 +69,19 @@ impl FloatBits {
         }
     }
 
+    /// Whether it is `reference` rounded to nearest (ties to even) in its own format:
+    /// the correctly rounded result. The bits must match, so a zero of the wrong sign is
+    /// not correctly rounded; NaN is the correct result for a NaN reference, whatever
+    /// its payload. Judged at the reference's precision: a reference within its own
+    /// error of a midpoint between two values of the format (Ziv's strategy makes
+    /// reported ones stable) may round either way.
+    pub fn correctly_rounded(self, reference: &HighValue) -> bool {
+        if reference.0.is_nan() {
+            return self.exact(64).is_nan();
+        }
+        reference.round_to(self.format()) == self
+    }
+
     /// Its exact value at `prec` bits (raised to the format's precision).
     pub(crate) fn exact(self, prec: u32) -> Float {
         match self {
@@ -109,6 +122,22 @@ mod tests {
         assert_eq!(m.rel, 2f64.powi(-63));
         assert_eq!(next.to_f64(), 1.0);
         assert_eq!(one.error(&one.value()), ErrorMeasure::ZERO);
+    }
+
+    #[test]
+    fn correctly_rounded_results_are_the_reference_rounded_to_nearest() {
+        let ieee = |x: f64| FloatBits::Ieee(FloatTy::F64, x.to_bits());
+        let third = HighValue::from(Float::with_val(200, Float::with_val(200, 1) / 3));
+        let nearest = 1.0f64 / 3.0;
+        assert!(ieee(nearest).correctly_rounded(&third));
+        assert!(!ieee(nearest.next_up()).correctly_rounded(&third));
+        assert!(!ieee(-0.0).correctly_rounded(&ieee(0.0).value()));
+        let nan = HighValue::from(Float::with_val(53, rug::float::Special::Nan));
+        assert!(ieee(f64::NAN).correctly_rounded(&nan));
+        assert!(!ieee(1.0).correctly_rounded(&nan));
+        let single = FloatBits::Ieee(FloatTy::F32, u64::from((1.0f32 / 3.0).to_bits()));
+        assert!(single.correctly_rounded(&third));
+        assert!(extended(1.0).correctly_rounded(&extended(1.0).value()));
     }
 
     #[test]

@@ -9,8 +9,21 @@
 //!   error; the second is the rounding gradual underflow forces on every evaluation (a
 //!   correctly rounded result at 0.7 * 2^-1074 is 43 % off), not an error of the code.
 //!   A result a whole ulp or more from a subnormal reference is measured as it truly is.
-//! - **Ulp error** `|computed - ref| / ulp(ref)`, with `ulp(ref)` the spacing of the
-//!   format's values at `ref` (the smallest subnormal below the normal range).
+//! - **Ulp error** `|computed - ref| / ulp(ref)`, in ulps of the reference (the true
+//!   value, under a true-function oracle), as libm authors and Zimmermann et al.'s
+//!   accuracy reports count it: `ulp(ref) = 2^(max(e, emin) - p)` for
+//!   `2^(e-1) <= |ref| < 2^e`, `p` the format's precision and `2^(emin-1)` its smallest
+//!   normal, i.e. the spacing of the format's values in the binade of `ref`. A power of
+//!   two belongs to the binade above it (`ulp(1) = 2^-52` in binary64, though the
+//!   spacing below 1 is half that). As IEEE spaces them, subnormal and zero references
+//!   share the smallest subnormal as their ulp (2^-1074 in binary64, 2^-149 in
+//!   binary32), so a result one subnormal off a zero reference is 1 ulp off. A
+//!   reference beyond the largest finite value keeps the binades going (2^972 in
+//!   binary64 for `2^1024 <= |ref| < 2^1025`). A correctly rounded result is within
+//!   half an ulp (exactly half at a tie, where only the even neighbour is correctly
+//!   rounded); whether a result is the correctly rounded one is
+//!   [`crate::FloatBits::correctly_rounded`]'s to say, from the bits, not this figure's
+//!   (a double rounding of the quotient near 0.5).
 //! - **Bits lost** `log2(1 + ulp error)`: how many trailing significand bits are wrong
 //!   (0 for a correctly rounded result, 53 for a binary64 result with no correct bit).
 //!
@@ -140,7 +153,8 @@ pub struct ErrorMeasure {
     /// `|computed - ref| / |ref|`; against `MIN` for a zero reference or a subnormal one
     /// within an ulp (see the module docs).
     pub rel: f64,
-    /// `|computed - ref| / ulp(ref)`.
+    /// `|computed - ref| / ulp(ref)`, `ulp(ref)` the spacing of the format in the binade
+    /// of `ref` (see the module docs for zeros, subnormals and powers of two).
     pub ulps: f64,
     /// `log2(1 + ulps)`.
     pub bits_lost: f64,

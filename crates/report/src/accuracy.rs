@@ -3,12 +3,14 @@
 //! `--check-input`.
 //!
 //! `report.json` holds the run's settings (`strategy`, `precision`, `verify_precision`,
-//! the `oracle` every error was measured against and its kind), its counts (`evals`,
+//! the `oracle` every error was measured against and its kind, the `metric` errors are
+//! ranked in: `ulps` or `relative`), its counts (`evals`,
 //! `elapsed_s`, when the last new worst input was found), the special values first
 //! (`special_values`: wrong special values and poles), the worst inputs (`worst`, `top`;
 //! each with the input line, its coordinate bits, the output, computed and reference
-//! values, the relative, ulp and bits-lost errors and the precision at which Ziv's
-//! strategy found them stable; `folded`: near-duplicates folded into them), the worst
+//! values, the relative, ulp and bits-lost errors, whether the result is correctly
+//! rounded, and the precision at which Ziv's strategy found them stable; `folded`:
+//! near-duplicates folded into them), the worst
 //! input on the reference's own path when there is one, the FPGen checks covered, and
 //! the blame table of the worst input's op sites.
 //! `finished` says whether the search has ended; while it runs the file is rewritten with
@@ -23,7 +25,7 @@ use fpforge_accuracy::{
     AccuracyReport, Blame, CandidateStrategy, ErrorFinding, FloatBits, Oracle, OutputLoc,
     PoleAnswer, SpecialValue,
 };
-use fpforge_engine::EngineKind;
+use fpforge_engine::{EngineKind, ErrorMetric};
 use fpir::{Func, Module, OpSite, Type};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -50,6 +52,10 @@ pub struct ErrorRow {
     pub ulp_error: Option<f64>,
     /// Bits lost (`null` when infinite).
     pub bits_lost: Option<f64>,
+    /// Whether the computed result is the reference rounded to nearest in its format:
+    /// under a true function, the correctly rounded result.
+    #[serde(default)]
+    pub correctly_rounded: bool,
     /// Whether the relative error reaches [`SIGNIFICANT_REL_ERROR`].
     #[serde(default)]
     pub significance: Significance,
@@ -170,6 +176,7 @@ impl ErrorRow {
             rel_error: finite(finding.error.rel),
             ulp_error: finite(finding.error.ulps),
             bits_lost: finite(finding.error.bits_lost),
+            correctly_rounded: finding.correctly_rounded(),
             significance: Significance::of(finding.error.rel),
             diverged: finding.diverged,
             status: finding.status,
@@ -273,6 +280,8 @@ pub struct RunInfo<'a> {
     pub verify_precision: Option<u32>,
     /// What errors are measured against, once the engine has said it.
     pub oracle: Option<&'a Oracle>,
+    /// What errors are ranked in, once the engine has said it.
+    pub metric: Option<ErrorMetric>,
     /// Inputs on which the function crashed or hung, in the order found (their files in
     /// `OUT/crashes/` and `OUT/hangs/`).
     pub findings: &'a [crate::findings::CrashRow],
@@ -316,6 +325,8 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) oracle: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) oracle_kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) metric: Option<&'static str>,
     pub(crate) evals: u64,
     pub(crate) elapsed_s: f64,
     pub(crate) worst_found_s: f64,
@@ -357,6 +368,7 @@ impl<'a> ReportJson<'a> {
             verify_precision: info.verify_precision,
             oracle: info.oracle.map(|o| o.to_string()),
             oracle_kind: info.oracle.map(|o| o.kind().name()),
+            metric: info.metric.map(ErrorMetric::name),
             evals: progress.evals,
             elapsed_s: progress.elapsed.as_secs_f64(),
             worst_found_s: progress.worst_found_s,
@@ -398,6 +410,7 @@ impl<'a> ReportJson<'a> {
         json.stop = Some(stop_words(EngineKind::Accuracy, report.stop).to_string());
         json.oracle = Some(report.oracle.to_string());
         json.oracle_kind = Some(report.oracle.kind().name());
+        json.metric = Some(report.metric.name());
         json.special_values = report
             .special_values
             .iter()
@@ -497,8 +510,39 @@ fn show_err(x: Option<f64>) -> String {
     x.map_or_else(|| "inf".to_string(), |v| format!("{v:.6e}"))
 }
 
-/// What `--check-input` prints: the input measured again beside the report's figures.
-pub fn check_text(source: &str, precision: u32, now: &ErrorRow, before: &ErrorRow) -> String {
+/// An error in ulps as libm authors write it: three decimals below 10,000 ulps
+/// (`0.504`, `1.421`), scientific above (`9.007e15`).
+pub fn ulps_text(ulps: f64) -> String {
+    if ulps < 1e4 {
+        format!("{ulps:.3}")
+    } else {
+        format!("{ulps:.3e}")
+    }
+}
+
+/// [`ulps_text`] of a figure that may be infinite (`null`).
+fn show_ulps(x: Option<f64>) -> String {
+    x.map_or_else(|| "inf".to_string(), ulps_text)
+}
+
+/// Whether a result is correctly rounded, in words.
+fn rounding_words(correctly_rounded: bool) -> &'static str {
+    if correctly_rounded {
+        "correctly rounded"
+    } else {
+        "not correctly rounded"
+    }
+}
+
+/// What `--check-input` prints: the input measured again beside the report's figures
+/// (under the ulps metric, the error in ulps and whether the result is correctly
+/// rounded first).
+pub fn check_text(
+    source: &str,
+    (precision, metric): (u32, ErrorMetric),
+    now: &ErrorRow,
+    before: &ErrorRow,
+) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "re-check of {source} at {precision} bits");
     let _ = writeln!(t, "input: {}", now.input);
@@ -508,6 +552,16 @@ pub fn check_text(source: &str, precision: u32, now: &ErrorRow, before: &ErrorRo
         "reference {} (report: {})",
         now.reference, before.reference
     );
+    if metric == ErrorMetric::Ulps {
+        let _ = writeln!(
+            t,
+            "{} ulps, {} (report: {} ulps, {})",
+            show_ulps(now.ulp_error),
+            rounding_words(now.correctly_rounded),
+            show_ulps(before.ulp_error),
+            rounding_words(before.correctly_rounded)
+        );
+    }
     let _ = writeln!(
         t,
         "relative error {} (report: {})",
@@ -573,19 +627,24 @@ pub fn text_report(info: RunInfo<'_>, module: &Module, report: &AccuracyReport) 
         return t;
     };
     worst_text(&mut t, module, report, w);
-    let significant = report
-        .top
-        .iter()
-        .filter(|f| Significance::of(f.error.rel) == Significance::Significant)
-        .count();
-    let _ = writeln!(
-        t,
-        "{} input(s) reported, one per region ({} near-duplicate(s) folded); {significant} \
-         significant (relative error >= {SIGNIFICANT_REL_ERROR:e}), {} below that threshold",
-        report.top.len(),
-        report.folded,
-        report.top.len() - significant
-    );
+    match report.metric {
+        ErrorMetric::Ulps => top_text(&mut t, module, report),
+        ErrorMetric::Relative => {
+            let significant = report
+                .top
+                .iter()
+                .filter(|f| Significance::of(f.error.rel) == Significance::Significant)
+                .count();
+            let _ = writeln!(
+                t,
+                "{} input(s) reported, one per region ({} near-duplicate(s) folded); {significant} \
+                 significant (relative error >= {SIGNIFICANT_REL_ERROR:e}), {} below that threshold",
+                report.top.len(),
+                report.folded,
+                report.top.len() - significant
+            );
+        }
+    }
     let covered = report.targets.iter().filter(|t| t.covered()).count();
     let _ = writeln!(
         t,
@@ -669,14 +728,23 @@ fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &
     let status = f
         .status
         .map_or(String::new(), |st| format!(", status {st}"));
-    let _ = writeln!(
-        t,
-        "  relative error {}, {} ulps, {} bits lost{stable}{status}",
-        show_err(f.rel_error),
-        f.ulp_error
-            .map_or("inf".to_string(), |u| format!("{u:.3e}")),
-        f.bits_lost.map_or("inf".to_string(), |b| format!("{b:.1}")),
-    );
+    let bits_lost = f.bits_lost.map_or("inf".to_string(), |b| format!("{b:.1}"));
+    let _ = match report.metric {
+        ErrorMetric::Ulps => writeln!(
+            t,
+            "  {} ulps, {}; relative error {}, {bits_lost} bits lost{stable}{status}",
+            show_ulps(f.ulp_error),
+            rounding_words(f.correctly_rounded),
+            show_err(f.rel_error),
+        ),
+        ErrorMetric::Relative => writeln!(
+            t,
+            "  relative error {}, {} ulps, {bits_lost} bits lost{stable}{status}",
+            show_err(f.rel_error),
+            f.ulp_error
+                .map_or("inf".to_string(), |u| format!("{u:.3e}")),
+        ),
+    };
     if let Some(op) = &f.condition_op {
         let _ = writeln!(
             t,
@@ -695,17 +763,43 @@ fn worst_text(t: &mut String, module: &Module, report: &AccuracyReport, worst: &
     match &report.worst_same_path {
         Some(s) => {
             let s = ErrorRow::new(module, report.func, s);
+            let error = match report.metric {
+                ErrorMetric::Ulps => format!("{} ulps", show_ulps(s.ulp_error)),
+                ErrorMetric::Relative => format!("relative error {}", show_err(s.rel_error)),
+            };
             let _ = writeln!(
                 t,
-                "worst input on the reference's path: relative error {} at {}, input {}",
-                show_err(s.rel_error),
-                s.output,
-                s.input
+                "worst input on the reference's path: {error} at {}, input {}",
+                s.output, s.input
             );
         }
         None => {
             let _ = writeln!(t, "no input with an error kept the reference's path");
         }
+    }
+}
+
+/// Under the ulps metric: how many inputs are reported and how many are correctly
+/// rounded, then each with its error, worst first.
+fn top_text(t: &mut String, module: &Module, report: &AccuracyReport) {
+    let rows: Vec<ErrorRow> = top_rows(module, report);
+    let rounded = rows.iter().filter(|r| r.correctly_rounded).count();
+    let _ = writeln!(
+        t,
+        "{} input(s) reported, one per region, zero or pole ({} near-duplicate(s) folded); \
+         {rounded} correctly rounded, {} not:",
+        rows.len(),
+        report.folded,
+        rows.len() - rounded
+    );
+    for row in &rows {
+        let _ = writeln!(
+            t,
+            "  {:>10} ulps  {:<21}  {}",
+            show_ulps(row.ulp_error),
+            rounding_words(row.correctly_rounded),
+            row.input
+        );
     }
 }
 

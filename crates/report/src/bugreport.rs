@@ -118,7 +118,7 @@ mod tests {
             fingerprint: "00000000000000aa",
         };
         let md = report.markdown();
-        assert!(md.starts_with("# crash: integer division by zero in `f` called as `g(1 0)`"));
+        assert!(md.starts_with("# crash: integer division by zero in `f` called as `g(1, 0)`"));
         assert!(md.contains("return total / n;"), "{md}");
         assert!(md.contains("- `g at g.c:9:5`"), "{md}");
         assert!(

@@ -1,5 +1,5 @@
-//! `errors.svg` of an `accuracy` run: the relative error of a sample of the evaluated
-//! inputs against the input, the view Herbie's reports give. One panel per swept
+//! `errors.svg` of an `accuracy` run: the error (in the run's metric: relative error,
+//! or ulps of the true value) of a sample of the evaluated inputs against the input, the view Herbie's reports give. One panel per swept
 //! (floating-point) parameter; the input on a signed-log scale, the error on a log
 //! scale; located zeros and poles as vertical lines; every reported input (special
 //! values and worst inputs) as a marker of its own in each panel (at the right edge
@@ -9,9 +9,11 @@
 //! all it takes. Classes name what each element stands for (`sample`, `reported`,
 //! `zero`, `pole`), for the page's style sheet and for tests.
 
+use crate::accuracy::ulps_text;
 use crate::escape::escape;
+use fpforge_accuracy::metric::figure;
 use fpforge_accuracy::zeros::SingularityKind;
-use fpforge_accuracy::{AccuracyReport, CoordInfo};
+use fpforge_accuracy::{AccuracyReport, CoordInfo, ErrorMetric};
 use fpir::Type;
 use std::fmt::Write as _;
 
@@ -32,7 +34,8 @@ const ZERO_ERROR_FLOOR: f64 = 1.0;
 /// One marker: where, and what it stands for.
 struct Mark {
     x: f64,
-    rel: f64,
+    /// The error in the run's metric.
+    error: f64,
 }
 
 /// The SVG of `report`'s errors, one panel per swept parameter (none: a note).
@@ -74,7 +77,10 @@ fn panel(svg: &mut String, report: &AccuracyReport, coord: usize, y0: f64) {
         .filter_map(|s| {
             Some(Mark {
                 x: *s.point.get(coord)?,
-                rel: s.rel,
+                error: match report.metric {
+                    ErrorMetric::Ulps => s.ulps,
+                    ErrorMetric::Relative => s.rel,
+                },
             })
         })
         .filter(|m| m.x.is_finite())
@@ -87,7 +93,7 @@ fn panel(svg: &mut String, report: &AccuracyReport, coord: usize, y0: f64) {
         .chain(&report.top)
         .map(|f| Mark {
             x: coord_value(info, f.test.coords.get(coord).copied()),
-            rel: f.error.rel,
+            error: figure(report.metric, &f.error),
         })
         .collect();
     let lines: Vec<(SingularityKind, f64)> = report
@@ -102,9 +108,9 @@ fn panel(svg: &mut String, report: &AccuracyReport, coord: usize, y0: f64) {
         .map(|m| m.x)
         .chain(lines.iter().map(|l| l.1));
     let xs = SignedLog::fit(all_x);
-    let ys = ErrorScale::fit(samples.iter().chain(&reported).map(|m| m.rel));
+    let ys = ErrorScale::fit(samples.iter().chain(&reported).map(|m| m.error));
     let frame = Frame { y0, xs, ys };
-    frame.axes(svg, &info.name);
+    frame.axes(svg, &info.name, report.metric);
     for (kind, x) in &lines {
         let px = frame.px(*x);
         let _ = writeln!(
@@ -120,19 +126,22 @@ fn panel(svg: &mut String, report: &AccuracyReport, coord: usize, y0: f64) {
             svg,
             "<circle class=\"sample\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"1.6\"/>",
             frame.px(m.x),
-            frame.py(m.rel)
+            frame.py(m.error)
         );
     }
     for (rank, m) in reported.iter().enumerate() {
         let _ = writeln!(
             svg,
-            "<circle class=\"reported\" data-order=\"{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\"><title>{} = {:e}: relative error {:e}</title></circle>",
+            "<circle class=\"reported\" data-order=\"{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\"><title>{} = {:e}: {}</title></circle>",
             rank + 1,
             frame.px(m.x),
-            frame.py(m.rel),
+            frame.py(m.error),
             escape(&info.name),
             m.x,
-            m.rel
+            match report.metric {
+                ErrorMetric::Ulps => format!("{} ulps", ulps_text(m.error)),
+                ErrorMetric::Relative => format!("relative error {:e}", m.error),
+            }
         );
     }
 }
@@ -272,7 +281,7 @@ impl Frame {
     }
 
     /// The frame, the decade ticks of the error, a few ticks of the input, the titles.
-    fn axes(&self, svg: &mut String, name: &str) {
+    fn axes(&self, svg: &mut String, name: &str, metric: ErrorMetric) {
         let (top, bottom) = (self.y0 + TOP, self.y0 + HEIGHT - BOTTOM);
         let _ = writeln!(
             svg,
@@ -306,9 +315,13 @@ impl Frame {
         }
         let _ = writeln!(
             svg,
-            "<text x=\"{LEFT}\" y=\"{:.1}\">relative error against {} (signed-log scale); \
+            "<text x=\"{LEFT}\" y=\"{:.1}\">{} against {} (signed-log scale); \
              dashed: zeros (blue), poles (purple); circles: reported inputs</text>",
             self.y0 + TOP - 8.0,
+            match metric {
+                ErrorMetric::Ulps => "error in ulps",
+                ErrorMetric::Relative => "relative error",
+            },
             escape(name)
         );
     }

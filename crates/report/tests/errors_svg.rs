@@ -75,6 +75,7 @@ fn the_accuracy_page_embeds_the_plot() {
         precision: 128,
         verify_precision: None,
         oracle: Some(&report.oracle),
+        metric: Some(report.metric),
         findings: &[],
         diagnostic: None,
     };

@@ -107,12 +107,14 @@ fn check(options: &AccuracyOptions, source: &Path) -> Result<ExitCode> {
             strategy: "check",
             verify_precision: None,
             oracle: Some(&checked.oracle),
+            metric: Some(checked.metric),
             ..run_info(&loaded.module, loaded.func, &job.config)
         };
         crate::output::emit(&check_json(info, &now, &checked.blame)?)?;
     } else {
         let shown = source.display().to_string();
-        crate::output::emit(&check_text(&shown, job.config.precision, &now, &worst))?;
+        let measured = (job.config.precision, checked.metric);
+        crate::output::emit(&check_text(&shown, measured, &now, &worst))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -303,7 +303,16 @@ fn oracles_are_named_and_special_values_come_first() {
         .expect("special values section");
     assert!(specials < page.find("id=\"worst\"").unwrap());
 
-    let range = ["--arg", "x in [-1, 1]", "--seed", "1", "--json"];
+    // One metric for every oracle compared (a C reference is no true value: relative).
+    let range = [
+        "--arg",
+        "x in [-1, 1]",
+        "--seed",
+        "1",
+        "--json",
+        "--metric",
+        "relative",
+    ];
     let reference = crate::common::fixture("accuracy", "ref_exp.c") + ":ref_exp";
     let by_c = json(&run(
         "exp_taylor3",
@@ -380,4 +389,76 @@ fn long_double_result_is_printed_exactly_in_extended_ulps_and_replays() {
         html.contains(computed),
         "report.html shows the value exactly"
     );
+}
+
+/// `--metric ulps` on `tests/fixtures/accuracy/ulps.c`'s cube root, 2000 evaluations,
+/// seed 1: the summary (times aside) is the golden one, `report.json` says the metric
+/// and whether each input is correctly rounded, `report.html` shows it, and
+/// `--metric relative` words the summary as before.
+#[test]
+fn metric_ulps_summary_is_golden() {
+    // Run from the repository's root on a relative path, so the golden's paths are the
+    // same on every machine.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let fpforge = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_fpforge"))
+            .current_dir(&root)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_string_lossy().into_owned();
+    let base = [
+        "accuracy",
+        "tests/fixtures/accuracy/ulps.c",
+        "-f",
+        "cbrt_newton",
+        "--arg",
+        "x in [1, 8]",
+        "--oracle",
+        "mpfr:cbrt",
+        "--evals",
+        "2000",
+        "--seed",
+        "1",
+    ];
+    let run = fpforge(&[&base[..], &["--metric", "ulps", "--out", &out]].concat());
+    assert!(run.status.success(), "{}", crate::common::stderr(&run));
+    // Times vary from run to run: `in 0.1 s` becomes `in T s`.
+    let timeless = |text: String| -> String {
+        text.lines()
+            .map(|line| match (line.find(" in "), line.find(" s (")) {
+                (Some(a), Some(b)) if a < b => format!("{} in T{}\n", &line[..a], &line[b..]),
+                _ => format!("{line}\n"),
+            })
+            .collect()
+    };
+    let golden = crate::common::fixture("accuracy", "ulps_cbrt_newton.txt");
+    let text = timeless(crate::common::stdout(&run));
+    if std::env::var_os("FPFORGE_BLESS").is_some() {
+        std::fs::write(&golden, &text).unwrap();
+    }
+    assert_eq!(text, std::fs::read_to_string(&golden).unwrap());
+
+    let report = crate::common::json_file(&dir.path().join("report.json"));
+    assert_eq!(report["metric"], "ulps");
+    let rows = report["top"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["correctly_rounded"].is_boolean()));
+    assert_eq!(report["worst"]["correctly_rounded"], false);
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(page.contains("<th>ulps</th><th>rounding</th>"));
+    assert!(page.contains("data-correctly-rounded=\"false\""));
+
+    // The same oracle by default: ulps; relative on demand, worded as before.
+    let default = crate::common::stdout(&fpforge(&base));
+    assert_eq!(timeless(default), text);
+    let relative =
+        crate::common::stdout(&fpforge(&[&base[..], &["--metric", "relative"]].concat()));
+    assert!(relative.contains("  relative error "), "{relative}");
+    assert!(
+        relative.contains(" significant (relative error >= 1e-3)"),
+        "{relative}"
+    );
+    assert!(!relative.contains("correctly rounded"), "{relative}");
 }

@@ -9,7 +9,7 @@
 use crate::error::Result;
 use crate::native::NativeCheck;
 use fpforge_accuracy::{AccuracyEvent, AccuracyNews, AccuracyReport, Oracle};
-use fpforge_engine::Event;
+use fpforge_engine::{ErrorMetric, Event};
 use fpforge_report::accuracy::{
     final_json, inputs_text, partial_json, top_rows, AccuracyProgress, ErrorRow, RunInfo,
 };
@@ -46,6 +46,7 @@ pub struct AccuracyOut<'a> {
     progress: AccuracyProgress,
     found: Vec<ErrorRow>,
     oracle: Option<Oracle>,
+    metric: Option<ErrorMetric>,
     findings: Vec<CrashRow>,
     dirty: bool,
     last_write: Instant,
@@ -91,6 +92,7 @@ impl<'a> AccuracyOut<'a> {
             progress: AccuracyProgress::default(),
             found: Vec::new(),
             oracle: None,
+            metric: None,
             findings: Vec::new(),
             dirty: false,
             last_write: started,
@@ -100,8 +102,9 @@ impl<'a> AccuracyOut<'a> {
     /// Records what the engine reports as it goes.
     pub fn event(&mut self, event: &AccuracyEvent<'_>) {
         match event {
-            Event::Detail(AccuracyNews::Started { oracle, .. }) => {
+            Event::Detail(AccuracyNews::Started { oracle, metric, .. }) => {
                 self.oracle = Some((*oracle).clone());
+                self.metric = Some(*metric);
             }
             Event::Finding { finding, .. } => self.crash(finding),
             Event::Detail(AccuracyNews::NewWorst { finding, evals }) => {
@@ -151,6 +154,7 @@ impl<'a> AccuracyOut<'a> {
         self.progress.elapsed = elapsed;
         let info = RunInfo {
             oracle: self.oracle.as_ref(),
+            metric: self.metric,
             ..self.info
         };
         if let Some(out) = self.out.as_mut() {

@@ -40,6 +40,7 @@ pub fn run_info<'a>(module: &'a Module, func: Func, config: &AccuracyConfig) -> 
         precision: config.precision,
         verify_precision: config.verify_precision,
         oracle: None,
+        metric: None,
         findings: &[],
         diagnostic: None,
     }

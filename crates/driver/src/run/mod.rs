@@ -16,7 +16,7 @@ use crate::out::Finished;
 use crate::plan::{parse_seeds, read_seeds, Specs};
 use crate::program::{LoadedFunction, Program};
 use fpforge_engine::settings::{optional, seconds};
-use fpforge_engine::{Budget, EngineKind, Progress, Settings};
+use fpforge_engine::{Budget, EngineKind, ErrorFigure, Progress, Settings};
 use fpforge_report::replay::Replay;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
@@ -69,8 +69,8 @@ pub struct RunStatus {
     pub tests: usize,
     /// Crashes and hangs found so far.
     pub findings: usize,
-    /// The largest error found so far (`accuracy`).
-    pub worst_error: Option<f64>,
+    /// The largest error found so far, in its metric (`accuracy`).
+    pub worst_error: Option<ErrorFigure>,
 }
 
 impl From<&Progress> for RunStatus {

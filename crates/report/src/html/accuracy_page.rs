@@ -1,17 +1,18 @@
 //! The page of an `accuracy` run, drawn from the data `report.json` is serialized from:
 //! the run's settings (the oracle first) and counts, the wrong special values and poles,
-//! the worst inputs with their errors, the plot of `errors.svg` once the run finished,
+//! the worst inputs with their errors (under the ulps metric, ulps first and whether
+//! each result is correctly rounded), the plot of `errors.svg` once the run finished,
 //! the worst input on the reference's own path, and the operations to blame with their
 //! source lines.
 
 use super::coverage_page::findings_section;
 use super::{code, page, tile, Sources};
 use crate::accuracy::{
-    top_rows, AccuracyProgress, ErrorRow, ReportJson, RunInfo, Significance, SpecialRow,
+    top_rows, ulps_text, AccuracyProgress, ErrorRow, ReportJson, RunInfo, Significance, SpecialRow,
 };
 use crate::errors_svg::errors_svg;
 use crate::escape::escape;
-use fpforge_accuracy::AccuracyReport;
+use fpforge_accuracy::{AccuracyReport, ErrorMetric};
 use fpforge_lower::SourcePaths;
 use fpir::Module;
 use std::fmt::Write as _;
@@ -49,9 +50,10 @@ fn render(
     header(&mut body, doc);
     body.push_str("<main>\n");
     totals(&mut body, doc);
+    let ulps = Ulps(doc.metric == Some(ErrorMetric::Ulps.name()));
     // Wrong special values are the most serious findings of a run: they come first.
-    special_section(&mut body, &doc.special_values);
-    worst_section(&mut body, doc);
+    special_section(&mut body, &doc.special_values, ulps);
+    worst_section(&mut body, doc, ulps);
     if let Some(svg) = plot {
         let _ = writeln!(
             body,
@@ -62,7 +64,7 @@ fn render(
     // As in the text report: only a worst input that changed path needs its counterpart.
     if let (Some(row), true) = (&doc.worst_same_path, doc.worst.is_some_and(|w| w.diverged)) {
         let title = "Worst input whose reference run takes the same branches";
-        single_section(&mut body, "worst_same_path", title, row);
+        single_section(&mut body, "worst_same_path", title, row, ulps);
     }
     blame_section(&mut body, doc, run);
     if run.is_some() {
@@ -127,19 +129,34 @@ fn one_decimal(v: f64) -> String {
     format!("{v:.1}")
 }
 
+/// Whether the run ranks errors in ulps: then ulps lead every table and the tiles, and
+/// each row says whether its result is correctly rounded.
+#[derive(Clone, Copy)]
+struct Ulps(bool);
+
 fn totals(out: &mut String, doc: &ReportJson<'_>) {
     out.push_str("<div class=\"tiles\">\n");
     if let Some(worst) = doc.worst {
-        for (id, value, label, format) in [
-            (
-                "rel_error",
-                worst.rel_error,
-                "worst relative error",
-                sci as fn(f64) -> String,
-            ),
-            ("ulp_error", worst.ulp_error, "ulps", sci),
-            ("bits_lost", worst.bits_lost, "bits lost", one_decimal),
-        ] {
+        type Figure = (&'static str, Option<f64>, &'static str, fn(f64) -> String);
+        let figures: [Figure; 3] = if doc.metric == Some(ErrorMetric::Ulps.name()) {
+            [
+                (
+                    "ulp_error",
+                    worst.ulp_error,
+                    "worst error in ulps",
+                    ulps_text,
+                ),
+                ("rel_error", worst.rel_error, "relative error", sci),
+                ("bits_lost", worst.bits_lost, "bits lost", one_decimal),
+            ]
+        } else {
+            [
+                ("rel_error", worst.rel_error, "worst relative error", sci),
+                ("ulp_error", worst.ulp_error, "ulps", sci),
+                ("bits_lost", worst.bits_lost, "bits lost", one_decimal),
+            ]
+        };
+        for (id, value, label, format) in figures {
             let _ = writeln!(
                 out,
                 "<div class=\"tile not-reached\"><span class=\"n\">{}</span><span class=\"l\">{label}</span></div>",
@@ -161,6 +178,16 @@ fn totals(out: &mut String, doc: &ReportJson<'_>) {
         doc.targets_covered, doc.targets_total
     );
     tile(out, "top", doc.top.len(), "worst inputs kept", "");
+    if doc.metric == Some(ErrorMetric::Ulps.name()) {
+        let rounded = doc.top.iter().filter(|r| r.correctly_rounded).count();
+        tile(
+            out,
+            "correctly_rounded",
+            rounded,
+            "of them correctly rounded",
+            "",
+        );
+    }
     tile(out, "zeros_found", doc.zeros_found, "zeros found", "");
     tile(out, "poles_found", doc.poles_found, "poles found", "");
     let _ = writeln!(
@@ -176,8 +203,22 @@ const ROW_HEADS: &str = "<th>output</th><th>input</th><th>computed</th><th>refer
      <th>relative error</th><th>ulps</th><th>bits lost</th><th>path</th>\
      <th>largest condition number</th>";
 
+/// The column heads of [`row_cells`] under the ulps metric.
+const ULPS_ROW_HEADS: &str = "<th>output</th><th>input</th><th>computed</th><th>reference</th>\
+     <th>ulps</th><th>rounding</th><th>relative error</th><th>bits lost</th><th>path</th>\
+     <th>largest condition number</th>";
+
+/// The column heads of the run's metric.
+fn row_heads(ulps: Ulps) -> &'static str {
+    if ulps.0 {
+        ULPS_ROW_HEADS
+    } else {
+        ROW_HEADS
+    }
+}
+
 /// The cells of one measured input.
-fn row_cells(row: &ErrorRow) -> String {
+fn row_cells(row: &ErrorRow, ulps: Ulps) -> String {
     let path = if row.diverged {
         "<span class=\"badge not-reached\">diverged</span>"
     } else {
@@ -201,23 +242,39 @@ fn row_cells(row: &ErrorRow) -> String {
         ),
         None => String::new(),
     };
+    let figures = if ulps.0 {
+        let rounding = if row.correctly_rounded {
+            "<span class=\"badge covered\" data-correctly-rounded=\"true\">correctly rounded</span>"
+        } else {
+            "<span class=\"badge not-reached\" data-correctly-rounded=\"false\">not correctly rounded</span>"
+        };
+        format!(
+            "<td class=\"num\">{}{stable}</td><td>{rounding}</td><td class=\"num\">{}{significance}</td>",
+            error_figure("class=\"ulp\"", row.ulp_error, ulps_text),
+            error_figure("class=\"rel\"", row.rel_error, sci),
+        )
+    } else {
+        format!(
+            "<td class=\"num\">{}{stable}{significance}</td><td class=\"num\">{}</td>",
+            error_figure("class=\"rel\"", row.rel_error, sci),
+            error_figure("class=\"ulp\"", row.ulp_error, sci),
+        )
+    };
     format!(
         "<td class=\"mono\">{}</td><td>{}</td><td>{}<br><span class=\"muted mono\">{}</span></td>\
-         <td class=\"mono\">{}</td><td class=\"num\">{}{stable}{significance}</td><td class=\"num\">{}</td>\
+         <td class=\"mono\">{}</td>{figures}\
          <td class=\"num\">{}</td><td>{path}</td><td class=\"num\">{condition}</td>",
         escape(&row.output),
         code(&row.input),
         code(&row.computed_decimal),
         escape(&row.computed),
         escape(&row.reference),
-        error_figure("class=\"rel\"", row.rel_error, sci),
-        error_figure("class=\"ulp\"", row.ulp_error, sci),
         error_figure("class=\"bits\"", row.bits_lost, one_decimal),
     )
 }
 
 /// The wrong special values and poles, each with its kind and the function's status.
-fn special_section(out: &mut String, rows: &[SpecialRow]) {
+fn special_section(out: &mut String, rows: &[SpecialRow], ulps: Ulps) {
     if rows.is_empty() {
         return;
     }
@@ -225,7 +282,8 @@ fn special_section(out: &mut String, rows: &[SpecialRow]) {
         out,
         "<section id=\"special_values\">\n<h2>Wrong special values and poles <span class=\"muted\">\
          NaN or infinite where the oracle is finite; a pole: the oracle is infinite or undefined \
-         there, not an error</span></h2>\n<table class=\"list\">\n<tr><th>kind</th><th>status</th><th>the code</th>{ROW_HEADS}</tr>"
+         there, not an error</span></h2>\n<table class=\"list\">\n<tr><th>kind</th><th>status</th><th>the code</th>{}</tr>",
+        row_heads(ulps)
     );
     for s in rows {
         let badge = if s.kind == "pole" {
@@ -238,7 +296,7 @@ fn special_section(out: &mut String, rows: &[SpecialRow]) {
             out,
             "<tr data-kind=\"{kind}\"><td><span class=\"badge {badge}\">{kind}</span></td>\
              <td class=\"num\">{status}</td><td>{answer}</td>{}</tr>",
-            row_cells(&s.row),
+            row_cells(&s.row, ulps),
             kind = escape(s.kind),
             answer = escape(s.code_answer.unwrap_or("")),
         );
@@ -246,12 +304,13 @@ fn special_section(out: &mut String, rows: &[SpecialRow]) {
     out.push_str("</table>\n</section>\n");
 }
 
-fn worst_section(out: &mut String, doc: &ReportJson<'_>) {
+fn worst_section(out: &mut String, doc: &ReportJson<'_>, ulps: Ulps) {
     let _ = writeln!(
         out,
-        "<section id=\"worst\">\n<h2>Worst inputs <span class=\"muted\">worst first, one per region \
+        "<section id=\"worst\">\n<h2>Worst inputs <span class=\"muted\">worst first, one per region{} \
          (<span id=\"folded\">{}</span> near-duplicates folded), the lines of inputs.txt; \
          \"diverged\": the reference run took other branches</span></h2>",
+        if ulps.0 { ", zero or pole" } else { "" },
         doc.folded
     );
     if doc.top.is_empty() {
@@ -260,25 +319,27 @@ fn worst_section(out: &mut String, doc: &ReportJson<'_>) {
     }
     let _ = writeln!(
         out,
-        "<table class=\"list\">\n<tr><th>#</th>{ROW_HEADS}</tr>"
+        "<table class=\"list\">\n<tr><th>#</th>{}</tr>",
+        row_heads(ulps)
     );
     for (rank, row) in doc.top.iter().enumerate() {
         let _ = writeln!(
             out,
             "<tr data-rank=\"{rank}\"><td class=\"num\">{}</td>{}</tr>",
             rank + 1,
-            row_cells(row)
+            row_cells(row, ulps)
         );
     }
     out.push_str("</table>\n</section>\n");
 }
 
-fn single_section(out: &mut String, id: &str, title: &str, row: &ErrorRow) {
+fn single_section(out: &mut String, id: &str, title: &str, row: &ErrorRow, ulps: Ulps) {
     let _ = writeln!(
         out,
-        "<section id=\"{id}\">\n<h2>{}</h2>\n<table class=\"list\">\n<tr>{ROW_HEADS}</tr>\n<tr>{}</tr>\n</table>\n</section>",
+        "<section id=\"{id}\">\n<h2>{}</h2>\n<table class=\"list\">\n<tr>{}</tr>\n<tr>{}</tr>\n</table>\n</section>",
         escape(title),
-        row_cells(row)
+        row_heads(ulps),
+        row_cells(row, ulps)
     );
 }
 
