@@ -8,7 +8,9 @@ input is inside the function's documented domain.
 loading flags bench/findings/libs.py gives each (the ones the bench/ scripts use).
 """
 
-GSL_BUDGET = ["--oracle", "auto", "--evals", "20000", "--seed", "1", "--time-limit", "120"]
+# The rows were found ranking by relative error (the default before `--metric ulps`).
+GSL_BUDGET = ["--oracle", "auto", "--metric", "relative", "--evals", "20000", "--seed", "1",
+              "--time-limit", "120"]
 
 
 def gsl(file, func, extra=()):
@@ -20,7 +22,8 @@ def gsl(file, func, extra=()):
 
 def acc(lib, file, func, evals=20000, seed=1, extra=()):
     cmd = ["accuracy", "{%s}/%s" % (lib, file), "-f", func, "{%s:flags}" % lib,
-           "--oracle", "auto", "--evals", str(evals), "--seed", str(seed), "--time-limit", "120"]
+           "--oracle", "auto", "--metric", "relative", "--evals", str(evals), "--seed", str(seed),
+           "--time-limit", "120"]
     for a in extra:
         cmd += ["--arg", a]
     return cmd
