@@ -441,8 +441,20 @@ fn scaled_exponential_integral_2(prec: u32, x: Float) -> Option<Float> {
     Some(Float::with_val(prec, sum / x))
 }
 
+/// Whether MPFR's `jn`/`yn` may take their series at order `n` and `x` with `x^2` past
+/// an unsigned long, which MPFR asserts against (an abort): they take it where their
+/// asymptotic expansion fails, which its terms, shrinking by about `n^2 / (2 k x)`, do
+/// not when `n^2` exceeds `x`. Such inputs have no true value here.
+fn bessel_beyond_mpfr(x: &Float, n: i32) -> bool {
+    let x = x.to_f64().abs();
+    x >= 2f64.powi(31) && f64::from(n).powi(2) > x
+}
+
 /// The value of a [`Special`] at `x` (and the integer `n`).
 fn special(s: Special, prec: u32, x: Float, n: i32) -> Option<Float> {
+    if matches!(s, Special::Jn | Special::Yn) && bessel_beyond_mpfr(&x, n) {
+        return None;
+    }
     Some(match s {
         Special::Digamma => x.digamma(),
         Special::Trigamma => trigamma::trigamma(prec, &x)?,
@@ -609,6 +621,20 @@ mod tests {
             "j0({x}) = {got}, linear {linear}"
         );
         assert_eq!(named("gsl_sf_bessel_J0_e"), named("j0"));
+    }
+
+    #[test]
+    fn bessel_orders_mpfr_cannot_evaluate_have_no_true_value_instead_of_an_abort() {
+        // MPFR's series for J_n/Y_n asserts that z^2 fits an unsigned long; it takes
+        // the series where its asymptotic expansion fails, |n| large for z.
+        let x = Operand::Float(FloatTy::F64, 8589934592f64.to_bits());
+        let order = Operand::Int(1 << 30);
+        assert_eq!(named("jn").eval(PREC, &[order, x]), None);
+        assert_eq!(named("yn").eval(PREC, &[order, x]), None);
+        let near = Operand::Float(FloatTy::F64, 1e3f64.to_bits());
+        assert!(named("jn").eval(PREC, &[order, near]).is_some());
+        let small_order = Operand::Int(3);
+        assert!(named("jn").eval(PREC, &[small_order, x]).is_some());
     }
 
     #[test]
