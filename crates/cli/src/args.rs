@@ -390,6 +390,9 @@ pub struct CiArgs {
     /// report ready to file.
     #[arg(long)]
     pub confirm: bool,
+    /// Fingerprints fpforge.toml's `[[accept]]` entries accept.
+    #[arg(skip)]
+    pub accepted: Vec<String>,
 }
 
 /// How a searching command reports, the same on `cover`, `explore`, `reach` and

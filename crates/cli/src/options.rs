@@ -402,12 +402,7 @@ impl TryFrom<CiArgs> for CiOptions {
                 .map(|p| percent("--fail-under", p))
                 .transpose()?,
             sarif: args.sarif,
-            baseline: args
-                .baseline
-                .as_deref()
-                .map(Baseline::read)
-                .transpose()
-                .map_err(crate::render::error)?,
+            baseline: baseline(args.baseline.as_deref(), &args.accepted)?,
             confirm: if args.confirm {
                 Confirm::Native
             } else {
@@ -415,6 +410,22 @@ impl TryFrom<CiArgs> for CiOptions {
             },
         })
     }
+}
+
+/// The known findings: `--baseline`'s file and fpforge.toml's `[[accept]]` entries.
+fn baseline(file: Option<&Path>, accepted: &[String]) -> Result<Option<Baseline>> {
+    if file.is_none() && accepted.is_empty() {
+        return Ok(None);
+    }
+    let read = file
+        .map(Baseline::read)
+        .transpose()
+        .map_err(crate::render::error)?;
+    let known = read
+        .unwrap_or_default()
+        .with_accepted(accepted.iter().map(String::as_str))
+        .map_err(crate::render::error)?;
+    Ok(Some(known))
 }
 
 /// How a searching command reports (`--json`, `--quiet`).

@@ -26,6 +26,16 @@ impl Applied<'_> {
         };
         let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
         let budget = &self.0.budget;
+        if let Command::Cover(CoverArgs { run, .. }) | Command::Explore(ExploreArgs { run, .. }) =
+            command
+        {
+            run.ci.accepted = self
+                .0
+                .accept
+                .iter()
+                .map(|a| a.fingerprint.clone())
+                .collect();
+        }
         match command {
             Command::Cover(CoverArgs {
                 items,

@@ -92,6 +92,23 @@ impl Baseline {
         Ok(Baseline { known })
     }
 
+    /// The same baseline knowing `fingerprints` too (`[[accept]]` entries); an entry that
+    /// is no fingerprint is named in the error.
+    pub fn with_accepted<'a>(
+        mut self,
+        fingerprints: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Baseline> {
+        for print in fingerprints {
+            if print.len() != 16 || !print.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(DriverError::Invalid(format!(
+                    "[[accept]] fingerprint `{print}`: expected 16 hex digits, as `fpforge baseline` prints"
+                )));
+            }
+            self.known.insert(print.to_ascii_lowercase());
+        }
+        Ok(self)
+    }
+
     /// Whether it knows `finding`.
     pub fn knows(&self, finding: &SavedFinding) -> bool {
         self.known.contains(&finding.fingerprint)

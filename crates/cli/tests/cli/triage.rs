@@ -462,3 +462,29 @@ fn a_length_parameter_keeps_within_its_array_unless_the_user_says_otherwise() {
     let asked = scaled_norm(&["--arg", "a: f64[2]", "--arg", "n in [0, 100]"]);
     assert_eq!(asked.status.code(), Some(3), "{}", stderr(&asked));
 }
+
+#[test]
+fn accept_entries_in_the_project_file_are_a_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    write_library(&dir.path().join("lib"), true);
+    let first = cover_library(dir.path(), &dir.path().join("lib"), "first", None);
+    assert_eq!(first.status.code(), Some(3), "{}", stderr(&first));
+    let baseline = fpforge_in(dir.path(), &["baseline", "first"]);
+    let text = String::from_utf8(baseline.stdout).unwrap();
+    let print = text
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("a fingerprint");
+    let project = format!(
+        "[sources]\nfiles = [\"lib/*.c\"]\n[select]\nall = true\n\n\
+         [[accept]]\nfingerprint = \"{print}\"\nreason = \"lookup documents k in [0, 3]\"\n"
+    );
+    std::fs::write(dir.path().join("fpforge.toml"), project).unwrap();
+    let run = fpforge_in(
+        dir.path(),
+        &["cover", "--evals", "5000", "--no-reach", "--out", "o"],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(stderr(&run).contains("0 new, 1 known"), "{}", stderr(&run));
+}

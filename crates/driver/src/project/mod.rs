@@ -31,6 +31,10 @@
 //! [function.frexp]                            # one function's --arg / --out-arg
 //! args = ["x in [-1e300, 1e300]"]
 //! out_args = ["e: i32[1]"]
+//!
+//! [[accept]]                                  # a known finding: not a failure (--baseline)
+//! fingerprint = "0bf4f1f33700d2da"
+//! reason = "lookup documents k in [0, 3]"
 //! ```
 //!
 //! Paths are relative to the file's directory. A flag given on the command line
@@ -67,9 +71,23 @@ pub struct Project {
     /// Per-function input specs.
     #[serde(default)]
     pub function: BTreeMap<String, FunctionEntry>,
+    /// Findings known and accepted (`[[accept]]`), as a baseline holds them.
+    #[serde(default)]
+    pub accept: Vec<Accepted>,
     /// The directory of the file, which its paths are relative to.
     #[serde(skip)]
     pub dir: PathBuf,
+}
+
+/// `[[accept]]`: a finding known and accepted, by its fingerprint, and why.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Accepted {
+    /// The finding's fingerprint (16 hex digits, as `fpforge baseline` prints it).
+    pub fingerprint: String,
+    /// Why it is accepted (for the reader).
+    #[serde(default)]
+    pub reason: String,
 }
 
 /// `[sources]`: the inputs and how to compile them.
