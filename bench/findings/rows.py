@@ -160,6 +160,105 @@ ROWS = [
          pick=lambda x: 2 < x < 2.5, truth="bessely(1, x)",
          why="as row 19, in OpenLibm's copy (e_j1.c)",
          upstream="inherited from fdlibm; not checked upstream"),
+    dict(id=28, lib="gsl", func="gsl_sf_beta_e", cmd=gsl("beta.c", "gsl_sf_beta_e"),
+         pick=lambda x, y: 0 < x < 50 and 0 < y < 50 and min(x, y) < 1e-300 and max(x, y) > 1e-300,
+         truth="beta(x, y)",
+         why="B(a,b) = Gamma(a)Gamma(b)/Gamma(a+b) is defined for a, b > 0 (the manual: 'for x > 0, y > 0'); "
+             "B(0.0013, 2.2e-308) ~ 1/b = 4.5e307 < DBL_MAX. For a, b < 50 beta.c takes the "
+             "gamma-ratio path, Gamma(b) overflows to inf (its overflow status is dropped) and "
+             "GSL returns +inf with GSL_SUCCESS",
+         upstream="not checked upstream"),
+    dict(id=29, lib="gsl", func="gsl_sf_lnbeta_e", cmd=gsl("beta.c", "gsl_sf_lnbeta_e"),
+         pick=lambda x, y: x > 0 and y > 0 and min(x, y) < 1e-300,
+         truth="log(beta(x, y))",
+         why="log B(a,b) is defined for a, b > 0 and is about -log(min(a,b)) <= 745 for tiny "
+             "arguments; lnbeta's min/max < 0.2 path (beta.c, lnbeta_sgn) divides gammastar values "
+             "that overflow for subnormal arguments (their status ignored): NaN or inf with "
+             "GSL_SUCCESS. Separate code from row 28's gamma ratio",
+         upstream="not checked upstream"),
+    dict(id=30, lib="gsl", func="gsl_sf_poch_e", cmd=gsl("poch.c", "gsl_sf_poch_e"),
+         pick=lambda x, y: 0 < x < 1e-300 and 0 < y < 1e-300,
+         truth="gamma(x + y)/gamma(x)",
+         why="(a)_x = Gamma(a+x)/Gamma(a) is defined for a > 0, a+x > 0; for a = 1.7e-318, "
+             "x = 5e-324 it is 1 - 2e-11. GSL's small-x path (poch.c, pochrel_smallx via lnpoch_pos) "
+             "returns NaN with GSL_SUCCESS",
+         upstream="not checked upstream"),
+    dict(id=31, lib="gsl", func="gsl_sf_lnpoch_e", cmd=gsl("poch.c", "gsl_sf_lnpoch_e"),
+         pick=lambda x, y: x > 1e300 and x + y > 0,
+         truth="workdps(800)(lambda: loggamma(x + y) - loggamma(x))()",
+         why="log (a)_x is defined for a > 0, a+x > 0 (the manual); log (DBL_MAX)_{-1} = "
+             "-log(DBL_MAX - 1) = -709.8. For a above GAMMA_XMAX lnpoch_pos subtracts "
+             "lngamma(a+x) - lngamma(a), both overflow to inf: inf - inf = NaN with GSL_SUCCESS "
+             "(the true value evaluated at 800 digits, the two log-gammas being 1e311)",
+         upstream="not checked upstream"),
+    dict(id=32, lib="gsl", func="gsl_sf_hzeta_e", cmd=gsl("zeta.c", "gsl_sf_hzeta_e"),
+         pick=lambda x, y: 1 < x < 2 and y > 1e300,
+         truth="zeta(x, y)",
+         why="zeta(s, q) is defined for s > 1, q > 0 (the manual); for s - 1 = 2.4e-7 and "
+             "q = 1.2e306 it is 1.05e6. The Euler-Maclaurin start term (kmax+q)/(s-1) overflows "
+             "to inf before it is multiplied by (kmax+q)^-s: +inf with GSL_SUCCESS (not row 4's "
+             "reflection code)",
+         upstream="not checked upstream"),
+    dict(id=33, lib="gsl", func="gsl_sf_bessel_i0_scaled_e", cmd=gsl("bessel_i.c", "gsl_sf_bessel_i0_scaled_e"),
+         pick=lambda x: abs(x) > 1e307, truth="exp(-abs(x))*sinh(x)/x",
+         why="exp(-|x|) i0(x) ~ 1/(2|x|) is representable (subnormal, 5.6e-309) for |x| = 9e307; "
+             "bessel_i.c returns 1/(2.0*ax) and 2.0*ax overflows for |x| > DBL_MAX/2: 0 with "
+             "GSL_SUCCESS and error bound 0 (a separate expression from row 7's ax*ax)",
+         upstream="not checked upstream"),
+    dict(id=34, lib="gsl", func="gsl_sf_gamma_inc_e", cmd=gsl("gamma_inc.c", "gsl_sf_gamma_inc_e"),
+         pick=lambda x, y: 0 < x < 1e-290 and y > 1, truth="gammainc(x, y)",
+         why="Gamma(a, x) is defined for real a and x >= 0 (the manual); for a -> 0 it tends to "
+             "E1(x), here 1.1e-41 at x = 89.8. gamma_inc_a_gt_0 returns Gamma(a) * Q(a,x): "
+             "Q = Gamma(a,x)/Gamma(a) = 2e-339 underflows to 0 for tiny a (Gamma(a) = 5e297) and "
+             "GSL returns 0 with GSL_SUCCESS and error bound 0",
+         upstream="not checked upstream"),
+    dict(id=35, lib="gsl", func="gsl_sf_bessel_Inu_e", cmd=gsl("bessel_Inu.c", "gsl_sf_bessel_Inu_e"),
+         pick=lambda x, y: 0 <= x < 1e-300 and y > 200, truth="besseli(x, y)",
+         why="I_nu(x) is defined for x > 0, nu >= 0 (the manual); I_nu(298) ~ I_0(298) = 8e127. "
+             "Inu_scaled takes the uniform asymptotic (Debye) expansion in 1/nu whenever "
+             "0.5/(nu^2 + x^2) < 6e-6, i.e. for every x > 288 even when nu ~ 0; it divides by nu: "
+             "NaN with GSL_SUCCESS for nu = 0 and tiny nu (for nu = 1e-20 the error bound it "
+             "returns is 6e247). Inu_scaled_e is the same code and not listed again",
+         upstream="not checked upstream"),
+    dict(id=36, lib="gsl", func="gsl_sf_hyperg_0F1_e", cmd=gsl("hyperg_0F1.c", "gsl_sf_hyperg_0F1_e"),
+         pick=lambda x, y: x < 0 and -1e-50 < y < 0, truth="hyp0f1(x, y)",
+         why="0F1(;c;x) is defined for c not 0 or a negative integer (the manual) and is 1 + x/c + ... "
+             "for small x; at c = -17.07, x = -2.2e-308 it is 1. For x < 0 GSL evaluates "
+             "Gamma(c) (-x)^((1-c)/2) J_{c-1}(2 sqrt(-x)), for c < 0 through cos J_{|nu|} - sin Y_{|nu|} "
+             "(hyperg_0F1_bessel_J); for small |x| (here up to |x| = 1e-100 at least) Y overflows "
+             "and the prefactor underflows: NaN with GSL_SUCCESS",
+         upstream="not checked upstream"),
+    dict(id=37, lib="gsl", func="gsl_sf_gegenpoly_2_e", cmd=gsl("gegenbauer.c", "gsl_sf_gegenpoly_2_e"),
+         pick=lambda x, y: 1e-300 < abs(x) < 1e-200 and 1e155 < abs(y) < 1e200, truth="gegenbauer(2, x, y)",
+         why="C2^lambda(x) = 2 lambda (1+lambda) x^2 - lambda is a polynomial defined for lambda > -1/2 and "
+             "all x (the manual); at lambda = 1.7e-264, x = 4.3e169 it is 2.4e75. gegenbauer.c "
+             "computes lambda*(-1 + 2(1+lambda)*x*x), x*x overflows: +inf with GSL_SUCCESS",
+         upstream="not checked upstream"),
+    dict(id=38, lib="gsl", func="gsl_sf_hyperg_1F1_e", cmd=gsl("hyperg_1F1.c", "gsl_sf_hyperg_1F1_e"),
+         pick=lambda x, y, z: x < 0 and 1e155 < y < 1e300 and abs(z) < 10, truth="hyp1f1(x, y, z)",
+         why="M(a,b,x) = 1F1(a;b;x) is defined for b not 0 or a negative integer (the manual); for b -> inf "
+             "it tends to 1 (here a = -130.7, b = 5.7e231, x = -1.16: 1 - 2.6e-230). GSL returns NaN "
+             "with GSL_SUCCESS for a < 0 and every b tried above about 1e155 (a = -1.5, -10.3, -50.5, "
+             "-130.7; x = -1.16), the right 1.0 for b = 1e152",
+         upstream="not checked upstream"),
+    dict(id=39, lib="musl", func="j0f", cmd=acc("musl", "src/math/j0f.c", "j0f") + ["--lib-dir", "{musl}/src/math"],
+         pick=lambda x: 2 < abs(x) < 3, truth="besselj(0, x)", float32=True,
+         why="binary32 j0f is defined on all reals; near the zero 2.4048 of J0 its asymptotic form "
+             "with pzerof/qzerof (j0f.c, its own code and constants, not row 25's ponef/qonef nor "
+             "the double j0's pzero/qzero) cancels: 1e6 float ulps",
+         upstream="known to musl as a limitation: j0f.c comments 'large ulp error near zeros'; not reported upstream as far as checked"),
+    dict(id=40, lib="musl", func="y0", cmd=acc("musl", "src/math/j0.c", "y0") + ["--lib-dir", "{musl}/src/math"],
+         pick=lambda x: 0.8 < x < 1, truth="bessely(0, x)",
+         why="y0 is defined for x > 0; for 2^-27 <= x < 2 fdlibm computes U(x^2)/V(x^2) + (2/pi) j0(x) log(x) "
+             "(j0.c, the x < 2 branch of y0), which cancels near the first zero 0.8936: 1e15 ulps. Separate code from "
+             "row 18's asymptotic form (x >= 2); newlib's and OpenLibm's copies of e_j0.c carry it too "
+             "and are not listed again",
+         upstream="known to musl as a limitation: j0.c comments 'large ulp error near the first zero, x ~= 0.89'; inherited from fdlibm"),
+    dict(id=41, lib="musl", func="y0f", cmd=acc("musl", "src/math/j0f.c", "y0f") + ["--lib-dir", "{musl}/src/math"],
+         pick=lambda x: 0.8 < x < 1, truth="bessely(0, x)", float32=True,
+         why="binary32 y0f (j0f.c, its own constants) makes the same small-x cancellation as row 40 "
+             "near the zero 0.8936: thousands of float ulps",
+         upstream="known to musl as a limitation: j0f.c comments 'large ulp error at x ~= 0.89'"),
 ]
 
 
