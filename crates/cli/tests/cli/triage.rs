@@ -488,3 +488,37 @@ fn accept_entries_in_the_project_file_are_a_baseline() {
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     assert!(stderr(&run).contains("0 new, 1 known"), "{}", stderr(&run));
 }
+
+#[test]
+fn a_significant_error_against_the_true_function_is_confirmed_too() {
+    // `expm1` as exp(x) - 1: 0 for tiny x, where the true value is x.
+    let dir = tempfile::tempdir().unwrap();
+    let oracles = fixture("accuracy", "oracles.c");
+    let run = fpforge_in(
+        dir.path(),
+        &[
+            "accuracy",
+            &oracles,
+            "-f",
+            "expm1",
+            "--oracle",
+            "auto",
+            "--evals",
+            "5000",
+            "--seed",
+            "1",
+            "--out",
+            "out",
+            "--confirm",
+        ],
+    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        printed.contains("large error 1: confirmed natively"),
+        "{printed}"
+    );
+    let report =
+        std::fs::read_to_string(dir.path().join("out/findings/large-error-1/report.md")).unwrap();
+    assert!(report.contains("relative error"), "{report}");
+}

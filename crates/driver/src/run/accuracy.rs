@@ -7,11 +7,12 @@ use crate::native::{confirm_natively, Confirm, Defect, NativeCheck, Target};
 use crate::note::Notes;
 use crate::out::{AccuracyOut, Measured};
 use crate::plan::{planned_inputs, probe, Specs};
+use fpforge_accuracy::measure::ErrorFinding;
 use fpforge_accuracy::measure::OutputLoc;
-use fpforge_accuracy::special::{PoleAnswer, SpecialValue};
+use fpforge_accuracy::special::PoleAnswer;
 use fpforge_accuracy::{
     accuracy_with, check_input, implied_out_args, AccuracyConfig, AccuracyReport, Checked,
-    FloatBits,
+    FloatBits, OracleKind,
 };
 use fpforge_engine::{Engine, EngineKind, Event, Settings};
 use fpforge_exec::ExecConfig;
@@ -135,7 +136,8 @@ const VALUE_TOLERANCE_ULPS: u64 = 4;
 /// With `--confirm`, the wrong special values of `report` (the inputs of `spec`) replayed
 /// natively, each with its reproducer and report — a non-finite result where the true
 /// value is finite, or a finite one, with success, where the function is undefined or
-/// infinite — and its crashes and hangs (`rows` as the run wrote them).
+/// infinite — its worst input when that error is significant against the true function,
+/// and its crashes and hangs (`rows` as the run wrote them).
 fn confirm_values(
     task: &Task<'_>,
     spec: &InputSpec,
@@ -154,7 +156,11 @@ fn confirm_values(
             s.pole_answer()
                 .is_none_or(|a| a == PoleAnswer::FiniteWithSuccess)
         })
-        .filter_map(|special| ValueDefect::of(module, func, special))
+        .filter_map(|special| ValueDefect::of(module, func, special.kind.label(), &special.finding))
+        .chain(
+            significant_error(report)
+                .and_then(|worst| ValueDefect::of(module, func, "large error", worst)),
+        )
         .fold(Vec::new(), |mut kept: Vec<ValueDefect>, value| {
             // One defect per function, result and kind: the first input shows it.
             if kept.iter().all(|k| k.fingerprint != value.fingerprint) {
@@ -191,6 +197,20 @@ fn confirm_values(
     confirm_natively(&target, &defects, out)
 }
 
+/// The relative error from which the worst input's error is a defect to confirm: the
+/// threshold ATOMU and FPCC call significant.
+const SIGNIFICANT_ERROR: f64 = 1e-3;
+
+/// The worst input of `report`, when its oracle is the true function and its error is
+/// significant ([`SIGNIFICANT_ERROR`]) while its result is finite (a wrong special value
+/// is confirmed as such).
+fn significant_error(report: &AccuracyReport) -> Option<&ErrorFinding> {
+    let worst = report.top.first()?;
+    let true_function = report.oracle.kind() == OracleKind::TrueFunction;
+    (true_function && worst.computed.is_finite() && worst.error.rel >= SIGNIFICANT_ERROR)
+        .then_some(worst)
+}
+
 /// `x` in the shortest decimal that reads back as it.
 fn decimal(x: f64) -> String {
     fpforge_spec::spec::decimal_text(fpir::Type::F64, x.to_bits())
@@ -206,8 +226,12 @@ struct ValueDefect {
 }
 
 impl ValueDefect {
-    fn of(module: &Module, func: Func, special: &SpecialValue) -> Option<ValueDefect> {
-        let finding = &special.finding;
+    fn of(
+        module: &Module,
+        func: Func,
+        class: &'static str,
+        finding: &ErrorFinding,
+    ) -> Option<ValueDefect> {
         let FloatBits::Ieee(ty, _) = finding.computed else {
             return None;
         };
@@ -216,13 +240,14 @@ impl ValueDefect {
             OutputLoc::Element { param, index } => Some((param, index)),
         };
         let name = output_name(module, func, finding.output);
-        let class = special.kind.label();
         Some(ValueDefect {
             class,
             what: format!(
-                "{name} is {} where the true value is {}",
+                "{name} is {} where the true value is {} ({:.3e} ulps, relative error {:.3e})",
                 decimal(finding.computed.to_f64()),
-                decimal(finding.reference.to_f64())
+                decimal(finding.reference.to_f64()),
+                finding.error.ulps,
+                finding.error.rel
             ),
             coords: finding.test.coords.clone(),
             expect: Expect::Value {
