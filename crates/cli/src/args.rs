@@ -386,7 +386,7 @@ pub struct CiArgs {
     pub baseline: Option<PathBuf>,
     /// Replay every crash and hang natively (gcc with AddressSanitizer and
     /// UndefinedBehaviorSanitizer, the run's flags and the library's sources) and write
-    /// OUT/findings/<kind>-<n>/repro.c, a standalone reproducer, and report.md, a bug
+    /// `OUT/findings/<kind>-<n>/repro.c`, a standalone reproducer, and report.md, a bug
     /// report ready to file.
     #[arg(long)]
     pub confirm: bool,
@@ -580,7 +580,7 @@ pub struct AccuracyArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Replay each wrong special value natively (gcc, the run's flags, the library's
-    /// sources) and write OUT/findings/<class>-<n>/repro.c, a standalone reproducer that
+    /// sources) and write `OUT/findings/<class>-<n>/repro.c`, a standalone reproducer that
     /// prints the observed and the true value and exits 1 while they differ by more than
     /// 4 ulps, and report.md, a bug report ready to file; crashes and hangs too.
     #[arg(long)]

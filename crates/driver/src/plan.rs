@@ -126,7 +126,7 @@ fn probe_setup(
 /// which the probes stop overrunning, and `notes` hears so. Then an integer parameter
 /// that is such an array's length (`scaled_norm(const double *a, int n)`: the runs
 /// overrun `a` when `n` exceeds its length, and not otherwise) is kept within it, the
-/// array given at least [`LENGTH_PAIRED`] elements: a run past the length the caller
+/// array given at least 8 elements: a run past the length the caller
 /// passes breaks the function's contract, not the function. A spec the user wrote is
 /// never changed.
 pub fn planned_inputs(
