@@ -120,10 +120,10 @@ impl CoverageRunOptions {
 
 /// The options of `functions` from `--jobs`, `--total-time`, `--shard` and `--resume`,
 /// which only runs over several functions take, with `--seeds`, `--gcov` and `--junit`,
-/// which they refuse.
+/// which they refuse, and `--confirm`, which every run takes.
 fn library_options(
     functions: &Functions,
-    jobs: usize,
+    (jobs, confirm): (usize, Confirm),
     library: &LibraryArgs,
     one_function_only: &[(&'static str, bool)],
 ) -> Result<LibraryOptions> {
@@ -160,8 +160,17 @@ fn library_options(
             Resume::Restart
         },
         specs: library.function_specs.clone(),
-        confirm: Confirm::Off,
+        confirm,
     })
+}
+
+/// `--confirm` as the driver's setting.
+fn confirm_of(flag: bool) -> Confirm {
+    if flag {
+        Confirm::Native
+    } else {
+        Confirm::Off
+    }
 }
 
 /// The `--arg` and `--out-arg` specs of a command on `functions`: those of the command
@@ -403,11 +412,7 @@ impl TryFrom<CiArgs> for CiOptions {
                 .transpose()?,
             sarif: args.sarif,
             baseline: baseline(args.baseline.as_deref(), &args.accepted)?,
-            confirm: if args.confirm {
-                Confirm::Native
-            } else {
-                Confirm::Off
-            },
+            confirm: confirm_of(args.confirm),
         })
     }
 }
@@ -478,15 +483,12 @@ impl TryFrom<CoverArgs> for CoverOptions {
     fn try_from(args: CoverArgs) -> Result<Self> {
         let functions = select_functions(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = LibraryOptions {
-            confirm: run.ci.confirm,
-            ..library_options(
-                &functions,
-                args.jobs,
-                &args.library,
-                &run.one_function_flags(),
-            )?
-        };
+        let library = library_options(
+            &functions,
+            (args.jobs, run.ci.confirm),
+            &args.library,
+            &run.one_function_flags(),
+        )?;
         let search_jobs = match functions {
             Functions::One(_) => library.jobs,
             Functions::Selected(_) => 1,
@@ -648,15 +650,12 @@ impl TryFrom<ExploreArgs> for ExploreOptions {
     fn try_from(args: ExploreArgs) -> Result<Self> {
         let functions = select_functions(&args.program.function, &args.library)?;
         let run = CoverageRunOptions::try_from(args.run)?;
-        let library = LibraryOptions {
-            confirm: run.ci.confirm,
-            ..library_options(
-                &functions,
-                args.jobs,
-                &args.library,
-                &run.one_function_flags(),
-            )?
-        };
+        let library = library_options(
+            &functions,
+            (args.jobs, run.ci.confirm),
+            &args.library,
+            &run.one_function_flags(),
+        )?;
         let mut engine = args.engine;
         let specs = specs_of(&functions, &args.library, engine.arg_specs, engine.out_args);
         (engine.arg_specs, engine.out_args) = (specs.args, specs.out_args);
@@ -707,15 +706,8 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
 
     fn try_from(args: AccuracyArgs) -> Result<Self> {
         let functions = select_functions(&args.program.function, &args.library)?;
-        let confirm = if args.confirm {
-            Confirm::Native
-        } else {
-            Confirm::Off
-        };
-        let library = LibraryOptions {
-            confirm,
-            ..library_options(&functions, args.jobs, &args.library, &[])?
-        };
+        let confirm = confirm_of(args.confirm);
+        let library = library_options(&functions, (args.jobs, confirm), &args.library, &[])?;
         let several = matches!(functions, Functions::Selected(_));
         if several && args.check_input.is_some() {
             bail!("--check-input takes one function: name it with -f FUNC");

@@ -3,6 +3,7 @@
 
 use fpforge_accuracy::AccuracyError;
 use fpforge_driver::error::Setting;
+use fpforge_driver::native::NativeCheck;
 use fpforge_driver::run::RunStatus;
 use fpforge_driver::{DriverError, Note};
 use fpforge_engine::{EngineKind, ErrorFigure, ErrorMetric};
@@ -104,4 +105,20 @@ pub fn status(kind: EngineKind, status: &RunStatus) -> String {
             status.settled, status.total, status.evals
         ),
     }
+}
+
+/// One line per native check of `--confirm`: the finding, the verdict, its report.
+pub fn native_checks(checks: &[NativeCheck]) -> String {
+    checks
+        .iter()
+        .map(|check| {
+            let report = check.dir.join("report.md");
+            format!(
+                "{}: {} ({})\n",
+                check.finding,
+                check.verdict.words(),
+                report.display()
+            )
+        })
+        .collect()
 }

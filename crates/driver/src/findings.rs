@@ -80,7 +80,7 @@ impl Baseline {
                 continue;
             }
             let print = line.split_whitespace().next().unwrap_or_default();
-            if print.len() != 16 || !print.bytes().all(|b| b.is_ascii_hexdigit()) {
+            if !is_fingerprint(print) {
                 return Err(DriverError::Invalid(format!(
                     "{}:{}: expected a finding's fingerprint (16 hex digits) first, found `{print}`",
                     path.display(),
@@ -99,7 +99,7 @@ impl Baseline {
         fingerprints: impl IntoIterator<Item = &'a str>,
     ) -> Result<Baseline> {
         for print in fingerprints {
-            if print.len() != 16 || !print.bytes().all(|b| b.is_ascii_hexdigit()) {
+            if !is_fingerprint(print) {
                 return Err(DriverError::Invalid(format!(
                     "[[accept]] fingerprint `{print}`: expected 16 hex digits, as `fpforge baseline` prints"
                 )));
@@ -113,6 +113,11 @@ impl Baseline {
     pub fn knows(&self, finding: &SavedFinding) -> bool {
         self.known.contains(&finding.fingerprint)
     }
+}
+
+/// Whether `text` reads as a finding's fingerprint: 16 hex digits.
+fn is_fingerprint(text: &str) -> bool {
+    text.len() == 16 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The baseline file that accepts every finding of `entries`, each once.

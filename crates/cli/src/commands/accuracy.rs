@@ -79,16 +79,7 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
             ..run_info(&loaded.module, loaded.func, &options.job.config)
         };
         crate::output::emit(&text_report(info, &loaded.module, &measured.report))?;
-        for check in &measured.native {
-            let report = check.dir.join("report.md");
-            let line = format!(
-                "{}: {} ({})\n",
-                check.finding,
-                check.verdict.words(),
-                report.display()
-            );
-            crate::output::emit(&line)?;
-        }
+        crate::output::emit(&render::native_checks(&measured.native))?;
     }
     let interrupted = !measured.report.stop.completed();
     Ok(crate::search_exit(interrupted, measured.findings.len()))

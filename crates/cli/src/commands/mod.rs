@@ -81,16 +81,7 @@ fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
     spinner.finish();
     print_results(&searched, &run.output, &run.out)?;
     if run.output.verbosity == Verbosity::Normal && !run.output.json {
-        for check in &searched.native {
-            let report = check.dir.join("report.md");
-            let line = format!(
-                "{}: {} ({})\n",
-                check.finding,
-                check.verdict.words(),
-                report.display()
-            );
-            crate::output::emit(&line)?;
-        }
+        crate::output::emit(&render::native_checks(&searched.native))?;
     }
     if run.gcov && !searched.interrupted {
         let flags = &program.load.compiler_flags;
@@ -111,7 +102,7 @@ fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
             finished.feasible_percent
         );
     }
-    let findings = triaged(&run.out, &run.ci, &run.output, finished.findings)?;
+    let findings = triaged(&run.out, &run.ci, &run.output, finished.findings.len())?;
     Ok(crate::coverage_exit(
         below.is_some(),
         searched.interrupted,

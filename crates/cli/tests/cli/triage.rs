@@ -180,6 +180,26 @@ fn with_a_baseline_only_a_new_finding_fails_the_run() {
     );
 }
 
+/// The commands of a `report.md`'s `sh` block, joined with `&&`.
+fn report_command(report: &str) -> String {
+    report
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a command block")
+        .trim()
+        .replace('\n', " && ")
+}
+
+/// `command` run by the shell in `dir`.
+fn paste_in(dir: &Path, command: &str) -> Output {
+    Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn confirmed_findings_come_with_a_reproducer_that_fails_natively_and_a_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -211,16 +231,7 @@ fn confirmed_findings_come_with_a_reproducer_that_fails_natively_and_a_report() 
         assert!(printed.contains("confirmed natively"), "{printed}");
         // The report's command, pasted in the finding's directory, fails while the
         // fault is there.
-        let command = report
-            .split("```sh\n")
-            .nth(1)
-            .and_then(|rest| rest.split("```").next())
-            .expect("a command block");
-        let pasted = Command::new("sh")
-            .args(["-c", &command.trim().replace('\n', " && ")])
-            .current_dir(&case)
-            .output()
-            .unwrap();
+        let pasted = paste_in(&case, &report_command(&report));
         let sanitizer = String::from_utf8_lossy(&pasted.stderr).contains("runtime error")
             || pasted.status.code().is_none();
         assert!(
@@ -305,20 +316,8 @@ fn a_wrong_special_value_gets_a_reproducer_that_passes_once_the_function_is_fixe
         report.contains("return is inf where the true value is"),
         "{report}"
     );
-    let command = report
-        .split("```sh\n")
-        .nth(1)
-        .and_then(|rest| rest.split("```").next())
-        .expect("a command block")
-        .trim()
-        .replace('\n', " && ");
-    let paste = || {
-        Command::new("sh")
-            .args(["-c", &command])
-            .current_dir(&case)
-            .output()
-            .unwrap()
-    };
+    let command = report_command(&report);
+    let paste = || paste_in(&case, &command);
     let wrong = paste();
     assert_eq!(wrong.status.code(), Some(1), "{}", stderr(&wrong));
     // Scaled by the larger magnitude, the squares cannot overflow: the reproducer passes.

@@ -32,8 +32,8 @@ use std::time::{Duration, Instant};
 pub struct Finished {
     /// The summary.
     pub text: String,
-    /// Crashes and hangs found.
-    pub findings: usize,
+    /// The crashes and hangs, as `OUT/crashes/` and `OUT/hangs/` hold them.
+    pub findings: Vec<CrashRow>,
     /// `100 × covered / (sides − infeasible)` over the program's own branch sides
     /// ([`Coverage::feasible_percent`]).
     pub feasible_percent: f64,
@@ -262,7 +262,7 @@ impl<'m> CoverageOut<'m> {
         self.out.finish()?;
         Ok(Finished {
             text,
-            findings: self.findings.len(),
+            findings: self.findings,
             feasible_percent,
         })
     }

@@ -65,28 +65,19 @@ fn coverage_out<'m>(
         .with_test_set(tests))
 }
 
-/// With `--confirm`, `findings` (of inputs `spec`, in the order found) replayed natively,
-/// each with its reproducer and report.
-fn confirm(task: &Task<'_>, spec: &InputSpec, findings: &[Finding]) -> Result<Vec<NativeCheck>> {
+/// With `--confirm`, `findings` (of inputs `spec`, in the order found, with their `rows`
+/// as the run wrote them) replayed natively, each with its reproducer and report.
+fn confirm(
+    task: &Task<'_>,
+    spec: &InputSpec,
+    (findings, rows): (&[Finding], &[CrashRow]),
+) -> Result<Vec<NativeCheck>> {
     if task.confirm == Confirm::Off || findings.is_empty() {
         return Ok(Vec::new());
     }
-    let out = out_of(task)?;
-    let rows: Vec<CrashRow> = findings
-        .iter()
-        .enumerate()
-        .map(|(i, finding)| {
-            let number = 1 + findings[..i]
-                .iter()
-                .filter(|f| f.kind == finding.kind)
-                .count();
-            let place = (task.module, task.func);
-            CrashRow::new(place, spec, finding, number, (&task.replay, out))
-        })
-        .collect();
     let defects: Vec<Defect<'_>> = findings
         .iter()
-        .zip(&rows)
+        .zip(rows)
         .map(|(finding, row)| Defect::of_finding(finding, row))
         .collect();
     let target = Target {
@@ -95,7 +86,7 @@ fn confirm(task: &Task<'_>, spec: &InputSpec, findings: &[Finding]) -> Result<Ve
         spec,
         flags: task.flags,
     };
-    confirm_natively(&target, &defects, out)
+    confirm_natively(&target, &defects, out_of(task)?)
 }
 
 /// The planned inputs of `task`'s function under `exec`.
@@ -144,9 +135,9 @@ impl Job for CoverJob {
         })?;
         let finished = files.finish(&report.sides, &Ending::of_cover(&report))?;
         Ok(CoverageOutcome {
+            native: confirm(&task, &spec, (&report.findings, &finished.findings))?,
             finished,
             interrupted: report.stop == Stop::Interrupted,
-            native: confirm(&task, &spec, &report.findings)?,
         })
     }
 }
@@ -201,9 +192,9 @@ impl Job for ExploreJob {
         })?;
         let finished = files.finish(&report.sides, &Ending::of_explore(&report))?;
         Ok(CoverageOutcome {
+            native: confirm(&task, &kept, (&report.findings, &finished.findings))?,
             finished,
             interrupted: report.stop == Stop::Interrupted,
-            native: confirm(&task, &kept, &report.findings)?,
         })
     }
 }
