@@ -84,17 +84,23 @@ def candidates(report):
     return out
 
 
-def run_fpforge(fpforge, row, work, reuse):
-    out = work / f"row{row['id']:02d}"
-    cmd = [str(fpforge)] + libs.expand(row["cmd"]) + ["--out", str(out)]
-    if not (reuse and (out / "report.json").exists()):
-        if out.exists():
-            shutil.rmtree(out)
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode not in (0, 3) or not (out / "report.json").exists():
-            return None, f"fpforge exited {r.returncode}: {r.stderr.strip()[-300:]}"
-    report = json.loads((out / "report.json").read_text())
-    for args, entry in candidates(report):
+def confirmed_findings(out):
+    """The findings `--confirm` wrote under out/findings: (arguments, directory, fpforge's
+    native verdict line) per finding, in name order."""
+    found = []
+    for md in sorted((out / "findings").glob("*/report.md")):
+        text = md.read_text()
+        exact = re.search(r"^- exact \(C99 hex floats\): `([^`]*)`", text, re.M)
+        native = re.search(r"^## Native run\n\n(.*)$", text, re.M)
+        if exact:
+            args = [t for t in re.split(r"\s+", re.sub(r"\[[^\]]*\]", "", exact.group(1)).strip()) if t]
+            found.append((args, md.parent, native.group(1) if native else ""))
+    return found
+
+
+def pick_input(row, candidates):
+    """The first (arguments, values, extra) of `candidates` the row's selector accepts."""
+    for args, extra in candidates:
         try:
             xs = [bits_of(a) for a in args]
         except ValueError:
@@ -102,8 +108,39 @@ def run_fpforge(fpforge, row, work, reuse):
         # Fixed integer arguments (GSL's mode) are the harness's `extra_args`, not inputs.
         n = len(xs) - len(row.get("extra_args", []))
         if row["pick"](*xs[:n]):
-            return (args[:n], xs[:n], entry), None
+            return args[:n], xs[:n], extra
+    return None
+
+
+def run_fpforge(fpforge, row, work, reuse):
+    """The row's input: from the findings `--confirm` wrote when one is the row's (then
+    with its directory and fpforge's native verdict), else from report.json."""
+    out = work / f"row{row['id']:02d}"
+    cmd = [str(fpforge)] + libs.expand(row["cmd"]) + ["--out", str(out), "--confirm"]
+    if not (reuse and (out / "report.json").exists()):
+        if out.exists():
+            shutil.rmtree(out)
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode not in (0, 3) or not (out / "report.json").exists():
+            return None, f"fpforge exited {r.returncode}: {r.stderr.strip()[-300:]}"
+    report = json.loads((out / "report.json").read_text())
+    finding = pick_input(row, [(args, (d, v)) for args, d, v in confirmed_findings(out)])
+    if finding:
+        return finding, None
+    reported = pick_input(row, [(args, None) for args, _ in candidates(report)])
+    if reported:
+        return reported, None
     return None, "no reported input matches the row's selector"
+
+
+def save_report(row, finding_dir, reports):
+    """The row's report.md as `--confirm` wrote it, the library's source root written as
+    the placeholder the commands use (`{gsl}`)."""
+    reports.mkdir(parents=True, exist_ok=True)
+    text = (finding_dir / "report.md").read_text()
+    text = text.replace(str(libs.root(row["lib"])), "{%s}" % row["lib"])
+    text = text.replace(str(REPO), "{fpforge}")
+    (reports / f"{row['lib']}-{row['func']}.md").write_text(text)
 
 
 def truth(expr, xs):
@@ -164,6 +201,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--reuse", action="store_true")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--reports", type=Path, help="copy each row's report.md here (docs/findings)")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     only = {int(i) for i in args.only.split(",") if i}
@@ -176,7 +214,7 @@ def main():
         if found is None:
             results.append((row, None, why))
             continue
-        texts, xs, entry = found
+        texts, xs, finding = found
         try:
             got, status, err = libs.native(row, xs, args.work)
         except RuntimeError as e:
@@ -184,8 +222,10 @@ def main():
             continue
         t = truth(row["truth"], xs)
         cls, ok = classify(row, got, status, err, t)
+        if finding and args.reports:
+            save_report(row, finding[0], args.reports)
         results.append((row, dict(texts=texts, xs=xs, got=got, status=status, err=err, t=t,
-                                  cls=cls, ok=ok, reported=entry.get("computed_decimal")), None))
+                                  cls=cls, ok=ok, finding=finding), None))
     failed = [r for r in results if r[1] is None or not r[1]["ok"]]
     if args.markdown:
         print(ROWS.markdown(results, fmt, libs))
@@ -196,10 +236,13 @@ def main():
             else:
                 t = mpmath.nstr(res["t"], 17)
                 st = f" status {res['status']}" if row["lib"] == "gsl" else ""
+                own = res["finding"][1] if res["finding"] else "no --confirm finding for this input"
                 print(f"{row['id']:>2} {row['lib']:<8} {row['func']:<28} x={' '.join(res['texts'])} "
                       f"got {res['got']!r}{st} true {t}: {res['cls']} "
-                      f"{'CONFIRMED' if res['ok'] else 'NOT CONFIRMED'}")
-    print(f"{len(results) - len(failed)} of {len(results)} rows confirmed natively", file=sys.stderr)
+                      f"{'CONFIRMED' if res['ok'] else 'NOT CONFIRMED'}; fpforge --confirm: {own}")
+    own = [r for r in results if r[1] and r[1]["finding"] and r[1]["finding"][1].startswith("Confirmed natively")]
+    print(f"{len(results) - len(failed)} of {len(results)} rows confirmed natively; "
+          f"{len(own)} by fpforge's own reproducer (--confirm)", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -57,6 +57,9 @@ pub enum Command {
     /// Print a baseline accepting every finding of an output directory: pass it to a
     /// later run's `--baseline` so that only new findings fail it.
     Baseline(BaselineArgs),
+    /// Confirm the crashes and hangs of an earlier run natively: each replayed by a gcc
+    /// build with sanitizers, with `findings/<kind>-<n>/repro.c` and `report.md`.
+    Confirm(BaselineArgs),
 }
 
 /// Program inputs shared by every command.
@@ -114,7 +117,7 @@ pub struct ProgramArgs {
     pub source_root: Option<PathBuf>,
 }
 
-/// Flags of `fpforge baseline`.
+/// Flags of `fpforge baseline` and `fpforge confirm`.
 #[derive(Args, Debug)]
 pub struct BaselineArgs {
     /// The output directory of a `cover`, `explore` or `accuracy` run (of one function

@@ -74,6 +74,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Init(args) => commands::init::run(args.try_into()?),
         Command::Merge(args) => commands::merge::run(args.try_into()?),
         Command::Baseline(args) => commands::baseline::run(&args.out),
+        Command::Confirm(args) => commands::confirm::run(&args.out),
     }
 }
 

@@ -2,7 +2,7 @@
 //! of LLVM's branches; gcc compiles `&&`, `||` and `?:` differently, so the two counts
 //! differ (cephes' `igam`: 42 sides, 30 gcov branches) and users judge by gcov. The
 //! run's `regression.c` is compiled with `gcc --coverage` together with the program's C
-//! sources (those its debug info names), or its `regression.cpp` with `g++ --coverage`
+//! translation units, or its `regression.cpp` with `g++ --coverage`
 //! and the C++ sources, run once, and `gcov --json-format` counts the conditional
 //! branches of the entry function (and of the functions `--deep` includes) taken at
 //! least once. A C++ call that may throw ends its block with two edges, the return
@@ -11,6 +11,7 @@
 //! `OUT/gcov/`.
 
 use crate::error::{DriverError, Result, Setting};
+use crate::program::NativeBuild;
 use fpir::Module;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -82,12 +83,12 @@ struct GcovBranch {
 }
 
 /// Builds `out/REGRESSION` (`regression.c` or `regression.cpp`) with the sources of
-/// `module` in its language and `flags`, runs it, and counts the gcov branches of
+/// `build` in its language and its flags, runs it, and counts the gcov branches of
 /// `functions`.
 pub fn measure(
     module: &Module,
     functions: &[String],
-    flags: &[String],
+    build: &NativeBuild,
     out: &Path,
     regression: &str,
 ) -> Result<GcovFigure> {
@@ -97,14 +98,20 @@ pub fn measure(
     let dir = std::fs::canonicalize(&dir).map_err(|e| DriverError::io("read", &dir, e))?;
     remove_counts(&dir)?;
     let cxx = regression.ends_with(".cpp");
-    let sources = program_sources(module, cxx)?;
+    let sources = build.sources(module, cxx);
+    if sources.is_empty() {
+        return Err(DriverError::setting(
+            Setting::Gcov,
+            "needs the program's sources (its debug info names none)",
+        ));
+    }
     let regression = std::fs::canonicalize(out.join(regression)).map_err(|_| {
         DriverError::setting(Setting::Gcov, format!("the run wrote no {regression}"))
     })?;
     let built = Command::new(if cxx { "g++" } else { "gcc" })
         .current_dir(&dir)
         .args(["-O0", "-w", "--coverage", "-o", "regression"])
-        .args(flags)
+        .args(&build.flags)
         .arg(&regression)
         .args(&sources)
         .arg("-lm")
@@ -141,30 +148,6 @@ pub fn measure(
         figure.total += total;
     }
     Ok(figure)
-}
-
-/// The C files (C++ files, with `cxx`) the module's code comes from, absolute.
-pub(crate) fn program_sources(module: &Module, cxx: bool) -> Result<Vec<PathBuf>> {
-    let wanted: &[&str] = if cxx { &["cpp", "cc", "cxx"] } else { &["c"] };
-    let sources: Vec<PathBuf> = module
-        .files
-        .values()
-        .map(PathBuf::from)
-        .filter(|p| {
-            p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| wanted.contains(&e))
-                && p.is_file()
-        })
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    if sources.is_empty() {
-        return Err(DriverError::setting(
-            Setting::Gcov,
-            "needs the program's sources (its debug info names none)",
-        ));
-    }
-    Ok(sources)
 }
 
 /// Deletes the counts of an earlier `--gcov` in `dir`.
@@ -271,7 +254,7 @@ pub fn figure(
     module: &Module,
     func: fpir::Func,
     deep: bool,
-    flags: &[String],
+    build: &NativeBuild,
     out: &Path,
 ) -> Result<String> {
     let funcs = if deep {
@@ -284,7 +267,7 @@ pub fn figure(
         .map(|&f| module.funcs[f].name.clone())
         .collect();
     let regression = fpforge_report::regression::regression_file(module, func);
-    let figure = measure(module, &names, flags, out, regression)?;
+    let figure = measure(module, &names, build, out, regression)?;
     let line = format!("{}\n", figure.line(&names));
     let summary = out.join("gcov").join("summary.txt");
     std::fs::write(&summary, &line).map_err(|e| DriverError::io("write", &summary, e))?;

@@ -15,7 +15,8 @@
 //! - [`findings`]: a run's findings read back from its output directory, split by a
 //!   baseline, written as SARIF;
 //! - [`native`]: findings replayed by a native build, with a reproducer and a bug
-//!   report each;
+//!   report each; [`record`]: how an output directory was made (`program.json`), so
+//!   that [`later`] can confirm its findings after the fact (`fpforge confirm`);
 //! - [`gcov`]: gcc's branch figure of a run's tests; [`project`]: `fpforge.toml`.
 //!
 //! The driver never prints: what a user should hear beside the results comes to the
@@ -28,6 +29,7 @@ pub mod confirm;
 pub mod error;
 pub mod findings;
 pub mod gcov;
+pub mod later;
 pub mod library;
 pub mod minimize;
 pub mod native;
@@ -37,8 +39,9 @@ pub mod plan;
 pub mod program;
 pub mod project;
 pub mod prover;
+pub mod record;
 pub mod run;
 
 pub use error::{DriverError, Result};
 pub use note::{Note, Notes};
-pub use program::{Functions, LoadedFunction, Program, Selection, TrapTargets};
+pub use program::{Functions, LoadedFunction, NativeBuild, Program, Selection, TrapTargets};

@@ -12,9 +12,9 @@
 //! sanitizer's report), a hang when it is still running after [`HANG_LIMIT`].
 
 use crate::error::{DriverError, Result};
-use crate::gcov::program_sources;
+use crate::program::NativeBuild;
 use fpforge_exec::{Finding, FindingKind};
-use fpforge_report::bugreport::BugReport;
+use fpforge_report::bugreport::{BugReport, ValueFacts};
 use fpforge_report::findings::CrashRow;
 use fpforge_report::regression::{regression_file, reproducer_c, Expect};
 use fpforge_spec::InputSpec;
@@ -35,6 +35,15 @@ const SANITIZERS: [&str; 3] = [
     "-fsanitize=address,undefined",
     "-fno-sanitize-recover=all",
     "-fno-omit-frame-pointer",
+];
+
+/// Leaves out the functions the reproducer never reaches: a library file defines more
+/// than the function calls, and what only those others use (GSL's `gsl_error`, defined
+/// elsewhere in the library) need not be linked.
+const UNREACHED_CODE: [&str; 3] = [
+    "-ffunction-sections",
+    "-fdata-sections",
+    "-Wl,--gc-sections",
 ];
 
 /// Whether a run confirms its findings natively.
@@ -88,8 +97,8 @@ pub struct Target<'a> {
     pub func: Func,
     /// Its inputs.
     pub spec: &'a InputSpec,
-    /// The compiler flags of the run (`-I`, `-D`, `-std=`, ...).
-    pub flags: &'a [String],
+    /// How the program builds natively.
+    pub build: &'a NativeBuild,
 }
 
 /// One defect to check natively: what it is and what the reproducer expects.
@@ -113,6 +122,8 @@ pub struct Defect<'a> {
     pub loc: Option<SrcLoc>,
     /// Its fingerprint, when it has one.
     pub fingerprint: &'a str,
+    /// For a wrong value: the observed and the true value.
+    pub values: Option<&'a ValueFacts>,
 }
 
 impl<'a> Defect<'a> {
@@ -128,6 +139,7 @@ impl<'a> Defect<'a> {
             place: (&row.function, &row.location, &row.stack),
             loc: row.loc,
             fingerprint: &row.fingerprint,
+            values: None,
         }
     }
 }
@@ -194,6 +206,7 @@ fn check_one(
         platform,
         command: &command,
         fingerprint: defect.fingerprint,
+        values: defect.values,
     };
     let md = dir.join("report.md");
     std::fs::write(&md, report.markdown()).map_err(|e| DriverError::io("write", &md, e))?;
@@ -221,12 +234,19 @@ fn build(
     expect: Expect,
 ) -> std::result::Result<String, String> {
     let compiler = if cxx { "g++" } else { "gcc" };
-    let sources = program_sources(target.module, cxx).map_err(|e| e.to_string())?;
-    let mut args: Vec<String> = ["-O0", "-g", "-w"].iter().map(|s| s.to_string()).collect();
+    let sources = target.build.sources(target.module, cxx);
+    if sources.is_empty() {
+        return Err("the program's debug info names no C or C++ source to build".to_string());
+    }
+    let mut args: Vec<String> = ["-O0", "-g", "-w"]
+        .iter()
+        .chain(&UNREACHED_CODE)
+        .map(|s| s.to_string())
+        .collect();
     if expect == Expect::Fault {
         args.extend(SANITIZERS.iter().map(|s| s.to_string()));
     }
-    args.extend(target.flags.iter().cloned());
+    args.extend(target.build.flags.iter().cloned());
     args.push(file.to_string());
     args.extend(sources.iter().map(|p| p.display().to_string()));
     args.extend(["-lm", "-o", "repro"].iter().map(|s| s.to_string()));
@@ -297,8 +317,8 @@ fn run(dir: &Path, defect: &Defect<'_>) -> Result<(NativeVerdict, String)> {
         (_, true, None) => NativeVerdict::Confirmed(running),
         (_, false, None) => NativeVerdict::NotReproduced(running),
         (Expect::Value { .. }, _, Some(status)) => match status.code() {
-            Some(0) => NativeVerdict::NotReproduced(stdout.trim().to_string()),
-            Some(1) => NativeVerdict::Confirmed(format!("gcc build: {}", stdout.trim())),
+            Some(0) => NativeVerdict::NotReproduced(checked_line(&stdout)),
+            Some(1) => NativeVerdict::Confirmed(format!("gcc build: {}", checked_line(&stdout))),
             _ => NativeVerdict::NotReproduced(failure(status, &stderr)),
         },
         (Expect::Fault, _, Some(status)) if status.success() => {
@@ -310,6 +330,11 @@ fn run(dir: &Path, defect: &Defect<'_>) -> Result<(NativeVerdict, String)> {
         (Expect::Fault, false, Some(status)) => NativeVerdict::Confirmed(failure(status, &stderr)),
     };
     Ok((verdict, output))
+}
+
+/// The line a value reproducer ends with: the checked result, observed and expected.
+fn checked_line(stdout: &str) -> String {
+    stdout.trim().lines().last().unwrap_or("").to_string()
 }
 
 /// How a native run failed: the sanitizer's summary, or the signal.

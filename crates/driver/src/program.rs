@@ -170,6 +170,10 @@ impl Program {
         let mut loaded = LoadedFunction {
             module: loaded.module,
             func,
+            build: NativeBuild {
+                flags: self.load.compiler_flags.clone(),
+                sources: loaded.sources,
+            },
         };
         if self.trap_targets == TrapTargets::On {
             let reached = loaded.module.reachable_funcs(func);
@@ -185,6 +189,47 @@ pub struct LoadedFunction {
     pub module: Module,
     /// The function the user named.
     pub func: Func,
+    /// How it builds natively.
+    pub build: NativeBuild,
+}
+
+/// How a program builds natively (gcc, for `--confirm` and `--gcov`): the run's
+/// compiler flags and the translation units it was compiled from.
+#[derive(Debug, Clone, Default)]
+pub struct NativeBuild {
+    /// The compiler flags of the run (`-I`, `-D`, `-std=`, ...).
+    pub flags: Vec<String>,
+    /// The C and C++ files compiled into the program, canonical.
+    pub sources: Vec<PathBuf>,
+}
+
+impl NativeBuild {
+    /// The sources in C++ (`cxx`) or C; for a program loaded from bitcode alone, the
+    /// files of that language its debug info names (none when it names none).
+    pub(crate) fn sources(&self, module: &Module, cxx: bool) -> Vec<PathBuf> {
+        let wanted: &[&str] = if cxx { &["cpp", "cc", "cxx"] } else { &["c"] };
+        let in_language = |p: &PathBuf| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| wanted.contains(&e))
+                && p.is_file()
+        };
+        if self.sources.is_empty() {
+            module
+                .files
+                .values()
+                .map(PathBuf::from)
+                .filter(in_language)
+                .filter_map(|p| std::fs::canonicalize(p).ok())
+                .collect()
+        } else {
+            self.sources
+                .iter()
+                .filter(|p| in_language(p))
+                .cloned()
+                .collect()
+        }
+    }
 }
 
 /// Guards every instruction that may trap in `funcs` ([`fpir::guard`]).

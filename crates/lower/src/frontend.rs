@@ -93,6 +93,11 @@ fn is_cxx(path: &Path) -> bool {
         .is_some_and(|e| matches!(e, "cpp" | "cc" | "cxx" | "C" | "c++"))
 }
 
+/// Whether `path` is C or C++ source (by its extension).
+pub(crate) fn is_source(path: &Path) -> bool {
+    kind_of(path) == Some(Kind::Source)
+}
+
 fn kind_of(path: &Path) -> Option<Kind> {
     match path.extension()?.to_str()? {
         "c" | "cpp" | "cc" | "cxx" | "C" | "c++" => Some(Kind::Source),

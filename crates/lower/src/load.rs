@@ -24,6 +24,9 @@ pub struct Loaded {
     /// What the entry may use that nothing defines (or that was not lowered), when
     /// [`LoadOptions::allow_undefined`] lets it load: each traps when reached.
     pub missing: Vec<Missing>,
+    /// The C and C++ translation units the program was compiled from: the inputs' and
+    /// the library files', canonical (see [`translation_units`]).
+    pub sources: Vec<PathBuf>,
 }
 
 /// Compiles, links and lowers `inputs` (`.c`, `.cpp`/`.cc`/`.cxx`, `.ll`, `.bc` files,
@@ -42,7 +45,21 @@ pub fn load_program(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Lo
     let first = lower_file(&compiled.link(&[], 0, opts)?, &opts.source_paths)?;
     let entry = opts.entry.as_ref().map(std::slice::from_ref);
     let (lowered, searched) = pull_library(&compiled, library.as_ref(), first, opts, entry)?;
-    finish(lowered, opts, searched)
+    let sources = translation_units(&compiled, &searched.linked);
+    finish(lowered, opts, searched).map(|loaded| Loaded { sources, ..loaded })
+}
+
+/// The C and C++ files compiled into a program: the inputs' and the `linked` library
+/// files', canonical. These, not every file the debug info names, are what a native
+/// build compiles: a `.c` file another includes (GSL's `cheb_eval.c`) is no unit.
+fn translation_units(compiled: &Compiled, linked: &[PathBuf]) -> Vec<PathBuf> {
+    compiled
+        .inputs
+        .iter()
+        .chain(linked)
+        .filter(|path| crate::frontend::is_source(path))
+        .map(|path| path.canonicalize().unwrap_or_else(|_| path.clone()))
+        .collect()
 }
 
 /// A program loaded for several entry functions: a run over a library's functions.
@@ -55,6 +72,9 @@ pub struct LoadedEntries {
     /// The library files linked in for what the entries lack, in the order they were
     /// pulled in.
     pub library_files: Vec<PathBuf>,
+    /// The C and C++ translation units the program was compiled from (see
+    /// [`translation_units`]).
+    pub sources: Vec<PathBuf>,
 }
 
 /// One entry function of [`LoadedEntries`] and whether what it reaches can run.
@@ -99,6 +119,7 @@ pub fn load_entries<E: From<LowerError>>(
     Ok(LoadedEntries {
         module: lowered.module,
         entries,
+        sources: translation_units(&compiled, &searched.linked),
         library_files: searched.linked,
     })
 }
@@ -180,6 +201,7 @@ fn finish(lowered: Lowered, opts: &LoadOptions, searched: Searched) -> Result<Lo
         entry,
         library_files: searched.linked,
         missing,
+        sources: Vec::new(),
     })
 }
 

@@ -1,6 +1,7 @@
 //! `findings/<finding>/report.md`: a finding written as a bug report ready to file with
 //! the library's maintainers — a title, what was called on which input (hex and
-//! decimal), what happened natively, where (source line and call stack), the platform,
+//! decimal), for a wrong value the observed and the true value with the oracle that
+//! gave it, what happened natively, where (source line and call stack), the platform,
 //! and the one command that reproduces it from the reproducer's directory.
 
 use std::fmt::Write as _;
@@ -36,6 +37,25 @@ pub struct BugReport<'a> {
     pub command: &'a str,
     /// The finding's fingerprint.
     pub fingerprint: &'a str,
+    /// For a wrong value: what was returned and what should have been.
+    pub values: Option<&'a ValueFacts>,
+}
+
+/// A wrong value: the result, what fpforge observed, the true value and whose it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueFacts {
+    /// Which result: `return`, `result[0]`.
+    pub result: String,
+    /// The observed value (hex float and decimal).
+    pub observed: String,
+    /// The true value, rounded to the result's format (hex float and decimal).
+    pub truth: String,
+    /// Where the true value comes from and at what precision.
+    pub oracle: String,
+    /// The error in ulps and relative.
+    pub error: String,
+    /// The function's status return, when the value is an output (GSL's `_e` forms).
+    pub status: Option<i64>,
 }
 
 impl BugReport<'_> {
@@ -54,6 +74,9 @@ impl BugReport<'_> {
         md.push_str("## Input\n\n");
         let _ = writeln!(md, "- exact (C99 hex floats): `{}`", self.input);
         let _ = writeln!(md, "- decimal: `{}`\n", self.input_decimal);
+        if let Some(values) = self.values {
+            md.push_str(&values.markdown());
+        }
         md.push_str("## Where\n\n");
         let _ = writeln!(md, "`{}` at `{}`", self.function, self.location);
         if let Some(line) = self.source_line {
@@ -87,6 +110,21 @@ impl BugReport<'_> {
     }
 }
 
+impl ValueFacts {
+    /// The `## Observed and true value` section.
+    fn markdown(&self) -> String {
+        let mut md = String::from("## Observed and true value\n\n");
+        let _ = writeln!(md, "- {} observed: `{}`", self.result, self.observed);
+        let _ = writeln!(md, "- true value: `{}`", self.truth);
+        let _ = writeln!(md, "- error: {}", self.error);
+        if let Some(status) = self.status {
+            let _ = writeln!(md, "- status returned: `{status}`");
+        }
+        let _ = writeln!(md, "- true value from: {}\n", self.oracle);
+        md
+    }
+}
+
 fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     chars
@@ -116,6 +154,7 @@ mod tests {
             platform: "gcc 12.2.0, Linux x86_64",
             command: "gcc -g repro.c f.c -lm -o repro && ./repro",
             fingerprint: "00000000000000aa",
+            values: None,
         };
         let md = report.markdown();
         assert!(md.starts_with("# crash: integer division by zero in `f` called as `g(1, 0)`"));
@@ -126,5 +165,49 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("./repro\n```"), "{md}");
+        assert!(!md.contains("## Observed"), "{md}");
+    }
+
+    #[test]
+    fn a_wrong_value_report_gives_both_values_the_status_and_the_oracle() {
+        let values = ValueFacts {
+            result: "result[0]".to_string(),
+            observed: "nan".to_string(),
+            truth: "0x1.1f091d26f3ba7p-3 (0.14015410208818688)".to_string(),
+            oracle: "true function (sin), stable at 128 bits".to_string(),
+            error: "inf ulps".to_string(),
+            status: Some(0),
+        };
+        let report = BugReport {
+            class: "wrong special value",
+            what: "result[0] is nan where the true value is 0.14015410208818688",
+            entry: "gsl_sf_sin_e",
+            function: "gsl_sf_sin_e",
+            location: "trig.c:163:0",
+            source_line: None,
+            stack: &[],
+            input: "-0x1.22058489ff253p+671",
+            input_decimal: "-1.1099857412776294e202",
+            native: "confirmed natively: gcc build",
+            native_output: "",
+            platform: "gcc",
+            command: "gcc repro.c",
+            fingerprint: "00000000000000bb",
+            values: Some(&values),
+        };
+        let md = report.markdown();
+        let section = md
+            .split("## Observed and true value\n\n")
+            .nth(1)
+            .and_then(|rest| rest.split("## Where").next())
+            .unwrap_or_else(|| panic!("no value section in {md}"));
+        assert_eq!(
+            section,
+            "- result[0] observed: `nan`\n\
+             - true value: `0x1.1f091d26f3ba7p-3 (0.14015410208818688)`\n\
+             - error: inf ulps\n\
+             - status returned: `0`\n\
+             - true value from: true function (sin), stable at 128 bits\n\n"
+        );
     }
 }

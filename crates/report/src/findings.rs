@@ -81,11 +81,12 @@ pub fn fingerprint(module: &Module, finding: &Finding) -> String {
     format!("{:016x}", fnv1a(text.as_bytes()))
 }
 
-/// The fingerprint of a wrong value (`kind`: `wrong special value`, `pole`) of the
-/// function with symbol `symbol` at its result `output` (`return`, `result[0]`): one per
-/// function, result and kind, whatever the input.
-pub fn value_fingerprint(symbol: &str, kind: &str, output: &str) -> String {
-    let text = format!("fpforge-value-v1\n{kind}\n{symbol}\n{output}\n");
+/// The fingerprint of a wrong value (`class`: `wrong special value`, `pole`, `large
+/// error`) of the function with symbol `symbol` at its result `output` (`return`,
+/// `result[0]`), the value being `value` (`NaN`, `+inf`, `-inf`, `zero`, `finite`): one
+/// per function, result, class and value, whatever the input.
+pub fn value_fingerprint(symbol: &str, class: &str, output: &str, value: &str) -> String {
+    let text = format!("fpforge-value-v2\n{class}\n{symbol}\n{output}\n{value}\n");
     format!("{:016x}", fnv1a(text.as_bytes()))
 }
 

@@ -552,11 +552,22 @@ fn value_check(
         None => return Err(missing()),
     };
     let name = &result.name;
+    // An output checked beside a return value (GSL's status): the return is printed too.
+    let status = if word > 0
+        && shape
+            .results
+            .first()
+            .is_some_and(|r| r.value == "fpforge_r")
+    {
+        "\x20   printf(\"return: \");\n    fpforge_print(fpforge_out);\n"
+    } else {
+        ""
+    };
     Ok(format!(
         "\x20   uint64_t fpforge_out[FPFORGE_RESULTS];\n\
          \x20   uint64_t observed, expected = UINT64_C(0x{expected:x});\n\
          \x20   int wrong;\n\
-         \x20   fpforge_invoke(fpforge_input, fpforge_out);\n\
+         \x20   fpforge_invoke(fpforge_input, fpforge_out);\n{status}\
          \x20   observed = fpforge_out[{word}];\n\
          \x20   wrong = fpforge_is_nan(observed, {width}) != fpforge_is_nan(expected, {width})\n\
          \x20       || (!fpforge_is_nan(observed, {width}) && fpforge_ulps(observed, expected, {width}) > {max_ulps});\n\

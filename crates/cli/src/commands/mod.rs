@@ -16,6 +16,7 @@ use std::process::ExitCode;
 
 pub mod accuracy;
 pub mod baseline;
+pub mod confirm;
 pub mod cover;
 pub mod explore;
 pub mod init;
@@ -84,9 +85,13 @@ fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
         crate::output::emit(&render::native_checks(&searched.native))?;
     }
     if run.gcov && !searched.interrupted {
-        let flags = &program.load.compiler_flags;
-        let line =
-            fpforge_driver::gcov::figure(&loaded.module, loaded.func, deep, flags, &run.out)?;
+        let line = fpforge_driver::gcov::figure(
+            &loaded.module,
+            loaded.func,
+            deep,
+            &loaded.build,
+            &run.out,
+        )?;
         if run.output.verbosity == Verbosity::Normal && !run.output.json {
             crate::output::emit(&line)?;
         }

@@ -251,6 +251,55 @@ fn confirmed_findings_come_with_a_reproducer_that_fails_natively_and_a_report() 
 }
 
 #[test]
+fn confirm_after_the_fact_replays_a_runs_crashes_from_another_directory() {
+    let project = tempfile::tempdir().unwrap();
+    let source = project.path().join("faults.c");
+    std::fs::copy(fixture("findings", "faults.c"), &source).unwrap();
+    let run = fpforge_in(
+        project.path(),
+        &[
+            "cover",
+            "faults.c",
+            "-f",
+            "scaled",
+            "--evals",
+            "20000",
+            "--no-reach",
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    assert!(!project.path().join("out/findings").exists());
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = project.path().join("out");
+    let out = out.to_str().unwrap();
+    let confirm = fpforge_in(elsewhere.path(), &["confirm", out]);
+    assert_eq!(confirm.status.code(), Some(3), "{}", stderr(&confirm));
+    let printed = String::from_utf8_lossy(&confirm.stdout).into_owned();
+    assert!(
+        printed.contains("crash 1: confirmed natively: gcc build with sanitizers"),
+        "{printed}"
+    );
+    let case = project.path().join("out/findings/crash-1");
+    let report = std::fs::read_to_string(case.join("report.md")).unwrap();
+    let pasted = paste_in(&case, &report_command(&report));
+    assert!(!pasted.status.success(), "{}", stderr(&pasted));
+    // Fixed, the input no longer traps: confirm says so and confirms nothing.
+    let fixed = std::fs::read_to_string(&source)
+        .unwrap()
+        .replace("p = NULL;", "p = &factor;");
+    std::fs::write(&source, fixed).unwrap();
+    let again = fpforge_in(elsewhere.path(), &["confirm", out]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let printed = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(
+        printed.contains("crashes/1.txt: the input no longer traps"),
+        "{printed}"
+    );
+}
+
+#[test]
 fn a_hang_that_is_only_fpforges_small_fuel_is_not_reproduced_natively() {
     let dir = tempfile::tempdir().unwrap();
     let slow = fixture("findings", "slow.c");
@@ -314,6 +363,11 @@ fn a_wrong_special_value_gets_a_reproducer_that_passes_once_the_function_is_fixe
     let report = std::fs::read_to_string(case.join("report.md")).unwrap();
     assert!(
         report.contains("return is inf where the true value is"),
+        "{report}"
+    );
+    assert!(report.contains("## Observed and true value"), "{report}");
+    assert!(
+        report.contains("- true value from: true function (MPFR hypot), stable at"),
         "{report}"
     );
     let command = report_command(&report);
@@ -486,6 +540,52 @@ fn accept_entries_in_the_project_file_are_a_baseline() {
     );
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     assert!(stderr(&run).contains("0 new, 1 known"), "{}", stderr(&run));
+}
+
+#[test]
+fn a_wrong_value_returned_with_an_error_status_is_no_defect() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("findings", "status_erf.c");
+    let run = fpforge_in(
+        dir.path(),
+        &[
+            "accuracy",
+            &source,
+            "-f",
+            "gsl_sf_erf_e",
+            "--oracle",
+            "auto",
+            "--evals",
+            "5000",
+            "--seed",
+            "1",
+            "--out",
+            "out",
+            "--confirm",
+        ],
+    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    let report = std::fs::read_to_string(dir.path().join("out/report.json")).unwrap();
+    assert!(
+        report.contains("\"status\": 16"),
+        "the run saw the signalled zero: {report}"
+    );
+    let findings: Vec<String> = std::fs::read_dir(dir.path().join("out/findings"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(findings, ["wrong-special-value-1"]);
+    let case = dir.path().join("out/findings/wrong-special-value-1");
+    let md = std::fs::read_to_string(case.join("report.md")).unwrap();
+    assert!(md.contains("- result[0] observed: `NaN`"), "{md}");
+    assert!(md.contains("- status returned: `0`"), "{md}");
+    let native = paste_in(&case, &report_command(&md));
+    assert_eq!(native.status.code(), Some(1), "{}", stderr(&native));
+    let printed = String::from_utf8_lossy(&native.stdout).into_owned();
+    assert!(
+        printed.starts_with("return: 0\nresult[0]: observed"),
+        "{printed}"
+    );
 }
 
 #[test]

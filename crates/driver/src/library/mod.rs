@@ -25,6 +25,7 @@ use crate::native::Confirm;
 use crate::note::Notes;
 use crate::plan::Specs;
 use crate::program::{Program, Selection};
+use crate::record::ProgramRecord;
 use crate::run::{Job, Seeds, Task};
 use fpforge_engine::Interrupt;
 use fpforge_report::html::{index_page, REPORT_HTML};
@@ -250,6 +251,7 @@ impl<J: Job> LibraryRunner<'_, J> {
         if time_left == Some(Duration::ZERO) {
             return RowOutcome::NotRun("total time".to_string());
         }
+        let record = ProgramRecord::of(self.program, &candidate.name, &specs, self.job.exec().fuel);
         let task = Task {
             module: &library.module,
             func: candidate.func,
@@ -260,11 +262,13 @@ impl<J: Job> LibraryRunner<'_, J> {
             junit: None,
             replay: self.program.replay(),
             confirm: self.options.confirm,
-            flags: &self.program.load.compiler_flags,
+            build: &library.build,
             notes: self.notes,
             watch: None,
         };
-        let outcome = resume::start(&dir, &key, saved_tests.as_deref(), measure)
+        let outcome = record
+            .write(&dir)
+            .and_then(|()| resume::start(&dir, &key, saved_tests.as_deref(), measure))
             .and_then(|()| self.job.run(task))
             .and_then(|_| Ok(measure.read(&dir)?));
         match outcome {

@@ -9,7 +9,7 @@ use super::shard::Shard;
 use crate::error::{DriverError, Result, Setting};
 use crate::note::{Note, Notes};
 use crate::program::{
-    add_trap_guards, load_error_text, note_missing, Program, Selection, TrapTargets,
+    add_trap_guards, load_error_text, note_missing, NativeBuild, Program, Selection, TrapTargets,
 };
 use fpforge_report::index::ShardOf;
 use fpir::{Func, Function, Module, Type};
@@ -92,6 +92,8 @@ pub struct Library {
     pub module: Module,
     /// The selected functions, in name order.
     pub candidates: Vec<Candidate>,
+    /// How the program builds natively.
+    pub build: NativeBuild,
 }
 
 impl Library {
@@ -164,7 +166,15 @@ impl Library {
                 problem,
             })
             .collect();
-        Ok(Library { module, candidates })
+        let build = NativeBuild {
+            flags: program.load.compiler_flags.clone(),
+            sources: loaded.sources,
+        };
+        Ok(Library {
+            module,
+            candidates,
+            build,
+        })
     }
 
     /// Keeps only `shard`'s part of the candidates; returns what the shard's index says

@@ -3,24 +3,14 @@
 
 use super::{Job, JobBase, RunStatus, Task};
 use crate::error::{DriverError, Result};
-use crate::native::{confirm_natively, Confirm, Defect, NativeCheck, Target};
 use crate::note::Notes;
 use crate::out::{AccuracyOut, Measured};
 use crate::plan::{planned_inputs, probe, Specs};
-use fpforge_accuracy::measure::ErrorFinding;
-use fpforge_accuracy::measure::OutputLoc;
-use fpforge_accuracy::special::PoleAnswer;
-use fpforge_accuracy::{
-    accuracy_with, check_input, implied_out_args, AccuracyConfig, AccuracyReport, Checked,
-    FloatBits, OracleKind,
-};
+use fpforge_accuracy::{accuracy_with, check_input, implied_out_args, AccuracyConfig, Checked};
 use fpforge_engine::{Engine, EngineKind, Event, Settings};
 use fpforge_exec::ExecConfig;
-use fpforge_report::accuracy::{output_name, read_worst, strategy_name, ErrorRow, RunInfo};
-use fpforge_report::findings::{value_fingerprint, CrashRow};
-use fpforge_report::regression::Expect;
+use fpforge_report::accuracy::{read_worst, strategy_name, ErrorRow, RunInfo};
 use fpforge_report::OutDir;
-use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
 use std::path::Path;
 
@@ -94,6 +84,10 @@ impl AccuracyJob {
 }
 
 impl Job for AccuracyJob {
+    fn exec(&self) -> ExecConfig {
+        ExecConfig::default().with_fuel(self.config.fuel)
+    }
+
     const KIND: EngineKind = EngineKind::Accuracy;
     type Outcome = Measured;
 
@@ -125,137 +119,11 @@ impl Job for AccuracyJob {
             }
         })?;
         let mut measured = writer.finish(report)?;
-        measured.native = confirm_values(&task, &spec, (&measured.report, &measured.findings))?;
+        measured.native = super::value_defects::confirm_values(
+            &task,
+            &spec,
+            (&measured.report, &measured.findings),
+        )?;
         Ok(measured)
-    }
-}
-
-/// How far from the correctly rounded true value a reproducer accepts a result.
-const VALUE_TOLERANCE_ULPS: u64 = 4;
-
-/// With `--confirm`, the wrong special values of `report` (the inputs of `spec`) replayed
-/// natively, each with its reproducer and report — a non-finite result where the true
-/// value is finite, or a finite one, with success, where the function is undefined or
-/// infinite — its worst input when that error is significant against the true function,
-/// and its crashes and hangs (`rows` as the run wrote them).
-fn confirm_values(
-    task: &Task<'_>,
-    spec: &InputSpec,
-    (report, rows): (&AccuracyReport, &[CrashRow]),
-) -> Result<Vec<NativeCheck>> {
-    let (Confirm::Native, Some(out)) = (task.confirm, task.out) else {
-        return Ok(Vec::new());
-    };
-    let (module, func) = (task.module, task.func);
-    let entry = &module.funcs[func];
-    let location = module.describe_loc(entry.loc);
-    let values: Vec<ValueDefect> = report
-        .special_values
-        .iter()
-        .filter(|s| {
-            s.pole_answer()
-                .is_none_or(|a| a == PoleAnswer::FiniteWithSuccess)
-        })
-        .filter_map(|special| ValueDefect::of(module, func, special.kind.label(), &special.finding))
-        .chain(
-            significant_error(report)
-                .and_then(|worst| ValueDefect::of(module, func, "large error", worst)),
-        )
-        .fold(Vec::new(), |mut kept: Vec<ValueDefect>, value| {
-            // One defect per function, result and kind: the first input shows it.
-            if kept.iter().all(|k| k.fingerprint != value.fingerprint) {
-                kept.push(value);
-            }
-            kept
-        });
-    let mut numbers = std::collections::BTreeMap::new();
-    let faults = report.crashes.iter().zip(rows);
-    let defects: Vec<Defect<'_>> = faults
-        .map(|(finding, row)| Defect::of_finding(finding, row))
-        .chain(values.iter().map(|value| {
-            let number = numbers.entry(value.class).or_insert(0);
-            *number += 1;
-            Defect {
-                name: format!("{}-{number}", value.class.replace(' ', "-")),
-                class: value.class,
-                what: value.what.clone(),
-                coords: &value.coords,
-                expect: value.expect,
-                hang: false,
-                place: (entry.display_name(), &location, &[]),
-                loc: entry.loc,
-                fingerprint: &value.fingerprint,
-            }
-        }))
-        .collect();
-    let target = Target {
-        module,
-        func,
-        spec,
-        flags: task.flags,
-    };
-    confirm_natively(&target, &defects, out)
-}
-
-/// The relative error from which the worst input's error is a defect to confirm: the
-/// threshold ATOMU and FPCC call significant.
-const SIGNIFICANT_ERROR: f64 = 1e-3;
-
-/// The worst input of `report`, when its oracle is the true function and its error is
-/// significant ([`SIGNIFICANT_ERROR`]) while its result is finite (a wrong special value
-/// is confirmed as such).
-fn significant_error(report: &AccuracyReport) -> Option<&ErrorFinding> {
-    let worst = report.top.first()?;
-    let true_function = report.oracle.kind() == OracleKind::TrueFunction;
-    (true_function && worst.computed.is_finite() && worst.error.rel >= SIGNIFICANT_ERROR)
-        .then_some(worst)
-}
-
-/// `x` in the shortest decimal that reads back as it.
-fn decimal(x: f64) -> String {
-    fpforge_spec::spec::decimal_text(fpir::Type::F64, x.to_bits())
-}
-
-/// A wrong value the accuracy run found, as a reproducer checks it.
-struct ValueDefect {
-    class: &'static str,
-    what: String,
-    coords: Vec<u64>,
-    expect: Expect,
-    fingerprint: String,
-}
-
-impl ValueDefect {
-    fn of(
-        module: &Module,
-        func: Func,
-        class: &'static str,
-        finding: &ErrorFinding,
-    ) -> Option<ValueDefect> {
-        let FloatBits::Ieee(ty, _) = finding.computed else {
-            return None;
-        };
-        let output = match finding.output {
-            OutputLoc::Return => None,
-            OutputLoc::Element { param, index } => Some((param, index)),
-        };
-        let name = output_name(module, func, finding.output);
-        Some(ValueDefect {
-            class,
-            what: format!(
-                "{name} is {} where the true value is {} ({:.3e} ulps, relative error {:.3e})",
-                decimal(finding.computed.to_f64()),
-                decimal(finding.reference.to_f64()),
-                finding.error.ulps,
-                finding.error.rel
-            ),
-            coords: finding.test.coords.clone(),
-            expect: Expect::Value {
-                output,
-                expected: finding.reference.round_bits(ty),
-                max_ulps: VALUE_TOLERANCE_ULPS,
-            },
-            fingerprint: value_fingerprint(&module.funcs[func].name, class, &name),
-        })
     }
 }

@@ -84,7 +84,7 @@ fn confirm(
         module: task.module,
         func: task.func,
         spec,
-        flags: task.flags,
+        build: task.build,
     };
     confirm_natively(&target, &defects, out_of(task)?)
 }
@@ -97,6 +97,10 @@ fn plan(task: &Task<'_>, exec: &ExecConfig) -> Result<Planned> {
 
 impl Job for CoverJob {
     const KIND: EngineKind = EngineKind::Cover;
+
+    fn exec(&self) -> ExecConfig {
+        ExecConfig::default().with_fuel(self.config.fuel)
+    }
     type Outcome = CoverageOutcome;
 
     fn settings(&self) -> Settings {
@@ -144,6 +148,10 @@ impl Job for CoverJob {
 
 impl Job for ExploreJob {
     const KIND: EngineKind = EngineKind::Explore;
+
+    fn exec(&self) -> ExecConfig {
+        self.config.exec.clone()
+    }
     type Outcome = CoverageOutcome;
 
     fn settings(&self) -> Settings {

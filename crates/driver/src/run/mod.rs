@@ -5,6 +5,7 @@
 
 mod accuracy;
 mod coverage;
+mod value_defects;
 
 pub use accuracy::{run_info, AccuracyJob};
 pub use coverage::{CoverJob, ExploreJob};
@@ -14,9 +15,11 @@ use crate::native::{Confirm, NativeCheck};
 use crate::note::{Note, Notes};
 use crate::out::Finished;
 use crate::plan::{parse_seeds, read_seeds, Specs};
-use crate::program::{LoadedFunction, Program};
+use crate::program::{LoadedFunction, NativeBuild, Program};
+use crate::record::ProgramRecord;
 use fpforge_engine::settings::{optional, seconds};
 use fpforge_engine::{Budget, EngineKind, ErrorFigure, Progress, Settings};
+use fpforge_exec::ExecConfig;
 use fpforge_report::replay::Replay;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
@@ -106,10 +109,10 @@ pub struct Task<'a> {
     pub junit: Option<PathBuf>,
     /// How its findings replay and where its sources are.
     pub replay: Replay,
-    /// Whether its findings are confirmed natively, built with `flags`.
+    /// Whether its findings are confirmed natively, built as `build` says.
     pub confirm: Confirm,
-    /// The program's compiler flags.
-    pub flags: &'a [String],
+    /// How the program builds natively.
+    pub build: &'a NativeBuild,
     /// Who hears the notes.
     pub notes: Notes<'a>,
     /// Who watches the progress, if anyone.
@@ -172,6 +175,9 @@ pub trait Job: Sync {
     /// The run-wide budget and input specs.
     fn base(&self) -> &JobBase;
 
+    /// How one run of the function executes (its fuel).
+    fn exec(&self) -> ExecConfig;
+
     /// Runs on `task`'s function and writes its files.
     fn run(&self, task: Task<'_>) -> Result<Self::Outcome>;
 }
@@ -208,6 +214,9 @@ pub fn run_one<J: Job>(
     watch: Option<Watch<'_>>,
 ) -> Result<(LoadedFunction, J::Outcome)> {
     let loaded = program.load(notes)?;
+    if let (Some(out), Some(entry)) = (place.out, program.entry()) {
+        ProgramRecord::of(program, entry, &job.base().specs, job.exec().fuel).write(out)?;
+    }
     let task = Task {
         module: &loaded.module,
         func: loaded.func,
@@ -218,7 +227,7 @@ pub fn run_one<J: Job>(
         junit: place.junit,
         replay: program.replay(),
         confirm: place.confirm,
-        flags: &program.load.compiler_flags,
+        build: &loaded.build,
         notes,
         watch,
     };

@@ -1,0 +1,235 @@
+//! `accuracy --confirm`: the wrong values an accuracy run found that are defects of the
+//! function, each replayed natively with its reproducer and report (see
+//! [`crate::native`]). A defect is a result the function returns with success (no
+//! error status) that is:
+//! - a NaN, an infinity or a zero where the true value is finite, nonzero and
+//!   representable (`wrong special value`), or a finite value where the function is
+//!   undefined (its true value NaN: outside the domain, also a wrong special value);
+//! - a finite value at a pole (`pole`);
+//! - the worst input's result, when its error against the oracle is large
+//!   (`large error`: [`LARGE_ERROR_ULPS`] ulps or a relative error of
+//!   [`LARGE_ERROR_RELATIVE`]).
+//!
+//! One defect is kept per function, result, class and kind of wrong value (the first
+//! input shows it): its fingerprint ([`value_fingerprint`]).
+
+use super::Task;
+use crate::error::Result;
+use crate::native::{confirm_natively, Confirm, Defect, NativeCheck, Target};
+use fpforge_accuracy::measure::{ErrorFinding, OutputLoc};
+use fpforge_accuracy::special::{PoleAnswer, SpecialKind, SpecialValue};
+use fpforge_accuracy::{AccuracyReport, FloatBits};
+use fpforge_report::accuracy::output_name;
+use fpforge_report::bugreport::ValueFacts;
+use fpforge_report::findings::{value_fingerprint, CrashRow};
+use fpforge_report::regression::Expect;
+use fpforge_spec::InputSpec;
+use fpir::{Func, Module};
+
+/// How far from the correctly rounded true value a reproducer accepts a result.
+const VALUE_TOLERANCE_ULPS: u64 = 4;
+
+/// The error in ulps from which the worst input's result is a defect to confirm.
+pub const LARGE_ERROR_ULPS: f64 = 1000.0;
+
+/// The relative error from which the worst input's result is a defect to confirm: the
+/// threshold ATOMU and FPCC call significant.
+pub const LARGE_ERROR_RELATIVE: f64 = 1e-3;
+
+/// With `--confirm`, the value defects of `report` (the inputs of `spec`) and its
+/// crashes and hangs (`rows` as the run wrote them), replayed natively.
+pub(super) fn confirm_values(
+    task: &Task<'_>,
+    spec: &InputSpec,
+    (report, rows): (&AccuracyReport, &[CrashRow]),
+) -> Result<Vec<NativeCheck>> {
+    let (Confirm::Native, Some(out)) = (task.confirm, task.out) else {
+        return Ok(Vec::new());
+    };
+    let (module, func) = (task.module, task.func);
+    let entry = &module.funcs[func];
+    let location = module.describe_loc(entry.loc);
+    let oracle = report.oracle.to_string();
+    let values = value_defects(module, func, report, &oracle);
+    let mut numbers = std::collections::BTreeMap::new();
+    let faults = report.crashes.iter().zip(rows);
+    let defects: Vec<Defect<'_>> = faults
+        .map(|(finding, row)| Defect::of_finding(finding, row))
+        .chain(values.iter().map(|value| {
+            let number = numbers.entry(value.class).or_insert(0);
+            *number += 1;
+            Defect {
+                name: format!("{}-{number}", value.class.replace(' ', "-")),
+                class: value.class,
+                what: value.what.clone(),
+                coords: &value.coords,
+                expect: value.expect,
+                hang: false,
+                place: (entry.display_name(), &location, &[]),
+                loc: entry.loc,
+                fingerprint: &value.fingerprint,
+                values: Some(&value.facts),
+            }
+        }))
+        .collect();
+    let target = Target {
+        module,
+        func,
+        spec,
+        build: task.build,
+    };
+    confirm_natively(&target, &defects, out)
+}
+
+/// The value defects of `report`, one per fingerprint, wrong special values first.
+fn value_defects(
+    module: &Module,
+    func: Func,
+    report: &AccuracyReport,
+    oracle: &str,
+) -> Vec<ValueDefect> {
+    let specials = report
+        .special_values
+        .iter()
+        .filter_map(|special| special_class(special).map(|class| (class, &special.finding)));
+    let large = large_error(report).map(|worst| ("large error", worst));
+    specials
+        .chain(large)
+        .filter(|(_, finding)| finding.status.is_none_or(|status| status == 0))
+        .filter_map(|(class, finding)| ValueDefect::of(module, func, class, finding, oracle))
+        .fold(Vec::new(), |mut kept: Vec<ValueDefect>, value| {
+            if kept.iter().all(|k| k.fingerprint != value.fingerprint) {
+                kept.push(value);
+            }
+            kept
+        })
+}
+
+/// The class of a special value that is a defect: a wrong special value (a finite value
+/// where the function is undefined too), or a pole the function answers finite with
+/// success; `None` when the function says so.
+fn special_class(special: &SpecialValue) -> Option<&'static str> {
+    match special.kind {
+        SpecialKind::WrongSpecialValue => Some("wrong special value"),
+        SpecialKind::Pole => {
+            if special.pole_answer() != Some(PoleAnswer::FiniteWithSuccess) {
+                None
+            } else if special.finding.reference.to_f64().is_nan() {
+                Some("wrong special value")
+            } else {
+                Some("pole")
+            }
+        }
+    }
+}
+
+/// The worst input of `report`, when its error is large ([`LARGE_ERROR_ULPS`],
+/// [`LARGE_ERROR_RELATIVE`]) while its result is finite (a wrong special value is
+/// confirmed as such). Against the re-execution, the error is the algorithm's rounding
+/// error, which the report says.
+fn large_error(report: &AccuracyReport) -> Option<&ErrorFinding> {
+    let worst = report.top.first()?;
+    let large = worst.error.ulps >= LARGE_ERROR_ULPS || worst.error.rel >= LARGE_ERROR_RELATIVE;
+    (worst.computed.is_finite() && large).then_some(worst)
+}
+
+/// Where `finding`'s true value comes from: the oracle, the precision Ziv's strategy
+/// ended at, and whether the exact run took other branches.
+fn oracle_words(oracle: &str, finding: &ErrorFinding) -> String {
+    let mut words = oracle.to_string();
+    if let Some(ziv) = finding.ziv {
+        words += &format!(", stable at {} bits", ziv.precision);
+    }
+    if finding.diverged {
+        words += "; the exact run took other branches than the observed one";
+    }
+    words
+}
+
+/// `x` in the shortest decimal that reads back as it.
+fn decimal(x: f64) -> String {
+    fpforge_spec::spec::decimal_text(fpir::Type::F64, x.to_bits())
+}
+
+/// `x` as a C99 hex float and in decimal.
+fn both_forms(x: f64) -> String {
+    if x.is_finite() {
+        format!(
+            "{} ({})",
+            fpforge_spec::spec::value_text(fpir::Type::F64, x.to_bits()),
+            decimal(x)
+        )
+    } else {
+        decimal(x)
+    }
+}
+
+/// What kind of wrong value `computed` is, for the fingerprint: `NaN`, `+inf`, `-inf`,
+/// `zero` or `finite`.
+fn value_kind(computed: f64) -> &'static str {
+    match computed {
+        x if x.is_nan() => "NaN",
+        x if x == f64::INFINITY => "+inf",
+        x if x == f64::NEG_INFINITY => "-inf",
+        0.0 => "zero",
+        _ => "finite",
+    }
+}
+
+/// A wrong value the accuracy run found, as a reproducer checks it.
+struct ValueDefect {
+    class: &'static str,
+    what: String,
+    coords: Vec<u64>,
+    expect: Expect,
+    fingerprint: String,
+    facts: ValueFacts,
+}
+
+impl ValueDefect {
+    fn of(
+        module: &Module,
+        func: Func,
+        class: &'static str,
+        finding: &ErrorFinding,
+        oracle: &str,
+    ) -> Option<ValueDefect> {
+        let FloatBits::Ieee(ty, _) = finding.computed else {
+            return None;
+        };
+        let output = match finding.output {
+            OutputLoc::Return => None,
+            OutputLoc::Element { param, index } => Some((param, index)),
+        };
+        let name = output_name(module, func, finding.output);
+        let (computed, truth) = (finding.computed.to_f64(), finding.reference.to_f64());
+        let error = format!(
+            "{:.3e} ulps, relative error {:.3e}",
+            finding.error.ulps, finding.error.rel
+        );
+        let kind = value_kind(computed);
+        Some(ValueDefect {
+            class,
+            what: format!(
+                "{name} is {} where the true value is {} ({error})",
+                decimal(computed),
+                decimal(truth),
+            ),
+            coords: finding.test.coords.clone(),
+            expect: Expect::Value {
+                output,
+                expected: finding.reference.round_bits(ty),
+                max_ulps: VALUE_TOLERANCE_ULPS,
+            },
+            fingerprint: value_fingerprint(&module.funcs[func].name, class, &name, kind),
+            facts: ValueFacts {
+                result: name,
+                observed: both_forms(computed),
+                truth: both_forms(truth),
+                oracle: oracle_words(oracle, finding),
+                error,
+                status: finding.status,
+            },
+        })
+    }
+}
