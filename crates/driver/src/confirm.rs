@@ -30,6 +30,7 @@ pub fn regression_test(
         coords: coords.to_vec(),
         expected,
         thrown,
+        checked: true,
     })
 }
 

@@ -126,7 +126,11 @@ pub fn baseline_text(entries: &[EntryFindings]) -> String {
         "# fpforge baseline: findings known and accepted (fingerprint, then what it is)\n",
     );
     let mut seen = BTreeSet::new();
-    for finding in entries.iter().flat_map(|e| &e.findings) {
+    let defects = entries
+        .iter()
+        .flat_map(|e| &e.findings)
+        .filter(|f| f.is_defect());
+    for finding in defects {
         if seen.insert(finding.fingerprint.as_str()) {
             text += &format!(
                 "{} {} {} {} at {}\n",
@@ -154,7 +158,11 @@ pub struct Triage {
 pub fn triage(entries: &[EntryFindings], baseline: &Baseline) -> Triage {
     let mut seen = BTreeSet::new();
     let mut triage = Triage::default();
-    for finding in entries.iter().flat_map(|e| &e.findings) {
+    let defects = entries
+        .iter()
+        .flat_map(|e| &e.findings)
+        .filter(|f| f.is_defect());
+    for finding in defects {
         if seen.insert(finding.fingerprint.as_str()) {
             if baseline.knows(finding) {
                 triage.known += 1;

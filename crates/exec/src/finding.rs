@@ -1,8 +1,10 @@
 //! Findings: inputs on which the program under test crashes (a trap that is a fault:
 //! out-of-bounds access, null dereference, division by zero, `abort`, a failed `assert`,
-//! `unreachable`, ...) or hangs (runs out of fuel). Engines keep them apart from their
-//! tests: a finding is the most valuable thing a test generator can report, and a test
-//! that crashes is a useless regression test.
+//! `unreachable`, ...) or hangs (runs out of fuel), and inputs that reach a function the
+//! user left undefined (`--allow-undefined`: the harness's gap, no defect of the code,
+//! which natively links the real function). Engines keep them apart from their tests: a
+//! finding is the most valuable thing a test generator can report, and a test that
+//! crashes is a useless regression test.
 //!
 //! The same fault reached from other inputs is one finding: findings are deduplicated by
 //! [`FindingKey`]: crash or hang, the kind of trap, the function and source location of
@@ -26,22 +28,40 @@ use fpir::{Func, Module, SrcLoc, Type};
 use std::collections::HashSet;
 use std::mem::Discriminant;
 
-/// Whether an input crashes or hangs.
+/// Whether an input crashes, hangs or reaches an undefined function.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum FindingKind {
     /// A fault: the run trapped.
     Crash,
     /// The run exhausted its fuel: a loop that does not end, or one longer than the budget.
     Hang,
+    /// The run called a function nothing defines (loaded with `--allow-undefined`): what
+    /// the real function does is unknown here, so the run stops; a gap of the harness,
+    /// not a defect.
+    Undefined,
 }
 
 impl FindingKind {
-    /// `crash` or `hang`.
+    /// Every kind, in report order.
+    pub const ALL: [FindingKind; 3] = [
+        FindingKind::Crash,
+        FindingKind::Hang,
+        FindingKind::Undefined,
+    ];
+
+    /// `crash`, `hang` or `undefined`.
     pub fn name(self) -> &'static str {
         match self {
             FindingKind::Crash => "crash",
             FindingKind::Hang => "hang",
+            FindingKind::Undefined => "undefined",
         }
+    }
+
+    /// Whether it is a defect of the code under test (a crash or a hang), which fails a
+    /// run, rather than a gap of the harness.
+    pub fn is_defect(self) -> bool {
+        self != FindingKind::Undefined
     }
 }
 
@@ -72,6 +92,7 @@ impl Finding {
     pub fn of(trap: &Trap, coords: Vec<u64>) -> Option<Finding> {
         let kind = match trap.kind {
             TrapKind::FuelExhausted => FindingKind::Hang,
+            TrapKind::UnknownExternal(_) => FindingKind::Undefined,
             ref other if other.is_fault() => FindingKind::Crash,
             _ => return None,
         };
@@ -85,7 +106,7 @@ impl Finding {
     /// The finding's identity for deduplication.
     pub fn key(&self) -> FindingKey {
         let place = |loc: Option<SrcLoc>| match self.kind {
-            FindingKind::Crash => loc,
+            FindingKind::Crash | FindingKind::Undefined => loc,
             FindingKind::Hang => None,
         };
         FindingKey {

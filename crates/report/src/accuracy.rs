@@ -17,6 +17,7 @@
 //! what was found so far. See `docs/REPORTS.md`.
 
 use crate::error::ReportError;
+use crate::findings::{count_kind, findings_summary};
 use crate::stop::stop_words;
 use crate::values::{show, show_long_double};
 use crate::SCHEMA_VERSION;
@@ -26,6 +27,7 @@ use fpforge_accuracy::{
     PoleAnswer, SpecialValue,
 };
 use fpforge_engine::{EngineKind, ErrorMetric};
+use fpforge_exec::FindingKind;
 use fpir::{Func, Module, OpSite, Type};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -335,6 +337,8 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) stop: Option<String>,
     pub(crate) crashes: usize,
     pub(crate) hangs: usize,
+    #[serde(skip_serializing_if = "crate::findings::is_zero")]
+    pub(crate) undefined: usize,
     pub(crate) findings: &'a [crate::findings::CrashRow],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) diagnostic: Option<&'a str>,
@@ -374,8 +378,9 @@ impl<'a> ReportJson<'a> {
             worst_found_s: progress.worst_found_s,
             worst_found_evals: progress.worst_found_evals,
             stop: None,
-            crashes: count_kind(info.findings, "crash"),
-            hangs: count_kind(info.findings, "hang"),
+            crashes: count_kind(info.findings, FindingKind::Crash),
+            hangs: count_kind(info.findings, FindingKind::Hang),
+            undefined: count_kind(info.findings, FindingKind::Undefined),
             findings: info.findings,
             diagnostic: info.diagnostic,
             special_values: Vec::new(),
@@ -441,10 +446,6 @@ impl<'a> ReportJson<'a> {
 }
 
 /// How many of `findings` are of `kind` (`crash` or `hang`).
-fn count_kind(findings: &[crate::findings::CrashRow], kind: &str) -> usize {
-    findings.iter().filter(|f| f.kind == kind).count()
-}
-
 /// `report.json` while the search runs: the worst inputs so far, worst first.
 pub fn partial_json(
     info: RunInfo<'_>,
@@ -689,18 +690,7 @@ fn special_text(t: &mut String, s: &SpecialRow) {
 
 /// The crashes and hangs, one line each.
 fn findings_text(t: &mut String, findings: &[crate::findings::CrashRow]) {
-    if findings.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        t,
-        "found {} crash(es) and {} hang(s) (kept out of the worst inputs):",
-        count_kind(findings, "crash"),
-        count_kind(findings, "hang")
-    );
-    for finding in findings {
-        let _ = writeln!(t, "  {}", finding.summary_line());
-    }
+    t.push_str(&findings_summary(findings, ("the worst inputs", "")));
 }
 
 /// The worst input, its error, and the worst input on the reference's path when the

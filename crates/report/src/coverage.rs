@@ -28,12 +28,13 @@
 //! The driver (`fpforge-driver`) keeps these files current while an engine runs.
 
 use crate::error::ReportError;
-use crate::findings::CrashRow;
+use crate::findings::{count_kind, findings_summary, is_zero, CrashRow};
 use crate::labels;
 use crate::stop::stop_words;
 use crate::SCHEMA_VERSION;
 use fpforge_cover::{effort, CoverReport};
 use fpforge_engine::EngineKind;
+use fpforge_exec::FindingKind;
 use fpforge_explore::ExploreReport;
 use fpir::{
     BranchKind, Func, InfeasibleMethod, MissReason, Module, OpenReason, SideReport, SideStatus,
@@ -235,6 +236,8 @@ struct CoverageJson<'a> {
     traps: TrapCounts,
     crashes: usize,
     hangs: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    undefined: usize,
     findings: &'a [CrashRow],
     #[serde(skip_serializing_if = "Option::is_none")]
     diagnostic: Option<&'a str>,
@@ -469,8 +472,9 @@ impl Coverage<'_> {
             traps: TrapCounts::of(&traps),
             tests: self.inputs.len(),
             test_seconds: self.found_at.iter().map(Duration::as_secs_f64).collect(),
-            crashes: self.count_findings("crash"),
-            hangs: self.count_findings("hang"),
+            crashes: count_kind(self.findings, FindingKind::Crash),
+            hangs: count_kind(self.findings, FindingKind::Hang),
+            undefined: count_kind(self.findings, FindingKind::Undefined),
             findings: self.findings,
             diagnostic: self.diagnostic,
             stats: self.ending.map(|e| e.stats),
@@ -545,17 +549,13 @@ impl Coverage<'_> {
                 );
             }
         }
-        if !self.findings.is_empty() {
-            let _ = writeln!(
-                text,
-                "found {} crash(es) and {} hang(s) (kept out of inputs.txt and the regression file):",
-                self.count_findings("crash"),
-                self.count_findings("hang")
-            );
-            for f in self.findings {
-                let _ = writeln!(text, "  {}", f.summary_line());
-            }
-        }
+        text += &findings_summary(
+            self.findings,
+            (
+                "inputs.txt and the regression file",
+                "; their inputs are unchecked tests of the regression file",
+            ),
+        );
         text
     }
 }

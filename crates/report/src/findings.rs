@@ -57,7 +57,7 @@ pub fn fingerprint(module: &Module, finding: &Finding) -> String {
     let place = |func: Func, loc: Option<SrcLoc>| {
         let symbol = module.funcs.get(func).map_or("?", |f| f.name.as_str());
         let at = match (finding.kind, loc) {
-            (FindingKind::Crash, Some(loc)) => {
+            (FindingKind::Crash | FindingKind::Undefined, Some(loc)) => {
                 let path = module.files.get(loc.file).map_or("?", String::as_str);
                 let name = Path::new(path)
                     .file_name()
@@ -116,7 +116,57 @@ pub fn dir_name(kind: FindingKind) -> &'static str {
     match kind {
         FindingKind::Crash => "crashes",
         FindingKind::Hang => "hangs",
+        FindingKind::Undefined => "undefined",
     }
+}
+
+/// For serde's `skip_serializing_if`: a count that is zero is left out.
+pub(crate) fn is_zero(count: &usize) -> bool {
+    *count == 0
+}
+
+/// How many of `findings` are of `kind` (`crash`, `hang`, `undefined`).
+pub fn count_kind(findings: &[CrashRow], kind: FindingKind) -> usize {
+    findings.iter().filter(|f| f.kind == kind.name()).count()
+}
+
+/// The defects among `findings`: its crashes and hangs (what fails a run).
+pub fn count_defects(findings: &[CrashRow]) -> usize {
+    findings.iter().filter(|f| f.is_defect()).count()
+}
+
+/// The lines a summary lists `findings` with (nothing when there are none): `found 1
+/// crash(es) and 0 hang(s) (kept out of WHERE):` and the calls of functions left
+/// undefined apart (`undefined_note` says where their inputs went), then one line per
+/// finding.
+pub fn findings_summary(
+    findings: &[CrashRow],
+    (kept_out_of, undefined_note): (&str, &str),
+) -> String {
+    if findings.is_empty() {
+        return String::new();
+    }
+    let defects = count_defects(findings);
+    let undefined = findings.len() - defects;
+    let mut parts = Vec::new();
+    if defects > 0 {
+        parts.push(format!(
+            "{} crash(es) and {} hang(s) (kept out of {kept_out_of})",
+            count_kind(findings, FindingKind::Crash),
+            count_kind(findings, FindingKind::Hang)
+        ));
+    }
+    if undefined > 0 {
+        parts.push(format!(
+            "{undefined} call(s) of a function left undefined (--allow-undefined: no defect, \
+             the harness's gap{undefined_note})"
+        ));
+    }
+    let mut text = format!("found {}:\n", parts.join(", and "));
+    for finding in findings {
+        text += &format!("  {}\n", finding.summary_line());
+    }
+    text
 }
 
 /// One finding as reports list it.
@@ -178,6 +228,15 @@ pub struct SavedFinding {
     pub replay: String,
 }
 
+impl SavedFinding {
+    /// Whether it is a defect of the code (a crash or a hang): what SARIF lists, a
+    /// baseline accepts and an exit code counts; a call of a function the run left
+    /// undefined is none.
+    pub fn is_defect(&self) -> bool {
+        self.kind != FindingKind::Undefined.name()
+    }
+}
+
 impl CrashRow {
     /// The row of `finding`, the `number`-th of its kind (from 1), an input of `spec` of
     /// the entry function `func`; its file goes to the output directory `out_dir` (as
@@ -220,6 +279,12 @@ impl CrashRow {
             "# {}: {} in {} at {}\n{stack}# replay: {}\n{}\n",
             self.kind, self.trap, self.function, self.location, self.replay_from_file, self.input
         )
+    }
+
+    /// Whether it is a defect of the code (a crash or a hang), not a call of a function
+    /// the user left undefined.
+    pub fn is_defect(&self) -> bool {
+        self.kind != FindingKind::Undefined.name()
     }
 
     /// The summary line: `crash 1: integer division by zero in f at f.c:12:7 (crashes/1.txt)`.

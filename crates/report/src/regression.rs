@@ -53,6 +53,10 @@ pub struct RegressionTest {
     /// The C++ exception the call throws, when it throws (the results are then not
     /// compared).
     pub thrown: Option<Thrown>,
+    /// Whether its results are checked: false for an input that reaches a function the
+    /// run left undefined (what fpforge computed stops there; the native build links the
+    /// real function), which the program still calls, for coverage.
+    pub checked: bool,
 }
 
 /// Whether [`c_type`] spells `ty` exactly (integers of other widths have no C type).
@@ -709,7 +713,16 @@ fn write_main(
     );
     for test in tests {
         let line = spec.line(&test.coords).replace("*/", "* /");
-        let _ = writeln!(c, "    {{ {} }}, /* {line} */", row(&test.coords));
+        let unchecked = if test.checked {
+            ""
+        } else {
+            " (unchecked: reaches a function the run left undefined)"
+        };
+        let _ = writeln!(
+            c,
+            "    {{ {} }}, /* {line}{unchecked} */",
+            row(&test.coords)
+        );
     }
     if tests.is_empty() {
         c.push_str("    { 0 }\n");
@@ -735,9 +748,24 @@ fn write_main(
         .iter()
         .map(|w| format!("{:?}", w.name))
         .collect();
+    let checked: Vec<&str> = tests
+        .iter()
+        .map(|t| if t.checked { "1" } else { "0" })
+        .collect();
+    let checked = if checked.is_empty() {
+        "1".to_string()
+    } else {
+        checked.join(", ")
+    };
     let _ = writeln!(
         c,
-        "}};\n/* How each result compares: 64/32 floats (NaNs equal unless --exact-nan), 1 bits, 0 not at all. */\n\
+        "}};\n/* Whether each test's results are checked (0: it reaches a function the run left undefined). */\n\
+         static const unsigned char fpforge_checked[{}] = {{ {checked} }};",
+        tests.len().max(1)
+    );
+    let _ = writeln!(
+        c,
+        "/* How each result compares: 64/32 floats (NaNs equal unless --exact-nan), 1 bits, 0 not at all. */\n\
          static const unsigned char fpforge_kind[{words}] = {{ {} }};\nstatic const char *const fpforge_name[{words}] = {{ {} }};\n",
         kinds.join(", "),
         names.join(", ")
@@ -830,6 +858,7 @@ int main(int argc, char **argv) {\n\
 \x20       uint64_t out[FPFORGE_RESULTS];\n\
 \x20       fpforge_invoke(fpforge_tests[i], out);\n\
 \x20       if (!fpforge_quiet) fpforge_print(out);\n\
+\x20       if (!fpforge_checked[i]) continue;\n\
 \x20       for (k = 0; k < FPFORGE_RESULTS; k++) {\n\
 \x20           uint64_t want = fpforge_expected[i][k], got = out[k];\n\
 \x20           int kind = fpforge_kind[k];\n\

@@ -68,7 +68,7 @@ fn distinct_findings(entries: &[EntryFindings]) -> Vec<(&SavedFinding, Vec<&str>
     let mut order: Vec<(&SavedFinding, Vec<&str>)> = Vec::new();
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for entry in entries {
-        for finding in &entry.findings {
+        for finding in entry.findings.iter().filter(|f| f.is_defect()) {
             match seen.get(finding.fingerprint.as_str()) {
                 Some(&i) => order[i].1.push(&entry.entry),
                 None => {

@@ -82,7 +82,8 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
         crate::output::emit(&render::native_checks(&measured.native))?;
     }
     let interrupted = !measured.report.stop.completed();
-    Ok(crate::search_exit(interrupted, measured.findings.len()))
+    let defects = fpforge_report::findings::count_defects(&measured.findings);
+    Ok(crate::search_exit(interrupted, defects))
 }
 
 /// `--check-input`: the worst input of a report, measured at `--precision`.

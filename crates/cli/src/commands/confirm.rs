@@ -10,8 +10,7 @@ use std::process::ExitCode;
 
 /// Runs `fpforge confirm`.
 pub fn run(out: &Path) -> Result<ExitCode> {
-    let confirmed =
-        confirm_saved(out, &crate::render::print_note).map_err(crate::render::error)?;
+    let confirmed = confirm_saved(out, &crate::render::print_note).map_err(crate::render::error)?;
     let mut text = String::new();
     let mut defects = 0;
     for function in &confirmed {

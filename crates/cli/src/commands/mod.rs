@@ -11,6 +11,7 @@ use fpforge_driver::findings;
 use fpforge_driver::library::LibraryOptions;
 use fpforge_driver::run::{run_one, CoverageOutcome, Job, Place, Seeds};
 use fpforge_driver::{Functions, LoadedFunction, Program};
+use fpforge_report::findings::count_defects;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -107,7 +108,8 @@ fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
             finished.feasible_percent
         );
     }
-    let findings = triaged(&run.out, &run.ci, &run.output, finished.findings.len())?;
+    let defects = count_defects(&finished.findings);
+    let findings = triaged(&run.out, &run.ci, &run.output, defects)?;
     Ok(crate::coverage_exit(
         below.is_some(),
         searched.interrupted,

@@ -300,6 +300,74 @@ fn confirm_after_the_fact_replays_a_runs_crashes_from_another_directory() {
 }
 
 #[test]
+fn a_call_of_an_undefined_function_is_no_defect_and_its_input_stays_a_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("findings", "undefined_hook.c");
+    let run = fpforge_in(
+        dir.path(),
+        &[
+            "cover",
+            &source,
+            "-f",
+            "shifted_log",
+            "--allow-undefined",
+            "--evals",
+            "20000",
+            "--out",
+            "out",
+            "--sarif",
+            "out.sarif",
+            "--confirm",
+        ],
+    );
+    // Not a defect: exit 0, no native check, nothing in SARIF.
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        printed.contains("found 1 call(s) of a function left undefined"),
+        "{printed}"
+    );
+    assert!(printed.contains("covered 4/4"), "{printed}");
+    assert!(!dir.path().join("out/findings").exists());
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.sarif")).unwrap())
+            .unwrap();
+    assert_eq!(sarif["runs"][0]["results"], serde_json::json!([]));
+    let kept = std::fs::read_to_string(dir.path().join("out/undefined/1.txt")).unwrap();
+    assert!(kept.contains("domain_error"), "{kept}");
+    // Natively, with the hook defined, the regression program calls the function on
+    // the kept input (the hook runs) and checks the other tests.
+    let hook = dir.path().join("hook.c");
+    std::fs::write(
+        &hook,
+        "#include <stdio.h>\nvoid domain_error(const char *name) { printf(\"hook called by %s\\n\", name); }\n",
+    )
+    .unwrap();
+    let regression = dir.path().join("out/regression.c");
+    let text = std::fs::read_to_string(&regression).unwrap();
+    assert!(
+        text.contains("(unchecked: reaches a function the run left undefined)"),
+        "{text}"
+    );
+    let exe = dir.path().join("regression");
+    let built = Command::new("gcc")
+        .args([regression.as_os_str(), source.as_ref(), hook.as_os_str()])
+        .arg("-lm")
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", stderr(&built));
+    let ran = Command::new(&exe).output().unwrap();
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    assert!(
+        String::from_utf8_lossy(&ran.stdout).contains("hook called by shifted_log"),
+        "{}",
+        String::from_utf8_lossy(&ran.stdout)
+    );
+}
+
+#[test]
 fn a_hang_that_is_only_fpforges_small_fuel_is_not_reproduced_natively() {
     let dir = tempfile::tempdir().unwrap();
     let slow = fixture("findings", "slow.c");

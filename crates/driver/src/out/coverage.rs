@@ -51,6 +51,9 @@ pub struct CoverageOut<'m> {
     sides: Vec<Side>,
     witness: Vec<Option<Witness>>,
     tests: Vec<RegressionTest>,
+    /// Per finding, its input when it calls a function the run left undefined: an
+    /// unchecked test of the regression file.
+    undefined_calls: Vec<Option<Vec<u64>>>,
     /// The tests' lines of `inputs.txt`.
     inputs: Vec<String>,
     found_at: Vec<Duration>,
@@ -111,6 +114,7 @@ impl<'m> CoverageOut<'m> {
             sides: Vec::new(),
             witness: Vec::new(),
             tests: Vec::new(),
+            undefined_calls: Vec::new(),
             inputs: Vec::new(),
             found_at: Vec::new(),
             sources: Sources::new(replay.sources().clone()),
@@ -175,11 +179,8 @@ impl<'m> CoverageOut<'m> {
         self.credit(new_sides, Witness::Test(index));
         let test = regression_test(&mut self.results, self.func, &self.spec, coords);
         self.tests.truncate(index);
-        self.tests.push(test.unwrap_or_else(|| RegressionTest {
-            coords: coords.to_vec(),
-            expected: Vec::new(),
-            thrown: None,
-        }));
+        self.tests
+            .push(test.unwrap_or_else(|| unchecked_test(coords)));
         self.found_at.truncate(index);
         self.found_at.push(self.started.elapsed());
         self.inputs.truncate(index);
@@ -207,6 +208,9 @@ impl<'m> CoverageOut<'m> {
         self.out.write(&row.file, &row.file_text());
         self.findings.truncate(index);
         self.findings.push(row);
+        self.undefined_calls.truncate(index);
+        self.undefined_calls
+            .push((finding.kind == FindingKind::Undefined).then(|| finding.coords.clone()));
         self.rewrite(None);
     }
 
@@ -241,7 +245,7 @@ impl<'m> CoverageOut<'m> {
         if self.no_regression.is_none() {
             files.push(regression_file(self.module, self.func));
         }
-        for kind in [FindingKind::Crash, FindingKind::Hang] {
+        for kind in FindingKind::ALL {
             if self.findings.iter().any(|f| f.kind == kind.name()) {
                 files.push(dir_name(kind));
             }
@@ -384,7 +388,13 @@ impl<'m> CoverageOut<'m> {
                 (running.as_slice(), None)
             }
         };
-        match regression_c(self.module, self.func, &self.spec, &self.tests) {
+        let unchecked = self
+            .undefined_calls
+            .iter()
+            .flatten()
+            .map(|c| unchecked_test(c));
+        let tests: Vec<RegressionTest> = self.tests.iter().cloned().chain(unchecked).collect();
+        match regression_c(self.module, self.func, &self.spec, &tests) {
             Ok(c) => self.out.write(regression_file(self.module, self.func), &c),
             Err(e) => self.no_regression = Some(e.to_string()),
         }
@@ -403,5 +413,15 @@ impl<'m> CoverageOut<'m> {
             Ok(json) => self.out.write("coverage.json", &json),
             Err(e) => self.out.fail(e),
         }
+    }
+}
+
+/// A test of input `coords` whose results the regression file does not check.
+fn unchecked_test(coords: &[u64]) -> RegressionTest {
+    RegressionTest {
+        coords: coords.to_vec(),
+        expected: Vec::new(),
+        thrown: None,
+        checked: false,
     }
 }

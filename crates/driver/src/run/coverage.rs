@@ -78,6 +78,7 @@ fn confirm(
     let defects: Vec<Defect<'_>> = findings
         .iter()
         .zip(rows)
+        .filter(|(finding, _)| finding.kind.is_defect())
         .map(|(finding, row)| Defect::of_finding(finding, row))
         .collect();
     let target = Target {

@@ -54,6 +54,7 @@ pub(super) fn confirm_values(
     let mut numbers = std::collections::BTreeMap::new();
     let faults = report.crashes.iter().zip(rows);
     let defects: Vec<Defect<'_>> = faults
+        .filter(|(finding, _)| finding.kind.is_defect())
         .map(|(finding, row)| Defect::of_finding(finding, row))
         .chain(values.iter().map(|value| {
             let number = numbers.entry(value.class).or_insert(0);

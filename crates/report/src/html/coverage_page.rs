@@ -290,6 +290,10 @@ fn totals(out: &mut String, coverage: &Coverage<'_>) {
         "hangs",
         "finding",
     );
+    let undefined = coverage.count_findings("undefined");
+    if undefined > 0 {
+        tile(out, "undefined", undefined, "undefined calls", "");
+    }
     if !traps.is_empty() {
         trap_tile(out, &TrapCounts::of(&traps));
     }
