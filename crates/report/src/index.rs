@@ -117,6 +117,30 @@ pub struct RunCounts {
     pub hangs: usize,
     /// Tests kept.
     pub tests: usize,
+    /// Its findings' identities, for the distinct count of a run over several functions.
+    #[serde(default, skip_serializing)]
+    pub findings: Vec<FindingId>,
+}
+
+/// A finding as the index counts it: its fingerprint and kind (`findings[]` of
+/// `coverage.json` and `report.json`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct FindingId {
+    /// Its identity across functions and runs.
+    pub fingerprint: String,
+    /// `crash`, `hang` or `undefined`.
+    pub kind: String,
+}
+
+/// The number of distinct defects (crashes and hangs, by fingerprint) among `findings`:
+/// a fault several functions reach through a shared callee is one.
+pub fn distinct_defects<'a>(findings: impl IntoIterator<Item = &'a FindingId>) -> usize {
+    findings
+        .into_iter()
+        .filter(|f| f.kind != "undefined")
+        .map(|f| f.fingerprint.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
 }
 
 /// Trap targets: reached by a finding, proved unreachable, or neither.
@@ -281,6 +305,8 @@ pub struct Totals {
     pub crashes: usize,
     /// Hangs.
     pub hangs: usize,
+    /// Distinct crashes and hangs (by fingerprint) over every function.
+    pub distinct_findings: usize,
     /// Tests.
     pub tests: usize,
 }
@@ -297,6 +323,16 @@ struct IndexJson<'a> {
 }
 
 /// The totals of a coverage or an accuracy index.
+/// ` (3 distinct)` when fewer distinct findings than crashes and hangs: functions that
+/// reach one fault through a shared callee each list it.
+fn distinct_words(found: usize, distinct: usize) -> String {
+    if distinct < found {
+        format!(" ({distinct} distinct)")
+    } else {
+        String::new()
+    }
+}
+
 #[derive(Serialize)]
 #[serde(untagged)]
 enum TotalsJson {
@@ -430,6 +466,12 @@ impl Index {
                 RowOutcome::NotRun(_) => totals.not_run += 1,
             }
         }
+        totals.distinct_findings =
+            distinct_defects(self.rows.iter().flat_map(|row| match &row.outcome {
+                RowOutcome::Ran(c) => c.findings.as_slice(),
+                RowOutcome::Measured(c) => c.findings.as_slice(),
+                RowOutcome::Error(_) | RowOutcome::NotRun(_) => &[],
+            }));
         totals.feasible_percent = crate::coverage::feasible_percent(fpir::SideTally {
             covered: totals.covered,
             infeasible: totals.infeasible,
@@ -466,6 +508,7 @@ impl Index {
             evals: measured().map(|(_, c)| c.evals).sum(),
             crashes: totals.crashes,
             hangs: totals.hangs,
+            distinct_findings: totals.distinct_findings,
             worst,
         }
     }
@@ -543,9 +586,9 @@ impl Index {
         let t = self.totals();
         let _ = writeln!(
             text,
-            "total: {} functions ({} not testable, {} not run): covered {}/{} branch sides ({:.1}% feasible), {} proved infeasible, {} crashes, {} hangs, {} tests, {:.1} s",
+            "total: {} functions ({} not testable, {} not run): covered {}/{} branch sides ({:.1}% feasible), {} proved infeasible, {} crashes, {} hangs{}, {} tests, {:.1} s",
             t.functions, t.errors, t.not_run, t.covered, t.sides, t.feasible_percent,
-            t.infeasible, t.crashes, t.hangs, t.tests, self.seconds
+            t.infeasible, t.crashes, t.hangs, distinct_words(t.crashes + t.hangs, t.distinct_findings), t.tests, self.seconds
         );
         text
     }
@@ -566,7 +609,9 @@ mod tests {
         "finished": true, "stop": "time limit", "seconds": 1.5, "sides": 10,
         "covered": 6, "infeasible": 2, "not_reached": 2, "tests": 4,
         "test_seconds": [0.1], "traps": { "targets": 3, "reached": 1, "infeasible": 1,
-        "not_reached": 1 }, "crashes": 1, "hangs": 0, "findings": [], "sites": [] }"#;
+        "not_reached": 1 }, "crashes": 1, "hangs": 0, "findings": [{ "kind": "crash",
+        "fingerprint": "00000000000000aa", "trap": "integer division by zero" }],
+        "sites": [] }"#;
 
     fn index() -> Index {
         let counts = RunCounts::from_coverage_json(COVERAGE).unwrap();
@@ -622,6 +667,9 @@ mod tests {
         assert_eq!(totals["sides"], 20);
         assert_eq!(totals["covered"], 12);
         assert_eq!(totals["crashes"], 2);
+        // f and g reach the same fault: one distinct finding.
+        assert_eq!(totals["distinct_findings"], 1);
+        assert!(index().summary().contains("2 crashes, 0 hangs (1 distinct)"));
         assert_eq!(totals["traps"]["reached"], 2);
         assert_eq!(totals["feasible_percent"], 75.0);
     }

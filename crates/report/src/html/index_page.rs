@@ -269,6 +269,7 @@ mod tests {
             crashes: 1,
             hangs: 0,
             tests: 2,
+            findings: Vec::new(),
         };
         let index = Index {
             engine: "cover",

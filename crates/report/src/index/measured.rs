@@ -33,6 +33,9 @@ pub struct AccuracyCounts {
     pub hangs: usize,
     /// The least accurate input.
     pub worst: Option<WorstInput>,
+    /// Its findings' identities.
+    #[serde(default)]
+    pub findings: Vec<super::FindingId>,
 }
 
 /// The least accurate input of a function and its errors.
@@ -106,6 +109,8 @@ pub struct AccuracyTotals {
     pub crashes: usize,
     /// Hangs.
     pub hangs: usize,
+    /// Distinct crashes and hangs (by fingerprint) over every function.
+    pub distinct_findings: usize,
     /// The least accurate input of any function (the first in name order on a tie).
     pub worst: Option<WorstOf>,
 }
@@ -168,8 +173,9 @@ pub(super) fn summary(index: &Index) -> String {
         });
     let _ = writeln!(
         text,
-        "total: {} functions ({} not testable, {} not run): {worst}, {} crashes, {} hangs, {} inputs, {:.1} s",
-        t.functions, t.errors, t.not_run, t.crashes, t.hangs, t.evals, index.seconds
+        "total: {} functions ({} not testable, {} not run): {worst}, {} crashes, {} hangs{}, {} inputs, {:.1} s",
+        t.functions, t.errors, t.not_run, t.crashes, t.hangs,
+        super::distinct_words(t.crashes + t.hangs, t.distinct_findings), t.evals, index.seconds
     );
     text
 }
