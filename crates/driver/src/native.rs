@@ -181,12 +181,10 @@ fn check_one(
     )?;
     let repro = dir.join(file);
     std::fs::write(&repro, program).map_err(|e| DriverError::io("write", &repro, e))?;
-    let (verdict, output, command) = match build(target, &dir, (file, cxx), defect.expect) {
-        Err(why) => (NativeVerdict::NotBuilt(why), String::new(), String::new()),
-        Ok(command) => {
-            let (verdict, output) = run(&dir, defect)?;
-            (verdict, output, command)
-        }
+    let (command, built) = build(target, &dir, (file, cxx), defect.expect);
+    let (verdict, output) = match built {
+        Err(why) => (NativeVerdict::NotBuilt(why), String::new()),
+        Ok(()) => run(&dir, defect)?,
     };
     let line = source_line(target.module, defect.loc);
     let input = target.spec.line(defect.coords);
@@ -225,18 +223,19 @@ fn source_line(module: &Module, loc: Option<SrcLoc>) -> Option<String> {
     Some(line.to_string())
 }
 
-/// Builds `dir/repro` from `file` and the program's sources; the command that does it
-/// (and runs the program) from `dir`, or why it failed.
+/// Builds `dir/repro` from `file` and the program's sources: the command that does it
+/// (and runs the program) from `dir`, and whether it built (why not).
 fn build(
     target: &Target<'_>,
     dir: &Path,
     (file, cxx): (&str, bool),
     expect: Expect,
-) -> std::result::Result<String, String> {
+) -> (String, std::result::Result<(), String>) {
     let compiler = if cxx { "g++" } else { "gcc" };
     let sources = target.build.sources(target.module, cxx);
     if sources.is_empty() {
-        return Err("the program's debug info names no C or C++ source to build".to_string());
+        let why = "the program's debug info names no C or C++ source to build";
+        return (String::new(), Err(why.to_string()));
     }
     let mut args: Vec<String> = ["-O0", "-g", "-w"]
         .iter()
@@ -250,24 +249,116 @@ fn build(
     args.push(file.to_string());
     args.extend(sources.iter().map(|p| p.display().to_string()));
     args.extend(["-lm", "-o", "repro"].iter().map(|s| s.to_string()));
-    let built = Command::new(compiler)
-        .current_dir(dir)
-        .args(&args)
-        .output()
-        .map_err(|e| format!("{compiler} does not run: {e}"))?;
-    if !built.status.success() {
-        let stderr = String::from_utf8_lossy(&built.stderr);
-        let first = stderr.lines().find(|l| l.contains("error")).unwrap_or("");
-        return Err(format!("{compiler} could not build {file}: {first}"));
+    let mut built = compile(compiler, dir, &args);
+    if let Err(stderr) = &built {
+        if let Some(shims) = runtime_shims(stderr) {
+            let runtime = dir.join(RUNTIME_FILE);
+            if let Err(e) = std::fs::write(&runtime, shims) {
+                return (
+                    String::new(),
+                    Err(format!("cannot write {}: {e}", runtime.display())),
+                );
+            }
+            let at = args
+                .iter()
+                .position(|a| a == file)
+                .map_or(args.len(), |i| i + 1);
+            args.insert(at, RUNTIME_FILE.to_string());
+            built = compile(compiler, dir, &args);
+        }
     }
     let words: Vec<String> = args
         .iter()
         .map(|a| fpforge_report::replay::shell_word(a))
         .collect();
-    Ok(format!(
+    let command = format!(
         "{compiler} {}\nASAN_OPTIONS=detect_leaks=0 ./repro",
         words.join(" ")
+    );
+    let built = built.map_err(|stderr| {
+        format!(
+            "{compiler} could not build {file}: {}",
+            first_error(&stderr)
+        )
+    });
+    (command, built)
+}
+
+/// Runs `compiler args` in `dir`: its errors when it fails.
+fn compile(compiler: &str, dir: &Path, args: &[String]) -> std::result::Result<(), String> {
+    match Command::new(compiler).current_dir(dir).args(args).output() {
+        Err(e) => Err(format!("error: {compiler} does not run: {e}")),
+        Ok(built) if built.status.success() => Ok(()),
+        Ok(built) => Err(String::from_utf8_lossy(&built.stderr).into_owned()),
+    }
+}
+
+/// The file of [`RUNTIME_SHIMS`] a reproducer links when it needs them.
+const RUNTIME_FILE: &str = "runtime.c";
+
+/// What a C library other than the host's provides and fpforge's C library model knows,
+/// defined for a reproducer linked against glibc: newlib's `__errno` (glibc's
+/// `__errno_location`) and `_impure_ptr`, its per-thread state, zeroed as fpforge runs it.
+const RUNTIME_SHIMS: [(&str, &str); 2] = [
+    (
+        "__errno",
+        "int *__errno(void) { return __errno_location(); }\n",
+    ),
+    (
+        "_impure_ptr",
+        "static unsigned char fpforge_reent[4096] __attribute__((aligned(16)));\n\
+         struct _reent *_impure_ptr = (struct _reent *)fpforge_reent;\n",
+    ),
+];
+
+/// `runtime.c` defining what a failed link of a reproducer lacked: each of
+/// [`RUNTIME_SHIMS`], and for any other symbol a function that stops the program saying
+/// so. Those are what the library files reference in code fpforge's load found
+/// unreachable from the function (a branch on a constant, another function of the
+/// file), so it linked no file for them; a stub reached natively ends the reproducer
+/// with its message rather than with a wrong verdict. `None` when the link failed for
+/// another reason.
+fn runtime_shims(stderr: &str) -> Option<String> {
+    let missing: std::collections::BTreeSet<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split("undefined reference to `").nth(1))
+        .filter_map(|rest| rest.split('\'').next())
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let definitions: String = missing
+        .iter()
+        .map(|name| match RUNTIME_SHIMS.iter().find(|(n, _)| n == name) {
+            Some((_, shim)) => shim.to_string(),
+            None => {
+                let message = format!(
+                    "fpforge reproducer: {name} was reached, which fpforge found unreachable and did not link\\n"
+                );
+                format!(
+                    "void {name}(void) {{\n    static const char message[] = \"{message}\";\n    \
+                     write(2, message, sizeof message - 1);\n    abort();\n}}\n"
+                )
+            }
+        })
+        .collect();
+    Some(format!(
+        "/* What the reproducer's link lacked: what the C library the sources were written\n \
+         * for provides and glibc lacks (newlib's), as fpforge modelled it, and stubs of what\n \
+         * the library files call in code fpforge found unreachable.\n \
+         * It includes no header: the sources' own (newlib's) would take the place of glibc's. */\n\
+         struct _reent;\nextern int *__errno_location(void);\n\
+         extern long write(int, const void *, unsigned long);\nextern void abort(void);\n\n{definitions}"
     ))
+}
+
+/// The first line of a compiler's errors that says what is wrong: an undefined
+/// reference before the linker's summary.
+fn first_error(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .find(|l| l.contains("undefined reference") || l.contains("error:"))
+        .unwrap_or("")
 }
 
 /// Runs `dir/repro`: the verdict on `defect`, and the first lines it wrote.
@@ -370,4 +461,27 @@ fn platform() -> String {
         first_line("gcc", &["--version"]),
         first_line("uname", &["-srm"])
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_that_lacks_newlib_runtime_and_unreached_code_gets_shims_and_stubs() {
+        let stderr = "/usr/bin/ld: /tmp/w_j0.o: in function `j0':\n\
+                      w_j0.c:111: undefined reference to `__errno'\n\
+                      w_j0.c:120: undefined reference to `__ieee754_log'\n\
+                      w_j0.c:121: undefined reference to `__errno'\n\
+                      collect2: error: ld returned 1 exit status\n";
+        let runtime = runtime_shims(stderr).expect("shims");
+        assert!(runtime.contains("int *__errno(void) { return __errno_location(); }"));
+        assert!(runtime.contains("void __ieee754_log(void) {"));
+        assert_eq!(runtime.matches("__errno(void)").count(), 1);
+        assert!(!runtime.contains("#include"), "{runtime}");
+        assert_eq!(
+            runtime_shims("collect2: error: ld returned 1 exit status\n"),
+            None
+        );
+    }
 }

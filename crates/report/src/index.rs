@@ -669,7 +669,9 @@ mod tests {
         assert_eq!(totals["crashes"], 2);
         // f and g reach the same fault: one distinct finding.
         assert_eq!(totals["distinct_findings"], 1);
-        assert!(index().summary().contains("2 crashes, 0 hangs (1 distinct)"));
+        assert!(index()
+            .summary()
+            .contains("2 crashes, 0 hangs (1 distinct)"));
         assert_eq!(totals["traps"]["reached"], 2);
         assert_eq!(totals["feasible_percent"], 75.0);
     }

@@ -50,7 +50,7 @@ pub(super) fn confirm_values(
     let entry = &module.funcs[func];
     let location = module.describe_loc(entry.loc);
     let oracle = report.oracle.to_string();
-    let values = value_defects(module, func, report, &oracle);
+    let values = value_defects((module, func), spec, report, &oracle);
     let mut numbers = std::collections::BTreeMap::new();
     let faults = report.crashes.iter().zip(rows);
     let defects: Vec<Defect<'_>> = faults
@@ -82,10 +82,12 @@ pub(super) fn confirm_values(
     confirm_natively(&target, &defects, out)
 }
 
-/// The value defects of `report`, one per fingerprint, wrong special values first.
+/// The value defects of `report`, one per fingerprint, wrong special values first; of
+/// the inputs that show one, the most ordinary ([`extremity`]): what a maintainer
+/// reads first.
 fn value_defects(
-    module: &Module,
-    func: Func,
+    (module, func): (&Module, Func),
+    spec: &InputSpec,
     report: &AccuracyReport,
     oracle: &str,
 ) -> Vec<ValueDefect> {
@@ -99,11 +101,46 @@ fn value_defects(
         .filter(|(_, finding)| finding.status.is_none_or(|status| status == 0))
         .filter_map(|(class, finding)| ValueDefect::of(module, func, class, finding, oracle))
         .fold(Vec::new(), |mut kept: Vec<ValueDefect>, value| {
-            if kept.iter().all(|k| k.fingerprint != value.fingerprint) {
-                kept.push(value);
+            match kept.iter_mut().find(|k| k.fingerprint == value.fingerprint) {
+                None => kept.push(value),
+                Some(k)
+                    if extremity(typed(spec, &value.coords))
+                        < extremity(typed(spec, &k.coords)) =>
+                {
+                    *k = value;
+                }
+                Some(_) => {}
             }
             kept
         })
+}
+
+/// The coordinates `coords` of `spec` with their types.
+fn typed<'a>(
+    spec: &'a InputSpec,
+    coords: &'a [u64],
+) -> impl Iterator<Item = (fpir::Type, &'a u64)> {
+    spec.coords().iter().map(|c| c.ty).zip(coords)
+}
+
+/// How far from ordinary numbers an input is: first whether a float coordinate is
+/// infinite or NaN (a special argument legitimately gives a special result), then the
+/// sum of the float coordinates' binary exponents' magnitudes (subnormals counted at
+/// their value's exponent).
+fn extremity<'a>(coords: impl Iterator<Item = (fpir::Type, &'a u64)>) -> (bool, u64) {
+    let floats = coords.filter_map(|(ty, &bits)| match ty {
+        fpir::Type::Float(fpir::FloatTy::F32) => Some(f64::from(f32::from_bits(bits as u32))),
+        fpir::Type::Float(fpir::FloatTy::F64) => Some(f64::from_bits(bits)),
+        _ => None,
+    });
+    floats.fold((false, 0), |(special, sum), x| {
+        let exponent = if x == 0.0 || !x.is_finite() {
+            0
+        } else {
+            x.abs().log2().floor().abs() as u64
+        };
+        (special || !x.is_finite(), sum + exponent)
+    })
 }
 
 /// The class of a special value that is a defect: a wrong special value (a finite value
@@ -232,5 +269,23 @@ impl ValueDefect {
                 status: finding.status,
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_of_ordinary_numbers_is_less_extreme_than_one_with_huge_or_infinite_ones() {
+        let of = |xs: [f64; 2]| {
+            let bits = xs.map(f64::to_bits);
+            extremity(bits.iter().map(|b| (fpir::Type::F64, b)))
+        };
+        let ordinary = of([-17.0, -2.2e-308]);
+        let huge = of([f64::MAX, -4.0e177]);
+        let infinite = of([1e-225, f64::INFINITY]);
+        assert!(ordinary < huge, "{ordinary:?} {huge:?}");
+        assert!(huge < infinite, "{huge:?} {infinite:?}");
     }
 }
