@@ -116,7 +116,7 @@ pub fn native_checks(checks: &[NativeCheck]) -> String {
             format!(
                 "{}: {} ({})\n",
                 check.finding,
-                check.verdict.words(),
+                check.words(),
                 report.display()
             )
         })

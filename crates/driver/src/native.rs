@@ -9,7 +9,9 @@
 //! (every undefined behaviour fatal): fpforge's execution traps on every out-of-bounds
 //! access, which a plain native build may read without faulting; the sanitizers catch
 //! what fpforge caught. A crash is confirmed when the native run dies (a signal or a
-//! sanitizer's report), a hang when it is still running after [`HANG_LIMIT`].
+//! sanitizer's report), a hang when it is still running after [`HANG_LIMIT`]. gcc's
+//! verdict is the finding's; a crash or wrong value is replayed by a clang-14 build too,
+//! whose verdict the report gives beside it.
 
 use crate::error::{DriverError, Result};
 use crate::program::NativeBuild;
@@ -85,8 +87,20 @@ pub struct NativeCheck {
     pub finding: String,
     /// Its directory with `repro.c` and `report.md`.
     pub dir: PathBuf,
-    /// What the native build said.
+    /// What the native build said (gcc's).
     pub verdict: NativeVerdict,
+    /// What the clang build said, when it was replayed with clang too.
+    pub clang: Option<NativeVerdict>,
+}
+
+impl NativeCheck {
+    /// gcc's verdict in words, then clang's.
+    pub fn words(&self) -> String {
+        match &self.clang {
+            Some(clang) => format!("{}; clang: {}", self.verdict.words(), clang.words()),
+            None => self.verdict.words(),
+        }
+    }
 }
 
 /// The function whose findings are checked, its inputs and how to build it.
@@ -181,10 +195,26 @@ fn check_one(
     )?;
     let repro = dir.join(file);
     std::fs::write(&repro, program).map_err(|e| DriverError::io("write", &repro, e))?;
-    let (command, built) = build(target, &dir, (file, cxx), defect.expect);
-    let (verdict, output) = match built {
-        Err(why) => (NativeVerdict::NotBuilt(why), String::new()),
-        Ok(()) => run(&dir, defect)?,
+    let replay = |native| -> Result<(String, NativeVerdict, String)> {
+        let (command, built) = build(target, &dir, (file, cxx), (defect.expect, native));
+        let (verdict, output) = match built {
+            Err(why) => (NativeVerdict::NotBuilt(why), String::new()),
+            Ok(()) => run(&dir, defect, native)?,
+        };
+        Ok((command, verdict, output))
+    };
+    let (command, verdict, output) = replay(Compiler::Gcc)?;
+    // A hang is run once: a second opinion would take the hang limit again.
+    let second = if defect.hang {
+        None
+    } else {
+        Some(replay(Compiler::Clang)?)
+    };
+
+    let (clang_command, clang) = second.map_or((None, None), |(c, v, _)| (Some(c), Some(v)));
+    let native = match &clang {
+        Some(clang) => format!("{}; clang: {}", verdict.words(), clang.words()),
+        None => verdict.words(),
     };
     let line = source_line(target.module, defect.loc);
     let input = target.spec.line(defect.coords);
@@ -199,10 +229,11 @@ fn check_one(
         stack,
         input: &input,
         input_decimal: &decimal,
-        native: &verdict.words(),
+        native: &native,
         native_output: &output,
         platform,
         command: &command,
+        clang_command: clang_command.as_deref(),
         fingerprint: defect.fingerprint,
         values: defect.values,
     };
@@ -212,6 +243,7 @@ fn check_one(
         finding: defect.name.replace('-', " "),
         dir,
         verdict,
+        clang,
     })
 }
 
@@ -229,9 +261,9 @@ fn build(
     target: &Target<'_>,
     dir: &Path,
     (file, cxx): (&str, bool),
-    expect: Expect,
+    (expect, native): (Expect, Compiler),
 ) -> (String, std::result::Result<(), String>) {
-    let compiler = if cxx { "g++" } else { "gcc" };
+    let compiler = native.program(cxx);
     let sources = target.build.sources(target.module, cxx);
     if sources.is_empty() {
         let why = "the program's debug info names no C or C++ source to build";
@@ -248,7 +280,11 @@ fn build(
     args.extend(target.build.flags.iter().cloned());
     args.push(file.to_string());
     args.extend(sources.iter().map(|p| p.display().to_string()));
-    args.extend(["-lm", "-o", "repro"].iter().map(|s| s.to_string()));
+    args.extend(
+        ["-lm", "-o", native.executable()]
+            .iter()
+            .map(|s| s.to_string()),
+    );
     let mut built = compile(compiler, dir, &args);
     if let Err(stderr) = &built {
         if let Some(shims) = runtime_shims(stderr) {
@@ -272,8 +308,9 @@ fn build(
         .map(|a| fpforge_report::replay::shell_word(a))
         .collect();
     let command = format!(
-        "{compiler} {}\nASAN_OPTIONS=detect_leaks=0 ./repro",
-        words.join(" ")
+        "{compiler} {}\nASAN_OPTIONS=detect_leaks=0 ./{}",
+        words.join(" "),
+        native.executable()
     );
     let built = built.map_err(|stderr| {
         format!(
@@ -362,9 +399,10 @@ fn first_error(stderr: &str) -> &str {
 }
 
 /// Runs `dir/repro`: the verdict on `defect`, and the first lines it wrote.
-fn run(dir: &Path, defect: &Defect<'_>) -> Result<(NativeVerdict, String)> {
-    let program = std::fs::canonicalize(dir.join("repro"))
-        .map_err(|e| DriverError::io("read", dir.join("repro"), e))?;
+fn run(dir: &Path, defect: &Defect<'_>, native: Compiler) -> Result<(NativeVerdict, String)> {
+    let executable = dir.join(native.executable());
+    let program =
+        std::fs::canonicalize(&executable).map_err(|e| DriverError::io("read", &executable, e))?;
     let limit = if defect.hang { HANG_LIMIT } else { CRASH_LIMIT };
     let mut child = Command::new(&program)
         .current_dir(dir)
@@ -409,8 +447,12 @@ fn run(dir: &Path, defect: &Defect<'_>) -> Result<(NativeVerdict, String)> {
         (_, false, None) => NativeVerdict::NotReproduced(running),
         (Expect::Value { .. }, _, Some(status)) => match status.code() {
             Some(0) => NativeVerdict::NotReproduced(checked_line(&stdout)),
-            Some(1) => NativeVerdict::Confirmed(format!("gcc build: {}", checked_line(&stdout))),
-            _ => NativeVerdict::NotReproduced(failure(status, &stderr)),
+            Some(1) => NativeVerdict::Confirmed(format!(
+                "{} build: {}",
+                native.name(),
+                checked_line(&stdout)
+            )),
+            _ => NativeVerdict::NotReproduced(failure(native, status, &stderr)),
         },
         (Expect::Fault, _, Some(status)) if status.success() => {
             NativeVerdict::NotReproduced("the call returned".to_string())
@@ -418,7 +460,9 @@ fn run(dir: &Path, defect: &Defect<'_>) -> Result<(NativeVerdict, String)> {
         (Expect::Fault, true, Some(_)) => {
             NativeVerdict::NotReproduced("the native run ended, with a fault".to_string())
         }
-        (Expect::Fault, false, Some(status)) => NativeVerdict::Confirmed(failure(status, &stderr)),
+        (Expect::Fault, false, Some(status)) => {
+            NativeVerdict::Confirmed(failure(native, status, &stderr))
+        }
     };
     Ok((verdict, output))
 }
@@ -429,14 +473,52 @@ fn checked_line(stdout: &str) -> String {
 }
 
 /// How a native run failed: the sanitizer's summary, or the signal.
-fn failure(status: std::process::ExitStatus, stderr: &str) -> String {
+fn failure(native: Compiler, status: std::process::ExitStatus, stderr: &str) -> String {
     let summary = stderr
         .lines()
         .find(|l| l.starts_with("SUMMARY:") || l.contains("runtime error:"));
+    let name = native.name();
     match (summary, status.signal()) {
-        (Some(line), _) => format!("gcc build with sanitizers: {}", line.trim()),
-        (None, Some(signal)) => format!("gcc build killed by signal {signal}"),
-        (None, None) => format!("gcc build exited with {status}"),
+        (Some(line), _) => format!("{name} build with sanitizers: {}", line.trim()),
+        (None, Some(signal)) => format!("{name} build killed by signal {signal}"),
+        (None, None) => format!("{name} build exited with {status}"),
+    }
+}
+
+/// A native compiler a finding is replayed with: gcc, whose verdict is the finding's,
+/// and clang, a second opinion (a compiler that folds or contracts differently may not
+/// reproduce a wrong value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compiler {
+    Gcc,
+    Clang,
+}
+
+impl Compiler {
+    /// The driver of C (C++ when `cxx`) sources.
+    fn program(self, cxx: bool) -> &'static str {
+        match (self, cxx) {
+            (Compiler::Gcc, false) => "gcc",
+            (Compiler::Gcc, true) => "g++",
+            (Compiler::Clang, false) => "clang-14",
+            (Compiler::Clang, true) => "clang++-14",
+        }
+    }
+
+    /// Its build of the reproducer.
+    fn executable(self) -> &'static str {
+        match self {
+            Compiler::Gcc => "repro",
+            Compiler::Clang => "repro-clang",
+        }
+    }
+
+    /// `gcc` or `clang`.
+    fn name(self) -> &'static str {
+        match self {
+            Compiler::Gcc => "gcc",
+            Compiler::Clang => "clang",
+        }
     }
 }
 
@@ -457,8 +539,9 @@ fn platform() -> String {
             .unwrap_or_default()
     };
     format!(
-        "{}; {}",
+        "{}; {}; {}",
         first_line("gcc", &["--version"]),
+        first_line("clang-14", &["--version"]),
         first_line("uname", &["-srm"])
     )
 }

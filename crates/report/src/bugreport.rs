@@ -35,6 +35,8 @@ pub struct BugReport<'a> {
     pub platform: &'a str,
     /// The command that builds and runs the reproducer, from its directory.
     pub command: &'a str,
+    /// The same with clang, when it was replayed with clang too.
+    pub clang_command: Option<&'a str>,
     /// The finding's fingerprint.
     pub fingerprint: &'a str,
     /// For a wrong value: what was returned and what should have been.
@@ -100,6 +102,9 @@ impl BugReport<'_> {
              only the library's sources):\n\n```sh\n{}\n```\n",
             self.command
         );
+        if let Some(clang) = self.clang_command.filter(|c| !c.is_empty()) {
+            let _ = writeln!(md, "Or with clang:\n\n```sh\n{clang}\n```\n");
+        }
         let _ = writeln!(md, "Platform: {}.\n", self.platform);
         let _ = writeln!(
             md,
@@ -153,6 +158,7 @@ mod tests {
             native_output: "",
             platform: "gcc 12.2.0, Linux x86_64",
             command: "gcc -g repro.c f.c -lm -o repro && ./repro",
+            clang_command: Some("clang-14 -g repro.c f.c -lm -o repro-clang && ./repro-clang"),
             fingerprint: "00000000000000aa",
             values: None,
         };
@@ -165,6 +171,7 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("./repro\n```"), "{md}");
+        assert!(md.contains("Or with clang:\n\n```sh\nclang-14 -g"), "{md}");
         assert!(!md.contains("## Observed"), "{md}");
     }
 
@@ -192,6 +199,7 @@ mod tests {
             native_output: "",
             platform: "gcc",
             command: "gcc repro.c",
+            clang_command: None,
             fingerprint: "00000000000000bb",
             values: Some(&values),
         };

@@ -229,6 +229,12 @@ fn confirmed_findings_come_with_a_reproducer_that_fails_natively_and_a_report() 
         let report = std::fs::read_to_string(case.join("report.md")).unwrap();
         assert!(report.contains("Confirmed natively"), "{name}: {report}");
         assert!(printed.contains("confirmed natively"), "{printed}");
+        // clang's build is the second opinion, and agrees.
+        assert!(
+            printed.contains("; clang: confirmed natively: clang build with sanitizers"),
+            "{printed}"
+        );
+        assert!(report.contains("Or with clang:"), "{name}: {report}");
         // The report's command, pasted in the finding's directory, fails while the
         // fault is there.
         let pasted = paste_in(&case, &report_command(&report));
