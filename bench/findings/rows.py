@@ -262,26 +262,39 @@ ROWS = [
 ]
 
 
+def reproducer_cell(row, finding):
+    """The row's report.md (docs/findings/) and what fpforge's own reproducer said."""
+    if not finding:
+        return "none for this input"
+    verdict = finding[1]
+    link = f"[report.md](findings/{row['lib']}-{row['func']}.md)"
+    if verdict.startswith("Confirmed natively"):
+        compilers = "gcc and clang" if "; clang: confirmed natively" in verdict else "gcc"
+        return f"{link}: confirmed natively ({compilers})"
+    return f"{link}: {verdict[:120]}"
+
+
 def markdown(results, fmt, libs):
     out = []
     out.append("| # | library | function | input (hex, decimal) | observed (gcc -O2) | true value (mpmath, 80 digits) "
-               "| class | found by | why it is a defect (domain evidence) | upstream |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|")
+               "| class | found by | fpforge's reproducer | why it is a defect (domain evidence) | upstream |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
     import re
     number = {row["id"]: n for n, (row, _, _) in enumerate(results, 1)}
     for n, (row, res, why) in enumerate(results, 1):
         row = dict(row, why=re.sub(r"\brow (\d+)", lambda m: f"row {number.get(int(m.group(1)), m.group(1))}", row["why"]))
-        cmd = "fpforge " + " ".join(row["cmd"])
+        cmd = "fpforge " + " ".join(row["cmd"]) + " --confirm"
         if res is None:
-            out.append(f"| {n} | {row['lib']} | `{row['func']}` | not confirmed: {why} | | | | `{cmd}` | | |")
+            out.append(f"| {n} | {row['lib']} | `{row['func']}` | not confirmed: {why} | | | | `{cmd}` | | | |")
             continue
+        own = reproducer_cell(row, res["finding"])
         import mpmath
         inp = ", ".join(f"`{x.hex()}` ({x!r})" for x in res["xs"])
         got = fmt(res["got"])
         if row["lib"] == "gsl":
             got += f", status {res['status']}{' (GSL_SUCCESS)' if res['status'] == 0 else ''}, err {res['err']:.3g}"
         out.append(f"| {n} | {LIBNAMES[row['lib']]} | `{row['func']}` | {inp} | {got} | "
-                   f"{mpmath.nstr(res['t'], 17)} | {res['cls']} | `{cmd}` | {row['why']} | {row['upstream']} |")
+                   f"{mpmath.nstr(res['t'], 17)} | {res['cls']} | `{cmd}` | {own} | {row['why']} | {row['upstream']} |")
     return "\n".join(out)
 
 

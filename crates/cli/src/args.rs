@@ -588,6 +588,14 @@ pub struct AccuracyArgs {
     /// 4 ulps, and report.md, a bug report ready to file; crashes and hangs too.
     #[arg(long)]
     pub confirm: bool,
+    /// Write the run's findings (crashes, hangs, and the wrong values report.json lists
+    /// in `defects`) as a SARIF 2.1.0 log to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// Findings whose fingerprints FILE lists are known; the run exits 3 only for new
+    /// ones, wrong values included (`fpforge baseline OUT > FILE` writes one).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -392,12 +392,19 @@ pub struct CiOptions {
     pub junit: Option<PathBuf>,
     /// The feasible coverage in percent below which the run exits with code 4.
     pub fail_under: Option<f64>,
+    /// `--sarif` and `--baseline`.
+    pub findings: FindingsOptions,
+    /// Whether findings are replayed natively.
+    pub confirm: Confirm,
+}
+
+/// Where a run's findings go for code scanning, and which are known.
+#[derive(Debug, Clone, Default)]
+pub struct FindingsOptions {
     /// Where to write the SARIF log.
     pub sarif: Option<PathBuf>,
     /// The known findings.
     pub baseline: Option<Baseline>,
-    /// Whether findings are replayed natively.
-    pub confirm: Confirm,
 }
 
 impl TryFrom<CiArgs> for CiOptions {
@@ -410,8 +417,10 @@ impl TryFrom<CiArgs> for CiOptions {
                 .fail_under
                 .map(|p| percent("--fail-under", p))
                 .transpose()?,
-            sarif: args.sarif,
-            baseline: baseline(args.baseline.as_deref(), &args.accepted)?,
+            findings: FindingsOptions {
+                sarif: args.sarif,
+                baseline: baseline(args.baseline.as_deref(), &args.accepted)?,
+            },
             confirm: confirm_of(args.confirm),
         })
     }
@@ -695,6 +704,8 @@ pub struct AccuracyOptions {
     pub output: OutputOptions,
     /// Whether wrong special values, crashes and hangs are replayed natively.
     pub confirm: Confirm,
+    /// `--sarif` and `--baseline`.
+    pub findings: FindingsOptions,
 }
 
 /// The output directory of a run over several functions when `--out` is not given, as
@@ -716,6 +727,9 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             None if several => Some(PathBuf::from(DEFAULT_OUT)),
             out => out,
         };
+        if out.is_none() && (args.sarif.is_some() || args.baseline.is_some()) {
+            bail!("--sarif and --baseline read the run's findings from its output directory: give --out DIR");
+        }
         let specs = specs_of(&functions, &args.library, args.arg_specs, args.out_args);
         let (program, extra) = program_of(&args.items, &args.program, functions)?;
         if !extra.is_empty() {
@@ -763,6 +777,10 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
             out,
             output: args.output.into(),
             confirm,
+            findings: FindingsOptions {
+                sarif: args.sarif,
+                baseline: baseline(args.baseline.as_deref(), &[])?,
+            },
         })
     }
 }

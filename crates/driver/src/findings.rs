@@ -52,14 +52,19 @@ fn read_dir_findings(dir: &Path) -> Result<Option<EntryFindings>> {
     let invalid = |why: String| DriverError::Invalid(format!("{}: {why}", path.display()));
     let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
     let entry = doc["function"].as_str().unwrap_or_default().to_string();
-    let findings = match doc.get("findings") {
-        Some(list) => serde_json::from_value(list.clone()).map_err(|e| {
+    // `findings[]`: crashes, hangs, undefined calls; `defects[]` (accuracy): wrong values.
+    let mut findings: Vec<SavedFinding> = Vec::new();
+    for list in ["findings", "defects"]
+        .iter()
+        .filter_map(|&key| doc.get(key))
+    {
+        let saved: Vec<SavedFinding> = serde_json::from_value(list.clone()).map_err(|e| {
             invalid(format!(
                 "{e} (written by an fpforge before findings had fingerprints? run it again)"
             ))
-        })?,
-        None => Vec::new(),
-    };
+        })?;
+        findings.extend(saved);
+    }
     Ok(Some(EntryFindings { entry, findings }))
 }
 

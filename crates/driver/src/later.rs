@@ -73,7 +73,7 @@ fn confirm_dir(dir: &Path, record: &ProgramRecord, notes: Notes<'_>) -> Result<R
     let saved = crate::findings::collect(dir)?
         .into_iter()
         .flat_map(|entry| entry.findings)
-        .filter(SavedFinding::is_defect)
+        .filter(SavedFinding::is_fault)
         .collect::<Vec<SavedFinding>>();
     let mut reconfirmed = Reconfirmed {
         function: record.function.clone(),

@@ -340,6 +340,8 @@ pub(crate) struct ReportJson<'a> {
     #[serde(skip_serializing_if = "crate::findings::is_zero")]
     pub(crate) undefined: usize,
     pub(crate) findings: &'a [crate::findings::CrashRow],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub(crate) defects: &'a [crate::findings::ValueRow],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) diagnostic: Option<&'a str>,
     pub(crate) special_values: Vec<SpecialRow>,
@@ -382,6 +384,7 @@ impl<'a> ReportJson<'a> {
             hangs: count_kind(info.findings, FindingKind::Hang),
             undefined: count_kind(info.findings, FindingKind::Undefined),
             findings: info.findings,
+            defects: &[],
             diagnostic: info.diagnostic,
             special_values: Vec::new(),
             worst: top.first(),
@@ -457,13 +460,15 @@ pub fn partial_json(
 
 /// `report.json` of a finished run (`progress` says when the last worst input came).
 pub fn final_json(
-    info: RunInfo<'_>,
-    progress: AccuracyProgress,
+    (info, progress): (RunInfo<'_>, AccuracyProgress),
     module: &Module,
     report: &AccuracyReport,
+    defects: &[crate::findings::ValueRow],
 ) -> Result<String, ReportError> {
     let top = top_rows(module, report);
-    ReportJson::finished(info, progress, module, report, &top).text()
+    let mut json = ReportJson::finished(info, progress, module, report, &top);
+    json.defects = defects;
+    json.text()
 }
 
 /// The rows of the report's worst inputs, worst first.

@@ -228,7 +228,46 @@ pub struct SavedFinding {
     pub replay: String,
 }
 
+/// A wrong value an accuracy run found that is a defect of the function (a wrong special
+/// value, a finite answer at a pole, a large error: the driver's `value_defects`), as
+/// `report.json`'s `defects[]` lists it, in [`SavedFinding`]'s fields (kind `value`) so
+/// that SARIF and baselines read it as they read crashes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ValueRow {
+    /// `value`.
+    pub kind: &'static str,
+    /// What is wrong, in words.
+    pub trap: String,
+    /// `wrong-special-value`, `pole` or `large-error`.
+    pub class: String,
+    /// The function.
+    pub function: String,
+    /// Its definition's location.
+    pub location: String,
+    /// Empty: a value has no call stack.
+    pub stack: Vec<String>,
+    /// Its directory under `findings/` when `--confirm` wrote one, else empty.
+    pub file: String,
+    /// The input, as `fpforge run` reads it.
+    pub input: String,
+    /// Its identity across runs.
+    pub fingerprint: String,
+    /// The command that runs the function on the input.
+    pub replay: String,
+}
+
+/// [`ValueRow::kind`].
+pub const VALUE_KIND: &str = "value";
+
 impl SavedFinding {
+    /// Whether it is a crash or a hang: an input that traps, which `fpforge confirm`
+    /// runs again.
+    pub fn is_fault(&self) -> bool {
+        [FindingKind::Crash, FindingKind::Hang]
+            .iter()
+            .any(|kind| self.kind == kind.name())
+    }
+
     /// Whether it is a defect of the code (a crash or a hang): what SARIF lists, a
     /// baseline accepts and an exit code counts; a call of a function the run left
     /// undefined is none.

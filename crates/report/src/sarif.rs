@@ -93,13 +93,18 @@ fn rule(id: &str) -> Value {
         "hang" => "The function runs out of its step budget: a loop that does not end, or one \
                    longer than the budget."
             .to_string(),
+        "value" => format!("The function returns a wrong value: {words}."),
         _ => format!("The function crashes: {words}."),
+    };
+    let level = match (kind, class) {
+        ("hang", _) | ("value", "large-error") => "warning",
+        _ => "error",
     };
     json!({
         "id": id,
         "name": format!("{kind} {words}"),
         "shortDescription": {"text": text},
-        "defaultConfiguration": {"level": if kind == "hang" { "warning" } else { "error" }},
+        "defaultConfiguration": {"level": level},
     })
 }
 

@@ -10,6 +10,7 @@
 //! `report.json` again at `--precision` bits instead of searching. Several functions
 //! run through the driver's library runner, each into `OUT/<function>/`.
 
+use super::triaged;
 use crate::interrupt::interrupt_flag;
 use crate::options::AccuracyOptions;
 use crate::progress::{Spinner, Verbosity};
@@ -43,10 +44,13 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
             selection,
         )?;
         let totals = ran.index.totals();
-        return Ok(crate::search_exit(
-            ran.interrupted,
+        let found = triaged(
+            out,
+            &options.findings,
+            &options.output,
             totals.crashes + totals.hangs,
-        ));
+        )?;
+        return Ok(crate::search_exit(ran.interrupted, found));
     }
     if let Some(source) = &options.check_input {
         return check(&options, source);
@@ -83,7 +87,11 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
     }
     let interrupted = !measured.report.stop.completed();
     let defects = fpforge_report::findings::count_defects(&measured.findings);
-    Ok(crate::search_exit(interrupted, defects))
+    let found = match options.out.as_deref() {
+        Some(out) => triaged(out, &options.findings, &options.output, defects)?,
+        None => defects,
+    };
+    Ok(crate::search_exit(interrupted, found))
 }
 
 /// `--check-input`: the worst input of a report, measured at `--precision`.

@@ -3,7 +3,7 @@
 //! summary, `--gcov`, `--fail-under` and the exit code — is here; runs over several
 //! functions are [`crate::library`]'s.
 
-use crate::options::{CiOptions, CoverageRunOptions, OutputOptions};
+use crate::options::{CoverageRunOptions, FindingsOptions, OutputOptions};
 use crate::progress::{Spinner, Verbosity};
 use crate::render;
 use anyhow::Result;
@@ -51,7 +51,7 @@ pub fn coverage<J: Job<Outcome = CoverageOutcome>>(
     let totals = ran.index.totals();
     let findings = triaged(
         &run.out,
-        &run.ci,
+        &run.ci.findings,
         &run.output,
         totals.crashes + totals.hangs,
     )?;
@@ -109,7 +109,7 @@ fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
         );
     }
     let defects = count_defects(&finished.findings);
-    let findings = triaged(&run.out, &run.ci, &run.output, defects)?;
+    let findings = triaged(&run.out, &run.ci.findings, &run.output, defects)?;
     Ok(crate::coverage_exit(
         below.is_some(),
         searched.interrupted,
@@ -119,7 +119,12 @@ fn one_coverage<J: Job<Outcome = CoverageOutcome>>(
 
 /// The number of findings that decide the exit code — all `found`, or with `--baseline`
 /// the distinct ones it does not know — after writing `--sarif`.
-pub fn triaged(out: &Path, ci: &CiOptions, output: &OutputOptions, found: usize) -> Result<usize> {
+pub fn triaged(
+    out: &Path,
+    ci: &FindingsOptions,
+    output: &OutputOptions,
+    found: usize,
+) -> Result<usize> {
     if ci.sarif.is_none() && ci.baseline.is_none() {
         return Ok(found);
     }

@@ -662,6 +662,61 @@ fn a_wrong_value_returned_with_an_error_status_is_no_defect() {
     );
 }
 
+/// `accuracy` of the naive hypot (inf where the true value is finite) into `out`, with
+/// `extra` flags.
+fn naive_hypot_accuracy(dir: &Path, out: &str, extra: &[&str]) -> Output {
+    let source = fixture("findings", "naive_hypot.c");
+    let args = [
+        &[
+            "accuracy",
+            source.as_str(),
+            "-f",
+            "hypot",
+            "--oracle",
+            "auto",
+            "--evals",
+            "5000",
+            "--out",
+            out,
+        ][..],
+        extra,
+    ]
+    .concat();
+    fpforge_in(dir, &args)
+}
+
+#[test]
+fn an_accuracy_runs_wrong_values_are_sarif_results_and_a_baseline_knows_them() {
+    let dir = tempfile::tempdir().unwrap();
+    // Without a baseline, a wrong value does not change the exit code.
+    let first = naive_hypot_accuracy(dir.path(), "a", &["--seed", "1", "--sarif", "a.sarif"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let log = json_file(&dir.path().join("a.sarif"));
+    let validator = jsonschema::validator_for(&sarif_schema()).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let rules: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["ruleId"].as_str())
+        .collect();
+    assert!(rules.contains(&"value/wrong-special-value"), "{rules:?}");
+    let known = fpforge_in(dir.path(), &["baseline", "a"]);
+    std::fs::write(dir.path().join("known.txt"), &known.stdout).unwrap();
+    // Another seed finds the same defect: known, exit 0; against an empty baseline it is
+    // new, exit 3.
+    let again = naive_hypot_accuracy(dir.path(), "b", &["--seed", "7", "--baseline", "known.txt"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(stderr(&again).contains("0 new"), "{}", stderr(&again));
+    std::fs::write(dir.path().join("empty.txt"), "").unwrap();
+    let fresh = naive_hypot_accuracy(dir.path(), "c", &["--seed", "7", "--baseline", "empty.txt"]);
+    assert_eq!(fresh.status.code(), Some(3), "{}", stderr(&fresh));
+}
+
 #[test]
 fn a_significant_error_against_the_true_function_is_confirmed_too() {
     // `expm1` as exp(x) - 1: 0 for tiny x, where the true value is x.

@@ -118,7 +118,8 @@ impl Job for AccuracyJob {
                 task.show(&RunStatus::from(progress));
             }
         })?;
-        let mut measured = writer.finish(report)?;
+        let defects = super::value_defects::value_rows(&task, &spec, &report);
+        let mut measured = writer.finish(report, &defects)?;
         measured.native = super::value_defects::confirm_values(
             &task,
             &spec,

@@ -21,7 +21,7 @@ use fpforge_accuracy::special::{PoleAnswer, SpecialKind, SpecialValue};
 use fpforge_accuracy::{AccuracyReport, FloatBits};
 use fpforge_report::accuracy::output_name;
 use fpforge_report::bugreport::ValueFacts;
-use fpforge_report::findings::{value_fingerprint, CrashRow};
+use fpforge_report::findings::{value_fingerprint, CrashRow, ValueRow, VALUE_KIND};
 use fpforge_report::regression::Expect;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
@@ -80,6 +80,44 @@ pub(super) fn confirm_values(
         build: task.build,
     };
     confirm_natively(&target, &defects, out)
+}
+
+/// The value defects of `report` (the inputs of `spec`) as `report.json` lists them,
+/// whether or not they are confirmed; the directory `--confirm` writes each into, when it
+/// does.
+pub(super) fn value_rows(
+    task: &Task<'_>,
+    spec: &InputSpec,
+    report: &AccuracyReport,
+) -> Vec<ValueRow> {
+    let (module, func) = (task.module, task.func);
+    let entry = &module.funcs[func];
+    let oracle = report.oracle.to_string();
+    let mut numbers = std::collections::BTreeMap::new();
+    value_defects((module, func), spec, report, &oracle)
+        .into_iter()
+        .map(|value| {
+            let number = numbers.entry(value.class).or_insert(0);
+            *number += 1;
+            let class = value.class.replace(' ', "-");
+            let input = spec.line(&value.coords);
+            ValueRow {
+                kind: VALUE_KIND,
+                trap: value.what,
+                file: match task.confirm {
+                    Confirm::Native => format!("findings/{class}-{number}"),
+                    Confirm::Off => String::new(),
+                },
+                class,
+                function: entry.display_name().to_string(),
+                location: module.describe_loc(entry.loc),
+                stack: Vec::new(),
+                replay: task.replay.command(module, func, &input),
+                input,
+                fingerprint: value.fingerprint,
+            }
+        })
+        .collect()
 }
 
 /// The value defects of `report`, one per fingerprint, wrong special values first; of
