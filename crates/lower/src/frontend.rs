@@ -1,6 +1,6 @@
 //! The clang-14 driver: compiles C and C++ to bitcode, links it with LLVM IR and bitcode
 //! inputs, promotes locals to SSA, and reads the result. Fortran 77 sources are
-//! translated to C by f2c first ([`crate::fortran`]) and compiled as C.
+//! translated to C by f2c first (the `fortran` module) and compiled as C.
 //!
 //! Pipeline, in a temporary directory: each C/C++ file goes through
 //! `clang-14 -O0 -Xclang -disable-O0-optnone -g -fno-discard-value-names -ffp-contract=off

@@ -138,10 +138,11 @@ pub(crate) fn translate(
     let c_text = std::fs::read_to_string(&c_file).map_err(io(&c_file))?;
     let c_text = relocate_lines(&c_text, &map);
     std::fs::write(&c_file, c_text).map_err(io(&c_file))?;
-    Ok(Translated {
-        c_file,
-        routines: decl::routines(&text),
-    })
+    let mut routines = decl::routines(&text);
+    for routine in &mut routines {
+        routine.line = map.origin(routine.line).1;
+    }
+    Ok(Translated { c_file, routines })
 }
 
 /// Runs the C preprocessor over `source`; the text and where each of its lines is from.
@@ -218,7 +219,11 @@ fn blank_recursive(text: &str) -> String {
     for line in text.split_inclusive('\n') {
         let comment = line.starts_with(['C', 'c', '*', '!']);
         let lower = line.to_ascii_lowercase();
-        let is_header = lower.contains("function") || lower.contains("subroutine");
+        // `RECURSIVE SUBROUTINE F(...)`, or (SciPy's MINPACK) `recursive` alone on
+        // the line the header continues.
+        let is_header = lower.contains("function")
+            || lower.contains("subroutine")
+            || lower.trim() == "recursive";
         match lower.find("recursive").filter(|_| is_header && !comment) {
             Some(at) => {
                 out.push_str(&line[..at]);
@@ -299,6 +304,11 @@ pub(crate) fn annotate(module: &mut Module, routines: &[Routine]) {
         };
         let func = &mut module.funcs[fid];
         func.demangled = Some(routine.signature());
+        // The header's line (the C definition comes after f2c's comments).
+        if let Some(loc) = func.loc.as_mut() {
+            loc.line = routine.line as u32;
+            loc.col = 0;
+        }
         let types = func.param_types();
         let leading = routine.hidden_leading();
         let strings = routine
@@ -366,11 +376,12 @@ mod tests {
 
     #[test]
     fn recursive_is_blanked_in_place() {
-        let text = "      RECURSIVE SUBROUTINE DQK21(F)\nC     recursive subroutine\n      X = 1\n";
+        let text = "      RECURSIVE SUBROUTINE DQK21(F)\nC     recursive subroutine\n      X = 1\n      recursive\n     *double precision function enorm(n,x)\n";
         let out = blank_recursive(text);
         assert_eq!(out.len(), text.len());
         assert!(out.starts_with("                SUBROUTINE DQK21(F)\n"));
         assert!(out.contains("C     recursive subroutine"));
+        assert!(out.contains("\n               \n     *double precision"));
     }
 
     #[test]
