@@ -216,14 +216,27 @@ fn line_marker(row: &str) -> Option<(usize, &str)> {
 /// lines unchanged).
 fn blank_recursive(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    let mut continues_header = false;
     for line in text.split_inclusive('\n') {
         let comment = line.starts_with(['C', 'c', '*', '!']);
         let lower = line.to_ascii_lowercase();
-        // `RECURSIVE SUBROUTINE F(...)`, or (SciPy's MINPACK) `recursive` alone on
-        // the line the header continues.
-        let is_header = lower.contains("function")
-            || lower.contains("subroutine")
-            || lower.trim() == "recursive";
+        if continues_header && !comment && line.len() > 6 && line.is_char_boundary(6) {
+            // The header `recursive` stood alone before: its continuation starts it.
+            out.push_str(&line[..5]);
+            out.push(' ');
+            out.push_str(&line[6..]);
+            continues_header = false;
+            continue;
+        }
+        if !comment && lower.trim() == "recursive" {
+            // SciPy's MINPACK: `recursive` alone, the header on the next line as a
+            // continuation. The line becomes a comment and the next one the header.
+            out.push('C');
+            out.push_str(&line[1..]);
+            continues_header = true;
+            continue;
+        }
+        let is_header = lower.contains("function") || lower.contains("subroutine");
         match lower.find("recursive").filter(|_| is_header && !comment) {
             Some(at) => {
                 out.push_str(&line[..at]);
@@ -381,7 +394,7 @@ mod tests {
         assert_eq!(out.len(), text.len());
         assert!(out.starts_with("                SUBROUTINE DQK21(F)\n"));
         assert!(out.contains("C     recursive subroutine"));
-        assert!(out.contains("\n               \n     *double precision"));
+        assert!(out.contains("\nC     recursive\n      double precision"));
     }
 
     #[test]
