@@ -189,7 +189,9 @@ fn specs_of(
     own.cloned().unwrap_or(Specs { args, out_args })
 }
 
-const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "ll", "bc"];
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "c", "cc", "cpp", "cxx", "C", "c++", "f", "F", "for", "FOR", "f77", "F77", "fpp", "ll", "bc",
+];
 
 /// True when `item` names an input file or directory rather than an argument value.
 fn is_input_path(item: &str) -> bool {
@@ -210,7 +212,7 @@ fn program_of(
 ) -> Result<(Program, Vec<String>)> {
     let count = items.iter().take_while(|i| is_input_path(i)).count();
     if count == 0 {
-        bail!("no input file: give a .c, .cpp, .ll or .bc file or a directory before the arguments (or, for cover, explore and accuracy, run in a directory with an fpforge.toml: fpforge init DIR writes one)");
+        bail!("no input file: give a .c, .cpp, .f, .F, .ll or .bc file or a directory before the arguments (or, for cover, explore and accuracy, run in a directory with an fpforge.toml: fpforge init DIR writes one)");
     }
     let paths: Vec<PathBuf> = items[..count].iter().map(PathBuf::from).collect();
     if let Some(missing) = paths.iter().find(|p| !p.exists()) {

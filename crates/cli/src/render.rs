@@ -29,6 +29,13 @@ pub fn note(note: &Note) -> String {
                 specs.join(", ")
             )
         }
+        Note::DeclaredLengths { function, specs } => {
+            let specs: Vec<String> = specs.iter().map(|s| format!("`{s}`")).collect();
+            format!(
+                "{function}: taken as {} (the declaration dimensions each array by the parameter); set them with --arg",
+                specs.join(", ")
+            )
+        }
         Note::PointersFitted { function, specs } => {
             let specs: Vec<String> = specs.iter().map(|s| format!("`{s}`")).collect();
             format!(

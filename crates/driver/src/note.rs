@@ -34,6 +34,14 @@ pub enum Note {
         /// The specs chosen, e.g. `a: f64[8]`, `n in [0, 8]`.
         specs: Vec<String>,
     },
+    /// Fortran array arguments dimensioned by another parameter (`X(N)`) were given
+    /// that many elements and the parameter a range within them, from the declaration.
+    DeclaredLengths {
+        /// The function.
+        function: String,
+        /// The specs chosen, e.g. `x: f64[8]`, `n in [0, 8]`.
+        specs: Vec<String>,
+    },
     /// Nearly every probe run meets the same fault (the line the reports carry).
     EveryRunTraps(String),
     /// A function's saved tests no longer fit its inputs (its parameters changed), so

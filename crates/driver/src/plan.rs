@@ -128,7 +128,8 @@ fn probe_setup(
 /// overrun `a` when `n` exceeds its length, and not otherwise) is kept within it, the
 /// array given at least 8 elements: a run past the length the caller
 /// passes breaks the function's contract, not the function. A spec the user wrote is
-/// never changed.
+/// never changed. A Fortran array argument declared with a length parameter (`X(N)`)
+/// is paired with it from the declaration, without probes.
 pub fn planned_inputs(
     module: &Module,
     func: Func,
@@ -136,8 +137,70 @@ pub fn planned_inputs(
     exec: &ExecConfig,
     notes: Notes<'_>,
 ) -> Result<Planned> {
+    let declared = declared_lengths(module, func, args, notes)?;
+    let args = &declared[..];
     let fitted = fitted_pointers(module, func, (args, outs), exec, notes)?;
     with_length_params(module, func, (args, outs), fitted, exec, notes)
+}
+
+/// `args` with a spec for each Fortran array dummy argument whose one extent is another
+/// parameter (`X(N)`), neither of them named by the user: the array gets
+/// [`LENGTH_PAIRED`] elements and the length parameter a range within it, as
+/// [`with_length_params`] does from probes, here from the declaration.
+fn declared_lengths(
+    module: &Module,
+    func: Func,
+    args: &[ArgSpec],
+    notes: Notes<'_>,
+) -> Result<Vec<ArgSpec>> {
+    let f = &module.funcs[func];
+    let name = |i: usize| {
+        f.param_names
+            .get(i)
+            .cloned()
+            .flatten()
+            .unwrap_or_else(|| (i + 1).to_string())
+    };
+    let named = |i: usize| {
+        let position = (i + 1).to_string();
+        args.iter().any(|a| a.name == name(i) || a.name == position)
+    };
+    let mut texts: Vec<String> = Vec::new();
+    let mut paired = Vec::new();
+    for (&(owner, i), shape) in module.param_shapes.range((func, 0)..=(func, usize::MAX)) {
+        debug_assert_eq!(owner, func);
+        let fpir::ParamShape::Array(extents) = shape else {
+            continue;
+        };
+        let [fpir::Extent::Param(n)] = extents[..] else {
+            continue;
+        };
+        let is_int = matches!(f.param_pointees.get(n), Some(Some(fpir::Type::Int(_))));
+        if !is_int || named(i) || named(n) || paired.contains(&n) {
+            continue;
+        }
+        let elem = f
+            .param_pointees
+            .get(i)
+            .copied()
+            .flatten()
+            .unwrap_or(fpir::Type::F64);
+        texts.push(format!("{}: {elem}[{LENGTH_PAIRED}]", name(i)));
+        texts.push(format!("{} in [0, {LENGTH_PAIRED}]", name(n)));
+        paired.push(n);
+    }
+    let mut specs = args.to_vec();
+    if texts.is_empty() {
+        return Ok(specs);
+    }
+    for text in &texts {
+        specs.push(text.parse()?);
+    }
+    notes(Note::DeclaredLengths {
+        function: f.plain_name().to_string(),
+        specs: texts,
+    });
+    Ok(specs)
 }
 
 /// The inputs with default pointer parameters fitted (see [`planned_inputs`]).

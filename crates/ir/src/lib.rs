@@ -40,7 +40,7 @@ pub use module::{
 };
 pub use names::FuncLookup;
 pub use parse::{parse_module, ParseError};
-pub use shape::{FieldShape, ParamShape, Passing, StructShape};
+pub use shape::{Extent, FieldShape, ParamShape, Passing, StructShape};
 pub use side::{
     Arm, Closest, Effort, InfeasibleMethod, MissReason, OpenReason, Side, SideParseError,
     SideReport, SideStatus, SideTally, Witness,

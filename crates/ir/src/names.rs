@@ -6,6 +6,12 @@
 //! shows as `ns::Model<float>::step(float)` and is found by that signature, by its
 //! symbol, or by any `::`-separated tail of its plain name that no other function shares
 //! (`step`, `Model<float>::step`, `ns::Model<float>::step`).
+//!
+//! A routine translated from Fortran keeps its symbol (`dstep_`, f2c's and gfortran's)
+//! and shows its Fortran signature (`double precision function dstep(...)`, set by
+//! lowering as its `demangled` name); it is found by its name as Fortran spells it, in
+//! any case (`dstep`, `DSTEP`): a query that names nothing else is tried as the symbol
+//! of a Fortran routine, in lower case with `_` appended (`__` when it has a `_`).
 
 use crate::entities::Func;
 use crate::module::{Function, Module};
@@ -121,7 +127,9 @@ impl Module {
         }
         let by_plain = self.funcs_where(|f| f.answers_to(query));
         match by_plain[..] {
-            [] => FuncLookup::Missing,
+            [] => self
+                .func_by_name(&fortran_symbol(query))
+                .map_or(FuncLookup::Missing, FuncLookup::Found),
             [one] => FuncLookup::Found(one),
             _ => {
                 let mut names: Vec<String> = by_plain
@@ -140,6 +148,17 @@ impl Module {
             .filter(|(_, f)| keep(f))
             .map(|(id, _)| id)
             .collect()
+    }
+}
+
+/// The symbol f2c and gfortran give the Fortran routine `name` (any case): `dstep_`,
+/// `d1_mach__`.
+pub fn fortran_symbol(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    if lower.contains('_') {
+        format!("{lower}__")
+    } else {
+        format!("{lower}_")
     }
 }
 

@@ -43,7 +43,7 @@ use crate::inst::{
 };
 use crate::math::{MathCall, MathFn};
 use crate::module::{AddrBase, BlockData, Const, Function, GlobalData, Module, Reloc, SrcLoc};
-use crate::shape::{FieldShape, ParamShape, Passing, StructShape};
+use crate::shape::{Extent, FieldShape, ParamShape, Passing, StructShape};
 use crate::types::{FloatTy, Type};
 use crate::write::{cast_name, float_bin_name, float_pred_name, int_bin_name, int_pred_name};
 use std::collections::HashMap;
@@ -745,6 +745,26 @@ impl Parser {
             ParamShape::Span(self.ty()?)
         } else if self.eat_word("long_double") {
             ParamShape::LongDouble
+        } else if self.eat_word("by_reference") {
+            ParamShape::ByReference
+        } else if self.eat_word("array") {
+            self.expect('[')?;
+            let mut extents = Vec::new();
+            if !self.eat(']') {
+                loop {
+                    extents.push(if self.eat('*') {
+                        Extent::Unknown
+                    } else if self.eat_word("param") {
+                        Extent::Param(self.number("a parameter index")?)
+                    } else {
+                        Extent::Const(self.number("an extent")?)
+                    });
+                    if self.list_end(']')? {
+                        break;
+                    }
+                }
+            }
+            ParamShape::Array(extents)
         } else {
             self.expect_word("struct")?;
             let name = self.string("a struct name")?;

@@ -9,8 +9,11 @@
 //! passes as a pointer to a copy) is [`ParamShape::Vector`]: three pointers laid out as
 //! libstdc++ lays them out, to the first element, past the last one and past the end
 //! of the storage. A `std::span` by value arrives as two parameters, a pointer to its
-//! elements ([`ParamShape::Span`]) and their number. Specs, engines and reports read
-//! these shapes from the module;
+//! elements ([`ParamShape::Span`]) and their number. A routine translated from Fortran
+//! takes every argument by reference: a dummy argument that is no array is
+//! [`ParamShape::ByReference`] (a caller writes a value), an array one
+//! [`ParamShape::Array`] with its extents as declared (`X(N)`: the parameter `N`).
+//! Specs, engines and reports read these shapes from the module;
 //! nothing above `lower` sees LLVM or DWARF types.
 
 use crate::types::Type;
@@ -30,6 +33,23 @@ pub enum ParamShape {
     /// and its sign and exponent. On the hidden result slot ([`crate::Function::SRET_PARAM`]):
     /// the function returns a `long double` there (10 bytes, the significand first).
     LongDouble,
+    /// One scalar of the pointee type passed by reference (a Fortran dummy argument
+    /// that is no array): a caller writes its value, the callee may change it.
+    ByReference,
+    /// An array passed by its first element (a Fortran array dummy argument), with
+    /// the extents its declaration gives, first dimension first (column-major).
+    Array(Vec<Extent>),
+}
+
+/// One extent of an array parameter's declaration.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Extent {
+    /// A constant number of elements (`X(3)`, `X(0:4)`).
+    Const(u64),
+    /// As many elements as another parameter (by index) holds (`X(N)`).
+    Param(usize),
+    /// Not known from the declaration (`X(*)`, `X(2*N+1)`).
+    Unknown,
 }
 
 /// How the source passes a struct parameter that arrives as a pointer.

@@ -69,7 +69,7 @@ use crate::entities::{Block, EntityId, EntityVec, Func, Reg};
 use crate::inst::{BlockCall, Callee, CastOp, InstKind, Terminator};
 use crate::math::MathShape;
 use crate::module::{AddrBase, Const, Function, Module, SrcLoc};
-use crate::shape::ParamShape;
+use crate::shape::{Extent, ParamShape};
 use crate::types::Type;
 use crate::write::{cast_name, float_bin_name, int_bin_name, quote};
 use std::collections::HashSet;
@@ -141,7 +141,16 @@ fn verify_shapes(module: &Module, errors: &mut Vec<VerifyError>) {
                     report("a span's pointer is not followed by an integer length".to_string());
                 }
             }
-            ParamShape::Vector(_) | ParamShape::LongDouble => {}
+            ParamShape::Array(extents) => {
+                for extent in extents {
+                    let Extent::Param(p) = *extent else { continue };
+                    let len = func.params().get(p).and_then(|&r| func.regs.get(r));
+                    if p == param || len.is_none() {
+                        report(format!("extent `param {p}` names no other parameter"));
+                    }
+                }
+            }
+            ParamShape::Vector(_) | ParamShape::LongDouble | ParamShape::ByReference => {}
         }
     }
 }

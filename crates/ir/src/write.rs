@@ -25,7 +25,7 @@ use crate::inst::{
     IntPred, Terminator,
 };
 use crate::module::{AddrBase, Const, Function, GlobalData, Module, SrcLoc};
-use crate::shape::ParamShape;
+use crate::shape::{Extent, ParamShape};
 use crate::types::Type;
 use crate::{Func, Global, Reg};
 use std::collections::BTreeSet;
@@ -108,7 +108,7 @@ fn write_reached_to(out: &mut String, module: &Module, entry: Func) -> fmt::Resu
 }
 
 /// `struct "struct particle" pointer 72 { "pos[0]" @0: f64, ... }`, `vector f64`,
-/// `span f64` or `long_double`.
+/// `span f64`, `long_double`, `by_reference` or `array [3, param 0, *]`.
 fn write_shape(out: &mut String, shape: &ParamShape) -> fmt::Result {
     match shape {
         ParamShape::Struct(s) => {
@@ -125,6 +125,22 @@ fn write_shape(out: &mut String, shape: &ParamShape) -> fmt::Result {
         ParamShape::Vector(elem) => write!(out, "vector {elem}"),
         ParamShape::Span(elem) => write!(out, "span {elem}"),
         ParamShape::LongDouble => write!(out, "long_double"),
+        ParamShape::ByReference => write!(out, "by_reference"),
+        ParamShape::Array(extents) => {
+            out.push_str("array [");
+            for (i, extent) in extents.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                match extent {
+                    Extent::Const(n) => write!(out, "{n}")?,
+                    Extent::Param(p) => write!(out, "param {p}")?,
+                    Extent::Unknown => out.push('*'),
+                }
+            }
+            out.push(']');
+            Ok(())
+        }
     }
 }
 

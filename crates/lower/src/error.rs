@@ -6,8 +6,8 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LowerError {
-    /// An LLVM tool (clang-14, llvm-link-14, opt-14) is not installed.
-    #[error("`{tool}` not found: run scripts/setup.sh to install the LLVM 14 toolchain (clang-14, llvm-link-14, opt-14)")]
+    /// A tool (clang-14, llvm-link-14, opt-14, f2c) is not installed.
+    #[error("`{tool}` not found: run scripts/setup.sh to install the toolchain (clang-14, llvm-link-14, opt-14, f2c)")]
     ToolNotFound {
         /// The program that could not be started.
         tool: String,
@@ -22,6 +22,15 @@ pub enum LowerError {
         /// The compiler's error output, escaped and cut for a terminal.
         stderr: String,
     },
+    /// f2c rejected a Fortran source: its message at the Fortran file and line
+    /// (`dstep.f:3: f2c: syntax error`).
+    #[error("{location}: {message}")]
+    Fortran {
+        /// `file:line` in the user's Fortran file (or the file alone).
+        location: String,
+        /// What f2c said.
+        message: String,
+    },
     /// `llvm-link` or `opt` failed.
     #[error("`{tool}` failed:\n{stderr}")]
     Tool {
@@ -31,14 +40,14 @@ pub enum LowerError {
         stderr: String,
     },
     /// An input is neither C, C++, LLVM IR, bitcode nor a directory.
-    #[error("{}: not a C/C++ source (.c, .cpp, .cc, .cxx), LLVM IR (.ll) or bitcode (.bc) file", path.display())]
+    #[error("{}: not a C/C++ source (.c, .cpp, .cc, .cxx), Fortran 77 source (.f, .F, .for), LLVM IR (.ll) or bitcode (.bc) file", path.display())]
     UnknownInput {
         /// The offending path.
         path: PathBuf,
     },
     /// No input files were given (or the directories given hold none).
     #[error(
-        "no input files (directories are searched for .c, .cpp, .cc, .cxx, .ll and .bc files)"
+        "no input files (directories are searched for .c, .cpp, .cc, .cxx, .f, .F, .for, .ll and .bc files)"
     )]
     NoInputs,
     /// Reading an input or writing a temporary file failed.

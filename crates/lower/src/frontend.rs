@@ -1,5 +1,6 @@
 //! The clang-14 driver: compiles C and C++ to bitcode, links it with LLVM IR and bitcode
-//! inputs, promotes locals to SSA, and reads the result.
+//! inputs, promotes locals to SSA, and reads the result. Fortran 77 sources are
+//! translated to C by f2c first (the `fortran` module) and compiled as C.
 //!
 //! Pipeline, in a temporary directory: each C/C++ file goes through
 //! `clang-14 -O0 -Xclang -disable-O0-optnone -g -fno-discard-value-names -ffp-contract=off
@@ -45,6 +46,8 @@ impl Bitcode {
 enum Kind {
     /// C or C++ source for clang.
     Source,
+    /// Fortran 77 source for f2c, then clang.
+    Fortran,
     /// LLVM IR text or bitcode for llvm-link.
     Llvm,
 }
@@ -60,6 +63,13 @@ const CXX_RUNTIME: Runtime = Runtime {
 const C_RUNTIME: Runtime = Runtime {
     source: include_str!("../runtime/crt.c"),
     name: "fpforge-crt",
+};
+
+/// The Fortran runtime linked into programs with Fortran sources (see its header
+/// comment).
+const FORTRAN_RUNTIME: Runtime = Runtime {
+    source: include_str!("../runtime/f2crt.c"),
+    name: "fpforge-f2crt",
 };
 
 /// A runtime written in C that programs are linked with, only what they use.
@@ -99,6 +109,9 @@ pub(crate) fn is_source(path: &Path) -> bool {
 }
 
 fn kind_of(path: &Path) -> Option<Kind> {
+    if crate::fortran::is_fortran(path) {
+        return Some(Kind::Fortran);
+    }
     match path.extension()?.to_str()? {
         "c" | "cpp" | "cc" | "cxx" | "C" | "c++" => Some(Kind::Source),
         "ll" | "bc" => Some(Kind::Llvm),
@@ -268,6 +281,9 @@ pub(crate) struct Compiled {
     runtimes: Vec<PathBuf>,
     /// The C/C++ and bitcode files given, canonical where they exist.
     pub inputs: Vec<PathBuf>,
+    /// The routines of the Fortran inputs, which lowered modules are annotated with
+    /// ([`crate::fortran::annotate`]).
+    pub fortran: Vec<crate::fortran::decl::Routine>,
 }
 
 impl Compiled {
@@ -287,7 +303,7 @@ impl Compiled {
             .enumerate()
             .map(|(i, (path, kind))| match kind {
                 Kind::Llvm => path.clone(),
-                Kind::Source => {
+                Kind::Source | Kind::Fortran => {
                     let stem = path
                         .file_stem()
                         .map_or_else(|| "input".into(), |s| s.to_string_lossy());
@@ -295,20 +311,36 @@ impl Compiled {
                 }
             })
             .collect();
-        let mut jobs: Vec<CompileJob> = files
-            .iter()
-            .zip(&bitcode)
-            .filter(|((_, kind), _)| *kind == Kind::Source)
-            .map(|((path, _), out)| CompileJob {
-                source: path.clone(),
-                out: out.clone(),
-                flags: opts.compiler_flags.clone(),
-                cwd: None,
-            })
-            .collect();
+        let mut jobs: Vec<CompileJob> = Vec::new();
+        let mut fortran = Vec::new();
+        for (i, ((path, kind), out)) in files.iter().zip(&bitcode).enumerate() {
+            match kind {
+                Kind::Llvm => {}
+                Kind::Source => jobs.push(CompileJob {
+                    source: path.clone(),
+                    out: out.clone(),
+                    flags: opts.compiler_flags.clone(),
+                    cwd: None,
+                }),
+                Kind::Fortran => {
+                    let unit = dir.path().join(format!("fortran-{i}"));
+                    let translated = crate::fortran::translate(path, &unit, opts)?;
+                    fortran.extend(translated.routines);
+                    jobs.push(CompileJob {
+                        source: translated.c_file,
+                        out: out.clone(),
+                        flags: vec![format!("-I{}", unit.display()), "-w".to_string()],
+                        cwd: None,
+                    });
+                }
+            }
+        }
         let mut runtime_jobs = vec![C_RUNTIME.compile_job(dir.path())?];
         if files.iter().any(|(path, _)| is_cxx(path)) {
             runtime_jobs.push(CXX_RUNTIME.compile_job(dir.path())?);
+        }
+        if files.iter().any(|(_, kind)| *kind == Kind::Fortran) {
+            runtime_jobs.push(FORTRAN_RUNTIME.compile_job(dir.path())?);
         }
         let runtimes = runtime_jobs.iter().map(|job| job.out.clone()).collect();
         jobs.extend(runtime_jobs);
@@ -324,6 +356,7 @@ impl Compiled {
             bitcode,
             runtimes,
             inputs,
+            fortran,
         })
     }
 

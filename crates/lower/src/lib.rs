@@ -1,4 +1,5 @@
-//! `fpforge-lower`: turns C, C++ and LLVM-14 IR into an [`fpir::Module`].
+//! `fpforge-lower`: turns C, C++, Fortran 77 (through f2c, see `fortran`) and LLVM-14
+//! IR into an [`fpir::Module`].
 //!
 //! [`frontend`] drives the LLVM 14 toolchain (clang, llvm-link, opt's mem2reg) and the
 //! private lowering modules translate the resulting bitcode, read through the `llvm-ir`
@@ -69,6 +70,7 @@ mod calls;
 mod consts;
 mod ctx;
 mod error;
+mod fortran;
 pub mod frontend;
 mod func;
 mod layout;

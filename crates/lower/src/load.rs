@@ -42,7 +42,7 @@ pub fn load(inputs: &[PathBuf], opts: &LoadOptions) -> Result<fpir::Module, Lowe
 pub fn load_program(inputs: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, LowerError> {
     let compiled = Compiled::new(inputs, opts)?;
     let library = index_library(&compiled, opts)?;
-    let first = lower_file(&compiled.link(&[], 0, opts)?, &opts.source_paths)?;
+    let first = lower_linked(&compiled, &compiled.link(&[], 0, opts)?, opts)?;
     let entry = opts.entry.as_ref().map(std::slice::from_ref);
     let (lowered, searched) = pull_library(&compiled, library.as_ref(), first, opts, entry)?;
     let sources = translation_units(&compiled, &searched.linked);
@@ -103,7 +103,7 @@ pub fn load_entries<E: From<LowerError>>(
     let compiled = Compiled::new(inputs, opts)?;
     let library = index_library(&compiled, opts)?;
     let first_path = compiled.link(&[], 0, opts)?;
-    let first = lower_file(&first_path, &opts.source_paths)?;
+    let first = lower_linked(&compiled, &first_path, opts)?;
     let names = select(&first.module, &first_path)?;
     let (lowered, searched) = pull_library(&compiled, library.as_ref(), first, opts, Some(&names))?;
     let mut entries = Vec::with_capacity(names.len());
@@ -166,7 +166,7 @@ fn pull_library(
         }
         pulled.extend(more);
         round += 1;
-        lowered = lower_file(&compiled.link(&pulled, round, opts)?, &opts.source_paths)?;
+        lowered = lower_linked(compiled, &compiled.link(&pulled, round, opts)?, opts)?;
     }
 }
 
@@ -226,6 +226,18 @@ fn find_entry(module: &fpir::Module, name: &str) -> Result<fpir::Func, LowerErro
             })
         }
     }
+}
+
+/// Lowers the linked module of `compiled` at `path`, its Fortran routines named and
+/// shaped as Fortran declares them.
+fn lower_linked(
+    compiled: &Compiled,
+    path: &Path,
+    opts: &LoadOptions,
+) -> Result<Lowered, LowerError> {
+    let mut lowered = lower_file(path, &opts.source_paths)?;
+    crate::fortran::annotate(&mut lowered.module, &compiled.fortran);
+    Ok(lowered)
 }
 
 /// Reads and lowers one bitcode or LLVM IR text file, gaps and all.

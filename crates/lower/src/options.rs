@@ -18,6 +18,9 @@ pub struct LoadOptions {
     pub llvm_link: PathBuf,
     /// The LLVM optimizer that runs mem2reg. Default: `opt-14`.
     pub opt: PathBuf,
+    /// The Fortran 77 to C translator that Fortran sources (`.f`, `.F`, `.for`) go
+    /// through (see `crate::fortran`). Default: `f2c`.
+    pub f2c: PathBuf,
     /// The function runs start from: only what it reaches must lower and be defined
     /// (see the crate docs), and [`load_program`](crate::load_program) fails with
     /// [`LowerError::NoEntry`](crate::LowerError::NoEntry) when no input defines it. Default: none, so every
@@ -58,6 +61,7 @@ impl Default for LoadOptions {
             clang: PathBuf::from("clang-14"),
             llvm_link: PathBuf::from("llvm-link-14"),
             opt: PathBuf::from("opt-14"),
+            f2c: PathBuf::from("f2c"),
             entry: None,
             skip_unsupported: false,
             allow_undefined: false,

@@ -314,7 +314,7 @@ static uint64_t fpforge_ld_word(long double x, int k) {\n\
 
 /// The language of the regression file: C, or C++ for a function with a mangled symbol.
 fn language_of(function: &fpir::Function) -> Language {
-    if function.demangled.is_some() {
+    if function.name.starts_with("_Z") {
         Language::Cpp
     } else {
         Language::C

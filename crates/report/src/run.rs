@@ -193,7 +193,12 @@ impl RunReport {
             })
             .collect();
         RunReport {
-            function: func.display_name().to_string(),
+            // A C++ function by its signature; a Fortran routine by its name.
+            function: if func.name.starts_with("_Z") {
+                func.display_name().to_string()
+            } else {
+                func.plain_name().to_string()
+            },
             arguments: arg_texts.to_vec(),
             returned,
             returned_struct,

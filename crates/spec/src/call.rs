@@ -5,7 +5,8 @@
 //! Floats accept decimal, C99 hex (`0x1.8p+1`), `inf`/`-inf`/`nan` and `raw:` + hex bits;
 //! integers accept decimal or `0x` hex; arrays are `[v, v, ...]` and are passed by
 //! pointer to the pointee type the function's parameter declares; a parameter the module
-//! gives a shape takes a struct `{field: value, ...}` or a vector `[v, v, ...]`.
+//! gives a shape takes a struct `{field: value, ...}` or a vector `[v, v, ...]`; a Fortran
+//! dummy argument (passed by reference) a plain value or an array.
 
 use crate::spec::{parse_f80, parse_value, shaped_arg};
 use crate::{Arg, SpecError};
@@ -55,6 +56,19 @@ pub fn parse_arg(text: &str, ty: Type, pointee: Option<Type>) -> Result<Arg> {
     Ok(Arg::Scalar(parse_scalar(trimmed, ty)?))
 }
 
+/// The argument of a parameter passed by reference (a Fortran dummy argument): an
+/// array `[v, ...]`, or a plain value passed as a one-element array.
+fn reference_arg(text: &str, pointee: Option<Type>) -> Result<Arg> {
+    if text.trim().starts_with('[') {
+        return parse_arg(text, Type::Ptr, pointee);
+    }
+    let elem = pointee.unwrap_or(Type::F64);
+    Ok(Arg::Array {
+        elem,
+        values: vec![parse_scalar(text.trim(), elem)?],
+    })
+}
+
 /// Parses a scalar of type `ty` into its raw bits (integers truncated to the width
 /// after a range check).
 pub fn parse_scalar(text: &str, ty: Type) -> Result<u64> {
@@ -101,6 +115,9 @@ pub fn call_args(module: &Module, entry: Func, texts: &[String]) -> Result<Vec<A
                 let x = parse_f80(name, text).map_err(context)?;
                 args.extend([Arg::Scalar(x.sig), Arg::Scalar(u64::from(x.se))]);
             }
+            Some(ParamShape::ByReference | ParamShape::Array(_)) => {
+                args.push(reference_arg(text, pointee).map_err(context)?)
+            }
             Some(shape) => args.push(shaped_arg(name, shape, text).map_err(context)?),
             None => args.push(parse_arg(text, ty, pointee).map_err(context)?),
         }
@@ -139,6 +156,8 @@ fn signature(module: &Module, func: Func) -> String {
                 module.param_shapes.get(&(func, i)),
             ) {
                 (_, Some(ParamShape::LongDouble)) => format!("{name}: f80"),
+                (Some(p), Some(ParamShape::ByReference)) => format!("{name}: {p}"),
+                (Some(p), Some(ParamShape::Array(_))) => format!("{name}: {p}[]"),
                 (Some(p), _) => format!("{name}: {p}*"),
                 (None, _) => format!("{name}: {ty}"),
             }

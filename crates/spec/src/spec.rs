@@ -26,13 +26,16 @@
 //! pointer, reference or value; a `std::vector`) has one coordinate per scalar field,
 //! pointer fields null, or [`DEFAULT_VECTOR_LEN`] elements (a vector; a span's pointer,
 //! whose length parameter is then fixed to it); its text in a line of inputs is
-//! [`struct_text`]'s (`{pos: [1, 2, 3], mass: 2}`), a vector's `[a,b,...]`.
+//! [`struct_text`]'s (`{pos: [1, 2, 3], mass: 2}`), a vector's `[a,b,...]`. A Fortran
+//! dummy argument ([`ParamShape::ByReference`]) is a pointer to one scalar like C's,
+//! written as a plain value; a Fortran array ([`ParamShape::Array`]) defaults to its
+//! constant extents' elements, else [`DEFAULT_VECTOR_LEN`].
 
 use crate::fields::{self, FieldText};
 use crate::{Arg, Cell};
 use fpir::f80::{self, F80Arith, Round, F80};
 use fpir::float_text::{format_decimal, format_exact, parse_float};
-use fpir::{FloatTy, Func, Module, ParamShape, StructShape, Type};
+use fpir::{Extent, FloatTy, Func, Module, ParamShape, StructShape, Type};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -421,6 +424,20 @@ impl InputSpec {
             };
             let shape = module.param_shapes.get(&(func, i));
             params.push(match (shape, arg_of[i]) {
+                (Some(ParamShape::ByReference | ParamShape::Array(_)), _)
+                    if !fields_of[i].is_empty() =>
+                {
+                    return Err(param.mismatch("it has no fields"));
+                }
+                (Some(ParamShape::ByReference), Some(spec)) => param.input_from(&spec.shape)?,
+                (Some(ParamShape::Array(_)), Some(spec)) => param.input_from(&spec.shape)?,
+                (Some(ParamShape::ByReference | ParamShape::Array(_)), None)
+                    if out_of[i].is_some() =>
+                {
+                    ParamInput::Fixed { ty, bits: 0 }
+                }
+                (Some(ParamShape::Array(extents)), None) => param.array_input(extents),
+                (Some(ParamShape::ByReference), None) => param.default_input()?,
                 (Some(shape), _) if out_of[i].is_none() => {
                     param.shaped(shape, arg_of[i], &fields_of[i])?
                 }
@@ -755,6 +772,9 @@ pub fn shaped_arg(name: &str, shape: &ParamShape, text: &str) -> Result<Arg, Spe
             let x = parse_f80(name, text)?;
             Ok(Arg::Scalar(x.sig))
         }
+        ParamShape::ByReference | ParamShape::Array(_) => Err(SpecError::BadLine {
+            reason: format!("`{name}` is passed by reference: give a value or an array"),
+        }),
         ParamShape::Struct(s) => {
             let fields = default_fields(s, None);
             let mut bits = struct_inputs(name, &fields, text)?.into_iter();
@@ -914,6 +934,24 @@ impl Param<'_> {
         }
     }
 
+    /// The default input of an array dummy argument: as many elements as its constant
+    /// extents make, [`DEFAULT_VECTOR_LEN`] when an extent is not constant.
+    fn array_input(&self, extents: &[Extent]) -> ParamInput {
+        let len = extents
+            .iter()
+            .try_fold(1u64, |n, e| match e {
+                Extent::Const(k) => n.checked_mul(*k),
+                _ => None,
+            })
+            .filter(|&n| (1..=1 << 16).contains(&n))
+            .map_or(DEFAULT_VECTOR_LEN, |n| n as usize);
+        ParamInput::Array {
+            elem: self.pointee.unwrap_or(Type::F64),
+            len,
+            range: None,
+        }
+    }
+
     /// The input of a parameter with a shape: its whole-parameter spec, then the specs
     /// of its fields (`p.mass in [0, 10]`, `p.n = 4`) in order.
     fn shaped(
@@ -961,6 +999,12 @@ impl Param<'_> {
             }
             ParamShape::Struct(s) => s,
             ParamShape::LongDouble => unreachable!("returned above"),
+            ParamShape::ByReference | ParamShape::Array(_) => {
+                return match whole {
+                    Some(spec) => self.input_from(&spec.shape),
+                    None => self.default_input(),
+                }
+            }
         };
         if ty.is_some() || len.is_some() {
             return Err(self.mismatch(format!("it is a {}: give ranges or fields", s.name)));

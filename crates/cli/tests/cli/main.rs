@@ -15,6 +15,7 @@ mod elsewhere;
 mod explore;
 mod fenv;
 mod findings;
+mod fortran;
 mod gcov;
 mod html;
 mod libc;
