@@ -198,8 +198,12 @@ def harness(row, n):
     return HARNESS % {"decl": decl, "body": body}
 
 
+HANG_SECONDS = 10
+
+
 def native(row, xs, work):
-    """(value, status, error bound) of the row's function on xs, natively."""
+    """(value, status, error bound) of the row's function on xs, natively; `None` when
+    the call is still running after HANG_SECONDS."""
     build = work / "native"
     build.mkdir(parents=True, exist_ok=True)
     a = archive(row["lib"], build)
@@ -207,6 +211,10 @@ def native(row, xs, work):
     src.write_text(harness(row, len(xs)))
     exe = build / f"row{row['id']:02d}"
     sh(["gcc", "-O2", src, a, "-lm", "-o", exe])
-    out = sh([exe] + [f"{int.from_bytes(__import__('struct').pack('<d', x), 'little'):016x}" for x in xs]).split()
+    bits = [f"{int.from_bytes(__import__('struct').pack('<d', x), 'little'):016x}" for x in xs]
+    try:
+        out = sh([exe] + bits, timeout=HANG_SECONDS).split()
+    except subprocess.TimeoutExpired:
+        return None
     return float.fromhex(out[0]) if "0x" in out[0] else float(out[0]), int(out[1]), (
         float.fromhex(out[2]) if "0x" in out[2] else float(out[2]))

@@ -33,7 +33,7 @@ GSL_DOC = "GSL manual (doc/specfunc*.rst) defines the function for every real x"
 
 ROWS = [
     dict(id=1, lib="gsl", func="gsl_sf_sin_e", cmd=gsl("trig.c", "gsl_sf_sin_e"),
-         pick=lambda x: abs(x) > 1e100, truth="sin(x)",
+         pick=lambda x: abs(x) > 2.0**53, truth="sin(x)",
          why="sin is defined on all reals; GSL returns NaN and GSL_SUCCESS: the octant reduction "
              "(trig.c:183-205) computes z = |x| - y*P1 - ... in double for |x| > 2^53, z is huge, the "
              "Chebyshev series overflows to inf-inf. The callers that reduce through gsl_sf_sin_e/cos_e "
@@ -241,6 +241,24 @@ ROWS = [
              "with GSL_SUCCESS for a < 0 and every b tried above about 1e155 (a = -1.5, -10.3, -50.5, "
              "-130.7; x = -1.16), the right 1.0 for b = 1e152",
          upstream="not checked upstream"),
+    dict(id=42, lib="gsl", func="gsl_sf_hyperg_U_e", cmd=gsl("hyperg_U.c", "gsl_sf_hyperg_U_e"),
+         pick=lambda x, y, z: 0 < x < 10 and y < -1e100 and z == 1, truth="hyperu(x, y, z)", hang=True,
+         why="U(a,b,x) is defined for x > 0 and all real a, b (gsl_sf_hyperg.h declares it for every "
+             "double a, b, x and lists no exceptions); at a = 2.8, b = -1.1e202, x = 1 the call never "
+             "returns (fpforge: fuel exhausted in hyperg_U_bge1, hyperg_U.c:1414; natively still running "
+             "after 10 s) where it should return a value or an error status",
+         upstream="not checked upstream"),
+    dict(id=43, lib="gsl", func="gsl_sf_hyperg_U_e", cmd=gsl("hyperg_U.c", "gsl_sf_hyperg_U_e"),
+         pick=lambda x, y, z: x > 1e100 and y == 0 and z == 1, truth="hyperu(x, y, z)", hang=True,
+         why="U(a,b,x) is defined for x > 0; at a = 1.1e115, b = 0, x = 1 (integer b: a different path from "
+             "the previous row's) the call never returns (fpforge: fuel exhausted in hyperg_U_int_bge1, "
+             "hyperg_U.c:913; natively still running after 10 s)",
+         upstream="not checked upstream"),
+    dict(id=44, lib="gsl", func="gsl_sf_hyperg_U_e", cmd=gsl("hyperg_U.c", "gsl_sf_hyperg_U_e"),
+         pick=lambda x, y, z: abs(x) < 1e-50 and -1000 < y < -1 and 0 < z < 10, truth="hyperu(x, y, z)",
+         why="U(a,b,x) ~ 1 for a -> 0 and x > 0 (U(0,b,x) = 1); at a = -8.7e-105, b = -354.2, x = 2.47 GSL "
+             "returns NaN with GSL_SUCCESS",
+         upstream="not checked upstream"),
     dict(id=39, lib="musl", func="j0f", cmd=acc("musl", "src/math/j0f.c", "j0f") + ["--lib-dir", "{musl}/src/math"],
          pick=lambda x: 2 < abs(x) < 3, truth="besselj(0, x)", float32=True,
          why="binary32 j0f is defined on all reals; near the zero 2.4048 of J0 its asymptotic form "
@@ -262,12 +280,17 @@ ROWS = [
 ]
 
 
+def report_name(row):
+    """The file of docs/findings/ holding the row's report.md."""
+    return f"row{row['id']:02d}-{row['lib']}-{row['func']}.md"
+
+
 def reproducer_cell(row, finding):
     """The row's report.md (docs/findings/) and what fpforge's own reproducer said."""
     if not finding:
         return "none for this input"
     verdict = finding[1]
-    link = f"[report.md](findings/{row['lib']}-{row['func']}.md)"
+    link = f"[report.md](findings/{report_name(row)})"
     if verdict.startswith("Confirmed natively"):
         compilers = "gcc and clang" if "; clang: confirmed natively" in verdict else "gcc"
         return f"{link}: confirmed natively ({compilers})"
@@ -291,10 +314,12 @@ def markdown(results, fmt, libs):
         import mpmath
         inp = ", ".join(f"`{x.hex()}` ({x!r})" for x in res["xs"])
         got = fmt(res["got"])
-        if row["lib"] == "gsl":
+        if row.get("hang"):
+            got = f"no result (still running after 10 s)"
+        elif row["lib"] == "gsl":
             got += f", status {res['status']}{' (GSL_SUCCESS)' if res['status'] == 0 else ''}, err {res['err']:.3g}"
         out.append(f"| {n} | {LIBNAMES[row['lib']]} | `{row['func']}` | {inp} | {got} | "
-                   f"{mpmath.nstr(res['t'], 17)} | {res['cls']} | `{cmd}` | {own} | {row['why']} | {row['upstream']} |")
+                   f"{'-' if res['t'] is None else mpmath.nstr(res['t'], 17)} | {res['cls']} | `{cmd}` | {own} | {row['why']} | {row['upstream']} |")
     return "\n".join(out)
 
 

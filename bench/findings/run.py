@@ -140,7 +140,7 @@ def save_report(row, finding_dir, reports):
     text = (finding_dir / "report.md").read_text()
     text = text.replace(str(libs.root(row["lib"])), "{%s}" % row["lib"])
     text = text.replace(str(REPO), "{fpforge}")
-    (reports / f"{row['lib']}-{row['func']}.md").write_text(text)
+    (reports / ROWS.report_name(row)).write_text(text)
 
 
 def truth(expr, xs):
@@ -216,12 +216,19 @@ def main():
             continue
         texts, xs, finding = found
         try:
-            got, status, err = libs.native(row, xs, args.work)
+            observed = libs.native(row, xs, args.work)
         except RuntimeError as e:
             results.append((row, None, f"native build/run failed: {e}"))
             continue
-        t = truth(row["truth"], xs)
-        cls, ok = classify(row, got, status, err, t)
+        if observed is None:
+            # A hang: the call is still running; its true value is not needed to class it.
+            got, status, err, t = math.nan, 0, 0.0, None
+            cls = f"hang: the call is still running after {libs.HANG_SECONDS} s (gcc -O2)"
+            ok = row.get("hang", False)
+        else:
+            got, status, err = observed
+            t = truth(row["truth"], xs)
+            cls, ok = classify(row, got, status, err, t)
         if finding and args.reports:
             save_report(row, finding[0], args.reports)
         results.append((row, dict(texts=texts, xs=xs, got=got, status=status, err=err, t=t,
@@ -234,7 +241,7 @@ def main():
             if res is None:
                 print(f"{row['id']:>2} {row['lib']:<8} {row['func']:<28} NOT CONFIRMED: {why}")
             else:
-                t = mpmath.nstr(res["t"], 17)
+                t = "-" if res["t"] is None else mpmath.nstr(res["t"], 17)
                 st = f" status {res['status']}" if row["lib"] == "gsl" else ""
                 own = res["finding"][1] if res["finding"] else "no --confirm finding for this input"
                 print(f"{row['id']:>2} {row['lib']:<8} {row['func']:<28} x={' '.join(res['texts'])} "

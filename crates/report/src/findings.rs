@@ -83,10 +83,15 @@ pub fn fingerprint(module: &Module, finding: &Finding) -> String {
 
 /// The fingerprint of a wrong value (`class`: `wrong special value`, `pole`, `large
 /// error`) of the function with symbol `symbol` at its result `output` (`return`,
-/// `result[0]`), the value being `value` (`NaN`, `+inf`, `-inf`, `zero`, `finite`): one
-/// per function, result, class and value, whatever the input.
-pub fn value_fingerprint(symbol: &str, class: &str, output: &str, value: &str) -> String {
-    let text = format!("fpforge-value-v2\n{class}\n{symbol}\n{output}\n{value}\n");
+/// `result[0]`), the value being `value` (`NaN`, `+inf`, `-inf`, `zero`, `finite`) on
+/// arguments of the signs `signs` (`+-0`, one per coordinate): one per function, result,
+/// class, value and signs, whatever the input's magnitudes.
+pub fn value_fingerprint(
+    symbol: &str,
+    (class, output): (&str, &str),
+    (value, signs): (&str, &str),
+) -> String {
+    let text = format!("fpforge-value-v3\n{class}\n{symbol}\n{output}\n{value}\n{signs}\n");
     format!("{:016x}", fnv1a(text.as_bytes()))
 }
 

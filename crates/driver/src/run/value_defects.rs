@@ -137,7 +137,9 @@ fn value_defects(
     specials
         .chain(large)
         .filter(|(_, finding)| finding.status.is_none_or(|status| status == 0))
-        .filter_map(|(class, finding)| ValueDefect::of(module, func, class, finding, oracle))
+        .filter_map(|(class, finding)| {
+            ValueDefect::of((module, func), spec, (class, finding), oracle)
+        })
         .fold(Vec::new(), |mut kept: Vec<ValueDefect>, value| {
             match kept.iter_mut().find(|k| k.fingerprint == value.fingerprint) {
                 None => kept.push(value),
@@ -159,6 +161,27 @@ fn typed<'a>(
     coords: &'a [u64],
 ) -> impl Iterator<Item = (fpir::Type, &'a u64)> {
     spec.coords().iter().map(|c| c.ty).zip(coords)
+}
+
+/// The signs of the coordinates, `+`, `-` or `0` each (`+-` for a positive then a
+/// negative argument): functions are defined, and fail, by the signs of their arguments
+/// (a negative argument outside the domain is not a tiny positive one's defect).
+fn signs<'a>(coords: impl Iterator<Item = (fpir::Type, &'a u64)>) -> String {
+    coords
+        .map(|(ty, &bits)| {
+            let width = ty.bits();
+            if width == 0 || width > 64 {
+                return '?';
+            }
+            let negative = (bits >> (width - 1)) & 1 == 1;
+            let zero = bits & (ty.mask() >> 1) == 0;
+            match (zero, negative) {
+                (true, _) => '0',
+                (false, true) => '-',
+                (false, false) => '+',
+            }
+        })
+        .collect()
 }
 
 /// How far from ordinary numbers an input is: first whether a float coordinate is
@@ -264,10 +287,9 @@ struct ValueDefect {
 
 impl ValueDefect {
     fn of(
-        module: &Module,
-        func: Func,
-        class: &'static str,
-        finding: &ErrorFinding,
+        (module, func): (&Module, Func),
+        spec: &InputSpec,
+        (class, finding): (&'static str, &ErrorFinding),
         oracle: &str,
     ) -> Option<ValueDefect> {
         let FloatBits::Ieee(ty, _) = finding.computed else {
@@ -297,7 +319,11 @@ impl ValueDefect {
                 expected: finding.reference.round_bits(ty),
                 max_ulps: VALUE_TOLERANCE_ULPS,
             },
-            fingerprint: value_fingerprint(&module.funcs[func].name, class, &name, kind),
+            fingerprint: value_fingerprint(
+                &module.funcs[func].name,
+                (class, &name),
+                (kind, &signs(typed(spec, &finding.test.coords))),
+            ),
             facts: ValueFacts {
                 result: name,
                 observed: both_forms(computed),
@@ -321,6 +347,8 @@ mod tests {
             extremity(bits.iter().map(|b| (fpir::Type::F64, b)))
         };
         let ordinary = of([-17.0, -2.2e-308]);
+        let bits = [2.5f64.to_bits(), (-0.0f64).to_bits(), (-1e300f64).to_bits()];
+        assert_eq!(signs(bits.iter().map(|b| (fpir::Type::F64, b))), "+0-");
         let huge = of([f64::MAX, -4.0e177]);
         let infinite = of([1e-225, f64::INFINITY]);
         assert!(ordinary < huge, "{ordinary:?} {huge:?}");
