@@ -9,7 +9,8 @@
 //! (every undefined behaviour fatal): fpforge's execution traps on every out-of-bounds
 //! access, which a plain native build may read without faulting; the sanitizers catch
 //! what fpforge caught. A crash is confirmed when the native run dies (a signal or a
-//! sanitizer's report), a hang when it is still running after [`HANG_LIMIT`]. gcc's
+//! sanitizer's report), a hang when its reproducer (built with `-O2` and no sanitizers,
+//! as users run the library) has spent [`HANG_LIMIT`] of CPU time without ending. gcc's
 //! verdict is the finding's; a crash or wrong value is replayed by a clang-14 build too,
 //! whose verdict the report gives beside it.
 
@@ -29,8 +30,12 @@ use std::time::{Duration, Instant};
 /// How long a reproducer of a crash may run before it counts as not reproducing.
 const CRASH_LIMIT: Duration = Duration::from_secs(30);
 
-/// How long a reproducer of a hang must run to confirm it.
-pub const HANG_LIMIT: Duration = Duration::from_secs(10);
+/// How much CPU time a reproducer of a hang must spend to confirm it. CPU time, not
+/// wall-clock: on a loaded machine a slow call would otherwise pass for a hang.
+pub const HANG_LIMIT: Duration = Duration::from_secs(20);
+
+/// How long, wall-clock, a reproducer of a hang may take to spend [`HANG_LIMIT`].
+const HANG_WAIT: Duration = Duration::from_secs(120);
 
 /// The sanitizer flags of the native build.
 const SANITIZERS: [&str; 3] = [
@@ -196,7 +201,7 @@ fn check_one(
     let repro = dir.join(file);
     std::fs::write(&repro, program).map_err(|e| DriverError::io("write", &repro, e))?;
     let replay = |native| -> Result<(String, NativeVerdict, String)> {
-        let (command, built) = build(target, &dir, (file, cxx), (defect.expect, native));
+        let (command, built) = build(target, &dir, (file, cxx), (defect, native));
         let (verdict, output) = match built {
             Err(why) => (NativeVerdict::NotBuilt(why), String::new()),
             Ok(()) => run(&dir, defect, native)?,
@@ -261,7 +266,7 @@ fn build(
     target: &Target<'_>,
     dir: &Path,
     (file, cxx): (&str, bool),
-    (expect, native): (Expect, Compiler),
+    (defect, native): (&Defect<'_>, Compiler),
 ) -> (String, std::result::Result<(), String>) {
     let compiler = native.program(cxx);
     let sources = target.build.sources(target.module, cxx);
@@ -269,12 +274,15 @@ fn build(
         let why = "the program's debug info names no C or C++ source to build";
         return (String::new(), Err(why.to_string()));
     }
-    let mut args: Vec<String> = ["-O0", "-g", "-w"]
+    // A hang is built as a user runs the library, optimized and without sanitizers: it
+    // must not end however fast the call runs.
+    let optimization = if defect.hang { "-O2" } else { "-O0" };
+    let mut args: Vec<String> = [optimization, "-g", "-w"]
         .iter()
         .chain(&UNREACHED_CODE)
         .map(|s| s.to_string())
         .collect();
-    if expect == Expect::Fault {
+    if defect.expect == Expect::Fault && !defect.hang {
         args.extend(SANITIZERS.iter().map(|s| s.to_string()));
     }
     args.extend(target.build.flags.iter().cloned());
@@ -403,7 +411,6 @@ fn run(dir: &Path, defect: &Defect<'_>, native: Compiler) -> Result<(NativeVerdi
     let executable = dir.join(native.executable());
     let program =
         std::fs::canonicalize(&executable).map_err(|e| DriverError::io("read", &executable, e))?;
-    let limit = if defect.hang { HANG_LIMIT } else { CRASH_LIMIT };
     let mut child = Command::new(&program)
         .current_dir(dir)
         .env("ASAN_OPTIONS", "detect_leaks=0")
@@ -412,6 +419,7 @@ fn run(dir: &Path, defect: &Defect<'_>, native: Compiler) -> Result<(NativeVerdi
         .spawn()
         .map_err(|e| DriverError::io("run", &program, e))?;
     let started = Instant::now();
+    let mut spent = Duration::ZERO;
     let status = loop {
         if let Some(status) = child
             .try_wait()
@@ -419,7 +427,13 @@ fn run(dir: &Path, defect: &Defect<'_>, native: Compiler) -> Result<(NativeVerdi
         {
             break Some(status);
         }
-        if started.elapsed() > limit {
+        spent = cpu_time(child.id()).unwrap_or(spent);
+        let enough = if defect.hang {
+            spent >= HANG_LIMIT || started.elapsed() > HANG_WAIT
+        } else {
+            started.elapsed() > CRASH_LIMIT
+        };
+        if enough {
             child
                 .kill()
                 .map_err(|e| DriverError::io("stop", &program, e))?;
@@ -441,7 +455,15 @@ fn run(dir: &Path, defect: &Defect<'_>, native: Compiler) -> Result<(NativeVerdi
         .take(12)
         .collect::<Vec<_>>()
         .join("\n");
-    let running = format!("still running after {} s", limit.as_secs());
+    let running = if defect.hang {
+        format!(
+            "still running after {:.0} s of CPU time ({} build, -O2)",
+            spent.as_secs_f64(),
+            native.name()
+        )
+    } else {
+        format!("still running after {} s", CRASH_LIMIT.as_secs())
+    };
     let verdict = match (defect.expect, defect.hang, status) {
         (_, true, None) => NativeVerdict::Confirmed(running),
         (_, false, None) => NativeVerdict::NotReproduced(running),
@@ -465,6 +487,17 @@ fn run(dir: &Path, defect: &Defect<'_>, native: Compiler) -> Result<(NativeVerdi
         }
     };
     Ok((verdict, output))
+}
+
+/// The CPU time process `pid` has spent (user and system), from `/proc/PID/stat`, whose
+/// times are in the kernel's fixed user-visible tick of 1/100 s.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, in parentheses, may hold spaces: fields are counted after it.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    let (user, system) = (ticks(11)?, ticks(12)?);
+    Some(Duration::from_millis((user + system) * 10))
 }
 
 /// The line a value reproducer ends with: the checked result, observed and expected.
@@ -566,5 +599,19 @@ mod tests {
             runtime_shims("collect2: error: ld returned 1 exit status\n"),
             None
         );
+    }
+
+    #[test]
+    fn cpu_time_counts_what_a_process_spends() {
+        let me = std::process::id();
+        let before = cpu_time(me).expect("/proc is readable");
+        let started = Instant::now();
+        let mut spins = 0u64;
+        while cpu_time(me).unwrap_or(before) < before + Duration::from_millis(100)
+            && started.elapsed() < Duration::from_secs(20)
+        {
+            spins = std::hint::black_box(spins.wrapping_add(1));
+        }
+        assert!(cpu_time(me).unwrap() >= before + Duration::from_millis(100));
     }
 }

@@ -266,9 +266,9 @@ impl<J: Job> LibraryRunner<'_, J> {
             notes: self.notes,
             watch: None,
         };
-        let outcome = record
-            .write(&dir)
-            .and_then(|()| resume::start(&dir, &key, saved_tests.as_deref(), measure))
+        // After `start`, which clears what a run that did not finish left.
+        let outcome = resume::start(&dir, &key, saved_tests.as_deref(), measure)
+            .and_then(|()| record.write(&dir))
             .and_then(|()| self.job.run(task))
             .and_then(|_| Ok(measure.read(&dir)?));
         match outcome {
