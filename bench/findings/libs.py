@@ -2,6 +2,8 @@
 compile them with, and the native harness (gcc -O2, the library's own sources)."""
 
 import os
+import resource
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -198,12 +200,13 @@ def harness(row, n):
     return HARNESS % {"decl": decl, "body": body}
 
 
-HANG_SECONDS = 10
+HANG_CPU_SECONDS = 30
 
 
 def native(row, xs, work):
     """(value, status, error bound) of the row's function on xs, natively; `None` when
-    the call is still running after HANG_SECONDS."""
+    the call spends HANG_CPU_SECONDS of CPU time without returning (a CPU limit, not a
+    wall-clock one: a slow call on a loaded machine is no hang)."""
     build = work / "native"
     build.mkdir(parents=True, exist_ok=True)
     a = archive(row["lib"], build)
@@ -212,9 +215,13 @@ def native(row, xs, work):
     exe = build / f"row{row['id']:02d}"
     sh(["gcc", "-O2", src, a, "-lm", "-o", exe])
     bits = [f"{int.from_bytes(__import__('struct').pack('<d', x), 'little'):016x}" for x in xs]
-    try:
-        out = sh([exe] + bits, timeout=HANG_SECONDS).split()
-    except subprocess.TimeoutExpired:
+    limit = (HANG_CPU_SECONDS, HANG_CPU_SECONDS)
+    run = subprocess.run([str(exe)] + bits, capture_output=True, text=True,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, limit))
+    if run.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return None
+    if run.returncode != 0:
+        raise RuntimeError(f"{exe}: exit {run.returncode}: {run.stderr[-400:]}")
+    out = run.stdout.split()
     return float.fromhex(out[0]) if "0x" in out[0] else float(out[0]), int(out[1]), (
         float.fromhex(out[2]) if "0x" in out[2] else float(out[2]))

@@ -223,7 +223,7 @@ def main():
         if observed is None:
             # A hang: the call is still running; its true value is not needed to class it.
             got, status, err, t = math.nan, 0, 0.0, None
-            cls = f"hang: the call is still running after {libs.HANG_SECONDS} s (gcc -O2)"
+            cls = f"hang: the call spends {libs.HANG_CPU_SECONDS} s of CPU time without returning (gcc -O2)"
             ok = row.get("hang", False)
         else:
             got, status, err = observed

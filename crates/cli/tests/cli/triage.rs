@@ -707,13 +707,14 @@ fn an_accuracy_runs_wrong_values_are_sarif_results_and_a_baseline_knows_them() {
     assert!(rules.contains(&"value/wrong-special-value"), "{rules:?}");
     let known = fpforge_in(dir.path(), &["baseline", "a"]);
     std::fs::write(dir.path().join("known.txt"), &known.stdout).unwrap();
-    // Another seed finds the same defect: known, exit 0; against an empty baseline it is
-    // new, exit 3.
-    let again = naive_hypot_accuracy(dir.path(), "b", &["--seed", "7", "--baseline", "known.txt"]);
+    // Run again, the same defects are known: exit 0; against an empty baseline they are
+    // new: exit 3. (Another seed may find the overflow for other signs of the arguments,
+    // each its own defect, so the runs share their seed.)
+    let again = naive_hypot_accuracy(dir.path(), "b", &["--seed", "1", "--baseline", "known.txt"]);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert!(stderr(&again).contains("0 new"), "{}", stderr(&again));
     std::fs::write(dir.path().join("empty.txt"), "").unwrap();
-    let fresh = naive_hypot_accuracy(dir.path(), "c", &["--seed", "7", "--baseline", "empty.txt"]);
+    let fresh = naive_hypot_accuracy(dir.path(), "c", &["--seed", "1", "--baseline", "empty.txt"]);
     assert_eq!(fresh.status.code(), Some(3), "{}", stderr(&fresh));
 }
 
