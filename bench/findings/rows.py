@@ -241,20 +241,6 @@ ROWS = [
              "with GSL_SUCCESS for a < 0 and every b tried above about 1e155 (a = -1.5, -10.3, -50.5, "
              "-130.7; x = -1.16), the right 1.0 for b = 1e152",
          upstream="not checked upstream"),
-    dict(id=42, lib="gsl", func="gsl_sf_hyperg_U_e", cmd=gsl("hyperg_U.c", "gsl_sf_hyperg_U_e"),
-         pick=lambda x, y, z: 0 < x < 10 and y < -1e100 and z == 1, truth="hyperu(x, y, z)", hang=True,
-         why="U(a,b,x) is defined for x > 0 and all real a, b (gsl_sf_hyperg.h declares it for every "
-             "double a, b, x and lists no exceptions); at a = 2.8, b = -1.1e202, x = 1 the call never "
-             "returns (fpforge: fuel exhausted in hyperg_U_bge1, hyperg_U.c:1414; natively still running "
-             "after 30 s of CPU time at -O2) where it should return a value or an error status. Another "
-             "fuel-exhausted input, a = 1.1e115, b = 0, x = 1 (hyperg_U_int_bge1), returns natively after "
-             "about 5 s of CPU with GSL_EOVRFLW: slow, not a hang, not listed",
-         upstream="not checked upstream"),
-    dict(id=44, lib="gsl", func="gsl_sf_hyperg_U_e", cmd=gsl("hyperg_U.c", "gsl_sf_hyperg_U_e"),
-         pick=lambda x, y, z: abs(x) < 1e-50 and -1000 < y < -1 and 0 < z < 10, truth="hyperu(x, y, z)",
-         why="U(a,b,x) ~ 1 for a -> 0 and x > 0 (U(0,b,x) = 1); at a = -8.7e-105, b = -354.2, x = 2.47 GSL "
-             "returns NaN with GSL_SUCCESS",
-         upstream="not checked upstream"),
     dict(id=39, lib="musl", func="j0f", cmd=acc("musl", "src/math/j0f.c", "j0f") + ["--lib-dir", "{musl}/src/math"],
          pick=lambda x: 2 < abs(x) < 3, truth="besselj(0, x)", float32=True,
          why="binary32 j0f is defined on all reals; near the zero 2.4048 of J0 its asymptotic form "
@@ -273,6 +259,20 @@ ROWS = [
          why="binary32 y0f (j0f.c, its own constants) makes the same small-x cancellation as row 40 "
              "near the zero 0.8936: thousands of float ulps",
          upstream="known to musl as a limitation: j0f.c comments 'large ulp error at x ~= 0.89'"),
+    dict(id=42, lib="gsl", func="gsl_sf_hyperg_U_e", cmd=gsl("hyperg_U.c", "gsl_sf_hyperg_U_e"),
+         pick=lambda x, y, z: 0 < x < 10 and y < -1e100 and z == 1, truth="hyperu(x, y, z)", hang=True,
+         why="U(a,b,x) is defined for x > 0 and all real a, b (gsl_sf_hyperg.h declares it for every "
+             "double a, b, x and lists no exceptions); at a = 2.8, b = -1.1e202, x = 1 the call never "
+             "returns (fpforge: fuel exhausted in hyperg_U_bge1, hyperg_U.c:1414; natively still running "
+             "after 30 s of CPU time at -O2) where it should return a value or an error status. Another "
+             "fuel-exhausted input, a = 1.1e115, b = 0, x = 1 (hyperg_U_int_bge1), returns natively after "
+             "about 5 s of CPU with GSL_EOVRFLW: slow, not a hang, not listed",
+         upstream="not checked upstream"),
+    dict(id=44, lib="gsl", func="gsl_sf_hyperg_U_e", cmd=gsl("hyperg_U.c", "gsl_sf_hyperg_U_e"),
+         pick=lambda x, y, z: abs(x) < 1e-50 and -1000 < y < -1 and 0 < z < 10, truth="hyperu(x, y, z)",
+         why="U(a,b,x) ~ 1 for a -> 0 and x > 0 (U(0,b,x) = 1); at a = -8.7e-105, b = -354.2, x = 2.47 GSL "
+             "returns NaN with GSL_SUCCESS",
+         upstream="not checked upstream"),
 ]
 
 
