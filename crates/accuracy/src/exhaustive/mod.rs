@@ -134,6 +134,15 @@ impl<'m> Exhaustive<'m> {
         self.fast.is_some()
     }
 
+    /// The bound in `double` ulps the fast path trusts the host's function to, when
+    /// there is a fast path.
+    pub fn fast_bound(&self) -> Option<f64> {
+        match (self.truth, self.fast) {
+            (TrueFunction::Math(f), Some(_)) => binary32::host_bound(f),
+            _ => None,
+        }
+    }
+
     /// A checker for one thread.
     pub fn checker(&self) -> Result<Checker<'m>, AccuracyError> {
         let exec = ExecConfig::default().with_compile(Compilation::Eager);
