@@ -14,7 +14,7 @@ use fpforge_accuracy::exhaustive::InputRange;
 use fpforge_accuracy::{AccuracyConfig, CandidateStrategy, ErrorMetric, OracleChoice};
 use fpforge_cover::{CoverConfig, Metric, Space};
 use fpforge_driver::check::{at_least, in_range, percent, seconds};
-use fpforge_driver::exhaustive::ExhaustiveOptions;
+use fpforge_driver::exhaustive::{is_exhaustive, ExhaustiveOptions};
 use fpforge_driver::findings::Baseline;
 use fpforge_driver::library::{LibraryOptions, Resume, Shard};
 use fpforge_driver::native::Confirm;
@@ -796,7 +796,10 @@ fn exhaustive_options(
         ("--time-limit", args.time_limit != 10.0),
         ("--arg", !args.arg_specs.is_empty()),
         ("--out-arg", !args.out_args.is_empty()),
-        ("--metric relative", matches!(args.metric, Some(MetricArg::Relative))),
+        (
+            "--metric relative",
+            matches!(args.metric, Some(MetricArg::Relative)),
+        ),
         ("--strategy", !matches!(args.strategy, StrategyArg::Search)),
         ("--total-time", args.library.total_time.is_some()),
     ];
@@ -811,8 +814,14 @@ fn exhaustive_options(
         Some(text) => InputRange::parse(text).map_err(|e| anyhow!("--range: {e}"))?,
         None => InputRange::all(),
     };
-    let shard = (args.library.shard.take().as_deref().map(Shard::parse).transpose())
-        .map_err(crate::render::error)?;
+    let shard = (args
+        .library
+        .shard
+        .take()
+        .as_deref()
+        .map(Shard::parse)
+        .transpose())
+    .map_err(crate::render::error)?;
     let resume = if std::mem::take(&mut args.library.resume) {
         Resume::Continue
     } else {
@@ -886,9 +895,15 @@ impl TryFrom<MergeArgs> for MergeOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: MergeArgs) -> Result<Self> {
-        if let Some(dir) = args.dirs.iter().find(|d| !d.join("index.json").is_file()) {
+        let exhaustive = args.dirs.first().is_some_and(|d| is_exhaustive(d));
+        let file = if exhaustive {
+            "exhaustive.json"
+        } else {
+            "index.json"
+        };
+        if let Some(dir) = args.dirs.iter().find(|d| !d.join(file).is_file()) {
             bail!(
-                "{}: no index.json: give the output directories of a run's shards",
+                "{}: no {file}: give the output directories of a run's shards",
                 dir.display()
             );
         }

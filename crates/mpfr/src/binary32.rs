@@ -9,8 +9,8 @@
 //!   known within `±B·2^-28` ulps (`2^-52` relative to a `float` ulp of `2^-23`), bounds
 //!   the caller gets both of ([`Verdict::ulps`]). An input whose interval straddles a
 //!   rounding boundary (or whose `double` value is infinite while the computed result
-//!   differs) is left to MPFR. A `double` zero is trusted for its sign (glibc underflows
-//!   to a zero of the true value's sign), and a `double` NaN for a domain error.
+//!   differs) is left to MPFR. A `double` zero or subnormal is trusted for its sign (glibc
+//!   underflows to a zero of the true value's sign), and a `double` NaN for a domain error.
 //! - **MPFR** ([`exact`]): the function at 128 bits, then at twice that until the value
 //!   rounds to one `float` from both ends of its error interval (Ziv's strategy), with
 //!   the ulp error computed by [`crate::metrics`] from it.
@@ -135,8 +135,9 @@ impl FastPath {
             return (f64::from(cf) == r).then(|| Verdict::special(Class::CorrectSpecial));
         }
         let slack = self.rel * r.abs() + self.abs;
-        let (lo, hi) = if r == 0.0 {
-            (r, slack.copysign(r))
+        let (lo, hi) = if r.abs() < f64::MIN_POSITIVE {
+            // Far below the float subnormals: trust the sign, as for a zero.
+            (0.0f64.copysign(r), (r.abs() + slack).copysign(r))
         } else {
             ((r - slack).next_down(), (r + slack).next_up())
         };

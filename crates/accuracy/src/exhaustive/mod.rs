@@ -197,6 +197,11 @@ impl Checker<'_> {
         })
     }
 
+    /// How many runs so far ran as native code (the compiled tier), not interpreted.
+    pub fn compiled_runs(&self) -> u64 {
+        self.interp.compiled_runs()
+    }
+
     /// The verdict on result `c` at input `x`, and whether the fast path gave it.
     pub fn judge(&self, x: u32, c: u32) -> (Verdict, bool) {
         if let Some(v) = self.fast.and_then(|f| f.decide(x, c)) {

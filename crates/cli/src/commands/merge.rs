@@ -15,7 +15,8 @@ use std::process::ExitCode;
 /// Runs `fpforge merge`.
 pub fn run(options: MergeOptions) -> Result<ExitCode> {
     if options.shards.first().is_some_and(|d| is_exhaustive(d)) {
-        let merged = exhaustive::merge(&options.shards, &options.out).map_err(crate::render::error)?;
+        let merged =
+            exhaustive::merge(&options.shards, &options.out).map_err(crate::render::error)?;
         if options.output.json {
             crate::output::emit(&merged.to_json()?)?;
         } else if options.output.verbosity == Verbosity::Normal {

@@ -26,8 +26,8 @@ pub use merge::{is_exhaustive, merge};
 
 use crate::error::{DriverError, Result};
 use crate::library::resume::fnv1a;
-use crate::library::Shard;
 use crate::library::Resume;
+use crate::library::Shard;
 use crate::note::Notes;
 use crate::program::Program;
 use crate::run::{RunStatus, Watch};
@@ -35,8 +35,8 @@ use fpforge_accuracy::exhaustive::{Exhaustive, Floor, InputRange, Tally};
 use fpforge_accuracy::OracleChoice;
 use fpforge_engine::Interrupt;
 use fpforge_report::exhaustive::{
-    ChunkJson, ExhaustiveJson, RecheckJson, ShardJson, TallyJson, CHUNK_FORMAT,
-    EXHAUSTIVE_VERSION, FORMAT,
+    ChunkJson, ExhaustiveJson, RecheckJson, ShardJson, TallyJson, CHUNK_FORMAT, EXHAUSTIVE_VERSION,
+    FORMAT,
 };
 use fpforge_report::write_atomic;
 use std::path::{Path, PathBuf};
@@ -149,7 +149,9 @@ pub fn run_exhaustive(
         floor: &floor,
         interrupt,
         watch,
-        total: (first..end).map(|i| span(range, size, i).count() as u64).sum(),
+        total: (first..end)
+            .map(|i| span(range, size, i).count() as u64)
+            .sum(),
         progress: AtomicU64::new(done.iter().map(|(_, t)| t.inputs).sum()),
     };
     let (ran, interrupted) = work.run_all(&pending, options.jobs)?;
@@ -299,8 +301,12 @@ impl Work<'_, '_> {
             let Some(&i) = pending.get(next.fetch_add(1, Ordering::Relaxed)) else {
                 break;
             };
-            let Some(tally) =
-                checker.check(self.range, span(self.range, self.size, i), self.floor, &stop)?
+            let Some(tally) = checker.check(
+                self.range,
+                span(self.range, self.size, i),
+                self.floor,
+                &stop,
+            )?
             else {
                 break;
             };
