@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -70,8 +71,11 @@ def run_fpforge(name, flags, args, out):
     if args.range:
         cmd += ["--range", args.range]
     start = time.time()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-    seconds = time.time() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    seconds = (time.time() - start, cpu, os.getloadavg()[0])
     if r.returncode != 0:
         raise RuntimeError(f"{name}: {r.stderr.strip()[-600:]}")
     linked = []
@@ -185,8 +189,8 @@ def main():
     if args.range:
         a, b = args.range.split("..")
         lo, hi = int(a, 16), int(b, 16)
-    rows = ["| function | largest error (ulps) | input | incorrectly rounded | wrong special | judged by | time (s) | sample of 10^6: largest, incorrectly rounded | worst input natively |",
-            "|---|---:|---|---:|---:|---|---:|---|---|"]
+    rows = ["| function | largest error (ulps) | input | incorrectly rounded | wrong special | judged by | wall s | CPU s | load | sample of 10^6: largest, incorrectly rounded | worst input natively |",
+            "|---|---:|---|---:|---:|---|---:|---:|---:|---|---|"]
     print(rows[0], flush=True)
     print(rows[1], flush=True)
     for name in args.functions:
@@ -195,7 +199,7 @@ def main():
             native = native_lib(name, sources, gcc)
             worst, wrong, n, reproduced = independent_check(name, native, result, lo, hi, args.samples)
         except RuntimeError as e:
-            row = f"| {name} | error: {str(e)[:200]} | | | | | | | |"
+            row = f"| {name} | error: {str(e)[:200]} | | | | | | | | | |"
             print(row, flush=True)
             rows.append(row)
             continue
@@ -206,7 +210,8 @@ def main():
         exact = "" if t["exact"] else " (not exact)"
         ok = "yes" if worst <= (top["ulps"] if top else 0) + 1e-9 else "NO"
         row = (f"| {name} | {ulps}{exact} | {at} | {t['incorrectly_rounded']:,} | {t['wrong_special_values']['count']:,} | "
-               f"{'MPFR' if result['judged_by'].startswith('MPFR') else 'fast path'} | {seconds:.0f} | "
+               f"{'MPFR' if result['judged_by'].startswith('MPFR') else 'fast path'} | "
+               f"{seconds[0]:.0f} | {seconds[1]:.0f} | {seconds[2]:.1f} | "
                f"{worst:.4f} ({ok} <= largest), {wrong:,} of {n:,} | {'yes' if reproduced else reproduced} |")
         print(row, flush=True)
         rows.append(row)

@@ -64,8 +64,11 @@ pub struct TallyJson {
     pub incorrectly_rounded: u64,
     /// The largest error of a finite result, when at least `below`.
     pub max: Option<MaxJson>,
-    /// Errors below this were not resolved (a lower bound of the run's largest error).
-    pub below: f64,
+    /// Errors below this were not resolved (a lower bound of the run's largest error);
+    /// left out of `exhaustive.json` when `max` is exact (its value depends on the order
+    /// chunks ran in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub below: Option<f64>,
     /// Whether `max` is exact for these inputs.
     pub exact: bool,
     /// NaN or infinite results where the true value is finite.
@@ -74,8 +77,10 @@ pub struct TallyJson {
     pub poles: CasesJson,
     /// Inputs on which the function trapped.
     pub traps: CasesJson,
-    /// Inputs MPFR judged again to find the largest error.
-    pub resolved: u64,
+    /// Inputs MPFR judged again to find the largest error (chunk files only: it depends
+    /// on the order chunks ran in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<u64>,
 }
 
 fn hex(bits: u32) -> String {
@@ -137,17 +142,28 @@ impl From<&Tally> for TallyJson {
                 count: m.cases.count,
                 inputs: m.cases.listed.iter().map(case_json).collect(),
             }),
-            below: t.below,
+            below: Some(t.below),
             exact: t.exact(),
             wrong_special_values: cases_json(&t.wrong_special),
             poles: cases_json(&t.poles),
             traps: cases_json(&t.traps),
-            resolved: t.resolved,
+            resolved: Some(t.resolved),
         }
     }
 }
 
 impl TallyJson {
+    /// The tally as `exhaustive.json` gives it: what does not depend on the order the
+    /// chunks ran in (`below` only when `max` is not exact, no `resolved`).
+    pub fn result(t: &Tally) -> TallyJson {
+        let mut json = TallyJson::from(t);
+        if json.exact {
+            json.below = None;
+        }
+        json.resolved = None;
+        json
+    }
+
     /// The tally it holds.
     pub fn tally(&self) -> Result<Tally, ReportError> {
         let max = match &self.max {
@@ -165,11 +181,11 @@ impl TallyJson {
             fast: self.fast_path,
             incorrectly_rounded: self.incorrectly_rounded,
             max,
-            below: self.below,
+            below: self.below.unwrap_or(0.0),
             wrong_special: cases_of(&self.wrong_special_values)?,
             poles: cases_of(&self.poles)?,
             traps: cases_of(&self.traps)?,
-            resolved: self.resolved,
+            resolved: self.resolved.unwrap_or(0),
         })
     }
 }

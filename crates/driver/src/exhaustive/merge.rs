@@ -58,7 +58,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<ExhaustiveJson> {
         chunks_done: shards.iter().map(|(_, f)| f.chunks_done).sum(),
         shard: None,
         finished: true,
-        tally: TallyJson::from(&tally),
+        tally: TallyJson::result(&tally),
         recheck,
         seconds: shards.iter().map(|(_, f)| f.seconds).fold(0.0, f64::max),
         ..shards[0].1.clone()

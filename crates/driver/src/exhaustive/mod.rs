@@ -182,7 +182,7 @@ pub fn run_exhaustive(
             count: s.count,
         }),
         finished,
-        tally: TallyJson::from(&tally),
+        tally: TallyJson::result(&tally),
         recheck,
         seconds: started.elapsed().as_secs_f64(),
     };
