@@ -8,8 +8,9 @@
 //!   a size that depends on the range alone, so every shard and every resumed run cuts
 //!   the same chunks. A finished chunk's tally is written atomically to
 //!   `OUT/exhaustive/chunk-NNNNN.json` with the run's key.
-//! - **Resume.** With `--resume`, the chunk files of the same key are kept and only the
-//!   other chunks run; without it the chunk files are removed first. An interrupted run
+//! - **Resume.** With `--resume`, the chunk files of the same key are kept (those of
+//!   another key removed) and only the other chunks run; without it every chunk file is
+//!   removed first. An interrupted run
 //!   (Ctrl-C) keeps every chunk it finished and writes `exhaustive.json` with
 //!   `finished: false`.
 //! - **Shards.** `--shard K/N` runs the chunks `[(K-1)·C/N, K·C/N)` of the `C` chunks:
@@ -126,9 +127,14 @@ pub fn run_exhaustive(
     let chunks_dir = out.join(CHUNKS_DIR);
     std::fs::create_dir_all(&chunks_dir).map_err(|e| DriverError::io("create", &chunks_dir, e))?;
     let mut done = match options.resume {
-        Resume::Continue => saved_chunks(out, &key, first..end),
+        Resume::Continue => {
+            remove_chunks(&chunks_dir, |text| {
+                ChunkJson::from_json(text).map_or(true, |c| c.key != key)
+            })?;
+            saved_chunks(out, &key, first..end)
+        }
         Resume::Restart => {
-            remove_chunks(&chunks_dir)?;
+            remove_chunks(&chunks_dir, |_| true)?;
             Vec::new()
         }
     };
@@ -218,14 +224,16 @@ fn saved_chunks(out: &Path, key: &str, chunks: std::ops::Range<u64>) -> Vec<(u64
         .collect()
 }
 
-/// Removes the chunk files in `dir`.
-fn remove_chunks(dir: &Path) -> Result<()> {
+/// Removes the chunk files in `dir` whose text `stale` says are not to be kept (another
+/// run's, or unreadable).
+fn remove_chunks(dir: &Path, stale: impl Fn(&str) -> bool) -> Result<()> {
     let entries = std::fs::read_dir(dir).map_err(|e| DriverError::io("clear", dir, e))?;
     for entry in entries {
         let entry = entry.map_err(|e| DriverError::io("clear", dir, e))?;
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with("chunk-") && name.ends_with(".json") {
+        let ours = name.starts_with("chunk-") && name.ends_with(".json");
+        if ours && stale(&std::fs::read_to_string(entry.path()).unwrap_or_default()) {
             std::fs::remove_file(entry.path())
                 .map_err(|e| DriverError::io("remove", entry.path(), e))?;
         }
