@@ -254,12 +254,14 @@ impl Checker<'_> {
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut kept_at = 0usize;
         let mut since = 0;
+        let mut shared = floor.get();
         for i in span {
             if since == STEP {
                 if stop(since) {
                     return Ok(None);
                 }
                 since = 0;
+                shared = floor.get();
             }
             since += 1;
             let x = range.nth(i);
@@ -282,9 +284,13 @@ impl Checker<'_> {
             }
             match v.class {
                 Class::Finite => {
-                    local = local.max(v.ulps.0);
-                    floor.raise(v.ulps.0);
-                    if v.ulps.1 >= local.max(floor.get()) {
+                    // The shared floor is raised (a locked operation) only when the
+                    // chunk's own bound rises, and read back every STEP inputs.
+                    if v.ulps.0 > local {
+                        local = v.ulps.0;
+                        floor.raise(local);
+                    }
+                    if v.ulps.1 >= local.max(shared) {
                         candidates.push(Candidate { case, hi: v.ulps.1 });
                     }
                     if candidates.len() >= 2 * kept_at.max(1024) {
