@@ -124,11 +124,14 @@ fn a_run_stopped_by_ctrl_c_resumes_to_the_same_result() {
     }
     let status = child.wait().unwrap();
     let stopped = json_file(&dir.join("exhaustive.json"));
-    if status.code() == Some(130) {
-        assert_eq!(stopped["finished"], false);
-        assert!(stopped["chunks_done"].as_u64().unwrap() < 256);
-    }
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(stopped["finished"], false);
+    assert_eq!(stopped["recheck"], serde_json::Value::Null);
     let kept = count();
+    assert!(
+        kept < 256 && stopped["chunks_done"] == kept as u64,
+        "{kept} chunks kept"
+    );
     let resumed = run(&dir, &["--range", range, "--resume", "--jobs", "2"]);
     assert_eq!(resumed["finished"], true);
     assert_eq!(count(), 256);
