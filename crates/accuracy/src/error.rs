@@ -29,6 +29,9 @@ pub enum AccuracyError {
     /// The oracle cannot be used.
     #[error("oracle: {0}")]
     Oracle(String),
+    /// `--exhaustive` cannot check this function or oracle.
+    #[error("--exhaustive: {0}")]
+    Exhaustive(String),
     /// Setting up the inputs failed.
     #[error("{0}")]
     Inputs(String),

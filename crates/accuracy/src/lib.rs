@@ -29,6 +29,8 @@
 //!   rounds over a subset of the coordinates, the subset halved when a round makes no
 //!   progress, driven by the alternating variable method and an evolution strategy
 //!   ([`engine`]).
+//! - **Exhaustive binary32** ([`exhaustive`]): every `float` input of a `float f(float)`
+//!   judged against the true function, the largest error in ulps exact.
 //! - **Blame** ranks op sites of the worst input by the error they introduce, measured
 //!   under [`fpforge_mpfr::Shadow`] ([`blame`]).
 //!
@@ -52,6 +54,7 @@ pub mod condition;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod exhaustive;
 pub mod measure;
 pub mod metric;
 pub mod oracle;

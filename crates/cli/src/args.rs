@@ -582,6 +582,19 @@ pub struct AccuracyArgs {
     /// fpforge-out).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Check every `float` input of a function of one float returning float (or those of
+    /// --range) against the true function: the exact largest error in ulps, its inputs,
+    /// the incorrectly rounded results and the wrong special values, in
+    /// OUT/exhaustive.json. Runs on --jobs threads, keeps each finished chunk in
+    /// OUT/exhaustive/ (--resume continues after Ctrl-C), --shard K/N checks part K of
+    /// the inputs and `fpforge merge` joins the parts.
+    #[arg(long)]
+    pub exhaustive: bool,
+    /// The inputs of --exhaustive: `LO..HI` as bit patterns (`0x3f800000..0x3fffffff`, 0x
+    /// and 8 hex digits) or as float values (`-1..0x1p-3`, `1e-3..inf`: every float in
+    /// between).
+    #[arg(long, value_name = "LO..HI")]
+    pub range: Option<String>,
     /// Replay each wrong special value natively (gcc, the run's flags, the library's
     /// sources) and write `OUT/findings/<class>-<n>/repro.c`, a standalone reproducer that
     /// prints the observed and the true value and exits 1 while they differ by more than

@@ -10,9 +10,11 @@ use crate::args::{
 };
 use crate::progress::Verbosity;
 use anyhow::{anyhow, bail, Context, Result};
+use fpforge_accuracy::exhaustive::InputRange;
 use fpforge_accuracy::{AccuracyConfig, CandidateStrategy, ErrorMetric, OracleChoice};
 use fpforge_cover::{CoverConfig, Metric, Space};
 use fpforge_driver::check::{at_least, in_range, percent, seconds};
+use fpforge_driver::exhaustive::{is_exhaustive, ExhaustiveOptions};
 use fpforge_driver::findings::Baseline;
 use fpforge_driver::library::{LibraryOptions, Resume, Shard};
 use fpforge_driver::native::Confirm;
@@ -708,6 +710,8 @@ pub struct AccuracyOptions {
     pub confirm: Confirm,
     /// `--sarif` and `--baseline`.
     pub findings: FindingsOptions,
+    /// `--exhaustive`: every input of a range checked instead of a search.
+    pub exhaustive: Option<ExhaustiveOptions>,
 }
 
 /// The output directory of a run over several functions when `--out` is not given, as
@@ -717,8 +721,9 @@ const DEFAULT_OUT: &str = "fpforge-out";
 impl TryFrom<AccuracyArgs> for AccuracyOptions {
     type Error = anyhow::Error;
 
-    fn try_from(args: AccuracyArgs) -> Result<Self> {
+    fn try_from(mut args: AccuracyArgs) -> Result<Self> {
         let functions = select_functions(&args.program.function, &args.library)?;
+        let exhaustive = exhaustive_options(&mut args, &functions)?;
         let confirm = confirm_of(args.confirm);
         let library = library_options(&functions, (args.jobs, confirm), &args.library, &[])?;
         let several = matches!(functions, Functions::Selected(_));
@@ -783,8 +788,77 @@ impl TryFrom<AccuracyArgs> for AccuracyOptions {
                 sarif: args.sarif,
                 baseline: baseline(args.baseline.as_deref(), &[])?,
             },
+            exhaustive,
         })
     }
+}
+
+/// `--exhaustive` and what goes with it (`--range`, `--jobs`, `--shard`, `--resume`,
+/// `--oracle`), taken out of `args` so the search's checks do not see them; an error
+/// for a flag it cannot honour.
+fn exhaustive_options(
+    args: &mut AccuracyArgs,
+    functions: &Functions,
+) -> Result<Option<ExhaustiveOptions>> {
+    if !args.exhaustive {
+        if args.range.is_some() {
+            bail!("--range is for --exhaustive");
+        }
+        return Ok(None);
+    }
+    if !matches!(functions, Functions::One(_)) {
+        bail!("--exhaustive takes one function: name it with -f FUNC");
+    }
+    let refused = [
+        ("--check-input", args.check_input.is_some()),
+        ("--confirm", args.confirm),
+        ("--evals", args.evals.is_some()),
+        ("--time-limit", args.time_limit != 10.0),
+        ("--arg", !args.arg_specs.is_empty()),
+        ("--out-arg", !args.out_args.is_empty()),
+        (
+            "--metric relative",
+            matches!(args.metric, Some(MetricArg::Relative)),
+        ),
+        ("--strategy", !matches!(args.strategy, StrategyArg::Search)),
+        ("--total-time", args.library.total_time.is_some()),
+        ("--sarif", args.sarif.is_some()),
+        ("--baseline", args.baseline.is_some()),
+    ];
+    if let Some((flag, _)) = refused.iter().find(|(_, given)| *given) {
+        bail!("--exhaustive checks every input of the range in ulps: {flag} does not apply to it");
+    }
+    let oracle = parse_oracle(&args.oracle)?;
+    if !matches!(oracle, OracleChoice::Auto | OracleChoice::Mpfr(_)) {
+        bail!("--exhaustive checks against a true function: --oracle auto or mpfr:NAME");
+    }
+    let range = match &args.range {
+        Some(text) => InputRange::parse(text).map_err(|e| anyhow!("--range: {e}"))?,
+        None => InputRange::all(),
+    };
+    let shard = (args
+        .library
+        .shard
+        .take()
+        .as_deref()
+        .map(Shard::parse)
+        .transpose())
+    .map_err(crate::render::error)?;
+    let resume = if std::mem::take(&mut args.library.resume) {
+        Resume::Continue
+    } else {
+        Resume::Restart
+    };
+    if args.out.is_none() {
+        args.out = Some(PathBuf::from(DEFAULT_OUT));
+    }
+    Ok(Some(ExhaustiveOptions {
+        oracle,
+        range,
+        jobs: in_range("--jobs", args.jobs, 1, MAX_JOBS)?,
+        shard,
+        resume,
+    }))
 }
 
 /// `--oracle`: `auto`, `reexec`, `mpfr:NAME` or `FILE.c:FN` (the file must exist).
@@ -843,9 +917,15 @@ impl TryFrom<MergeArgs> for MergeOptions {
     type Error = anyhow::Error;
 
     fn try_from(args: MergeArgs) -> Result<Self> {
-        if let Some(dir) = args.dirs.iter().find(|d| !d.join("index.json").is_file()) {
+        let exhaustive = args.dirs.first().is_some_and(|d| is_exhaustive(d));
+        let file = if exhaustive {
+            "exhaustive.json"
+        } else {
+            "index.json"
+        };
+        if let Some(dir) = args.dirs.iter().find(|d| !d.join(file).is_file()) {
             bail!(
-                "{}: no index.json: give the output directories of a run's shards",
+                "{}: no {file}: give the output directories of a run's shards",
                 dir.display()
             );
         }

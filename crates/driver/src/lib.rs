@@ -8,6 +8,8 @@
 //!   lengths; seeds read back from files;
 //! - [`run`]: one engine ([`fpforge_engine::Engine`]) on one function into one output
 //!   directory, its events streamed to the directory's writer ([`out`]);
+//! - [`exhaustive`]: `accuracy --exhaustive`, every `float` input of a function in
+//!   chunks on threads, resumable, sharded, merged;
 //! - [`library`]: many functions (jobs, shards, `--resume`, total time), each into its
 //!   own directory, with an index;
 //! - [`confirm`]: what is reported is run again (reach's answers, regression results),
@@ -27,6 +29,7 @@
 pub mod check;
 pub mod confirm;
 pub mod error;
+pub mod exhaustive;
 pub mod findings;
 pub mod gcov;
 pub mod later;

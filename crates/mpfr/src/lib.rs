@@ -5,6 +5,8 @@
 //!   follows the high-precision values) and [`Shadow`] (the concrete run drives; an MPFR
 //!   shadow rides beside every FP register and memory cell, with per op site error and
 //!   cancellation records and branch divergences).
+//! - [`binary32`]: the true value at a `float` input decided fast (the host's `double`
+//!   function within a bound) or by MPFR, for exhaustive binary32 checking.
 //! - [`math`]: math functions in MPFR, with the documented fallbacks.
 //! - [`oracle`]: true functions (the mathematical function an entry computes) in MPFR,
 //!   recognized by C library, GSL and Cephes names.
@@ -30,6 +32,7 @@
 
 #![deny(missing_docs)]
 
+pub mod binary32;
 pub mod exactness;
 pub mod format;
 pub mod math;

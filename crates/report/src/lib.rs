@@ -18,6 +18,8 @@
 //! - [`replay`]: the commands that run a finding again and where the sources are, as
 //!   seen from the run's directory;
 //! - [`accuracy`]: `report.json`, `inputs.txt` and the summary of `fpforge accuracy`;
+//! - [`exhaustive`]: `exhaustive.json`, its chunk files and the one-line summary of
+//!   `fpforge accuracy --exhaustive`;
 //! - [`errors_svg`](mod@errors_svg): `errors.svg`, the error of `fpforge accuracy`'s
 //!   evaluated inputs against the input;
 //! - [`outdir`]: output directories that stay valid when a run is interrupted
@@ -43,6 +45,7 @@ pub mod coverage;
 pub mod error;
 pub mod errors_svg;
 pub mod escape;
+pub mod exhaustive;
 pub mod findings;
 pub mod html;
 pub mod index;

@@ -16,7 +16,8 @@ use crate::options::AccuracyOptions;
 use crate::progress::{Spinner, Verbosity};
 use crate::render;
 use anyhow::{Context, Result};
-use fpforge_driver::run::{run_info, run_one, Place, Seeds};
+use fpforge_driver::exhaustive::{run_exhaustive as run_exhaustive_in, ExhaustiveOptions};
+use fpforge_driver::run::{run_info, run_one, Place, RunStatus, Seeds};
 use fpforge_driver::Functions;
 use fpforge_report::accuracy::{check_json, check_text, text_report, ErrorRow, RunInfo};
 use std::path::Path;
@@ -51,6 +52,9 @@ pub fn run(mut options: AccuracyOptions) -> Result<ExitCode> {
             totals.crashes + totals.hangs,
         )?;
         return Ok(crate::search_exit(ran.interrupted, found));
+    }
+    if let Some(exhaustive) = &options.exhaustive {
+        return run_exhaustive(&options, exhaustive);
     }
     if let Some(source) = &options.check_input {
         return check(&options, source);
@@ -117,4 +121,40 @@ fn check(options: &AccuracyOptions, source: &Path) -> Result<ExitCode> {
         crate::output::emit(&check_text(&shown, measured, &now, &worst))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--exhaustive`: every input of the range checked; `exhaustive.json` and a one-line
+/// summary.
+fn run_exhaustive(options: &AccuracyOptions, exhaustive: &ExhaustiveOptions) -> Result<ExitCode> {
+    let out = options
+        .out
+        .as_deref()
+        .context("an exhaustive run has an output directory")?;
+    let interrupt = interrupt_flag();
+    let spinner = Spinner::new("exhaustive", options.output.verbosity);
+    let watch = |status: &RunStatus| {
+        let share = status.evals as f64 / status.total.max(1) as f64;
+        spinner.say(format!(
+            "{} of {} inputs ({:.1} %)",
+            status.evals,
+            status.total,
+            100.0 * share
+        ))
+    };
+    let ran = run_exhaustive_in(
+        &options.program,
+        exhaustive,
+        out,
+        Some(&interrupt),
+        &render::print_note,
+        Some(&watch),
+    )
+    .map_err(render::error)?;
+    spinner.finish();
+    if options.output.json {
+        crate::output::emit(&ran.file.to_json()?)?;
+    } else if options.output.verbosity == Verbosity::Normal {
+        crate::output::emit(&ran.file.summary())?;
+    }
+    Ok(crate::search_exit(ran.interrupted, 0))
 }

@@ -12,6 +12,7 @@ mod cpp;
 mod crash;
 mod csmith;
 mod elsewhere;
+mod exhaustive;
 mod explore;
 mod fenv;
 mod findings;

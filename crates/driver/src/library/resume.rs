@@ -55,7 +55,7 @@ const KEY_FORMAT: &str = "v2";
 
 /// The key of `parts`: [`KEY_FORMAT`], a colon and their 64-bit FNV-1a hash, the same on
 /// every machine and toolchain, so every shard of a run computes the same key.
-fn fnv1a<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn fnv1a<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
     let hash = parts
         .into_iter()
         .flat_map(|part| part.bytes().chain([0u8]))
