@@ -20,7 +20,7 @@ const SCHEMA: u32 = 1;
 /// How an output directory's program and inputs were made.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProgramRecord {
-    /// [`SCHEMA`].
+    /// The record's schema version (1).
     pub schema: u32,
     /// The function, as the user named it.
     pub function: String,

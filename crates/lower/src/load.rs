@@ -25,7 +25,8 @@ pub struct Loaded {
     /// [`LoadOptions::allow_undefined`] lets it load: each traps when reached.
     pub missing: Vec<Missing>,
     /// The C and C++ translation units the program was compiled from: the inputs' and
-    /// the library files', canonical (see [`translation_units`]).
+    /// the library files', canonical: not every file the debug info names (a `.c` file
+    /// another includes is no unit).
     pub sources: Vec<PathBuf>,
 }
 
@@ -72,8 +73,7 @@ pub struct LoadedEntries {
     /// The library files linked in for what the entries lack, in the order they were
     /// pulled in.
     pub library_files: Vec<PathBuf>,
-    /// The C and C++ translation units the program was compiled from (see
-    /// [`translation_units`]).
+    /// The C and C++ translation units the program was compiled from, canonical.
     pub sources: Vec<PathBuf>,
 }
 
