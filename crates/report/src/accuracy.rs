@@ -341,7 +341,7 @@ pub(crate) struct ReportJson<'a> {
     pub(crate) undefined: usize,
     pub(crate) findings: &'a [crate::findings::CrashRow],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(crate) defects: &'a [crate::findings::ValueRow],
+    pub(crate) defects: &'a [crate::findings::SavedFinding],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) diagnostic: Option<&'a str>,
     pub(crate) special_values: Vec<SpecialRow>,
@@ -463,7 +463,7 @@ pub fn final_json(
     (info, progress): (RunInfo<'_>, AccuracyProgress),
     module: &Module,
     report: &AccuracyReport,
-    defects: &[crate::findings::ValueRow],
+    defects: &[crate::findings::SavedFinding],
 ) -> Result<String, ReportError> {
     let top = top_rows(module, report);
     let mut json = ReportJson::finished(info, progress, module, report, &top);

@@ -209,7 +209,7 @@ pub struct CrashRow {
 
 /// A finding as an output directory keeps it (`findings[]` of `coverage.json` and
 /// `report.json`), read back for SARIF, baselines and merges.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedFinding {
     /// `crash` or `hang`.
     pub kind: String,
@@ -233,35 +233,10 @@ pub struct SavedFinding {
     pub replay: String,
 }
 
-/// A wrong value an accuracy run found that is a defect of the function (a wrong special
-/// value, a finite answer at a pole, a large error: the driver's `value_defects`), as
-/// `report.json`'s `defects[]` lists it, in [`SavedFinding`]'s fields (kind `value`) so
-/// that SARIF and baselines read it as they read crashes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ValueRow {
-    /// `value`.
-    pub kind: &'static str,
-    /// What is wrong, in words.
-    pub trap: String,
-    /// `wrong-special-value`, `pole` or `large-error`.
-    pub class: String,
-    /// The function.
-    pub function: String,
-    /// Its definition's location.
-    pub location: String,
-    /// Empty: a value has no call stack.
-    pub stack: Vec<String>,
-    /// Its directory under `findings/` when `--confirm` wrote one, else empty.
-    pub file: String,
-    /// The input, as `fpforge run` reads it.
-    pub input: String,
-    /// Its identity across runs.
-    pub fingerprint: String,
-    /// The command that runs the function on the input.
-    pub replay: String,
-}
-
-/// [`ValueRow::kind`].
+/// The kind of an accuracy run's wrong value that is a defect of the function (a wrong
+/// special value, a finite answer at a pole, a large error: the driver's `value_defects`),
+/// as `report.json`'s `defects[]` lists it in [`SavedFinding`]'s fields, so that SARIF and
+/// baselines read it as they read crashes.
 pub const VALUE_KIND: &str = "value";
 
 impl SavedFinding {

@@ -14,7 +14,7 @@ use fpforge_report::accuracy::{
     final_json, inputs_text, partial_json, top_rows, AccuracyProgress, ErrorRow, RunInfo,
 };
 use fpforge_report::errors_svg::errors_svg;
-use fpforge_report::findings::{dir_name, CrashRow, ValueRow};
+use fpforge_report::findings::{dir_name, CrashRow, SavedFinding};
 use fpforge_report::html::{final_accuracy_page, partial_accuracy_page, REPORT_HTML};
 use fpforge_report::outdir::INPUTS;
 use fpforge_report::replay::Replay;
@@ -172,7 +172,7 @@ impl<'a> AccuracyOut<'a> {
 
     /// The search ended with `report` and its value `defects`: writes the final files and
     /// returns what it measured.
-    pub fn finish(self, report: AccuracyReport, defects: &[ValueRow]) -> Result<Measured> {
+    pub fn finish(self, report: AccuracyReport, defects: &[SavedFinding]) -> Result<Measured> {
         let mut progress = self.progress;
         progress.evals = report.evals;
         progress.elapsed = report.elapsed;

@@ -1,7 +1,7 @@
 //! `accuracy` on one function: the worst inputs streamed to an [`AccuracyOut`], and
 //! `--check-input`, the worst input of an earlier report measured again.
 
-use super::{Job, JobBase, RunStatus, Task};
+use super::{value_defects, Job, JobBase, RunStatus, Task};
 use crate::error::{DriverError, Result};
 use crate::note::Notes;
 use crate::out::{AccuracyOut, Measured};
@@ -118,12 +118,14 @@ impl Job for AccuracyJob {
                 task.show(&RunStatus::from(progress));
             }
         })?;
-        let defects = super::value_defects::value_rows(&task, &spec, &report);
-        let mut measured = writer.finish(report, &defects)?;
-        measured.native = super::value_defects::confirm_values(
+        let values = value_defects::value_defects((module, func), &spec, &report);
+        let rows = value_defects::saved_findings(&task, &spec, &values);
+        let mut measured = writer.finish(report, &rows)?;
+        measured.native = value_defects::confirm_values(
             &task,
             &spec,
             (&measured.report, &measured.findings),
+            &values,
         )?;
         Ok(measured)
     }

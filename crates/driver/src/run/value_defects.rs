@@ -21,7 +21,7 @@ use fpforge_accuracy::special::{PoleAnswer, SpecialKind, SpecialValue};
 use fpforge_accuracy::{AccuracyReport, FloatBits};
 use fpforge_report::accuracy::output_name;
 use fpforge_report::bugreport::ValueFacts;
-use fpforge_report::findings::{value_fingerprint, CrashRow, ValueRow, VALUE_KIND};
+use fpforge_report::findings::{value_fingerprint, CrashRow, SavedFinding, VALUE_KIND};
 use fpforge_report::regression::Expect;
 use fpforge_spec::InputSpec;
 use fpir::{Func, Module};
@@ -42,6 +42,7 @@ pub(super) fn confirm_values(
     task: &Task<'_>,
     spec: &InputSpec,
     (report, rows): (&AccuracyReport, &[CrashRow]),
+    values: &[ValueDefect],
 ) -> Result<Vec<NativeCheck>> {
     let (Confirm::Native, Some(out)) = (task.confirm, task.out) else {
         return Ok(Vec::new());
@@ -49,28 +50,21 @@ pub(super) fn confirm_values(
     let (module, func) = (task.module, task.func);
     let entry = &module.funcs[func];
     let location = module.describe_loc(entry.loc);
-    let oracle = report.oracle.to_string();
-    let values = value_defects((module, func), spec, report, &oracle);
-    let mut numbers = std::collections::BTreeMap::new();
     let faults = report.crashes.iter().zip(rows);
     let defects: Vec<Defect<'_>> = faults
         .filter(|(finding, _)| finding.kind.is_defect())
         .map(|(finding, row)| Defect::of_finding(finding, row))
-        .chain(values.iter().map(|value| {
-            let number = numbers.entry(value.class).or_insert(0);
-            *number += 1;
-            Defect {
-                name: format!("{}-{number}", value.class.replace(' ', "-")),
-                class: value.class,
-                what: value.what.clone(),
-                coords: &value.coords,
-                expect: value.expect,
-                hang: false,
-                place: (entry.display_name(), &location, &[]),
-                loc: entry.loc,
-                fingerprint: &value.fingerprint,
-                values: Some(&value.facts),
-            }
+        .chain(values.iter().map(|value| Defect {
+            name: value.name.clone(),
+            class: value.class,
+            what: value.what.clone(),
+            coords: &value.coords,
+            expect: value.expect,
+            hang: false,
+            place: (entry.display_name(), &location, &[]),
+            loc: entry.loc,
+            fingerprint: &value.fingerprint,
+            values: Some(&value.facts),
         }))
         .collect();
     let target = Target {
@@ -82,39 +76,33 @@ pub(super) fn confirm_values(
     confirm_natively(&target, &defects, out)
 }
 
-/// The value defects of `report` (the inputs of `spec`) as `report.json` lists them,
-/// whether or not they are confirmed; the directory `--confirm` writes each into, when it
-/// does.
-pub(super) fn value_rows(
+/// `values` (inputs of `spec`) as `report.json` lists them, whether or not they are
+/// confirmed; the directory `--confirm` writes each into, when it does.
+pub(super) fn saved_findings(
     task: &Task<'_>,
     spec: &InputSpec,
-    report: &AccuracyReport,
-) -> Vec<ValueRow> {
+    values: &[ValueDefect],
+) -> Vec<SavedFinding> {
     let (module, func) = (task.module, task.func);
     let entry = &module.funcs[func];
-    let oracle = report.oracle.to_string();
-    let mut numbers = std::collections::BTreeMap::new();
-    value_defects((module, func), spec, report, &oracle)
-        .into_iter()
+    values
+        .iter()
         .map(|value| {
-            let number = numbers.entry(value.class).or_insert(0);
-            *number += 1;
-            let class = value.class.replace(' ', "-");
             let input = spec.line(&value.coords);
-            ValueRow {
-                kind: VALUE_KIND,
-                trap: value.what,
+            SavedFinding {
+                kind: VALUE_KIND.to_string(),
+                trap: value.what.clone(),
                 file: match task.confirm {
-                    Confirm::Native => format!("findings/{class}-{number}"),
+                    Confirm::Native => format!("findings/{}", value.name),
                     Confirm::Off => String::new(),
                 },
-                class,
+                class: value.class.replace(' ', "-"),
                 function: entry.display_name().to_string(),
                 location: module.describe_loc(entry.loc),
                 stack: Vec::new(),
                 replay: task.replay.command(module, func, &input),
                 input,
-                fingerprint: value.fingerprint,
+                fingerprint: value.fingerprint.clone(),
             }
         })
         .collect()
@@ -123,18 +111,18 @@ pub(super) fn value_rows(
 /// The value defects of `report`, one per fingerprint, wrong special values first; of
 /// the inputs that show one, the most ordinary ([`extremity`]): what a maintainer
 /// reads first.
-fn value_defects(
+pub(super) fn value_defects(
     (module, func): (&Module, Func),
     spec: &InputSpec,
     report: &AccuracyReport,
-    oracle: &str,
 ) -> Vec<ValueDefect> {
+    let oracle = &report.oracle.to_string();
     let specials = report
         .special_values
         .iter()
         .filter_map(|special| special_class(special).map(|class| (class, &special.finding)));
     let large = large_error(report).map(|worst| ("large error", worst));
-    specials
+    let mut kept = specials
         .chain(large)
         .filter(|(_, finding)| finding.status.is_none_or(|status| status == 0))
         .filter_map(|(class, finding)| {
@@ -152,7 +140,14 @@ fn value_defects(
                 Some(_) => {}
             }
             kept
-        })
+        });
+    let mut numbers = std::collections::BTreeMap::new();
+    for value in &mut kept {
+        let number = numbers.entry(value.class).or_insert(0);
+        *number += 1;
+        value.name = format!("{}-{number}", value.class.replace(' ', "-"));
+    }
+    kept
 }
 
 /// The coordinates `coords` of `spec` with their types.
@@ -276,7 +271,9 @@ fn value_kind(computed: f64) -> &'static str {
 }
 
 /// A wrong value the accuracy run found, as a reproducer checks it.
-struct ValueDefect {
+pub(super) struct ValueDefect {
+    /// Its directory under `findings/`: `wrong-special-value-1`.
+    name: String,
     class: &'static str,
     what: String,
     coords: Vec<u64>,
@@ -307,6 +304,7 @@ impl ValueDefect {
         );
         let kind = value_kind(computed);
         Some(ValueDefect {
+            name: String::new(),
             class,
             what: format!(
                 "{name} is {} where the true value is {} ({error})",
